@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+
+#include <ostream>
+
+#ifndef WB_VERSION
+#define WB_VERSION "0.1.0"
+#endif
+
+namespace wb::cli {
+
+namespace {
+
+void printUsage(std::ostream &out)
+{
+    out << "bert-workbench-cli " << WB_VERSION << " - fine-tune BERT text classifiers\n\n"
+           "Usage: bert-workbench-cli <command> [flags]\n\n"
+           "Commands:\n"
+           "  train     fine-tune and evaluate (run_classifier --mode=train_and_eval)\n"
+           "  predict   write test_results.tsv (run_classifier --mode=predict)\n"
+           "  export    write safetensors + bert_config.json (run_classifier --mode=export_only)\n"
+           "  validate  run every pre-flight check, train nothing\n"
+           "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n\n"
+           "Run 'bert-workbench-cli <command> --help' for the flags of a command.\n"
+           "Exit codes: 0 success, 1 runtime failure, 2 invalid input, 130 stopped by the user.\n";
+}
+
+} // namespace
+
+int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    if (args.empty()) {
+        printUsage(err);
+        return kExitInvalid;
+    }
+    const std::string &command = args.front();
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "--help" || command == "-h" || command == "help") {
+        printUsage(out);
+        return kExitOk;
+    }
+    if (command == "--version" || command == "version") {
+        out << "bert-workbench-cli " << WB_VERSION << "\n";
+        return kExitOk;
+    }
+    if (command == "validate")
+        return cmdValidate(rest, out, err);
+    if (command == "train")
+        return cmdTrain(rest, out, err);
+    if (command == "predict")
+        return cmdPredict(rest, out, err);
+    if (command == "export")
+        return cmdExport(rest, out, err);
+    if (command == "prepare")
+        return cmdPrepare(rest, out, err);
+    err << "error: command: unknown command '" << command << "'\n"
+        << "  hint: use one of train, predict, export, validate, prepare\n";
+    return kExitInvalid;
+}
+
+} // namespace wb::cli

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "app/cli/runflags.h"
+
+#include "core/config/validation.h"
+#include "core/train/trainer.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace wb::cli {
+
+namespace {
+
+// Plain (non-TTY) progress lines are printed at most this often, in seconds.
+constexpr double kPlainProgressInterval = 5.0;
+
+std::atomic<StopToken *> g_stopToken{nullptr};
+std::atomic<int> g_interrupts{0};
+
+extern "C" void onInterrupt(int)
+{
+    if (g_interrupts.fetch_add(1) >= 1)
+        _exit(kExitStopped); // second Ctrl+C: leave at once
+    if (StopToken *t = g_stopToken.load())
+        t->requestStop();
+    static const char msg[] = "\nstopping after the current step (Ctrl+C again to quit at once)...\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+/// Installs the SIGINT handler for the lifetime of a run.
+class InterruptGuard
+{
+public:
+    explicit InterruptGuard(StopToken &token)
+    {
+        g_interrupts = 0;
+        g_stopToken = &token;
+        m_old = std::signal(SIGINT, onInterrupt);
+    }
+    ~InterruptGuard()
+    {
+        std::signal(SIGINT, m_old);
+        g_stopToken = nullptr;
+    }
+
+private:
+    void (*m_old)(int) = SIG_DFL;
+};
+
+double seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// Prints progress: a redrawn bar on a terminal, plain lines otherwise.
+class ConsoleObserver : public TrainingObserver
+{
+public:
+    ConsoleObserver(std::ostream &out, std::ostream &err, bool tty) : m_out(out), m_err(err), m_tty(tty) {}
+
+    void runStarted(const RunStarted &info) override { m_total = info.total_steps; }
+    void stepCompleted(const StepMetrics &m) override
+    {
+        std::ostringstream s;
+        s << "step " << m.step << "/" << m.total_steps << "  epoch " << std::fixed << std::setprecision(2) << m.epoch
+          << "  loss " << std::setprecision(4) << m.loss << "  lr " << std::scientific << std::setprecision(2)
+          << m.learning_rate << "  " << std::fixed << std::setprecision(1) << m.examples_per_second << " examples/s";
+        if (m_tty) {
+            const int width = 30;
+            const int done = m.total_steps > 0 ? int(width * m.step / m.total_steps) : 0;
+            m_out << "\r\033[K[" << std::string(size_t(done), '=') << std::string(size_t(width - done), ' ') << "] "
+                  << s.str() << std::flush;
+            m_barShown = true;
+        } else if (seconds() - m_lastPlain >= kPlainProgressInterval || m.step == m.total_steps) {
+            m_out << s.str() << "\n" << std::flush;
+            m_lastPlain = seconds();
+        }
+    }
+    void evaluationCompleted(const EvalMetrics &) override {}
+    void checkpointSaved(const CheckpointSaved &) override {}
+    void logMessage(const std::string &line) override
+    {
+        clearBar();
+        m_out << line << "\n" << std::flush;
+    }
+    void runFinished(const RunFinished &r) override
+    {
+        clearBar();
+        if (r.status == RunStatus::Failed) {
+            std::string msg = r.message;
+            if (msg.rfind("error: ", 0) == 0) { // already in diagnostics format
+                m_err << msg << "\n";
+            } else {
+                m_err << "error: " << (r.field.empty() ? "run" : r.field) << ": " << msg << "\n";
+            }
+            if (!r.hint.empty())
+                m_err << "  hint: " << r.hint << "\n";
+        } else {
+            m_out << runStatusName(r.status) << ": " << r.message << "\n";
+        }
+        m_out << std::flush;
+    }
+
+private:
+    void clearBar()
+    {
+        if (m_barShown) {
+            m_out << "\r\033[K";
+            m_barShown = false;
+        }
+    }
+    std::ostream &m_out;
+    std::ostream &m_err;
+    bool m_tty;
+    bool m_barShown = false;
+    double m_lastPlain = 0;
+    int64_t m_total = 0;
+};
+
+int exitCodeFor(const RunFinished &r)
+{
+    switch (r.status) {
+    case RunStatus::Completed: return kExitOk;
+    case RunStatus::Cancelled: return kExitStopped;
+    case RunStatus::Failed: return kExitRuntime;
+    }
+    return kExitRuntime;
+}
+
+int runMode(const std::string &command, const std::string &mode, const std::string &description,
+            const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app(description, "bert-workbench-cli " + command);
+    TrainingOptions options;
+    addRunFlags(app, options);
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    options.mode = mode;
+
+    const ValidationResult v = validateRun(options);
+    if (!v.ok()) {
+        Diagnostics errors;
+        for (const auto &d : v.diagnostics.items())
+            if (d.severity == Severity::Error)
+                errors.add(d);
+        err << errors.format();
+        err << errors.errorCount() << " problem(s) found; nothing was run.\n";
+        return kExitInvalid;
+    }
+    const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
+    ConsoleObserver observer(out, err, tty);
+    StopToken stop;
+    InterruptGuard guard(stop);
+    Trainer trainer;
+    return exitCodeFor(trainer.run(options, observer, stop));
+}
+
+} // namespace
+
+int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    return runMode("train", "train_and_eval",
+                   "Fine-tune and evaluate (run_classifier --mode=train_and_eval). Resumes from the latest\n"
+                   "checkpoint in --model_dir. Ctrl+C stops after the current step with a checkpoint (exit 130).",
+                   args, out, err);
+}
+
+int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    return runMode("predict", "predict",
+                   "Write <model_dir>/test_results.tsv (class probabilities per line, tab-separated; regression:\n"
+                   "one value) for --eval_data_path, from --predict_checkpoint_path or the latest checkpoint.",
+                   args, out, err);
+}
+
+int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    return runMode("export", "export_only",
+                   "Export the latest checkpoint of --model_dir (or --predict_checkpoint_path) to\n"
+                   "--model_export_path: model.safetensors (Hugging Face names), bert_config.json,\n"
+                   "input_meta_data.json and labels.txt. The safetensors file works as --init_checkpoint.",
+                   args, out, err);
+}
+
+} // namespace wb::cli

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "app/cli/runflags.h"
+
+#include "core/config/validation.h"
+
+#include <ostream>
+
+namespace wb::cli {
+
+int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Run every pre-flight check (configs, meta data, strategy, schedule, data files,\n"
+                 "init checkpoint) and report all problems at once. Trains nothing.",
+                 "bert-workbench-cli validate");
+    TrainingOptions options;
+    addRunFlags(app, options);
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+
+    const ValidationResult result = validateRun(options);
+    err << result.diagnostics.format();
+    if (!result.ok()) {
+        err << result.diagnostics.errorCount() << " problem(s) found; nothing was run.\n";
+        return kExitInvalid;
+    }
+    out << "configuration is valid: strategy " << result.strategy.name();
+    if (result.schedule) {
+        const Schedule &s = *result.schedule;
+        out << ", steps_per_epoch " << s.steps_per_epoch << ", total_steps " << s.total_steps
+            << ", warmup_steps " << s.warmup_steps << ", eval_steps " << s.eval_steps;
+    }
+    out << "\n";
+    return kExitOk;
+}
+
+} // namespace wb::cli

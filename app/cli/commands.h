@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace wb::cli {
+
+/// Exit codes of bert-workbench-cli (DESIGN.md §6).
+enum ExitCode : int {
+    kExitOk = 0,        ///< success
+    kExitRuntime = 1,   ///< runtime failure
+    kExitInvalid = 2,   ///< invalid configuration or input
+    kExitStopped = 130, ///< stopped by the user (checkpoint written)
+};
+
+/// Each command parses its own flags from `args` (without the program and command names),
+/// writes results to `out` and diagnostics to `err`, and returns an exit code. In-process
+/// testable; never calls exit().
+int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
+/// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
+int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
+} // namespace wb::cli

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/runflags.h"
+
+#include "app/cli/commands.h"
+
+#include <algorithm>
+#include <ostream>
+
+namespace wb::cli {
+
+void addRunFlags(CLI::App &app, TrainingOptions &o)
+{
+    app.add_option("--distribution_strategy,--ds", o.distribution_strategy,
+                   "one_device, mirrored or multi_worker_mirrored (required; no default)");
+    app.add_option("--num_gpus,--ng", o.num_gpus, "GPUs per worker (0 = CPU)")->capture_default_str();
+    app.add_option("--worker_hosts", o.worker_hosts, "comma-separated host:port list (multi_worker_mirrored)");
+    app.add_option("--task_index", o.task_index, "this worker's index in --worker_hosts")->capture_default_str();
+    app.add_option("--num_local_workers", o.num_local_workers,
+                   "multi_worker_mirrored: start this many workers on this machine")->capture_default_str();
+    app.add_option("--worker_timeout", o.worker_timeout_seconds,
+                   "seconds to wait for every worker to join")->capture_default_str();
+    app.add_option("--bert_config_file", o.bert_config_file, "bert_config.json");
+    app.add_option("--input_meta_data_path", o.input_meta_data_path, "input_meta_data.json");
+    app.add_option("--train_data_path", o.train_data_path, "training TFRecord file(s) or glob");
+    app.add_option("--eval_data_path", o.eval_data_path, "evaluation (or predict) TFRecord file(s) or glob");
+    app.add_option("--init_checkpoint", o.init_checkpoint, "pre-trained weights (safetensors, HF names)");
+    app.add_option("--model_dir,--md", o.model_dir, "checkpoints, metrics and summaries")->capture_default_str();
+    app.add_option("--model_export_path", o.model_export_path, "export directory");
+    app.add_option("--predict_checkpoint_path", o.predict_checkpoint_path, "checkpoint for predict");
+    app.add_option("--metrics_file", o.metrics_file, "metrics.jsonl path (default <model_dir>/metrics.jsonl)");
+    app.add_option("--mode", o.mode, "train_and_eval, predict or export_only")
+        ->check(CLI::IsMember({"train_and_eval", "predict", "export_only"}))
+        ->capture_default_str();
+    app.add_option("--train_batch_size", o.train_batch_size, "global training batch")->capture_default_str();
+    app.add_option("--eval_batch_size", o.eval_batch_size, "global evaluation batch")->capture_default_str();
+    app.add_option("--learning_rate", o.learning_rate, "peak learning rate")->capture_default_str();
+    app.add_option("--end_lr", o.end_lr, "final learning rate of the decay")->capture_default_str();
+    app.add_option("--num_train_epochs", o.num_train_epochs, "real epochs")->capture_default_str();
+    app.add_option("--num_eval_per_epoch", o.num_eval_per_epoch, "evaluations per epoch")->capture_default_str();
+    app.add_option("--train_data_size", o.train_data_size, "cap on training examples");
+    app.add_option("--steps_per_loop", o.steps_per_loop, "steps between progress reports");
+    app.add_option("--log_steps", o.log_steps, "examples/s logging interval (0 disables)")->capture_default_str();
+    app.add_option("--optimizer_type", o.optimizer_type, "adamw")->capture_default_str();
+    app.add_option("--seed", o.seed, "random seed (init, dropout, shuffling)")->capture_default_str();
+    app.add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "checkpoints to keep (0 = all)")
+        ->capture_default_str();
+    app.add_option("--num_threads", o.intra_op_threads, "intra-op threads (0 = automatic)")->capture_default_str();
+}
+
+bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
+                int &exitCode)
+{
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp &) {
+        out << app.help();
+        exitCode = kExitOk;
+        return false;
+    } catch (const CLI::ParseError &e) {
+        err << "error: " << app.get_name() << ": " << e.what() << "\n";
+        err << "  hint: run '" << app.get_name() << " --help' for the list of flags\n";
+        exitCode = kExitInvalid;
+        return false;
+    }
+    return true;
+}
+
+} // namespace wb::cli

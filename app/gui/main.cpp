@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QTimer>
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("bert-workbench"));
+    QApplication::setApplicationName(QStringLiteral("BERT Workbench"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption example(QStringLiteral("example"), QStringLiteral("Open the spam-detection example project."));
+    const QCommandLineOption train(QStringLiteral("train"), QStringLiteral("Press Train once the window is shown."));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Save a screenshot of the window and quit."),
+                                  QStringLiteral("png"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption delay(QStringLiteral("screenshot-delay"), QStringLiteral("Milliseconds before the screenshot."),
+                             QStringLiteral("ms"), QStringLiteral("1500"));
+    delay.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Tab to show (plotTab, evaluationTab, runsTab, logTab)."),
+                           QStringLiteral("name"));
+    tab.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({example, train, screenshot, delay, tab});
+    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
+    parser.process(app);
+
+    wb::MainWindow window;
+    window.show();
+    const QStringList positional = parser.positionalArguments();
+    if (!positional.isEmpty()) {
+        QString error;
+        if (!window.openProject(positional.front(), &error))
+            QMessageBox::warning(&window, QStringLiteral("Cannot open project"), error);
+    } else if (parser.isSet(example)) {
+        QTimer::singleShot(0, &window, &wb::MainWindow::openExample);
+    }
+    if (parser.isSet(train))
+        QTimer::singleShot(200, &window, &wb::MainWindow::train);
+    if (parser.isSet(tab))
+        window.showTab(parser.value(tab));
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        QTimer::singleShot(parser.value(delay).toInt(), &window, [&window, path] {
+            QWidget *target = QApplication::activeModalWidget() ? QApplication::activeModalWidget() : &window;
+            window.grab().save(path);
+            if (target != &window)
+                target->grab().save(QString(path).replace(QStringLiteral(".png"), QStringLiteral("-dialog.png")));
+            QApplication::quit();
+        });
+    }
+    return QApplication::exec();
+}

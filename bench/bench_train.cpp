@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training throughput of the C++ trainer's step (model + loss + backward + TF2 AdamW) at
+// batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
+// Prints one JSON object per config. Usage: bench_train [tiny|mini|all] [steps] [threads]
+#include "core/config/bertconfig.h"
+#include "core/model/bertmodel.h"
+#include "core/train/adamw.h"
+#include "core/train/blascheck.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+using namespace wb;
+
+namespace {
+// Warm-up steps excluded from the median, as the Python reference does.
+constexpr int kWarmup = 3;
+
+BertConfig configFor(const std::string &name)
+{
+    BertConfig c;
+    c.vocab_size = 30522;
+    c.type_vocab_size = 2;
+    c.max_position_embeddings = 512;
+    if (name == "tiny") {
+        c.num_hidden_layers = 2, c.hidden_size = 128, c.num_attention_heads = 2, c.intermediate_size = 512;
+    } else {
+        c.num_hidden_layers = 4, c.hidden_size = 256, c.num_attention_heads = 4, c.intermediate_size = 1024;
+    }
+    return c;
+}
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::string which = argc > 1 ? argv[1] : "all";
+    const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
+    if (threads > 0)
+        torch::set_num_threads(threads);
+    const int64_t batch = 32, seq = 128;
+    const double peak = std::max({measureGemmGflops(1024, 3), measureGemmGflops(2048, 3)});
+    for (const std::string name : {"tiny", "mini"}) {
+        if (which != "all" && which != name)
+            continue;
+        const BertConfig cfg = configFor(name);
+        torch::manual_seed(1);
+        nn::BertForSequenceClassification model(cfg, 2);
+        model->train();
+        std::vector<std::pair<std::string, torch::Tensor>> params;
+        for (auto &p : model->named_parameters())
+            params.emplace_back(p.key(), p.value());
+        AdamW opt(params);
+        auto ids = torch::randint(0, cfg.vocab_size, {batch, seq});
+        auto mask = torch::ones({batch, seq}, torch::kLong);
+        mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
+        auto seg = torch::zeros({batch, seq}, torch::kLong);
+        auto labels = torch::randint(0, 2, {batch});
+        std::vector<double> times;
+        for (int s = 0; s < steps + kWarmup; ++s) {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto loss = torch::nn::functional::cross_entropy(model->forward(ids, mask, seg), labels);
+            loss.backward();
+            opt.step(1e-4);
+            opt.zeroGrad();
+            loss.item<float>();
+            if (s >= kWarmup)
+                times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::sort(times.begin(), times.end());
+        const double med = times[times.size() / 2];
+        const double eps = double(batch) / med;
+        const double flops = cfg.trainingFlopsPerExample(seq, 2);
+        nlohmann::ordered_json j;
+        j["impl"] = "cpp";
+        j["config"] = name;
+        j["threads"] = torch::get_num_threads();
+        j["blas"] = loadedBlas();
+        j["batch"] = batch;
+        j["seq"] = seq;
+        j["median_step_s"] = med;
+        j["examples_per_second"] = eps;
+        j["model_gflops_per_example"] = flops / 1e9;
+        j["model_gflops_per_second"] = flops * eps / 1e9;
+        j["gemm_peak_gflops"] = peak;
+        j["fraction_of_gemm_peak"] = flops * eps / 1e9 / peak;
+        std::cout << j.dump() << std::endl;
+    }
+    return 0;
+}

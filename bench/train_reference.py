@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""PyTorch (Python) reference for bench_train: the same BERT classifier, TF2 AdamW and
+batch, timed the same way (median step after warm-up). Run with Debian's python3-torch:
+/usr/bin/python3 bench/train_reference.py --config tiny --threads 1 --steps 20"""
+import argparse
+import json
+import math
+import statistics
+import time
+
+import torch
+from torch import nn
+
+CONFIGS = {
+    "tiny": dict(L=2, H=128, A=2, I=512),
+    "mini": dict(L=4, H=256, A=4, I=1024),
+}
+
+
+class Layer(nn.Module):
+    def __init__(self, h, a, i, p):
+        super().__init__()
+        self.a = a
+        self.query, self.key, self.value = nn.Linear(h, h), nn.Linear(h, h), nn.Linear(h, h)
+        self.att_out, self.att_ln = nn.Linear(h, h), nn.LayerNorm(h, eps=1e-12)
+        self.inter, self.out, self.out_ln = nn.Linear(h, i), nn.Linear(i, h), nn.LayerNorm(h, eps=1e-12)
+        self.drop = nn.Dropout(p)
+
+    def forward(self, x, bias):
+        b, s, h = x.shape
+        d = h // self.a
+        q = self.query(x).view(b, s, self.a, d).transpose(1, 2)
+        k = self.key(x).view(b, s, self.a, d).transpose(1, 2)
+        v = self.value(x).view(b, s, self.a, d).transpose(1, 2)
+        probs = self.drop(torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d) + bias, -1))
+        ctx = (probs @ v).transpose(1, 2).reshape(b, s, h)
+        x = self.att_ln(self.drop(self.att_out(ctx)) + x)
+        return self.out_ln(self.drop(self.out(nn.functional.gelu(self.inter(x)))) + x)
+
+
+class Bert(nn.Module):
+    def __init__(self, L, H, A, I, vocab=30522, pos=512, types=2, labels=2, p=0.1):
+        super().__init__()
+        self.word, self.pos, self.type = nn.Embedding(vocab, H), nn.Embedding(pos, H), nn.Embedding(types, H)
+        self.ln, self.drop = nn.LayerNorm(H, eps=1e-12), nn.Dropout(p)
+        self.layers = nn.ModuleList(Layer(H, A, I, p) for _ in range(L))
+        self.pooler, self.classifier = nn.Linear(H, H), nn.Linear(H, labels)
+        for name, t in self.named_parameters():
+            if "ln" in name or name.endswith("bias"):
+                continue
+            nn.init.trunc_normal_(t, std=0.02, a=-0.04, b=0.04)
+
+    def forward(self, ids, mask, seg):
+        s = ids.shape[1]
+        x = self.drop(self.ln(self.word(ids) + self.type(seg) + self.pos.weight[:s]))
+        bias = ((1.0 - mask.float()) * -10000.0)[:, None, None, :]
+        for layer in self.layers:
+            x = layer(x, bias)
+        return self.classifier(self.drop(torch.tanh(self.pooler(x[:, 0]))))
+
+
+class AdamW:
+    """TF2 AdamWeightDecay: decoupled decay lr*0.01*w before bias-corrected Adam, clip 1.0."""
+
+    def __init__(self, named):
+        self.params = [(n, p, "ln" not in n and "LayerNorm" not in n and "bias" not in n) for n, p in named]
+        self.m = [torch.zeros_like(p) for _, p, _ in self.params]
+        self.v = [torch.zeros_like(p) for _, p, _ in self.params]
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self, lr):
+        grads = [p.grad for _, p, _ in self.params]
+        norm = torch.sqrt(sum((g * g).sum() for g in grads)).item()
+        scale = 1.0 / max(norm, 1.0)
+        self.t += 1
+        alpha = lr * math.sqrt(1 - 0.999 ** self.t) / (1 - 0.9 ** self.t)
+        for (_, p, decay), g, m, v in zip(self.params, grads, self.m, self.v):
+            if scale != 1.0:
+                g.mul_(scale)
+            if decay:
+                p.mul_(1 - lr * 0.01)
+            m.mul_(0.9).add_(g, alpha=0.1)
+            v.mul_(0.999).addcmul_(g, g, value=0.001)
+            p.addcdiv_(m, v.sqrt().add_(1e-6), value=-alpha)
+            p.grad = None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default="tiny", choices=CONFIGS)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--seq", type=int, default=128)
+    a = ap.parse_args()
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    model = Bert(**CONFIGS[a.config])
+    model.train()
+    opt = AdamW(list(model.named_parameters()))
+    ids = torch.randint(0, 30522, (a.batch, a.seq))
+    mask = torch.ones(a.batch, a.seq, dtype=torch.long)
+    mask[:, a.seq * 3 // 4:] = 0
+    seg = torch.zeros(a.batch, a.seq, dtype=torch.long)
+    labels = torch.randint(0, 2, (a.batch,))
+    times = []
+    for step in range(a.steps + 3):
+        t0 = time.perf_counter()
+        loss = nn.functional.cross_entropy(model(ids, mask, seg), labels)
+        loss.backward()
+        opt.step(1e-4)
+        loss.item()
+        if step >= 3:
+            times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    print(json.dumps({"impl": "python", "config": a.config, "threads": torch.get_num_threads(),
+                      "batch": a.batch, "seq": a.seq, "median_step_s": med,
+                      "examples_per_second": a.batch / med}))
+
+
+if __name__ == "__main__":
+    main()

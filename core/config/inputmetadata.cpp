@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/config/inputmetadata.h"
+
+#include "core/config/jsonfields.h"
+#include "core/config/jsonfile.h"
+
+#include <set>
+
+namespace wb {
+
+using detail::fieldName;
+
+InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+{
+    InputMetaData m;
+    detail::readString(j, "processor_type", m.processor_type, source, diag);
+    const bool hasTask = detail::readString(j, "task_type", m.task_type, source, diag);
+    int64_t numLabels = 0;
+    const bool hasNumLabels = detail::readInt(j, "num_labels", numLabels, source, diag);
+    detail::readString(j, "label_type", m.label_type, source, diag);
+    if (!detail::readInt(j, "max_seq_length", m.max_seq_length, source, diag) && !j.contains("max_seq_length"))
+        diag.error(fieldName(source, "max_seq_length"), "the required key max_seq_length is missing",
+                   "add \"max_seq_length\": 128 (the length the TFRecords were written with); "
+                   "the file is written by 'bert-workbench-cli prepare' or create_finetuning_data.py");
+    int64_t v = 0;
+    if (detail::readInt(j, "train_data_size", v, source, diag))
+        m.train_data_size = v;
+    if (detail::readInt(j, "eval_data_size", v, source, diag))
+        m.eval_data_size = v;
+    detail::readBool(j, "has_sample_weights", m.has_sample_weights, source, diag);
+
+    static const std::set<std::string> known = {"processor_type", "task_type", "num_labels", "label_type",
+                                                "max_seq_length", "train_data_size", "eval_data_size",
+                                                "has_sample_weights"};
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string &key = it.key();
+        if (known.count(key))
+            continue;
+        if (key.rfind("test_", 0) == 0 && key.size() > 15 && key.compare(key.size() - 10, 10, "_data_size") == 0) {
+            int64_t n = 0;
+            if (detail::readInt(j, key.c_str(), n, source, diag))
+                m.test_data_sizes[key] = n;
+            continue;
+        }
+        m.extra[key] = it.value();
+        diag.warning(fieldName(source, key), "unknown key '" + key + "' is kept but not used",
+                     "input_meta_data.json keys are those create_finetuning_data.py writes");
+    }
+
+    if (hasTask && m.task_type != "bert_classification" && m.task_type != "bert_regression")
+        diag.error(fieldName(source, "task_type"),
+                   "task_type '" + m.task_type + "' is not a sentence classification or regression task",
+                   "use bert_classification or bert_regression (other tasks such as SQuAD are not supported)");
+    const bool classification = hasTask ? m.task_type == "bert_classification" : (hasNumLabels && numLabels > 1);
+    if (hasNumLabels) {
+        if (numLabels < 1)
+            diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(numLabels),
+                       "set it to the number of classes (1 means regression)");
+        else
+            m.num_labels = numLabels;
+    }
+    if (classification && !hasNumLabels && !j.contains("num_labels")) {
+        diag.error(fieldName(source, "num_labels"),
+                   "task_type is bert_classification but num_labels is missing (run_classifier would silently "
+                   "train a regression)",
+                   "add \"num_labels\": <number of classes>, e.g. 2");
+    } else if (hasTask && m.task_type == "bert_classification" && hasNumLabels && numLabels == 1) {
+        diag.error(fieldName(source, "num_labels"),
+                   "num_labels is 1, which means regression, but task_type is bert_classification",
+                   "set num_labels to the number of classes, or task_type to bert_regression");
+    } else if (hasTask && m.task_type == "bert_regression" && hasNumLabels && numLabels > 1) {
+        diag.error(fieldName(source, "num_labels"),
+                   "task_type is bert_regression but num_labels is " + std::to_string(numLabels),
+                   "remove num_labels for a regression task, or set task_type to bert_classification");
+    } else if (!hasTask && !hasNumLabels) {
+        diag.warning(fieldName(source, "num_labels"), "neither task_type nor num_labels is set: treated as regression",
+                     "add \"task_type\" and \"num_labels\" to make the task explicit");
+    }
+    if (hasTask && m.task_type == "bert_regression")
+        m.num_labels = 1;
+    if (m.label_type != "int" && m.label_type != "float")
+        diag.error(fieldName(source, "label_type"), "label_type must be \"int\" or \"float\", got \"" + m.label_type + "\"",
+                   "use \"float\" for real-valued regression labels, else \"int\"");
+    else if (!m.isRegression() && m.label_type == "float")
+        diag.error(fieldName(source, "label_type"), "label_type is float but the task is a classification",
+                   "classification labels are class indices: use \"int\"");
+    if (j.contains("max_seq_length") && m.max_seq_length <= 0)
+        diag.error(fieldName(source, "max_seq_length"), "max_seq_length must be > 0, got " + std::to_string(m.max_seq_length),
+                   "use the length the TFRecords were written with, e.g. 128");
+    if (m.train_data_size && *m.train_data_size < 0)
+        diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training examples");
+    if (m.eval_data_size && *m.eval_data_size < 0)
+        diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation examples");
+    return m;
+}
+
+std::optional<InputMetaData> InputMetaData::load(const std::string &path, Diagnostics &diag)
+{
+    auto j = readJsonObjectFile(path, diag);
+    if (!j)
+        return std::nullopt;
+    return fromJson(*j, path, diag);
+}
+
+nlohmann::ordered_json InputMetaData::toJson() const
+{
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    j["processor_type"] = processor_type;
+    j["train_data_size"] = train_data_size.value_or(0);
+    j["max_seq_length"] = max_seq_length;
+    for (const auto &[key, n] : test_data_sizes)
+        j[key] = n;
+    j["task_type"] = task_type;
+    if (isRegression())
+        j["label_type"] = label_type;
+    else
+        j["num_labels"] = num_labels;
+    if (has_sample_weights)
+        j["has_sample_weights"] = true;
+    if (eval_data_size)
+        j["eval_data_size"] = *eval_data_size;
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        j[it.key()] = it.value();
+    return j;
+}
+
+} // namespace wb

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/diagnostics.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// The contents of `input_meta_data.json`, as `create_finetuning_data.py` writes it
+/// (seed-spec §6.1) and run_classifier reads it (§6.2).
+///
+/// Unlike run_classifier, a `bert_classification` task without `num_labels` is an error
+/// (the original silently trains a regression). A plain value.
+struct InputMetaData
+{
+    std::string processor_type;               ///< e.g. "MRPC", "FOLDERS"; informational
+    std::string task_type = "bert_classification"; ///< bert_classification or bert_regression
+    int64_t num_labels = 1;                   ///< classes; 1 means regression
+    std::string label_type = "int";           ///< "int" or "float" (type of label_ids)
+    int64_t max_seq_length = 0;               ///< tokens per example (required)
+    std::optional<int64_t> train_data_size;   ///< training examples written (required for training)
+    std::optional<int64_t> eval_data_size;    ///< evaluation examples written (required for training)
+    bool has_sample_weights = false;          ///< records carry a float `weight` feature
+    std::map<std::string, int64_t> test_data_sizes; ///< "test_data_size" / "test_<lang>_data_size" keys
+    nlohmann::json extra = nlohmann::json::object(); ///< unknown keys, kept
+
+    /// Returns true for a regression task (num_labels == 1).
+    bool isRegression() const { return num_labels == 1; }
+
+    /// Builds the meta data from JSON; problems go to `diag` with `source` and the key as field.
+    static InputMetaData fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag);
+    /// Reads and validates a meta-data file; nothing when it cannot be parsed at all.
+    static std::optional<InputMetaData> load(const std::string &path, Diagnostics &diag);
+    /// Returns the JSON in create_finetuning_data.py's key order.
+    nlohmann::ordered_json toJson() const;
+};
+
+} // namespace wb

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/diagnostics.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// Reads and parses a JSON file for a loader.
+///
+/// Every failure becomes one error in `diag` with `path` as the field: missing file, a
+/// directory instead of a file, an empty file, a syntax error (with line and column), or a
+/// top level that is not an object. A UTF-8 byte order mark is skipped with a warning.
+/// Returns the parsed object, or nothing when an error was added. Thread-safe.
+std::optional<nlohmann::json> readJsonObjectFile(const std::string &path, Diagnostics &diag);
+
+/// Parses JSON text (see readJsonObjectFile); `source` names it in diagnostics.
+std::optional<nlohmann::json> parseJsonObject(const std::string &text, const std::string &source,
+                                              Diagnostics &diag);
+
+/// Writes `text` to `path` atomically: a temporary file in the same directory is written,
+/// flushed and renamed over `path`, so readers see the old or the new file, never half of
+/// one. Creates missing parent directories. Throws wb::Error naming the path on failure.
+void writeFileAtomic(const std::string &path, const std::string &text);
+
+} // namespace wb

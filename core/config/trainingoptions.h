@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// Everything a run needs, named and defaulted as run_classifier's flags (seed-spec §4),
+/// plus our own `seed`, `keep_checkpoint_max` and `metrics_file`.
+///
+/// This is the RunSpec that `Trainer::run` takes. Paths are stored as given (relative paths
+/// resolve against the working directory). A plain value; copy it to the training thread.
+struct TrainingOptions
+{
+    // Strategy (seed-spec §5). No default: empty means "not specified".
+    std::string distribution_strategy;
+    int num_gpus = 0;           ///< run_classifier's default is 1; we default to CPU-only (0)
+    // Cluster (multi_worker_mirrored).
+    std::string worker_hosts;   ///< comma-separated host:port list
+    int task_index = -1;
+    int num_local_workers = 0;  ///< >0: spawn this many local workers on loopback
+    int worker_timeout_seconds = 300;
+
+    // Files.
+    std::string bert_config_file;
+    std::string input_meta_data_path;
+    std::string train_data_path; ///< file, glob or comma-separated list
+    std::string eval_data_path;
+    std::string init_checkpoint; ///< safetensors with HF names (optional)
+    std::string model_dir = "/tmp";
+    std::string model_export_path;
+    std::string predict_checkpoint_path;
+    std::string metrics_file;    ///< default: <model_dir>/metrics.jsonl
+
+    // Mode: train_and_eval, predict, export_only.
+    std::string mode = "train_and_eval";
+
+    // Hyperparameters.
+    int64_t train_batch_size = 32;
+    int64_t eval_batch_size = 32;
+    double learning_rate = 5e-5;
+    double end_lr = 0.0;
+    int64_t num_train_epochs = 3;
+    int64_t num_eval_per_epoch = 1;
+    std::optional<int64_t> train_data_size; ///< cap on training examples
+    std::optional<int64_t> steps_per_loop;
+    int64_t log_steps = 100;      ///< examples/s logging interval (0 disables)
+    std::string optimizer_type = "adamw";
+    double weight_decay_rate = 0.01;
+    double warmup_fraction = 0.1; ///< warmup_steps = int(epochs·N·0.1/B)
+    int64_t seed = 42;
+    int keep_checkpoint_max = 0;  ///< 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
+    int intra_op_threads = 0;     ///< 0: automatic (see performance.md)
+
+    /// Returns metrics_file or <model_dir>/metrics.jsonl.
+    std::string metricsPath() const;
+};
+
+/// Shortname used by the Trainer API (DESIGN.md §3).
+using RunSpec = TrainingOptions;
+
+} // namespace wb

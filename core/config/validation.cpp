@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/config/validation.h"
+
+#include "core/config/jsonfile.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string &s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+void checkHostList(const std::vector<std::string> &hosts, const std::string &field, Diagnostics &diag)
+{
+    std::set<std::string> seen;
+    for (const std::string &h : hosts) {
+        const auto colon = h.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == h.size()
+            || h.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+            diag.error(field, "'" + h + "' is not a host:port address", "write each worker as host:port, e.g. 10.0.0.2:12345");
+            continue;
+        }
+        const long port = std::strtol(h.c_str() + colon + 1, nullptr, 10);
+        if (port <= 0 || port > 65535)
+            diag.error(field, "port of '" + h + "' is out of range", "use a port between 1 and 65535");
+        if (!seen.insert(h).second)
+            diag.error(field, "worker address '" + h + "' appears twice", "every worker needs its own host:port");
+    }
+}
+
+} // namespace
+
+int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
+{
+    if (const char *tf = std::getenv("TF_CONFIG"); tf && *tf) {
+        Diagnostics local;
+        auto j = parseJsonObject(tf, "TF_CONFIG", local);
+        if (!j) {
+            for (const Diagnostic &d : local.items())
+                diag.add({d.severity, "TF_CONFIG", d.message, "TF_CONFIG must be JSON like "
+                          "{\"cluster\": {\"worker\": [\"host1:port\", \"host2:port\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"});
+            return 1;
+        }
+        std::vector<std::string> hosts;
+        const auto cluster = j->find("cluster");
+        if (cluster == j->end() || !cluster->is_object()) {
+            diag.error("TF_CONFIG: cluster", "TF_CONFIG has no \"cluster\" object", "add \"cluster\": {\"worker\": [\"host:port\", ...]}");
+            return 1;
+        }
+        for (const char *role : {"chief", "worker"}) {
+            const auto list = cluster->find(role);
+            if (list == cluster->end())
+                continue;
+            if (!list->is_array()) {
+                diag.error(std::string("TF_CONFIG: cluster.") + role, "expected a list of \"host:port\" strings",
+                           "write e.g. [\"10.0.0.1:12345\", \"10.0.0.2:12345\"]");
+                continue;
+            }
+            for (const auto &h : *list) {
+                if (h.is_string())
+                    hosts.push_back(h.get<std::string>());
+                else
+                    diag.error(std::string("TF_CONFIG: cluster.") + role, "entry " + h.dump() + " is not a string",
+                               "write each worker as \"host:port\"");
+            }
+        }
+        for (auto it = cluster->begin(); it != cluster->end(); ++it)
+            if (it.key() != "chief" && it.key() != "worker")
+                diag.error("TF_CONFIG: cluster." + it.key(),
+                           "role '" + it.key() + "' is not supported by multi_worker_mirrored",
+                           "use only \"chief\" and \"worker\" (parameter servers and evaluators are not supported)");
+        if (hosts.empty())
+            diag.error("TF_CONFIG: cluster.worker", "the cluster lists no workers", "list every worker's host:port");
+        checkHostList(hosts, "TF_CONFIG: cluster", diag);
+        const auto task = j->find("task");
+        if (task == j->end() || !task->is_object()) {
+            diag.error("TF_CONFIG: task", "TF_CONFIG has no \"task\" object", "add \"task\": {\"type\": \"worker\", \"index\": <this worker>}");
+        } else {
+            const std::string type = task->value("type", std::string());
+            if (type != "worker" && type != "chief")
+                diag.error("TF_CONFIG: task.type", "task type '" + type + "' is not supported",
+                           "use \"worker\" (or \"chief\") for multi_worker_mirrored");
+            const auto index = task->find("index");
+            if (index == task->end() || !index->is_number_integer())
+                diag.error("TF_CONFIG: task.index", "task.index is missing or not an integer", "set \"index\": 0 on the first worker, 1 on the next, ...");
+            else if (index->get<int64_t>() < 0 || index->get<int64_t>() >= int64_t(hosts.size()))
+                diag.error("TF_CONFIG: task.index",
+                           "task.index " + std::to_string(index->get<int64_t>()) + " is out of range for "
+                               + std::to_string(hosts.size()) + " worker(s)",
+                           "use an index from 0 to " + std::to_string(hosts.empty() ? 0 : hosts.size() - 1));
+        }
+        return std::max<int>(1, int(hosts.size()));
+    }
+    if (!o.worker_hosts.empty()) {
+        const auto hosts = splitList(o.worker_hosts);
+        checkHostList(hosts, "worker_hosts", diag);
+        if (hosts.size() > 1 && o.task_index < 0)
+            diag.error("task_index", "Must specify task_index when number of workers > 1",
+                       "pass --task_index=<0.." + std::to_string(hosts.size() - 1) + "> on each worker");
+        else if (o.task_index >= int(hosts.size()))
+            diag.error("task_index", "task_index " + std::to_string(o.task_index) + " is out of range for "
+                                         + std::to_string(hosts.size()) + " worker(s)",
+                       "use an index from 0 to " + std::to_string(hosts.size() - 1));
+        return std::max<int>(1, int(hosts.size()));
+    }
+    if (o.num_local_workers > 0)
+        return o.num_local_workers;
+    if (const char *ws = std::getenv("WORLD_SIZE"); ws && *ws) {
+        char *end = nullptr;
+        const long n = std::strtol(ws, &end, 10);
+        if (*end != '\0' || n <= 0) {
+            diag.error("WORLD_SIZE", std::string("WORLD_SIZE '") + ws + "' is not a positive integer",
+                       "set WORLD_SIZE to the number of workers");
+            return 1;
+        }
+        const char *rank = std::getenv("RANK");
+        if (!rank || std::strtol(rank, nullptr, 10) < 0 || std::strtol(rank, nullptr, 10) >= n)
+            diag.error("RANK", "RANK is missing or out of range for WORLD_SIZE " + std::to_string(n),
+                       "set RANK to 0.." + std::to_string(n - 1) + " on each worker");
+        if (!std::getenv("MASTER_ADDR") || !std::getenv("MASTER_PORT"))
+            diag.error("MASTER_ADDR", "MASTER_ADDR and MASTER_PORT must be set with WORLD_SIZE",
+                       "set them to the chief's address and a free port");
+        return int(n);
+    }
+    return 1;
+}
+
+ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)
+{
+    ValidationResult r;
+    Diagnostics &diag = r.diagnostics;
+
+    // The strategy comes first: it is the seed's guard and the most common omission.
+    r.strategy = DistributionStrategy::parse(o.distribution_strategy, o.num_gpus, diag);
+    const int gpus = cudaDeviceCount();
+    if (r.strategy.num_gpus > 0 && r.strategy.num_gpus > gpus)
+        diag.error("num_gpus",
+                   "num_gpus is " + std::to_string(r.strategy.num_gpus) + " but " + std::to_string(gpus)
+                       + " CUDA device(s) are usable here" + (gpus == 0 ? " (this libtorch is a CPU build)" : ""),
+                   "set num_gpus to 0 to train on the CPU");
+    int workers = 1;
+    if (r.strategy.kind == StrategyKind::MultiWorkerMirrored)
+        workers = clusterWorkerCount(o, diag);
+    else if (o.num_local_workers > 0 || !o.worker_hosts.empty())
+        diag.warning("worker_hosts", "cluster flags are ignored unless distribution_strategy is multi_worker_mirrored",
+                     "choose multi_worker_mirrored to train with several workers");
+    const int replicas = workers * r.strategy.localReplicas();
+    if (replicas > 1 && o.train_batch_size > 0 && o.train_batch_size % replicas != 0)
+        diag.error("train_batch_size",
+                   "the global batch " + std::to_string(o.train_batch_size) + " is not divisible by the "
+                       + std::to_string(replicas) + " replicas",
+                   "use a multiple of " + std::to_string(replicas) + ", e.g. "
+                       + std::to_string((o.train_batch_size / replicas + 1) * replicas));
+
+    const bool training = o.mode == "train_and_eval";
+    const bool predicting = o.mode == "predict";
+    if (o.mode != "train_and_eval" && o.mode != "predict" && o.mode != "export_only")
+        diag.error("mode", "Unsupported mode is specified: " + o.mode, "use train_and_eval, predict or export_only");
+
+    const int errorsBeforeFiles = diag.errorCount();
+    if (o.bert_config_file.empty())
+        diag.error("bert_config_file", "no model config was given",
+                   "pass --bert_config_file=bert_config.json (the file that comes with the pre-trained model, or a preset)");
+    else
+        r.bert_config = BertConfig::load(o.bert_config_file, diag);
+
+    if (o.input_meta_data_path.empty())
+        diag.error("input_meta_data_path", "no input meta data file was given",
+                   "pass --input_meta_data_path=input_meta_data.json; 'bert-workbench-cli prepare' (or "
+                   "create_finetuning_data.py) writes it next to the TFRecords");
+    else
+        r.meta_data = InputMetaData::load(o.input_meta_data_path, diag);
+
+    const bool filesOk = diag.errorCount() == errorsBeforeFiles;
+    if (r.bert_config && r.meta_data && r.meta_data->max_seq_length > r.bert_config->max_position_embeddings)
+        diag.error(o.input_meta_data_path + ": max_seq_length",
+                   "Cannot use sequence length " + std::to_string(r.meta_data->max_seq_length)
+                       + " because the BERT model was only trained up to sequence length "
+                       + std::to_string(r.bert_config->max_position_embeddings),
+                   "prepare the data with a shorter max_seq_length, or raise max_position_embeddings (training from scratch)");
+
+    // Hyperparameters.
+    if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
+        diag.error("learning_rate", "learning_rate must be a positive number", "2e-5 to 5e-5 for pre-trained BERT; 5e-4 to 1e-3 for a small model from scratch");
+    else if (o.learning_rate >= 1.0)
+        diag.warning("learning_rate", "learning_rate " + std::to_string(o.learning_rate) + " is very large; the loss will likely diverge",
+                     "typical values are 1e-5 to 1e-3");
+    if (!std::isfinite(o.end_lr) || o.end_lr < 0)
+        diag.error("end_lr", "end_lr must be ≥ 0", "0 decays the learning rate to zero (run_classifier's default)");
+    if (o.optimizer_type != "adamw")
+        diag.error("optimizer_type", "Unsupported optimizer type: " + o.optimizer_type, "use adamw");
+    if (o.steps_per_loop && *o.steps_per_loop <= 0)
+        diag.error("steps_per_loop", "steps_per_loop should be positive integer.", "leave it out to report every step");
+    if (o.log_steps < 0)
+        diag.error("log_steps", "log_steps must be ≥ 0", "100 logs throughput every 100 steps; 0 disables it");
+    if (o.keep_checkpoint_max < 0)
+        diag.error("keep_checkpoint_max", "keep_checkpoint_max must be ≥ 0", "0 keeps every checkpoint");
+    if (o.model_dir.empty())
+        diag.error("model_dir", "no model_dir was given", "pass --model_dir=<directory for checkpoints and metrics>");
+    else if (fs::exists(o.model_dir) && !fs::is_directory(o.model_dir))
+        diag.error("model_dir", "'" + o.model_dir + "' exists and is not a directory", "choose a directory");
+
+    if (training) {
+        if (o.train_data_path.empty())
+            diag.error("train_data_path", "no training data was given",
+                       "pass --train_data_path=train.tf_record (a file, glob or comma-separated list)");
+        if (o.eval_data_path.empty())
+            diag.error("eval_data_path", "no evaluation data was given", "pass --eval_data_path=eval.tf_record");
+        if (r.meta_data) {
+            if (!r.meta_data->train_data_size)
+                diag.error(o.input_meta_data_path + ": train_data_size", "train_data_size is missing (needed to compute the schedule)",
+                           "add \"train_data_size\": <number of training records>");
+            if (!r.meta_data->eval_data_size)
+                diag.error(o.input_meta_data_path + ": eval_data_size", "eval_data_size is missing (needed to compute eval_steps)",
+                           "add \"eval_data_size\": <number of evaluation records>");
+        }
+        if (r.meta_data && r.meta_data->train_data_size && r.meta_data->eval_data_size)
+            r.schedule = Schedule::compute(*r.meta_data->train_data_size, *r.meta_data->eval_data_size,
+                                           o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size,
+                                           o.eval_batch_size, o.train_data_size, o.warmup_fraction, diag);
+        else if (o.train_batch_size <= 0 || o.num_eval_per_epoch <= 0 || o.eval_batch_size <= 0)
+            Schedule::compute(0, 0, o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
+                              o.train_data_size, o.warmup_fraction, diag);
+    }
+    if (predicting && o.eval_data_path.empty())
+        diag.error("eval_data_path", "predict reads the examples from --eval_data_path, which is empty",
+                   "pass --eval_data_path=test.tf_record");
+    if (o.mode == "export_only" && o.model_export_path.empty())
+        diag.error("model_export_path", "Export path is not specified: " + o.model_export_path,
+                   "pass --model_export_path=<directory>");
+
+    if (r.bert_config && r.meta_data && filesOk) {
+        if (scope.check_data_files)
+            checkDataFiles(o, *r.bert_config, *r.meta_data, diag);
+        if (scope.check_init_checkpoint && !o.init_checkpoint.empty())
+            checkInitCheckpoint(o, *r.bert_config, *r.meta_data, diag);
+    }
+    return r;
+}
+
+} // namespace wb

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// One batch of classifier examples, row-major, ready for torch::from_blob.
+///
+/// Shapes: input_ids, input_mask, segment_ids are [size × seq_length] int64;
+/// label_ids is [size] int64 (classification) or label_values [size] float (regression,
+/// label_type float); weights [size] float when the records carry `weight`, else empty.
+struct ClassifierBatch
+{
+    int64_t size = 0;
+    int64_t seq_length = 0;
+    std::vector<int64_t> input_ids;
+    std::vector<int64_t> input_mask;
+    std::vector<int64_t> segment_ids;
+    std::vector<int64_t> label_ids;
+    std::vector<float> label_values;
+    std::vector<float> weights;
+};
+
+/// How to read a classifier TFRecord set (seed-spec §7.2).
+struct DatasetOptions
+{
+    std::string pattern;            ///< file, glob, or comma-separated list of either
+    int64_t max_seq_length = 128;   ///< feature length of input_ids/input_mask/segment_ids
+    int64_t num_labels = 2;         ///< label_ids must be in [0, num_labels) (classification)
+    bool float_labels = false;      ///< label_type float (regression)
+    bool has_sample_weights = false;///< parse the float `weight` feature
+    int64_t vocab_size = 0;         ///< input_ids must be < vocab_size (0: unchecked)
+    int64_t type_vocab_size = 0;    ///< segment_ids must be < type_vocab_size (0: unchecked)
+    int64_t batch_size = 32;        ///< per-replica batch
+    bool training = false;          ///< true: shuffle, repeat forever, drop_remainder
+    int64_t shuffle_buffer = 100;   ///< records in the shuffle buffer (TF uses 100)
+    uint64_t seed = 42;             ///< shuffle seed
+    int num_shards = 1;             ///< multi-worker: this worker reads every num_shards-th record
+    int shard_index = 0;
+    std::optional<int64_t> take;    ///< use only the first N records (--train_data_size)
+};
+
+/// Streams batches from TFRecord files with bounded memory and a prefetch thread.
+///
+/// Every record is checked against the options (feature presence, lengths, label range,
+/// id ranges); the first bad record throws wb::Error naming file, record index and byte
+/// offset. Thread rules: one consumer thread calls next(); the prefetch thread is internal.
+class ClassifierDataset
+{
+public:
+    /// Opens the files (throws wb::Error when the pattern matches nothing).
+    explicit ClassifierDataset(DatasetOptions options);
+    ~ClassifierDataset();
+
+    /// Fills `batch` with the next batch. Training: never returns false (repeats).
+    /// Evaluation: returns false after the last (possibly partial) batch.
+    bool next(ClassifierBatch &batch);
+
+    /// Restarts an evaluation pass from the first record.
+    void reset();
+
+    /// Returns the resolved file list, in reading order.
+    const std::vector<std::string> &files() const;
+
+    /// Counts the records of the files (reads framing only; verifies CRCs).
+    int64_t countRecords() const;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+/// Expands a TF-style file spec (comma-separated list of files or glob patterns) into
+/// sorted file names. Throws wb::Error naming the pattern when one matches nothing.
+std::vector<std::string> expandFilePattern(const std::string &spec);
+
+} // namespace wb

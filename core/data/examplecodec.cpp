@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/data/examplecodec.h"
+
+#include "core/data/example.pb.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <map>
+
+namespace wb {
+
+namespace {
+
+void setInt64(tensorflow::Features &f, const std::string &name, const std::vector<int64_t> &values)
+{
+    auto *list = (*f.mutable_feature())[name].mutable_int64_list();
+    list->mutable_value()->Add(values.begin(), values.end());
+}
+
+void setInt64(tensorflow::Features &f, const std::string &name, int64_t value)
+{
+    (*f.mutable_feature())[name].mutable_int64_list()->add_value(value);
+}
+
+void setFloat(tensorflow::Features &f, const std::string &name, float value)
+{
+    (*f.mutable_feature())[name].mutable_float_list()->add_value(value);
+}
+
+const char *kindName(const tensorflow::Feature &f)
+{
+    switch (f.kind_case()) {
+    case tensorflow::Feature::kBytesList: return "bytes_list";
+    case tensorflow::Feature::kFloatList: return "float_list";
+    case tensorflow::Feature::kInt64List: return "int64_list";
+    default: return "empty feature";
+    }
+}
+
+const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const char *what)
+{
+    const auto &map = ex.features().feature();
+    const auto it = map.find(name);
+    if (it == map.end())
+        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has "
+                            + describeFeatures(ex),
+                    "Write the records with create_finetuning_data.py or 'bert-workbench-cli prepare'.");
+    return it->second;
+}
+
+void readSequence(const tensorflow::Example &ex, const std::string &name, const RecordSpec &spec,
+                  std::vector<int64_t> &out)
+{
+    const std::string expected = "int64_list of max_seq_length = " + std::to_string(spec.max_seq_length);
+    const tensorflow::Feature &f = require(ex, name, expected.c_str());
+    if (f.kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, "feature '" + name + "' is a " + kindName(f) + ", expected an " + expected);
+    const auto &v = f.int64_list().value();
+    if (v.size() != spec.max_seq_length)
+        throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but max_seq_length is "
+                            + std::to_string(spec.max_seq_length),
+                    "Use the input_meta_data.json written together with these records, or re-create the "
+                    "records with the wanted --max_seq_length.");
+    out.assign(v.begin(), v.end());
+}
+
+} // namespace
+
+std::string encodeClassifierRecord(const ClassifierRecord &r)
+{
+    tensorflow::Example ex;
+    auto &f = *ex.mutable_features();
+    setInt64(f, "input_ids", r.input_ids);
+    setInt64(f, "input_mask", r.input_mask);
+    setInt64(f, "segment_ids", r.segment_ids);
+    if (r.float_label)
+        setFloat(f, "label_ids", r.label_value);
+    else
+        setInt64(f, "label_ids", r.label_id);
+    setInt64(f, "is_real_example", r.is_real_example);
+    if (r.weight)
+        setFloat(f, "weight", *r.weight);
+    if (r.example_id)
+        setInt64(f, "example_id", *r.example_id);
+    return ex.SerializeAsString();
+}
+
+tensorflow::Example parseExample(std::string_view payload)
+{
+    tensorflow::Example ex;
+    if (!ex.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
+        throw Error({}, "the record is not a serialized tf.train.Example (protobuf parse failed, "
+                            + std::to_string(payload.size()) + " bytes)",
+                    "The file holds other data than tf.train.Example records.");
+    return ex;
+}
+
+std::string describeFeatures(const tensorflow::Example &ex)
+{
+    std::map<std::string, std::string> sorted;
+    for (const auto &[name, f] : ex.features().feature()) {
+        std::string d;
+        switch (f.kind_case()) {
+        case tensorflow::Feature::kBytesList: d = "bytes[" + std::to_string(f.bytes_list().value_size()) + "]"; break;
+        case tensorflow::Feature::kFloatList: d = "float[" + std::to_string(f.float_list().value_size()) + "]"; break;
+        case tensorflow::Feature::kInt64List: d = "int64[" + std::to_string(f.int64_list().value_size()) + "]"; break;
+        default: d = "empty"; break;
+        }
+        sorted[name] = d;
+    }
+    if (sorted.empty())
+        return "no features";
+    std::string out;
+    for (const auto &[name, d] : sorted)
+        out += (out.empty() ? "" : ", ") + name + ": " + d;
+    return out;
+}
+
+void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, ClassifierRecord &r)
+{
+    const tensorflow::Example ex = parseExample(payload);
+    readSequence(ex, "input_ids", spec, r.input_ids);
+    readSequence(ex, "input_mask", spec, r.input_mask);
+    readSequence(ex, "segment_ids", spec, r.segment_ids);
+    for (int64_t i = 0; i < spec.max_seq_length; ++i) {
+        const int64_t id = r.input_ids[size_t(i)];
+        if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
+            throw Error({}, "input_ids[" + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, vocab_size = "
+                                + std::to_string(spec.vocab_size) + ")",
+                        "The records were made with a different vocab.txt than the model's bert_config.json.");
+        const int64_t m = r.input_mask[size_t(i)];
+        if (m != 0 && m != 1)
+            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1");
+        const int64_t s = r.segment_ids[size_t(i)];
+        if (s < 0 || (spec.type_vocab_size > 0 && s >= spec.type_vocab_size))
+            throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
+                                + " is outside [0, type_vocab_size = " + std::to_string(spec.type_vocab_size) + ")",
+                        "Check type_vocab_size in bert_config.json.");
+    }
+    const tensorflow::Feature &label = require(ex, "label_ids", spec.float_labels ? "float_list[1]" : "int64_list[1]");
+    r.float_label = spec.float_labels;
+    if (spec.float_labels) {
+        if (label.kind_case() != tensorflow::Feature::kFloatList)
+            throw Error({}, std::string("feature 'label_ids' is a ") + kindName(label)
+                                + ", but label_type is float (regression) in the meta data",
+                        "Use the input_meta_data.json written together with these records.");
+        if (label.float_list().value_size() != 1)
+            throw Error({}, "feature 'label_ids' has " + std::to_string(label.float_list().value_size())
+                                + " values, expected 1");
+        r.label_value = label.float_list().value(0);
+    } else {
+        if (label.kind_case() != tensorflow::Feature::kInt64List)
+            throw Error({}, std::string("feature 'label_ids' is a ") + kindName(label)
+                                + ", but the meta data describe a classification task with int labels",
+                        "Use the input_meta_data.json written together with these records (regression "
+                        "data needs label_type float and num_labels 1).");
+        if (label.int64_list().value_size() != 1)
+            throw Error({}, "feature 'label_ids' has " + std::to_string(label.int64_list().value_size())
+                                + " values, expected 1");
+        r.label_id = label.int64_list().value(0);
+        if (r.label_id < 0 || r.label_id >= spec.num_labels)
+            throw Error({}, "label_ids = " + std::to_string(r.label_id) + " is outside [0, num_labels = "
+                                + std::to_string(spec.num_labels) + ")",
+                        "num_labels in input_meta_data.json must match the labels in the records.");
+        r.label_value = float(r.label_id);
+    }
+    r.weight.reset();
+    if (spec.has_sample_weights) {
+        const tensorflow::Feature &w = require(ex, "weight", "float_list[1]");
+        if (w.kind_case() != tensorflow::Feature::kFloatList || w.float_list().value_size() != 1)
+            throw Error({}, std::string("feature 'weight' is a ") + kindName(w) + ", expected float_list[1]");
+        r.weight = w.float_list().value(0);
+    }
+    r.example_id.reset();
+    const auto &map = ex.features().feature();
+    if (auto it = map.find("example_id"); it != map.end() && it->second.int64_list().value_size() == 1)
+        r.example_id = it->second.int64_list().value(0);
+}
+
+} // namespace wb

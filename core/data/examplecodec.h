@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tensorflow {
+class Example;
+}
+
+namespace wb {
+
+/// One classifier example as create_finetuning_data.py writes it (seed-spec §7.1).
+///
+/// input_ids, input_mask, segment_ids: int64 × max_seq_length. label_ids is int64
+/// (classification) or float (regression, `float_label`). A plain value.
+struct ClassifierRecord
+{
+    std::vector<int64_t> input_ids;
+    std::vector<int64_t> input_mask;
+    std::vector<int64_t> segment_ids;
+    int64_t label_id = 0;          ///< class index (classification)
+    float label_value = 0.0f;      ///< raw label (regression)
+    bool float_label = false;      ///< label_ids is a FloatList
+    std::optional<float> weight;   ///< `weight` feature (has_sample_weights)
+    int64_t is_real_example = 1;   ///< always written as [1]
+    std::optional<int64_t> example_id; ///< written as [id] when set
+};
+
+/// What a record must look like (from the meta data and the model config).
+struct RecordSpec
+{
+    int64_t max_seq_length = 128;  ///< exact length of the three sequence features
+    int64_t num_labels = 2;        ///< label_ids in [0, num_labels) unless float_labels
+    bool float_labels = false;     ///< label_type float: label_ids must be a FloatList
+    bool has_sample_weights = false; ///< the float `weight` feature must be present
+    int64_t vocab_size = 0;        ///< input_ids < vocab_size (0: unchecked)
+    int64_t type_vocab_size = 0;   ///< segment_ids < type_vocab_size (0: unchecked)
+};
+
+/// Serializes `record` as a tf.train.Example with the features input_ids, input_mask,
+/// segment_ids, label_ids, is_real_example (+ weight, example_id when set).
+std::string encodeClassifierRecord(const ClassifierRecord &record);
+
+/// Parses a serialized tf.train.Example into `record` and checks it against `spec`:
+/// the features exist with the right kind and length, label in range, ids in range.
+/// Extra features are ignored. Throws wb::Error with an empty field and a message naming
+/// the feature and the value (callers prefix the record location). Thread-safe.
+void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, ClassifierRecord &record);
+
+/// Parses a serialized tf.train.Example; throws wb::Error when it is not one.
+tensorflow::Example parseExample(std::string_view payload);
+
+/// Returns a one-line description of the features of `example`, e.g.
+/// "input_ids: int64[128], label_ids: float[1]" (sorted by name), for error messages.
+std::string describeFeatures(const tensorflow::Example &example);
+
+} // namespace wb

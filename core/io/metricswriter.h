@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/trainingobserver.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace wb {
+
+/// Appends training and evaluation metrics to `metrics.jsonl` (DESIGN.md §5), one JSON
+/// object per line:
+///   {"kind":"train","step":…,"loss":…,"learning_rate":…,"examples_per_second":…,"wall_time":…}
+///   {"kind":"eval","step":…,"eval_loss":…,"eval_accuracy":…[,"eval_f1","eval_mcc"]} or
+///   regression {"kind":"eval",…,"eval_mse":…,"eval_pearson":…,"eval_spearman":…}
+/// Each line goes out in one O_APPEND write(2), so a reader or a crash never sees half a
+/// line. Non-finite numbers are written as null. Thread rules: one writer thread.
+class MetricsWriter
+{
+public:
+    /// Opens (creates) `path` for appending; creates missing parent directories.
+    /// Throws wb::Error naming the path when it cannot be opened.
+    explicit MetricsWriter(const std::string &path);
+    ~MetricsWriter();
+    MetricsWriter(const MetricsWriter &) = delete;
+    MetricsWriter &operator=(const MetricsWriter &) = delete;
+
+    void writeTrain(const StepMetrics &m);
+    void writeEval(const EvalMetrics &m);
+    /// Appends `j` as one line. Throws wb::Error when the write fails (disk full).
+    void writeLine(const nlohmann::json &j);
+
+    const std::string &path() const { return m_path; }
+
+    /// Rewrites `path` atomically keeping only the lines whose "step" is ≤ `step` (drops
+    /// what an interrupted run logged after its last checkpoint). No-op when absent.
+    static void truncateAfterStep(const std::string &path, int64_t step);
+
+    /// Returns the JSON objects of an eval/train line (exposed for tests and tools).
+    static nlohmann::json trainJson(const StepMetrics &m);
+    static nlohmann::json evalJson(const EvalMetrics &m);
+
+private:
+    void appendText(const std::string &line);
+
+    std::string m_path;
+    int m_fd = -1;
+};
+
+} // namespace wb

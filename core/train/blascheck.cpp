@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/train/blascheck.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+namespace wb {
+
+namespace {
+// Below this a 512² fp32 GEMM is certainly not an optimised BLAS (OpenBLAS: ~100+).
+constexpr double kSlowGemmGflops = 10.0;
+} // namespace
+
+std::string loadedBlas()
+{
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    bool reference = false;
+    while (std::getline(maps, line)) {
+        if (line.find("openblas") != std::string::npos)
+            return "openblas";
+        if (line.find("libmkl") != std::string::npos)
+            return "mkl";
+        if (line.find("libblis") != std::string::npos)
+            return "blis";
+        if (line.find("/blas/libblas.so") != std::string::npos || line.find("libblas.so") != std::string::npos)
+            reference = true;
+    }
+    return reference ? "reference" : "unknown";
+}
+
+double measureGemmGflops(int n, int repeats)
+{
+    torch::NoGradGuard guard;
+    auto a = torch::randn({n, n}), b = torch::randn({n, n}), c = torch::empty({n, n});
+    torch::mm_out(c, a, b);
+    std::vector<double> times;
+    for (int k = 0; k < repeats; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        torch::mm_out(c, a, b);
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    const double t = times[times.size() / 2];
+    return t > 0 ? 2.0 * double(n) * n * n / t / 1e9 : 0.0;
+}
+
+std::vector<std::string> checkBlas()
+{
+    std::vector<std::string> warnings;
+    const std::string blas = loadedBlas();
+    const double gflops = measureGemmGflops(512, 3);
+    const std::string fix = "install an optimised BLAS: sudo apt-get install libopenblas0-pthread "
+                            "(Debian switches libblas.so.3 to it automatically)";
+    if (blas == "reference")
+        warnings.push_back("warning: BLAS: the reference (unoptimised) BLAS is loaded; a 512x512 GEMM runs at "
+                           + std::to_string(int(gflops)) + " GFLOP/s and training will be ~30x slower. Fix: " + fix);
+    else if (gflops < kSlowGemmGflops)
+        warnings.push_back("warning: BLAS: a 512x512 GEMM runs at only " + std::to_string(gflops)
+                           + " GFLOP/s (BLAS: " + blas + "). Fix: " + fix);
+    return warnings;
+}
+
+} // namespace wb

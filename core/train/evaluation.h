@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/trainingobserver.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace wb {
+
+/// Fills the classification fields of `m` from predicted and true class ids (same length):
+/// eval_accuracy, the num_labels × num_labels confusion matrix (confusion[true][pred]),
+/// and for num_labels == 2 eval_f1 (positive class 1; 0 when undefined) and eval_mcc
+/// (Matthews correlation; 0 when a marginal is empty). Sets num_examples. Thread-safe.
+void computeClassificationMetrics(const std::vector<int64_t> &labels, const std::vector<int64_t> &predictions,
+                                  int64_t numLabels, EvalMetrics &m);
+
+/// Fills eval_mse, eval_pearson and eval_spearman (average ranks for ties; 0 when a
+/// variance is zero) from targets and predictions of equal length. Sets regression and
+/// num_examples. Thread-safe.
+void computeRegressionMetrics(const std::vector<double> &targets, const std::vector<double> &predictions,
+                              EvalMetrics &m);
+
+/// Pearson correlation of two equal-length series (0 when either is constant).
+double pearson(const std::vector<double> &a, const std::vector<double> &b);
+
+/// Spearman rank correlation (Pearson of average ranks).
+double spearman(const std::vector<double> &a, const std::vector<double> &b);
+
+} // namespace wb

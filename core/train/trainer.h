@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+#include "core/train/trainingobserver.h"
+
+#include <memory>
+
+namespace wb {
+
+/// Fine-tunes a BertForSequenceClassification (train_and_eval), predicts or exports,
+/// as run_classifier does, with libtorch. Facade over a pimpl: this header pulls in no
+/// Torch header, so the UI can include it.
+///
+/// Thread rules: run() is synchronous and creates no threads of its own besides libtorch's
+/// intra-op pool and the data prefetch thread; call it from a worker thread in a GUI. One
+/// run at a time per Trainer object.
+class Trainer
+{
+public:
+    Trainer();
+    ~Trainer();
+    Trainer(const Trainer &) = delete;
+    Trainer &operator=(const Trainer &) = delete;
+
+    /// Runs `spec.mode` ("train_and_eval", "predict" or "export_only"). Validates first
+    /// (validateRun); reports through `observer`; polls `stop` between steps. Resumes from
+    /// the latest checkpoint in model_dir. Never throws: every outcome, including bad
+    /// input, NaN loss and I/O errors, ends in exactly one observer.runFinished() and is
+    /// returned.
+    RunFinished run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace wb

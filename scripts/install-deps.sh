@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian 12 packages BERT Workbench needs to build, test and run.
+# Installs nothing when everything is present; uses sudo when not root.
+set -eu
+PKGS="g++ make cmake ccache pkg-config
+qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
+libtorch-dev libgloo-dev libopenblas0-pthread
+protobuf-compiler libprotobuf-dev zlib1g-dev libutf8proc-dev libcli11-dev
+xvfb xauth xfonts-base fonts-dejavu-core nodejs npm"
+[ "${WB_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS python3-torch"
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+echo "Installing missing Debian packages:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $missing

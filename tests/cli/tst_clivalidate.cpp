@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "core/config/jsonfile.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <sstream>
+
+using namespace wb;
+
+class tst_CliValidate : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string path(const char *name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+
+    int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+    {
+        std::ostringstream o, e;
+        const int code = cli::runCli(args, o, e);
+        out = o.str();
+        err = e.str();
+        return code;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        writeFileAtomic(path("bert_config.json"), R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "type_vocab_size": 2})");
+        writeFileAtomic(path("meta.json"), R"({"train_data_size": 3668, "max_seq_length": 32,
+            "task_type": "bert_classification", "num_labels": 2, "eval_data_size": 408})");
+    }
+
+    void noStrategyExits2WithSeedMessage()
+    {
+        std::string out, err;
+        const int code = run({"validate", "--bert_config_file", path("bert_config.json"),
+                              "--input_meta_data_path=" + path("meta.json")},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(
+                     QStringLiteral("error: distribution_strategy: Distribution strategy has not been specified.\n")),
+                 err.c_str());
+    }
+
+    void brokenConfigNamesTheKey()
+    {
+        writeFileAtomic(path("bad.json"), R"({"vocab_size": 100, "hidden_size": 30, "num_attention_heads": 4})");
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=one_device", "--bert_config_file=" + path("bad.json"),
+                              "--input_meta_data_path=" + path("meta.json"), "--mode=export_only",
+                              "--model_export_path=/tmp/x"},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("bad.json: num_attention_heads: The hidden size (30)")), err.c_str());
+    }
+
+    void validExits0()
+    {
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=ONE_DEVICE", "--bert_config_file", path("bert_config.json"),
+                              "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
+                              path("export")},
+                             out, err);
+        QVERIFY2(code == 0, err.c_str());
+        QVERIFY(QString::fromStdString(out).contains(QStringLiteral("configuration is valid: strategy one_device")));
+    }
+
+    void unknownFlagExits2()
+    {
+        std::string out, err;
+        QCOMPARE(run({"validate", "--no_such_flag=1"}, out, err), 2);
+        QVERIFY(QString::fromStdString(err).startsWith(QStringLiteral("error: ")));
+        QCOMPARE(run({"frobnicate"}, out, err), 2);
+        QCOMPARE(run({"--version"}, out, err), 0);
+        QVERIFY(QString::fromStdString(out).startsWith(QStringLiteral("bert-workbench-cli ")));
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_CliValidate)
+#include "tst_clivalidate.moc"

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/config/schedule.h"
+#include "core/train/adamw.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace wb;
+
+class tst_AdamW : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void learningRate_data();
+    void learningRate();
+    void oneStepMatchesHandComputation();
+    void clipsByGlobalNorm();
+    void secondStepUsesBiasCorrection();
+    void saveAndLoadState();
+};
+
+void tst_AdamW::learningRate_data()
+{
+    QTest::addColumn<qint64>("step");
+    QTest::addColumn<double>("lr");
+    // total 100, warmup 10, init 1e-3, end 0 (seed-spec §11: decay at the global step)
+    QTest::newRow("first update uses 0") << qint64(0) << 0.0;
+    QTest::newRow("warmup half") << qint64(5) << 5e-4;
+    QTest::newRow("warmup end") << qint64(9) << 9e-4;
+    QTest::newRow("drop at W") << qint64(10) << 9e-4;
+    QTest::newRow("decay") << qint64(55) << 4.5e-4;
+    QTest::newRow("last") << qint64(99) << 1e-5;
+    QTest::newRow("end") << qint64(100) << 0.0;
+    QTest::newRow("past end") << qint64(150) << 0.0;
+}
+
+void tst_AdamW::learningRate()
+{
+    QFETCH(qint64, step);
+    QFETCH(double, lr);
+    Schedule s;
+    s.total_steps = 100;
+    s.warmup_steps = 10;
+    QVERIFY(std::abs(s.learningRate(step, 1e-3, 0.0) - lr) < 1e-12);
+}
+
+void tst_AdamW::oneStepMatchesHandComputation()
+{
+    auto w = torch::tensor({1.0f, -2.0f}).requires_grad_();
+    auto b = torch::tensor({0.5f}).requires_grad_();
+    auto ln = torch::tensor({1.0f}).requires_grad_();
+    AdamW opt({{"dense.weight", w}, {"dense.bias", b}, {"x.LayerNorm.weight", ln}});
+    w.mutable_grad() = torch::tensor({0.1f, 0.2f});
+    b.mutable_grad() = torch::tensor({0.3f});
+    ln.mutable_grad() = torch::tensor({-0.4f});
+    // ‖g‖ = sqrt(.01+.04+.09+.16) = 0.5477 < 1: no clipping.
+    const double lr = 0.1;
+    const double norm = opt.step(lr);
+    QVERIFY(std::abs(norm - std::sqrt(0.30)) < 1e-6);
+    const double alpha = lr * std::sqrt(1 - 0.999) / (1 - 0.9);
+    auto expect = [&](double p, double g, bool decay) {
+        if (decay)
+            p -= lr * 0.01 * p;
+        const double m = 0.1 * g, v = 0.001 * g * g;
+        return p - alpha * m / (std::sqrt(v) + 1e-6);
+    };
+    QVERIFY(std::abs(w[0].item<double>() - expect(1.0, 0.1, true)) < 1e-6);
+    QVERIFY(std::abs(w[1].item<double>() - expect(-2.0, 0.2, true)) < 1e-6);
+    QVERIFY(std::abs(b[0].item<double>() - expect(0.5, 0.3, false)) < 1e-6);   // bias: no decay
+    QVERIFY(std::abs(ln[0].item<double>() - expect(1.0, -0.4, false)) < 1e-6); // LayerNorm: no decay
+    // decay visibly matters: 1 - 0.1*0.01*1 - ~0.1 = 0.899
+    QVERIFY(std::abs(w[0].item<double>() - 0.899) < 1e-4);
+    QCOMPARE(opt.iterations(), int64_t(1));
+    QVERIFY(std::abs(opt.firstMoment(0)[1].item<double>() - 0.02) < 1e-7);
+    QVERIFY(std::abs(opt.secondMoment(0)[1].item<double>() - 0.001 * 0.04) < 1e-9);
+}
+
+void tst_AdamW::clipsByGlobalNorm()
+{
+    auto w = torch::tensor({0.0f, 0.0f}).requires_grad_();
+    AdamW opt({{"w.bias", w}});
+    w.mutable_grad() = torch::tensor({30.0f, 40.0f});
+    QVERIFY(std::abs(opt.step(0.0) - 50.0) < 1e-4);
+    // clipped to [0.6, 0.8] before the moments
+    QVERIFY(std::abs(opt.firstMoment(0)[0].item<double>() - 0.06) < 1e-7);
+    QVERIFY(std::abs(opt.firstMoment(0)[1].item<double>() - 0.08) < 1e-7);
+    QCOMPARE(w[0].item<float>(), 0.0f); // lr 0: no change
+}
+
+void tst_AdamW::secondStepUsesBiasCorrection()
+{
+    auto w = torch::tensor({1.0f}).requires_grad_();
+    AdamW opt({{"k.bias", w}});
+    w.mutable_grad() = torch::tensor({0.5f});
+    opt.step(0.01);
+    w.mutable_grad() = torch::tensor({-0.25f});
+    opt.step(0.02);
+    double p = 1.0, m = 0, v = 0;
+    const double g[2] = {0.5, -0.25}, lr[2] = {0.01, 0.02};
+    for (int t = 1; t <= 2; ++t) {
+        m = 0.9 * m + 0.1 * g[t - 1];
+        v = 0.999 * v + 0.001 * g[t - 1] * g[t - 1];
+        p -= lr[t - 1] * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t)) * m / (std::sqrt(v) + 1e-6);
+    }
+    QVERIFY(std::abs(w.item<double>() - p) < 1e-6);
+}
+
+void tst_AdamW::saveAndLoadState()
+{
+    auto w = torch::tensor({1.0f, 2.0f}).requires_grad_();
+    AdamW opt({{"a.weight", w}});
+    w.mutable_grad() = torch::tensor({0.1f, -0.1f});
+    opt.step(0.1);
+    torch::serialize::OutputArchive out;
+    opt.save(out);
+    std::ostringstream bytes;
+    out.save_to(bytes);
+    auto w2 = torch::tensor({1.0f, 2.0f}).requires_grad_();
+    AdamW opt2({{"a.weight", w2}});
+    torch::serialize::InputArchive in;
+    std::istringstream is(bytes.str());
+    in.load_from(is);
+    opt2.load(in);
+    QCOMPARE(opt2.iterations(), int64_t(1));
+    QVERIFY(torch::equal(opt2.firstMoment(0), opt.firstMoment(0)));
+    QVERIFY(torch::equal(opt2.secondMoment(0), opt.secondMoment(0)));
+    auto w3 = torch::zeros({3}).requires_grad_();
+    AdamW opt3({{"a.weight", w3}});
+    std::istringstream is2(bytes.str());
+    torch::serialize::InputArchive in2;
+    in2.load_from(is2);
+    QVERIFY_THROWS_EXCEPTION(std::exception, opt3.load(in2)); // shape mismatch is refused
+}
+
+QTEST_APPLESS_MAIN(tst_AdamW)
+#include "tst_adamw.moc"

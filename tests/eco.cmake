@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: Apache-2.0
+# Ecosystem: TensorBoard event files, packaging.
+wb_add_test(tst_eventwriter NAME core.eventwriter SOURCES core/tst_eventwriter.cpp LIBS wb_core TIMEOUT 120)
+
+# The .deb test runs CPack on the finished build (so it needs every installed target built,
+# as `make test` does), unpacks it with dpkg -x and runs the CLI from there. Label "package":
+# `ctest -L package` runs only it, `ctest -LE package` skips it.
+wb_add_test(tst_package NAME packaging.deb SOURCES packaging/tst_package.cpp TIMEOUT 600 LABELS package)
+if(WB_BUILD_GUI)
+  set(_wb_with_gui 1)
+else()
+  set(_wb_with_gui 0)
+endif()
+target_compile_definitions(tst_package PRIVATE
+    WB_CPACK_COMMAND="${CMAKE_CPACK_COMMAND}"
+    WB_CPACK_CONFIG="${PROJECT_BINARY_DIR}/CPackConfig.cmake"
+    WB_PROJECT_VERSION="${PROJECT_VERSION}"
+    WB_WITH_GUI=${_wb_with_gui})
+# CPack packages what is built: build the installed targets (and the man page) first.
+add_dependencies(tst_package bert-workbench-cli wb_manpage)
+if(TARGET bert-workbench)
+  add_dependencies(tst_package bert-workbench)
+endif()

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/lossplot.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace wb;
+
+namespace {
+
+StepMetrics step(int64_t s, double loss, double wall)
+{
+    StepMetrics m;
+    m.step = s;
+    m.total_steps = 1000;
+    m.loss = loss;
+    m.learning_rate = 1e-4 * double(s) / 1000.0;
+    m.wall_time = wall;
+    return m;
+}
+
+} // namespace
+
+class tst_LossPlot : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void receivesEveryPoint();
+    void replotsAreCoalesced();
+    void csvContainsEveryPoint();
+    void smoothingSliderRecomputes();
+    void logScaleClampsNonPositive();
+    void xAxisModesKeepPointCount();
+    void comparisonOverlay();
+    void exportsImages();
+};
+
+void tst_LossPlot::receivesEveryPoint()
+{
+    LossPlot plot;
+    for (int i = 1; i <= 500; ++i)
+        plot.addStep(step(i, 2.0 / i, 1000.0 + i));
+    EvalMetrics e;
+    e.step = 250;
+    e.eval_loss = 0.5;
+    e.eval_accuracy = 0.8;
+    plot.addEvaluation(e);
+    e.step = 500;
+    e.regression = true; // regression: no accuracy point
+    plot.addEvaluation(e);
+    QCOMPARE(plot.pointCount(LossPlot::Series::TrainLoss), 500);
+    QCOMPARE(plot.pointCount(LossPlot::Series::SmoothedTrainLoss), 500);
+    QCOMPARE(plot.pointCount(LossPlot::Series::LearningRate), 500);
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalLoss), 2);
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalAccuracy), 1);
+    plot.setPlannedSchedule({0, 100, 1000}, {0, 1e-4, 0});
+    QCOMPARE(plot.pointCount(LossPlot::Series::PlannedLearningRate), 3);
+    plot.clear();
+    QCOMPARE(plot.pointCount(LossPlot::Series::TrainLoss), 0);
+    QCOMPARE(plot.pointCount(LossPlot::Series::PlannedLearningRate), 3); // schedule is kept
+}
+
+void tst_LossPlot::replotsAreCoalesced()
+{
+    LossPlot plot;
+    plot.resize(800, 500);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QTRY_VERIFY(!plot.isReplotPending());
+    const int before = plot.replotCount();
+    for (int i = 1; i <= 2000; ++i)
+        plot.addStep(step(i, 1.0, 1000.0 + i));
+    QVERIFY(plot.isReplotPending());
+    QTRY_VERIFY(!plot.isReplotPending());
+    QTRY_VERIFY(plot.replotCount() > before);
+    QVERIFY2(plot.replotCount() - before <= 2, qPrintable(QString::number(plot.replotCount() - before)));
+}
+
+void tst_LossPlot::csvContainsEveryPoint()
+{
+    LossPlot plot;
+    const int n = 12345;
+    for (int i = 1; i <= n; ++i)
+        plot.addStep(step(i, i == 7 ? std::numeric_limits<double>::quiet_NaN() : 1.0 + 1.0 / i, 1700000000.25 + i));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("loss.csv"));
+    QString error;
+    QVERIFY2(plot.exportCsv(path, LossPlot::Series::TrainLoss, &error), qPrintable(error));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), n + 1);
+    QCOMPARE(lines[0], QByteArray("wall_time,step,value"));
+    QCOMPARE(lines[1], QByteArray("1700000001.250000,1,2"));
+    QCOMPARE(lines[7].split(',').at(2).toLower(), QByteArray("nan"));
+    QCOMPARE(lines[n].split(',').at(1), QByteArray::number(n));
+    QCOMPARE(lines[n].split(',').at(2).toDouble(), 1.0 + 1.0 / n);
+
+    QVERIFY(plot.exportCsv(path, LossPlot::Series::LearningRate, &error));
+    QVERIFY(f.open(QIODevice::ReadOnly) || f.isOpen());
+    f.close();
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll().trimmed().split('\n').size(), n + 1);
+    QVERIFY(!plot.exportCsv(dir.filePath(QStringLiteral("missing/dir/x.csv")), LossPlot::Series::TrainLoss, &error));
+    QVERIFY(error.contains(QStringLiteral("missing/dir")));
+}
+
+void tst_LossPlot::smoothingSliderRecomputes()
+{
+    LossPlot plot;
+    QSignalSpy spy(&plot, &LossPlot::smoothingChanged);
+    plot.addStep(step(1, 1, 1));
+    plot.addStep(step(2, 0, 2));
+    plot.addStep(step(3, 1, 3));
+    plot.setSmoothing(0.5);
+    QCOMPARE(spy.count(), 1);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("s.csv"));
+    QVERIFY(plot.exportCsv(path, LossPlot::Series::SmoothedTrainLoss));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 4);
+    QVERIFY(std::abs(lines[2].split(',').at(2).toDouble() - 1.0 / 3.0) < 1e-9);
+    QVERIFY(std::abs(lines[3].split(',').at(2).toDouble() - 5.0 / 7.0) < 1e-9);
+    plot.setSmoothing(5); // clamped
+    QCOMPARE(plot.smoothing(), 0.999);
+}
+
+void tst_LossPlot::logScaleClampsNonPositive()
+{
+    LossPlot plot;
+    plot.resize(600, 400);
+    plot.addStep(step(1, 0.0, 1));
+    plot.addStep(step(2, -1.0, 2));
+    plot.addStep(step(3, 0.5, 3));
+    plot.setLogScale(true);
+    QVERIFY(plot.isLogScale());
+    QCOMPARE(plot.pointCount(LossPlot::Series::TrainLoss), 3);
+    QImage image = plot.grab().toImage();
+    QVERIFY(!image.isNull());
+    plot.setLogScale(false);
+    QVERIFY(!plot.isLogScale());
+}
+
+void tst_LossPlot::xAxisModesKeepPointCount()
+{
+    LossPlot plot;
+    for (int i = 1; i <= 50; ++i)
+        plot.addStep(step(i, 1.0 / i, 5000.0 + 2 * i));
+    for (auto mode : {LossPlot::XAxis::RelativeTime, LossPlot::XAxis::WallTime, LossPlot::XAxis::Step}) {
+        plot.setXAxis(mode);
+        QCOMPARE(plot.xAxis(), mode);
+        QCOMPARE(plot.pointCount(LossPlot::Series::TrainLoss), 50);
+        QCOMPARE(plot.pointCount(LossPlot::Series::SmoothedTrainLoss), 50);
+    }
+}
+
+void tst_LossPlot::comparisonOverlay()
+{
+    LossPlot plot;
+    RunHistory run;
+    run.name = QStringLiteral("other");
+    run.metricsPath = QStringLiteral("/tmp/other/metrics.jsonl");
+    run.trainStep = {1, 2, 3};
+    run.trainWallTime = {1, 2, 3};
+    run.trainLoss = {1, 0.5, 0.25};
+    run.learningRate = {0, 0, 0};
+    plot.addComparisonRun(run, Qt::red);
+    plot.addComparisonRun(run, Qt::blue); // same path: replaced
+    QCOMPARE(plot.comparisonRunCount(), 1);
+    plot.removeComparisonRun(run.metricsPath);
+    QCOMPARE(plot.comparisonRunCount(), 0);
+}
+
+void tst_LossPlot::exportsImages()
+{
+    LossPlot plot;
+    plot.resize(800, 500);
+    for (int i = 1; i <= 100; ++i)
+        plot.addStep(step(i, 1.0 / i, i));
+    QTemporaryDir dir;
+    for (const char *name : {"plot.png", "plot.pdf"}) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        QString error;
+        QVERIFY2(plot.exportImage(path, &error), qPrintable(error));
+        QVERIFY(QFileInfo(path).size() > 1000);
+    }
+}
+
+QTEST_MAIN(tst_LossPlot)
+#include "tst_lossplot.moc"

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/mainwindow.h"
+
+#include "core/config/distributionstrategy.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordwriter.h"
+#include "ui/evaluationview.h"
+#include "ui/lossplot.h"
+#include "ui/trainingcontroller.h"
+
+#include <QAbstractButton>
+#include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QStandardPaths>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+
+using namespace wb;
+
+namespace {
+
+// A tiny, valid configuration: config + meta data + TFRecords in `dir`.
+TrainingOptions writeFixture(const QTemporaryDir &dir, int64_t trainSize = 64, int64_t evalSize = 16)
+{
+    const std::string root = dir.path().toStdString();
+    TrainingOptions o;
+    o.bert_config_file = root + "/bert_config.json";
+    o.input_meta_data_path = root + "/input_meta_data.json";
+    o.train_data_path = root + "/train.tf_record";
+    o.eval_data_path = root + "/eval.tf_record";
+    o.model_dir = root + "/model";
+    o.train_batch_size = 8;
+    o.eval_batch_size = 8;
+    o.learning_rate = 1e-3;
+    o.num_train_epochs = 2;
+    std::ofstream(o.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+        "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 64, "type_vocab_size": 2,
+        "initializer_range": 0.02})";
+    std::ofstream(o.input_meta_data_path) << "{\"processor_type\": \"FOLDERS\", \"task_type\": \"bert_classification\", "
+                                             "\"num_labels\": 2, \"train_data_size\": " << trainSize
+                                          << ", \"eval_data_size\": " << evalSize << ", \"max_seq_length\": 16}";
+    for (const auto &[path, n] : {std::pair{o.train_data_path, trainSize}, std::pair{o.eval_data_path, evalSize}}) {
+        TFRecordWriter w(path);
+        for (int64_t i = 0; i < n; ++i) {
+            ClassifierRecord r;
+            r.input_ids.assign(16, 0);
+            r.input_mask.assign(16, 0);
+            r.segment_ids.assign(16, 0);
+            for (int k = 0; k < 6; ++k) {
+                r.input_ids[size_t(k)] = 1 + (i * 7 + k) % 99;
+                r.input_mask[size_t(k)] = 1;
+            }
+            r.label_id = i % 2;
+            w.write(encodeClassifierRecord(r));
+        }
+        w.commit();
+    }
+    return o;
+}
+
+// Stands in for the compute of one training step on the worker thread (~5 ms).
+void simulateStep()
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+    volatile double x = 1;
+    while (std::chrono::steady_clock::now() < until)
+        x = x * 1.0000001;
+}
+
+struct RecordingRun
+{
+    std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+    std::shared_ptr<RunSpec> lastSpec = std::make_shared<RunSpec>();
+};
+
+} // namespace
+
+class tst_MainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void strategyPickerStartsEmpty();
+    void trainWithoutStrategyShowsDialog();
+    void everyProblemListedStrategyFirst();
+    void validConfigurationStartsTraining();
+    void failingRunShowsErrorDialog();
+    void scheduleFollowsEdits();
+    void presetWritesConfig();
+    void projectSaveOpenAndTitle();
+    void liveMetricsReachPlotAndEvaluation();
+    void closeDuringTrainingAsksThenStops();
+    void resetToDefaults();
+};
+
+void tst_MainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // QSettings (recent files) go to a test location
+    QCoreApplication::setOrganizationName(QStringLiteral("bert-workbench-tests"));
+}
+
+void tst_MainWindow::strategyPickerStartsEmpty()
+{
+    MainWindow w;
+    QCOMPARE(w.strategyPicker()->currentIndex(), -1);
+    QCOMPARE(w.strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
+    QCOMPARE(w.strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
+    QVERIFY(w.options().distribution_strategy.empty());
+}
+
+void tst_MainWindow::trainWithoutStrategyShowsDialog()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy running(w.controller(), &TrainingController::runningChanged);
+    QVERIFY(w.trainAction()->isEnabled());
+    w.trainAction()->trigger(); // press Train
+    QMessageBox *box = w.validationDialog();
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QCOMPARE(box->windowModality(), Qt::WindowModal);
+    const QStringList lines = box->text().split(QLatin1Char('\n'));
+    QCOMPARE(lines.first(), QStringLiteral("Distribution strategy has not been specified."));
+    QCOMPARE(lines.size(), w.lastValidation().errorCount());
+    QVERIFY(box->informativeText().contains(QStringLiteral("one_device")));
+    QVERIFY(!w.controller()->isRunning());
+    QCOMPARE(running.count(), 0);
+    box->button(QMessageBox::Ok)->click();
+    QTRY_VERIFY(!box->isVisible());
+}
+
+void tst_MainWindow::everyProblemListedStrategyFirst()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    std::ofstream(o.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 30, "num_attention_heads": 4,
+        "hidden_act": "swoosh"})";
+    MainWindow w;
+    w.setOptions(o);
+    w.show();
+    QVERIFY(!w.train());
+    const QStringList lines = w.validationDialog()->text().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 3, qPrintable(w.validationDialog()->text()));
+    QCOMPARE(lines.first(), QString::fromLatin1(kNoStrategyMessage));
+    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("hidden_act")));
+    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("num_attention_heads")));
+    QVERIFY(!w.controller()->isRunning());
+}
+
+void tst_MainWindow::validConfigurationStartsTraining()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = writeFixture(dir);
+    MainWindow w;
+    RecordingRun rec;
+    w.controller()->setRunFunction([rec](const RunSpec &spec, TrainingObserver &obs, const StopToken &) {
+        ++*rec.calls;
+        *rec.lastSpec = spec;
+        RunFinished r;
+        r.last_step = 16;
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    w.strategyPicker()->setCurrentIndex(w.strategyPicker()->findText(QStringLiteral("one_device")));
+    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QVERIFY2(w.train(), w.lastValidation().format().c_str());
+    QVERIFY(!w.lastValidation().hasErrors());
+    QVERIFY(!w.validationDialog() || !w.validationDialog()->isVisible());
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(rec.calls->load(), 1);
+    QCOMPARE(rec.lastSpec->distribution_strategy, std::string("one_device"));
+    QCOMPARE(rec.lastSpec->train_data_path, o.train_data_path);
+    QCOMPARE(rec.lastSpec->learning_rate, o.learning_rate);
+    QCOMPARE(rec.lastSpec->num_train_epochs, o.num_train_epochs);
+    QVERIFY(!w.runErrorDialog());
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
+}
+
+void tst_MainWindow::failingRunShowsErrorDialog()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    MainWindow w;
+    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+        obs.logMessage("step 3: loss = nan");
+        RunFinished r;
+        r.status = RunStatus::Failed;
+        r.last_step = 3;
+        r.field = "train.tf_record: record 17";
+        r.message = "Loss became NaN at step 3";
+        r.hint = "Lower the learning rate (e.g. 2e-5)";
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QVERIFY(w.train());
+    QVERIFY(finished.wait(5000));
+    QMessageBox *box = w.runErrorDialog();
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QCOMPARE(box->text(), QStringLiteral("train.tf_record: record 17: Loss became NaN at step 3"));
+    QVERIFY(box->informativeText().contains(QStringLiteral("Lower the learning rate")));
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Failed"));
+    QVERIFY(w.logText().contains(QStringLiteral("step 3: loss = nan")));
+    QVERIFY(w.logText().contains(QStringLiteral("Run failed")));
+    QVERIFY(!w.resumeAction()->isEnabled());
+    QVERIFY(w.trainAction()->isEnabled());
+}
+
+void tst_MainWindow::scheduleFollowsEdits()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir, 3668, 408); // MRPC sizes (seed-spec §12)
+    o.train_batch_size = 32;
+    o.eval_batch_size = 32;
+    o.num_train_epochs = 3;
+    MainWindow w;
+    w.setOptions(o);
+    QString text = w.scheduleText();
+    QVERIFY2(text.contains(QStringLiteral("floor(3668 / 32)")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("= 114")));
+    QVERIFY(text.contains(QStringLiteral("= 342")));
+    QVERIFY(text.contains(QStringLiteral("= 34")));
+    QVERIFY(text.contains(QStringLiteral("ceil(408 / 32)")));
+    QVERIFY(text.contains(QStringLiteral("= 13")));
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
+    w.findChild<QSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
+    text = w.scheduleText();
+    QVERIFY2(text.contains(QStringLiteral("floor(3668 / 16)")) && text.contains(QStringLiteral("= 229")), qPrintable(text));
+    QVERIFY(w.isWindowModified());
+    w.findChild<QSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
+    QVERIFY(w.scheduleText().contains(QStringLiteral("= 0")) || w.scheduleText().contains(QStringLiteral("?")));
+}
+
+void tst_MainWindow::presetWritesConfig()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString path = dir.filePath(QStringLiteral("cfg/bert_config.json"));
+    QString error;
+    QVERIFY2(w.writePresetConfig(0, path, &error), qPrintable(error));
+    Diagnostics diag;
+    const auto cfg = BertConfig::load(path.toStdString(), diag);
+    QVERIFY(cfg);
+    QVERIFY(!diag.hasErrors());
+    QVERIFY(cfg->sameArchitecture(bertPresets().front().config));
+    QCOMPARE(w.options().bert_config_file, path.toStdString());
+    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.modelSummaryText()));
+    QVERIFY(w.modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
+    QVERIFY(w.modelSummaryText().contains(QStringLiteral("GFLOPs")));
+    QVERIFY(!w.writePresetConfig(999, path));
+}
+
+void tst_MainWindow::projectSaveOpenAndTitle()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "mirrored";
+    o.seed = 1234;
+    MainWindow w;
+    w.setOptions(o, true);
+    QVERIFY(w.isWindowModified());
+    const QString path = dir.filePath(QStringLiteral("spam.bwproj"));
+    QVERIFY(w.saveProject(path));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("spam[*]")));
+    w.findChild<QSpinBox *>(QStringLiteral("seed"))->setValue(1);
+    QVERIFY(w.isWindowModified());
+
+    MainWindow other;
+    QString error;
+    QVERIFY2(other.openProject(path, &error), qPrintable(error));
+    QCOMPARE(other.options().distribution_strategy, std::string("mirrored"));
+    QCOMPARE(other.options().seed, int64_t(1234));
+    QCOMPARE(other.options().train_data_path, o.train_data_path);
+    QCOMPARE(other.strategyPicker()->currentText(), QStringLiteral("mirrored"));
+    QVERIFY(!other.isWindowModified());
+    QVERIFY(!other.openProject(dir.filePath(QStringLiteral("missing.bwproj")), &error));
+    QVERIFY(error.contains(QStringLiteral("missing.bwproj")));
+}
+
+void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    MainWindow w;
+    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+        RunStarted s;
+        s.total_steps = 16;
+        s.device = "cpu";
+        obs.runStarted(s);
+        for (int i = 1; i <= 16; ++i) {
+            StepMetrics m;
+            m.step = i;
+            m.total_steps = 16;
+            m.loss = 0.7 - 0.01 * i;
+            m.learning_rate = 1e-3;
+            m.wall_time = 1000 + i;
+            m.examples_per_second = 80;
+            obs.stepCompleted(m);
+            if (i % 8 == 0) {
+                EvalMetrics e;
+                e.step = i;
+                e.eval_loss = 0.6;
+                e.eval_accuracy = 0.75;
+                e.confusion = {{6, 2}, {2, 6}};
+                e.num_examples = 16;
+                obs.evaluationCompleted(e);
+            }
+        }
+        RunFinished r;
+        r.last_step = 16;
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QVERIFY(w.train());
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalLoss), 2);
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 2);
+    QCOMPARE(w.evaluationView()->confusionTable()->item(1, 1)->text(), QStringLiteral("6"));
+    QCOMPARE(w.evaluationView()->classTable()->item(0, 0)->text(), QStringLiteral("0.7500"));
+    auto *progress = w.findChild<QProgressBar *>(QStringLiteral("progress"));
+    QCOMPARE(progress->value(), 16);
+    QCOMPARE(progress->maximum(), 16);
+}
+
+void tst_MainWindow::closeDuringTrainingAsksThenStops()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    MainWindow w;
+    auto checkpointed = std::make_shared<std::atomic<bool>>(false);
+    w.controller()->setRunFunction([checkpointed](const RunSpec &, TrainingObserver &obs, const StopToken &stop) {
+        int64_t step = 0;
+        while (!stop.stopRequested()) {
+            StepMetrics m;
+            m.step = ++step;
+            m.total_steps = 1000000;
+            m.loss = 1;
+            obs.stepCompleted(m);
+            simulateStep();
+        }
+        *checkpointed = true;
+        obs.checkpointSaved({step, "ckpt"});
+        RunFinished r;
+        r.status = RunStatus::Cancelled;
+        r.last_step = step;
+        r.last_checkpoint = "ckpt-" + std::to_string(step);
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.train());
+    QTRY_VERIFY(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss) >= 3);
+    QVERIFY(!w.close()); // asks first
+    QVERIFY(w.closeDialog() && w.closeDialog()->isVisible());
+    QVERIFY(w.controller()->isRunning());
+    w.closeDialog()->button(QMessageBox::Yes)->click();
+    QTRY_VERIFY(!w.controller()->isRunning());
+    QVERIFY(checkpointed->load());
+    QTRY_VERIFY(!w.isVisible());
+}
+
+void tst_MainWindow::resetToDefaults()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    o.learning_rate = 0.5;
+    o.seed = 3;
+    MainWindow w;
+    w.setOptions(o);
+    w.resetToDefaults();
+    const TrainingOptions now = w.options();
+    QCOMPARE(now.learning_rate, TrainingOptions{}.learning_rate);
+    QCOMPARE(now.seed, TrainingOptions{}.seed);
+    QCOMPARE(now.train_batch_size, TrainingOptions{}.train_batch_size);
+    QCOMPARE(now.bert_config_file, o.bert_config_file); // files kept
+    QCOMPARE(now.distribution_strategy, std::string("one_device"));
+}
+
+QTEST_MAIN(tst_MainWindow)
+#include "tst_mainwindow.moc"

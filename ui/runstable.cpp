@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/runstable.h"
+
+#include "ui/lossplot.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace wb {
+
+namespace {
+
+const char *const kColumns[] = {"run", "steps", "learning_rate", "train_batch_size", "num_train_epochs",
+                                "final train loss", "final eval loss", "final eval accuracy", "path"};
+
+QString lastFinite(const std::vector<double> &v)
+{
+    for (auto it = v.rbegin(); it != v.rend(); ++it)
+        if (std::isfinite(*it))
+            return QString::number(*it, 'g', 5);
+    return QStringLiteral("–");
+}
+
+QString summaryValue(const RunHistory &r, const char *key)
+{
+    auto it = r.summary.find(key);
+    return it == r.summary.end() ? QStringLiteral("–") : QString::fromStdString(it->second);
+}
+
+} // namespace
+
+RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(plot), m_table(new QTableWidget(this))
+{
+    m_table->setObjectName(QStringLiteral("runsTable"));
+    m_table->setColumnCount(int(std::size(kColumns)));
+    QStringList headers;
+    for (const char *c : kColumns)
+        headers << QString::fromLatin1(c);
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem *item) {
+        if (item->column() == 0)
+            setOverlay(item->row(), item->checkState() == Qt::Checked);
+    });
+    auto *add = new QPushButton(tr("Add run…"), this);
+    add->setToolTip(tr("Open another run's metrics.jsonl to overlay it in the plot"));
+    connect(add, &QPushButton::clicked, this, &RunsTable::addRunRequested);
+    auto *scanButton = new QPushButton(tr("Find runs near model_dir"), this);
+    scanButton->setToolTip(tr("List the runs in the model directory, its subdirectories and its sibling directories"));
+    connect(scanButton, &QPushButton::clicked, this, &RunsTable::scanRequested);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(new QLabel(tr("Check a run to overlay its curves (own colour) on the plot."), this), 1);
+    buttons->addWidget(scanButton);
+    buttons->addWidget(add);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(m_table, 1);
+}
+
+QColor RunsTable::colourFor(int index) const
+{
+    static const QColor palette[] = {{214, 39, 40}, {140, 86, 75}, {227, 119, 194}, {188, 189, 34},
+                                     {23, 190, 207}, {127, 127, 127}, {255, 187, 120}, {152, 223, 138}};
+    return palette[index % int(std::size(palette))];
+}
+
+bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
+{
+    QString err;
+    const QString abs = QFileInfo(metricsPath).absoluteFilePath();
+    RunHistory run = RunHistory::load(abs, &err);
+    if (!err.isEmpty()) {
+        if (error)
+            *error = err;
+        return false;
+    }
+    int row = -1;
+    for (int i = 0; i < int(m_runs.size()); ++i)
+        if (m_runs[i].metricsPath == abs)
+            row = i;
+    const QSignalBlocker blocker(m_table);
+    if (row < 0) {
+        row = int(m_runs.size());
+        m_runs.push_back(run);
+        m_table->setRowCount(row + 1);
+    } else {
+        m_runs[row] = run;
+    }
+    const QString values[] = {run.name,
+                              run.trainStep.empty() ? QStringLiteral("0") : QString::number(qint64(run.trainStep.back())),
+                              summaryValue(run, "learning_rate"),
+                              summaryValue(run, "train_batch_size"),
+                              summaryValue(run, "num_train_epochs"),
+                              lastFinite(run.trainLoss),
+                              lastFinite(run.evalLoss),
+                              lastFinite(run.evalAccuracy),
+                              abs};
+    for (int c = 0; c < int(std::size(values)); ++c) {
+        auto *item = new QTableWidgetItem(values[c]);
+        if (c == 0) {
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsSelectable);
+            item->setCheckState(overlay ? Qt::Checked : Qt::Unchecked);
+            item->setForeground(colourFor(row));
+            QFont f = item->font();
+            f.setBold(true);
+            item->setFont(f);
+        }
+        m_table->setItem(row, c, item);
+    }
+    setOverlay(row, overlay);
+    return true;
+}
+
+int RunsTable::scan(const QString &modelDir)
+{
+    int added = 0;
+    const QStringList runs = RunHistory::findRuns(modelDir);
+    for (const QString &path : runs) {
+        if (!m_livePath.isEmpty() && QFileInfo(path) == QFileInfo(m_livePath))
+            continue;
+        bool checked = false;
+        for (int i = 0; i < int(m_runs.size()); ++i)
+            if (m_runs[i].metricsPath == path && m_table->item(i, 0))
+                checked = m_table->item(i, 0)->checkState() == Qt::Checked;
+        if (addRun(path, checked))
+            ++added;
+    }
+    return added;
+}
+
+void RunsTable::setOverlay(int row, bool on)
+{
+    if (row < 0 || row >= int(m_runs.size()))
+        return;
+    if (on)
+        m_plot->addComparisonRun(m_runs[row], colourFor(row));
+    else
+        m_plot->removeComparisonRun(m_runs[row].metricsPath);
+}
+
+} // namespace wb

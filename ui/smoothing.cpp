@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/smoothing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wb {
+
+double TensorBoardSmoother::add(double y)
+{
+    if (!std::isfinite(y))
+        return y;
+    m_last = m_last * m_weight + (1.0 - m_weight) * y;
+    ++m_count;
+    const double debias = m_weight == 1.0 ? 1.0 : 1.0 - std::pow(m_weight, double(m_count));
+    return m_last / debias;
+}
+
+std::vector<double> smoothTensorBoard(const std::vector<double> &values, double weight)
+{
+    if (values.empty())
+        return {};
+    // TensorBoard #786: smoothing a constant must not introduce rounding spikes.
+    const bool constant = std::all_of(values.begin(), values.end(),
+                                      [&](double v) { return v == values.front(); });
+    if (constant)
+        return values;
+    TensorBoardSmoother s(weight);
+    std::vector<double> out;
+    out.reserve(values.size());
+    for (double v : values)
+        out.push_back(s.add(v));
+    return out;
+}
+
+} // namespace wb

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace wb {
+
+/// TensorBoard's debiased exponential moving average (anchors.md §2.1).
+///
+/// `weight` in [0, 1): 0 returns the input. Non-finite values pass through unchanged and do
+/// not advance the average; a constant series is returned unchanged. Pure function.
+/// Example: {1, 0, 1} at 0.5 → {1, 0.3333, 0.7143}.
+std::vector<double> smoothTensorBoard(const std::vector<double> &values, double weight);
+
+/// Incremental form of smoothTensorBoard for live appends (same result up to the constant
+/// series special case, which only removes rounding noise).
+class TensorBoardSmoother
+{
+public:
+    explicit TensorBoardSmoother(double weight = 0.6) : m_weight(weight) {}
+    /// Returns the smoothed value for the next raw value `y`.
+    double add(double y);
+    void reset() { m_last = 0; m_count = 0; }
+    double weight() const { return m_weight; }
+
+private:
+    double m_weight;
+    double m_last = 0;
+    std::size_t m_count = 0;
+};
+
+} // namespace wb
