@@ -28,3 +28,8 @@ if [ -x "$BUILD/bench/bench_train" ] || [ -x "$BUILD/bench_train" ]; then
     done
   } | tee -a "$REPORT"
 fi
+
+# --- GUI (issue 5): LossPlot with 10^6 points, worst UI stall during training ---
+if [ -x "$BUILD/bench/bench_lossplot" ]; then
+  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"
+fi

@@ -5,7 +5,7 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_classmetrics NAME ui.classmetrics SOURCES ui/tst_classmetrics.cpp LIBS wb_uicore)
   wb_add_test(tst_projectfile NAME ui.projectfile SOURCES ui/tst_projectfile.cpp LIBS wb_uicore)
   wb_add_test(tst_trainingcontroller NAME ui.trainingcontroller SOURCES ui/tst_trainingcontroller.cpp
-              LIBS wb_uicore TIMEOUT 120)
+              LIBS wb_uicore TIMEOUT 240)
   wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
 endif()

@@ -144,11 +144,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     connect(m_controller, &TrainingController::finished, this, &MainWindow::handleFinished);
     connect(m_controller, &TrainingController::runningChanged, this, &MainWindow::updateActions);
     connect(m_runs, &RunsTable::scanRequested, this, [this] {
-        const int n = m_runs->scan(options().model_dir);
+        const int n = m_runs->scan(q(options().model_dir));
         statusBar()->showMessage(tr("%n run(s) found", nullptr, n), 4000);
     });
     connect(m_runs, &RunsTable::addRunRequested, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run's metrics"), options().model_dir,
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run's metrics"), q(options().model_dir),
                                                           tr("Run metrics (metrics.jsonl);;All files (*)"));
         QString error;
         if (!path.isEmpty() && !m_runs->addRun(path, true, &error))
@@ -423,7 +423,7 @@ void MainWindow::buildMenus()
     m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint"));
     run->addSeparator();
     run->addAction(tr("Compare runs near model_dir"), this, [this] {
-        m_runs->scan(options().model_dir);
+        m_runs->scan(q(options().model_dir));
         showTab(QStringLiteral("runsTab"));
     });
 

@@ -20,7 +20,8 @@ void printUsage(std::ostream &out)
            "  predict   write test_results.tsv (run_classifier --mode=predict)\n"
            "  export    write safetensors + bert_config.json (run_classifier --mode=export_only)\n"
            "  validate  run every pre-flight check, train nothing\n"
-           "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n\n"
+           "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
+           "  example   download and prepare the example project (SpamAssassin, BERT-Tiny)\n\n"
            "Run 'bert-workbench-cli <command> --help' for the flags of a command.\n"
            "Exit codes: 0 success, 1 runtime failure, 2 invalid input, 130 stopped by the user.\n";
 }
@@ -53,8 +54,10 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
         return cmdExport(rest, out, err);
     if (command == "prepare")
         return cmdPrepare(rest, out, err);
+    if (command == "example")
+        return cmdExample(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, predict, export, validate, prepare\n";
+        << "  hint: use one of train, predict, export, validate, prepare, example\n";
     return kExitInvalid;
 }
 

@@ -23,6 +23,8 @@ int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostre
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Obtains and prepares the example project (SpamAssassin + BERT-Tiny) and prints its paths.
+int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

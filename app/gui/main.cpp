@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -12,6 +13,8 @@ int main(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("bert-workbench"));
     QApplication::setApplicationName(QStringLiteral("BERT Workbench"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.bertworkbench.BertWorkbench"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/workbench/icon.png")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));

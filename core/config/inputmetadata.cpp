@@ -36,7 +36,7 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
         const std::string &key = it.key();
         if (known.count(key))
             continue;
-        if (key.rfind("test_", 0) == 0 && key.size() > 15 && key.compare(key.size() - 10, 10, "_data_size") == 0) {
+        if (key.rfind("test_", 0) == 0 && key.size() >= 14 && key.compare(key.size() - 9, 9, "data_size") == 0) {
             int64_t n = 0;
             if (detail::readInt(j, key.c_str(), n, source, diag))
                 m.test_data_sizes[key] = n;

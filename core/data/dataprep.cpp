@@ -131,7 +131,7 @@ std::vector<std::vector<std::string>> parseCsv(const std::string &text, const st
     std::vector<std::string> row;
     std::string field;
     bool quoted = false, fieldStarted = false;
-    size_t line = 1;
+    size_t line = 1, quoteLine = 1;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (quoted) {
@@ -151,6 +151,7 @@ std::vector<std::vector<std::string>> parseCsv(const std::string &text, const st
         }
         if (c == '"' && !fieldStarted) {
             quoted = fieldStarted = true;
+            quoteLine = line;
         } else if (c == ',') {
             row.push_back(std::move(field));
             field.clear();
@@ -170,7 +171,7 @@ std::vector<std::vector<std::string>> parseCsv(const std::string &text, const st
         }
     }
     if (quoted)
-        throw Error(path + ":" + std::to_string(line), "a quoted CSV field is not closed before the end of the file",
+        throw Error(path + ":" + std::to_string(quoteLine), "a quoted CSV field is not closed before the end of the file",
                     "Close the quote, or escape quotes inside fields as \"\".");
     if (fieldStarted || !row.empty()) {
         row.push_back(std::move(field));
@@ -607,10 +608,9 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
     const int32_t cls = tok.vocab().id("[CLS]");
     const int32_t sep = tok.vocab().id("[SEP]");
     tok.vocab().id("[UNK]");
+    const bool isGlue = src.processor != "FOLDERS" && src.processor != "TSV" && src.processor != "CSV";
     const bool pair = std::any_of(jobs.begin(), jobs.end(), [](const Job &j) { return !j.ex->text_b.empty(); })
-        || (!src.regression && src.processor != "FOLDERS" && src.processor != "TSV" && src.processor != "CSV"
-            && glue.b >= 0)
-        || !o.text_b_column.empty();
+        || (isGlue && glue.b >= 0) || (!isGlue && !o.text_b_column.empty());
 
     std::vector<std::string> payloads(jobs.size());
     std::atomic<size_t> nextJob{0}, doneJobs{0};

@@ -4,6 +4,9 @@
 #include "core/data/example.pb.h"
 #include "core/util/error.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
 #include <map>
 
@@ -82,7 +85,15 @@ std::string encodeClassifierRecord(const ClassifierRecord &r)
         setFloat(f, "weight", *r.weight);
     if (r.example_id)
         setInt64(f, "example_id", *r.example_id);
-    return ex.SerializeAsString();
+    // Deterministic: map entries sorted by key, so equal records give equal bytes.
+    std::string out;
+    {
+        google::protobuf::io::StringOutputStream stream(&out);
+        google::protobuf::io::CodedOutputStream coded(&stream);
+        coded.SetSerializationDeterministic(true);
+        ex.SerializeToCodedStream(&coded);
+    }
+    return out;
 }
 
 tensorflow::Example parseExample(std::string_view payload)

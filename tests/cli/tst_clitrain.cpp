@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "core/config/jsonfile.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordwriter.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <sstream>
+
+using namespace wb;
+
+class tst_CliTrain : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string path(const char *name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+
+    int run(const std::vector<std::string> &args, std::string &out, std::string &err)
+    {
+        std::ostringstream o, e;
+        const int code = cli::runCli(args, o, e);
+        out = o.str();
+        err = e.str();
+        return code;
+    }
+
+    std::vector<std::string> common(const std::string &modelDir) const
+    {
+        return {"--distribution_strategy=one_device", "--bert_config_file", path("bert_config.json"),
+                "--input_meta_data_path=" + path("meta.json"), "--train_data_path=" + path("train.tf_record"),
+                "--eval_data_path=" + path("train.tf_record"), "--model_dir=" + modelDir, "--train_batch_size=8",
+                "--eval_batch_size=8", "--num_train_epochs=1", "--learning_rate=1e-3"};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        writeFileAtomic(path("bert_config.json"), R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 16, "type_vocab_size": 2})");
+        writeFileAtomic(path("meta.json"), R"({"train_data_size": 32, "max_seq_length": 8,
+            "task_type": "bert_classification", "num_labels": 2, "eval_data_size": 32})");
+        TFRecordWriter w(path("train.tf_record"));
+        for (int k = 0; k < 32; ++k) {
+            ClassifierRecord r;
+            r.input_ids = {2, 10 + k % 2, 5, 6, 0, 0, 0, 0};
+            r.input_mask = {1, 1, 1, 1, 0, 0, 0, 0};
+            r.segment_ids.assign(8, 0);
+            r.label_id = k % 2;
+            w.write(encodeClassifierRecord(r));
+        }
+        w.commit();
+    }
+
+    void invalidInputExits2()
+    {
+        std::string out, err;
+        auto args = common(path("m0"));
+        args.erase(args.begin()); // no strategy
+        args.insert(args.begin(), "train");
+        QCOMPARE(run(args, out, err), int(cli::kExitInvalid));
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("error: distribution_strategy:")), err.c_str());
+        QVERIFY(!std::filesystem::exists(path("m0") + "/checkpoint"));
+    }
+
+    void trainPredictExport()
+    {
+        std::string out, err;
+        auto args = common(path("m1"));
+        args.insert(args.begin(), "train");
+        QCOMPARE(run(args, out, err), int(cli::kExitOk));
+        QVERIFY2(QString::fromStdString(out).contains(QStringLiteral("eval_accuracy")), out.c_str());
+        QVERIFY(std::filesystem::exists(path("m1") + "/ckpt-4"));
+        args[0] = "predict";
+        QCOMPARE(run(args, out, err), int(cli::kExitOk));
+        QVERIFY(std::filesystem::exists(path("m1") + "/test_results.tsv"));
+        args[0] = "export";
+        args.push_back("--model_export_path=" + path("export"));
+        QCOMPARE(run(args, out, err), int(cli::kExitOk));
+        QVERIFY(std::filesystem::exists(path("export") + "/model.safetensors"));
+    }
+
+    void truncatedInitCheckpointExits2()
+    {
+        std::string out, err;
+        writeFileAtomic(path("bad.safetensors"), std::string("\x40\x00\x00\x00\x00\x00\x00\x00{\"a\":", 13));
+        auto args = common(path("m2"));
+        args.insert(args.begin(), "train");
+        args.push_back("--init_checkpoint=" + path("bad.safetensors"));
+        QCOMPARE(run(args, out, err), int(cli::kExitInvalid));
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("bad.safetensors")), err.c_str());
+    }
+
+    void missingCheckpointForPredictFails()
+    {
+        std::string out, err;
+        auto args = common(path("empty"));
+        args.insert(args.begin(), "predict");
+        QCOMPARE(run(args, out, err), int(cli::kExitRuntime));
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("no checkpoint found")), err.c_str());
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_CliTrain)
+#include "tst_clitrain.moc"
