@@ -33,3 +33,36 @@ fi
 if [ -x "$BUILD/bench/bench_lossplot" ]; then
   QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"
 fi
+
+# --- data (issue 3): tokenizer throughput + id parity with Hugging Face tokenizers.js and the
+# Python port of google-research/bert's rules; TFRecord read throughput with CRC checks ---
+BTOK="$BUILD/bench/bench_tokenizer"
+if [ -x "$BTOK" ]; then
+  TMPD=$(mktemp -d)
+  VOCAB=${WB_BENCH_VOCAB:-$SRC/../shared/data/vocab/bert-base-uncased-vocab.txt}
+  CORPUS_TGZ=${WB_BENCH_CORPUS:-$SRC/../shared/data/spamassassin-public-corpus.tar.gz}
+  CORPUS_DIR=${WB_BENCH_CORPUS_DIR:-}
+  if [ -z "$CORPUS_DIR" ] && [ -f "$CORPUS_TGZ" ]; then
+    tar -xzf "$CORPUS_TGZ" -C "$TMPD" && CORPUS_DIR="$TMPD/spamassassin"
+  fi
+  if [ -f "$VOCAB" ] && [ -d "$CORPUS_DIR" ]; then
+    {
+      echo "== tokenizer: SpamAssassin corpus, bert-base-uncased vocab, whole e-mails =="
+      "$BTOK" "$VOCAB" "$CORPUS_DIR" "$TMPD/ids.jsonl" "$TMPD/files.txt"
+      if command -v npm >/dev/null 2>&1 && (cd "$TMPD" && npm install --silent @huggingface/tokenizers@0.2.0 >/dev/null 2>&1); then
+        node "$SRC/bench/hf_tokenizer_ids.mjs" "$TMPD/node_modules/@huggingface/tokenizers" "$VOCAB" "$TMPD/files.txt" "$TMPD/hf.jsonl"
+        python3 -c 'import sys,json; a=open(sys.argv[1]).read().splitlines(); b=open(sys.argv[2]).read().splitlines(); s=sum(json.loads(x)==json.loads(y) for x,y in zip(a,b)); print(json.dumps({"bench":"tokenizer_parity_hf","files":len(a),"identical":s,"share":s/max(len(a),1)}))' "$TMPD/ids.jsonl" "$TMPD/hf.jsonl"
+      else
+        echo "npm @huggingface/tokenizers not reachable: no HF comparison"
+      fi
+      python3 "$SRC/bench/compare_tokenizer_ids.py" "$VOCAB" "$TMPD/files.txt" "$TMPD/ids.jsonl" "${WB_BENCH_PY_STEP:-20}"
+    } | tee -a "$REPORT"
+  else
+    echo "tokenizer benchmark: vocab or corpus missing (set WB_BENCH_VOCAB / WB_BENCH_CORPUS_DIR)" | tee -a "$REPORT"
+  fi
+  rm -rf "$TMPD"
+fi
+if [ -x "$BUILD/bench/bench_tfrecord" ]; then
+  echo "== TFRecord read (both CRCs verified; goal >= 300 MB/s) and Example decoding ==" | tee -a "$REPORT"
+  "$BUILD/bench/bench_tfrecord" "${TMPDIR:-/tmp}" "${WB_BENCH_RECORDS:-200000}" | tee -a "$REPORT"
+fi

@@ -1,5 +1,6 @@
 # Data layer (issue 3): TFRecord, Example codec, dataset, tokenizer, data preparation.
-wb_add_test(tst_tfrecord NAME core.tfrecord SOURCES core/tst_tfrecord.cpp LIBS wb_core)
-wb_add_test(tst_classifierdataset NAME core.classifierdataset SOURCES core/tst_classifierdataset.cpp LIBS wb_core)
-wb_add_test(tst_tokenizer NAME core.tokenizer SOURCES core/tst_tokenizer.cpp LIBS wb_core)
-wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS wb_core)
+wb_add_test(tst_tfrecord NAME core.tfrecord SOURCES core/tst_tfrecord.cpp LIBS wb_data)
+wb_add_test(tst_classifierdataset NAME core.classifierdataset SOURCES core/tst_classifierdataset.cpp LIBS wb_data)
+wb_add_test(tst_tokenizer NAME core.tokenizer SOURCES core/tst_tokenizer.cpp LIBS wb_data)
+wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS wb_data)
+wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS wb_cli)

@@ -4,6 +4,7 @@
 #include "core/config/jsonfile.h"
 #include "core/config/schedule.h"
 #include "core/config/validation.h"
+#include "core/data/exampledata.h"
 #include "core/util/error.h"
 #include "ui/evaluationview.h"
 #include "ui/fieldhelp.h"
@@ -34,6 +35,8 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QProgressDialog>
+#include <QThread>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -166,7 +169,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    if (m_exampleThread) {
+        m_exampleCancel = true;
+        m_exampleThread->wait();
+    }
+}
 
 QWidget *MainWindow::withHelp(const QString &field, QWidget *editor)
 {
@@ -556,9 +565,10 @@ void MainWindow::updateSchedule()
     const TrainingOptions o = options();
     const QString N = m_metaData && m_metaData->train_data_size ? QString::number(*m_metaData->train_data_size) : QStringLiteral("N");
     const QString M = m_metaData && m_metaData->eval_data_size ? QString::number(*m_metaData->eval_data_size) : QStringLiteral("M");
-    QString html = QStringLiteral("<style>td{padding:1px 6px;} .v{font-weight:bold;}</style><table>");
+    QString html = QStringLiteral("<table cellspacing='2'>");
     auto row = [&html](const QString &name, const QString &formula, const QString &value) {
-        html += QStringLiteral("<tr><td><code>%1</code></td><td>= %2</td><td class='v'>= %3</td></tr>").arg(name, formula, value);
+        html += QStringLiteral("<tr><td><code>%1</code> = <b>%3</b></td></tr>"
+                               "<tr><td style='color:#555555; padding-left:14px'>= %2</td></tr>").arg(name, formula, value);
     };
     std::optional<Schedule> s;
     Diagnostics diag;
@@ -599,17 +609,18 @@ void MainWindow::updateSchedule()
         std::vector<double> steps, lrs;
         const int64_t total = s->total_steps;
         const int64_t stride = std::max<int64_t>(1, total / kPlannedScheduleSamples);
-        for (int64_t t = 0; t <= total; t += stride) {
+        // Update number t+1 (the step the plot shows) uses learningRate(t).
+        for (int64_t t = 0; t < total; t += stride) {
             if (t > 0 && steps.back() < double(s->warmup_steps) && t > s->warmup_steps) {
-                steps.push_back(double(s->warmup_steps));
+                steps.push_back(double(s->warmup_steps + 1));
                 lrs.push_back(s->learningRate(s->warmup_steps, o.learning_rate, o.end_lr));
             }
-            steps.push_back(double(t));
+            steps.push_back(double(t + 1));
             lrs.push_back(s->learningRate(t, o.learning_rate, o.end_lr));
         }
         if (steps.back() != double(total)) {
             steps.push_back(double(total));
-            lrs.push_back(s->learningRate(total, o.learning_rate, o.end_lr));
+            lrs.push_back(s->learningRate(total - 1, o.learning_rate, o.end_lr));
         }
         m_plot->setPlannedSchedule(steps, lrs);
     } else if (!m_controller->isRunning()) {
@@ -836,6 +847,7 @@ bool MainWindow::train()
     }
     appendLog(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
     m_statusLabel->setText(tr("Starting…"));
+    statusBar()->showMessage(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
     showTab(QStringLiteral("plotTab"));
     return m_controller->start(o);
 }
@@ -862,8 +874,95 @@ bool MainWindow::resume()
 
 void MainWindow::openExample()
 {
-    QMessageBox::information(this, tr("Example project"),
-                             tr("The example data is not available in this build yet."));
+    if (m_exampleThread)
+        return;
+    if (!m_exampleProgress) {
+        m_exampleProgress = new QProgressDialog(tr("Preparing the spam-detection example…"), tr("Cancel"), 0, 1000, this);
+        m_exampleProgress->setObjectName(QStringLiteral("exampleProgress"));
+        m_exampleProgress->setWindowTitle(tr("Open Example"));
+        m_exampleProgress->setWindowModality(Qt::WindowModal);
+        m_exampleProgress->setMinimumDuration(300);
+        m_exampleProgress->setAutoClose(false);
+        m_exampleProgress->setAutoReset(false);
+        connect(m_exampleProgress, &QProgressDialog::canceled, this, [this] { m_exampleCancel = true; });
+    }
+    m_exampleCancel = false;
+    m_exampleProgress->reset();
+    m_exampleProgress->setValue(0);
+    appendLog(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
+                  .arg(q(defaultExampleCacheDir())));
+    auto paths = std::make_shared<ExampleDataPaths>();
+    auto error = std::make_shared<QString>();
+    m_exampleThread = QThread::create([this, paths, error] {
+        try {
+            *paths = ensureExampleData(
+                defaultExampleCacheDir(),
+                [this](double fraction, const std::string &stage) {
+                    const QString label = q(stage);
+                    QMetaObject::invokeMethod(this, [this, fraction, label] {
+                        if (!m_exampleProgress)
+                            return;
+                        m_exampleProgress->setValue(int(fraction * 1000));
+                        m_exampleProgress->setLabelText(tr("Preparing the spam-detection example: %1").arg(label));
+                    }, Qt::QueuedConnection);
+                },
+                &m_exampleCancel);
+        } catch (const Error &e) {
+            *error = e.field().empty() ? QString::fromUtf8(e.what()) : QStringLiteral("%1: %2").arg(q(e.field()), QString::fromUtf8(e.what()));
+            if (!e.hint().empty())
+                *error += QStringLiteral("\n\n") + q(e.hint());
+        } catch (const std::exception &e) {
+            *error = QString::fromUtf8(e.what());
+        }
+    });
+    connect(m_exampleThread, &QThread::finished, this, [this, paths, error] {
+        m_exampleThread->wait();
+        m_exampleThread->deleteLater();
+        m_exampleThread = nullptr;
+        m_exampleProgress->reset();
+        m_exampleProgress->hide();
+        if (!error->isEmpty()) {
+            if (m_exampleCancel)
+                return appendLog(tr("Example preparation cancelled."));
+            appendLog(tr("Example failed: %1").arg(*error));
+            auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the example"), *error, QMessageBox::Ok, this);
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->setWindowModality(Qt::WindowModal);
+            box->open();
+            return;
+        }
+        TrainingOptions o;
+        o.distribution_strategy = "one_device";
+        o.num_gpus = 0;
+        o.bert_config_file = paths->bert_config_file;
+        o.input_meta_data_path = paths->meta_data_path;
+        o.train_data_path = paths->train_data_path;
+        o.eval_data_path = paths->eval_data_path;
+        o.model_dir = QDir(q(paths->project_dir)).filePath(QStringLiteral("runs/run-1")).toStdString();
+        o.train_batch_size = 32;
+        o.eval_batch_size = 64;
+        o.learning_rate = 5e-4; // a small model trained from scratch tolerates a larger rate
+        o.num_train_epochs = 3;
+        o.num_eval_per_epoch = 2;
+        o.log_steps = 20;
+        const QString project = QDir(q(paths->project_dir)).filePath(QStringLiteral("spam-example.bwproj"));
+        if (!QFileInfo::exists(project)) {
+            try {
+                ProjectFile::save(project, o);
+            } catch (const std::exception &e) {
+                appendLog(tr("warning: %1").arg(QString::fromUtf8(e.what())));
+            }
+        }
+        QString openError;
+        if (!openProject(project, &openError)) {
+            setOptions(o);
+            appendLog(tr("warning: %1").arg(openError));
+        }
+        appendLog(tr("Example ready: spam detection (SpamAssassin), BERT-Tiny, one_device. Press Train."));
+        statusBar()->showMessage(tr("Example loaded. Press Train to start."));
+        Q_EMIT exampleReady();
+    });
+    m_exampleThread->start();
 }
 
 PrepareDataDialog *MainWindow::openPrepareData()
@@ -905,6 +1004,7 @@ void MainWindow::handleRunStarted(const RunStarted &info)
     m_progress->setValue(int(info.start_step));
     m_statusLabel->setText(tr("Training on %1").arg(q(info.device)));
     m_statusLabel->setStyleSheet(QString());
+    m_runs->scan(q(m_controller->lastSpec().model_dir));
     if (info.start_step > 0 && m_plot->pointCount(LossPlot::Series::TrainLoss) == 0) {
         // Resumed in a new session: show the history that is already on disk.
         const RunHistory h = RunHistory::load(q(m_controller->lastSpec().metricsPath()));

@@ -9,6 +9,7 @@
 
 #include <QMainWindow>
 
+#include <atomic>
 #include <map>
 #include <optional>
 
@@ -22,6 +23,8 @@ class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
 class QProgressBar;
+class QProgressDialog;
+class QThread;
 class QSpinBox;
 class QTabWidget;
 
@@ -89,9 +92,15 @@ public Q_SLOTS:
     void stop();
     bool resume();
     void resetToDefaults();
+    /// Obtains and prepares the spam-detection example on a worker thread (progress dialog),
+    /// then opens it as a project.
     void openExample();
     /// Opens the Prepare data dialog (raw text → TFRecords + meta data).
     PrepareDataDialog *openPrepareData();
+
+Q_SIGNALS:
+    /// The example project has been opened (after openExample()).
+    void exampleReady();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -146,6 +155,9 @@ private:
     QMessageBox *m_runErrorBox = nullptr;
     QMessageBox *m_closeBox = nullptr;
     PrepareDataDialog *m_prepareDialog = nullptr;
+    QProgressDialog *m_exampleProgress = nullptr;
+    QThread *m_exampleThread = nullptr;
+    std::atomic<bool> m_exampleCancel{false};
 
     std::optional<BertConfig> m_bertConfig;
     std::optional<InputMetaData> m_metaData;

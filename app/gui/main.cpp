@@ -45,7 +45,9 @@ int main(int argc, char **argv)
     } else if (parser.isSet(example)) {
         QTimer::singleShot(0, &window, &wb::MainWindow::openExample);
     }
-    if (parser.isSet(train))
+    if (parser.isSet(train) && parser.isSet(example))
+        QObject::connect(&window, &wb::MainWindow::exampleReady, &window, &wb::MainWindow::train, Qt::QueuedConnection);
+    else if (parser.isSet(train))
         QTimer::singleShot(200, &window, &wb::MainWindow::train);
     if (parser.isSet(tab))
         window.showTab(parser.value(tab));

@@ -2,7 +2,9 @@
 #include "core/config/validation.h"
 
 #include "core/config/jsonfile.h"
+#include "core/distribute/clusterspec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,132 +15,11 @@ namespace fs = std::filesystem;
 
 namespace wb {
 
-namespace {
-
-std::vector<std::string> splitList(const std::string &s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
-void checkHostList(const std::vector<std::string> &hosts, const std::string &field, Diagnostics &diag)
-{
-    std::set<std::string> seen;
-    for (const std::string &h : hosts) {
-        const auto colon = h.rfind(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == h.size()
-            || h.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-            diag.error(field, "'" + h + "' is not a host:port address", "write each worker as host:port, e.g. 10.0.0.2:12345");
-            continue;
-        }
-        const long port = std::strtol(h.c_str() + colon + 1, nullptr, 10);
-        if (port <= 0 || port > 65535)
-            diag.error(field, "port of '" + h + "' is out of range", "use a port between 1 and 65535");
-        if (!seen.insert(h).second)
-            diag.error(field, "worker address '" + h + "' appears twice", "every worker needs its own host:port");
-    }
-}
-
-} // namespace
-
 int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
 {
-    if (const char *tf = std::getenv("TF_CONFIG"); tf && *tf) {
-        Diagnostics local;
-        auto j = parseJsonObject(tf, "TF_CONFIG", local);
-        if (!j) {
-            for (const Diagnostic &d : local.items())
-                diag.add({d.severity, "TF_CONFIG", d.message, "TF_CONFIG must be JSON like "
-                          "{\"cluster\": {\"worker\": [\"host1:port\", \"host2:port\"]}, \"task\": {\"type\": \"worker\", \"index\": 0}}"});
-            return 1;
-        }
-        std::vector<std::string> hosts;
-        const auto cluster = j->find("cluster");
-        if (cluster == j->end() || !cluster->is_object()) {
-            diag.error("TF_CONFIG: cluster", "TF_CONFIG has no \"cluster\" object", "add \"cluster\": {\"worker\": [\"host:port\", ...]}");
-            return 1;
-        }
-        for (const char *role : {"chief", "worker"}) {
-            const auto list = cluster->find(role);
-            if (list == cluster->end())
-                continue;
-            if (!list->is_array()) {
-                diag.error(std::string("TF_CONFIG: cluster.") + role, "expected a list of \"host:port\" strings",
-                           "write e.g. [\"10.0.0.1:12345\", \"10.0.0.2:12345\"]");
-                continue;
-            }
-            for (const auto &h : *list) {
-                if (h.is_string())
-                    hosts.push_back(h.get<std::string>());
-                else
-                    diag.error(std::string("TF_CONFIG: cluster.") + role, "entry " + h.dump() + " is not a string",
-                               "write each worker as \"host:port\"");
-            }
-        }
-        for (auto it = cluster->begin(); it != cluster->end(); ++it)
-            if (it.key() != "chief" && it.key() != "worker")
-                diag.error("TF_CONFIG: cluster." + it.key(),
-                           "role '" + it.key() + "' is not supported by multi_worker_mirrored",
-                           "use only \"chief\" and \"worker\" (parameter servers and evaluators are not supported)");
-        if (hosts.empty())
-            diag.error("TF_CONFIG: cluster.worker", "the cluster lists no workers", "list every worker's host:port");
-        checkHostList(hosts, "TF_CONFIG: cluster", diag);
-        const auto task = j->find("task");
-        if (task == j->end() || !task->is_object()) {
-            diag.error("TF_CONFIG: task", "TF_CONFIG has no \"task\" object", "add \"task\": {\"type\": \"worker\", \"index\": <this worker>}");
-        } else {
-            const std::string type = task->value("type", std::string());
-            if (type != "worker" && type != "chief")
-                diag.error("TF_CONFIG: task.type", "task type '" + type + "' is not supported",
-                           "use \"worker\" (or \"chief\") for multi_worker_mirrored");
-            const auto index = task->find("index");
-            if (index == task->end() || !index->is_number_integer())
-                diag.error("TF_CONFIG: task.index", "task.index is missing or not an integer", "set \"index\": 0 on the first worker, 1 on the next, ...");
-            else if (index->get<int64_t>() < 0 || index->get<int64_t>() >= int64_t(hosts.size()))
-                diag.error("TF_CONFIG: task.index",
-                           "task.index " + std::to_string(index->get<int64_t>()) + " is out of range for "
-                               + std::to_string(hosts.size()) + " worker(s)",
-                           "use an index from 0 to " + std::to_string(hosts.empty() ? 0 : hosts.size() - 1));
-        }
-        return std::max<int>(1, int(hosts.size()));
-    }
-    if (!o.worker_hosts.empty()) {
-        const auto hosts = splitList(o.worker_hosts);
-        checkHostList(hosts, "worker_hosts", diag);
-        if (hosts.size() > 1 && o.task_index < 0)
-            diag.error("task_index", "Must specify task_index when number of workers > 1",
-                       "pass --task_index=<0.." + std::to_string(hosts.size() - 1) + "> on each worker");
-        else if (o.task_index >= int(hosts.size()))
-            diag.error("task_index", "task_index " + std::to_string(o.task_index) + " is out of range for "
-                                         + std::to_string(hosts.size()) + " worker(s)",
-                       "use an index from 0 to " + std::to_string(hosts.size() - 1));
-        return std::max<int>(1, int(hosts.size()));
-    }
-    if (o.num_local_workers > 0)
-        return o.num_local_workers;
-    if (const char *ws = std::getenv("WORLD_SIZE"); ws && *ws) {
-        char *end = nullptr;
-        const long n = std::strtol(ws, &end, 10);
-        if (*end != '\0' || n <= 0) {
-            diag.error("WORLD_SIZE", std::string("WORLD_SIZE '") + ws + "' is not a positive integer",
-                       "set WORLD_SIZE to the number of workers");
-            return 1;
-        }
-        const char *rank = std::getenv("RANK");
-        if (!rank || std::strtol(rank, nullptr, 10) < 0 || std::strtol(rank, nullptr, 10) >= n)
-            diag.error("RANK", "RANK is missing or out of range for WORLD_SIZE " + std::to_string(n),
-                       "set RANK to 0.." + std::to_string(n - 1) + " on each worker");
-        if (!std::getenv("MASTER_ADDR") || !std::getenv("MASTER_PORT"))
-            diag.error("MASTER_ADDR", "MASTER_ADDR and MASTER_PORT must be set with WORLD_SIZE",
-                       "set them to the chief's address and a free port");
-        return int(n);
-    }
-    return 1;
+    // The parsing lives with the strategies (core/distribute/clusterspec.h); the chief's
+    // rendezvous port is checked here too, so a port in use is a pre-flight error.
+    return std::max(1, resolveClusterSpec(o, diag).world_size);
 }
 
 ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace wb {
@@ -49,10 +50,20 @@ public:
     void tokenizeWord(std::string_view word, std::vector<int32_t> &ids, std::vector<std::string> *pieces) const;
 
 private:
+    int32_t child(int32_t node, unsigned char byte) const;
+    void insert(int32_t root, std::string_view piece, int32_t id);
+
     const Vocab &m_vocab;
     std::string m_unkToken;
     int32_t m_unkId;
     int m_maxChars;
+    // Byte trie of the vocab: node 0 = word-initial pieces, node 1 = "##" continuations.
+    std::unordered_map<uint64_t, int32_t> m_children; // (node << 8 | byte) -> child node (while building)
+    std::vector<int32_t> m_tokenIds;                   // node -> vocab id, or -1
+    std::vector<int32_t> m_rootTable;                  // 2 × 256 direct children of the two roots
+    std::vector<uint32_t> m_edgeBegin;                 // node -> first edge (CSR), size nodes + 1
+    std::vector<unsigned char> m_edgeByte;             // edge -> byte, sorted per node
+    std::vector<int32_t> m_edgeChild;                  // edge -> child node
 };
 
 /// BasicTokenizer + WordpieceTokenizer over a vocab file (google-research's FullTokenizer,

@@ -59,6 +59,8 @@ struct TFRecordReader::Source
     bool streamEnded = false;
     z_stream zs{};
     std::vector<unsigned char> input;
+    std::vector<char> buffer; // uncompressed read-ahead
+    size_t pos = 0, len = 0;
 
     ~Source()
     {
@@ -83,7 +85,8 @@ TFRecordReader::TFRecordReader(const std::string &path)
     m_source->file = std::fopen(path.c_str(), "rb");
     if (!m_source->file)
         throw Error(path, std::string("cannot open TFRecord file: ") + std::strerror(errno));
-    std::setvbuf(m_source->file, nullptr, _IOFBF, kFileBuffer);
+    std::setvbuf(m_source->file, nullptr, _IONBF, 0); // we buffer ourselves
+    m_source->buffer.resize(kFileBuffer);
 
     unsigned char head[12];
     const size_t got = std::fread(head, 1, sizeof head, m_source->file);
@@ -122,11 +125,30 @@ size_t TFRecordReader::readBytes(char *buffer, size_t size)
 {
     Source &s = *m_source;
     if (!s.inflating) {
-        const size_t n = std::fread(buffer, 1, size, s.file);
-        if (n < size && std::ferror(s.file))
+        size_t done = 0;
+        while (done < size) {
+            if (s.pos == s.len) {
+                if (size - done >= s.buffer.size()) { // large payloads bypass the buffer
+                    const size_t n = std::fread(buffer + done, 1, size - done, s.file);
+                    done += n;
+                    if (n == 0)
+                        break;
+                    continue;
+                }
+                s.pos = 0;
+                s.len = std::fread(s.buffer.data(), 1, s.buffer.size(), s.file);
+                if (s.len == 0)
+                    break;
+            }
+            const size_t n = std::min(size - done, s.len - s.pos);
+            std::memcpy(buffer + done, s.buffer.data() + s.pos, n);
+            s.pos += n;
+            done += n;
+        }
+        if (done < size && std::ferror(s.file))
             fail(std::string("read error: ") + std::strerror(errno));
-        m_offset += n;
-        return n;
+        m_offset += done;
+        return done;
     }
     size_t produced = 0;
     while (produced < size && !s.streamEnded) {
@@ -243,7 +265,11 @@ bool TFRecordReader::skip(bool verifyData)
     if (!readHeader(length))
         return false;
     if (m_compression == RecordCompression::None) {
-        if (std::fseek(m_source->file, long(length + 4), SEEK_CUR) != 0)
+        Source &s = *m_source;
+        const uint64_t inBuffer = std::min<uint64_t>(length + 4, s.len - s.pos);
+        s.pos += size_t(inBuffer);
+        const uint64_t rest = length + 4 - inBuffer;
+        if (rest > 0 && std::fseek(s.file, long(rest), SEEK_CUR) != 0)
             fail(std::string("seek failed: ") + std::strerror(errno));
         m_offset += length + 4;
         return true;

@@ -491,6 +491,7 @@ RunFinished Run::train()
             epochLoss = 0;
             epochSteps = 0;
             saveAt(global);
+            lastReport = now(); // keep eval and checkpoint time out of examples/s
         } else if (m_stop.stopRequested()) {
             saveAt(global);
         }

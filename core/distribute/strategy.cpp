@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/distribute/strategy.h"
+
+#include "core/distribute/processgroup.h"
+#include "core/util/error.h"
+
+#include <torch/torch.h>
+
+#include <cstdlib>
+
+namespace wb {
+
+namespace {
+
+/// cuda:<index> when this libtorch sees that many CUDA devices, else a clear error.
+c10::Device cudaDevice(int index)
+{
+    const int count = torch::cuda::is_available() ? int(torch::cuda::device_count()) : 0;
+    if (index >= count)
+        throw Error("num_gpus",
+                    "cuda:" + std::to_string(index) + " is not available: this libtorch sees " + std::to_string(count)
+                        + " CUDA device(s)" + (count == 0 ? " (it is a CPU build, or no driver is loaded)" : ""),
+                    "set --num_gpus=0 to train on the CPU");
+    return c10::Device(c10::DeviceType::CUDA, c10::DeviceIndex(index));
+}
+
+class OneDeviceStrategy : public Strategy
+{
+public:
+    explicit OneDeviceStrategy(int numGpus) : m_device(numGpus == 0 ? c10::Device(c10::kCPU) : cudaDevice(0)) {}
+    std::string name() const override { return "one_device"; }
+    c10::Device device() const override { return m_device; }
+
+private:
+    c10::Device m_device;
+};
+
+/// mirrored with num_gpus == 0: one CPU replica (tensorflow/models' ["device:CPU:0"]).
+class MirroredStrategy : public Strategy
+{
+public:
+    explicit MirroredStrategy(int numGpus) : m_device(c10::kCPU)
+    {
+        if (numGpus == 1) {
+            m_device = cudaDevice(0);
+        } else if (numGpus > 1) {
+            // One process, several GPUs needs per-device model replicas in the Trainer; not
+            // built yet. multi_worker_mirrored with one local worker per GPU is equivalent.
+            cudaDevice(numGpus - 1); // a CPU build fails here with the clearer message
+            throw Error("num_gpus",
+                        "mirrored over " + std::to_string(numGpus) + " GPUs in one process is not supported yet",
+                        "use --distribution_strategy=multi_worker_mirrored --num_local_workers=" + std::to_string(numGpus)
+                            + " --num_gpus=1: each local worker trains on its own GPU, gradients are averaged by NCCL");
+        }
+    }
+    std::string name() const override { return "mirrored"; }
+    c10::Device device() const override { return m_device; }
+
+private:
+    c10::Device m_device;
+};
+
+class MultiWorkerMirroredStrategy : public Strategy
+{
+public:
+    MultiWorkerMirroredStrategy(const ClusterSpec &cluster, const TrainingOptions &options) : m_device(c10::kCPU)
+    {
+        if (options.num_gpus > 1)
+            throw Error("num_gpus", "multi_worker_mirrored uses one GPU per worker process",
+                        "set --num_gpus=1 and start one worker per GPU (--num_local_workers=<GPUs>)");
+        if (options.num_gpus == 1) {
+            // One GPU per local worker: LOCAL_RANK (set by the local launcher) picks it.
+            int local = 0;
+            if (const char *lr = std::getenv("LOCAL_RANK"); lr && *lr)
+                local = std::atoi(lr);
+            const int count = torch::cuda::is_available() ? int(torch::cuda::device_count()) : 0;
+            m_device = cudaDevice(count > 0 ? local % count : 0);
+        }
+        m_rank = cluster.rank;
+        m_world = cluster.world_size;
+        if (m_world > 1) {
+            ProcessGroupOptions o;
+            o.master_addr = cluster.master_addr;
+            o.master_port = cluster.master_port;
+            o.rank = cluster.rank;
+            o.world_size = cluster.world_size;
+            o.local_host = cluster.local_host;
+            o.addresses = cluster.addresses;
+            o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout_seconds));
+            m_group = ProcessGroup::connect(o);
+        }
+    }
+    std::string name() const override { return "multi_worker_mirrored"; }
+    c10::Device device() const override { return m_device; }
+    int rank() const override { return m_rank; }
+    int worldSize() const override { return m_world; }
+
+    void prepare(const std::vector<at::Tensor> &tensors) override
+    {
+        if (!m_group)
+            return;
+        torch::NoGradGuard guard;
+        m_group->broadcast(tensors, 0);
+    }
+
+    bool reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested) override
+    {
+        if (!m_group)
+            return stopRequested;
+        std::vector<at::Tensor> grads;
+        grads.reserve(parameters.size() + 1);
+        for (const at::Tensor &p : parameters) {
+            if (!p.requires_grad())
+                continue;
+            at::Tensor g = p.grad();
+            if (!g.defined()) {
+                // A parameter unused in this step still takes part, so buckets line up on all ranks.
+                const_cast<at::Tensor &>(p).mutable_grad() = torch::zeros_like(p);
+                g = p.grad();
+            }
+            grads.push_back(g);
+        }
+        // The stop vote rides along in the last bucket: mean > 0 ⇔ someone asked to stop.
+        at::Tensor vote = torch::full({1}, stopRequested ? 1.0f : 0.0f, torch::TensorOptions().device(m_device));
+        grads.push_back(vote);
+        m_group->allReduceMean(grads);
+        return vote.item<float>() > 0.0f;
+    }
+
+    void reduceSums(at::Tensor &sums) override
+    {
+        if (m_group)
+            m_group->allReduceSum(sums);
+    }
+
+    at::Tensor gather(const at::Tensor &rows) override { return m_group ? m_group->allGatherConcat(rows) : rows; }
+
+    void barrier() override
+    {
+        if (m_group)
+            m_group->barrier();
+    }
+
+    ProcessGroup *processGroup() override { return m_group.get(); }
+
+private:
+    c10::Device m_device;
+    int m_rank = 0;
+    int m_world = 1;
+    std::unique_ptr<ProcessGroup> m_group;
+};
+
+} // namespace
+
+Strategy::~Strategy() = default;
+
+int64_t Strategy::perReplicaBatch(int64_t global) const
+{
+    const int replicas = numReplicas();
+    if (global <= 0 || global % replicas != 0)
+        throw Error("train_batch_size",
+                    "the global batch " + std::to_string(global) + " is not divisible by the " + std::to_string(replicas)
+                        + " replicas",
+                    "use a multiple of " + std::to_string(replicas) + ", e.g. "
+                        + std::to_string((std::max<int64_t>(global, 0) / replicas + 1) * replicas));
+    return global / replicas;
+}
+
+bool Strategy::reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested)
+{
+    (void)parameters;
+    return stopRequested;
+}
+
+std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
+                                       const TrainingOptions &options)
+{
+    switch (strategy.kind) {
+    case StrategyKind::OneDevice: return std::make_unique<OneDeviceStrategy>(strategy.num_gpus);
+    case StrategyKind::Mirrored: return std::make_unique<MirroredStrategy>(strategy.num_gpus);
+    case StrategyKind::MultiWorkerMirrored:
+        if (cluster.source == ClusterSource::LocalLauncher)
+            throw Error("num_local_workers", "this process launches the local workers and cannot train itself",
+                        "run the local launcher (bert-workbench-cli train --num_local_workers=N)");
+        return std::make_unique<MultiWorkerMirroredStrategy>(cluster, options);
+    case StrategyKind::None: break;
+    }
+    throw Error("distribution_strategy", kNoStrategyMessage,
+                "choose one of: one_device, mirrored, multi_worker_mirrored");
+}
+
+std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options)
+{
+    Diagnostics diag;
+    const DistributionStrategy ds = DistributionStrategy::parse(options.distribution_strategy, options.num_gpus, diag);
+    ClusterSpec cluster;
+    if (ds.kind == StrategyKind::MultiWorkerMirrored)
+        cluster = resolveClusterSpec(options, diag, processEnvironment(), /*check_port=*/false);
+    for (const Diagnostic &d : diag.items())
+        if (d.severity == Severity::Error)
+            throw Error(d.field, d.message, d.hint);
+    return makeStrategy(ds, cluster, options);
+}
+
+bool ncclAvailable()
+{
+#if defined(USE_C10D_NCCL)
+    return torch::cuda::is_available();
+#else
+    return false;
+#endif
+}
+
+} // namespace wb

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// The launcher with /bin/sh as the "worker": fast, and each rank's behaviour is scripted.
+#include "core/distribute/locallauncher.h"
+
+#include <QtTest>
+
+#include <chrono>
+
+using namespace wb;
+
+namespace {
+
+struct Captured
+{
+    QStringList out, err;
+};
+
+LocalLaunchResult launch(const std::string &script, int workers, Captured &c, LocalLauncher **self = nullptr,
+                         const std::function<void(LocalLauncher &, const Captured &)> &onLine = {})
+{
+    LocalLaunchOptions o;
+    o.executable = "/bin/sh";
+    o.args = {"-c", script};
+    o.num_workers = workers;
+    o.kill_grace_seconds = 5;
+    LocalLauncher launcher(o);
+    if (self)
+        *self = &launcher;
+    return launcher.run(
+        [&](const std::string &l) {
+            c.out << QString::fromStdString(l);
+            if (onLine)
+                onLine(launcher, c);
+        },
+        [&](const std::string &l) {
+            c.err << QString::fromStdString(l);
+            if (onLine)
+                onLine(launcher, c);
+        });
+}
+
+} // namespace
+
+class tst_LocalLauncher : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void strip_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("equals") << QStringList{"--a=1", "--num_local_workers=3", "--b"} << QStringList{"--a=1", "--b"};
+        QTest::newRow("separate") << QStringList{"--num_local_workers", "2", "--b=2"} << QStringList{"--b=2"};
+        QTest::newRow("none") << QStringList{"--task_index=1"} << QStringList{"--task_index=1"};
+    }
+
+    void strip()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, expected);
+        std::vector<std::string> in;
+        for (const auto &a : args)
+            in.push_back(a.toStdString());
+        QStringList got;
+        for (const auto &a : stripLocalWorkerFlags(in))
+            got << QString::fromStdString(a);
+        QCOMPARE(got, expected);
+    }
+
+    void allSucceed()
+    {
+        Captured c;
+        const auto r = launch("echo \"rank $RANK of $WORLD_SIZE at $MASTER_ADDR local $LOCAL_RANK tf=${TF_CONFIG:-none}\"; "
+                              "echo \"note $RANK\" >&2",
+                              3, c);
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.failed_rank, -1);
+        // Only the chief's stdout is streamed; every worker's stderr, prefixed.
+        QCOMPARE(c.out, QStringList{QStringLiteral("rank 0 of 3 at 127.0.0.1 local 0 tf=none")});
+        c.err.sort();
+        QCOMPARE(c.err, (QStringList{QStringLiteral("[worker 1] note 1"), QStringLiteral("[worker 2] note 2"),
+                                     QStringLiteral("note 0")}));
+    }
+
+    void failedWorkerStopsTheOthers()
+    {
+        qputenv("TF_CONFIG", "{}"); // the launcher must not pass it on
+        Captured c;
+        const auto start = std::chrono::steady_clock::now();
+        const auto r = launch("if [ \"$RANK\" = 1 ]; then echo \"boom tf=${TF_CONFIG:-none}\" >&2; exit 3; fi; exec sleep 60", 3, c);
+        qunsetenv("TF_CONFIG");
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QCOMPARE(r.failed_rank, 1);
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(QString::fromStdString(r.message).startsWith(QStringLiteral("worker rank 1 (pid ")), r.message.c_str());
+        QVERIFY2(QString::fromStdString(r.message).endsWith(QStringLiteral("exited with code 3; stopped the other workers")),
+                 r.message.c_str());
+        QCOMPARE(c.err, QStringList{QStringLiteral("[worker 1] boom tf=none")});
+        QVERIFY2(elapsed < 5.0, qPrintable(QString::number(elapsed))); // SIGTERM, not the 60 s sleep
+    }
+
+    void killedWorkerIsNamed()
+    {
+        Captured c;
+        const auto r = launch("if [ \"$RANK\" = 2 ]; then kill -9 $$; fi; exec sleep 60", 3, c);
+        QCOMPARE(r.failed_rank, 2);
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(QString::fromStdString(r.message).contains(QStringLiteral("was killed by signal 9")), r.message.c_str());
+    }
+
+    void stopIsForwarded()
+    {
+        Captured c;
+        bool requested = false;
+        const auto r = launch("trap 'echo stopping $RANK >&2; exit 130' INT; echo ready $RANK >&2; "
+                              "while :; do sleep 0.05; done",
+                              2, c, nullptr, [&requested](LocalLauncher &l, const Captured &c) {
+                                  if (!requested && c.err.contains(QStringLiteral("ready 0"))
+                                      && c.err.contains(QStringLiteral("[worker 1] ready 1")))
+                                  {
+                                      requested = true;
+                                      l.requestStop();
+                                  }
+                              });
+        QCOMPARE(r.exit_code, 130);
+        QCOMPARE(r.failed_rank, -1);
+        QVERIFY(c.err.contains(QStringLiteral("stopping 0")));
+        QVERIFY(c.err.contains(QStringLiteral("[worker 1] stopping 1")));
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_LocalLauncher)
+#include "tst_locallauncher.moc"
