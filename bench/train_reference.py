@@ -42,7 +42,7 @@ class Layer(nn.Module):
 class Bert(nn.Module):
     def __init__(self, L, H, A, I, vocab=30522, pos=512, types=2, labels=2, p=0.1):
         super().__init__()
-        self.word, self.pos, self.type = nn.Embedding(vocab, H), nn.Embedding(pos, H), nn.Embedding(types, H)
+        self.word, self.pos, self.tok_type = nn.Embedding(vocab, H), nn.Embedding(pos, H), nn.Embedding(types, H)
         self.ln, self.drop = nn.LayerNorm(H, eps=1e-12), nn.Dropout(p)
         self.layers = nn.ModuleList(Layer(H, A, I, p) for _ in range(L))
         self.pooler, self.classifier = nn.Linear(H, H), nn.Linear(H, labels)
@@ -53,7 +53,7 @@ class Bert(nn.Module):
 
     def forward(self, ids, mask, seg):
         s = ids.shape[1]
-        x = self.drop(self.ln(self.word(ids) + self.type(seg) + self.pos.weight[:s]))
+        x = self.drop(self.ln(self.word(ids) + self.tok_type(seg) + self.pos.weight[:s]))
         bias = ((1.0 - mask.float()) * -10000.0)[:, None, None, :]
         for layer in self.layers:
             x = layer(x, bias)

@@ -103,7 +103,7 @@ public:
         m_group->broadcast(tensors, 0);
     }
 
-    bool reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested) override
+    bool reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested, double *loss) override
     {
         if (!m_group)
             return stopRequested;
@@ -120,11 +120,16 @@ public:
             }
             grads.push_back(g);
         }
-        // The stop vote rides along in the last bucket: mean > 0 ⇔ someone asked to stop.
-        at::Tensor vote = torch::full({1}, stopRequested ? 1.0f : 0.0f, torch::TensorOptions().device(m_device));
-        grads.push_back(vote);
+        // The stop vote and the loss ride along in the last bucket (float64: the loss keeps
+        // its precision): vote mean > 0 ⇔ someone asked to stop.
+        at::Tensor extras = torch::tensor({stopRequested ? 1.0 : 0.0, loss ? *loss : 0.0},
+                                          torch::TensorOptions().dtype(torch::kFloat64).device(m_device));
+        grads.push_back(extras);
         m_group->allReduceMean(grads);
-        return vote.item<float>() > 0.0f;
+        const auto values = extras.cpu();
+        if (loss)
+            *loss = values[1].item<double>();
+        return values[0].item<double>() > 0.0;
     }
 
     void reduceSums(at::Tensor &sums) override
@@ -166,11 +171,40 @@ int64_t Strategy::perReplicaBatch(int64_t global) const
     return global / replicas;
 }
 
-bool Strategy::reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested)
+bool Strategy::reduceGradients(const std::vector<at::Tensor> &parameters, bool stopRequested, double *loss)
 {
     (void)parameters;
+    (void)loss;
     return stopRequested;
 }
+
+void Strategy::sumAcrossWorkers(std::vector<double> &values)
+{
+    if (worldSize() == 1 || values.empty())
+        return;
+    at::Tensor t = torch::tensor(values, torch::kFloat64);
+    reduceSums(t);
+    const double *p = t.data_ptr<double>();
+    values.assign(p, p + t.numel());
+}
+
+namespace {
+
+template <typename T>
+void gatherVector(Strategy &s, std::vector<T> &items, c10::ScalarType type)
+{
+    if (s.worldSize() == 1)
+        return;
+    at::Tensor local = torch::from_blob(items.data(), {int64_t(items.size())}, type).clone();
+    at::Tensor all = s.gather(local).contiguous();
+    const T *p = all.data_ptr<T>();
+    items.assign(p, p + all.numel());
+}
+
+} // namespace
+
+void Strategy::gatherAcrossWorkers(std::vector<int64_t> &items) { gatherVector(*this, items, torch::kInt64); }
+void Strategy::gatherAcrossWorkers(std::vector<double> &items) { gatherVector(*this, items, torch::kFloat64); }
 
 std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
                                        const TrainingOptions &options)

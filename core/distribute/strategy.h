@@ -70,8 +70,10 @@ public:
     /// Averages the gradients of `parameters` over all replicas, in place (bucketed
     /// all-reduce; a missing gradient counts as zeros and is allocated). Also agrees on
     /// stopping: returns true when `stop_requested` is true on any worker, so all workers
-    /// stop after the same step.
-    virtual bool reduceGradients(const std::vector<at::Tensor> &parameters, bool stop_requested);
+    /// stop after the same step. When `loss` is given, it is replaced by the mean of every
+    /// worker's value (the global batch's loss); it rides in the same all-reduce.
+    virtual bool reduceGradients(const std::vector<at::Tensor> &parameters, bool stop_requested,
+                                 double *loss = nullptr);
 
     /// Sums `sums` (a 1-D float64 CPU tensor of metric sums) over all workers, in place.
     virtual void reduceSums(at::Tensor &sums) { (void)sums; }
@@ -79,6 +81,13 @@ public:
     /// Concatenates every worker's `rows` in rank order (sharded evaluation: predictions
     /// and labels). Returns `rows` for one worker.
     virtual at::Tensor gather(const at::Tensor &rows) { return rows; }
+
+    /// Torch-free helpers for sharded evaluation (identity for one worker): sums `values`
+    /// element-wise over all workers; appends the other workers' items so that every
+    /// worker ends up with all of them, in rank order.
+    void sumAcrossWorkers(std::vector<double> &values);
+    void gatherAcrossWorkers(std::vector<int64_t> &items);
+    void gatherAcrossWorkers(std::vector<double> &items);
 
     /// Waits until every worker reached this call.
     virtual void barrier() {}

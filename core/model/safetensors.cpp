@@ -129,7 +129,8 @@ SafetensorsHeader readSafetensorsHeader(const std::string &path)
     }
     if (pos != dataSize)
         throw Error(path, "the data buffer has " + std::to_string(dataSize) + " bytes but the tensors cover " +
-                              std::to_string(pos), "the file is truncated or has trailing bytes");
+                              std::to_string(pos) + " (trailing bytes)",
+                    "the file was modified after writing; export or download it again");
     return h;
 }
 

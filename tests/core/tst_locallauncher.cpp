@@ -50,9 +50,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QStringList>("expected");
-        QTest::newRow("equals") << QStringList{"--a=1", "--num_local_workers=3", "--b"} << QStringList{"--a=1", "--b"};
-        QTest::newRow("separate") << QStringList{"--num_local_workers", "2", "--b=2"} << QStringList{"--b=2"};
-        QTest::newRow("none") << QStringList{"--task_index=1"} << QStringList{"--task_index=1"};
+        const auto list = [](const char *joined) { return QString::fromLatin1(joined).split(QLatin1Char(' ')); };
+        QTest::newRow("equals") << list("--a=1 --num_local_workers=3 --b") << list("--a=1 --b");
+        QTest::newRow("separate") << list("--num_local_workers 2 --b=2") << list("--b=2");
+        QTest::newRow("none") << list("--task_index=1") << list("--task_index=1");
     }
 
     void strip()

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 6, item 7: 2 workers with global batch 8 reach the same parameters after 5 steps as
+// 1 worker with batch 8 (tolerance 1e-5), and the same eval metrics. The two workers are two
+// threads, each with its own Trainer, joined by --worker_hosts/--task_index on 127.0.0.1.
+// Dropout is 0 and both runs start from the same init checkpoint, so nothing random differs.
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordwriter.h"
+#include "core/distribute/clusterspec.h"
+#include "core/model/bertmodel.h"
+#include "core/model/initcheckpoint.h"
+#include "core/train/trainer.h"
+
+#include <torch/torch.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kSeq = 12;
+
+void writeRecords(const std::string &path, int n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    TFRecordWriter w(path);
+    for (int k = 0; k < n; ++k) {
+        ClassifierRecord r;
+        const int64_t label = (k % 3) == 0 ? 1 : 0;
+        const int64_t len = 5 + int64_t(rng() % 7);
+        for (int64_t t = 0; t < kSeq; ++t) {
+            const bool real = t < len;
+            int64_t id = real ? 30 + int64_t(rng() % 70) : 0;
+            if (t == 0)
+                id = 2;
+            if (t == 2 && rng() % 4 != 0)
+                id = label ? 10 : 20; // a noisy signal: eval accuracy is not trivially 1
+            r.input_ids.push_back(id);
+            r.input_mask.push_back(real ? 1 : 0);
+            r.segment_ids.push_back(t > len / 2 ? 1 : 0);
+        }
+        r.label_id = label;
+        w.write(encodeClassifierRecord(r));
+    }
+    w.commit();
+}
+
+struct Recorder : TrainingObserver
+{
+    std::vector<EvalMetrics> evals;
+    std::vector<CheckpointSaved> checkpoints;
+    std::vector<std::string> logs;
+    void runStarted(const RunStarted &) override {}
+    void stepCompleted(const StepMetrics &) override {}
+    void evaluationCompleted(const EvalMetrics &m) override { evals.push_back(m); }
+    void checkpointSaved(const CheckpointSaved &c) override { checkpoints.push_back(c); }
+    void logMessage(const std::string &l) override { logs.push_back(l); }
+    void runFinished(const RunFinished &) override {}
+};
+
+std::map<std::string, torch::Tensor> readParameters(const std::string &checkpoint)
+{
+    torch::serialize::InputArchive ar;
+    ar.load_from(checkpoint);
+    c10::IValue v;
+    ar.read("model", v);
+    std::map<std::string, torch::Tensor> out;
+    for (const auto &item : v.toGenericDict())
+        out[item.key().toStringRef()] = item.value().toTensor();
+    return out;
+}
+
+} // namespace
+
+class tst_DistributedTraining : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        torch::set_num_threads(1);
+        m_data = m_dir.path().toStdString();
+        writeRecords(m_data + "/train.tf_record", 40, 1);
+        writeRecords(m_data + "/eval.tf_record", 27, 2); // odd: the shards are uneven
+        nlohmann::json cfg = {{"vocab_size", 100},        {"hidden_size", 32},         {"num_hidden_layers", 2},
+                              {"num_attention_heads", 2}, {"intermediate_size", 64},   {"hidden_act", "gelu"},
+                              {"hidden_dropout_prob", 0.0}, {"attention_probs_dropout_prob", 0.0},
+                              {"max_position_embeddings", 16}, {"type_vocab_size", 2}, {"initializer_range", 0.02}};
+        std::ofstream(m_data + "/bert_config.json") << cfg.dump(2);
+        nlohmann::json meta = {{"processor_type", "TEST"}, {"task_type", "bert_classification"}, {"num_labels", 2},
+                               {"max_seq_length", kSeq},   {"train_data_size", 40},               {"eval_data_size", 27}};
+        std::ofstream(m_data + "/input_meta_data.json") << meta.dump(2);
+        // The common starting point.
+        Diagnostics diag;
+        const auto config = BertConfig::load(m_data + "/bert_config.json", diag);
+        QVERIFY(config);
+        torch::manual_seed(3);
+        nn::BertForSequenceClassification model(*config, 2);
+        std::vector<std::pair<std::string, torch::Tensor>> params;
+        for (auto &p : model->named_parameters())
+            params.emplace_back(p.key(), p.value().detach());
+        saveSafetensors(m_data + "/init.safetensors", params);
+    }
+
+    void twoWorkersEqualOne()
+    {
+        // One worker, batch 8: 40 records, 1 epoch = 5 steps, eval and checkpoint at step 5.
+        RunSpec one = spec("one");
+        one.distribution_strategy = "one_device";
+        Recorder oneRec;
+        StopToken stop;
+        const RunFinished oneResult = Trainer().run(one, oneRec, stop);
+        QVERIFY2(oneResult.status == RunStatus::Completed, oneResult.message.c_str());
+
+        // Two workers, global batch 8 (4 each).
+        const int port = pickFreeTcpPort();
+        std::vector<Recorder> recs(2);
+        std::vector<RunFinished> results(2);
+        auto worker = [&](int rank) {
+            RunSpec s = spec("two");
+            s.distribution_strategy = "multi_worker_mirrored";
+            s.worker_hosts = "127.0.0.1:" + std::to_string(port) + ",127.0.0.1:" + std::to_string(port + 1);
+            s.task_index = rank;
+            s.worker_timeout_seconds = 60;
+            StopToken never;
+            results[size_t(rank)] = Trainer().run(s, recs[size_t(rank)], never);
+        };
+        std::thread t0(worker, 0), t1(worker, 1);
+        t0.join();
+        t1.join();
+        for (int r = 0; r < 2; ++r)
+            QVERIFY2(results[size_t(r)].status == RunStatus::Completed,
+                     (results[size_t(r)].field + ": " + results[size_t(r)].message).c_str());
+
+        // Same parameters after 5 steps.
+        const auto a = readParameters(m_dir.filePath(QStringLiteral("one/ckpt-5")).toStdString());
+        const auto b = readParameters(m_dir.filePath(QStringLiteral("two/ckpt-5")).toStdString());
+        QCOMPARE(a.size(), b.size());
+        double worst = 0;
+        for (const auto &[name, t] : a) {
+            QVERIFY2(b.count(name), name.c_str());
+            worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
+        }
+        QVERIFY2(worst <= 1e-5, qPrintable(QStringLiteral("largest parameter difference %1").arg(worst)));
+        QVERIFY(!oneRec.evals.empty());
+
+        // Same eval metrics (the chief reports them; sharded evaluation, combined).
+        QCOMPARE(recs[0].evals.size(), oneRec.evals.size());
+        const EvalMetrics &e1 = oneRec.evals.back();
+        const EvalMetrics &e2 = recs[0].evals.back();
+        QCOMPARE(e2.num_examples, e1.num_examples);
+        QCOMPARE(e2.eval_accuracy, e1.eval_accuracy);
+        QVERIFY2(std::abs(e2.eval_loss - e1.eval_loss) < 1e-5,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(e2.eval_loss).arg(e1.eval_loss)));
+        QCOMPARE(e2.eval_f1, e1.eval_f1);
+
+        // Only the chief writes: worker 1 saved no checkpoint.
+        QVERIFY(!recs[0].checkpoints.empty());
+        QVERIFY(recs[1].checkpoints.empty());
+        std::ifstream m1(m_dir.filePath(QStringLiteral("one/metrics.jsonl")).toStdString());
+        std::ifstream m2(m_dir.filePath(QStringLiteral("two/metrics.jsonl")).toStdString());
+        const auto lines = [](std::ifstream &f) {
+            int n = 0;
+            for (std::string l; std::getline(f, l);)
+                ++n;
+            return n;
+        };
+        QCOMPARE(lines(m2), lines(m1));
+    }
+
+private:
+    RunSpec spec(const char *dir) const
+    {
+        RunSpec s;
+        s.bert_config_file = m_data + "/bert_config.json";
+        s.input_meta_data_path = m_data + "/input_meta_data.json";
+        s.train_data_path = m_data + "/train.tf_record";
+        s.eval_data_path = m_data + "/eval.tf_record";
+        s.init_checkpoint = m_data + "/init.safetensors";
+        s.model_dir = m_dir.filePath(QString::fromLatin1(dir)).toStdString();
+        s.train_batch_size = 8;
+        s.eval_batch_size = 8;
+        s.learning_rate = 1e-2;
+        s.num_train_epochs = 1;
+        s.seed = 5;
+        s.log_steps = 0;
+        s.intra_op_threads = 1;
+        return s;
+    }
+
+    QTemporaryDir m_dir;
+    std::string m_data;
+};
+
+QTEST_APPLESS_MAIN(tst_DistributedTraining)
+#include "tst_distributedtraining.moc"
