@@ -5,6 +5,7 @@
 #include "core/config/validation.h"
 #include "core/data/classifierdataset.h"
 #include "core/io/metricswriter.h"
+#include "core/io/summarywriter.h"
 #include "core/model/bertmodel.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/parameternames.h"
@@ -375,6 +376,19 @@ RunFinished Run::train()
     const std::string metricsPath = m_spec.metricsPath();
     MetricsWriter::truncateAfterStep(metricsPath, start);
     MetricsWriter metrics(metricsPath);
+    // TensorBoard summaries are a convenience: an I/O error there warns once and stops
+    // writing them, it does not end the run (metrics.jsonl and checkpoints are what matter).
+    auto summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
+    const auto writeSummary = [&](const auto &write) {
+        if (!summaries)
+            return;
+        try {
+            write(*summaries);
+        } catch (const std::exception &e) {
+            m_obs.logMessage(std::string("warning: TensorBoard summaries disabled: ") + e.what());
+            summaries.reset();
+        }
+    };
 
     ClassifierDataset trainData(datasetOptions(m_spec, m_cfg, m_meta, m_spec.train_data_path, true));
     ClassifierDataset evalData(datasetOptions(m_spec, m_cfg, m_meta, m_spec.eval_data_path, false));
@@ -462,6 +476,7 @@ RunFinished Run::train()
             sm.wall_time = tnow;
             m_obs.stepCompleted(sm);
             metrics.writeTrain(sm);
+            writeSummary([&](SummaryWriter &w) { w.writeTrain(sm); });
             r.final_train_loss = sm.loss;
             reportLoss = 0;
             reportSteps = 0;
@@ -486,6 +501,7 @@ RunFinished Run::train()
             m_obs.logMessage(evalLine(em));
             m_obs.evaluationCompleted(em);
             metrics.writeEval(em);
+            writeSummary([&](SummaryWriter &w) { w.writeEval(em); });
             lastEval = em;
             r.final_train_loss = epochLoss / double(epochSteps);
             epochLoss = 0;
