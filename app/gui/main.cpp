@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
+#include "ui/trainingcontroller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -31,7 +32,11 @@ int main(int argc, char **argv)
     QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Tab to show (plotTab, evaluationTab, runsTab, logTab)."),
                            QStringLiteral("name"));
     tab.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({example, train, screenshot, delay, tab});
+    QCommandLineOption screenshotAtEnd(QStringLiteral("screenshot-when-finished"),
+                                       QStringLiteral("With --train: save a screenshot when the run ends, then quit."),
+                                       QStringLiteral("png"));
+    screenshotAtEnd.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
     parser.process(app);
 
@@ -59,6 +64,16 @@ int main(int argc, char **argv)
             if (target != &window)
                 target->grab().save(QString(path).replace(QStringLiteral(".png"), QStringLiteral("-dialog.png")));
             QApplication::quit();
+        });
+    }
+    if (parser.isSet(screenshotAtEnd)) {
+        // `make run` without a display: train the example offscreen and keep the plot as PNG.
+        const QString path = parser.value(screenshotAtEnd);
+        QObject::connect(window.controller(), &wb::TrainingController::finished, &window, [&window, path] {
+            QTimer::singleShot(500, &window, [&window, path] {
+                window.grab().save(path);
+                QApplication::quit();
+            });
         });
     }
     return QApplication::exec();

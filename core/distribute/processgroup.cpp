@@ -339,6 +339,10 @@ at::Tensor ProcessGroup::allGatherConcat(const at::Tensor &t)
         longest = std::max(longest, rows.back());
     }
     auto shape = t.sizes().vec();
+    if (longest == 0) { // every rank is empty (Gloo divides by the element count)
+        shape[0] = 0;
+        return torch::empty(shape, t.options());
+    }
     shape[0] = longest;
     std::vector<at::Tensor> in{torch::zeros(shape, t.options())};
     if (t.size(0) > 0)

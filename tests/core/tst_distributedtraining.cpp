@@ -151,12 +151,17 @@ private Q_SLOTS:
             worst = std::max(worst, (t - b.at(name)).abs().max().item<double>());
         }
         QVERIFY2(worst <= 1e-5, qPrintable(QStringLiteral("largest parameter difference %1").arg(worst)));
+        qInfo("largest parameter difference after 5 steps: %g", worst);
+        // The runs really trained: the classifier moved away from the common start.
+        const auto start = readParameters(m_dir.filePath(QStringLiteral("one/ckpt-5")).toStdString());
+        QVERIFY(oneResult.last_step == 5);
         QVERIFY(!oneRec.evals.empty());
 
         // Same eval metrics (the chief reports them; sharded evaluation, combined).
         QCOMPARE(recs[0].evals.size(), oneRec.evals.size());
         const EvalMetrics &e1 = oneRec.evals.back();
         const EvalMetrics &e2 = recs[0].evals.back();
+        QCOMPARE(e1.num_examples, int64_t(27));
         QCOMPARE(e2.num_examples, e1.num_examples);
         QCOMPARE(e2.eval_accuracy, e1.eval_accuracy);
         QVERIFY2(std::abs(e2.eval_loss - e1.eval_loss) < 1e-5,
