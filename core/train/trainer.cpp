@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
@@ -576,8 +577,24 @@ RunFinished Run::exportModel()
     const auto &extra = m_meta.extra;
     const char *keys[] = {"labels", "label_list", "label_names"};
     bool named = false;
+    // `prepare` writes the label names to labels.txt beside the meta data: prefer them.
+    const fs::path preparedLabels = fs::path(m_spec.input_meta_data_path).parent_path() / "labels.txt";
+    if (std::ifstream in{preparedLabels}; in) {
+        std::string line;
+        int64_t count = 0;
+        std::string text;
+        while (std::getline(in, line))
+            if (!line.empty()) {
+                text += line + "\n";
+                ++count;
+            }
+        if (count == m_meta.num_labels) {
+            labels = text;
+            named = true;
+        }
+    }
     for (const char *k : keys)
-        if (extra.contains(k) && extra[k].is_array()) {
+        if (!named && extra.contains(k) && extra[k].is_array()) {
             for (const auto &l : extra[k])
                 labels += (l.is_string() ? l.get<std::string>() : l.dump()) + "\n";
             named = true;
