@@ -50,7 +50,22 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
 bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
                 int &exitCode)
 {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    // CLI11 would take the *next* argument as the value of "--flag=" (an empty value), so
+    // "--model_dir= --learning_rate=1e-3" trained into a directory named "--learning_rate=1e-3".
+    std::vector<std::string> checked;
+    for (const std::string &a : args) {
+        if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=') {
+            const std::string flag = a.substr(2, a.size() - 3);
+            if (flag == "distribution_strategy" || flag == "ds")
+                continue; // an empty strategy is "not specified": validation reports the seed's error
+            err << "error: " << flag << ": the flag has an empty value\n"
+                << "  hint: write --" << flag << "=<value>, or leave the flag out to use its default\n";
+            exitCode = kExitInvalid;
+            return false;
+        }
+        checked.push_back(a);
+    }
+    std::vector<std::string> reversed(checked.rbegin(), checked.rend());
     try {
         app.parse(reversed);
     } catch (const CLI::CallForHelp &) {

@@ -8,6 +8,8 @@
 #include <QMessageBox>
 #include <QTimer>
 
+#include <cstdio>
+
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
@@ -45,8 +47,12 @@ int main(int argc, char **argv)
     const QStringList positional = parser.positionalArguments();
     if (!positional.isEmpty()) {
         QString error;
-        if (!window.openProject(positional.front(), &error))
-            QMessageBox::warning(&window, QStringLiteral("Cannot open project"), error);
+        if (!window.openProject(positional.front(), &error)) {
+            if (parser.isSet(screenshot) || parser.isSet(screenshotAtEnd))
+                std::fprintf(stderr, "%s\n", qPrintable(error));
+            else
+                QMessageBox::warning(&window, QStringLiteral("Cannot open project"), error);
+        }
     } else if (parser.isSet(example)) {
         QTimer::singleShot(0, &window, &wb::MainWindow::openExample);
     }

@@ -43,7 +43,7 @@ void requirePositive(int64_t value, const char *key, const std::string &source, 
 void requireDropout(double value, const char *key, const std::string &source, Diagnostics &diag)
 {
     if (!(value >= 0.0 && value < 1.0))
-        diag.error(fieldName(source, key), std::string(key) + " must be in [0, 1), got " + std::to_string(value),
+        diag.error(fieldName(source, key), std::string(key) + " must be in [0, 1), got " + detail::formatNumber(value),
                    "dropout is a probability; 0.1 is the usual value");
 }
 
@@ -76,6 +76,22 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
                      "type_vocab_size is missing; using the original default 16 (released BERT models use 2)",
                      "add \"type_vocab_size\": 2 for checkpoints of the BERT releases");
     detail::readNumber(j, "initializer_range", c.initializer_range, source, diag);
+    // A size key left out silently becomes BERT-Base's value, which can turn a tiny model
+    // into a 100 M-parameter one: say so.
+    for (const char *key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                            "max_position_embeddings"}) {
+        if (j.contains(key))
+            continue;
+        const BertConfig defaults;
+        const int64_t value = std::string(key) == "hidden_size"           ? defaults.hidden_size
+                              : std::string(key) == "num_hidden_layers"   ? defaults.num_hidden_layers
+                              : std::string(key) == "num_attention_heads" ? defaults.num_attention_heads
+                              : std::string(key) == "intermediate_size"   ? defaults.intermediate_size
+                                                                          : defaults.max_position_embeddings;
+        diag.warning(fieldName(source, key),
+                     std::string(key) + " is missing; using BERT-Base's " + std::to_string(value),
+                     "copy the value from the model's published bert_config.json");
+    }
     int64_t emb = 0;
     if (detail::readInt(j, "embedding_size", emb, source, diag))
         c.embedding_size = emb;
@@ -106,7 +122,7 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
     requireDropout(c.attention_probs_dropout_prob, "attention_probs_dropout_prob", source, diag);
     if (!(c.initializer_range > 0.0 && c.initializer_range < 1.0))
         diag.error(fieldName(source, "initializer_range"),
-                   "initializer_range must be in (0, 1), got " + std::to_string(c.initializer_range),
+                   "initializer_range must be in (0, 1), got " + detail::formatNumber(c.initializer_range),
                    "0.02 is the value of every released BERT");
     if (c.hidden_size > 0 && c.num_attention_heads > 0 && c.hidden_size % c.num_attention_heads != 0)
         diag.error(fieldName(source, "num_attention_heads"),

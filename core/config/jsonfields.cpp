@@ -2,6 +2,7 @@
 #include "core/config/jsonfields.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace wb::detail {
 
@@ -25,8 +26,13 @@ std::string describe(const nlohmann::json &v)
 bool readInt(const nlohmann::json &j, const char *key, int64_t &out, const std::string &source, Diagnostics &diag)
 {
     const auto it = j.find(key);
-    if (it == j.end() || it->is_null())
+    if (it == j.end())
         return false;
+    if (it->is_null()) {
+        diag.error(fieldName(source, key), "the value is null",
+                   "give a value, or remove the key to use its default");
+        return false;
+    }
     if (it->is_number_integer()) {
         out = it->get<int64_t>();
         return true;
@@ -39,21 +45,26 @@ bool readInt(const nlohmann::json &j, const char *key, int64_t &out, const std::
         }
     }
     diag.error(fieldName(source, key), "expected an integer, got " + describe(*it),
-               std::string("write a whole number without quotes, e.g. \"") + key + "\": 128");
+               "write a whole number without quotes or a decimal point");
     return false;
 }
 
 bool readNumber(const nlohmann::json &j, const char *key, double &out, const std::string &source, Diagnostics &diag)
 {
     const auto it = j.find(key);
-    if (it == j.end() || it->is_null())
+    if (it == j.end())
         return false;
+    if (it->is_null()) {
+        diag.error(fieldName(source, key), "the value is null",
+                   "give a value, or remove the key to use its default");
+        return false;
+    }
     if (it->is_number()) {
         out = it->get<double>();
         return true;
     }
     diag.error(fieldName(source, key), "expected a number, got " + describe(*it),
-               std::string("write a number without quotes, e.g. \"") + key + "\": 0.1");
+               "write a number without quotes");
     return false;
 }
 
@@ -61,8 +72,13 @@ bool readString(const nlohmann::json &j, const char *key, std::string &out, cons
                 Diagnostics &diag)
 {
     const auto it = j.find(key);
-    if (it == j.end() || it->is_null())
+    if (it == j.end())
         return false;
+    if (it->is_null()) {
+        diag.error(fieldName(source, key), "the value is null",
+                   "give a value, or remove the key to use its default");
+        return false;
+    }
     if (it->is_string()) {
         out = it->get<std::string>();
         return true;
@@ -75,14 +91,26 @@ bool readString(const nlohmann::json &j, const char *key, std::string &out, cons
 bool readBool(const nlohmann::json &j, const char *key, bool &out, const std::string &source, Diagnostics &diag)
 {
     const auto it = j.find(key);
-    if (it == j.end() || it->is_null())
+    if (it == j.end())
         return false;
+    if (it->is_null()) {
+        diag.error(fieldName(source, key), "the value is null",
+                   "give a value, or remove the key to use its default");
+        return false;
+    }
     if (it->is_boolean()) {
         out = it->get<bool>();
         return true;
     }
     diag.error(fieldName(source, key), "expected true or false, got " + describe(*it), "write true or false without quotes");
     return false;
+}
+
+std::string formatNumber(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
 }
 
 } // namespace wb::detail

@@ -21,6 +21,9 @@ bool readString(const nlohmann::json &j, const char *key, std::string &out, cons
 /// Reads a boolean key.
 bool readBool(const nlohmann::json &j, const char *key, bool &out, const std::string &source, Diagnostics &diag);
 
+/// Returns `v` in the shortest "%g" form (1e+30, 0.1, 1.5), for messages.
+std::string formatNumber(double v);
+
 /// Returns "<source>: <key>".
 std::string fieldName(const std::string &source, const std::string &key);
 

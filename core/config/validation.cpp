@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/validation.h"
 
+#include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/distribute/clusterspec.h"
 
@@ -83,7 +84,7 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
         diag.error("learning_rate", "learning_rate must be a positive number", "2e-5 to 5e-5 for pre-trained BERT; 5e-4 to 1e-3 for a small model from scratch");
     else if (o.learning_rate >= 1.0)
-        diag.warning("learning_rate", "learning_rate " + std::to_string(o.learning_rate) + " is very large; the loss will likely diverge",
+        diag.warning("learning_rate", "learning_rate " + detail::formatNumber(o.learning_rate) + " is very large; the loss will likely diverge",
                      "typical values are 1e-5 to 1e-3");
     if (!std::isfinite(o.end_lr) || o.end_lr < 0)
         diag.error("end_lr", "end_lr must be ≥ 0", "0 decays the learning rate to zero (run_classifier's default)");
@@ -107,10 +108,16 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         if (o.eval_data_path.empty())
             diag.error("eval_data_path", "no evaluation data was given", "pass --eval_data_path=eval.tf_record");
         if (r.meta_data) {
-            if (!r.meta_data->train_data_size)
+            const auto reported = [&diag](const std::string &field) {
+                for (const Diagnostic &d : diag.items())
+                    if (d.severity == Severity::Error && d.field == field)
+                        return true;
+                return false;
+            };
+            if (!r.meta_data->train_data_size && !reported(o.input_meta_data_path + ": train_data_size"))
                 diag.error(o.input_meta_data_path + ": train_data_size", "train_data_size is missing (needed to compute the schedule)",
                            "add \"train_data_size\": <number of training records>");
-            if (!r.meta_data->eval_data_size)
+            if (!r.meta_data->eval_data_size && !reported(o.input_meta_data_path + ": eval_data_size"))
                 diag.error(o.input_meta_data_path + ": eval_data_size", "eval_data_size is missing (needed to compute eval_steps)",
                            "add \"eval_data_size\": <number of evaluation records>");
         }

@@ -118,6 +118,11 @@ struct CheckpointInfo
 CheckpointInfo loadCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, AdamW *opt,
                               bool restoreRng)
 {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        throw Error(path, fs::exists(path, ec) ? "is not a checkpoint file" : "checkpoint file not found",
+                    "pass a model_dir/ckpt-<step> file written by a training run, or leave the flag out to use "
+                    "the latest checkpoint in model_dir");
     torch::serialize::InputArchive ar;
     try {
         ar.load_from(path);

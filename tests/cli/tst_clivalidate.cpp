@@ -68,6 +68,21 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(out).contains(QStringLiteral("configuration is valid: strategy one_device")));
     }
 
+    void emptyFlagValueDoesNotSwallowTheNextFlag()
+    {
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=one_device", "--model_dir=", "--learning_rate=1e-3"},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(QStringLiteral("error: model_dir: the flag has an empty value\n")),
+                 err.c_str());
+        // An empty strategy is "not specified", the seed's error.
+        QCOMPARE(run({"validate", "--distribution_strategy=", "--bert_config_file=" + path("bert_config.json")}, out, err), 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(
+                     QStringLiteral("error: distribution_strategy: Distribution strategy has not been specified.\n")),
+                 err.c_str());
+    }
+
     void unknownFlagExits2()
     {
         std::string out, err;

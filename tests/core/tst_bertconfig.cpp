@@ -43,8 +43,10 @@ private Q_SLOTS:
         QVERIFY(!d.hasErrors());
         QCOMPARE(c.hidden_size, int64_t(768));
         QCOMPARE(c.type_vocab_size, int64_t(16));
-        QCOMPARE(d.items().size(), size_t(1)); // warning about type_vocab_size
+        // One warning per defaulted size key, then type_vocab_size's.
+        QCOMPARE(d.items().size(), size_t(6));
         QCOMPARE(QString::fromStdString(d.items()[0].field), QStringLiteral("c.json: type_vocab_size"));
+        QCOMPARE(QString::fromStdString(d.items()[1].message), QStringLiteral("hidden_size is missing; using BERT-Base's 768"));
     }
 
     void tinyParameterCountAndFlops()
@@ -69,7 +71,7 @@ private Q_SLOTS:
         QTest::newRow("string size") << R"({"vocab_size": "30522"})" << "c.json: vocab_size: expected an integer";
         QTest::newRow("zero hidden") << R"({"vocab_size": 10, "hidden_size": 0})" << "hidden_size: hidden_size must be > 0";
         QTest::newRow("negative layers") << R"({"vocab_size": 10, "num_hidden_layers": -1})" << "num_hidden_layers must be > 0";
-        QTest::newRow("dropout 1") << R"({"vocab_size": 10, "hidden_dropout_prob": 1.0})" << "hidden_dropout_prob must be in [0, 1)";
+        QTest::newRow("dropout 1") << R"({"vocab_size": 10, "hidden_dropout_prob": 1.5})" << "hidden_dropout_prob must be in [0, 1), got 1.5";
         QTest::newRow("dropout negative") << R"({"vocab_size": 10, "attention_probs_dropout_prob": -0.1})"
                                           << "attention_probs_dropout_prob must be in [0, 1)";
         QTest::newRow("heads") << R"({"vocab_size": 10, "hidden_size": 100, "num_attention_heads": 12})"
@@ -77,6 +79,7 @@ private Q_SLOTS:
         QTest::newRow("activation") << R"({"vocab_size": 10, "hidden_act": "sigmoid"})" << "Unsupported activation: sigmoid";
         QTest::newRow("act type") << R"({"vocab_size": 10, "hidden_act": 3})" << "hidden_act: expected a string";
         QTest::newRow("bool size") << R"({"vocab_size": true})" << "vocab_size: expected an integer";
+        QTest::newRow("null size") << R"({"vocab_size": 10, "hidden_size": null})" << "c.json: hidden_size: the value is null";
         QTest::newRow("fractional") << R"({"vocab_size": 10.5})" << "vocab_size: expected an integer";
         QTest::newRow("embedding_size") << R"({"vocab_size": 10, "embedding_size": 0})" << "embedding_size must be > 0";
     }
@@ -96,7 +99,8 @@ private Q_SLOTS:
     {
         Diagnostics d;
         const auto c = BertConfig::fromJson(nlohmann::json::parse(R"({"vocab_size": 10, "type_vocab_size": 2,
-            "hiden_size": 64, "model_type": "bert"})"),
+            "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 8,
+            "max_position_embeddings": 16, "hiden_size": 64, "model_type": "bert"})"),
                                             "c.json", d);
         QVERIFY(!d.hasErrors());
         QCOMPARE(d.items().size(), size_t(1));
