@@ -66,3 +66,43 @@ if [ -x "$BUILD/bench/bench_tfrecord" ]; then
   echo "== TFRecord read (both CRCs verified; goal >= 300 MB/s) and Example decoding ==" | tee -a "$REPORT"
   "$BUILD/bench/bench_tfrecord" "${TMPDIR:-/tmp}" "${WB_BENCH_RECORDS:-200000}" | tee -a "$REPORT"
 fi
+
+# --- distribution (issue 6): all-reduce bandwidth of the bucketed gradient sync (BERT-Tiny and
+# BERT-Mini gradient sizes), and training throughput of 1 vs 2 local workers (BERT-Tiny,
+# spamassassin-mini, global batch 32) ---
+if [ -x "$BUILD/bench/bench_allreduce" ]; then
+  { echo "== all-reduce: bucketed gradient average, 2 ranks, Gloo over 127.0.0.1 =="
+    "$BUILD/bench/bench_allreduce" 2 "${WB_BENCH_ALLREDUCE_ITERS:-10}"; } | tee -a "$REPORT"
+fi
+CLI="$BUILD/app/cli/bert-workbench-cli"
+SPAM_MINI=${WB_BENCH_SPAM_MINI:-$SRC/../shared/data/spamassassin-mini}
+VOCAB=${WB_BENCH_VOCAB:-$SRC/../shared/data/vocab/bert-base-uncased-vocab.txt}
+if [ -x "$CLI" ] && [ -d "$SPAM_MINI" ] && [ -f "$VOCAB" ]; then
+  TMPD=$(mktemp -d)
+  "$CLI" prepare --input_data_dir="$SPAM_MINI" --vocab_file="$VOCAB" --max_seq_length=128 \
+      --output_dir="$TMPD/data" --eval_fraction=0.2 >/dev/null 2>&1
+  cat > "$TMPD/data/bert_config.json" <<'JSON'
+{"vocab_size": 30522, "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2,
+ "intermediate_size": 512, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+ "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
+ "initializer_range": 0.02}
+JSON
+  echo "== training throughput: 1 vs 2 local workers (BERT-Tiny, batch 32, max_seq_length 128, $(nproc) cores) ==" | tee -a "$REPORT"
+  for n in 1 2; do
+    t0=$(date +%s.%N)
+    if "$CLI" train --distribution_strategy=multi_worker_mirrored --num_local_workers=$n \
+        --bert_config_file="$TMPD/data/bert_config.json" --input_meta_data_path="$TMPD/data/input_meta_data.json" \
+        --train_data_path="$TMPD/data/train.tf_record" --eval_data_path="$TMPD/data/eval.tf_record" \
+        --model_dir="$TMPD/run$n" --train_batch_size=32 --num_train_epochs=${WB_BENCH_DIST_EPOCHS:-4} \
+        --learning_rate=1e-3 --log_steps=0 > "$TMPD/out$n.txt" 2>&1; then
+      t1=$(date +%s.%N)
+      steps=$(grep -o 'total_steps [0-9]*' "$TMPD/out$n.txt" | head -1 | awk '{print $2}')
+      python3 -c 'import json,sys; n,s,w=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[4])-float(sys.argv[3]); print(json.dumps({"bench":"local_workers","workers":n,"steps":s,"global_batch":32,"wall_seconds":round(w,2),"examples_per_second":round(s*32/w,1)}))' \
+          "$n" "${steps:-0}" "$t0" "$t1" | tee -a "$REPORT"
+    else
+      echo "local workers $n: training failed (see $TMPD/out$n.txt)" | tee -a "$REPORT"
+    fi
+  done
+  echo "(wall time includes process start, evaluation and checkpoints; on one machine the workers share its cores)" | tee -a "$REPORT"
+  rm -rf "$TMPD"
+fi

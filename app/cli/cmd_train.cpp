@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
 #include "core/config/validation.h"
@@ -156,6 +157,9 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
         err << errors.errorCount() << " problem(s) found; nothing was run.\n";
         return kExitInvalid;
     }
+    if (options.num_local_workers > 0 && mode == "train_and_eval"
+        && v.strategy.kind == StrategyKind::MultiWorkerMirrored)
+        return runLocalWorkers(command, options, args, out, err); // N workers on loopback (issue 6)
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
     ConsoleObserver observer(out, err, tty);
     StopToken stop;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,8 @@ void emitLines(std::string &buf, const LocalLauncher::LineSink &sink, const std:
         // A progress bar redraws with "\r": keep the last state of the line.
         if (const auto cr = line.rfind('\r'); cr != std::string::npos)
             line = line.substr(cr + 1);
+        if (line.empty() && !prefix.empty())
+            continue; // a worker's blank line says nothing once prefixed
         if (sink)
             sink(prefix + line);
     }
@@ -153,7 +156,14 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
             throw Error("num_local_workers", "could not create a pipe for worker " + std::to_string(r) + ": " + why);
         }
         const pid_t parent = ::getpid();
+        // Block signals across fork(): the child must not run this process's handlers
+        // (e.g. a SIGTERM from killAll arriving before execve); it resets them first.
+        sigset_t all, previous;
+        ::sigfillset(&all);
+        ::pthread_sigmask(SIG_SETMASK, &all, &previous);
         const pid_t pid = ::fork();
+        if (pid != 0)
+            ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         if (pid < 0) {
             const std::string why = std::strerror(errno);
             killAll(SIGKILL);
@@ -162,11 +172,15 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
         }
         if (pid == 0) {
             // Child: only async-signal-safe calls from here on.
+            for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2})
+                ::signal(sig, SIG_DFL);
+            sigset_t none;
+            ::sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
             ::setpgid(0, 0); // terminal Ctrl+C reaches the launcher only; it forwards stops
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != parent)
                 ::_exit(1);
-            ::signal(SIGINT, SIG_DFL);
             ::dup2(outPipe[1], STDOUT_FILENO);
             ::dup2(errPipe[1], STDERR_FILENO);
             ::execve(exe.c_str(), argv.data(), envp.data());

@@ -109,17 +109,11 @@ public:
             return stopRequested;
         std::vector<at::Tensor> grads;
         grads.reserve(parameters.size() + 1);
-        for (const at::Tensor &p : parameters) {
-            if (!p.requires_grad())
-                continue;
-            at::Tensor g = p.grad();
-            if (!g.defined()) {
-                // A parameter unused in this step still takes part, so buckets line up on all ranks.
-                const_cast<at::Tensor &>(p).mutable_grad() = torch::zeros_like(p);
-                g = p.grad();
-            }
-            grads.push_back(g);
-        }
+        // Parameters without a gradient are left out, as the optimizer skips them; the same
+        // model and code give every rank the same set, so the buckets line up.
+        for (const at::Tensor &p : parameters)
+            if (p.requires_grad() && p.grad().defined())
+                grads.push_back(p.grad());
         // The stop vote and the loss ride along in the last bucket (float64: the loss keeps
         // its precision): vote mean > 0 ⇔ someone asked to stop.
         at::Tensor extras = torch::tensor({stopRequested ? 1.0 : 0.0, loss ? *loss : 0.0},

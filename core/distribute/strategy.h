@@ -55,7 +55,8 @@ public:
     /// Only the chief writes checkpoints, metrics.jsonl, summaries and predictions.
     bool isChief() const { return rank() == 0; }
 
-    /// The shard of the training (or evaluation) records this worker reads.
+    /// The shard of the records this worker reads when records are sharded (the Trainer
+    /// shards evaluation; training reads every global batch and keeps rank's rows).
     ShardSpec dataShard() const { return {worldSize(), rank()}; }
     /// Per-replica batch = global batch / replicas. Throws wb::Error(field
     /// "train_batch_size") when the global batch is not divisible by numReplicas().
@@ -68,7 +69,8 @@ public:
     virtual void prepare(const std::vector<at::Tensor> &tensors) { (void)tensors; }
 
     /// Averages the gradients of `parameters` over all replicas, in place (bucketed
-    /// all-reduce; a missing gradient counts as zeros and is allocated). Also agrees on
+    /// all-reduce; parameters without a gradient are skipped, as by the optimizer, and must
+    /// be the same on every rank). Also agrees on
     /// stopping: returns true when `stop_requested` is true on any worker, so all workers
     /// stop after the same step. When `loss` is given, it is replaced by the mean of every
     /// worker's value (the global batch's loss); it rides in the same all-reduce.

@@ -4,6 +4,7 @@
 #include "core/config/jsonfile.h"
 #include "core/config/validation.h"
 #include "core/data/classifierdataset.h"
+#include "core/distribute/strategy.h"
 #include "core/io/metricswriter.h"
 #include "core/io/summarywriter.h"
 #include "core/model/bertmodel.h"
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -51,6 +53,19 @@ struct BatchTensors
 {
     torch::Tensor ids, mask, segments, labels, values, weights;
 };
+
+/// This worker's rows of a global batch: [rank·b, (rank+1)·b) with b = size / workers.
+/// Every worker reads the same global batches, so N workers train on exactly the data
+/// order of one worker (issue 6: equivalence), each on its own share of every batch.
+BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
+{
+    if (s.worldSize() == 1)
+        return t;
+    const int64_t b = t.ids.size(0) / s.worldSize();
+    const int64_t from = b * s.rank();
+    const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, b) : x; };
+    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
+}
 
 BatchTensors toTensors(ClassifierBatch &b)
 {
@@ -212,7 +227,8 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
 
 /// One evaluation pass over the whole eval set.
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
-                     int64_t numLabels, std::vector<std::vector<float>> *outputs = nullptr)
+                     int64_t numLabels, std::vector<std::vector<float>> *outputs = nullptr,
+                     Strategy *strategy = nullptr)
 {
     torch::NoGradGuard guard;
     model->eval();
@@ -255,6 +271,17 @@ EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset
         }
     }
     model->train();
+    if (strategy && strategy->worldSize() > 1) {
+        // Sharded evaluation: combine the shards, then compute the metrics as one worker would.
+        std::vector<double> sums{lossSum, double(count)};
+        strategy->sumAcrossWorkers(sums);
+        lossSum = sums[0];
+        count = int64_t(sums[1]);
+        strategy->gatherAcrossWorkers(labels);
+        strategy->gatherAcrossWorkers(preds);
+        strategy->gatherAcrossWorkers(targets);
+        strategy->gatherAcrossWorkers(values);
+    }
     EvalMetrics m;
     m.eval_loss = count ? lossSum / double(count) : 0.0;
     if (regression)
@@ -353,6 +380,14 @@ RunFinished Run::train()
 {
     RunFinished r;
     configureThreads(m_spec, m_obs);
+    // multi_worker_mirrored: joins the cluster here (waits for every worker, bounded by
+    // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
+    const std::unique_ptr<Strategy> strategy = makeStrategy(m_spec);
+    const bool chief = strategy->isChief();
+    strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
+    if (strategy->worldSize() > 1)
+        m_obs.logMessage("multi_worker_mirrored: worker rank " + std::to_string(strategy->rank()) + " of "
+                         + std::to_string(strategy->worldSize()) + (chief ? " (chief)" : ""));
     for (const auto &w : checkBlas())
         m_obs.logMessage(w);
     std::error_code ec;
@@ -378,13 +413,34 @@ RunFinished Run::train()
     }
     r.last_checkpoint = lastCkpt;
     r.last_step = start;
+    if (strategy->worldSize() > 1) {
+        // Every worker resumes from the chief's checkpoint, then starts from its parameters.
+        std::vector<int64_t> starts{start};
+        strategy->gatherAcrossWorkers(starts);
+        for (size_t k = 1; k < starts.size(); ++k)
+            if (starts[k] != starts[0])
+                throw Error("model_dir",
+                            "worker rank " + std::to_string(k) + " would resume at step " + std::to_string(starts[k])
+                                + " but the chief at step " + std::to_string(starts[0]),
+                            "every worker must see the chief's model_dir (a shared folder), or start all in a new one");
+        strategy->prepare(model->parameters());
+        // Own dropout masks per worker (deterministic, so a resumed run repeats them);
+        // the chief keeps its stream, which its checkpoints record.
+        if (strategy->rank() > 0)
+            torch::manual_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(strategy->rank()) + uint64_t(start));
+    }
 
     const std::string metricsPath = m_spec.metricsPath();
-    MetricsWriter::truncateAfterStep(metricsPath, start);
-    MetricsWriter metrics(metricsPath);
+    std::optional<MetricsWriter> metrics;
+    if (chief) {
+        MetricsWriter::truncateAfterStep(metricsPath, start);
+        metrics.emplace(metricsPath);
+    }
     // TensorBoard summaries are a convenience: an I/O error there warns once and stops
     // writing them, it does not end the run (metrics.jsonl and checkpoints are what matter).
-    auto summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
+    std::unique_ptr<SummaryWriter> summaries;
+    if (chief)
+        summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
     const auto writeSummary = [&](const auto &write) {
         if (!summaries)
             return;
@@ -397,7 +453,10 @@ RunFinished Run::train()
     };
 
     ClassifierDataset trainData(datasetOptions(m_spec, m_cfg, m_meta, m_spec.train_data_path, true));
-    ClassifierDataset evalData(datasetOptions(m_spec, m_cfg, m_meta, m_spec.eval_data_path, false));
+    DatasetOptions evalOptions = datasetOptions(m_spec, m_cfg, m_meta, m_spec.eval_data_path, false);
+    evalOptions.num_shards = strategy->dataShard().num_shards; // sharded evaluation, combined in evaluate()
+    evalOptions.shard_index = strategy->dataShard().shard_index;
+    ClassifierDataset evalData(evalOptions);
     ClassifierBatch batch;
     for (int64_t s = 0; s < start; ++s) // same data order as an uninterrupted run
         trainData.next(batch);
@@ -423,6 +482,8 @@ RunFinished Run::train()
                      + std::to_string(m_sched.warmup_steps) + (start ? ", resuming at step " + std::to_string(start) : ""));
 
     const auto saveAt = [&](int64_t step) {
+        if (!chief)
+            return;
         const std::string name = "ckpt-" + std::to_string(step);
         const std::string path = (fs::path(m_spec.model_dir) / name).string();
         saveCheckpoint(path, model, opt, step, m_meta);
@@ -444,11 +505,14 @@ RunFinished Run::train()
     for (int64_t step = start; step < total; ++step) {
         const double lr = m_sched.learningRate(step, m_spec.learning_rate, m_spec.end_lr);
         trainData.next(batch);
-        BatchTensors t = toTensors(batch);
+        BatchTensors t = workerSlice(toTensors(batch), *strategy);
         auto logits = model->forward(t.ids, t.mask, t.segments);
         auto loss = lossFor(logits, t, m_regression);
         loss.backward();
-        const double lossValue = loss.item<double>(); // CPU: free; the NaN check needs it
+        double lossValue = loss.item<double>(); // CPU: free; the NaN check needs it
+        // Average gradients and loss over the workers; all agree on stopping after this step.
+        const bool stopVote = strategy->reduceGradients(model->parameters(), m_stop.stopRequested(), &lossValue);
+        const auto stopNow = [&] { return strategy->worldSize() > 1 ? stopVote : m_stop.stopRequested(); };
         if (!std::isfinite(lossValue)) {
             r.status = RunStatus::Failed;
             r.last_step = step;
@@ -471,7 +535,7 @@ RunFinished Run::train()
 
         const double tnow = now();
         const bool boundary = global % perEval == 0 || global == total;
-        if (tnow - lastReport >= kReportInterval || boundary || m_stop.stopRequested()) {
+        if (tnow - lastReport >= kReportInterval || boundary || stopNow()) {
             StepMetrics sm;
             sm.step = global;
             sm.total_steps = total;
@@ -481,7 +545,8 @@ RunFinished Run::train()
             sm.examples_per_second = tnow > lastReport ? double(reportExamples) / (tnow - lastReport) : 0.0;
             sm.wall_time = tnow;
             m_obs.stepCompleted(sm);
-            metrics.writeTrain(sm);
+            if (metrics)
+                metrics->writeTrain(sm);
             writeSummary([&](SummaryWriter &w) { w.writeTrain(sm); });
             r.final_train_loss = sm.loss;
             reportLoss = 0;
@@ -499,14 +564,15 @@ RunFinished Run::train()
             logStartStep = global;
         }
         if (boundary) {
-            EvalMetrics em = evaluate(model, evalData, m_regression, m_meta.num_labels);
+            EvalMetrics em = evaluate(model, evalData, m_regression, m_meta.num_labels, nullptr, strategy.get());
             em.step = global;
             em.wall_time = now();
             m_obs.logMessage("Train Step: " + std::to_string(global) + "/" + std::to_string(total)
                              + "  / loss = " + fmt(epochLoss / double(epochSteps)) + "  learning_rate = " + fmt(lr));
             m_obs.logMessage(evalLine(em));
             m_obs.evaluationCompleted(em);
-            metrics.writeEval(em);
+            if (metrics)
+                metrics->writeEval(em);
             writeSummary([&](SummaryWriter &w) { w.writeEval(em); });
             lastEval = em;
             r.final_train_loss = epochLoss / double(epochSteps);
@@ -514,10 +580,10 @@ RunFinished Run::train()
             epochSteps = 0;
             saveAt(global);
             lastReport = now(); // keep eval and checkpoint time out of examples/s
-        } else if (m_stop.stopRequested()) {
+        } else if (stopNow()) {
             saveAt(global);
         }
-        if (m_stop.stopRequested() && global < total) {
+        if (stopNow() && global < total) {
             r.status = RunStatus::Cancelled;
             r.message = "stopped by the user after step " + std::to_string(global) + "; checkpoint " + lastCkpt;
             return r;
@@ -535,7 +601,8 @@ RunFinished Run::train()
             summary["eval_metrics"] = lastEval->eval_accuracy;
         summary["last_eval"] = ej;
     }
-    writeFileAtomic((fs::path(m_spec.model_dir) / "training_summary.json").string(), summary.dump(4) + "\n");
+    if (chief)
+        writeFileAtomic((fs::path(m_spec.model_dir) / "training_summary.json").string(), summary.dump(4) + "\n");
     r.status = RunStatus::Completed;
     r.last_step = total;
     r.message = start >= total ? "training was already complete at step " + std::to_string(total)

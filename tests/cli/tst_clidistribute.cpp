@@ -83,6 +83,30 @@ private Q_SLOTS:
         QCOMPARE(all.count("\"kind\":\"eval\""), 1);
     }
 
+    void tfConfigCluster()
+    {
+        // A TF_CONFIG as a TensorFlow MultiWorkerMirroredStrategy setup has it, one per process.
+        const int port = pickFreeTcpPort();
+        const QString cluster = QStringLiteral("{\"cluster\": {\"worker\": [\"127.0.0.1:%1\", \"127.0.0.1:%2\"]}, "
+                                               "\"task\": {\"type\": \"worker\", \"index\": %3}}");
+        const QString modelDir = m_dir.filePath(QStringLiteral("tf"));
+        std::vector<std::unique_ptr<QProcess>> procs;
+        for (int index = 0; index < 2; ++index) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("TF_CONFIG"), cluster.arg(port).arg(port + 1).arg(index));
+            procs.push_back(std::make_unique<QProcess>());
+            procs.back()->setProcessEnvironment(env);
+            procs.back()->start(QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli"), args(modelDir));
+        }
+        for (auto &p : procs) {
+            QVERIFY(p->waitForFinished(120000));
+            QVERIFY2(p->exitCode() == 0, p->readAllStandardError().constData());
+        }
+        QVERIFY(QString::fromUtf8(procs[0]->readAllStandardOutput())
+                    .contains(QStringLiteral("multi_worker_mirrored: worker rank 0 of 2 (chief)")));
+        QVERIFY(QFile::exists(modelDir + QStringLiteral("/ckpt-4")));
+    }
+
     void missingWorkerIsNamed()
     {
         const int port = pickFreeTcpPort();

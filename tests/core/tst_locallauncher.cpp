@@ -15,7 +15,7 @@ struct Captured
     QStringList out, err;
 };
 
-LocalLaunchResult launch(const std::string &script, int workers, Captured &c, LocalLauncher **self = nullptr,
+LocalLaunchResult launch(const std::string &script, int workers, Captured &c,
                          const std::function<void(LocalLauncher &, const Captured &)> &onLine = {})
 {
     LocalLaunchOptions o;
@@ -24,8 +24,6 @@ LocalLaunchResult launch(const std::string &script, int workers, Captured &c, Lo
     o.num_workers = workers;
     o.kill_grace_seconds = 5;
     LocalLauncher launcher(o);
-    if (self)
-        *self = &launcher;
     return launcher.run(
         [&](const std::string &l) {
             c.out << QString::fromStdString(l);
@@ -114,16 +112,17 @@ private Q_SLOTS:
     {
         Captured c;
         bool requested = false;
+        // Stop once both workers have installed their SIGINT trap.
+        const auto onLine = [&requested](LocalLauncher &l, const Captured &seen) {
+            if (!requested && seen.err.contains(QStringLiteral("ready 0"))
+                && seen.err.contains(QStringLiteral("[worker 1] ready 1"))) {
+                requested = true;
+                l.requestStop();
+            }
+        };
         const auto r = launch("trap 'echo stopping $RANK >&2; exit 130' INT; echo ready $RANK >&2; "
                               "while :; do sleep 0.05; done",
-                              2, c, nullptr, [&requested](LocalLauncher &l, const Captured &c) {
-                                  if (!requested && c.err.contains(QStringLiteral("ready 0"))
-                                      && c.err.contains(QStringLiteral("[worker 1] ready 1")))
-                                  {
-                                      requested = true;
-                                      l.requestStop();
-                                  }
-                              });
+                              2, c, onLine);
         QCOMPARE(r.exit_code, 130);
         QCOMPARE(r.failed_rank, -1);
         QVERIFY(c.err.contains(QStringLiteral("stopping 0")));

@@ -203,6 +203,24 @@ private Q_SLOTS:
                  qPrintable(message));
         QVERIFY2(elapsed < 8.0, qPrintable(QString::number(elapsed)));
     }
+
+    void deadChiefIsNamed()
+    {
+        // The chief (which also hosts the rendezvous store) leaves: rank 1 must say so.
+        const auto errors = runPair(
+            [&](ProcessGroup &pg, int rank) {
+                std::vector<torch::Tensor> t{torch::ones({16})};
+                pg.allReduceMean(t);
+                if (rank == 0)
+                    return;
+                pg.allReduceMean(t);
+            },
+            4 << 20, std::chrono::milliseconds(2000));
+        QCOMPARE(QString::fromStdString(errors[0]), QString());
+        const QString message = QString::fromStdString(errors[1]);
+        QVERIFY2(message.startsWith(QStringLiteral("the chief rank 0 (127.0.0.1:5000) stopped responding during the gradient all-reduce")),
+                 qPrintable(message));
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_ProcessGroup)
