@@ -2,6 +2,7 @@
 #include "ui/fieldhelp.h"
 
 #include <QHash>
+#include <QRegularExpression>
 
 namespace wb {
 
@@ -18,6 +19,13 @@ FieldHelp fieldHelp(const QString &field)
          {QStringLiteral("GPUs"),
           QStringLiteral("How many GPUs to use. 0 trains on the CPU. one_device allows at most 1; mirrored uses "
                          "one replica per GPU. Typical: 0 without a GPU, 1 with one.")}},
+        {QStringLiteral("num_local_workers"),
+         {QStringLiteral("Local workers"),
+          QStringLiteral("multi_worker_mirrored only: start this many worker processes on this computer. "
+                         "Each trains on its share of every batch and the gradients are averaged, so the "
+                         "result matches one worker. The plot shows the chief's (worker 0) curves. Off (0) "
+                         "joins the cluster described by TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK instead. "
+                         "The training batch size must divide by the number of workers.")}},
         {QStringLiteral("bert_config_file"),
          {QStringLiteral("BERT config"),
           QStringLiteral("bert_config.json describes the model's shape: layers, width, attention heads, "
@@ -104,6 +112,36 @@ FieldHelp fieldHelp(const QString &field)
                          "TensorBoard's default; 0.99 shows only the long-term trend.")}},
     };
     return help.value(field);
+}
+
+QString formWording(const QString &text)
+{
+    static const QRegularExpression pass(QStringLiteral("\\bpass --([a-z_]+)=(<[^>]*>|[^\\s;,()]+)"));
+    static const QRegularExpression flag(QStringLiteral("--([a-z_]+)"));
+    QString out = text;
+    out.replace(QStringLiteral("'bert-workbench-cli prepare'"), QStringLiteral("File → Prepare Data…"));
+    const auto rewrite = [&out](const QRegularExpression &re, bool withValue) {
+        QString result;
+        qsizetype last = 0;
+        auto it = re.globalMatch(out);
+        while (it.hasNext()) {
+            const auto m = it.next();
+            const FieldHelp help = fieldHelp(m.captured(1));
+            result += out.mid(last, m.capturedStart() - last);
+            if (help.label.isEmpty())
+                result += m.captured(0);
+            else if (withValue)
+                result += QStringLiteral("set “%1” to %2").arg(help.label, m.captured(2));
+            else
+                result += QStringLiteral("“%1”").arg(help.label);
+            last = m.capturedEnd();
+        }
+        result += out.mid(last);
+        out = result;
+    };
+    rewrite(pass, true);
+    rewrite(flag, false);
+    return out;
 }
 
 } // namespace wb

@@ -16,4 +16,10 @@ struct FieldHelp
 /// an empty FieldHelp for unknown names. Thread-safe.
 FieldHelp fieldHelp(const QString &field);
 
+/// Rewrites a validation message or hint written for the command line into the form's
+/// words: "pass --model_dir=<dir>" becomes "set “Model directory” to <dir>", any other
+/// "--flag" the field's label in quotes, and 'bert-workbench-cli prepare' the File menu's
+/// Prepare Data command. Flags without a form field stay as they are. Thread-safe.
+QString formWording(const QString &text);
+
 } // namespace wb

@@ -16,6 +16,7 @@
 #include "ui/trainingcontroller.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
@@ -26,6 +27,7 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QGuiApplication>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -36,7 +38,6 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QProgressDialog>
-#include <QThread>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -46,6 +47,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextDocument>
+#include <QThread>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -79,7 +81,10 @@ QString formatDuration(double seconds)
     return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-bool isStrategyField(const std::string &field) { return field == "distribution_strategy" || field == "num_gpus"; }
+bool isStrategyField(const std::string &field)
+{
+    return field == "distribution_strategy" || field == "num_gpus" || field == "num_local_workers";
+}
 
 } // namespace
 
@@ -117,7 +122,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     m_progress->setObjectName(QStringLiteral("progress"));
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
-    m_progress->setFormat(tr("step %v / %m"));
+    m_progress->setFormat(tr("no run yet")); // "step %v / %m" once a run knows its steps
     m_progressLabel = new QLabel(tr("Not started"));
     m_statusLabel = new QLabel(tr("Idle"));
     m_statusLabel->setObjectName(QStringLiteral("runStatus"));
@@ -271,6 +276,17 @@ void MainWindow::buildForm(QWidget *panel)
     m_numGpus->setRange(0, 64);
     connect(m_numGpus, QOverload<int>::of(&QSpinBox::valueChanged), this, &MainWindow::markModified);
     addRow(strategyForm, QStringLiteral("num_gpus"), m_numGpus);
+    m_localWorkers = new QSpinBox;
+    m_localWorkers->setRange(0, 64);
+    m_localWorkers->setSpecialValueText(tr("off (use TF_CONFIG or the environment)"));
+    connect(m_localWorkers, QOverload<int>::of(&QSpinBox::valueChanged), this, &MainWindow::markModified);
+    addRow(strategyForm, QStringLiteral("num_local_workers"), m_localWorkers);
+    // Local workers only mean something for multi_worker_mirrored.
+    const auto updateLocalWorkers = [this] {
+        m_localWorkers->setEnabled(m_strategy->currentText() == QLatin1String("multi_worker_mirrored"));
+    };
+    connect(m_strategy, &QComboBox::currentTextChanged, this, updateLocalWorkers);
+    updateLocalWorkers();
     layout->addWidget(strategyBox);
 
     auto *filesBox = new QGroupBox(tr("2. Model and data"));
@@ -431,6 +447,11 @@ void MainWindow::buildMenus()
     m_resumeAction = run->addAction(tr("&Resume"), this, &MainWindow::resume);
     m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint"));
     run->addSeparator();
+    QAction *copyCommand = run->addAction(tr("Copy as &Command Line"), this, [this] {
+        QGuiApplication::clipboard()->setText(commandLine());
+        statusBar()->showMessage(tr("Copied: %1").arg(commandLine()), 8000);
+    });
+    copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
     run->addAction(tr("Compare runs near model_dir"), this, [this] {
         m_runs->scan(q(options().model_dir));
         showTab(QStringLiteral("runsTab"));
@@ -454,11 +475,21 @@ void MainWindow::buildMenus()
     bar->addAction(m_resumeAction);
 }
 
+QString MainWindow::commandLine() const
+{
+    std::vector<std::string> words{"bert-workbench-cli", "train"};
+    for (const std::string &flag : toCommandLineFlags(options()))
+        words.push_back(flag);
+    return q(shellJoin(words));
+}
+
 TrainingOptions MainWindow::options() const
 {
     TrainingOptions o;
     o.distribution_strategy = m_strategy->currentIndex() < 0 ? std::string() : m_strategy->currentText().toStdString();
     o.num_gpus = m_numGpus->value();
+    if (m_localWorkers->isEnabled())
+        o.num_local_workers = m_localWorkers->value();
     auto path = [this](const char *field) { return m_paths.at(QString::fromLatin1(field))->text().trimmed().toStdString(); };
     o.bert_config_file = path("bert_config_file");
     o.input_meta_data_path = path("input_meta_data_path");
@@ -490,6 +521,7 @@ void MainWindow::setOptions(const TrainingOptions &o, bool modified)
     m_loading = true;
     m_strategy->setCurrentIndex(m_strategy->findText(q(o.distribution_strategy), Qt::MatchFixedString));
     m_numGpus->setValue(o.num_gpus);
+    m_localWorkers->setValue(o.num_local_workers);
     m_paths.at(QStringLiteral("bert_config_file"))->setText(q(o.bert_config_file));
     m_paths.at(QStringLiteral("input_meta_data_path"))->setText(q(o.input_meta_data_path));
     m_paths.at(QStringLiteral("train_data_path"))->setText(q(o.train_data_path));
@@ -791,10 +823,12 @@ void MainWindow::showValidationErrors(const Diagnostics &diag)
             warnings << QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message));
             continue;
         }
-        lines << (isStrategyField(dg.field) || dg.field.empty() ? q(dg.message)
-                                                                : QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message)));
+        // The form's words, not the command line's: "set “BERT config” to …", not "--bert_config_file=…".
+        const QString message = formWording(q(dg.message));
+        lines << (isStrategyField(dg.field) || dg.field.empty() ? message
+                                                                : QStringLiteral("%1: %2").arg(q(dg.field), message));
         if (!dg.hint.empty())
-            hints << QStringLiteral("• %1").arg(q(dg.hint));
+            hints << QStringLiteral("• %1").arg(formWording(q(dg.hint)));
     }
     if (!m_validationBox) {
         m_validationBox = new QMessageBox(this);
@@ -844,6 +878,7 @@ bool MainWindow::train()
     if (result.schedule) {
         m_progress->setRange(0, int(result.schedule->total_steps));
         m_progress->setValue(0);
+        m_progress->setFormat(tr("step %v / %m"));
     }
     appendLog(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
     m_statusLabel->setText(tr("Starting…"));
@@ -1002,6 +1037,7 @@ void MainWindow::handleRunStarted(const RunStarted &info)
 {
     m_progress->setRange(0, int(info.total_steps));
     m_progress->setValue(int(info.start_step));
+    m_progress->setFormat(tr("step %v / %m"));
     m_statusLabel->setText(tr("Training on %1").arg(q(info.device)));
     m_statusLabel->setStyleSheet(QString());
     m_runs->scan(q(m_controller->lastSpec().model_dir));

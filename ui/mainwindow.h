@@ -64,6 +64,9 @@ public:
 
     /// Returns the schedule panel's current text (plain text).
     QString scheduleText() const;
+    /// The form as a `bert-workbench-cli train …` command line (shell-quoted; options left at
+    /// their defaults are left out), as Training → Copy as Command Line puts it on the clipboard.
+    QString commandLine() const;
     QString modelSummaryText() const;
 
     TrainingController *controller() const { return m_controller; }
@@ -143,6 +146,7 @@ private:
 
     QComboBox *m_strategy = nullptr;
     QSpinBox *m_numGpus = nullptr;
+    QSpinBox *m_localWorkers = nullptr;
     std::map<QString, QLineEdit *> m_paths;
     QSpinBox *m_trainBatch = nullptr, *m_evalBatch = nullptr, *m_epochs = nullptr, *m_evalPerEpoch = nullptr;
     QSpinBox *m_trainDataSize = nullptr, *m_seed = nullptr, *m_logSteps = nullptr, *m_keepCheckpoints = nullptr;

@@ -2,6 +2,7 @@
 #include "ui/trainingcontroller.h"
 
 #include "core/train/trainer.h"
+#include "ui/localworkersrun.h"
 
 namespace wb {
 
@@ -9,6 +10,8 @@ namespace {
 
 RunFinished runTrainer(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop)
 {
+    if (wantsLocalWorkers(spec)) // "Local workers: N": N processes of bert-workbench-cli
+        return runLocalWorkers(spec, observer, stop, findWorkerExecutable());
     Trainer trainer;
     return trainer.run(spec, observer, stop);
 }

@@ -20,7 +20,8 @@ public:
     explicit TrainingController(QObject *parent = nullptr);
     ~TrainingController() override;
 
-    /// Replaces the run function (default: wb::Trainer::run). Only while idle; for tests.
+    /// Replaces the run function (default: wb::Trainer::run in this process, or
+    /// wb::runLocalWorkers when the spec asks for local workers). Only while idle; for tests.
     void setRunFunction(RunFunction run);
 
     bool isRunning() const { return m_running; }

@@ -4,6 +4,7 @@
 #include "app/cli/runflags.h"
 
 #include "core/config/validation.h"
+#include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
 #include <atomic>
@@ -142,6 +143,11 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
     CLI::App app(description, "bert-workbench-cli " + command);
     TrainingOptions options;
     addRunFlags(app, options);
+    std::string progressFormat = "text";
+    app.add_option("--progress_format", progressFormat,
+                   "text (progress bar or lines) or jsonl (one JSON event per line on stdout, for tools)")
+        ->check(CLI::IsMember({"text", "jsonl"}))
+        ->capture_default_str();
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
@@ -161,7 +167,9 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
         && v.strategy.kind == StrategyKind::MultiWorkerMirrored)
         return runLocalWorkers(command, options, args, out, err); // N workers on loopback (issue 6)
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
-    ConsoleObserver observer(out, err, tty);
+    ConsoleObserver console(out, err, tty);
+    JsonLinesObserver jsonLines(out);
+    TrainingObserver &observer = progressFormat == "jsonl" ? static_cast<TrainingObserver &>(jsonLines) : console;
     StopToken stop;
     InterruptGuard guard(stop);
     Trainer trainer;

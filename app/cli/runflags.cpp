@@ -41,6 +41,10 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
     app.add_option("--steps_per_loop", o.steps_per_loop, "steps between progress reports");
     app.add_option("--log_steps", o.log_steps, "examples/s logging interval (0 disables)")->capture_default_str();
     app.add_option("--optimizer_type", o.optimizer_type, "adamw")->capture_default_str();
+    app.add_option("--weight_decay_rate", o.weight_decay_rate, "AdamW weight decay (not on LayerNorm and biases)")
+        ->capture_default_str();
+    app.add_option("--warmup_fraction", o.warmup_fraction, "share of the steps with linear warmup")
+        ->capture_default_str();
     app.add_option("--seed", o.seed, "random seed (init, dropout, shuffling)")->capture_default_str();
     app.add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "checkpoints to keep (0 = all)")
         ->capture_default_str();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -57,6 +58,17 @@ struct TrainingOptions
     /// Returns metrics_file or <model_dir>/metrics.jsonl.
     std::string metricsPath() const;
 };
+
+/// Returns `o` as `bert-workbench-cli train` flags ("--name=value", run_classifier's names):
+/// distribution_strategy always (when set), every other option only where it differs from
+/// the default, in the order of the CLI's --help. Numbers use the shortest text that reads
+/// back to the same value (5e-4 → "5e-04"). Parsing the result with the CLI gives `o`
+/// back (tested). `mode` is left out: the subcommand sets it. Thread-safe.
+std::vector<std::string> toCommandLineFlags(const TrainingOptions &o);
+
+/// Joins `args` into one line a POSIX shell reads back as the same words ('…' quoting
+/// where needed), for "Copy as command line".
+std::string shellJoin(const std::vector<std::string> &args);
 
 /// Shortname used by the Trainer API (DESIGN.md §3).
 using RunSpec = TrainingOptions;

@@ -200,6 +200,7 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
 
     LocalLaunchResult result;
     int forwardedStops = 0;
+    bool polledStop = false;
     Clock::time_point termSent{};
     bool termPending = false;
     auto anyOpen = [&] {
@@ -229,6 +230,10 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
             emitLines(w.errBuf, err, prefix, w.errFd < 0);
         }
         // Stop requests (Ctrl+C, GUI stop button).
+        if (m_options.stop_requested && !polledStop && m_options.stop_requested()) {
+            polledStop = true;
+            requestStop();
+        }
         const int stops = m_stopRequests.load();
         while (forwardedStops < stops && forwardedStops < 2) {
             killAll(SIGINT);

@@ -90,8 +90,8 @@ void AdamW::save(torch::serialize::OutputArchive &archive) const
 {
     c10::Dict<std::string, torch::Tensor> m, v;
     for (size_t k = 0; k < m_params.size(); ++k) {
-        m.insert(m_params[k].first, m_m[k]);
-        v.insert(m_params[k].first, m_v[k]);
+        m.insert(m_params[k].first, m_m[k].cpu()); // no-op on the CPU
+        v.insert(m_params[k].first, m_v[k].cpu());
     }
     archive.write("optimizer_m", c10::IValue(m));
     archive.write("optimizer_v", c10::IValue(v));

@@ -67,6 +67,20 @@ BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
     return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
 }
 
+/// Copies the batch to `device` (no-op on the CPU, where the tensors stay views).
+BatchTensors onDevice(BatchTensors t, const c10::Device &device)
+{
+    if (device.is_cpu())
+        return t;
+    const auto move = [&](torch::Tensor &x) {
+        if (x.defined())
+            x = x.to(device);
+    };
+    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights})
+        move(*x);
+    return t;
+}
+
 BatchTensors toTensors(ClassifierBatch &b)
 {
     BatchTensors t;
@@ -200,7 +214,7 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
     torch::serialize::OutputArchive ar;
     c10::Dict<std::string, torch::Tensor> params;
     for (auto &p : model->named_parameters())
-        params.insert(p.key(), p.value().detach());
+        params.insert(p.key(), p.value().detach().cpu()); // a checkpoint loads on any machine
     ar.write("model", c10::IValue(params));
     opt.save(ar);
     ar.write("step", c10::IValue(step));
@@ -238,12 +252,14 @@ EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset
     int64_t count = 0;
     std::vector<int64_t> labels, preds;
     std::vector<double> targets, values;
+    const c10::Device device = model->parameters().front().device();
     while (data.next(batch)) {
         if (batch.size == 0)
             continue;
-        BatchTensors t = toTensors(batch);
+        BatchTensors t = onDevice(toTensors(batch), device);
         auto logits = model->forward(t.ids, t.mask, t.segments);
         lossSum += lossFor(logits, t, regression).item<double>() * double(batch.size);
+        logits = logits.cpu(); // no-op on the CPU
         count += batch.size;
         if (regression) {
             auto v = logits.squeeze(-1).contiguous();
@@ -396,6 +412,9 @@ RunFinished Run::train()
         throw Error("model_dir", "cannot create '" + m_spec.model_dir + "': " + ec.message());
 
     auto model = makeModel();
+    // The optimizer's slots are created beside the parameters: move the model first.
+    const c10::Device device = strategy->device();
+    model->to(device);
     model->train();
     AdamW opt(namedParameters(model), AdamWOptions{m_spec.weight_decay_rate});
     int64_t start = 0;
@@ -474,7 +493,7 @@ RunFinished Run::train()
     for (auto &p : model->parameters())
         info.parameter_count += p.numel();
     info.model_dir = m_spec.model_dir;
-    info.device = "cpu";
+    info.device = device.str();
     info.wall_time = now();
     m_obs.runStarted(info);
     m_obs.logMessage("Training " + std::to_string(info.parameter_count) + " parameters: steps_per_epoch "
@@ -505,7 +524,7 @@ RunFinished Run::train()
     for (int64_t step = start; step < total; ++step) {
         const double lr = m_sched.learningRate(step, m_spec.learning_rate, m_spec.end_lr);
         trainData.next(batch);
-        BatchTensors t = workerSlice(toTensors(batch), *strategy);
+        BatchTensors t = onDevice(workerSlice(toTensors(batch), *strategy), device);
         auto logits = model->forward(t.ids, t.mask, t.segments);
         auto loss = lossFor(logits, t, m_regression);
         loss.backward();
@@ -736,16 +755,6 @@ RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const 
     }
     observer.runFinished(r);
     return r;
-}
-
-const char *runStatusName(RunStatus s)
-{
-    switch (s) {
-    case RunStatus::Completed: return "completed";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Failed: return "failed";
-    }
-    return "failed";
 }
 
 } // namespace wb

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/runflags.h"
 #include "core/config/jsonfile.h"
 
 #include <QTemporaryDir>
@@ -31,6 +32,52 @@ private Q_SLOTS:
             "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "type_vocab_size": 2})");
         writeFileAtomic(path("meta.json"), R"({"train_data_size": 3668, "max_seq_length": 32,
             "task_type": "bert_classification", "num_labels": 2, "eval_data_size": 408})");
+    }
+
+    /// toCommandLineFlags() (the GUI's local workers and "copy as command line") must read
+    /// back through the CLI's own parser as the same options.
+    void commandLineFlagsRoundTrip()
+    {
+        TrainingOptions o;
+        o.distribution_strategy = "multi_worker_mirrored";
+        o.num_gpus = 1;
+        o.worker_timeout_seconds = 42;
+        o.bert_config_file = "/data/my model/bert_config.json"; // a space
+        o.input_meta_data_path = "meta.json";
+        o.train_data_path = "train-*.tf_record,extra.tf_record";
+        o.eval_data_path = "eval.tf_record";
+        o.model_dir = "runs/it's";                              // a quote
+        o.train_batch_size = 30;
+        o.learning_rate = 5e-4;
+        o.end_lr = 1.0 / 3.0;                                   // needs all 17 digits
+        o.num_train_epochs = 2;
+        o.num_eval_per_epoch = 4;
+        o.train_data_size = 1000;
+        o.weight_decay_rate = 0.0;
+        o.warmup_fraction = 0.06;
+        o.seed = 7;
+        o.keep_checkpoint_max = 3;
+        o.intra_op_threads = 2;
+        const std::vector<std::string> flags = toCommandLineFlags(o);
+        QVERIFY(std::find(flags.begin(), flags.end(), "--learning_rate=5e-04") != flags.end());
+        QVERIFY(std::find(flags.begin(), flags.end(), "--eval_batch_size=32") == flags.end()); // a default
+
+        CLI::App app;
+        TrainingOptions back;
+        cli::addRunFlags(app, back);
+        std::ostringstream out, err;
+        int code = 0;
+        QVERIFY2(cli::parseFlags(app, flags, out, err, code), err.str().c_str());
+        QCOMPARE(toCommandLineFlags(back), flags);
+        QCOMPARE(back.end_lr, o.end_lr);
+        QCOMPARE(back.model_dir, o.model_dir);
+        QCOMPARE(back.bert_config_file, o.bert_config_file);
+        QCOMPARE(back.train_data_size.value_or(0), 1000);
+        QCOMPARE(back.weight_decay_rate, 0.0);
+        QCOMPARE(back.warmup_fraction, 0.06);
+
+        QCOMPARE(shellJoin({"train", "--model_dir=runs/it's", "--bert_config_file=/data/my model/c.json", "--seed=7"}),
+                 std::string("train '--model_dir=runs/it'\\''s' '--bert_config_file=/data/my model/c.json' --seed=7"));
     }
 
     void noStrategyExits2WithSeedMessage()

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void liveMetricsReachPlotAndEvaluation();
     void closeDuringTrainingAsksThenStops();
     void resetToDefaults();
+    void localWorkersFollowStrategy();
 };
 
 void tst_MainWindow::initTestCase()
@@ -102,6 +103,11 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     QCOMPARE(lines.first(), QStringLiteral("Distribution strategy has not been specified."));
     QCOMPARE(lines.size(), w.lastValidation().errorCount());
     QVERIFY(box->informativeText().contains(QStringLiteral("one_device")));
+    // Hints speak of the form's fields, not of command-line flags.
+    QVERIFY2(box->informativeText().contains(QStringLiteral("set “BERT config” to bert_config.json")),
+             qPrintable(box->informativeText()));
+    QVERIFY(box->informativeText().contains(QStringLiteral("File → Prepare Data…")));
+    QVERIFY(!box->informativeText().contains(QStringLiteral("--bert_config_file")));
     QVERIFY(!w.controller()->isRunning());
     QCOMPARE(running.count(), 0);
     box->button(QMessageBox::Ok)->click();
@@ -370,6 +376,28 @@ void tst_MainWindow::resetToDefaults()
     QCOMPARE(now.train_batch_size, TrainingOptions{}.train_batch_size);
     QCOMPARE(now.bert_config_file, o.bert_config_file); // files kept
     QCOMPARE(now.distribution_strategy, std::string("one_device"));
+}
+
+void tst_MainWindow::localWorkersFollowStrategy()
+{
+    MainWindow w;
+    auto *workers = w.findChild<QSpinBox *>(QStringLiteral("num_local_workers"));
+    QVERIFY(workers);
+    QVERIFY(!workers->isEnabled()); // no strategy chosen yet
+    QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
+
+    w.strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
+    QVERIFY(workers->isEnabled());
+    workers->setValue(2);
+    QCOMPARE(w.options().num_local_workers, 2);
+    QVERIFY2(w.commandLine().startsWith(QStringLiteral(
+                 "bert-workbench-cli train --distribution_strategy=multi_worker_mirrored --num_local_workers=2")),
+             qPrintable(w.commandLine()));
+
+    w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));
+    QVERIFY(!workers->isEnabled());
+    QCOMPARE(w.options().num_local_workers, 0);
+    QVERIFY(!w.commandLine().contains(QStringLiteral("num_local_workers")));
 }
 
 QTEST_MAIN(tst_MainWindow)

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/trainingobserver.h"
+
+#include <iosfwd>
+#include <mutex>
+#include <string>
+
+namespace wb {
+
+/// The machine-readable progress stream of `bert-workbench-cli train --progress_format=jsonl`:
+/// one JSON object per line on stdout, one per TrainingObserver hook, with an "event" key:
+///
+///   {"event":"run_started","total_steps":340,"steps_per_epoch":170,...}
+///   {"event":"step","step":12,"total_steps":340,"epoch":0.07,"loss":0.69,"learning_rate":…,
+///    "examples_per_second":…,"wall_time":…}
+///   {"event":"eval","step":170,"eval_loss":…,"eval_accuracy":…,"confusion":[[…],[…]],…}
+///   {"event":"checkpoint","step":170,"path":"…/ckpt-170"}
+///   {"event":"log","line":"…"}
+///   {"event":"finished","status":"completed"|"cancelled"|"failed","last_step":…,"message":…,
+///    "field":…,"hint":…,"last_checkpoint":…,"final_train_loss":…}
+///
+/// Field names and units are those of the structs in trainingobserver.h (and of
+/// metrics.jsonl). Non-finite numbers are written as null and read back as NaN. The GUI
+/// reads the chief's stream when it runs local workers (issue 6); other tools may too.
+///
+/// Thread rules: the hooks may be called from any one thread at a time; each line is
+/// written and flushed under a lock, so a line is never interleaved with another.
+class JsonLinesObserver : public TrainingObserver
+{
+public:
+    explicit JsonLinesObserver(std::ostream &out) : m_out(out) {}
+
+    void runStarted(const RunStarted &info) override;
+    void stepCompleted(const StepMetrics &m) override;
+    void evaluationCompleted(const EvalMetrics &m) override;
+    void checkpointSaved(const CheckpointSaved &c) override;
+    void logMessage(const std::string &line) override;
+    void runFinished(const RunFinished &r) override;
+
+private:
+    void write(const std::string &line);
+    std::ostream &m_out;
+    std::mutex m_mutex;
+};
+
+/// Encodes one event as a single line of JSON (no trailing newline).
+std::string runEventLine(const RunStarted &info);
+std::string runEventLine(const StepMetrics &m);
+std::string runEventLine(const EvalMetrics &m);
+std::string runEventLine(const CheckpointSaved &c);
+std::string runEventLine(const std::string &logLine);
+std::string runEventLine(const RunFinished &r);
+
+/// What decodeRunEvent found in a line.
+enum class RunEventKind { NotAnEvent, RunStarted, Step, Eval, Checkpoint, Log, Finished };
+
+/// Decodes one line of the stream and calls the matching hook of `observer`, except for a
+/// "finished" event, which is stored in `*finished` (when given) and not forwarded, so the
+/// caller can add what it knows (e.g. a failed worker) before reporting the end.
+/// A line that is not a JSON object with a known "event" (a stray print, a crash message)
+/// returns NotAnEvent and calls nothing: pass it on as a log line. Missing keys keep the
+/// struct's defaults; never throws.
+RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer, RunFinished *finished = nullptr);
+
+} // namespace wb

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GUI's "Local workers: N" (issue 6, item 6): TrainingController runs N processes of
+// bert-workbench-cli, plots the chief's curves, stops and resumes them, and reports a
+// failed worker by rank.
+#include "core/io/runevents.h"
+#include "ui/localworkersrun.h"
+#include "ui/trainingcontroller.h"
+
+#include "tinyrun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace wb;
+
+namespace {
+
+const char *const kCli = WB_BINARY_DIR "/app/cli/bert-workbench-cli";
+
+/// Everything a controller reported during one run.
+struct Recorded
+{
+    QList<RunStarted> started;
+    QList<StepMetrics> steps;
+    QList<EvalMetrics> evals;
+    QList<CheckpointSaved> checkpoints;
+    QStringList log;
+    QList<RunFinished> finished;
+    QObject context; ///< receiver of the connections; disconnect it to stop recording
+};
+
+void record(TrainingController &c, Recorded &r)
+{
+    QObject *ctx = &r.context;
+    QObject::connect(&c, &TrainingController::runStarted, ctx, [&r](const RunStarted &s) { r.started << s; });
+    QObject::connect(&c, &TrainingController::stepCompleted, ctx, [&r](const StepMetrics &m) { r.steps << m; });
+    QObject::connect(&c, &TrainingController::evaluationCompleted, ctx, [&r](const EvalMetrics &m) { r.evals << m; });
+    QObject::connect(&c, &TrainingController::checkpointSaved, ctx, [&r](const CheckpointSaved &k) { r.checkpoints << k; });
+    QObject::connect(&c, &TrainingController::logMessage, ctx, [&r](const QString &l) { r.log << l; });
+    QObject::connect(&c, &TrainingController::finished, ctx, [&r](const RunFinished &f) { r.finished << f; });
+}
+
+/// Collects the observer calls of runLocalWorkers() made on this thread.
+class Collector : public TrainingObserver
+{
+public:
+    void runStarted(const RunStarted &) override {}
+    void stepCompleted(const StepMetrics &m) override { steps.push_back(m); }
+    void evaluationCompleted(const EvalMetrics &) override {}
+    void checkpointSaved(const CheckpointSaved &) override {}
+    void logMessage(const std::string &line) override { log.push_back(line); }
+    void runFinished(const RunFinished &) override { ++finishedCalls; }
+    std::vector<StepMetrics> steps;
+    std::vector<std::string> log;
+    int finishedCalls = 0;
+};
+
+} // namespace
+
+class tst_LocalWorkers : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void onlyMultiWorkerAsksForWorkers();
+    void findsTheCliFromTheEnvironment();
+    void twoWorkersMatchOneWorker();
+    void stopThenResume();
+    void failedWorkerNamesItsRank();
+    void missingWorkerProgramIsClear();
+    void eventsRoundTrip();
+};
+
+void tst_LocalWorkers::initTestCase()
+{
+    QVERIFY2(QFile::exists(QString::fromLatin1(kCli)), kCli);
+    qputenv("BERT_WORKBENCH_CLI", kCli);
+}
+
+void tst_LocalWorkers::onlyMultiWorkerAsksForWorkers()
+{
+    RunSpec s;
+    s.distribution_strategy = "multi_worker_mirrored";
+    s.num_local_workers = 2;
+    QVERIFY(wantsLocalWorkers(s));
+    s.num_local_workers = 0;
+    QVERIFY(!wantsLocalWorkers(s));
+    s.num_local_workers = 2;
+    s.distribution_strategy = "one_device";
+    QVERIFY(!wantsLocalWorkers(s));
+    s.distribution_strategy = "multi_worker_mirrored";
+    s.mode = "predict";
+    QVERIFY(!wantsLocalWorkers(s));
+}
+
+void tst_LocalWorkers::findsTheCliFromTheEnvironment()
+{
+    QCOMPARE(QString::fromStdString(findWorkerExecutable()), QFileInfo(QString::fromLatin1(kCli)).absoluteFilePath());
+    qputenv("BERT_WORKBENCH_CLI", "/nonexistent/bert-workbench-cli");
+    QCOMPARE(findWorkerExecutable(), std::string());
+    qputenv("BERT_WORKBENCH_CLI", kCli);
+}
+
+void tst_LocalWorkers::twoWorkersMatchOneWorker()
+{
+    QTemporaryDir dir;
+    RunSpec one = wbtest::writeTinyRun(dir, 64, 16);
+    // Without dropout: every worker draws its own dropout masks, one worker draws them all.
+    std::ofstream(one.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0, "max_position_embeddings": 64, "type_vocab_size": 2,
+        "initializer_range": 0.02})";
+    one.model_dir = dir.filePath(QStringLiteral("one")).toStdString();
+    RunSpec two = one;
+    two.distribution_strategy = "multi_worker_mirrored";
+    two.num_local_workers = 2;
+    two.model_dir = dir.filePath(QStringLiteral("two")).toStdString();
+
+    TrainingController c;
+    Recorded a, b;
+    {
+        record(c, a);
+        QVERIFY(c.start(one));
+        QTRY_COMPARE_WITH_TIMEOUT(a.finished.size(), 1, 60000);
+        QObject::disconnect(&c, nullptr, &a.context, nullptr);
+    }
+    record(c, b);
+    QVERIFY(c.start(two));
+    QTRY_COMPARE_WITH_TIMEOUT(b.finished.size(), 1, 120000);
+
+    const RunFinished &end = b.finished.front();
+    QVERIFY2(end.status == RunStatus::Completed, (end.field + ": " + end.message).c_str());
+    QVERIFY(b.log.join(QLatin1Char('\n')).contains(QStringLiteral("Starting 2 local workers")));
+    // The chief's curves reached the controller: the same schedule, every evaluation.
+    QCOMPARE(b.started.size(), 1);
+    QCOMPARE(b.started.front().total_steps, 16); // 2 epochs × 64 / 8
+    QCOMPARE(b.steps.last().step, 16);
+    QCOMPARE(b.evals.size(), a.evals.size());
+    QCOMPARE(b.evals.size(), 2);
+    for (int k = 0; k < b.evals.size(); ++k) {
+        QCOMPARE(b.evals[k].step, a.evals[k].step);
+        QCOMPARE(b.evals[k].num_examples, 16);
+        // Parameters agree to ~1e-7, so at most one borderline example may flip.
+        QVERIFY(std::abs(b.evals[k].eval_accuracy - a.evals[k].eval_accuracy) <= 1.0 / 16 + 1e-9);
+        QVERIFY2(std::abs(b.evals[k].eval_loss - a.evals[k].eval_loss) < 1e-4,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(b.evals[k].eval_loss).arg(a.evals[k].eval_loss)));
+    }
+    QVERIFY(std::abs(b.steps.last().loss - a.steps.last().loss) < 1e-4);
+    // Only the chief wrote: checkpoints and metrics in its model_dir.
+    QCOMPARE(b.checkpoints.size(), 2);
+    QVERIFY(QFile::exists(QString::fromStdString(two.model_dir + "/ckpt-16")));
+    QVERIFY(QFile::exists(QString::fromStdString(two.model_dir + "/metrics.jsonl")));
+}
+
+void tst_LocalWorkers::stopThenResume()
+{
+    QTemporaryDir dir;
+    RunSpec spec = wbtest::writeTinyRun(dir, 800, 16); // 100 steps per epoch, 200 in all
+    spec.distribution_strategy = "multi_worker_mirrored";
+    spec.num_local_workers = 2;
+
+    TrainingController c;
+    Recorded r;
+    record(c, r);
+    QObject::connect(&c, &TrainingController::stepCompleted, &r.context, [&c](const StepMetrics &) { c.requestStop(); });
+    QVERIFY(c.start(spec));
+    QTRY_COMPARE_WITH_TIMEOUT(r.finished.size(), 1, 120000);
+    const RunFinished &stopped = r.finished.front();
+    QVERIFY2(stopped.status == RunStatus::Cancelled,
+             qPrintable(QString::fromStdString(stopped.field + ": " + stopped.message + "\n") + r.log.join(QLatin1Char('\n'))));
+    QVERIFY(stopped.last_step > 0 && stopped.last_step < 200);
+    QVERIFY(!stopped.last_checkpoint.empty());
+    QVERIFY(QFile::exists(QString::fromStdString(stopped.last_checkpoint)));
+    QVERIFY(c.canResume());
+
+    QObject::disconnect(&c, nullptr, &r.context, nullptr);
+    Recorded again;
+    record(c, again);
+    QVERIFY(c.resume());
+    QTRY_COMPARE_WITH_TIMEOUT(again.finished.size(), 1, 180000);
+    QVERIFY2(again.finished.front().status == RunStatus::Completed, again.finished.front().message.c_str());
+    QCOMPARE(again.started.front().start_step, stopped.last_step); // resumed from the chief's checkpoint
+    QCOMPARE(again.steps.last().step, 200);
+}
+
+void tst_LocalWorkers::failedWorkerNamesItsRank()
+{
+    QTemporaryDir dir;
+    RunSpec spec = wbtest::writeTinyRun(dir);
+    spec.distribution_strategy = "multi_worker_mirrored";
+    spec.num_local_workers = 2;
+    Collector obs;
+    StopToken stop;
+    // /bin/false stands in for a worker that dies at once.
+    const RunFinished r = runLocalWorkers(spec, obs, stop, "/bin/false");
+    QVERIFY(r.status == RunStatus::Failed);
+    QCOMPARE(r.field, std::string("cluster"));
+    QVERIFY2(QString::fromStdString(r.message).contains(QRegularExpression(QStringLiteral("^worker rank [01] \\(pid \\d+\\) exited with code 1"))),
+             r.message.c_str());
+    QVERIFY(QString::fromStdString(r.hint).contains(QStringLiteral("[worker")));
+    QCOMPARE(obs.finishedCalls, 0); // the caller reports the end
+}
+
+void tst_LocalWorkers::missingWorkerProgramIsClear()
+{
+    QTemporaryDir dir;
+    RunSpec spec = wbtest::writeTinyRun(dir);
+    spec.distribution_strategy = "multi_worker_mirrored";
+    spec.num_local_workers = 2;
+    Collector obs;
+    StopToken stop;
+    const RunFinished r = runLocalWorkers(spec, obs, stop, "");
+    QVERIFY(r.status == RunStatus::Failed);
+    QCOMPARE(r.field, std::string("num_local_workers"));
+    QVERIFY(QString::fromStdString(r.message).contains(QStringLiteral("bert-workbench-cli was not found")));
+    QVERIFY(QString::fromStdString(r.hint).contains(QStringLiteral("BERT_WORKBENCH_CLI")));
+}
+
+void tst_LocalWorkers::eventsRoundTrip()
+{
+    EvalMetrics e;
+    e.step = 170;
+    e.eval_loss = 0.25;
+    e.eval_accuracy = 0.9;
+    e.binary = true;
+    e.eval_f1 = std::nan("");
+    e.eval_mcc = 0.5;
+    e.num_examples = 605;
+    e.confusion = {{400, 10}, {20, 175}};
+    struct : Collector
+    {
+        EvalMetrics got;
+        void evaluationCompleted(const EvalMetrics &m) override { got = m; }
+    } obs;
+    QCOMPARE(decodeRunEvent(runEventLine(e), obs), RunEventKind::Eval);
+    QCOMPARE(obs.got.step, 170);
+    QCOMPARE(obs.got.eval_loss, 0.25);
+    QCOMPARE(obs.got.eval_accuracy, 0.9);
+    QVERIFY(std::isnan(obs.got.eval_f1)); // written as null
+    QCOMPARE(obs.got.confusion, e.confusion);
+    QCOMPARE(obs.got.num_examples, 605);
+
+    RunFinished f;
+    f.status = RunStatus::Cancelled;
+    f.last_step = 42;
+    f.message = "stopped by the user";
+    f.last_checkpoint = "/m/ckpt-42";
+    RunFinished back;
+    QCOMPARE(decodeRunEvent(runEventLine(f), obs, &back), RunEventKind::Finished);
+    QVERIFY(back.status == RunStatus::Cancelled);
+    QCOMPARE(back.last_step, 42);
+    QCOMPARE(back.last_checkpoint, f.last_checkpoint);
+    QCOMPARE(obs.finishedCalls, 0);
+
+    QCOMPARE(decodeRunEvent("Segmentation fault", obs), RunEventKind::NotAnEvent);
+    QCOMPARE(decodeRunEvent("{\"event\":\"unknown\"}", obs), RunEventKind::NotAnEvent);
+    QCOMPARE(decodeRunEvent("{broken", obs), RunEventKind::NotAnEvent);
+    QCOMPARE(decodeRunEvent(runEventLine(std::string("ab\xff")), obs), RunEventKind::Log); // bad UTF-8 replaced
+    QCOMPARE(obs.log.back(), std::string("ab\xEF\xBF\xBD"));
+}
+
+QTEST_GUILESS_MAIN(tst_LocalWorkers)
+#include "tst_localworkers.moc"

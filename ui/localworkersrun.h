@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+#include "core/train/trainingobserver.h"
+
+#include <string>
+
+namespace wb {
+
+/// True when `spec` asks for local workers: multi_worker_mirrored, mode train_and_eval and
+/// num_local_workers > 0 (the GUI's "Local workers" field, the CLI's --num_local_workers).
+bool wantsLocalWorkers(const RunSpec &spec);
+
+/// Where the GUI finds the worker binary, bert-workbench-cli: $BERT_WORKBENCH_CLI when set,
+/// else beside the running executable, else on the PATH. Returns "" when none is found.
+std::string findWorkerExecutable();
+
+/// Trains `spec` on spec.num_local_workers processes of `workerExecutable` on this machine
+/// (issue 6: the GUI's "Local workers: N"). Each worker runs
+/// `train <toCommandLineFlags(spec)> --progress_format=jsonl` under wb::LocalLauncher; the
+/// chief's JSON events are decoded and forwarded to `observer` (so the plot shows the
+/// chief's curves), its other output and every worker's stderr ("[worker r] …") become log
+/// lines. A stop request on `stop` is forwarded to all workers (the chief writes a
+/// checkpoint; the run ends Cancelled).
+///
+/// Returns how the cluster ended: the chief's own result, or Failed with field "cluster"
+/// naming the first failed worker (rank, pid, exit status) when one failed or could not
+/// be started. Does not call observer.runFinished (the caller reports the result).
+/// Thread rules: blocks until every worker ended; call it from the training thread.
+/// Never throws.
+RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop,
+                            const std::string &workerExecutable);
+
+} // namespace wb
