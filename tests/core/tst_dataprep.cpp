@@ -3,6 +3,7 @@
 #include "core/data/dataprep.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
+#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
@@ -54,6 +55,15 @@ class tst_DataPrep : public QObject
     QString sub(const QString &name) const { return m_dir.path() + QLatin1Char('/') + name; }
 
 private Q_SLOTS:
+    /// FIPS 180-4 test vectors (the example's vocab check relies on it).
+    void sha256KnownVectors()
+    {
+        QCOMPARE(wb::sha256Hex(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+        QCOMPARE(wb::sha256Hex("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+        QCOMPARE(wb::sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+                 std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+    }
+
     void initTestCase()
     {
         std::string v;

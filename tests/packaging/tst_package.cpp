@@ -92,7 +92,7 @@ void tst_Package::controlFields()
     QVERIFY(f.out.contains(QStringLiteral("Version: " WB_PROJECT_VERSION "\n")));
     QVERIFY(f.out.contains(QStringLiteral("Section: science\n")));
     QStringList required = {QStringLiteral("libtorch1.13"), QStringLiteral("libopenblas0-pthread"),
-                            QStringLiteral("libprotobuf32"), QStringLiteral("libutf8proc2")};
+                            QStringLiteral("libprotobuf32"), QStringLiteral("libutf8proc2"), QStringLiteral("libssl3")};
     if (WB_WITH_GUI)
         required << QStringLiteral("libqt6widgets6") << QStringLiteral("libqcustomplot2.1-qt6")
                  << QStringLiteral("qt6-qpa-plugins");
@@ -103,7 +103,8 @@ void tst_Package::controlFields()
 void tst_Package::installedFiles()
 {
     QStringList files = {QStringLiteral("usr/bin/bert-workbench-cli"),
-                         QStringLiteral("usr/share/man/man1/bert-workbench-cli.1.gz")};
+                         QStringLiteral("usr/share/man/man1/bert-workbench-cli.1.gz"),
+                         QStringLiteral("usr/share/doc/bert-workbench/copyright")};
     if (WB_WITH_GUI) {
         files << QStringLiteral("usr/bin/bert-workbench")
               << QStringLiteral("usr/share/applications/") + kAppId + QStringLiteral(".desktop")
