@@ -416,6 +416,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("Open &Example (spam detection)"), this, &MainWindow::openExample);
     file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
+    QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
+    openLogs->setToolTip(tr("Overlay the scalars of TensorBoard event files (run_classifier, Keras or ours) on the plot"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -998,6 +1000,39 @@ void MainWindow::openExample()
         Q_EMIT exampleReady();
     });
     m_exampleThread->start();
+}
+
+int MainWindow::openTensorBoardLogs(const QString &logdir)
+{
+    QString dir = logdir;
+    if (dir.isEmpty()) {
+        const QString start = options().model_dir.empty() ? QDir::homePath() : q(options().model_dir);
+        dir = QFileDialog::getExistingDirectory(this, tr("Open TensorBoard log directory"), start);
+        if (dir.isEmpty())
+            return 0;
+    }
+    QString error;
+    QStringList warnings;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const std::vector<RunHistory> runs = RunHistory::fromTensorBoard(dir, &error, &warnings);
+    QApplication::restoreOverrideCursor();
+    for (const QString &w : warnings)
+        appendLog(tr("warning: %1").arg(w));
+    if (runs.empty()) {
+        appendLog(tr("Cannot open TensorBoard logs: %1").arg(error));
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open TensorBoard logs"), error, QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("tensorBoardError"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setWindowModality(Qt::WindowModal);
+        box->open();
+        return 0;
+    }
+    for (const RunHistory &run : runs)
+        m_runs->addHistory(run, true);
+    appendLog(tr("Opened %n TensorBoard run(s) from %1", nullptr, int(runs.size())).arg(dir));
+    statusBar()->showMessage(tr("Overlaid %n run(s) from %1; uncheck them under Compare runs", nullptr, int(runs.size())).arg(dir), 8000);
+    showTab(QStringLiteral("plotTab"));
+    return int(runs.size());
 }
 
 PrepareDataDialog *MainWindow::openPrepareData()

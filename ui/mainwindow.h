@@ -100,6 +100,11 @@ public Q_SLOTS:
     void openExample();
     /// Opens the Prepare data dialog (raw text → TFRecords + meta data).
     PrepareDataDialog *openPrepareData();
+    /// File → Open TensorBoard Logs: reads the event files below `logdir` (asks for a folder
+    /// when empty), lists each run in Compare runs and overlays it on the plot. Returns the
+    /// number of runs added; on failure shows the reason in a window-modal box (object name
+    /// "tensorBoardError") and returns 0.
+    int openTensorBoardLogs(const QString &logdir = QString());
 
 Q_SIGNALS:
     /// The example project has been opened (after openExample()).

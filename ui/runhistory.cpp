@@ -5,9 +5,16 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "core/io/eventreader.h"
+#include "core/util/error.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <exception>
 #include <limits>
+#include <numeric>
+#include <unordered_map>
 
 namespace wb {
 
@@ -113,6 +120,139 @@ QStringList RunHistory::findRuns(const QString &modelDir)
     }
     out.removeDuplicates();
     out.sort();
+    return out;
+}
+
+namespace {
+
+enum class Role { Train, Eval, Other };
+
+Role roleOf(const std::string &dirName)
+{
+    if (dirName == "train")
+        return Role::Train;
+    if (dirName == "validation" || dirName == "eval" || dirName == "evaluation")
+        return Role::Eval;
+    return Role::Other;
+}
+
+/// Appends `points` to (steps, wall times, values), in file order.
+void merge(std::vector<double> &steps, std::vector<double> &walls, std::vector<double> *values,
+           const std::vector<ScalarPoint> &points)
+{
+    for (const ScalarPoint &p : points) {
+        steps.push_back(double(p.step));
+        walls.push_back(p.wall_time);
+        values->push_back(p.value);
+    }
+}
+
+/// Puts `values` (one per step of `steps`) onto `targetSteps`, NaN where a step has none.
+std::vector<double> alignTo(const std::vector<double> &targetSteps, const std::vector<ScalarPoint> &points)
+{
+    std::unordered_map<int64_t, double> byStep;
+    for (const ScalarPoint &p : points)
+        byStep[p.step] = p.value; // the last value of a step wins, as in TensorBoard
+    std::vector<double> out(targetSteps.size(), std::numeric_limits<double>::quiet_NaN());
+    for (size_t i = 0; i < targetSteps.size(); ++i)
+        if (const auto it = byStep.find(int64_t(targetSteps[i])); it != byStep.end())
+            out[i] = it->second;
+    return out;
+}
+
+const std::vector<ScalarPoint> *findTag(const ScalarRun &run, std::initializer_list<const char *> tags)
+{
+    for (const char *t : tags)
+        if (auto it = run.series.find(t); it != run.series.end() && !it->second.empty())
+            return &it->second;
+    return nullptr;
+}
+
+} // namespace
+
+std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QString *error, QStringList *warnings)
+{
+    std::vector<ScalarRun> runs;
+    try {
+        runs = EventReader::readRuns(logdir.toStdString());
+    } catch (const Error &e) {
+        if (error) {
+            *error = QString::fromStdString((e.field().empty() ? logdir.toStdString() : e.field()) + ": " + e.what());
+            if (!e.hint().empty())
+                *error += QStringLiteral("\n%1").arg(QString::fromStdString(e.hint()));
+        }
+        return {};
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return {};
+    }
+    // Group: train/validation directories belong to the run of their parent folder.
+    std::map<QString, RunHistory> grouped;
+    std::vector<QString> order;
+    for (const ScalarRun &sr : runs) {
+        if (warnings)
+            for (const std::string &w : sr.warnings)
+                *warnings << QString::fromStdString(w);
+        const QDir dir(QString::fromStdString(sr.dir));
+        const Role role = roleOf(dir.dirName().toStdString());
+        QDir groupDir = dir;
+        if (role != Role::Other) {
+            groupDir.cdUp();
+            if (groupDir.dirName() == QLatin1String("summaries")) {
+                QDir above = groupDir;
+                if (above.cdUp())
+                    groupDir = above;
+            }
+        }
+        const QString key = groupDir.absolutePath();
+        if (!grouped.count(key)) {
+            order.push_back(key);
+            RunHistory h;
+            h.name = groupDir.dirName();
+            h.metricsPath = key;
+            grouped[key] = h;
+        }
+        RunHistory &h = grouped[key];
+        const bool eval = role == Role::Eval;
+        if (!eval) {
+            if (const auto *loss = findTag(sr, {"loss", "train_loss", "batch_loss", "epoch_loss"})) {
+                merge(h.trainStep, h.trainWallTime, &h.trainLoss, *loss);
+                const auto *lr = findTag(sr, {"learning_rate", "lr", "epoch_learning_rate"});
+                if (lr)
+                    h.learningRate = alignTo(h.trainStep, *lr);
+                else
+                    h.learningRate.assign(h.trainStep.size(), std::nan(""));
+            }
+        }
+        const auto *evalLoss = eval ? findTag(sr, {"eval_loss", "loss", "epoch_loss"}) : findTag(sr, {"eval_loss"});
+        const auto *evalAcc = eval ? findTag(sr, {"eval_accuracy", "accuracy", "epoch_accuracy"})
+                                   : findTag(sr, {"eval_accuracy"});
+        if (evalLoss || evalAcc) {
+            const auto &base = evalLoss ? *evalLoss : *evalAcc;
+            std::vector<double> steps, walls, ignored;
+            merge(steps, walls, &ignored, base);
+            h.evalStep.insert(h.evalStep.end(), steps.begin(), steps.end());
+            h.evalWallTime.insert(h.evalWallTime.end(), walls.begin(), walls.end());
+            const auto append = [&steps](std::vector<double> &to, const std::vector<ScalarPoint> *points) {
+                if (!points) {
+                    to.insert(to.end(), steps.size(), std::nan(""));
+                    return;
+                }
+                const std::vector<double> aligned = alignTo(steps, *points);
+                to.insert(to.end(), aligned.begin(), aligned.end());
+            };
+            append(h.evalLoss, evalLoss);
+            append(h.evalAccuracy, evalAcc);
+        }
+        h.summary["source"] = "TensorBoard: " + sr.dir;
+    }
+    std::vector<RunHistory> out;
+    for (const QString &key : order)
+        if (!grouped[key].isEmpty())
+            out.push_back(grouped[key]);
+    if (out.empty() && error)
+        *error = QStringLiteral("%1: the event files hold no loss or accuracy scalars").arg(logdir);
     return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <string>
@@ -27,6 +28,19 @@ struct RunHistory
     /// sets `*error` to "<path>: line N: …" and stops (a partly written last line — a run
     /// still in progress — is ignored). Never throws. GUI or worker thread.
     static RunHistory load(const QString &path, QString *error = nullptr);
+
+    /// Reads a TensorBoard log directory (wb::EventReader: our summaries, run_classifier's,
+    /// Keras' TensorBoard callback). Event-file directories named train/validation/eval
+    /// (run_classifier and Keras) are merged into one run named after their parent folder
+    /// (or the folder above `summaries/`); any other event-file directory is a run of its own.
+    /// Tags: loss, batch_loss, epoch_loss, train_loss → training loss; learning_rate, lr,
+    /// epoch_learning_rate → learning rate; in an eval directory (or with an eval_ prefix)
+    /// loss → eval loss and accuracy → eval accuracy. `metricsPath` of each run is its
+    /// directory, which identifies it in the run table. Sets `*error` (and returns nothing)
+    /// when `logdir` holds no event file or cannot be read; damaged files add warnings to
+    /// `*warnings` and keep the records before the damage. Never throws. Any thread.
+    static std::vector<RunHistory> fromTensorBoard(const QString &logdir, QString *error = nullptr,
+                                                   QStringList *warnings = nullptr);
 
     /// Returns metrics.jsonl files of runs related to `modelDir`: its own, those of its
     /// immediate subdirectories and of its sibling directories. Sorted, without duplicates.

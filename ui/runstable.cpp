@@ -84,6 +84,13 @@ bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
             *error = err;
         return false;
     }
+    addHistory(run, overlay);
+    return true;
+}
+
+void RunsTable::addHistory(const RunHistory &run, bool overlay)
+{
+    const QString abs = run.metricsPath;
     int row = -1;
     for (int i = 0; i < int(m_runs.size()); ++i)
         if (m_runs[i].metricsPath == abs)
@@ -118,7 +125,6 @@ bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
         m_table->setItem(row, c, item);
     }
     setOverlay(row, overlay);
-    return true;
 }
 
 int RunsTable::scan(const QString &modelDir)

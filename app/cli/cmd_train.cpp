@@ -173,7 +173,7 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
     StopToken stop;
     InterruptGuard guard(stop);
     Trainer trainer;
-    return exitCodeFor(trainer.run(options, observer, stop));
+    return exitCodeFor(trainer.run(options, v, observer, stop)); // validated above: no second data scan
 }
 
 } // namespace

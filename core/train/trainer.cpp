@@ -714,10 +714,24 @@ Trainer::~Trainer() = default;
 
 RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop)
 {
+    ValidationResult v;
+    try {
+        v = validateRun(spec);
+    } catch (const std::exception &e) { // validateRun reports bad input itself; this is a bug guard
+        RunFinished r;
+        r.status = RunStatus::Failed;
+        r.message = e.what();
+        observer.runFinished(r);
+        return r;
+    }
+    return run(spec, v, observer, stop);
+}
+
+RunFinished Trainer::run(const RunSpec &spec, const ValidationResult &v, TrainingObserver &observer,
+                         const StopToken &stop)
+{
     RunFinished r;
     try {
-        ValidationScope scope;
-        const ValidationResult v = validateRun(spec, scope);
         for (const auto &d : v.diagnostics.items())
             if (d.severity != Severity::Error)
                 observer.logMessage(std::string(severityName(d.severity)) + ": " + d.field + ": " + d.message);

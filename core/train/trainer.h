@@ -8,6 +8,8 @@
 
 namespace wb {
 
+struct ValidationResult;
+
 /// Fine-tunes a BertForSequenceClassification (train_and_eval), predicts or exports,
 /// as run_classifier does, with libtorch. Facade over a pimpl: this header pulls in no
 /// Torch header, so the UI can include it.
@@ -29,6 +31,13 @@ public:
     /// input, NaN loss and I/O errors, ends in exactly one observer.runFinished() and is
     /// returned.
     RunFinished run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop);
+
+    /// The same, for a caller that has just validated `spec` itself (the CLI, to exit with
+    /// code 2 on bad input): `validated` must be validateRun(spec)'s result. Its warnings
+    /// are logged; when it is not ok() the run fails with its first error, as above. Skips
+    /// the second pass over the data files.
+    RunFinished run(const RunSpec &spec, const ValidationResult &validated, TrainingObserver &observer,
+                    const StopToken &stop);
 
 private:
     struct Private;

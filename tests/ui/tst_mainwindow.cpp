@@ -3,8 +3,11 @@
 
 #include "core/config/distributionstrategy.h"
 #include "tinyrun.h"
+#include "core/io/eventwriter.h"
+#include "core/io/summarywriter.h"
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
+#include "ui/runhistory.h"
 #include "ui/trainingcontroller.h"
 
 #include <QAbstractButton>
@@ -23,6 +26,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 
 using namespace wb;
@@ -70,6 +74,7 @@ private Q_SLOTS:
     void closeDuringTrainingAsksThenStops();
     void resetToDefaults();
     void localWorkersFollowStrategy();
+    void openTensorBoardLogs();
 };
 
 void tst_MainWindow::initTestCase()
@@ -398,6 +403,78 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!workers->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);
     QVERIFY(!w.commandLine().contains(QStringLiteral("num_local_workers")));
+}
+
+void tst_MainWindow::openTensorBoardLogs()
+{
+    QTemporaryDir dir;
+    // A Keras-style run: train/ and validation/ with epoch_* tags, below logs/keras-run.
+    const QString keras = dir.filePath(QStringLiteral("logs/keras-run"));
+    {
+        QDir().mkpath(keras + QStringLiteral("/train"));
+        QDir().mkpath(keras + QStringLiteral("/validation"));
+        EventWriter train((keras + QStringLiteral("/train")).toStdString(), 1000);
+        train.addScalar("epoch_loss", 1, 0.75, 1001);
+        train.addScalar("epoch_loss", 2, 0.5, 1002);
+        train.addScalar("epoch_learning_rate", 1, 0.001, 1001);
+        EventWriter val((keras + QStringLiteral("/validation")).toStdString(), 1000);
+        val.addScalar("epoch_loss", 2, 0.625, 1002);
+        val.addScalar("epoch_accuracy", 2, 0.875, 1002);
+    }
+    // One of ours: <model_dir>/summaries/{train,validation}.
+    const QString ours = dir.filePath(QStringLiteral("logs/ours"));
+    {
+        SummaryWriter w(ours.toStdString());
+        StepMetrics m;
+        m.step = 10;
+        m.loss = 0.25;
+        m.learning_rate = 5e-4;
+        m.wall_time = 2000;
+        w.writeTrain(m);
+        EvalMetrics e;
+        e.step = 10;
+        e.eval_loss = 0.375;
+        e.eval_accuracy = 0.9375;
+        e.wall_time = 2001;
+        w.writeEval(e);
+    }
+
+    QString error;
+    const std::vector<RunHistory> runs = RunHistory::fromTensorBoard(dir.filePath(QStringLiteral("logs")), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(runs.size(), size_t(2));
+    const RunHistory &k = runs[0].name == QLatin1String("keras-run") ? runs[0] : runs[1];
+    const RunHistory &o = runs[0].name == QLatin1String("ours") ? runs[0] : runs[1];
+    QCOMPARE(k.name, QStringLiteral("keras-run"));
+    QCOMPARE(o.name, QStringLiteral("ours")); // summaries/ is skipped in the name
+    QCOMPARE(k.trainStep, (std::vector<double>{1, 2}));
+    QCOMPARE(k.trainLoss, (std::vector<double>{0.75, 0.5}));
+    QCOMPARE(float(k.learningRate[0]), 0.001f);
+    QVERIFY(std::isnan(k.learningRate[1])); // no value logged at step 2
+    QCOMPARE(k.evalStep, (std::vector<double>{2}));
+    QCOMPARE(k.evalLoss, (std::vector<double>{0.625}));
+    QCOMPARE(k.evalAccuracy, (std::vector<double>{0.875}));
+    QCOMPARE(o.trainLoss, (std::vector<double>{0.25}));
+    QCOMPARE(o.evalAccuracy, (std::vector<double>{0.9375}));
+
+    MainWindow w;
+    QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("logs"))), 2);
+    auto *table = w.findChild<QTableWidget *>(QStringLiteral("runsTable"));
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(0, 0)->checkState(), Qt::Checked); // overlaid at once
+    QStringList finalAccuracies{table->item(0, 7)->text(), table->item(1, 7)->text()};
+    finalAccuracies.sort();
+    QCOMPARE(finalAccuracies, (QStringList{QStringLiteral("0.875"), QStringLiteral("0.9375")}));
+
+    // A folder without event files: a clear message, nothing added.
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("empty"))));
+    QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("empty"))), 0);
+    QCOMPARE(table->rowCount(), 2);
+    auto *box = w.findChild<QMessageBox *>(QStringLiteral("tensorBoardError"));
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(QStringLiteral("empty")), qPrintable(box->text()));
+    box->close();
 }
 
 QTEST_MAIN(tst_MainWindow)
