@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/localworkersrun.h"
 
-#include "core/config/diagnostics.h"
-#include "core/config/distributionstrategy.h"
 #include "core/distribute/locallauncher.h"
 #include "core/io/runevents.h"
 #include "core/util/error.h"
@@ -31,11 +29,7 @@ bool isExecutableFile(const QString &path)
 
 bool wantsLocalWorkers(const RunSpec &spec)
 {
-    if (spec.num_local_workers <= 0 || spec.mode != "train_and_eval")
-        return false;
-    Diagnostics ignored;
-    return DistributionStrategy::parse(spec.distribution_strategy, spec.num_gpus, ignored).kind
-           == StrategyKind::MultiWorkerMirrored;
+    return planLocalWorkers(spec).num_workers > 0;
 }
 
 std::string findWorkerExecutable()
@@ -72,15 +66,14 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
     LocalLaunchOptions o;
     o.executable = workerExecutable;
     o.args.push_back("train");
-    RunSpec workerSpec = spec;
-    workerSpec.num_local_workers = 0; // the workers join this cluster; they must not launch their own
-    for (const std::string &flag : toCommandLineFlags(workerSpec))
+    const LocalWorkerPlan plan = planLocalWorkers(spec);
+    for (const std::string &flag : toCommandLineFlags(plan.worker))
         o.args.push_back(flag);
     o.args.push_back("--progress_format=jsonl");
-    o.num_workers = spec.num_local_workers;
+    o.num_workers = std::max(1, plan.num_workers);
     // Share the cores: each worker gets its part unless the spec sets the thread count.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    o.threads_per_worker = std::max(1, int(cores) / std::max(1, spec.num_local_workers));
+    o.threads_per_worker = std::max(1, int(cores) / o.num_workers);
     o.stop_requested = [&stop] { return stop.stopRequested(); };
 
     LocalLauncher launcher(o);

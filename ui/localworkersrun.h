@@ -8,17 +8,18 @@
 
 namespace wb {
 
-/// True when `spec` asks for local workers: multi_worker_mirrored, mode train_and_eval and
-/// num_local_workers > 0 (the GUI's "Local workers" field, the CLI's --num_local_workers).
+/// True when `spec` runs as local worker processes (wb::planLocalWorkers): train_and_eval
+/// with multi_worker_mirrored and num_local_workers > 0 (the "Local workers" field, the
+/// CLI's --num_local_workers), or mirrored over num_gpus > 1 GPUs (one process per GPU).
 bool wantsLocalWorkers(const RunSpec &spec);
 
 /// Where the GUI finds the worker binary, bert-workbench-cli: $BERT_WORKBENCH_CLI when set,
 /// else beside the running executable, else on the PATH. Returns "" when none is found.
 std::string findWorkerExecutable();
 
-/// Trains `spec` on spec.num_local_workers processes of `workerExecutable` on this machine
-/// (issue 6: the GUI's "Local workers: N"). Each worker runs
-/// `train <toCommandLineFlags(spec)> --progress_format=jsonl` under wb::LocalLauncher; the
+/// Trains `spec` on planLocalWorkers(spec).num_workers processes of `workerExecutable` on
+/// this machine (issue 6: the GUI's "Local workers: N"). Each worker runs
+/// `train <toCommandLineFlags(plan.worker)> --progress_format=jsonl` under wb::LocalLauncher; the
 /// chief's JSON events are decoded and forwarded to `observer` (so the plot shows the
 /// chief's curves), its other output and every worker's stderr ("[worker r] …") become log
 /// lines. A stop request on `stop` is forwarded to all workers (the chief writes a

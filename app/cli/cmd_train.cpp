@@ -163,9 +163,13 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
         err << errors.errorCount() << " problem(s) found; nothing was run.\n";
         return kExitInvalid;
     }
-    if (options.num_local_workers > 0 && mode == "train_and_eval"
-        && v.strategy.kind == StrategyKind::MultiWorkerMirrored)
-        return runLocalWorkers(command, options, args, out, err); // N workers on loopback (issue 6)
+    // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.
+    if (const LocalWorkerPlan plan = planLocalWorkers(options); plan.num_workers > 0) {
+        std::vector<std::string> extra;
+        if (progressFormat != "text")
+            extra.push_back("--progress_format=" + progressFormat);
+        return runLocalWorkers(command, plan, extra, out, err);
+    }
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
     ConsoleObserver console(out, err, tty);
     JsonLinesObserver jsonLines(out);

@@ -28,20 +28,22 @@ extern "C" void onLauncherInterrupt(int)
 
 } // namespace
 
-int runLocalWorkers(const std::string &command, const TrainingOptions &options, const std::vector<std::string> &args,
+int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, const std::vector<std::string> &extraFlags,
                     std::ostream &out, std::ostream &err)
 {
     LocalLaunchOptions o;
     o.executable = currentExecutable();
-    o.args = stripLocalWorkerFlags(args);
-    o.args.insert(o.args.begin(), command);
-    o.num_workers = options.num_local_workers;
+    o.args.push_back(command);
+    for (const std::string &flag : toCommandLineFlags(plan.worker))
+        o.args.push_back(flag);
+    o.args.insert(o.args.end(), extraFlags.begin(), extraFlags.end());
+    o.num_workers = plan.num_workers;
     // Share the cores: each worker gets its part unless --num_threads says otherwise.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    o.threads_per_worker = std::max(1, int(cores) / std::max(1, options.num_local_workers));
+    o.threads_per_worker = std::max(1, int(cores) / std::max(1, plan.num_workers));
     LocalLauncher launcher(o);
-    out << "starting " << o.num_workers << " local workers (multi_worker_mirrored on 127.0.0.1); "
-        << "showing the chief's output\n"
+    out << "starting " << o.num_workers << " local workers (multi_worker_mirrored on 127.0.0.1"
+        << (plan.worker.num_gpus == 1 ? ", one GPU each" : "") << "); showing the chief's output\n"
         << std::flush;
     g_launcher = &launcher;
     auto old = std::signal(SIGINT, onLauncherInterrupt);

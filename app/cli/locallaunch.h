@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/config/trainingoptions.h"
+#include "core/distribute/locallauncher.h"
 
 #include <iosfwd>
 #include <string>
@@ -9,14 +9,14 @@
 
 namespace wb::cli {
 
-/// `train --distribution_strategy=multi_worker_mirrored --num_local_workers=N`: starts N
-/// copies of this binary as workers on loopback (wb::LocalLauncher), streams the chief's
-/// output to `out`, every worker's errors to `err` ("[worker r] ..."), forwards Ctrl+C,
-/// and returns the exit code: 0, 130 when stopped, the failed worker's code (1 when it was
-/// killed) with "error: cluster: worker rank r ... " on `err`. `args` are the command's
-/// flags as given (the launcher removes --num_local_workers for the workers);
-/// `command` is the subcommand to run in the workers ("train").
-int runLocalWorkers(const std::string &command, const TrainingOptions &options, const std::vector<std::string> &args,
+/// `train --distribution_strategy=multi_worker_mirrored --num_local_workers=N` (or
+/// `mirrored --num_gpus=N`, N > 1): starts plan.num_workers copies of this binary as
+/// workers on loopback (wb::LocalLauncher), each running `command` with
+/// toCommandLineFlags(plan.worker) plus `extraFlags`; streams the chief's output to `out`,
+/// every worker's errors to `err` ("[worker r] ..."), forwards Ctrl+C, and returns the
+/// exit code: 0, 130 when stopped, the failed worker's code (1 when it was killed) with
+/// "error: cluster: worker rank r ... " on `err`.
+int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, const std::vector<std::string> &extraFlags,
                     std::ostream &out, std::ostream &err);
 
 } // namespace wb::cli

@@ -44,13 +44,14 @@ public:
         if (numGpus == 1) {
             m_device = cudaDevice(0);
         } else if (numGpus > 1) {
-            // One process, several GPUs needs per-device model replicas in the Trainer; not
-            // built yet. multi_worker_mirrored with one local worker per GPU is equivalent.
+            // The CLI and the window run this as one process per GPU (planLocalWorkers); a
+            // Trainer called directly gets here and is told how.
             cudaDevice(numGpus - 1); // a CPU build fails here with the clearer message
             throw Error("num_gpus",
-                        "mirrored over " + std::to_string(numGpus) + " GPUs in one process is not supported yet",
-                        "use --distribution_strategy=multi_worker_mirrored --num_local_workers=" + std::to_string(numGpus)
-                            + " --num_gpus=1: each local worker trains on its own GPU, gradients are averaged by NCCL");
+                        "mirrored over " + std::to_string(numGpus) + " GPUs runs one process per GPU, not in this process",
+                        "run it with bert-workbench-cli or the window (they start the processes), or use "
+                        "--distribution_strategy=multi_worker_mirrored --num_local_workers=" + std::to_string(numGpus)
+                            + " --num_gpus=1");
         }
     }
     std::string name() const override { return "mirrored"; }

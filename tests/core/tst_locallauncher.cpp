@@ -44,6 +44,56 @@ class tst_LocalLauncher : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void planLocalWorkers_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("numGpus");
+        QTest::addColumn<int>("localWorkers");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<QString>("workerStrategy");
+        QTest::addColumn<int>("workerGpus");
+        QTest::newRow("local workers") << "multi_worker_mirrored" << 0 << 3 << "train_and_eval" << 3
+                                       << "multi_worker_mirrored" << 0;
+        QTest::newRow("one GPU per local worker") << "multi_worker_mirrored" << 1 << 2 << "train_and_eval" << 2
+                                                  << "multi_worker_mirrored" << 1;
+        QTest::newRow("cluster from environment") << "multi_worker_mirrored" << 0 << 0 << "train_and_eval" << 0
+                                                  << "multi_worker_mirrored" << 0;
+        QTest::newRow("mirrored over 4 GPUs") << "mirrored" << 4 << 0 << "train_and_eval" << 4
+                                              << "multi_worker_mirrored" << 1;
+        QTest::newRow("mirrored on 1 GPU") << "mirrored" << 1 << 0 << "train_and_eval" << 0 << "mirrored" << 1;
+        QTest::newRow("mirrored on the CPU") << "mirrored" << 0 << 0 << "train_and_eval" << 0 << "mirrored" << 0;
+        QTest::newRow("one_device ignores workers") << "one_device" << 0 << 2 << "train_and_eval" << 0
+                                                    << "one_device" << 0;
+        QTest::newRow("predict in process") << "multi_worker_mirrored" << 0 << 2 << "predict" << 0
+                                            << "multi_worker_mirrored" << 0;
+    }
+
+    void planLocalWorkers()
+    {
+        QFETCH(QString, strategy);
+        QFETCH(int, numGpus);
+        QFETCH(int, localWorkers);
+        QFETCH(QString, mode);
+        QFETCH(int, workers);
+        QFETCH(QString, workerStrategy);
+        QFETCH(int, workerGpus);
+        TrainingOptions o;
+        o.distribution_strategy = strategy.toStdString();
+        o.num_gpus = numGpus;
+        o.num_local_workers = localWorkers;
+        o.mode = mode.toStdString();
+        o.learning_rate = 3e-5;
+        const LocalWorkerPlan plan = wb::planLocalWorkers(o);
+        QCOMPARE(plan.num_workers, workers);
+        if (workers > 0) {
+            QCOMPARE(QString::fromStdString(plan.worker.distribution_strategy), workerStrategy);
+            QCOMPARE(plan.worker.num_gpus, workerGpus);
+            QCOMPARE(plan.worker.num_local_workers, 0); // workers never launch workers
+            QCOMPARE(plan.worker.learning_rate, 3e-5);  // everything else is passed on
+        }
+    }
+
     void strip_data()
     {
         QTest::addColumn<QStringList>("args");
