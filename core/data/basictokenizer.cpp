@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/data/basictokenizer.h"
+
+#include "core/data/unicodetext.h"
+#include "core/util/error.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+
+namespace wb {
+
+namespace {
+
+utf8proc_category_t category(char32_t c)
+{
+    return utf8proc_category(static_cast<utf8proc_int32_t>(c));
+}
+
+bool isWhitespace(char32_t c)
+{
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        return true;
+    if (c < 0x80)
+        return false;
+    // U+2028/U+2029 (Zl/Zp) survive cleaning but Python's str.split() splits on them.
+    return c == 0x2028 || c == 0x2029 || category(c) == UTF8PROC_CATEGORY_ZS;
+}
+
+bool isControl(char32_t c)
+{
+    if (c == '\t' || c == '\n' || c == '\r')
+        return false;
+    if (c < 0x80)
+        return c < 0x20 || c == 0x7F;
+    const auto cat = category(c);
+    return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF;
+}
+
+bool isPunctuation(char32_t c)
+{
+    if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126))
+        return true;
+    if (c < 0x80)
+        return false;
+    const auto cat = category(c);
+    return cat >= UTF8PROC_CATEGORY_PC && cat <= UTF8PROC_CATEGORY_PO;
+}
+
+bool isCjk(char32_t c)
+{
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
+        || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF)
+        || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+bool isCased(char32_t c)
+{
+    const auto cat = category(c);
+    if (cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LL || cat == UTF8PROC_CATEGORY_LT)
+        return true;
+    const auto i = static_cast<utf8proc_int32_t>(c);
+    return utf8proc_tolower(i) != i || utf8proc_toupper(i) != i;
+}
+
+bool isCaseIgnorable(char32_t c)
+{
+    switch (c) {
+    case 0x27: case 0x2E: case 0x3A: case 0xB7: case 0x387: case 0x5F4: case 0x2018: case 0x2019:
+    case 0x2024: case 0x2027: case 0xFE13: case 0xFE52: case 0xFE55: case 0xFF07: case 0xFF0E: case 0xFF1A:
+        return true;
+    default:
+        break;
+    }
+    const auto cat = category(c);
+    return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_ME || cat == UTF8PROC_CATEGORY_CF
+        || cat == UTF8PROC_CATEGORY_LM || cat == UTF8PROC_CATEGORY_SK;
+}
+
+// Python's final-sigma rule: Σ preceded by a cased letter and not followed by one.
+bool isFinalSigma(const std::u32string &w, size_t i)
+{
+    size_t j = i;
+    bool before = false;
+    while (j > 0) {
+        --j;
+        if (isCaseIgnorable(w[j]))
+            continue;
+        before = isCased(w[j]);
+        break;
+    }
+    if (!before)
+        return false;
+    for (size_t k = i + 1; k < w.size(); ++k) {
+        if (isCaseIgnorable(w[k]))
+            continue;
+        return !isCased(w[k]);
+    }
+    return true;
+}
+
+// str.lower() then NFD then drop Mn (BasicTokenizer._run_strip_accents).
+void lowerAndStripAccents(std::u32string &word, std::u32string &scratch)
+{
+    bool ascii = true;
+    for (char32_t &c : word) {
+        if (c < 0x80) {
+            if (c >= 'A' && c <= 'Z')
+                c += 32;
+        } else {
+            ascii = false;
+        }
+    }
+    if (ascii)
+        return;
+    scratch.clear();
+    for (size_t i = 0; i < word.size(); ++i) {
+        const char32_t c = word[i];
+        if (c < 0x80) {
+            scratch.push_back(c);
+        } else if (c == 0x130) {
+            scratch.push_back('i');
+            scratch.push_back(0x307);
+        } else if (c == 0x3A3) {
+            scratch.push_back(isFinalSigma(word, i) ? 0x3C2 : 0x3C3);
+        } else {
+            scratch.push_back(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))));
+        }
+    }
+    // NFD: decompose each code point, then put combining marks in canonical order.
+    word.clear();
+    utf8proc_int32_t buf[32];
+    for (char32_t c : scratch) {
+        if (c < 0xC0) {
+            word.push_back(c);
+            continue;
+        }
+        int last = 0;
+        const utf8proc_ssize_t n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), buf, 32,
+                                                           UTF8PROC_DECOMPOSE, &last);
+        if (n <= 0 || n > 32) {
+            word.push_back(c);
+            continue;
+        }
+        for (utf8proc_ssize_t k = 0; k < n; ++k)
+            word.push_back(static_cast<char32_t>(buf[k]));
+    }
+    auto ccc = [](char32_t c) {
+        return c < 0x300 ? 0 : utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class;
+    };
+    for (size_t i = 0; i < word.size();) {
+        if (ccc(word[i]) == 0) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < word.size() && ccc(word[j]) != 0)
+            ++j;
+        std::stable_sort(word.begin() + long(i), word.begin() + long(j),
+                         [&](char32_t a, char32_t b) { return ccc(a) < ccc(b); });
+        i = j;
+    }
+    word.erase(std::remove_if(word.begin(), word.end(),
+                              [](char32_t c) { return c >= 0x300 && category(c) == UTF8PROC_CATEGORY_MN; }),
+               word.end());
+}
+
+} // namespace
+
+size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> &out, size_t maxTokens) const
+{
+    const size_t start = out.size();
+    std::u32string word, scratch;
+    std::string piece;
+    auto full = [&] { return out.size() - start >= maxTokens; };
+    auto flush = [&] {
+        if (word.empty())
+            return;
+        if (m_doLowerCase)
+            lowerAndStripAccents(word, scratch);
+        piece.clear();
+        for (char32_t c : word) {
+            if (full())
+                break;
+            if (isPunctuation(c)) {
+                if (!piece.empty()) {
+                    out.push_back(piece);
+                    piece.clear();
+                    if (full())
+                        break;
+                }
+                std::string p;
+                appendUtf8(p, c);
+                out.push_back(std::move(p));
+            } else {
+                appendUtf8(piece, c);
+            }
+        }
+        if (!piece.empty() && !full())
+            out.push_back(piece);
+        word.clear();
+    };
+
+    // Decode incrementally (like decodeUtf8Lenient) so a limit stops the work early.
+    size_t dropped = 0;
+    size_t pos = 0;
+    const size_t kChunk = 4096;
+    while (pos < text.size() && !full()) {
+        // Cut at a UTF-8 lead byte so no sequence straddles two chunks.
+        size_t end = std::min(text.size(), pos + kChunk);
+        while (end < text.size() && end > pos && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+            --end;
+        if (end == pos)
+            end = std::min(text.size(), pos + kChunk);
+        size_t d = 0;
+        const std::u32string cps = decodeUtf8Lenient(text.substr(pos, end - pos), &d);
+        dropped += d;
+        pos = end;
+        for (char32_t c : cps) {
+            if (c == 0 || c == 0xFFFD || isControl(c))
+                continue;
+            if (isWhitespace(c)) {
+                flush();
+            } else if (isCjk(c)) {
+                flush();
+                word.push_back(c);
+                flush();
+            } else {
+                word.push_back(c);
+            }
+            if (full())
+                break;
+        }
+    }
+    // A word still open at the end (or when stopping early) completes the count.
+    if (!full())
+        flush();
+    return dropped;
+}
+
+} // namespace wb

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wb {
+
+/// BERT's BasicTokenizer (google-research/bert tokenization.py; formats.md §5, seed-spec §16):
+/// drop U+0000, U+FFFD and control characters (Cc, Cf except \t \n \r), map whitespace
+/// (space, \t, \n, \r, Zs) to spaces, space out CJK ideographs, split on whitespace; when
+/// do_lower_case, Python str.lower() (incl. İ → i̇ and final sigma) then NFD and removal of
+/// Mn marks; finally split off every punctuation character (ASCII 33–47, 58–64, 91–96,
+/// 123–126 or category P*). Input bytes are UTF-8, invalid sequences ignored.
+/// Immutable; thread-safe.
+class BasicTokenizer
+{
+public:
+    explicit BasicTokenizer(bool doLowerCase = true) : m_doLowerCase(doLowerCase) {}
+
+    /// Appends the basic tokens of `text` (UTF-8) to `out`, stopping once `out` has grown
+    /// by `maxTokens` tokens. Returns the number of invalid UTF-8 bytes that were dropped.
+    size_t tokenize(std::string_view text, std::vector<std::string> &out,
+                    size_t maxTokens = std::numeric_limits<size_t>::max()) const;
+
+    bool doLowerCase() const { return m_doLowerCase; }
+
+private:
+    bool m_doLowerCase;
+};
+
+} // namespace wb
