@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -124,6 +125,38 @@ void writeFileAtomic(const std::string &path, const std::string &text)
         std::remove(tmp.c_str());
         throw Error(path, "cannot replace the file: " + ec.message());
     }
+}
+
+namespace {
+
+/// fsync(2) of a file or directory opened read-only; false when it cannot be opened or synced.
+bool syncPath(const std::string &path, bool directory)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+    if (fd < 0)
+        return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
+
+} // namespace
+
+void commitFileAtomic(const std::string &tmp, const std::string &path)
+{
+    if (!syncPath(tmp, false)) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw Error(path, "could not flush the new file to disk: " + why, "check the free disk space and try again");
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        throw Error(path, "could not rename the new file into place: " + ec.message());
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    syncPath(parent.empty() ? std::string(".") : parent.string(), true); // best effort: the rename is done
 }
 
 } // namespace wb

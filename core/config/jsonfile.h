@@ -26,4 +26,10 @@ std::optional<nlohmann::json> parseJsonObject(const std::string &text, const std
 /// one. Creates missing parent directories. Throws wb::Error naming the path on failure.
 void writeFileAtomic(const std::string &path, const std::string &text);
 
+/// Finishes an atomic write whose temporary file `tmp` was written by someone else (libtorch's
+/// archive, the TFRecord writer): fsyncs `tmp`, renames it over `path` and fsyncs the
+/// directory, so after a crash or power loss `path` is the old file or the complete new one.
+/// Removes `tmp` and throws wb::Error naming `path` when any step fails.
+void commitFileAtomic(const std::string &tmp, const std::string &path);
+
 } // namespace wb

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/tfrecordwriter.h"
 
+#include "core/config/jsonfile.h"
 #include "core/data/crc32c.h"
 #include "core/util/error.h"
 
@@ -131,10 +132,7 @@ void TFRecordWriter::commit()
     m_file = nullptr;
     if (!ok)
         throw Error(m_path, std::string("write failed: ") + std::strerror(errno), "Check the free disk space.");
-    std::error_code ec;
-    std::filesystem::rename(m_tempPath, m_path, ec);
-    if (ec)
-        throw Error(m_path, "cannot rename the finished file into place: " + ec.message());
+    commitFileAtomic(m_tempPath, m_path); // fsync, rename, fsync the directory
     m_committed = true;
 }
 

@@ -233,10 +233,7 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
         std::remove(tmp.c_str());
         throw Error(path, "could not write the checkpoint", "check free disk space and that model_dir is writable");
     }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec)
-        throw Error(path, "could not rename the checkpoint into place: " + ec.message());
+    commitFileAtomic(tmp, path); // fsync, rename, fsync the directory
 }
 
 /// One evaluation pass over the whole eval set.
