@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/runevents.h"
 
+#include "core/io/metricswriter.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -100,26 +102,14 @@ std::string runEventLine(const StepMetrics &m)
 
 std::string runEventLine(const EvalMetrics &m)
 {
-    ojson j;
+    // The metrics.jsonl eval line, plus what the evaluation view needs.
+    nlohmann::json j = MetricsWriter::evalJson(m);
+    j.erase("kind");
     j["event"] = "eval";
-    j["step"] = m.step;
-    j["wall_time"] = num(m.wall_time);
-    j["eval_loss"] = num(m.eval_loss);
-    j["num_examples"] = m.num_examples;
     j["regression"] = m.regression;
     j["binary"] = m.binary;
-    if (m.regression) {
-        j["eval_mse"] = num(m.eval_mse);
-        j["eval_pearson"] = num(m.eval_pearson);
-        j["eval_spearman"] = num(m.eval_spearman);
-    } else {
-        j["eval_accuracy"] = num(m.eval_accuracy);
-        if (m.binary) {
-            j["eval_f1"] = num(m.eval_f1);
-            j["eval_mcc"] = num(m.eval_mcc);
-        }
+    if (!m.regression)
         j["confusion"] = m.confusion;
-    }
     return j.dump();
 }
 

@@ -16,6 +16,7 @@ namespace wb {
 ///   {"event":"step","step":12,"total_steps":340,"epoch":0.07,"loss":0.69,"learning_rate":…,
 ///    "examples_per_second":…,"wall_time":…}
 ///   {"event":"eval","step":170,"eval_loss":…,"eval_accuracy":…,"confusion":[[…],[…]],…}
+///     (the metrics.jsonl eval line with "event" for "kind", keys in alphabetical order)
 ///   {"event":"checkpoint","step":170,"path":"…/ckpt-170"}
 ///   {"event":"log","line":"…"}
 ///   {"event":"finished","status":"completed"|"cancelled"|"failed","last_step":…,"message":…,
