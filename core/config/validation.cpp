@@ -23,7 +23,14 @@ int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
     if (o.worker_timeout_seconds <= 0)
         diag.error("worker_timeout", "worker_timeout must be a positive number of seconds",
                    "300 (the default) waits five minutes for every worker to join and for each exchange");
-    return std::max(1, resolveClusterSpec(o, diag).world_size);
+    const ClusterSpec cluster = resolveClusterSpec(o, diag);
+    if (cluster.source == ClusterSource::Single && !diag.hasErrors())
+        diag.warning("distribution_strategy",
+                     "multi_worker_mirrored without a cluster trains as a single worker on this machine",
+                     "set --num_local_workers (Local workers in the window) to train on several local processes, "
+                     "or describe the cluster with TF_CONFIG, --worker_hosts and --task_index, or "
+                     "MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK");
+    return std::max(1, cluster.world_size);
 }
 
 ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)

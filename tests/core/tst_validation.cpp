@@ -145,6 +145,27 @@ private Q_SLOTS:
                                << "";
     }
 
+    /// multi_worker_mirrored with no cluster at all is allowed but said out loud.
+    void multiWorkerWithoutClusterWarns()
+    {
+        qunsetenv("TF_CONFIG");
+        qunsetenv("WORLD_SIZE");
+        TrainingOptions o = m_valid;
+        o.distribution_strategy = "multi_worker_mirrored";
+        auto r = validateRun(o, {false, false});
+        QVERIFY(r.ok());
+        bool warned = false;
+        for (const auto &d : r.diagnostics.items())
+            warned = warned
+                     || (d.severity == Severity::Warning && d.field == "distribution_strategy"
+                         && d.message == "multi_worker_mirrored without a cluster trains as a single worker on this machine");
+        QVERIFY(warned);
+        o.num_local_workers = 2; // a cluster: no warning
+        r = validateRun(o, {false, false});
+        for (const auto &d : r.diagnostics.items())
+            QVERIFY2(d.field != "distribution_strategy", d.message.c_str());
+    }
+
     void tfConfig()
     {
         QFETCH(QByteArray, tfConfig);
