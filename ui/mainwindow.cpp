@@ -827,8 +827,10 @@ void MainWindow::showValidationErrors(const Diagnostics &diag)
         }
         // The form's words, not the command line's: "set “BERT config” to …", not "--bert_config_file=…".
         const QString message = formWording(q(dg.message));
-        lines << (isStrategyField(dg.field) || dg.field.empty() ? message
-                                                                : QStringLiteral("%1: %2").arg(q(dg.field), message));
+        const QString label = fieldHelp(q(dg.field)).label; // "BERT config", not "bert_config_file"
+        lines << (isStrategyField(dg.field) || dg.field.empty()
+                      ? message
+                      : QStringLiteral("%1: %2").arg(label.isEmpty() ? q(dg.field) : label, message));
         if (!dg.hint.empty())
             hints << QStringLiteral("• %1").arg(formWording(q(dg.hint)));
     }
@@ -1145,6 +1147,7 @@ void MainWindow::handleFinished(const RunFinished &r)
         break;
     case RunStatus::Cancelled:
         m_statusLabel->setText(tr("Stopped at step %1").arg(r.last_step));
+        m_progressLabel->setText(tr("stopped; Resume continues from the checkpoint"));
         m_statusLabel->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
         appendLog(tr("Run stopped at step %1; checkpoint %2. Press Resume to continue.")
                       .arg(r.last_step).arg(r.last_checkpoint.empty() ? tr("(none)") : q(r.last_checkpoint)));
@@ -1152,6 +1155,9 @@ void MainWindow::handleFinished(const RunFinished &r)
     case RunStatus::Failed: {
         m_statusLabel->setText(tr("Failed"));
         m_statusLabel->setStyleSheet(QStringLiteral("color:#b00000;font-weight:bold"));
+        // No stale ETA: say where the run ended instead.
+        m_progressLabel->setText(r.last_step > 0 ? tr("failed at step %1").arg(r.last_step) : tr("failed before the first step"));
+        statusBar()->showMessage(tr("Training failed: %1").arg(q(r.message).section(QLatin1Char('\n'), 0, 0)));
         appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), q(r.message)));
         if (!r.hint.empty())
             appendLog(tr("  (%1)").arg(q(r.hint)));
@@ -1175,6 +1181,16 @@ void MainWindow::handleFinished(const RunFinished &r)
     updateActions();
     if (m_closeAfterStop)
         close();
+}
+
+void MainWindow::stopAndClose()
+{
+    if (!m_controller->isRunning()) {
+        close();
+        return;
+    }
+    m_closeAfterStop = true;
+    stop();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

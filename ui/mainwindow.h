@@ -105,6 +105,9 @@ public Q_SLOTS:
     /// number of runs added; on failure shows the reason in a window-modal box (object name
     /// "tensorBoardError") and returns 0.
     int openTensorBoardLogs(const QString &logdir = QString());
+    /// Closes the window without asking: a running run is stopped first (checkpoint written)
+    /// and the window closes when it has ended. For scripted use (--screenshot).
+    void stopAndClose();
 
 Q_SIGNALS:
     /// The example project has been opened (after openExample()).

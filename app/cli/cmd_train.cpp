@@ -161,15 +161,22 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
                 errors.add(d);
         err << errors.format();
         err << errors.errorCount() << " problem(s) found; nothing was run.\n";
+        if (progressFormat == "jsonl") { // the event stream ends with "finished" whatever happened
+            RunFinished f;
+            f.status = RunStatus::Failed;
+            const Diagnostic &first = errors.items().front();
+            f.field = first.field;
+            f.message = first.message + (errors.errorCount() > 1 ? " (and " + std::to_string(errors.errorCount() - 1)
+                                                                       + " more problem(s), see stderr)"
+                                                                 : std::string());
+            f.hint = first.hint;
+            out << runEventLine(f) << "\n" << std::flush;
+        }
         return kExitInvalid;
     }
     // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.
-    if (const LocalWorkerPlan plan = planLocalWorkers(options); plan.num_workers > 0) {
-        std::vector<std::string> extra;
-        if (progressFormat != "text")
-            extra.push_back("--progress_format=" + progressFormat);
-        return runLocalWorkers(command, plan, extra, out, err);
-    }
+    if (const LocalWorkerPlan plan = planLocalWorkers(options); plan.num_workers > 0)
+        return runLocalWorkers(command, plan, progressFormat, out, err);
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
     ConsoleObserver console(out, err, tty);
     JsonLinesObserver jsonLines(out);

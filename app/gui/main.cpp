@@ -69,7 +69,9 @@ int main(int argc, char **argv)
             window.grab().save(path);
             if (target != &window)
                 target->grab().save(QString(path).replace(QStringLiteral(".png"), QStringLiteral("-dialog.png")));
-            QApplication::quit();
+            if (QWidget *modal = QApplication::activeModalWidget())
+                modal->close();
+            window.stopAndClose(); // a running run is stopped (with a checkpoint), then the app quits
         });
     }
     if (parser.isSet(screenshotAtEnd)) {
@@ -78,7 +80,9 @@ int main(int argc, char **argv)
         QObject::connect(window.controller(), &wb::TrainingController::finished, &window, [&window, path] {
             QTimer::singleShot(500, &window, [&window, path] {
                 window.grab().save(path);
-                QApplication::quit();
+                if (QWidget *modal = QApplication::activeModalWidget())
+                    modal->close(); // e.g. the error dialog of a failed run
+                window.stopAndClose();
             });
         });
     }

@@ -49,8 +49,12 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     int workers = 1;
     if (r.strategy.kind == StrategyKind::MultiWorkerMirrored)
         workers = clusterWorkerCount(o, diag);
-    else if (o.num_local_workers > 0 || !o.worker_hosts.empty())
-        diag.warning("worker_hosts", "cluster flags are ignored unless distribution_strategy is multi_worker_mirrored",
+    else if (o.num_local_workers > 0)
+        diag.warning("num_local_workers",
+                     "num_local_workers is ignored unless distribution_strategy is multi_worker_mirrored",
+                     "choose multi_worker_mirrored to train with several local workers");
+    else if (!o.worker_hosts.empty())
+        diag.warning("worker_hosts", "worker_hosts is ignored unless distribution_strategy is multi_worker_mirrored",
                      "choose multi_worker_mirrored to train with several workers");
     const int replicas = workers * r.strategy.localReplicas();
     if (replicas > 1 && o.train_batch_size > 0 && o.train_batch_size % replicas != 0)

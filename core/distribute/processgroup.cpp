@@ -14,7 +14,10 @@
 #endif
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -206,6 +209,47 @@ ProcessGroup::ProcessGroup() : d(std::make_unique<Private>()) {}
 ProcessGroup::~ProcessGroup() = default;
 
 std::unique_ptr<ProcessGroup> ProcessGroup::connect(const ProcessGroupOptions &options)
+{
+    // c10d's TCPStore client reads the store's answers without a timeout of its own, so a
+    // peer that accepts and then stays silent would block forever: a watchdog bounds it.
+    struct Shared
+    {
+        std::mutex mutex;
+        std::condition_variable done;
+        bool finished = false;
+        std::unique_ptr<ProcessGroup> result;
+        std::exception_ptr error;
+    };
+    auto shared = std::make_shared<Shared>();
+    std::thread([shared, options] {
+        std::unique_ptr<ProcessGroup> pg;
+        std::exception_ptr error;
+        try {
+            pg = connectBlocking(options);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        shared->result = std::move(pg);
+        shared->error = error;
+        shared->finished = true;
+        shared->done.notify_all();
+    }).detach();
+    const auto limit = options.timeout + std::chrono::seconds(10);
+    std::unique_lock<std::mutex> lock(shared->mutex);
+    if (!shared->done.wait_for(lock, limit, [&] { return shared->finished; })) {
+        const std::string chief = options.master_addr + ":" + std::to_string(options.master_port);
+        throw Error("cluster",
+                    "no answer from the chief " + chief + " within " + seconds(std::chrono::duration_cast<std::chrono::milliseconds>(limit))
+                        + ": something accepts connections on that port but does not answer as a bert-workbench chief",
+                    "check that the chief (rank 0) is running and not stuck, and that no other program uses the port");
+    }
+    if (shared->error)
+        std::rethrow_exception(shared->error);
+    return std::move(shared->result);
+}
+
+std::unique_ptr<ProcessGroup> ProcessGroup::connectBlocking(const ProcessGroupOptions &options)
 {
     if (options.world_size < 1 || options.rank < 0 || options.rank >= options.world_size)
         throw Error("cluster", "rank " + std::to_string(options.rank) + " is out of range for world size "

@@ -43,7 +43,10 @@ public:
     /// Rendezvous: rank 0 listens on master_port, every rank registers and waits until all
     /// world_size ranks have joined, then the Gloo full mesh is connected. Throws wb::Error
     /// (field "cluster") naming the ranks that did not join, or the chief that could not be
-    /// reached, after `timeout`.
+    /// reached, after `timeout`. A chief that accepts the connection but never answers (a
+    /// hung process, another program on the port) ends the wait after `timeout` + 10 s
+    /// too: the rendezvous runs on a helper thread that is abandoned then. `on_listening`
+    /// is called on that thread.
     static std::unique_ptr<ProcessGroup> connect(const ProcessGroupOptions &options);
     ~ProcessGroup();
     ProcessGroup(const ProcessGroup &) = delete;
@@ -79,6 +82,8 @@ public:
 
 private:
     ProcessGroup();
+    /// The rendezvous itself; may block in a socket read when the peer never answers.
+    static std::unique_ptr<ProcessGroup> connectBlocking(const ProcessGroupOptions &options);
     struct Private;
     std::unique_ptr<Private> d;
 };

@@ -387,11 +387,19 @@ private:
     InputMetaData m_meta;
     Schedule m_sched;
     bool m_regression;
+
+public:
+    /// Last step, checkpoint and train loss reached so far (valid after a throw too).
+    const RunFinished &progress() const { return m_progress; }
+
+private:
+    RunFinished m_progress;
 };
 
 RunFinished Run::train()
 {
-    RunFinished r;
+    RunFinished &r = m_progress; // kept up to date, so a failure can still report how far it got
+    r = RunFinished{};
     configureThreads(m_spec, m_obs);
     // multi_worker_mirrored: joins the cluster here (waits for every worker, bounded by
     // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
@@ -728,6 +736,15 @@ RunFinished Trainer::run(const RunSpec &spec, const ValidationResult &v, Trainin
                          const StopToken &stop)
 {
     RunFinished r;
+    std::unique_ptr<Run> run;
+    // A failure mid-run still says how far the run got and where its last checkpoint is.
+    const auto keepProgress = [&] {
+        if (!run)
+            return;
+        r.last_step = run->progress().last_step;
+        r.last_checkpoint = run->progress().last_checkpoint;
+        r.final_train_loss = run->progress().final_train_loss;
+    };
     try {
         for (const auto &d : v.diagnostics.items())
             if (d.severity != Severity::Error)
@@ -744,23 +761,26 @@ RunFinished Trainer::run(const RunSpec &spec, const ValidationResult &v, Trainin
             while (!r.message.empty() && r.message.back() == '\n')
                 r.message.pop_back();
         } else {
-            Run run(spec, observer, stop, v);
+            run = std::make_unique<Run>(spec, observer, stop, v);
             if (spec.mode == "predict")
-                r = run.predict();
+                r = run->predict();
             else if (spec.mode == "export_only")
-                r = run.exportModel();
+                r = run->exportModel();
             else
-                r = run.train();
+                r = run->train();
         }
     } catch (const Error &e) {
+        keepProgress();
         r.status = RunStatus::Failed;
         r.field = e.field();
         r.message = e.what();
         r.hint = e.hint();
     } catch (const c10::Error &e) {
+        keepProgress();
         r.status = RunStatus::Failed;
         r.message = std::string("libtorch error: ") + e.what_without_backtrace();
     } catch (const std::exception &e) {
+        keepProgress();
         r.status = RunStatus::Failed;
         r.message = e.what();
     }

@@ -83,6 +83,41 @@ private Q_SLOTS:
         QCOMPARE(all.count("\"kind\":\"eval\""), 1);
     }
 
+    /// --progress_format=jsonl with local workers: stdout is only JSON events, the chief's,
+    /// ending with "finished"; a run that cannot start ends the same way.
+    void jsonlStreamIsPureJson()
+    {
+        const QString modelDir = m_dir.filePath(QStringLiteral("jsonl"));
+        const Result r = cli(args(modelDir) << QStringLiteral("--num_local_workers=2")
+                                            << QStringLiteral("--progress_format=jsonl"));
+        QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+        const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() > 3);
+        QStringList events;
+        for (const QString &line : lines) {
+            const auto j = nlohmann::json::parse(line.toStdString(), nullptr, false);
+            QVERIFY2(j.is_object() && j.contains("event"), qPrintable(line));
+            events << QString::fromStdString(j["event"].get<std::string>());
+        }
+        QCOMPARE(events.count(QStringLiteral("run_started")), 1); // the chief's only
+        QCOMPARE(events.count(QStringLiteral("eval")), 1);
+        QCOMPARE(events.last(), QStringLiteral("finished"));
+        const auto end = nlohmann::json::parse(lines.last().toStdString());
+        QCOMPARE(end["status"].get<std::string>(), std::string("completed"));
+        QCOMPARE(end["last_step"].get<int64_t>(), 4);
+
+        // Invalid input: exit 2, the problem on stderr, and still one "finished" event.
+        const Result bad = cli(args(modelDir) << QStringLiteral("--num_local_workers=3")
+                                              << QStringLiteral("--progress_format=jsonl"));
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("not divisible by the 3 replicas")), qPrintable(bad.err));
+        const auto failed = nlohmann::json::parse(bad.out.trimmed().toStdString(), nullptr, false);
+        QVERIFY2(failed.is_object(), qPrintable(bad.out));
+        QCOMPARE(failed["event"].get<std::string>(), std::string("finished"));
+        QCOMPARE(failed["status"].get<std::string>(), std::string("failed"));
+        QCOMPARE(failed["field"].get<std::string>(), std::string("train_batch_size"));
+    }
+
     void tfConfigCluster()
     {
         // A TF_CONFIG as a TensorFlow MultiWorkerMirroredStrategy setup has it, one per process.

@@ -113,6 +113,7 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
              qPrintable(box->informativeText()));
     QVERIFY(box->informativeText().contains(QStringLiteral("File → Prepare Data…")));
     QVERIFY(!box->informativeText().contains(QStringLiteral("--bert_config_file")));
+    QVERIFY2(lines.contains(QStringLiteral("BERT config: no model config was given")), qPrintable(box->text()));
     QVERIFY(!w.controller()->isRunning());
     QCOMPARE(running.count(), 0);
     box->button(QMessageBox::Ok)->click();
