@@ -73,7 +73,7 @@ bool checkHostList(const std::vector<std::string> &hosts, const std::string &fie
             ok = false;
         }
         if (!seen.insert(h).second) {
-            diag.error(field, "worker address '" + h + "' appears twice", "every worker needs its own host:port");
+            diag.error(field, "address '" + h + "' appears twice", "every worker (and the chief) needs its own host:port");
             ok = false;
         }
     }
@@ -177,14 +177,14 @@ ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag, bool checkP
         if (type == "chief" && index == task->end())
             idx = 0; // TF accepts a chief without an index
         else
-            diag.error("TF_CONFIG: task.index", "task.index is missing or not an integer",
+            diag.error("TF_CONFIG: task.index", "missing or not an integer",
                        "set \"index\": 0 on the first worker, 1 on the next, ...");
     } else {
         idx = index->get<int64_t>();
     }
     if (typeOk && idx && (*idx < 0 || *idx >= int64_t(roleList.size())))
         diag.error("TF_CONFIG: task.index",
-                   "task.index " + std::to_string(*idx) + " is out of range for " + std::to_string(roleList.size()) + " "
+                   std::to_string(*idx) + " is out of range for " + std::to_string(roleList.size()) + " "
                        + type + "(s)",
                    roleList.empty() ? "add this " + type + "'s host:port to cluster." + type
                                     : "use an index from 0 to " + std::to_string(roleList.size() - 1));

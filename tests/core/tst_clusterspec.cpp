@@ -76,13 +76,13 @@ private Q_SLOTS:
                                      << "TF_CONFIG: invalid JSON";
         QTest::newRow("tf index out of range")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": 2}})"}}
-            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "TF_CONFIG: task.index: task.index 2 is out of range for 2 worker(s)";
+            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "TF_CONFIG: task.index: 2 is out of range for 2 worker(s)";
         QTest::newRow("tf negative index")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": -1}})"}}
             << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "task.index -1 is out of range";
         QTest::newRow("tf duplicate")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "a:1"]}, "task": {"type": "worker", "index": 0}})"}}
-            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "worker address 'a:1' appears twice";
+            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "address 'a:1' appears twice";
         QTest::newRow("tf ps task")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1"], "ps": ["p:3"]}, "task": {"type": "ps", "index": 0}})"}}
             << "" << -1 << 0 << tf << 0 << 1 << "" << "" << "TF_CONFIG: task.type: task type 'ps' is not supported";

@@ -134,10 +134,10 @@ private Q_SLOTS:
         QTest::newRow("bad json") << QByteArray("{cluster") << "TF_CONFIG: invalid JSON";
         QTest::newRow("index out of range")
             << QByteArray(R"({"cluster": {"worker": ["127.0.0.1:2000", "127.0.0.1:2001"]}, "task": {"type": "worker", "index": 2}})")
-            << "TF_CONFIG: task.index: task.index 2 is out of range for 2 worker(s)";
+            << "TF_CONFIG: task.index: 2 is out of range for 2 worker(s)";
         QTest::newRow("duplicate")
             << QByteArray(R"({"cluster": {"worker": ["127.0.0.1:2000", "127.0.0.1:2000"]}, "task": {"type": "worker", "index": 0}})")
-            << "worker address '127.0.0.1:2000' appears twice";
+            << "address '127.0.0.1:2000' appears twice";
         QTest::newRow("ps task")
             << QByteArray(R"({"cluster": {"worker": ["127.0.0.1:2000"], "ps": ["127.0.0.1:3000"]}, "task": {"type": "ps", "index": 0}})")
             << "TF_CONFIG: task.type: task type 'ps' is not supported";
