@@ -79,7 +79,7 @@ private Q_SLOTS:
             << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "TF_CONFIG: task.index: 2 is out of range for 2 worker(s)";
         QTest::newRow("tf negative index")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "b:2"]}, "task": {"type": "worker", "index": -1}})"}}
-            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "task.index -1 is out of range";
+            << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "TF_CONFIG: task.index: -1 is out of range";
         QTest::newRow("tf duplicate")
             << Env{{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "a:1"]}, "task": {"type": "worker", "index": 0}})"}}
             << "" << -1 << 0 << tf << 0 << 2 << "" << "" << "address 'a:1' appears twice";
