@@ -3,6 +3,7 @@
 
 #include "core/distribute/locallauncher.h"
 #include "core/io/runevents.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <QCoreApplication>
@@ -11,7 +12,6 @@
 #include <QStandardPaths>
 
 #include <algorithm>
-#include <thread>
 
 namespace wb {
 
@@ -71,9 +71,8 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
         o.args.push_back(flag);
     o.args.push_back("--progress_format=jsonl");
     o.num_workers = std::max(1, plan.num_workers);
-    // Share the cores: each worker gets its part unless the spec sets the thread count.
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    o.threads_per_worker = std::max(1, int(cores) / o.num_workers);
+    // Share libtorch's default thread count among the workers, unless the spec sets it.
+    o.threads_per_worker = threadsPerLocalWorker(o.num_workers);
     o.stop_requested = [&stop] { return stop.stopRequested(); };
 
     LocalLauncher launcher(o);

@@ -4,13 +4,13 @@
 #include "app/cli/commands.h"
 #include "core/distribute/locallauncher.h"
 #include "core/io/runevents.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <ostream>
-#include <thread>
 #include <unistd.h>
 
 namespace wb::cli {
@@ -46,9 +46,9 @@ int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, con
     if (jsonl)
         o.args.push_back("--progress_format=jsonl");
     o.num_workers = plan.num_workers;
-    // Share the cores: each worker gets its part unless --num_threads says otherwise.
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    o.threads_per_worker = std::max(1, int(cores) / std::max(1, plan.num_workers));
+    // Share libtorch's default thread count among the workers (not the vCPU count: more
+    // threads than that fight OpenBLAS's own), unless --num_threads says otherwise.
+    o.threads_per_worker = threadsPerLocalWorker(plan.num_workers);
     LocalLauncher launcher(o);
     const std::string starting = "starting " + std::to_string(o.num_workers) + " local worker"
                                  + (o.num_workers == 1 ? "" : "s") + " (multi_worker_mirrored on 127.0.0.1"

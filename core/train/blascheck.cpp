@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/blascheck.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -62,6 +63,16 @@ std::vector<std::string> checkBlas()
         warnings.push_back("warning: BLAS: a 512x512 GEMM runs at only " + std::to_string(gflops)
                            + " GFLOP/s (BLAS: " + blas + "). Fix: " + fix);
     return warnings;
+}
+
+int defaultIntraOpThreads()
+{
+    return std::max(1, at::intraop_default_num_threads());
+}
+
+int threadsPerLocalWorker(int workers)
+{
+    return std::max(1, defaultIntraOpThreads() / std::max(1, workers));
 }
 
 } // namespace wb

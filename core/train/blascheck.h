@@ -19,4 +19,13 @@ double measureGemmGflops(int n = 512, int repeats = 3);
 /// (install libopenblas0-pthread). Takes well under a second with a fast BLAS.
 std::vector<std::string> checkBlas();
 
+/// The intra-op thread count libtorch picks by itself on this machine (its default, not the
+/// current setting; 1 on the project's 2-vCPU machine, where more threads fight OpenBLAS's
+/// own: performance.md's thread trap). Thread-safe.
+int defaultIntraOpThreads();
+
+/// Threads for each of `workers` local worker processes: the default divided among them,
+/// at least 1 (so N workers never oversubscribe what one worker would use).
+int threadsPerLocalWorker(int workers);
+
 } // namespace wb
