@@ -305,22 +305,6 @@ LocalWorkerPlan planLocalWorkers(const TrainingOptions &o)
     return plan;
 }
 
-std::vector<std::string> stripLocalWorkerFlags(const std::vector<std::string> &args)
-{
-    std::vector<std::string> out;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "--num_local_workers") {
-            ++i; // skip the value too
-            continue;
-        }
-        if (a.rfind("--num_local_workers=", 0) == 0)
-            continue;
-        out.push_back(a);
-    }
-    return out;
-}
-
 std::string currentExecutable()
 {
     char buf[4096];

@@ -18,7 +18,7 @@ namespace wb {
 struct LocalLaunchOptions
 {
     std::string executable;        ///< the worker binary (the CLI: /proc/self/exe)
-    std::vector<std::string> args; ///< argv[1..] of every worker (see stripLocalWorkerFlags)
+    std::vector<std::string> args; ///< argv[1..] of every worker (see planLocalWorkers)
     int num_workers = 2;
     int master_port = 0;           ///< rendezvous port on 127.0.0.1; 0 = a free one
     int threads_per_worker = 0;    ///< >0: append --intra_op_threads=<n> unless args set it
@@ -89,10 +89,6 @@ struct LocalWorkerPlan
 ///  - anything else: in this process (num_workers 0).
 /// Pure function; thread-safe.
 LocalWorkerPlan planLocalWorkers(const TrainingOptions &o);
-
-/// Returns `args` without --num_local_workers (both "--num_local_workers=N" and
-/// "--num_local_workers N"), so that the workers do not launch again.
-std::vector<std::string> stripLocalWorkerFlags(const std::vector<std::string> &args);
 
 /// Returns the path of the running executable (/proc/self/exe), or "" when unknown.
 std::string currentExecutable();

@@ -94,29 +94,6 @@ private Q_SLOTS:
         }
     }
 
-    void strip_data()
-    {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QStringList>("expected");
-        const auto list = [](const char *joined) { return QString::fromLatin1(joined).split(QLatin1Char(' ')); };
-        QTest::newRow("equals") << list("--a=1 --num_local_workers=3 --b") << list("--a=1 --b");
-        QTest::newRow("separate") << list("--num_local_workers 2 --b=2") << list("--b=2");
-        QTest::newRow("none") << list("--task_index=1") << list("--task_index=1");
-    }
-
-    void strip()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QStringList, expected);
-        std::vector<std::string> in;
-        for (const auto &a : args)
-            in.push_back(a.toStdString());
-        QStringList got;
-        for (const auto &a : stripLocalWorkerFlags(in))
-            got << QString::fromStdString(a);
-        QCOMPARE(got, expected);
-    }
-
     void allSucceed()
     {
         Captured c;
