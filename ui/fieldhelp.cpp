@@ -26,6 +26,12 @@ FieldHelp fieldHelp(const QString &field)
                          "result matches one worker. The plot shows the chief's (worker 0) curves. Off (0) "
                          "joins the cluster described by TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK instead. "
                          "The training batch size must divide by the number of workers.")}},
+        {QStringLiteral("worker_timeout"),
+         {QStringLiteral("Worker timeout"),
+          QStringLiteral("multi_worker_mirrored only: how long every worker waits for the others to join, "
+                         "and for each exchange of gradients. A worker that does not come, or dies, ends the "
+                         "run with an error naming it after at most this long. 300 s (the default) leaves "
+                         "time to start workers by hand on several machines; 30 s is plenty for local workers.")}},
         {QStringLiteral("bert_config_file"),
          {QStringLiteral("BERT config"),
           QStringLiteral("bert_config.json describes the model's shape: layers, width, attention heads, "

@@ -155,6 +155,7 @@ private:
     QComboBox *m_strategy = nullptr;
     QSpinBox *m_numGpus = nullptr;
     QSpinBox *m_localWorkers = nullptr;
+    QSpinBox *m_workerTimeout = nullptr;
     std::map<QString, QLineEdit *> m_paths;
     QSpinBox *m_trainBatch = nullptr, *m_evalBatch = nullptr, *m_epochs = nullptr, *m_evalPerEpoch = nullptr;
     QSpinBox *m_trainDataSize = nullptr, *m_seed = nullptr, *m_logSteps = nullptr, *m_keepCheckpoints = nullptr;

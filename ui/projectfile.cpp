@@ -20,6 +20,7 @@ void forEachField(F &&f, TrainingOptions &o)
     f("distribution_strategy", o.distribution_strategy, false);
     f("num_gpus", o.num_gpus, false);
     f("num_local_workers", o.num_local_workers, false);
+    f("worker_timeout", o.worker_timeout_seconds, false);
     f("bert_config_file", o.bert_config_file, true);
     f("input_meta_data_path", o.input_meta_data_path, true);
     f("train_data_path", o.train_data_path, true);

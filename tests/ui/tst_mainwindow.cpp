@@ -400,8 +400,16 @@ void tst_MainWindow::localWorkersFollowStrategy()
                  "bert-workbench-cli train --distribution_strategy=multi_worker_mirrored --num_local_workers=2")),
              qPrintable(w.commandLine()));
 
+    auto *timeout = w.findChild<QSpinBox *>(QStringLiteral("worker_timeout"));
+    QVERIFY(timeout && timeout->isEnabled());
+    QCOMPARE(timeout->value(), 300);
+    timeout->setValue(30);
+    QCOMPARE(w.options().worker_timeout_seconds, 30);
+    QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
+
     w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));
     QVERIFY(!workers->isEnabled());
+    QVERIFY(!timeout->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);
     QVERIFY(!w.commandLine().contains(QStringLiteral("num_local_workers")));
 }
