@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -47,15 +48,28 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                        + " CUDA device(s) are usable here" + (gpus == 0 ? " (this libtorch is a CPU build)" : ""),
                    "set num_gpus to 0 to train on the CPU");
     int workers = 1;
-    if (r.strategy.kind == StrategyKind::MultiWorkerMirrored)
+    if (r.strategy.kind == StrategyKind::MultiWorkerMirrored) {
         workers = clusterWorkerCount(o, diag);
-    else if (o.num_local_workers > 0)
-        diag.warning("num_local_workers",
-                     "num_local_workers is ignored unless distribution_strategy is multi_worker_mirrored",
-                     "choose multi_worker_mirrored to train with several local workers");
-    else if (!o.worker_hosts.empty())
-        diag.warning("worker_hosts", "worker_hosts is ignored unless distribution_strategy is multi_worker_mirrored",
-                     "choose multi_worker_mirrored to train with several workers");
+        const unsigned cores = std::thread::hardware_concurrency();
+        if (o.num_local_workers > 0 && cores > 0 && unsigned(o.num_local_workers) > cores)
+            diag.warning("num_local_workers",
+                         std::to_string(o.num_local_workers) + " local workers on " + std::to_string(cores)
+                             + " CPU cores: they share the cores and will train slowly",
+                         "use at most one local worker per core (or per GPU)");
+    } else if (r.strategy.kind != StrategyKind::None) {
+        // Cluster settings only mean something to multi_worker_mirrored: say so, never ignore silently.
+        if (o.num_local_workers > 0)
+            diag.warning("num_local_workers",
+                         "num_local_workers is ignored unless distribution_strategy is multi_worker_mirrored",
+                         "choose multi_worker_mirrored to train with several local workers");
+        if (!o.worker_hosts.empty())
+            diag.warning("worker_hosts", "worker_hosts is ignored unless distribution_strategy is multi_worker_mirrored",
+                         "choose multi_worker_mirrored to train with several workers");
+        if (const char *tf = std::getenv("TF_CONFIG"); tf && *tf)
+            diag.warning("TF_CONFIG",
+                         "TF_CONFIG is set but ignored: distribution_strategy is " + o.distribution_strategy,
+                         "choose multi_worker_mirrored to join that cluster, or unset TF_CONFIG");
+    }
     const int replicas = workers * r.strategy.localReplicas();
     if (replicas > 1 && o.train_batch_size > 0 && o.train_batch_size % replicas != 0)
         diag.error("train_batch_size",

@@ -164,6 +164,18 @@ private Q_SLOTS:
         r = validateRun(o, {false, false});
         for (const auto &d : r.diagnostics.items())
             QVERIFY2(d.field != "distribution_strategy", d.message.c_str());
+        // Cluster settings with another strategy are named, not silently ignored.
+        qputenv("TF_CONFIG", R"({"cluster": {"worker": ["127.0.0.1:2000"]}, "task": {"type": "worker", "index": 0}})");
+        o.distribution_strategy = "one_device";
+        r = validateRun(o, {false, false});
+        qunsetenv("TF_CONFIG");
+        QStringList fields;
+        for (const auto &d : r.diagnostics.items())
+            if (d.severity == Severity::Warning)
+                fields << QString::fromStdString(d.field);
+        QVERIFY(fields.contains(QStringLiteral("TF_CONFIG")));
+        QVERIFY(fields.contains(QStringLiteral("num_local_workers")));
+        QVERIFY(r.ok());
     }
 
     void tfConfig()
