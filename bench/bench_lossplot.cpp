@@ -109,6 +109,9 @@ int main(int argc, char **argv)
     TrainingController controller;
     QObject::connect(&controller, &TrainingController::stepCompleted, &live, &LossPlot::addStep);
     QObject::connect(&controller, &TrainingController::evaluationCompleted, &live, &LossPlot::addEvaluation);
+    // The first paint of a freshly shown window (fonts, layout) is not a training stall.
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
     QElapsedTimer clock;
     qint64 last = 0, worst = 0;
     int beats = 0;
