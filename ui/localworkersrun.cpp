@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/localworkersrun.h"
 
+#include "core/distribute/chiefstream.h"
 #include "core/distribute/locallauncher.h"
-#include "core/io/runevents.h"
-#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
-
-#include <algorithm>
 
 namespace wb {
 
@@ -63,42 +60,21 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
         return result;
     }
 
-    LocalLaunchOptions o;
-    o.executable = workerExecutable;
-    o.args.push_back("train");
-    const LocalWorkerPlan plan = planLocalWorkers(spec);
-    for (const std::string &flag : toCommandLineFlags(plan.worker))
-        o.args.push_back(flag);
-    o.args.push_back("--progress_format=jsonl");
-    o.num_workers = std::max(1, plan.num_workers);
-    // Share libtorch's default thread count among the workers, unless the spec sets it.
-    o.threads_per_worker = threadsPerLocalWorker(o.num_workers);
+    LocalLaunchOptions o = workerLaunchOptions(planLocalWorkers(spec), workerExecutable, "train", true);
     o.stop_requested = [&stop] { return stop.stopRequested(); };
-
     LocalLauncher launcher(o);
     observer.logMessage("Starting " + std::to_string(o.num_workers)
                         + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable
                         + "; the plot shows the chief's (worker 0) curves");
 
-    RunFinished chiefEnd;
-    bool chiefFinished = false;
-    std::string lastChiefError; // the chief's "error: …" lines (e.g. a refused start)
-    const auto onChiefLine = [&](const std::string &line) {
-        const RunEventKind kind = decodeRunEvent(line, observer, &chiefEnd);
-        if (kind == RunEventKind::Finished)
-            chiefFinished = true;
-        else if (kind == RunEventKind::NotAnEvent && !line.empty())
-            observer.logMessage(line);
-    };
-    const auto onErrorLine = [&](const std::string &line) {
-        if (line.rfind("error: ", 0) == 0)
-            lastChiefError = line.substr(7);
-        observer.logMessage(line);
-    };
-
+    ChiefStream chief(&observer); // the chief's events become the plot's; "finished" is kept
     LocalLaunchResult launched;
     try {
-        launched = launcher.run(onChiefLine, onErrorLine);
+        launched = launcher.run([&](const std::string &line) { chief.feedOutput(line); },
+                                [&](const std::string &line) {
+                                    chief.feedError(line);
+                                    observer.logMessage(line);
+                                });
     } catch (const Error &e) {
         result.status = RunStatus::Failed;
         result.field = e.field().empty() ? "num_local_workers" : e.field();
@@ -111,28 +87,7 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
         result.message = std::string("cannot start local workers: ") + e.what();
         return result;
     }
-
-    if (chiefFinished)
-        result = chiefEnd;
-    if (launched.failed_rank >= 0) {
-        // The chief's own failure explains itself best; another worker's failure is
-        // reported by the launcher (rank, pid, exit status).
-        if (!(launched.failed_rank == 0 && chiefFinished && chiefEnd.status == RunStatus::Failed)) {
-            result.status = RunStatus::Failed;
-            result.field = "cluster";
-            result.message = launched.message;
-            if (launched.failed_rank == 0 && !lastChiefError.empty())
-                result.message += ": " + lastChiefError;
-            result.hint = "the log lines marked [worker " + std::to_string(launched.failed_rank)
-                          + "] (or the chief's lines for worker 0) show why it failed";
-        }
-    } else if (!chiefFinished) {
-        result.status = launched.exit_code == 130 ? RunStatus::Cancelled : RunStatus::Failed;
-        result.field = result.status == RunStatus::Failed ? "cluster" : "";
-        result.message = launched.exit_code == 130 ? "stopped by the user"
-                                                   : "the chief ended without reporting how the run ended";
-    }
-    return result;
+    return chief.result(launched);
 }
 
 } // namespace wb

@@ -458,8 +458,9 @@ void MainWindow::buildMenus()
     m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint"));
     run->addSeparator();
     QAction *copyCommand = run->addAction(tr("Copy as &Command Line"), this, [this] {
-        QGuiApplication::clipboard()->setText(commandLine());
-        statusBar()->showMessage(tr("Copied: %1").arg(commandLine()), 8000);
+        const QString command = commandLine();
+        QGuiApplication::clipboard()->setText(command);
+        statusBar()->showMessage(tr("Copied: %1").arg(command), 8000);
     });
     copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
     run->addAction(tr("Compare runs near model_dir"), this, [this] {

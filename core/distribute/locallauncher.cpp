@@ -4,6 +4,7 @@
 #include "core/config/diagnostics.h"
 #include "core/config/distributionstrategy.h"
 #include "core/distribute/clusterspec.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <cerrno>
@@ -303,6 +304,23 @@ LocalWorkerPlan planLocalWorkers(const TrainingOptions &o)
     }
     plan.worker.num_local_workers = 0; // the workers join this cluster; they never launch their own
     return plan;
+}
+
+LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,
+                                       const std::string &command, bool jsonl)
+{
+    LocalLaunchOptions o;
+    o.executable = executable;
+    o.args.push_back(command);
+    for (const std::string &flag : toCommandLineFlags(plan.worker))
+        o.args.push_back(flag);
+    if (jsonl)
+        o.args.push_back("--progress_format=jsonl");
+    o.num_workers = plan.num_workers;
+    // Share libtorch's default thread count among the workers (not the vCPU count: more
+    // threads than that fight OpenBLAS's own).
+    o.threads_per_worker = threadsPerLocalWorker(plan.num_workers);
+    return o;
 }
 
 std::string currentExecutable()

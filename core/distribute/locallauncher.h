@@ -90,6 +90,12 @@ struct LocalWorkerPlan
 /// Pure function; thread-safe.
 LocalWorkerPlan planLocalWorkers(const TrainingOptions &o);
 
+/// The launch of `plan` with `executable`: every worker runs `command` (e.g. "train") with
+/// toCommandLineFlags(plan.worker), plus --progress_format=jsonl when `jsonl`; each gets
+/// threadsPerLocalWorker() intra-op threads unless the flags set --num_threads.
+LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,
+                                       const std::string &command, bool jsonl);
+
 /// Returns the path of the running executable (/proc/self/exe), or "" when unknown.
 std::string currentExecutable();
 

@@ -59,16 +59,6 @@ RunStatus statusFromName(const std::string &s)
 
 } // namespace
 
-const char *runStatusName(RunStatus s)
-{
-    switch (s) {
-    case RunStatus::Completed: return "completed";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Failed: return "failed";
-    }
-    return "failed";
-}
-
 std::string runEventLine(const RunStarted &info)
 {
     ojson j;
@@ -146,8 +136,7 @@ std::string runEventLine(const RunFinished &r)
 
 void JsonLinesObserver::write(const std::string &line)
 {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_out << line << '\n' << std::flush;
+    m_out << line << '\n' << std::flush; // one whole line per event, flushed for the reader
 }
 
 void JsonLinesObserver::runStarted(const RunStarted &info) { write(runEventLine(info)); }

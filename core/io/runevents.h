@@ -4,7 +4,6 @@
 #include "core/train/trainingobserver.h"
 
 #include <iosfwd>
-#include <mutex>
 #include <string>
 
 namespace wb {
@@ -26,8 +25,8 @@ namespace wb {
 /// metrics.jsonl). Non-finite numbers are written as null and read back as NaN. The GUI
 /// reads the chief's stream when it runs local workers (issue 6); other tools may too.
 ///
-/// Thread rules: the hooks may be called from any one thread at a time; each line is
-/// written and flushed under a lock, so a line is never interleaved with another.
+/// Thread rules: the hooks are called from the training thread only (as every observer's);
+/// each event is written as one line and flushed.
 class JsonLinesObserver : public TrainingObserver
 {
 public:
@@ -43,7 +42,6 @@ public:
 private:
     void write(const std::string &line);
     std::ostream &m_out;
-    std::mutex m_mutex;
 };
 
 /// Encodes one event as a single line of JSON (no trailing newline).

@@ -77,7 +77,15 @@ struct RunFinished
 };
 
 /// Returns "completed", "cancelled" or "failed".
-const char *runStatusName(RunStatus s);
+inline const char *runStatusName(RunStatus s)
+{
+    switch (s) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Failed: return "failed";
+    }
+    return "failed";
+}
 
 /// Receives the progress of Trainer::run. All hooks are called on the thread that runs the
 /// Trainer (never the GUI thread); implementations must be cheap and must forward to other

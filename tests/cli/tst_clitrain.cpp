@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "clirun.h"
 #include "core/config/jsonfile.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
@@ -21,11 +22,7 @@ class tst_CliTrain : public QObject
 
     int run(const std::vector<std::string> &args, std::string &out, std::string &err)
     {
-        std::ostringstream o, e;
-        const int code = cli::runCli(args, o, e);
-        out = o.str();
-        err = e.str();
-        return code;
+        return wbtest::runCli(args, out, err);
     }
 
     std::vector<std::string> common(const std::string &modelDir) const

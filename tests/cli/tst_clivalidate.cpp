@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "clirun.h"
 #include "app/cli/runflags.h"
 #include "core/config/jsonfile.h"
 
@@ -18,11 +19,7 @@ class tst_CliValidate : public QObject
 
     int run(const std::vector<std::string> &args, std::string &out, std::string &err)
     {
-        std::ostringstream o, e;
-        const int code = cli::runCli(args, o, e);
-        out = o.str();
-        err = e.str();
-        return code;
+        return wbtest::runCli(args, out, err);
     }
 
 private Q_SLOTS:

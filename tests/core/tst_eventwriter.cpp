@@ -13,6 +13,8 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include "hex.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -25,13 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fromHex(const char *hex)
-{
-    std::string out;
-    for (size_t i = 0; hex[i] && hex[i + 1]; i += 2)
-        out.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
-    return out;
-}
+using wbtest::fromHex;
 
 std::string readAll(const std::string &path)
 {

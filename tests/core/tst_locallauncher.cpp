@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The launcher with /bin/sh as the "worker": fast, and each rank's behaviour is scripted.
+#include "core/distribute/chiefstream.h"
 #include "core/distribute/locallauncher.h"
 
 #include <QtTest>
@@ -92,6 +93,68 @@ private Q_SLOTS:
             QCOMPARE(plan.worker.num_local_workers, 0); // workers never launch workers
             QCOMPARE(plan.worker.learning_rate, 3e-5);  // everything else is passed on
         }
+    }
+
+    /// How a cluster ended, from the chief's jsonl lines and the launcher's result.
+    void chiefStreamResult()
+    {
+        struct Log : TrainingObserver
+        {
+            void runStarted(const RunStarted &) override {}
+            void stepCompleted(const StepMetrics &) override { ++steps; }
+            void evaluationCompleted(const EvalMetrics &) override {}
+            void checkpointSaved(const CheckpointSaved &) override {}
+            void logMessage(const std::string &l) override { lines.push_back(l); }
+            void runFinished(const RunFinished &) override { ++finished; }
+            int steps = 0, finished = 0;
+            std::vector<std::string> lines;
+        } log;
+        StepMetrics step;
+        step.step = 12;
+        step.loss = 0.5;
+
+        // Worker 1 dies after the chief reached step 12 and ckpt-10.
+        ChiefStream a(&log);
+        QCOMPARE(a.feedOutput(runEventLine(step)), RunEventKind::Step);
+        a.feedOutput(runEventLine(CheckpointSaved{10, "/m/ckpt-10"}));
+        QCOMPARE(a.feedOutput("Segmentation fault"), RunEventKind::NotAnEvent);
+        LocalLaunchResult died{1, 1, "worker rank 1 (pid 7) was killed by signal 9 (Killed); stopped the other workers"};
+        RunFinished r = a.result(died);
+        QVERIFY(r.status == RunStatus::Failed);
+        QCOMPARE(r.field, std::string("cluster"));
+        QCOMPARE(r.message, died.message);
+        QCOMPARE(r.last_step, 12);
+        QCOMPARE(r.last_checkpoint, std::string("/m/ckpt-10"));
+        QCOMPARE(r.final_train_loss, 0.5);
+        QVERIFY(QString::fromStdString(r.hint).contains(QStringLiteral("[worker 1]")));
+        QCOMPARE(log.steps, 1);
+        QCOMPARE(log.lines, std::vector<std::string>{"Segmentation fault"});
+
+        // The chief fails and says why: its own result is kept.
+        ChiefStream b;
+        RunFinished own;
+        own.status = RunStatus::Failed;
+        own.field = "learning_rate";
+        own.message = "the training loss became NaN at step 3";
+        b.feedOutput(runEventLine(own));
+        QVERIFY(b.finished());
+        r = b.result({1, 0, "worker rank 0 (pid 8) exited with code 1; stopped the other workers"});
+        QCOMPARE(r.field, std::string("learning_rate"));
+        QCOMPARE(r.message, own.message);
+
+        // The chief dies before it can report, after printing an error: both are named.
+        ChiefStream c;
+        c.feedError("[worker 1] error: cluster: lost the chief");
+        c.feedError("error: model_dir: cannot create '/x'");
+        r = c.result({1, 0, "worker rank 0 (pid 9) exited with code 1"});
+        QCOMPARE(r.message, std::string("worker rank 0 (pid 9) exited with code 1: model_dir: cannot create '/x'"));
+
+        // Stopped by the user before the chief reported.
+        ChiefStream d;
+        QVERIFY(d.result({130, -1, "stopped by the user"}).status == RunStatus::Cancelled);
+        // Everyone exited 0 but the chief never said "finished": not a silent success.
+        QVERIFY(d.result({0, -1, "2 worker(s) finished"}).status == RunStatus::Failed);
+        QCOMPARE(log.finished, 0); // "finished" is never forwarded
     }
 
     void allSucceed()

@@ -6,6 +6,8 @@
 #include "core/data/tfrecordwriter.h"
 #include "core/util/error.h"
 
+#include "hex.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -14,13 +16,7 @@ using namespace wb;
 
 namespace {
 
-std::string fromHex(const std::string &hex)
-{
-    std::string out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2)
-        out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    return out;
-}
+using wbtest::fromHex;
 
 std::string toHex(const std::string &s)
 {

@@ -3,9 +3,11 @@
 #include "core/data/unicodetext.h"
 #include "core/util/error.h"
 
-#include <nlohmann/json.hpp>
+#include "hex.h"
 
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <memory>
@@ -14,13 +16,7 @@ using namespace wb;
 
 namespace {
 
-std::string fromHex(const std::string &hex)
-{
-    std::string out;
-    for (size_t i = 0; i + 1 < hex.size(); i += 2)
-        out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    return out;
-}
+using wbtest::fromHex;
 
 std::string vocabPath()
 {
