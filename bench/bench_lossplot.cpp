@@ -93,8 +93,10 @@ int main(int argc, char **argv)
     const double replot2Ms = msSince(t);
     t.restart();
     plot.setSmoothing(0.9);
+    const double setSmoothingMs = msSince(t);
     plot.customPlot()->replot(QCustomPlot::rpImmediateRefresh);
     const double resmoothMs = msSince(t);
+    std::printf("setSmoothing alone: %.1f ms\n", setSmoothingMs);
     std::printf("== LossPlot with %d points ==\n", n);
     std::printf("append %d steps: %.1f ms (%.2f us/point)\n", n, appendMs, appendMs * 1000.0 / n);
     std::printf("first replot: %.1f ms, next replot: %.1f ms, change smoothing + replot: %.1f ms\n", replotMs,

@@ -127,6 +127,39 @@ struct LossPlot::Private
         scheduleReplot();
     }
 
+    /// Recomputes only the smoothed curves, in place: keys and raw series stay, so a new
+    /// smoothing weight costs one EMA pass per series over the existing graph data instead of
+    /// rebuilding every container (10^6 points: a few milliseconds plus the replot).
+    void resmooth()
+    {
+        smoother = resmoothGraph(smoothed, trainData.value);
+        for (Overlay &o : overlays)
+            resmoothGraph(o.loss, o.run.trainLoss);
+        scheduleReplot();
+    }
+
+    /// Writes the smoothed `values` into `graph`'s values (keys untouched) and returns the
+    /// smoother's state after the last value, for live appends.
+    TensorBoardSmoother resmoothGraph(QCPGraph *graph, const std::vector<double> &values)
+    {
+        TensorBoardSmoother s(smoothing);
+        if (graph->dataCount() != int(values.size())) {
+            rebuild();
+            for (double v : values)
+                s.add(v);
+            return s;
+        }
+        // Same constant-series rule as smoothTensorBoard (no rounding spikes on a flat line).
+        const bool constant = std::all_of(values.begin(), values.end(),
+                                          [&](double v) { return v == values.front(); });
+        auto it = graph->data()->begin();
+        for (std::size_t i = 0; i < values.size(); ++i, ++it) {
+            const double sm = s.add(values[i]);
+            it->value = lossValue(constant ? values[i] : sm);
+        }
+        return s;
+    }
+
     void scheduleReplot()
     {
         if (!replotTimer.isActive())
@@ -297,6 +330,8 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->smoothingBox->setRange(0, 0.999);
     d->smoothingBox->setDecimals(3);
     d->smoothingBox->setSingleStep(0.01);
+    // Applied on Enter or focus-out: applying each keystroke turned "0.95" into 0 on the "0".
+    d->smoothingBox->setKeyboardTracking(false);
     d->smoothingBox->setValue(kDefaultSmoothing);
     connect(d->slider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 1000.0); });
     connect(d->smoothingBox, QOverload<double>::of(&QDoubleSpinBox::valueChanged), this,
@@ -498,8 +533,9 @@ void LossPlot::setSmoothing(double weight)
     d->smoothing = weight;
     const QSignalBlocker b1(d->slider), b2(d->smoothingBox);
     d->slider->setValue(int(std::lround(weight * 1000)));
-    d->smoothingBox->setValue(weight);
-    d->rebuild();
+    if (std::abs(d->smoothingBox->value() - weight) > 1e-9)
+        d->smoothingBox->setValue(weight);
+    d->resmooth();
     Q_EMIT smoothingChanged(weight);
 }
 

@@ -6,7 +6,8 @@
 
 namespace wb {
 
-/// TensorBoard's debiased exponential moving average (anchors.md §2.1).
+/// TensorBoard's debiased exponential moving average, as the scalars dashboard draws it
+/// (tensorboard/plugins/scalar/vz_line_chart2: last = last·w + (1−w)·y, shown as last / (1 − w^n)).
 ///
 /// `weight` in [0, 1): 0 returns the input. Non-finite values pass through unchanged and do
 /// not advance the average; a constant series is returned unchanged. Pure function.
@@ -21,13 +22,14 @@ public:
     explicit TensorBoardSmoother(double weight = 0.6) : m_weight(weight) {}
     /// Returns the smoothed value for the next raw value `y`.
     double add(double y);
-    void reset() { m_last = 0; m_count = 0; }
+    void reset() { m_last = 0; m_count = 0; m_weightPower = 1; }
     double weight() const { return m_weight; }
 
 private:
     double m_weight;
     double m_last = 0;
     std::size_t m_count = 0;
+    double m_weightPower = 1; ///< weight^m_count
 };
 
 } // namespace wb

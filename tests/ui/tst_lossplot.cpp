@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/lossplot.h"
 
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void replotsAreCoalesced();
     void csvContainsEveryPoint();
     void smoothingSliderRecomputes();
+    void smoothingBoxTakesTypedValue();
     void logScaleClampsNonPositive();
     void xAxisModesKeepPointCount();
     void comparisonOverlay();
@@ -129,6 +131,26 @@ void tst_LossPlot::smoothingSliderRecomputes()
     QVERIFY(std::abs(lines[3].split(',').at(2).toDouble() - 5.0 / 7.0) < 1e-9);
     plot.setSmoothing(5); // clamped
     QCOMPARE(plot.smoothing(), 0.999);
+}
+
+void tst_LossPlot::smoothingBoxTakesTypedValue()
+{
+    // Typing "0.95" used to apply 0 on the first keystroke and end at 0.000 (or 0.900).
+    const QStringList typed{QStringLiteral("0.95"), QStringLiteral("0.75"), QStringLiteral(".5")};
+    const QList<double> expected{0.95, 0.75, 0.5};
+    for (int i = 0; i < typed.size(); ++i) {
+        LossPlot plot;
+        plot.addStep(step(1, 1, 1));
+        plot.addStep(step(2, 0, 2));
+        auto *box = plot.findChild<QDoubleSpinBox *>();
+        QVERIFY(box);
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, typed[i]);
+        QTest::keyClick(box, Qt::Key_Return);
+        QCOMPARE(plot.smoothing(), expected[i]);
+        QCOMPARE(box->value(), expected[i]);
+    }
 }
 
 void tst_LossPlot::logScaleClampsNonPositive()
