@@ -7,3 +7,4 @@ wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS 
 wb_add_test(tst_textrows NAME core.textrows SOURCES core/tst_textrows.cpp LIBS wb_data)
 wb_add_test(tst_preparerows NAME core.preparerows SOURCES core/tst_preparerows.cpp LIBS wb_data)
 wb_add_test(tst_datapaths NAME core.datapaths SOURCES core/tst_datapaths.cpp LIBS wb_data)
+add_dependencies(tst_cliprepare bert-workbench-cli)
