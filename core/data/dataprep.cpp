@@ -184,8 +184,9 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
 }
 
 // Duplicates within train and texts shared by train and eval.
-void findDuplicates(const std::vector<Job *> &train, const std::vector<Job *> &eval, PrepareReport &rep)
+void findDuplicates(std::vector<Job *> train, const std::vector<Job *> &eval, PrepareReport &rep)
 {
+    std::sort(train.begin(), train.end()); // jobs are stored in file order: name the earlier row first
     std::unordered_map<uint64_t, const Job *> firstTrain;
     for (const Job *j : train) {
         const auto [it, added] = firstTrain.emplace(j->out.text_hash, j);
