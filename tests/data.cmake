@@ -4,3 +4,7 @@ wb_add_test(tst_classifierdataset NAME core.classifierdataset SOURCES core/tst_c
 wb_add_test(tst_tokenizer NAME core.tokenizer SOURCES core/tst_tokenizer.cpp LIBS wb_data)
 wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS wb_data)
 wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS wb_cli)
+wb_add_test(tst_textrows NAME core.textrows SOURCES core/tst_textrows.cpp LIBS wb_data)
+wb_add_test(tst_preparerows NAME core.preparerows SOURCES core/tst_preparerows.cpp LIBS wb_data)
+wb_add_test(tst_datapaths NAME core.datapaths SOURCES core/tst_datapaths.cpp LIBS wb_data)
+add_dependencies(tst_cliprepare bert-workbench-cli)

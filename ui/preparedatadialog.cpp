@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -14,9 +15,12 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QHeaderView>
+#include <QPlainTextEdit>
 #include <QSpinBox>
-#include <QThread>
+#include <QTableWidget>
 #include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QVBoxLayout>
 
 namespace wb {
@@ -66,6 +70,15 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     form->addRow(tr("Text column (tsv/csv)"), m_textA);
     form->addRow(tr("Second text column (optional)"), m_textB);
     form->addRow(tr("Label column (tsv/csv)"), m_labelColumn);
+    m_labelList = new QLineEdit;
+    m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
+    m_labelList->setToolTip(tr("Comma-separated labels that fix the label set and its id order; any other label in "
+                               "the data is an error naming its file and line"));
+    form->addRow(tr("Label list"), m_labelList);
+    m_skipBadRows = new QCheckBox(tr("Skip bad rows (each is listed below)"));
+    m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
+                                 "instead of stopping the preparation"));
+    form->addRow(QString(), m_skipBadRows);
     pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), false, m_vocab);
     m_maxSeq = new QSpinBox;
     m_maxSeq->setRange(8, 4096);
@@ -87,6 +100,18 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_progress->setValue(0);
     m_stage = new QLabel;
     m_stage->setWordWrap(true);
+    m_labelCounts = new QTableWidget(0, 3);
+    m_labelCounts->setObjectName(QStringLiteral("labelCounts"));
+    m_labelCounts->setHorizontalHeaderLabels({tr("Label"), tr("Train"), tr("Eval")});
+    m_labelCounts->horizontalHeader()->setStretchLastSection(true);
+    m_labelCounts->verticalHeader()->setVisible(false);
+    m_labelCounts->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_labelCounts->setVisible(false);
+    m_warnings = new QPlainTextEdit;
+    m_warnings->setObjectName(QStringLiteral("prepareWarnings"));
+    m_warnings->setReadOnly(true);
+    m_warnings->setVisible(false);
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &PrepareDataDialog::finish);
     auto *buttons = new QDialogButtonBox;
     m_startButton = buttons->addButton(tr("Prepare"), QDialogButtonBox::AcceptRole);
     m_cancelButton = buttons->addButton(QDialogButtonBox::Cancel);
@@ -98,16 +123,18 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     layout->addLayout(form);
     layout->addWidget(m_progress);
     layout->addWidget(m_stage);
+    layout->addWidget(m_labelCounts);
+    layout->addWidget(m_warnings);
     layout->addWidget(buttons);
     setRunning(false);
 }
 
 PrepareDataDialog::~PrepareDataDialog()
 {
-    if (m_thread) {
-        m_cancel = true;
-        m_thread->wait();
-        delete m_thread;
+    if (m_watcher.isRunning()) {
+        m_stop->requestStop();
+        m_watcher.disconnect(this);
+        m_watcher.waitForFinished();
     }
 }
 
@@ -123,6 +150,8 @@ PrepareOptions PrepareDataDialog::options() const
     o.text_a_column = m_textA->text().trimmed().toStdString();
     o.text_b_column = m_textB->text().trimmed().toStdString();
     o.label_column = m_labelColumn->text().trimmed().toStdString();
+    o.label_list = m_labelList->text().trimmed().toStdString();
+    o.skip_bad_rows = m_skipBadRows->isChecked();
     return o;
 }
 
@@ -137,6 +166,8 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_textA->setText(q(o.text_a_column));
     m_textB->setText(q(o.text_b_column));
     m_labelColumn->setText(q(o.label_column));
+    m_labelList->setText(q(o.label_list));
+    m_skipBadRows->setChecked(o.skip_bad_rows);
 }
 
 void PrepareDataDialog::setRunning(bool running)
@@ -147,16 +178,22 @@ void PrepareDataDialog::setRunning(bool running)
 
 void PrepareDataDialog::start()
 {
-    if (m_thread)
+    if (m_watcher.isRunning())
         return;
     const PrepareOptions o = options();
-    m_cancel = false;
+    m_stop = std::make_shared<StopToken>();
     m_error.clear();
     m_progress->setValue(0);
     m_stage->setText(tr("Starting…"));
-    m_thread = QThread::create([this, o] {
+    m_labelCounts->setVisible(false);
+    m_warnings->setVisible(false);
+    // The destructor requests a stop and waits for the job, so `this` outlives it; queued
+    // progress calls still pending when the dialog goes are dropped by Qt with it.
+    const std::shared_ptr<StopToken> stop = m_stop;
+    m_watcher.setFuture(QtConcurrent::run([this, o, stop]() -> Outcome {
+        Outcome result;
         try {
-            m_report = prepareData(
+            result.report = prepareData(
                 o,
                 [this](double fraction, const std::string &stage) {
                     const QString s = q(stage);
@@ -165,49 +202,77 @@ void PrepareDataDialog::start()
                         m_stage->setText(s);
                     }, Qt::QueuedConnection);
                 },
-                &m_cancel);
+                stop.get());
         } catch (const Error &e) {
-            m_error = e.field().empty() ? QString::fromUtf8(e.what())
-                                        : QStringLiteral("%1: %2").arg(q(e.field()), QString::fromUtf8(e.what()));
+            result.error = e.field().empty()
+                ? QString::fromUtf8(e.what())
+                : QStringLiteral("%1: %2").arg(q(e.field()), QString::fromUtf8(e.what()));
             if (!e.hint().empty())
-                m_error += QStringLiteral("\n") + q(e.hint());
+                result.error += QStringLiteral("\n") + q(e.hint());
         } catch (const std::exception &e) {
-            m_error = QString::fromUtf8(e.what());
+            result.error = QString::fromUtf8(e.what());
+        } catch (...) {
+            result.error = QStringLiteral("prepare: unknown error");
         }
-    });
-    connect(m_thread, &QThread::finished, this, &PrepareDataDialog::finish);
+        return result;
+    }));
     setRunning(true);
-    m_thread->start();
 }
 
 void PrepareDataDialog::cancel()
 {
-    if (m_thread) {
-        m_cancel = true;
+    if (m_watcher.isRunning()) {
+        m_stop->requestStop();
         m_stage->setText(tr("Cancelling…"));
     }
 }
 
+void PrepareDataDialog::showReport(const PrepareReport &r)
+{
+    m_labelCounts->setRowCount(int(r.labels.size()));
+    for (int i = 0; i < int(r.labels.size()); ++i) {
+        const std::string &l = r.labels[size_t(i)];
+        const auto t = r.train_label_counts.find(l);
+        const auto e = r.eval_label_counts.find(l);
+        m_labelCounts->setItem(i, 0, new QTableWidgetItem(q(l)));
+        m_labelCounts->setItem(i, 1, new QTableWidgetItem(QString::number(t == r.train_label_counts.end() ? 0 : t->second)));
+        m_labelCounts->setItem(i, 2, new QTableWidgetItem(QString::number(e == r.eval_label_counts.end() ? 0 : e->second)));
+    }
+    m_labelCounts->setVisible(!r.labels.empty());
+    QStringList lines;
+    lines << tr("Tokens per example: mean %1, max %2%3; %4 truncated to max_seq_length.")
+                 .arg(r.mean_tokens, 0, 'f', 1)
+                 .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
+                 .arg(r.max_tokens)
+                 .arg(r.truncated_examples);
+    for (const SkippedRow &s : r.skipped)
+        lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
+    for (const std::string &w : r.warnings)
+        lines << tr("warning: %1").arg(q(w));
+    lines << tr("Full report: %1").arg(q(r.report_path));
+    m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
+    m_warnings->setVisible(true);
+}
+
 void PrepareDataDialog::finish()
 {
-    m_thread->wait();
-    m_thread->deleteLater();
-    m_thread = nullptr;
+    const Outcome outcome = m_watcher.result();
     setRunning(false);
+    m_error = outcome.error;
     if (!m_error.isEmpty()) {
         m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
         Q_EMIT failed(m_error);
         return;
     }
+    m_report = outcome.report;
     m_progress->setValue(1000);
-    QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels: %4) in %5 s.")
+    QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels) in %4 s.")
                        .arg(m_report.train_examples).arg(m_report.eval_examples).arg(m_report.labels.size())
-                       .arg(q(m_report.labels.empty() ? std::string() : m_report.labels.front()) +
-                            (m_report.labels.size() > 1 ? QStringLiteral(", …") : QString()))
                        .arg(m_report.seconds, 0, 'f', 1);
-    if (m_report.truncated_examples > 0)
-        text += tr(" %1 examples were truncated to max_seq_length.").arg(m_report.truncated_examples);
+    if (!m_report.warnings.empty())
+        text += tr(" Read the %n warning(s) below before training.", nullptr, int(m_report.warnings.size()));
     m_stage->setText(text);
+    showReport(m_report);
     Q_EMIT prepared(m_report);
 }
 

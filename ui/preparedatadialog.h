@@ -2,10 +2,11 @@
 #pragma once
 
 #include "core/data/dataprep.h"
+#include "core/train/trainingobserver.h"
 
 #include <QDialog>
+#include <QFutureWatcher>
 
-#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -13,15 +14,20 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QCheckBox;
+class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
-class QThread;
+class QTableWidget;
 
 namespace wb {
 
 /// "Prepare data": raw text (label folders, TSV/CSV, GLUE) → TFRecords + input_meta_data.json
-/// through wb::prepareData on a worker thread, with progress and Cancel. GUI thread only;
-/// destroying the dialog cancels a running preparation and waits for it.
+/// through wb::prepareData in QtConcurrent::run, watched by a QFutureWatcher owned by the
+/// dialog, with progress and Cancel (a StopToken). After a run the dialog shows the report:
+/// a label-count table (train/eval) and the warnings (skipped rows, truncation, duplicates),
+/// before the user trains. GUI thread only; destroying the dialog requests a stop and waits
+/// for the job.
 class PrepareDataDialog : public QDialog
 {
     Q_OBJECT
@@ -31,7 +37,7 @@ public:
 
     PrepareOptions options() const;
     void setOptions(const PrepareOptions &o);
-    bool isRunning() const { return m_thread != nullptr; }
+    bool isRunning() const { return m_watcher.isRunning(); }
     /// The report of the last successful preparation.
     const PrepareReport &report() const { return m_report; }
     QString lastError() const { return m_error; }
@@ -46,19 +52,30 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
+    // What the background job hands back to the GUI thread.
+    struct Outcome
+    {
+        PrepareReport report;
+        QString error;
+    };
+
     void finish();
     void setRunning(bool running);
+    void showReport(const PrepareReport &r);
 
     QLineEdit *m_input, *m_vocab, *m_output;
     QComboBox *m_task;
     QSpinBox *m_maxSeq;
     QDoubleSpinBox *m_evalFraction;
-    QLineEdit *m_textA, *m_textB, *m_labelColumn;
+    QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
+    QCheckBox *m_skipBadRows;
     QProgressBar *m_progress;
     QLabel *m_stage;
     QPushButton *m_startButton, *m_cancelButton;
-    QThread *m_thread = nullptr;
-    std::atomic<bool> m_cancel{false};
+    QTableWidget *m_labelCounts;
+    QPlainTextEdit *m_warnings;
+    QFutureWatcher<Outcome> m_watcher;
+    std::shared_ptr<StopToken> m_stop;
     PrepareReport m_report;
     QString m_error;
 };

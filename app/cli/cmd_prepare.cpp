@@ -5,7 +5,9 @@
 #include "core/data/dataprep.h"
 #include "core/util/error.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <ostream>
 #include <unistd.h>
@@ -19,6 +21,57 @@ void printError(std::ostream &err, const Error &e)
     err << "error: " << (e.field().empty() ? std::string("prepare") : e.field()) << ": " << e.what() << "\n";
     if (!e.hint().empty())
         err << "  hint: " << e.hint() << "\n";
+}
+
+void printCounts(std::ostream &out, const PrepareReport &r)
+{
+    size_t width = 5;
+    for (const auto &l : r.labels)
+        width = std::max(width, l.size());
+    out << "  " << std::left << std::setw(int(width)) << "label" << std::right << std::setw(10) << "train"
+        << std::setw(10) << "eval" << "\n";
+    for (const auto &l : r.labels) {
+        const auto t = r.train_label_counts.find(l);
+        const auto e = r.eval_label_counts.find(l);
+        out << "  " << std::left << std::setw(int(width)) << l << std::right << std::setw(10)
+            << (t == r.train_label_counts.end() ? 0 : t->second) << std::setw(10)
+            << (e == r.eval_label_counts.end() ? 0 : e->second) << "\n";
+    }
+}
+
+// The first rows are listed on the terminal; prepare_report.json lists them all.
+constexpr size_t kListedSkippedRows = 100;
+
+void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream &err)
+{
+    out << "prepared " << r.processor_type << " data in " << r.seconds << " s\n";
+    if (!r.train_path.empty())
+        out << "  train: " << r.train_path << " (" << r.train_examples << " examples)\n";
+    if (!r.eval_path.empty())
+        out << "  eval:  " << r.eval_path << " (" << r.eval_examples << " examples)\n";
+    if (!r.test_path.empty())
+        out << "  test:  " << r.test_path << " (" << r.test_examples << " examples)\n";
+    out << "  meta data: " << r.meta_path << "\n";
+    out << "  report: " << r.report_path << "\n";
+    if (!r.labels_path.empty()) {
+        out << "  labels: " << r.labels_path << " (";
+        for (size_t i = 0; i < r.labels.size(); ++i)
+            out << (i ? ", " : "") << i << "=" << r.labels[i];
+        out << ")\n";
+        printCounts(out, r);
+    }
+    out << "  truncated to max_seq_length: " << r.truncated_examples << " examples; tokens per example: mean "
+        << std::fixed << std::setprecision(1) << r.mean_tokens << std::defaultfloat << ", max "
+        << (r.max_tokens_capped ? ">= " : "") << r.max_tokens << "\n";
+    out << "  skipped rows: " << r.skipped_rows << "; duplicate texts in train: " << r.train_duplicates
+        << "; texts in both train and eval: " << r.train_eval_overlap << "\n";
+    for (size_t i = 0; i < r.skipped.size() && i < kListedSkippedRows; ++i)
+        err << "warning: " << r.skipped[i].where << ": skipped: " << r.skipped[i].reason << "\n";
+    if (r.skipped.size() > kListedSkippedRows)
+        err << "warning: " << (r.skipped.size() - kListedSkippedRows) << " more skipped rows are listed in "
+            << r.report_path << "\n";
+    for (const auto &w : r.warnings)
+        err << "warning: " << w << "\n";
 }
 
 } // namespace
@@ -55,6 +108,10 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     app.add_option("--text_a_column", o.text_a_column, "tsv/csv: column of the first text")->capture_default_str();
     app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
     app.add_option("--label_column", o.label_column, "tsv/csv: label column")->capture_default_str();
+    app.add_option("--label_list", o.label_list,
+                   "tsv/csv/folders: comma-separated labels that fix the label set and id order (a,b,c)");
+    app.add_flag("--skip_bad_rows", o.skip_bad_rows,
+                 "skip rows with a wrong field count or an empty/unknown label (each is listed) instead of failing");
     app.add_option("--seed", o.seed, "seed of the split and the training order")->capture_default_str();
     app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
     int code = kExitOk;
@@ -84,25 +141,7 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     };
     try {
         const PrepareReport r = prepareData(o, progress);
-        out << "prepared " << r.processor_type << " data in " << r.seconds << " s\n";
-        if (!r.train_path.empty())
-            out << "  train: " << r.train_path << " (" << r.train_examples << " examples)\n";
-        if (!r.eval_path.empty())
-            out << "  eval:  " << r.eval_path << " (" << r.eval_examples << " examples)\n";
-        if (!r.test_path.empty())
-            out << "  test:  " << r.test_path << " (" << r.test_examples << " examples)\n";
-        out << "  meta data: " << r.meta_path << "\n";
-        if (!r.labels_path.empty()) {
-            out << "  labels: " << r.labels_path << " (";
-            for (size_t i = 0; i < r.labels.size(); ++i)
-                out << (i ? ", " : "") << i << "=" << r.labels[i];
-            out << ")\n";
-        }
-        for (const auto &[label, n] : r.train_label_counts)
-            out << "  train examples labelled " << label << ": " << n << "\n";
-        out << "  truncated to max_seq_length: " << r.truncated_examples << " examples\n";
-        for (const auto &w : r.warnings)
-            err << "warning: " << w << "\n";
+        printPrepareReport(r, out, err);
         return kExitOk;
     } catch (const Error &e) {
         if (tty)

@@ -43,21 +43,58 @@ struct Stopped
 
 } // namespace
 
+namespace {
+
+bool isFile(const std::string &path, bool &isDir)
+{
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0)
+        return false;
+    isDir = S_ISDIR(st.st_mode);
+    return true;
+}
+
+// Splits a comma-separated list; "\," is a comma inside a name.
+std::vector<std::string> splitList(const std::string &spec)
+{
+    std::vector<std::string> pieces(1);
+    for (size_t i = 0; i < spec.size(); ++i) {
+        if (spec[i] == '\\' && i + 1 < spec.size() && spec[i + 1] == ',') {
+            pieces.back().push_back(',');
+            ++i;
+        } else if (spec[i] == ',') {
+            pieces.emplace_back();
+        } else {
+            pieces.back().push_back(spec[i]);
+        }
+    }
+    return pieces;
+}
+
+const char *const kEscapeHint =
+    "Check the folder and the file names (TFRecord files are usually named *.tf_record). A path that exists is "
+    "taken as written; in a pattern write \\[ \\] \\* \\? for a literal [ ] * ? (or [[] [*] [?]), and \\, "
+    "for a comma inside a comma-separated list.";
+
+} // namespace
+
 std::vector<std::string> expandFilePattern(const std::string &spec)
 {
+    // A path that exists as written is taken literally, even with [ ] * ? or commas in it.
+    bool isDir = false;
+    const std::string whole = trim(spec);
+    if (!whole.empty() && isFile(whole, isDir) && !isDir)
+        return {whole};
     std::vector<std::string> files;
-    size_t begin = 0;
     bool any = false;
-    while (begin <= spec.size()) {
-        size_t end = spec.find(',', begin);
-        if (end == std::string::npos)
-            end = spec.size();
-        const std::string piece = trim(spec.substr(begin, end - begin));
-        begin = end + 1;
+    for (const std::string &raw : splitList(spec)) {
+        const std::string piece = trim(raw);
         if (piece.empty())
             continue;
         any = true;
-        if (hasGlobChars(piece)) {
+        if (isFile(piece, isDir) && !isDir) {
+            files.push_back(piece);
+        } else if (hasGlobChars(piece)) {
             glob_t g{};
             const int rc = ::glob(piece.c_str(), 0, nullptr, &g);
             std::vector<std::string> matched;
@@ -68,19 +105,15 @@ std::vector<std::string> expandFilePattern(const std::string &spec)
             }
             globfree(&g);
             if (matched.empty())
-                throw Error(piece, "the pattern matches no files",
-                            "Check the directory and the file names; TFRecord files are usually named *.tf_record.");
+                throw Error(piece, "the pattern matches no files", kEscapeHint);
             std::sort(matched.begin(), matched.end());
             files.insert(files.end(), matched.begin(), matched.end());
         } else {
-            struct stat st{};
-            if (::stat(piece.c_str(), &st) != 0)
+            if (!isFile(piece, isDir))
                 throw Error(piece, "the data file does not exist",
                             "Check the path, or run 'bert-workbench-cli prepare' to create TFRecord files from raw text.");
-            if (S_ISDIR(st.st_mode))
-                throw Error(piece, "is a directory, not a TFRecord file",
-                            "Name the file, or use a glob such as " + piece + "/*.tf_record.");
-            files.push_back(piece);
+            throw Error(piece, "is a directory, not a TFRecord file",
+                        "Name the file, or use a glob such as " + piece + "/*.tf_record.");
         }
     }
     if (!any)

@@ -75,8 +75,12 @@ private:
     std::unique_ptr<Private> d;
 };
 
-/// Expands a TF-style file spec (comma-separated list of files or glob patterns) into
-/// sorted file names. Throws wb::Error naming the pattern when one matches nothing.
+/// Expands a TF-style file spec into file names. A spec (or a list entry) that names an
+/// existing file is taken literally, whatever characters it holds; otherwise the spec is a
+/// comma-separated list ("\," is a comma inside a name) of files and glob(3) patterns
+/// (each pattern's matches sorted; "\[" "\*" "\?" are literal). Throws wb::Error naming the
+/// entry when a pattern matches nothing (the hint says how to escape), a file is missing or
+/// a directory. Thread-safe.
 std::vector<std::string> expandFilePattern(const std::string &spec);
 
 } // namespace wb

@@ -1,427 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
+// prepareData(): read (preparesource.h) → labels → tokenize in one parallel-for → drop empty
+// texts → shuffle and split → report → write everything atomically. The equivalent of
+// tensorflow/models official/nlp/data/create_finetuning_data.py for classification.
 #include "core/data/dataprep.h"
 
 #include "core/config/jsonfile.h"
 #include "core/data/examplecodec.h"
 #include "core/data/fulltokenizer.h"
+#include "core/data/parallelfor.h"
+#include "core/data/preparefeatures.h"
+#include "core/data/preparesource.h"
 #include "core/data/tfrecordwriter.h"
-#include "core/data/unicodetext.h"
+#include "core/train/trainingobserver.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <mutex>
 #include <random>
-#include <set>
-#include <sstream>
-#include <thread>
+#include <unordered_map>
 
 namespace wb {
 
 namespace fs = std::filesystem;
+using prep::RawExample;
 
 namespace {
 
 enum class Split { Train, Eval, Test };
 
-struct RawExample
+// What the parallel-for produces per example.
+struct Converted
 {
-    std::string text_a;
-    std::string text_b;
-    std::string path;     // folders: read the text from this file
-    std::string label;    // label string (classification)
-    float value = 0.0f;   // regression label
-    std::string where;    // "file:line" for messages
+    std::string payload;     // encoded tf.train.Example
+    uint64_t text_hash = 0;  // FNV-1a of text_a \x1f text_b
+    int64_t tokens = 0;
+    bool truncated = false, capped = false, empty = false;
+    bool latin1 = false, nul = false, bom = false; // folders: file-level findings
 };
 
-struct GlueLayout
+struct Job
 {
-    const char *processor;
-    std::vector<std::string> labels; // empty: regression
-    bool skipHeaderTrain;            // CoLA has no header in train/dev
-    int a, b, label;                 // columns; b -1: single; label -1: last column
-    int testA, testB;
-    const char *testLabel;
-    bool skipMalformed;              // QQP
+    RawExample *ex;
+    Split split;
+    Converted out;
 };
-
-std::string upper(std::string s)
-{
-    for (char &c : s)
-        c = char(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-bool glueLayout(const std::string &name, GlueLayout &g)
-{
-    const std::string n = upper(name);
-    const std::vector<std::string> bin = {"0", "1"};
-    const std::vector<std::string> nli = {"contradiction", "entailment", "neutral"};
-    const std::vector<std::string> ent = {"entailment", "not_entailment"};
-    if (n == "COLA")
-        g = {"COLA", bin, false, 3, -1, 1, 1, -1, "0", false};
-    else if (n == "SST-2" || n == "SST2")
-        g = {"SST-2", bin, true, 0, -1, 1, 1, -1, "0", false};
-    else if (n == "MRPC")
-        g = {"MRPC", bin, true, 3, 4, 0, 3, 4, "0", false};
-    else if (n == "QQP")
-        g = {"QQP", bin, true, 3, 4, 5, 1, 2, "0", true};
-    else if (n == "STS-B" || n == "STSB")
-        g = {"STS-B", {}, true, 7, 8, 9, 7, 8, "0", false};
-    else if (n == "MNLI")
-        g = {"MNLI", nli, true, 8, 9, -1, 8, 9, "contradiction", false};
-    else if (n == "QNLI")
-        g = {"QNLI", ent, true, 1, 2, -1, 1, 2, "entailment", false};
-    else if (n == "RTE")
-        g = {"RTE", ent, true, 1, 2, 3, 1, 2, "entailment", false};
-    else if (n == "WNLI")
-        g = {"WNLI", bin, true, 1, 2, 3, 1, 2, "0", false};
-    else
-        return false;
-    return true;
-}
-
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot read the file", "Check that it exists and is readable.");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// Splits TSV text (no quoting, like Python csv with quotechar=None) into rows.
-std::vector<std::vector<std::string>> parseTsv(const std::string &text)
-{
-    std::vector<std::vector<std::string>> rows;
-    size_t pos = 0;
-    while (pos < text.size()) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string line = text.substr(pos, end - pos);
-        pos = end + 1;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        std::vector<std::string> row;
-        size_t b = 0;
-        while (true) {
-            const size_t t = line.find('\t', b);
-            row.push_back(line.substr(b, t == std::string::npos ? std::string::npos : t - b));
-            if (t == std::string::npos)
-                break;
-            b = t + 1;
-        }
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
-
-// RFC 4180 CSV: quoted fields may hold commas, quotes ("") and newlines.
-std::vector<std::vector<std::string>> parseCsv(const std::string &text, const std::string &path)
-{
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false, fieldStarted = false;
-    size_t line = 1, quoteLine = 1;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"') {
-                if (i + 1 < text.size() && text[i + 1] == '"') {
-                    field.push_back('"');
-                    ++i;
-                } else {
-                    quoted = false;
-                }
-            } else {
-                if (c == '\n')
-                    ++line;
-                field.push_back(c);
-            }
-            continue;
-        }
-        if (c == '"' && !fieldStarted) {
-            quoted = fieldStarted = true;
-            quoteLine = line;
-        } else if (c == ',') {
-            row.push_back(std::move(field));
-            field.clear();
-            fieldStarted = false;
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
-                ++i;
-            row.push_back(std::move(field));
-            field.clear();
-            fieldStarted = false;
-            rows.push_back(std::move(row));
-            row.clear();
-            ++line;
-        } else {
-            field.push_back(c);
-            fieldStarted = true;
-        }
-    }
-    if (quoted)
-        throw Error(path + ":" + std::to_string(quoteLine), "a quoted CSV field is not closed before the end of the file",
-                    "Close the quote, or escape quotes inside fields as \"\".");
-    if (fieldStarted || !row.empty()) {
-        row.push_back(std::move(field));
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
-
-// Text-level encoding repair; counts what was fixed.
-struct EncodingCounts
-{
-    int64_t bom = 0, latin1 = 0, nul = 0;
-};
-
-std::string normalizeText(std::string text, EncodingCounts &counts)
-{
-    if (text.size() >= 3 && static_cast<unsigned char>(text[0]) == 0xEF && static_cast<unsigned char>(text[1]) == 0xBB
-        && static_cast<unsigned char>(text[2]) == 0xBF) {
-        text.erase(0, 3);
-        ++counts.bom;
-    }
-    if (text.find('\0') != std::string::npos)
-        ++counts.nul;
-    if (!isValidUtf8(text)) {
-        ++counts.latin1;
-        std::string out;
-        out.reserve(text.size() + text.size() / 8);
-        for (unsigned char c : text)
-            appendUtf8(out, c);
-        return out;
-    }
-    return text;
-}
-
-struct SourceSplits
-{
-    std::vector<RawExample> train, eval, test;
-    bool hasEval = false, hasTest = false;
-    std::vector<std::string> labels;
-    bool regression = false;
-    std::string processor;
-};
-
-bool isHidden(const fs::path &p)
-{
-    const std::string n = p.filename().string();
-    return !n.empty() && n[0] == '.';
-}
-
-void loadFolders(const std::string &dir, SourceSplits &s)
-{
-    std::vector<fs::path> labelDirs;
-    for (const auto &e : fs::directory_iterator(dir))
-        if (e.is_directory() && !isHidden(e.path()))
-            labelDirs.push_back(e.path());
-    std::sort(labelDirs.begin(), labelDirs.end(),
-              [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
-    if (labelDirs.size() < 2)
-        throw Error(dir, "a folder-per-label data set needs at least two label folders, found "
-                             + std::to_string(labelDirs.size()),
-                    "Put the examples of each class in its own sub-folder, e.g. ham/ and spam/.");
-    for (const fs::path &ld : labelDirs) {
-        const std::string label = ld.filename().string();
-        std::vector<std::string> files;
-        for (const auto &e : fs::directory_iterator(ld))
-            if (e.is_regular_file() && !isHidden(e.path()))
-                files.push_back(e.path().string());
-        std::sort(files.begin(), files.end());
-        if (files.empty())
-            throw Error(ld.string(), "the label folder holds no files", "Remove it or add examples.");
-        for (std::string &f : files) {
-            RawExample ex;
-            ex.path = f;
-            ex.where = f;
-            ex.label = label;
-            s.train.push_back(std::move(ex));
-        }
-        s.labels.push_back(label);
-    }
-    s.processor = "FOLDERS";
-}
-
-std::string findFile(const std::string &dir, const std::vector<std::string> &names)
-{
-    for (const std::string &n : names) {
-        const fs::path p = fs::path(dir) / n;
-        if (fs::is_regular_file(p))
-            return p.string();
-    }
-    return {};
-}
-
-std::vector<RawExample> loadTable(const std::string &path, bool csv, const PrepareOptions &o, bool needLabel,
-                                  EncodingCounts &enc)
-{
-    const std::string text = normalizeText(readFile(path), enc);
-    const auto rows = csv ? parseCsv(text, path) : parseTsv(text);
-    if (rows.empty())
-        throw Error(path, "the file is empty", "The first row must name the columns.");
-    const auto &header = rows[0];
-    auto column = [&](const std::string &name, bool required) -> int {
-        for (size_t i = 0; i < header.size(); ++i)
-            if (header[i] == name)
-                return int(i);
-        if (!required)
-            return -1;
-        std::string names;
-        for (const auto &h : header)
-            names += (names.empty() ? "" : ", ") + std::string("'") + h + "'";
-        throw Error(path, "the header has no column '" + name + "' (columns: " + names + ")",
-                    "Name the columns with --text_a_column, --text_b_column and --label_column.");
-    };
-    const int a = column(o.text_a_column, true);
-    const int b = o.text_b_column.empty() ? -1 : column(o.text_b_column, true);
-    const int l = column(o.label_column, needLabel);
-    std::vector<RawExample> out;
-    for (size_t r = 1; r < rows.size(); ++r) {
-        const auto &row = rows[r];
-        if (row.size() == 1 && row[0].empty())
-            continue;
-        const int need = std::max({a, b, l});
-        const std::string where = path + ":" + std::to_string(r + 1);
-        if (int(row.size()) <= need)
-            throw Error(where, "the row has " + std::to_string(row.size()) + " columns, the header "
-                                   + std::to_string(header.size()),
-                        csv ? "Quote fields that contain commas or line breaks." : "Fields must not contain tabs.");
-        RawExample ex;
-        ex.text_a = row[size_t(a)];
-        if (b >= 0)
-            ex.text_b = row[size_t(b)];
-        ex.label = l >= 0 ? row[size_t(l)] : std::string();
-        ex.where = where;
-        out.push_back(std::move(ex));
-    }
-    return out;
-}
-
-void loadGeneric(const PrepareOptions &o, bool csv, SourceSplits &s, EncodingCounts &enc)
-{
-    const std::string ext = csv ? ".csv" : ".tsv";
-    if (fs::is_regular_file(o.input_data_dir)) {
-        s.train = loadTable(o.input_data_dir, csv, o, true, enc);
-    } else {
-        const std::string train = findFile(o.input_data_dir, {"train" + ext});
-        if (train.empty())
-            throw Error(o.input_data_dir, "no train" + ext + " in this folder",
-                        "Pass the data file itself as --input_data_dir, or name it train" + ext + ".");
-        s.train = loadTable(train, csv, o, true, enc);
-        const std::string dev = findFile(o.input_data_dir, {"dev" + ext, "eval" + ext, "validation" + ext});
-        if (!dev.empty()) {
-            s.eval = loadTable(dev, csv, o, true, enc);
-            s.hasEval = true;
-        }
-        const std::string test = findFile(o.input_data_dir, {"test" + ext});
-        if (!test.empty()) {
-            s.test = loadTable(test, csv, o, false, enc);
-            s.hasTest = true;
-        }
-    }
-    std::set<std::string> seen;
-    bool allInts = true;
-    for (const auto &ex : s.train) {
-        if (seen.insert(ex.label).second) {
-            char *end = nullptr;
-            std::strtoll(ex.label.c_str(), &end, 10);
-            allInts = allInts && !ex.label.empty() && end && *end == '\0';
-        }
-    }
-    s.labels.assign(seen.begin(), seen.end());
-    if (allInts)
-        std::sort(s.labels.begin(), s.labels.end(),
-                  [](const std::string &x, const std::string &y) { return std::stoll(x) < std::stoll(y); });
-    if (s.labels.size() < 2)
-        throw Error(o.input_data_dir, "the training data has " + std::to_string(s.labels.size())
-                                          + " distinct label(s) in column '" + o.label_column + "'; a classifier needs at least 2",
-                    "Check --label_column.");
-    s.processor = csv ? "CSV" : "TSV";
-}
-
-std::vector<RawExample> loadGlueFile(const std::string &path, const GlueLayout &g, bool test, int64_t &skipped,
-                                     EncodingCounts &enc)
-{
-    const std::string text = normalizeText(readFile(path), enc);
-    const auto rows = parseTsv(text);
-    const bool skipHeader = test || g.skipHeaderTrain;
-    std::vector<RawExample> out;
-    for (size_t r = skipHeader ? 1 : 0; r < rows.size(); ++r) {
-        const auto &row = rows[r];
-        if (row.size() == 1 && row[0].empty())
-            continue;
-        const int a = test ? g.testA : g.a;
-        const int b = test ? g.testB : g.b;
-        const int l = test ? -2 : (g.label < 0 ? int(row.size()) - 1 : g.label);
-        const int need = std::max({a, b, l});
-        const std::string where = path + ":" + std::to_string(r + 1);
-        if (int(row.size()) <= need) {
-            if (g.skipMalformed) {
-                ++skipped;
-                continue;
-            }
-            throw Error(where, "the row has " + std::to_string(row.size()) + " tab-separated columns; "
-                                   + g.processor + " needs at least " + std::to_string(need + 1),
-                        std::string("Check that the file is the GLUE ") + g.processor + " TSV.");
-        }
-        RawExample ex;
-        ex.text_a = row[size_t(a)];
-        if (b >= 0)
-            ex.text_b = row[size_t(b)];
-        ex.label = test ? g.testLabel : row[size_t(l)];
-        ex.where = where;
-        if (g.labels.empty()) {
-            char *end = nullptr;
-            ex.value = std::strtof(ex.label.c_str(), &end);
-            if (!test && (ex.label.empty() || *end != '\0'))
-                throw Error(where, "the label '" + ex.label + "' is not a number", "STS-B labels are scores 0-5.");
-        }
-        out.push_back(std::move(ex));
-    }
-    return out;
-}
-
-void loadGlue(const PrepareOptions &o, const GlueLayout &g, bool wantTest, SourceSplits &s, int64_t &skipped,
-              EncodingCounts &enc)
-{
-    const std::string n = g.processor;
-    const std::string mnli = o.mnli_type == "mismatched" ? "mismatched" : "matched";
-    if (n == "MNLI" && o.mnli_type != "matched" && o.mnli_type != "mismatched")
-        throw Error("mnli_type", "Invalid `mnli_type`: " + o.mnli_type, "Use matched or mismatched.");
-    const std::string train = findFile(o.input_data_dir, {"train.tsv"});
-    if (train.empty())
-        throw Error(o.input_data_dir, "no train.tsv in this folder",
-                    "Point --input_data_dir at the unpacked GLUE task folder (e.g. glue_data/" + n + ").");
-    s.train = loadGlueFile(train, g, false, skipped, enc);
-    const std::string dev = findFile(o.input_data_dir, {n == "MNLI" ? "dev_" + mnli + ".tsv" : "dev.tsv"});
-    if (!dev.empty()) {
-        s.eval = loadGlueFile(dev, g, false, skipped, enc);
-        s.hasEval = true;
-    }
-    if (wantTest) {
-        const std::string test = findFile(o.input_data_dir, {n == "MNLI" ? "test_" + mnli + ".tsv" : "test.tsv"});
-        if (test.empty())
-            throw Error(o.input_data_dir, "a test output was requested but there is no test.tsv",
-                        "Leave out --test_data_output_path, or add the file.");
-        s.test = loadGlueFile(test, g, true, skipped, enc);
-        s.hasTest = true;
-    }
-    s.labels = g.labels;
-    s.regression = g.labels.empty();
-    s.processor = n;
-}
 
 // Deterministic shuffle (std::shuffle's algorithm is implementation-defined).
 template <typename T>
@@ -434,52 +59,19 @@ void shuffleSeeded(std::vector<T> &v, uint64_t seed)
     }
 }
 
-struct Features
+uint64_t fnv1a(std::string_view a, std::string_view b)
 {
-    std::vector<int64_t> ids, mask, seg;
-    bool truncated = false;
-};
-
-void buildFeatures(const FullTokenizer &tok, const std::string &a, const std::string &b, bool pair, int64_t maxLen,
-                   int32_t cls, int32_t sep, Features &f)
-{
-    const size_t limit = size_t(std::max<int64_t>(0, pair ? maxLen - 3 : maxLen - 2));
-    std::vector<int32_t> ta = tok.tokenizeToIds(a, limit + 1);
-    std::vector<int32_t> tb;
-    if (pair)
-        tb = tok.tokenizeToIds(b, limit + 1);
-    f.truncated = ta.size() > limit || tb.size() > limit;
-    ta.resize(std::min(ta.size(), limit));
-    tb.resize(std::min(tb.size(), limit));
-    if (pair) {
-        // _truncate_seq_pair: pop from the longer list (b when equal) until the total fits.
-        while (ta.size() + tb.size() > limit) {
-            f.truncated = true;
-            if (ta.size() > tb.size())
-                ta.pop_back();
-            else
-                tb.pop_back();
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](std::string_view s) {
+        for (unsigned char c : s) {
+            h ^= c;
+            h *= 1099511628211ull;
         }
-    }
-    f.ids.assign(size_t(maxLen), 0);
-    f.mask.assign(size_t(maxLen), 0);
-    f.seg.assign(size_t(maxLen), 0);
-    size_t k = 0;
-    auto put = [&](int32_t id, int64_t segment) {
-        f.ids[k] = id;
-        f.mask[k] = 1;
-        f.seg[k] = segment;
-        ++k;
     };
-    put(cls, 0);
-    for (int32_t id : ta)
-        put(id, 0);
-    put(sep, 0);
-    if (pair) {
-        for (int32_t id : tb)
-            put(id, 1);
-        put(sep, 1);
-    }
+    mix(a);
+    mix("\x1f");
+    mix(b);
+    return h;
 }
 
 std::string defaultPath(const std::string &given, const std::string &dir, const char *name)
@@ -491,27 +83,20 @@ std::string defaultPath(const std::string &given, const std::string &dir, const 
     return (fs::path(dir) / name).string();
 }
 
-} // namespace
-
-std::vector<std::string> prepareTaskNames()
+// "3 rows were …: a.csv:4, a.csv:9 (and 1 more)".
+std::string namedCount(const std::vector<std::string> &where, const std::string &what)
 {
-    return {"folders", "tsv", "csv", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
+    std::string s = std::to_string(where.size()) + " " + what + ": ";
+    const size_t shown = std::min<size_t>(where.size(), 5);
+    for (size_t i = 0; i < shown; ++i)
+        s += (i ? ", " : "") + where[i];
+    if (where.size() > shown)
+        s += " (and " + std::to_string(where.size() - shown) + " more)";
+    return s;
 }
 
-PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const std::atomic<bool> *cancel)
+void checkOptions(const PrepareOptions &o)
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto report = [&](double f, const std::string &stage) {
-        if (progress)
-            progress(std::clamp(f, 0.0, 1.0), stage);
-    };
-    auto cancelled = [&] { return cancel && cancel->load(); };
-    auto throwIfCancelled = [&] {
-        if (cancelled())
-            throw Error("prepare", "cancelled", "Nothing was written.");
-    };
-
-    // Options.
     if (o.input_data_dir.empty())
         throw Error("input_data_dir", "no input data was given", "Pass --input_data_dir=<folder or file>.");
     if (!fs::exists(o.input_data_dir))
@@ -524,6 +109,151 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
                                           + std::to_string(o.max_seq_length));
     if (!(o.eval_fraction >= 0.0 && o.eval_fraction < 1.0))
         throw Error("eval_fraction", "must be in [0, 1), got " + std::to_string(o.eval_fraction));
+}
+
+void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src, prep::ReadNotes &notes)
+{
+    std::string task = o.classification_task_name;
+    for (char &c : task)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (task == "folders" || task == "folder")
+        prep::readFolders(o, src, notes);
+    else if (task == "tsv" || task == "csv")
+        prep::readTable(o, task == "csv", src, notes);
+    else if (prep::isGlueTask(o.classification_task_name))
+        prep::readGlue(o, wantTest, src, notes);
+    else {
+        std::string names;
+        for (const auto &n : prepareTaskNames())
+            names += (names.empty() ? "" : ", ") + n;
+        throw Error("classification_task_name", "Task not found: " + o.classification_task_name,
+                    "Use one of " + names + ".");
+    }
+}
+
+// Tokenizes every job (folders: reads its file first) and encodes its record.
+void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vector<Job> &jobs,
+                const std::function<bool()> &stopRequested, const PrepareProgress &progress)
+{
+    const FullTokenizer tok(o.vocab_file, o.do_lower_case, o.max_input_chars_per_word);
+    const int32_t cls = tok.vocab().id("[CLS]");
+    const int32_t sep = tok.vocab().id("[SEP]");
+    const size_t cap = size_t(kTokenCountCap * o.max_seq_length);
+    const bool pair = src.pair;
+    auto body = [&](size_t i) {
+        Job &job = jobs[i];
+        RawExample &ex = *job.ex;
+        Converted &c = job.out;
+        if (!ex.path.empty()) {
+            std::string bytes = prep::readWholeFile(ex.path);
+            if (bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+                bytes.erase(0, 3);
+                c.bom = true;
+            }
+            ex.text_a = prep::toUtf8(std::move(bytes), c.latin1);
+            c.nul = ex.text_a.find('\0') != std::string::npos;
+        }
+        ExampleFeatures f;
+        buildExampleFeatures(tok, ex.text_a, ex.text_b, pair, o.max_seq_length, cls, sep, cap, f);
+        c.text_hash = fnv1a(ex.text_a, ex.text_b);
+        c.tokens = f.tokens_needed;
+        c.truncated = f.truncated;
+        c.capped = f.capped;
+        c.empty = f.empty_a || f.empty_b;
+        if (!ex.path.empty())
+            std::string().swap(ex.text_a);
+        ClassifierRecord r;
+        r.input_ids = std::move(f.input_ids);
+        r.input_mask = std::move(f.input_mask);
+        r.segment_ids = std::move(f.segment_ids);
+        if (src.regression) {
+            r.float_label = true;
+            r.label_value = ex.value;
+        } else {
+            r.label_id = std::max<int64_t>(0, ex.label_id);
+        }
+        c.payload = encodeClassifierRecord(r);
+    };
+    const size_t n = jobs.size();
+    const bool complete = parallelFor(n, o.num_threads, body, stopRequested, [&](size_t done) {
+        if (progress)
+            progress(0.05 + 0.85 * double(done) / double(std::max<size_t>(1, n)), "tokenizing");
+    });
+    if (!complete)
+        throw Error("prepare", "cancelled", "Nothing was written.");
+}
+
+// Duplicates within train and texts shared by train and eval.
+void findDuplicates(std::vector<Job *> train, const std::vector<Job *> &eval, PrepareReport &rep)
+{
+    std::sort(train.begin(), train.end()); // jobs are stored in file order: name the earlier row first
+    std::unordered_map<uint64_t, const Job *> firstTrain;
+    for (const Job *j : train) {
+        const auto [it, added] = firstTrain.emplace(j->out.text_hash, j);
+        if (added)
+            continue;
+        ++rep.train_duplicates;
+        if (it->second->ex->label_id != j->ex->label_id)
+            ++rep.conflicting_duplicates;
+        if (rep.duplicate_examples.size() < kReportedPairs)
+            rep.duplicate_examples.push_back({it->second->ex->where, j->ex->where});
+    }
+    for (const Job *j : eval) {
+        const auto it = firstTrain.find(j->out.text_hash);
+        if (it == firstTrain.end())
+            continue;
+        ++rep.train_eval_overlap;
+        if (rep.overlap_examples.size() < kReportedPairs)
+            rep.overlap_examples.push_back({it->second->ex->where, j->ex->where});
+    }
+    auto pairText = [](const std::vector<TextPair> &v) {
+        return v.empty() ? std::string() : " (e.g. " + v.front().first + " and " + v.front().second + ")";
+    };
+    if (rep.train_duplicates)
+        rep.warnings.push_back(std::to_string(rep.train_duplicates) + " training example(s) repeat an earlier text"
+                               + pairText(rep.duplicate_examples)
+                               + (rep.conflicting_duplicates ? "; " + std::to_string(rep.conflicting_duplicates)
+                                                                   + " of them with a different label"
+                                                             : std::string()));
+    if (rep.train_eval_overlap)
+        rep.warnings.push_back(std::to_string(rep.train_eval_overlap)
+                               + " evaluation example(s) have a text that is also in the training set"
+                               + pairText(rep.overlap_examples) + "; eval accuracy will look better than it is");
+}
+
+std::string metaJson(const PrepareOptions &o, const prep::SourceSplits &src, const PrepareReport &rep, bool eval,
+                     bool test)
+{
+    nlohmann::ordered_json meta;
+    meta["processor_type"] = src.processor;
+    meta["train_data_size"] = rep.train_examples;
+    meta["max_seq_length"] = o.max_seq_length;
+    if (test)
+        meta["test_data_size"] = rep.test_examples;
+    if (src.regression) {
+        meta["task_type"] = "bert_regression";
+        meta["label_type"] = "float";
+    } else {
+        meta["task_type"] = "bert_classification";
+        meta["num_labels"] = int64_t(src.labels.size());
+    }
+    if (eval)
+        meta["eval_data_size"] = rep.eval_examples;
+    return meta.dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, const std::function<bool()> &stopRequested)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    auto report = [&](double f, const std::string &stage) {
+        if (progress)
+            progress(std::clamp(f, 0.0, 1.0), stage);
+    };
+    auto throwIfStopped = [&] {
+        if (stopRequested())
+            throw Error("prepare", "cancelled", "Nothing was written.");
+    };
+    checkOptions(o);
     PrepareReport rep;
     rep.train_path = defaultPath(o.train_data_output_path, o.output_dir, "train.tf_record");
     rep.eval_path = defaultPath(o.eval_data_output_path, o.output_dir, "eval.tf_record");
@@ -536,175 +266,134 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
     if (rep.train_path.empty() && rep.eval_path.empty())
         throw Error("train_data_output_path", "neither a train nor an eval output was given",
                     "Pass --output_dir=<folder> or --train_data_output_path / --eval_data_output_path.");
-    rep.labels_path = (fs::path(rep.meta_path).parent_path() / "labels.txt").string();
+    const fs::path metaDir = fs::path(rep.meta_path).parent_path();
+    rep.labels_path = (metaDir / "labels.txt").string();
+    rep.report_path = (metaDir / "prepare_report.json").string();
 
-    // Read the source.
+    // Read and label.
     report(0.0, "reading");
-    const std::string task = o.classification_task_name;
-    const std::string lowerTask = [&] {
-        std::string t = task;
-        for (char &c : t)
-            c = char(std::tolower(static_cast<unsigned char>(c)));
-        return t;
-    }();
-    SourceSplits src;
-    EncodingCounts enc;
-    GlueLayout glue{};
-    if (lowerTask == "folders" || lowerTask == "folder") {
-        if (!fs::is_directory(o.input_data_dir))
-            throw Error("input_data_dir", "'" + o.input_data_dir + "' is not a folder",
-                        "For the folders format, pass the folder that holds one sub-folder per label.");
-        loadFolders(o.input_data_dir, src);
-    } else if (lowerTask == "tsv" || lowerTask == "csv") {
-        loadGeneric(o, lowerTask == "csv", src, enc);
-    } else if (glueLayout(task, glue)) {
-        loadGlue(o, glue, !rep.test_path.empty(), src, rep.skipped_rows, enc);
-    } else {
-        std::string names;
-        for (const auto &n : prepareTaskNames())
-            names += (names.empty() ? "" : ", ") + n;
-        throw Error("classification_task_name", "Task not found: " + task, "Use one of " + names + ".");
-    }
-    if (src.train.empty())
-        throw Error(o.input_data_dir, "the input holds no training examples", "Check the folder or file.");
+    prep::SourceSplits src;
+    prep::ReadNotes notes;
+    readSource(o, !rep.test_path.empty(), src, notes);
     if (!rep.test_path.empty() && !src.hasTest)
         throw Error("test_data_output_path", "the source has no test set (test.tsv / test.csv)",
                     "Leave out the test output, or add a test file.");
-    throwIfCancelled();
+    prep::assignLabels(o, src, notes);
+    throwIfStopped();
 
-    std::map<std::string, int64_t> labelIndex;
-    for (size_t i = 0; i < src.labels.size(); ++i)
-        labelIndex[src.labels[i]] = int64_t(i);
-
-    // Split and order: shuffled training order; eval split off when there is no dev set.
-    shuffleSeeded(src.train, o.seed);
-    if (!src.hasEval && !rep.eval_path.empty()) {
-        const size_t nEval = size_t(double(src.train.size()) * o.eval_fraction + 0.5);
-        if (nEval == 0 && o.eval_fraction > 0)
-            rep.warnings.push_back("too few examples to split off an eval set");
-        src.eval.assign(src.train.end() - long(nEval), src.train.end());
-        src.train.resize(src.train.size() - nEval);
-    }
-    if (rep.eval_path.empty())
-        src.eval.clear();
-    if (rep.train_path.empty())
-        src.train.clear();
-
-    // Convert: all splits in one list, tokenized by worker threads.
-    struct Job
-    {
-        RawExample *ex;
-        Split split;
-    };
+    // Tokenize every example once.
     std::vector<Job> jobs;
     for (auto &e : src.train)
-        jobs.push_back({&e, Split::Train});
+        if (!e.skip)
+            jobs.push_back({&e, Split::Train, {}});
     for (auto &e : src.eval)
-        jobs.push_back({&e, Split::Eval});
+        if (!e.skip)
+            jobs.push_back({&e, Split::Eval, {}});
     for (auto &e : src.test)
-        jobs.push_back({&e, Split::Test});
+        jobs.push_back({&e, Split::Test, {}});
+    if (jobs.empty())
+        throw Error(o.input_data_dir, "the input holds no training examples", "Check the folder or file.");
+    report(0.05, "tokenizing");
+    convertAll(o, src, jobs, stopRequested, progress);
+    throwIfStopped();
 
-    const FullTokenizer tok(o.vocab_file, o.do_lower_case, o.max_input_chars_per_word);
-    const int32_t cls = tok.vocab().id("[CLS]");
-    const int32_t sep = tok.vocab().id("[SEP]");
-    tok.vocab().id("[UNK]");
-    const bool isGlue = src.processor != "FOLDERS" && src.processor != "TSV" && src.processor != "CSV";
-    const bool pair = std::any_of(jobs.begin(), jobs.end(), [](const Job &j) { return !j.ex->text_b.empty(); })
-        || (isGlue && glue.b >= 0) || (!isGlue && !o.text_b_column.empty());
-
-    std::vector<std::string> payloads(jobs.size());
-    std::atomic<size_t> nextJob{0}, doneJobs{0};
-    std::atomic<int64_t> truncated{0}, empty{0};
-    std::mutex errMu;
-    std::exception_ptr firstError;
-    EncodingCounts fileEnc;
-    std::mutex encMu;
-    std::condition_variable doneCv;
-    const size_t n = jobs.size();
-    auto worker = [&] {
-        Features f;
-        EncodingCounts local;
-        try {
-            while (true) {
-                if (cancelled())
-                    break;
-                {
-                    std::lock_guard<std::mutex> lock(errMu);
-                    if (firstError)
-                        break;
-                }
-                const size_t i = nextJob.fetch_add(1);
-                if (i >= n)
-                    break;
-                RawExample &ex = *jobs[i].ex;
-                if (!ex.path.empty())
-                    ex.text_a = normalizeText(readFile(ex.path), local);
-                if (ex.text_a.empty() && ex.text_b.empty())
-                    ++empty;
-                buildFeatures(tok, ex.text_a, ex.text_b, pair, o.max_seq_length, cls, sep, f);
-                if (!ex.path.empty())
-                    std::string().swap(ex.text_a);
-                if (f.truncated)
-                    ++truncated;
-                ClassifierRecord r;
-                r.input_ids = f.ids;
-                r.input_mask = f.mask;
-                r.segment_ids = f.seg;
-                if (src.regression) {
-                    r.float_label = true;
-                    r.label_value = ex.value;
-                } else {
-                    const auto it = labelIndex.find(ex.label);
-                    if (it == labelIndex.end() && jobs[i].split != Split::Test)
-                        throw Error(ex.where, "unknown label '" + ex.label + "' (the labels are the training set's: "
-                                                  + [&] {
-                                                        std::string s;
-                                                        for (const auto &l : src.labels)
-                                                            s += (s.empty() ? "" : ", ") + l;
-                                                        return s;
-                                                    }() + ")",
-                                    "Fix the label, or check for a byte order mark or stray spaces.");
-                    r.label_id = it == labelIndex.end() ? 0 : it->second;
-                }
-                payloads[i] = encodeClassifierRecord(r);
-                if (doneJobs.fetch_add(1) + 1 == n)
-                    doneCv.notify_all();
+    // Empty texts: skipped (train/eval) or kept with a warning (test: its order is the output's).
+    std::vector<Job *> train, eval, test;
+    std::vector<std::string> emptyTest, latin1 = notes.latin1, nul = notes.nul;
+    int64_t tokenSum = 0, counted = 0;
+    for (Job &j : jobs) {
+        rep.texts_with_bom += j.out.bom ? 1 : 0;
+        if (j.out.latin1)
+            latin1.push_back(j.ex->where);
+        if (j.out.nul)
+            nul.push_back(j.ex->where);
+        if (j.out.empty) {
+            ++rep.empty_texts;
+            if (j.split != Split::Test) {
+                notes.skipped.push_back({j.ex->where, "the text is empty after the tokenizer's clean-up "
+                                                      "(only spaces, control characters or nothing)"});
+                continue;
             }
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(errMu);
-            if (!firstError)
-                firstError = std::current_exception();
+            emptyTest.push_back(j.ex->where);
         }
-        {
-            std::lock_guard<std::mutex> lock(encMu);
-            fileEnc.bom += local.bom;
-            fileEnc.latin1 += local.latin1;
-            fileEnc.nul += local.nul;
-        }
-        doneCv.notify_all();
-    };
-    const int threads = std::max(1, std::min<int>(o.num_threads, int(std::max<size_t>(1, n / 64))));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back(worker);
-    {
-        std::mutex waitMu;
-        std::unique_lock<std::mutex> lock(waitMu);
-        int live = threads;
-        (void)live;
-        while (doneJobs.load() < n) {
-            doneCv.wait_for(lock, std::chrono::milliseconds(100));
-            report(0.05 + 0.85 * double(doneJobs.load()) / double(std::max<size_t>(1, n)), "tokenizing");
-            std::lock_guard<std::mutex> el(errMu);
-            if (firstError || cancelled())
-                break;
+        tokenSum += j.out.tokens;
+        ++counted;
+        rep.max_tokens = std::max(rep.max_tokens, j.out.tokens);
+        rep.max_tokens_capped = rep.max_tokens_capped || j.out.capped;
+        (j.split == Split::Train ? train : j.split == Split::Eval ? eval : test).push_back(&j);
+    }
+    if (train.empty() && eval.empty())
+        throw Error(o.input_data_dir, "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
+                                          + " rows: only spaces, control characters or nothing)",
+                    "Check --text_a_column (and --text_b_column): do they name the text columns?");
+    if (train.empty() && !rep.train_path.empty())
+        throw Error(o.input_data_dir, "no training example is left after skipping bad rows and empty texts",
+                    "See the rows named above; fix them or check the column options.");
+    rep.mean_tokens = counted ? double(tokenSum) / double(counted) : 0.0;
+
+    // Split and order: shuffled training order; eval split off when there is no dev set.
+    shuffleSeeded(train, o.seed);
+    if (!src.hasEval && !rep.eval_path.empty()) {
+        const size_t nEval = size_t(double(train.size()) * o.eval_fraction + 0.5);
+        if (nEval == 0 && o.eval_fraction > 0)
+            rep.warnings.push_back("too few examples to split off an eval set");
+        eval.assign(train.end() - long(nEval), train.end());
+        train.resize(train.size() - nEval);
+    }
+    if (rep.eval_path.empty())
+        eval.clear();
+    if (rep.train_path.empty())
+        train.clear();
+    for (Job *j : train) {
+        rep.truncated_examples += j->out.truncated ? 1 : 0;
+        if (!src.regression)
+            ++rep.train_label_counts[src.labels[size_t(j->ex->label_id)]];
+    }
+    for (Job *j : eval) {
+        rep.truncated_examples += j->out.truncated ? 1 : 0;
+        if (!src.regression)
+            ++rep.eval_label_counts[src.labels[size_t(j->ex->label_id)]];
+    }
+    for (Job *j : test)
+        rep.truncated_examples += j->out.truncated ? 1 : 0;
+    findDuplicates(train, eval, rep);
+
+    // Warnings: every one names where to look.
+    for (auto &w : notes.warnings)
+        rep.warnings.push_back(std::move(w));
+    if (!src.regression) {
+        for (const auto &l : src.labels) {
+            const int64_t nTrain = rep.train_label_counts.count(l) ? rep.train_label_counts.at(l) : 0;
+            const int64_t nEval = rep.eval_label_counts.count(l) ? rep.eval_label_counts.at(l) : 0;
+            if (!train.empty() && nTrain == 0)
+                rep.warnings.push_back("the label '" + l + "' has no training examples; the model cannot learn it");
+            else if (!eval.empty() && nEval == 0)
+                rep.warnings.push_back("the label '" + l + "' has " + std::to_string(nTrain)
+                                       + " training example(s) and none in the eval set; its accuracy is not measured");
         }
     }
-    for (auto &t : pool)
-        t.join();
-    if (firstError)
-        std::rethrow_exception(firstError);
-    throwIfCancelled();
+    rep.texts_latin1 = int64_t(latin1.size());
+    rep.texts_with_nul = int64_t(nul.size());
+    rep.texts_with_bom += notes.bom;
+    if (!latin1.empty())
+        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Latin-1 (check the "
+                                                  "file's encoding; save it as UTF-8)"));
+    if (!nul.empty())
+        rep.warnings.push_back(namedCount(nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
+    if (rep.texts_with_bom)
+        rep.warnings.push_back(std::to_string(rep.texts_with_bom) + " file(s) started with a byte order mark (removed)");
+    if (!emptyTest.empty())
+        rep.warnings.push_back(namedCount(emptyTest, "test text(s) are empty after clean-up (kept, to keep the test "
+                                                     "order)"));
+    rep.skipped = std::move(notes.skipped);
+    rep.skipped_rows = int64_t(rep.skipped.size());
+    if (rep.skipped_rows) {
+        std::vector<std::string> where;
+        for (const auto &s : rep.skipped)
+            where.push_back(s.where + " (" + s.reason + ")");
+        rep.warnings.push_back(namedCount(where, "row(s) skipped"));
+    }
+    throwIfStopped();
 
     // Write: every file to a temporary name first; rename only when all are complete.
     report(0.9, "writing");
@@ -715,42 +404,30 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
         wEval = std::make_unique<TFRecordWriter>(rep.eval_path);
     if (!rep.test_path.empty())
         wTest = std::make_unique<TFRecordWriter>(rep.test_path);
-    for (size_t i = 0; i < n; ++i) {
-        switch (jobs[i].split) {
-        case Split::Train:
-            wTrain->write(payloads[i]);
-            if (!src.regression)
-                ++rep.train_label_counts[jobs[i].ex->label];
-            break;
-        case Split::Eval: wEval->write(payloads[i]); break;
-        case Split::Test: wTest->write(payloads[i]); break;
+    auto writeAll = [](TFRecordWriter *w, std::vector<Job *> &v) {
+        for (Job *j : v) {
+            w->write(j->out.payload);
+            std::string().swap(j->out.payload);
         }
-        std::string().swap(payloads[i]);
-    }
+    };
+    if (wTrain)
+        writeAll(wTrain.get(), train);
+    if (wEval)
+        writeAll(wEval.get(), eval);
+    if (wTest)
+        writeAll(wTest.get(), test);
     rep.train_examples = wTrain ? wTrain->count() : 0;
     rep.eval_examples = wEval ? wEval->count() : 0;
     rep.test_examples = wTest ? wTest->count() : 0;
-    throwIfCancelled();
+    throwIfStopped();
 
-    nlohmann::ordered_json meta;
-    meta["processor_type"] = src.processor;
-    meta["train_data_size"] = rep.train_examples;
-    meta["max_seq_length"] = o.max_seq_length;
-    if (wTest)
-        meta["test_data_size"] = rep.test_examples;
-    if (src.regression) {
-        meta["task_type"] = "bert_regression";
-        meta["label_type"] = "float";
-    } else {
-        meta["task_type"] = "bert_classification";
-        meta["num_labels"] = int64_t(src.labels.size());
-    }
-    if (wEval)
-        meta["eval_data_size"] = rep.eval_examples;
+    rep.processor_type = src.processor;
+    rep.labels = src.labels;
+    rep.regression = src.regression;
     std::string labelsText;
     for (const auto &l : src.labels)
         labelsText += l + "\n";
-
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (wTrain)
         wTrain->commit();
     if (wEval)
@@ -761,27 +438,27 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
         writeFileAtomic(rep.labels_path, labelsText);
     else
         rep.labels_path.clear();
-    writeFileAtomic(rep.meta_path, meta.dump(4) + "\n");
-
-    rep.processor_type = src.processor;
-    rep.labels = src.labels;
-    rep.regression = src.regression;
-    rep.truncated_examples = truncated.load();
-    rep.empty_texts = empty.load();
-    rep.texts_with_bom = enc.bom + fileEnc.bom;
-    rep.texts_latin1 = enc.latin1 + fileEnc.latin1;
-    rep.texts_with_nul = enc.nul + fileEnc.nul;
-    if (rep.texts_latin1)
-        rep.warnings.push_back(std::to_string(rep.texts_latin1) + " text(s) were not valid UTF-8 and were read as Latin-1");
-    if (rep.texts_with_bom)
-        rep.warnings.push_back(std::to_string(rep.texts_with_bom) + " text(s) started with a byte order mark (removed)");
-    if (rep.texts_with_nul)
-        rep.warnings.push_back(std::to_string(rep.texts_with_nul) + " text(s) contained NUL bytes (dropped)");
-    if (rep.skipped_rows)
-        rep.warnings.push_back(std::to_string(rep.skipped_rows) + " malformed row(s) skipped");
-    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    writeFileAtomic(rep.report_path, prepareReportJson(rep));
+    writeFileAtomic(rep.meta_path, metaJson(o, src, rep, bool(wEval), bool(wTest)));
     report(1.0, "done");
     return rep;
+}
+
+} // namespace
+
+std::vector<std::string> prepareTaskNames()
+{
+    return {"folders", "tsv", "csv", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
+}
+
+PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const StopToken *stop)
+{
+    return run(o, progress, [stop] { return stop && stop->stopRequested(); });
+}
+
+PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const std::atomic<bool> *cancel)
+{
+    return run(o, progress, [cancel] { return cancel && cancel->load(); });
 }
 
 } // namespace wb

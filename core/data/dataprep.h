@@ -10,22 +10,26 @@
 
 namespace wb {
 
+class StopToken;
+
 /// What "Prepare data" reads and writes: create_finetuning_data.py's flag names
-/// (seed-spec §17.2) plus our own output_dir, eval_fraction, column names and seed.
+/// (tensorflow/models official/nlp/data/create_finetuning_data.py) plus our own output_dir,
+/// eval_fraction, column names, label_list, skip_bad_rows and seed. The input formats and
+/// every rule for rows, labels and texts are described in docs/file-formats.md ("Raw text
+/// for Prepare data").
 ///
 /// Input formats (`classification_task_name`):
-/// - "folders": `input_data_dir` holds one sub-folder per label, each file one example
-///   (e.g. SpamAssassin ham/ spam/, IMDB pos/ neg/). Labels are the folder names sorted by
-///   byte value; hidden files and folders are ignored.
+/// - "folders": `input_data_dir` holds one sub-folder per label, each file one example.
+///   Labels are the folder names sorted by byte value; hidden files and folders are ignored.
 /// - "tsv" / "csv": a header row naming the columns; `text_a_column`, optional
 ///   `text_b_column`, `label_column`. `input_data_dir` is either one file, or a folder with
-///   train.tsv|csv (+ optional dev.*, test.*). CSV follows RFC 4180 quoting; TSV has none.
-///   Labels are sorted (numerically when all are integers, else by byte value).
+///   train.tsv|csv (+ optional dev.*, test.*). CSV follows RFC 4180 (a ';'-separated export
+///   is recognised from its header); TSV has no quoting. Every row must have as many fields
+///   as the header.
 /// - a GLUE name (COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI): the TSV layouts of
-///   seed-spec §17.3 (train.tsv, dev.tsv or dev_matched.tsv, test.tsv), labels as there.
+///   tensorflow/models' classifier_data_lib.py processors, labels as there.
 /// Without a dev set, `eval_fraction` of the training examples (shuffled with `seed`) is
-/// split off as the eval set. Training examples are written in shuffled order (the
-/// reader's shuffle buffer holds only 100 records).
+/// split off as the eval set. Training examples are written in shuffled order.
 struct PrepareOptions
 {
     std::string input_data_dir;          ///< folder (or, for tsv/csv, a single file)
@@ -44,12 +48,33 @@ struct PrepareOptions
     std::string text_a_column = "text";  ///< tsv/csv
     std::string text_b_column;           ///< tsv/csv; empty: single sentences
     std::string label_column = "label";  ///< tsv/csv
+    /// Comma-separated label names that fix the label set and its id order (as the GLUE
+    /// processors' get_labels()); any other label is a bad row. Empty: labels from the data.
+    std::string label_list;
+    /// Rows with the wrong field count, an empty or unknown label are skipped and listed in
+    /// the report instead of ending the preparation with an error.
+    bool skip_bad_rows = false;
     uint64_t seed = 42;                  ///< split and order shuffle
     int num_threads = 2;                 ///< tokenizer threads
     int max_input_chars_per_word = 200;  ///< WordPiece limit (google-research/bert)
 };
 
-/// What prepareData() did. A plain value.
+/// A row (or folder file) that did not become an example.
+struct SkippedRow
+{
+    std::string where;   ///< "file:line" (folders: the file)
+    std::string reason;  ///< e.g. "the label is empty"
+};
+
+/// Two rows with the same text (text_a and text_b byte for byte).
+struct TextPair
+{
+    std::string first;   ///< "file:line" of the earlier row (train)
+    std::string second;  ///< "file:line" of the later row (train or eval)
+};
+
+/// What prepareData() did; also written as prepare_report.json (see prepareReportJson()).
+/// A plain value, safe to copy between threads.
 struct PrepareReport
 {
     std::string processor_type;          ///< value written to the meta data
@@ -59,33 +84,61 @@ struct PrepareReport
     int64_t eval_examples = 0;
     int64_t test_examples = 0;
     std::map<std::string, int64_t> train_label_counts; ///< label → training examples
+    std::map<std::string, int64_t> eval_label_counts;  ///< label → evaluation examples
     int64_t truncated_examples = 0;      ///< examples longer than max_seq_length tokens
-    int64_t texts_with_bom = 0;          ///< UTF-8 byte order mark removed
-    int64_t texts_latin1 = 0;            ///< not valid UTF-8: read as Latin-1
+    /// Tokens each example needs without truncation ([CLS]/[SEP] included), counted up to
+    /// kTokenCountCap × max_seq_length per text; `max_tokens_capped` when a text hit that cap.
+    double mean_tokens = 0.0;
+    int64_t max_tokens = 0;
+    bool max_tokens_capped = false;
+    int64_t texts_with_bom = 0;          ///< UTF-8 byte order mark removed (files)
+    int64_t texts_latin1 = 0;            ///< rows/files not valid UTF-8: read as Latin-1
     int64_t texts_with_nul = 0;          ///< contained NUL bytes (dropped by the tokenizer)
-    int64_t empty_texts = 0;             ///< examples whose text is empty
-    int64_t skipped_rows = 0;            ///< malformed rows skipped (QQP only, as the reference)
-    std::vector<std::string> warnings;   ///< human-readable notes
-    std::string train_path, eval_path, test_path, meta_path, labels_path;
+    int64_t empty_texts = 0;             ///< texts empty after the tokenizer's clean-up
+    int64_t skipped_rows = 0;            ///< rows that did not become examples (== skipped.size())
+    std::vector<SkippedRow> skipped;     ///< each skipped row with its reason
+    int64_t train_duplicates = 0;        ///< training rows whose text occurred earlier in train
+    int64_t conflicting_duplicates = 0;  ///< of those, rows whose label differs from the earlier row
+    std::vector<TextPair> duplicate_examples; ///< up to kReportedPairs duplicates within train
+    int64_t train_eval_overlap = 0;      ///< eval examples whose text also occurs in train
+    std::vector<TextPair> overlap_examples;   ///< up to kReportedPairs of them
+    std::vector<std::string> warnings;   ///< human-readable notes, each naming file:line where it can
+    std::string train_path, eval_path, test_path, meta_path, labels_path, report_path;
     double seconds = 0.0;                ///< wall time
 };
+
+/// How many duplicate / overlap pairs the report lists by name (all are counted).
+constexpr size_t kReportedPairs = 20;
+/// Texts are tokenized up to this many times max_seq_length to measure their length.
+constexpr int64_t kTokenCountCap = 16;
 
 /// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "writing").
 /// Called on the thread that called prepareData().
 using PrepareProgress = std::function<void(double fraction, const std::string &stage)>;
 
 /// Converts raw text into train/eval(/test) TFRecords, input_meta_data.json (json indent 4,
-/// create_finetuning_data.py's keys and order) and labels.txt.
+/// create_finetuning_data.py's keys and order), labels.txt and prepare_report.json (beside
+/// the meta data).
 ///
 /// Each example becomes [CLS] a [SEP] (b [SEP]) with longest-first truncation to
 /// max_seq_length, segment ids 0/1, zero padding, label_ids (int64 index, or float for
 /// STS-B), is_real_example [1] and example_id. Encoding problems (BOM, Latin-1, NUL) are
-/// fixed and counted, not fatal. All outputs are written atomically and only after every
-/// example was converted. Synchronous; uses `num_threads` worker threads internally.
-/// Throws wb::Error for bad options or input (naming the file and line); a set `cancel`
-/// flag ends the run with wb::Error("prepare", "cancelled") and writes nothing.
+/// fixed and reported with file:line. All outputs are written atomically and only after
+/// every example was converted. Synchronous; uses `num_threads` worker threads internally.
+/// Throws wb::Error for bad options or input (naming the file and line, what was found and
+/// the fix); when `stop` is requested it throws wb::Error("prepare", "cancelled") and
+/// writes nothing.
 PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress = {},
-                          const std::atomic<bool> *cancel = nullptr);
+                          const StopToken *stop = nullptr);
+
+/// The same with a plain atomic flag as the stop request (kept for callers that have no
+/// StopToken).
+PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress,
+                          const std::atomic<bool> *cancel);
+
+/// Returns `report` as the JSON text of prepare_report.json (indent 2; keys documented in
+/// docs/file-formats.md). Pure; thread-safe.
+std::string prepareReportJson(const PrepareReport &report);
 
 /// Returns the task names prepareData() accepts (GLUE names, folders, tsv, csv).
 std::vector<std::string> prepareTaskNames();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 
+#include <QProcess>
 #include <QtTest>
 
 #include <fstream>
@@ -19,6 +20,35 @@ class tst_CliPrepare : public QObject
         const QString p = m_dir.path() + QLatin1Char('/') + rel;
         QDir().mkpath(QFileInfo(p).absolutePath());
         std::ofstream(p.toStdString(), std::ios::binary) << text;
+    }
+
+    struct Result
+    {
+        int code = -1;
+        std::string out, err;
+    };
+
+    // Runs the real bert-workbench-cli binary (end to end: argument parsing, exit code, streams).
+    Result runBinary(const QStringList &args)
+    {
+        QProcess p;
+        p.start(QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli"), args);
+        Result r;
+        if (!p.waitForFinished(120000))
+            return r;
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput().toStdString();
+        r.err = p.readAllStandardError().toStdString();
+        return r;
+    }
+
+    QStringList prepareArgs(const QString &input, const QString &out)
+    {
+        return {QStringLiteral("prepare"), QStringLiteral("--input_data_dir=") + input,
+                QStringLiteral("--classification_task_name=csv"), QStringLiteral("--vocab_file=") + m_dir.path()
+                    + QStringLiteral("/vocab.txt"),
+                QStringLiteral("--max_seq_length=16"), QStringLiteral("--eval_fraction=0"),
+                QStringLiteral("--output_dir=") + out};
     }
 
 private Q_SLOTS:
@@ -40,6 +70,54 @@ private Q_SLOTS:
         std::ifstream meta(dir + "/out/input_meta_data.json");
         const std::string text((std::istreambuf_iterator<char>(meta)), {});
         QVERIFY(text.find("\"eval_data_size\": 2") != std::string::npos);
+    }
+
+    /// Issue input 1 end to end: exit 2, the row named with file:line, the count and the fix.
+    void unquotedCommaExitsTwo()
+    {
+        write(QStringLiteral("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        write(QStringLiteral("comma/a.csv"), "text,label\na quiet room,pos\nnoisy room, thin walls and a broken heater,neg\n");
+        const QString in = m_dir.path() + QStringLiteral("/comma/a.csv");
+        const Result r = runBinary(prepareArgs(in, m_dir.path() + QStringLiteral("/comma/out")));
+        QCOMPARE(r.code, 2);
+        QCOMPARE(r.err, "reading...\nerror: " + in.toStdString()
+                            + ":3: the row has 3 fields, the header has 2 ('text', 'label')\n"
+                              "  hint: Put the text in double quotes when it contains commas (\"noisy room, thin walls\"), "
+                              "or pass --skip_bad_rows to skip such rows.\n");
+        QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/comma/out/input_meta_data.json")));
+    }
+
+    /// Issue input 2 end to end: an empty label exits 2 naming the row.
+    void emptyLabelExitsTwo()
+    {
+        write(QStringLiteral("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        write(QStringLiteral("label/a.csv"), "text,label\nhello,1\nspam,0\nthe box was crushed,\n");
+        const QString in = m_dir.path() + QStringLiteral("/label/a.csv");
+        const Result r = runBinary(prepareArgs(in, m_dir.path() + QStringLiteral("/label/out")));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("error: " + in.toStdString() + ":4: the label is empty\n") != std::string::npos, r.err.c_str());
+    }
+
+    /// --skip_bad_rows end to end: exit 0, each skipped row on stderr, the label-count table on stdout.
+    void skipBadRowsListsRows()
+    {
+        write(QStringLiteral("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        write(QStringLiteral("skip/a.csv"), "text,label\nhello,pos\nnoisy room, thin walls,neg\nspam,neg\n,pos\nhello spam,pos\n");
+        const QString in = m_dir.path() + QStringLiteral("/skip/a.csv");
+        QStringList args = prepareArgs(in, m_dir.path() + QStringLiteral("/skip/out"));
+        args << QStringLiteral("--skip_bad_rows");
+        const Result r = runBinary(args);
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.err.find("warning: " + in.toStdString() + ":3: skipped: the row has 3 fields, the header has 2") != std::string::npos,
+                 r.err.c_str());
+        QVERIFY2(r.err.find("warning: " + in.toStdString() + ":5: skipped: the text is empty") != std::string::npos,
+                 r.err.c_str());
+        QVERIFY2(r.out.find("  label     train      eval\n  neg           1         0\n  pos           2         0\n")
+                     != std::string::npos,
+                 r.out.c_str());
+        QVERIFY(QFile::exists(m_dir.path() + QStringLiteral("/skip/out/prepare_report.json")));
+        std::ifstream labels((m_dir.path() + QStringLiteral("/skip/out/labels.txt")).toStdString());
+        QCOMPARE(std::string((std::istreambuf_iterator<char>(labels)), {}), std::string("neg\npos\n"));
     }
 
     void reportsBadInput()

@@ -247,12 +247,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown task") << "NOPE" << "x.tsv" << "a\n" << "classification_task_name" << "Task not found: NOPE";
-        QTest::newRow("missing column") << "tsv" << "x.tsv" << "sentence\tlabel\nhello\t1\n" << "x.tsv"
+        QTest::newRow("missing column") << "tsv" << "x.tsv" << "sentence\tlabel\nhello\t1\n" << "x.tsv:1"
                                         << "no column 'text'";
-        QTest::newRow("short row") << "tsv" << "x.tsv" << "text\tlabel\nhello\t1\nworld\n" << "x.tsv:3" << "the row has 1 columns";
+        QTest::newRow("short row") << "tsv" << "x.tsv" << "text\tlabel\nhello\t1\nworld\n" << "x.tsv:3"
+                                   << "the row has 1 field, the header has 2 ('text', 'label')";
         QTest::newRow("unknown glue label") << "RTE" << "train.tsv"
                                             << "index\tsentence1\tsentence2\tlabel\n0\ta\tb\tmaybe\n"
-                                            << "train.tsv:2" << "unknown label 'maybe'";
+                                            << "train.tsv:2"
+                                            << "the label 'maybe' is not one of the labels of the task (entailment, not_entailment)";
         QTest::newRow("one label") << "csv" << "x.csv" << "text,label\na,1\nb,1\n" << "" << "1 distinct label";
         QTest::newRow("open quote") << "csv" << "x.csv" << "text,label\n\"a,1\n" << "x.csv:2" << "not closed";
     }

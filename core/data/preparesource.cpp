@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shared reader helpers and the folder-per-label reader of prepareData().
+#include "core/data/preparesource.h"
+
+#include "core/data/unicodetext.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace wb::prep {
+
+namespace fs = std::filesystem;
+
+void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const std::string &message,
+            const std::string &hint)
+{
+    if (!skipBadRows)
+        throw Error(where, message, hint);
+    notes.skipped.push_back({where, message});
+}
+
+std::string trimmed(const std::string &s)
+{
+    const char *ws = " \t\r\n\v\f";
+    const size_t b = s.find_first_not_of(ws);
+    if (b == std::string::npos)
+        return {};
+    return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+std::string readWholeFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(path, "cannot read the file", "Check that it exists and is readable.");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string toUtf8(std::string text, bool &latin1)
+{
+    latin1 = false;
+    if (isValidUtf8(text))
+        return text;
+    latin1 = true;
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    for (unsigned char c : text)
+        appendUtf8(out, c);
+    return out;
+}
+
+bool parseNumber(const std::string &text, double &value)
+{
+    if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos)
+        return false;
+    char *end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return end && *end == '\0' && std::isfinite(value);
+}
+
+namespace {
+
+bool isHidden(const fs::path &p)
+{
+    const std::string n = p.filename().string();
+    return !n.empty() && n[0] == '.';
+}
+
+} // namespace
+
+void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
+{
+    const std::string &dir = o.input_data_dir;
+    if (!fs::is_directory(dir))
+        throw Error("input_data_dir", "'" + dir + "' is not a folder",
+                    "For the folders format, pass the folder that holds one sub-folder per label.");
+    std::vector<fs::path> labelDirs;
+    for (const auto &e : fs::directory_iterator(dir))
+        if (e.is_directory() && !isHidden(e.path()))
+            labelDirs.push_back(e.path());
+    std::sort(labelDirs.begin(), labelDirs.end(),
+              [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
+    if (labelDirs.size() < 2)
+        throw Error(dir, "a folder-per-label data set needs at least two label folders, found "
+                             + std::to_string(labelDirs.size()),
+                    "Put the examples of each class in its own sub-folder, e.g. ham/ and spam/.");
+    for (const fs::path &ld : labelDirs) {
+        const std::string label = ld.filename().string();
+        std::vector<std::string> files;
+        for (const auto &e : fs::directory_iterator(ld))
+            if (e.is_regular_file() && !isHidden(e.path()))
+                files.push_back(e.path().string());
+        std::sort(files.begin(), files.end());
+        if (files.empty())
+            throw Error(ld.string(), "the label folder holds no files", "Remove it or add examples.");
+        for (std::string &f : files) {
+            RawExample ex;
+            ex.path = f;
+            ex.where = f;
+            ex.label = label;
+            s.train.push_back(std::move(ex));
+        }
+        s.labels.push_back(label);
+    }
+    s.processor = "FOLDERS";
+}
+
+} // namespace wb::prep

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Internal to prepareData(): the readers (folders, TSV/CSV, GLUE) and the label rules.
+// Not used outside core/data.
+
+#include "core/data/dataprep.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb::prep {
+
+/// One source row (or folder file) before tokenization.
+struct RawExample
+{
+    std::string text_a;
+    std::string text_b;
+    std::string path;        ///< folders: read the text from this file
+    std::string label;       ///< trimmed label string (classification)
+    int64_t label_id = -1;   ///< set by assignLabels()
+    float value = 0.0f;      ///< regression label
+    std::string where;       ///< "file:line" (folders: the file) for messages
+    bool skip = false;       ///< a bad row dropped under skip_bad_rows
+};
+
+/// What a reader found.
+struct SourceSplits
+{
+    std::vector<RawExample> train, eval, test;
+    bool hasEval = false, hasTest = false;
+    std::vector<std::string> labels; ///< fixed label set (GLUE, folders); empty: from the data
+    bool regression = false;
+    std::string processor;           ///< processor_type for the meta data
+    bool pair = false;               ///< examples have a text_b
+};
+
+/// Findings the readers collect beside the rows; merged into the PrepareReport.
+struct ReadNotes
+{
+    std::vector<SkippedRow> skipped;
+    std::vector<std::string> latin1;   ///< where: rows/files read as Latin-1
+    std::vector<std::string> nul;      ///< where: texts with NUL bytes
+    int64_t bom = 0;
+    std::vector<std::string> warnings;
+};
+
+/// A row problem: thrown as wb::Error(where, message, hint), or, with `skipBadRows`,
+/// recorded in `notes.skipped` (returns normally).
+void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const std::string &message,
+            const std::string &hint);
+
+/// Returns `s` without leading and trailing ASCII whitespace.
+std::string trimmed(const std::string &s);
+
+/// Reads the whole file; throws wb::Error naming it when unreadable.
+std::string readWholeFile(const std::string &path);
+
+/// Returns `text` as valid UTF-8: invalid bytes are read as Latin-1 (the usual origin of
+/// such files); `latin1` is set when that happened.
+std::string toUtf8(std::string text, bool &latin1);
+
+/// Folder per label (labels = sorted folder names).
+void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
+
+/// Generic "tsv" / "csv" with a header row (file, or folder with train/dev/test).
+void readTable(const PrepareOptions &o, bool csv, SourceSplits &s, ReadNotes &notes);
+
+/// Returns true when `name` is a GLUE task; then reads its TSV files.
+bool isGlueTask(const std::string &name);
+void readGlue(const PrepareOptions &o, bool wantTest, SourceSplits &s, ReadNotes &notes);
+
+/// Parses `text` as a finite decimal number ("1", "1.0", "-2.5e1"; not hex, inf or nan).
+bool parseNumber(const std::string &text, double &value);
+
+/// Decides the label set and sets every train/eval example's label_id (docs/file-formats.md,
+/// "Labels"): --label_list, or the fixed set of the reader, or the training labels (numbers
+/// written differently are unified, numbers mixed with words are bad rows). Test examples
+/// get id 0. Bad rows are thrown or skipped as badRow() says.
+void assignLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
+
+} // namespace wb::prep
