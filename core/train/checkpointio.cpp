@@ -9,6 +9,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -149,11 +151,43 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
             std::lock_guard<std::mutex> lock(gen.mutex());
             ar.write("rng_state", c10::IValue(gen.get_state()));
         }
-        errno = 0;
-        ar.save_to(tmp);
+        // libtorch writes through miniz; an exception thrown from inside miniz's C code (its
+        // own file writer's) cannot be caught and aborts. So we write: the first failed
+        // write(2) is remembered and the rest of the archive is dropped, and libtorch is
+        // told every byte was written, so nothing throws through C frames.
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+            fail(std::strerror(errno));
+        int writeError = 0;
+        try {
+            ar.save_to([&](const void *data, size_t n) -> size_t {
+                const char *p = static_cast<const char *>(data);
+                size_t left = writeError ? 0 : n;
+                while (left > 0) {
+                    const ssize_t w = ::write(fd, p, left);
+                    if (w < 0 && errno == EINTR)
+                        continue;
+                    if (w <= 0) {
+                        writeError = w < 0 ? errno : EIO;
+                        break;
+                    }
+                    p += w;
+                    left -= size_t(w);
+                }
+                return n;
+            });
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        if (::close(fd) != 0 && !writeError)
+            writeError = errno;
+        if (writeError)
+            fail(std::strerror(writeError));
+    } catch (const Error &) {
+        throw;
     } catch (const c10::Error &e) {
-        const int err = errno;
-        fail(err ? std::string(std::strerror(err)) + " (" + firstLine(e) + ")" : firstLine(e));
+        fail(firstLine(e));
     } catch (const std::exception &e) {
         fail(e.what());
     }
