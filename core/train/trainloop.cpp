@@ -382,7 +382,11 @@ RunFinished Run::train()
             evaluateAndCheckpoint(s);
         else if (stopNow || (interval > 0 && s.global % interval == 0))
             saveCheckpointAt(s, s.global);
-        if (stopNow && s.global < total) {
+        // A stop requested during the evaluation or the checkpoint counts after this step too.
+        const bool stopAfter = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
+        if (stopAfter && s.global < total) {
+            if (checkpointStep(s.lastCkpt) != s.global)
+                saveCheckpointAt(s, s.global);
             m_progress.status = RunStatus::Cancelled;
             m_progress.message = "stopped by the user after step " + std::to_string(s.global) + "; checkpoint "
                                  + s.lastCkpt;
