@@ -38,7 +38,7 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
     app.add_option("--num_train_epochs", o.num_train_epochs, "real epochs")->capture_default_str();
     app.add_option("--num_eval_per_epoch", o.num_eval_per_epoch, "evaluations per epoch")->capture_default_str();
     app.add_option("--train_data_size", o.train_data_size, "cap on training examples");
-    app.add_option("--steps_per_loop", o.steps_per_loop, "steps between progress reports");
+    app.add_option("--steps_per_loop", o.steps_per_loop, "steps per loop: progress, metrics.jsonl and summaries every N steps (default: every 50 ms)");
     app.add_option("--log_steps", o.log_steps, "examples/s logging interval (0 disables)")->capture_default_str();
     app.add_option("--optimizer_type", o.optimizer_type, "adamw")->capture_default_str();
     app.add_option("--weight_decay_rate", o.weight_decay_rate, "AdamW weight decay (not on LayerNorm and biases)")
@@ -48,6 +48,7 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
     app.add_option("--seed", o.seed, "random seed (init, dropout, shuffling)")->capture_default_str();
     app.add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "checkpoints to keep (0 = all)")
         ->capture_default_str();
+    app.add_option("--save_checkpoints_steps", o.save_checkpoints_steps, "also checkpoint every N steps (0 = only at evaluations)")->capture_default_str();
     app.add_option("--num_threads", o.intra_op_threads, "intra-op threads (0 = automatic)")->capture_default_str();
 }
 

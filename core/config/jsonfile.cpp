@@ -114,10 +114,12 @@ void writeFileAtomic(const std::string &path, const std::string &text)
                         "check that the directory exists and is writable");
         const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0
                         && ::fsync(fileno(f)) == 0;
-        std::fclose(f);
-        if (!ok) {
+        const int err = errno;
+        const bool closed = std::fclose(f) == 0;
+        if (!ok || !closed) {
             std::remove(tmp.c_str());
-            throw Error(path, "write failed (disk full?)", "free some disk space and try again");
+            throw Error(path, std::string("write failed: ") + std::strerror(ok ? errno : err),
+                        "free some disk space (or raise the file size limit) and try again");
         }
     }
     fs::rename(tmp, target, ec);

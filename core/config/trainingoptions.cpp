@@ -74,6 +74,7 @@ std::vector<std::string> toCommandLineFlags(const TrainingOptions &o)
     real("warmup_fraction", o.warmup_fraction, d.warmup_fraction);
     integer("seed", o.seed, d.seed);
     integer("keep_checkpoint_max", o.keep_checkpoint_max, d.keep_checkpoint_max);
+    integer("save_checkpoints_steps", o.save_checkpoints_steps, d.save_checkpoints_steps);
     integer("num_threads", o.intra_op_threads, d.intra_op_threads);
     return f;
 }

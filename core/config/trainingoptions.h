@@ -53,6 +53,7 @@ struct TrainingOptions
     double warmup_fraction = 0.1; ///< warmup_steps = int(epochs·N·0.1/B)
     int64_t seed = 42;
     int keep_checkpoint_max = 0;  ///< 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
+    int64_t save_checkpoints_steps = 0; ///< also checkpoint every N steps (TF Estimator RunConfig); 0: only at evaluations
     int intra_op_threads = 0;     ///< 0: automatic (see performance.md)
 
     /// Returns metrics_file or <model_dir>/metrics.jsonl.

@@ -4,6 +4,7 @@
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/distribute/clusterspec.h"
+#include "core/train/runidentity.h"
 
 #include <algorithm>
 #include <cmath>
@@ -119,6 +120,8 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         diag.error("steps_per_loop", "steps_per_loop should be positive integer.", "leave it out to report every step");
     if (o.log_steps < 0)
         diag.error("log_steps", "log_steps must be ≥ 0", "100 logs throughput every 100 steps; 0 disables it");
+    if (o.save_checkpoints_steps < 0)
+        diag.error("save_checkpoints_steps", "save_checkpoints_steps must be ≥ 0", "0 checkpoints only at evaluations");
     if (o.keep_checkpoint_max < 0)
         diag.error("keep_checkpoint_max", "keep_checkpoint_max must be ≥ 0", "0 keeps every checkpoint");
     if (o.model_dir.empty())
@@ -164,8 +167,10 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (r.bert_config && r.meta_data && filesOk) {
         if (scope.check_data_files)
             checkDataFiles(o, *r.bert_config, *r.meta_data, diag);
-        if (scope.check_init_checkpoint && !o.init_checkpoint.empty())
+        if (scope.check_init_checkpoint && !o.init_checkpoint.empty() && !isTrainingCheckpointPath(o.init_checkpoint))
             checkInitCheckpoint(o, *r.bert_config, *r.meta_data, diag);
+        // The run already in model_dir (run_config.json, checkpoints): core/train/runidentity.h.
+        checkModelDir(o, *r.bert_config, *r.meta_data, r.schedule ? &*r.schedule : nullptr, diag);
     }
     return r;
 }

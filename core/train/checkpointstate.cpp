@@ -97,16 +97,17 @@ std::vector<std::string> recordCheckpoint(const std::string &modelDir, const std
     all.push_back(name);
     st.model_checkpoint_path = name;
     std::vector<std::string> deleted;
-    if (keepMax > 0) {
+    if (keepMax > 0)
         while (int(all.size()) > keepMax) {
-            const fs::path victim = fs::path(modelDir) / all.front();
-            std::error_code ec;
-            fs::remove(victim, ec);
-            deleted.push_back(victim.string());
+            deleted.push_back((fs::path(modelDir) / all.front()).string());
             all.erase(all.begin());
         }
-    }
+    // The index first: when it cannot be written, every checkpoint it names still exists.
     st.write(modelDir);
+    for (const auto &victim : deleted) {
+        std::error_code ec;
+        fs::remove(victim, ec);
+    }
     return deleted;
 }
 

@@ -203,6 +203,7 @@ private:
         s.num_train_epochs = 1;
         s.seed = 5;
         s.log_steps = 0;
+        s.steps_per_loop = 1; // a report per step: metrics.jsonl does not depend on timing
         s.intra_op_threads = 1;
         return s;
     }

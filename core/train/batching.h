@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Core-private: includes <torch/torch.h>. Never include from ui/ or app/.
+#pragma once
+
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
+#include "core/data/classifierdataset.h"
+
+#include <torch/torch.h>
+
+namespace wb {
+
+class Strategy;
+
+/// One batch as tensors: input_ids, input_mask, segment_ids int64 [batch, max_seq_length];
+/// label_ids int64 [batch] (classification), label values and sample weights float32
+/// [batch] when the data has them (undefined tensors otherwise).
+struct BatchTensors
+{
+    torch::Tensor ids, mask, segments, labels, values, weights;
+};
+
+/// Views `b` as tensors without copying: `b` must outlive the result.
+BatchTensors toTensors(ClassifierBatch &b);
+
+/// This worker's rows of a global batch: [rank·b, (rank+1)·b) with b = size / workers.
+/// Every worker reads the same global batches, so N workers train on exactly the data
+/// order of one worker, each on its own share of every batch.
+BatchTensors workerSlice(const BatchTensors &t, const Strategy &s);
+
+/// Copies the batch to `device` (no-op on the CPU, where the tensors stay views).
+BatchTensors onDevice(BatchTensors t, const c10::Device &device);
+
+/// Mean cross-entropy (classification) or Keras MSE Σ w·(ŷ−y)² / batch (regression), as
+/// run_classifier's classification loss (tensorflow/models official/nlp/bert/run_classifier.py).
+/// Returns a float32 scalar.
+torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, bool regression);
+
+/// The dataset options of a run: training (shuffled, repeated, capped at train_data_size,
+/// seeded by --seed) or evaluation (one ordered pass) over `pattern`.
+DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
+                              const std::string &pattern, bool training);
+
+} // namespace wb

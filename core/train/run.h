@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Core-private: includes <torch/torch.h>. Never include from ui/ or app/.
+#pragma once
+
+#include "core/config/validation.h"
+#include "core/model/bertmodel.h"
+#include "core/train/trainingobserver.h"
+
+#include <string>
+
+namespace wb {
+
+/// One validated run of Trainer::run: train (core/train/trainloop.cpp), predict or export
+/// (core/train/trainer.cpp). Throws wb::Error, c10::Error or std::exception on failure;
+/// Trainer::run turns them into RunFinished. Thread rules: one thread.
+class Run
+{
+public:
+    Run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v);
+
+    RunFinished train();
+    RunFinished predict();
+    RunFinished exportModel();
+
+    /// Last step, checkpoint and train loss reached so far (valid after a throw too).
+    const RunFinished &progress() const { return m_progress; }
+
+private:
+    struct TrainState; // trainloop.cpp
+
+    nn::BertForSequenceClassification makeModel();
+    std::string checkpointForInference() const;
+    void loadForInference(nn::BertForSequenceClassification &model, const std::string &path);
+    void configureThreads();
+
+    // The phases of train(), in order (trainloop.cpp).
+    void setUp(TrainState &s);
+    void restore(TrainState &s);
+    RunFinished alreadyComplete(const TrainState &s);
+    void openOutputs(TrainState &s);
+    void announce(TrainState &s);
+    bool trainStep(TrainState &s, int64_t step);
+    void report(TrainState &s, bool force);
+    void evaluateAndCheckpoint(TrainState &s);
+    void saveCheckpointAt(TrainState &s, int64_t step);
+    RunFinished finish(TrainState &s);
+
+    const RunSpec &m_spec;
+    TrainingObserver &m_obs;
+    const StopToken &m_stop;
+    BertConfig m_cfg;
+    InputMetaData m_meta;
+    Schedule m_sched;
+    bool m_regression;
+    RunFinished m_progress;
+};
+
+} // namespace wb

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/bertconfig.h"
+#include "core/config/diagnostics.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/schedule.h"
+#include "core/config/trainingoptions.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// `model_dir/run_config.json`: what defines a training run, written (atomically, before
+/// its checkpoint is committed) with the first checkpoint of the run (docs/reliability.md):
+///
+///   {"format": "bert-workbench run_config 1",
+///    "defining": {"bert_config": {…}, "num_labels": 2, "max_seq_length": 16,
+///                 "label_type": "int", "train_batch_size": 8, "num_train_epochs": 1,
+///                 "num_eval_per_epoch": 1, "train_data_size": 64, "learning_rate": 0.001,
+///                 "end_lr": 0, "warmup_fraction": 0.1, "optimizer_type": "adamw",
+///                 "weight_decay_rate": 0.01, "seed": 42, "steps_per_epoch": 8,
+///                 "total_steps": 8, "warmup_steps": 0},
+///    "fingerprints": {"bert_config_sha256": "…"},
+///    "informational": {"bert_config_file": …, "input_meta_data_path": …,
+///                      "train_data_path": …, "eval_data_path": …, "version": …}}
+///
+/// Only "defining" is compared: a difference there changes the model or its schedule
+/// (train_data_size is the examples per evaluation interval after --train_data_size, as
+/// run_classifier's schedule uses it). Paths may move between runs and are not compared.
+/// A dtype option, when added, goes into "defining". A plain value; thread-safe functions.
+struct RunIdentity
+{
+    nlohmann::ordered_json json;
+
+    /// The identity of a train_and_eval run with these inputs.
+    static RunIdentity of(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
+                          const Schedule &schedule);
+};
+
+/// Returns `<modelDir>/run_config.json`.
+std::string runConfigPath(const std::string &modelDir);
+
+/// Writes run_config.json atomically. Throws wb::Error("<modelDir>/run_config.json", reason).
+void writeRunConfig(const std::string &modelDir, const RunIdentity &identity);
+
+/// Reads run_config.json; nothing when absent. An unreadable file is an error in `diag`.
+std::optional<RunIdentity> readRunConfig(const std::string &modelDir, Diagnostics &diag);
+
+/// One line per defining entry that differs, "name: old → new" (bert_config entries as
+/// "bert_config.hidden_size: 32 → 64"), in the order of `saved`, then entries only one side has.
+std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current);
+
+/// The model_dir pre-flight check (validate, train, the window's validation dialog), all
+/// findings as errors in `diag` (exit 2 in the CLI):
+///  * train_and_eval with a checkpoint in model_dir: run_config.json is compared with these
+///    options; each difference is one error "<option>: <old> → <new>", after one error
+///    on model_dir naming the checkpoint and the two ways out (a new --model_dir, or a new
+///    one with --init_checkpoint=<that checkpoint> to start from its weights). Without a
+///    run_config.json (older runs) the checkpoint itself is compared (architecture, num_labels).
+///  * predict/export_only: the checkpoint they will read is compared with the config.
+///  * an --init_checkpoint that is a training checkpoint (ckpt-N): the same comparison.
+/// `schedule` may be null (then only the model is compared). Reads files; never throws.
+void checkModelDir(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
+                   const Schedule *schedule, Diagnostics &diag);
+
+/// True when `path` names a training checkpoint of this program (file name "ckpt-<N>"),
+/// rather than a safetensors init checkpoint.
+bool isTrainingCheckpointPath(const std::string &path);
+
+} // namespace wb

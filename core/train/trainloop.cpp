@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// Run::train in named phases: setUp → restore → (alreadyComplete) → openOutputs → announce
+// → for each step: trainStep, report, evaluateAndCheckpoint / interval checkpoint → finish.
+// The loop follows run_classifier's custom training loop (tensorflow/models
+// official/nlp/bert/model_training_utils.py): evaluation and a checkpoint every
+// steps_per_epoch steps, steps_per_loop steps between summaries and progress reports.
+#include "core/config/jsonfile.h"
+#include "core/data/classifierdataset.h"
+#include "core/distribute/strategy.h"
+#include "core/io/metricswriter.h"
+#include "core/io/summarywriter.h"
+#include "core/model/initcheckpoint.h"
+#include "core/train/adamw.h"
+#include "core/train/batching.h"
+#include "core/train/blascheck.h"
+#include "core/train/checkpointio.h"
+#include "core/train/checkpointstate.h"
+#include "core/train/evalpass.h"
+#include "core/train/run.h"
+#include "core/train/runidentity.h"
+#include "core/util/error.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+namespace {
+
+// Without --steps_per_loop, observer hooks are throttled to one StepMetrics per this many seconds.
+constexpr double kReportInterval = 0.05;
+
+double now()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// Removes the temporary files a killed run can leave in model_dir: "ckpt-N.tmp" and
+/// writeFileAtomic's "<name>.tmp.<pid>". Only names this program writes; best effort.
+void removeStaleTemporaries(const std::string &modelDir)
+{
+    std::error_code ec;
+    std::vector<fs::path> stale;
+    for (fs::directory_iterator it(modelDir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto dot = name.rfind(".tmp");
+        if (dot == std::string::npos)
+            continue;
+        const std::string rest = name.substr(dot + 4);
+        const bool ours = (rest.empty() && name.rfind("ckpt-", 0) == 0)
+                          || (rest.size() > 1 && rest[0] == '.'
+                              && rest.find_first_not_of("0123456789", 1) == std::string::npos);
+        if (ours)
+            stale.push_back(it->path());
+    }
+    for (const auto &p : stale)
+        fs::remove(p, ec);
+}
+
+} // namespace
+
+struct Run::TrainState
+{
+    std::unique_ptr<Strategy> strategy;
+    bool chief = true;
+    c10::Device device = c10::Device(c10::kCPU);
+    nn::BertForSequenceClassification model{nullptr};
+    std::unique_ptr<AdamW> opt;
+    int64_t start = 0;
+    std::string lastCkpt;
+    bool runConfigWritten = false;
+
+    std::optional<MetricsWriter> metrics;
+    std::unique_ptr<SummaryWriter> summaries;
+    std::unique_ptr<ClassifierDataset> trainData, evalData;
+    ClassifierBatch batch;
+
+    // Per-step values and the accumulators of the current report and evaluation interval.
+    int64_t global = 0;
+    double lr = 0;
+    bool stopVote = false;
+    double reportLoss = 0, epochLoss = 0;
+    int64_t reportSteps = 0, epochSteps = 0, reportExamples = 0;
+    double lastReport = 0, logStart = 0;
+    int64_t logStartStep = 0;
+    std::optional<EvalMetrics> lastEval;
+};
+
+void Run::setUp(TrainState &s)
+{
+    configureThreads();
+    // multi_worker_mirrored: joins the cluster here (waits for every worker, bounded by
+    // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
+    s.strategy = makeStrategy(m_spec);
+    s.chief = s.strategy->isChief();
+    s.strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
+    if (s.strategy->worldSize() > 1)
+        m_obs.logMessage("multi_worker_mirrored: worker rank " + std::to_string(s.strategy->rank()) + " of "
+                         + std::to_string(s.strategy->worldSize()) + (s.chief ? " (chief)" : ""));
+    for (const auto &w : checkBlas())
+        m_obs.logMessage(w);
+    std::error_code ec;
+    fs::create_directories(m_spec.model_dir, ec);
+    if (ec)
+        throw Error(m_spec.model_dir, "cannot create the model_dir: " + ec.message(),
+                    "choose a writable --model_dir");
+    s.model = makeModel();
+    // The optimizer's slots are created beside the parameters: move the model first.
+    s.device = s.strategy->device();
+    s.model->to(s.device);
+    s.model->train();
+    s.opt = std::make_unique<AdamW>(namedParameters(s.model), AdamWOptions{m_spec.weight_decay_rate});
+}
+
+void Run::restore(TrainState &s)
+{
+    s.lastCkpt = latestCheckpoint(m_spec.model_dir);
+    if (!s.lastCkpt.empty()) {
+        // Model, optimizer slots and the dropout RNG: the next step is the step an
+        // uninterrupted run would take (the data position is restored in openOutputs).
+        s.start = loadCheckpoint(s.lastCkpt, s.model, s.opt.get(), true).step;
+        m_obs.logMessage("Resuming from checkpoint " + s.lastCkpt + " at step " + std::to_string(s.start));
+        if (s.start > m_sched.total_steps)
+            throw Error(s.lastCkpt, "the checkpoint is at step " + std::to_string(s.start) + ", past total_steps "
+                                        + std::to_string(m_sched.total_steps) + " of this configuration",
+                        "use a new --model_dir");
+        s.runConfigWritten = fs::exists(runConfigPath(m_spec.model_dir));
+    } else if (!m_spec.init_checkpoint.empty()) {
+        if (isTrainingCheckpointPath(m_spec.init_checkpoint)) {
+            loadCheckpoint(m_spec.init_checkpoint, s.model, nullptr, false); // weights only: a new run
+            m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": weights of a training checkpoint");
+        } else {
+            auto m = loadInitCheckpoint(s.model, m_spec.init_checkpoint);
+            m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": " + m.summary());
+        }
+    }
+    m_progress.last_checkpoint = s.lastCkpt;
+    m_progress.last_step = s.start;
+    if (s.strategy->worldSize() > 1) {
+        // Every worker resumes from the chief's checkpoint, then starts from its parameters.
+        std::vector<int64_t> starts{s.start};
+        s.strategy->gatherAcrossWorkers(starts);
+        for (size_t k = 1; k < starts.size(); ++k)
+            if (starts[k] != starts[0])
+                throw Error("model_dir",
+                            "worker rank " + std::to_string(k) + " would resume at step " + std::to_string(starts[k])
+                                + " but the chief at step " + std::to_string(starts[0]),
+                            "every worker must see the chief's model_dir (a shared folder), or start all in a new one");
+        s.strategy->prepare(s.model->parameters());
+        // Own dropout masks per worker (deterministic, so a resumed run repeats them);
+        // the chief keeps its stream, which its checkpoints record.
+        if (s.strategy->rank() > 0)
+            torch::manual_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(s.strategy->rank()) + uint64_t(s.start));
+    }
+}
+
+RunFinished Run::alreadyComplete(const TrainState &s)
+{
+    // Touch no result file: report what the finished run wrote.
+    RunFinished &r = m_progress;
+    r.status = RunStatus::Completed;
+    r.last_step = s.start;
+    r.last_checkpoint = s.lastCkpt;
+    std::ifstream in(fs::path(m_spec.model_dir) / "training_summary.json");
+    const auto summary = nlohmann::json::parse(in, nullptr, false);
+    if (summary.is_object() && summary.contains("train_loss") && summary["train_loss"].is_number())
+        r.final_train_loss = summary["train_loss"].get<double>();
+    r.message = "training was already complete at step " + std::to_string(s.start) + " (" + s.lastCkpt
+                + "); nothing was changed";
+    m_obs.logMessage(r.message);
+    return r;
+}
+
+void Run::openOutputs(TrainState &s)
+{
+    if (s.chief) {
+        removeStaleTemporaries(m_spec.model_dir);
+        const std::string metricsPath = m_spec.metricsPath();
+        MetricsWriter::truncateAfterStep(metricsPath, s.start); // drop what was logged after the checkpoint
+        s.metrics.emplace(metricsPath);
+        s.summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
+    }
+    s.trainData = std::make_unique<ClassifierDataset>(
+        datasetOptions(m_spec, m_cfg, m_meta, m_spec.train_data_path, true));
+    DatasetOptions evalOptions = datasetOptions(m_spec, m_cfg, m_meta, m_spec.eval_data_path, false);
+    evalOptions.num_shards = s.strategy->dataShard().num_shards; // sharded evaluation, combined in evaluate()
+    evalOptions.shard_index = s.strategy->dataShard().shard_index;
+    s.evalData = std::make_unique<ClassifierDataset>(evalOptions);
+    // The data position: the same seeded order as an uninterrupted run, `start` batches in.
+    for (int64_t k = 0; k < s.start; ++k)
+        s.trainData->next(s.batch);
+}
+
+void Run::announce(TrainState &s)
+{
+    RunStarted info;
+    info.total_steps = m_sched.total_steps;
+    info.steps_per_epoch = m_sched.steps_per_epoch;
+    info.warmup_steps = m_sched.warmup_steps;
+    info.eval_steps = m_sched.eval_steps;
+    info.start_step = s.start;
+    info.num_labels = m_meta.num_labels;
+    info.parameter_count = 0;
+    for (auto &p : s.model->parameters())
+        info.parameter_count += p.numel();
+    info.model_dir = m_spec.model_dir;
+    info.device = s.device.str();
+    info.wall_time = now();
+    m_obs.runStarted(info);
+    m_obs.logMessage("Training " + std::to_string(info.parameter_count) + " parameters: steps_per_epoch "
+                     + std::to_string(info.steps_per_epoch) + ", total_steps " + std::to_string(info.total_steps)
+                     + ", warmup_steps " + std::to_string(m_sched.warmup_steps)
+                     + (s.start ? ", resuming at step " + std::to_string(s.start) : ""));
+    s.lastReport = s.logStart = now();
+    s.logStartStep = s.start;
+}
+
+bool Run::trainStep(TrainState &s, int64_t step)
+{
+    s.lr = m_sched.learningRate(step, m_spec.learning_rate, m_spec.end_lr);
+    s.trainData->next(s.batch);
+    BatchTensors t = onDevice(workerSlice(toTensors(s.batch), *s.strategy), s.device);
+    auto logits = s.model->forward(t.ids, t.mask, t.segments);
+    auto loss = lossFor(logits, t, m_regression);
+    loss.backward();
+    double lossValue = loss.item<double>(); // CPU: free; the NaN check needs it
+    // Average gradients and loss over the workers; all agree on stopping after this step.
+    s.stopVote = s.strategy->reduceGradients(s.model->parameters(), m_stop.stopRequested(), &lossValue);
+    if (!std::isfinite(lossValue)) {
+        RunFinished &r = m_progress;
+        r.status = RunStatus::Failed;
+        r.last_step = step;
+        r.field = "learning_rate";
+        r.message = "the training loss became " + std::string(std::isnan(lossValue) ? "NaN" : "infinite")
+                    + " at step " + std::to_string(step + 1) + " (learning_rate " + formatMetric(s.lr) + "); "
+                    + (s.lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + s.lastCkpt);
+        r.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
+        return false;
+    }
+    s.opt->step(s.lr);
+    s.opt->zeroGrad();
+    s.global = step + 1;
+    s.reportLoss += lossValue;
+    s.epochLoss += lossValue;
+    ++s.reportSteps;
+    ++s.epochSteps;
+    s.reportExamples += s.batch.size;
+    m_progress.last_step = s.global;
+    return true;
+}
+
+void Run::report(TrainState &s, bool force)
+{
+    const double tnow = now();
+    const int64_t perEval = m_sched.steps_per_epoch;
+    bool due;
+    if (m_spec.steps_per_loop) // run_classifier: a loop of steps_per_loop steps, cut at each evaluation
+        due = ((s.global - 1) % perEval + 1) % *m_spec.steps_per_loop == 0;
+    else
+        due = tnow - s.lastReport >= kReportInterval;
+    if ((due || force) && s.reportSteps > 0) {
+        StepMetrics sm;
+        sm.step = s.global;
+        sm.total_steps = m_sched.total_steps;
+        sm.epoch = double(s.global) / double(perEval * m_spec.num_eval_per_epoch);
+        sm.loss = s.reportLoss / double(s.reportSteps);
+        sm.learning_rate = s.lr;
+        sm.examples_per_second = tnow > s.lastReport ? double(s.reportExamples) / (tnow - s.lastReport) : 0.0;
+        sm.wall_time = tnow;
+        m_obs.stepCompleted(sm);
+        if (s.metrics)
+            s.metrics->writeTrain(sm);
+        if (s.summaries)
+            s.summaries->writeTrain(sm);
+        m_progress.final_train_loss = sm.loss;
+        s.reportLoss = 0;
+        s.reportSteps = 0;
+        s.reportExamples = 0;
+        s.lastReport = tnow;
+    }
+    if (m_spec.log_steps > 0 && s.global % m_spec.log_steps == 0) {
+        const double elapsed = tnow - s.logStart;
+        m_obs.logMessage("TimeHistory: " + formatMetric(elapsed, 3) + " seconds, "
+                         + formatMetric(double((s.global - s.logStartStep) * m_spec.train_batch_size) / elapsed, 4)
+                         + " examples/second between steps " + std::to_string(s.logStartStep) + " and "
+                         + std::to_string(s.global));
+        s.logStart = tnow;
+        s.logStartStep = s.global;
+    }
+}
+
+void Run::evaluateAndCheckpoint(TrainState &s)
+{
+    EvalMetrics em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get());
+    em.step = s.global;
+    em.wall_time = now();
+    m_obs.logMessage("Train Step: " + std::to_string(s.global) + "/" + std::to_string(m_sched.total_steps)
+                     + "  / loss = " + formatMetric(s.epochLoss / double(s.epochSteps))
+                     + "  learning_rate = " + formatMetric(s.lr));
+    m_obs.logMessage(evalLine(em));
+    m_obs.evaluationCompleted(em);
+    if (s.metrics)
+        s.metrics->writeEval(em);
+    if (s.summaries)
+        s.summaries->writeEval(em);
+    s.lastEval = em;
+    m_progress.final_train_loss = s.epochLoss / double(s.epochSteps);
+    s.epochLoss = 0;
+    s.epochSteps = 0;
+    saveCheckpointAt(s, s.global);
+    s.lastReport = now(); // keep eval and checkpoint time out of examples/s
+}
+
+void Run::saveCheckpointAt(TrainState &s, int64_t step)
+{
+    if (!s.chief)
+        return;
+    // run_config.json first: a checkpoint never exists without the identity of its run.
+    if (!s.runConfigWritten) {
+        writeRunConfig(m_spec.model_dir, RunIdentity::of(m_spec, m_cfg, m_meta, m_sched));
+        s.runConfigWritten = true;
+    }
+    const std::string name = checkpointName(step);
+    const std::string path = (fs::path(m_spec.model_dir) / name).string();
+    saveCheckpoint(path, s.model, *s.opt, step, m_meta);
+    for (const auto &gone : recordCheckpoint(m_spec.model_dir, name, m_spec.keep_checkpoint_max))
+        m_obs.logMessage("Deleted old checkpoint " + gone);
+    s.lastCkpt = path;
+    m_progress.last_checkpoint = path;
+    m_obs.checkpointSaved({step, path});
+    m_obs.logMessage("Saved checkpoint " + path);
+}
+
+RunFinished Run::finish(TrainState &s)
+{
+    RunFinished &r = m_progress;
+    const int64_t total = m_sched.total_steps;
+    nlohmann::ordered_json summary;
+    summary["total_training_steps"] = total;
+    summary["train_loss"] = r.final_train_loss;
+    if (s.lastEval) {
+        auto ej = MetricsWriter::evalJson(*s.lastEval);
+        ej.erase("kind");
+        ej.erase("wall_time");
+        if (!s.lastEval->regression)
+            summary["eval_metrics"] = s.lastEval->eval_accuracy;
+        summary["last_eval"] = ej;
+    }
+    if (s.chief)
+        writeFileAtomic((fs::path(m_spec.model_dir) / "training_summary.json").string(), summary.dump(4) + "\n");
+    r.status = RunStatus::Completed;
+    r.last_step = total;
+    r.message = "training completed at step " + std::to_string(total);
+    return r;
+}
+
+RunFinished Run::train()
+{
+    m_progress = RunFinished{}; // kept up to date, so a failure can still report how far it got
+    TrainState s;
+    setUp(s);
+    restore(s);
+    const int64_t total = m_sched.total_steps;
+    if (s.start >= total)
+        return alreadyComplete(s);
+    openOutputs(s);
+    announce(s);
+    const int64_t perEval = m_sched.steps_per_epoch;
+    const int64_t interval = m_spec.save_checkpoints_steps;
+    for (int64_t step = s.start; step < total; ++step) {
+        if (!trainStep(s, step))
+            return m_progress;
+        const bool stopNow = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
+        const bool boundary = s.global % perEval == 0 || s.global == total;
+        report(s, boundary || stopNow);
+        if (boundary)
+            evaluateAndCheckpoint(s);
+        else if (stopNow || (interval > 0 && s.global % interval == 0))
+            saveCheckpointAt(s, s.global);
+        // A stop requested during the evaluation or the checkpoint counts after this step too.
+        const bool stopAfter = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
+        if (stopAfter && s.global < total) {
+            if (checkpointStep(s.lastCkpt) != s.global)
+                saveCheckpointAt(s, s.global);
+            m_progress.status = RunStatus::Cancelled;
+            m_progress.message = "stopped by the user after step " + std::to_string(s.global) + "; checkpoint "
+                                 + s.lastCkpt;
+            return m_progress;
+        }
+    }
+    return finish(s);
+}
+
+} // namespace wb

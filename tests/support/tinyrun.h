@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test support: the one generator of a tiny, valid training run (bert_config.json,
+// input_meta_data.json, train/eval TFRecords) for every test that trains.
+#pragma once
+
+#include "core/config/trainingoptions.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordwriter.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+
+namespace wbtest {
+
+/// What writeTinyRun writes. The defaults are a BERT of 2 layers, hidden 32, vocab 100,
+/// 2 labels at max_seq_length 16, 64 training and 16 evaluation records, batch 8, 2 epochs.
+struct TinyRun
+{
+    int64_t train_size = 64;
+    int64_t eval_size = 16;
+    int64_t num_labels = 2;
+    int64_t max_seq_length = 16;
+    int hidden_size = 32;
+    int num_hidden_layers = 2;
+    int64_t batch_size = 8;
+    int64_t num_train_epochs = 2;
+    double learning_rate = 1e-3;
+    std::string model_dir = "model"; ///< relative to the root
+    /// File names under the root (change them to write a second, different model beside).
+    std::string bert_config_name = "bert_config.json";
+    std::string meta_data_name = "input_meta_data.json";
+};
+
+/// Writes the config, meta data and learnable records (label k % num_labels; the label
+/// shows in the token ids) under `root` (created when missing) and returns matching options:
+/// strategy one_device, batch/epochs/learning rate from `p`, log_steps 0, model_dir
+/// <root>/<p.model_dir>. The records are the same for the same sizes.
+inline wb::TrainingOptions writeTinyRun(const std::string &root, const TinyRun &p = {})
+{
+    std::filesystem::create_directories(root);
+    wb::TrainingOptions o;
+    o.distribution_strategy = "one_device";
+    o.bert_config_file = root + "/" + p.bert_config_name;
+    o.input_meta_data_path = root + "/" + p.meta_data_name;
+    o.train_data_path = root + "/train.tf_record";
+    o.eval_data_path = root + "/eval.tf_record";
+    o.model_dir = root + "/" + p.model_dir;
+    o.train_batch_size = p.batch_size;
+    o.eval_batch_size = p.batch_size;
+    o.learning_rate = p.learning_rate;
+    o.num_train_epochs = p.num_train_epochs;
+    o.log_steps = 0;
+    std::ofstream(o.bert_config_file) << "{\"vocab_size\": 100, \"hidden_size\": " << p.hidden_size
+                                      << ", \"num_hidden_layers\": " << p.num_hidden_layers
+                                      << ", \"num_attention_heads\": 2, \"intermediate_size\": " << 2 * p.hidden_size
+                                      << ", \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
+                                         "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, "
+                                         "\"type_vocab_size\": 2, \"initializer_range\": 0.02}";
+    std::ofstream(o.input_meta_data_path) << "{\"processor_type\": \"FOLDERS\", \"task_type\": \"bert_classification\", "
+                                             "\"num_labels\": " << p.num_labels
+                                          << ", \"train_data_size\": " << p.train_size
+                                          << ", \"eval_data_size\": " << p.eval_size
+                                          << ", \"max_seq_length\": " << p.max_seq_length << "}";
+    const int64_t span = 100 / p.num_labels; // 2 labels: ids 1..49 and 51..99
+    for (const auto &[path, n] : {std::pair{o.train_data_path, p.train_size}, std::pair{o.eval_data_path, p.eval_size}}) {
+        wb::TFRecordWriter w(path);
+        for (int64_t i = 0; i < n; ++i) {
+            wb::ClassifierRecord r;
+            r.input_ids.assign(size_t(p.max_seq_length), 0);
+            r.input_mask.assign(size_t(p.max_seq_length), 0);
+            r.segment_ids.assign(size_t(p.max_seq_length), 0);
+            r.label_id = i % p.num_labels;
+            for (int64_t k = 0; k < 6 && k < p.max_seq_length; ++k) {
+                r.input_ids[size_t(k)] = 1 + r.label_id * span + (i * 7 + k) % (span - 1);
+                r.input_mask[size_t(k)] = 1;
+            }
+            w.write(wb::encodeClassifierRecord(r));
+        }
+        w.commit();
+    }
+    return o;
+}
+
+} // namespace wbtest
