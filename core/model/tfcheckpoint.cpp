@@ -423,7 +423,10 @@ std::optional<std::string> resolveTfCheckpointPrefix(const std::string &input)
 
 TfVariableKind classifyTfVariable(const std::string &name)
 {
-    if (endsWith(name, "/adam_m") || endsWith(name, "/adam_v") || name.find(".OPTIMIZER_SLOT") != std::string::npos
+    // google-research/bert's AdamWeightDecayOptimizer (adam_m/adam_v), tf.train.AdamOptimizer
+    // (Adam/Adam_1, beta1_power/beta2_power), TF2 object-based slots.
+    if (endsWith(name, "/adam_m") || endsWith(name, "/adam_v") || endsWith(name, "/Adam") || endsWith(name, "/Adam_1")
+        || name == "beta1_power" || name == "beta2_power" || name.find(".OPTIMIZER_SLOT") != std::string::npos
         || startsWith(name, "optimizer/"))
         return TfVariableKind::OptimizerSlot;
     if (name == "global_step" || name == "save_counter/.ATTRIBUTES/VARIABLE_VALUE" || name == "save_counter"

@@ -387,6 +387,7 @@ void tst_TfCheckpoint::mapsNames_data()
     QTest::newRow("head") << "output_weights" << "classifier.weight" << false;
     QTest::newRow("adam") << "bert/pooler/dense/kernel/adam_m" << "" << false;
     QTest::newRow("mlm") << "cls/predictions/output_bias" << "" << false;
+    QTest::newRow("tf1 Adam") << "bert/encoder/layer_0/output/dense/kernel/Adam_1" << "" << false;
     QTest::newRow("tf2 q") << "encoder/_transformer_layers/1/_attention_layer/_query_dense/kernel/.ATTRIBUTES/VARIABLE_VALUE"
                            << "bert.encoder.layer.1.attention.self.query.weight" << true;
     QTest::newRow("tf2 ln") << "model/encoder/_transformer_layers/0/_output_layer_norm/beta/.ATTRIBUTES/VARIABLE_VALUE"
@@ -405,6 +406,8 @@ void tst_TfCheckpoint::mapsNames()
     const auto m = mapTfVariableName(tf.toStdString());
     if (model.isEmpty()) {
         QVERIFY(!m);
+        const TfVariableKind kind = classifyTfVariable(tf.toStdString());
+        QCOMPARE(kind, tf.startsWith(QStringLiteral("cls/")) ? TfVariableKind::Other : TfVariableKind::OptimizerSlot);
         return;
     }
     QVERIFY(m);
