@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <string_view>
@@ -181,9 +182,13 @@ std::string readWholeFile(const std::string &path, const char *what)
 
 int64_t productOf(const std::vector<int64_t> &shape, size_t from, size_t to)
 {
+    // Saturates instead of overflowing: a hostile index may claim any dimensions.
     int64_t n = 1;
-    for (size_t k = from; k < to && k < shape.size(); ++k)
+    for (size_t k = from; k < to && k < shape.size(); ++k) {
+        if (shape[k] != 0 && n > std::numeric_limits<int64_t>::max() / shape[k])
+            return std::numeric_limits<int64_t>::max();
         n *= shape[k];
+    }
     return n;
 }
 
@@ -342,7 +347,7 @@ std::vector<std::pair<std::string, std::string>> checkTfBundleShards(const TfBun
 {
     std::vector<uint64_t> needed(size_t(bundle.num_shards), 0);
     for (const auto &e : bundle.entries)
-        needed[size_t(e.shard_id)] = std::max<uint64_t>(needed[size_t(e.shard_id)], uint64_t(e.offset + e.size));
+        needed[size_t(e.shard_id)] = std::max(needed[size_t(e.shard_id)], uint64_t(e.offset) + uint64_t(e.size));
     std::vector<std::pair<std::string, std::string>> problems;
     for (int32_t s = 0; s < bundle.num_shards; ++s) {
         const std::string path = bundle.shardPath(s);
@@ -365,12 +370,20 @@ std::string readTfTensorBytes(const TfBundle &bundle, const TfBundleEntry &entry
     if (!in)
         throw Error(shard, "the data shard " + fs::path(shard).filename().string() + " of the checkpoint is missing",
                     "copy it beside " + fs::path(bundle.prefix).filename().string() + ".index");
+    std::error_code ec;
+    const auto shardSize = fs::file_size(shard, ec);
+    if (ec || uint64_t(entry.offset) > shardSize || uint64_t(entry.size) > shardSize - uint64_t(entry.offset))
+        throw Error(shard + ": tensor '" + entry.name + "'",
+                    "the shard ends before byte " + std::to_string(uint64_t(entry.offset) + uint64_t(entry.size))
+                        + " that the index names",
+                    "the data shard is truncated; copy the checkpoint again");
     std::string bytes(size_t(entry.size), '\0');
     in.seekg(std::streamoff(entry.offset));
     in.read(bytes.data(), std::streamsize(entry.size));
     if (!in)
         throw Error(shard + ": tensor '" + entry.name + "'",
-                    "the shard ends before byte " + std::to_string(entry.offset + entry.size) + " that the index names",
+                    "the shard ends before byte " + std::to_string(uint64_t(entry.offset) + uint64_t(entry.size))
+                        + " that the index names",
                     "the data shard is truncated; copy the checkpoint again");
     const uint32_t actual = crc32c(bytes.data(), bytes.size());
     const uint32_t expected = unmaskCrc(entry.masked_crc32c);

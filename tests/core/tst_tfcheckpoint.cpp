@@ -539,6 +539,7 @@ void tst_TfCheckpoint::damagedIndexBlocks_data()
     QTest::newRow("restart") << 2 << "not at an entry boundary";
     QTest::newRow("magic") << 3 << "not LevelDB's";
     QTest::newRow("truncated") << 4 << "shorter than the 48-byte";
+    QTest::newRow("hostile shape") << 5 << "size 8 bytes does not match DT_FLOAT";
 }
 
 void tst_TfCheckpoint::damagedIndexBlocks()
@@ -553,7 +554,10 @@ void tst_TfCheckpoint::damagedIndexBlocks()
     table.misplaceRestart = kind == 2;
     fs::create_directories(path("damaged"));
     const std::string prefix = path("damaged/m.ckpt");
-    writeBundle(prefix, tf1Tensors(a), 1, table);
+    auto tensors = tf1Tensors(a);
+    if (kind == 5)
+        tensors.push_back({"bert/huge", tfdtype::kFloat, {int64_t(1) << 62, 4}, std::string(8, '\0'), 0});
+    writeBundle(prefix, tensors, 1, table);
     std::ifstream in(prefix + ".index", std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     in.close();
