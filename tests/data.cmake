@@ -4,3 +4,5 @@ wb_add_test(tst_classifierdataset NAME core.classifierdataset SOURCES core/tst_c
 wb_add_test(tst_tokenizer NAME core.tokenizer SOURCES core/tst_tokenizer.cpp LIBS wb_data)
 wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS wb_data)
 wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS wb_cli)
+# Errors never escape the CLI (issue 11): example with an unwritable cache, exception conversion.
+wb_add_test(tst_cliexample NAME cli.example SOURCES cli/tst_cliexample.cpp LIBS wb_cli TIMEOUT 60)

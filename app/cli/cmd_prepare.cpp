@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
 #include "core/data/dataprep.h"
@@ -11,17 +12,6 @@
 #include <unistd.h>
 
 namespace wb::cli {
-
-namespace {
-
-void printError(std::ostream &err, const Error &e)
-{
-    err << "error: " << (e.field().empty() ? std::string("prepare") : e.field()) << ": " << e.what() << "\n";
-    if (!e.hint().empty())
-        err << "  hint: " << e.hint() << "\n";
-}
-
-} // namespace
 
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
@@ -104,14 +94,14 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         for (const auto &w : r.warnings)
             err << "warning: " << w << "\n";
         return kExitOk;
-    } catch (const Error &e) {
+    } catch (const Error &) {
         if (tty)
             err << "\n";
-        printError(err, e);
-        return kExitInvalid;
-    } catch (const std::exception &e) {
-        err << "error: prepare: " << e.what() << "\n";
-        return kExitRuntime;
+        return reportCurrentException(err, "prepare", kExitInvalid); // bad input data or flags
+    } catch (...) {
+        if (tty)
+            err << "\n";
+        return reportCurrentException(err, "prepare", kExitRuntime);
     }
 }
 

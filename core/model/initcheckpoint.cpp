@@ -2,7 +2,6 @@
 #include "core/model/initcheckpoint.h"
 
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
 #include "core/model/parameternames.h"
 #include "core/util/error.h"
 

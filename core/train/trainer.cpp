@@ -2,7 +2,7 @@
 #include "core/train/trainer.h"
 
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/data/classifierdataset.h"
 #include "core/distribute/strategy.h"
 #include "core/io/metricswriter.h"
