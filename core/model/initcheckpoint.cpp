@@ -4,6 +4,7 @@
 #include "core/config/jsonfile.h"
 #include "core/model/parameternames.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
 
 #include <fstream>
 #include <set>
@@ -126,8 +127,9 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
     try {
         const SafetensorsHeader h = readSafetensorsHeader(options.init_checkpoint);
         matchCheckpoint(h, options.init_checkpoint, config, meta.num_labels, diag);
-    } catch (const Error &e) {
-        diag.error(e.field().empty() ? "init_checkpoint" : e.field(), e.what(), e.hint());
+    } catch (...) { // never throws: any failure (wb, filesystem, c10) is a finding
+        const ErrorText t = describeCurrentException("init_checkpoint");
+        diag.error(t.field, t.message, t.hint);
     }
 }
 
