@@ -284,7 +284,7 @@ void MainWindow::buildForm(QWidget *panel)
     m_workerTimeout = new QSpinBox;
     m_workerTimeout->setRange(1, 24 * 3600);
     m_workerTimeout->setSuffix(tr(" s"));
-    m_workerTimeout->setValue(TrainingOptions().worker_timeout_seconds);
+    m_workerTimeout->setValue(TrainingOptions().worker_timeout);
     connect(m_workerTimeout, QOverload<int>::of(&QSpinBox::valueChanged), this, &MainWindow::markModified);
     addRow(strategyForm, QStringLiteral("worker_timeout"), m_workerTimeout);
     // Local workers and the timeout only mean something for multi_worker_mirrored.
@@ -501,7 +501,7 @@ TrainingOptions MainWindow::options() const
     o.num_gpus = m_numGpus->value();
     if (m_localWorkers->isEnabled())
         o.num_local_workers = m_localWorkers->value();
-    o.worker_timeout_seconds = m_workerTimeout->value();
+    o.worker_timeout = m_workerTimeout->value();
     auto path = [this](const char *field) { return m_paths.at(QString::fromLatin1(field))->text().trimmed().toStdString(); };
     o.bert_config_file = path("bert_config_file");
     o.input_meta_data_path = path("input_meta_data_path");
@@ -534,7 +534,7 @@ void MainWindow::setOptions(const TrainingOptions &o, bool modified)
     m_strategy->setCurrentIndex(m_strategy->findText(q(o.distribution_strategy), Qt::MatchFixedString));
     m_numGpus->setValue(o.num_gpus);
     m_localWorkers->setValue(o.num_local_workers);
-    m_workerTimeout->setValue(o.worker_timeout_seconds);
+    m_workerTimeout->setValue(o.worker_timeout);
     m_paths.at(QStringLiteral("bert_config_file"))->setText(q(o.bert_config_file));
     m_paths.at(QStringLiteral("input_meta_data_path"))->setText(q(o.input_meta_data_path));
     m_paths.at(QStringLiteral("train_data_path"))->setText(q(o.train_data_path));

@@ -110,7 +110,7 @@ torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, bool r
     return se.mean();
 }
 
-DatasetOptions datasetOptions(const RunSpec &spec, const BertConfig &cfg, const InputMetaData &meta,
+DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
                               const std::string &pattern, bool training)
 {
     DatasetOptions o;
@@ -324,11 +324,11 @@ std::string floatText(float v)
     return buf;
 }
 
-void configureThreads(const RunSpec &spec, TrainingObserver &observer)
+void configureThreads(const TrainingOptions &spec, TrainingObserver &observer)
 {
-    if (spec.intra_op_threads > 0) {
-        torch::set_num_threads(spec.intra_op_threads);
-        observer.logMessage("intra-op threads: " + std::to_string(spec.intra_op_threads) + " (--num_threads)");
+    if (spec.num_threads > 0) {
+        torch::set_num_threads(spec.num_threads);
+        observer.logMessage("intra-op threads: " + std::to_string(spec.num_threads) + " (--num_threads)");
     } else {
         // Automatic: keep libtorch's own choice (one thread per physical core as it counts
         // them); BLAS brings its own pool. Raising torch's OpenMP threads on top made
@@ -341,7 +341,7 @@ void configureThreads(const RunSpec &spec, TrainingObserver &observer)
 class Run
 {
 public:
-    Run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v)
+    Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v)
         : m_spec(spec), m_obs(observer), m_stop(stop), m_cfg(*v.bert_config), m_meta(*v.meta_data),
           m_regression(v.meta_data->isRegression())
     {
@@ -380,7 +380,7 @@ private:
         }
     }
 
-    const RunSpec &m_spec;
+    const TrainingOptions &m_spec;
     TrainingObserver &m_obs;
     const StopToken &m_stop;
     BertConfig m_cfg;
@@ -717,7 +717,7 @@ struct Trainer::Private
 Trainer::Trainer() : d(std::make_unique<Private>()) {}
 Trainer::~Trainer() = default;
 
-RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop)
+RunFinished Trainer::run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop)
 {
     ValidationResult v;
     try {
@@ -732,7 +732,7 @@ RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const 
     return run(spec, v, observer, stop);
 }
 
-RunFinished Trainer::run(const RunSpec &spec, const ValidationResult &v, TrainingObserver &observer,
+RunFinished Trainer::run(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &observer,
                          const StopToken &stop)
 {
     RunFinished r;

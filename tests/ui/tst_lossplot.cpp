@@ -165,7 +165,7 @@ void tst_LossPlot::comparisonOverlay()
     LossPlot plot;
     RunHistory run;
     run.name = QStringLiteral("other");
-    run.metricsPath = QStringLiteral("/tmp/other/metrics.jsonl");
+    run.sourcePath = QStringLiteral("/tmp/other/metrics.jsonl");
     run.trainStep = {1, 2, 3};
     run.trainWallTime = {1, 2, 3};
     run.trainLoss = {1, 0.5, 0.25};
@@ -173,7 +173,7 @@ void tst_LossPlot::comparisonOverlay()
     plot.addComparisonRun(run, Qt::red);
     plot.addComparisonRun(run, Qt::blue); // same path: replaced
     QCOMPARE(plot.comparisonRunCount(), 1);
-    plot.removeComparisonRun(run.metricsPath);
+    plot.removeComparisonRun(run.sourcePath);
     QCOMPARE(plot.comparisonRunCount(), 0);
 }
 

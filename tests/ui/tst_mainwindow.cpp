@@ -52,7 +52,7 @@ void simulateStep()
 struct RecordingRun
 {
     std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
-    std::shared_ptr<RunSpec> lastSpec = std::make_shared<RunSpec>();
+    std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
 };
 
 } // namespace
@@ -144,7 +144,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     const TrainingOptions o = writeFixture(dir);
     MainWindow w;
     RecordingRun rec;
-    w.controller()->setRunFunction([rec](const RunSpec &spec, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([rec](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &) {
         ++*rec.calls;
         *rec.lastSpec = spec;
         RunFinished r;
@@ -175,7 +175,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
         obs.logMessage("step 3: loss = nan");
         RunFinished r;
         r.status = RunStatus::Failed;
@@ -281,7 +281,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
         RunStarted s;
         s.total_steps = 16;
         s.device = "cpu";
@@ -333,7 +333,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     o.distribution_strategy = "one_device";
     MainWindow w;
     auto checkpointed = std::make_shared<std::atomic<bool>>(false);
-    w.controller()->setRunFunction([checkpointed](const RunSpec &, TrainingObserver &obs, const StopToken &stop) {
+    w.controller()->setRunFunction([checkpointed](const TrainingOptions &, TrainingObserver &obs, const StopToken &stop) {
         int64_t step = 0;
         while (!stop.stopRequested()) {
             StepMetrics m;
@@ -404,7 +404,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(timeout && timeout->isEnabled());
     QCOMPARE(timeout->value(), 300);
     timeout->setValue(30);
-    QCOMPARE(w.options().worker_timeout_seconds, 30);
+    QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
     w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));

@@ -31,7 +31,7 @@ struct FakeTrainer
     std::atomic<int> checkpointStep{0};
     std::atomic<int> runs{0};
 
-    RunFinished operator()(const RunSpec &spec, TrainingObserver &obs, const StopToken &stop)
+    RunFinished operator()(const TrainingOptions &spec, TrainingObserver &obs, const StopToken &stop)
     {
         ++runs;
         RunStarted start;
@@ -94,7 +94,7 @@ void tst_TrainingController::completesAndDeliversEveryStepOnGuiThread()
     TrainingController c;
     auto fake = std::make_shared<FakeTrainer>();
     fake->steps = 20;
-    c.setRunFunction([fake](const RunSpec &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+    c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
     QSignalSpy steps(&c, &TrainingController::stepCompleted);
     QSignalSpy finished(&c, &TrainingController::finished);
     QSignalSpy log(&c, &TrainingController::logMessage);
@@ -121,7 +121,7 @@ void tst_TrainingController::stopCancelsAndResumeContinues()
     TrainingController c;
     auto fake = std::make_shared<FakeTrainer>();
     fake->steps = 100000; // would take minutes: only a stop ends it
-    c.setRunFunction([fake](const RunSpec &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+    c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
     QSignalSpy steps(&c, &TrainingController::stepCompleted);
     QSignalSpy finished(&c, &TrainingController::finished);
     QSignalSpy checkpoints(&c, &TrainingController::checkpointSaved);
@@ -156,7 +156,7 @@ void tst_TrainingController::stopCancelsAndResumeContinues()
 void tst_TrainingController::failingRunReportsMessage()
 {
     TrainingController c;
-    c.setRunFunction([](const RunSpec &, TrainingObserver &o, const StopToken &) {
+    c.setRunFunction([](const TrainingOptions &, TrainingObserver &o, const StopToken &) {
         RunFinished r;
         r.status = RunStatus::Failed;
         r.message = "loss is NaN at step 3";
@@ -178,7 +178,7 @@ void tst_TrainingController::failingRunReportsMessage()
 void tst_TrainingController::throwingRunEndsFailed()
 {
     TrainingController c;
-    c.setRunFunction([](const RunSpec &, TrainingObserver &, const StopToken &) -> RunFinished {
+    c.setRunFunction([](const TrainingOptions &, TrainingObserver &, const StopToken &) -> RunFinished {
         throw std::runtime_error("boom");
     });
     QSignalSpy finished(&c, &TrainingController::finished);
@@ -196,7 +196,7 @@ void tst_TrainingController::destructionDuringRunStops()
     QElapsedTimer timer;
     {
         TrainingController c;
-        c.setRunFunction([fake](const RunSpec &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+        c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
         QSignalSpy steps(&c, &TrainingController::stepCompleted);
         QVERIFY(c.start(TrainingOptions{}));
         QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 2, 10000);
@@ -212,7 +212,7 @@ void tst_TrainingController::eventLoopStaysResponsive()
     TrainingController c;
     auto fake = std::make_shared<FakeTrainer>();
     fake->steps = 250; // ~0.5 s of busy work on the worker thread
-    c.setRunFunction([fake](const RunSpec &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+    c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
     QSignalSpy finished(&c, &TrainingController::finished);
     QTimer heartbeat;
     heartbeat.setInterval(10);
