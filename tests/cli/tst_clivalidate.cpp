@@ -106,10 +106,24 @@ private Q_SLOTS:
         std::string out, err;
         const int code = run({"validate", "--distribution_strategy=ONE_DEVICE", "--bert_config_file", path("bert_config.json"),
                               "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
-                              path("export")},
+                              path("export"), "--model_dir", path("run")},
                              out, err);
         QVERIFY2(code == 0, err.c_str());
         QVERIFY(QString::fromStdString(out).contains(QStringLiteral("configuration is valid: strategy one_device")));
+    }
+
+    void missingModelDirExits2()
+    {
+        // No default model directory: a run never resumes from whatever an old default holds.
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=one_device", "--bert_config_file", path("bert_config.json"),
+                              "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
+                              path("export")},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(QStringLiteral(
+                     "error: model_dir: no model_dir was given\n  hint: pass --model_dir=<directory for checkpoints and metrics>")),
+                 err.c_str());
     }
 
     void emptyFlagValueDoesNotSwallowTheNextFlag()
