@@ -160,7 +160,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         spin->setSingleStep(spec.step);
         spin->setDecimals(spec.decimals);
         connect(spin, QOverload<double>::of(&QDoubleSpinBox::valueChanged), this, &ConfigurationForm::changed);
-        b.show = [spin, &spec](const TrainingOptions &o) { spin->setValue(std::stod(spec.text(o))); };
+        b.show = [spin, &spec](const TrainingOptions &o) { spin->setValue(QString::fromStdString(spec.text(o)).toDouble()); };
         b.read = [spin, &spec](TrainingOptions &o) { spec.setText(o, QString::number(spin->value(), 'g', 17).toStdString()); };
         return spin;
     }

@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <vector>
+
 
 namespace wb {
 
@@ -38,12 +40,12 @@ TrainingOptions ProjectFile::fromJson(const nlohmann::json &j, const QString &ba
         diag.error("options", "missing or not an object", "a project file has an \"options\" object");
         return o;
     }
+    std::vector<std::string> unknown;
     for (auto it = optsIt->begin(); it != optsIt->end(); ++it) {
         // Older projects used other spellings (intra_op_threads); the table lists them as aliases.
         const OptionSpec *spec = findOption(it.key());
         if (!spec) {
-            diag.warning("options." + it.key(), "unknown setting, ignored",
-                         "remove it from the project file, or save the project again from the window");
+            unknown.push_back(it.key());
             continue;
         }
         if (it->is_null())
@@ -59,6 +61,9 @@ TrainingOptions ProjectFile::fromJson(const nlohmann::json &j, const QString &ba
                 spec->setText(o, QDir(baseDir).filePath(value).toStdString());
         }
     }
+    for (const std::string &key : unknown)
+        diag.warning("options." + key, "unknown setting, ignored",
+                     "remove it from the project file, or save the project again from the window");
     return o;
 }
 

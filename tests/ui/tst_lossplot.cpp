@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// QCustomPlot 2.1's header uses Qt's keywords (signals, foreach); allow them in this file only.
+#undef QT_NO_KEYWORDS
+#undef QT_NO_FOREACH
 #include "ui/lossplot.h"
 
 #include <QFile>

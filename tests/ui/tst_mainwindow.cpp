@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
 
+#include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
 #include "tinyrun.h"
 #include "core/io/eventwriter.h"
