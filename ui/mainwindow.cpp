@@ -4,9 +4,9 @@
 #include "core/config/bertconfig.h"
 #include "core/config/jsonfile.h"
 #include "core/config/validation.h"
-#include "core/data/exampledata.h"
 #include "ui/configurationform.h"
 #include "ui/evaluationview.h"
+#include "ui/exampleloader.h"
 #include "ui/fieldhelp.h"
 #include "ui/historyreplay.h"
 #include "ui/lossplot.h"
@@ -31,7 +31,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProgressDialog>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -135,6 +134,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
             reportError(tr("Cannot read run"), {error, QString()});
     });
 
+    m_example = new ExampleLoader(this);
+    connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
+    connect(m_example, &ExampleLoader::failed, this,
+            [this](const ErrorReport &error) { reportError(tr("Cannot open the example"), error); });
+    connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
+        guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
+    });
+
     setOptions(TrainingOptions{});
     updateActions();
     updateTitle();
@@ -143,9 +150,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
 
 MainWindow::~MainWindow()
 {
-    // The jobs capture no pointer to the window; waiting keeps their files consistent.
-    m_example.cancel();
-    m_example.waitForFinished();
+    // The check captures no pointer to the window; waiting lets it end before the process does.
     m_preflight.waitForFinished();
 }
 
@@ -519,68 +524,11 @@ bool MainWindow::resume()
     return resumed;
 }
 
-void MainWindow::openExample()
-{
-    if (m_example.isRunning())
-        return;
-    if (!m_exampleProgress) {
-        m_exampleProgress = new QProgressDialog(tr("Preparing the spam-detection example…"), tr("Cancel"), 0, kJobProgressMax, this);
-        m_exampleProgress->setObjectName(QStringLiteral("exampleProgress"));
-        m_exampleProgress->setWindowTitle(tr("Open Example"));
-        m_exampleProgress->setWindowModality(Qt::WindowModal);
-        m_exampleProgress->setMinimumDuration(300);
-        m_exampleProgress->setAutoClose(false);
-        m_exampleProgress->setAutoReset(false);
-        connect(m_exampleProgress, &QProgressDialog::canceled, this, [this] { m_example.cancel(); });
-    }
-    m_exampleProgress->reset();
-    m_exampleProgress->setValue(0);
-    const std::string cacheDir = defaultExampleCacheDir();
-    appendLog(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
-                  .arg(q(cacheDir)));
-    m_example = runBackgroundJob<ExampleDataPaths>(
-        this,
-        [cacheDir](const JobControl &job) {
-            return ensureExampleData(
-                cacheDir,
-                [&job](double fraction, const std::string &stage) {
-                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
-                },
-                job.cancelFlag());
-        },
-        [this](JobOutcome<ExampleDataPaths> outcome) {
-            m_exampleProgress->reset();
-            m_exampleProgress->hide();
-            if (outcome.cancelled)
-                return appendLog(tr("Example preparation cancelled."));
-            if (!outcome.ok())
-                return reportError(tr("Cannot open the example"), outcome.error);
-            guarded(tr("Cannot open the example"), [&] { openExampleProject(*outcome.value); });
-        },
-        [this](int value, const QString &stage) {
-            if (!m_exampleProgress)
-                return;
-            m_exampleProgress->setValue(value);
-            m_exampleProgress->setLabelText(tr("Preparing the spam-detection example: %1").arg(stage));
-        });
-}
+void MainWindow::openExample() { m_example->start(); }
 
 void MainWindow::openExampleProject(const ExampleDataPaths &paths)
 {
-    TrainingOptions o;
-    o.distribution_strategy = "one_device";
-    o.num_gpus = 0;
-    o.bert_config_file = paths.bert_config_file;
-    o.input_meta_data_path = paths.meta_data_path;
-    o.train_data_path = paths.train_data_path;
-    o.eval_data_path = paths.eval_data_path;
-    o.model_dir = QDir(q(paths.project_dir)).filePath(QStringLiteral("runs/run-1")).toStdString();
-    o.train_batch_size = 32;
-    o.eval_batch_size = 64;
-    o.learning_rate = 5e-4; // a small model trained from scratch tolerates a larger rate
-    o.num_train_epochs = 3;
-    o.num_eval_per_epoch = 2;
-    o.log_steps = 20;
+    const TrainingOptions o = ExampleLoader::projectOptions(paths);
     const QString project = QDir(q(paths.project_dir)).filePath(QStringLiteral("spam-example.bwproj"));
     if (!QFileInfo::exists(project)) {
         try {

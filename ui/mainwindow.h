@@ -13,13 +13,13 @@ class QComboBox;
 class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
-class QProgressDialog;
 class QTabWidget;
 
 namespace wb {
 
 class ConfigurationForm;
 class EvaluationView;
+class ExampleLoader;
 class LossPlot;
 class ProgressPanel;
 class SchedulePanel;
@@ -162,8 +162,7 @@ private:
     QMessageBox *m_runErrorBox = nullptr;
     QMessageBox *m_closeBox = nullptr;
     PrepareDataDialog *m_prepareDialog = nullptr;
-    QProgressDialog *m_exampleProgress = nullptr;
-    JobHandle m_example;
+    ExampleLoader *m_example = nullptr;
     JobHandle m_preflight;
 
     Diagnostics m_lastValidation;
