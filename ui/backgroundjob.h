@@ -98,9 +98,12 @@ JobHandle runBackgroundJob(QObject *context, Work work, Done done,
         watcher->deleteLater();
         done(std::move(outcome));
     });
-    if (progress)
+    if (progress) {
         QObject::connect(watcher, &QFutureWatcherBase::progressValueChanged, context,
                          [watcher, progress](int value) { progress(value, watcher->progressText()); });
+        QObject::connect(watcher, &QFutureWatcherBase::progressTextChanged, context,
+                         [watcher, progress](const QString &text) { progress(watcher->progressValue(), text); });
+    }
     QFuture<JobOutcome<T>> future = QtConcurrent::run([cancel, work = std::move(work)](QPromise<JobOutcome<T>> &promise) {
         promise.setProgressRange(0, kJobProgressMax);
         const JobControl control(cancel, [&promise](int value, const QString &text) {
