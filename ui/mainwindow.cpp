@@ -3,6 +3,7 @@
 
 #include "core/config/bertconfig.h"
 #include "core/config/jsonfile.h"
+#include "core/config/optiontable.h"
 #include "core/config/validation.h"
 #include "ui/configurationform.h"
 #include "ui/evaluationview.h"
@@ -416,7 +417,9 @@ void MainWindow::showValidationErrors(const Diagnostics &diag)
         }
         // The form's words, not the command line's: "set “BERT config” to …", not "--bert_config_file=…".
         const QString message = formWording(q(dg.message));
-        const QString label = fieldHelp(q(dg.field)).label; // "BERT config", not "bert_config_file"
+        // "BERT config", not "bert_config_file"; options without a widget keep their flag name.
+        const OptionSpec *spec = findOption(dg.field);
+        const QString label = spec && spec->group != FormGroup::None ? QString::fromUtf8(spec->label) : QString();
         lines << (isStrategyField(dg.field) || dg.field.empty()
                       ? message
                       : QStringLiteral("%1: %2").arg(label.isEmpty() ? q(dg.field) : label, message));

@@ -15,9 +15,6 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
         std::string names = std::string("--") + spec.flag;
         for (const std::string &alias : spec.aliases)
             names += ",--" + alias;
-        std::string help = spec.summary;
-        if (*spec.unit && spec.type() != OptionType::Text)
-            help += std::string(" [") + spec.unit + "]";
         CLI::Option *opt = app.add_option_function<std::string>(
             names,
             [&spec, &o](const std::string &value) {
@@ -25,7 +22,7 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
                 if (!error.empty())
                     throw CLI::ValidationError(std::string("--") + spec.flag, error);
             },
-            help);
+            spec.summary);
         static const char *const kTypeNames[] = {"TEXT", "INT", "FLOAT", "INT"};
         opt->type_name(kTypeNames[int(spec.type())]);
         if (spec.strict_choices)

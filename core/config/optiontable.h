@@ -50,13 +50,13 @@ enum class PathKind
 /// A plain value; the table is immutable and thread-safe to read.
 struct OptionSpec
 {
-    const char *flag;                  ///< canonical name: run_classifier's flag where it has one
+    const char *flag = "";             ///< canonical name: run_classifier's flag where it has one
     std::vector<std::string> aliases;  ///< other accepted names (short CLI aliases, old spellings)
-    OptionMember member;
-    const char *unit;                  ///< "s", "examples", … ("" when it has none)
-    const char *summary;               ///< one line for `--help`
-    const char *label;                 ///< the form's label
-    const char *help;                  ///< plain-language explanation (tooltip and "?")
+    OptionMember member{};
+    const char *unit = "";             ///< "s", "examples", … ("" when it has none)
+    const char *summary = "";          ///< one line for `--help`
+    const char *label = "";            ///< the form's label
+    const char *help = "";             ///< plain-language explanation (tooltip and "?")
     FormGroup group = FormGroup::None;
     PathKind path = PathKind::None;
     const char *file_types = "";       ///< file dialog filter for PathKind::File ("JSON (*.json)")
