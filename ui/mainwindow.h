@@ -171,4 +171,16 @@ private:
     bool m_checking = false;
 };
 
+template<typename F>
+bool MainWindow::guarded(const QString &title, F &&f)
+{
+    try {
+        f();
+        return true;
+    } catch (...) {
+        reportError(title, describeCurrentException());
+        return false;
+    }
+}
+
 } // namespace wb
