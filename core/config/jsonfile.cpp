@@ -66,6 +66,13 @@ std::optional<nlohmann::json> parseJsonObject(const std::string &textIn, const s
                        + ": " + detail,
                    "fix the syntax there (a missing comma, quote or brace is the usual cause)");
         return std::nullopt;
+    } catch (const nlohmann::json::out_of_range &e) {
+        // A number beyond the range of double, e.g. 1e999 (found by fuzz/fuzz_bertconfig).
+        std::string what = e.what();
+        const auto pos = what.find("] ");
+        std::string detail = pos == std::string::npos ? what : what.substr(pos + 2);
+        diag.error(source, "invalid JSON: " + detail, "write the number within the range of a double (about 1.8e308)");
+        return std::nullopt;
     }
     if (!j.is_object()) {
         diag.error(source, std::string("the top level is a JSON ") + j.type_name() + ", not an object",
