@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets in build-fuzz (clang, -fsanitize=fuzzer,address,undefined) and
-# runs each for FUZZ_SECONDS seconds from its seed corpus (fuzz/corpus/<target>), one after
+# runs each for FUZZ_SECONDS seconds from its seed corpus (fuzz/corpus/<target>, plus the
+# fixed crashers in fuzz/regressions/<target>), one after
 # another, then prints executions and exec/s per target. New inputs go to
 # build-fuzz/corpus/<target> (the committed seeds stay untouched); a crash, leak, UBSan
 # report, timeout or single allocation over 256 MB leaves build-fuzz/findings/<target>/crash-* (or leak-, timeout-, oom-)
@@ -34,7 +35,8 @@ for t in "${TARGETS[@]}"; do
     echo "== fuzz_$t (${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-${FUZZ_SECONDS} s})"
     rc=0
     "$BUILD_DIR/fuzz/fuzz_$t" "${limits[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
-        -print_final_stats=1 -artifact_prefix="$findings/" "$work" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+        -print_final_stats=1 -artifact_prefix="$findings/" "$work" "fuzz/corpus/$t" \
+        $( [ -d "fuzz/regressions/$t" ] && echo "fuzz/regressions/$t" ) >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     corpus=$(ls "$work" | wc -l)

@@ -47,7 +47,8 @@ struct BertConfig
     /// Builds a config from a parsed JSON object. Every problem is added to `diag`, with
     /// `source` (the file name) and the key as field: wrong types, sizes ≤ 0, dropout
     /// outside [0,1), hidden_size not a multiple of num_attention_heads, unsupported
-    /// hidden_act (errors); unknown keys (warnings, kept in `extra`).
+    /// hidden_act, sizes that give more than 1e12 parameters (errors); unknown keys
+    /// (warnings, kept in `extra`).
     static BertConfig fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag);
 
     /// Reads and validates a `bert_config.json`. Returns nothing when the file could not be
