@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each case is an input that crashed a fuzz target in fuzz/ (the file it came from is in
+// fuzz/regressions/<target>/); each asserts the clear error that replaced the crash.
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/jsonfile.h"
+
+#include <QtTest>
+
+using namespace wb;
+
+class tst_FuzzRegressions : public QObject
+{
+    Q_OBJECT
+
+private:
+    static const Diagnostic *firstError(const Diagnostics &d)
+    {
+        for (const auto &i : d.items())
+            if (i.severity == Severity::Error)
+                return &i;
+        return nullptr;
+    }
+
+private Q_SLOTS:
+    // fuzz_bertconfig: a number beyond double's range made nlohmann::json throw out_of_range
+    // (error 406), which parseJsonObject did not catch: std::terminate.
+    void jsonNumberOverflowIsAnError()
+    {
+        Diagnostics d;
+        const auto j = parseJsonObject(R"({"vocab_size": 5981, "initializer_range": 0.02e222222222222222})",
+                                       "bert_config.json", d);
+        QVERIFY(!j);
+        const Diagnostic *e = firstError(d);
+        QVERIFY(e);
+        QCOMPARE(e->field, std::string("bert_config.json"));
+        QCOMPARE(e->message, std::string("invalid JSON: number overflow parsing '0.02e222222222222222'"));
+        QVERIFY(!e->hint.empty());
+    }
+
+    // fuzz_bertconfig: vocab_size 9e18 passed validation and overflowed the int64 arithmetic of
+    // parameterCount() (signed overflow; the window shows the count).
+    void hugeSizesAreAnError()
+    {
+        Diagnostics d;
+        const auto c = BertConfig::fromJson(nlohmann::json::parse(R"({"vocab_size": 9000000000000000000})"),
+                                            "bert_config.json", d);
+        const Diagnostic *e = firstError(d);
+        QVERIFY(e);
+        QCOMPARE(e->field, std::string("bert_config.json"));
+        QVERIFY2(e->message.find("more than the limit of 1e12") != std::string::npos, e->message.c_str());
+        QCOMPARE(c.vocab_size, int64_t(9000000000000000000));
+
+        // The limit leaves every real model alone: BERT-Large with a 250k-token vocabulary.
+        Diagnostics ok;
+        const auto large = BertConfig::fromJson(nlohmann::json::parse(R"({"vocab_size": 250000, "hidden_size": 1024,
+            "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096, "type_vocab_size": 2})"),
+                                                "bert_config.json", ok);
+        QVERIFY2(!ok.hasErrors(), ok.format().c_str());
+        QCOMPARE(large.parameterCount(2).total(), int64_t(559889410));
+    }
+
+    // fuzz_inputmetadata: num_labels 9e18 overflowed hidden_size × num_labels in the window's
+    // parameter count.
+    void hugeNumLabelsIsAnError()
+    {
+        Diagnostics d;
+        const auto m = InputMetaData::fromJson(nlohmann::json::parse(R"({"task_type": "bert_classification",
+            "num_labels": 9000000000000000000, "max_seq_length": 128})"),
+                                               "input_meta_data.json", d);
+        const Diagnostic *e = firstError(d);
+        QVERIFY(e);
+        QCOMPARE(e->field, std::string("input_meta_data.json: num_labels"));
+        QCOMPARE(e->message, std::string("num_labels must be ≤ 1000000, got 9000000000000000000"));
+        QCOMPARE(m.num_labels, int64_t(1)); // the default, never the overflowing value
+        QCOMPARE(bertPresets().back().config.parameterCount(m.num_labels).classifier, int64_t(1024 + 1));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_FuzzRegressions)
+#include "tst_fuzzregressions.moc"
