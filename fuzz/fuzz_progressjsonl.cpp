@@ -3,8 +3,11 @@
 // and the window's local workers read it from the chief: each input line goes through
 // ChiefStream::feedOutput (decodeRunEvent: run_started, step, eval with its confusion
 // matrix, checkpoint, log, finished; anything else is a log line), then result(). Every
-// decoded event is encoded again (runEventLine), as the launcher's own jsonl output does.
+// decoded event is encoded again (runEventLine), as the launcher's own jsonl output does,
+// and an eval's confusion matrix goes through classMetrics(), as the window's evaluation
+// view does.
 #include "core/distribute/chiefstream.h"
+#include "ui/classmetrics.h"
 
 #include <string>
 
@@ -15,7 +18,11 @@ class Reencoder : public wb::TrainingObserver
 public:
     void runStarted(const wb::RunStarted &info) override { (void)wb::runEventLine(info); }
     void stepCompleted(const wb::StepMetrics &m) override { (void)wb::runEventLine(m); }
-    void evaluationCompleted(const wb::EvalMetrics &m) override { (void)wb::runEventLine(m); }
+    void evaluationCompleted(const wb::EvalMetrics &m) override
+    {
+        (void)wb::runEventLine(m);
+        (void)wb::classMetrics(m.confusion);
+    }
     void checkpointSaved(const wb::CheckpointSaved &c) override { (void)wb::runEventLine(c); }
     void logMessage(const std::string &line) override { (void)wb::runEventLine(line); }
     void runFinished(const wb::RunFinished &r) override { (void)wb::runEventLine(r); }

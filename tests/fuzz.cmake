@@ -1,5 +1,5 @@
 # Regression tests for the crashers the fuzzers in fuzz/ found (docs/reliability.md, "Fuzzing").
-wb_add_test(tst_fuzzregressions NAME core.fuzzregressions SOURCES core/tst_fuzzregressions.cpp LIBS wb_config)
+wb_add_test(tst_fuzzregressions NAME core.fuzzregressions SOURCES core/tst_fuzzregressions.cpp LIBS wb_io wb_config)
 
 # fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
 # compiler and no libFuzzer (well under a second). The targets' entry points are renamed so
@@ -16,7 +16,8 @@ add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
                ${PROJECT_SOURCE_DIR}/core/distribute/clusterspec.cpp
                ${PROJECT_SOURCE_DIR}/core/distribute/chiefstream.cpp
                ${PROJECT_SOURCE_DIR}/core/model/safetensors.cpp
-               ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp)
+               ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
+               ${PROJECT_SOURCE_DIR}/ui/classmetrics.cpp)
 target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
 target_link_libraries(wb_fuzzreplay PRIVATE wb_io wb_data wb_config Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC

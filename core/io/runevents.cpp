@@ -15,6 +15,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+constexpr size_t kMaxConfusionClasses = 1000000;          // num_labels' limit (input_meta_data.json)
+constexpr int64_t kMaxConfusionCount = int64_t(1) << 40;  // examples per cell; sums stay far inside int64
+
 ojson num(double v)
 {
     return std::isfinite(v) ? ojson(v) : ojson(nullptr);
@@ -203,6 +206,17 @@ RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer,
                         r.push_back(v.is_number_integer() ? v.get<int64_t>() : 0);
                 m.confusion.push_back(std::move(r));
             }
+            // Only a square matrix of plausible counts: the window sums its rows and columns
+            // (fuzz/fuzz_progressjsonl found int64 overflow with counts near 2^63).
+            const size_t n = m.confusion.size();
+            bool plausible = n <= kMaxConfusionClasses;
+            for (const auto &r : m.confusion) {
+                plausible = plausible && r.size() == n;
+                for (int64_t v : r)
+                    plausible = plausible && v >= 0 && v <= kMaxConfusionCount;
+            }
+            if (!plausible)
+                m.confusion.clear();
         }
         observer.evaluationCompleted(m);
         return RunEventKind::Eval;

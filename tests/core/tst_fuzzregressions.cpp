@@ -4,6 +4,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/jsonfile.h"
+#include "core/io/runevents.h"
 
 #include <QtTest>
 
@@ -74,6 +75,40 @@ private Q_SLOTS:
         QCOMPARE(e->message, std::string("num_labels must be ≤ 1000000, got 9000000000000000000"));
         QCOMPARE(m.num_labels, int64_t(1)); // the default, never the overflowing value
         QCOMPARE(bertPresets().back().config.parameterCount(m.num_labels).classifier, int64_t(1024 + 1));
+    }
+
+    // fuzz_progressjsonl: an eval line of the jsonl progress stream with counts near 2^63
+    // overflowed the window's per-class sums (classMetrics); ragged or negative matrices
+    // reached it too. Such a confusion is now dropped; the eval itself still arrives.
+    void implausibleConfusionIsDropped()
+    {
+        struct Last : TrainingObserver
+        {
+            void runStarted(const RunStarted &) override {}
+            void stepCompleted(const StepMetrics &) override {}
+            void evaluationCompleted(const EvalMetrics &m) override { eval = m; ++evals; }
+            void checkpointSaved(const CheckpointSaved &) override {}
+            void logMessage(const std::string &) override {}
+            void runFinished(const RunFinished &) override {}
+            EvalMetrics eval;
+            int evals = 0;
+        } obs;
+        QCOMPARE(decodeRunEvent(R"({"event":"eval","step":8,"eval_accuracy":0.5,)"
+                                R"("confusion":[[9000000000000000000,9000000000000000000],[1,2]]})",
+                                obs),
+                 RunEventKind::Eval);
+        QCOMPARE(obs.evals, 1);
+        QCOMPARE(obs.eval.step, int64_t(8));
+        QCOMPARE(obs.eval.eval_accuracy, 0.5);
+        QVERIFY(obs.eval.confusion.empty());
+        for (const char *bad : {R"({"event":"eval","confusion":[[1,2],[3]]})", R"({"event":"eval","confusion":[[1,-2],[3,4]]})",
+                                R"({"event":"eval","confusion":[[],[]]})"}) {
+            QCOMPARE(decodeRunEvent(bad, obs), RunEventKind::Eval);
+            QVERIFY2(obs.eval.confusion.empty(), bad);
+        }
+        // A real matrix passes unchanged.
+        QCOMPARE(decodeRunEvent(R"({"event":"eval","confusion":[[400,10],[20,175]]})", obs), RunEventKind::Eval);
+        QCOMPARE(obs.eval.confusion, (std::vector<std::vector<int64_t>>{{400, 10}, {20, 175}}));
     }
 };
 
