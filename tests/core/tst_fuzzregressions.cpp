@@ -10,6 +10,27 @@
 
 using namespace wb;
 
+namespace {
+
+// Keeps the last evaluation decoded.
+struct LastEval : TrainingObserver
+{
+    void runStarted(const RunStarted &) override {}
+    void stepCompleted(const StepMetrics &) override {}
+    void evaluationCompleted(const EvalMetrics &m) override
+    {
+        eval = m;
+        ++evals;
+    }
+    void checkpointSaved(const CheckpointSaved &) override {}
+    void logMessage(const std::string &) override {}
+    void runFinished(const RunFinished &) override {}
+    EvalMetrics eval;
+    int evals = 0;
+};
+
+} // namespace
+
 class tst_FuzzRegressions : public QObject
 {
     Q_OBJECT
@@ -37,6 +58,28 @@ private Q_SLOTS:
         QCOMPARE(e->field, std::string("bert_config.json"));
         QCOMPARE(e->message, std::string("invalid JSON: number overflow parsing '0.02e222222222222222'"));
         QVERIFY(!e->hint.empty());
+    }
+
+    // Found while reviewing fuzz_projectfile's inputs (the fuzzer's 4 KB inputs are too short):
+    // 300,000 nested arrays parse fine but the error message's dump() recursed once per level
+    // and overflowed the stack. The depth limit (512) is checked before parsing.
+    void deepNestingIsAnError()
+    {
+        const size_t n = 300000;
+        const std::string text = R"({"format":"bert-workbench-project","options":{"seed":)" + std::string(n, '[')
+                                 + std::string(n, ']') + "}}";
+        Diagnostics d;
+        QVERIFY(!parseJsonObject(text, "project.json", d));
+        const Diagnostic *e = firstError(d);
+        QVERIFY(e);
+        QCOMPARE(e->field, std::string("project.json"));
+        // Level 513 is the 511th '[' (two braces open before it), at byte 53 + 510.
+        QCOMPARE(e->message, std::string("invalid JSON at line 1, column 564: arrays and objects are nested more than "
+                                         "512 levels deep"));
+        // 512 levels are still accepted, and brackets inside strings do not count.
+        Diagnostics ok;
+        const std::string deep = "{\"a\":" + std::string(511, '[') + std::string(511, ']') + ",\"b\":\"[[[[{{{{\"}";
+        QVERIFY2(parseJsonObject(deep, "ok.json", ok).has_value(), ok.format().c_str());
     }
 
     // fuzz_bertconfig: vocab_size 9e18 passed validation and overflowed the int64 arithmetic of
@@ -82,17 +125,7 @@ private Q_SLOTS:
     // reached it too. Such a confusion is now dropped; the eval itself still arrives.
     void implausibleConfusionIsDropped()
     {
-        struct Last : TrainingObserver
-        {
-            void runStarted(const RunStarted &) override {}
-            void stepCompleted(const StepMetrics &) override {}
-            void evaluationCompleted(const EvalMetrics &m) override { eval = m; ++evals; }
-            void checkpointSaved(const CheckpointSaved &) override {}
-            void logMessage(const std::string &) override {}
-            void runFinished(const RunFinished &) override {}
-            EvalMetrics eval;
-            int evals = 0;
-        } obs;
+        LastEval obs;
         QCOMPARE(decodeRunEvent(R"({"event":"eval","step":8,"eval_accuracy":0.5,)"
                                 R"("confusion":[[9000000000000000000,9000000000000000000],[1,2]]})",
                                 obs),
