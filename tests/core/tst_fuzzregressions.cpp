@@ -5,6 +5,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/jsonfile.h"
 #include "core/io/runevents.h"
+#include "ui/projectfile.h"
 
 #include <QtTest>
 
@@ -118,6 +119,22 @@ private Q_SLOTS:
         QCOMPARE(e->message, std::string("num_labels must be ≤ 1000000, got 9000000000000000000"));
         QCOMPARE(m.num_labels, int64_t(1)); // the default, never the overflowing value
         QCOMPARE(bertPresets().back().config.parameterCount(m.num_labels).classifier, int64_t(1024 + 1));
+    }
+
+    // fuzz_projectfile: a "format" that is not a string made json::value() throw type_error
+    // out of ProjectFile::fromJson (File → Open Project aborted the window).
+    void projectFormatNotAStringIsAWarning()
+    {
+        Diagnostics d;
+        const auto j = parseJsonObject(
+            R"({"format":{"bert_config_file":"cfg/bert_config.json"},"options":{"seed":7}})", "p.json", d);
+        QVERIFY(j);
+        const TrainingOptions o = ProjectFile::fromJson(*j, QStringLiteral("/projects"), d);
+        QCOMPARE(o.seed, int64_t(7));
+        QCOMPARE(d.items().size(), size_t(1));
+        QCOMPARE(d.items()[0].severity, Severity::Warning);
+        QCOMPARE(d.items()[0].field, std::string("format"));
+        QCOMPARE(d.items()[0].message, std::string("this is not marked as a BERT Workbench project file"));
     }
 
     // fuzz_progressjsonl: an eval line of the jsonl progress stream with counts near 2^63
