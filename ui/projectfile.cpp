@@ -32,7 +32,9 @@ nlohmann::json ProjectFile::toJson(const TrainingOptions &options)
 TrainingOptions ProjectFile::fromJson(const nlohmann::json &j, const QString &baseDir, Diagnostics &diag)
 {
     TrainingOptions o;
-    if (j.value("format", std::string()) != kFormat)
+    // Not j.value("format", ...): it throws when "format" is not a string (fuzz_projectfile).
+    const auto format = j.find("format");
+    if (format == j.end() || !format->is_string() || format->get<std::string>() != kFormat)
         diag.warning("format", "this is not marked as a BERT Workbench project file",
                      "save it again from File → Save Project");
     auto optsIt = j.find("options");
