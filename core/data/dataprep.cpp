@@ -456,9 +456,4 @@ PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progre
     return run(o, progress, [stop] { return stop && stop->stopRequested(); });
 }
 
-PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const std::atomic<bool> *cancel)
-{
-    return run(o, progress, [cancel] { return cancel && cancel->load(); });
-}
-
 } // namespace wb

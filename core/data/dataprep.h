@@ -131,11 +131,6 @@ using PrepareProgress = std::function<void(double fraction, const std::string &s
 PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress = {},
                           const StopToken *stop = nullptr);
 
-/// The same with a plain atomic flag as the stop request (kept for callers that have no
-/// StopToken).
-PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress,
-                          const std::atomic<bool> *cancel);
-
 /// Returns `report` as the JSON text of prepare_report.json (indent 2; keys documented in
 /// docs/file-formats.md). Pure; thread-safe.
 std::string prepareReportJson(const PrepareReport &report);

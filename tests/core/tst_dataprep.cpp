@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/classifierdataset.h"
 #include "core/data/dataprep.h"
+#include "core/events/stoptoken.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
 #include "core/data/sha256.h"
@@ -286,7 +287,8 @@ private Q_SLOTS:
 
     void cancelWritesNothing()
     {
-        std::atomic<bool> cancel{true};
+        StopToken cancel;
+        cancel.requestStop();
         PrepareOptions o;
         o.input_data_dir = sub(QStringLiteral("folders")).toStdString();
         o.vocab_file = m_vocab;
