@@ -10,6 +10,7 @@
 #include "core/data/parallelfor.h"
 #include "core/data/preparefeatures.h"
 #include "core/data/preparesource.h"
+#include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/train/trainingobserver.h"
 #include "core/util/error.h"
@@ -269,6 +270,10 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     const fs::path metaDir = fs::path(rep.meta_path).parent_path();
     rep.labels_path = (metaDir / "labels.txt").string();
     rep.report_path = (metaDir / "prepare_report.json").string();
+    rep.vocab_file = fs::absolute(o.vocab_file).lexically_normal().string();
+    rep.vocab_sha256 = sha256Hex(prep::readWholeFile(o.vocab_file));
+    rep.do_lower_case = o.do_lower_case;
+    rep.max_seq_length = o.max_seq_length;
 
     // Read and label.
     report(0.0, "reading");
@@ -325,7 +330,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     if (train.empty() && eval.empty())
         throw Error(o.input_data_dir, "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
                                           + " rows: only spaces, control characters or nothing)",
-                    "Check --text_a_column (and --text_b_column): do they name the text columns?");
+                    src.text_a_column.empty()
+                        ? std::string("Check the input files: do they hold the texts?")
+                        : "The text was read from column '" + src.text_a_column + "'"
+                              + (src.text_b_column.empty() ? std::string() : " and '" + src.text_b_column + "'")
+                              + "; pass --text_a_column (and --text_b_column) to name the text columns.");
     if (train.empty() && !rep.train_path.empty())
         throw Error(o.input_data_dir, "no training example is left after skipping bad rows and empty texts",
                     "See the rows named above; fix them or check the column options.");
@@ -422,6 +431,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     throwIfStopped();
 
     rep.processor_type = src.processor;
+    rep.text_a_column = src.text_a_column;
+    rep.text_b_column = src.text_b_column;
+    rep.label_column = src.label_column;
+    rep.text_columns_recognised = src.text_columns_recognised;
+    rep.label_column_recognised = src.label_column_recognised;
     rep.labels = src.labels;
     rep.regression = src.regression;
     std::string labelsText;

@@ -33,6 +33,10 @@ struct SourceSplits
     bool regression = false;
     std::string processor;           ///< processor_type for the meta data
     bool pair = false;               ///< examples have a text_b
+    /// tsv/csv: the header names read as text_a / text_b / label (empty: none), and whether
+    /// they were recognised from the header (no --text_a_column / --label_column given).
+    std::string text_a_column, text_b_column, label_column;
+    bool text_columns_recognised = false, label_column_recognised = false;
 };
 
 /// Findings the readers collect beside the rows; merged into the PrepareReport.

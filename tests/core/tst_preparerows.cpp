@@ -3,6 +3,8 @@
 // "Raw text for Prepare data"): each case's exact error (file:line and text) or exact output.
 #include "core/data/dataprep.h"
 #include "core/data/examplecodec.h"
+#include "core/data/preparedlabels.h"
+#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
@@ -291,6 +293,160 @@ private Q_SLOTS:
         const PrepareReport r = prepareData(o);
         QCOMPARE(r.labels, (std::vector<std::string>{"Pos", "neg", "pos"}));
         QVERIFY(anyContains(r.warnings, "the labels Pos, pos differ only in letter case"));
+    }
+
+    /// Issue 15 item 4: the usual header names are recognised without column options.
+    void recognisesSentenceColumn()
+    {
+        const auto o = fixture({{QStringLiteral("train.tsv"), "sentence\tlabel\ngood movie\t1\nbad movie\t0\n"}}, "tsv");
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("sentence"));
+        QCOMPARE(r.text_b_column, std::string());
+        QCOMPARE(r.label_column, std::string("label"));
+        QVERIFY(r.text_columns_recognised);
+        QVERIFY(r.label_column_recognised);
+        QCOMPARE(r.train_examples, int64_t(2));
+        QCOMPARE(labelIds(r.train_path), (std::vector<int64_t>{0, 1}));
+    }
+
+    /// Header names are compared ignoring case; "Category" is a label column.
+    void recognisesIgnoringCase()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"), "Id,Text,Category\n1,good movie,pos\n2,bad movie,neg\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Text"));
+        QCOMPARE(r.label_column, std::string("Category"));
+        QCOMPARE(r.labels, (std::vector<std::string>{"neg", "pos"}));
+    }
+
+    /// Pairs: premise/hypothesis, question/sentence (before the single "sentence"),
+    /// sentence1/sentence2; dev files use the train file's names.
+    void recognisesPairs()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "premise,hypothesis,label\ngood,movie,entailment\nbad,room,neutral\n"}});
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("premise"));
+        QCOMPARE(r.text_b_column, std::string("hypothesis"));
+        QCOMPARE(r.mean_tokens, 5.0); // [CLS] a [SEP] b [SEP]
+
+        o = fixture({{QStringLiteral("train.tsv"), "index\tquestion\tsentence\tlabel\n0\tgood\tmovie\tentailment\n"
+                                                   "1\tbad\troom\tnot_entailment\n"},
+                     {QStringLiteral("dev.tsv"), "index\tquestion\tsentence\tlabel\n0\tgood\troom\tentailment\n"}},
+                    "tsv");
+        r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("question"));
+        QCOMPARE(r.text_b_column, std::string("sentence"));
+        QCOMPARE(r.eval_examples, int64_t(1));
+
+        o = fixture({{QStringLiteral("a.csv"), "sentence1,sentence2,labels\ngood,movie,1\nbad,room,0\n"}});
+        r = prepareData(o);
+        QCOMPARE(r.text_a_column + "+" + r.text_b_column + "+" + r.label_column, std::string("sentence1+sentence2+labels"));
+    }
+
+    /// A given --text_a_column reads single sentences even when a pair header is present.
+    void givenColumnIsSingle()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "sentence1,sentence2,label\ngood,movie,1\nbad,room,0\n"}});
+        o.text_a_column = "sentence2";
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("sentence2"));
+        QCOMPARE(r.text_b_column, std::string());
+        QVERIFY(!r.text_columns_recognised);
+        QVERIFY(r.label_column_recognised);
+        QCOMPARE(r.mean_tokens, 3.0);
+    }
+
+    /// Nothing recognisable, a wrong name, two candidates: the columns found and the flag.
+    void columnErrorsNameTheColumns()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "id,review,stars\n1,good,5\n"}});
+        Error e = expectError(o);
+        QCOMPARE(e.field(), path("a.csv") + ":1");
+        QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'review', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
+                                       "Recognised without a flag: sentence, text, sentence1 + sentence2, question + "
+                                       "sentence, premise + hypothesis, question1 + question2."));
+
+        o.text_a_column = "review";
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the header (columns: 'id', 'review', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, target."));
+
+        o.label_column = "rating";
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has no column 'rating' (columns: 'id', 'review', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME with one of the columns found."));
+
+        o = fixture({{QStringLiteral("a.csv"), "text,sentence,label\ngood,movie,1\n"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has several text columns ('sentence', 'text'); which one "
+                                                    "holds the text? (columns: 'text', 'sentence', 'label')"));
+
+        o = fixture({{QStringLiteral("a.csv"), "text,label,class\ngood,1,a\n"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has several label columns ('label', 'class'); which one "
+                                                    "holds the labels? (columns: 'text', 'label', 'class')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME."));
+    }
+
+    /// A ';' export is recognised from a recognisable header too.
+    void semicolonWithRecognisedHeader()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"), "\xEF\xBB\xBFId;Sentence;Label\r\n1;good movie;pos\r\n2;bad;neg\r\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Sentence"));
+        QCOMPARE(r.train_examples, int64_t(2));
+        QVERIFY(anyContains(r.warnings, "separated by ';'"));
+    }
+
+    /// Issue 14 item 2: the report records the tokenization; labels.txt is read back by id.
+    void reportRecordsVocabAndLabelNames()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,spam\nbad,ham\nroom,spam\n"}});
+        o.do_lower_case = false;
+        const PrepareReport r = prepareData(o);
+        const std::string json = readText(r.report_path);
+        const std::string sha = sha256Hex(readText(m_vocab));
+        QCOMPARE(r.vocab_sha256, sha);
+        QCOMPARE(sha.size(), size_t(64));
+        QVERIFY2(json.find("\"vocab_file\": \"" + QFileInfo(QString::fromStdString(m_vocab)).absoluteFilePath().toStdString()
+                           + "\",\n  \"vocab_sha256\": \"" + sha + "\",\n  \"do_lower_case\": false,\n"
+                           + "  \"max_seq_length\": 16,\n") != std::string::npos,
+                 json.c_str());
+        QVERIFY(json.find("\"columns\": {\n    \"text_a\": \"text\",\n    \"text_b\": null,\n    \"label\": \"label\",\n"
+                          "    \"text_recognised\": true,\n    \"label_recognised\": true\n  }") != std::string::npos);
+        QCOMPARE(readText(r.labels_path), std::string("ham\nspam\n"));
+        const PreparedLabelNames names = labelNamesForMetaData(r.meta_path, 2);
+        QCOMPARE(names.names, (std::vector<std::string>{"ham", "spam"}));
+        QVERIFY(names.from_file);
+        QCOMPARE(names.warning, std::string());
+        QCOMPARE(names.labels_path, r.labels_path);
+
+        const PreparedLabelNames wrong = labelNamesForMetaData(r.meta_path, 3);
+        QCOMPARE(wrong.names, (std::vector<std::string>{"label 0", "label 1", "label 2"}));
+        QVERIFY(!wrong.from_file);
+        QCOMPARE(wrong.warning, r.labels_path + " has 2 label(s), the meta data says num_labels 3 (prepared from other "
+                                                "data?); the labels are named 'label 0' to 'label 2'");
+    }
+
+    void labelNamesFallbacks()
+    {
+        const QString dir = m_dir.path() + QStringLiteral("/labelnames");
+        const std::string meta = (dir + QStringLiteral("/input_meta_data.json")).toStdString();
+        PreparedLabelNames n = labelNamesForMetaData(meta, 2);
+        QCOMPARE(n.names, (std::vector<std::string>{"label 0", "label 1"}));
+        QCOMPARE(n.warning, "no labels.txt beside " + meta + "; the labels are named 'label 0' to 'label 1'");
+
+        writeText(dir + QStringLiteral("/labels.txt"), "\xEF\xBB\xBFneg\r\n\r\npos\r\n\r\n");
+        n = labelNamesForMetaData(meta, 3);
+        QCOMPARE(n.names, (std::vector<std::string>{"neg", "label 1", "pos"}));
+        QVERIFY(n.from_file);
+        QCOMPARE(n.warning, (dir + QStringLiteral("/labels.txt")).toStdString()
+                                + ": line(s) 2 are empty; named 'label N' by their id");
+
+        n = labelNamesForMetaData(meta, 0);
+        QVERIFY(n.names.empty());
+        QVERIFY(n.warning.empty());
     }
 };
 
