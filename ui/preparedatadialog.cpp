@@ -107,13 +107,13 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     form->addRow(tr("Format"), m_task);
     m_textA = new QLineEdit;
     m_textA->setObjectName(QStringLiteral("textAColumn"));
-    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, sentence1, question, premise)"));
+    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, sentence1, question, premise)"));
     m_textB = new QLineEdit;
     m_textB->setObjectName(QStringLiteral("textBColumn"));
     m_textB->setPlaceholderText(tr("recognised with the first (sentence2, hypothesis, …)"));
     m_labelColumn = new QLineEdit;
     m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
-    m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target)"));
+    m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target, sentiment)"));
     form->addRow(tr("Text column (tsv/csv)"), m_textA);
     form->addRow(tr("Second text column (optional)"), m_textB);
     form->addRow(tr("Label column (tsv/csv)"), m_labelColumn);

@@ -44,7 +44,8 @@ constexpr size_t kListedSkippedRows = 100;
 
 void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream &err)
 {
-    out << "prepared " << r.processor_type << " data in " << r.seconds << " s\n";
+    out << "prepared " << r.processor_type << " data in " << std::fixed << std::setprecision(1) << r.seconds
+        << std::defaultfloat << " s\n";
     if (!r.train_path.empty())
         out << "  train: " << r.train_path << " (" << r.train_examples << " examples)\n";
     if (!r.eval_path.empty())
@@ -60,6 +61,8 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
     column("text column", r.text_a_column, r.text_columns_recognised, "text_a_column");
     column("second text column", r.text_b_column, r.text_columns_recognised, "text_b_column");
     column("label column", r.label_column, r.label_column_recognised, "label_column");
+    out << "  vocab: " << r.vocab_file << " (sha256 " << r.vocab_sha256.substr(0, 12) << "…); do_lower_case="
+        << (r.do_lower_case ? "true" : "false") << "; max_seq_length=" << r.max_seq_length << "\n";
     out << "  meta data: " << r.meta_path << "\n";
     out << "  report: " << r.report_path << "\n";
     if (!r.labels_path.empty()) {
@@ -118,11 +121,11 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         ->capture_default_str();
     app.add_option("--text_a_column", o.text_a_column,
                    "tsv/csv: column of the first text (default: recognised from the header: sentence, text, "
-                   "sentence1+sentence2, question+sentence, premise+hypothesis, question1+question2)");
+                   "review, sentence1+sentence2, question+sentence, premise+hypothesis, question1+question2)");
     app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
     app.add_option("--label_column", o.label_column,
                    "tsv/csv: label column (default: recognised from the header: label, labels, class, category, "
-                   "target)");
+                   "target, sentiment)");
     app.add_option("--label_list", o.label_list,
                    "tsv/csv/folders: comma-separated labels that fix the label set and id order (a,b,c)");
     app.add_flag("--skip_bad_rows", o.skip_bad_rows,

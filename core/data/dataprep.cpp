@@ -385,8 +385,8 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     rep.texts_with_nul = int64_t(nul.size());
     rep.texts_with_bom += notes.bom;
     if (!latin1.empty())
-        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Latin-1 (check the "
-                                                  "file's encoding; save it as UTF-8)"));
+        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Windows-1252 "
+                                                  "(Latin-1; check the file's encoding; save it as UTF-8)"));
     if (!nul.empty())
         rep.warnings.push_back(namedCount(nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
     if (rep.texts_with_bom)

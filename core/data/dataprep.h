@@ -49,10 +49,10 @@ struct PrepareOptions
     /// tsv/csv: the header names of the text and label columns, matched exactly or else
     /// ignoring ASCII case. Empty `text_a_column` (and `text_b_column`): recognised from the
     /// header, case-insensitively: the pairs sentence1+sentence2, question+sentence,
-    /// premise+hypothesis, question1+question2 (first match), else one of sentence or text
-    /// (both present is an error). Given `text_a_column` with empty `text_b_column`: single
-    /// sentences. Empty `label_column`: label, labels, class, category or target (several is
-    /// an error). A name that is missing, or nothing recognised, is an error listing the
+    /// premise+hypothesis, question1+question2 (first match), else one of sentence, text or
+    /// review (two present is an error). Given `text_a_column` with empty `text_b_column`:
+    /// single sentences. Empty `label_column`: label, labels, class, category, target or
+    /// sentiment (several is an error). A name that is missing, or nothing recognised, is an error listing the
     /// columns found and the flag to pass. Dev and test files use the train file's names.
     std::string text_a_column;
     std::string text_b_column;

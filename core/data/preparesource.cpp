@@ -43,6 +43,17 @@ std::string readWholeFile(const std::string &path)
     return ss.str();
 }
 
+namespace {
+
+// Bytes 0x80-0x9F of windows-1252 (WHATWG Encoding Standard, index-windows-1252.txt); the five
+// bytes it leaves undefined keep their C1 code point, as the standard's decoder does.
+constexpr char32_t kWindows1252High[32] = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+
+} // namespace
+
 std::string toUtf8(std::string text, bool &latin1)
 {
     latin1 = false;
@@ -52,7 +63,7 @@ std::string toUtf8(std::string text, bool &latin1)
     std::string out;
     out.reserve(text.size() + text.size() / 8);
     for (unsigned char c : text)
-        appendUtf8(out, c);
+        appendUtf8(out, c >= 0x80 && c < 0xA0 ? kWindows1252High[c - 0x80] : char32_t(c));
     return out;
 }
 

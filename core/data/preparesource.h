@@ -60,8 +60,10 @@ std::string trimmed(const std::string &s);
 /// Reads the whole file; throws wb::Error naming it when unreadable.
 std::string readWholeFile(const std::string &path);
 
-/// Returns `text` as valid UTF-8: invalid bytes are read as Latin-1 (the usual origin of
-/// such files); `latin1` is set when that happened.
+/// Returns `text` as valid UTF-8: text that is not valid UTF-8 is decoded as windows-1252
+/// (Latin-1 with typographic quotes, dashes and € at 0x80-0x9F: what spreadsheet and
+/// Notepad exports on Western Windows systems write; WHATWG Encoding Standard, which also
+/// decodes the label "latin1" this way); `latin1` is set when that happened.
 std::string toUtf8(std::string text, bool &latin1);
 
 /// Folder per label (labels = sorted folder names).

@@ -40,15 +40,17 @@ std::string lowerAscii(std::string s)
 // The header names of the usual data sets: SST-2 / CoLA with a header (sentence), generic
 // exports (text), and the GLUE pair tasks' headers in tensorflow/models' classifier_data_lib.py
 // (MRPC/STS-B sentence1+sentence2, QNLI question+sentence, MNLI/RTE premise+hypothesis in
-// Hugging Face's copies, QQP question1+question2). Compared case-insensitively.
+// Hugging Face's copies, QQP question1+question2), and the IMDB review CSV's review/sentiment.
+// Compared case-insensitively.
 const std::vector<std::pair<std::string, std::string>> kPairColumns = {
     {"sentence1", "sentence2"}, {"question", "sentence"}, {"premise", "hypothesis"}, {"question1", "question2"}};
-const std::vector<std::string> kTextColumns = {"sentence", "text"};
-const std::vector<std::string> kLabelColumns = {"label", "labels", "class", "category", "target"};
+const std::vector<std::string> kTextColumns = {"sentence", "text", "review"};
+const std::vector<std::string> kLabelColumns = {"label", "labels", "class", "category", "target", "sentiment"};
 
 std::string recognisedNamesText()
 {
-    return "sentence, text, sentence1 + sentence2, question + sentence, premise + hypothesis, question1 + question2";
+    return "sentence, text, review, sentence1 + sentence2, question + sentence, premise + hypothesis, question1 + "
+           "question2";
 }
 
 // Index of the header name equal to `name`, else of the first one equal ignoring ASCII case; -1.
@@ -146,7 +148,8 @@ Columns resolveColumns(const std::vector<std::string> &header, const std::string
         c.hint = "Pass --label_column=NAME.";
     } else if (labels.empty() && needLabel) {
         c.problem = "no label column was recognised in the header" + found;
-        c.hint = "Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, target.";
+        c.hint = "Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, target, "
+                 "sentiment.";
     } else if (!labels.empty()) {
         c.label = labels[0];
         c.labelRecognised = true;
@@ -154,31 +157,12 @@ Columns resolveColumns(const std::vector<std::string> &header, const std::string
     return c;
 }
 
-std::vector<std::string> splitHeader(const std::string &head, char delimiter)
-{
-    std::vector<std::string> names;
-    size_t b = 0;
-    while (b <= head.size()) {
-        size_t e = head.find(delimiter, b);
-        if (e == std::string::npos)
-            e = head.size();
-        std::string name = trimmed(head.substr(b, e - b));
-        if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
-            name = name.substr(1, name.size() - 2);
-        names.push_back(name);
-        b = e + 1;
-    }
-    return names;
-}
-
 // CSV exports of spreadsheets in locales with a decimal comma use ';' between fields. The
-// header tells: no ',' in it, but ';' splits it into the text column (named or recognised).
-char csvDelimiter(const std::string &text, const std::string &textA, const std::string &textB)
+// header tells: it has ';' and no ',' (column names seldom hold either).
+char csvDelimiter(const std::string &text)
 {
     const std::string head = firstLine(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
-    if (head.find(',') != std::string::npos || head.find(';') == std::string::npos)
-        return ',';
-    return resolveColumns(splitHeader(head, ';'), textA, textB, {}, false).a >= 0 ? ';' : ',';
+    return head.find(',') == std::string::npos && head.find(';') != std::string::npos ? ';' : ',';
 }
 
 // The column names of the first file read (train); dev and test files use the same names.
@@ -194,7 +178,7 @@ std::vector<RawExample> readTableFile(const std::string &path, bool csv, const P
     const std::string bytes = readWholeFile(path);
     TextRowDialect dialect;
     dialect.quoting = csv;
-    dialect.delimiter = csv ? csvDelimiter(bytes, names.textA, names.textB) : '\t';
+    dialect.delimiter = csv ? csvDelimiter(bytes) : '\t';
     if (dialect.delimiter == ';')
         notes.warnings.push_back(path + ": the header is separated by ';' (a spreadsheet export); read with ';' "
                                         "between fields");

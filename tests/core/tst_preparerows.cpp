@@ -4,6 +4,7 @@
 #include "core/data/dataprep.h"
 #include "core/data/examplecodec.h"
 #include "core/data/preparedlabels.h"
+#include "core/data/preparesource.h"
 #include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
@@ -222,7 +223,8 @@ private Q_SLOTS:
         const auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,pos\ncaf\xE9 room,neg\n"}});
         const PrepareReport r = prepareData(o);
         QCOMPARE(r.texts_latin1, int64_t(1));
-        QVERIFY(anyContains(r.warnings, "read as Latin-1 (check the file's encoding; save it as UTF-8): " + path("a.csv") + ":3"));
+        QVERIFY(anyContains(r.warnings, "read as Windows-1252 (Latin-1; check the file's encoding; save it as UTF-8): "
+                                           + path("a.csv") + ":3"));
     }
 
     void headerOnlyIsAnError()
@@ -359,22 +361,23 @@ private Q_SLOTS:
     /// Nothing recognisable, a wrong name, two candidates: the columns found and the flag.
     void columnErrorsNameTheColumns()
     {
-        auto o = fixture({{QStringLiteral("a.csv"), "id,review,stars\n1,good,5\n"}});
+        auto o = fixture({{QStringLiteral("a.csv"), "id,body,stars\n1,good,5\n"}});
         Error e = expectError(o);
         QCOMPARE(e.field(), path("a.csv") + ":1");
-        QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'review', 'stars')"));
+        QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'body', 'stars')"));
         QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
-                                       "Recognised without a flag: sentence, text, sentence1 + sentence2, question + "
-                                       "sentence, premise + hypothesis, question1 + question2."));
+                                       "Recognised without a flag: sentence, text, review, sentence1 + sentence2, "
+                                       "question + sentence, premise + hypothesis, question1 + question2."));
 
-        o.text_a_column = "review";
+        o.text_a_column = "body";
         e = expectError(o);
-        QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the header (columns: 'id', 'review', 'stars')"));
-        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, target."));
+        QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the header (columns: 'id', 'body', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, "
+                                       "target, sentiment."));
 
         o.label_column = "rating";
         e = expectError(o);
-        QCOMPARE(std::string(e.what()), std::string("the header has no column 'rating' (columns: 'id', 'review', 'stars')"));
+        QCOMPARE(std::string(e.what()), std::string("the header has no column 'rating' (columns: 'id', 'body', 'stars')"));
         QCOMPARE(e.hint(), std::string("Pass --label_column=NAME with one of the columns found."));
 
         o = fixture({{QStringLiteral("a.csv"), "text,sentence,label\ngood,movie,1\n"}});
@@ -447,6 +450,37 @@ private Q_SLOTS:
         n = labelNamesForMetaData(meta, 0);
         QVERIFY(n.names.empty());
         QVERIFY(n.warning.empty());
+    }
+
+    /// An Excel export (BOM, CRLF, ';', a quoted ';', empty trailing columns, rows of empty
+    /// cells): ';' is recognised from the header alone; the IMDB-style names are recognised.
+    void excelExportWithUnusualHeader()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"),
+                                 "\xEF\xBB\xBFReview;Sentiment;Score;;\r\ngood movie;Positive;4,5;;\r\n"
+                                 "\"bad; bad room\";Negative;1,0;;\r\ngood;Positive;3,5;;\r\n;;;;\r\n ;;;;\r\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Review"));
+        QCOMPARE(r.label_column, std::string("Sentiment"));
+        QCOMPARE(r.train_examples, int64_t(3));
+        QCOMPARE(r.labels, (std::vector<std::string>{"Negative", "Positive"}));
+        QCOMPARE(r.skipped_rows, int64_t(2));
+        QCOMPARE(r.skipped[1].where, path("a.csv") + ":6");
+        QCOMPARE(r.skipped[1].reason, std::string("the row is blank"));
+        QCOMPARE(r.mean_tokens, 13.0 / 3.0); // [CLS] good movie [SEP], [CLS] bad [UNK] bad room [SEP], [CLS] good [SEP]
+    }
+
+    /// Text that is not UTF-8 is decoded as windows-1252: typographic quotes, dashes and €
+    /// survive instead of becoming C1 control characters that the tokenizer drops.
+    void windows1252IsDecoded()
+    {
+        bool latin1 = false;
+        QCOMPARE(prep::toUtf8("\x93good\x94 caf\xE9 \x96 5\x80 \x85", latin1),
+                 std::string("\xE2\x80\x9Cgood\xE2\x80\x9D caf\xC3\xA9 \xE2\x80\x93 5\xE2\x82\xAC \xE2\x80\xA6"));
+        QVERIFY(latin1);
+        QCOMPARE(prep::toUtf8("\x81\xFF", latin1), std::string("\xC2\x81\xC3\xBF"));
+        QCOMPARE(prep::toUtf8("caf\xC3\xA9", latin1), std::string("caf\xC3\xA9"));
+        QVERIFY(!latin1);
     }
 };
 

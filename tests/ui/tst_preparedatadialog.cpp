@@ -113,7 +113,7 @@ private Q_SLOTS:
     {
         const QString in = m_dir.path() + QStringLiteral("/bad.csv");
         writeText(m_dir.path() + QStringLiteral("/vocab2.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\n");
-        writeText(in, "id,review,stars\n1,good,5\n");
+        writeText(in, "id,body,stars\n1,good,5\n");
         PrepareDataDialog d;
         PrepareOptions o;
         o.input_data_dir = in.toStdString();
@@ -125,10 +125,11 @@ private Q_SLOTS:
         d.start();
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
         QCOMPARE(d.lastError(),
-                 in + QStringLiteral(":1: no text column was recognised in the header (columns: 'id', 'review', "
+                 in + QStringLiteral(":1: no text column was recognised in the header (columns: 'id', 'body', "
                                      "'stars')\nType the column's name into “Text column” (and “Second text column” "
-                                     "for sentence pairs). Recognised without a flag: sentence, text, sentence1 + "
-                                     "sentence2, question + sentence, premise + hypothesis, question1 + question2."));
+                                     "for sentence pairs). Recognised without a flag: sentence, text, review, "
+                                     "sentence1 + sentence2, question + sentence, premise + hypothesis, question1 + "
+                                     "question2."));
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out2/input_meta_data.json")));
     }
 };
