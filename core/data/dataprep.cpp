@@ -30,6 +30,9 @@ using prep::RawExample;
 
 namespace {
 
+// A warning is given when at least this share of the examples is cut at max_seq_length.
+constexpr double kTruncationWarningShare = 0.25;
+
 enum class Split { Train, Eval, Test };
 
 // What the parallel-for produces per example.
@@ -365,6 +368,15 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     }
     for (Job *j : test)
         rep.truncated_examples += j->out.truncated ? 1 : 0;
+    const size_t written = train.size() + eval.size() + test.size();
+    if (written > 0 && double(rep.truncated_examples) >= kTruncationWarningShare * double(written)) {
+        const int percent = int(100.0 * double(rep.truncated_examples) / double(written) + 0.5);
+        rep.warnings.push_back(std::to_string(rep.truncated_examples) + " of " + std::to_string(written) + " examples ("
+                               + std::to_string(percent) + "%) need more than max_seq_length="
+                               + std::to_string(o.max_seq_length) + " tokens and are cut: the model sees only their "
+                               "first tokens. Raise max_seq_length (at most the model's max_position_embeddings, "
+                               "often 512), or shorten the texts to the part that decides the label");
+    }
     findDuplicates(train, eval, rep);
 
     // Warnings: every one names where to look.

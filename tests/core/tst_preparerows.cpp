@@ -482,6 +482,24 @@ private Q_SLOTS:
         QCOMPARE(prep::toUtf8("caf\xC3\xA9", latin1), std::string("caf\xC3\xA9"));
         QVERIFY(!latin1);
     }
+
+    /// Most texts longer than max_seq_length: a warning with the share and the fix.
+    void truncationIsAWarning()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood good good good good,pos\nbad,neg\n"
+                                                     "room room room room room room,neg\ngood,pos\nmovie,pos\n"}});
+        o.max_seq_length = 5;
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.truncated_examples, int64_t(2));
+        QVERIFY2(anyContains(r.warnings, "2 of 5 examples (40%) need more than max_seq_length=5 tokens and are cut: "
+                                         "the model sees only their first tokens."),
+                 r.warnings.empty() ? "none" : r.warnings.front().c_str());
+        o.max_seq_length = 7;
+        o.output_dir += "2";
+        r = prepareData(o);
+        QCOMPARE(r.truncated_examples, int64_t(1));
+        QVERIFY(!anyContains(r.warnings, "need more than max_seq_length"));
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_PrepareRows)
