@@ -282,9 +282,23 @@ void readTable(const PrepareOptions &o, bool csv, SourceSplits &s, ReadNotes &no
         s.train = readTableFile(o.input_data_dir, csv, o, true, names, s, notes);
     } else {
         const std::string train = findFile(o.input_data_dir, {"train" + ext});
-        if (train.empty())
-            throw Error(o.input_data_dir, "no train" + ext + " in this folder",
-                        "Pass the data file itself as --input_data_dir, or name it train" + ext + ".");
+        if (train.empty()) {
+            std::vector<std::string> found;
+            for (const auto &e : fs::directory_iterator(o.input_data_dir)) {
+                std::string name = e.path().filename().string();
+                std::string lower = lowerAscii(name);
+                if (e.is_regular_file() && lower.size() > ext.size()
+                    && lower.compare(lower.size() - ext.size(), ext.size(), ext) == 0)
+                    found.push_back(name);
+            }
+            std::sort(found.begin(), found.end());
+            std::string hint = "Pass the data file itself as --input_data_dir, or name it train" + ext + ".";
+            if (!found.empty())
+                hint = "The folder holds " + joinQuoted(found) + ": pass the data file itself as --input_data_dir "
+                       "(e.g. --input_data_dir=" + (fs::path(o.input_data_dir) / found[0]).string() + "), or name it train"
+                       + ext + ".";
+            throw Error(o.input_data_dir, "no train" + ext + " in this folder", hint);
+        }
         s.train = readTableFile(train, csv, o, true, names, s, notes);
         const std::string dev = findFile(o.input_data_dir, {"dev" + ext, "eval" + ext, "validation" + ext});
         if (!dev.empty()) {

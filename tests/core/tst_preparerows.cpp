@@ -500,6 +500,29 @@ private Q_SLOTS:
         QCOMPARE(r.truncated_examples, int64_t(1));
         QVERIFY(!anyContains(r.warnings, "need more than max_seq_length"));
     }
+
+    /// Common wrong inputs name the fix: a CSV file under the folders format, one label's
+    /// folder instead of its parent, a folder whose CSV is not called train.csv.
+    void wrongInputNamesTheFix()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,pos\nbad,neg\n"}}, "folders");
+        Error e = expectError(o);
+        QCOMPARE(std::string(e.what()), "'" + path("a.csv") + "' is not a folder (the format is folders)");
+        QCOMPARE(e.hint(), std::string("For a CSV file pass --classification_task_name=csv."));
+
+        o = fixture({{QStringLiteral("ham/1.txt"), "good"}, {QStringLiteral("ham/2.txt"), "bad"}}, "folders");
+        o.input_data_dir = path("ham");
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("a folder-per-label data set needs at least two label folders, found 0"));
+        QCOMPARE(e.hint(), std::string("The folder holds 2 file(s) and no label folders: is it one label's folder? Pass "
+                                       "the folder above it, which holds one sub-folder per label."));
+
+        o = fixture({{QStringLiteral("reviews.csv"), "text,label\ngood,pos\nbad,neg\n"}, {QStringLiteral("notes.md"), "x"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("no train.csv in this folder"));
+        QCOMPARE(e.hint(), "The folder holds 'reviews.csv': pass the data file itself as --input_data_dir (e.g. "
+                           "--input_data_dir=" + path("reviews.csv") + "), or name it train.csv.");
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_PrepareRows)
