@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -75,29 +76,37 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     setWindowTitle(tr("Prepare data"));
     setObjectName(QStringLiteral("prepareDataDialog"));
     auto *form = new QFormLayout;
-    auto pathRow = [this, form](const QString &label, const QString &tip, bool directory, QLineEdit *&edit,
+    enum Browse { Folder = 1, File = 2 };
+    // One browse button per kind of path the field takes.
+    auto pathRow = [this, form](const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
                                 const QString &objectName) {
         edit = new QLineEdit;
         edit->setObjectName(objectName);
         edit->setToolTip(tip);
-        auto *browse = new QToolButton;
-        browse->setText(QStringLiteral("…"));
-        QLineEdit *e = edit;
-        connect(browse, &QToolButton::clicked, this, [this, e, directory, label] {
-            const QString p = directory ? QFileDialog::getExistingDirectory(this, label, e->text())
-                                        : QFileDialog::getOpenFileName(this, label, e->text());
-            if (!p.isEmpty())
-                e->setText(p);
-        });
         auto *row = new QHBoxLayout;
         row->addWidget(edit, 1);
-        row->addWidget(browse);
+        QLineEdit *e = edit;
+        for (const int kind : {int(Folder), int(File)}) {
+            if (!(kinds & kind))
+                continue;
+            auto *browse = new QToolButton;
+            browse->setText(kinds == kind ? QStringLiteral("…") : kind == Folder ? tr("Folder…") : tr("File…"));
+            browse->setObjectName(objectName + (kind == Folder ? QStringLiteral("Folder") : QStringLiteral("File")));
+            connect(browse, &QToolButton::clicked, this, [this, e, kind, label] {
+                const QString p = kind == Folder ? QFileDialog::getExistingDirectory(this, label, e->text())
+                                                 : QFileDialog::getOpenFileName(this, label, e->text());
+                if (!p.isEmpty())
+                    e->setText(p);
+            });
+            row->addWidget(browse);
+        }
         auto *l = new QLabel(label);
         l->setToolTip(tip);
         form->addRow(l, row);
     };
-    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file, "
-                                 "or a GLUE task folder"), true, m_input, QStringLiteral("inputData"));
+    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file "
+                                 "(or a folder with train/dev/test files), or a GLUE task folder"),
+            Folder | File, m_input, QStringLiteral("inputData"));
     m_task = new QComboBox;
     m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
@@ -105,6 +114,14 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_task->setCurrentText(QStringLiteral("folders"));
     m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, or a GLUE task name"));
     form->addRow(tr("Format"), m_task);
+    // A .csv / .tsv file chosen while the format is still the default folders sets the format.
+    connect(m_input, &QLineEdit::textChanged, this, [this](const QString &path) {
+        if (m_task->currentText() != QLatin1String("folders"))
+            return;
+        const QString suffix = QFileInfo(path.trimmed()).suffix().toLower();
+        if (suffix == QLatin1String("csv") || suffix == QLatin1String("tsv"))
+            m_task->setCurrentText(suffix);
+    });
     m_textA = new QLineEdit;
     m_textA->setObjectName(QStringLiteral("textAColumn"));
     m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, sentence1, question, premise)"));
@@ -128,7 +145,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
                                  "instead of stopping the preparation"));
     form->addRow(QString(), m_skipBadRows);
-    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), false, m_vocab,
+    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), File, m_vocab,
             QStringLiteral("vocabFile"));
     m_maxSeq = new QSpinBox;
     m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
@@ -145,7 +162,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
     form->addRow(tr("Eval fraction"), m_evalFraction);
     pathRow(tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
-            true, m_output, QStringLiteral("outputDir"));
+            Folder, m_output, QStringLiteral("outputDir"));
 
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);

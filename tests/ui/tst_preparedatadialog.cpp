@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include <fstream>
@@ -71,8 +72,13 @@ private Q_SLOTS:
         PrepareDataDialog d;
         d.show();
         QVERIFY(QTest::qWaitForWindowExposed(&d));
-        field<QLineEdit>(d, "inputData")->setText(in);
-        field<QComboBox>(d, "format")->setCurrentText(QStringLiteral("csv"));
+        // A .csv file typed while the format is the default folders switches it to csv.
+        QCOMPARE(field<QComboBox>(d, "format")->currentText(), QStringLiteral("folders"));
+        field<QLineEdit>(d, "inputData")->setText(in + QStringLiteral("/train.csv"));
+        QCOMPARE(field<QComboBox>(d, "format")->currentText(), QStringLiteral("csv"));
+        QVERIFY(d.findChild<QToolButton *>(QStringLiteral("inputDataFile")));
+        QVERIFY(d.findChild<QToolButton *>(QStringLiteral("inputDataFolder")));
+        field<QLineEdit>(d, "inputData")->setText(in); // the folder with train.csv and dev.csv
         field<QLineEdit>(d, "vocabFile")->setText(m_dir.path() + QStringLiteral("/vocab.txt"));
         field<QLineEdit>(d, "outputDir")->setText(m_dir.path() + QStringLiteral("/out"));
         field<QSpinBox>(d, "maxSeqLength")->setValue(16);
