@@ -165,6 +165,19 @@ char csvDelimiter(const std::string &text)
     return head.find(',') == std::string::npos && head.find(';') != std::string::npos ? ';' : ',';
 }
 
+// True when every row that is not blank has as many fields as the first row (the header).
+bool consistent(const TextRows &t)
+{
+    for (const TextRow &row : t.rows) {
+        bool blank = true;
+        for (const auto &f : row.fields)
+            blank = blank && trimmed(f).empty();
+        if (!blank && row.fields.size() != t.rows.front().fields.size())
+            return false;
+    }
+    return true;
+}
+
 // The column names of the first file read (train); dev and test files use the same names.
 struct TableNames
 {
@@ -183,6 +196,20 @@ std::vector<RawExample> readTableFile(const std::string &path, bool csv, const P
         notes.warnings.push_back(path + ": the header is separated by ';' (a spreadsheet export); read with ';' "
                                         "between fields");
     TextRows parsed = parseTextRows(bytes, dialect, path);
+    if (!csv && !consistent(parsed) && bytes.find('"') != std::string::npos) {
+        // Spreadsheet and pandas TSV exports quote fields that hold tabs or line breaks; the
+        // GLUE layout has no quoting. Read with quotes only when that makes every row fit.
+        try {
+            TextRows quoted = parseTextRows(bytes, TextRowDialect{'\t', true}, path);
+            if (consistent(quoted)) {
+                parsed = std::move(quoted);
+                notes.warnings.push_back(path + ": some fields are in double quotes and hold tabs or line breaks (a "
+                                                "spreadsheet or pandas export); read with quotes as in CSV");
+            }
+        } catch (const Error &) {
+            // Not quoted TSV either: the unquoted reading reports the rows.
+        }
+    }
     notes.bom += parsed.had_bom ? 1 : 0;
     auto &rows = parsed.rows;
     if (rows.empty())

@@ -523,6 +523,28 @@ private Q_SLOTS:
         QCOMPARE(e.hint(), "The folder holds 'reviews.csv': pass the data file itself as --input_data_dir (e.g. "
                            "--input_data_dir=" + path("reviews.csv") + "), or name it train.csv.");
     }
+
+    /// A TSV export whose quoted fields hold a tab and a line break is read with quotes (and
+    /// says so); a TSV whose quotes are plain text (GLUE) is read without.
+    void quotedTsvExport()
+    {
+        auto o = fixture({{QStringLiteral("a.tsv"), "text\tlabel\n\"good\tmovie\"\tpos\n\"bad\nroom\"\tneg\ngood\tpos\n"}},
+                         "tsv");
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(3));
+        QCOMPARE(r.mean_tokens, 11.0 / 3.0); // [CLS] good movie [SEP], [CLS] bad room [SEP], [CLS] good [SEP]
+        QVERIFY(anyContains(r.warnings, path("a.tsv") + ": some fields are in double quotes and hold tabs or line breaks"));
+
+        o = fixture({{QStringLiteral("a.tsv"), "sentence\tlabel\n\" good movie\t1\nbad \" room\t0\n"}}, "tsv");
+        r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(2));
+        QVERIFY(!anyContains(r.warnings, "double quotes"));
+
+        o = fixture({{QStringLiteral("a.tsv"), "text\tlabel\n\"good\tmovie\tpos\nbad\tneg\n"}}, "tsv");
+        const Error e = expectError(o);
+        QCOMPARE(e.field(), path("a.tsv") + ":2");
+        QCOMPARE(std::string(e.what()), std::string("the row has 3 fields, the header has 2 ('text', 'label')"));
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_PrepareRows)
