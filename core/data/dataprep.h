@@ -25,7 +25,8 @@ class StopToken;
 ///   `text_b_column`, `label_column`, each recognised from the header when empty (see
 ///   `text_a_column`). `input_data_dir` is either one file, or a folder with
 ///   train.tsv|csv (+ optional dev.*, test.*). CSV follows RFC 4180 (a ';'-separated export
-///   is recognised from its header); TSV has no quoting. Every row must have as many fields
+///   is recognised from its header); TSV has no quoting (a generic tsv file is read with
+///   CSV quotes only when that alone makes its rows fit). Every row must have as many fields
 ///   as the header.
 /// - a GLUE name (COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI): the TSV layouts of
 ///   tensorflow/models' classifier_data_lib.py processors, labels as there.
