@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     options.worker_hosts = parts[5];
     options.task_index = int(parts[5].size() % 5) - 1; // -1: missing
     wb::Diagnostics diag;
-    const wb::ClusterSpec spec = wb::resolveClusterSpec(options, diag, env, /*check_port=*/false);
+    const wb::ClusterSpec spec = wb::resolveClusterSpec(options, diag, env);
     if (!diag.hasErrors())
         for (int r = 0; r < spec.world_size && r < 64; ++r)
             (void)spec.describeRank(r);
