@@ -50,6 +50,15 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
         ->capture_default_str();
     app.add_option("--save_checkpoints_steps", o.save_checkpoints_steps, "also checkpoint every N steps (0 = only at evaluations)")->capture_default_str();
     app.add_option("--num_threads", o.intra_op_threads, "intra-op threads (0 = automatic)")->capture_default_str();
+    app.add_option("--dtype", o.dtype,
+                   "number format of the matmuls: fp32, bf16 (autocast; CPU and CUDA) or fp16 (CUDA only, "
+                   "dynamic loss scaling); weights, optimizer state and checkpoints stay fp32")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+        ->capture_default_str();
+    app.add_option("--gradient_accumulation_steps", o.gradient_accumulation_steps,
+                   "micro-batches of train_batch_size/N per optimizer step (same schedule and results, less "
+                   "activation memory)")
+        ->capture_default_str();
 }
 
 bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,

@@ -76,6 +76,8 @@ std::vector<std::string> toCommandLineFlags(const TrainingOptions &o)
     integer("keep_checkpoint_max", o.keep_checkpoint_max, d.keep_checkpoint_max);
     integer("save_checkpoints_steps", o.save_checkpoints_steps, d.save_checkpoints_steps);
     integer("num_threads", o.intra_op_threads, d.intra_op_threads);
+    text("dtype", o.dtype, d.dtype);
+    integer("gradient_accumulation_steps", o.gradient_accumulation_steps, d.gradient_accumulation_steps);
     return f;
 }
 
