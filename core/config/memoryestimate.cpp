@@ -7,9 +7,12 @@ namespace wb {
 
 namespace {
 
-// Resident memory of the trainer before the model exists (libtorch, OpenMP/BLAS pools,
-// the data pipeline): measured with a 1-parameter-scale model (docs/benchmarks.md).
-constexpr int64_t kRuntimeBytes = 300LL << 20;
+// Resident memory of the trainer besides the model (libtorch, OpenMP/BLAS pools, the data
+// pipeline): peak RSS of BERT-Tiny at batch 1 minus its parameter state (docs/benchmarks.md).
+constexpr int64_t kRuntimeBytes = 170LL << 20;
+// Measured activation memory / the tensors counted below, for BERT-Tiny and BERT-Mini at
+// batch 32 and 64 in fp32 and bf16 (1.25–1.5): allocator slack and short-lived temporaries.
+constexpr double kActivationOverhead = 1.4;
 
 double gib(int64_t bytes)
 {
@@ -60,6 +63,11 @@ MemoryEstimate estimateTrainingMemory(const BertConfig &c, int64_t numLabels, in
     // Autocast's low-precision copies of the matmul weights, saved for the backward pass.
     if (low)
         bytes += 2.0 * double(pc.encoder + pc.pooler + pc.classifier);
+    bytes *= kActivationOverhead;
+    // With accumulation the embedding backward's dense [vocab_size, E] gradient is a
+    // temporary added into the existing one.
+    if (accumulation > 1)
+        bytes += 4.0 * double(c.vocab_size) * e;
     m.activations = int64_t(bytes);
     return m;
 }
