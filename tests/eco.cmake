@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Ecosystem: TensorBoard event files, packaging.
 wb_add_test(tst_eventwriter NAME core.eventwriter SOURCES core/tst_eventwriter.cpp LIBS wb_core TIMEOUT 120)
+wb_add_test(tst_tfcheckpoint NAME core.tfcheckpoint SOURCES core/tst_tfcheckpoint.cpp LIBS wb_core torch)
 
 # The .deb test runs CPack on the finished build (so it needs every installed target built,
 # as `make test` does), unpacks it with dpkg -x and runs the CLI from there. Label "package":

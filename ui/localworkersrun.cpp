@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/localworkersrun.h"
 
-#include "core/distribute/chiefstream.h"
-#include "core/distribute/locallauncher.h"
+#include "core/launch/chiefstream.h"
+#include "core/launch/locallauncher.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <QCoreApplication>
@@ -24,7 +25,7 @@ bool isExecutableFile(const QString &path)
 
 } // namespace
 
-bool wantsLocalWorkers(const RunSpec &spec)
+bool wantsLocalWorkers(const TrainingOptions &spec)
 {
     return planLocalWorkers(spec).num_workers > 0;
 }
@@ -46,7 +47,7 @@ std::string findWorkerExecutable()
     return QStandardPaths::findExecutable(QLatin1String(kWorkerBinary)).toStdString();
 }
 
-RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop,
+RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable)
 {
     RunFinished result;
@@ -60,8 +61,10 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
         return result;
     }
 
-    LocalLaunchOptions o = workerLaunchOptions(planLocalWorkers(spec), workerExecutable, "train", true);
-    o.stop_requested = [&stop] { return stop.stopRequested(); };
+    const LocalWorkerPlan plan = planLocalWorkers(spec);
+    LocalLaunchOptions o =
+        workerLaunchOptions(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers));
+    o.stop = &stop;
     LocalLauncher launcher(o);
     observer.logMessage("Starting " + std::to_string(o.num_workers)
                         + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable

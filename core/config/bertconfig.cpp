@@ -12,12 +12,15 @@ using detail::fieldName;
 
 namespace {
 
+// Largest parameter count fromJson accepts (bounds parameterCount's int64 arithmetic).
+constexpr long double kMaxParameters = 1e12L;
+
 const std::set<std::string> &knownKeys()
 {
     static const std::set<std::string> keys = {
         "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "max_position_embeddings",
-        "type_vocab_size", "initializer_range", "embedding_size", "backward_compatible"};
+        "type_vocab_size", "initializer_range", "embedding_size", "backward_compatible", "layer_norm_eps"};
     return keys;
 }
 
@@ -27,9 +30,15 @@ const std::set<std::string> &tolerated()
 {
     static const std::set<std::string> keys = {
         "directionality", "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
-        "pooler_size_per_head", "pooler_type", "layer_norm_eps", "model_type", "pad_token_id",
+        "pooler_size_per_head", "pooler_type", "model_type", "pad_token_id",
         "position_embedding_type", "architectures", "transformers_version", "use_cache",
-        "classifier_dropout", "gradient_checkpointing", "torch_dtype"};
+        "classifier_dropout", "gradient_checkpointing", "torch_dtype",
+        // Hugging Face PretrainedConfig keys that do not change this model.
+        "id2label", "label2id", "num_labels", "_name_or_path", "problem_type", "finetuning_task",
+        "bos_token_id", "eos_token_id", "sep_token_id", "output_past", "is_decoder", "add_cross_attention",
+        "tie_word_embeddings", "chunk_size_feed_forward", "output_attentions", "output_hidden_states",
+        "return_dict", "torchscript", "pruned_heads", "tokenizer_class", "prefix", "task_specific_params",
+        "_commit_hash", "_attn_implementation_autoset"};
     return keys;
 }
 
@@ -45,6 +54,44 @@ void requireDropout(double value, const char *key, const std::string &source, Di
     if (!(value >= 0.0 && value < 1.0))
         diag.error(fieldName(source, key), std::string(key) + " must be in [0, 1), got " + detail::formatNumber(value),
                    "dropout is a probability; 0.1 is the usual value");
+}
+
+// Hugging Face config.json keys (transformers' BertConfig / PretrainedConfig) whose value
+// matters: what this model cannot do is an error, what it ignores is a warning.
+void checkHuggingFaceKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+{
+    if (j.contains("model_type") && !(j["model_type"].is_string() && j["model_type"] == "bert"))
+        diag.warning(fieldName(source, "model_type"),
+                     "model_type is " + j["model_type"].dump() + ", not \"bert\"; only BERT's architecture and names are read",
+                     "use a BERT model (model_type \"bert\")");
+    if (j.contains("position_embedding_type")
+        && !(j["position_embedding_type"].is_string() && j["position_embedding_type"] == "absolute"))
+        diag.error(fieldName(source, "position_embedding_type"),
+                   "position_embedding_type " + j["position_embedding_type"].dump()
+                       + " is not supported; this model has learned absolute positions",
+                   "use a model with \"position_embedding_type\": \"absolute\"");
+    if (j.contains("classifier_dropout") && !j["classifier_dropout"].is_null())
+        diag.warning(fieldName(source, "classifier_dropout"),
+                     "classifier_dropout " + j["classifier_dropout"].dump()
+                         + " is not used; the classifier's dropout is hidden_dropout_prob",
+                     "set hidden_dropout_prob, or remove classifier_dropout");
+    if (!j.contains("id2label"))
+        return;
+    const auto &m = j["id2label"];
+    std::string problem;
+    if (!m.is_object() || m.empty())
+        problem = "id2label must be a non-empty object {\"0\": \"name\", …}";
+    else
+        for (size_t id = 0; id < m.size() && problem.empty(); ++id) {
+            const auto it = m.find(std::to_string(id));
+            if (it == m.end())
+                problem = "id2label has " + std::to_string(m.size()) + " entries but no id \"" + std::to_string(id)
+                          + "\"; the ids must be 0 … " + std::to_string(m.size() - 1);
+            else if (!it->is_string())
+                problem = "id2label[\"" + std::to_string(id) + "\"] is not a string";
+        }
+    if (!problem.empty())
+        diag.error(fieldName(source, "id2label"), problem, "write the label names by id, e.g. {\"0\": \"neg\", \"1\": \"pos\"}");
 }
 
 } // namespace
@@ -95,6 +142,7 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
     int64_t emb = 0;
     if (detail::readInt(j, "embedding_size", emb, source, diag))
         c.embedding_size = emb;
+    detail::readNumber(j, "layer_norm_eps", c.layer_norm_eps, source, diag);
     const bool typesOk = diag.errorCount() == before;
 
     for (auto it = j.begin(); it != j.end(); ++it) {
@@ -105,6 +153,7 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
             diag.warning(fieldName(source, it.key()), "unknown key '" + it.key() + "' is kept but not used",
                          "check the spelling against the 11 keys of bert_config.json");
     }
+    checkHuggingFaceKeys(j, source, diag);
     if (!typesOk)
         return c;
 
@@ -129,9 +178,28 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
                    "The hidden size (" + std::to_string(c.hidden_size) + ") is not a multiple of the number of attention heads ("
                        + std::to_string(c.num_attention_heads) + ")",
                    "choose num_attention_heads so that hidden_size / num_attention_heads is whole (usually 64)");
+    if (!(c.layer_norm_eps > 0.0 && c.layer_norm_eps < 1.0))
+        diag.error(fieldName(source, "layer_norm_eps"),
+                   "layer_norm_eps must be in (0, 1), got " + detail::formatNumber(c.layer_norm_eps),
+                   "BERT uses 1e-12");
     if (!isSupportedActivation(c.hidden_act))
         diag.error(fieldName(source, "hidden_act"), "Unsupported activation: " + c.hidden_act,
                    "use one of gelu, gelu_new, relu, tanh, silu, swish");
+    // Sizes whose parameter count does not fit the int64 arithmetic of parameterCount() cannot
+    // describe a trainable model (found by fuzz/fuzz_bertconfig: vocab_size 9e18 overflowed it).
+    if (c.vocab_size > 0 && c.hidden_size > 0 && c.num_hidden_layers > 0 && c.intermediate_size > 0
+        && c.max_position_embeddings > 0 && c.type_vocab_size > 0 && c.embeddingWidth() > 0) {
+        const long double H = c.hidden_size, E = c.embeddingWidth(), I = c.intermediate_size;
+        const long double total = (long double)(c.vocab_size) * E + (long double)(c.max_position_embeddings) * E
+                                  + (long double)(c.type_vocab_size) * E + E * H
+                                  + (long double)(c.num_hidden_layers) * (4 * H * H + 2 * H * I + 10 * H + I) + H * H;
+        if (total > kMaxParameters)
+            diag.error(source,
+                       "these sizes give a model of about " + detail::formatNumber(double(total))
+                           + " parameters, more than the limit of 1e12 (BERT-Large has 3.4e8)",
+                       "check vocab_size, hidden_size, num_hidden_layers, intermediate_size and "
+                       "max_position_embeddings against the model's published bert_config.json");
+    }
     return c;
 }
 
@@ -159,6 +227,8 @@ nlohmann::json BertConfig::toJson() const
     j["initializer_range"] = initializer_range;
     if (embedding_size)
         j["embedding_size"] = *embedding_size;
+    if (layer_norm_eps != 1e-12)
+        j["layer_norm_eps"] = layer_norm_eps;
     return j;
 }
 
@@ -185,6 +255,21 @@ double BertConfig::trainingFlopsPerExample(int64_t seq_length, int64_t num_label
     const double s = double(seq_length);
     return 6.0 * double(p.encoder) * s + 12.0 * double(num_hidden_layers) * double(hidden_size) * s * s
            + 6.0 * double(p.pooler + p.classifier);
+}
+
+std::vector<std::string> BertConfig::labelNames() const
+{
+    std::vector<std::string> names;
+    const auto it = extra.find("id2label");
+    if (it == extra.end() || !it->is_object())
+        return names;
+    for (size_t id = 0; id < it->size(); ++id) {
+        const auto e = it->find(std::to_string(id));
+        if (e == it->end() || !e->is_string())
+            return {};
+        names.push_back(e->get<std::string>());
+    }
+    return names;
 }
 
 bool BertConfig::sameArchitecture(const BertConfig &o) const

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -21,7 +22,7 @@ struct ParameterCount
 };
 
 /// The model architecture, as in `bert_config.json` (google-research/bert `modeling.BertConfig`
-/// plus TF2's `embedding_size`; seed-spec §8).
+/// plus TF2's `embedding_size`; google-research/bert modeling.py BertConfig).
 ///
 /// Missing keys take the TF2 defaults (note `type_vocab_size` = 16); `vocab_size` is required.
 /// A plain value; safe to copy between threads.
@@ -39,15 +40,20 @@ struct BertConfig
     int64_t type_vocab_size = 16;           ///< rows of the segment (token type) table
     double initializer_range = 0.02;        ///< stddev of the truncated-normal initialiser
     std::optional<int64_t> embedding_size;  ///< factorised embedding width (ALBERT style); none = hidden_size
+    double layer_norm_eps = 1e-12;          ///< LayerNorm epsilon (Hugging Face's `layer_norm_eps`; BERT's 1e-12), in (0, 1)
     nlohmann::json extra = nlohmann::json::object(); ///< unknown keys, kept as read
 
     /// Returns the embedding width actually used (embedding_size or hidden_size).
     int64_t embeddingWidth() const { return embedding_size.value_or(hidden_size); }
 
-    /// Builds a config from a parsed JSON object. Every problem is added to `diag`, with
+    /// Builds a config from a parsed JSON object: `bert_config.json` or a Hugging Face
+    /// `config.json` (docs/file-formats.md). Every problem is added to `diag`, with
     /// `source` (the file name) and the key as field: wrong types, sizes ≤ 0, dropout
     /// outside [0,1), hidden_size not a multiple of num_attention_heads, unsupported
-    /// hidden_act (errors); unknown keys (warnings, kept in `extra`).
+    /// hidden_act, sizes that give more than 1e12 parameters, HF `position_embedding_type` other than "absolute", a malformed
+    /// `id2label` (errors); unknown keys, HF `model_type` other than "bert", a set
+    /// `classifier_dropout` (warnings). HF's keys that change nothing (architectures,
+    /// transformers_version, label2id, pad_token_id, …) are kept quietly in `extra`.
     static BertConfig fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag);
 
     /// Reads and validates a `bert_config.json`. Returns nothing when the file could not be
@@ -63,8 +69,13 @@ struct BertConfig
 
     /// Returns model FLOPs per example for one training step (forward + backward) at
     /// `seq_length` tokens: 6 × encoder parameters × seq_length + 12·L·H·seq_length²
-    /// + 6 × (pooler + classifier) parameters (performance.md).
+    /// + 6 × (pooler + classifier) parameters (docs/benchmarks.md).
     double trainingFlopsPerExample(int64_t seq_length, int64_t num_labels) const;
+
+    /// Returns the label names of Hugging Face's `id2label` (kept in `extra`) in id order,
+    /// e.g. {"NEGATIVE", "POSITIVE"}; empty when the config has none or it is malformed
+    /// (fromJson reports that). Use them when the data has no labels.txt. Thread-safe.
+    std::vector<std::string> labelNames() const;
 
     /// Returns true when both configs describe the same architecture (ignores dropout,
     /// initializer_range and extras).

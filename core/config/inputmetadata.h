@@ -12,7 +12,8 @@
 namespace wb {
 
 /// The contents of `input_meta_data.json`, as `create_finetuning_data.py` writes it
-/// (seed-spec §6.1) and run_classifier reads it (§6.2).
+/// (tensorflow/models official/nlp/data/create_finetuning_data.py) and run_classifier reads it
+/// (official/legacy/bert/run_classifier.py).
 ///
 /// Unlike run_classifier, a `bert_classification` task without `num_labels` is an error
 /// (the original silently trains a regression). A plain value.
@@ -20,7 +21,7 @@ struct InputMetaData
 {
     std::string processor_type;               ///< e.g. "MRPC", "FOLDERS"; informational
     std::string task_type = "bert_classification"; ///< bert_classification or bert_regression
-    int64_t num_labels = 1;                   ///< classes; 1 means regression
+    int64_t num_labels = 1;                   ///< classes, 1..1000000; 1 means regression
     std::string label_type = "int";           ///< "int" or "float" (type of label_ids)
     int64_t max_seq_length = 0;               ///< tokens per example (required)
     std::optional<int64_t> train_data_size;   ///< training examples written (required for training)

@@ -87,7 +87,7 @@ public:
             o.world_size = cluster.world_size;
             o.local_host = cluster.local_host;
             o.addresses = cluster.addresses;
-            o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout_seconds));
+            o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout));
             m_group = ProcessGroup::connect(o);
         }
     }
@@ -224,7 +224,7 @@ std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options)
     const DistributionStrategy ds = DistributionStrategy::parse(options.distribution_strategy, options.num_gpus, diag);
     ClusterSpec cluster;
     if (ds.kind == StrategyKind::MultiWorkerMirrored)
-        cluster = resolveClusterSpec(options, diag, processEnvironment(), /*check_port=*/false);
+        cluster = resolveClusterSpec(options, diag, processEnvironment());
     for (const Diagnostic &d : diag.items())
         if (d.severity == Severity::Error)
             throw Error(d.field, d.message, d.hint);

@@ -17,9 +17,9 @@ std::shared_ptr<torch::nn::Module> container(torch::nn::Module &parent, const st
     return parent.register_module(name, std::make_shared<torch::nn::Module>());
 }
 
-torch::nn::LayerNorm layerNorm(int64_t width)
+torch::nn::LayerNorm layerNorm(int64_t width, double eps)
 {
-    return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).eps(1e-12));
+    return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).eps(eps));
 }
 
 torch::Tensor dropoutIf(torch::nn::Dropout &d, const torch::Tensor &x)
@@ -60,7 +60,7 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig &c)
     word_embeddings = register_module("word_embeddings", torch::nn::Embedding(c.vocab_size, e));
     position_embeddings = register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, e));
     token_type_embeddings = register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, e));
-    LayerNorm = register_module("LayerNorm", layerNorm(e));
+    LayerNorm = register_module("LayerNorm", layerNorm(e, c.layer_norm_eps));
     if (e != c.hidden_size)
         embedding_projection = register_module("embedding_projection", torch::nn::Linear(e, c.hidden_size));
     dropout = register_module("dropout", torch::nn::Dropout(c.hidden_dropout_prob));
@@ -88,11 +88,11 @@ BertLayerImpl::BertLayerImpl(const BertConfig &c) : m_heads(c.num_attention_head
     value = self->register_module("value", torch::nn::Linear(h, h));
     auto attOut = container(*attention, "output");
     attentionOutput = attOut->register_module("dense", torch::nn::Linear(h, h));
-    attentionLayerNorm = attOut->register_module("LayerNorm", layerNorm(h));
+    attentionLayerNorm = attOut->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
     intermediate = container(*this, "intermediate")->register_module("dense", torch::nn::Linear(h, i));
     auto out = container(*this, "output");
     output = out->register_module("dense", torch::nn::Linear(i, h));
-    outputLayerNorm = out->register_module("LayerNorm", layerNorm(h));
+    outputLayerNorm = out->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
     hiddenDropout = register_module("dropout", torch::nn::Dropout(c.hidden_dropout_prob));
     attentionDropout = register_module("attention_dropout", torch::nn::Dropout(c.attention_probs_dropout_prob));
 }

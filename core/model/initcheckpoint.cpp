@@ -2,12 +2,16 @@
 #include "core/model/initcheckpoint.h"
 
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
 #include "core/model/parameternames.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
 
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
+
+namespace fs = std::filesystem;
 
 namespace wb {
 
@@ -43,27 +47,40 @@ std::string CheckpointMatch::summary() const
 {
     std::string s = "loaded " + std::to_string(loaded.size()) + " tensors, " + std::to_string(missing.size())
                     + " missing, " + std::to_string(unexpected.size()) + " unexpected";
-    if (!missing.empty()) {
-        s += "; missing:";
-        for (size_t k = 0; k < missing.size() && k < 8; ++k)
-            s += " " + missing[k];
-        if (missing.size() > 8)
+    auto list = [&s](const char *what, const std::vector<std::string> &names) {
+        if (names.empty())
+            return;
+        s += std::string("; ") + what + ":";
+        for (size_t k = 0; k < names.size() && k < 8; ++k)
+            s += " " + names[k];
+        if (names.size() > 8)
             s += " …";
-    }
-    if (!unexpected.empty()) {
-        s += "; unexpected:";
-        for (size_t k = 0; k < unexpected.size() && k < 8; ++k)
-            s += " " + unexpected[k];
-        if (unexpected.size() > 8)
-            s += " …";
-    }
+    };
+    list("missing (keep their initial values)", missing);
+    list("unexpected (ignored)", unexpected);
+    if (!skipped.empty())
+        s += "; skipped " + std::to_string(skipped.size()) + " optimizer slot/bookkeeping variable(s) (adam_m, adam_v, "
+             "global_step: training state, not weights)";
     if (classifierMissing)
-        s += "; classifier head newly initialised";
+        s += "; classifier head newly initialised (expected when starting from a pretrained encoder)";
     return s;
 }
 
-CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::string &path, const BertConfig &config,
-                                int64_t numLabels, Diagnostics &diag)
+namespace {
+
+/// One checkpoint tensor as the matcher sees it, whatever the format.
+struct Candidate
+{
+    std::string file_name;
+    std::string model_name;               ///< empty: not a model parameter
+    std::vector<int64_t> file_shape;      ///< as stored
+    std::vector<int64_t> model_shape;     ///< after transposing/collapsing (equals file_shape for safetensors)
+    std::string dtype;
+    bool float_dtype = true;
+};
+
+CheckpointMatch matchCandidates(const std::vector<Candidate> &cands, const std::string &path, const BertConfig &config,
+                                int64_t numLabels, Diagnostics &diag, const std::string &namesHint)
 {
     CheckpointMatch m;
     std::map<std::string, std::vector<int64_t>> expected;
@@ -73,34 +90,33 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
         order.push_back(p.name);
     }
     std::set<std::string> found;
-    for (const auto &e : header.tensors) {
-        if (isIgnoredBuffer(e.name))
-            continue;
-        const std::string name = canonicalParameterName(e.name);
-        auto it = expected.find(name);
-        if (it == expected.end()) {
-            m.unexpected.push_back(e.name);
+    for (const auto &c : cands) {
+        auto it = expected.find(c.model_name);
+        if (c.model_name.empty() || it == expected.end()) {
+            m.unexpected.push_back(c.file_name);
             continue;
         }
-        if (e.dtype != "F32" && e.dtype != "F16" && e.dtype != "BF16" && e.dtype != "F64") {
-            diag.error(path + ": " + e.name, "dtype " + e.dtype + " is not a floating-point type",
+        if (!c.float_dtype) {
+            diag.error(path + ": " + c.file_name, "dtype " + c.dtype + " is not a floating-point type",
                        "export the checkpoint with float weights");
             continue;
         }
-        if (e.shape != it->second) {
-            const bool head = name.rfind("classifier.", 0) == 0;
-            const std::string msg = "shape " + shapeString(e.shape) + " in the checkpoint, but the model needs "
-                                    + shapeString(it->second);
-            const std::string hint = "change " + configKeyFor(name, it->second, e.shape)
+        if (c.model_shape != it->second) {
+            const bool head = c.model_name.rfind("classifier.", 0) == 0;
+            std::string msg = "shape " + shapeString(c.file_shape) + " in the checkpoint";
+            if (c.file_shape != c.model_shape)
+                msg += " (" + shapeString(c.model_shape) + " as [out, in])";
+            msg += ", but the model needs " + shapeString(it->second) + " for " + c.model_name;
+            const std::string hint = "change " + configKeyFor(c.model_name, it->second, c.model_shape)
                                      + " to match the checkpoint, or use a checkpoint made for this config";
             if (head)
-                diag.warning(path + ": " + e.name, msg + "; a new classifier head is initialised", hint);
+                diag.warning(path + ": " + c.file_name, msg + "; a new classifier head is initialised", hint);
             else
-                diag.error(path + ": " + e.name, msg, hint);
+                diag.error(path + ": " + c.file_name, msg, hint);
             continue;
         }
-        found.insert(name);
-        m.loaded.emplace_back(e.name, name);
+        found.insert(c.model_name);
+        m.loaded.emplace_back(c.file_name, c.model_name);
     }
     for (const auto &n : order)
         if (!found.count(n)) {
@@ -112,11 +128,175 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
     if (!m.missing.empty())
         diag.warning(path, std::to_string(m.missing.size()) + " model tensor(s) are not in the checkpoint and keep "
                                "their random initialisation (first: " + m.missing.front() + ")",
-                     "check that the checkpoint is a BERT model with Hugging Face names");
+                     namesHint);
     if (m.loaded.empty())
-        diag.error(path, "no tensor of the checkpoint matches the model",
-                   "use a safetensors file with Hugging Face BERT names (bert.embeddings.…, bert.encoder.layer.N.…)");
+        diag.error(path, "no tensor of the checkpoint matches the model", namesHint);
+    else if (m.classifierMissing)
+        diag.info(path, "the checkpoint has no classifier head for num_labels = " + std::to_string(numLabels)
+                            + ": a new one is initialised (expected when starting from a pretrained encoder)");
     return m;
+}
+
+bool isTensorFlowName(const std::string &name)
+{
+    return name.rfind("bert/", 0) == 0 || name.find("/.ATTRIBUTES/") != std::string::npos || name == "output_weights"
+           || name == "global_step";
+}
+
+} // namespace
+
+CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::string &path, const BertConfig &config,
+                                int64_t numLabels, Diagnostics &diag)
+{
+    for (const auto &e : header.tensors)
+        if (isTensorFlowName(e.name)) {
+            diag.error(path + ": " + e.name,
+                       "this safetensors file holds TensorFlow variable names ('" + e.name
+                           + "'), not Hugging Face names; its Dense kernels are stored [in, out]",
+                       "pass the TensorFlow checkpoint itself as --init_checkpoint (the bert_model.ckpt prefix, its "
+                       ".index file or its folder), or convert it with Hugging Face transformers "
+                       "(BertForSequenceClassification.from_pretrained(dir, from_tf=True).save_pretrained(out))");
+            return CheckpointMatch{};
+        }
+    std::vector<Candidate> cands;
+    for (const auto &e : header.tensors) {
+        if (isIgnoredBuffer(e.name))
+            continue;
+        Candidate c;
+        c.file_name = e.name;
+        c.model_name = canonicalParameterName(e.name);
+        c.file_shape = c.model_shape = e.shape;
+        c.dtype = e.dtype;
+        c.float_dtype = e.dtype == "F32" || e.dtype == "F16" || e.dtype == "BF16" || e.dtype == "F64";
+        cands.push_back(std::move(c));
+    }
+    return matchCandidates(cands, path, config, numLabels, diag,
+                           "use a safetensors file with Hugging Face BERT names (bert.embeddings.…, "
+                           "bert.encoder.layer.N.…), or a TensorFlow BERT checkpoint");
+}
+
+CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
+                                  Diagnostics &diag)
+{
+    const std::string path = bundle.prefix;
+    std::vector<Candidate> cands;
+    std::vector<std::string> skipped;
+    for (const auto &e : bundle.entries) {
+        const TfVariableKind kind = classifyTfVariable(e.name);
+        if (kind == TfVariableKind::OptimizerSlot || kind == TfVariableKind::Bookkeeping) {
+            skipped.push_back(e.name);
+            continue;
+        }
+        Candidate c;
+        c.file_name = e.name;
+        c.file_shape = c.model_shape = e.shape;
+        c.dtype = tfDtypeName(e.dtype);
+        c.float_dtype = isTfFloatDtype(e.dtype);
+        if (const auto map = mapTfVariableName(e.name)) {
+            if (e.sliced) {
+                diag.error(path + ": " + e.name, "the variable is saved as partitioned slices, which are not read",
+                           "re-save the checkpoint without variable partitioning");
+                continue;
+            }
+            c.model_name = map->model_name;
+            c.model_shape = modelShapeOf(*map, e.shape);
+        }
+        cands.push_back(std::move(c));
+    }
+    CheckpointMatch m = matchCandidates(
+        cands, path, config, numLabels, diag,
+        "google-research/bert names (bert/encoder/layer_N/…) and tensorflow/models TF2 encoder names "
+        "(_transformer_layers/N/…) are read; see docs/file-formats.md");
+    m.format = "TensorFlow checkpoint";
+    m.skipped = std::move(skipped);
+    return m;
+}
+
+namespace {
+
+bool hasExtension(const std::string &path, const char *ext)
+{
+    const std::string e = ext;
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+}
+
+std::string firstBytes(const std::string &path, size_t n)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string b(n, '\0');
+    in.read(b.data(), std::streamsize(n));
+    b.resize(size_t(in.gcount()));
+    return b;
+}
+
+[[noreturn]] void refusePickle(const std::string &path)
+{
+    const std::string name = fs::path(path).filename().string();
+    throw Error(path,
+                "this is a PyTorch pickle file; it is not read, because unpickling a file can run arbitrary code",
+                "convert it once to safetensors: python -c \"import torch; from safetensors.torch import save_file; "
+                "save_file({k: v.clone().contiguous() for k, v in torch.load('"
+                    + name + "', map_location='cpu', weights_only=True).items()}, 'model.safetensors')\"");
+}
+
+} // namespace
+
+CheckpointSource locateCheckpoint(const std::string &input)
+{
+    std::error_code ec;
+    if (auto prefix = resolveTfCheckpointPrefix(input))
+        return {CheckpointFormat::TensorFlow, *prefix, {}};
+    if (fs::is_directory(input, ec)) {
+        const fs::path dir(input);
+        const std::string config = fs::is_regular_file(dir / "config.json", ec) ? (dir / "config.json").string() : "";
+        if (fs::is_regular_file(dir / "model.safetensors", ec))
+            return {CheckpointFormat::Safetensors, (dir / "model.safetensors").string(), config};
+        if (fs::is_regular_file(dir / "model.safetensors.index.json", ec))
+            throw Error((dir / "model.safetensors.index.json").string(),
+                        "sharded safetensors (model-0000N-of-0000M.safetensors) are not read",
+                        "save the model as one file: model.save_pretrained(out, max_shard_size=\"10GB\")");
+        std::vector<std::string> indexes;
+        for (const auto &f : fs::directory_iterator(dir, ec))
+            if (f.path().extension() == ".index")
+                indexes.push_back(f.path().string());
+        if (indexes.size() == 1)
+            return {CheckpointFormat::TensorFlow, indexes.front().substr(0, indexes.front().size() - 6), config};
+        if (indexes.size() > 1)
+            throw Error(input, "the folder holds " + std::to_string(indexes.size())
+                                   + " TensorFlow checkpoints and no `checkpoint` file saying which to use",
+                        "pass the prefix of one, e.g. --init_checkpoint=" + indexes.front().substr(0, indexes.front().size() - 6));
+        for (const char *pickle : {"pytorch_model.bin", "model.pt", "model.pth"})
+            if (fs::is_regular_file(dir / pickle, ec))
+                refusePickle((dir / pickle).string());
+        if (fs::is_regular_file(dir / "tf_model.h5", ec))
+            throw Error((dir / "tf_model.h5").string(), "Keras HDF5 weights (tf_model.h5) are not read",
+                        "use the folder's model.safetensors, or the original TensorFlow checkpoint (bert_model.ckpt)");
+        throw Error(input, "the folder holds no checkpoint this program reads",
+                    "expected model.safetensors (a Hugging Face folder), a TensorFlow checkpoint (bert_model.ckpt.index + "
+                    ".data-00000-of-00001, with or without a `checkpoint` file), or pass the file itself");
+    }
+    if (!fs::exists(input, ec)) {
+        const fs::path p(input);
+        const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        const std::string stem = p.filename().string() + ".data-";
+        for (const auto &f : fs::directory_iterator(parent, ec))
+            if (f.path().filename().string().rfind(stem, 0) == 0)
+                throw Error(input + ".index", "the TensorFlow checkpoint's .index file is missing (found "
+                                                  + f.path().filename().string() + ")",
+                            "copy " + p.filename().string() + ".index beside the data shard");
+        throw Error(input, "the init checkpoint does not exist",
+                    "pass a safetensors file, a Hugging Face model folder, or a TensorFlow checkpoint prefix "
+                    "(e.g. uncased_L-2_H-128_A-2/bert_model.ckpt)");
+    }
+    const std::string head = firstBytes(input, 8);
+    const bool zip = head.rfind("PK\x03\x04", 0) == 0;
+    const bool pickle = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+    if (hasExtension(input, ".bin") || hasExtension(input, ".pt") || hasExtension(input, ".pth") || zip || pickle)
+        refusePickle(input);
+    if (head.rfind("\x89HDF", 0) == 0)
+        throw Error(input, "this is a Keras HDF5 weights file; it is not read",
+                    "use the model's safetensors file, or the original TensorFlow checkpoint (bert_model.ckpt)");
+    return {CheckpointFormat::Safetensors, input, {}};
 }
 
 void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
@@ -125,10 +305,29 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
     if (options.init_checkpoint.empty())
         return;
     try {
-        const SafetensorsHeader h = readSafetensorsHeader(options.init_checkpoint);
-        matchCheckpoint(h, options.init_checkpoint, config, meta.num_labels, diag);
-    } catch (const Error &e) {
-        diag.error(e.field().empty() ? "init_checkpoint" : e.field(), e.what(), e.hint());
+        const CheckpointSource src = locateCheckpoint(options.init_checkpoint);
+        if (src.format == CheckpointFormat::TensorFlow) {
+            const TfBundle bundle = readTfBundle(src.path);
+            matchTfCheckpoint(bundle, config, meta.num_labels, diag);
+            for (const auto &[shard, message] : checkTfBundleShards(bundle))
+                diag.error(shard, message,
+                           "copy " + fs::path(shard).filename().string() + " beside "
+                               + fs::path(bundle.prefix).filename().string() + ".index");
+        } else {
+            const SafetensorsHeader h = readSafetensorsHeader(src.path);
+            matchCheckpoint(h, src.path, config, meta.num_labels, diag);
+        }
+        if (!src.config_json.empty()) {
+            Diagnostics ignored;
+            const auto folderConfig = BertConfig::load(src.config_json, ignored);
+            if (folderConfig && !ignored.hasErrors() && !folderConfig->sameArchitecture(config))
+                diag.warning(src.config_json, "the checkpoint folder's config.json describes another architecture than "
+                                              "--bert_config_file",
+                             "pass --bert_config_file=" + src.config_json);
+        }
+    } catch (...) { // never throws: any failure (wb, filesystem, c10) is a finding
+        const ErrorText t = describeCurrentException("init_checkpoint");
+        diag.error(t.field, t.message, t.hint);
     }
 }
 
@@ -179,19 +378,65 @@ void saveSafetensors(const std::string &path, const std::vector<std::pair<std::s
     writeFileAtomic(path, bytes);
 }
 
-CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path)
+namespace {
+
+torch::Tensor tensorFromTf(const TfBundleEntry &e, const std::string &bytes)
 {
-    const SafetensorsHeader h = readSafetensorsHeader(path);
-    Diagnostics diag;
-    CheckpointMatch m = matchCheckpoint(h, path, model->config(), model->numLabels(), diag);
+    torch::ScalarType t = torch::kFloat;
+    switch (e.dtype) {
+    case tfdtype::kDouble: t = torch::kDouble; break;
+    case tfdtype::kHalf: t = torch::kHalf; break;
+    case tfdtype::kBFloat16: t = torch::kBFloat16; break;
+    default: break;
+    }
+    auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
+    std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
+    return tensor.to(torch::kFloat);
+}
+
+void throwFirstError(const Diagnostics &diag)
+{
     for (const auto &d : diag.items())
         if (d.severity == Severity::Error)
             throw Error(d.field, d.message, d.hint);
-    auto tensors = loadSafetensors(path);
+}
+
+} // namespace
+
+CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path)
+{
+    const CheckpointSource src = locateCheckpoint(path);
+    Diagnostics diag;
     auto params = model->named_parameters();
     torch::NoGradGuard guard;
-    for (const auto &[fileName, modelName] : m.loaded)
-        params[modelName].copy_(tensors.at(fileName));
+    CheckpointMatch m;
+    if (src.format == CheckpointFormat::TensorFlow) {
+        const TfBundle bundle = readTfBundle(src.path);
+        m = matchTfCheckpoint(bundle, model->config(), model->numLabels(), diag);
+        throwFirstError(diag);
+        for (const auto &[shard, message] : checkTfBundleShards(bundle))
+            throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
+                                            + fs::path(bundle.prefix).filename().string() + ".index");
+        for (const auto &[fileName, modelName] : m.loaded) {
+            const TfBundleEntry *e = bundle.find(fileName);
+            const auto map = mapTfVariableName(fileName);
+            torch::Tensor t = tensorFromTf(*e, readTfTensorBytes(bundle, *e));
+            if (map->kernel) {
+                const auto shape = modelShapeOf(*map, e->shape); // [out, in]
+                t = t.reshape({shape[1], shape[0]}).t();
+            } else if (map->flatten) {
+                t = t.reshape({-1});
+            }
+            params[modelName].copy_(t);
+        }
+    } else {
+        const SafetensorsHeader h = readSafetensorsHeader(src.path);
+        m = matchCheckpoint(h, src.path, model->config(), model->numLabels(), diag);
+        throwFirstError(diag);
+        auto tensors = loadSafetensors(src.path);
+        for (const auto &[fileName, modelName] : m.loaded)
+            params[modelName].copy_(tensors.at(fileName));
+    }
     if (m.classifierMissing)
         model->resetClassifier();
     return m;

@@ -4,8 +4,11 @@
 
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
 #include "core/model/bertmodel.h"
 #include "core/model/safetensors.h"
+#include "core/model/tfcheckpoint.h"
 
 #include <map>
 #include <string>
@@ -17,26 +20,72 @@ namespace wb {
 /// How the tensors of a checkpoint map onto the model.
 struct CheckpointMatch
 {
+    std::string format = "safetensors";  ///< "safetensors" or "TensorFlow checkpoint"
     std::vector<std::pair<std::string, std::string>> loaded; ///< (file name, model name)
     std::vector<std::string> missing;     ///< model tensors the file lacks (stay initialised)
     std::vector<std::string> unexpected;  ///< file tensors the model has no use for (ignored)
+    std::vector<std::string> skipped;     ///< TF optimizer slots (adam_m/adam_v) and bookkeeping (global_step)
     bool classifierMissing = false;       ///< classifier.* absent or of another shape: new head
-    /// Returns "loaded N tensors, M missing, K unexpected (…)".
+    /// Returns "loaded N tensors, M missing, K unexpected (…)", plus the skipped optimizer
+    /// state and the newly initialised classifier head (expected on a pretrained encoder).
     std::string summary() const;
 };
+
+/// What `--init_checkpoint` points at, once resolved.
+enum class CheckpointFormat
+{
+    Safetensors, ///< a .safetensors file (Hugging Face names, or gamma/beta spellings)
+    TensorFlow   ///< a tensor bundle: `<prefix>.index` + `<prefix>.data-NNNNN-of-MMMMM`
+};
+
+/// A resolved init checkpoint.
+struct CheckpointSource
+{
+    CheckpointFormat format = CheckpointFormat::Safetensors;
+    std::string path;        ///< the safetensors file, or the TensorFlow checkpoint prefix
+    std::string config_json; ///< `config.json` beside the weights of a Hugging Face folder, else empty
+};
+
+/// Resolves `input` (docs/file-formats.md, "Init checkpoints"): a TensorFlow checkpoint
+/// prefix, its `.index` file, a data shard, or a folder with a `checkpoint` file; a
+/// Hugging Face model folder (`model.safetensors`, optionally `config.json`); a folder
+/// with exactly one `*.index`; or a safetensors file. Throws wb::Error naming the path
+/// and saying why for everything else: a PyTorch pickle (`pytorch_model.bin`, `.pt`,
+/// `.pth`: refused because unpickling runs code; the hint is the one-line conversion to
+/// safetensors), a Keras HDF5 file, sharded safetensors, a missing `.index` beside data
+/// shards, a path that does not exist. Thread-safe.
+CheckpointSource locateCheckpoint(const std::string &input);
 
 /// Matches a safetensors header against the parameters of BertForSequenceClassification
 /// (`config`, `num_labels`): HF names, `gamma`/`beta` spellings, optional `bert.` prefix;
 /// `position_ids`/`token_type_ids` buffers are ignored. Adds an error to `diag` for every
 /// encoder tensor whose shape differs (naming the tensor, both shapes and the config key to
 /// change) and for non-float dtypes; a classifier of another shape is a warning (a new head
-/// is initialised). Torch-free logic; thread-safe.
+/// is initialised). TensorFlow variable names in a safetensors file are an error that
+/// says so. Torch-free logic; thread-safe.
 CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::string &path, const BertConfig &config,
                                 int64_t numLabels, Diagnostics &diag);
 
-/// Loads `path` (safetensors) into `model`; a missing or mismatched classifier head is
-/// re-initialised. Throws wb::Error for unreadable files and shape mismatches.
+/// Matches the tensors of a TensorFlow checkpoint index (mapTfVariableName: google-research/bert
+/// TF1 names and tensorflow/models TF2 names) against the model, with the same rules as
+/// matchCheckpoint; shapes are compared after transposing kernels to [out, in]. Optimizer
+/// slots and global_step are listed in `skipped`; sliced (partitioned) variables are errors.
+/// Does not read the data shards. Torch-free logic; thread-safe.
+CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
+                                  Diagnostics &diag);
+
+/// Loads `path` (anything locateCheckpoint accepts) into `model`; a missing or mismatched
+/// classifier head is re-initialised. For TensorFlow checkpoints every data shard must be
+/// present and every loaded tensor's CRC32C is verified. Throws wb::Error for unreadable
+/// files, shape mismatches, missing shards and checksum mismatches.
 CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path);
+
+/// The model part of the pre-flight check: `options.init_checkpoint` must be a readable
+/// safetensors file whose names and shapes match `config` (matchCheckpoint, num_labels from
+/// `meta`). Problems go to `diag` naming the file and tensor. Reads the header only;
+/// thread-safe; never throws.
+void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
+                         Diagnostics &diag);
 
 /// Reads every tensor of a safetensors file (converted to float32 when it is F16/BF16/F64).
 std::map<std::string, torch::Tensor> loadSafetensors(const std::string &path);

@@ -110,6 +110,62 @@ private Q_SLOTS:
         QCOMPARE(c.toJson()["hiden_size"].get<int>(), 64);
     }
 
+    void huggingFaceConfigJson()
+    {
+        // A config.json as transformers' BertForSequenceClassification.save_pretrained writes it.
+        Diagnostics d;
+        const auto c = BertConfig::fromJson(nlohmann::json::parse(R"({
+            "_name_or_path": "bert-base-uncased", "architectures": ["BertForSequenceClassification"],
+            "attention_probs_dropout_prob": 0.1, "classifier_dropout": null, "gradient_checkpointing": false,
+            "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 128,
+            "id2label": {"0": "NEGATIVE", "1": "POSITIVE"}, "initializer_range": 0.02, "intermediate_size": 512,
+            "label2id": {"NEGATIVE": 0, "POSITIVE": 1}, "layer_norm_eps": 1e-07, "max_position_embeddings": 512,
+            "model_type": "bert", "num_attention_heads": 2, "num_hidden_layers": 2, "pad_token_id": 0,
+            "position_embedding_type": "absolute", "problem_type": "single_label_classification",
+            "torch_dtype": "float32", "transformers_version": "4.36.2", "type_vocab_size": 2, "use_cache": true,
+            "vocab_size": 30522})"),
+                                            "config.json", d);
+        QVERIFY2(d.items().empty(), d.items().empty() ? "" : d.items()[0].message.c_str());
+        QCOMPARE(c.layer_norm_eps, 1e-07);
+        QCOMPARE(c.hidden_size, int64_t(128));
+        QCOMPARE(c.labelNames(), (std::vector<std::string>{"NEGATIVE", "POSITIVE"}));
+        QCOMPARE(c.toJson()["layer_norm_eps"].get<double>(), 1e-07);
+        BertConfig plain;
+        QVERIFY(plain.labelNames().empty());
+        QVERIFY(!plain.toJson().contains("layer_norm_eps")); // BERT's 1e-12 stays implicit
+    }
+
+    void huggingFaceKeysThatMatter_data()
+    {
+        QTest::addColumn<QString>("extra");
+        QTest::addColumn<bool>("isError");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("relative positions") << R"("position_embedding_type": "relative_key")" << true
+                                            << "position_embedding_type";
+        QTest::newRow("id2label gap") << R"("id2label": {"0": "a", "2": "c"})" << true << "id2label";
+        QTest::newRow("id2label not string") << R"("id2label": {"0": 1})" << true << "id2label";
+        QTest::newRow("eps zero") << R"("layer_norm_eps": 0)" << true << "layer_norm_eps";
+        QTest::newRow("roberta") << R"("model_type": "roberta")" << false << "model_type";
+        QTest::newRow("classifier dropout") << R"("classifier_dropout": 0.3)" << false << "classifier_dropout";
+    }
+
+    void huggingFaceKeysThatMatter()
+    {
+        QFETCH(QString, extra);
+        QFETCH(bool, isError);
+        QFETCH(QString, field);
+        Diagnostics d;
+        const std::string text = R"({"vocab_size": 10, "type_vocab_size": 2, "hidden_size": 64, "num_hidden_layers": 1,
+            "num_attention_heads": 1, "intermediate_size": 8, "max_position_embeddings": 16, )"
+                                 + extra.toStdString() + "}";
+        const auto c = BertConfig::fromJson(nlohmann::json::parse(text), "config.json", d);
+        QCOMPARE(d.items().size(), size_t(1));
+        QCOMPARE(d.items()[0].severity, isError ? Severity::Error : Severity::Warning);
+        QCOMPARE(QString::fromStdString(d.items()[0].field), QStringLiteral("config.json: ") + field);
+        if (field == QStringLiteral("id2label"))
+            QVERIFY(c.labelNames().empty());
+    }
+
     void badFiles_data()
     {
         QTest::addColumn<QByteArray>("content");

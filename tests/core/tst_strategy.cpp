@@ -2,6 +2,7 @@
 // Strategies: device choice, batch split, and multi_worker_mirrored with two ranks as two
 // threads (parameter broadcast, gradient averaging = full-batch gradient, stop vote,
 // sharded-evaluation helpers).
+#include "core/util/tcpport.h"
 #include "core/distribute/strategy.h"
 #include "core/util/error.h"
 
@@ -132,7 +133,7 @@ private Q_SLOTS:
                 cluster.master_port = port;
                 cluster.local_host = "127.0.0.1";
                 TrainingOptions options;
-                options.worker_timeout_seconds = 20;
+                options.worker_timeout = 20;
                 DistributionStrategy ds;
                 ds.kind = StrategyKind::MultiWorkerMirrored;
                 auto s = makeStrategy(ds, cluster, options);

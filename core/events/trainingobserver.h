@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The run-event vocabulary shared by the trainer, the writers in core/io, the local
+// launcher and the front-ends. Depends on nothing but core/util (second layer from the bottom).
+
+#include "core/events/stoptoken.h"
+#include "core/util/errortext.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// Sent once when a run has validated its inputs and is about to take its first step.
+struct RunStarted
+{
+    int64_t total_steps = 0;
+    int64_t steps_per_epoch = 0;   ///< steps between evaluations
+    int64_t warmup_steps = 0;
+    int64_t eval_steps = 0;
+    int64_t start_step = 0;        ///< > 0 when resumed from a checkpoint
+    int64_t num_labels = 0;
+    int64_t parameter_count = 0;
+    std::string model_dir;
+    std::string device;            ///< e.g. "cpu", "cuda:0"
+    double wall_time = 0;          ///< seconds since the Unix epoch
+};
+
+/// Training metrics at one logged step (batched at the source: ≤ ~20 per second).
+struct StepMetrics
+{
+    int64_t step = 0;              ///< global step after this update (1-based)
+    int64_t total_steps = 0;
+    double epoch = 0;              ///< fractional real epoch, e.g. 1.5
+    double loss = 0;               ///< mean train loss of the steps since the last report
+    double learning_rate = 0;      ///< LR used by this update
+    double examples_per_second = 0;
+    double wall_time = 0;          ///< seconds since the Unix epoch
+};
+
+/// Metrics of one full pass over the evaluation set.
+struct EvalMetrics
+{
+    int64_t step = 0;
+    double wall_time = 0;
+    double eval_loss = 0;
+    bool regression = false;
+    double eval_accuracy = 0;      ///< classification
+    bool binary = false;
+    double eval_f1 = 0;            ///< binary tasks (positive class = label 1)
+    double eval_mcc = 0;           ///< binary tasks
+    double eval_mse = 0;           ///< regression
+    double eval_pearson = 0;       ///< regression
+    double eval_spearman = 0;      ///< regression
+    int64_t num_examples = 0;
+    /// confusion[true][predicted] counts; num_labels × num_labels (classification only)
+    std::vector<std::vector<int64_t>> confusion;
+};
+
+/// A checkpoint was written atomically.
+struct CheckpointSaved
+{
+    int64_t step = 0;
+    std::string path;              ///< checkpoint prefix, e.g. model_dir/ckpt-114
+};
+
+/// How a run ended.
+enum class RunStatus { Completed, Cancelled, Failed };
+
+/// Sent exactly once at the end of every run, whatever happened.
+struct RunFinished
+{
+    RunStatus status = RunStatus::Completed;
+    int64_t last_step = 0;
+    double final_train_loss = 0;
+    std::string message;           ///< error message when Failed
+    std::string field;             ///< file/flag/record the error is about
+    std::string hint;              ///< how to fix it
+    std::string last_checkpoint;   ///< latest checkpoint on disk (may be empty)
+};
+
+/// Returns the end of a run that failed with `error` (status Failed, message, field and
+/// hint from it); the caller adds last_step and last_checkpoint when it knows them.
+inline RunFinished failedRun(const ErrorText &error)
+{
+    RunFinished r;
+    r.status = RunStatus::Failed;
+    r.message = error.message;
+    r.field = error.field;
+    r.hint = error.hint;
+    return r;
+}
+
+/// Returns "completed", "cancelled" or "failed".
+inline const char *runStatusName(RunStatus s)
+{
+    switch (s) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Failed: return "failed";
+    }
+    return "failed";
+}
+
+/// Receives the progress of Trainer::run. All hooks are called on the thread that runs the
+/// Trainer (never the GUI thread); implementations must be cheap and must forward to other
+/// threads themselves (the GUI's worker emits queued signals). Every hook does nothing by
+/// default: an observer overrides only the events it needs.
+class TrainingObserver
+{
+public:
+    virtual ~TrainingObserver() = default;
+    virtual void runStarted(const RunStarted &) {}
+    virtual void stepCompleted(const StepMetrics &) {}
+    virtual void evaluationCompleted(const EvalMetrics &) {}
+    virtual void checkpointSaved(const CheckpointSaved &) {}
+    /// A human-readable log line (the same lines the CLI prints).
+    virtual void logMessage(const std::string &) {}
+    virtual void runFinished(const RunFinished &) {}
+};
+
+} // namespace wb

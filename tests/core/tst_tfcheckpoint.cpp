@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/train/preflight.h"
+#include "core/data/crc32c.h"
+#include "core/model/initcheckpoint.h"
+#include "core/model/parameternames.h"
+#include "core/model/tfcheckpoint.h"
+#include "core/util/error.h"
+#include "model/tensorbundle.pb.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+BertConfig tinyConfig()
+{
+    BertConfig c;
+    c.vocab_size = 100;
+    c.hidden_size = 32;
+    c.num_hidden_layers = 2;
+    c.num_attention_heads = 2;
+    c.intermediate_size = 64;
+    c.max_position_embeddings = 64;
+    c.type_vocab_size = 2;
+    return c;
+}
+
+void putVarint(std::string &out, uint64_t v)
+{
+    while (v >= 0x80) {
+        out.push_back(char(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(char(v));
+}
+
+void putFixed32(std::string &out, uint32_t v)
+{
+    for (int k = 0; k < 4; ++k)
+        out.push_back(char((v >> (8 * k)) & 0xff));
+}
+
+/// A test-side writer of LevelDB's table format (leveldb/doc/table_format.md), independent
+/// of the reader: prefix-compressed entries, a restart point every `restartInterval`
+/// entries, blocks cut at `blockSize` bytes, trailers with the masked CRC32C.
+struct TableWriter
+{
+    size_t blockSize = 4096;
+    int restartInterval = 16;
+    unsigned char compressionType = 0; ///< written into every trailer (TF: always 0)
+    bool misplaceRestart = false;      ///< moves the second restart point of the first data block by one byte
+    std::string file;
+    int dataBlocks = 0;
+
+    void add(const std::string &key, const std::string &value)
+    {
+        size_t shared = 0;
+        if (m_counter < restartInterval) {
+            while (shared < m_last.size() && shared < key.size() && m_last[shared] == key[shared])
+                ++shared;
+        } else {
+            m_restarts.push_back(uint32_t(m_block.size()));
+            m_counter = 0;
+        }
+        putVarint(m_block, shared);
+        putVarint(m_block, key.size() - shared);
+        putVarint(m_block, value.size());
+        m_block += key.substr(shared) + value;
+        m_last = key;
+        ++m_counter;
+        if (m_block.size() >= blockSize)
+            flush();
+    }
+
+    std::string finish()
+    {
+        flush();
+        const auto meta = writeBlock(std::string(), {0});
+        std::string index;
+        std::vector<uint32_t> restarts;
+        for (const auto &[key, handle] : m_index) { // restart interval 1, as LevelDB's index block
+            restarts.push_back(uint32_t(index.size()));
+            putVarint(index, 0);
+            putVarint(index, key.size());
+            putVarint(index, handle.size());
+            index += key + handle;
+        }
+        const auto idx = writeBlock(index, restarts.empty() ? std::vector<uint32_t>{0} : restarts);
+        std::string footer;
+        putVarint(footer, meta.first);
+        putVarint(footer, meta.second);
+        putVarint(footer, idx.first);
+        putVarint(footer, idx.second);
+        footer.resize(40, '\0');
+        putFixed32(footer, 0x8b80fb57u);
+        putFixed32(footer, 0xdb477524u);
+        return file + footer;
+    }
+
+private:
+    void flush()
+    {
+        if (m_block.empty())
+            return;
+        if (misplaceRestart && dataBlocks == 0 && m_restarts.size() > 1)
+            m_restarts[1] += 1;
+        const auto h = writeBlock(m_block, m_restarts);
+        std::string handle;
+        putVarint(handle, h.first);
+        putVarint(handle, h.second);
+        m_index.emplace_back(m_last, handle);
+        ++dataBlocks;
+        m_block.clear();
+        m_restarts = {0};
+        m_counter = 0;
+        m_last.clear();
+    }
+
+    std::pair<uint64_t, uint64_t> writeBlock(std::string contents, const std::vector<uint32_t> &restarts)
+    {
+        for (uint32_t r : restarts)
+            putFixed32(contents, r);
+        putFixed32(contents, uint32_t(restarts.size()));
+        const uint64_t offset = file.size();
+        file += contents;
+        file.push_back(char(compressionType));
+        putFixed32(file, maskCrc(crc32c(file.data() + offset, contents.size() + 1)));
+        return {offset, contents.size()};
+    }
+
+    std::string m_block;
+    std::vector<uint32_t> m_restarts{0};
+    int m_counter = 0;
+    std::string m_last;
+    std::vector<std::pair<std::string, std::string>> m_index;
+};
+
+/// One tensor to write: name, TensorFlow dtype and shape, raw little-endian bytes, shard.
+struct TfTensor
+{
+    std::string name;
+    int dtype = tfdtype::kFloat;
+    std::vector<int64_t> shape;
+    std::string bytes;
+    int shard = 0;
+};
+
+std::string floatBytes(const torch::Tensor &t)
+{
+    auto c = t.detach().to(torch::kFloat).contiguous();
+    return std::string(static_cast<const char *>(c.data_ptr()), size_t(c.numel()) * 4);
+}
+
+TfTensor floatTensor(const std::string &name, const torch::Tensor &t)
+{
+    return {name, tfdtype::kFloat, t.sizes().vec(), floatBytes(t), 0};
+}
+
+/// Writes `<prefix>.index` and its data shards as TensorFlow's BundleWriter does; returns
+/// the number of data blocks of the index.
+int writeBundle(const std::string &prefix, std::vector<TfTensor> tensors, int numShards = 1, TableWriter table = {})
+{
+    std::sort(tensors.begin(), tensors.end(), [](const TfTensor &a, const TfTensor &b) { return a.name < b.name; });
+    tfbundle::BundleHeaderProto header;
+    header.set_num_shards(numShards);
+    header.mutable_version()->set_producer(1);
+    table.add("", header.SerializeAsString());
+    std::vector<std::string> shards(static_cast<size_t>(numShards));
+    for (const auto &t : tensors) {
+        tfbundle::BundleEntryProto e;
+        e.set_dtype(tfbundle::DataType(t.dtype));
+        for (int64_t d : t.shape)
+            e.mutable_shape()->add_dim()->set_size(d);
+        e.set_shard_id(t.shard);
+        e.set_offset(int64_t(shards[size_t(t.shard)].size()));
+        e.set_size(int64_t(t.bytes.size()));
+        e.set_crc32c(maskCrc(crc32c(t.bytes.data(), t.bytes.size())));
+        shards[size_t(t.shard)] += t.bytes;
+        table.add(t.name, e.SerializeAsString());
+    }
+    std::ofstream(prefix + ".index", std::ios::binary) << table.finish();
+    for (int s = 0; s < numShards; ++s) {
+        char suffix[40];
+        std::snprintf(suffix, sizeof suffix, ".data-%05d-of-%05d", s, numShards);
+        std::ofstream(prefix + suffix, std::ios::binary) << shards[size_t(s)];
+    }
+    return table.dataBlocks;
+}
+
+/// google-research/bert TF1 variables of `model` (kernels stored [in, out]).
+std::vector<TfTensor> tf1Tensors(nn::BertForSequenceClassification &model)
+{
+    std::vector<TfTensor> out;
+    for (auto &p : model->named_parameters()) {
+        std::string n = p.key();
+        torch::Tensor t = p.value();
+        if (n == "classifier.weight") {
+            out.push_back(floatTensor("output_weights", t));
+            continue;
+        }
+        if (n == "classifier.bias") {
+            out.push_back(floatTensor("output_bias", t));
+            continue;
+        }
+        n = n.substr(5); // "bert."
+        std::string tf = "bert/";
+        const bool embeddingTable = n.find("_embeddings.weight") != std::string::npos;
+        for (size_t k = 0; k < n.size(); ++k)
+            tf += n[k] == '.' ? '/' : n[k];
+        const std::string layer = "bert/encoder/layer/";
+        if (tf.rfind(layer, 0) == 0) {
+            const size_t slash = tf.find('/', layer.size());
+            tf = "bert/encoder/layer_" + tf.substr(layer.size(), slash - layer.size()) + tf.substr(slash);
+        }
+        if (embeddingTable) {
+            tf = tf.substr(0, tf.size() - 7);
+        } else if (tf.find("LayerNorm/weight") != std::string::npos) {
+            tf = tf.substr(0, tf.size() - 6) + "gamma";
+        } else if (tf.find("LayerNorm/bias") != std::string::npos) {
+            tf = tf.substr(0, tf.size() - 4) + "beta";
+        } else if (tf.size() > 7 && tf.compare(tf.size() - 7, 7, "/weight") == 0) {
+            tf = tf.substr(0, tf.size() - 6) + "kernel";
+            t = t.t();
+        }
+        out.push_back(floatTensor(tf, t));
+    }
+    return out;
+}
+
+void expectEqualModels(nn::BertForSequenceClassification &a, nn::BertForSequenceClassification &b, bool withHead)
+{
+    auto pb = b->named_parameters();
+    for (auto &p : a->named_parameters()) {
+        if (!withHead && p.key().rfind("classifier.", 0) == 0)
+            continue;
+        QVERIFY2(torch::equal(p.value(), pb[p.key()]), p.key().c_str());
+    }
+}
+
+std::string expectError(const std::function<void()> &f)
+{
+    try {
+        f();
+    } catch (const Error &e) {
+        return e.field() + " | " + e.what() + " | " + e.hint();
+    }
+    return "no error";
+}
+
+} // namespace
+
+class tst_TfCheckpoint : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::manual_seed(1); }
+    void realTf1Index();
+    void mapsNames_data();
+    void mapsNames();
+    void endToEndTf1SeveralBlocks();
+    void endToEndTf2Names();
+    void corruptedTensorCrcIsNamed();
+    void damagedIndexBlocks_data();
+    void damagedIndexBlocks();
+    void missingShardIsNamed();
+    void shapeMismatchNamesTensorAndKey();
+    void locatesInputs();
+    void refusesPicklesAndTfNamesInSafetensors();
+    void huggingFaceFolder();
+
+private:
+    std::string path(const char *name) const { return m_dir.filePath(QString::fromUtf8(name)).toStdString(); }
+    QTemporaryDir m_dir;
+};
+
+void tst_TfCheckpoint::realTf1Index()
+{
+    const std::string dir = std::string(WB_SHARED_DATA_DIR) + "/tf-checkpoint";
+    if (!fs::exists(dir + "/bert_model.ckpt.index"))
+        QSKIP("shared TF checkpoint index not present");
+    const TfBundle b = readTfBundle(dir + "/bert_model.ckpt");
+    QCOMPARE(b.num_shards, 1);
+    QCOMPARE(int(b.entries.size()), 202); // 5 embeddings + 12 × 16 encoder + 5 cls/predictions
+    struct Want
+    {
+        const char *name;
+        std::vector<int64_t> shape;
+        int64_t offset, size;
+        uint32_t crc;
+    };
+    const Want wants[] = {
+        {"bert/embeddings/LayerNorm/beta", {768}, 0, 3072, 3165747570u},
+        {"bert/embeddings/LayerNorm/gamma", {768}, 3072, 3072, 563001070u},
+        {"bert/embeddings/position_embeddings", {512, 768}, 6144, 1572864, 418087603u},
+        {"bert/embeddings/token_type_embeddings", {2, 768}, 1579008, 6144, 1352073125u},
+        {"bert/embeddings/word_embeddings", {5981, 768}, 1585152, 18373632, 3739440882u},
+        {"cls/predictions/transform/dense/kernel", {768, 768}, 360209780, 2359296, 2637083952u},
+    };
+    for (const auto &w : wants) {
+        const TfBundleEntry *e = b.find(w.name);
+        QVERIFY2(e, w.name);
+        QCOMPARE(e->dtype, tfdtype::kFloat);
+        QCOMPARE(e->shape, w.shape);
+        QCOMPARE(e->offset, w.offset);
+        QCOMPARE(e->size, w.size);
+        QCOMPARE(e->masked_crc32c, w.crc);
+        QCOMPARE(e->shard_id, 0);
+    }
+    // Every tensor is float32 with size = numel × 4, and they tile the shard without gaps.
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    int mapped = 0, other = 0;
+    for (const auto &e : b.entries) {
+        QCOMPARE(e.dtype, tfdtype::kFloat);
+        int64_t n = 1;
+        for (auto d : e.shape)
+            n *= d;
+        QCOMPARE(e.size, n * 4);
+        spans.emplace_back(e.offset, e.size);
+        const TfVariableKind kind = classifyTfVariable(e.name);
+        if (kind == TfVariableKind::Parameter)
+            ++mapped;
+        else if (kind == TfVariableKind::Other && e.name.rfind("cls/", 0) == 0)
+            ++other;
+    }
+    QCOMPARE(mapped, 197);
+    QCOMPARE(other, 5);
+    std::sort(spans.begin(), spans.end());
+    int64_t end = 0;
+    for (const auto &[off, size] : spans) {
+        QCOMPARE(off, end);
+        end = off + size;
+    }
+    QCOMPARE(end, int64_t(362569076));
+    const auto q = mapTfVariableName("bert/encoder/layer_11/attention/self/query/kernel");
+    QVERIFY(q && q->kernel);
+    QCOMPARE(q->model_name, std::string("bert.encoder.layer.11.attention.self.query.weight"));
+
+    Diagnostics cfgDiag;
+    const auto cfg = BertConfig::load(dir + "/bert_config.json", cfgDiag);
+    QVERIFY(cfg && !cfgDiag.hasErrors());
+    Diagnostics diag;
+    const CheckpointMatch m = matchTfCheckpoint(b, *cfg, 2, diag);
+    QVERIFY(!diag.hasErrors());
+    QCOMPARE(int(m.loaded.size()), 197);
+    QCOMPARE(m.missing, (std::vector<std::string>{"bert.pooler.dense.weight", "bert.pooler.dense.bias"}));
+    QCOMPARE(int(m.unexpected.size()), 5);
+    QVERIFY(m.classifierMissing);
+    const auto shards = checkTfBundleShards(b);
+    QCOMPARE(int(shards.size()), 1);
+    QCOMPARE(shards[0].first, dir + "/bert_model.ckpt.data-00000-of-00001");
+
+    // The pre-flight check resolves the folder through its `checkpoint` file and names the missing shard.
+    TrainingOptions o;
+    o.init_checkpoint = dir;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics pre;
+    checkInitCheckpoint(o, *cfg, meta, pre);
+    QCOMPARE(pre.errorCount(), 1);
+    bool named = false;
+    for (const auto &d : pre.items())
+        named |= d.severity == Severity::Error
+                 && QString::fromStdString(d.message).contains(QStringLiteral("bert_model.ckpt.data-00000-of-00001"));
+    QVERIFY(named);
+}
+
+void tst_TfCheckpoint::mapsNames_data()
+{
+    QTest::addColumn<QString>("tf");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("kernel");
+    QTest::newRow("word") << "bert/embeddings/word_embeddings" << "bert.embeddings.word_embeddings.weight" << false;
+    QTest::newRow("emb ln") << "bert/embeddings/LayerNorm/beta" << "bert.embeddings.LayerNorm.bias" << false;
+    QTest::newRow("out ln") << "bert/encoder/layer_3/output/LayerNorm/gamma"
+                            << "bert.encoder.layer.3.output.LayerNorm.weight" << false;
+    QTest::newRow("att out") << "bert/encoder/layer_0/attention/output/dense/kernel"
+                             << "bert.encoder.layer.0.attention.output.dense.weight" << true;
+    QTest::newRow("pooler") << "bert/pooler/dense/kernel" << "bert.pooler.dense.weight" << true;
+    QTest::newRow("head") << "output_weights" << "classifier.weight" << false;
+    QTest::newRow("adam") << "bert/pooler/dense/kernel/adam_m" << "" << false;
+    QTest::newRow("mlm") << "cls/predictions/output_bias" << "" << false;
+    QTest::newRow("tf1 Adam") << "bert/encoder/layer_0/output/dense/kernel/Adam_1" << "" << false;
+    QTest::newRow("tf2 q") << "encoder/_transformer_layers/1/_attention_layer/_query_dense/kernel/.ATTRIBUTES/VARIABLE_VALUE"
+                           << "bert.encoder.layer.1.attention.self.query.weight" << true;
+    QTest::newRow("tf2 ln") << "model/encoder/_transformer_layers/0/_output_layer_norm/beta/.ATTRIBUTES/VARIABLE_VALUE"
+                            << "bert.encoder.layer.0.output.LayerNorm.bias" << false;
+    QTest::newRow("tf2 type") << "encoder/_type_embedding_layer/embeddings/.ATTRIBUTES/VARIABLE_VALUE"
+                              << "bert.embeddings.token_type_embeddings.weight" << false;
+    QTest::newRow("tf2 slot")
+        << "encoder/_pooler_layer/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE" << "" << false;
+}
+
+void tst_TfCheckpoint::mapsNames()
+{
+    QFETCH(QString, tf);
+    QFETCH(QString, model);
+    QFETCH(bool, kernel);
+    const auto m = mapTfVariableName(tf.toStdString());
+    if (model.isEmpty()) {
+        QVERIFY(!m);
+        const TfVariableKind kind = classifyTfVariable(tf.toStdString());
+        QCOMPARE(kind, tf.startsWith(QStringLiteral("cls/")) ? TfVariableKind::Other : TfVariableKind::OptimizerSlot);
+        return;
+    }
+    QVERIFY(m);
+    QCOMPARE(QString::fromStdString(m->model_name), model);
+    QCOMPARE(m->kernel, kernel);
+}
+
+void tst_TfCheckpoint::endToEndTf1SeveralBlocks()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 3);
+    auto tensors = tf1Tensors(a);
+    // The embeddings' LayerNorm gamma as DT_HALF (1.0 is exact in half precision).
+    for (auto &t : tensors)
+        if (t.name == "bert/embeddings/LayerNorm/gamma") {
+            auto h = torch::ones({32}, torch::kHalf);
+            t = {t.name, tfdtype::kHalf, {32}, std::string(static_cast<const char *>(h.data_ptr()), 64), 0};
+        }
+    std::string step(8, '\0');
+    step[0] = 7;
+    tensors.push_back({"global_step", tfdtype::kInt64, {}, step, 0});
+    tensors.push_back(floatTensor("bert/pooler/dense/kernel/adam_m", torch::zeros({32, 32})));
+    tensors.push_back(floatTensor("bert/pooler/dense/kernel/adam_v", torch::zeros({32, 32})));
+    tensors.push_back(floatTensor("cls/predictions/output_bias", torch::zeros({100})));
+    TableWriter table;
+    table.blockSize = 256;
+    table.restartInterval = 3;
+    const std::string prefix = path("tf1/model.ckpt-12");
+    fs::create_directories(path("tf1"));
+    const int blocks = writeBundle(prefix, tensors, 1, table);
+    QVERIFY2(blocks >= 4, std::to_string(blocks).c_str());
+
+    std::ifstream in(prefix + ".index", std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto kv = readLevelDbTable(bytes, prefix + ".index");
+    QCOMPARE(kv.size(), tensors.size() + 1);
+    QCOMPARE(kv.front().first, std::string());
+    QCOMPARE(kv[1].first, std::string("bert/embeddings/LayerNorm/beta"));
+    QCOMPARE(kv.back().first, std::string("output_weights"));
+
+    torch::manual_seed(5);
+    nn::BertForSequenceClassification b(tinyConfig(), 3);
+    const CheckpointMatch m = loadInitCheckpoint(b, prefix);
+    QCOMPARE(m.format, std::string("TensorFlow checkpoint"));
+    QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 3).size()));
+    QVERIFY(m.missing.empty());
+    QVERIFY(!m.classifierMissing);
+    QCOMPARE(m.unexpected, std::vector<std::string>{"cls/predictions/output_bias"});
+    QCOMPARE(int(m.skipped.size()), 3);
+    QVERIFY(QString::fromStdString(m.summary()).contains(QStringLiteral("skipped 3 optimizer")));
+    expectEqualModels(a, b, true);
+}
+
+void tst_TfCheckpoint::endToEndTf2Names()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    auto p = a->named_parameters();
+    const std::string attr = "/.ATTRIBUTES/VARIABLE_VALUE";
+    std::vector<TfTensor> t;
+    auto add = [&](const std::string &name, const torch::Tensor &x) { t.push_back(floatTensor("encoder/" + name + attr, x)); };
+    add("_embedding_layer/embeddings", p["bert.embeddings.word_embeddings.weight"]);
+    add("_position_embedding_layer/embeddings", p["bert.embeddings.position_embeddings.weight"]);
+    add("_type_embedding_layer/embeddings", p["bert.embeddings.token_type_embeddings.weight"]);
+    add("_embedding_norm_layer/gamma", p["bert.embeddings.LayerNorm.weight"]);
+    add("_embedding_norm_layer/beta", p["bert.embeddings.LayerNorm.bias"]);
+    for (int l = 0; l < 2; ++l) {
+        const std::string L = "_transformer_layers/" + std::to_string(l) + "/";
+        const std::string P = "bert.encoder.layer." + std::to_string(l) + ".";
+        for (const char *qkv : {"query", "key", "value"}) {
+            const std::string dense = L + "_attention_layer/_" + qkv + "_dense/";
+            add(dense + "kernel", p[P + "attention.self." + qkv + ".weight"].t().reshape({32, 2, 16}));
+            add(dense + "bias", p[P + "attention.self." + qkv + ".bias"].reshape({2, 16}));
+        }
+        add(L + "_attention_layer/_output_dense/kernel", p[P + "attention.output.dense.weight"].t().reshape({2, 16, 32}));
+        add(L + "_attention_layer/_output_dense/bias", p[P + "attention.output.dense.bias"]);
+        add(L + "_attention_layer_norm/gamma", p[P + "attention.output.LayerNorm.weight"]);
+        add(L + "_attention_layer_norm/beta", p[P + "attention.output.LayerNorm.bias"]);
+        add(L + "_intermediate_dense/kernel", p[P + "intermediate.dense.weight"].t());
+        add(L + "_intermediate_dense/bias", p[P + "intermediate.dense.bias"]);
+        add(L + "_output_dense/kernel", p[P + "output.dense.weight"].t());
+        add(L + "_output_dense/bias", p[P + "output.dense.bias"]);
+        add(L + "_output_layer_norm/gamma", p[P + "output.LayerNorm.weight"]);
+        add(L + "_output_layer_norm/beta", p[P + "output.LayerNorm.bias"]);
+    }
+    add("_pooler_layer/kernel", p["bert.pooler.dense.weight"].t());
+    add("_pooler_layer/bias", p["bert.pooler.dense.bias"]);
+    std::string counter(8, '\0');
+    t.push_back({"save_counter" + attr, tfdtype::kInt64, {}, counter, 0});
+    fs::create_directories(path("tf2"));
+    const std::string prefix = path("tf2/ckpt-1");
+    writeBundle(prefix, t);
+    torch::manual_seed(9);
+    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    const CheckpointMatch m = loadInitCheckpoint(b, prefix + ".index");
+    QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()) - 2);
+    QVERIFY(m.classifierMissing);
+    QVERIFY(m.missing.empty() && m.unexpected.empty());
+    QCOMPARE(m.skipped, std::vector<std::string>{"save_counter" + attr});
+    expectEqualModels(a, b, false);
+}
+
+void tst_TfCheckpoint::corruptedTensorCrcIsNamed()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    fs::create_directories(path("crc"));
+    const std::string prefix = path("crc/bert_model.ckpt");
+    writeBundle(prefix, tf1Tensors(a));
+    const TfBundle bundle = readTfBundle(prefix);
+    const TfBundleEntry *e = bundle.find("bert/encoder/layer_1/attention/self/query/kernel");
+    QVERIFY(e);
+    {
+        std::fstream f(bundle.shardPath(0), std::ios::binary | std::ios::in | std::ios::out);
+        f.seekp(std::streamoff(e->offset + 100));
+        f.put('\x5a');
+    }
+    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    const std::string err = expectError([&] { loadInitCheckpoint(b, prefix); });
+    QVERIFY2(err.find("tensor 'bert/encoder/layer_1/attention/self/query/kernel'") != std::string::npos
+                 && err.find("checksum mismatch") != std::string::npos,
+             err.c_str());
+    QVERIFY_THROWS_NO_EXCEPTION(readTfTensorBytes(bundle, *bundle.find("bert/encoder/layer_0/attention/self/query/kernel")));
+}
+
+void tst_TfCheckpoint::damagedIndexBlocks_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("flipped byte") << 0 << "block checksum mismatch";
+    QTest::newRow("snappy") << 1 << "compression type 1 (Snappy)";
+    QTest::newRow("restart") << 2 << "not at an entry boundary";
+    QTest::newRow("magic") << 3 << "not LevelDB's";
+    QTest::newRow("truncated") << 4 << "shorter than the 48-byte";
+    QTest::newRow("hostile shape") << 5 << "size 8 bytes does not match DT_FLOAT";
+}
+
+void tst_TfCheckpoint::damagedIndexBlocks()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, expected);
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    TableWriter table;
+    table.blockSize = 300;
+    table.restartInterval = 4;
+    table.compressionType = kind == 1 ? 1 : 0;
+    table.misplaceRestart = kind == 2;
+    fs::create_directories(path("damaged"));
+    const std::string prefix = path("damaged/m.ckpt");
+    auto tensors = tf1Tensors(a);
+    if (kind == 5)
+        tensors.push_back({"bert/huge", tfdtype::kFloat, {int64_t(1) << 62, 4}, std::string(8, '\0'), 0});
+    writeBundle(prefix, tensors, 1, table);
+    std::ifstream in(prefix + ".index", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    if (kind == 0)
+        bytes[40] = char(bytes[40] ^ 0x01);
+    if (kind == 3)
+        bytes[bytes.size() - 1] = 0;
+    if (kind == 4)
+        bytes.resize(20);
+    std::ofstream(prefix + ".index", std::ios::binary | std::ios::trunc) << bytes;
+    const std::string err = expectError([&] { readTfBundle(prefix); });
+    QVERIFY2(QString::fromStdString(err).contains(expected), err.c_str());
+    QVERIFY2(err.find("m.ckpt.index") != std::string::npos, err.c_str());
+}
+
+void tst_TfCheckpoint::missingShardIsNamed()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    auto tensors = tf1Tensors(a);
+    for (size_t k = 0; k < tensors.size(); k += 2)
+        tensors[k].shard = 1;
+    fs::create_directories(path("shards"));
+    const std::string prefix = path("shards/bert_model.ckpt");
+    writeBundle(prefix, tensors, 2);
+    {
+        torch::manual_seed(4);
+        nn::BertForSequenceClassification b(tinyConfig(), 2);
+        loadInitCheckpoint(b, prefix); // both shards present
+        expectEqualModels(a, b, true);
+    }
+    fs::remove(prefix + ".data-00001-of-00002");
+    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    const std::string err = expectError([&] { loadInitCheckpoint(b, prefix); });
+    QVERIFY2(err.find("bert_model.ckpt.data-00001-of-00002") != std::string::npos && err.find("missing") != std::string::npos,
+             err.c_str());
+    TrainingOptions o;
+    o.init_checkpoint = prefix;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+}
+
+void tst_TfCheckpoint::shapeMismatchNamesTensorAndKey()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    fs::create_directories(path("shape"));
+    const std::string prefix = path("shape/bert_model.ckpt");
+    writeBundle(prefix, tf1Tensors(a));
+    BertConfig wide = tinyConfig();
+    wide.intermediate_size = 128;
+    TrainingOptions o;
+    o.init_checkpoint = prefix;
+    InputMetaData meta;
+    meta.num_labels = 5; // another head: a warning, not an error
+    Diagnostics diag;
+    checkInitCheckpoint(o, wide, meta, diag);
+    QCOMPARE(diag.errorCount(), 6); // intermediate kernel+bias, output kernel, in 2 layers
+    bool found = false;
+    for (const auto &d : diag.items())
+        if (d.field.find("bert/encoder/layer_0/intermediate/dense/kernel") != std::string::npos) {
+            found = true;
+            QVERIFY2(d.message.find("[32, 64]") != std::string::npos && d.message.find("[128, 32]") != std::string::npos,
+                     d.message.c_str());
+            QVERIFY2(d.hint.find("intermediate_size") != std::string::npos, d.hint.c_str());
+        }
+    QVERIFY(found);
+    bool headWarning = false;
+    for (const auto &d : diag.items())
+        headWarning |= d.severity == Severity::Warning && d.field.find("output_weights") != std::string::npos;
+    QVERIFY(headWarning);
+}
+
+void tst_TfCheckpoint::locatesInputs()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    fs::create_directories(path("loc/sub"));
+    const std::string prefix = path("loc/sub/model.ckpt-5");
+    writeBundle(prefix, tf1Tensors(a));
+    std::ofstream(path("loc/checkpoint")) << "model_checkpoint_path: \"sub/model.ckpt-5\"\n"
+                                          << "all_model_checkpoint_paths: \"sub/model.ckpt-5\"\n";
+    QCOMPARE(locateCheckpoint(path("loc")).path, prefix);
+    QCOMPARE(locateCheckpoint(prefix + ".index").path, prefix);
+    QCOMPARE(locateCheckpoint(prefix + ".data-00000-of-00001").path, prefix);
+    QCOMPARE(locateCheckpoint(path("loc/sub")).path, prefix); // one .index in the folder
+    QVERIFY(locateCheckpoint(prefix).format == CheckpointFormat::TensorFlow);
+
+    std::ofstream(path("loc/checkpoint"), std::ios::trunc) << "model_checkpoint_path: \"gone.ckpt\"\n";
+    std::string err = expectError([&] { locateCheckpoint(path("loc")); });
+    QVERIFY2(err.find("gone.ckpt.index does not exist") != std::string::npos, err.c_str());
+
+    fs::create_directories(path("noindex"));
+    std::ofstream(path("noindex/bert_model.ckpt.data-00000-of-00001")) << "x";
+    err = expectError([&] { locateCheckpoint(path("noindex/bert_model.ckpt")); });
+    QVERIFY2(err.find(".index file is missing") != std::string::npos, err.c_str());
+    err = expectError([&] { locateCheckpoint(path("nowhere/x.ckpt")); });
+    QVERIFY2(err.find("does not exist") != std::string::npos, err.c_str());
+}
+
+void tst_TfCheckpoint::refusesPicklesAndTfNamesInSafetensors()
+{
+    fs::create_directories(path("pt"));
+    std::ofstream(path("pt/pytorch_model.bin"), std::ios::binary) << std::string("\x80\x02}q\x00.", 6);
+    for (const std::string &input : {path("pt/pytorch_model.bin"), path("pt")}) {
+        const std::string err = expectError([&] { locateCheckpoint(input); });
+        QVERIFY2(err.find("unpickling") != std::string::npos && err.find("save_file(") != std::string::npos
+                     && err.find("torch.load('pytorch_model.bin'") != std::string::npos,
+                 err.c_str());
+    }
+    std::ofstream(path("pt/weights.safetensors"), std::ios::binary) << std::string("PK\x03\x04rest", 8); // a zip: torch.save
+    QVERIFY(expectError([&] { locateCheckpoint(path("pt/weights.safetensors")); }).find("pickle") != std::string::npos);
+
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (const auto &t : tf1Tensors(a))
+        named.emplace_back(t.name, torch::zeros(t.shape));
+    saveSafetensors(path("tfnames.safetensors"), named);
+    TrainingOptions o;
+    o.init_checkpoint = path("tfnames.safetensors");
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+    QVERIFY2(diag.items().front().message.find("TensorFlow variable names") != std::string::npos,
+             diag.items().front().message.c_str());
+}
+
+void tst_TfCheckpoint::huggingFaceFolder()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (auto &p : a->named_parameters())
+        if (p.key().rfind("classifier.", 0) != 0)
+            tensors.emplace_back(p.key().substr(5), p.value()); // without the "bert." prefix, no head
+    fs::create_directories(path("hf"));
+    saveSafetensors(path("hf/model.safetensors"), tensors);
+    std::ofstream(path("hf/config.json")) << R"({"model_type": "bert", "vocab_size": 100})";
+    const CheckpointSource src = locateCheckpoint(path("hf"));
+    QVERIFY(src.format == CheckpointFormat::Safetensors);
+    QCOMPARE(src.path, path("hf/model.safetensors"));
+    QCOMPARE(src.config_json, path("hf/config.json"));
+    torch::manual_seed(11);
+    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    const CheckpointMatch m = loadInitCheckpoint(b, path("hf"));
+    QVERIFY(m.classifierMissing);
+    QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()) - 2);
+    expectEqualModels(a, b, false);
+    QVERIFY(QString::fromStdString(m.summary()).contains(QStringLiteral("expected when starting from a pretrained encoder")));
+}
+
+QTEST_APPLESS_MAIN(tst_TfCheckpoint)
+#include "tst_tfcheckpoint.moc"
