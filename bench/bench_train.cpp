@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Training throughput of the C++ trainer's step (model + loss + backward + TF2 AdamW) at
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
-// Prints one JSON object per config. Usage: bench_train [tiny|mini|all] [steps] [threads]
+// Prints one JSON object per config. Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16]
+// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h).
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/train/adamw.h"
 #include "core/train/blascheck.h"
+#include "core/train/precision.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,11 +28,30 @@ BertConfig configFor(const std::string &name)
     c.max_position_embeddings = 512;
     if (name == "tiny") {
         c.num_hidden_layers = 2, c.hidden_size = 128, c.num_attention_heads = 2, c.intermediate_size = 512;
+    } else if (name == "base") {
+        c.num_hidden_layers = 12, c.hidden_size = 768, c.num_attention_heads = 12, c.intermediate_size = 3072;
     } else {
         c.num_hidden_layers = 4, c.hidden_size = 256, c.num_attention_heads = 4, c.intermediate_size = 1024;
     }
     return c;
 }
+/// GEMM throughput in bfloat16 (torch::mm on bf16 n×n matrices), median of `repeats`, GFLOP/s.
+double measureBf16GemmGflops(int n, int repeats)
+{
+    torch::NoGradGuard guard;
+    auto a = torch::randn({n, n}).to(torch::kBFloat16), b = torch::randn({n, n}).to(torch::kBFloat16);
+    auto c = torch::mm(a, b);
+    std::vector<double> times;
+    for (int k = 0; k < repeats; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        c = torch::mm(a, b);
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    const double t = times[times.size() / 2];
+    return t > 0 ? 2.0 * double(n) * n * n / t / 1e9 : 0.0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -38,12 +59,16 @@ int main(int argc, char **argv)
     const std::string which = argc > 1 ? argv[1] : "all";
     const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
+    const std::string dtype = argc > 4 ? argv[4] : "fp32";
+    const NumberFormat format = parseNumberFormat(dtype);
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;
-    const double peak = std::max({measureGemmGflops(1024, 3), measureGemmGflops(2048, 3)});
-    for (const std::string name : {"tiny", "mini"}) {
-        if (which != "all" && which != name)
+    const double peak = format == NumberFormat::Bf16
+                            ? std::max({measureBf16GemmGflops(1024, 3), measureBf16GemmGflops(2048, 3)})
+                            : std::max({measureGemmGflops(1024, 3), measureGemmGflops(2048, 3)});
+    for (const std::string name : {"tiny", "mini", "base"}) {
+        if ((which == "all" && name == "base") || (which != "all" && which != name))
             continue;
         const BertConfig cfg = configFor(name);
         torch::manual_seed(1);
@@ -61,7 +86,12 @@ int main(int argc, char **argv)
         std::vector<double> times;
         for (int s = 0; s < steps + kWarmup; ++s) {
             const auto t0 = std::chrono::steady_clock::now();
-            auto loss = torch::nn::functional::cross_entropy(model->forward(ids, mask, seg), labels);
+            torch::Tensor logits;
+            {
+                AutocastGuard autocast(format, c10::Device(c10::kCPU));
+                logits = model->forward(ids, mask, seg);
+            }
+            auto loss = torch::nn::functional::cross_entropy(logits, labels);
             loss.backward();
             opt.step(1e-4);
             opt.zeroGrad();
@@ -76,6 +106,7 @@ int main(int argc, char **argv)
         nlohmann::ordered_json j;
         j["impl"] = "cpp";
         j["config"] = name;
+        j["dtype"] = dtype;
         j["threads"] = torch::get_num_threads();
         j["blas"] = loadedBlas();
         j["batch"] = batch;

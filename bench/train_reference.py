@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """PyTorch (Python) reference for bench_train: the same BERT classifier, TF2 AdamW and
 batch, timed the same way (median step after warm-up). Run with Debian's python3-torch:
-/usr/bin/python3 bench/train_reference.py --config tiny --threads 1 --steps 20"""
+/usr/bin/python3 bench/train_reference.py --config tiny --threads 1 --steps 20 [--dtype bf16]
+
+--dtype bf16 runs the forward pass under torch.autocast("cpu", dtype=torch.bfloat16)
+(float32 weights and optimizer state, loss in float32), as bench_train's bf16."""
 import argparse
+import contextlib
 import json
 import math
 import statistics
@@ -15,6 +19,7 @@ from torch import nn
 CONFIGS = {
     "tiny": dict(L=2, H=128, A=2, I=512),
     "mini": dict(L=4, H=256, A=4, I=1024),
+    "base": dict(L=12, H=768, A=12, I=3072),
 }
 
 
@@ -94,6 +99,7 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seq", type=int, default=128)
+    ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
     a = ap.parse_args()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
@@ -109,14 +115,18 @@ def main():
     times = []
     for step in range(a.steps + 3):
         t0 = time.perf_counter()
-        loss = nn.functional.cross_entropy(model(ids, mask, seg), labels)
+        autocast = (torch.autocast("cpu", dtype=torch.bfloat16) if a.dtype == "bf16"
+                    else contextlib.nullcontext())
+        with autocast:
+            logits = model(ids, mask, seg)
+        loss = nn.functional.cross_entropy(logits.float(), labels)
         loss.backward()
         opt.step(1e-4)
         loss.item()
         if step >= 3:
             times.append(time.perf_counter() - t0)
     med = statistics.median(times)
-    print(json.dumps({"impl": "python", "config": a.config, "threads": torch.get_num_threads(),
+    print(json.dumps({"impl": "python", "config": a.config, "dtype": a.dtype, "threads": torch.get_num_threads(),
                       "batch": a.batch, "seq": a.seq, "median_step_s": med,
                       "examples_per_second": a.batch / med}))
 

@@ -22,6 +22,12 @@ if [ -x "$BUILD/bench/bench_train" ] || [ -x "$BUILD/bench_train" ]; then
         py=$(/usr/bin/python3 "$SRC/bench/train_reference.py" --config "$cfg" --threads "$THREADS" --steps "$STEPS")
         echo "$py"
         /usr/bin/python3 -c 'import json,sys; c=json.loads(sys.argv[1]); p=json.loads(sys.argv[2]); print("%s: C++ %.1f examples/s, Python %.1f examples/s, ratio %.2fx (goal >= 1.1x); %.0f%% of the %.0f GFLOP/s GEMM peak" % (c["config"], c["examples_per_second"], p["examples_per_second"], c["examples_per_second"]/p["examples_per_second"], 100*c["fraction_of_gemm_peak"], c["gemm_peak_gflops"]))' "$cpp" "$py"
+        # --dtype=bf16 (issue 17), back to back with the fp32 runs above: CPU autocast to bfloat16.
+        cppb=$("$BT" "$cfg" "$STEPS" "$THREADS" bf16)
+        echo "$cppb"
+        pyb=$(/usr/bin/python3 "$SRC/bench/train_reference.py" --config "$cfg" --threads "$THREADS" --steps "$STEPS" --dtype bf16)
+        echo "$pyb"
+        /usr/bin/python3 -c 'import json,sys; c=json.loads(sys.argv[1]); cb=json.loads(sys.argv[2]); pb=json.loads(sys.argv[3]); print("%s bf16: C++ %.1f examples/s = %.2fx our fp32 (goal >= 1.4x), %.2fx Python bf16 %.1f (goal >= 1.1x); %.0f%% of the %.0f GFLOP/s bf16 GEMM peak" % (c["config"], cb["examples_per_second"], cb["examples_per_second"]/c["examples_per_second"], cb["examples_per_second"]/pb["examples_per_second"], pb["examples_per_second"], 100*cb["fraction_of_gemm_peak"], cb["gemm_peak_gflops"]))' "$cpp" "$cppb" "$pyb"
       else
         echo "python3-torch is not installed (apt-get install python3-torch): no reference"
       fi

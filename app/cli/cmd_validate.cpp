@@ -32,6 +32,8 @@ int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::os
             << ", warmup_steps " << s.warmup_steps << ", eval_steps " << s.eval_steps;
     }
     out << "\n";
+    if (result.memory)
+        out << result.memory->summary() << "\n";
     return kExitOk;
 }
 

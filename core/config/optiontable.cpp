@@ -289,6 +289,29 @@ std::vector<OptionSpec> buildTable()
     s.maximum = 1024;
     s.zero_means = "automatic";
     add(s);
+
+    s = option("dtype", {}, &O::dtype, "", "number format of the matmuls: fp32, bf16 (CPU and CUDA) or fp16 (CUDA only)",
+               "Number format",
+               "fp32 computes everything in 32-bit floats. bf16 runs the matrix products (linear layers, "
+               "attention) in bfloat16, about 1.5x faster on CPUs with avx512_bf16 or amx_bf16 and on "
+               "recent GPUs; weights, optimizer state, softmax, loss and checkpoints stay fp32, so a run "
+               "can resume in another format. fp16 needs a CUDA GPU and uses dynamic loss scaling "
+               "(run_classifier's --dtype).");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"fp32", "bf16", "fp16"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("gradient_accumulation_steps", {}, &O::gradient_accumulation_steps, "micro-batches",
+               "micro-batches of train_batch_size/N per optimizer step", "Gradient accumulation",
+               "Splits each training batch into N micro-batches of train_batch_size/N examples and adds "
+               "their gradients before one optimizer step: the same steps, schedule and results as the "
+               "whole batch, with about 1/N of the activation memory (Hugging Face's "
+               "gradient_accumulation_steps). train_batch_size must be divisible by N (and by the replicas x N).");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 4096;
+    add(s);
     return t;
 }
 

@@ -58,6 +58,13 @@ struct TrainingOptions
     int keep_checkpoint_max = 0;  ///< 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
     int64_t save_checkpoints_steps = 0; ///< also checkpoint every N steps (TF Estimator RunConfig); 0: only at evaluations
     int num_threads = 0;          ///< intra-op threads (--num_threads); 0: automatic
+    /// Number format of the matmuls (run_classifier's --dtype): "fp32", "bf16" (autocast
+    /// to bfloat16, CPU and CUDA) or "fp16" (CUDA only, dynamic loss scaling). Parameters,
+    /// optimizer state, loss, softmax and checkpoints stay float32.
+    std::string dtype = "fp32";
+    /// Micro-batches of train_batch_size / N per optimizer step (Hugging Face's name); the
+    /// schedule, step count, logged loss and metrics are those of the whole batch.
+    int64_t gradient_accumulation_steps = 1;
 
     /// Returns metrics_file or <model_dir>/metrics.jsonl.
     std::string metricsPath() const;

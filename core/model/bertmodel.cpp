@@ -110,7 +110,8 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     auto scores = torch::baddbmm(maskBias.expand({b, m_heads, sq, s}).reshape({b * m_heads, sq, s}),
                                  q.reshape({b * m_heads, sq, d}), k.reshape({b * m_heads, s, d}).transpose(1, 2),
                                  /*beta=*/1.0, /*alpha=*/1.0 / std::sqrt(double(d)));
-    auto probs = dropoutIf(attentionDropout, torch::softmax(scores, -1));
+    // Softmax in float32 also when autocast computed the scores in bf16/fp16.
+    auto probs = dropoutIf(attentionDropout, torch::softmax(scores, -1, torch::kFloat));
     auto context = torch::bmm(probs, v.reshape({b * m_heads, s, d}))
                        .view({b, m_heads, sq, d})
                        .transpose(1, 2)
@@ -160,7 +161,7 @@ torch::Tensor BertForSequenceClassificationImpl::forward(const torch::Tensor &in
 {
     auto hidden = encoder->forward(embeddings->forward(inputIds, segmentIds), inputMask);
     auto pooled = torch::tanh(pooler->forward(hidden.select(1, 0)));
-    return classifier->forward(dropoutIf(dropout, pooled));
+    return classifier->forward(dropoutIf(dropout, pooled)).to(torch::kFloat); // the loss in float32 under autocast
 }
 
 void BertForSequenceClassificationImpl::reset_parameters()

@@ -89,7 +89,7 @@ class BertForSequenceClassificationImpl : public torch::nn::Module
 {
 public:
     BertForSequenceClassificationImpl(const BertConfig &config, int64_t numLabels);
-    /// int64 [B,S] inputs → float logits [B, num_labels].
+    /// int64 [B,S] inputs → float32 logits [B, num_labels] (also under bf16/fp16 autocast).
     torch::Tensor forward(const torch::Tensor &inputIds, const torch::Tensor &inputMask,
                           const torch::Tensor &segmentIds);
     /// Re-initialises every parameter: truncated normal(initializer_range) for weights and

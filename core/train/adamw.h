@@ -40,6 +40,11 @@ public:
     /// iterations(). Returns the global gradient norm before clipping.
     double step(double lr);
 
+    /// Counts a step whose update was skipped (fp16 loss scaling found an inf/NaN
+    /// gradient): iterations() advances as Keras' LossScaleOptimizer advances it, nothing
+    /// else changes.
+    void skipStep() { ++m_iterations; }
+
     /// Drops the gradients (set to undefined), so the next backward writes fresh ones.
     void zeroGrad();
 

@@ -5,14 +5,18 @@
 
 namespace wb {
 
+BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count)
+{
+    const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, count) : x; };
+    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
+}
+
 BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
 {
     if (s.worldSize() == 1)
         return t;
     const int64_t b = t.ids.size(0) / s.worldSize();
-    const int64_t from = b * s.rank();
-    const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, b) : x; };
-    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
+    return rowsOf(t, b * s.rank(), b);
 }
 
 BatchTensors onDevice(BatchTensors t, const c10::Device &device)

@@ -29,6 +29,10 @@ BatchTensors toTensors(ClassifierBatch &b);
 /// order of one worker, each on its own share of every batch.
 BatchTensors workerSlice(const BatchTensors &t, const Strategy &s);
 
+/// Rows [from, from + count) of every tensor of `t` (views; micro-batches of gradient
+/// accumulation).
+BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count);
+
 /// Copies the batch to `device` (no-op on the CPU, where the tensors stay views).
 BatchTensors onDevice(BatchTensors t, const c10::Device &device);
 

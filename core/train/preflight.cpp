@@ -3,6 +3,8 @@
 
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
+#include "core/config/hostinfo.h"
+#include "core/config/memoryestimate.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
@@ -98,6 +100,32 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                    "use a multiple of " + std::to_string(replicas) + ", e.g. "
                        + std::to_string((o.train_batch_size / replicas + 1) * replicas));
 
+    // Number format and gradient accumulation (issue 17).
+    if (o.dtype != "fp32" && o.dtype != "bf16" && o.dtype != "fp16")
+        diag.error("dtype", "unknown number format '" + o.dtype + "'",
+                   "use fp32 (the default), bf16 (CPU and CUDA) or fp16 (CUDA only)");
+    else if (o.dtype == "fp16" && r.strategy.num_gpus == 0)
+        diag.error("dtype", "fp16 needs a CUDA GPU: it trains with dynamic loss scaling on CUDA only, and this run "
+                            "trains on the CPU (num_gpus 0)",
+                   "use --dtype=bf16 on the CPU (same speed-up where the CPU has avx512_bf16 or amx_bf16), or "
+                   "--num_gpus=1 on a CUDA machine");
+    else if (o.dtype == "bf16" && r.strategy.num_gpus == 0 && cpuHasNativeBf16() == std::optional<bool>(false))
+        diag.warning("dtype",
+                     "this CPU has neither avx512_bf16 nor amx_bf16: bf16 matmuls are emulated and slower than fp32",
+                     "use --dtype=fp32 on this machine");
+    if (o.gradient_accumulation_steps < 1)
+        diag.error("gradient_accumulation_steps", "gradient_accumulation_steps must be ≥ 1",
+                   "1 (the default) computes each batch in one pass");
+    else if (o.train_batch_size > 0 && o.train_batch_size % (int64_t(replicas) * o.gradient_accumulation_steps) != 0)
+        diag.error("gradient_accumulation_steps",
+                   "train_batch_size " + std::to_string(o.train_batch_size) + " is not divisible into "
+                       + std::to_string(o.gradient_accumulation_steps) + " equal micro-batches"
+                       + (replicas > 1 ? " on each of the " + std::to_string(replicas) + " replicas" : std::string()),
+                   "use a train_batch_size that is a multiple of "
+                       + std::to_string(int64_t(replicas) * o.gradient_accumulation_steps)
+                       + ", or a gradient_accumulation_steps that divides "
+                       + std::to_string(o.train_batch_size / std::max(1, replicas)));
+
     const bool training = o.mode == "train_and_eval";
     const bool predicting = o.mode == "predict";
     if (o.mode != "train_and_eval" && o.mode != "predict" && o.mode != "export_only")
@@ -175,6 +203,19 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         else if (o.train_batch_size <= 0 || o.num_eval_per_epoch <= 0 || o.eval_batch_size <= 0)
             Schedule::compute(0, 0, o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
                               o.train_data_size, o.warmup_fraction, diag);
+    }
+    if (training && r.bert_config && r.meta_data && o.train_batch_size > 0 && replicas > 0
+        && o.train_batch_size % replicas == 0) {
+        r.memory = estimateTrainingMemory(*r.bert_config, r.meta_data->num_labels, r.meta_data->max_seq_length,
+                                          o.train_batch_size / replicas * r.strategy.localReplicas(),
+                                          std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype);
+        const int64_t physical = physicalMemoryBytes();
+        if (physical > 0 && r.memory->total() > physical)
+            diag.warning("train_batch_size",
+                         r.memory->summary() + " per worker exceeds this machine's "
+                             + detail::formatNumber(double(physical) / double(1LL << 30)) + " GiB of memory",
+                         "raise --gradient_accumulation_steps (same results, smaller micro-batches), use "
+                         "--dtype=bf16, or a smaller train_batch_size or model");
     }
     if (predicting && o.eval_data_path.empty())
         diag.error("eval_data_path", "predict reads the examples from --eval_data_path, which is empty",

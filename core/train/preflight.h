@@ -11,6 +11,7 @@
 #include "core/config/diagnostics.h"
 #include "core/config/distributionstrategy.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/memoryestimate.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
 
@@ -26,6 +27,9 @@ struct ValidationResult
     std::optional<BertConfig> bert_config;
     std::optional<InputMetaData> meta_data;
     std::optional<Schedule> schedule;
+    /// train_and_eval with a loaded config and meta data: the estimated peak memory of one
+    /// worker (core/config/memoryestimate.h).
+    std::optional<MemoryEstimate> memory;
 
     bool ok() const { return !diagnostics.hasErrors(); }
 };

@@ -96,6 +96,10 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     info["input_meta_data_path"] = o.input_meta_data_path;
     info["train_data_path"] = o.train_data_path;
     info["eval_data_path"] = o.eval_data_path;
+    // Not defining: checkpoints are float32 whatever the number format, and accumulation
+    // with the same train_batch_size keeps the schedule and the mathematics of each step.
+    info["dtype"] = o.dtype;
+    info["gradient_accumulation_steps"] = o.gradient_accumulation_steps;
     info["version"] = WB_VERSION;
     return id;
 }

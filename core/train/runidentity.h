@@ -30,7 +30,10 @@ namespace wb {
 /// Only "defining" is compared: a difference there changes the model or its schedule
 /// (train_data_size is the examples per evaluation interval after --train_data_size, as
 /// run_classifier's schedule uses it). Paths may move between runs and are not compared.
-/// A dtype option, when added, goes into "defining". A plain value; thread-safe functions.
+/// --dtype and --gradient_accumulation_steps are "informational": checkpoints stay float32
+/// whatever the number format (a run may resume in another dtype), and accumulation with
+/// the same train_batch_size keeps the schedule and, up to rounding, each step.
+/// A plain value; thread-safe functions.
 struct RunIdentity
 {
     nlohmann::ordered_json json;

@@ -16,6 +16,7 @@
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/evalpass.h"
+#include "core/train/precision.h"
 #include "core/train/run.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
@@ -71,6 +72,9 @@ struct Run::TrainState
     c10::Device device = c10::Device(c10::kCPU);
     nn::BertForSequenceClassification model{nullptr};
     std::unique_ptr<AdamW> opt;
+    NumberFormat format = NumberFormat::Fp32;
+    std::optional<LossScaler> scaler; // fp16 only
+    int64_t microBatches = 1;         // --gradient_accumulation_steps
     int64_t start = 0;
     std::string lastCkpt;
     bool runConfigWritten = false;
@@ -98,7 +102,14 @@ void Run::setUp(TrainState &s)
     // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
     s.strategy = makeStrategy(m_spec);
     s.chief = s.strategy->isChief();
-    s.strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
+    const int64_t perReplica = s.strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
+    s.microBatches = m_spec.gradient_accumulation_steps;
+    if (s.microBatches < 1 || perReplica % s.microBatches != 0)
+        throw Error("gradient_accumulation_steps",
+                    "the per-replica batch " + std::to_string(perReplica) + " is not divisible into "
+                        + std::to_string(s.microBatches) + " micro-batches",
+                    "choose a train_batch_size that is a multiple of replicas × gradient_accumulation_steps");
+    s.format = parseNumberFormat(m_spec.dtype);
     if (s.strategy->worldSize() > 1)
         m_obs.logMessage("multi_worker_mirrored: worker rank " + std::to_string(s.strategy->rank()) + " of "
                          + std::to_string(s.strategy->worldSize()) + (s.chief ? " (chief)" : ""));
@@ -114,6 +125,18 @@ void Run::setUp(TrainState &s)
     s.device = s.strategy->device();
     s.model->to(s.device);
     s.model->train();
+    if (s.format == NumberFormat::Fp16) {
+        if (!s.device.is_cuda())
+            throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU",
+                        "use --dtype=bf16 (or fp32) on the CPU, or --num_gpus=1 on a CUDA machine");
+        s.scaler.emplace();
+    }
+    if (s.format != NumberFormat::Fp32 || s.microBatches > 1)
+        m_obs.logMessage("number format " + m_spec.dtype + " (float32 weights, optimizer state and checkpoints)"
+                         + (s.microBatches > 1 ? ", " + std::to_string(s.microBatches)
+                                                     + " micro-batches of " + std::to_string(perReplica / s.microBatches)
+                                                     + " examples per step"
+                                               : std::string()));
     s.opt = std::make_unique<AdamW>(namedParameters(s.model), AdamWOptions{m_spec.weight_decay_rate});
 }
 
@@ -225,12 +248,27 @@ bool Run::trainStep(TrainState &s, int64_t step)
     s.lr = m_sched.learningRate(step, m_spec.learning_rate, m_spec.end_lr);
     s.trainData->next(s.batch);
     BatchTensors t = onDevice(workerSlice(toTensors(s.batch), *s.strategy), s.device);
-    auto logits = s.model->forward(t.ids, t.mask, t.segments);
-    auto loss = lossFor(logits, t, m_regression);
-    loss.backward();
-    double lossValue = loss.item<double>(); // CPU: free; the NaN check needs it
-    // Average gradients and loss over the workers; all agree on stopping after this step.
-    s.stopVote = s.strategy->reduceGradients(s.model->parameters(), m_stop.stopRequested(), &lossValue);
+    // Gradient accumulation: N equal micro-batches, each loss divided by N, so the summed
+    // gradients and losses are those of the whole batch (the loss is a mean over examples).
+    const int64_t micro = t.ids.size(0) / s.microBatches;
+    double lossValue = 0;
+    for (int64_t k = 0; k < s.microBatches; ++k) {
+        const BatchTensors mt = s.microBatches == 1 ? t : rowsOf(t, k * micro, micro);
+        torch::Tensor logits;
+        {
+            AutocastGuard autocast(s.format, s.device);
+            logits = s.model->forward(mt.ids, mt.mask, mt.segments);
+        }
+        auto loss = lossFor(logits, mt, m_regression);
+        if (s.microBatches > 1)
+            loss = loss / double(s.microBatches);
+        (s.scaler ? loss * s.scaler->scale() : loss).backward();
+        lossValue += loss.item<double>(); // CPU: free; the NaN check needs it
+    }
+    // Average gradients and loss over the workers, once per optimizer step; all agree on
+    // stopping after this step.
+    const auto parameters = s.model->parameters();
+    s.stopVote = s.strategy->reduceGradients(parameters, m_stop.stopRequested(), &lossValue);
     if (!std::isfinite(lossValue)) {
         RunFinished &r = m_progress;
         r.status = RunStatus::Failed;
@@ -242,7 +280,11 @@ bool Run::trainStep(TrainState &s, int64_t step)
         r.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
         return false;
     }
-    s.opt->step(s.lr);
+    // fp16: an overflowing step is skipped and counted (Keras LossScaleOptimizer).
+    if (!s.scaler || s.scaler->unscale(parameters))
+        s.opt->step(s.lr);
+    else
+        s.opt->skipStep();
     s.opt->zeroGrad();
     s.global = step + 1;
     s.reportLoss += lossValue;
@@ -296,7 +338,10 @@ void Run::report(TrainState &s, bool force)
 
 void Run::evaluateAndCheckpoint(TrainState &s)
 {
+    std::optional<AutocastGuard> autocast;
+    autocast.emplace(s.format, s.device);
     EvalMetrics em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get());
+    autocast.reset();
     em.step = s.global;
     em.wall_time = now();
     m_obs.logMessage("Train Step: " + std::to_string(s.global) + "/" + std::to_string(m_sched.total_steps)

@@ -3,6 +3,7 @@
 #include "clirun.h"
 #include "app/cli/runflags.h"
 #include "core/config/jsonfile.h"
+#include "support/tinyrun.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -55,6 +56,8 @@ private Q_SLOTS:
         o.seed = 7;
         o.keep_checkpoint_max = 3;
         o.num_threads = 2;
+        o.dtype = "bf16";
+        o.gradient_accumulation_steps = 4;
         const std::vector<std::string> flags = toCommandLineFlags(o);
         QVERIFY(std::find(flags.begin(), flags.end(), "--learning_rate=5e-04") != flags.end());
         QVERIFY(std::find(flags.begin(), flags.end(), "--eval_batch_size=32") == flags.end()); // a default
@@ -72,6 +75,8 @@ private Q_SLOTS:
         QCOMPARE(back.train_data_size.value_or(0), 1000);
         QCOMPARE(back.weight_decay_rate, 0.0);
         QCOMPARE(back.warmup_fraction, 0.06);
+        QCOMPARE(back.dtype, std::string("bf16"));
+        QCOMPARE(back.gradient_accumulation_steps, int64_t(4));
 
         QCOMPARE(shellJoin({"train", "--model_dir=runs/it's", "--bert_config_file=/data/my model/c.json", "--seed=7"}),
                  std::string("train '--model_dir=runs/it'\\''s' '--bert_config_file=/data/my model/c.json' --seed=7"));
@@ -86,6 +91,47 @@ private Q_SLOTS:
         QCOMPARE(code, 2);
         QVERIFY2(QString::fromStdString(err).startsWith(
                      QStringLiteral("error: distribution_strategy: Distribution strategy has not been specified.\n")),
+                 err.c_str());
+    }
+
+    void fp16OnCpuExits2()
+    {
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=one_device", "--bert_config_file", path("bert_config.json"),
+                              "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
+                              path("export"), "--dtype=fp16"},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(QStringLiteral("error: dtype: fp16 needs a CUDA GPU")), err.c_str());
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("--dtype=bf16")), err.c_str());
+        const int bad = run({"validate", "--distribution_strategy=one_device", "--dtype=fp8"}, out, err);
+        QCOMPARE(bad, 2); // not one of fp32, bf16, fp16
+    }
+
+    void memoryEstimateAndAccumulation()
+    {
+        const TrainingOptions o = wbtest::writeTinyRun(path("tiny"));
+        const std::vector<std::string> common = {"validate",
+                                                 "--distribution_strategy=one_device",
+                                                 "--bert_config_file=" + o.bert_config_file,
+                                                 "--input_meta_data_path=" + o.input_meta_data_path,
+                                                 "--train_data_path=" + o.train_data_path,
+                                                 "--eval_data_path=" + o.eval_data_path,
+                                                 "--model_dir=" + o.model_dir,
+                                                 "--train_batch_size=8"};
+        std::string out, err;
+        auto args = common;
+        args.push_back("--gradient_accumulation_steps=4");
+        QCOMPARE(run(args, out, err), 0);
+        QVERIFY2(QString::fromStdString(out).contains(QRegularExpression(
+                     QStringLiteral("\\nestimated peak memory: \\d+\\.\\d GiB \\(params 0\\.0, grads 0\\.0, optimizer 0\\.0, "
+                                    "activations 0\\.0\\)\\n"))),
+                 out.c_str());
+        args = common;
+        args.push_back("--gradient_accumulation_steps=3");
+        QCOMPARE(run(args, out, err), 2);
+        QVERIFY2(QString::fromStdString(err).contains(QStringLiteral(
+                     "error: gradient_accumulation_steps: train_batch_size 8 is not divisible into 3 equal micro-batches")),
                  err.c_str());
     }
 
