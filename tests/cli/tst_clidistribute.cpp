@@ -3,40 +3,18 @@
 // workers train; a missing worker, a bad TF_CONFIG and a non-divisible batch each end
 // with a clear error in bounded time.
 #include "core/util/tcpport.h"
-#include "core/data/examplecodec.h"
-#include "core/data/tfrecordwriter.h"
 #include "core/config/clusterspec.h"
+#include "support/tinyrun.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 using namespace wb;
 
 namespace {
-
-constexpr int64_t kSeq = 8;
-
-void writeRecords(const std::string &path, int n, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    TFRecordWriter w(path);
-    for (int k = 0; k < n; ++k) {
-        ClassifierRecord r;
-        r.label_id = k % 2;
-        for (int64_t t = 0; t < kSeq; ++t) {
-            r.input_ids.push_back(t == 0 ? 2 : (t == 1 ? (r.label_id ? 10 : 20) : 30 + int64_t(rng() % 60)));
-            r.input_mask.push_back(1);
-            r.segment_ids.push_back(0);
-        }
-        w.write(encodeClassifierRecord(r));
-    }
-    w.commit();
-}
 
 struct Result
 {
@@ -56,16 +34,16 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_data = m_dir.path();
-        const std::string d = m_data.toStdString();
-        writeRecords(d + "/train.tf_record", 32, 1);
-        writeRecords(d + "/eval.tf_record", 10, 2);
-        nlohmann::json cfg = {{"vocab_size", 100},        {"hidden_size", 16},       {"num_hidden_layers", 1},
-                              {"num_attention_heads", 2}, {"intermediate_size", 32}, {"max_position_embeddings", 16},
-                              {"type_vocab_size", 2}};
-        std::ofstream(d + "/bert_config.json") << cfg.dump(2);
-        nlohmann::json meta = {{"task_type", "bert_classification"}, {"num_labels", 2}, {"max_seq_length", kSeq},
-                               {"train_data_size", 32}, {"eval_data_size", 10}};
-        std::ofstream(d + "/input_meta_data.json") << meta.dump(2);
+        // BERT L=1, H=16 at max_seq_length 8; 32 training records (4 steps of batch 8 per
+        // epoch) and 10 evaluation records. The flags in args() name these files.
+        wbtest::TinyRun p;
+        p.train_size = 32;
+        p.eval_size = 10;
+        p.max_seq_length = 8;
+        p.hidden_size = 16;
+        p.num_hidden_layers = 1;
+        p.num_train_epochs = 1;
+        wbtest::writeTinyRun(m_data.toStdString(), p);
     }
 
     void twoLocalWorkersTrain()

@@ -2,8 +2,7 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/config/jsonfile.h"
-#include "core/data/examplecodec.h"
-#include "core/data/tfrecordwriter.h"
+#include "support/tinyrun.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,6 +17,7 @@ class tst_CliTrain : public QObject
     Q_OBJECT
 
     QTemporaryDir m_dir;
+    TrainingOptions m_run; ///< the tiny run's files
     std::string path(const char *name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
 
     int run(const std::vector<std::string> &args, std::string &out, std::string &err)
@@ -27,29 +27,23 @@ class tst_CliTrain : public QObject
 
     std::vector<std::string> common(const std::string &modelDir) const
     {
-        return {"--distribution_strategy=one_device", "--bert_config_file", path("bert_config.json"),
-                "--input_meta_data_path=" + path("meta.json"), "--train_data_path=" + path("train.tf_record"),
-                "--eval_data_path=" + path("train.tf_record"), "--model_dir=" + modelDir, "--train_batch_size=8",
+        return {"--distribution_strategy=one_device", "--bert_config_file", m_run.bert_config_file,
+                "--input_meta_data_path=" + m_run.input_meta_data_path, "--train_data_path=" + m_run.train_data_path,
+                "--eval_data_path=" + m_run.eval_data_path, "--model_dir=" + modelDir, "--train_batch_size=8",
                 "--eval_batch_size=8", "--num_train_epochs=1", "--learning_rate=1e-3"};
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        writeFileAtomic(path("bert_config.json"), R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 1,
-            "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 16, "type_vocab_size": 2})");
-        writeFileAtomic(path("meta.json"), R"({"train_data_size": 32, "max_seq_length": 8,
-            "task_type": "bert_classification", "num_labels": 2, "eval_data_size": 32})");
-        TFRecordWriter w(path("train.tf_record"));
-        for (int k = 0; k < 32; ++k) {
-            ClassifierRecord r;
-            r.input_ids = {2, 10 + k % 2, 5, 6, 0, 0, 0, 0};
-            r.input_mask = {1, 1, 1, 1, 0, 0, 0, 0};
-            r.segment_ids.assign(8, 0);
-            r.label_id = k % 2;
-            w.write(encodeClassifierRecord(r));
-        }
-        w.commit();
+        // BERT L=1, H=32; 32 training records of max_seq_length 8: 4 steps at batch 8, 1 epoch.
+        wbtest::TinyRun p;
+        p.train_size = 32;
+        p.eval_size = 32;
+        p.max_seq_length = 8;
+        p.num_hidden_layers = 1;
+        p.num_train_epochs = 1;
+        m_run = wbtest::writeTinyRun(m_dir.path().toStdString(), p);
     }
 
     void invalidInputExits2()

@@ -2,6 +2,7 @@
 // The launcher with /bin/sh as the "worker": fast, and each rank's behaviour is scripted.
 #include "core/launch/chiefstream.h"
 #include "core/launch/locallauncher.h"
+#include "support/recordingobserver.h"
 
 #include <QtTest>
 
@@ -98,17 +99,7 @@ private Q_SLOTS:
     /// How a cluster ended, from the chief's jsonl lines and the launcher's result.
     void chiefStreamResult()
     {
-        struct Log : TrainingObserver
-        {
-            void runStarted(const RunStarted &) override {}
-            void stepCompleted(const StepMetrics &) override { ++steps; }
-            void evaluationCompleted(const EvalMetrics &) override {}
-            void checkpointSaved(const CheckpointSaved &) override {}
-            void logMessage(const std::string &l) override { lines.push_back(l); }
-            void runFinished(const RunFinished &) override { ++finished; }
-            int steps = 0, finished = 0;
-            std::vector<std::string> lines;
-        } log;
+        wbtest::RecordingObserver log;
         StepMetrics step;
         step.step = 12;
         step.loss = 0.5;
@@ -127,8 +118,9 @@ private Q_SLOTS:
         QCOMPARE(r.last_checkpoint, std::string("/m/ckpt-10"));
         QCOMPARE(r.final_train_loss, 0.5);
         QVERIFY(QString::fromStdString(r.hint).contains(QStringLiteral("[worker 1]")));
-        QCOMPARE(log.steps, 1);
-        QCOMPARE(log.lines, std::vector<std::string>{"Segmentation fault"});
+        QCOMPARE(log.steps.size(), size_t(1));
+        QCOMPARE(log.steps.front().step, 12);
+        QCOMPARE(log.logs, std::vector<std::string>{"Segmentation fault"});
 
         // The chief fails and says why: its own result is kept.
         ChiefStream b;
@@ -154,7 +146,7 @@ private Q_SLOTS:
         QVERIFY(d.result({130, -1, "stopped by the user"}).status == RunStatus::Cancelled);
         // Everyone exited 0 but the chief never said "finished": not a silent success.
         QVERIFY(d.result({0, -1, "2 worker(s) finished"}).status == RunStatus::Failed);
-        QCOMPARE(log.finished, 0); // "finished" is never forwarded
+        QVERIFY(log.finished.empty()); // "finished" is never forwarded
     }
 
     void allSucceed()

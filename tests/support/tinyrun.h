@@ -28,6 +28,13 @@ struct TinyRun
     int64_t batch_size = 8;
     int64_t num_train_epochs = 2;
     double learning_rate = 1e-3;
+    /// hidden_dropout_prob and attention_probs_dropout_prob. 0 makes a run deterministic
+    /// across worker counts (each worker would draw its own dropout masks).
+    double dropout_prob = 0.1;
+    /// When > 0, every mislabel_every-th record (i % mislabel_every == mislabel_every - 1) gets
+    /// the next label while its tokens still show its own: label noise, so eval accuracy
+    /// cannot reach 1 and eval loss and F1 stay informative. 0: every label is learnable.
+    int64_t mislabel_every = 0;
     std::string model_dir = "model"; ///< relative to the root
     /// File names under the root (change them to write a second, different model beside).
     std::string bert_config_name = "bert_config.json";
@@ -35,9 +42,9 @@ struct TinyRun
 };
 
 /// Writes the config, meta data and learnable records (label k % num_labels; the label
-/// shows in the token ids) under `root` (created when missing) and returns matching options:
-/// strategy one_device, batch/epochs/learning rate from `p`, log_steps 0, model_dir
-/// <root>/<p.model_dir>. The records are the same for the same sizes.
+/// shows in the token ids; see mislabel_every for noise) under `root` (created when
+/// missing) and returns matching options: strategy one_device, batch/epochs/learning rate
+/// from `p`, log_steps 0, model_dir <root>/<p.model_dir>. The records are the same for the same sizes.
 inline wb::TrainingOptions writeTinyRun(const std::string &root, const TinyRun &p = {})
 {
     std::filesystem::create_directories(root);
@@ -56,8 +63,9 @@ inline wb::TrainingOptions writeTinyRun(const std::string &root, const TinyRun &
     std::ofstream(o.bert_config_file) << "{\"vocab_size\": 100, \"hidden_size\": " << p.hidden_size
                                       << ", \"num_hidden_layers\": " << p.num_hidden_layers
                                       << ", \"num_attention_heads\": 2, \"intermediate_size\": " << 2 * p.hidden_size
-                                      << ", \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
-                                         "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, "
+                                      << ", \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": " << p.dropout_prob
+                                      << ", \"attention_probs_dropout_prob\": " << p.dropout_prob
+                                      << ", \"max_position_embeddings\": 64, "
                                          "\"type_vocab_size\": 2, \"initializer_range\": 0.02}";
     std::ofstream(o.input_meta_data_path) << "{\"processor_type\": \"FOLDERS\", \"task_type\": \"bert_classification\", "
                                              "\"num_labels\": " << p.num_labels
@@ -77,6 +85,8 @@ inline wb::TrainingOptions writeTinyRun(const std::string &root, const TinyRun &
                 r.input_ids[size_t(k)] = 1 + r.label_id * span + (i * 7 + k) % (span - 1);
                 r.input_mask[size_t(k)] = 1;
             }
+            if (p.mislabel_every > 0 && i % p.mislabel_every == p.mislabel_every - 1)
+                r.label_id = (r.label_id + 1) % p.num_labels;
             w.write(wb::encodeClassifierRecord(r));
         }
         w.commit();

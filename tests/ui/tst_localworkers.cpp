@@ -6,7 +6,8 @@
 #include "ui/localworkersrun.h"
 #include "ui/trainingcontroller.h"
 
-#include "tinyrun.h"
+#include "support/recordingobserver.h"
+#include "support/tinyrun.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,7 +16,6 @@
 #include <QtTest>
 
 #include <cmath>
-#include <fstream>
 
 using namespace wb;
 
@@ -45,21 +45,6 @@ void record(TrainingController &c, Recorded &r)
     QObject::connect(&c, &TrainingController::logMessage, ctx, [&r](const QString &l) { r.log << l; });
     QObject::connect(&c, &TrainingController::finished, ctx, [&r](const RunFinished &f) { r.finished << f; });
 }
-
-/// Collects the observer calls of runLocalWorkers() made on this thread.
-class Collector : public TrainingObserver
-{
-public:
-    void runStarted(const RunStarted &) override {}
-    void stepCompleted(const StepMetrics &m) override { steps.push_back(m); }
-    void evaluationCompleted(const EvalMetrics &) override {}
-    void checkpointSaved(const CheckpointSaved &) override {}
-    void logMessage(const std::string &line) override { log.push_back(line); }
-    void runFinished(const RunFinished &) override { ++finishedCalls; }
-    std::vector<StepMetrics> steps;
-    std::vector<std::string> log;
-    int finishedCalls = 0;
-};
 
 } // namespace
 
@@ -110,12 +95,11 @@ void tst_LocalWorkers::findsTheCliFromTheEnvironment()
 void tst_LocalWorkers::twoWorkersMatchOneWorker()
 {
     QTemporaryDir dir;
-    TrainingOptions one = wbtest::writeTinyRun(dir, 64, 16);
-    // Without dropout: every worker draws its own dropout masks, one worker draws them all.
-    std::ofstream(one.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
-        "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
-        "attention_probs_dropout_prob": 0.0, "max_position_embeddings": 64, "type_vocab_size": 2,
-        "initializer_range": 0.02})";
+    // 64 training and 16 evaluation records, batch 8, 2 epochs. Without dropout: every
+    // worker draws its own dropout masks, one worker draws them all.
+    wbtest::TinyRun p;
+    p.dropout_prob = 0.0;
+    TrainingOptions one = wbtest::writeTinyRun(dir.path().toStdString(), p);
     one.model_dir = dir.filePath(QStringLiteral("one")).toStdString();
     TrainingOptions two = one;
     two.distribution_strategy = "multi_worker_mirrored";
@@ -163,7 +147,9 @@ void tst_LocalWorkers::twoWorkersMatchOneWorker()
 void tst_LocalWorkers::stopThenResume()
 {
     QTemporaryDir dir;
-    TrainingOptions spec = wbtest::writeTinyRun(dir, 800, 16); // 100 steps per epoch, 200 in all
+    wbtest::TinyRun p;
+    p.train_size = 800; // 100 steps per epoch, 200 in all
+    TrainingOptions spec = wbtest::writeTinyRun(dir.path().toStdString(), p);
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
 
@@ -194,10 +180,10 @@ void tst_LocalWorkers::stopThenResume()
 void tst_LocalWorkers::failedWorkerNamesItsRank()
 {
     QTemporaryDir dir;
-    TrainingOptions spec = wbtest::writeTinyRun(dir);
+    TrainingOptions spec = wbtest::writeTinyRun(dir.path().toStdString());
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
-    Collector obs;
+    wbtest::RecordingObserver obs;
     StopToken stop;
     // /bin/false stands in for a worker that dies at once.
     const RunFinished r = runLocalWorkers(spec, obs, stop, "/bin/false");
@@ -206,16 +192,16 @@ void tst_LocalWorkers::failedWorkerNamesItsRank()
     QVERIFY2(QString::fromStdString(r.message).contains(QRegularExpression(QStringLiteral("^worker rank [01] \\(pid \\d+\\) exited with code 1"))),
              r.message.c_str());
     QVERIFY(QString::fromStdString(r.hint).contains(QStringLiteral("[worker")));
-    QCOMPARE(obs.finishedCalls, 0); // the caller reports the end
+    QVERIFY(obs.finished.empty()); // the caller reports the end
 }
 
 void tst_LocalWorkers::missingWorkerProgramIsClear()
 {
     QTemporaryDir dir;
-    TrainingOptions spec = wbtest::writeTinyRun(dir);
+    TrainingOptions spec = wbtest::writeTinyRun(dir.path().toStdString());
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
-    Collector obs;
+    wbtest::RecordingObserver obs;
     StopToken stop;
     const RunFinished r = runLocalWorkers(spec, obs, stop, "");
     QVERIFY(r.status == RunStatus::Failed);
@@ -235,18 +221,16 @@ void tst_LocalWorkers::eventsRoundTrip()
     e.eval_mcc = 0.5;
     e.num_examples = 605;
     e.confusion = {{400, 10}, {20, 175}};
-    struct : Collector
-    {
-        EvalMetrics got;
-        void evaluationCompleted(const EvalMetrics &m) override { got = m; }
-    } obs;
+    wbtest::RecordingObserver obs;
     QCOMPARE(decodeRunEvent(runEventLine(e), obs), RunEventKind::Eval);
-    QCOMPARE(obs.got.step, 170);
-    QCOMPARE(obs.got.eval_loss, 0.25);
-    QCOMPARE(obs.got.eval_accuracy, 0.9);
-    QVERIFY(std::isnan(obs.got.eval_f1)); // written as null
-    QCOMPARE(obs.got.confusion, e.confusion);
-    QCOMPARE(obs.got.num_examples, 605);
+    QCOMPARE(obs.evals.size(), size_t(1));
+    const EvalMetrics got = obs.evals.front();
+    QCOMPARE(got.step, 170);
+    QCOMPARE(got.eval_loss, 0.25);
+    QCOMPARE(got.eval_accuracy, 0.9);
+    QVERIFY(std::isnan(got.eval_f1)); // written as null
+    QCOMPARE(got.confusion, e.confusion);
+    QCOMPARE(got.num_examples, 605);
 
     RunFinished f;
     f.status = RunStatus::Cancelled;
@@ -258,13 +242,13 @@ void tst_LocalWorkers::eventsRoundTrip()
     QVERIFY(back.status == RunStatus::Cancelled);
     QCOMPARE(back.last_step, 42);
     QCOMPARE(back.last_checkpoint, f.last_checkpoint);
-    QCOMPARE(obs.finishedCalls, 0);
+    QVERIFY(obs.finished.empty());
 
     QCOMPARE(decodeRunEvent("Segmentation fault", obs), RunEventKind::NotAnEvent);
     QCOMPARE(decodeRunEvent("{\"event\":\"unknown\"}", obs), RunEventKind::NotAnEvent);
     QCOMPARE(decodeRunEvent("{broken", obs), RunEventKind::NotAnEvent);
     QCOMPARE(decodeRunEvent(runEventLine(std::string("ab\xff")), obs), RunEventKind::Log); // bad UTF-8 replaced
-    QCOMPARE(obs.log.back(), std::string("ab\xEF\xBF\xBD"));
+    QCOMPARE(obs.logs.back(), std::string("ab\xEF\xBF\xBD"));
 }
 
 QTEST_GUILESS_MAIN(tst_LocalWorkers)
