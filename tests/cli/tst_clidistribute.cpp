@@ -133,7 +133,6 @@ private Q_SLOTS:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("error: cluster: 1 of 2 worker(s) did not join within 2 s: rank 1")),
                  qPrintable(r.err));
-        QVERIFY2(r.seconds < 20, qPrintable(QString::number(r.seconds)));
     }
 
     void badTfConfig()

@@ -178,7 +178,8 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(r.message).endsWith(QStringLiteral("exited with code 3; stopped the other workers")),
                  r.message.c_str());
         QCOMPARE(c.err, QStringList{QStringLiteral("[worker 1] boom tf=none")});
-        QVERIFY2(elapsed < 5.0, qPrintable(QString::number(elapsed))); // SIGTERM, not the 60 s sleep
+        // Behaviour, not speed: the sleeping worker was terminated, it did not run its 60 s out.
+        QVERIFY2(elapsed < 55.0, qPrintable(QString::number(elapsed)));
     }
 
     void killedWorkerIsNamed()
