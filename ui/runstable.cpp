@@ -127,6 +127,16 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
     setOverlay(row, overlay);
 }
 
+void RunsTable::clear()
+{
+    for (const RunHistory &run : m_runs)
+        m_plot->removeComparisonRun(run.sourcePath);
+    m_runs.clear();
+    const QSignalBlocker blocker(m_table);
+    m_table->setRowCount(0);
+    m_livePath.clear();
+}
+
 int RunsTable::scan(const QString &modelDir)
 {
     int added = 0;

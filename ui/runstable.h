@@ -30,6 +30,8 @@ public:
     int scan(const QString &modelDir);
     /// Sets the run to skip from scans/overlays (the live run, already drawn).
     void setLiveMetricsPath(const QString &path) { m_livePath = path; }
+    /// Removes every run from the table and its overlays from the plot (a new project).
+    void clear();
     int runCount() const { return int(m_runs.size()); }
     QTableWidget *table() const { return m_table; }
 
