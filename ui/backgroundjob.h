@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/events/stoptoken.h"
 #include "ui/errorreport.h"
 
 #include <QFutureWatcher>
@@ -20,20 +21,20 @@ namespace wb {
 class JobControl
 {
 public:
-    JobControl(std::shared_ptr<std::atomic<bool>> cancel, std::function<void(int, const QString &)> report)
+    JobControl(std::shared_ptr<StopToken> cancel, std::function<void(int, const QString &)> report)
         : m_cancel(std::move(cancel)), m_report(std::move(report))
     {
     }
     /// Whether cancel() was called on the job's handle.
-    bool isCancelled() const { return m_cancel->load(); }
-    /// The flag for core functions that poll a `const std::atomic<bool>*`.
-    const std::atomic<bool> *cancelFlag() const { return m_cancel.get(); }
+    bool isCancelled() const { return m_cancel->stopRequested(); }
+    /// The stop token for core functions (StopToken is the one way to cancel, core/events).
+    const StopToken *stopToken() const { return m_cancel.get(); }
     /// Reports progress in 0…kJobProgressMax with a short text; delivered to the job's
     /// `progress` callback on the context's thread (coalesced by Qt).
     void setProgress(int value, const QString &text) const { m_report(value, text); }
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<StopToken> m_cancel;
     std::function<void(int, const QString &)> m_report;
 };
 
@@ -56,7 +57,7 @@ class JobHandle
 {
 public:
     JobHandle() = default;
-    JobHandle(std::shared_ptr<std::atomic<bool>> cancel, QFuture<void> future)
+    JobHandle(std::shared_ptr<StopToken> cancel, QFuture<void> future)
         : m_cancel(std::move(cancel)), m_future(std::move(future))
     {
     }
@@ -64,14 +65,14 @@ public:
     void cancel()
     {
         if (m_cancel)
-            *m_cancel = true;
+            m_cancel->requestStop();
     }
     bool isRunning() const { return m_cancel && !m_future.isFinished(); }
     /// Blocks until the work function has returned (destructors: after cancel()).
     void waitForFinished() { m_future.waitForFinished(); }
 
 private:
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<StopToken> m_cancel;
     QFuture<void> m_future;
 };
 
@@ -86,7 +87,7 @@ template<typename T, typename Work, typename Done>
 JobHandle runBackgroundJob(QObject *context, Work work, Done done,
                            std::function<void(int, const QString &)> progress = {})
 {
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = std::make_shared<StopToken>();
     auto *watcher = new QFutureWatcher<JobOutcome<T>>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done = std::move(done)]() mutable {
         QFuture<JobOutcome<T>> future = watcher->future();

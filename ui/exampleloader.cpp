@@ -42,7 +42,7 @@ void ExampleLoader::start()
                 [&job](double fraction, const std::string &stage) {
                     job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
                 },
-                job.cancelFlag());
+                job.stopToken());
         },
         [this](JobOutcome<ExampleDataPaths> outcome) {
             m_progress->reset();

@@ -33,7 +33,7 @@ namespace wb {
 
 namespace {
 
-constexpr int kReplotIntervalMs = 40;       // ≤ 25 Hz, style.md §5
+constexpr int kReplotIntervalMs = 40;       // ≤ 25 Hz: one coalescing single-shot timer (QCustomPlot::rpQueuedReplot)
 constexpr double kLogFloor = 1e-8;          // values ≤ 0 are clamped to this on a log axis
 constexpr double kDefaultSmoothing = 0.6;   // TensorBoard's default
 const QColor kLossColour(31, 119, 180);

@@ -14,7 +14,7 @@ class QCustomPlot;
 
 namespace wb {
 
-/// Live training curves (style.md §5): raw and TensorBoard-smoothed train loss, eval loss and
+/// Live training curves: raw and TensorBoard-smoothed train loss, eval loss and
 /// eval accuracy (second y axis) markers, and a learning-rate panel with the planned schedule
 /// and the actual LR; overlays of other runs. Appends go straight to the graphs; replots are
 /// coalesced by one 40 ms single-shot timer and done with rpQueuedReplot. GUI thread only.

@@ -5,10 +5,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QRegularExpression>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -29,6 +32,42 @@ namespace {
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
+// The core's messages name command-line flags; the dialog names its own fields instead.
+QString formWords(QString text)
+{
+    struct Field
+    {
+        const char *flag, *label, *verb;
+    };
+    static const Field kFields[] = {
+        {"text_a_column", "Text column", "type the column's name into"},
+        {"text_b_column", "Second text column", "type the column's name into"},
+        {"label_column", "Label column", "type the column's name into"},
+        {"label_list", "Label list", "fill in"},
+        {"skip_bad_rows", "Skip bad rows", "tick"},
+        {"input_data_dir", "Input data", "fill in"},
+        {"vocab_file", "Vocabulary", "fill in"},
+        {"classification_task_name", "Format", "choose"},
+        {"eval_fraction", "Eval fraction", "set"},
+        {"output_dir", "Output folder", "fill in"}};
+    for (const Field &f : kFields) {
+        const QString name = QString::fromLatin1(f.flag);
+        const QString quoted = QStringLiteral("“%1”").arg(QCoreApplication::translate("wb::PrepareDataDialog", f.label));
+        QString verb = QCoreApplication::translate("wb::PrepareDataDialog", f.verb) + QLatin1Char(' ') + quoted;
+        const QRegularExpression pass(QStringLiteral("\\b([Pp])ass --%1(=NAME)?").arg(name));
+        for (QRegularExpressionMatch m = pass.match(text); m.hasMatch(); m = pass.match(text)) {
+            QString v = verb;
+            if (m.captured(1) == QLatin1String("P"))
+                v[0] = v[0].toUpper();
+            text.replace(m.capturedStart(), m.capturedLength(), v);
+        }
+        text.replace(QStringLiteral("--%1=NAME").arg(name), quoted);
+        text.replace(QRegularExpression(QStringLiteral("--%1=").arg(name)), quoted + QStringLiteral(" = "));
+        text.replace(QStringLiteral("--") + name, quoted);
+    }
+    return text;
+}
+
 } // namespace
 
 PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
@@ -37,68 +76,99 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     setWindowTitle(tr("Prepare data"));
     setObjectName(QStringLiteral("prepareDataDialog"));
     auto *form = new QFormLayout;
-    auto pathRow = [this, form](const QString &label, const QString &tip, bool directory, QLineEdit *&edit) {
+    enum Browse { Folder = 1, File = 2 };
+    // One browse button per kind of path the field takes.
+    auto pathRow = [this, form](const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
+                                const QString &objectName) {
         edit = new QLineEdit;
+        edit->setObjectName(objectName);
         edit->setToolTip(tip);
-        auto *browse = new QToolButton;
-        browse->setText(QStringLiteral("…"));
-        QLineEdit *e = edit;
-        connect(browse, &QToolButton::clicked, this, [this, e, directory, label] {
-            const QString p = directory ? QFileDialog::getExistingDirectory(this, label, e->text())
-                                        : QFileDialog::getOpenFileName(this, label, e->text());
-            if (!p.isEmpty())
-                e->setText(p);
-        });
         auto *row = new QHBoxLayout;
         row->addWidget(edit, 1);
-        row->addWidget(browse);
+        QLineEdit *e = edit;
+        for (const int kind : {int(Folder), int(File)}) {
+            if (!(kinds & kind))
+                continue;
+            auto *browse = new QToolButton;
+            browse->setText(kinds == kind ? QStringLiteral("…") : kind == Folder ? tr("Folder…") : tr("File…"));
+            browse->setObjectName(objectName + (kind == Folder ? QStringLiteral("Folder") : QStringLiteral("File")));
+            connect(browse, &QToolButton::clicked, this, [this, e, kind, label] {
+                const QString p = kind == Folder ? QFileDialog::getExistingDirectory(this, label, e->text())
+                                                 : QFileDialog::getOpenFileName(this, label, e->text());
+                if (!p.isEmpty())
+                    e->setText(p);
+            });
+            row->addWidget(browse);
+        }
         auto *l = new QLabel(label);
         l->setToolTip(tip);
         form->addRow(l, row);
     };
-    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file, "
-                                 "or a GLUE task folder"), true, m_input);
+    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file "
+                                 "(or a folder with train/dev/test files), or a GLUE task folder"),
+            Folder | File, m_input, QStringLiteral("inputData"));
     m_task = new QComboBox;
+    m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
         m_task->addItem(q(name));
     m_task->setCurrentText(QStringLiteral("folders"));
     m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, or a GLUE task name"));
     form->addRow(tr("Format"), m_task);
-    m_textA = new QLineEdit(QStringLiteral("text"));
+    // A .csv / .tsv file chosen while the format is still the default folders sets the format.
+    connect(m_input, &QLineEdit::textChanged, this, [this](const QString &path) {
+        if (m_task->currentText() != QLatin1String("folders"))
+            return;
+        const QString suffix = QFileInfo(path.trimmed()).suffix().toLower();
+        if (suffix == QLatin1String("csv") || suffix == QLatin1String("tsv"))
+            m_task->setCurrentText(suffix);
+    });
+    m_textA = new QLineEdit;
+    m_textA->setObjectName(QStringLiteral("textAColumn"));
+    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, sentence1, question, premise)"));
     m_textB = new QLineEdit;
-    m_labelColumn = new QLineEdit(QStringLiteral("label"));
+    m_textB->setObjectName(QStringLiteral("textBColumn"));
+    m_textB->setPlaceholderText(tr("recognised with the first (sentence2, hypothesis, …)"));
+    m_labelColumn = new QLineEdit;
+    m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
+    m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target, sentiment)"));
     form->addRow(tr("Text column (tsv/csv)"), m_textA);
     form->addRow(tr("Second text column (optional)"), m_textB);
     form->addRow(tr("Label column (tsv/csv)"), m_labelColumn);
     m_labelList = new QLineEdit;
+    m_labelList->setObjectName(QStringLiteral("labelList"));
     m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
     m_labelList->setToolTip(tr("Comma-separated labels that fix the label set and its id order; any other label in "
                                "the data is an error naming its file and line"));
     form->addRow(tr("Label list"), m_labelList);
     m_skipBadRows = new QCheckBox(tr("Skip bad rows (each is listed below)"));
+    m_skipBadRows->setObjectName(QStringLiteral("skipBadRows"));
     m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
                                  "instead of stopping the preparation"));
     form->addRow(QString(), m_skipBadRows);
-    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), false, m_vocab);
+    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), File, m_vocab,
+            QStringLiteral("vocabFile"));
     m_maxSeq = new QSpinBox;
+    m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
     m_maxSeq->setRange(8, 4096);
     m_maxSeq->setValue(128);
     m_maxSeq->setToolTip(tr("Tokens per example; longer texts are truncated. Typical: 128; must not exceed the "
                             "model's max_position_embeddings"));
     form->addRow(tr("max_seq_length"), m_maxSeq);
     m_evalFraction = new QDoubleSpinBox;
+    m_evalFraction->setObjectName(QStringLiteral("evalFraction"));
     m_evalFraction->setRange(0.01, 0.9);
     m_evalFraction->setSingleStep(0.05);
     m_evalFraction->setValue(0.1);
     m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
     form->addRow(tr("Eval fraction"), m_evalFraction);
     pathRow(tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
-            true, m_output);
+            Folder, m_output, QStringLiteral("outputDir"));
 
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_stage = new QLabel;
+    m_stage->setObjectName(QStringLiteral("prepareStage"));
     m_stage->setWordWrap(true);
     m_labelCounts = new QTableWidget(0, 3);
     m_labelCounts->setObjectName(QStringLiteral("labelCounts"));
@@ -114,6 +184,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &PrepareDataDialog::finish);
     auto *buttons = new QDialogButtonBox;
     m_startButton = buttons->addButton(tr("Prepare"), QDialogButtonBox::AcceptRole);
+    m_startButton->setObjectName(QStringLiteral("prepareButton"));
     m_cancelButton = buttons->addButton(QDialogButtonBox::Cancel);
     auto *closeButton = buttons->addButton(QDialogButtonBox::Close);
     connect(m_startButton, &QPushButton::clicked, this, &PrepareDataDialog::start);
@@ -209,6 +280,7 @@ void PrepareDataDialog::start()
                 : QStringLiteral("%1: %2").arg(q(e.field()), QString::fromUtf8(e.what()));
             if (!e.hint().empty())
                 result.error += QStringLiteral("\n") + q(e.hint());
+            result.error = formWords(result.error);
         } catch (const std::exception &e) {
             result.error = QString::fromUtf8(e.what());
         } catch (...) {
@@ -240,6 +312,13 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
     }
     m_labelCounts->setVisible(!r.labels.empty());
     QStringList lines;
+    auto column = [&](const QString &what, const std::string &name, bool recognised) {
+        if (!name.empty())
+            lines << tr("%1: %2 (%3)").arg(what, q(name), recognised ? tr("recognised from the header") : tr("as given"));
+    };
+    column(tr("Text column"), r.text_a_column, r.text_columns_recognised);
+    column(tr("Second text column"), r.text_b_column, r.text_columns_recognised);
+    column(tr("Label column"), r.label_column, r.label_column_recognised);
     lines << tr("Tokens per example: mean %1, max %2%3; %4 truncated to max_seq_length.")
                  .arg(r.mean_tokens, 0, 'f', 1)
                  .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
@@ -248,7 +327,7 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
     for (const SkippedRow &s : r.skipped)
         lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
     for (const std::string &w : r.warnings)
-        lines << tr("warning: %1").arg(q(w));
+        lines << tr("warning: %1").arg(formWords(q(w)));
     lines << tr("Full report: %1").arg(q(r.report_path));
     m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
     m_warnings->setVisible(true);

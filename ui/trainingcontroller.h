@@ -8,7 +8,7 @@
 
 namespace wb {
 
-/// Runs training off the GUI thread (style.md §4). Lives in the GUI thread; owns a QThread
+/// Runs training off the GUI thread (docs/architecture.md, "Threading"). Lives in the GUI thread; owns a QThread
 /// and a TrainingWorker on it. Start runs a spec; Stop asks the Trainer to finish the
 /// current step, write a checkpoint and end as Cancelled; Resume is a start with the same
 /// model_dir (the Trainer continues from the latest checkpoint there). All signals arrive

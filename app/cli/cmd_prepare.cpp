@@ -45,13 +45,25 @@ constexpr size_t kListedSkippedRows = 100;
 
 void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream &err)
 {
-    out << "prepared " << r.processor_type << " data in " << r.seconds << " s\n";
+    out << "prepared " << r.processor_type << " data in " << std::fixed << std::setprecision(1) << r.seconds
+        << std::defaultfloat << " s\n";
     if (!r.train_path.empty())
         out << "  train: " << r.train_path << " (" << r.train_examples << " examples)\n";
     if (!r.eval_path.empty())
         out << "  eval:  " << r.eval_path << " (" << r.eval_examples << " examples)\n";
     if (!r.test_path.empty())
         out << "  test:  " << r.test_path << " (" << r.test_examples << " examples)\n";
+    auto column = [&](const char *what, const std::string &name, bool recognised, const char *flag) {
+        if (!name.empty())
+            out << "  " << what << ": " << name << " (" << (recognised ? std::string("recognised from the header")
+                                                                       : std::string("--") + flag)
+                << ")\n";
+    };
+    column("text column", r.text_a_column, r.text_columns_recognised, "text_a_column");
+    column("second text column", r.text_b_column, r.text_columns_recognised, "text_b_column");
+    column("label column", r.label_column, r.label_column_recognised, "label_column");
+    out << "  vocab: " << r.vocab_file << " (sha256 " << r.vocab_sha256.substr(0, 12) << "…); do_lower_case="
+        << (r.do_lower_case ? "true" : "false") << "; max_seq_length=" << r.max_seq_length << "\n";
     out << "  meta data: " << r.meta_path << "\n";
     out << "  report: " << r.report_path << "\n";
     if (!r.labels_path.empty()) {
@@ -82,7 +94,9 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     CLI::App app("Convert raw text into train/eval TFRecords + input_meta_data.json + labels.txt\n"
                  "(the equivalent of tensorflow/models' create_finetuning_data.py).\n"
                  "Formats: 'folders' (one sub-folder per label, one file per example), 'tsv'/'csv'\n"
-                 "(header row; --text_a_column, --text_b_column, --label_column), or a GLUE task name\n"
+                 "(header row; the text and label columns are recognised from usual names such as\n"
+                 "sentence, text, sentence1/sentence2, label, or named with --text_a_column,\n"
+                 "--text_b_column, --label_column), or a GLUE task name\n"
                  "(COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI; the GLUE TSV layouts).",
                  "bert-workbench-cli prepare");
     PrepareOptions o;
@@ -106,9 +120,13 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     app.add_option("--meta_data_file_path", o.meta_data_file_path, "input_meta_data.json output");
     app.add_option("--eval_fraction", o.eval_fraction, "share split off as eval set when there is no dev file")
         ->capture_default_str();
-    app.add_option("--text_a_column", o.text_a_column, "tsv/csv: column of the first text")->capture_default_str();
+    app.add_option("--text_a_column", o.text_a_column,
+                   "tsv/csv: column of the first text (default: recognised from the header: sentence, text, "
+                   "review, sentence1+sentence2, question+sentence, premise+hypothesis, question1+question2)");
     app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
-    app.add_option("--label_column", o.label_column, "tsv/csv: label column")->capture_default_str();
+    app.add_option("--label_column", o.label_column,
+                   "tsv/csv: label column (default: recognised from the header: label, labels, class, category, "
+                   "target, sentiment)");
     app.add_option("--label_list", o.label_list,
                    "tsv/csv/folders: comma-separated labels that fix the label set and id order (a,b,c)");
     app.add_flag("--skip_bad_rows", o.skip_bad_rows,

@@ -10,6 +10,7 @@
 #include "core/data/parallelfor.h"
 #include "core/data/preparefeatures.h"
 #include "core/data/preparesource.h"
+#include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/trainingobserver.h"
 #include "core/util/error.h"
@@ -28,6 +29,9 @@ namespace fs = std::filesystem;
 using prep::RawExample;
 
 namespace {
+
+// A warning is given when at least this share of the examples is cut at max_seq_length.
+constexpr double kTruncationWarningShare = 0.25;
 
 enum class Split { Train, Eval, Test };
 
@@ -269,6 +273,10 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     const fs::path metaDir = fs::path(rep.meta_path).parent_path();
     rep.labels_path = (metaDir / "labels.txt").string();
     rep.report_path = (metaDir / "prepare_report.json").string();
+    rep.vocab_file = fs::absolute(o.vocab_file).lexically_normal().string();
+    rep.vocab_sha256 = sha256Hex(prep::readWholeFile(o.vocab_file));
+    rep.do_lower_case = o.do_lower_case;
+    rep.max_seq_length = o.max_seq_length;
 
     // Read and label.
     report(0.0, "reading");
@@ -325,7 +333,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     if (train.empty() && eval.empty())
         throw Error(o.input_data_dir, "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
                                           + " rows: only spaces, control characters or nothing)",
-                    "Check --text_a_column (and --text_b_column): do they name the text columns?");
+                    src.text_a_column.empty()
+                        ? std::string("Check the input files: do they hold the texts?")
+                        : "The text was read from column '" + src.text_a_column + "'"
+                              + (src.text_b_column.empty() ? std::string() : " and '" + src.text_b_column + "'")
+                              + "; pass --text_a_column (and --text_b_column) to name the text columns.");
     if (train.empty() && !rep.train_path.empty())
         throw Error(o.input_data_dir, "no training example is left after skipping bad rows and empty texts",
                     "See the rows named above; fix them or check the column options.");
@@ -356,6 +368,15 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     }
     for (Job *j : test)
         rep.truncated_examples += j->out.truncated ? 1 : 0;
+    const size_t written = train.size() + eval.size() + test.size();
+    if (written > 0 && double(rep.truncated_examples) >= kTruncationWarningShare * double(written)) {
+        const int percent = int(100.0 * double(rep.truncated_examples) / double(written) + 0.5);
+        rep.warnings.push_back(std::to_string(rep.truncated_examples) + " of " + std::to_string(written) + " examples ("
+                               + std::to_string(percent) + "%) need more than max_seq_length="
+                               + std::to_string(o.max_seq_length) + " tokens and are cut: the model sees only their "
+                               "first tokens. Raise max_seq_length (at most the model's max_position_embeddings, "
+                               "often 512), or shorten the texts to the part that decides the label");
+    }
     findDuplicates(train, eval, rep);
 
     // Warnings: every one names where to look.
@@ -376,8 +397,8 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     rep.texts_with_nul = int64_t(nul.size());
     rep.texts_with_bom += notes.bom;
     if (!latin1.empty())
-        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Latin-1 (check the "
-                                                  "file's encoding; save it as UTF-8)"));
+        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Windows-1252 "
+                                                  "(Latin-1; check the file's encoding; save it as UTF-8)"));
     if (!nul.empty())
         rep.warnings.push_back(namedCount(nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
     if (rep.texts_with_bom)
@@ -422,6 +443,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     throwIfStopped();
 
     rep.processor_type = src.processor;
+    rep.text_a_column = src.text_a_column;
+    rep.text_b_column = src.text_b_column;
+    rep.label_column = src.label_column;
+    rep.text_columns_recognised = src.text_columns_recognised;
+    rep.label_column_recognised = src.label_column_recognised;
     rep.labels = src.labels;
     rep.regression = src.regression;
     std::string labelsText;
@@ -454,11 +480,6 @@ std::vector<std::string> prepareTaskNames()
 PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const StopToken *stop)
 {
     return run(o, progress, [stop] { return stop && stop->stopRequested(); });
-}
-
-PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const std::atomic<bool> *cancel)
-{
-    return run(o, progress, [cancel] { return cancel && cancel->load(); });
 }
 
 } // namespace wb

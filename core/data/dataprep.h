@@ -22,9 +22,11 @@ class StopToken;
 /// - "folders": `input_data_dir` holds one sub-folder per label, each file one example.
 ///   Labels are the folder names sorted by byte value; hidden files and folders are ignored.
 /// - "tsv" / "csv": a header row naming the columns; `text_a_column`, optional
-///   `text_b_column`, `label_column`. `input_data_dir` is either one file, or a folder with
+///   `text_b_column`, `label_column`, each recognised from the header when empty (see
+///   `text_a_column`). `input_data_dir` is either one file, or a folder with
 ///   train.tsv|csv (+ optional dev.*, test.*). CSV follows RFC 4180 (a ';'-separated export
-///   is recognised from its header); TSV has no quoting. Every row must have as many fields
+///   is recognised from its header); TSV has no quoting (a generic tsv file is read with
+///   CSV quotes only when that alone makes its rows fit). Every row must have as many fields
 ///   as the header.
 /// - a GLUE name (COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI): the TSV layouts of
 ///   tensorflow/models' classifier_data_lib.py processors, labels as there.
@@ -45,9 +47,17 @@ struct PrepareOptions
     std::string output_dir;              ///< directory for all outputs under default names
     bool write_test = false;             ///< with output_dir: also <output_dir>/test.tf_record
     double eval_fraction = 0.1;          ///< share split off as eval when there is no dev set
-    std::string text_a_column = "text";  ///< tsv/csv
-    std::string text_b_column;           ///< tsv/csv; empty: single sentences
-    std::string label_column = "label";  ///< tsv/csv
+    /// tsv/csv: the header names of the text and label columns, matched exactly or else
+    /// ignoring ASCII case. Empty `text_a_column` (and `text_b_column`): recognised from the
+    /// header, case-insensitively: the pairs sentence1+sentence2, question+sentence,
+    /// premise+hypothesis, question1+question2 (first match), else one of sentence, text or
+    /// review (two present is an error). Given `text_a_column` with empty `text_b_column`:
+    /// single sentences. Empty `label_column`: label, labels, class, category, target or
+    /// sentiment (several is an error). A name that is missing, or nothing recognised, is an error listing the
+    /// columns found and the flag to pass. Dev and test files use the train file's names.
+    std::string text_a_column;
+    std::string text_b_column;
+    std::string label_column;
     /// Comma-separated label names that fix the label set and its id order (as the GLUE
     /// processors' get_labels()); any other label is a bad row. Empty: labels from the data.
     std::string label_list;
@@ -78,6 +88,15 @@ struct TextPair
 struct PrepareReport
 {
     std::string processor_type;          ///< value written to the meta data
+    /// tsv/csv: the header names read (text_b empty for single sentences); `*_recognised`
+    /// when the name came from the header rather than an option. Empty for folders/GLUE.
+    std::string text_a_column, text_b_column, label_column;
+    bool text_columns_recognised = false, label_column_recognised = false;
+    /// The tokenization the records were made with, for export and classify: the vocab as
+    /// an absolute path and the SHA-256 (hex) of its bytes, casing and sequence length.
+    std::string vocab_file, vocab_sha256;
+    bool do_lower_case = true;
+    int64_t max_seq_length = 0;
     std::vector<std::string> labels;     ///< label names in id order (also in labels.txt)
     bool regression = false;
     int64_t train_examples = 0;
@@ -130,11 +149,6 @@ using PrepareProgress = std::function<void(double fraction, const std::string &s
 /// writes nothing.
 PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress = {},
                           const StopToken *stop = nullptr);
-
-/// The same with a plain atomic flag as the stop request (kept for callers that have no
-/// StopToken).
-PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress,
-                          const std::atomic<bool> *cancel);
 
 /// Returns `report` as the JSON text of prepare_report.json (indent 2; keys documented in
 /// docs/file-formats.md). Pure; thread-safe.

@@ -364,7 +364,7 @@ ExampleDataPaths ensureExampleDataIn(const std::string &cacheDir, const PrepareP
         o.seed = 42;
         o.num_threads = 2;
         // prepareData still takes the flag itself (until it takes a StopToken too).
-        prepareData(o, progress, stop ? stop->flag() : nullptr);
+        prepareData(o, progress, stop);
     }
     if (progress)
         progress(1.0, "done");

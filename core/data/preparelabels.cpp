@@ -105,7 +105,7 @@ void assignLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes)
                     continue;
                 badRow(o.skip_bad_rows, notes, ex.where,
                        "the label '" + ex.label + "' is " + (dropWords ? "a word" : "a number") + ", most labels in column '"
-                           + o.label_column + "' are " + (dropWords ? "numbers" : "words"),
+                           + s.label_column + "' are " + (dropWords ? "numbers" : "words"),
                        "Fix the label (is the row shifted?), pass --label_list to name every label, "
                        "or pass --skip_bad_rows to skip such rows.");
                 ex.skip = true;
@@ -153,7 +153,7 @@ void assignLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes)
         }
         if (labels.size() < 2)
             throw Error(o.input_data_dir, "the training data has " + std::to_string(labels.size())
-                                              + " distinct label(s) in column '" + o.label_column
+                                              + " distinct label(s) in column '" + s.label_column
                                               + "'; a classifier needs at least 2",
                         "Check --label_column.");
     }

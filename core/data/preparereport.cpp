@@ -10,6 +10,19 @@ std::string prepareReportJson(const PrepareReport &r)
 {
     nlohmann::ordered_json j;
     j["processor_type"] = r.processor_type;
+    j["vocab_file"] = r.vocab_file;
+    j["vocab_sha256"] = r.vocab_sha256;
+    j["do_lower_case"] = r.do_lower_case;
+    j["max_seq_length"] = r.max_seq_length;
+    if (!r.text_a_column.empty()) {
+        nlohmann::ordered_json cols;
+        cols["text_a"] = r.text_a_column;
+        cols["text_b"] = r.text_b_column.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.text_b_column);
+        cols["label"] = r.label_column.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.label_column);
+        cols["text_recognised"] = r.text_columns_recognised;
+        cols["label_recognised"] = r.label_column_recognised;
+        j["columns"] = cols;
+    }
     j["labels"] = r.labels;
     j["regression"] = r.regression;
     j["train_examples"] = r.train_examples;

@@ -6,6 +6,7 @@
 #include "core/util/error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,17 @@ std::string readWholeFile(const std::string &path)
     return ss.str();
 }
 
+namespace {
+
+// Bytes 0x80-0x9F of windows-1252 (WHATWG Encoding Standard, index-windows-1252.txt); the five
+// bytes it leaves undefined keep their C1 code point, as the standard's decoder does.
+constexpr char32_t kWindows1252High[32] = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+
+} // namespace
+
 std::string toUtf8(std::string text, bool &latin1)
 {
     latin1 = false;
@@ -52,7 +64,7 @@ std::string toUtf8(std::string text, bool &latin1)
     std::string out;
     out.reserve(text.size() + text.size() / 8);
     for (unsigned char c : text)
-        appendUtf8(out, c);
+        appendUtf8(out, c >= 0x80 && c < 0xA0 ? kWindows1252High[c - 0x80] : char32_t(c));
     return out;
 }
 
@@ -78,19 +90,34 @@ bool isHidden(const fs::path &p)
 void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
 {
     const std::string &dir = o.input_data_dir;
-    if (!fs::is_directory(dir))
-        throw Error("input_data_dir", "'" + dir + "' is not a folder",
-                    "For the folders format, pass the folder that holds one sub-folder per label.");
+    if (!fs::is_directory(dir)) {
+        std::string ext = fs::path(dir).extension().string();
+        for (char &c : ext)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        const std::string hint = ext == ".csv" ? "For a CSV file pass --classification_task_name=csv."
+            : ext == ".tsv" || ext == ".txt"
+            ? "For a tab-separated file pass --classification_task_name=tsv."
+            : "For the folders format, pass the folder that holds one sub-folder per label.";
+        throw Error("input_data_dir", "'" + dir + "' is not a folder (the format is folders)", hint);
+    }
     std::vector<fs::path> labelDirs;
     for (const auto &e : fs::directory_iterator(dir))
         if (e.is_directory() && !isHidden(e.path()))
             labelDirs.push_back(e.path());
     std::sort(labelDirs.begin(), labelDirs.end(),
               [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
-    if (labelDirs.size() < 2)
+    if (labelDirs.size() < 2) {
+        int64_t files = 0;
+        for (const auto &e : fs::directory_iterator(dir))
+            files += e.is_regular_file() && !isHidden(e.path()) ? 1 : 0;
+        std::string hint = "Put the examples of each class in its own sub-folder, e.g. ham/ and spam/.";
+        if (labelDirs.empty() && files > 0)
+            hint = "The folder holds " + std::to_string(files) + " file(s) and no label folders: is it one label's "
+                   "folder? Pass the folder above it, which holds one sub-folder per label.";
         throw Error(dir, "a folder-per-label data set needs at least two label folders, found "
                              + std::to_string(labelDirs.size()),
-                    "Put the examples of each class in its own sub-folder, e.g. ham/ and spam/.");
+                    hint);
+    }
     for (const fs::path &ld : labelDirs) {
         const std::string label = ld.filename().string();
         std::vector<std::string> files;

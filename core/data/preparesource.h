@@ -33,6 +33,10 @@ struct SourceSplits
     bool regression = false;
     std::string processor;           ///< processor_type for the meta data
     bool pair = false;               ///< examples have a text_b
+    /// tsv/csv: the header names read as text_a / text_b / label (empty: none), and whether
+    /// they were recognised from the header (no --text_a_column / --label_column given).
+    std::string text_a_column, text_b_column, label_column;
+    bool text_columns_recognised = false, label_column_recognised = false;
 };
 
 /// Findings the readers collect beside the rows; merged into the PrepareReport.
@@ -56,8 +60,10 @@ std::string trimmed(const std::string &s);
 /// Reads the whole file; throws wb::Error naming it when unreadable.
 std::string readWholeFile(const std::string &path);
 
-/// Returns `text` as valid UTF-8: invalid bytes are read as Latin-1 (the usual origin of
-/// such files); `latin1` is set when that happened.
+/// Returns `text` as valid UTF-8: text that is not valid UTF-8 is decoded as windows-1252
+/// (Latin-1 with typographic quotes, dashes and € at 0x80-0x9F: what spreadsheet and
+/// Notepad exports on Western Windows systems write; WHATWG Encoding Standard, which also
+/// decodes the label "latin1" this way); `latin1` is set when that happened.
 std::string toUtf8(std::string text, bool &latin1);
 
 /// Folder per label (labels = sorted folder names).

@@ -15,9 +15,6 @@ public:
     void requestStop() noexcept { m_stop.store(true, std::memory_order_relaxed); }
     bool stopRequested() const noexcept { return m_stop.load(std::memory_order_relaxed); }
     void reset() noexcept { m_stop.store(false, std::memory_order_relaxed); }
-    /// The flag itself, for prepareData (core/data/dataprep.h), which still takes a
-    /// `const std::atomic<bool> *`; remove once it takes a StopToken.
-    const std::atomic<bool> *flag() const noexcept { return &m_stop; }
 
 private:
     std::atomic<bool> m_stop{false};

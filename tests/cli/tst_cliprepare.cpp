@@ -120,6 +120,30 @@ private Q_SLOTS:
         QCOMPARE(std::string((std::istreambuf_iterator<char>(labels)), {}), std::string("neg\npos\n"));
     }
 
+    /// Issue 15 item 4 end to end: the columns read are printed with where they came from.
+    void printsRecognisedColumns()
+    {
+        write(QStringLiteral("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        write(QStringLiteral("cols/a.csv"), "sentence1,sentence2,Label\nhello,spam,1\nspam,hello,0\n");
+        const QString in = m_dir.path() + QStringLiteral("/cols/a.csv");
+        const Result r = runBinary(prepareArgs(in, m_dir.path() + QStringLiteral("/cols/out")));
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.out.find("  text column: sentence1 (recognised from the header)\n"
+                            "  second text column: sentence2 (recognised from the header)\n"
+                            "  label column: Label (recognised from the header)\n"
+                            "  vocab: " + m_dir.path().toStdString() + "/vocab.txt (sha256 ") != std::string::npos,
+                 r.out.c_str());
+        QVERIFY2(r.out.find("…); do_lower_case=true; max_seq_length=16\n") != std::string::npos, r.out.c_str());
+
+        QStringList args = prepareArgs(in, m_dir.path() + QStringLiteral("/cols/out2"));
+        args << QStringLiteral("--text_a_column=sentence2") << QStringLiteral("--label_column=nope");
+        const Result bad = runBinary(args);
+        QCOMPARE(bad.code, 2);
+        QCOMPARE(bad.err, "reading...\nerror: " + in.toStdString()
+                              + ":1: the header has no column 'nope' (columns: 'sentence1', 'sentence2', 'Label')\n"
+                                "  hint: Pass --label_column=NAME with one of the columns found.\n");
+    }
+
     void reportsBadInput()
     {
         std::ostringstream out, err;

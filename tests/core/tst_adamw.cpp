@@ -24,7 +24,7 @@ void tst_AdamW::learningRate_data()
 {
     QTest::addColumn<qint64>("step");
     QTest::addColumn<double>("lr");
-    // total 100, warmup 10, init 1e-3, end 0 (seed-spec §11: decay at the global step)
+    // total 100, warmup 10, init 1e-3, end 0 (official/nlp/optimization.py: the polynomial decay runs on the global step)
     QTest::newRow("first update uses 0") << qint64(0) << 0.0;
     QTest::newRow("warmup half") << qint64(5) << 5e-4;
     QTest::newRow("warmup end") << qint64(9) << 9e-4;

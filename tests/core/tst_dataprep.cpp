@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/classifierdataset.h"
 #include "core/data/dataprep.h"
+#include "core/events/stoptoken.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
 #include "core/data/sha256.h"
@@ -247,8 +248,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown task") << "NOPE" << "x.tsv" << "a\n" << "classification_task_name" << "Task not found: NOPE";
-        QTest::newRow("missing column") << "tsv" << "x.tsv" << "sentence\tlabel\nhello\t1\n" << "x.tsv:1"
-                                        << "no column 'text'";
+        QTest::newRow("missing column") << "tsv" << "x.tsv" << "body\tlabel\nhello\t1\n" << "x.tsv:1"
+                                        << "no text column was recognised in the header (columns: 'body', 'label')";
         QTest::newRow("short row") << "tsv" << "x.tsv" << "text\tlabel\nhello\t1\nworld\n" << "x.tsv:3"
                                    << "the row has 1 field, the header has 2 ('text', 'label')";
         QTest::newRow("unknown glue label") << "RTE" << "train.tsv"
@@ -286,7 +287,8 @@ private Q_SLOTS:
 
     void cancelWritesNothing()
     {
-        std::atomic<bool> cancel{true};
+        StopToken cancel;
+        cancel.requestStop();
         PrepareOptions o;
         o.input_data_dir = sub(QStringLiteral("folders")).toStdString();
         o.vocab_file = m_vocab;

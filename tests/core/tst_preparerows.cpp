@@ -3,6 +3,9 @@
 // "Raw text for Prepare data"): each case's exact error (file:line and text) or exact output.
 #include "core/data/dataprep.h"
 #include "core/data/examplecodec.h"
+#include "core/data/preparedlabels.h"
+#include "core/data/preparesource.h"
+#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
@@ -220,7 +223,8 @@ private Q_SLOTS:
         const auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,pos\ncaf\xE9 room,neg\n"}});
         const PrepareReport r = prepareData(o);
         QCOMPARE(r.texts_latin1, int64_t(1));
-        QVERIFY(anyContains(r.warnings, "read as Latin-1 (check the file's encoding; save it as UTF-8): " + path("a.csv") + ":3"));
+        QVERIFY(anyContains(r.warnings, "read as Windows-1252 (Latin-1; check the file's encoding; save it as UTF-8): "
+                                           + path("a.csv") + ":3"));
     }
 
     void headerOnlyIsAnError()
@@ -291,6 +295,255 @@ private Q_SLOTS:
         const PrepareReport r = prepareData(o);
         QCOMPARE(r.labels, (std::vector<std::string>{"Pos", "neg", "pos"}));
         QVERIFY(anyContains(r.warnings, "the labels Pos, pos differ only in letter case"));
+    }
+
+    /// Issue 15 item 4: the usual header names are recognised without column options.
+    void recognisesSentenceColumn()
+    {
+        const auto o = fixture({{QStringLiteral("train.tsv"), "sentence\tlabel\ngood movie\t1\nbad movie\t0\n"}}, "tsv");
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("sentence"));
+        QCOMPARE(r.text_b_column, std::string());
+        QCOMPARE(r.label_column, std::string("label"));
+        QVERIFY(r.text_columns_recognised);
+        QVERIFY(r.label_column_recognised);
+        QCOMPARE(r.train_examples, int64_t(2));
+        QCOMPARE(labelIds(r.train_path), (std::vector<int64_t>{0, 1}));
+    }
+
+    /// Header names are compared ignoring case; "Category" is a label column.
+    void recognisesIgnoringCase()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"), "Id,Text,Category\n1,good movie,pos\n2,bad movie,neg\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Text"));
+        QCOMPARE(r.label_column, std::string("Category"));
+        QCOMPARE(r.labels, (std::vector<std::string>{"neg", "pos"}));
+    }
+
+    /// Pairs: premise/hypothesis, question/sentence (before the single "sentence"),
+    /// sentence1/sentence2; dev files use the train file's names.
+    void recognisesPairs()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "premise,hypothesis,label\ngood,movie,entailment\nbad,room,neutral\n"}});
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("premise"));
+        QCOMPARE(r.text_b_column, std::string("hypothesis"));
+        QCOMPARE(r.mean_tokens, 5.0); // [CLS] a [SEP] b [SEP]
+
+        o = fixture({{QStringLiteral("train.tsv"), "index\tquestion\tsentence\tlabel\n0\tgood\tmovie\tentailment\n"
+                                                   "1\tbad\troom\tnot_entailment\n"},
+                     {QStringLiteral("dev.tsv"), "index\tquestion\tsentence\tlabel\n0\tgood\troom\tentailment\n"}},
+                    "tsv");
+        r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("question"));
+        QCOMPARE(r.text_b_column, std::string("sentence"));
+        QCOMPARE(r.eval_examples, int64_t(1));
+
+        o = fixture({{QStringLiteral("a.csv"), "sentence1,sentence2,labels\ngood,movie,1\nbad,room,0\n"}});
+        r = prepareData(o);
+        QCOMPARE(r.text_a_column + "+" + r.text_b_column + "+" + r.label_column, std::string("sentence1+sentence2+labels"));
+    }
+
+    /// A given --text_a_column reads single sentences even when a pair header is present.
+    void givenColumnIsSingle()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "sentence1,sentence2,label\ngood,movie,1\nbad,room,0\n"}});
+        o.text_a_column = "sentence2";
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("sentence2"));
+        QCOMPARE(r.text_b_column, std::string());
+        QVERIFY(!r.text_columns_recognised);
+        QVERIFY(r.label_column_recognised);
+        QCOMPARE(r.mean_tokens, 3.0);
+    }
+
+    /// Nothing recognisable, a wrong name, two candidates: the columns found and the flag.
+    void columnErrorsNameTheColumns()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "id,body,stars\n1,good,5\n"}});
+        Error e = expectError(o);
+        QCOMPARE(e.field(), path("a.csv") + ":1");
+        QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'body', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
+                                       "Recognised without a flag: sentence, text, review, sentence1 + sentence2, "
+                                       "question + sentence, premise + hypothesis, question1 + question2."));
+
+        o.text_a_column = "body";
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the header (columns: 'id', 'body', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, "
+                                       "target, sentiment."));
+
+        o.label_column = "rating";
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has no column 'rating' (columns: 'id', 'body', 'stars')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME with one of the columns found."));
+
+        o = fixture({{QStringLiteral("a.csv"), "text,sentence,label\ngood,movie,1\n"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has several text columns ('sentence', 'text'); which one "
+                                                    "holds the text? (columns: 'text', 'sentence', 'label')"));
+
+        o = fixture({{QStringLiteral("a.csv"), "text,label,class\ngood,1,a\n"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("the header has several label columns ('label', 'class'); which one "
+                                                    "holds the labels? (columns: 'text', 'label', 'class')"));
+        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME."));
+    }
+
+    /// A ';' export is recognised from a recognisable header too.
+    void semicolonWithRecognisedHeader()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"), "\xEF\xBB\xBFId;Sentence;Label\r\n1;good movie;pos\r\n2;bad;neg\r\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Sentence"));
+        QCOMPARE(r.train_examples, int64_t(2));
+        QVERIFY(anyContains(r.warnings, "separated by ';'"));
+    }
+
+    /// Issue 14 item 2: the report records the tokenization; labels.txt is read back by id.
+    void reportRecordsVocabAndLabelNames()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,spam\nbad,ham\nroom,spam\n"}});
+        o.do_lower_case = false;
+        const PrepareReport r = prepareData(o);
+        const std::string json = readText(r.report_path);
+        const std::string sha = sha256Hex(readText(m_vocab));
+        QCOMPARE(r.vocab_sha256, sha);
+        QCOMPARE(sha.size(), size_t(64));
+        QVERIFY2(json.find("\"vocab_file\": \"" + QFileInfo(QString::fromStdString(m_vocab)).absoluteFilePath().toStdString()
+                           + "\",\n  \"vocab_sha256\": \"" + sha + "\",\n  \"do_lower_case\": false,\n"
+                           + "  \"max_seq_length\": 16,\n") != std::string::npos,
+                 json.c_str());
+        QVERIFY(json.find("\"columns\": {\n    \"text_a\": \"text\",\n    \"text_b\": null,\n    \"label\": \"label\",\n"
+                          "    \"text_recognised\": true,\n    \"label_recognised\": true\n  }") != std::string::npos);
+        QCOMPARE(readText(r.labels_path), std::string("ham\nspam\n"));
+        const PreparedLabelNames names = labelNamesForMetaData(r.meta_path, 2);
+        QCOMPARE(names.names, (std::vector<std::string>{"ham", "spam"}));
+        QVERIFY(names.from_file);
+        QCOMPARE(names.warning, std::string());
+        QCOMPARE(names.labels_path, r.labels_path);
+
+        const PreparedLabelNames wrong = labelNamesForMetaData(r.meta_path, 3);
+        QCOMPARE(wrong.names, (std::vector<std::string>{"label 0", "label 1", "label 2"}));
+        QVERIFY(!wrong.from_file);
+        QCOMPARE(wrong.warning, r.labels_path + " has 2 label(s), the meta data says num_labels 3 (prepared from other "
+                                                "data?); the labels are named 'label 0' to 'label 2'");
+    }
+
+    void labelNamesFallbacks()
+    {
+        const QString dir = m_dir.path() + QStringLiteral("/labelnames");
+        const std::string meta = (dir + QStringLiteral("/input_meta_data.json")).toStdString();
+        PreparedLabelNames n = labelNamesForMetaData(meta, 2);
+        QCOMPARE(n.names, (std::vector<std::string>{"label 0", "label 1"}));
+        QCOMPARE(n.warning, "no labels.txt beside " + meta + "; the labels are named 'label 0' to 'label 1'");
+
+        writeText(dir + QStringLiteral("/labels.txt"), "\xEF\xBB\xBFneg\r\n\r\npos\r\n\r\n");
+        n = labelNamesForMetaData(meta, 3);
+        QCOMPARE(n.names, (std::vector<std::string>{"neg", "label 1", "pos"}));
+        QVERIFY(n.from_file);
+        QCOMPARE(n.warning, (dir + QStringLiteral("/labels.txt")).toStdString()
+                                + ": line(s) 2 are empty; named 'label N' by their id");
+
+        n = labelNamesForMetaData(meta, 0);
+        QVERIFY(n.names.empty());
+        QVERIFY(n.warning.empty());
+    }
+
+    /// An Excel export (BOM, CRLF, ';', a quoted ';', empty trailing columns, rows of empty
+    /// cells): ';' is recognised from the header alone; the IMDB-style names are recognised.
+    void excelExportWithUnusualHeader()
+    {
+        const auto o = fixture({{QStringLiteral("a.csv"),
+                                 "\xEF\xBB\xBFReview;Sentiment;Score;;\r\ngood movie;Positive;4,5;;\r\n"
+                                 "\"bad; bad room\";Negative;1,0;;\r\ngood;Positive;3,5;;\r\n;;;;\r\n ;;;;\r\n"}});
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.text_a_column, std::string("Review"));
+        QCOMPARE(r.label_column, std::string("Sentiment"));
+        QCOMPARE(r.train_examples, int64_t(3));
+        QCOMPARE(r.labels, (std::vector<std::string>{"Negative", "Positive"}));
+        QCOMPARE(r.skipped_rows, int64_t(2));
+        QCOMPARE(r.skipped[1].where, path("a.csv") + ":6");
+        QCOMPARE(r.skipped[1].reason, std::string("the row is blank"));
+        QCOMPARE(r.mean_tokens, 13.0 / 3.0); // [CLS] good movie [SEP], [CLS] bad [UNK] bad room [SEP], [CLS] good [SEP]
+    }
+
+    /// Text that is not UTF-8 is decoded as windows-1252: typographic quotes, dashes and €
+    /// survive instead of becoming C1 control characters that the tokenizer drops.
+    void windows1252IsDecoded()
+    {
+        bool latin1 = false;
+        QCOMPARE(prep::toUtf8("\x93good\x94 caf\xE9 \x96 5\x80 \x85", latin1),
+                 std::string("\xE2\x80\x9Cgood\xE2\x80\x9D caf\xC3\xA9 \xE2\x80\x93 5\xE2\x82\xAC \xE2\x80\xA6"));
+        QVERIFY(latin1);
+        QCOMPARE(prep::toUtf8("\x81\xFF", latin1), std::string("\xC2\x81\xC3\xBF"));
+        QCOMPARE(prep::toUtf8("caf\xC3\xA9", latin1), std::string("caf\xC3\xA9"));
+        QVERIFY(!latin1);
+    }
+
+    /// Most texts longer than max_seq_length: a warning with the share and the fix.
+    void truncationIsAWarning()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood good good good good,pos\nbad,neg\n"
+                                                     "room room room room room room,neg\ngood,pos\nmovie,pos\n"}});
+        o.max_seq_length = 5;
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.truncated_examples, int64_t(2));
+        QVERIFY2(anyContains(r.warnings, "2 of 5 examples (40%) need more than max_seq_length=5 tokens and are cut: "
+                                         "the model sees only their first tokens."),
+                 r.warnings.empty() ? "none" : r.warnings.front().c_str());
+        o.max_seq_length = 7;
+        o.output_dir += "2";
+        r = prepareData(o);
+        QCOMPARE(r.truncated_examples, int64_t(1));
+        QVERIFY(!anyContains(r.warnings, "need more than max_seq_length"));
+    }
+
+    /// Common wrong inputs name the fix: a CSV file under the folders format, one label's
+    /// folder instead of its parent, a folder whose CSV is not called train.csv.
+    void wrongInputNamesTheFix()
+    {
+        auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,pos\nbad,neg\n"}}, "folders");
+        Error e = expectError(o);
+        QCOMPARE(std::string(e.what()), "'" + path("a.csv") + "' is not a folder (the format is folders)");
+        QCOMPARE(e.hint(), std::string("For a CSV file pass --classification_task_name=csv."));
+
+        o = fixture({{QStringLiteral("ham/1.txt"), "good"}, {QStringLiteral("ham/2.txt"), "bad"}}, "folders");
+        o.input_data_dir = path("ham");
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("a folder-per-label data set needs at least two label folders, found 0"));
+        QCOMPARE(e.hint(), std::string("The folder holds 2 file(s) and no label folders: is it one label's folder? Pass "
+                                       "the folder above it, which holds one sub-folder per label."));
+
+        o = fixture({{QStringLiteral("reviews.csv"), "text,label\ngood,pos\nbad,neg\n"}, {QStringLiteral("notes.md"), "x"}});
+        e = expectError(o);
+        QCOMPARE(std::string(e.what()), std::string("no train.csv in this folder"));
+        QCOMPARE(e.hint(), "The folder holds 'reviews.csv': pass the data file itself as --input_data_dir (e.g. "
+                           "--input_data_dir=" + path("reviews.csv") + "), or name it train.csv.");
+    }
+
+    /// A TSV export whose quoted fields hold a tab and a line break is read with quotes (and
+    /// says so); a TSV whose quotes are plain text (GLUE) is read without.
+    void quotedTsvExport()
+    {
+        auto o = fixture({{QStringLiteral("a.tsv"), "text\tlabel\n\"good\tmovie\"\tpos\n\"bad\nroom\"\tneg\ngood\tpos\n"}},
+                         "tsv");
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(3));
+        QCOMPARE(r.mean_tokens, 11.0 / 3.0); // [CLS] good movie [SEP], [CLS] bad room [SEP], [CLS] good [SEP]
+        QVERIFY(anyContains(r.warnings, path("a.tsv") + ": some fields are in double quotes and hold tabs or line breaks"));
+
+        o = fixture({{QStringLiteral("a.tsv"), "sentence\tlabel\n\" good movie\t1\nbad \" room\t0\n"}}, "tsv");
+        r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(2));
+        QVERIFY(!anyContains(r.warnings, "double quotes"));
+
+        o = fixture({{QStringLiteral("a.tsv"), "text\tlabel\n\"good\tmovie\tpos\nbad\tneg\n"}}, "tsv");
+        const Error e = expectError(o);
+        QCOMPARE(e.field(), path("a.tsv") + ":2");
+        QCOMPARE(std::string(e.what()), std::string("the row has 3 fields, the header has 2 ('text', 'label')"));
     }
 };
 

@@ -22,7 +22,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("total");
         QTest::addColumn<qint64>("warmup");
         QTest::addColumn<qint64>("evalSteps");
-        // seed-spec §12 worked examples.
+        // Worked examples of run_classifier.py's step formulas (MRPC, 3 epochs, batch 32).
         QTest::newRow("MRPC n=1") << 3668LL << 408LL << 3LL << 1LL << 32LL << 0LL << 114LL << 342LL << 34LL << 13LL;
         QTest::newRow("MRPC n=2") << 3668LL << 408LL << 3LL << 2LL << 32LL << 0LL << 57LL << 342LL << 34LL << 13LL;
         // Capped by --train_data_size (min of N//n and the flag).

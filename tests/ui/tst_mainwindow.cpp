@@ -233,7 +233,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
 void tst_MainWindow::scheduleFollowsEdits()
 {
     QTemporaryDir dir;
-    TrainingOptions o = writeFixture(dir, 3668, 408); // MRPC sizes (seed-spec §12)
+    TrainingOptions o = writeFixture(dir, 3668, 408); // MRPC sizes (GLUE MRPC train/dev; run_classifier step formulas)
     o.train_batch_size = 32;
     o.eval_batch_size = 32;
     o.num_train_epochs = 3;

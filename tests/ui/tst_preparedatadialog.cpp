@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Prepare Data dialog end to end (offscreen): its fields filled as a user would, a run on a
+// small CSV folder with a bad row under "Skip bad rows", and the report it shows.
+#include "ui/preparedatadialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace wb;
+
+namespace {
+
+void writeText(const QString &path, const std::string &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
+}
+
+QStringList tableRows(const QTableWidget *t)
+{
+    QStringList rows;
+    for (int r = 0; r < t->rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < t->columnCount(); ++c)
+            cells << (t->item(r, c) ? t->item(r, c)->text() : QStringLiteral("<none>"));
+        rows << cells.join(QLatin1Char('|'));
+    }
+    return rows;
+}
+
+} // namespace
+
+class tst_PrepareDataDialog : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    template <typename T>
+    T *field(PrepareDataDialog &d, const char *name)
+    {
+        T *w = d.findChild<T *>(QString::fromLatin1(name));
+        if (!w)
+            qFatal("no field %s in the dialog", name);
+        return w;
+    }
+
+private Q_SLOTS:
+    /// Train file with an empty label (skipped), a dev file: exact counts and the row named.
+    void preparesAndShowsReport()
+    {
+        QVERIFY(m_dir.isValid());
+        const QString in = m_dir.path() + QStringLiteral("/reviews");
+        writeText(m_dir.path() + QStringLiteral("/vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\nbad\nmovie\nroom\n");
+        writeText(in + QStringLiteral("/train.csv"), "Sentence,Label\ngood movie,pos\nbad movie,neg\n"
+                                                     "\"bad, bad room\",\ngood room,pos\ngood,pos\nbad,neg\n");
+        writeText(in + QStringLiteral("/dev.csv"), "Sentence,Label\ngood good,pos\nbad room,neg\nroom,neg\n");
+
+        PrepareDataDialog d;
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        // A .csv file typed while the format is the default folders switches it to csv.
+        QCOMPARE(field<QComboBox>(d, "format")->currentText(), QStringLiteral("folders"));
+        field<QLineEdit>(d, "inputData")->setText(in + QStringLiteral("/train.csv"));
+        QCOMPARE(field<QComboBox>(d, "format")->currentText(), QStringLiteral("csv"));
+        QVERIFY(d.findChild<QToolButton *>(QStringLiteral("inputDataFile")));
+        QVERIFY(d.findChild<QToolButton *>(QStringLiteral("inputDataFolder")));
+        field<QLineEdit>(d, "inputData")->setText(in); // the folder with train.csv and dev.csv
+        field<QLineEdit>(d, "vocabFile")->setText(m_dir.path() + QStringLiteral("/vocab.txt"));
+        field<QLineEdit>(d, "outputDir")->setText(m_dir.path() + QStringLiteral("/out"));
+        field<QSpinBox>(d, "maxSeqLength")->setValue(16);
+        QCOMPARE(field<QLineEdit>(d, "textAColumn")->text(), QString()); // recognised from the header
+        field<QCheckBox>(d, "skipBadRows")->setChecked(true);
+        const PrepareOptions o = d.options();
+        QCOMPARE(o.classification_task_name, std::string("csv"));
+        QVERIFY(o.skip_bad_rows);
+        QCOMPARE(o.max_seq_length, int64_t(16));
+
+        QSignalSpy prepared(&d, &PrepareDataDialog::prepared);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        QTest::mouseClick(field<QPushButton>(d, "prepareButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(prepared.count() + failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), qPrintable(d.lastError()));
+        QVERIFY(!d.isRunning());
+        QVERIFY(field<QPushButton>(d, "prepareButton")->isEnabled());
+
+        const auto *table = field<QTableWidget>(d, "labelCounts");
+        QVERIFY(table->isVisible());
+        QCOMPARE(tableRows(table), (QStringList{QStringLiteral("neg|2|2"), QStringLiteral("pos|3|1")}));
+
+        const QString warnings = field<QPlainTextEdit>(d, "prepareWarnings")->toPlainText();
+        const QString row = in + QStringLiteral("/train.csv:4");
+        QVERIFY2(warnings.contains(QStringLiteral("skipped %1: the label is empty").arg(row)), qPrintable(warnings));
+        QVERIFY2(warnings.contains(QStringLiteral("Text column: Sentence (recognised from the header)")), qPrintable(warnings));
+        QVERIFY2(warnings.contains(QStringLiteral("Label column: Label (recognised from the header)")), qPrintable(warnings));
+        QCOMPARE(field<QLabel>(d, "prepareStage")->text(),
+                 QStringLiteral("Wrote 5 training and 3 evaluation examples (2 labels) in %1 s. Read the 1 warning(s) "
+                                "below before training.")
+                     .arg(d.report().seconds, 0, 'f', 1));
+        QCOMPARE(d.report().skipped_rows, int64_t(1));
+        QVERIFY(QFile::exists(m_dir.path() + QStringLiteral("/out/input_meta_data.json")));
+    }
+
+    /// A failure speaks in the dialog's field names, not in command-line flags.
+    void failureNamesTheFields()
+    {
+        const QString in = m_dir.path() + QStringLiteral("/bad.csv");
+        writeText(m_dir.path() + QStringLiteral("/vocab2.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\n");
+        writeText(in, "id,body,stars\n1,good,5\n");
+        PrepareDataDialog d;
+        PrepareOptions o;
+        o.input_data_dir = in.toStdString();
+        o.classification_task_name = "csv";
+        o.vocab_file = (m_dir.path() + QStringLiteral("/vocab2.txt")).toStdString();
+        o.output_dir = (m_dir.path() + QStringLiteral("/out2")).toStdString();
+        d.setOptions(o);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(d.lastError(),
+                 in + QStringLiteral(":1: no text column was recognised in the header (columns: 'id', 'body', "
+                                     "'stars')\nType the column's name into “Text column” (and “Second text column” "
+                                     "for sentence pairs). Recognised without a flag: sentence, text, review, "
+                                     "sentence1 + sentence2, question + sentence, premise + hypothesis, question1 + "
+                                     "question2."));
+        QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out2/input_meta_data.json")));
+    }
+};
+
+QTEST_MAIN(tst_PrepareDataDialog)
+#include "tst_preparedatadialog.moc"
