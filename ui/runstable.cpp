@@ -142,8 +142,7 @@ int RunsTable::scan(const QString &modelDir)
     int added = 0;
     const QStringList runs = RunHistory::findRuns(modelDir);
     for (const QString &path : runs) {
-        if (!m_livePath.isEmpty() && QFileInfo(path) == QFileInfo(m_livePath))
-            continue;
+        // The live run is listed too (its row is left unchecked: the plot draws it already).
         bool checked = false;
         for (int i = 0; i < int(m_runs.size()); ++i)
             if (m_runs[i].sourcePath == path && m_table->item(i, 0))

@@ -38,11 +38,19 @@ int main(int argc, char **argv)
                                        QStringLiteral("With --train: save a screenshot when the run ends, then quit."),
                                        QStringLiteral("png"));
     screenshotAtEnd.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd});
+    QCommandLineOption windowSize(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1600x1000 (screenshots)."),
+                                  QStringLiteral("WxH"));
+    windowSize.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd, windowSize});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
     parser.process(app);
 
     wb::MainWindow window;
+    if (parser.isSet(windowSize)) {
+        const QStringList wh = parser.value(windowSize).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
     window.show();
     const QStringList positional = parser.positionalArguments();
     if (!positional.isEmpty()) {

@@ -138,7 +138,8 @@ std::vector<OptionSpec> buildTable()
     s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
                "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
                "written. Training again with the same directory resumes from its latest "
-               "checkpoint; choose a new directory for a fresh run.");
+               "checkpoint (the window asks first: continue that run, or start a new one in a fresh "
+               "folder); choose a new directory for a fresh run.");
     s.group = FormGroup::Files;
     s.path = PathKind::Directory;
     add(s);

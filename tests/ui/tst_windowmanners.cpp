@@ -23,6 +23,7 @@
 #include <QAction>
 #include <QDialog>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -380,6 +381,11 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
     QVERIFY2(w.evaluationView()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.evaluationView()->summaryText()));
     QVERIFY(w.evaluationView()->summaryText().contains(QStringLiteral("0.8750")));
+    // Compare runs lists the run of model_dir itself (issue 16 item 5), unchecked.
+    w.runsTable()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
+    QCOMPARE(w.runsTable()->scan(QString::fromStdString(o.model_dir)), 1);
+    QCOMPARE(w.runsTable()->runCount(), 1);
+    QCOMPARE(w.lossPlot()->comparisonRunCount(), 0);
 }
 
 void tst_WindowManners::baselineAndLearningWarnings()
@@ -391,6 +397,19 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QVERIFY(!majorityBaseline({}));
     QVERIFY(!majorityBaseline({0, 0}));
     QCOMPARE(trueLabelCounts({{50, 10}, {30, 10}}), (std::vector<int64_t>{60, 40}));
+    {
+        QTemporaryDir prep;
+        const QString meta = prep.filePath(QStringLiteral("input_meta_data.json"));
+        QFile report(prep.filePath(QStringLiteral("prepare_report.json")));
+        QVERIFY(report.open(QIODevice::WriteOnly));
+        report.write(R"({"labels": ["spam", "ham"], "eval_label_counts": {"ham": 24, "spam": 16}})");
+        report.close();
+        const auto counts = evalLabelCountsFromPrepareReport(meta);
+        QVERIFY(counts);
+        QCOMPARE(*counts, (std::vector<int64_t>{16, 24})); // in label id order ("labels")
+        QCOMPARE(majorityBaseline(*counts)->majority_label, 1);
+        QVERIFY(!evalLabelCountsFromPrepareReport(prep.filePath(QStringLiteral("elsewhere/meta.json"))));
+    }
 
     EvalMetrics oneClass;
     oneClass.eval_accuracy = 0.6;
