@@ -649,10 +649,10 @@ void MainWindow::handleFinished(const RunFinished &r)
                       .arg(r.last_step).arg(r.last_checkpoint.empty() ? tr("(none)") : q(r.last_checkpoint)));
         break;
     case RunStatus::Failed: {
-        statusBar()->showMessage(tr("Training failed: %1").arg(q(r.message).section(QLatin1Char('\n'), 0, 0)));
-        appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), q(r.message)));
+        statusBar()->showMessage(tr("Training failed: %1").arg(formWording(q(r.message)).section(QLatin1Char('\n'), 0, 0)));
+        appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), formWording(q(r.message))));
         if (!r.hint.empty())
-            appendLog(tr("  (%1)").arg(q(r.hint)));
+            appendLog(tr("  (%1)").arg(formWording(q(r.hint))));
         if (!m_runErrorBox) {
             m_runErrorBox = new QMessageBox(this);
             m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
@@ -661,8 +661,8 @@ void MainWindow::handleFinished(const RunFinished &r)
             m_runErrorBox->setTextFormat(Qt::PlainText);
             m_runErrorBox->setWindowModality(Qt::WindowModal);
         }
-        m_runErrorBox->setText(r.field.empty() ? q(r.message) : QStringLiteral("%1: %2").arg(q(r.field), q(r.message)));
-        m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(q(r.hint)));
+        m_runErrorBox->setText(r.field.empty() ? formWording(q(r.message)) : QStringLiteral("%1: %2").arg(q(r.field), formWording(q(r.message))));
+        m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(formWording(q(r.hint))));
         m_runErrorBox->setDetailedText(r.last_checkpoint.empty() ? QString() : tr("Latest checkpoint: %1").arg(q(r.last_checkpoint)));
         if (!m_closeAfterStop)
             m_runErrorBox->open();

@@ -44,6 +44,9 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     for (const char *c : kColumns)
         headers << QString::fromLatin1(c);
     m_table->setHorizontalHeaderLabels(headers);
+    m_table->horizontalHeaderItem(5)->setToolTip(tr("train_loss of the run's training_summary.json, as the Log's "
+                                                    "\"final train loss\"; the last logged step's loss when there "
+                                                    "is no summary"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -108,7 +111,9 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
                               summaryValue(run, "learning_rate"),
                               summaryValue(run, "train_batch_size"),
                               summaryValue(run, "num_train_epochs"),
-                              lastFinite(run.trainLoss),
+                              // One definition with the Log and training_summary.json: its train_loss.
+                              run.summary.count("train_loss") ? QString::number(summaryValue(run, "train_loss").toDouble(), 'g', 5)
+                                                              : lastFinite(run.trainLoss),
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
                               abs};

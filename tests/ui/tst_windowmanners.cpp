@@ -367,6 +367,7 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
             writer.writeEval(e);
         }
     }
+    std::ofstream(o.model_dir + "/training_summary.json") << R"({"total_training_steps": 16, "train_loss": 0.0670})";
     const QString project = dir.filePath(QStringLiteral("p.bwproj"));
     ProjectFile::save(project, o);
     MainWindow w;
@@ -385,6 +386,8 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     w.runsTable()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
     QCOMPARE(w.runsTable()->scan(QString::fromStdString(o.model_dir)), 1);
     QCOMPARE(w.runsTable()->runCount(), 1);
+    // "final train loss" is the summary's train_loss (as in the Log), not the last step's 0.38.
+    QCOMPARE(w.runsTable()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
     QCOMPARE(w.lossPlot()->comparisonRunCount(), 0);
 }
 
