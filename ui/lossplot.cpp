@@ -319,8 +319,9 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->plot->legend->setBorderPen(Qt::NoPen);
     d->plot->legend->setFont(font());
     d->plot->legend->setIconSize(18, 10);
-    d->plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    d->plot->legend->setWrap(4);
+    // Three entries a row, so the legend never sets the plot's minimum width (1024×700 screens).
+    d->plot->legend->setWrap(3);
+    d->plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     d->lossRect->insetLayout()->take(d->plot->legend);
     d->plot->plotLayout()->addElement(2, 0, d->plot->legend);
     d->plot->plotLayout()->setRowStretchFactor(2, 0.001);

@@ -74,10 +74,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(360);
+    scroll->setMinimumWidth(300);
     // The rows shrink with the pane (no horizontal scrollbar hides the "?" and recent-file buttons).
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_form->setMinimumWidth(340);
+    m_form->setMinimumWidth(280);
 
     m_plot = new LossPlot;
     m_evalView = new EvaluationView;

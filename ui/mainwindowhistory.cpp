@@ -82,10 +82,22 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
                                "evaluation.").arg(metrics));
     }
     int64_t step = std::max<int64_t>(used.step, log.train.empty() ? 0 : log.train.back().step);
+    // A run without run_config.json (older versions) still has its training_summary.json.
+    int64_t totalSteps = used.totalSteps;
+    const RunHistory history = RunHistory::load(metrics);
+    if (totalSteps <= 0 && history.summary.count("total_training_steps"))
+        totalSteps = QString::fromStdString(history.summary.at("total_training_steps")).toLongLong();
     if (step > 0)
-        m_progress->showRecordedRun(step, used.totalSteps);
+        m_progress->showRecordedRun(step, totalSteps);
+    if (!log.eval.empty()) {
+        const EvalMetrics &last = log.eval.back();
+        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), o.learning_rate);
+        m_evalView->setWarnings(m_learningWarnings);
+        if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
+            m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
+    }
     appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(step)
-                  .arg(used.totalSteps > 0 ? tr(" of %1").arg(used.totalSteps) : QString()));
+                  .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
 }
 
 void MainWindow::showLearningCheck(const EvalMetrics &m)

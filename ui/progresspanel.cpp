@@ -33,6 +33,9 @@ ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
     m_detail = new QLabel(tr("Not started"));
     m_status = new QLabel(tr("Idle"));
     m_status->setObjectName(QStringLiteral("runStatus"));
+    // Long details must not widen the window (1024×700 screens): they shrink, the tooltip keeps them.
+    m_detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_detail->setMinimumWidth(120);
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_status);
