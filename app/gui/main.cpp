@@ -5,7 +5,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QDialog>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QTimer>
 
 #include <cstdio>
@@ -83,6 +85,11 @@ int main(int argc, char **argv)
         });
     }
     if (parser.isSet(screenshotAtEnd)) {
+        // Unattended: a model directory that already holds a run gets a new run beside it.
+        QObject::connect(&window, &wb::MainWindow::modelDirQuestionAsked, &window, [&window] {
+            if (auto *next = window.usedModelDirDialog()->findChild<QPushButton *>(QStringLiteral("startNewRun")))
+                next->click();
+        }, Qt::QueuedConnection);
         // `make run` without a display: train the example offscreen and keep the plot as PNG.
         const QString path = parser.value(screenshotAtEnd);
         QObject::connect(window.controller(), &wb::TrainingController::finished, &window, [&window, path] {
