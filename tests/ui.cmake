@@ -11,6 +11,8 @@ if(WB_BUILD_GUI)
   add_dependencies(tst_localworkers bert-workbench-cli)
   wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
+  # Issue 16: the window asks before reusing a model_dir or dropping changes; a project knows its run.
+  wb_add_test(tst_windowmanners NAME ui.windowmanners SOURCES ui/tst_windowmanners.cpp LIBS wb_ui GUI TIMEOUT 180)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
 endif()

@@ -116,7 +116,7 @@ JobHandle runBackgroundJob(QObject *context, Work work, Done done,
         } catch (...) {
             outcome.error = describeCurrentException();
         }
-        outcome.cancelled = cancel->load();
+        outcome.cancelled = cancel->stopRequested();
         promise.addResult(std::move(outcome));
     });
     watcher->setFuture(future);

@@ -251,6 +251,7 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     button->setObjectName(field + QStringLiteral("_help"));
     button->setToolTip(tr("Explain %1").arg(QString::fromUtf8(spec.label)));
     button->setAutoRaise(true);
+    button->setFocusPolicy(Qt::NoFocus); // Tab goes from field to field; F1/What's This explain
     connect(button, &QToolButton::clicked, this, [button, tip] {
         QWhatsThis::showText(button->mapToGlobal(QPoint(button->width(), button->height() / 2)), tip, button);
     });
@@ -258,12 +259,40 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     auto *layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(editor, 1);
+    if (field == QLatin1String("keep_checkpoint_max")) {
+        m_diskUse = new QLabel;
+        m_diskUse->setObjectName(QStringLiteral("checkpointDiskUse"));
+        m_diskUse->setToolTip(tr("Disk space of the checkpoints (ckpt-*) now in the model directory"));
+        layout->addWidget(m_diskUse);
+    }
     layout->addWidget(button);
+    label->setBuddy(named);
+    m_labels.push_back({field, label});
     form->addRow(label, row);
+}
+
+void ConfigurationForm::setCheckpointDiskUse(const QString &text)
+{
+    if (m_diskUse)
+        m_diskUse->setText(text);
+}
+
+void ConfigurationForm::highlightFields(const QStringList &flags)
+{
+    for (const auto &[flag, label] : m_labels) {
+        const bool on = flags.contains(flag);
+        QWidget *editor = findChild<QWidget *>(flag);
+        label->setStyleSheet(on ? QStringLiteral("color:#b00000;font-weight:bold") : QString());
+        if (editor)
+            editor->setStyleSheet(on ? QStringLiteral("border:2px solid #d03030") : QString());
+    }
+    m_highlighted = flags;
 }
 
 void ConfigurationForm::changed()
 {
+    if (!m_highlighted.isEmpty())
+        highlightFields({}); // an edit clears the marks of the last failed check
     if (!m_loading)
         Q_EMIT edited();
 }

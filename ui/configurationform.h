@@ -5,10 +5,14 @@
 
 #include <QWidget>
 
+#include <QStringList>
+
 #include <functional>
+#include <utility>
 #include <vector>
 
 class QComboBox;
+class QLabel;
 class QFormLayout;
 class QLineEdit;
 class QVBoxLayout;
@@ -43,6 +47,13 @@ public:
     /// Adds every non-empty path field to its recent-files list.
     void rememberPaths();
 
+    /// Shows `text` beside "Checkpoints kept" (the disk use of model_dir's checkpoints).
+    void setCheckpointDiskUse(const QString &text);
+    /// Marks the rows of the options `flags` (e.g. those named in a validation error) in red
+    /// until the next edit; an empty list clears the marks.
+    void highlightFields(const QStringList &flags);
+    QStringList highlightedFields() const { return m_highlighted; }
+
     QComboBox *strategyPicker() const { return m_strategy; }
     /// The layout under the three groups, for panels that follow the form.
     QVBoxLayout *panelLayout() const { return m_layout; }
@@ -74,6 +85,9 @@ private:
     std::vector<QLineEdit *> m_pathEdits;
     TrainingOptions m_base;
     QComboBox *m_strategy = nullptr;
+    QLabel *m_diskUse = nullptr;
+    std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
+    QStringList m_highlighted;
     QVBoxLayout *m_layout = nullptr;
     bool m_loading = false;
 };

@@ -5,6 +5,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -23,10 +24,16 @@ QTableWidgetItem *cell(const QString &text)
 } // namespace
 
 EvaluationView::EvaluationView(QWidget *parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_confusion(new QTableWidget(this)), m_classes(new QTableWidget(this))
+    : QWidget(parent), m_warning(new QLabel(this)), m_summary(new QLabel(this)), m_confusion(new QTableWidget(this)), m_classes(new QTableWidget(this))
 {
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
+    m_summary->setObjectName(QStringLiteral("evaluationSummary"));
+    m_warning->setObjectName(QStringLiteral("learningWarning"));
+    m_warning->setWordWrap(true);
+    m_warning->setTextFormat(Qt::PlainText);
+    m_warning->setStyleSheet(QStringLiteral("QLabel{background:#fff3d6;border:1px solid #e0a030;padding:6px;color:#603800}"));
+    m_warning->hide();
     m_confusion->setObjectName(QStringLiteral("confusionMatrix"));
     m_confusion->setToolTip(tr("Rows: the true label. Columns: what the model predicted. "
                                "The diagonal holds the correct predictions."));
@@ -40,6 +47,7 @@ EvaluationView::EvaluationView(QWidget *parent)
     }
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
+    layout->addWidget(m_warning);
     layout->addWidget(new QLabel(tr("<b>Confusion matrix</b> (rows: true label, columns: predicted)"), this));
     layout->addWidget(m_confusion, 1);
     layout->addWidget(new QLabel(tr("<b>Per-class metrics</b>"), this));
@@ -49,8 +57,11 @@ EvaluationView::EvaluationView(QWidget *parent)
 
 void EvaluationView::clear()
 {
-    m_summary->setText(tr("No evaluation yet. The model is evaluated on the eval data after each "
-                          "epoch (or more often with <i>Evaluations per epoch</i>)."));
+    m_evaluation = tr("No evaluation yet. The model is evaluated on the eval data at the end of each "
+                      "evaluation interval (once per epoch, or more often with <i>Evaluations per epoch</i>).");
+    m_note.clear();
+    updateSummary();
+    setWarnings({});
     m_confusion->clear();
     m_confusion->setRowCount(0);
     m_confusion->setColumnCount(0);
@@ -71,7 +82,9 @@ void EvaluationView::setEvaluation(const EvalMetrics &m)
         if (m.binary)
             summary += tr(", F1 %1, MCC %2").arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4);
     }
-    m_summary->setText(summary);
+    m_evaluation = summary;
+    m_note.clear();
+    updateSummary();
     if (m.regression || m.confusion.empty()) {
         m_confusion->setRowCount(0);
         m_classes->setRowCount(0);
@@ -113,5 +126,50 @@ void EvaluationView::setEvaluation(const EvalMetrics &m)
         m_classes->setItem(i, 3, cell(QString::number(metrics[i].support)));
     }
 }
+
+void EvaluationView::setBaseline(const std::optional<MajorityBaseline> &baseline)
+{
+    m_baseline = baseline;
+    updateSummary();
+}
+
+void EvaluationView::setWarnings(const QStringList &warnings)
+{
+    m_warning->setText(warnings.join(QLatin1Char('\n')));
+    m_warning->setVisible(!warnings.isEmpty());
+}
+
+void EvaluationView::setNote(const QString &text)
+{
+    m_note = text;
+    updateSummary();
+}
+
+void EvaluationView::updateSummary()
+{
+    QString text = m_evaluation;
+    if (m_baseline) {
+        QStringList counts;
+        for (size_t i = 0; i < m_baseline->label_counts.size(); ++i)
+            counts << tr("label %1: %2").arg(i).arg(m_baseline->label_counts[i]);
+        text += tr("<br>Majority-class baseline %1 (always predicting label %2; eval data %3): a model that "
+                   "learned beats it.")
+                    .arg(m_baseline->accuracy, 0, 'f', 3)
+                    .arg(m_baseline->majority_label)
+                    .arg(counts.join(QStringLiteral(", ")));
+    }
+    if (!m_note.isEmpty())
+        text += QStringLiteral("<br><i>%1</i>").arg(m_note.toHtmlEscaped());
+    m_summary->setText(text);
+}
+
+QString EvaluationView::summaryText() const
+{
+    QString html = m_summary->text();
+    html.replace(QStringLiteral("<br>"), QStringLiteral("\n"));
+    return html.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+}
+
+QString EvaluationView::warningText() const { return m_warning->isVisible() || !m_warning->text().isEmpty() ? m_warning->text() : QString(); }
 
 } // namespace wb

@@ -66,6 +66,9 @@ struct LossPlot::Private
     QCPAxisRect *lrRect = nullptr;
     QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
     QCPGraph *lr = nullptr, *planned = nullptr;
+    QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
+    QCPItemStraightLine *baselineLine = nullptr;
+    double baseline = std::numeric_limits<double>::quiet_NaN();
     Points trainData, lrData, evalLossData, evalAccData;
     std::vector<double> plannedStep, plannedLr;
     std::vector<Overlay> overlays;
@@ -177,8 +180,14 @@ struct LossPlot::Private
                 if (a->scaleType() == QCPAxis::stLinear) {
                     const double pad = std::max(r.size() * 0.05, 1e-12);
                     a->setRange(r.lower >= 0 ? std::max(0.0, r.lower - pad) : r.lower - pad, r.upper + pad);
+                } else if (r.lower > 0) {
+                    a->setRange(r.lower / 1.5, r.upper * 1.5); // the lowest points stay inside
                 }
             }
+            // Room on the right, so the last evaluation marker is drawn whole.
+            QCPAxis *x = lossRect->axis(QCPAxis::atBottom);
+            const QCPRange xr = x->range();
+            x->setRange(xr.lower, xr.upper + std::max(xr.size() * 0.03, 0.5));
         }
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -259,7 +268,8 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     y2->setLabel(tr("eval accuracy"));
     y2->setRange(0, 1);
     lrY->setLabel(tr("learning rate"));
-    lrY->setNumberFormat(QStringLiteral("gb"));
+    lrY->setNumberFormat(QStringLiteral("eb")); // one format for every tick: 5.0·10⁻⁵
+    lrY->setNumberPrecision(1);
     lrX->setLabel(tr("step"));
     d->lossRect->setRangeZoomAxes(x, y);
     d->lossRect->setRangeDragAxes(x, y);
@@ -292,11 +302,29 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->lr = d->plot->addGraph(lrX, lrY);
     d->lr->setName(tr("learning rate"));
     d->lr->setPen(QPen(kLrColour, 2));
+    QPen baselinePen(QColor(110, 110, 110), 1.5, Qt::DashLine);
+    d->baselineKey = d->plot->addGraph(x, y2);
+    d->baselineKey->setPen(baselinePen);
+    d->baselineKey->setName(tr("majority-class baseline"));
+    d->baselineKey->removeFromLegend();
+    d->baselineLine = new QCPItemStraightLine(d->plot);
+    d->baselineLine->setClipAxisRect(d->lossRect);
+    d->baselineLine->setPen(baselinePen);
+    for (QCPItemPosition *p : {d->baselineLine->point1, d->baselineLine->point2})
+        p->setAxes(x, y2);
+    d->baselineLine->setVisible(false);
+    // The legend sits under the plots, off the data (the newest points are at the top right).
     d->plot->legend->setVisible(true);
-    d->plot->legend->setBrush(QColor(255, 255, 255, 210));
+    d->plot->legend->setBrush(Qt::NoBrush);
+    d->plot->legend->setBorderPen(Qt::NoPen);
     d->plot->legend->setFont(font());
     d->plot->legend->setIconSize(18, 10);
-    d->lossRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Three entries a row, so the legend never sets the plot's minimum width (1024×700 screens).
+    d->plot->legend->setWrap(3);
+    d->plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    d->lossRect->insetLayout()->take(d->plot->legend);
+    d->plot->plotLayout()->addElement(2, 0, d->plot->legend);
+    d->plot->plotLayout()->setRowStretchFactor(2, 0.001);
 
     d->replotTimer.setSingleShot(true);
     d->replotTimer.setInterval(kReplotIntervalMs);
@@ -522,6 +550,26 @@ void LossPlot::clearComparisonRuns()
 }
 
 int LossPlot::comparisonRunCount() const { return int(d->overlays.size()); }
+
+void LossPlot::setAccuracyBaseline(double accuracy)
+{
+    const bool show = std::isfinite(accuracy);
+    if (show == std::isfinite(d->baseline) && (!show || accuracy == d->baseline))
+        return;
+    d->baseline = accuracy;
+    d->baselineLine->setVisible(show);
+    if (show) {
+        d->baselineLine->point1->setCoords(0, accuracy);
+        d->baselineLine->point2->setCoords(1, accuracy);
+        d->baselineKey->setName(tr("majority-class baseline (%1)").arg(accuracy, 0, 'f', 2));
+        d->baselineKey->addToLegend();
+    } else {
+        d->baselineKey->removeFromLegend();
+    }
+    d->scheduleReplot();
+}
+
+double LossPlot::accuracyBaseline() const { return d->baseline; }
 
 double LossPlot::smoothing() const { return d->smoothing; }
 

@@ -41,6 +41,11 @@ public:
     void clearComparisonRuns();
     int comparisonRunCount() const;
 
+    /// Draws the majority-class baseline as a dashed line on the accuracy axis (NaN hides it).
+    void setAccuracyBaseline(double accuracy);
+    /// Returns the baseline shown, NaN when none.
+    double accuracyBaseline() const;
+
     double smoothing() const;
     void setSmoothing(double weight);
     XAxis xAxis() const;

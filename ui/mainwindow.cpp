@@ -17,7 +17,9 @@
 #include "ui/runhistory.h"
 #include "ui/runstable.h"
 #include "ui/schedulepanel.h"
+#include "ui/startpage.h"
 #include "ui/trainingcontroller.h"
+#include "ui/usedmodeldir.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -28,17 +30,22 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QGuiApplication>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace wb {
 
@@ -56,7 +63,9 @@ bool isStrategyField(const std::string &field)
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new TrainingController(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
-    resize(1360, 860);
+    // 1360×860, or the screen's available area when it is smaller (1024×700 laptops).
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1360, 860);
+    resize(std::min(1360, avail.width()), std::min(860, avail.height()));
 
     m_form = new ConfigurationForm;
     m_schedule = new SchedulePanel;
@@ -65,7 +74,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(430);
+    scroll->setMinimumWidth(300);
+    // The rows shrink with the pane (no horizontal scrollbar hides the "?" and recent-file buttons).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_form->setMinimumWidth(280);
 
     m_plot = new LossPlot;
     m_evalView = new EvaluationView;
@@ -79,6 +91,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     m_evalView->setObjectName(QStringLiteral("evaluationTab"));
     m_runs->setObjectName(QStringLiteral("runsTab"));
     m_log->setObjectName(QStringLiteral("logTab"));
+    m_start = new StartPage;
+    m_start->setObjectName(QStringLiteral("startTab"));
+    m_start->setRecentProjects(ConfigurationForm::recentValues(QStringLiteral("projects")));
+    m_tabs->addTab(m_start, tr("Start"));
     m_tabs->addTab(m_plot, tr("Training curves"));
     m_tabs->addTab(m_evalView, tr("Evaluation"));
     m_tabs->addTab(m_runs, tr("Compare runs"));
@@ -94,10 +110,27 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     splitter->addWidget(scroll);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
-    splitter->setSizes({470, 890});
+    splitter->setSizes({std::min(470, width() * 2 / 5), width() - std::min(470, width() * 2 / 5)});
     setCentralWidget(splitter);
 
     buildMenus();
+
+    connect(m_start, &StartPage::openExampleRequested, this, [this] { askToSaveThen([this] { openExample(); }); });
+    connect(m_start, &StartPage::prepareDataRequested, this, [this] { openPrepareData(); });
+    connect(m_start, &StartPage::newProjectRequested, this, [this] { askToSaveThen([this] { newProject(); }); });
+    connect(m_start, &StartPage::openProjectRequested, this, [this](const QString &path) {
+        askToSaveThen([this, path] {
+            QString error;
+            if (!openProject(path, &error))
+                reportError(tr("Cannot open project"), {error, QString()});
+        });
+    });
+    // View settings live across restarts.
+    QSettings settings;
+    m_plot->setSmoothing(settings.value(QStringLiteral("view/smoothing"), m_plot->smoothing()).toDouble());
+    m_plot->setLogScale(settings.value(QStringLiteral("view/logScale"), false).toBool());
+    connect(m_plot, &LossPlot::smoothingChanged, this,
+            [](double weight) { QSettings().setValue(QStringLiteral("view/smoothing"), weight); });
 
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::markModified);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::reloadInputs);
@@ -193,6 +226,10 @@ void MainWindow::reloadInputs()
 void MainWindow::updateSchedule()
 {
     const TrainingOptions o = options();
+    int count = 0;
+    const qint64 bytes = checkpointDiskUse(q(o.model_dir), &count);
+    m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
+                                            : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
     guarded(tr("Cannot compute the schedule"), [&] {
         m_schedule->update(o);
         if (!m_controller->isRunning()) {
@@ -228,9 +265,11 @@ void MainWindow::rebuildRecentProjectsMenu()
         m_recentProjects->addAction(tr("No recent projects"))->setEnabled(false);
     for (const QString &item : items)
         m_recentProjects->addAction(item, this, [this, item] {
-            QString error;
-            if (!openProject(item, &error))
-                reportError(tr("Cannot open project"), {error, QString()});
+            askToSaveThen([this, item] {
+                QString error;
+                if (!openProject(item, &error))
+                    reportError(tr("Cannot open project"), {error, QString()});
+            });
         });
 }
 
@@ -250,6 +289,9 @@ bool MainWindow::openProject(const QString &path, QString *error)
     }
     m_projectPath = QFileInfo(path).absoluteFilePath();
     setOptions(o, false);
+    leaveStartPage();
+    if (!m_controller->isRunning())
+        guarded(tr("Cannot read the project's run"), [&] { showRecordedRun(o); });
     ConfigurationForm::addRecentValue(QStringLiteral("projects"), m_projectPath);
     for (const Diagnostic &dg : diag.items())
         appendLog(QStringLiteral("%1: %2: %3").arg(QString::fromLatin1(severityName(dg.severity)), q(dg.field), q(dg.message)));
@@ -301,8 +343,10 @@ bool MainWindow::writePresetConfig(int index, const QString &path, QString *erro
 
 void MainWindow::showValidationErrors(const Diagnostics &diag)
 {
-    QStringList lines, hints, warnings;
+    QStringList lines, hints, warnings, fields;
     for (const Diagnostic &dg : diag.items()) {
+        if (dg.severity == Severity::Error && findOption(dg.field))
+            fields << QString::fromLatin1(findOption(dg.field)->flag);
         if (dg.severity != Severity::Error) {
             warnings << QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message));
             continue;
@@ -327,6 +371,7 @@ void MainWindow::showValidationErrors(const Diagnostics &diag)
         m_validationBox->setStandardButtons(QMessageBox::Ok);
         m_validationBox->setWindowModality(Qt::WindowModal);
     }
+    m_form->highlightFields(fields);
     m_validationBox->setText(lines.join(QLatin1Char('\n')));
     m_validationBox->setInformativeText(hints.isEmpty() ? QString() : tr("How to fix:\n") + hints.join(QLatin1Char('\n')));
     m_validationBox->setDetailedText(warnings.join(QLatin1Char('\n')));
@@ -337,20 +382,58 @@ bool MainWindow::train()
 {
     if (m_controller->isRunning() || m_checking)
         return false;
-    const TrainingOptions o = options();
+    startPreflight(options(), true);
+    return true;
+}
+
+namespace {
+
+/// What the pre-flight job found: a run already in model_dir (asked about before anything
+/// else), or the validation result.
+struct PreflightOutcome
+{
+    UsedModelDir used;
+    std::optional<ValidationResult> validation;
+};
+
+} // namespace
+
+void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
+{
     m_checking = true;
     updateActions();
     m_progress->setStatus(tr("Checking the configuration…"));
     statusBar()->showMessage(tr("Checking the configuration and the data files…"));
     // validateRun scans the data files, initialises CUDA and binds the rendezvous port:
     // never on the GUI thread.
-    m_preflight = runBackgroundJob<ValidationResult>(
-        this, [o](const JobControl &) { return validateRun(o); },
-        [this, o](JobOutcome<ValidationResult> outcome) {
+    m_preflight = runBackgroundJob<PreflightOutcome>(
+        this,
+        [o, askAboutUsedDir](const JobControl &) {
+            PreflightOutcome r;
+            if (askAboutUsedDir) {
+                r.used = inspectModelDir(o);
+                if (r.used.used)
+                    return r;
+            }
+            r.validation = validateRun(o);
+            return r;
+        },
+        [this, o](JobOutcome<PreflightOutcome> outcome) {
             m_checking = false;
+            if (outcome.ok() && !outcome.value->validation) {
+                updateActions();
+                m_progress->setStatus(tr("Waiting for your answer…"));
+                askAboutUsedModelDir(outcome.value->used);
+                Q_EMIT modelDirQuestionAsked();
+                return;
+            }
+            JobOutcome<ValidationResult> validation;
+            validation.error = outcome.error;
+            if (outcome.ok())
+                validation.value = std::move(*outcome.value->validation);
             bool started = false;
             guarded(tr("Cannot start training"), [&] {
-                startValidatedRun(o, outcome);
+                startValidatedRun(o, validation);
                 started = m_controller->isRunning();
             });
             if (!started)
@@ -358,7 +441,6 @@ bool MainWindow::train()
             updateActions();
             Q_EMIT preflightFinished(started);
         });
-    return true;
 }
 
 void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome)
@@ -388,11 +470,14 @@ void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<Va
     }
     m_plot->clear();
     m_evalView->clear();
+    m_learningWarnings.clear();
+    loadBaseline(o);
     updateSchedule();
     m_runs->setLiveMetricsPath(q(o.metricsPath()));
     m_progress->prepare(result.schedule ? result.schedule->total_steps : 0);
     appendLog(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
     statusBar()->showMessage(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
+    leaveStartPage();
     showTab(QStringLiteral("plotTab"));
     m_controller->start(o);
 }
@@ -491,6 +576,16 @@ PrepareDataDialog *MainWindow::openPrepareData()
     return m_prepareDialog;
 }
 
+void MainWindow::leaveStartPage()
+{
+    if (!m_start)
+        return;
+    m_tabs->removeTab(m_tabs->indexOf(m_start));
+    m_start->deleteLater();
+    m_start = nullptr;
+    showTab(QStringLiteral("plotTab"));
+}
+
 void MainWindow::appendLog(const QString &line)
 {
     m_log->appendPlainText(line);
@@ -527,11 +622,13 @@ void MainWindow::handleEvaluation(const EvalMetrics &m)
 {
     m_plot->addEvaluation(m);
     m_evalView->setEvaluation(m);
+    showLearningCheck(m);
 }
 
 void MainWindow::handleCheckpoint(const CheckpointSaved &c)
 {
     statusBar()->showMessage(tr("Checkpoint saved: %1").arg(q(c.path)), 5000);
+    updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
 }
 
 void MainWindow::handleFinished(const RunFinished &r)
@@ -540,16 +637,22 @@ void MainWindow::handleFinished(const RunFinished &r)
     switch (r.status) {
     case RunStatus::Completed:
         appendLog(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
+        if (!m_learningWarnings.isEmpty()) {
+            m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
+            for (const QString &w : m_learningWarnings)
+                appendLog(tr("warning: %1").arg(w));
+            statusBar()->showMessage(tr("The model did not learn: see the Evaluation tab."), 10000);
+        }
         break;
     case RunStatus::Cancelled:
         appendLog(tr("Run stopped at step %1; checkpoint %2. Press Resume to continue.")
                       .arg(r.last_step).arg(r.last_checkpoint.empty() ? tr("(none)") : q(r.last_checkpoint)));
         break;
     case RunStatus::Failed: {
-        statusBar()->showMessage(tr("Training failed: %1").arg(q(r.message).section(QLatin1Char('\n'), 0, 0)));
-        appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), q(r.message)));
+        statusBar()->showMessage(tr("Training failed: %1").arg(formWording(q(r.message)).section(QLatin1Char('\n'), 0, 0)));
+        appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), formWording(q(r.message))));
         if (!r.hint.empty())
-            appendLog(tr("  (%1)").arg(q(r.hint)));
+            appendLog(tr("  (%1)").arg(formWording(q(r.hint))));
         if (!m_runErrorBox) {
             m_runErrorBox = new QMessageBox(this);
             m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
@@ -558,8 +661,8 @@ void MainWindow::handleFinished(const RunFinished &r)
             m_runErrorBox->setTextFormat(Qt::PlainText);
             m_runErrorBox->setWindowModality(Qt::WindowModal);
         }
-        m_runErrorBox->setText(r.field.empty() ? q(r.message) : QStringLiteral("%1: %2").arg(q(r.field), q(r.message)));
-        m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(q(r.hint)));
+        m_runErrorBox->setText(r.field.empty() ? formWording(q(r.message)) : QStringLiteral("%1: %2").arg(q(r.field), formWording(q(r.message))));
+        m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(formWording(q(r.hint))));
         m_runErrorBox->setDetailedText(r.last_checkpoint.empty() ? QString() : tr("Latest checkpoint: %1").arg(q(r.last_checkpoint)));
         if (!m_closeAfterStop)
             m_runErrorBox->open();
@@ -574,6 +677,7 @@ void MainWindow::handleFinished(const RunFinished &r)
 
 void MainWindow::stopAndClose()
 {
+    m_closeConfirmed = true; // scripted: no question about unsaved changes
     if (!m_controller->isRunning()) {
         close();
         return;
@@ -584,6 +688,14 @@ void MainWindow::stopAndClose()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (isWindowModified() && !m_closeConfirmed) {
+        event->ignore();
+        askToSaveThen([this] {
+            m_closeConfirmed = true;
+            close();
+        });
+        return;
+    }
     if (!m_controller->isRunning()) {
         event->accept();
         return;
@@ -599,8 +711,10 @@ void MainWindow::closeEvent(QCloseEvent *event)
         m_closeBox->setObjectName(QStringLiteral("closeDialog"));
         m_closeBox->setWindowModality(Qt::WindowModal);
         connect(m_closeBox, &QMessageBox::finished, this, [this](int result) {
-            if (result != QMessageBox::Yes || !m_controller->isRunning())
+            if (result != QMessageBox::Yes || !m_controller->isRunning()) {
+                m_closeConfirmed = false; // the next close asks about unsaved changes again
                 return;
+            }
             m_closeAfterStop = true;
             stop();
         });

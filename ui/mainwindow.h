@@ -7,9 +7,14 @@
 #include "ui/backgroundjob.h"
 
 #include <QMainWindow>
+#include <QStringList>
+
+#include <functional>
+#include <optional>
 
 class QAction;
 class QComboBox;
+class QDialog;
 class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
@@ -23,11 +28,14 @@ class ExampleLoader;
 class LossPlot;
 class ProgressPanel;
 class SchedulePanel;
+class StartPage;
 class PrepareDataDialog;
 class RunsTable;
 class TrainingController;
 struct ExampleDataPaths;
 struct ValidationResult;
+struct UsedModelDir;
+struct MajorityBaseline;
 
 /// The workbench window wires its rooms: the configuration form (ConfigurationForm), the
 /// schedule panel and model summary (SchedulePanel), Train/Stop/Resume, live curves
@@ -84,9 +92,22 @@ public:
     QMessageBox *runErrorDialog() const { return m_runErrorBox; }
     /// The "stop training and close?" question (nullptr before).
     QMessageBox *closeDialog() const { return m_closeBox; }
+    /// The question Train asks when model_dir already holds a run: Continue it / Start a new
+    /// run (object names "continueRun", "startNewRun", "cancelRun"; the new folder in the
+    /// line edit "newModelDir"). nullptr before it was first asked.
+    QDialog *usedModelDirDialog() const { return m_usedDirDialog; }
+    /// The Save / Discard / Cancel question about unsaved changes (nullptr before).
+    QMessageBox *saveChangesDialog() const { return m_saveChangesBox; }
     const Diagnostics &lastValidation() const { return m_lastValidation; }
     QString logText() const;
-    /// Shows the tab with `objectName` ("plotTab", "evaluationTab", "runsTab", "logTab").
+    /// Returns the path of the document `name` ("tutorial.md") of docs/: installed beside the
+    /// program or in the source tree of a build; "" when not found.
+    static QString helpDocumentPath(const QString &name);
+    /// Opens docs/`name` in the desktop's viewer (Help → Tutorial, F1).
+    void openHelpDocument(const QString &name);
+    /// Whether the start page is shown (until a project is open or a run starts).
+    bool isStartPageShown() const { return m_start != nullptr; }
+    /// Shows the tab with `objectName` ("startTab", "plotTab", "evaluationTab", "runsTab", "logTab").
     void showTab(const QString &objectName);
 
 public Q_SLOTS:
@@ -98,6 +119,9 @@ public Q_SLOTS:
     void stop();
     bool resume();
     void resetToDefaults();
+    /// File → New Project without asking: default options, no project file, and the plot,
+    /// evaluation view, run comparison and progress line cleared.
+    void newProject();
     /// Obtains and prepares the spam-detection example on a worker thread (progress dialog),
     /// then opens it as a project.
     void openExample();
@@ -117,6 +141,9 @@ Q_SIGNALS:
     void exampleReady();
     /// The pre-flight check started by train() has ended; `started`: a run was started.
     void preflightFinished(bool started);
+    /// Train found a run in model_dir and asks what to do (usedModelDirDialog() is open);
+    /// preflightFinished() follows the answer.
+    void modelDirQuestionAsked();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -133,6 +160,26 @@ private:
     void appendLog(const QString &line);
     void openExampleProject(const ExampleDataPaths &paths);
     void startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome);
+    /// The pre-flight check of train(); with `askAboutUsedDir` a run in model_dir is asked
+    /// about first (askAboutUsedModelDir) instead of being continued silently.
+    void startPreflight(const TrainingOptions &o, bool askAboutUsedDir);
+    void askAboutUsedModelDir(const UsedModelDir &u);
+    /// Save (Save As when the project has no file yet); false when cancelled or failed.
+    bool saveProjectInteractively();
+    /// Runs `action` now, or after Save / Discard when the project has unsaved changes;
+    /// Cancel drops it.
+    void askToSaveThen(std::function<void()> action);
+    /// Empties the plot, evaluation view, run comparison and progress line.
+    void clearRunViews();
+    /// Removes the start page (a project is open, or a run starts).
+    void leaveStartPage();
+    /// Shows the run recorded in o.model_dir (metrics.jsonl, checkpoints, run_config.json):
+    /// curves, latest evaluation and "Completed S/N" or "Stopped at step S".
+    void showRecordedRun(const TrainingOptions &o);
+    /// The majority-class baseline of the eval data, before the first evaluation
+    /// (prepare_report.json beside the meta data).
+    void loadBaseline(const TrainingOptions &o);
+    void showLearningCheck(const EvalMetrics &m);
     /// Shows `error` in a window-modal box titled `title` (object name `objectName`, when
     /// given) and writes it to the log.
     void reportError(const QString &title, const ErrorReport &error, const QString &objectName = QString());
@@ -154,6 +201,7 @@ private:
     EvaluationView *m_evalView = nullptr;
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
+    StartPage *m_start = nullptr;
     QPlainTextEdit *m_log = nullptr;
 
     QAction *m_trainAction = nullptr, *m_stopAction = nullptr, *m_resumeAction = nullptr;
@@ -161,6 +209,10 @@ private:
     QMessageBox *m_validationBox = nullptr;
     QMessageBox *m_runErrorBox = nullptr;
     QMessageBox *m_closeBox = nullptr;
+    QDialog *m_usedDirDialog = nullptr;
+    QMessageBox *m_saveChangesBox = nullptr;
+    std::function<void()> m_afterSaveQuestion;
+    QStringList m_learningWarnings;  ///< of the latest evaluation (empty: it learned)
     PrepareDataDialog *m_prepareDialog = nullptr;
     ExampleLoader *m_example = nullptr;
     JobHandle m_preflight;
@@ -168,6 +220,7 @@ private:
     Diagnostics m_lastValidation;
     QString m_projectPath;
     bool m_closeAfterStop = false;
+    bool m_closeConfirmed = false;  ///< unsaved changes saved or discarded for this close
     bool m_checking = false;
 };
 

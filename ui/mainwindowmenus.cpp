@@ -16,6 +16,11 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+#include <QUrl>
+#include <QWhatsThis>
+#include <QDesktopServices>
+#include <QCoreApplication>
+#include <QFileInfo>
 
 namespace wb {
 
@@ -28,17 +33,19 @@ QString q(const std::string &s) { return QString::fromStdString(s); }
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New Project"), QKeySequence::New, this, [this] {
-        m_projectPath.clear();
-        setOptions(TrainingOptions{});
+    QAction *newAction = file->addAction(tr("&New Project"), QKeySequence::New, this,
+                                         [this] { askToSaveThen([this] { newProject(); }); });
+    newAction->setObjectName(QStringLiteral("newProjectAction"));
+    QAction *openAction = file->addAction(tr("&Open Project…"), QKeySequence::Open, this, [this] {
+        askToSaveThen([this] {
+            const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                                              tr("BERT Workbench project (*.bwproj *.json);;All files (*)"));
+            QString error;
+            if (!path.isEmpty() && !openProject(path, &error))
+                reportError(tr("Cannot open project"), {error, QString()});
+        });
     });
-    file->addAction(tr("&Open Project…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
-                                                          tr("BERT Workbench project (*.bwproj *.json);;All files (*)"));
-        QString error;
-        if (!path.isEmpty() && !openProject(path, &error))
-            reportError(tr("Cannot open project"), {error, QString()});
-    });
+    openAction->setObjectName(QStringLiteral("openProjectAction"));
     m_recentProjects = file->addMenu(tr("Recent Projects"));
     connect(m_recentProjects, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentProjectsMenu);
     auto saveAs = [this] {
@@ -48,21 +55,17 @@ void MainWindow::buildMenus()
         if (!path.isEmpty() && !saveProject(path, &error))
             reportError(tr("Cannot save project"), {error, QString()});
     };
-    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this, saveAs] {
-        if (m_projectPath.isEmpty())
-            return saveAs();
-        QString error;
-        if (!saveProject(m_projectPath, &error))
-            reportError(tr("Cannot save project"), {error, QString()});
-    });
+    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] { saveProjectInteractively(); });
     file->addAction(tr("Save Project &As…"), QKeySequence::SaveAs, this, saveAs);
     file->addSeparator();
-    file->addAction(tr("Open &Example (spam detection)"), this, &MainWindow::openExample);
+    file->addAction(tr("Open &Example (spam detection)"), this, [this] { askToSaveThen([this] { openExample(); }); })
+        ->setObjectName(QStringLiteral("openExampleAction"));
     file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
     QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
     openLogs->setToolTip(tr("Overlay the scalars of TensorBoard event files (run_classifier, Keras or ours) on the plot"));
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("quitAction"));
 
     QMenu *model = menuBar()->addMenu(tr("&Model"));
     QMenu *presets = model->addMenu(tr("New bert_config.json from &Preset"));
@@ -88,9 +91,11 @@ void MainWindow::buildMenus()
     m_trainAction->setShortcut(Qt::CTRL | Qt::Key_Return);
     m_trainAction->setToolTip(tr("Check the configuration, then train (Ctrl+Enter)"));
     m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stop);
-    m_stopAction->setToolTip(tr("Finish the current step, write a checkpoint and stop"));
+    m_stopAction->setShortcut(Qt::CTRL | Qt::Key_Period);
+    m_stopAction->setToolTip(tr("Finish the current step, write a checkpoint and stop (Ctrl+.)"));
     m_resumeAction = run->addAction(tr("&Resume"), this, &MainWindow::resume);
-    m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint"));
+    m_resumeAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
+    m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint (Ctrl+Shift+Enter)"));
     run->addSeparator();
     QAction *copyCommand = run->addAction(tr("Copy as &Command Line"), this, [this] {
         const QString command = commandLine();
@@ -104,10 +109,32 @@ void MainWindow::buildMenus()
     });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *tutorial = help->addAction(tr("&Tutorial"), this, [this] { openHelpDocument(QStringLiteral("tutorial.md")); });
+    tutorial->setShortcut(QKeySequence::HelpContents); // F1
+    tutorial->setObjectName(QStringLiteral("tutorialAction"));
+    help->addAction(tr("&Troubleshooting"), this, [this] { openHelpDocument(QStringLiteral("troubleshooting.md")); });
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        auto *box = new QMessageBox(QMessageBox::Information, tr("Keyboard shortcuts"),
+                                    tr("<table cellspacing=6>"
+                                       "<tr><td><b>Ctrl+Enter</b></td><td>Train</td></tr>"
+                                       "<tr><td><b>Ctrl+.</b></td><td>Stop (a checkpoint is written)</td></tr>"
+                                       "<tr><td><b>Ctrl+Shift+Enter</b></td><td>Resume</td></tr>"
+                                       "<tr><td><b>Ctrl+N / Ctrl+O / Ctrl+S</b></td><td>New, open, save project</td></tr>"
+                                       "<tr><td><b>Ctrl+Q</b></td><td>Quit (asks about unsaved changes)</td></tr>"
+                                       "<tr><td><b>F1</b></td><td>Tutorial</td></tr>"
+                                       "<tr><td><b>Shift+F1</b></td><td>What's This: click a field for its explanation</td></tr>"
+                                       "</table>"),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("shortcutsDialog"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    })->setObjectName(QStringLiteral("shortcutsAction"));
+    help->addAction(QWhatsThis::createAction(this));
+    help->addSeparator();
     help->addAction(tr("&About BERT Workbench"), this, [this] {
         QMessageBox::about(this, tr("About BERT Workbench"),
                            tr("<b>BERT Workbench</b><br>Fine-tune BERT text classifiers and watch them learn.<br>"
-                              "Hover over any field or press its <b>?</b> button for an explanation."));
+                              "Hover over any field, or press Shift+F1 and click it, for an explanation."));
     });
 
     QToolBar *bar = addToolBar(tr("Training"));
@@ -119,6 +146,28 @@ void MainWindow::buildMenus()
     bar->addAction(m_trainAction);
     bar->addAction(m_stopAction);
     bar->addAction(m_resumeAction);
+}
+
+QString MainWindow::helpDocumentPath(const QString &name)
+{
+    const QString appDir = QCoreApplication::applicationDirPath();
+    // Installed (share/doc/bert-workbench), then the source tree's docs/ seen from a build tree.
+    for (const QString &dir : {appDir + QStringLiteral("/../share/doc/bert-workbench"), appDir + QStringLiteral("/../../../docs"),
+                               appDir + QStringLiteral("/../../docs"), appDir + QStringLiteral("/../docs")}) {
+        const QFileInfo f(QDir(dir).filePath(name));
+        if (f.isFile())
+            return f.canonicalFilePath();
+    }
+    return QString();
+}
+
+void MainWindow::openHelpDocument(const QString &name)
+{
+    const QString path = helpDocumentPath(name);
+    if (path.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        reportError(tr("Cannot open the help"),
+                    {tr("%1 was not found next to the program").arg(name),
+                     tr("read docs/%1 in the BERT Workbench sources or package documentation").arg(name)});
 }
 
 } // namespace wb

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QProgressBar>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -32,6 +33,9 @@ ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
     m_detail = new QLabel(tr("Not started"));
     m_status = new QLabel(tr("Idle"));
     m_status->setObjectName(QStringLiteral("runStatus"));
+    // Long details must not widen the window (1024×700 screens): they shrink, the tooltip keeps them.
+    m_detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_detail->setMinimumWidth(120);
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_status);
@@ -50,6 +54,44 @@ void ProgressPanel::prepare(int64_t totalSteps)
     setStatus(tr("Starting…"));
 }
 
+void ProgressPanel::reset()
+{
+    restartTiming();
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("no run yet"));
+    m_detail->setText(tr("Not started"));
+    m_detail->setToolTip(QString());
+    setStatus(tr("Idle"));
+}
+
+void ProgressPanel::showRecordedRun(int64_t step, int64_t totalSteps)
+{
+    restartTiming();
+    const int64_t total = totalSteps > 0 ? totalSteps : step;
+    m_progress->setRange(0, int(std::max<int64_t>(total, 1)));
+    m_progress->setValue(int(std::min(step, total)));
+    m_progress->setFormat(tr("step %v / %m"));
+    if (totalSteps > 0 && step >= totalSteps) {
+        m_status->setText(tr("Completed"));
+        m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
+        m_detail->setText(tr("recorded run: %1 / %2 steps").arg(step).arg(totalSteps));
+    } else {
+        m_status->setText(tr("Stopped at step %1").arg(step));
+        m_status->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
+        m_detail->setText(tr("recorded run; Train offers to continue it"));
+    }
+}
+
+void ProgressPanel::setLearningWarning(const QString &text)
+{
+    m_status->setText(tr("Completed — did not learn"));
+    m_status->setStyleSheet(QStringLiteral("color:#b06000;font-weight:bold"));
+    m_status->setToolTip(text);
+    m_detail->setText(tr("see the Evaluation tab"));
+    m_detail->setToolTip(text);
+}
+
 void ProgressPanel::restartTiming()
 {
     m_firstWall = 0;
@@ -59,6 +101,7 @@ void ProgressPanel::restartTiming()
 void ProgressPanel::setStatus(const QString &text)
 {
     m_status->setText(text);
+    m_status->setToolTip(QString());
     m_status->setStyleSheet(QString());
 }
 

@@ -24,6 +24,13 @@ public:
     /// Forgets the ETA's reference point (after Resume).
     void restartTiming();
     void setStatus(const QString &text);
+    /// Back to the empty state ("no run yet"), as in a new project.
+    void reset();
+    /// Shows a run recorded on disk: step `step` of `totalSteps` (≤ 0: unknown), "Completed"
+    /// when it reached the end, else "Stopped at step S".
+    void showRecordedRun(int64_t step, int64_t totalSteps);
+    /// After "Completed": the model did not learn (`text` explains why; also the tooltip).
+    void setLearningWarning(const QString &text);
 
     void runStarted(const RunStarted &info);
     void stepCompleted(const StepMetrics &m);

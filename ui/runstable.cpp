@@ -44,6 +44,9 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     for (const char *c : kColumns)
         headers << QString::fromLatin1(c);
     m_table->setHorizontalHeaderLabels(headers);
+    m_table->horizontalHeaderItem(5)->setToolTip(tr("train_loss of the run's training_summary.json, as the Log's "
+                                                    "\"final train loss\"; the last logged step's loss when there "
+                                                    "is no summary"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -108,7 +111,9 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
                               summaryValue(run, "learning_rate"),
                               summaryValue(run, "train_batch_size"),
                               summaryValue(run, "num_train_epochs"),
-                              lastFinite(run.trainLoss),
+                              // One definition with the Log and training_summary.json: its train_loss.
+                              run.summary.count("train_loss") ? QString::number(summaryValue(run, "train_loss").toDouble(), 'g', 5)
+                                                              : lastFinite(run.trainLoss),
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
                               abs};
@@ -127,13 +132,22 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
     setOverlay(row, overlay);
 }
 
+void RunsTable::clear()
+{
+    for (const RunHistory &run : m_runs)
+        m_plot->removeComparisonRun(run.sourcePath);
+    m_runs.clear();
+    const QSignalBlocker blocker(m_table);
+    m_table->setRowCount(0);
+    m_livePath.clear();
+}
+
 int RunsTable::scan(const QString &modelDir)
 {
     int added = 0;
     const QStringList runs = RunHistory::findRuns(modelDir);
     for (const QString &path : runs) {
-        if (!m_livePath.isEmpty() && QFileInfo(path) == QFileInfo(m_livePath))
-            continue;
+        // The live run is listed too (its row is left unchecked: the plot draws it already).
         bool checked = false;
         for (int i = 0; i < int(m_runs.size()); ++i)
             if (m_runs[i].sourcePath == path && m_table->item(i, 0))

@@ -28,8 +28,10 @@ public:
     void addHistory(const RunHistory &run, bool overlay);
     /// Adds every run found next to `modelDir` (RunHistory::findRuns), unchecked.
     int scan(const QString &modelDir);
-    /// Sets the run to skip from scans/overlays (the live run, already drawn).
+    /// Sets the live run (already drawn): scans list it, unchecked, so it can be compared.
     void setLiveMetricsPath(const QString &path) { m_livePath = path; }
+    /// Removes every run from the table and its overlays from the plot (a new project).
+    void clear();
     int runCount() const { return int(m_runs.size()); }
     QTableWidget *table() const { return m_table; }
 

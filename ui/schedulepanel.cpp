@@ -121,11 +121,13 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
     const QString B = QString::number(o.train_batch_size), Be = QString::number(o.eval_batch_size);
     const QString E = QString::number(o.num_train_epochs), n = QString::number(o.num_eval_per_epoch);
     auto val = [&s](int64_t Schedule::*field) { return s ? QString::number((*s).*field) : QStringLiteral("?"); };
-    row(QStringLiteral("epochs"), QStringLiteral("num_train_epochs × num_eval_per_epoch = %1 × %2").arg(E, n), val(&Schedule::epochs));
+    // In the window an epoch is one pass over the training data; run_classifier's "epoch" (the
+    // Keras epoch of its schedule) is an evaluation interval. The formulas keep its names.
+    row(tr("evaluation intervals"), QStringLiteral("num_train_epochs × num_eval_per_epoch = %1 × %2").arg(E, n), val(&Schedule::epochs));
     QString sizeFormula = QStringLiteral("train_data_size // num_eval_per_epoch = %1 // %2").arg(N, n);
     if (o.train_data_size)
         sizeFormula += QStringLiteral(", capped at %1").arg(*o.train_data_size);
-    row(QStringLiteral("examples/epoch"), sizeFormula, val(&Schedule::train_data_size));
+    row(tr("examples per interval"), sizeFormula, val(&Schedule::train_data_size));
     const QString T = s ? QString::number(s->train_data_size) : QStringLiteral("N′");
     row(QStringLiteral("steps_per_epoch"), QStringLiteral("floor(%1 / %2)").arg(T, B), val(&Schedule::steps_per_epoch));
     row(QStringLiteral("total_steps"), QStringLiteral("steps_per_epoch × epochs = %1 × %2").arg(val(&Schedule::steps_per_epoch), val(&Schedule::epochs)),
@@ -134,6 +136,9 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
         val(&Schedule::warmup_steps));
     row(QStringLiteral("eval_steps"), QStringLiteral("ceil(%1 / %2)").arg(M, Be), val(&Schedule::eval_steps));
     html += QStringLiteral("</table>");
+    html += tr("<p style='color:#555555'>An <i>epoch</i> here is one pass over the training data. An "
+               "<i>evaluation interval</i> (run_classifier's \"epoch\", hence <code>steps_per_epoch</code>) "
+               "ends with an evaluation and a checkpoint.</p>");
     if (!m_metaData)
         html += tr("<p><i>Choose input_meta_data.json to fill in N (train_data_size) and M (eval_data_size).</i></p>");
     for (const Diagnostic &dg : diag.items())

@@ -5,7 +5,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QDialog>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QTimer>
 
 #include <cstdio>
@@ -38,11 +40,19 @@ int main(int argc, char **argv)
                                        QStringLiteral("With --train: save a screenshot when the run ends, then quit."),
                                        QStringLiteral("png"));
     screenshotAtEnd.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd});
+    QCommandLineOption windowSize(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1600x1000 (screenshots)."),
+                                  QStringLiteral("WxH"));
+    windowSize.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd, windowSize});
     parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
     parser.process(app);
 
     wb::MainWindow window;
+    if (parser.isSet(windowSize)) {
+        const QStringList wh = parser.value(windowSize).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
     window.show();
     const QStringList positional = parser.positionalArguments();
     if (!positional.isEmpty()) {
@@ -75,6 +85,11 @@ int main(int argc, char **argv)
         });
     }
     if (parser.isSet(screenshotAtEnd)) {
+        // Unattended: a model directory that already holds a run gets a new run beside it.
+        QObject::connect(&window, &wb::MainWindow::modelDirQuestionAsked, &window, [&window] {
+            if (auto *next = window.usedModelDirDialog()->findChild<QPushButton *>(QStringLiteral("startNewRun")))
+                next->click();
+        }, Qt::QueuedConnection);
         // `make run` without a display: train the example offscreen and keep the plot as PNG.
         const QString path = parser.value(screenshotAtEnd);
         QObject::connect(window.controller(), &wb::TrainingController::finished, &window, [&window, path] {

@@ -138,7 +138,8 @@ std::vector<OptionSpec> buildTable()
     s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
                "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
                "written. Training again with the same directory resumes from its latest "
-               "checkpoint; choose a new directory for a fresh run.");
+               "checkpoint (the window asks first: continue that run, or start a new one in a fresh "
+               "folder); choose a new directory for a fresh run.");
     s.group = FormGroup::Files;
     s.path = PathKind::Directory;
     add(s);
@@ -235,8 +236,8 @@ std::vector<OptionSpec> buildTable()
 
     s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
                "Train data size cap",
-               "Use at most this many training examples per epoch (0 = all). Handy for a quick "
-               "trial run on a large dataset.");
+               "Use at most this many training examples per evaluation interval (0 = all); with one "
+               "evaluation per epoch that is per epoch. Handy for a quick trial run on a large dataset.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = kIntMax;
     s.zero_means = "all";
@@ -265,10 +266,11 @@ std::vector<OptionSpec> buildTable()
     s = option("optimizer_type", {}, &O::optimizer_type, "", "optimizer (adamw)", "Optimizer", "The optimizer: adamw (AdamW).");
     add(s);
 
-    s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (0 = all)",
+    s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (default 5; 0 = all)",
                "Checkpoints kept",
-               "How many recent checkpoints to keep in the model directory (0 keeps all). "
-               "Each BERT-Base checkpoint takes about 1.3 GB with optimizer state.");
+               "How many recent checkpoints to keep in the model directory (default 5; 0 keeps all); older "
+               "ones are deleted. Each BERT-Base checkpoint takes about 1.3 GB with optimizer state; the "
+               "space the checkpoints take now is shown beside the field.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = 10000;
     s.zero_means = "all";

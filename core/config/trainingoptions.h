@@ -55,7 +55,7 @@ struct TrainingOptions
     double weight_decay_rate = 0.01;
     double warmup_fraction = 0.1; ///< warmup_steps = int(epochs·N·0.1/B)
     int64_t seed = 42;
-    int keep_checkpoint_max = 0;  ///< 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
+    int keep_checkpoint_max = 5;  ///< newest checkpoints kept; 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
     int64_t save_checkpoints_steps = 0; ///< also checkpoint every N steps (TF Estimator RunConfig); 0: only at evaluations
     int num_threads = 0;          ///< intra-op threads (--num_threads); 0: automatic
     /// Number format of the matmuls (run_classifier's --dtype): "fp32", "bf16" (autocast

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 16 (the window as a learner meets it): a used model directory is never reused
+// without asking, unsaved changes are not thrown away, a project knows its run, a model
+// that did not learn is said so.
+#include "ui/mainwindow.h"
+
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/schedule.h"
+#include "core/io/metricswriter.h"
+#include "core/train/checkpointstate.h"
+#include "core/train/runidentity.h"
+#include "tinyrun.h"
+#include "ui/evaluationview.h"
+#include "ui/learningcheck.h"
+#include "ui/configurationform.h"
+#include "ui/lossplot.h"
+#include "ui/projectfile.h"
+#include "ui/runstable.h"
+#include "ui/trainingcontroller.h"
+#include "ui/usedmodeldir.h"
+
+#include <QAction>
+#include <QDialog>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <fstream>
+#include <memory>
+
+using namespace wb;
+
+namespace {
+
+struct RecordingRun
+{
+    std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
+    std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
+};
+
+void installRecorder(MainWindow &w, const RecordingRun &rec)
+{
+    w.controller()->setRunFunction([rec](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &) {
+        ++*rec.calls;
+        *rec.lastSpec = spec;
+        RunFinished r;
+        r.last_step = 16;
+        obs.runFinished(r);
+        return r;
+    });
+}
+
+/// Leaves a run in o.model_dir as training would: run_config.json for `o`, checkpoint
+/// ckpt-<step> and the checkpoint index.
+void writeUsedModelDir(const TrainingOptions &o, int64_t step)
+{
+    Diagnostics diag;
+    const auto config = BertConfig::load(o.bert_config_file, diag);
+    const auto meta = InputMetaData::load(o.input_meta_data_path, diag);
+    QVERIFY(config && meta);
+    const auto schedule = Schedule::compute(*meta->train_data_size, *meta->eval_data_size, o.num_train_epochs,
+                                            o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
+                                            o.train_data_size, o.warmup_fraction, diag);
+    QVERIFY(schedule);
+    QVERIFY(QDir().mkpath(QString::fromStdString(o.model_dir)));
+    writeRunConfig(o.model_dir, RunIdentity::of(o, *config, *meta, *schedule));
+    const std::string name = "ckpt-" + std::to_string(step);
+    std::ofstream(o.model_dir + "/" + name) << "checkpoint bytes";
+    recordCheckpoint(o.model_dir, name, 0);
+}
+
+/// Presses Train; returns the model-directory question when it is asked (nullptr otherwise).
+QDialog *trainAndWaitForQuestion(MainWindow &w)
+{
+    QSignalSpy asked(&w, &MainWindow::modelDirQuestionAsked);
+    if (!w.train() || !asked.wait(60000))
+        return nullptr;
+    return w.usedModelDirDialog();
+}
+
+QString dialogText(QDialog *d) { return d->findChild<QLabel *>(QStringLiteral("usedModelDirText"))->text(); }
+
+} // namespace
+
+class tst_WindowManners : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void proposesSiblingFolder();
+    void usedModelDirContinuesMatchingRun();
+    void usedModelDirStartsNewRunWhenSettingsDiffer();
+    void usedModelDirCancel();
+    void completeRunCannotBeContinued();
+    void emptyModelDirTrainsWithoutAsking();
+    void quitWithUnsavedChangesAsks();
+    void newProjectAsksThenSavesAndStartsClean();
+    void openExampleAsksFirst();
+    void projectOpensWithItsRunHistory();
+    void baselineAndLearningWarnings();
+    void startPageUntilAProjectIsOpen();
+    void smoothingPersists();
+    void keyboardAndHelp();
+    void checkpointDiskUseBesideTheField();
+};
+
+void tst_WindowManners::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("bert-workbench-tests"));
+}
+
+void tst_WindowManners::proposesSiblingFolder()
+{
+    QTemporaryDir dir;
+    const QString mw2 = dir.filePath(QStringLiteral("runs/mw2"));
+    QCOMPARE(proposeNewModelDir(mw2), mw2 + QStringLiteral("-2"));
+    QVERIFY(QDir().mkpath(mw2 + QStringLiteral("-2")));
+    QCOMPARE(proposeNewModelDir(mw2), mw2 + QStringLiteral("-3"));
+    QCOMPARE(proposeNewModelDir(mw2 + QStringLiteral("-2")), mw2 + QStringLiteral("-3"));
+    QCOMPARE(proposeNewModelDir(mw2 + QStringLiteral("/")), mw2 + QStringLiteral("-3"));
+}
+
+void tst_WindowManners::usedModelDirContinuesMatchingRun()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir); // 64 examples, batch 8, 2 epochs: 16 steps
+    writeUsedModelDir(o, 8);
+    MainWindow w;
+    RecordingRun rec;
+    installRecorder(w, rec);
+    w.setOptions(o);
+    w.show();
+    QDialog *d = trainAndWaitForQuestion(w);
+    QVERIFY(d);
+    QVERIFY(d->isVisible());
+    QCOMPARE(d->windowModality(), Qt::WindowModal);
+    QVERIFY2(dialogText(d).contains(QStringLiteral("holds a run at step 8 of 16")), qPrintable(dialogText(d)));
+    QVERIFY2(dialogText(d).contains(QStringLiteral("0.001")), qPrintable(dialogText(d))); // its learning rate
+    auto *cont = d->findChild<QPushButton *>(QStringLiteral("continueRun"));
+    QVERIFY(cont->isEnabled());
+    QCOMPARE(rec.calls->load(), 0); // nothing runs before the answer
+    QSignalSpy started(&w, &MainWindow::preflightFinished);
+    cont->click();
+    QVERIFY(started.wait(60000));
+    QCOMPARE(started.first().at(0).toBool(), true);
+    QTRY_COMPARE(rec.calls->load(), 1);
+    QCOMPARE(rec.lastSpec->model_dir, o.model_dir);
+    QVERIFY(!d->isVisible());
+}
+
+void tst_WindowManners::usedModelDirStartsNewRunWhenSettingsDiffer()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = wbtest::writeTinyRun(dir);
+    writeUsedModelDir(o, 16);
+    o.learning_rate = 2e-3;
+    MainWindow w;
+    RecordingRun rec;
+    installRecorder(w, rec);
+    w.setOptions(o);
+    w.show();
+    QDialog *d = trainAndWaitForQuestion(w);
+    QVERIFY(d);
+    const QString text = dialogText(d);
+    QVERIFY2(text.contains(QStringLiteral("step 16 of 16")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("0.001 → 0.002")), qPrintable(text));
+    QVERIFY(!d->findChild<QPushButton *>(QStringLiteral("continueRun"))->isEnabled());
+    auto *newDir = d->findChild<QLineEdit *>(QStringLiteral("newModelDir"));
+    const QString proposed = QString::fromStdString(o.model_dir) + QStringLiteral("-2");
+    QCOMPARE(newDir->text(), proposed);
+    newDir->setText(dir.filePath(QStringLiteral("lr-2e-3"))); // editable
+    QSignalSpy started(&w, &MainWindow::preflightFinished);
+    d->findChild<QPushButton *>(QStringLiteral("startNewRun"))->click();
+    QVERIFY(started.wait(60000));
+    QCOMPARE(started.first().at(0).toBool(), true);
+    QTRY_COMPARE(rec.calls->load(), 1);
+    QCOMPARE(QString::fromStdString(rec.lastSpec->model_dir), dir.filePath(QStringLiteral("lr-2e-3")));
+    QCOMPARE(rec.lastSpec->learning_rate, 2e-3);
+    QCOMPARE(QString::fromStdString(w.options().model_dir), dir.filePath(QStringLiteral("lr-2e-3")));
+    // The old run is untouched.
+    QVERIFY(QFileInfo::exists(QString::fromStdString(o.model_dir + "/ckpt-16")));
+}
+
+void tst_WindowManners::usedModelDirCancel()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir);
+    writeUsedModelDir(o, 8);
+    MainWindow w;
+    RecordingRun rec;
+    installRecorder(w, rec);
+    w.setOptions(o);
+    w.show();
+    QDialog *d = trainAndWaitForQuestion(w);
+    QVERIFY(d);
+    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    d->findChild<QPushButton *>(QStringLiteral("cancelRun"))->click();
+    QCOMPARE(ended.count(), 1);
+    QCOMPARE(ended.first().at(0).toBool(), false);
+    QTest::qWait(50);
+    QCOMPARE(rec.calls->load(), 0);
+    QVERIFY(w.trainAction()->isEnabled());
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Idle"));
+}
+
+void tst_WindowManners::completeRunCannotBeContinued()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir);
+    writeUsedModelDir(o, 16);
+    const UsedModelDir u = inspectModelDir(o);
+    QVERIFY(u.used);
+    QCOMPARE(u.step, 16);
+    QCOMPARE(u.totalSteps, 16);
+    QVERIFY(u.differences.isEmpty());
+    QVERIFY(!u.canContinue());
+    QVERIFY2(u.whyNotContinue.contains(QStringLiteral("complete")), qPrintable(u.whyNotContinue));
+}
+
+void tst_WindowManners::emptyModelDirTrainsWithoutAsking()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir);
+    QVERIFY(!inspectModelDir(o).used);
+    MainWindow w;
+    RecordingRun rec;
+    installRecorder(w, rec);
+    w.setOptions(o);
+    w.show();
+    QSignalSpy asked(&w, &MainWindow::modelDirQuestionAsked);
+    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QVERIFY(w.train());
+    QVERIFY(ended.wait(60000));
+    QCOMPARE(ended.first().at(0).toBool(), true);
+    QCOMPARE(asked.count(), 0);
+    QTRY_COMPARE(rec.calls->load(), 1);
+}
+
+void tst_WindowManners::quitWithUnsavedChangesAsks()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    w.setOptions(wbtest::writeTinyRun(dir), true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.windowTitle().startsWith(QStringLiteral("Untitled")));
+    QVERIFY(w.isWindowModified());
+    auto *quit = w.findChild<QAction *>(QStringLiteral("quitAction"));
+    QVERIFY(quit);
+    QCOMPARE(quit->shortcut(), QKeySequence(QKeySequence::Quit));
+    quit->trigger();
+    QMessageBox *box = w.saveChangesDialog();
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QCOMPARE(box->text(), QStringLiteral("Save the changes to “Untitled”?"));
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(!box->isVisible());
+    QVERIFY(w.isVisible()); // Cancel keeps the window and the changes
+    QVERIFY(w.isWindowModified());
+    quit->trigger();
+    QVERIFY(box->isVisible());
+    box->button(QMessageBox::Discard)->click();
+    QTRY_VERIFY(!w.isVisible());
+}
+
+void tst_WindowManners::newProjectAsksThenSavesAndStartsClean()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = wbtest::writeTinyRun(dir);
+    const QString project = dir.filePath(QStringLiteral("p.bwproj"));
+    MainWindow w;
+    w.setOptions(o);
+    QString error;
+    QVERIFY2(w.saveProject(project, &error), qPrintable(error));
+    w.show();
+    // A run is on screen: curves, an evaluation, a progress line.
+    StepMetrics s;
+    s.step = 5;
+    s.loss = 0.5;
+    w.lossPlot()->addStep(s);
+    EvalMetrics e;
+    e.step = 5;
+    e.eval_accuracy = 0.75;
+    e.confusion = {{6, 2}, {2, 6}};
+    w.lossPlot()->addEvaluation(e);
+    w.evaluationView()->setEvaluation(e);
+    TrainingOptions edited = o;
+    edited.learning_rate = 3e-3;
+    w.setOptions(edited, true);
+    auto *newAction = w.findChild<QAction *>(QStringLiteral("newProjectAction"));
+    QVERIFY(newAction);
+    newAction->trigger();
+    QMessageBox *box = w.saveChangesDialog();
+    QVERIFY(box && box->isVisible());
+    QCOMPARE(box->text(), QStringLiteral("Save the changes to “p.bwproj”?"));
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(!box->isVisible());
+    QCOMPARE(w.options().learning_rate, 3e-3); // nothing was thrown away
+    QCOMPARE(w.projectPath(), QFileInfo(project).absoluteFilePath());
+    newAction->trigger();
+    box->button(QMessageBox::Save)->click();
+    QTRY_COMPARE(w.projectPath(), QString());
+    Diagnostics diag;
+    QCOMPARE(ProjectFile::load(project, diag).learning_rate, 3e-3); // saved before the new project
+    QCOMPARE(w.options().learning_rate, TrainingOptions{}.learning_rate);
+    QVERIFY(!w.isWindowModified());
+    // The new project starts clean.
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 0);
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 0);
+    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 0);
+    QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->format(), QStringLiteral("no run yet"));
+}
+
+void tst_WindowManners::openExampleAsksFirst()
+{
+    MainWindow w;
+    w.setOptions(TrainingOptions{}, true);
+    w.show();
+    auto *example = w.findChild<QAction *>(QStringLiteral("openExampleAction"));
+    QVERIFY(example);
+    QSignalSpy ready(&w, &MainWindow::exampleReady);
+    example->trigger();
+    QMessageBox *box = w.saveChangesDialog();
+    QVERIFY(box && box->isVisible());
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(!box->isVisible());
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 0);
+    QVERIFY(w.isWindowModified());
+}
+
+void tst_WindowManners::projectOpensWithItsRunHistory()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = wbtest::writeTinyRun(dir);
+    writeUsedModelDir(o, 16);
+    {
+        MetricsWriter writer(o.metricsPath());
+        for (int64_t step = 1; step <= 16; ++step) {
+            StepMetrics s;
+            s.step = step;
+            s.loss = 0.7 - 0.02 * double(step);
+            s.learning_rate = 1e-3;
+            s.wall_time = 1000 + double(step);
+            writer.writeTrain(s);
+        }
+        for (int64_t step : {8, 16}) {
+            EvalMetrics e;
+            e.step = step;
+            e.eval_loss = step == 8 ? 0.5 : 0.3;
+            e.eval_accuracy = step == 8 ? 0.75 : 0.875;
+            e.eval_f1 = 0.8;
+            e.num_examples = 16;
+            e.wall_time = 1000 + double(step);
+            writer.writeEval(e);
+        }
+    }
+    std::ofstream(o.model_dir + "/training_summary.json") << R"({"total_training_steps": 16, "train_loss": 0.0670})";
+    const QString project = dir.filePath(QStringLiteral("p.bwproj"));
+    ProjectFile::save(project, o);
+    MainWindow w;
+    w.show();
+    QString error;
+    QVERIFY2(w.openProject(project, &error), qPrintable(error));
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    auto *bar = w.findChild<QProgressBar *>(QStringLiteral("progress"));
+    QCOMPARE(bar->value(), 16);
+    QCOMPARE(bar->maximum(), 16);
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
+    QVERIFY2(w.evaluationView()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.evaluationView()->summaryText()));
+    QVERIFY(w.evaluationView()->summaryText().contains(QStringLiteral("0.8750")));
+    // Compare runs lists the run of model_dir itself (issue 16 item 5), unchecked.
+    w.runsTable()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
+    QCOMPARE(w.runsTable()->scan(QString::fromStdString(o.model_dir)), 1);
+    QCOMPARE(w.runsTable()->runCount(), 1);
+    // "final train loss" is the summary's train_loss (as in the Log), not the last step's 0.38.
+    QCOMPARE(w.runsTable()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
+    QCOMPARE(w.lossPlot()->comparisonRunCount(), 0);
+}
+
+void tst_WindowManners::baselineAndLearningWarnings()
+{
+    const auto b = majorityBaseline({60, 40});
+    QVERIFY(b);
+    QCOMPARE(b->majority_label, 0);
+    QCOMPARE(b->accuracy, 0.6);
+    QVERIFY(!majorityBaseline({}));
+    QVERIFY(!majorityBaseline({0, 0}));
+    QCOMPARE(trueLabelCounts({{50, 10}, {30, 10}}), (std::vector<int64_t>{60, 40}));
+    {
+        QTemporaryDir prep;
+        const QString meta = prep.filePath(QStringLiteral("input_meta_data.json"));
+        QFile report(prep.filePath(QStringLiteral("prepare_report.json")));
+        QVERIFY(report.open(QIODevice::WriteOnly));
+        report.write(R"({"labels": ["spam", "ham"], "eval_label_counts": {"ham": 24, "spam": 16}})");
+        report.close();
+        const auto counts = evalLabelCountsFromPrepareReport(meta);
+        QVERIFY(counts);
+        QCOMPARE(*counts, (std::vector<int64_t>{16, 24})); // in label id order ("labels")
+        QCOMPARE(majorityBaseline(*counts)->majority_label, 1);
+        QVERIFY(!evalLabelCountsFromPrepareReport(prep.filePath(QStringLiteral("elsewhere/meta.json"))));
+    }
+
+    EvalMetrics oneClass;
+    oneClass.eval_accuracy = 0.6;
+    oneClass.confusion = {{60, 0}, {40, 0}};
+    QStringList w = learningWarnings(oneClass, majorityBaseline(trueLabelCounts(oneClass.confusion)), true, 5e-5);
+    QCOMPARE(w.size(), 3);
+    QVERIFY2(w[0].contains(QStringLiteral("predicts label 0 for every")), qPrintable(w[0]));
+    QVERIFY2(w[1].contains(QStringLiteral("0.600 does not beat the majority-class baseline 0.600")), qPrintable(w[1]));
+    QVERIFY2(w[2].contains(QStringLiteral("2e-5 to 5e-5")) && w[2].contains(QStringLiteral("0.0005")), qPrintable(w[2]));
+    // With an init checkpoint, no learning-rate advice.
+    QCOMPARE(learningWarnings(oneClass, majorityBaseline({60, 40}), false, 5e-5).size(), 2);
+    // The 2-worker case of the issue: one class predicted, the minority one, accuracy 0.40.
+    EvalMetrics minority;
+    minority.eval_accuracy = 0.4;
+    minority.confusion = {{0, 60}, {0, 40}};
+    w = learningWarnings(minority, majorityBaseline({60, 40}), false, 5e-5);
+    QCOMPARE(w.size(), 2);
+    QVERIFY(w[0].contains(QStringLiteral("predicts label 1")));
+    // A model that learned: no warning.
+    EvalMetrics good;
+    good.eval_accuracy = 0.9;
+    good.confusion = {{55, 5}, {5, 35}};
+    QVERIFY(learningWarnings(good, majorityBaseline({60, 40}), true, 5e-5).isEmpty());
+
+    // The window: baseline on the accuracy axis and in the evaluation view, a warning on "Completed".
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir); // no init checkpoint: from scratch
+    MainWindow win;
+    win.controller()->setRunFunction([oneClass](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
+        obs.evaluationCompleted(oneClass);
+        RunFinished r;
+        r.last_step = 16;
+        obs.runFinished(r);
+        return r;
+    });
+    win.setOptions(o);
+    win.show();
+    QSignalSpy finished(win.controller(), &TrainingController::finished);
+    QSignalSpy ended(&win, &MainWindow::preflightFinished);
+    QVERIFY(win.train());
+    QVERIFY(ended.wait(60000));
+    QVERIFY(finished.count() > 0 || finished.wait(10000));
+    QCOMPARE(win.lossPlot()->accuracyBaseline(), 0.6);
+    QVERIFY2(win.evaluationView()->summaryText().contains(QStringLiteral("Majority-class baseline 0.600")),
+             qPrintable(win.evaluationView()->summaryText()));
+    QVERIFY2(win.evaluationView()->warningText().contains(QStringLiteral("predicts label 0 for every")),
+             qPrintable(win.evaluationView()->warningText()));
+    QCOMPARE(win.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed — did not learn"));
+    QVERIFY(win.logText().contains(QStringLiteral("does not beat the majority-class baseline")));
+}
+
+void tst_WindowManners::startPageUntilAProjectIsOpen()
+{
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir);
+    const QString project = dir.filePath(QStringLiteral("p.bwproj"));
+    ProjectFile::save(project, o);
+    MainWindow w;
+    w.show();
+    QVERIFY(w.isStartPageShown());
+    QVERIFY(w.findChild<QPushButton *>(QStringLiteral("startOpenExample")));
+    QVERIFY(w.findChild<QPushButton *>(QStringLiteral("startPrepareData")));
+    QVERIFY(w.findChild<QPushButton *>(QStringLiteral("startNewProject")));
+    QString error;
+    QVERIFY2(w.openProject(project, &error), qPrintable(error));
+    QVERIFY(!w.isStartPageShown());
+    MainWindow fresh;
+    fresh.show();
+    QVERIFY(fresh.isStartPageShown());
+    fresh.findChild<QPushButton *>(QStringLiteral("startNewProject"))->click();
+    QVERIFY(!fresh.isStartPageShown());
+}
+
+void tst_WindowManners::smoothingPersists()
+{
+    {
+        MainWindow w;
+        w.lossPlot()->setSmoothing(0.95);
+    }
+    {
+        MainWindow w;
+        QCOMPARE(w.lossPlot()->smoothing(), 0.95);
+        w.lossPlot()->setSmoothing(0.6); // leave the default for other tests
+    }
+    MainWindow w;
+    QCOMPARE(w.lossPlot()->smoothing(), 0.6);
+}
+
+void tst_WindowManners::keyboardAndHelp()
+{
+    MainWindow w;
+    QCOMPARE(w.stopAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
+    QCOMPARE(w.resumeAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
+    auto *tutorial = w.findChild<QAction *>(QStringLiteral("tutorialAction"));
+    QVERIFY(tutorial);
+    QCOMPARE(tutorial->shortcut(), QKeySequence(QKeySequence::HelpContents));
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("shortcutsAction")));
+    // The "?" buttons are no Tab stops.
+    auto *help = w.findChild<QWidget *>(QStringLiteral("learning_rate_help"));
+    QVERIFY(help);
+    QCOMPARE(help->focusPolicy(), Qt::NoFocus);
+    // Fields named in a failed check are marked until the next edit.
+    QTemporaryDir dir;
+    TrainingOptions o = wbtest::writeTinyRun(dir);
+    o.model_dir.clear();
+    w.setOptions(o);
+    w.show();
+    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QVERIFY(w.train());
+    QVERIFY(ended.wait(60000));
+    QVERIFY2(w.configurationForm()->highlightedFields().contains(QStringLiteral("model_dir")),
+             qPrintable(w.configurationForm()->highlightedFields().join(QLatin1Char(','))));
+    w.validationDialog()->button(QMessageBox::Ok)->click();
+    w.configurationForm()->setPath(QStringLiteral("model_dir"), dir.filePath(QStringLiteral("m")));
+    QVERIFY(w.configurationForm()->highlightedFields().isEmpty());
+}
+
+void tst_WindowManners::checkpointDiskUseBesideTheField()
+{
+    QCOMPARE(TrainingOptions{}.keep_checkpoint_max, 5);
+    QTemporaryDir dir;
+    TrainingOptions o = wbtest::writeTinyRun(dir);
+    QVERIFY(QDir().mkpath(QString::fromStdString(o.model_dir)));
+    std::ofstream(o.model_dir + "/ckpt-4") << std::string(1000, 'x');
+    std::ofstream(o.model_dir + "/ckpt-8") << std::string(3000, 'x');
+    std::ofstream(o.model_dir + "/ckpt-9.tmp") << std::string(5000, 'x');
+    int count = 0;
+    QCOMPARE(checkpointDiskUse(QString::fromStdString(o.model_dir), &count), qint64(4000));
+    QCOMPARE(count, 2);
+    MainWindow w;
+    w.setOptions(o);
+    auto *label = w.findChild<QLabel *>(QStringLiteral("checkpointDiskUse"));
+    QVERIFY(label);
+    QVERIFY2(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()));
+}
+
+QTEST_MAIN(tst_WindowManners)
+#include "tst_windowmanners.moc"

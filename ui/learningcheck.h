@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/events/trainingobserver.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace wb {
+
+/// The accuracy of always predicting the most frequent label of the eval data (the
+/// majority-class baseline, ZeroR). A plain value.
+struct MajorityBaseline
+{
+    std::vector<int64_t> label_counts; ///< eval examples per label_ids value (index = label id)
+    int majority_label = -1;           ///< the most frequent label (the lowest id on ties)
+    double accuracy = 0;               ///< label_counts[majority_label] / their sum, in [0, 1]
+};
+
+/// Returns the baseline of `labelCounts` (examples per label id); nothing when the counts
+/// are empty or sum to 0. Thread-safe.
+std::optional<MajorityBaseline> majorityBaseline(const std::vector<int64_t> &labelCounts);
+
+/// Returns the examples per true label of a confusion matrix (its row sums; confusion[true][pred]).
+std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &confusion);
+
+/// Reads the eval data's label counts from prepare_report.json beside `inputMetaDataPath`
+/// ("eval_label_counts", keyed by label name in the order of "labels", which is the label id
+/// order of prepare; see docs/file-formats.md). Nothing when the report is absent or lacks
+/// the counts. Never throws. Any thread.
+std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath);
+
+/// What a classification evaluation says about learning, as sentences for the window:
+///  * every eval example predicted as one label ("predicts only label N");
+///  * accuracy not above the majority-class baseline (when `baseline` is known);
+///  * and, with either finding and `fromScratch` (no init checkpoint), that the usual
+///    fine-tuning rates 2e-5–5e-5 are meant for pretrained weights, with a higher rate to try.
+/// Empty when the model beats the baseline with more than one predicted label, and for
+/// regression. Thread-safe.
+QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline,
+                             bool fromScratch, double learningRate);
+
+} // namespace wb

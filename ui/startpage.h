@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QWidget>
+
+class QListWidget;
+
+namespace wb {
+
+/// The first step for an empty window (issue 16 item 12): Open Example, Prepare Data, New
+/// Project, the recent projects and three lines on how fine-tuning works here. Shown as the
+/// first tab until a project is open. Object names: "startOpenExample", "startPrepareData",
+/// "startNewProject", "recentProjectsList". GUI thread only.
+class StartPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit StartPage(QWidget *parent = nullptr);
+
+    /// Lists `projects` (newest first) under "Recent projects".
+    void setRecentProjects(const QStringList &projects);
+    QListWidget *recentProjectsList() const { return m_recent; }
+
+Q_SIGNALS:
+    void openExampleRequested();
+    void prepareDataRequested();
+    void newProjectRequested();
+    void openProjectRequested(const QString &path);
+
+private:
+    QListWidget *m_recent;
+};
+
+} // namespace wb
