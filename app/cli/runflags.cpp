@@ -50,6 +50,29 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
         ->capture_default_str();
     app.add_option("--save_checkpoints_steps", o.save_checkpoints_steps, "also checkpoint every N steps (0 = only at evaluations)")->capture_default_str();
     app.add_option("--num_threads", o.intra_op_threads, "intra-op threads (0 = automatic)")->capture_default_str();
+    app.add_option("--best_checkpoint_metric", o.best_checkpoint_metric,
+                   "keep a copy of the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, "
+                   "eval_loss, eval_f1, eval_mcc); --predict_checkpoint_path=best uses it")
+        ->check(CLI::IsMember({"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"}));
+    app.add_option("--early_stopping_patience", o.early_stopping_patience,
+                   "stop after N evaluations without improvement of --best_checkpoint_metric (default metric "
+                   "eval_loss; 0 = never)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--lr_find_steps", o.lr_find_steps, "lr_find: at most this many steps")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--lr_find_start", o.lr_find_start, "lr_find: first learning rate")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--lr_find_end", o.lr_find_end, "lr_find: last learning rate (rises exponentially)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--vocab_file", o.vocab_file,
+                   "vocab.txt of the data (export copies it; default: the one prepare_report.json records)");
+    app.add_flag_function(
+        "--do_lower_case,!--nodo_lower_case", [&o](int64_t n) { o.do_lower_case = n > 0; },
+        "the data was lower-cased (export records it; default: prepare_report.json's, else true)");
 }
 
 bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,

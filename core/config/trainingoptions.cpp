@@ -76,6 +76,14 @@ std::vector<std::string> toCommandLineFlags(const TrainingOptions &o)
     integer("keep_checkpoint_max", o.keep_checkpoint_max, d.keep_checkpoint_max);
     integer("save_checkpoints_steps", o.save_checkpoints_steps, d.save_checkpoints_steps);
     integer("num_threads", o.intra_op_threads, d.intra_op_threads);
+    text("best_checkpoint_metric", o.best_checkpoint_metric, d.best_checkpoint_metric);
+    integer("early_stopping_patience", o.early_stopping_patience, d.early_stopping_patience);
+    integer("lr_find_steps", o.lr_find_steps, d.lr_find_steps);
+    real("lr_find_start", o.lr_find_start, d.lr_find_start);
+    real("lr_find_end", o.lr_find_end, d.lr_find_end);
+    text("vocab_file", o.vocab_file, d.vocab_file);
+    if (o.do_lower_case)
+        f.push_back(std::string("--do_lower_case=") + (*o.do_lower_case ? "true" : "false"));
     return f;
 }
 

@@ -131,6 +131,12 @@ std::string runEventLine(const RunFinished &r)
     j["field"] = r.field;
     j["hint"] = r.hint;
     j["last_checkpoint"] = r.last_checkpoint;
+    if (r.stopped_early_at_step > 0)
+        j["stopped_early_at_step"] = r.stopped_early_at_step;
+    if (r.best_step >= 0) {
+        j["best_step"] = r.best_step;
+        j["best_checkpoint"] = r.best_checkpoint;
+    }
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -224,6 +230,9 @@ RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer,
             finished->field = getStr(j, "field");
             finished->hint = getStr(j, "hint");
             finished->last_checkpoint = getStr(j, "last_checkpoint");
+            finished->stopped_early_at_step = j.contains("stopped_early_at_step") ? getInt(j, "stopped_early_at_step") : 0;
+            finished->best_step = j.contains("best_step") ? getInt(j, "best_step") : -1;
+            finished->best_checkpoint = getStr(j, "best_checkpoint");
         }
         return RunEventKind::Finished;
     }
