@@ -8,3 +8,5 @@ wb_add_test(tst_textrows NAME core.textrows SOURCES core/tst_textrows.cpp LIBS w
 wb_add_test(tst_preparerows NAME core.preparerows SOURCES core/tst_preparerows.cpp LIBS wb_data)
 wb_add_test(tst_datapaths NAME core.datapaths SOURCES core/tst_datapaths.cpp LIBS wb_data)
 add_dependencies(tst_cliprepare bert-workbench-cli)
+# Errors never escape the CLI (issue 11): example with an unwritable cache, exception conversion.
+wb_add_test(tst_cliexample NAME cli.example SOURCES cli/tst_cliexample.cpp LIBS wb_cli TIMEOUT 60)

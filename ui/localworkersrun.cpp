@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/localworkersrun.h"
 
-#include "core/distribute/chiefstream.h"
-#include "core/distribute/locallauncher.h"
+#include "core/launch/chiefstream.h"
+#include "core/launch/locallauncher.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <QCoreApplication>
@@ -60,8 +61,10 @@ RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, con
         return result;
     }
 
-    LocalLaunchOptions o = workerLaunchOptions(planLocalWorkers(spec), workerExecutable, "train", true);
-    o.stop_requested = [&stop] { return stop.stopRequested(); };
+    const LocalWorkerPlan plan = planLocalWorkers(spec);
+    LocalLaunchOptions o =
+        workerLaunchOptions(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers));
+    o.stop = &stop;
     LocalLauncher launcher(o);
     observer.logMessage("Starting " + std::to_string(o.num_workers)
                         + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable

@@ -3,7 +3,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/schedule.h"
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/data/exampledata.h"
 #include "core/util/error.h"
 #include "ui/evaluationview.h"
@@ -177,7 +177,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
 MainWindow::~MainWindow()
 {
     if (m_exampleThread) {
-        m_exampleCancel = true;
+        m_exampleCancel.requestStop();
         m_exampleThread->wait();
     }
 }
@@ -934,9 +934,9 @@ void MainWindow::openExample()
         m_exampleProgress->setMinimumDuration(300);
         m_exampleProgress->setAutoClose(false);
         m_exampleProgress->setAutoReset(false);
-        connect(m_exampleProgress, &QProgressDialog::canceled, this, [this] { m_exampleCancel = true; });
+        connect(m_exampleProgress, &QProgressDialog::canceled, this, [this] { m_exampleCancel.requestStop(); });
     }
-    m_exampleCancel = false;
+    m_exampleCancel.reset();
     m_exampleProgress->reset();
     m_exampleProgress->setValue(0);
     appendLog(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
@@ -972,7 +972,7 @@ void MainWindow::openExample()
         m_exampleProgress->reset();
         m_exampleProgress->hide();
         if (!error->isEmpty()) {
-            if (m_exampleCancel)
+            if (m_exampleCancel.stopRequested())
                 return appendLog(tr("Example preparation cancelled."));
             appendLog(tr("Example failed: %1").arg(*error));
             auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open the example"), *error, QMessageBox::Ok, this);

@@ -5,7 +5,7 @@
 #include "core/config/diagnostics.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <QMainWindow>
 
@@ -170,7 +170,7 @@ private:
     PrepareDataDialog *m_prepareDialog = nullptr;
     QProgressDialog *m_exampleProgress = nullptr;
     QThread *m_exampleThread = nullptr;
-    std::atomic<bool> m_exampleCancel{false};
+    StopToken m_exampleCancel;
 
     std::optional<BertConfig> m_bertConfig;
     std::optional<InputMetaData> m_metaData;

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/data/dataprep.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <QDialog>
 #include <QFutureWatcher>

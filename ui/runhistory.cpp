@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include "core/io/eventreader.h"
+#include "core/io/metricsreader.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -19,14 +20,6 @@
 namespace wb {
 
 namespace {
-
-double number(const nlohmann::json &o, const char *key)
-{
-    auto it = o.find(key);
-    if (it == o.end() || !it->is_number())
-        return std::numeric_limits<double>::quiet_NaN();
-    return it->get<double>();
-}
 
 void readSummary(const QString &path, std::map<std::string, std::string> &out)
 {
@@ -57,39 +50,24 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     h.metricsPath = path;
     const QFileInfo info(path);
     h.name = info.absoluteDir().dirName();
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: cannot open: %2").arg(path, f.errorString());
-        return h;
+    std::string readError;
+    const MetricsLog log = readMetricsFile(path.toStdString(), &readError); // core/io: the writer's twin
+    if (!readError.empty() && error)
+        *error = QString::fromStdString(readError);
+    for (const StepMetrics &m : log.train) {
+        h.trainStep.push_back(double(m.step));
+        h.trainWallTime.push_back(m.wall_time);
+        h.trainLoss.push_back(m.loss);
+        h.learningRate.push_back(m.learning_rate);
     }
-    const QList<QByteArray> lines = f.readAll().split('\n');
-    for (int i = 0; i < lines.size(); ++i) {
-        const QByteArray line = lines[i].trimmed();
-        if (line.isEmpty())
-            continue;
-        const auto j = nlohmann::json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (!j.is_object()) {
-            const bool last = i >= lines.size() - 2;
-            if (!last && error)
-                *error = QStringLiteral("%1: line %2: not a JSON object").arg(path).arg(i + 1);
-            if (!last)
-                return h;
-            continue;
-        }
-        const std::string kind = j.value("kind", std::string());
-        if (kind == "train") {
-            h.trainStep.push_back(number(j, "step"));
-            h.trainWallTime.push_back(number(j, "wall_time"));
-            h.trainLoss.push_back(number(j, "loss"));
-            h.learningRate.push_back(number(j, "learning_rate"));
-        } else if (kind == "eval") {
-            h.evalStep.push_back(number(j, "step"));
-            h.evalWallTime.push_back(number(j, "wall_time"));
-            h.evalLoss.push_back(number(j, "eval_loss"));
-            h.evalAccuracy.push_back(number(j, "eval_accuracy"));
-        }
+    for (const EvalMetrics &m : log.eval) {
+        h.evalStep.push_back(double(m.step));
+        h.evalWallTime.push_back(m.wall_time);
+        h.evalLoss.push_back(m.eval_loss);
+        h.evalAccuracy.push_back(m.regression ? std::numeric_limits<double>::quiet_NaN() : m.eval_accuracy);
     }
+    if (!readError.empty())
+        return h; // as far as the file could be read; no summary
     readSummary(info.absoluteDir().filePath(QStringLiteral("training_summary.json")), h.summary);
     readSummary(info.absoluteDir().filePath(QStringLiteral("bert_workbench_project.json")), h.summary);
     return h;

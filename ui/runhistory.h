@@ -10,7 +10,7 @@
 
 namespace wb {
 
-/// The metrics of one run, as read from its `metrics.jsonl` (DESIGN.md §5), for overlaying
+/// The metrics of one run, as read from its `metrics.jsonl` (docs/file-formats.md), for overlaying
 /// in the plot and listing in the run comparison table. A plain value.
 struct RunHistory
 {
@@ -24,7 +24,8 @@ struct RunHistory
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }
 
-    /// Reads `path`. Lines that are empty are skipped; a line that is not a JSON object
+    /// Reads `path` with wb::readMetricsFile (core/io/metricsreader.h) and adds the summary
+    /// files beside it. Lines that are empty are skipped; a line that is not a JSON object
     /// sets `*error` to "<path>: line N: …" and stops (a partly written last line — a run
     /// still in progress — is ignored). Never throws. GUI or worker thread.
     static RunHistory load(const QString &path, QString *error = nullptr);

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <QMetaType>
 #include <QObject>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 
 #include <ostream>
 
@@ -30,7 +31,9 @@ void printUsage(std::ostream &out)
 
 } // namespace
 
-int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+namespace {
+
+int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     if (args.empty()) {
         printUsage(err);
@@ -65,6 +68,19 @@ int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream
     err << "error: command: unknown command '" << command << "'\n"
         << "  hint: use one of train, predict, export, classify, lr_find, validate, prepare, example\n";
     return kExitInvalid;
+}
+
+} // namespace
+
+int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    // The one place nothing escapes: whatever a command did not handle (std, filesystem,
+    // c10 or unknown exceptions) becomes an "error:" line and exit code 1.
+    try {
+        return dispatch(args, out, err);
+    } catch (...) {
+        return reportCurrentException(err, args.empty() ? std::string("bert-workbench-cli") : args.front());
+    }
 }
 
 } // namespace wb::cli

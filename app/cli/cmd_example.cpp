@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
 #include "core/data/exampledata.h"
@@ -35,11 +36,8 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
             << "vocab_file=" << p.vocab_file << "\n"
             << "corpus_dir=" << p.corpus_dir << "\n";
         return kExitOk;
-    } catch (const Error &e) {
-        err << "error: " << (e.field().empty() ? std::string("example") : e.field()) << ": " << e.what() << "\n";
-        if (!e.hint().empty())
-            err << "  hint: " << e.hint() << "\n";
-        return kExitRuntime;
+    } catch (...) {
+        return reportCurrentException(err, "example");
     }
 }
 

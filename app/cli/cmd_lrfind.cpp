@@ -2,7 +2,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/runflags.h"
 
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/train/lrfind.h"
 #include "core/util/error.h"
 

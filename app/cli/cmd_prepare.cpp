@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
 #include "core/data/dataprep.h"
@@ -143,14 +144,14 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         const PrepareReport r = prepareData(o, progress);
         printPrepareReport(r, out, err);
         return kExitOk;
-    } catch (const Error &e) {
+    } catch (const Error &) {
         if (tty)
             err << "\n";
-        printError(err, e);
-        return kExitInvalid;
-    } catch (const std::exception &e) {
-        err << "error: prepare: " << e.what() << "\n";
-        return kExitRuntime;
+        return reportCurrentException(err, "prepare", kExitInvalid); // bad input data or flags
+    } catch (...) {
+        if (tty)
+            err << "\n";
+        return reportCurrentException(err, "prepare", kExitRuntime);
     }
 }
 

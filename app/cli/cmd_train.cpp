@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
@@ -97,14 +98,13 @@ public:
     {
         clearBar();
         if (r.status == RunStatus::Failed) {
-            std::string msg = r.message;
-            if (msg.rfind("error: ", 0) == 0) { // already in diagnostics format
-                m_err << msg << "\n";
+            if (r.message.rfind("error: ", 0) == 0) { // already in diagnostics format
+                m_err << r.message << "\n";
+                if (!r.hint.empty())
+                    m_err << "  hint: " << r.hint << "\n";
             } else {
-                m_err << "error: " << (r.field.empty() ? "run" : r.field) << ": " << msg << "\n";
+                reportError(m_err, ErrorText{r.field.empty() ? "run" : r.field, r.message, r.hint});
             }
-            if (!r.hint.empty())
-                m_err << "  hint: " << r.hint << "\n";
         } else {
             m_out << runStatusName(r.status) << ": " << r.message << "\n";
         }

@@ -7,7 +7,7 @@
 
 namespace wb::cli {
 
-/// Exit codes of bert-workbench-cli (DESIGN.md §6).
+/// Exit codes of bert-workbench-cli (docs/troubleshooting.md).
 enum ExitCode : int {
     kExitOk = 0,        ///< success
     kExitRuntime = 1,   ///< runtime failure

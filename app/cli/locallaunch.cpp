@@ -2,9 +2,11 @@
 #include "app/cli/locallaunch.h"
 
 #include "app/cli/commands.h"
-#include "core/distribute/chiefstream.h"
-#include "core/distribute/locallauncher.h"
+#include "app/cli/errors.h"
+#include "core/launch/chiefstream.h"
+#include "core/launch/locallauncher.h"
 #include "core/io/runevents.h"
+#include "core/train/blascheck.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -38,7 +40,8 @@ int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, con
                     std::ostream &out, std::ostream &err)
 {
     const bool jsonl = progressFormat == "jsonl";
-    LocalLauncher launcher(workerLaunchOptions(plan, currentExecutable(), command, jsonl));
+    LocalLauncher launcher(workerLaunchOptions(plan, currentExecutable(), command, jsonl,
+                                                 threadsPerLocalWorker(plan.num_workers)));
     const std::string starting = "starting " + std::to_string(plan.num_workers) + " local worker"
                                  + (plan.num_workers == 1 ? "" : "s") + " (multi_worker_mirrored on 127.0.0.1"
                                  + (plan.worker.num_gpus == 1 ? ", one GPU each" : "") + "); showing the chief's output";
@@ -61,19 +64,13 @@ int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, con
                 chief.feedError(line);
                 err << line << "\n" << std::flush;
             });
-    } catch (const Error &e) {
+    } catch (...) {
         std::signal(SIGINT, old);
         g_launcher = nullptr;
-        const std::string field = e.field().empty() ? "num_local_workers" : e.field();
-        err << "error: " << field << ": " << e.what() << "\n";
-        if (jsonl) {
-            RunFinished f;
-            f.status = RunStatus::Failed;
-            f.field = field;
-            f.message = e.what();
-            f.hint = e.hint();
-            out << runEventLine(f) << "\n" << std::flush;
-        }
+        const ErrorText error = describeCurrentException("num_local_workers");
+        reportError(err, error);
+        if (jsonl)
+            out << runEventLine(failedRun(error)) << "\n" << std::flush;
         return kExitRuntime;
     }
     std::signal(SIGINT, old);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/distribute/locallauncher.h"
+#include "core/launch/locallauncher.h"
 
 #include <iosfwd>
 #include <string>

@@ -22,7 +22,7 @@ struct ParameterCount
 };
 
 /// The model architecture, as in `bert_config.json` (google-research/bert `modeling.BertConfig`
-/// plus TF2's `embedding_size`; seed-spec §8).
+/// plus TF2's `embedding_size`; google-research/bert modeling.py BertConfig).
 ///
 /// Missing keys take the TF2 defaults (note `type_vocab_size` = 16); `vocab_size` is required.
 /// A plain value; safe to copy between threads.
@@ -69,7 +69,7 @@ struct BertConfig
 
     /// Returns model FLOPs per example for one training step (forward + backward) at
     /// `seq_length` tokens: 6 × encoder parameters × seq_length + 12·L·H·seq_length²
-    /// + 6 × (pooler + classifier) parameters (performance.md).
+    /// + 6 × (pooler + classifier) parameters (docs/benchmarks.md).
     double trainingFlopsPerExample(int64_t seq_length, int64_t num_labels) const;
 
     /// Returns the label names of Hugging Face's `id2label` (kept in `extra`) in id order,

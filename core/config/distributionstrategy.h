@@ -8,7 +8,8 @@
 
 namespace wb {
 
-/// The distribution strategies of tensorflow/models (seed-spec §5, DESIGN.md §4).
+/// The distribution strategies of tensorflow/models (official/common/distribute_utils.py
+/// get_distribution_strategy).
 enum class StrategyKind {
     None,                ///< not specified (or `off`): refused before anything runs
     OneDevice,           ///< one replica: CPU, or cuda:0
@@ -16,7 +17,7 @@ enum class StrategyKind {
     MultiWorkerMirrored, ///< one process per worker, c10d all-reduce
 };
 
-/// The exact message of run_bert's guard when no strategy is chosen (seed-spec §1).
+/// The exact message of run_bert's guard when no strategy is chosen (official/legacy/bert/run_classifier.py).
 inline constexpr const char *kNoStrategyMessage = "Distribution strategy has not been specified.";
 
 /// A parsed and checked `--distribution_strategy` + `--num_gpus` pair.
@@ -34,7 +35,7 @@ struct DistributionStrategy
     ///
     /// Errors (field "distribution_strategy" or "num_gpus"), checked in the order of
     /// tensorflow/models' get_distribution_strategy: negative num_gpus; empty or `off`
-    /// (kNoStrategyMessage, or the seed's "When n GPUs are specified…" for off with >1 GPU);
+    /// (kNoStrategyMessage, or distribute_utils' "When n GPUs are specified…" for off with >1 GPU);
     /// `tpu` and `parameter_server` (recognised, unsupported here); one_device with >1 GPU;
     /// anything else ("Unrecognized distribution strategy: 'x'"). Each error has a hint with
     /// the valid names. Thread-safe.

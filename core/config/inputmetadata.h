@@ -12,7 +12,8 @@
 namespace wb {
 
 /// The contents of `input_meta_data.json`, as `create_finetuning_data.py` writes it
-/// (seed-spec §6.1) and run_classifier reads it (§6.2).
+/// (tensorflow/models official/nlp/data/create_finetuning_data.py) and run_classifier reads it
+/// (official/legacy/bert/run_classifier.py).
 ///
 /// Unlike run_classifier, a `bert_classification` task without `num_labels` is an error
 /// (the original silently trains a regression). A plain value.

@@ -8,7 +8,8 @@
 
 namespace wb {
 
-/// Step counts of run_classifier's train_and_eval (seed-spec §12), bit-for-bit:
+/// Step counts of run_classifier's train_and_eval (tensorflow/models
+/// official/legacy/bert/run_classifier.py, run_bert_classifier), bit-for-bit:
 ///
 ///   epochs          = E · n
 ///   train_data_size = N // n, then min(…, --train_data_size) when set
@@ -38,7 +39,7 @@ struct Schedule
 
     /// Learning rate at global step `t` (updates already applied, from 0): linear warmup
     /// init_lr·t/W for t < W, else polynomial (power 1) decay evaluated at the global step:
-    /// (init_lr − end_lr)·(1 − min(t,T)/T) + end_lr (seed-spec §11). lr(0) = 0 when W > 0.
+    /// (init_lr − end_lr)·(1 − min(t,T)/T) + end_lr (official/nlp/optimization.py: PolynomialDecay with power 1 after WarmUp). lr(0) = 0 when W > 0.
     double learningRate(int64_t t, double init_lr, double end_lr) const;
 };
 

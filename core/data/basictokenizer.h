@@ -9,7 +9,7 @@
 
 namespace wb {
 
-/// BERT's BasicTokenizer (google-research/bert tokenization.py; formats.md §5, seed-spec §16):
+/// BERT's BasicTokenizer (google-research/bert tokenization.py):
 /// drop U+0000, U+FFFD and control characters (Cc, Cf except \t \n \r), map whitespace
 /// (space, \t, \n, \r, Zs) to spaces, space out CJK ideographs, split on whitespace; when
 /// do_lower_case, Python str.lower() (incl. İ → i̇ and final sigma) then NFD and removal of

@@ -26,7 +26,7 @@ struct ClassifierBatch
     std::vector<float> weights;
 };
 
-/// How to read a classifier TFRecord set (seed-spec §7.2).
+/// How to read a classifier TFRecord set (official/legacy/bert/input_pipeline.py create_classifier_dataset).
 struct DatasetOptions
 {
     std::string pattern;            ///< file, glob, or comma-separated list of either

@@ -15,7 +15,7 @@ uint32_t crc32c(const void *data, size_t size, uint32_t crc = 0);
 /// Same as crc32c() but always the portable table implementation (for tests).
 uint32_t crc32cPortable(const void *data, size_t size, uint32_t crc = 0);
 
-/// TFRecord's masked CRC (formats.md §1.1): ((crc >> 15) | (crc << 17)) + 0xa282ead8, mod 2^32.
+/// TFRecord's masked CRC (tensorflow/core/lib/hash/crc32c.h Mask): ((crc >> 15) | (crc << 17)) + 0xa282ead8, mod 2^32.
 inline uint32_t maskCrc(uint32_t crc)
 {
     return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// checkDataFiles (core/config/validation.h): the data part of the pre-flight check.
-#include "core/config/validation.h"
+#include "core/data/datacheck.h"
+
 #include "core/data/classifierdataset.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"

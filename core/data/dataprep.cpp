@@ -11,7 +11,7 @@
 #include "core/data/preparefeatures.h"
 #include "core/data/preparesource.h"
 #include "core/data/tfrecordwriter.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

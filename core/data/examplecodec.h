@@ -13,7 +13,7 @@ class Example;
 
 namespace wb {
 
-/// One classifier example as create_finetuning_data.py writes it (seed-spec §7.1).
+/// One classifier example as create_finetuning_data.py writes it (official/nlp/data/classifier_data_lib.py file_based_convert_examples_to_features).
 ///
 /// input_ids, input_mask, segment_ids: int64 × max_seq_length. label_ids is int64
 /// (classification) or float (regression, `float_label`). A plain value.

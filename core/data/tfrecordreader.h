@@ -14,7 +14,7 @@ enum class RecordCompression { None, Gzip, Zlib };
 /// Returns "none", "GZIP" or "ZLIB".
 const char *compressionName(RecordCompression c);
 
-/// Reads the records of one TFRecord file (formats.md §1.1): uint64 LE length, masked CRC32C
+/// Reads the records of one TFRecord file (tensorflow/core/lib/io/record_reader.cc; docs/file-formats.md): uint64 LE length, masked CRC32C
 /// of the length, payload, masked CRC32C of the payload. Both CRCs are verified.
 ///
 /// GZIP and ZLIB compressed files are detected from their first bytes and read through

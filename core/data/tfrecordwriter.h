@@ -11,7 +11,7 @@
 
 namespace wb {
 
-/// Writes a TFRecord file (formats.md §1.1), optionally GZIP/ZLIB compressed.
+/// Writes a TFRecord file (tensorflow/core/lib/io/record_writer.cc; docs/file-formats.md), optionally GZIP/ZLIB compressed.
 ///
 /// The records go to a temporary file beside `path`; commit() flushes it and renames it
 /// over `path`, so readers never see a half-written file. Destroying the writer without

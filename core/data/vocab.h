@@ -8,7 +8,7 @@
 
 namespace wb {
 
-/// A WordPiece vocabulary (`vocab.txt`, seed-spec §16): one token per line, stripped of
+/// A WordPiece vocabulary (`vocab.txt`, google-research/bert tokenization.py load_vocab): one token per line, stripped of
 /// surrounding whitespace, id = line index from 0; a repeated token maps to its last line.
 /// Immutable after loading; safe to share between threads.
 class Vocab

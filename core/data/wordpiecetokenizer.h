@@ -11,7 +11,7 @@
 
 namespace wb {
 
-/// Greedy longest-match-first WordPiece (seed-spec §16): a word longer than
+/// Greedy longest-match-first WordPiece (google-research/bert tokenization.py WordpieceTokenizer): a word longer than
 /// `maxInputCharsPerWord` code points, or one with a position where no vocab piece matches,
 /// becomes a single [UNK]; continuation pieces are looked up with "##". Thread-safe.
 class WordpieceTokenizer

@@ -14,7 +14,7 @@
 
 namespace wb {
 
-/// How to join a c10d process group (DESIGN.md §4).
+/// How to join a c10d process group (torch.distributed's c10d: TCPStore rendezvous, Gloo; docs/multi-worker.md).
 struct ProcessGroupOptions
 {
     std::string master_addr = "127.0.0.1"; ///< the chief's host (TCPStore server)

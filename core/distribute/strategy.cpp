@@ -224,7 +224,7 @@ std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options)
     const DistributionStrategy ds = DistributionStrategy::parse(options.distribution_strategy, options.num_gpus, diag);
     ClusterSpec cluster;
     if (ds.kind == StrategyKind::MultiWorkerMirrored)
-        cluster = resolveClusterSpec(options, diag, processEnvironment(), /*check_port=*/false);
+        cluster = resolveClusterSpec(options, diag, processEnvironment());
     for (const Diagnostic &d : diag.items())
         if (d.severity == Severity::Error)
             throw Error(d.field, d.message, d.hint);

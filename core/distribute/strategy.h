@@ -5,7 +5,7 @@
 // include this header.
 #include "core/config/distributionstrategy.h"
 #include "core/config/trainingoptions.h"
-#include "core/distribute/clusterspec.h"
+#include "core/config/clusterspec.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -27,7 +27,8 @@ struct ShardSpec
     int shard_index = 0;
 };
 
-/// The interface the Trainer trains through (DESIGN.md §4; names as tensorflow/models).
+/// The interface the Trainer trains through (names as tensorflow/models: one_device, mirrored,
+/// multi_worker_mirrored).
 ///
 /// Synchronous data parallelism without DistributedDataParallel: after prepare() every
 /// replica holds rank 0's parameters; after each backward, reduceGradients() replaces the

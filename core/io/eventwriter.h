@@ -7,7 +7,7 @@
 
 namespace wb {
 
-/// Writes scalar summaries as a TensorBoard event file (formats.md §2).
+/// Writes scalar summaries as a TensorBoard event file (tensorflow/core/util/event.proto in TFRecord framing; TensorBoard reads it).
 ///
 /// The constructor creates `logdir` (and missing parents) and the file
 /// `logdir/events.out.tfevents.<10-digit unix seconds>.<hostname>` (a ".N" suffix is

@@ -2,10 +2,10 @@
 #include "core/io/metricswriter.h"
 
 #include "core/config/jsonfile.h"
+#include "core/io/runeventjson.h"
 #include "core/util/error.h"
 
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -14,13 +14,6 @@
 #include <unistd.h>
 
 namespace wb {
-
-namespace {
-nlohmann::json num(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-} // namespace
 
 MetricsWriter::MetricsWriter(const std::string &path) : m_path(path)
 {
@@ -40,55 +33,36 @@ MetricsWriter::~MetricsWriter()
         ::close(m_fd);
 }
 
-nlohmann::json MetricsWriter::trainJson(const StepMetrics &m)
+nlohmann::ordered_json MetricsWriter::trainJson(const StepMetrics &m)
 {
+    // The "train" line: the StepMetrics format (core/io/runeventjson.h) less total_steps and epoch.
+    const nlohmann::ordered_json full = m;
     nlohmann::ordered_json j;
     j["kind"] = "train";
-    j["step"] = m.step;
-    j["loss"] = num(m.loss);
-    j["learning_rate"] = num(m.learning_rate);
-    j["examples_per_second"] = num(m.examples_per_second);
-    j["wall_time"] = num(m.wall_time);
-    return nlohmann::json(j);
+    for (const char *key : {"step", "loss", "learning_rate", "examples_per_second", "wall_time"})
+        j[key] = full.at(key);
+    return j;
 }
 
 nlohmann::json MetricsWriter::evalJson(const EvalMetrics &m)
 {
-    nlohmann::json j;
+    // The "eval" line: the EvalMetrics format less regression, binary and confusion.
+    nlohmann::json j = m;
+    j.erase("regression");
+    j.erase("binary");
+    j.erase("confusion");
     j["kind"] = "eval";
-    j["step"] = m.step;
-    j["wall_time"] = num(m.wall_time);
-    j["eval_loss"] = num(m.eval_loss);
-    j["num_examples"] = m.num_examples;
-    if (m.regression) {
-        j["eval_mse"] = num(m.eval_mse);
-        j["eval_pearson"] = num(m.eval_pearson);
-        j["eval_spearman"] = num(m.eval_spearman);
-    } else {
-        j["eval_accuracy"] = num(m.eval_accuracy);
-        if (m.binary) {
-            j["eval_f1"] = num(m.eval_f1);
-            j["eval_mcc"] = num(m.eval_mcc);
-        }
-    }
     return j;
 }
 
 void MetricsWriter::writeTrain(const StepMetrics &m)
 {
-    nlohmann::ordered_json j;
-    j["kind"] = "train";
-    j["step"] = m.step;
-    j["loss"] = num(m.loss);
-    j["learning_rate"] = num(m.learning_rate);
-    j["examples_per_second"] = num(m.examples_per_second);
-    j["wall_time"] = num(m.wall_time);
-    appendText(j.dump() + "\n");
+    appendText(dumpLine(trainJson(m)) + "\n");
 }
 
 void MetricsWriter::writeEval(const EvalMetrics &m)
 {
-    writeLine(evalJson(m));
+    appendText(dumpLine(evalJson(m)) + "\n");
 }
 
 void MetricsWriter::writeLine(const nlohmann::json &j)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -9,8 +9,8 @@
 
 namespace wb {
 
-/// Appends training and evaluation metrics to `metrics.jsonl` (DESIGN.md §5), one JSON
-/// object per line:
+/// Appends training and evaluation metrics to `metrics.jsonl` (docs/file-formats.md), one
+/// JSON object per line; MetricsReader (core/io/metricsreader.h) reads it back:
 ///   {"kind":"train","step":…,"loss":…,"learning_rate":…,"examples_per_second":…,"wall_time":…}
 ///   {"kind":"eval","step":…,"eval_loss":…,"eval_accuracy":…[,"eval_f1","eval_mcc"]} or
 ///   regression {"kind":"eval",…,"eval_mse":…,"eval_pearson":…,"eval_spearman":…}
@@ -37,8 +37,9 @@ public:
     /// what an interrupted run logged after its last checkpoint). No-op when absent.
     static void truncateAfterStep(const std::string &path, int64_t step);
 
-    /// Returns the JSON objects of an eval/train line (exposed for tests and tools).
-    static nlohmann::json trainJson(const StepMetrics &m);
+    /// Returns the JSON objects of a train/eval line: the format of core/io/runeventjson.h
+    /// with "kind" added and the keys listed above (exposed for the training summary and tests).
+    static nlohmann::ordered_json trainJson(const StepMetrics &m);
     static nlohmann::json evalJson(const EvalMetrics &m);
 
 private:

@@ -2,9 +2,9 @@
 #include "core/model/initcheckpoint.h"
 
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
 #include "core/model/parameternames.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
 
 #include <cstring>
 #include <filesystem>
@@ -325,8 +325,9 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
                                               "--bert_config_file",
                              "pass --bert_config_file=" + src.config_json);
         }
-    } catch (const Error &e) {
-        diag.error(e.field().empty() ? "init_checkpoint" : e.field(), e.what(), e.hint());
+    } catch (...) { // never throws: any failure (wb, filesystem, c10) is a finding
+        const ErrorText t = describeCurrentException("init_checkpoint");
+        diag.error(t.field, t.message, t.hint);
     }
 }
 

@@ -4,6 +4,8 @@
 
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
 #include "core/model/bertmodel.h"
 #include "core/model/safetensors.h"
 #include "core/model/tfcheckpoint.h"
@@ -77,6 +79,13 @@ CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &conf
 /// present and every loaded tensor's CRC32C is verified. Throws wb::Error for unreadable
 /// files, shape mismatches, missing shards and checksum mismatches.
 CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path);
+
+/// The model part of the pre-flight check: `options.init_checkpoint` must be a readable
+/// safetensors file whose names and shapes match `config` (matchCheckpoint, num_labels from
+/// `meta`). Problems go to `diag` naming the file and tensor. Reads the header only;
+/// thread-safe; never throws.
+void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
+                         Diagnostics &diag);
 
 /// Reads every tensor of a safetensors file (converted to float32 when it is F16/BF16/F64).
 std::map<std::string, torch::Tensor> loadSafetensors(const std::string &path);

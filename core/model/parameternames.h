@@ -17,7 +17,7 @@ struct ParameterSpec
 };
 
 /// Returns every trainable tensor of BertForSequenceClassification for `config` with
-/// `num_labels` outputs, in registration order, with Hugging Face names (formats.md §3.2).
+/// `num_labels` outputs, in registration order, with Hugging Face names (huggingface/transformers models/bert/modeling_bert.py state_dict names).
 /// The optional embedding projection (embedding_size != hidden_size) is named
 /// `bert.embeddings.embedding_projection.{weight,bias}`. Torch-free; thread-safe.
 std::vector<ParameterSpec> expectedParameters(const BertConfig &config, int64_t num_labels);

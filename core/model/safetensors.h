@@ -8,7 +8,7 @@
 
 namespace wb {
 
-/// One tensor entry of a safetensors header (formats.md §3.1).
+/// One tensor entry of a safetensors header (the safetensors format: huggingface/safetensors README, "Format").
 struct SafetensorsEntry
 {
     std::string name;

@@ -10,7 +10,7 @@
 
 namespace wb {
 
-/// Hyperparameters of TF2's AdamWeightDecay (seed-spec §11).
+/// Hyperparameters of TF2's AdamWeightDecay (tensorflow/models official/nlp/optimization.py).
 struct AdamWOptions
 {
     double weight_decay_rate = 0.01; ///< decoupled decay factor (per unit of LR)

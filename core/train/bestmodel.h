@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <cstdint>
 #include <optional>

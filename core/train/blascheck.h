@@ -21,7 +21,7 @@ std::vector<std::string> checkBlas();
 
 /// The intra-op thread count libtorch picks by itself on this machine (its default, not the
 /// current setting; 1 on the project's 2-vCPU machine, where more threads fight OpenBLAS's
-/// own: performance.md's thread trap). Thread-safe.
+/// own). Thread-safe.
 int defaultIntraOpThreads();
 
 /// Threads for each of `workers` local worker processes: the default divided among them,

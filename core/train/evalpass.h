@@ -4,7 +4,7 @@
 
 #include "core/data/classifierdataset.h"
 #include "core/model/bertmodel.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <string>
 #include <vector>

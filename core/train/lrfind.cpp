@@ -2,7 +2,7 @@
 #include "core/train/lrfind.h"
 
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/data/classifierdataset.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/adamw.h"

@@ -2,9 +2,9 @@
 // Core-private: includes <torch/torch.h>. Never include from ui/ or app/.
 #pragma once
 
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/model/bertmodel.h"
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <string>
 

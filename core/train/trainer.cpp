@@ -4,7 +4,8 @@
 // evaluation core/train/evalpass.*, export files core/train/export.*.
 #include "core/train/trainer.h"
 
-#include "core/config/validation.h"
+#include "core/config/jsonfile.h"
+#include "core/train/preflight.h"
 #include "core/data/classifierdataset.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/batching.h"

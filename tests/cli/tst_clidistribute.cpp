@@ -2,9 +2,10 @@
 // bert-workbench-cli as a new user runs it (issue 6, "what will be checked"): two local
 // workers train; a missing worker, a bad TF_CONFIG and a non-divisible batch each end
 // with a clear error in bounded time.
+#include "core/util/tcpport.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
-#include "core/distribute/clusterspec.h"
+#include "core/config/clusterspec.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/distribute/clusterspec.h"
+#include "core/util/tcpport.h"
+#include "core/config/clusterspec.h"
+#include "core/train/preflight.h"
 
 #include <QtTest>
 
@@ -143,7 +145,7 @@ private Q_SLOTS:
         o.num_local_workers = localWorkers;
         Diagnostics diag;
         // Port checks are off: these addresses are not this machine's (tested below).
-        const ClusterSpec spec = resolveClusterSpec(o, diag, lookup(env), false);
+        const ClusterSpec spec = resolveClusterSpec(o, diag, lookup(env));
         const QString all = errors(diag);
         if (error.isEmpty()) {
             QVERIFY2(all.isEmpty(), qPrintable(all));
@@ -160,7 +162,7 @@ private Q_SLOTS:
     void describeRank()
     {
         Diagnostics diag;
-        const auto spec = resolveClusterSpec(TrainingOptions{}, diag, lookup({{"TF_CONFIG", kTwoWorkers}}), false);
+        const auto spec = resolveClusterSpec(TrainingOptions{}, diag, lookup({{"TF_CONFIG", kTwoWorkers}}));
         QCOMPARE(spec.describeRank(1), std::string("rank 1 (10.0.0.2:2222)"));
         QCOMPARE(spec.describeRank(5), std::string("rank 5"));
     }
@@ -184,7 +186,7 @@ private Q_SLOTS:
         o.worker_hosts = "127.0.0.1:" + std::to_string(port) + ",127.0.0.1:1";
         o.task_index = 0;
         Diagnostics diag;
-        resolveClusterSpec(o, diag, lookup({}), true);
+        checkChiefPort(resolveClusterSpec(o, diag, lookup({})), diag);
         const QString all = errors(diag);
         QVERIFY2(all.contains(QStringLiteral("worker_hosts: port %1 of the chief (rank 0) cannot be used for the rendezvous: "
                                              "the port is already in use").arg(port)),
@@ -192,7 +194,7 @@ private Q_SLOTS:
         // A non-chief does not bind the port: no error.
         o.task_index = 1;
         Diagnostics diag2;
-        resolveClusterSpec(o, diag2, lookup({}), true);
+        checkChiefPort(resolveClusterSpec(o, diag2, lookup({})), diag2);
         QVERIFY2(!diag2.hasErrors(), qPrintable(errors(diag2)));
         ::close(fd);
         QVERIFY(tcpPortAvailable(port));

@@ -3,9 +3,10 @@
 // 1 worker with batch 8 (tolerance 1e-5), and the same eval metrics. The two workers are two
 // threads, each with its own Trainer, joined by --worker_hosts/--task_index on 127.0.0.1.
 // Dropout is 0 and both runs start from the same init checkpoint, so nothing random differs.
+#include "core/util/tcpport.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
-#include "core/distribute/clusterspec.h"
+#include "core/config/clusterspec.h"
 #include "core/model/bertmodel.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/trainer.h"

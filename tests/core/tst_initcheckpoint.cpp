@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/parameternames.h"
 #include "core/util/error.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The launcher with /bin/sh as the "worker": fast, and each rank's behaviour is scripted.
-#include "core/distribute/chiefstream.h"
-#include "core/distribute/locallauncher.h"
+#include "core/launch/chiefstream.h"
+#include "core/launch/locallauncher.h"
 
 #include <QtTest>
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two ranks as two threads, each with its own c10d ProcessGroupGloo over one TCPStore on
 // 127.0.0.1 (port 0: the chief picks a free port and hands it to the other thread).
-#include "core/distribute/clusterspec.h"
+#include "core/util/tcpport.h"
+#include "core/config/clusterspec.h"
 #include "core/distribute/processgroup.h"
 #include "core/util/error.h"
 

@@ -2,6 +2,7 @@
 // Strategies: device choice, batch split, and multi_worker_mirrored with two ranks as two
 // threads (parameter broadcast, gradient averaging = full-batch gradient, stop vote,
 // sharded-evaluation helpers).
+#include "core/util/tcpport.h"
 #include "core/distribute/strategy.h"
 #include "core/util/error.h"
 

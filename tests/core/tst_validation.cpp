@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/jsonfile.h"
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,7 +2,7 @@
 // Test support: the one observer that records every run event, for every test that runs.
 #pragma once
 
-#include "core/train/trainingobserver.h"
+#include "core/events/trainingobserver.h"
 
 #include <mutex>
 #include <string>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/config/validation.h"
+#include "core/distribute/devices.h"
 
 #include <torch/cuda.h>
 

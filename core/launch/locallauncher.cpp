@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/distribute/locallauncher.h"
+#include "core/launch/locallauncher.h"
 
 #include "core/config/diagnostics.h"
 #include "core/config/distributionstrategy.h"
-#include "core/distribute/clusterspec.h"
-#include "core/train/blascheck.h"
 #include "core/util/error.h"
+#include "core/util/tcpport.h"
+#include "core/util/uniquefd.h"
 
 #include <cerrno>
 #include <chrono>
@@ -26,15 +26,31 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// One worker process. Owns the read ends of its pipes, and the child itself: a Worker
+/// destroyed while its process still runs (an exception, an early return) kills it with
+/// SIGKILL and reaps it, so no launch leaves orphans or zombies behind.
 struct Worker
 {
     int rank = 0;
     pid_t pid = -1;
-    int outFd = -1; ///< read end of the worker's stdout
-    int errFd = -1; ///< read end of the worker's stderr
+    UniqueFd out; ///< read end of the worker's stdout
+    UniqueFd err; ///< read end of the worker's stderr
     std::string outBuf, errBuf;
     bool running = false;
     int status = 0;
+
+    Worker() = default;
+    Worker(const Worker &) = delete;
+    Worker &operator=(const Worker &) = delete;
+    ~Worker()
+    {
+        if (running && pid > 0) {
+            ::kill(pid, SIGKILL);
+            int ignored = 0;
+            while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+            }
+        }
+    }
 };
 
 /// Emits the complete lines of `buf` (keeps the incomplete tail); `flush` emits the tail too.
@@ -59,12 +75,12 @@ void emitLines(std::string &buf, const LocalLauncher::LineSink &sink, const std:
     }
 }
 
-/// Reads what is available on `fd` into `buf`; closes the fd (sets -1) at end of file.
-void drain(int &fd, std::string &buf)
+/// Reads what is available on `fd` into `buf`; closes the fd at end of file.
+void drain(UniqueFd &fd, std::string &buf)
 {
     char chunk[4096];
-    while (fd >= 0) {
-        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    while (fd.valid()) {
+        const ssize_t n = ::read(fd.get(), chunk, sizeof chunk);
         if (n > 0) {
             buf.append(chunk, size_t(n));
             continue;
@@ -73,8 +89,7 @@ void drain(int &fd, std::string &buf)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        ::close(fd);
-        fd = -1;
+        fd.reset();
     }
 }
 
@@ -152,12 +167,13 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
             argv.push_back(a.data());
         argv.push_back(nullptr);
 
-        int outPipe[2], errPipe[2];
-        if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0) {
-            const std::string why = std::strerror(errno);
-            killAll(SIGKILL);
-            throw Error("num_local_workers", "could not create a pipe for worker " + std::to_string(r) + ": " + why);
-        }
+        int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
+        const bool outOk = ::pipe2(outPipe, O_CLOEXEC) == 0;
+        const bool errOk = outOk && ::pipe2(errPipe, O_CLOEXEC) == 0;
+        UniqueFd outRead(outPipe[0]), outWrite(outPipe[1]), errRead(errPipe[0]), errWrite(errPipe[1]);
+        if (!outOk || !errOk) // the Worker destructors kill and reap the workers started so far
+            throw Error("num_local_workers",
+                        "could not create a pipe for worker " + std::to_string(r) + ": " + std::strerror(errno));
         const pid_t parent = ::getpid();
         // Block signals across fork(): the child must not run this process's handlers
         // (e.g. a SIGTERM from killAll arriving before execve); it resets them first.
@@ -169,7 +185,6 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
             ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
         if (pid < 0) {
             const std::string why = std::strerror(errno);
-            killAll(SIGKILL);
             throw Error("num_local_workers", "could not start worker " + std::to_string(r) + ": " + why,
                         "lower --num_local_workers or free memory");
         }
@@ -184,21 +199,21 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
             ::prctl(PR_SET_PDEATHSIG, SIGTERM);
             if (::getppid() != parent)
                 ::_exit(1);
-            ::dup2(outPipe[1], STDOUT_FILENO);
-            ::dup2(errPipe[1], STDERR_FILENO);
+            ::dup2(outWrite.get(), STDOUT_FILENO);
+            ::dup2(errWrite.get(), STDERR_FILENO);
             ::execve(exe.c_str(), argv.data(), envp.data());
             static const char msg[] = "could not execute the worker binary\n";
             (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
             ::_exit(127);
         }
-        ::close(outPipe[1]);
-        ::close(errPipe[1]);
         w.pid = pid;
         w.running = true;
-        w.outFd = outPipe[0];
-        w.errFd = errPipe[0];
-        ::fcntl(w.outFd, F_SETFL, ::fcntl(w.outFd, F_GETFL) | O_NONBLOCK);
-        ::fcntl(w.errFd, F_SETFL, ::fcntl(w.errFd, F_GETFL) | O_NONBLOCK);
+        outWrite.reset(); // the parent keeps only the read ends
+        errWrite.reset();
+        w.out = std::move(outRead);
+        w.err = std::move(errRead);
+        ::fcntl(w.out.get(), F_SETFL, ::fcntl(w.out.get(), F_GETFL) | O_NONBLOCK);
+        ::fcntl(w.err.get(), F_SETFL, ::fcntl(w.err.get(), F_GETFL) | O_NONBLOCK);
     }
 
     LocalLaunchResult result;
@@ -208,7 +223,7 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
     bool termPending = false;
     auto anyOpen = [&] {
         for (const auto &w : workers)
-            if (w.running || w.outFd >= 0 || w.errFd >= 0)
+            if (w.running || w.out.valid() || w.err.valid())
                 return true;
         return false;
     };
@@ -216,24 +231,24 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
         // Output.
         std::vector<pollfd> fds;
         for (const auto &w : workers) {
-            if (w.outFd >= 0)
-                fds.push_back(pollfd{w.outFd, POLLIN, 0});
-            if (w.errFd >= 0)
-                fds.push_back(pollfd{w.errFd, POLLIN, 0});
+            if (w.out.valid())
+                fds.push_back(pollfd{w.out.get(), POLLIN, 0});
+            if (w.err.valid())
+                fds.push_back(pollfd{w.err.get(), POLLIN, 0});
         }
         if (!fds.empty())
             ::poll(fds.data(), fds.size(), 100);
         else
             ::usleep(50 * 1000);
         for (auto &w : workers) {
-            drain(w.outFd, w.outBuf);
-            drain(w.errFd, w.errBuf);
+            drain(w.out, w.outBuf);
+            drain(w.err, w.errBuf);
             const std::string prefix = w.rank == 0 ? std::string() : "[worker " + std::to_string(w.rank) + "] ";
-            emitLines(w.outBuf, w.rank == 0 ? out : LineSink(), prefix, w.outFd < 0);
-            emitLines(w.errBuf, err, prefix, w.errFd < 0);
+            emitLines(w.outBuf, w.rank == 0 ? out : LineSink(), prefix, !w.out.valid());
+            emitLines(w.errBuf, err, prefix, !w.err.valid());
         }
         // Stop requests (Ctrl+C, GUI stop button).
-        if (m_options.stop_requested && !polledStop && m_options.stop_requested()) {
+        if (m_options.stop && !polledStop && m_options.stop->stopRequested()) {
             polledStop = true;
             requestStop();
         }
@@ -307,7 +322,7 @@ LocalWorkerPlan planLocalWorkers(const TrainingOptions &o)
 }
 
 LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,
-                                       const std::string &command, bool jsonl)
+                                       const std::string &command, bool jsonl, int threadsPerWorker)
 {
     LocalLaunchOptions o;
     o.executable = executable;
@@ -317,9 +332,7 @@ LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::s
     if (jsonl)
         o.args.push_back("--progress_format=jsonl");
     o.num_workers = plan.num_workers;
-    // Share libtorch's default thread count among the workers (not the vCPU count: more
-    // threads than that fight OpenBLAS's own).
-    o.threads_per_worker = threadsPerLocalWorker(plan.num_workers);
+    o.threads_per_worker = threadsPerWorker;
     return o;
 }
 

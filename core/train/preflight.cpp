@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/config/validation.h"
+#include "core/train/preflight.h"
 
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
-#include "core/distribute/clusterspec.h"
 #include "core/train/runidentity.h"
+#include "core/data/datacheck.h"
+#include "core/distribute/devices.h"
+#include "core/model/initcheckpoint.h"
+#include "core/util/tcpport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,14 +21,30 @@ namespace fs = std::filesystem;
 
 namespace wb {
 
+void checkChiefPort(const ClusterSpec &spec, Diagnostics &diag)
+{
+    if (!spec.isChief() || spec.world_size < 2 || spec.master_port <= 0)
+        return;
+    std::string why;
+    if (!tcpPortAvailable(spec.master_port, &why))
+        diag.error(spec.master_port_field.empty() ? std::string("MASTER_PORT") : spec.master_port_field,
+                   "port " + std::to_string(spec.master_port) + " of the chief (rank 0) cannot be used for the "
+                       "rendezvous: " + why,
+                   "choose a free port for the chief, or stop the program that listens on it (ss -ltnp 'sport = :"
+                       + std::to_string(spec.master_port) + "')");
+}
+
 int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
 {
-    // The parsing lives with the strategies (core/distribute/clusterspec.h); the chief's
+    // The parsing lives with the strategies (core/config/clusterspec.h); the chief's
     // rendezvous port is checked here too, so a port in use is a pre-flight error.
     if (o.worker_timeout_seconds <= 0)
         diag.error("worker_timeout", "worker_timeout must be a positive number of seconds",
                    "300 (the default) waits five minutes for every worker to join and for each exchange");
+    const int errorsBefore = diag.errorCount();
     const ClusterSpec cluster = resolveClusterSpec(o, diag);
+    if (diag.errorCount() == errorsBefore)
+        checkChiefPort(cluster, diag);
     if (cluster.source == ClusterSource::Single && !diag.hasErrors())
         diag.warning("distribution_strategy",
                      "multi_worker_mirrored without a cluster trains as a single worker on this machine",
@@ -40,7 +59,7 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     ValidationResult r;
     Diagnostics &diag = r.diagnostics;
 
-    // The strategy comes first: it is the seed's guard and the most common omission.
+    // The strategy comes first: it is run_classifier's first guard and the most common omission.
     r.strategy = DistributionStrategy::parse(o.distribution_strategy, o.num_gpus, diag);
     const int gpus = cudaDeviceCount();
     if (r.strategy.num_gpus > 0 && r.strategy.num_gpus > gpus)

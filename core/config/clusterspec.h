@@ -11,7 +11,8 @@
 
 namespace wb {
 
-/// Where a multi-worker cluster description came from (DESIGN.md §4).
+/// Where a multi-worker cluster description came from (TF_CONFIG as read by TensorFlow's
+/// TFConfigClusterResolver, or torchrun's MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK).
 enum class ClusterSource {
     Single,        ///< nothing set: one worker, no communication
     TfConfig,      ///< the TF_CONFIG environment variable (cluster.chief + cluster.worker, task)
@@ -35,6 +36,7 @@ struct ClusterSpec
     std::string master_addr = "127.0.0.1"; ///< the chief's host (rendezvous address)
     int master_port = 0;                ///< the chief's port (rendezvous port; 0 = pick a free one)
     std::string local_host;             ///< this worker's host for the Gloo transport ("" = this machine's hostname)
+    std::string master_port_field;      ///< the variable or flag that set master_port (names it in errors)
 
     bool isChief() const { return rank == 0; }
     bool multiWorker() const { return world_size > 1; }
@@ -57,17 +59,9 @@ EnvLookup processEnvironment();
 /// cluster/task, unsupported roles or task types, more than one chief, a non host:port
 /// entry, a port out of range, duplicate addresses, an index out of range, a missing
 /// task_index, incomplete torchrun variables, --num_local_workers combined with another
-/// source, and — when this process is the chief and `check_port` is true — a rendezvous
-/// port that is already in use on this machine. Thread-safe; never throws.
+/// source. Pure parsing: whether the chief's port is free is the pre-flight check's
+/// business (checkChiefPort in core/train/preflight.h). Thread-safe; never throws.
 ClusterSpec resolveClusterSpec(const TrainingOptions &options, Diagnostics &diag,
-                               const EnvLookup &env = processEnvironment(), bool check_port = true);
-
-/// Returns true when a TCP socket can listen on `port` on all interfaces (SO_REUSEADDR,
-/// like the TCPStore); otherwise false with the reason in `why`.
-bool tcpPortAvailable(int port, std::string *why = nullptr);
-
-/// Returns a TCP port that is free on this machine right now (the kernel's choice), or
-/// throws wb::Error when no socket can be bound.
-int pickFreeTcpPort();
+                               const EnvLookup &env = processEnvironment());
 
 } // namespace wb

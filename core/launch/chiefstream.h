@@ -3,7 +3,7 @@
 
 // Torch-free and Qt-free: the CLI's launcher and the window's local workers both use it.
 
-#include "core/distribute/locallauncher.h"
+#include "core/launch/locallauncher.h"
 #include "core/io/runevents.h"
 
 #include <string>

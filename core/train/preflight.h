@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+// The pre-flight check: everything that can be known before training starts. It sits in
+// core/train because it reads the data (core/data), the init checkpoint (core/model), the
+// devices and the chief's port (core/distribute, core/util); config stays pure.
+// Torch-free header: the window includes it.
+
 #include "core/config/bertconfig.h"
+#include "core/config/clusterspec.h"
 #include "core/config/diagnostics.h"
 #include "core/config/distributionstrategy.h"
 #include "core/config/inputmetadata.h"
@@ -31,29 +37,20 @@ struct ValidationScope
     bool check_init_checkpoint = true;
 };
 
-/// Runs every check that needs no training (DESIGN.md §6) and reports all problems at
-/// once, the strategy problem first: strategy + num_gpus, bert config, meta data,
+/// Runs every check that needs no training (docs/ lists them in the man page's "validate"
+/// command) and reports all problems at once, the strategy problem first: strategy + num_gpus, bert config, meta data,
 /// cross-checks (max_seq_length ≤ max_position_embeddings), schedule, mode-specific
-/// required flags, data files and init checkpoint (through the registered hooks).
+/// required flags, data files (checkDataFiles) and init checkpoint (checkInitCheckpoint).
 /// Thread-safe; reads files; never throws for bad input.
 ValidationResult validateRun(const TrainingOptions &options, const ValidationScope &scope = {});
-
-/// Returns the number of CUDA devices the linked libtorch can use (0 on CPU builds).
-int cudaDeviceCount();
 
 /// Returns the number of workers the cluster settings describe: TF_CONFIG's worker list
 /// (+ chief), --worker_hosts, --num_local_workers, or WORLD_SIZE; 1 when none is set.
 /// Problems (bad TF_CONFIG JSON, index out of range, duplicates) go to `diag`.
 int clusterWorkerCount(const TrainingOptions &options, Diagnostics &diag);
 
-/// Checks the data files named in `options` (train/eval paths: globs match, records
-/// readable and consistent with meta data and config). Implemented in core/data.
-void checkDataFiles(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
-                    Diagnostics &diag);
-
-/// Checks `options.init_checkpoint` (readable safetensors, names and shapes match the
-/// config). Implemented in core/model.
-void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
-                         Diagnostics &diag);
+/// Reports (as an error on spec.master_port_field) a chief whose rendezvous port is already
+/// in use on this machine; nothing for other ranks, a single worker or port 0.
+void checkChiefPort(const ClusterSpec &spec, Diagnostics &diag);
 
 } // namespace wb

@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/distribute/clusterspec.h"
+#include "core/config/clusterspec.h"
 
 #include "core/config/jsonfile.h"
 #include "core/util/error.h"
 
-#include <arpa/inet.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <netinet/in.h>
 #include <set>
 #include <sstream>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace wb {
 
@@ -95,20 +91,7 @@ void fillFromAddresses(ClusterSpec &spec)
         spec.local_host = splitHostPort(spec.addresses[size_t(spec.rank)])->host;
 }
 
-void checkChiefPort(const ClusterSpec &spec, const std::string &field, Diagnostics &diag)
-{
-    if (!spec.isChief() || spec.world_size < 2 || spec.master_port <= 0)
-        return;
-    std::string why;
-    if (!tcpPortAvailable(spec.master_port, &why))
-        diag.error(field,
-                   "port " + std::to_string(spec.master_port) + " of the chief (rank 0) cannot be used for the "
-                       "rendezvous: " + why,
-                   "choose a free port for the chief, or stop the program that listens on it (ss -ltnp 'sport = :"
-                       + std::to_string(spec.master_port) + "')");
-}
-
-ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag, bool checkPort)
+ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag)
 {
     ClusterSpec spec;
     spec.source = ClusterSource::TfConfig;
@@ -192,12 +175,11 @@ ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag, bool checkP
         return spec;
     spec.rank = int(*idx) + (type == "worker" ? int(chiefs.size()) : 0);
     fillFromAddresses(spec);
-    if (checkPort)
-        checkChiefPort(spec, chiefs.empty() ? "TF_CONFIG: cluster.worker" : "TF_CONFIG: cluster.chief", diag);
+    spec.master_port_field = chiefs.empty() ? "TF_CONFIG: cluster.worker" : "TF_CONFIG: cluster.chief";
     return spec;
 }
 
-ClusterSpec fromWorkerHosts(const TrainingOptions &o, Diagnostics &diag, bool checkPort)
+ClusterSpec fromWorkerHosts(const TrainingOptions &o, Diagnostics &diag)
 {
     ClusterSpec spec;
     spec.source = ClusterSource::WorkerHosts;
@@ -224,8 +206,7 @@ ClusterSpec fromWorkerHosts(const TrainingOptions &o, Diagnostics &diag, bool ch
         return spec;
     spec.rank = std::max(0, o.task_index);
     fillFromAddresses(spec);
-    if (checkPort)
-        checkChiefPort(spec, "worker_hosts", diag);
+    spec.master_port_field = "worker_hosts";
     return spec;
 }
 
@@ -241,7 +222,7 @@ std::optional<long> parseInt(const std::string &s)
     return v;
 }
 
-ClusterSpec fromEnvironment(const EnvLookup &env, Diagnostics &diag, bool checkPort)
+ClusterSpec fromEnvironment(const EnvLookup &env, Diagnostics &diag)
 {
     ClusterSpec spec;
     spec.source = ClusterSource::Environment;
@@ -280,8 +261,7 @@ ClusterSpec fromEnvironment(const EnvLookup &env, Diagnostics &diag, bool checkP
     // The Gloo transport binds to this host's address: loopback for a local cluster; otherwise
     // this machine's hostname (or GLOO_SOCKET_IFNAME, read by the process group).
     spec.local_host = isLoopback(*addr) ? "127.0.0.1" : std::string();
-    if (checkPort)
-        checkChiefPort(spec, "MASTER_PORT", diag);
+    spec.master_port_field = "MASTER_PORT";
     return spec;
 }
 
@@ -306,7 +286,7 @@ EnvLookup processEnvironment()
     };
 }
 
-ClusterSpec resolveClusterSpec(const TrainingOptions &o, Diagnostics &diag, const EnvLookup &env, bool checkPort)
+ClusterSpec resolveClusterSpec(const TrainingOptions &o, Diagnostics &diag, const EnvLookup &env)
 {
     const auto tfConfig = env("TF_CONFIG");
     const bool hasTf = tfConfig && !tfConfig->empty();
@@ -331,11 +311,11 @@ ClusterSpec resolveClusterSpec(const TrainingOptions &o, Diagnostics &diag, cons
         return {};
     }
     if (hasTf)
-        return fromTfConfig(*tfConfig, diag, checkPort);
+        return fromTfConfig(*tfConfig, diag);
     if (!o.worker_hosts.empty())
-        return fromWorkerHosts(o, diag, checkPort);
+        return fromWorkerHosts(o, diag);
     if (const auto ws = env("WORLD_SIZE"); ws && !ws->empty())
-        return fromEnvironment(env, diag, checkPort);
+        return fromEnvironment(env, diag);
     for (const char *name : {"RANK", "MASTER_ADDR", "MASTER_PORT"})
         if (const auto v = env(name); v && !v->empty()) {
             diag.error("WORLD_SIZE", std::string(name) + " is set but WORLD_SIZE is not",
@@ -343,47 +323,6 @@ ClusterSpec resolveClusterSpec(const TrainingOptions &o, Diagnostics &diag, cons
             break;
         }
     return {};
-}
-
-bool tcpPortAvailable(int port, std::string *why)
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) {
-        if (why)
-            *why = std::strerror(errno);
-        return false;
-    }
-    int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_ANY);
-    addr.sin_port = htons(uint16_t(port));
-    bool ok = ::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0 && ::listen(fd, 1) == 0;
-    if (!ok && why)
-        *why = errno == EADDRINUSE ? std::string("the port is already in use") : std::string(std::strerror(errno));
-    ::close(fd);
-    return ok;
-}
-
-int pickFreeTcpPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        throw Error("num_local_workers", std::string("could not open a socket: ") + std::strerror(errno));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0
-        || ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0) {
-        const std::string why = std::strerror(errno);
-        ::close(fd);
-        throw Error("num_local_workers", "could not find a free TCP port on 127.0.0.1: " + why);
-    }
-    ::close(fd);
-    return ntohs(addr.sin_port);
 }
 
 } // namespace wb

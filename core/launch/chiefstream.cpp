@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/distribute/chiefstream.h"
+#include "core/launch/chiefstream.h"
 
 namespace wb {
 

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <atomic>
+// The run-event vocabulary shared by the trainer, the writers in core/io, the local
+// launcher and the front-ends. Depends on nothing but core/util (second layer from the bottom).
+
+#include "core/events/stoptoken.h"
+#include "core/util/errortext.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,6 +84,18 @@ struct RunFinished
     std::string best_checkpoint;   ///< model_dir/best/ckpt-N, or empty
 };
 
+/// Returns the end of a run that failed with `error` (status Failed, message, field and
+/// hint from it); the caller adds last_step and last_checkpoint when it knows them.
+inline RunFinished failedRun(const ErrorText &error)
+{
+    RunFinished r;
+    r.status = RunStatus::Failed;
+    r.message = error.message;
+    r.field = error.field;
+    r.hint = error.hint;
+    return r;
+}
+
 /// Returns "completed", "cancelled" or "failed".
 inline const char *runStatusName(RunStatus s)
 {
@@ -92,32 +109,19 @@ inline const char *runStatusName(RunStatus s)
 
 /// Receives the progress of Trainer::run. All hooks are called on the thread that runs the
 /// Trainer (never the GUI thread); implementations must be cheap and must forward to other
-/// threads themselves (the GUI's worker emits queued signals).
+/// threads themselves (the GUI's worker emits queued signals). Every hook does nothing by
+/// default: an observer overrides only the events it needs.
 class TrainingObserver
 {
 public:
     virtual ~TrainingObserver() = default;
-    virtual void runStarted(const RunStarted &info) = 0;
-    virtual void stepCompleted(const StepMetrics &m) = 0;
-    virtual void evaluationCompleted(const EvalMetrics &m) = 0;
-    virtual void checkpointSaved(const CheckpointSaved &c) = 0;
+    virtual void runStarted(const RunStarted &) {}
+    virtual void stepCompleted(const StepMetrics &) {}
+    virtual void evaluationCompleted(const EvalMetrics &) {}
+    virtual void checkpointSaved(const CheckpointSaved &) {}
     /// A human-readable log line (the same lines the CLI prints).
-    virtual void logMessage(const std::string &line) = 0;
-    virtual void runFinished(const RunFinished &r) = 0;
-};
-
-/// A cooperative stop request, checked by the Trainer between steps. Any thread may call
-/// requestStop(); the run then finishes its current step, writes a checkpoint and ends
-/// as Cancelled.
-class StopToken
-{
-public:
-    void requestStop() noexcept { m_stop.store(true, std::memory_order_relaxed); }
-    bool stopRequested() const noexcept { return m_stop.load(std::memory_order_relaxed); }
-    void reset() noexcept { m_stop.store(false, std::memory_order_relaxed); }
-
-private:
-    std::atomic<bool> m_stop{false};
+    virtual void logMessage(const std::string &) {}
+    virtual void runFinished(const RunFinished &) {}
 };
 
 } // namespace wb

@@ -4,6 +4,7 @@
 // Torch-free and Qt-free (POSIX): the CLI and the GUI both start local workers with it.
 
 #include "core/config/trainingoptions.h"
+#include "core/events/stoptoken.h"
 
 #include <atomic>
 #include <functional>
@@ -23,9 +24,9 @@ struct LocalLaunchOptions
     int master_port = 0;           ///< rendezvous port on 127.0.0.1; 0 = a free one
     int threads_per_worker = 0;    ///< >0: append --intra_op_threads=<n> unless args set it
     int kill_grace_seconds = 10;   ///< after SIGTERM, wait this long before SIGKILL
-    /// Polled by run() about every 100 ms; when it returns true, run() acts as if
-    /// requestStop() was called once (the GUI's Stop button). Optional.
-    std::function<bool()> stop_requested;
+    /// Polled by run() about every 100 ms; once it is requested, run() acts as if
+    /// requestStop() was called once (the GUI's Stop button). Optional; must outlive run().
+    const StopToken *stop = nullptr;
 };
 
 /// How a local cluster ended.
@@ -92,9 +93,11 @@ LocalWorkerPlan planLocalWorkers(const TrainingOptions &o);
 
 /// The launch of `plan` with `executable`: every worker runs `command` (e.g. "train") with
 /// toCommandLineFlags(plan.worker), plus --progress_format=jsonl when `jsonl`; each gets
-/// threadsPerLocalWorker() intra-op threads unless the flags set --num_threads.
+/// `threadsPerWorker` intra-op threads unless the flags set --num_threads (pass
+/// threadsPerLocalWorker(plan.num_workers) from core/train/blascheck.h: libtorch's default
+/// thread count shared among the workers; 0 leaves the workers' default).
 LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,
-                                       const std::string &command, bool jsonl);
+                                       const std::string &command, bool jsonl, int threadsPerWorker);
 
 /// Returns the path of the running executable (/proc/self/exe), or "" when unknown.
 std::string currentExecutable();

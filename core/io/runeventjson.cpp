@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/io/runeventjson.h"
+
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+namespace {
+
+template <typename J>
+J number(double v)
+{
+    return std::isfinite(v) ? J(v) : J(nullptr);
+}
+
+void read(const nlohmann::json &j, const char *key, double &out)
+{
+    const auto it = j.find(key);
+    if (it == j.end())
+        return;
+    if (it->is_null())
+        out = std::numeric_limits<double>::quiet_NaN();
+    else if (it->is_number())
+        out = it->get<double>();
+}
+
+void read(const nlohmann::json &j, const char *key, int64_t &out)
+{
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_number_integer())
+        out = it->get<int64_t>();
+}
+
+void read(const nlohmann::json &j, const char *key, std::string &out)
+{
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_string())
+        out = it->get<std::string>();
+}
+
+void read(const nlohmann::json &j, const char *key, bool &out)
+{
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_boolean())
+        out = it->get<bool>();
+}
+
+} // namespace
+
+RunStatus runStatusFromName(const std::string &name)
+{
+    if (name == "completed")
+        return RunStatus::Completed;
+    if (name == "cancelled")
+        return RunStatus::Cancelled;
+    return RunStatus::Failed;
+}
+
+std::string dumpLine(const nlohmann::ordered_json &j)
+{
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string dumpLine(const nlohmann::json &j)
+{
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void to_json(nlohmann::ordered_json &j, const RunStarted &v)
+{
+    using J = nlohmann::ordered_json;
+    j = J::object();
+    j["total_steps"] = v.total_steps;
+    j["steps_per_epoch"] = v.steps_per_epoch;
+    j["warmup_steps"] = v.warmup_steps;
+    j["eval_steps"] = v.eval_steps;
+    j["start_step"] = v.start_step;
+    j["num_labels"] = v.num_labels;
+    j["parameter_count"] = v.parameter_count;
+    j["model_dir"] = v.model_dir;
+    j["device"] = v.device;
+    j["wall_time"] = number<J>(v.wall_time);
+}
+
+void from_json(const nlohmann::json &j, RunStarted &v)
+{
+    read(j, "total_steps", v.total_steps);
+    read(j, "steps_per_epoch", v.steps_per_epoch);
+    read(j, "warmup_steps", v.warmup_steps);
+    read(j, "eval_steps", v.eval_steps);
+    read(j, "start_step", v.start_step);
+    read(j, "num_labels", v.num_labels);
+    read(j, "parameter_count", v.parameter_count);
+    read(j, "model_dir", v.model_dir);
+    read(j, "device", v.device);
+    read(j, "wall_time", v.wall_time);
+}
+
+void to_json(nlohmann::ordered_json &j, const StepMetrics &v)
+{
+    using J = nlohmann::ordered_json;
+    j = J::object();
+    j["step"] = v.step;
+    j["total_steps"] = v.total_steps;
+    j["epoch"] = number<J>(v.epoch);
+    j["loss"] = number<J>(v.loss);
+    j["learning_rate"] = number<J>(v.learning_rate);
+    j["examples_per_second"] = number<J>(v.examples_per_second);
+    j["wall_time"] = number<J>(v.wall_time);
+}
+
+void from_json(const nlohmann::json &j, StepMetrics &v)
+{
+    read(j, "step", v.step);
+    read(j, "total_steps", v.total_steps);
+    read(j, "epoch", v.epoch);
+    read(j, "loss", v.loss);
+    read(j, "learning_rate", v.learning_rate);
+    read(j, "examples_per_second", v.examples_per_second);
+    read(j, "wall_time", v.wall_time);
+}
+
+void to_json(nlohmann::json &j, const EvalMetrics &v)
+{
+    using J = nlohmann::json;
+    j = J::object();
+    j["step"] = v.step;
+    j["wall_time"] = number<J>(v.wall_time);
+    j["eval_loss"] = number<J>(v.eval_loss);
+    j["num_examples"] = v.num_examples;
+    j["regression"] = v.regression;
+    j["binary"] = v.binary;
+    if (v.regression) {
+        j["eval_mse"] = number<J>(v.eval_mse);
+        j["eval_pearson"] = number<J>(v.eval_pearson);
+        j["eval_spearman"] = number<J>(v.eval_spearman);
+    } else {
+        j["eval_accuracy"] = number<J>(v.eval_accuracy);
+        if (v.binary) {
+            j["eval_f1"] = number<J>(v.eval_f1);
+            j["eval_mcc"] = number<J>(v.eval_mcc);
+        }
+        j["confusion"] = v.confusion;
+    }
+}
+
+void from_json(const nlohmann::json &j, EvalMetrics &v)
+{
+    read(j, "step", v.step);
+    read(j, "wall_time", v.wall_time);
+    read(j, "eval_loss", v.eval_loss);
+    read(j, "num_examples", v.num_examples);
+    v.regression = j.contains("eval_mse");
+    read(j, "regression", v.regression);
+    v.binary = j.contains("eval_f1");
+    read(j, "binary", v.binary);
+    read(j, "eval_accuracy", v.eval_accuracy);
+    read(j, "eval_f1", v.eval_f1);
+    read(j, "eval_mcc", v.eval_mcc);
+    read(j, "eval_mse", v.eval_mse);
+    read(j, "eval_pearson", v.eval_pearson);
+    read(j, "eval_spearman", v.eval_spearman);
+    if (const auto it = j.find("confusion"); it != j.end() && it->is_array()) {
+        v.confusion.clear();
+        for (const auto &row : *it) {
+            std::vector<int64_t> r;
+            if (row.is_array())
+                for (const auto &x : row)
+                    r.push_back(x.is_number_integer() ? x.get<int64_t>() : 0);
+            v.confusion.push_back(std::move(r));
+        }
+    }
+}
+
+void to_json(nlohmann::ordered_json &j, const CheckpointSaved &v)
+{
+    j = nlohmann::ordered_json::object();
+    j["step"] = v.step;
+    j["path"] = v.path;
+}
+
+void from_json(const nlohmann::json &j, CheckpointSaved &v)
+{
+    read(j, "step", v.step);
+    read(j, "path", v.path);
+}
+
+void to_json(nlohmann::ordered_json &j, const RunFinished &v)
+{
+    using J = nlohmann::ordered_json;
+    j = J::object();
+    j["status"] = runStatusName(v.status);
+    j["last_step"] = v.last_step;
+    j["final_train_loss"] = number<J>(v.final_train_loss);
+    j["message"] = v.message;
+    j["field"] = v.field;
+    j["hint"] = v.hint;
+    j["last_checkpoint"] = v.last_checkpoint;
+    if (v.stopped_early_at_step > 0)
+        j["stopped_early_at_step"] = v.stopped_early_at_step;
+    if (v.best_step >= 0) {
+        j["best_step"] = v.best_step;
+        j["best_checkpoint"] = v.best_checkpoint;
+    }
+}
+
+void from_json(const nlohmann::json &j, RunFinished &v)
+{
+    std::string status;
+    read(j, "status", status);
+    v.status = runStatusFromName(status);
+    read(j, "last_step", v.last_step);
+    read(j, "final_train_loss", v.final_train_loss);
+    read(j, "message", v.message);
+    read(j, "field", v.field);
+    read(j, "hint", v.hint);
+    read(j, "last_checkpoint", v.last_checkpoint);
+    read(j, "stopped_early_at_step", v.stopped_early_at_step);
+    read(j, "best_step", v.best_step);
+    read(j, "best_checkpoint", v.best_checkpoint);
+}
+
+} // namespace wb
