@@ -184,6 +184,7 @@ void tst_TeachRun::classifyEqualsPredict()
     const auto rows = lines(out);
     QCOMPARE(rows.size(), texts.size() + 1);
     QCOMPARE(rows[0], std::string("text\tpredicted_label\tham\tspam"));
+    qInfo("classify: %s", rows[1].c_str());
     for (size_t k = 0; k < texts.size(); ++k) {
         const auto cells = split(rows[k + 1], '\t');
         QCOMPARE(cells.size(), size_t(4));
@@ -303,6 +304,10 @@ void tst_TeachRun::earlyStoppingKeepsBest()
     QVERIFY2(d.stop_index >= 0, "the run did not plateau within 12 epochs");
     QCOMPARE(int64_t(accuracies.size()), d.stop_index + 1); // stopped right at that evaluation
     const int64_t stopStep = (d.stop_index + 1) * 8, bestStep = (d.best_index + 1) * 8;
+    std::string seen;
+    for (double a : accuracies)
+        seen += std::to_string(a) + " ";
+    qInfo("eval_accuracy per evaluation: %s-> %s", seen.c_str(), r.message.c_str());
     QCOMPARE(r.stopped_early_at_step, stopStep);
     QCOMPARE(r.best_step, bestStep);
     QCOMPARE(r.last_step, stopStep);
@@ -359,6 +364,8 @@ void tst_TeachRun::lrFindOnTinyRun()
     for (size_t k = 1; k < lrs.size(); ++k)
         QVERIFY(lrs[k] > lrs[k - 1] && lrs[k] <= 1.0 + 1e-12);
     const double s = j["suggestion"].get<double>();
+    qInfo("lr_find: %zu steps, last lr %g, suggestion %g, diverged %d", lrs.size(), lrs.back(), s,
+          int(j["diverged"].get<bool>()));
     QVERIFY2(s >= lrs.front() && s <= lrs.back(), std::to_string(s).c_str());
     QVERIFY(std::find(lrs.begin(), lrs.end(), s) != lrs.end());
     if (!j["diverged"].get<bool>())
