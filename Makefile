@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test bench package clean
+.PHONY: all deps configure build run test bench package clean fuzz
 
 all: build
 
@@ -29,6 +29,12 @@ bench: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
 	@./scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# libFuzzer targets (clang; build-fuzz), FUZZ_SECONDS per target from fuzz/corpus/<target>;
+# not part of `make test` (docs/reliability.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) ./fuzz/run-fuzzers.sh $(FUZZ_TARGETS)
 
 package: build
 	cd $(BUILD_DIR) && cpack

@@ -3,12 +3,12 @@
 if(WB_BUILD_GUI)
   wb_add_test(tst_smoothing NAME ui.smoothing SOURCES ui/tst_smoothing.cpp LIBS wb_uicore)
   wb_add_test(tst_classmetrics NAME ui.classmetrics SOURCES ui/tst_classmetrics.cpp LIBS wb_uicore)
-  wb_add_test(tst_projectfile NAME ui.projectfile SOURCES ui/tst_projectfile.cpp LIBS wb_uicore)
+  wb_add_test(tst_projectfile NAME ui.projectfile SOURCES ui/tst_projectfile.cpp LIBS wb_uicore wb_cli CLI11::CLI11)
   wb_add_test(tst_trainingcontroller NAME ui.trainingcontroller SOURCES ui/tst_trainingcontroller.cpp
               LIBS wb_uicore TIMEOUT 240)
   # Issue 6: "Local workers: N" runs bert-workbench-cli workers and plots the chief's curves.
   wb_add_test(tst_localworkers NAME ui.localworkers SOURCES ui/tst_localworkers.cpp LIBS wb_uicore TIMEOUT 300)
   add_dependencies(tst_localworkers bert-workbench-cli)
-  wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui GUI TIMEOUT 120)
+  wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
 endif()

@@ -12,7 +12,8 @@ struct FieldHelp
     QString text;    ///< what it does and typical values, a few sentences, plain text
 };
 
-/// Returns the help for `field` (a run_classifier flag name such as "learning_rate");
+/// Returns the help for `field` (a flag name or alias of optionTable() such as
+/// "learning_rate", whose label and help text it returns, or the view setting "smoothing");
 /// an empty FieldHelp for unknown names. Thread-safe.
 FieldHelp fieldHelp(const QString &field);
 

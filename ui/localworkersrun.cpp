@@ -25,7 +25,7 @@ bool isExecutableFile(const QString &path)
 
 } // namespace
 
-bool wantsLocalWorkers(const RunSpec &spec)
+bool wantsLocalWorkers(const TrainingOptions &spec)
 {
     return planLocalWorkers(spec).num_workers > 0;
 }
@@ -47,7 +47,7 @@ std::string findWorkerExecutable()
     return QStandardPaths::findExecutable(QLatin1String(kWorkerBinary)).toStdString();
 }
 
-RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop,
+RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable)
 {
     RunFinished result;

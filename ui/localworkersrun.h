@@ -11,7 +11,7 @@ namespace wb {
 /// True when `spec` runs as local worker processes (wb::planLocalWorkers): train_and_eval
 /// with multi_worker_mirrored and num_local_workers > 0 (the "Local workers" field, the
 /// CLI's --num_local_workers), or mirrored over num_gpus > 1 GPUs (one process per GPU).
-bool wantsLocalWorkers(const RunSpec &spec);
+bool wantsLocalWorkers(const TrainingOptions &spec);
 
 /// Where the GUI finds the worker binary, bert-workbench-cli: $BERT_WORKBENCH_CLI when set,
 /// else beside the running executable, else on the PATH. Returns "" when none is found.
@@ -30,7 +30,7 @@ std::string findWorkerExecutable();
 /// be started. Does not call observer.runFinished (the caller reports the result).
 /// Thread rules: blocks until every worker ended; call it from the training thread.
 /// Never throws.
-RunFinished runLocalWorkers(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop,
+RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable);
 
 } // namespace wb

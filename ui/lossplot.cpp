@@ -485,7 +485,7 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
 
 void LossPlot::addComparisonRun(const RunHistory &run, const QColor &colour)
 {
-    removeComparisonRun(run.metricsPath);
+    removeComparisonRun(run.sourcePath);
     Overlay o;
     o.run = run;
     o.colour = colour;
@@ -503,10 +503,10 @@ void LossPlot::addComparisonRun(const RunHistory &run, const QColor &colour)
     d->rebuild();
 }
 
-void LossPlot::removeComparisonRun(const QString &metricsPath)
+void LossPlot::removeComparisonRun(const QString &sourcePath)
 {
     auto it = std::find_if(d->overlays.begin(), d->overlays.end(),
-                           [&](const Overlay &o) { return o.run.metricsPath == metricsPath; });
+                           [&](const Overlay &o) { return o.run.sourcePath == sourcePath; });
     if (it == d->overlays.end())
         return;
     d->plot->removeGraph(it->loss);
@@ -518,7 +518,7 @@ void LossPlot::removeComparisonRun(const QString &metricsPath)
 void LossPlot::clearComparisonRuns()
 {
     while (!d->overlays.empty())
-        removeComparisonRun(d->overlays.front().run.metricsPath);
+        removeComparisonRun(d->overlays.front().run.sourcePath);
 }
 
 int LossPlot::comparisonRunCount() const { return int(d->overlays.size()); }

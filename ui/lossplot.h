@@ -35,9 +35,9 @@ public:
     void addStep(const StepMetrics &m);
     void addEvaluation(const EvalMetrics &m);
 
-    /// Overlays another run in `colour`; replaces an overlay with the same metricsPath.
+    /// Overlays another run in `colour`; replaces an overlay with the same sourcePath.
     void addComparisonRun(const RunHistory &run, const QColor &colour);
-    void removeComparisonRun(const QString &metricsPath);
+    void removeComparisonRun(const QString &sourcePath);
     void clearComparisonRuns();
     int comparisonRunCount() const;
 

@@ -1,45 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
-#include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
+#include "ui/backgroundjob.h"
 
 #include <QMainWindow>
 
-#include <atomic>
-#include <map>
-#include <optional>
-
 class QAction;
 class QComboBox;
-class QDoubleSpinBox;
-class QFormLayout;
-class QLabel;
-class QLineEdit;
 class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
-class QProgressBar;
-class QProgressDialog;
-class QThread;
-class QSpinBox;
 class QTabWidget;
 
 namespace wb {
 
+class ConfigurationForm;
 class EvaluationView;
+class ExampleLoader;
 class LossPlot;
+class ProgressPanel;
+class SchedulePanel;
 class PrepareDataDialog;
 class RunsTable;
 class TrainingController;
+struct ExampleDataPaths;
+struct ValidationResult;
 
-/// The workbench window: configuration form (strategy, files, hyperparameters) with a live
-/// schedule panel and model summary, Train/Stop/Resume, live curves, evaluation view, run
-/// comparison and log. Dialogs that report problems are opened window-modal with open()
-/// and kept as members, so nothing blocks and tests can read them. GUI thread only.
+/// The workbench window wires its rooms: the configuration form (ConfigurationForm), the
+/// schedule panel and model summary (SchedulePanel), Train/Stop/Resume, live curves
+/// (LossPlot), evaluation view, run comparison, log and the progress row (ProgressPanel).
+/// The pre-flight check and the example download run as background jobs
+/// (runBackgroundJob), so the window stays responsive. Dialogs that report problems are
+/// opened window-modal with open() and kept as members, so nothing blocks and tests can
+/// read them; every slot that calls into the core catches every exception and reports it
+/// as a dialog plus a log line (reportError). GUI thread only.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -47,7 +44,8 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// Returns the configuration as shown in the form.
+    /// Returns the configuration as shown in the form (options without a widget, such as
+    /// mode or num_threads, as they were set or loaded).
     TrainingOptions options() const;
     /// Shows `o` in the form (marks the project modified only when `markModified`).
     void setOptions(const TrainingOptions &o, bool markModified = false);
@@ -73,7 +71,10 @@ public:
     LossPlot *lossPlot() const { return m_plot; }
     EvaluationView *evaluationView() const { return m_evalView; }
     RunsTable *runsTable() const { return m_runs; }
-    QComboBox *strategyPicker() const { return m_strategy; }
+    QComboBox *strategyPicker() const;
+    ConfigurationForm *configurationForm() const { return m_form; }
+    /// Whether the pre-flight check of the last train() is still running.
+    bool isCheckingConfiguration() const { return m_checking; }
     QAction *trainAction() const { return m_trainAction; }
     QAction *stopAction() const { return m_stopAction; }
     QAction *resumeAction() const { return m_resumeAction; }
@@ -89,8 +90,10 @@ public:
     void showTab(const QString &objectName);
 
 public Q_SLOTS:
-    /// Validates; on success starts a run, else shows every problem in the error dialog.
-    /// Returns true when a run was started.
+    /// Starts the pre-flight check (validation, data scan, CUDA, port) on a background
+    /// thread; Train is disabled meanwhile. When it passes a run starts, else every problem
+    /// is shown in the validation dialog; preflightFinished() says which. Returns false
+    /// (and does nothing) while a run or a check is already going.
     bool train();
     void stop();
     bool resume();
@@ -112,27 +115,30 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// The example project has been opened (after openExample()).
     void exampleReady();
+    /// The pre-flight check started by train() has ended; `started`: a run was started.
+    void preflightFinished(bool started);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    void buildForm(QWidget *panel);
     void buildMenus();
-    QWidget *withHelp(const QString &field, QWidget *editor);
-    void addRow(QFormLayout *form, const QString &field, QWidget *editor);
-    QLineEdit *addPathRow(QFormLayout *form, const QString &field, bool directory, const QString &filter);
     void markModified();
     void reloadInputs();
     void updateSchedule();
-    void updateModelSummary();
     void updateTitle();
     void updateActions();
-    void addRecent(const QString &key, const QString &value);
-    QStringList recent(const QString &key) const;
     void rebuildRecentProjectsMenu();
     void showValidationErrors(const Diagnostics &diag);
     void appendLog(const QString &line);
+    void openExampleProject(const ExampleDataPaths &paths);
+    void startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome);
+    /// Shows `error` in a window-modal box titled `title` (object name `objectName`, when
+    /// given) and writes it to the log.
+    void reportError(const QString &title, const ErrorReport &error, const QString &objectName = QString());
+    /// Runs `f`; any exception becomes reportError(title, …). Returns false when one was thrown.
+    template<typename F>
+    bool guarded(const QString &title, F &&f);
 
     void handleRunStarted(const RunStarted &info);
     void handleStep(const StepMetrics &m);
@@ -141,26 +147,14 @@ private:
     void handleFinished(const RunFinished &r);
 
     TrainingController *m_controller;
+    ConfigurationForm *m_form = nullptr;
+    SchedulePanel *m_schedule = nullptr;
+    ProgressPanel *m_progress = nullptr;
     LossPlot *m_plot = nullptr;
     EvaluationView *m_evalView = nullptr;
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
     QPlainTextEdit *m_log = nullptr;
-    QProgressBar *m_progress = nullptr;
-    QLabel *m_progressLabel = nullptr;
-    QLabel *m_statusLabel = nullptr;
-    QLabel *m_schedule = nullptr;
-    QLabel *m_modelSummary = nullptr;
-
-    QComboBox *m_strategy = nullptr;
-    QSpinBox *m_numGpus = nullptr;
-    QSpinBox *m_localWorkers = nullptr;
-    QSpinBox *m_workerTimeout = nullptr;
-    std::map<QString, QLineEdit *> m_paths;
-    QSpinBox *m_trainBatch = nullptr, *m_evalBatch = nullptr, *m_epochs = nullptr, *m_evalPerEpoch = nullptr;
-    QSpinBox *m_trainDataSize = nullptr, *m_seed = nullptr, *m_logSteps = nullptr, *m_keepCheckpoints = nullptr;
-    QLineEdit *m_learningRate = nullptr, *m_endLr = nullptr;
-    QDoubleSpinBox *m_warmupFraction = nullptr, *m_weightDecay = nullptr;
 
     QAction *m_trainAction = nullptr, *m_stopAction = nullptr, *m_resumeAction = nullptr;
     QMenu *m_recentProjects = nullptr;
@@ -168,20 +162,25 @@ private:
     QMessageBox *m_runErrorBox = nullptr;
     QMessageBox *m_closeBox = nullptr;
     PrepareDataDialog *m_prepareDialog = nullptr;
-    QProgressDialog *m_exampleProgress = nullptr;
-    QThread *m_exampleThread = nullptr;
-    StopToken m_exampleCancel;
+    ExampleLoader *m_example = nullptr;
+    JobHandle m_preflight;
 
-    std::optional<BertConfig> m_bertConfig;
-    std::optional<InputMetaData> m_metaData;
-    Diagnostics m_inputDiagnostics;
     Diagnostics m_lastValidation;
     QString m_projectPath;
-    bool m_loading = false;
     bool m_closeAfterStop = false;
-    double m_firstWall = 0;
-    int64_t m_firstStep = 0;
-    int64_t m_trainBatchSize = 0;
+    bool m_checking = false;
 };
+
+template<typename F>
+bool MainWindow::guarded(const QString &title, F &&f)
+{
+    try {
+        f();
+        return true;
+    } catch (...) {
+        reportError(title, describeCurrentException());
+        return false;
+    }
+}
 
 } // namespace wb

@@ -47,7 +47,7 @@ void readSummary(const QString &path, std::map<std::string, std::string> &out)
 RunHistory RunHistory::load(const QString &path, QString *error)
 {
     RunHistory h;
-    h.metricsPath = path;
+    h.sourcePath = path;
     const QFileInfo info(path);
     h.name = info.absoluteDir().dirName();
     std::string readError;
@@ -188,7 +188,7 @@ std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QStri
             order.push_back(key);
             RunHistory h;
             h.name = groupDir.dirName();
-            h.metricsPath = key;
+            h.sourcePath = key;
             grouped[key] = h;
         }
         RunHistory &h = grouped[key];

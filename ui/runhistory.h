@@ -15,7 +15,9 @@ namespace wb {
 struct RunHistory
 {
     QString name;          ///< shown in legends and tables (the run directory's name)
-    QString metricsPath;   ///< the metrics.jsonl it was read from
+    /// Where it was read from: a metrics.jsonl file (load) or a TensorBoard run directory
+    /// (fromTensorBoard). Identifies the run in the comparison table and the plot.
+    QString sourcePath;
     std::vector<double> trainStep, trainWallTime, trainLoss, learningRate;
     std::vector<double> evalStep, evalWallTime, evalLoss, evalAccuracy;
     /// Scalars from training_summary.json next to the metrics file (may be empty), and the
@@ -36,7 +38,7 @@ struct RunHistory
     /// (or the folder above `summaries/`); any other event-file directory is a run of its own.
     /// Tags: loss, batch_loss, epoch_loss, train_loss → training loss; learning_rate, lr,
     /// epoch_learning_rate → learning rate; in an eval directory (or with an eval_ prefix)
-    /// loss → eval loss and accuracy → eval accuracy. `metricsPath` of each run is its
+    /// loss → eval loss and accuracy → eval accuracy. `sourcePath` of each run is its
     /// directory, which identifies it in the run table. Sets `*error` (and returns nothing)
     /// when `logdir` holds no event file or cannot be read; damaged files add warnings to
     /// `*warnings` and keep the records before the damage. Never throws. Any thread.

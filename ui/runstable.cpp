@@ -90,10 +90,10 @@ bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
 
 void RunsTable::addHistory(const RunHistory &run, bool overlay)
 {
-    const QString abs = run.metricsPath;
+    const QString abs = run.sourcePath;
     int row = -1;
     for (int i = 0; i < int(m_runs.size()); ++i)
-        if (m_runs[i].metricsPath == abs)
+        if (m_runs[i].sourcePath == abs)
             row = i;
     const QSignalBlocker blocker(m_table);
     if (row < 0) {
@@ -136,7 +136,7 @@ int RunsTable::scan(const QString &modelDir)
             continue;
         bool checked = false;
         for (int i = 0; i < int(m_runs.size()); ++i)
-            if (m_runs[i].metricsPath == path && m_table->item(i, 0))
+            if (m_runs[i].sourcePath == path && m_table->item(i, 0))
                 checked = m_table->item(i, 0)->checkState() == Qt::Checked;
         if (addRun(path, checked))
             ++added;
@@ -151,7 +151,7 @@ void RunsTable::setOverlay(int row, bool on)
     if (on)
         m_plot->addComparisonRun(m_runs[row], colourFor(row));
     else
-        m_plot->removeComparisonRun(m_runs[row].metricsPath);
+        m_plot->removeComparisonRun(m_runs[row].sourcePath);
 }
 
 } // namespace wb

@@ -23,7 +23,7 @@ public:
     /// Adds (or reloads) the run of `metricsPath`; returns false and sets `error` when it
     /// cannot be read. `overlay` checks it at once.
     bool addRun(const QString &metricsPath, bool overlay, QString *error = nullptr);
-    /// Adds (or replaces, by metricsPath) an already loaded run, e.g. one read from
+    /// Adds (or replaces, by sourcePath) an already loaded run, e.g. one read from
     /// TensorBoard logs (RunHistory::fromTensorBoard). `overlay` checks it at once.
     void addHistory(const RunHistory &run, bool overlay);
     /// Adds every run found next to `modelDir` (RunHistory::findRuns), unchecked.

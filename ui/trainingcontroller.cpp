@@ -8,7 +8,7 @@ namespace wb {
 
 namespace {
 
-RunFinished runTrainer(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop)
+RunFinished runTrainer(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop)
 {
     if (wantsLocalWorkers(spec)) // "Local workers: N": N processes of bert-workbench-cli
         return runLocalWorkers(spec, observer, stop, findWorkerExecutable());

@@ -14,7 +14,7 @@ namespace wb {
 
 /// The function that performs a run: Trainer::run by default; tests substitute their own.
 /// Called on the worker thread; must report through the observer and poll the token.
-using RunFunction = std::function<RunFinished(const RunSpec &, TrainingObserver &, const StopToken &)>;
+using RunFunction = std::function<RunFinished(const TrainingOptions &, TrainingObserver &, const StopToken &)>;
 
 /// Runs one training run on the controller's thread. It *is* the TrainingObserver: every hook
 /// emits a copyable value struct, which reaches the GUI thread through queued connections.

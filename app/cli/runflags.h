@@ -7,8 +7,10 @@
 
 namespace wb::cli {
 
-/// Adds run_classifier's flags (seed-spec §4, DESIGN.md §6) to `app`, bound to `options`.
-/// Both `--flag=value` and `--flag value` work. `--distribution_strategy` has no default.
+/// Adds one flag per entry of optionTable() (run_classifier's names, their aliases such as
+/// --ds/--md/--ng and old spellings such as --intra_op_threads) to `app`, bound to `options`.
+/// Both `--flag=value` and `--flag value` work; a value of the wrong type is a CLI11
+/// ValidationError naming the flag. `--distribution_strategy` and `--model_dir` have no default.
 void addRunFlags(CLI::App &app, TrainingOptions &options);
 
 /// Parses `args` with `app`. On --help prints help to `out` and returns 0 via `exitCode`;

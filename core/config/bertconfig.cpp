@@ -12,6 +12,9 @@ using detail::fieldName;
 
 namespace {
 
+// Largest parameter count fromJson accepts (bounds parameterCount's int64 arithmetic).
+constexpr long double kMaxParameters = 1e12L;
+
 const std::set<std::string> &knownKeys()
 {
     static const std::set<std::string> keys = {
@@ -182,6 +185,21 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
     if (!isSupportedActivation(c.hidden_act))
         diag.error(fieldName(source, "hidden_act"), "Unsupported activation: " + c.hidden_act,
                    "use one of gelu, gelu_new, relu, tanh, silu, swish");
+    // Sizes whose parameter count does not fit the int64 arithmetic of parameterCount() cannot
+    // describe a trainable model (found by fuzz/fuzz_bertconfig: vocab_size 9e18 overflowed it).
+    if (c.vocab_size > 0 && c.hidden_size > 0 && c.num_hidden_layers > 0 && c.intermediate_size > 0
+        && c.max_position_embeddings > 0 && c.type_vocab_size > 0 && c.embeddingWidth() > 0) {
+        const long double H = c.hidden_size, E = c.embeddingWidth(), I = c.intermediate_size;
+        const long double total = (long double)(c.vocab_size) * E + (long double)(c.max_position_embeddings) * E
+                                  + (long double)(c.type_vocab_size) * E + E * H
+                                  + (long double)(c.num_hidden_layers) * (4 * H * H + 2 * H * I + 10 * H + I) + H * H;
+        if (total > kMaxParameters)
+            diag.error(source,
+                       "these sizes give a model of about " + detail::formatNumber(double(total))
+                           + " parameters, more than the limit of 1e12 (BERT-Large has 3.4e8)",
+                       "check vocab_size, hidden_size, num_hidden_layers, intermediate_size and "
+                       "max_position_embeddings against the model's published bert_config.json");
+    }
     return c;
 }
 

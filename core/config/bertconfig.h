@@ -50,7 +50,7 @@ struct BertConfig
     /// `config.json` (docs/file-formats.md). Every problem is added to `diag`, with
     /// `source` (the file name) and the key as field: wrong types, sizes ≤ 0, dropout
     /// outside [0,1), hidden_size not a multiple of num_attention_heads, unsupported
-    /// hidden_act, HF `position_embedding_type` other than "absolute", a malformed
+    /// hidden_act, sizes that give more than 1e12 parameters, HF `position_embedding_type` other than "absolute", a malformed
     /// `id2label` (errors); unknown keys, HF `model_type` other than "bert", a set
     /// `classifier_dropout` (warnings). HF's keys that change nothing (architectures,
     /// transformers_version, label2id, pad_token_id, …) are kept quietly in `extra`.

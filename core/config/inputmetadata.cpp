@@ -10,6 +10,12 @@ namespace wb {
 
 using detail::fieldName;
 
+namespace {
+// Largest num_labels accepted: keeps the classifier's parameter count (hidden_size ×
+// num_labels) far inside int64.
+constexpr int64_t kMaxNumLabels = 1000000;
+} // namespace
+
 InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
 {
     InputMetaData m;
@@ -56,6 +62,10 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
         if (numLabels < 1)
             diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(numLabels),
                        "set it to the number of classes (1 means regression)");
+        else if (numLabels > kMaxNumLabels) // found by fuzz/fuzz_inputmetadata: overflowed the parameter count
+            diag.error(fieldName(source, "num_labels"),
+                       "num_labels must be ≤ 1000000, got " + std::to_string(numLabels),
+                       "set it to the number of classes in the training data");
         else
             m.num_labels = numLabels;
     }

@@ -21,7 +21,7 @@ struct InputMetaData
 {
     std::string processor_type;               ///< e.g. "MRPC", "FOLDERS"; informational
     std::string task_type = "bert_classification"; ///< bert_classification or bert_regression
-    int64_t num_labels = 1;                   ///< classes; 1 means regression
+    int64_t num_labels = 1;                   ///< classes, 1..1000000; 1 means regression
     std::string label_type = "int";           ///< "int" or "float" (type of label_ids)
     int64_t max_seq_length = 0;               ///< tokens per example (required)
     std::optional<int64_t> train_data_size;   ///< training examples written (required for training)

@@ -33,6 +33,34 @@ void lineColumn(const std::string &text, std::size_t offset, int &line, int &col
     }
 }
 
+// Deepest nesting of arrays and objects accepted. nlohmann::json parses any depth, but dump()
+// (used in error messages) recurses once per level and overflowed the stack at ~300,000.
+constexpr std::size_t kMaxJsonDepth = 512;
+
+// Returns the offset of the bracket that opens level kMaxJsonDepth + 1, or npos.
+std::size_t tooDeepAt(const std::string &text)
+{
+    std::size_t depth = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth)
+                return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::string::npos;
+}
+
 } // namespace
 
 std::optional<nlohmann::json> parseJsonObject(const std::string &textIn, const std::string &source,
@@ -47,6 +75,16 @@ std::optional<nlohmann::json> parseJsonObject(const std::string &textIn, const s
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
         diag.error(source, "the file is empty; a JSON object was expected",
                    "write a JSON object such as {\"vocab_size\": 30522, ...} into it");
+        return std::nullopt;
+    }
+    if (const std::size_t at = tooDeepAt(text); at != std::string::npos) {
+        int line = 0;
+        int column = 0;
+        lineColumn(text, at, line, column);
+        diag.error(source,
+                   "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)
+                       + ": arrays and objects are nested more than " + std::to_string(kMaxJsonDepth) + " levels deep",
+                   "the file is damaged or not a configuration file");
         return std::nullopt;
     }
     nlohmann::json j;
@@ -65,6 +103,13 @@ std::optional<nlohmann::json> parseJsonObject(const std::string &textIn, const s
                    "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)
                        + ": " + detail,
                    "fix the syntax there (a missing comma, quote or brace is the usual cause)");
+        return std::nullopt;
+    } catch (const nlohmann::json::out_of_range &e) {
+        // A number beyond the range of double, e.g. 1e999 (found by fuzz/fuzz_bertconfig).
+        std::string what = e.what();
+        const auto pos = what.find("] ");
+        std::string detail = pos == std::string::npos ? what : what.substr(pos + 2);
+        diag.error(source, "invalid JSON: " + detail, "write the number within the range of a double (about 1.8e308)");
         return std::nullopt;
     }
     if (!j.is_object()) {

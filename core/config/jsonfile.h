@@ -12,7 +12,8 @@ namespace wb {
 /// Reads and parses a JSON file for a loader.
 ///
 /// Every failure becomes one error in `diag` with `path` as the field: missing file, a
-/// directory instead of a file, an empty file, a syntax error (with line and column), or a
+/// directory instead of a file, an empty file, a syntax error (with line and column), a
+/// number beyond the range of double, arrays/objects nested more than 512 levels deep, or a
 /// top level that is not an object. A UTF-8 byte order mark is skipped with a warning.
 /// Returns the parsed object, or nothing when an error was added. Thread-safe.
 std::optional<nlohmann::json> readJsonObjectFile(const std::string &path, Diagnostics &diag);

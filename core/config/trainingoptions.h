@@ -8,21 +8,24 @@
 
 namespace wb {
 
-/// Everything a run needs, named and defaulted as run_classifier's flags (seed-spec §4),
+/// Everything a run needs, named and defaulted as the flags of run_classifier.py (tensorflow/models, official/nlp/bert),
 /// plus our own `seed`, `keep_checkpoint_max` and `metrics_file`.
 ///
-/// This is the RunSpec that `Trainer::run` takes. Paths are stored as given (relative paths
-/// resolve against the working directory). A plain value; copy it to the training thread.
+/// `Trainer::run` takes it. Paths are stored as given (relative paths resolve against the
+/// working directory). A plain value; copy it to the training thread. The member
+/// initialisers are the defaults; core/config/optiontable.h describes every member (flag
+/// name, type, unit, help, form group), and the CLI, the project file and the window are
+/// driven by that table.
 struct TrainingOptions
 {
-    // Strategy (seed-spec §5). No default: empty means "not specified".
+    // Strategy. No default: empty means "not specified".
     std::string distribution_strategy;
     int num_gpus = 0;           ///< run_classifier's default is 1; we default to CPU-only (0)
     // Cluster (multi_worker_mirrored).
     std::string worker_hosts;   ///< comma-separated host:port list
     int task_index = -1;
     int num_local_workers = 0;  ///< >0: spawn this many local workers on loopback
-    int worker_timeout_seconds = 300;
+    int worker_timeout = 300;   ///< seconds to wait for every worker (--worker_timeout)
 
     // Files.
     std::string bert_config_file;
@@ -30,7 +33,7 @@ struct TrainingOptions
     std::string train_data_path; ///< file, glob or comma-separated list
     std::string eval_data_path;
     std::string init_checkpoint; ///< safetensors with HF names (optional)
-    std::string model_dir = "/tmp";
+    std::string model_dir;       ///< required to train, predict or export (no default)
     std::string model_export_path;
     std::string predict_checkpoint_path;
     std::string metrics_file;    ///< default: <model_dir>/metrics.jsonl
@@ -54,7 +57,7 @@ struct TrainingOptions
     int64_t seed = 42;
     int keep_checkpoint_max = 0;  ///< 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
     int64_t save_checkpoints_steps = 0; ///< also checkpoint every N steps (TF Estimator RunConfig); 0: only at evaluations
-    int intra_op_threads = 0;     ///< 0: automatic (see performance.md)
+    int num_threads = 0;          ///< intra-op threads (--num_threads); 0: automatic
 
     // Teaching (issue 14): best model, early stopping, the learning-rate range test.
     std::string best_checkpoint_metric; ///< "", eval_accuracy, eval_loss, eval_f1 or eval_mcc: keep model_dir/best/
@@ -65,7 +68,7 @@ struct TrainingOptions
 
     // Export and classify: the tokenizer that made the data (create_finetuning_data.py's flags).
     std::string vocab_file;             ///< default: the vocab recorded in prepare_report.json
-    std::optional<bool> do_lower_case;  ///< default: prepare_report.json's, else true
+    std::string do_lower_case;          ///< "true", "false", or "" (prepare_report.json's, else true)
 
     /// Returns metrics_file or <model_dir>/metrics.jsonl.
     std::string metricsPath() const;
@@ -81,8 +84,5 @@ std::vector<std::string> toCommandLineFlags(const TrainingOptions &o);
 /// Joins `args` into one line a POSIX shell reads back as the same words ('…' quoting
 /// where needed), for "Copy as command line".
 std::string shellJoin(const std::vector<std::string> &args);
-
-/// Shortname used by the Trainer API (DESIGN.md §3).
-using RunSpec = TrainingOptions;
 
 } // namespace wb

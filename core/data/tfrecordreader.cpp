@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -86,7 +87,8 @@ TFRecordReader::TFRecordReader(const std::string &path)
     if (!m_source->file)
         throw Error(path, std::string("cannot open TFRecord file: ") + std::strerror(errno));
     std::setvbuf(m_source->file, nullptr, _IONBF, 0); // we buffer ourselves
-    m_source->buffer.resize(kFileBuffer);
+    // No larger than the file: a 1 MiB buffer per small file made fuzz_tfrecord run at 190 exec/s.
+    const size_t bufferSize = size_t(std::clamp<uint64_t>(m_fileSize, 64, kFileBuffer));
 
     unsigned char head[12];
     const size_t got = std::fread(head, 1, sizeof head, m_source->file);
@@ -98,9 +100,11 @@ TFRecordReader::TFRecordReader(const std::string &path)
         else if ((head[0] & 0x0f) == 8 && ((unsigned(head[0]) << 8) | head[1]) % 31 == 0)
             m_compression = RecordCompression::Zlib;
     }
-    if (m_compression != RecordCompression::None) {
+    if (m_compression == RecordCompression::None) {
+        m_source->buffer.resize(bufferSize);
+    } else {
         Source &s = *m_source;
-        s.input.resize(kInflateInput);
+        s.input.resize(std::min(bufferSize, kInflateInput)); // inflate() writes straight to the caller's buffer
         if (inflateInit2(&s.zs, 15 + 32) != Z_OK) // 15 + 32: accept zlib and gzip headers
             throw Error(path, "cannot initialise zlib");
         s.inflating = true;

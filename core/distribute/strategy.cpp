@@ -87,7 +87,7 @@ public:
             o.world_size = cluster.world_size;
             o.local_host = cluster.local_host;
             o.addresses = cluster.addresses;
-            o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout_seconds));
+            o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout));
             m_group = ProcessGroup::connect(o);
         }
     }

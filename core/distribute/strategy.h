@@ -36,7 +36,7 @@ struct ShardSpec
 /// replicas identical. Every rank must make the same sequence of calls.
 ///
 /// Errors: wb::Error (field "cluster") when a worker is missing or fails; never a hang
-/// (bounded by TrainingOptions::worker_timeout_seconds). Thread rules: use from the
+/// (bounded by TrainingOptions::worker_timeout). Thread rules: use from the
 /// training thread only.
 class Strategy
 {
@@ -102,7 +102,7 @@ public:
 /// Builds the strategy for a validated run: one_device (cpu, or cuda:0 when num_gpus ==
 /// 1), mirrored (one CPU replica when num_gpus == 0; see docs/multi-worker.md for GPUs),
 /// multi_worker_mirrored (joins the cluster described by `cluster`: blocks until every
-/// worker joined, up to options.worker_timeout_seconds). Throws wb::Error on failure.
+/// worker joined, up to options.worker_timeout). Throws wb::Error on failure.
 std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
                                        const TrainingOptions &options);
 

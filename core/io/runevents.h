@@ -60,7 +60,8 @@ enum class RunEventKind { NotAnEvent, RunStarted, Step, Eval, Checkpoint, Log, F
 /// caller can add what it knows (e.g. a failed worker) before reporting the end.
 /// A line that is not a JSON object with a known "event" (a stray print, a crash message)
 /// returns NotAnEvent and calls nothing: pass it on as a log line. Missing keys keep the
-/// struct's defaults; never throws.
+/// struct's defaults; an eval's "confusion" that is not a square matrix of counts in
+/// [0, 2^40] with at most 1000000 classes is dropped (left empty). Never throws.
 RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer, RunFinished *finished = nullptr);
 
 } // namespace wb

@@ -22,7 +22,7 @@ struct LocalLaunchOptions
     std::vector<std::string> args; ///< argv[1..] of every worker (see planLocalWorkers)
     int num_workers = 2;
     int master_port = 0;           ///< rendezvous port on 127.0.0.1; 0 = a free one
-    int threads_per_worker = 0;    ///< >0: append --intra_op_threads=<n> unless args set it
+    int threads_per_worker = 0;    ///< >0: append --num_threads=<n> unless args set it
     int kill_grace_seconds = 10;   ///< after SIGTERM, wait this long before SIGKILL
     /// Polled by run() about every 100 ms; once it is requested, run() acts as if
     /// requestStop() was called once (the GUI's Stop button). Optional; must outlive run().

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <istream>
 #include <nlohmann/json.hpp>
 
 namespace wb {
@@ -40,17 +41,24 @@ SafetensorsHeader readSafetensorsHeader(const std::string &path)
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         throw Error(path, "cannot open the safetensors file", "check the path of --init_checkpoint");
-    SafetensorsHeader h;
     const auto size = in.tellg();
     if (size < 0)
         throw Error(path, "cannot determine the file size (is it a directory?)");
-    h.file_size = uint64_t(size);
+    in.seekg(0);
+    return parseSafetensorsHeader(in, uint64_t(size), path);
+}
+
+SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, const std::string &path)
+{
+    SafetensorsHeader h;
+    h.file_size = fileSize;
     if (h.file_size < 8)
         throw Error(path, "file is " + std::to_string(h.file_size) + " bytes, too short for a safetensors header",
                     "the file is truncated or not a safetensors file");
-    in.seekg(0);
     unsigned char lenBytes[8];
     in.read(reinterpret_cast<char *>(lenBytes), 8);
+    if (!in)
+        throw Error(path, "could not read the header length");
     uint64_t n = 0;
     for (int k = 7; k >= 0; --k)
         n = (n << 8) | lenBytes[k];

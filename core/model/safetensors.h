@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ size_t safetensorsDtypeSize(const std::string &dtype);
 /// checked), no gaps or overlaps, and data ending exactly at the end of the file.
 /// Throws wb::Error with `path` as field and the offending tensor named. Thread-safe.
 SafetensorsHeader readSafetensorsHeader(const std::string &path);
+
+/// The parsing half of readSafetensorsHeader(), without file access (the fuzz target
+/// fuzz/fuzz_safetensors.cpp feeds it memory): reads the length and the JSON header from
+/// `in`, positioned at byte 0 of a file of `fileSize` bytes, and checks them as above;
+/// `path` names the file in errors. Does not read the data buffer. Thread-safe.
+SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, const std::string &path);
 
 /// Builds the header bytes (8-byte length + JSON padded with spaces to a multiple of 8)
 /// for tensors laid out back to back in the given order; fills begin/end of `entries`.

@@ -119,7 +119,7 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
         text << in.rdbuf();
         put("vocab.txt", text.str());
     }
-    const bool lower = spec.do_lower_case.value_or(prepared.do_lower_case.value_or(true));
+    const bool lower = spec.do_lower_case.empty() ? prepared.do_lower_case.value_or(true) : spec.do_lower_case == "true";
     nlohmann::ordered_json tok;
     tok["tokenizer_class"] = "BertTokenizer";
     tok["do_lower_case"] = lower;

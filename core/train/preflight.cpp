@@ -38,7 +38,7 @@ int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
 {
     // The parsing lives with the strategies (core/config/clusterspec.h); the chief's
     // rendezvous port is checked here too, so a port in use is a pre-flight error.
-    if (o.worker_timeout_seconds <= 0)
+    if (o.worker_timeout <= 0)
         diag.error("worker_timeout", "worker_timeout must be a positive number of seconds",
                    "300 (the default) waits five minutes for every worker to join and for each exchange");
     const int errorsBefore = diag.errorCount();

@@ -16,7 +16,7 @@ namespace wb {
 class Run
 {
 public:
-    Run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v);
+    Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v);
 
     RunFinished train();
     RunFinished predict();
@@ -45,7 +45,7 @@ private:
     void saveCheckpointAt(TrainState &s, int64_t step);
     RunFinished finish(TrainState &s);
 
-    const RunSpec &m_spec;
+    const TrainingOptions &m_spec;
     TrainingObserver &m_obs;
     const StopToken &m_stop;
     BertConfig m_cfg;

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace wb {
 
-Run::Run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v)
+Run::Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v)
     : m_spec(spec), m_obs(observer), m_stop(stop), m_cfg(*v.bert_config), m_meta(*v.meta_data),
       m_regression(v.meta_data->isRegression())
 {
@@ -61,9 +61,9 @@ void Run::loadForInference(nn::BertForSequenceClassification &model, const std::
 
 void Run::configureThreads()
 {
-    if (m_spec.intra_op_threads > 0) {
-        torch::set_num_threads(m_spec.intra_op_threads);
-        m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.intra_op_threads) + " (--num_threads)");
+    if (m_spec.num_threads > 0) {
+        torch::set_num_threads(m_spec.num_threads);
+        m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
     } else {
         // Automatic: keep libtorch's own choice (one thread per physical core as it counts
         // them); BLAS brings its own pool. Raising torch's OpenMP threads on top made
@@ -116,7 +116,7 @@ struct Trainer::Private
 Trainer::Trainer() : d(std::make_unique<Private>()) {}
 Trainer::~Trainer() = default;
 
-RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop)
+RunFinished Trainer::run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop)
 {
     ValidationResult v;
     try {
@@ -131,7 +131,7 @@ RunFinished Trainer::run(const RunSpec &spec, TrainingObserver &observer, const 
     return run(spec, v, observer, stop);
 }
 
-RunFinished Trainer::run(const RunSpec &spec, const ValidationResult &v, TrainingObserver &observer,
+RunFinished Trainer::run(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &observer,
                          const StopToken &stop)
 {
     RunFinished r;

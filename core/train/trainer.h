@@ -30,13 +30,13 @@ public:
     /// the latest checkpoint in model_dir. Never throws: every outcome, including bad
     /// input, NaN loss and I/O errors, ends in exactly one observer.runFinished() and is
     /// returned.
-    RunFinished run(const RunSpec &spec, TrainingObserver &observer, const StopToken &stop);
+    RunFinished run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop);
 
     /// The same, for a caller that has just validated `spec` itself (the CLI, to exit with
     /// code 2 on bad input): `validated` must be validateRun(spec)'s result. Its warnings
     /// are logged; when it is not ok() the run fails with its first error, as above. Skips
     /// the second pass over the data files.
-    RunFinished run(const RunSpec &spec, const ValidationResult &validated, TrainingObserver &observer,
+    RunFinished run(const TrainingOptions &spec, const ValidationResult &validated, TrainingObserver &observer,
                     const StopToken &stop);
 
 private:

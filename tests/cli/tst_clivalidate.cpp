@@ -38,7 +38,7 @@ private Q_SLOTS:
         TrainingOptions o;
         o.distribution_strategy = "multi_worker_mirrored";
         o.num_gpus = 1;
-        o.worker_timeout_seconds = 42;
+        o.worker_timeout = 42;
         o.bert_config_file = "/data/my model/bert_config.json"; // a space
         o.input_meta_data_path = "meta.json";
         o.train_data_path = "train-*.tf_record,extra.tf_record";
@@ -54,7 +54,7 @@ private Q_SLOTS:
         o.warmup_fraction = 0.06;
         o.seed = 7;
         o.keep_checkpoint_max = 3;
-        o.intra_op_threads = 2;
+        o.num_threads = 2;
         const std::vector<std::string> flags = toCommandLineFlags(o);
         QVERIFY(std::find(flags.begin(), flags.end(), "--learning_rate=5e-04") != flags.end());
         QVERIFY(std::find(flags.begin(), flags.end(), "--eval_batch_size=32") == flags.end()); // a default
@@ -106,10 +106,24 @@ private Q_SLOTS:
         std::string out, err;
         const int code = run({"validate", "--distribution_strategy=ONE_DEVICE", "--bert_config_file", path("bert_config.json"),
                               "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
-                              path("export")},
+                              path("export"), "--model_dir", path("run")},
                              out, err);
         QVERIFY2(code == 0, err.c_str());
         QVERIFY(QString::fromStdString(out).contains(QStringLiteral("configuration is valid: strategy one_device")));
+    }
+
+    void missingModelDirExits2()
+    {
+        // No default model directory: a run never resumes from whatever an old default holds.
+        std::string out, err;
+        const int code = run({"validate", "--distribution_strategy=one_device", "--bert_config_file", path("bert_config.json"),
+                              "--input_meta_data_path", path("meta.json"), "--mode=export_only", "--model_export_path",
+                              path("export")},
+                             out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(QString::fromStdString(err).startsWith(QStringLiteral(
+                     "error: model_dir: no model_dir was given\n  hint: pass --model_dir=<directory for checkpoints and metrics>")),
+                 err.c_str());
     }
 
     void emptyFlagValueDoesNotSwallowTheNextFlag()

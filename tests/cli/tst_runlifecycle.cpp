@@ -251,7 +251,7 @@ private Q_SLOTS:
         TrainingOptions o = wbtest::writeTinyRun(root() + "/e", p);
         o.steps_per_loop = 1;
         o.save_checkpoints_steps = 3;
-        o.intra_op_threads = 1;
+        o.num_threads = 1;
         std::string out, err;
         QCOMPARE(wbtest::runCli(flagsOf(o), out, err), int(cli::kExitOk));
         const auto reference = trainLosses(o.model_dir + "/metrics.jsonl");

@@ -117,7 +117,7 @@ private Q_SLOTS:
     void twoWorkersEqualOne()
     {
         // One worker, batch 8: 40 records, 1 epoch = 5 steps, eval and checkpoint at step 5.
-        RunSpec one = spec("one");
+        TrainingOptions one = spec("one");
         one.distribution_strategy = "one_device";
         Recorder oneRec;
         StopToken stop;
@@ -129,11 +129,11 @@ private Q_SLOTS:
         std::vector<Recorder> recs(2);
         std::vector<RunFinished> results(2);
         auto worker = [&](int rank) {
-            RunSpec s = spec("two");
+            TrainingOptions s = spec("two");
             s.distribution_strategy = "multi_worker_mirrored";
             s.worker_hosts = "127.0.0.1:" + std::to_string(port) + ",127.0.0.1:" + std::to_string(port + 1);
             s.task_index = rank;
-            s.worker_timeout_seconds = 60;
+            s.worker_timeout = 60;
             StopToken never;
             results[size_t(rank)] = Trainer().run(s, recs[size_t(rank)], never);
         };
@@ -189,9 +189,9 @@ private Q_SLOTS:
     }
 
 private:
-    RunSpec spec(const char *dir) const
+    TrainingOptions spec(const char *dir) const
     {
-        RunSpec s;
+        TrainingOptions s;
         s.bert_config_file = m_data + "/bert_config.json";
         s.input_meta_data_path = m_data + "/input_meta_data.json";
         s.train_data_path = m_data + "/train.tf_record";
@@ -205,7 +205,7 @@ private:
         s.seed = 5;
         s.log_steps = 0;
         s.steps_per_loop = 1; // a report per step: metrics.jsonl does not depend on timing
-        s.intra_op_threads = 1;
+        s.num_threads = 1;
         return s;
     }
 

@@ -133,7 +133,7 @@ private Q_SLOTS:
                 cluster.master_port = port;
                 cluster.local_host = "127.0.0.1";
                 TrainingOptions options;
-                options.worker_timeout_seconds = 20;
+                options.worker_timeout = 20;
                 DistributionStrategy ds;
                 ds.kind = StrategyKind::MultiWorkerMirrored;
                 auto s = makeStrategy(ds, cluster, options);

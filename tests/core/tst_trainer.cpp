@@ -63,7 +63,7 @@ private Q_SLOTS:
     void predictAndExportRoundTrip();
 
 private:
-    RunSpec spec(const QString &modelDir) const;
+    TrainingOptions spec(const QString &modelDir) const;
     QTemporaryDir m_dir;
     std::string m_data;
 };
@@ -86,9 +86,9 @@ void tst_Trainer::initTestCase()
     std::ofstream(m_data + "/input_meta_data.json") << meta.dump(2);
 }
 
-RunSpec tst_Trainer::spec(const QString &modelDir) const
+TrainingOptions tst_Trainer::spec(const QString &modelDir) const
 {
-    RunSpec s;
+    TrainingOptions s;
     s.distribution_strategy = "one_device";
     s.bert_config_file = m_data + "/bert_config.json";
     s.input_meta_data_path = m_data + "/input_meta_data.json";
@@ -110,7 +110,7 @@ void tst_Trainer::trainsAndWritesModelDir()
     Recorder rec;
     StopToken stop;
     Trainer t;
-    const RunSpec s = spec(QStringLiteral("run1"));
+    const TrainingOptions s = spec(QStringLiteral("run1"));
     const RunFinished r = t.run(s, rec, stop);
     QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
     QCOMPARE(int(rec.finished.size()), 1);
@@ -150,7 +150,7 @@ void tst_Trainer::sameSeedSameLosses()
     Recorder a, b;
     StopToken stop;
     Trainer t;
-    RunSpec s = spec(QStringLiteral("seedA"));
+    TrainingOptions s = spec(QStringLiteral("seedA"));
     s.num_train_epochs = 1;
     const RunFinished ra = t.run(s, a, stop);
     s.model_dir = m_dir.filePath(QStringLiteral("seedB")).toStdString();
@@ -172,7 +172,7 @@ void tst_Trainer::resumeContinuesExactly()
     StopToken stop;
     first.stopAfterCheckpoints = &stop;
     Trainer t;
-    const RunSpec s = spec(QStringLiteral("resume"));
+    const TrainingOptions s = spec(QStringLiteral("resume"));
     RunFinished r = t.run(s, first, stop);
     QCOMPARE(int(r.status), int(RunStatus::Cancelled));
     QCOMPARE(r.last_step, int64_t(16));
@@ -202,7 +202,7 @@ void tst_Trainer::refusesOtherArchitecture()
     Recorder rec;
     StopToken stop;
     Trainer t;
-    RunSpec s = spec(QStringLiteral("run1")); // has checkpoints of the 32-wide model
+    TrainingOptions s = spec(QStringLiteral("run1")); // has checkpoints of the 32-wide model
     s.bert_config_file = m_data + "/bert_config_wide.json";
     const RunFinished r = t.run(s, rec, stop);
     QCOMPARE(int(r.status), int(RunStatus::Failed));
@@ -217,7 +217,7 @@ void tst_Trainer::nanLossFails()
     Recorder rec;
     StopToken stop;
     Trainer t;
-    RunSpec s = spec(QStringLiteral("nan"));
+    TrainingOptions s = spec(QStringLiteral("nan"));
     s.learning_rate = 1e30;
     const RunFinished r = t.run(s, rec, stop);
     QCOMPARE(int(r.status), int(RunStatus::Failed));
@@ -230,7 +230,7 @@ void tst_Trainer::predictAndExportRoundTrip()
     Recorder rec;
     StopToken stop;
     Trainer t;
-    RunSpec s = spec(QStringLiteral("run1"));
+    TrainingOptions s = spec(QStringLiteral("run1"));
     s.mode = "predict";
     RunFinished r = t.run(s, rec, stop);
     QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());

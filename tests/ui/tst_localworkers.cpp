@@ -85,7 +85,7 @@ void tst_LocalWorkers::initTestCase()
 
 void tst_LocalWorkers::onlyMultiWorkerAsksForWorkers()
 {
-    RunSpec s;
+    TrainingOptions s;
     s.distribution_strategy = "multi_worker_mirrored";
     s.num_local_workers = 2;
     QVERIFY(wantsLocalWorkers(s));
@@ -110,14 +110,14 @@ void tst_LocalWorkers::findsTheCliFromTheEnvironment()
 void tst_LocalWorkers::twoWorkersMatchOneWorker()
 {
     QTemporaryDir dir;
-    RunSpec one = wbtest::writeTinyRun(dir, 64, 16);
+    TrainingOptions one = wbtest::writeTinyRun(dir, 64, 16);
     // Without dropout: every worker draws its own dropout masks, one worker draws them all.
     std::ofstream(one.bert_config_file) << R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
         "num_attention_heads": 2, "intermediate_size": 64, "hidden_act": "gelu", "hidden_dropout_prob": 0.0,
         "attention_probs_dropout_prob": 0.0, "max_position_embeddings": 64, "type_vocab_size": 2,
         "initializer_range": 0.02})";
     one.model_dir = dir.filePath(QStringLiteral("one")).toStdString();
-    RunSpec two = one;
+    TrainingOptions two = one;
     two.distribution_strategy = "multi_worker_mirrored";
     two.num_local_workers = 2;
     two.model_dir = dir.filePath(QStringLiteral("two")).toStdString();
@@ -163,7 +163,7 @@ void tst_LocalWorkers::twoWorkersMatchOneWorker()
 void tst_LocalWorkers::stopThenResume()
 {
     QTemporaryDir dir;
-    RunSpec spec = wbtest::writeTinyRun(dir, 800, 16); // 100 steps per epoch, 200 in all
+    TrainingOptions spec = wbtest::writeTinyRun(dir, 800, 16); // 100 steps per epoch, 200 in all
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
 
@@ -194,7 +194,7 @@ void tst_LocalWorkers::stopThenResume()
 void tst_LocalWorkers::failedWorkerNamesItsRank()
 {
     QTemporaryDir dir;
-    RunSpec spec = wbtest::writeTinyRun(dir);
+    TrainingOptions spec = wbtest::writeTinyRun(dir);
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
     Collector obs;
@@ -212,7 +212,7 @@ void tst_LocalWorkers::failedWorkerNamesItsRank()
 void tst_LocalWorkers::missingWorkerProgramIsClear()
 {
     QTemporaryDir dir;
-    RunSpec spec = wbtest::writeTinyRun(dir);
+    TrainingOptions spec = wbtest::writeTinyRun(dir);
     spec.distribution_strategy = "multi_worker_mirrored";
     spec.num_local_workers = 2;
     Collector obs;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
 
+#include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
 #include "tinyrun.h"
 #include "core/io/eventwriter.h"
 #include "core/io/summarywriter.h"
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
+#include "ui/projectfile.h"
 #include "ui/runhistory.h"
 #include "ui/trainingcontroller.h"
 
@@ -20,6 +22,7 @@
 #include <QStandardPaths>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -49,10 +52,22 @@ void simulateStep()
         x = x * 1.0000001;
 }
 
+/// Presses Train and waits for the pre-flight check (a background job) to end; returns
+/// whether a run was started.
+bool pressTrain(MainWindow &w)
+{
+    QSignalSpy checked(&w, &MainWindow::preflightFinished);
+    if (!w.train())
+        return false;
+    if (!checked.wait(60000))
+        return false;
+    return checked.first().at(0).toBool();
+}
+
 struct RecordingRun
 {
     std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
-    std::shared_ptr<RunSpec> lastSpec = std::make_shared<RunSpec>();
+    std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
 };
 
 } // namespace
@@ -75,6 +90,9 @@ private Q_SLOTS:
     void resetToDefaults();
     void localWorkersFollowStrategy();
     void openTensorBoardLogs();
+    void projectKeepsOptionsWithoutWidgets();
+    void unknownProjectKeyIsWarned();
+    void missingModelDirIsAValidationError();
 };
 
 void tst_MainWindow::initTestCase()
@@ -99,7 +117,16 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy running(w.controller(), &TrainingController::runningChanged);
     QVERIFY(w.trainAction()->isEnabled());
+    QSignalSpy checked(&w, &MainWindow::preflightFinished);
     w.trainAction()->trigger(); // press Train
+    // The check runs off the GUI thread; Train waits for it.
+    QVERIFY(w.isCheckingConfiguration());
+    QVERIFY(!w.trainAction()->isEnabled());
+    QVERIFY(!w.train()); // a second press while checking does nothing
+    QVERIFY(checked.wait(60000));
+    QCOMPARE(checked.count(), 1);
+    QCOMPARE(checked.first().at(0).toBool(), false);
+    QVERIFY(w.trainAction()->isEnabled());
     QMessageBox *box = w.validationDialog();
     QVERIFY(box);
     QVERIFY(box->isVisible());
@@ -129,7 +156,7 @@ void tst_MainWindow::everyProblemListedStrategyFirst()
     MainWindow w;
     w.setOptions(o);
     w.show();
-    QVERIFY(!w.train());
+    QVERIFY(!pressTrain(w));
     const QStringList lines = w.validationDialog()->text().split(QLatin1Char('\n'));
     QVERIFY2(lines.size() >= 3, qPrintable(w.validationDialog()->text()));
     QCOMPARE(lines.first(), QString::fromLatin1(kNoStrategyMessage));
@@ -144,7 +171,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     const TrainingOptions o = writeFixture(dir);
     MainWindow w;
     RecordingRun rec;
-    w.controller()->setRunFunction([rec](const RunSpec &spec, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([rec](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &) {
         ++*rec.calls;
         *rec.lastSpec = spec;
         RunFinished r;
@@ -156,7 +183,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     w.show();
     w.strategyPicker()->setCurrentIndex(w.strategyPicker()->findText(QStringLiteral("one_device")));
     QSignalSpy finished(w.controller(), &TrainingController::finished);
-    QVERIFY2(w.train(), w.lastValidation().format().c_str());
+    QVERIFY2(pressTrain(w), w.lastValidation().format().c_str());
     QVERIFY(!w.lastValidation().hasErrors());
     QVERIFY(!w.validationDialog() || !w.validationDialog()->isVisible());
     QVERIFY(finished.wait(5000));
@@ -175,7 +202,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
         obs.logMessage("step 3: loss = nan");
         RunFinished r;
         r.status = RunStatus::Failed;
@@ -189,7 +216,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     w.setOptions(o);
     w.show();
     QSignalSpy finished(w.controller(), &TrainingController::finished);
-    QVERIFY(w.train());
+    QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
     QMessageBox *box = w.runErrorDialog();
     QVERIFY(box);
@@ -214,11 +241,13 @@ void tst_MainWindow::scheduleFollowsEdits()
     w.setOptions(o);
     QString text = w.scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 32)")), qPrintable(text));
-    QVERIFY(text.contains(QStringLiteral("= 114")));
-    QVERIFY(text.contains(QStringLiteral("= 342")));
-    QVERIFY(text.contains(QStringLiteral("= 34")));
+    // Each quantity's own line, exactly: 3668 // 32 = 114, × 3 = 342, int(3 × 3668 × 0.1 / 32) = 34.
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QVERIFY2(lines.contains(QStringLiteral("steps_per_epoch = 114")), qPrintable(text));
+    QVERIFY2(lines.contains(QStringLiteral("total_steps = 342")), qPrintable(text));
+    QVERIFY2(lines.contains(QStringLiteral("warmup_steps = 34")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("ceil(408 / 32)")));
-    QVERIFY(text.contains(QStringLiteral("= 13")));
+    QVERIFY2(lines.contains(QStringLiteral("eval_steps = 13")), qPrintable(text));
     QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
     w.findChild<QSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
     text = w.scheduleText();
@@ -281,7 +310,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const RunSpec &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
         RunStarted s;
         s.total_steps = 16;
         s.device = "cpu";
@@ -313,7 +342,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     w.setOptions(o);
     w.show();
     QSignalSpy finished(w.controller(), &TrainingController::finished);
-    QVERIFY(w.train());
+    QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
     QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
     QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalLoss), 2);
@@ -333,7 +362,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     o.distribution_strategy = "one_device";
     MainWindow w;
     auto checkpointed = std::make_shared<std::atomic<bool>>(false);
-    w.controller()->setRunFunction([checkpointed](const RunSpec &, TrainingObserver &obs, const StopToken &stop) {
+    w.controller()->setRunFunction([checkpointed](const TrainingOptions &, TrainingObserver &obs, const StopToken &stop) {
         int64_t step = 0;
         while (!stop.stopRequested()) {
             StepMetrics m;
@@ -355,7 +384,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     w.setOptions(o);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.train());
+    QVERIFY(pressTrain(w));
     QTRY_VERIFY(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss) >= 3);
     QVERIFY(!w.close()); // asks first
     QVERIFY(w.closeDialog() && w.closeDialog()->isVisible());
@@ -404,7 +433,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(timeout && timeout->isEnabled());
     QCOMPARE(timeout->value(), 300);
     timeout->setValue(30);
-    QCOMPARE(w.options().worker_timeout_seconds, 30);
+    QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
     w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));
@@ -484,6 +513,74 @@ void tst_MainWindow::openTensorBoardLogs()
     QVERIFY(box);
     QVERIFY2(box->text().contains(QStringLiteral("empty")), qPrintable(box->text()));
     box->close();
+}
+
+void tst_MainWindow::projectKeepsOptionsWithoutWidgets()
+{
+    // The form has no widgets for these; opening and re-saving a project must keep them.
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "multi_worker_mirrored";
+    o.num_threads = 3;
+    o.mode = "predict";
+    o.worker_hosts = "10.0.0.1:2222,10.0.0.2:2222";
+    o.task_index = 1;
+    o.metrics_file = dir.filePath(QStringLiteral("elsewhere/metrics.jsonl")).toStdString();
+    o.steps_per_loop = 5;
+    const QString first = dir.filePath(QStringLiteral("first.bwproj"));
+    ProjectFile::save(first, o);
+
+    MainWindow w;
+    QString error;
+    QVERIFY2(w.openProject(first, &error), qPrintable(error));
+    const QString second = dir.filePath(QStringLiteral("second.bwproj"));
+    QVERIFY2(w.saveProject(second, &error), qPrintable(error));
+    Diagnostics diag;
+    const TrainingOptions back = ProjectFile::load(second, diag);
+    QVERIFY2(diag.empty(), diag.format().c_str());
+    QCOMPARE(back.num_threads, 3);
+    QCOMPARE(back.mode, std::string("predict"));
+    QCOMPARE(back.worker_hosts, o.worker_hosts);
+    QCOMPARE(back.task_index, 1);
+    QCOMPARE(back.metrics_file, o.metrics_file);
+    QCOMPARE(back.steps_per_loop.value_or(0), int64_t(5));
+    QCOMPARE(ProjectFile::toJson(back), ProjectFile::toJson(o));
+    QVERIFY2(w.commandLine().contains(QStringLiteral(" --num_threads=3")), qPrintable(w.commandLine()));
+}
+
+void tst_MainWindow::unknownProjectKeyIsWarned()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("old.bwproj"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format":"bert-workbench-project","version":1,"options":{"seed":5,"colour":"red"}})");
+    f.close();
+    MainWindow w;
+    QString error;
+    QVERIFY2(w.openProject(path, &error), qPrintable(error));
+    QCOMPARE(w.options().seed, int64_t(5));
+    QVERIFY2(w.logText().contains(QStringLiteral("warning: options.colour: unknown setting, ignored")), qPrintable(w.logText()));
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("1 warning")), qPrintable(w.statusBar()->currentMessage()));
+}
+
+void tst_MainWindow::missingModelDirIsAValidationError()
+{
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    o.model_dir.clear();
+    MainWindow w;
+    w.setOptions(o);
+    w.show();
+    QVERIFY(!pressTrain(w));
+    QCOMPARE(w.lastValidation().errorCount(), 1);
+    QCOMPARE(w.lastValidation().items().front().field, std::string("model_dir"));
+    QCOMPARE(w.validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
+    QVERIFY2(w.validationDialog()->informativeText().contains(
+                 QStringLiteral("set “Model directory” to <directory for checkpoints and metrics>")),
+             qPrintable(w.validationDialog()->informativeText()));
+    QVERIFY(!w.controller()->isRunning());
 }
 
 QTEST_MAIN(tst_MainWindow)

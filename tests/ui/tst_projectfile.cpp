@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "app/cli/runflags.h"
+#include "core/config/optiontable.h"
 #include "ui/projectfile.h"
 #include "ui/runhistory.h"
 
@@ -6,6 +8,9 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <sstream>
 
 using namespace wb;
 
@@ -17,7 +22,115 @@ private Q_SLOTS:
     void relativePathsResolveAgainstProject();
     void wrongTypeIsNamed();
     void metricsHistory();
+    void everyOptionRoundTrips();
+    void oldSpellingsAndAbsentKeys();
 };
+
+namespace {
+
+/// A value of `spec` that differs from its default and survives the trip as text.
+std::string nonDefaultValue(const OptionSpec &spec)
+{
+    const TrainingOptions d;
+    switch (spec.type()) {
+    case OptionType::Text:
+        if (!spec.choices.empty())
+            return spec.choices.back() != spec.defaultText() ? spec.choices.back() : spec.choices.front();
+        if (spec.isPath())
+            return std::string("/data/my run/") + spec.flag; // absolute: the project file keeps it as is
+        return std::string("value-") + spec.flag;
+    case OptionType::Integer:
+        return std::to_string(std::stoll(spec.defaultText()) + 7);
+    case OptionType::OptionalInteger:
+        return "123";
+    case OptionType::Real: {
+        TrainingOptions o;
+        spec.setText(o, "0.3333333333333333"); // needs all 16 digits to read back
+        return spec.text(o);
+    }
+    }
+    return {};
+}
+
+} // namespace
+
+/// Every option of the table goes flags → options → project file → options → flags and
+/// arrives unchanged, each set to a value that is not its default.
+void tst_ProjectFile::everyOptionRoundTrips()
+{
+    std::vector<std::string> flags;
+    for (const OptionSpec &spec : optionTable())
+        flags.push_back(std::string("--") + spec.flag + "=" + nonDefaultValue(spec));
+
+    CLI::App app;
+    TrainingOptions parsed;
+    cli::addRunFlags(app, parsed);
+    std::ostringstream out, err;
+    int code = 0;
+    QVERIFY2(cli::parseFlags(app, flags, out, err, code), err.str().c_str());
+    for (const OptionSpec &spec : optionTable()) {
+        QVERIFY2(spec.isChanged(parsed), spec.flag);
+        QCOMPARE(spec.text(parsed), nonDefaultValue(spec));
+    }
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("all.bwproj"));
+    ProjectFile::save(path, parsed);
+    const nlohmann::json saved = ProjectFile::toJson(parsed);
+    QCOMPARE(saved.at("options").size(), optionTable().size()); // every option has its key
+    Diagnostics diag;
+    const TrainingOptions loaded = ProjectFile::load(path, diag);
+    QVERIFY2(diag.empty(), diag.format().c_str());
+    for (const OptionSpec &spec : optionTable())
+        QVERIFY2(spec.equal(parsed, loaded), spec.flag);
+
+    const std::vector<std::string> back = toCommandLineFlags(loaded);
+    QCOMPARE(back, toCommandLineFlags(parsed));
+    // Every option but mode (the subcommand sets it) is on the command line.
+    QCOMPARE(back.size(), optionTable().size() - 1);
+    for (const std::string &f : flags)
+        if (f.rfind("--mode=", 0) != 0)
+            QVERIFY2(std::find(back.begin(), back.end(), f) != back.end(), f.c_str());
+}
+
+void tst_ProjectFile::oldSpellingsAndAbsentKeys()
+{
+    // Projects written before the option table used intra_op_threads; absent keys keep defaults.
+    Diagnostics diag;
+    const auto j = nlohmann::json::parse(R"({"format":"bert-workbench-project","version":1,
+        "options":{"intra_op_threads":3,"worker_timeout":45,"seed":7,"colour":"red"}})");
+    const TrainingOptions o = ProjectFile::fromJson(j, QString(), diag);
+    QCOMPARE(o.num_threads, 3);
+    QCOMPARE(o.worker_timeout, 45);
+    QCOMPARE(o.seed, int64_t(7));
+    QCOMPARE(o.learning_rate, 5e-5);
+    QCOMPARE(o.mode, std::string("train_and_eval"));
+    QCOMPARE(o.model_dir, std::string()); // no default model directory
+    QCOMPARE(diag.errorCount(), 0);
+    QCOMPARE(int(diag.items().size()), 1);
+    QCOMPARE(diag.items().front().severity, Severity::Warning);
+    QCOMPARE(diag.items().front().field, std::string("options.colour"));
+    QCOMPARE(diag.items().front().message, std::string("unknown setting, ignored"));
+
+    // The CLI accepts the old spelling too, and both forms of a value.
+    CLI::App app;
+    TrainingOptions parsed;
+    cli::addRunFlags(app, parsed);
+    std::ostringstream out, err;
+    int code = 0;
+    QVERIFY2(cli::parseFlags(app, {"--intra_op_threads=2", "--worker_timeout", "9", "--md", "runs/a"}, out,
+                             err, code),
+             err.str().c_str());
+    QCOMPARE(parsed.num_threads, 2);
+    QCOMPARE(parsed.worker_timeout, 9);
+    QCOMPARE(parsed.model_dir, std::string("runs/a"));
+    TrainingOptions bad;
+    CLI::App app2;
+    cli::addRunFlags(app2, bad);
+    QVERIFY(!cli::parseFlags(app2, {"--train_batch_size=1.5"}, out, err, code));
+    QCOMPARE(code, 2);
+    QVERIFY2(err.str().find("--train_batch_size: expected an integer, found '1.5'") != std::string::npos, err.str().c_str());
+}
 
 void tst_ProjectFile::roundTrip()
 {

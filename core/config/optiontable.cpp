@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/config/optiontable.h"
+
+#include <charconv>
+#include <climits>
+#include <limits>
+#include <cmath>
+
+namespace wb {
+
+namespace {
+
+using O = TrainingOptions;
+
+constexpr double kIntMax = double(INT_MAX); // upper bound of int-valued form fields
+
+const char *const kJsonFiles = "JSON (*.json);;All files (*)";
+const char *const kRecordFiles = "TFRecord (*.tf_record *.tfrecord *.tfrecords);;All files (*)";
+
+OptionSpec option(const char *flag, std::vector<std::string> aliases, OptionMember member, const char *unit,
+                  const char *summary, const char *label, const char *help)
+{
+    OptionSpec s;
+    s.flag = flag;
+    s.aliases = std::move(aliases);
+    s.member = member;
+    s.unit = unit;
+    s.summary = summary;
+    s.label = label;
+    s.help = help;
+    return s;
+}
+
+std::vector<OptionSpec> buildTable()
+{
+    std::vector<OptionSpec> t;
+    const auto add = [&t](OptionSpec s) { t.push_back(std::move(s)); };
+
+    // --- 1. Where to train (run_classifier's distribution flags) -------------------------
+    OptionSpec s = option("distribution_strategy", {"ds"}, &O::distribution_strategy, "",
+               "one_device, mirrored or multi_worker_mirrored (required; no default)", "Distribution strategy",
+               "How training is spread over your hardware. one_device trains on one CPU or one GPU "
+               "(the right choice on a laptop). mirrored copies the model to every local GPU and "
+               "averages their gradients. multi_worker_mirrored does the same across several "
+               "processes or machines. There is no default: you must choose one.");
+    s.group = FormGroup::Strategy;
+    s.choices = {"one_device", "mirrored", "multi_worker_mirrored"};
+    add(s);
+
+    s = option("num_gpus", {"ng"}, &O::num_gpus, "GPUs", "GPUs per worker (0 = CPU)", "GPUs",
+               "How many GPUs to use. 0 trains on the CPU. one_device allows at most 1; mirrored uses "
+               "one replica per GPU. Typical: 0 without a GPU, 1 with one.");
+    s.group = FormGroup::Strategy;
+    s.maximum = 64;
+    add(s);
+
+    s = option("worker_hosts", {}, &O::worker_hosts, "", "comma-separated host:port list (multi_worker_mirrored)",
+               "Worker hosts",
+               "multi_worker_mirrored only: the cluster's workers as host:port, comma-separated, the chief first. "
+               "TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK describe a cluster too.");
+    add(s);
+
+    s = option("task_index", {}, &O::task_index, "", "this worker's index in --worker_hosts", "Task index",
+               "This process's position in the worker host list (0 is the chief). -1: not given.");
+    s.minimum = -1;
+    s.maximum = 1024;
+    add(s);
+
+    s = option("num_local_workers", {}, &O::num_local_workers, "workers",
+               "multi_worker_mirrored: start this many workers on this machine", "Local workers",
+               "multi_worker_mirrored only: start this many worker processes on this computer. "
+               "Each trains on its share of every batch and the gradients are averaged, so the "
+               "result matches one worker. The plot shows the chief's (worker 0) curves. Off (0) "
+               "joins the cluster described by TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK instead. "
+               "The training batch size must divide by the number of workers.");
+    s.group = FormGroup::Strategy;
+    s.maximum = 64;
+    s.zero_means = "off (use TF_CONFIG or the environment)";
+    add(s);
+
+    s = option("worker_timeout", {"worker_timeout_seconds"}, &O::worker_timeout, "s",
+               "seconds to wait for every worker to join", "Worker timeout",
+               "multi_worker_mirrored only: how long every worker waits for the others to join, "
+               "and for each exchange of gradients. A worker that does not come, or dies, ends the "
+               "run with an error naming it after at most this long. 300 s (the default) leaves "
+               "time to start workers by hand on several machines; 30 s is plenty for local workers.");
+    s.group = FormGroup::Strategy;
+    s.minimum = 1;
+    s.maximum = 24 * 3600;
+    add(s);
+
+    // --- 2. Model and data -------------------------------------------------------------
+    s = option("bert_config_file", {}, &O::bert_config_file, "", "bert_config.json", "BERT config",
+               "bert_config.json describes the model's shape: layers, width, attention heads, "
+               "vocabulary size. It must match the init checkpoint. Use Model → New config from "
+               "preset to write one (BERT-Tiny trains in minutes on a CPU).");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kJsonFiles;
+    add(s);
+
+    s = option("input_meta_data_path", {}, &O::input_meta_data_path, "", "input_meta_data.json", "Input meta data",
+               "input_meta_data.json is written when the data is prepared. It says how many "
+               "examples and labels there are and the sequence length, which the schedule below "
+               "is computed from.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kJsonFiles;
+    add(s);
+
+    s = option("train_data_path", {}, &O::train_data_path, "", "training TFRecord file(s) or glob", "Training data",
+               "TFRecord file(s) with the training examples (a file, a glob such as train-*.tf_record, "
+               "or a comma-separated list). Make them with File → Prepare Data.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kRecordFiles;
+    add(s);
+
+    s = option("eval_data_path", {}, &O::eval_data_path, "", "evaluation (or predict) TFRecord file(s) or glob",
+               "Evaluation data",
+               "TFRecord file(s) with held-out examples. The model never trains on them; they "
+               "measure how well it generalises after each epoch.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kRecordFiles;
+    add(s);
+
+    s = option("init_checkpoint", {}, &O::init_checkpoint, "", "pre-trained weights (safetensors, HF names)",
+               "Init checkpoint",
+               "Pre-trained weights (safetensors with Hugging Face BERT names) to start from. "
+               "Fine-tuning a pre-trained model needs far less data. Leave empty to start from "
+               "random weights (fine for small experiments, much worse accuracy).");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = "safetensors (*.safetensors);;All files (*)";
+    add(s);
+
+    s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
+               "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
+               "written. Training again with the same directory resumes from its latest "
+               "checkpoint; choose a new directory for a fresh run.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::Directory;
+    add(s);
+
+    s = option("model_export_path", {}, &O::model_export_path, "", "export directory", "Export directory",
+               "export_only: the directory the trained model is exported to.");
+    s.path = PathKind::Directory;
+    add(s);
+
+    s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "", "checkpoint for predict",
+               "Predict checkpoint", "predict: the checkpoint to predict with (default: the latest in the model directory).");
+    s.path = PathKind::File;
+    add(s);
+
+    s = option("metrics_file", {}, &O::metrics_file, "", "metrics.jsonl path (default <model_dir>/metrics.jsonl)",
+               "Metrics file", "Where the run's metrics.jsonl is written (default: in the model directory).");
+    s.path = PathKind::File;
+    add(s);
+
+    s = option("mode", {}, &O::mode, "", "train_and_eval, predict or export_only", "Mode",
+               "What a run does: train and evaluate, predict with a checkpoint, or export one.");
+    s.choices = {"train_and_eval", "predict", "export_only"};
+    s.strict_choices = true;
+    add(s);
+
+    // --- 3. Hyperparameters ------------------------------------------------------------
+    s = option("train_batch_size", {}, &O::train_batch_size, "examples", "global training batch", "Train batch size",
+               "Examples per training step. Larger batches give smoother gradients but need more "
+               "memory. Typical: 16 or 32 for BERT-Base, 32–128 for small models.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 65536;
+    add(s);
+
+    s = option("eval_batch_size", {}, &O::eval_batch_size, "examples", "global evaluation batch", "Eval batch size",
+               "Examples per evaluation step. Only affects speed and memory, not results. "
+               "Typical: the same as the train batch size or larger.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 65536;
+    add(s);
+
+    s = option("learning_rate", {}, &O::learning_rate, "", "peak learning rate", "Learning rate",
+               "How big each update step is, at its peak (after warmup). Too high and the loss "
+               "jumps or becomes NaN; too low and it barely moves. Typical for fine-tuning: "
+               "2e-5 to 5e-5 for BERT-Base; 1e-4 to 1e-3 for BERT-Tiny.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10;
+    add(s);
+
+    s = option("end_lr", {}, &O::end_lr, "", "final learning rate of the decay", "End learning rate",
+               "The learning rate decays linearly from its peak to this value at the last step. "
+               "Typical: 0.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10;
+    add(s);
+
+    s = option("num_train_epochs", {}, &O::num_train_epochs, "epochs", "real epochs", "Epochs",
+               "How many times the model sees every training example. Typical: 2–4 for "
+               "fine-tuning. More epochs can overfit: watch the eval loss rise while the train "
+               "loss keeps falling.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 10000;
+    add(s);
+
+    s = option("num_eval_per_epoch", {}, &O::num_eval_per_epoch, "", "evaluations per epoch", "Evaluations per epoch",
+               "How often to evaluate (and checkpoint) within one epoch. 1 evaluates at the end of "
+               "each epoch; higher values give more points on the eval curve but cost time.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 1000;
+    add(s);
+
+    s = option("warmup_fraction", {}, &O::warmup_fraction, "", "share of the steps with linear warmup", "Warmup fraction",
+               "Part of training during which the learning rate ramps up from 0 to its peak; "
+               "this keeps the first updates from wrecking pre-trained weights. Typical: 0.1 "
+               "(run_classifier's fixed value).");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1;
+    s.step = 0.05;
+    s.decimals = 2;
+    add(s);
+
+    s = option("weight_decay_rate", {}, &O::weight_decay_rate, "", "AdamW weight decay (not on LayerNorm and biases)",
+               "Weight decay",
+               "AdamW's pull of the weights towards zero, a mild regulariser (not applied to "
+               "biases and LayerNorm). Typical: 0.01.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1;
+    s.step = 0.01;
+    s.decimals = 4;
+    add(s);
+
+    s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
+               "Train data size cap",
+               "Use at most this many training examples per epoch (0 = all). Handy for a quick "
+               "trial run on a large dataset.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = kIntMax;
+    s.zero_means = "all";
+    add(s);
+
+    s = option("steps_per_loop", {}, &O::steps_per_loop, "steps", "steps between progress reports", "Steps per loop",
+               "How many training steps run between two progress reports (default: every step).");
+    s.minimum = 1;
+    s.maximum = kIntMax;
+    add(s);
+
+    s = option("seed", {}, &O::seed, "", "random seed (init, dropout, shuffling)", "Random seed",
+               "Fixes the random initialisation and shuffling so a run can be repeated exactly. "
+               "Try a few seeds: small datasets give noticeably different results per seed.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = kIntMax;
+    add(s);
+
+    s = option("log_steps", {}, &O::log_steps, "steps", "examples/s logging interval (0 disables)", "Log steps",
+               "How often (in steps) a speed line with examples per second is written to the log. "
+               "Typical: 100; smaller for short runs.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1000000;
+    add(s);
+
+    s = option("optimizer_type", {}, &O::optimizer_type, "", "optimizer (adamw)", "Optimizer", "The optimizer: adamw (AdamW).");
+    add(s);
+
+    s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (0 = all)",
+               "Checkpoints kept",
+               "How many recent checkpoints to keep in the model directory (0 keeps all). "
+               "Each BERT-Base checkpoint takes about 1.3 GB with optimizer state.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10000;
+    s.zero_means = "all";
+    add(s);
+
+    s = option("save_checkpoints_steps", {"save_steps"}, &O::save_checkpoints_steps, "steps",
+               "also checkpoint every N steps (0 = only at evaluations)", "Checkpoint every",
+               "Writes a checkpoint every N training steps besides the ones after each evaluation "
+               "(TF Estimator's save_checkpoints_steps, Hugging Face's save_steps), so that a crash "
+               "or a killed process loses at most N steps. 0 checkpoints only at evaluations.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1e9;
+    s.zero_means = "evaluations only";
+    add(s);
+
+    s = option("num_threads", {"intra_op_threads"}, &O::num_threads, "threads", "intra-op threads (0 = automatic)",
+               "Threads", "How many CPU threads one training process uses for its operations (0 = automatic).");
+    s.maximum = 1024;
+    s.zero_means = "automatic";
+    add(s);
+
+    // --- Teaching: best model, early stopping, learning-rate range test (issue 14) --------
+    s = option("best_checkpoint_metric", {}, &O::best_checkpoint_metric, "",
+               "keep the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, eval_loss, eval_f1, "
+               "eval_mcc); --predict_checkpoint_path=best uses it",
+               "Keep best model by",
+               "After every evaluation, keeps a copy of the checkpoint with the best value of this metric so far "
+               "in the model directory's best/ folder (never deleted by Checkpoints kept). Predict, export and "
+               "classify can use it (checkpoint 'best'). eval_f1 and eval_mcc need two labels. Empty: off.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("early_stopping_patience", {}, &O::early_stopping_patience, "evaluations",
+               "stop after N evaluations without improvement of --best_checkpoint_metric (eval_loss when unset; "
+               "0 = never)",
+               "Early stopping patience",
+               "Stops training when this many evaluations in a row did not improve the best-model metric "
+               "(eval_loss when none is chosen), as Hugging Face's EarlyStoppingCallback. The best checkpoint "
+               "is kept. 0 never stops early.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1000;
+    s.zero_means = "never";
+    add(s);
+
+    s = option("lr_find_steps", {}, &O::lr_find_steps, "steps", "lr_find: at most this many steps",
+               "Range test steps", "Learning-rate range test: how many steps it takes at most.");
+    s.minimum = 2;
+    s.maximum = 100000;
+    add(s);
+
+    s = option("lr_find_start", {}, &O::lr_find_start, "", "lr_find: first learning rate", "Range test start",
+               "Learning-rate range test: the learning rate of its first step.");
+    s.maximum = 10;
+    add(s);
+
+    s = option("lr_find_end", {}, &O::lr_find_end, "", "lr_find: last learning rate (rises exponentially)",
+               "Range test end", "Learning-rate range test: the learning rate of its last step.");
+    s.maximum = 100;
+    add(s);
+
+    // --- The tokenizer of the data, for export and classify ---------------------------
+    s = option("vocab_file", {}, &O::vocab_file, "",
+               "vocab.txt the data was prepared with (export copies it; default: prepare_report.json's)",
+               "Vocabulary",
+               "The vocab.txt the data was prepared with. Export copies it into the export folder so that the "
+               "folder classifies texts on its own. Default: the one Prepare data recorded.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = "Vocabulary (*.txt)";
+    add(s);
+
+    s = option("do_lower_case", {}, &O::do_lower_case, "",
+               "the data was lower-cased: true or false (export records it; default: prepare_report.json's, else true)",
+               "Lower-case", "Whether the data was lower-cased when it was prepared (uncased models). Default: what "
+               "Prepare data recorded, else true.");
+    s.choices = {"", "true", "false"};
+    s.strict_choices = true;
+    add(s);
+    return t;
+}
+
+std::string shortest(double v)
+{
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v); // shortest round-trip text
+    return std::string(buf, r.ptr);
+}
+
+template<typename T>
+std::string parseInteger(const std::string &text, T &out)
+{
+    int64_t v = 0;
+    const char *end = text.data() + text.size();
+    const auto r = std::from_chars(text.data(), end, v);
+    if (text.empty() || r.ec == std::errc::invalid_argument || r.ptr != end)
+        return "expected an integer, found '" + text + "'";
+    if (r.ec == std::errc::result_out_of_range || v < int64_t(std::numeric_limits<T>::min())
+        || v > int64_t(std::numeric_limits<T>::max()))
+        return "'" + text + "' is out of range";
+    out = T(v);
+    return {};
+}
+
+std::string parseReal(const std::string &text, double &out)
+{
+    double v = 0;
+    const char *end = text.data() + text.size();
+    const char *begin = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+    const auto r = std::from_chars(begin, end, v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != end)
+        return "expected a number, found '" + text + "'";
+    out = v;
+    return {};
+}
+
+} // namespace
+
+OptionType OptionSpec::type() const
+{
+    switch (member.index()) {
+    case 0: return OptionType::Text;
+    case 1:
+    case 2: return OptionType::Integer;
+    case 3: return OptionType::Real;
+    default: return OptionType::OptionalInteger;
+    }
+}
+
+bool OptionSpec::hasName(std::string_view name) const
+{
+    if (name == flag)
+        return true;
+    for (const std::string &a : aliases)
+        if (name == a)
+            return true;
+    return false;
+}
+
+std::string OptionSpec::text(const TrainingOptions &o) const
+{
+    return std::visit(
+        [&o](auto m) -> std::string {
+            const auto &v = o.*m;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>)
+                return v;
+            else if constexpr (std::is_same_v<T, double>)
+                return shortest(v);
+            else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+                return v ? std::to_string(*v) : std::string();
+            else
+                return std::to_string(v);
+        },
+        member);
+}
+
+std::string OptionSpec::defaultText() const { return text(TrainingOptions{}); }
+
+bool OptionSpec::equal(const TrainingOptions &a, const TrainingOptions &b) const
+{
+    return std::visit([&](auto m) { return a.*m == b.*m; }, member);
+}
+
+bool OptionSpec::isChanged(const TrainingOptions &o) const { return !equal(o, TrainingOptions{}); }
+
+void OptionSpec::copy(const TrainingOptions &from, TrainingOptions &to) const
+{
+    std::visit([&](auto m) { to.*m = from.*m; }, member);
+}
+
+std::string OptionSpec::setText(TrainingOptions &o, const std::string &value) const
+{
+    return std::visit(
+        [&](auto m) -> std::string {
+            auto &v = o.*m;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                v = value;
+                return {};
+            } else if constexpr (std::is_same_v<T, double>) {
+                return parseReal(value, v);
+            } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+                int64_t n = 0;
+                std::string error = parseInteger(value, n);
+                if (error.empty())
+                    v = n;
+                return error;
+            } else {
+                return parseInteger(value, v);
+            }
+        },
+        member);
+}
+
+nlohmann::json OptionSpec::toJson(const TrainingOptions &o) const
+{
+    return std::visit(
+        [&o](auto m) -> nlohmann::json {
+            const auto &v = o.*m;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+                return v ? nlohmann::json(*v) : nlohmann::json();
+            else
+                return v;
+        },
+        member);
+}
+
+std::string OptionSpec::setJson(TrainingOptions &o, const nlohmann::json &value) const
+{
+    return std::visit(
+        [&](auto m) -> std::string {
+            auto &v = o.*m;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                if (!value.is_string())
+                    return "expected a string, found " + value.dump();
+                v = value.get<std::string>();
+            } else if constexpr (std::is_same_v<T, double>) {
+                if (!value.is_number())
+                    return "expected a number, found " + value.dump();
+                v = value.get<double>();
+            } else {
+                if (!value.is_number_integer())
+                    return "expected an integer, found " + value.dump();
+                using I = std::conditional_t<std::is_same_v<T, std::optional<int64_t>>, int64_t, T>;
+                const int64_t n = value.get<int64_t>();
+                if (n < int64_t(std::numeric_limits<I>::min()) || n > int64_t(std::numeric_limits<I>::max()))
+                    return value.dump() + " is out of range";
+                v = I(n);
+            }
+            return {};
+        },
+        member);
+}
+
+const std::vector<OptionSpec> &optionTable()
+{
+    static const std::vector<OptionSpec> table = buildTable();
+    return table;
+}
+
+const OptionSpec *findOption(std::string_view name)
+{
+    for (const OptionSpec &s : optionTable())
+        if (s.hasName(name))
+            return &s;
+    return nullptr;
+}
+
+} // namespace wb

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace wb {
+
+/// The TrainingOptions member an option is stored in.
+using OptionMember = std::variant<std::string TrainingOptions::*, int TrainingOptions::*, int64_t TrainingOptions::*,
+                                  double TrainingOptions::*, std::optional<int64_t> TrainingOptions::*>;
+
+/// The value type of an option, as the CLI, the project file and the form see it.
+enum class OptionType
+{
+    Text,            ///< std::string
+    Integer,         ///< int or int64_t
+    Real,            ///< double
+    OptionalInteger, ///< std::optional<int64_t>: unset means "not given"
+};
+
+/// Where the window shows an option. None: no widget (the window still keeps the value).
+enum class FormGroup
+{
+    None,
+    Strategy,        ///< "1. Where to train"
+    Files,           ///< "2. Model and data"
+    Hyperparameters, ///< "3. Hyperparameters" (what Reset to defaults resets)
+};
+
+/// Whether an option names a file or a directory (project files resolve relative paths
+/// against the project's folder; the form adds a Browse button).
+enum class PathKind
+{
+    None,
+    File,
+    Directory,
+};
+
+/// One training option: its names, where it lives in TrainingOptions, and everything a
+/// front-end needs to show, parse and save it. The default is the member's initialiser in
+/// TrainingOptions (defaultText() reads it), so it is written in exactly one place.
+/// A plain value; the table is immutable and thread-safe to read.
+struct OptionSpec
+{
+    const char *flag = "";             ///< canonical name: run_classifier's flag where it has one
+    std::vector<std::string> aliases;  ///< other accepted names (short CLI aliases, old spellings)
+    OptionMember member{};
+    const char *unit = "";             ///< "s", "examples", … ("" when it has none)
+    const char *summary = "";          ///< one line for `--help`
+    const char *label = "";            ///< the form's label
+    const char *help = "";             ///< plain-language explanation (tooltip and "?")
+    FormGroup group = FormGroup::None;
+    PathKind path = PathKind::None;
+    const char *file_types = "";       ///< file dialog filter for PathKind::File ("JSON (*.json)")
+    std::vector<std::string> choices;  ///< allowed values of a Text option (a combo box)
+    bool strict_choices = false;       ///< the CLI rejects values outside `choices`
+    double minimum = 0;                ///< form range of numbers
+    double maximum = 0;
+    const char *zero_means = "";       ///< what 0 stands for ("all", "automatic"); "" when 0 is just 0
+    double step = 0;                   ///< Real: >0 shows a spin box with this step, else a text field
+    int decimals = 0;                  ///< Real spin box decimals
+
+    OptionType type() const;
+    bool isPath() const { return path != PathKind::None; }
+    /// Whether `name` is the flag or one of the aliases.
+    bool hasName(std::string_view name) const;
+
+    /// Returns the value as command-line text: numbers in their shortest round-trip form
+    /// (5e-4 → "5e-04"), "" for an unset OptionalInteger.
+    std::string text(const TrainingOptions &o) const;
+    /// Returns text() of a default-constructed TrainingOptions.
+    std::string defaultText() const;
+    /// Whether the value in `o` differs from the default (an OptionalInteger: whether it is set).
+    bool isChanged(const TrainingOptions &o) const;
+    /// Whether `a` and `b` hold the same value.
+    bool equal(const TrainingOptions &a, const TrainingOptions &b) const;
+    /// Copies this option's value from `from` to `to`.
+    void copy(const TrainingOptions &from, TrainingOptions &to) const;
+
+    /// Parses `value` into `o`. Returns "" on success, else what was wrong ("expected an
+    /// integer, found 'abc'"); `o` is then unchanged. Integers reject fractions and
+    /// trailing text; an int member rejects values outside int's range.
+    std::string setText(TrainingOptions &o, const std::string &value) const;
+
+    /// Returns the value as JSON (string, integer or number; null for an unset OptionalInteger).
+    nlohmann::json toJson(const TrainingOptions &o) const;
+    /// Sets the value from JSON of the right type. Returns "" on success, else
+    /// "expected an integer, found \"big\"".
+    std::string setJson(TrainingOptions &o, const nlohmann::json &value) const;
+};
+
+/// Returns every training option, in the order of `bert-workbench-cli train --help` and of
+/// the form. Adding an option is one entry here (docs/architecture.md, "Adding an option").
+const std::vector<OptionSpec> &optionTable();
+
+/// Returns the option whose flag or alias is `name` (without "--"), or nullptr.
+const OptionSpec *findOption(std::string_view name);
+
+} // namespace wb

@@ -1,0 +1,27 @@
+# Regression tests for the crashers the fuzzers in fuzz/ found (docs/reliability.md, "Fuzzing").
+# ui/projectfile.cpp is compiled in (Qt Core only) so that the test needs no libtorch.
+wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
+            SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp LIBS wb_io wb_config)
+
+# fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
+# compiler and no libFuzzer (well under a second). The targets' entry points are renamed so
+# that all of them fit in one executable.
+set(_wb_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
+set(_wb_fuzz_sources "")
+foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors eventfile csvtsv vocab projectfile
+          progressjsonl)
+  set_source_files_properties(${_wb_fuzz_dir}/fuzz_${t}.cpp PROPERTIES
+                              COMPILE_DEFINITIONS LLVMFuzzerTestOneInput=fuzz_${t}_entry)
+  list(APPEND _wb_fuzz_sources ${_wb_fuzz_dir}/fuzz_${t}.cpp)
+endforeach()
+add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
+               ${PROJECT_SOURCE_DIR}/core/launch/chiefstream.cpp
+               ${PROJECT_SOURCE_DIR}/core/model/safetensors.cpp
+               ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
+               ${PROJECT_SOURCE_DIR}/ui/classmetrics.cpp)
+target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})
+target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
+target_link_libraries(wb_fuzzreplay PRIVATE wb_io wb_data wb_config Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC
+                      OpenSSL::Crypto Threads::Threads)
+add_test(NAME fuzz.replay COMMAND wb_fuzzreplay ${_wb_fuzz_dir})
+set_tests_properties(fuzz.replay PROPERTIES TIMEOUT 60)

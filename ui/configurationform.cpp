@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/configurationform.h"
+
+#include "core/config/optiontable.h"
+#include "ui/fieldhelp.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QDoubleValidator>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QWhatsThis>
+
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+namespace {
+
+constexpr int kMaxRecent = 8; // entries per recent-files list
+
+QString q(const std::string &s) { return QString::fromStdString(s); }
+
+QString tooltip(const OptionSpec &spec)
+{
+    return QStringLiteral("<b>%1</b> (<code>--%2</code>)<br>%3")
+        .arg(QString::fromUtf8(spec.label), QString::fromLatin1(spec.flag), QString::fromUtf8(spec.help).toHtmlEscaped());
+}
+
+bool isInputFile(const OptionSpec &spec)
+{
+    const std::string_view f = spec.flag;
+    return f == "bert_config_file" || f == "input_meta_data_path";
+}
+
+} // namespace
+
+ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
+{
+    m_layout = new QVBoxLayout(this);
+    const struct
+    {
+        FormGroup group;
+        QString title;
+    } groups[] = {{FormGroup::Strategy, tr("1. Where to train")},
+                  {FormGroup::Files, tr("2. Model and data")},
+                  {FormGroup::Hyperparameters, tr("3. Hyperparameters")}};
+    QWidget *localWorkers = nullptr, *workerTimeout = nullptr;
+    for (const auto &g : groups) {
+        auto *box = new QGroupBox(g.title);
+        auto *form = new QFormLayout(box);
+        for (const OptionSpec &spec : optionTable()) {
+            if (spec.group != g.group)
+                continue;
+            Binding binding{&spec, {}, {}};
+            QWidget *editor = createEditor(spec, binding);
+            addRow(form, spec, editor);
+            m_bindings.push_back(std::move(binding));
+            if (std::string_view(spec.flag) == "num_local_workers")
+                localWorkers = editor;
+            if (std::string_view(spec.flag) == "worker_timeout")
+                workerTimeout = editor;
+        }
+        if (g.group == FormGroup::Hyperparameters) {
+            auto *reset = new QPushButton(tr("Reset to defaults"));
+            reset->setObjectName(QStringLiteral("resetDefaults"));
+            reset->setToolTip(tr("Set every hyperparameter back to run_classifier's default (files and strategy are kept)"));
+            connect(reset, &QPushButton::clicked, this, &ConfigurationForm::resetToDefaults);
+            form->addRow(QString(), reset);
+        }
+        m_layout->addWidget(box);
+    }
+    // Local workers and the timeout only mean something for multi_worker_mirrored.
+    if (m_strategy && localWorkers && workerTimeout) {
+        const auto follow = [this, localWorkers, workerTimeout] {
+            const bool multi = m_strategy->currentText() == QLatin1String("multi_worker_mirrored");
+            localWorkers->setEnabled(multi);
+            workerTimeout->setEnabled(multi);
+        };
+        connect(m_strategy, &QComboBox::currentTextChanged, this, follow);
+        follow();
+    }
+}
+
+ConfigurationForm::~ConfigurationForm() = default;
+
+QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
+{
+    const QString flag = QString::fromLatin1(spec.flag);
+    switch (spec.type()) {
+    case OptionType::Text: {
+        if (spec.isPath())
+            return createPathEditor(spec, b);
+        if (!spec.choices.empty()) {
+            auto *combo = new QComboBox;
+            combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
+            for (const std::string &c : spec.choices)
+                combo->addItem(q(c));
+            combo->setCurrentIndex(-1);
+            connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, &ConfigurationForm::changed);
+            b.show = [combo, &spec](const TrainingOptions &o) {
+                combo->setCurrentIndex(combo->findText(q(spec.text(o)), Qt::MatchFixedString));
+            };
+            b.read = [combo, &spec](TrainingOptions &o) {
+                spec.setText(o, combo->currentIndex() < 0 ? std::string() : combo->currentText().toStdString());
+            };
+            if (flag == QLatin1String("distribution_strategy"))
+                m_strategy = combo;
+            return combo;
+        }
+        auto *edit = new QLineEdit;
+        connect(edit, &QLineEdit::textChanged, this, &ConfigurationForm::changed);
+        b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
+        b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
+        return edit;
+    }
+    case OptionType::Integer:
+    case OptionType::OptionalInteger: {
+        auto *spin = new QSpinBox;
+        spin->setRange(int(spec.minimum), int(spec.maximum));
+        if (*spec.zero_means)
+            spin->setSpecialValueText(tr(spec.zero_means));
+        if (std::string_view(spec.unit) == "s")
+            spin->setSuffix(tr(" s"));
+        spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toInt());
+        connect(spin, QOverload<int>::of(&QSpinBox::valueChanged), this, &ConfigurationForm::changed);
+        const bool optional = spec.type() == OptionType::OptionalInteger;
+        b.show = [spin, &spec](const TrainingOptions &o) {
+            const std::string text = spec.text(o);
+            spin->setValue(text.empty() ? 0 : QString::fromStdString(text).toInt());
+        };
+        b.read = [spin, &spec, optional](TrainingOptions &o) {
+            if (optional && spin->value() == 0) {
+                spec.copy(TrainingOptions{}, o); // 0 shows "all": the option is not given
+                return;
+            }
+            spec.setText(o, std::to_string(spin->value()));
+        };
+        return spin;
+    }
+    case OptionType::Real:
+        break;
+    }
+    if (spec.step > 0) {
+        auto *spin = new QDoubleSpinBox;
+        spin->setRange(spec.minimum, spec.maximum);
+        spin->setSingleStep(spec.step);
+        spin->setDecimals(spec.decimals);
+        connect(spin, QOverload<double>::of(&QDoubleSpinBox::valueChanged), this, &ConfigurationForm::changed);
+        b.show = [spin, &spec](const TrainingOptions &o) { spin->setValue(QString::fromStdString(spec.text(o)).toDouble()); };
+        b.read = [spin, &spec](TrainingOptions &o) { spec.setText(o, QString::number(spin->value(), 'g', 17).toStdString()); };
+        return spin;
+    }
+    auto *edit = new QLineEdit;
+    auto *validator = new QDoubleValidator(spec.minimum, spec.maximum, 12, edit);
+    validator->setNotation(QDoubleValidator::ScientificNotation);
+    validator->setLocale(QLocale::c());
+    edit->setValidator(validator);
+    connect(edit, &QLineEdit::textChanged, this, &ConfigurationForm::changed);
+    b.show = [edit, &spec](const TrainingOptions &o) {
+        edit->setText(QString::number(QString::fromStdString(spec.text(o)).toDouble(), 'g', 6));
+    };
+    b.read = [edit, &spec](TrainingOptions &o) {
+        bool ok = false;
+        const double v = QLocale::c().toDouble(edit->text().trimmed(), &ok);
+        // An unreadable number reaches validation as NaN, which names the field.
+        spec.setText(o, ok ? QString::number(v, 'g', 17).toStdString() : std::string("nan"));
+    };
+    return edit;
+}
+
+QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b)
+{
+    const QString field = QString::fromLatin1(spec.flag);
+    const bool directory = spec.path == PathKind::Directory;
+    const QString filter = tr(spec.file_types);
+    auto *edit = new QLineEdit;
+    edit->setClearButtonEnabled(true);
+    auto *browse = new QToolButton;
+    browse->setText(QStringLiteral("…"));
+    browse->setToolTip(tr("Browse (arrow: recent files)"));
+    browse->setPopupMode(QToolButton::MenuButtonPopup);
+    auto *menu = new QMenu(browse);
+    browse->setMenu(menu);
+    connect(menu, &QMenu::aboutToShow, this, [this, menu, edit, field] {
+        menu->clear();
+        const QStringList items = recentValues(field);
+        if (items.isEmpty())
+            menu->addAction(tr("No recent files"))->setEnabled(false);
+        for (const QString &item : items)
+            menu->addAction(item, this, [edit, item] { edit->setText(item); });
+    });
+    connect(browse, &QToolButton::clicked, this, [this, edit, field, directory, filter, &spec] {
+        const QString start = edit->text().isEmpty() ? QDir::homePath() : QFileInfo(edit->text()).absolutePath();
+        const QString title = QString::fromUtf8(spec.label);
+        const QString path = directory ? QFileDialog::getExistingDirectory(this, title, edit->text().isEmpty() ? QDir::homePath() : edit->text())
+                                       : QFileDialog::getOpenFileName(this, title, start, filter);
+        if (!path.isEmpty()) {
+            edit->setText(path);
+            addRecentValue(field, path);
+        }
+    });
+    const bool input = isInputFile(spec);
+    connect(edit, &QLineEdit::textChanged, this, [this, input] {
+        if (input && !m_loading)
+            Q_EMIT inputFilesChanged();
+        changed();
+    });
+    b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
+    b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
+    m_pathEdits.push_back(edit);
+    auto *row = new QWidget;
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(edit, 1);
+    layout->addWidget(browse);
+    row->setObjectName(field + QStringLiteral("_row"));
+    edit->setProperty("wbPathEdit", true);
+    return row;
+}
+
+void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor)
+{
+    const QString field = QString::fromLatin1(spec.flag);
+    const QString tip = tooltip(spec);
+    // The editor itself (the line edit of a path row) carries the flag's name.
+    QWidget *named = editor;
+    if (spec.isPath())
+        named = editor->findChild<QLineEdit *>();
+    named->setObjectName(field);
+    named->setToolTip(tip);
+    editor->setToolTip(tip);
+    auto *label = new QLabel(QString::fromUtf8(spec.label));
+    label->setToolTip(tip);
+    auto *button = new QToolButton;
+    button->setText(QStringLiteral("?"));
+    button->setObjectName(field + QStringLiteral("_help"));
+    button->setToolTip(tr("Explain %1").arg(QString::fromUtf8(spec.label)));
+    button->setAutoRaise(true);
+    connect(button, &QToolButton::clicked, this, [button, tip] {
+        QWhatsThis::showText(button->mapToGlobal(QPoint(button->width(), button->height() / 2)), tip, button);
+    });
+    auto *row = new QWidget;
+    auto *layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(editor, 1);
+    layout->addWidget(button);
+    form->addRow(label, row);
+}
+
+void ConfigurationForm::changed()
+{
+    if (!m_loading)
+        Q_EMIT edited();
+}
+
+TrainingOptions ConfigurationForm::options() const
+{
+    TrainingOptions o = m_base;
+    for (const Binding &b : m_bindings)
+        b.read(o);
+    if (m_strategy && m_strategy->currentText() != QLatin1String("multi_worker_mirrored"))
+        o.num_local_workers = 0;
+    return o;
+}
+
+void ConfigurationForm::setOptions(const TrainingOptions &o)
+{
+    m_loading = true;
+    m_base = o;
+    for (const Binding &b : m_bindings)
+        b.show(o);
+    m_loading = false;
+}
+
+void ConfigurationForm::resetToDefaults()
+{
+    TrainingOptions current = options();
+    const TrainingOptions defaults;
+    for (const OptionSpec &spec : optionTable())
+        if (spec.group == FormGroup::Hyperparameters)
+            spec.copy(defaults, current);
+    setOptions(current);
+    Q_EMIT edited();
+}
+
+void ConfigurationForm::setPath(const QString &flag, const QString &path)
+{
+    for (QLineEdit *edit : m_pathEdits)
+        if (edit->objectName() == flag)
+            edit->setText(path);
+}
+
+void ConfigurationForm::rememberPaths()
+{
+    for (QLineEdit *edit : m_pathEdits)
+        addRecentValue(edit->objectName(), edit->text().trimmed());
+}
+
+QStringList ConfigurationForm::recentValues(const QString &key)
+{
+    return QSettings().value(QStringLiteral("recent/") + key).toStringList();
+}
+
+void ConfigurationForm::addRecentValue(const QString &key, const QString &value)
+{
+    if (value.isEmpty())
+        return;
+    QSettings settings;
+    QStringList list = settings.value(QStringLiteral("recent/") + key).toStringList();
+    list.removeAll(value);
+    list.prepend(value);
+    while (list.size() > kMaxRecent)
+        list.removeLast();
+    settings.setValue(QStringLiteral("recent/") + key, list);
+}
+
+} // namespace wb

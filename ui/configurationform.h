@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+class QComboBox;
+class QFormLayout;
+class QLineEdit;
+class QVBoxLayout;
+
+namespace wb {
+
+struct OptionSpec;
+
+/// The configuration form: one widget per option of optionTable() whose form group is not
+/// None, in the table's order, grouped "1. Where to train", "2. Model and data",
+/// "3. Hyperparameters", each with the table's label, tooltip and "?" help. Each editor's
+/// object name is the option's flag name. Options without a widget are kept: options()
+/// returns the last setOptions() value with the widgets' values on top. GUI thread only.
+class ConfigurationForm : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ConfigurationForm(QWidget *parent = nullptr);
+    ~ConfigurationForm() override;
+
+    /// Returns the options shown, over those last set (options without a widget keep
+    /// their values). Local workers count only with multi_worker_mirrored. A number field
+    /// that does not parse gives NaN, which validation reports.
+    TrainingOptions options() const;
+    /// Shows `o`; emits nothing.
+    void setOptions(const TrainingOptions &o);
+    /// Sets every Hyperparameters option back to its default (files and strategy are kept)
+    /// and emits edited().
+    void resetToDefaults();
+    /// Sets the path field `flag` (e.g. "train_data_path") as if typed; emits edited().
+    void setPath(const QString &flag, const QString &path);
+    /// Adds every non-empty path field to its recent-files list.
+    void rememberPaths();
+
+    QComboBox *strategyPicker() const { return m_strategy; }
+    /// The layout under the three groups, for panels that follow the form.
+    QVBoxLayout *panelLayout() const { return m_layout; }
+
+    /// The recent values stored under `key` in QSettings (newest first).
+    static QStringList recentValues(const QString &key);
+    /// Puts `value` first in the recent list `key` (at most 8 entries).
+    static void addRecentValue(const QString &key, const QString &value);
+
+Q_SIGNALS:
+    /// The user changed a value (not emitted by setOptions()).
+    void edited();
+    /// bert_config_file or input_meta_data_path changed (also from setOptions()).
+    void inputFilesChanged();
+
+private:
+    struct Binding
+    {
+        const OptionSpec *spec;
+        std::function<void(const TrainingOptions &)> show;
+        std::function<void(TrainingOptions &)> read;
+    };
+    QWidget *createEditor(const OptionSpec &spec, Binding &binding);
+    QWidget *createPathEditor(const OptionSpec &spec, Binding &binding);
+    void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
+    void changed();
+
+    std::vector<Binding> m_bindings;
+    std::vector<QLineEdit *> m_pathEdits;
+    TrainingOptions m_base;
+    QComboBox *m_strategy = nullptr;
+    QVBoxLayout *m_layout = nullptr;
+    bool m_loading = false;
+};
+
+} // namespace wb
