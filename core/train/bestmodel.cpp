@@ -103,6 +103,16 @@ void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r)
     writeFileAtomic(bestRecordPath(modelDir), j.dump(2) + "\n");
 }
 
+bool stoppedEarlyAt(const std::string &modelDir, int64_t step)
+{
+    std::ifstream in(fs::path(modelDir) / "training_summary.json");
+    if (!in)
+        return false;
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    return j.is_object() && j.contains("stopped_early_at_step") && j["stopped_early_at_step"].is_number_integer()
+           && j["stopped_early_at_step"].get<int64_t>() == step && step > 0;
+}
+
 std::string resolveCheckpointAlias(const std::string &value, const std::string &modelDir)
 {
     std::string dir;

@@ -73,6 +73,10 @@ std::optional<BestCheckpointRecord> readBestRecord(const std::string &modelDir);
 /// Writes best.json of `modelDir` atomically. Throws wb::Error naming the file.
 void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r);
 
+/// Returns true when model_dir/training_summary.json says the run stopped early at `step`
+/// (its `stopped_early_at_step`): resuming it would train on past the stop. Never throws.
+bool stoppedEarlyAt(const std::string &modelDir, int64_t step);
+
 /// Resolves a --predict_checkpoint_path value: "best" → the best checkpoint of `modelDir`
 /// (from best.json; throws wb::Error naming the file with a hint when there is none), a
 /// folder holding best.json → its best checkpoint, anything else unchanged.

@@ -15,6 +15,7 @@
 #include "core/train/blascheck.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
+#include "core/train/bestmodel.h"
 #include "core/train/evalextras.h"
 #include "core/train/evalpass.h"
 #include "core/train/run.h"
@@ -377,7 +378,7 @@ RunFinished Run::train()
     setUp(s);
     restore(s);
     const int64_t total = m_sched.total_steps;
-    if (s.start >= total)
+    if (s.start >= total || stoppedEarlyAt(m_spec.model_dir, s.start)) // an early stop is a finished run
         return alreadyComplete(s);
     openOutputs(s);
     announce(s);

@@ -334,6 +334,13 @@ void tst_TeachRun::earlyStoppingKeepsBest()
     const RunFinished pf = trainer.run(pr, obs, stop);
     QVERIFY2(pf.status == RunStatus::Completed, pf.message.c_str());
     QCOMPARE(pf.last_checkpoint, best);
+
+    // Training again does not train past the early stop.
+    const RunFinished again = trainer.run(o, obs, stop);
+    QVERIFY2(again.status == RunStatus::Completed, again.message.c_str());
+    QCOMPARE(again.last_step, stopStep);
+    QVERIFY2(again.message.find("already complete") != std::string::npos, again.message.c_str());
+    QCOMPARE(latestCheckpoint(o.model_dir), o.model_dir + "/" + checkpointName(stopStep));
 }
 
 void tst_TeachRun::lrFindOnTinyRun()
