@@ -19,7 +19,9 @@ void printUsage(std::ostream &out)
            "Commands:\n"
            "  train     fine-tune and evaluate (run_classifier --mode=train_and_eval)\n"
            "  predict   write test_results.tsv (run_classifier --mode=predict)\n"
-           "  export    write safetensors + bert_config.json (run_classifier --mode=export_only)\n"
+           "  export    write a stand-alone model folder, Hugging Face-loadable (run_classifier --mode=export_only)\n"
+           "  classify  classify texts with an export folder or a checkpoint (TSV or JSON lines)\n"
+           "  lr_find   learning-rate range test: writes lr_find.json, prints a suggested learning rate\n"
            "  validate  run every pre-flight check, train nothing\n"
            "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
            "  example   download and prepare the example project (SpamAssassin, BERT-Tiny)\n\n"
@@ -55,12 +57,16 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdPredict(rest, out, err);
     if (command == "export")
         return cmdExport(rest, out, err);
+    if (command == "classify")
+        return cmdClassify(rest, out, err);
+    if (command == "lr_find")
+        return cmdLrFind(rest, out, err);
     if (command == "prepare")
         return cmdPrepare(rest, out, err);
     if (command == "example")
         return cmdExample(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, predict, export, validate, prepare, example\n";
+        << "  hint: use one of train, predict, export, classify, lr_find, validate, prepare, example\n";
     return kExitInvalid;
 }
 

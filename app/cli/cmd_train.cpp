@@ -208,9 +208,11 @@ int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ost
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     return runMode("export", "export_only",
-                   "Export the latest checkpoint of --model_dir (or --predict_checkpoint_path) to\n"
-                   "--model_export_path: model.safetensors (Hugging Face names), bert_config.json,\n"
-                   "input_meta_data.json and labels.txt. The safetensors file works as --init_checkpoint.",
+                   "Export the latest checkpoint of --model_dir (or --predict_checkpoint_path, 'best' for the\n"
+                   "best one) to --model_export_path, a folder that stands alone for 'classify' and that\n"
+                   "Hugging Face loads as BertForSequenceClassification: model.safetensors (HF names),\n"
+                   "config.json (HF), bert_config.json, input_meta_data.json, labels.txt, vocab.txt\n"
+                   "(--vocab_file) and tokenizer_config.json. The folder works as --init_checkpoint.",
                    args, out, err);
 }
 

@@ -23,6 +23,10 @@ int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostre
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
+int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// The learning-rate range test: writes <model_dir>/lr_find.json and prints the suggestion.
+int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Obtains and prepares the example project (SpamAssassin + BERT-Tiny) and prints its paths.
 int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 

@@ -314,6 +314,66 @@ std::vector<OptionSpec> buildTable()
     s.minimum = 1;
     s.maximum = 4096;
     add(s);
+
+    // --- Teaching: best model, early stopping, learning-rate range test (issue 14) --------
+    s = option("best_checkpoint_metric", {}, &O::best_checkpoint_metric, "",
+               "keep the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, eval_loss, eval_f1, "
+               "eval_mcc); --predict_checkpoint_path=best uses it",
+               "Keep best model by",
+               "After every evaluation, keeps a copy of the checkpoint with the best value of this metric so far "
+               "in the model directory's best/ folder (never deleted by Checkpoints kept). Predict, export and "
+               "classify can use it (checkpoint 'best'). eval_f1 and eval_mcc need two labels. Empty: off.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("early_stopping_patience", {}, &O::early_stopping_patience, "evaluations",
+               "stop after N evaluations without improvement of --best_checkpoint_metric (eval_loss when unset; "
+               "0 = never)",
+               "Early stopping patience",
+               "Stops training when this many evaluations in a row did not improve the best-model metric "
+               "(eval_loss when none is chosen), as Hugging Face's EarlyStoppingCallback. The best checkpoint "
+               "is kept. 0 never stops early.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1000;
+    s.zero_means = "never";
+    add(s);
+
+    s = option("lr_find_steps", {}, &O::lr_find_steps, "steps", "lr_find: at most this many steps",
+               "Range test steps", "Learning-rate range test: how many steps it takes at most.");
+    s.minimum = 2;
+    s.maximum = 100000;
+    add(s);
+
+    s = option("lr_find_start", {}, &O::lr_find_start, "", "lr_find: first learning rate", "Range test start",
+               "Learning-rate range test: the learning rate of its first step.");
+    s.maximum = 10;
+    add(s);
+
+    s = option("lr_find_end", {}, &O::lr_find_end, "", "lr_find: last learning rate (rises exponentially)",
+               "Range test end", "Learning-rate range test: the learning rate of its last step.");
+    s.maximum = 100;
+    add(s);
+
+    // --- The tokenizer of the data, for export and classify ---------------------------
+    s = option("vocab_file", {}, &O::vocab_file, "",
+               "vocab.txt the data was prepared with (export copies it; default: prepare_report.json's)",
+               "Vocabulary",
+               "The vocab.txt the data was prepared with. Export copies it into the export folder so that the "
+               "folder classifies texts on its own. Default: the one Prepare data recorded.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = "Vocabulary (*.txt)";
+    add(s);
+
+    s = option("do_lower_case", {}, &O::do_lower_case, "",
+               "the data was lower-cased: true or false (export records it; default: prepare_report.json's, else true)",
+               "Lower-case", "Whether the data was lower-cased when it was prepared (uncased models). Default: what "
+               "Prepare data recorded, else true.");
+    s.choices = {"", "true", "false"};
+    s.strict_choices = true;
+    add(s);
     return t;
 }
 

@@ -66,6 +66,17 @@ struct TrainingOptions
     /// schedule, step count, logged loss and metrics are those of the whole batch.
     int64_t gradient_accumulation_steps = 1;
 
+    // Teaching (issue 14): best model, early stopping, the learning-rate range test.
+    std::string best_checkpoint_metric; ///< "", eval_accuracy, eval_loss, eval_f1 or eval_mcc: keep model_dir/best/
+    int64_t early_stopping_patience = 0; ///< stop after N evaluations without improvement (0: never)
+    int64_t lr_find_steps = 100;  ///< lr_find: at most this many steps
+    double lr_find_start = 1e-7;  ///< lr_find: first learning rate
+    double lr_find_end = 1.0;     ///< lr_find: last learning rate (rises exponentially)
+
+    // Export and classify: the tokenizer that made the data (create_finetuning_data.py's flags).
+    std::string vocab_file;             ///< default: the vocab recorded in prepare_report.json
+    std::string do_lower_case;          ///< "true", "false", or "" (prepare_report.json's, else true)
+
     /// Returns metrics_file or <model_dir>/metrics.jsonl.
     std::string metricsPath() const;
 };

@@ -79,6 +79,9 @@ struct RunFinished
     std::string field;             ///< file/flag/record the error is about
     std::string hint;              ///< how to fix it
     std::string last_checkpoint;   ///< latest checkpoint on disk (may be empty)
+    int64_t stopped_early_at_step = 0; ///< > 0: --early_stopping_patience ended the run after this step
+    int64_t best_step = -1;        ///< step of the best evaluation (--best_checkpoint_metric); -1: none
+    std::string best_checkpoint;   ///< model_dir/best/ckpt-N, or empty
 };
 
 /// Returns the end of a run that failed with `error` (status Failed, message, field and

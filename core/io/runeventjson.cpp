@@ -197,6 +197,12 @@ void to_json(nlohmann::ordered_json &j, const RunFinished &v)
     j["field"] = v.field;
     j["hint"] = v.hint;
     j["last_checkpoint"] = v.last_checkpoint;
+    if (v.stopped_early_at_step > 0)
+        j["stopped_early_at_step"] = v.stopped_early_at_step;
+    if (v.best_step >= 0) {
+        j["best_step"] = v.best_step;
+        j["best_checkpoint"] = v.best_checkpoint;
+    }
 }
 
 void from_json(const nlohmann::json &j, RunFinished &v)
@@ -210,6 +216,9 @@ void from_json(const nlohmann::json &j, RunFinished &v)
     read(j, "field", v.field);
     read(j, "hint", v.hint);
     read(j, "last_checkpoint", v.last_checkpoint);
+    read(j, "stopped_early_at_step", v.stopped_early_at_step);
+    read(j, "best_step", v.best_step);
+    read(j, "best_checkpoint", v.best_checkpoint);
 }
 
 } // namespace wb

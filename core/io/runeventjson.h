@@ -42,7 +42,8 @@ void to_json(nlohmann::ordered_json &j, const CheckpointSaved &v);
 void from_json(const nlohmann::json &j, CheckpointSaved &v);
 
 /// Keys in this order: status ("completed", "cancelled", "failed"; anything else reads as
-/// failed), last_step, final_train_loss, message, field, hint, last_checkpoint.
+/// failed), last_step, final_train_loss, message, field, hint, last_checkpoint (+ stopped_early_at_step,
+/// best_step, best_checkpoint when set).
 void to_json(nlohmann::ordered_json &j, const RunFinished &v);
 void from_json(const nlohmann::json &j, RunFinished &v);
 

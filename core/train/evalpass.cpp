@@ -18,7 +18,8 @@ std::string formatMetric(double v, int precision)
 }
 
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
-                     int64_t numLabels, std::vector<std::vector<float>> *outputs, Strategy *strategy)
+                     int64_t numLabels, std::vector<std::vector<float>> *outputs, Strategy *strategy,
+                     EvalExampleOutputs *examples)
 {
     torch::NoGradGuard guard;
     model->eval();
@@ -54,11 +55,29 @@ EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset
                 preds.push_back(p[k]);
                 labels.push_back(batch.label_ids[size_t(k)]);
             }
-            if (outputs) {
+            if (outputs || examples) {
                 auto prob = torch::softmax(logits, -1).contiguous();
                 const float *q = prob.data_ptr<float>();
-                for (int64_t k = 0; k < batch.size; ++k)
-                    outputs->emplace_back(q + k * numLabels, q + (k + 1) * numLabels);
+                if (outputs)
+                    for (int64_t k = 0; k < batch.size; ++k)
+                        outputs->emplace_back(q + k * numLabels, q + (k + 1) * numLabels);
+                if (examples) {
+                    auto logp = torch::log_softmax(logits, -1).contiguous();
+                    const float *lp = logp.data_ptr<float>();
+                    const size_t len = size_t(batch.seq_length);
+                    for (int64_t k = 0; k < batch.size; ++k) {
+                        const int64_t label = batch.label_ids[size_t(k)];
+                        examples->labels.push_back(label);
+                        examples->probabilities.emplace_back(q + k * numLabels, q + (k + 1) * numLabels);
+                        examples->losses.push_back(label >= 0 && label < numLabels ? -double(lp[k * numLabels + label])
+                                                                                   : 0.0);
+                        const auto from = size_t(k) * len;
+                        examples->input_ids.emplace_back(batch.input_ids.begin() + long(from),
+                                                         batch.input_ids.begin() + long(from + len));
+                        examples->segment_ids.emplace_back(batch.segment_ids.begin() + long(from),
+                                                           batch.segment_ids.begin() + long(from + len));
+                    }
+                }
             }
         }
     }

@@ -2,12 +2,15 @@
 #include "core/train/export.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/labelnames.h"
+#include "core/util/error.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -22,44 +25,108 @@ std::string floatText(float v)
     return buf;
 }
 
-std::string labelsText(const InputMetaData &meta, const std::string &metaDataPath)
+std::vector<std::string> exportLabelNames(const BertConfig &cfg, const InputMetaData &meta,
+                                          const std::string &metaDataPath)
 {
-    // `prepare` writes the label names to labels.txt beside the meta data: prefer them.
-    const fs::path preparedLabels = fs::path(metaDataPath).parent_path() / "labels.txt";
-    if (std::ifstream in{preparedLabels}; in) {
-        std::string line, text;
-        int64_t count = 0;
-        while (std::getline(in, line))
-            if (!line.empty()) {
-                text += line + "\n";
-                ++count;
+    std::vector<std::string> second = cfg.labelNames();
+    if (second.empty())
+        for (const char *k : {"labels", "label_list", "label_names"})
+            if (meta.extra.contains(k) && meta.extra[k].is_array()) {
+                for (const auto &l : meta.extra[k])
+                    second.push_back(l.is_string() ? l.get<std::string>() : l.dump());
+                break;
             }
-        if (count == meta.num_labels)
-            return text;
-    }
-    for (const char *k : {"labels", "label_list", "label_names"})
-        if (meta.extra.contains(k) && meta.extra[k].is_array()) {
-            std::string text;
-            for (const auto &l : meta.extra[k])
-                text += (l.is_string() ? l.get<std::string>() : l.dump()) + "\n";
-            return text;
-        }
-    std::string text;
-    for (int64_t k = 0; k < meta.num_labels; ++k)
-        text += std::to_string(k) + "\n";
-    return text;
+    return readLabelNames(metaDataPath, meta.num_labels, second).names;
 }
 
 } // namespace
 
-void exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model, const BertConfig &cfg,
-                      const InputMetaData &meta, const std::string &metaDataPath)
+nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
+                                         bool regression)
+{
+    nlohmann::ordered_json j;
+    j["architectures"] = {"BertForSequenceClassification"};
+    j["model_type"] = "bert";
+    j["vocab_size"] = cfg.vocab_size;
+    j["hidden_size"] = cfg.hidden_size;
+    j["num_hidden_layers"] = cfg.num_hidden_layers;
+    j["num_attention_heads"] = cfg.num_attention_heads;
+    j["intermediate_size"] = cfg.intermediate_size;
+    j["hidden_act"] = cfg.hidden_act;
+    j["hidden_dropout_prob"] = cfg.hidden_dropout_prob;
+    j["attention_probs_dropout_prob"] = cfg.attention_probs_dropout_prob;
+    j["max_position_embeddings"] = cfg.max_position_embeddings;
+    j["type_vocab_size"] = cfg.type_vocab_size;
+    j["initializer_range"] = cfg.initializer_range;
+    j["layer_norm_eps"] = cfg.layer_norm_eps;
+    j["pad_token_id"] = 0;
+    j["position_embedding_type"] = "absolute";
+    j["classifier_dropout"] = nullptr;
+    j["num_labels"] = regression ? 1 : int64_t(labelNames.size());
+    j["problem_type"] = regression ? "regression" : "single_label_classification";
+    nlohmann::ordered_json id2label = nlohmann::ordered_json::object(), label2id = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < labelNames.size(); ++k) {
+        id2label[std::to_string(k)] = labelNames[k];
+        label2id[labelNames[k]] = int64_t(k);
+    }
+    if (!regression) {
+        j["id2label"] = id2label;
+        j["label2id"] = label2id;
+    }
+    j["torch_dtype"] = "float32";
+    return j;
+}
+
+std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
+                                          const BertConfig &cfg, const InputMetaData &meta,
+                                          const TrainingOptions &spec,
+                                          const std::function<void(const std::string &)> &warn)
 {
     const fs::path d = dir;
+    const auto say = [&](const std::string &w) {
+        if (warn)
+            warn("warning: " + w);
+    };
+    std::vector<std::string> written;
+    const auto put = [&](const std::string &name, const std::string &text) {
+        writeFileAtomic((d / name).string(), text);
+        written.push_back(name);
+    };
     saveSafetensors((d / "model.safetensors").string(), namedParameters(model));
-    writeFileAtomic((d / "bert_config.json").string(), cfg.toJson().dump(2) + "\n");
-    writeFileAtomic((d / "input_meta_data.json").string(), meta.toJson().dump(2) + "\n");
-    writeFileAtomic((d / "labels.txt").string(), labelsText(meta, metaDataPath));
+    written.push_back("model.safetensors");
+    const std::vector<std::string> names = exportLabelNames(cfg, meta, spec.input_meta_data_path);
+    if (cfg.embedding_size && *cfg.embedding_size != cfg.hidden_size)
+        say("config.json (Hugging Face) is left out: embedding_size " + std::to_string(*cfg.embedding_size)
+            + " differs from hidden_size, which Hugging Face's BERT cannot express");
+    else
+        put("config.json", huggingFaceConfig(cfg, names, meta.isRegression()).dump(2) + "\n");
+    put("bert_config.json", cfg.toJson().dump(2) + "\n");
+    put("input_meta_data.json", meta.toJson().dump(2) + "\n");
+    std::string labels;
+    for (const auto &n : names)
+        labels += n + "\n";
+    put("labels.txt", labels);
+
+    const PreparedTokenizer prepared = readPreparedTokenizer(spec.input_meta_data_path);
+    const std::string vocab = !spec.vocab_file.empty() ? spec.vocab_file : prepared.vocab_file;
+    if (vocab.empty()) {
+        say("no vocab.txt in the export: pass --vocab_file (the vocabulary the data was prepared with)");
+    } else {
+        std::ifstream in(vocab, std::ios::binary);
+        if (!in)
+            throw Error(vocab, "cannot read the vocabulary to copy into the export", "check --vocab_file");
+        std::ostringstream text;
+        text << in.rdbuf();
+        put("vocab.txt", text.str());
+    }
+    const bool lower = spec.do_lower_case.empty() ? prepared.do_lower_case.value_or(true) : spec.do_lower_case == "true";
+    nlohmann::ordered_json tok;
+    tok["tokenizer_class"] = "BertTokenizer";
+    tok["do_lower_case"] = lower;
+    tok["model_max_length"] = meta.max_seq_length;
+    tok["max_seq_length"] = meta.max_seq_length;
+    put("tokenizer_config.json", tok.dump(2) + "\n");
+    return written;
 }
 
 std::string writePredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs)

@@ -4,21 +4,43 @@
 
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
 #include "core/model/bertmodel.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace wb {
 
-/// Writes the export folder `dir` (run_classifier's export_only, as files a Hugging Face
-/// loader reads): model.safetensors (float32, HF names), bert_config.json,
-/// input_meta_data.json and labels.txt (one name per line: `prepare`'s labels.txt beside
-/// `metaDataPath` when it has num_labels lines, else the meta data's labels / label_list /
-/// label_names, else 0…num_labels−1). Every file is written atomically; throws wb::Error
-/// naming the file on failure (earlier files of the folder stay complete).
-void exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model, const BertConfig &cfg,
-                      const InputMetaData &meta, const std::string &metaDataPath);
+/// Writes the export folder `dir` (run_classifier's export_only), a folder that stands
+/// alone for `classify` and that Hugging Face transformers loads as
+/// BertForSequenceClassification (with BertTokenizer):
+///   model.safetensors      float32, HF names (bert.embeddings.word_embeddings.weight, …, classifier.weight)
+///   config.json            HF's config: model_type "bert", architectures, id2label/label2id,
+///                          layer_norm_eps, problem_type (left out for a factorised embedding_size,
+///                          which HF's BERT cannot express; `warn` says so)
+///   bert_config.json       google-research/bert's keys
+///   input_meta_data.json   the meta data
+///   labels.txt             one name per line (readLabelNames: prepare's labels.txt beside the
+///                          meta data, else the config's id2label, else the meta data's
+///                          labels / label_list / label_names, else "label N")
+///   vocab.txt              a copy of `spec.vocab_file`, else of the vocab prepare_report.json
+///                          records (left out with a warning when neither is readable)
+///   tokenizer_config.json  {"tokenizer_class": "BertTokenizer", "do_lower_case", "model_max_length",
+///                          "max_seq_length"} (do_lower_case: spec, prepare_report.json, else true)
+/// Every file is written atomically; throws wb::Error naming the file on failure (earlier
+/// files of the folder stay complete). Returns the names written, in this order.
+std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
+                                          const BertConfig &cfg, const InputMetaData &meta,
+                                          const TrainingOptions &spec,
+                                          const std::function<void(const std::string &)> &warn = {});
+
+/// Returns Hugging Face's config.json for `cfg` with these label names (id2label/label2id;
+/// problem_type "regression" for a one-output regression head, else
+/// "single_label_classification"). Pure; thread-safe.
+nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
+                                         bool regression);
 
 /// Writes `model_dir/test_results.tsv` as run_classifier's predict does: one line per
 /// example of tab-separated class probabilities (or the regression value), "%.9g".

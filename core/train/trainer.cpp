@@ -10,6 +10,7 @@
 #include "core/model/initcheckpoint.h"
 #include "core/train/batching.h"
 #include "core/train/checkpointio.h"
+#include "core/train/bestmodel.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
@@ -38,8 +39,8 @@ nn::BertForSequenceClassification Run::makeModel()
 
 std::string Run::checkpointForInference() const
 {
-    if (!m_spec.predict_checkpoint_path.empty())
-        return m_spec.predict_checkpoint_path;
+    if (!m_spec.predict_checkpoint_path.empty()) // "best": model_dir/best/ckpt-N (best.json)
+        return resolveCheckpointAlias(m_spec.predict_checkpoint_path, m_spec.model_dir);
     const std::string latest = latestCheckpoint(m_spec.model_dir);
     if (latest.empty())
         throw Error("model_dir", "no checkpoint found in '" + m_spec.model_dir + "'",
@@ -96,9 +97,12 @@ RunFinished Run::exportModel()
     auto model = makeModel();
     const std::string ckpt = checkpointForInference();
     loadForInference(model, ckpt);
-    exportModelFiles(m_spec.model_export_path, model, m_cfg, m_meta, m_spec.input_meta_data_path);
-    m_obs.logMessage("Exported " + ckpt + " to " + m_spec.model_export_path
-                     + " (model.safetensors, bert_config.json, input_meta_data.json, labels.txt)");
+    const std::vector<std::string> written = exportModelFiles(m_spec.model_export_path, model, m_cfg, m_meta, m_spec,
+                                                              [this](const std::string &w) { m_obs.logMessage(w); });
+    std::string list;
+    for (const auto &f : written)
+        list += (list.empty() ? "" : ", ") + f;
+    m_obs.logMessage("Exported " + ckpt + " to " + m_spec.model_export_path + " (" + list + ")");
     r.status = RunStatus::Completed;
     r.last_checkpoint = ckpt;
     r.message = "exported to " + m_spec.model_export_path;

@@ -15,6 +15,8 @@
 #include "core/train/blascheck.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
+#include "core/train/bestmodel.h"
+#include "core/train/evalextras.h"
 #include "core/train/evalpass.h"
 #include "core/train/precision.h"
 #include "core/train/run.h"
@@ -93,6 +95,8 @@ struct Run::TrainState
     double lastReport = 0, logStart = 0;
     int64_t logStartStep = 0;
     std::optional<EvalMetrics> lastEval;
+    std::unique_ptr<EvalExtras> extras; // eval_examples.jsonl, best checkpoint, early stopping
+    int64_t stoppedEarlyAt = 0;
 };
 
 void Run::setUp(TrainState &s)
@@ -214,6 +218,7 @@ void Run::openOutputs(TrainState &s)
     evalOptions.num_shards = s.strategy->dataShard().num_shards; // sharded evaluation, combined in evaluate()
     evalOptions.shard_index = s.strategy->dataShard().shard_index;
     s.evalData = std::make_unique<ClassifierDataset>(evalOptions);
+    s.extras = std::make_unique<EvalExtras>(m_spec, m_cfg, m_meta, s.chief, s.strategy->worldSize() == 1, s.start, m_obs);
     // The data position: the same seeded order as an uninterrupted run, `start` batches in.
     for (int64_t k = 0; k < s.start; ++k)
         s.trainData->next(s.batch);
@@ -340,7 +345,8 @@ void Run::evaluateAndCheckpoint(TrainState &s)
 {
     std::optional<AutocastGuard> autocast;
     autocast.emplace(s.format, s.device);
-    EvalMetrics em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get());
+    EvalMetrics em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get(),
+                              s.extras->sink());
     autocast.reset();
     em.step = s.global;
     em.wall_time = now();
@@ -354,10 +360,13 @@ void Run::evaluateAndCheckpoint(TrainState &s)
     if (s.summaries)
         s.summaries->writeEval(em);
     s.lastEval = em;
+    s.extras->writeExamples(s.global);
     m_progress.final_train_loss = s.epochLoss / double(s.epochSteps);
     s.epochLoss = 0;
     s.epochSteps = 0;
     saveCheckpointAt(s, s.global);
+    if (s.extras->afterCheckpoint(em, s.lastCkpt))
+        s.stoppedEarlyAt = s.global;
     s.lastReport = now(); // keep eval and checkpoint time out of examples/s
 }
 
@@ -396,11 +405,14 @@ RunFinished Run::finish(TrainState &s)
             summary["eval_metrics"] = s.lastEval->eval_accuracy;
         summary["last_eval"] = ej;
     }
+    s.extras->describe(summary, r, s.stoppedEarlyAt);
     if (s.chief)
         writeFileAtomic((fs::path(m_spec.model_dir) / "training_summary.json").string(), summary.dump(4) + "\n");
     r.status = RunStatus::Completed;
-    r.last_step = total;
-    r.message = "training completed at step " + std::to_string(total);
+    r.last_step = s.stoppedEarlyAt ? s.stoppedEarlyAt : total;
+    r.message = s.stoppedEarlyAt ? "stopped early at step " + std::to_string(s.stoppedEarlyAt) + "; best at step "
+                                       + std::to_string(s.extras->tracker().best_step)
+                                 : "training completed at step " + std::to_string(total);
     return r;
 }
 
@@ -411,7 +423,7 @@ RunFinished Run::train()
     setUp(s);
     restore(s);
     const int64_t total = m_sched.total_steps;
-    if (s.start >= total)
+    if (s.start >= total || stoppedEarlyAt(m_spec.model_dir, s.start)) // an early stop is a finished run
         return alreadyComplete(s);
     openOutputs(s);
     announce(s);
@@ -425,6 +437,8 @@ RunFinished Run::train()
         report(s, boundary || stopNow);
         if (boundary)
             evaluateAndCheckpoint(s);
+        if (s.stoppedEarlyAt)
+            return finish(s);
         else if (stopNow || (interval > 0 && s.global % interval == 0))
             saveCheckpointAt(s, s.global);
         // A stop requested during the evaluation or the checkpoint counts after this step too.

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commands.h"
+#include "app/cli/runflags.h"
+
+#include "core/train/preflight.h"
+#include "core/train/lrfind.h"
+#include "core/util/error.h"
+
+#include <cstdio>
+#include <ostream>
+
+namespace wb::cli {
+
+namespace {
+
+/// Prints the log lines of the range test.
+class LogObserver : public TrainingObserver
+{
+public:
+    explicit LogObserver(std::ostream &out) : m_out(out) {}
+    void runStarted(const RunStarted &) override {}
+    void stepCompleted(const StepMetrics &) override {}
+    void evaluationCompleted(const EvalMetrics &) override {}
+    void checkpointSaved(const CheckpointSaved &) override {}
+    void logMessage(const std::string &line) override { m_out << line << "\n" << std::flush; }
+    void runFinished(const RunFinished &) override {}
+
+private:
+    std::ostream &m_out;
+};
+
+std::string lrText(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+} // namespace
+
+int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Learning-rate range test: train a throwaway copy of the model for --lr_find_steps steps\n"
+                 "with the learning rate rising exponentially from --lr_find_start to --lr_find_end, stop when\n"
+                 "the smoothed loss exceeds 4x its minimum, and suggest a learning rate (steepest descent;\n"
+                 "also minimum/10). Takes train's flags; writes only <model_dir>/lr_find.json.",
+                 "bert-workbench-cli lr_find");
+    TrainingOptions options;
+    addRunFlags(app, options);
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    options.mode = "train_and_eval";
+    const ValidationResult v = validateRun(options);
+    if (!v.ok()) {
+        Diagnostics errors;
+        for (const auto &d : v.diagnostics.items())
+            if (d.severity == Severity::Error)
+                errors.add(d);
+        err << errors.format();
+        err << errors.errorCount() << " problem(s) found; nothing was run.\n";
+        return kExitInvalid;
+    }
+    LogObserver log(out);
+    StopToken stop;
+    try {
+        const LrFindResult r = findLearningRate(options, log, stop);
+        out << "suggested learning_rate: " << lrText(r.suggestion) << " (steepest descent; minimum/10: "
+            << lrText(r.min_over_10) << ")\n";
+        return kExitOk;
+    } catch (const Error &e) {
+        err << "error: " << e.field() << ": " << e.what() << "\n";
+        if (!e.hint().empty())
+            err << "  hint: " << e.hint() << "\n";
+        return kExitRuntime;
+    } catch (const std::exception &e) {
+        err << "error: lr_find: " << e.what() << "\n";
+        return kExitRuntime;
+    }
+}
+
+} // namespace wb::cli

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/train/bestmodel.h"
+
+#include "core/config/jsonfile.h"
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+const std::vector<std::string> &bestCheckpointMetrics()
+{
+    static const std::vector<std::string> names{"eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"};
+    return names;
+}
+
+bool metricHigherIsBetter(const std::string &metric)
+{
+    return metric != "eval_loss";
+}
+
+std::optional<double> metricValue(const EvalMetrics &m, const std::string &metric)
+{
+    if (metric == "eval_loss")
+        return m.eval_loss;
+    if (metric == "eval_accuracy" && !m.regression)
+        return m.eval_accuracy;
+    if (metric == "eval_f1" && m.binary)
+        return m.eval_f1;
+    if (metric == "eval_mcc" && m.binary)
+        return m.eval_mcc;
+    return std::nullopt;
+}
+
+bool BestModelTracker::update(double value, int64_t step)
+{
+    const bool better = !best || (metricHigherIsBetter(metric) ? value > *best : value < *best);
+    if (better) {
+        best = value;
+        best_step = step;
+        evals_since_best = 0;
+    } else {
+        ++evals_since_best;
+    }
+    return better;
+}
+
+EarlyStopDecision earlyStoppingDecision(const std::vector<double> &values, bool higherIsBetter, int64_t patience)
+{
+    BestModelTracker t;
+    t.metric = higherIsBetter ? "eval_accuracy" : "eval_loss";
+    t.patience = patience;
+    EarlyStopDecision d;
+    for (size_t k = 0; k < values.size(); ++k) {
+        if (t.update(values[k], int64_t(k)))
+            d.best_index = int64_t(k);
+        if (t.shouldStop()) {
+            d.stop_index = int64_t(k);
+            break;
+        }
+    }
+    return d;
+}
+
+std::string bestRecordPath(const std::string &modelDir)
+{
+    return (fs::path(modelDir) / "best" / "best.json").string();
+}
+
+std::optional<BestCheckpointRecord> readBestRecord(const std::string &modelDir)
+{
+    std::ifstream in(bestRecordPath(modelDir));
+    if (!in)
+        return std::nullopt;
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("checkpoint") || !j["checkpoint"].is_string() || !j.contains("step")
+        || !j["step"].is_number_integer() || !j.contains("value") || !j["value"].is_number())
+        return std::nullopt;
+    BestCheckpointRecord r;
+    r.metric = j.value("metric", std::string());
+    r.value = j["value"].get<double>();
+    r.step = j["step"].get<int64_t>();
+    r.checkpoint = j["checkpoint"].get<std::string>();
+    r.evaluations_since_best = j.value("evaluations_since_best", int64_t(0));
+    r.last_evaluated_step = j.value("last_evaluated_step", r.step);
+    return r;
+}
+
+void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r)
+{
+    nlohmann::ordered_json j;
+    j["metric"] = r.metric;
+    j["value"] = r.value;
+    j["step"] = r.step;
+    j["checkpoint"] = r.checkpoint;
+    j["evaluations_since_best"] = r.evaluations_since_best;
+    j["last_evaluated_step"] = r.last_evaluated_step;
+    writeFileAtomic(bestRecordPath(modelDir), j.dump(2) + "\n");
+}
+
+bool stoppedEarlyAt(const std::string &modelDir, int64_t step)
+{
+    std::ifstream in(fs::path(modelDir) / "training_summary.json");
+    if (!in)
+        return false;
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    return j.is_object() && j.contains("stopped_early_at_step") && j["stopped_early_at_step"].is_number_integer()
+           && j["stopped_early_at_step"].get<int64_t>() == step && step > 0;
+}
+
+std::string resolveCheckpointAlias(const std::string &value, const std::string &modelDir)
+{
+    std::string dir;
+    if (value == "best")
+        dir = modelDir;
+    else if (!value.empty() && fs::is_directory(value) && fs::exists(fs::path(value) / "best" / "best.json"))
+        dir = value;
+    else if (!value.empty() && fs::is_directory(value) && fs::exists(fs::path(value) / "best.json"))
+        dir = fs::path(value).parent_path().string();
+    else
+        return value;
+    const auto r = readBestRecord(dir);
+    if (!r)
+        throw Error(bestRecordPath(dir), "there is no best checkpoint (best.json is missing or unreadable)",
+                    "train with --best_checkpoint_metric=eval_accuracy (or another metric) first, or pass a "
+                    "checkpoint path");
+    const std::string path = (fs::path(dir) / r->checkpoint).string();
+    if (!fs::exists(path))
+        throw Error(path, "best.json names this checkpoint, but it does not exist",
+                    "pass another --predict_checkpoint_path");
+    return path;
+}
+
+} // namespace wb

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/train/lrfind.h"
+
+#include "core/config/jsonfile.h"
+#include "core/train/preflight.h"
+#include "core/data/classifierdataset.h"
+#include "core/model/initcheckpoint.h"
+#include "core/train/adamw.h"
+#include "core/train/batching.h"
+#include "core/train/checkpointio.h"
+#include "core/train/evalpass.h"
+#include "core/train/runidentity.h"
+#include "core/util/error.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+double lrFindLearningRate(int64_t k, int64_t steps, double start, double end)
+{
+    if (steps <= 1)
+        return start;
+    return start * std::pow(end / start, double(k) / double(steps - 1));
+}
+
+void analyzeLrFind(LrFindResult &r)
+{
+    const size_t n = std::min(r.learning_rates.size(), r.losses.size());
+    r.smoothed.clear();
+    r.suggestion_index = r.min_index = -1;
+    r.suggestion = r.min_loss_lr = r.min_over_10 = 0;
+    double avg = 0;
+    for (size_t k = 0; k < n; ++k) {
+        avg = kLrFindBeta * avg + (1 - kLrFindBeta) * r.losses[k];
+        r.smoothed.push_back(avg / (1 - std::pow(kLrFindBeta, double(k + 1))));
+    }
+    if (n == 0)
+        return;
+    size_t best = 0;
+    for (size_t k = 1; k < n; ++k)
+        if (std::isfinite(r.smoothed[k]) && r.smoothed[k] < r.smoothed[best])
+            best = k;
+    r.min_index = int64_t(best);
+    r.min_loss_lr = r.learning_rates[best];
+    r.min_over_10 = r.min_loss_lr / 10;
+    // Steepest descent: most negative d(smoothed)/d(ln lr), up to the minimum.
+    const size_t last = best >= 2 ? best : n - 1;
+    size_t steep = 0;
+    double steepest = 0;
+    bool found = false;
+    for (size_t k = 0; k <= last && n >= 2; ++k) {
+        const size_t a = k == 0 ? 0 : k - 1, b = std::min(k + 1, n - 1);
+        if (a == b)
+            continue;
+        const double dx = std::log(r.learning_rates[b]) - std::log(r.learning_rates[a]);
+        if (dx <= 0 || !std::isfinite(r.smoothed[a]) || !std::isfinite(r.smoothed[b]))
+            continue;
+        const double g = (r.smoothed[b] - r.smoothed[a]) / dx;
+        if (!found || g < steepest) {
+            steepest = g;
+            steep = k;
+            found = true;
+        }
+    }
+    r.suggestion_index = int64_t(found ? steep : best);
+    r.suggestion = r.learning_rates[size_t(r.suggestion_index)];
+}
+
+std::string lrFindJson(const LrFindResult &r)
+{
+    nlohmann::ordered_json j;
+    const auto finite = [](const std::vector<double> &v) {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (double x : v)
+            a.push_back(std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json());
+        return a;
+    };
+    j["steps"] = r.steps;
+    j["learning_rates"] = r.learning_rates;
+    j["losses"] = finite(r.losses);
+    j["smoothed"] = finite(r.smoothed);
+    j["suggestion"] = r.suggestion;
+    j["min_loss_lr"] = r.min_loss_lr;
+    j["min_over_10"] = r.min_over_10;
+    j["diverged"] = r.diverged;
+    return j.dump(2) + "\n";
+}
+
+LrFindResult findLearningRate(const TrainingOptions &specIn, TrainingObserver &obs, const StopToken &stop,
+                              const std::function<void(const LrFindResult &)> &progress)
+{
+    TrainingOptions spec = specIn;
+    spec.mode = "train_and_eval";
+    if (spec.lr_find_steps < 2)
+        throw Error("lr_find_steps", "must be at least 2, got " + std::to_string(spec.lr_find_steps));
+    if (!(spec.lr_find_start > 0) || !(spec.lr_find_end > spec.lr_find_start))
+        throw Error("lr_find_start", "the range must satisfy 0 < lr_find_start < lr_find_end",
+                    "e.g. --lr_find_start=1e-7 --lr_find_end=1");
+    ValidationScope scope;
+    const ValidationResult v = validateRun(spec, scope);
+    if (!v.ok())
+        for (const auto &d : v.diagnostics.items())
+            if (d.severity == Severity::Error)
+                throw Error(d.field, d.message, d.hint);
+    const BertConfig cfg = *v.bert_config;
+    const InputMetaData meta = *v.meta_data;
+    const bool regression = meta.isRegression();
+
+    torch::manual_seed(uint64_t(spec.seed));
+    nn::BertForSequenceClassification model(cfg, meta.num_labels);
+    if (!spec.init_checkpoint.empty()) {
+        if (isTrainingCheckpointPath(spec.init_checkpoint)) {
+            loadCheckpoint(spec.init_checkpoint, model, nullptr, false);
+            obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": weights of a training checkpoint");
+        } else {
+            obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": "
+                           + loadInitCheckpoint(model, spec.init_checkpoint).summary());
+        }
+    }
+    const c10::Device device = spec.num_gpus > 0 && torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0)
+                                                                               : c10::Device(c10::kCPU);
+    model->to(device);
+    model->train();
+    AdamW opt(namedParameters(model), AdamWOptions{spec.weight_decay_rate});
+    ClassifierDataset data(datasetOptions(spec, cfg, meta, spec.train_data_path, true));
+    ClassifierBatch batch;
+
+    LrFindResult r;
+    const int64_t steps = spec.lr_find_steps;
+    obs.logMessage("lr_find: up to " + std::to_string(steps) + " steps, learning rate " + formatMetric(spec.lr_find_start)
+                   + " → " + formatMetric(spec.lr_find_end) + " on " + device.str()
+                   + " (a throwaway copy of the model; only lr_find.json is written)");
+    double minSmoothed = std::numeric_limits<double>::infinity();
+    for (int64_t k = 0; k < steps && !stop.stopRequested(); ++k) {
+        const double lr = lrFindLearningRate(k, steps, spec.lr_find_start, spec.lr_find_end);
+        data.next(batch);
+        BatchTensors t = onDevice(toTensors(batch), device);
+        auto loss = lossFor(model->forward(t.ids, t.mask, t.segments), t, regression);
+        loss.backward();
+        const double value = loss.item<double>();
+        r.steps.push_back(k + 1);
+        r.learning_rates.push_back(lr);
+        r.losses.push_back(value);
+        analyzeLrFind(r);
+        if (!std::isfinite(value)) {
+            r.diverged = true;
+            break;
+        }
+        opt.step(lr);
+        opt.zeroGrad();
+        if (progress)
+            progress(r);
+        const double s = r.smoothed.back();
+        minSmoothed = std::min(minSmoothed, s);
+        if (k > 0 && s > kLrFindDivergence * minSmoothed) {
+            r.diverged = true;
+            break;
+        }
+    }
+    if (r.steps.empty())
+        throw Error("lr_find", "stopped before the first step");
+    std::error_code ec;
+    fs::create_directories(spec.model_dir, ec);
+    r.path = (fs::path(spec.model_dir) / "lr_find.json").string();
+    writeFileAtomic(r.path, lrFindJson(r));
+    obs.logMessage("lr_find: " + std::to_string(r.steps.size()) + " steps" + (r.diverged ? " (the loss diverged)" : "")
+                   + "; suggested learning_rate " + formatMetric(r.suggestion, 3) + " (steepest descent), "
+                   + formatMetric(r.min_over_10, 3) + " (minimum / 10); wrote " + r.path);
+    return r;
+}
+
+} // namespace wb

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+#include "core/events/trainingobserver.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// The learning-rate range test (Smith, "Cyclical Learning Rates for Training Neural
+/// Networks", 2017; fastai's lr_find): a short run whose learning rate rises exponentially,
+/// step by step, and the loss it produces.
+struct LrFindResult
+{
+    std::vector<int64_t> steps;          ///< 1-based steps taken
+    std::vector<double> learning_rates;  ///< learning rate of each step
+    std::vector<double> losses;          ///< training loss of each step (mean cross-entropy / MSE)
+    std::vector<double> smoothed;        ///< bias-corrected exponential moving average of losses (β = 0.98)
+    double suggestion = 0;               ///< learning rate of the steepest descent of `smoothed` over ln(lr)
+    int64_t suggestion_index = -1;
+    double min_loss_lr = 0;              ///< learning rate at the minimum of `smoothed`
+    double min_over_10 = 0;              ///< min_loss_lr / 10 (the second suggestion)
+    int64_t min_index = -1;
+    bool diverged = false;               ///< stopped because smoothed > 4 × its minimum (or a non-finite loss)
+    std::string path;                    ///< lr_find.json written, or empty
+};
+
+/// Smoothing of the loss curve (fastai's β).
+constexpr double kLrFindBeta = 0.98;
+/// The test stops once the smoothed loss exceeds this multiple of its minimum.
+constexpr double kLrFindDivergence = 4.0;
+
+/// Learning rate of step k (0-based) of `steps`: start·(end/start)^(k/(steps−1)). Pure.
+double lrFindLearningRate(int64_t k, int64_t steps, double start, double end);
+
+/// Fills smoothed, min_*, suggestion* of `r` from learning_rates and losses. The steepest
+/// descent is the most negative central difference of smoothed over ln(learning rate)
+/// among the steps up to the minimum (all steps when fewer than 3). Pure; thread-safe.
+void analyzeLrFind(LrFindResult &r);
+
+/// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",
+/// "suggestion", "min_loss_lr", "min_over_10", "diverged"}.
+std::string lrFindJson(const LrFindResult &r);
+
+/// Runs the range test for `spec` (train's options): validates as `train` does, builds the
+/// model (from --init_checkpoint when given; never from model_dir's checkpoints) and trains
+/// a throwaway copy for at most spec.lr_find_steps steps with the learning rate rising from
+/// spec.lr_find_start to spec.lr_find_end, stopping when the smoothed loss diverges or `stop`
+/// is requested. Writes only model_dir/lr_find.json (atomically). On one device (the first
+/// GPU when num_gpus > 0, else the CPU) whatever the strategy. Log lines and
+/// `progress(result so far)` after each step go to the caller's thread (this one).
+/// Throws wb::Error for bad input (the first validation error) and I/O failures.
+/// Synchronous; call it from a worker thread in a GUI. Includes no Torch header.
+LrFindResult findLearningRate(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
+                              const std::function<void(const LrFindResult &)> &progress = {});
+
+} // namespace wb

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// Where a TextClassifier takes its model from: an export folder (`model_export_path`,
+/// written by `export`), or a model_dir checkpoint with the files of the run.
+struct ClassifierSource
+{
+    std::string model_export_path;       ///< export folder; when set, the fields below are defaults only
+    std::string model_dir;               ///< training run: its latest checkpoint …
+    std::string checkpoint_path;         ///< … or this one ("best", a ckpt-N, or a .safetensors file)
+    std::string bert_config_file;        ///< with model_dir
+    std::string input_meta_data_path;    ///< with model_dir (num_labels, max_seq_length, labels.txt beside)
+    std::string vocab_file;              ///< with model_dir; default: prepare_report.json's vocab
+    std::optional<bool> do_lower_case;   ///< default: tokenizer_config.json / prepare_report.json, else true
+    int64_t max_seq_length = 0;          ///< 0: the meta data's (or tokenizer_config.json's)
+};
+
+/// One text after WordPiece tokenization, as the model sees it.
+struct TokenizedText
+{
+    std::vector<std::string> tokens;     ///< [CLS] a… [SEP] (b… [SEP]); no padding
+    std::vector<int64_t> input_ids;      ///< same length as tokens
+    std::vector<int64_t> segment_ids;    ///< 0 for [CLS], text a and its [SEP]; 1 for text b
+    std::vector<bool> unknown;           ///< true where the token is [UNK]
+    bool truncated = false;              ///< the texts did not fit into max_seq_length
+    int64_t tokens_needed = 0;           ///< length without the cut, [CLS]/[SEP] included
+};
+
+/// What the model says about one text.
+struct Classification
+{
+    std::string text, text_b;
+    std::vector<double> probabilities;   ///< softmax, one per label name (regression: the value)
+    int64_t predicted_label_id = 0;      ///< argmax
+    std::string predicted_label;         ///< its name
+    TokenizedText tokenized;
+};
+
+/// A fine-tuned BertForSequenceClassification with its tokenizer and label names, for
+/// classifying texts one by one or in batches (CLI `classify`, the window's Try it).
+/// Features are built as `prepare` builds them (google-research/bert run_classifier.py's
+/// convert_single_example), so the probabilities equal `predict`'s test_results.tsv for the
+/// same texts. Facade over a pimpl: includes no Torch header. CPU inference.
+///
+/// Thread rules: construct and use from one thread at a time (a worker thread in a GUI:
+/// loading and classify() take milliseconds to seconds). Distinct objects are independent.
+class TextClassifier
+{
+public:
+    /// Loads the model, config, meta data, labels (readLabelNames) and vocabulary. Throws
+    /// wb::Error naming the file or flag for anything missing or inconsistent (a vocab whose
+    /// size differs from vocab_size, a checkpoint of another num_labels, no checkpoint).
+    explicit TextClassifier(const ClassifierSource &source);
+    ~TextClassifier();
+    TextClassifier(const TextClassifier &) = delete;
+    TextClassifier &operator=(const TextClassifier &) = delete;
+
+    /// Label names in id order (empty for regression).
+    const std::vector<std::string> &labelNames() const;
+    int64_t maxSeqLength() const;
+    bool isRegression() const;
+    /// The checkpoint or safetensors file the weights came from.
+    const std::string &weightsPath() const;
+    /// Warnings met while loading (e.g. labels.txt of another length), for the log.
+    const std::vector<std::string> &warnings() const;
+
+    /// Tokenizes `a` (and `b` for pair tasks, when non-empty) without running the model.
+    TokenizedText tokenize(const std::string &a, const std::string &b = {}) const;
+    /// Classifies one text (pair).
+    Classification classify(const std::string &a, const std::string &b = {}) const;
+    /// Classifies texts in batches of `batchSize`; `pairs[k].second` may be empty.
+    std::vector<Classification> classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
+                                            int64_t batchSize = 32) const;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace wb

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Teaching (issue 14): label names, eval examples, best model and early stopping, lr_find,
+# classify and the stand-alone (Hugging Face-loadable) export.
+wb_add_test(tst_teaching NAME core.teaching SOURCES core/tst_teaching.cpp LIBS wb_core)
+wb_add_test(tst_teachrun NAME cli.teachrun SOURCES cli/tst_teachrun.cpp LIBS wb_cli torch TIMEOUT 300)
