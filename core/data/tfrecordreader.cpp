@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/tfrecordreader.h"
 
-#include "core/data/crc32c.h"
+#include "core/util/crc32c.h"
 #include "core/util/error.h"
 
 #include <zlib.h>

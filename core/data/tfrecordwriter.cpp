@@ -2,7 +2,7 @@
 #include "core/data/tfrecordwriter.h"
 
 #include "core/config/jsonfile.h"
-#include "core/data/crc32c.h"
+#include "core/util/crc32c.h"
 #include "core/util/error.h"
 
 #include <zlib.h>

@@ -42,7 +42,7 @@ struct TfBundleEntry
     int32_t shard_id = 0;       ///< which `<prefix>.data-NNNNN-of-MMMMM` holds the bytes
     int64_t offset = 0;         ///< byte offset of the tensor in its shard
     int64_t size = 0;           ///< byte size (numel × dtype size for numeric dtypes)
-    uint32_t masked_crc32c = 0; ///< masked CRC32C of the bytes (see maskCrc in core/data/crc32c.h)
+    uint32_t masked_crc32c = 0; ///< masked CRC32C of the bytes (see maskCrc in core/util/crc32c.h)
     bool sliced = false;        ///< a partitioned variable saved as slices (not loadable here)
 };
 

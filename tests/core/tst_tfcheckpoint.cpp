@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/preflight.h"
-#include "core/data/crc32c.h"
+#include "core/util/crc32c.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/parameternames.h"
 #include "core/model/tfcheckpoint.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/data/crc32c.h"
+#include "core/util/crc32c.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"

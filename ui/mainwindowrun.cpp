@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window's run: Train (the pre-flight check as a background job, the used-model_dir
+// question), Stop and Resume, and the training controller's events.
+#include "ui/mainwindow.h"
+
+#include "core/config/bertconfig.h"
+#include "core/config/jsonfile.h"
+#include "core/config/optiontable.h"
+#include "core/train/preflight.h"
+#include "ui/configurationform.h"
+#include "ui/evaluationview.h"
+#include "ui/exampleloader.h"
+#include "ui/fieldhelp.h"
+#include "ui/historyreplay.h"
+#include "ui/lossplot.h"
+#include "ui/preparedatadialog.h"
+#include "ui/progresspanel.h"
+#include "ui/projectfile.h"
+#include "ui/runhistory.h"
+#include "ui/runstable.h"
+#include "ui/schedulepanel.h"
+#include "ui/startpage.h"
+#include "ui/trainingcontroller.h"
+#include "ui/usedmodeldir.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace wb {
+
+namespace {
+
+QString q(const std::string &s) { return QString::fromStdString(s); }
+
+} // namespace
+
+bool MainWindow::train()
+{
+    if (m_controller->isRunning() || m_checking)
+        return false;
+    startPreflight(options(), true);
+    return true;
+}
+
+namespace {
+
+/// What the pre-flight job found: a run already in model_dir (asked about before anything
+/// else), or the validation result.
+struct PreflightOutcome
+{
+    UsedModelDir used;
+    std::optional<ValidationResult> validation;
+};
+
+} // namespace
+
+void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
+{
+    m_checking = true;
+    updateActions();
+    m_progress->setStatus(tr("Checking the configuration…"));
+    statusBar()->showMessage(tr("Checking the configuration and the data files…"));
+    // validateRun scans the data files, initialises CUDA and binds the rendezvous port:
+    // never on the GUI thread.
+    m_preflight = runBackgroundJob<PreflightOutcome>(
+        this,
+        [o, askAboutUsedDir](const JobControl &) {
+            PreflightOutcome r;
+            if (askAboutUsedDir) {
+                r.used = inspectModelDir(o);
+                if (r.used.used)
+                    return r;
+            }
+            r.validation = validateRun(o);
+            return r;
+        },
+        [this, o](JobOutcome<PreflightOutcome> outcome) {
+            m_checking = false;
+            if (outcome.ok() && !outcome.value->validation) {
+                updateActions();
+                m_progress->setStatus(tr("Waiting for your answer…"));
+                askAboutUsedModelDir(outcome.value->used);
+                Q_EMIT modelDirQuestionAsked();
+                return;
+            }
+            JobOutcome<ValidationResult> validation;
+            validation.error = outcome.error;
+            if (outcome.ok())
+                validation.value = std::move(*outcome.value->validation);
+            bool started = false;
+            guarded(tr("Cannot start training"), [&] {
+                startValidatedRun(o, validation);
+                started = m_controller->isRunning();
+            });
+            if (!started)
+                m_progress->setStatus(tr("Idle"));
+            updateActions();
+            Q_EMIT preflightFinished(started);
+        });
+}
+
+void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome)
+{
+    if (!outcome.ok()) {
+        m_lastValidation = Diagnostics();
+        m_lastValidation.error("pre-flight", outcome.error.message.toStdString(), outcome.error.hint.toStdString());
+        reportError(tr("The configuration check failed"), outcome.error);
+        return;
+    }
+    const ValidationResult &result = *outcome.value;
+    m_lastValidation = result.diagnostics;
+    if (!result.ok()) {
+        showValidationErrors(result.diagnostics);
+        appendLog(tr("Validation failed:\n") + q(result.diagnostics.format()));
+        statusBar()->showMessage(tr("Fix the problems listed, then press Train again."), 6000);
+        return;
+    }
+    for (const Diagnostic &dg : result.diagnostics.items())
+        appendLog(QStringLiteral("%1: %2: %3").arg(QString::fromLatin1(severityName(dg.severity)), q(dg.field), q(dg.message)));
+    m_form->rememberPaths();
+    try {
+        // Records the configuration next to the run, for the run comparison table.
+        ProjectFile::save(QDir(q(o.model_dir)).filePath(QStringLiteral("bert_workbench_project.json")), o);
+    } catch (...) {
+        appendLog(tr("warning: %1").arg(describeCurrentException().logLine()));
+    }
+    m_plot->clear();
+    m_evalView->clear();
+    m_learningWarnings.clear();
+    loadBaseline(o);
+    updateSchedule();
+    m_runs->setLiveMetricsPath(q(o.metricsPath()));
+    m_progress->prepare(result.schedule ? result.schedule->total_steps : 0);
+    appendLog(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
+    statusBar()->showMessage(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
+    leaveStartPage();
+    showTab(QStringLiteral("plotTab"));
+    m_controller->start(o);
+}
+
+void MainWindow::stop()
+{
+    if (!m_controller->isRunning())
+        return;
+    m_controller->requestStop();
+    m_progress->stopRequested();
+    appendLog(tr("Stop requested: finishing the current step and writing a checkpoint."));
+    updateActions();
+}
+
+bool MainWindow::resume()
+{
+    if (m_checking || !m_controller->canResume())
+        return false;
+    m_progress->restartTiming();
+    appendLog(tr("Resuming from the latest checkpoint in %1").arg(q(m_controller->lastSpec().model_dir)));
+    m_progress->setStatus(tr("Resuming…"));
+    bool resumed = false;
+    guarded(tr("Cannot resume"), [&] { resumed = m_controller->resume(); });
+    return resumed;
+}
+
+void MainWindow::handleRunStarted(const RunStarted &info)
+{
+    m_progress->runStarted(info);
+    guarded(tr("Cannot read the run's history"), [&] {
+        m_runs->scan(q(m_controller->lastSpec().model_dir));
+        if (info.start_step > 0 && m_plot->pointCount(LossPlot::Series::TrainLoss) == 0) {
+            // Resumed in a new session: show the history that is already on disk.
+            replayHistory(*m_plot, RunHistory::load(q(m_controller->lastSpec().metricsPath())), info.start_step);
+        }
+    });
+}
+
+void MainWindow::handleStep(const StepMetrics &m)
+{
+    m_plot->addStep(m);
+    m_progress->stepCompleted(m);
+}
+
+void MainWindow::handleEvaluation(const EvalMetrics &m)
+{
+    m_plot->addEvaluation(m);
+    m_evalView->setEvaluation(m);
+    showLearningCheck(m);
+}
+
+void MainWindow::handleCheckpoint(const CheckpointSaved &c)
+{
+    statusBar()->showMessage(tr("Checkpoint saved: %1").arg(q(c.path)), 5000);
+    updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
+}
+
+void MainWindow::handleFinished(const RunFinished &r)
+{
+    m_progress->finished(r);
+    switch (r.status) {
+    case RunStatus::Completed:
+        appendLog(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
+        if (!m_learningWarnings.isEmpty()) {
+            m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
+            for (const QString &w : m_learningWarnings)
+                appendLog(tr("warning: %1").arg(w));
+            statusBar()->showMessage(tr("The model did not learn: see the Evaluation tab."), 10000);
+        }
+        break;
+    case RunStatus::Cancelled:
+        appendLog(tr("Run stopped at step %1; checkpoint %2. Press Resume to continue.")
+                      .arg(r.last_step).arg(r.last_checkpoint.empty() ? tr("(none)") : q(r.last_checkpoint)));
+        break;
+    case RunStatus::Failed: {
+        statusBar()->showMessage(tr("Training failed: %1").arg(formWording(q(r.message)).section(QLatin1Char('\n'), 0, 0)));
+        appendLog(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), formWording(q(r.message))));
+        if (!r.hint.empty())
+            appendLog(tr("  (%1)").arg(formWording(q(r.hint))));
+        if (!m_runErrorBox) {
+            m_runErrorBox = new QMessageBox(this);
+            m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
+            m_runErrorBox->setIcon(QMessageBox::Critical);
+            m_runErrorBox->setWindowTitle(tr("Training failed"));
+            m_runErrorBox->setTextFormat(Qt::PlainText);
+            m_runErrorBox->setWindowModality(Qt::WindowModal);
+        }
+        m_runErrorBox->setText(r.field.empty() ? formWording(q(r.message)) : QStringLiteral("%1: %2").arg(q(r.field), formWording(q(r.message))));
+        m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(formWording(q(r.hint))));
+        m_runErrorBox->setDetailedText(r.last_checkpoint.empty() ? QString() : tr("Latest checkpoint: %1").arg(q(r.last_checkpoint)));
+        if (!m_closeAfterStop)
+            m_runErrorBox->open();
+        break;
+    }
+    }
+    guarded(tr("Cannot list the runs"), [this] { m_runs->scan(q(m_controller->lastSpec().model_dir)); });
+    updateActions();
+    if (m_closeAfterStop)
+        close();
+}
+
+} // namespace wb
