@@ -12,8 +12,16 @@ double TensorBoardSmoother::add(double y)
         return y;
     m_last = m_last * m_weight + (1.0 - m_weight) * y;
     ++m_count;
-    // weight^count as a running product: std::pow per point dominated re-smoothing 10^6 points.
+    // weight^count as a running product (std::pow per point dominated re-smoothing 10^6
+    // points). Once it is below 2^-54, 1 - weight^count is exactly 1.0 in double: stop
+    // multiplying (no denormals) and dividing.
+    if (m_weightPower == 0)
+        return m_last;
     m_weightPower *= m_weight;
+    if (m_weightPower < 0x1p-54) {
+        m_weightPower = 0;
+        return m_last;
+    }
     const double debias = m_weight == 1.0 ? 1.0 : 1.0 - m_weightPower;
     return m_last / debias;
 }
