@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/schedulepanel.h"
 
+#include "core/config/hostinfo.h"
+#include "core/config/memoryestimate.h"
 #include "core/config/schedule.h"
+#include "core/config/bertconfig.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
@@ -151,6 +155,33 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
     m_schedule->setText(html);
 }
 
+namespace {
+
+/// The estimated peak memory of one training process (the per-worker batch), with a warning
+/// when it exceeds this computer's memory (issue 17: know the memory before pressing Train).
+QString memoryLine(const TrainingOptions &o, const BertConfig &c, int64_t labels, int64_t seq)
+{
+    int64_t replicas = 1;
+    if (o.distribution_strategy == "multi_worker_mirrored" && o.num_local_workers > 1)
+        replicas = o.num_local_workers;
+    else if (o.distribution_strategy == "mirrored" && o.num_gpus > 1)
+        replicas = o.num_gpus;
+    const int64_t perWorker = std::max<int64_t>(1, o.train_batch_size / replicas);
+    const MemoryEstimate m = estimateTrainingMemory(c, labels, seq, perWorker,
+                                                    std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype);
+    QString line = QCoreApplication::translate("SchedulePanel", "Memory: <b>%1</b> per training process")
+                       .arg(QString::fromStdString(m.summary()).toHtmlEscaped());
+    const int64_t physical = physicalMemoryBytes();
+    if (physical > 0 && m.total() > physical)
+        line += QCoreApplication::translate("SchedulePanel",
+                                            "<br><span style='color:#b00000'>More than this computer's %1 GiB: "
+                                            "use a smaller Train batch size, Gradient accumulation or bf16.</span>")
+                    .arg(double(physical) / double(int64_t(1) << 30), 0, 'f', 1);
+    return line;
+}
+
+} // namespace
+
 void SchedulePanel::updateModelSummary(const TrainingOptions &o)
 {
     if (!m_bertConfig) {
@@ -184,6 +215,7 @@ void SchedulePanel::updateModelSummary(const TrainingOptions &o)
     html += tr("Training cost: <b>%1 GFLOPs per example</b> at %2 tokens (forward + backward)")
                 .arg(flops / 1e9, 0, 'f', flops < 1e10 ? 2 : 1).arg(seq);
     html += tr(", %1 TFLOPs per step at batch %2.").arg(flops * double(o.train_batch_size) / 1e12, 0, 'f', 3).arg(o.train_batch_size);
+    html += QStringLiteral("<br>") + memoryLine(o, c, labels, seq);
     m_modelSummary->setText(html);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
+#include "core/config/memoryestimate.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
@@ -273,6 +274,19 @@ void tst_MainWindow::presetWritesConfig()
     QVERIFY2(w.modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.modelSummaryText()));
     QVERIFY(w.modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
     QVERIFY(w.modelSummaryText().contains(QStringLiteral("GFLOPs")));
+    // The memory line is the core estimate for this config at the form's batch (no meta data
+    // yet: 2 labels, 128 tokens), per training process; bf16 and accumulation change it.
+    const TrainingOptions o = w.options();
+    const std::string expected = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 1, "fp32").summary();
+    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
+                                           + QStringLiteral(" per training process")),
+             qPrintable(w.modelSummaryText()));
+    TrainingOptions accumulated = o;
+    accumulated.gradient_accumulation_steps = 4;
+    w.setOptions(accumulated);
+    const std::string smaller = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 4, "fp32").summary();
+    QVERIFY(smaller != expected);
+    QVERIFY2(w.modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(w.modelSummaryText()));
     QVERIFY(!w.writePresetConfig(999, path));
 }
 
