@@ -25,6 +25,8 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
             spec.summary);
         static const char *const kTypeNames[] = {"TEXT", "INT", "FLOAT", "INT"};
         opt->type_name(kTypeNames[int(spec.type())]);
+        // A flag given twice takes the last value, as absl flags do for run_classifier.
+        opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
         if (spec.strict_choices)
             opt->check(CLI::IsMember(spec.choices));
         const std::string def = spec.defaultText();

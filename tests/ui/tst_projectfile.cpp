@@ -130,6 +130,14 @@ void tst_ProjectFile::oldSpellingsAndAbsentKeys()
     QVERIFY(!cli::parseFlags(app2, {"--train_batch_size=1.5"}, out, err, code));
     QCOMPARE(code, 2);
     QVERIFY2(err.str().find("--train_batch_size: expected an integer, found '1.5'") != std::string::npos, err.str().c_str());
+
+    // A flag given twice takes the last value (absl flags; editing a copied command line).
+    TrainingOptions twice;
+    CLI::App app3;
+    cli::addRunFlags(app3, twice);
+    QVERIFY2(cli::parseFlags(app3, {"--learning_rate=1e-3", "--model_dir=a", "--learning_rate", "2e-3"}, out, err, code),
+             err.str().c_str());
+    QCOMPARE(twice.learning_rate, 2e-3);
 }
 
 void tst_ProjectFile::roundTrip()
