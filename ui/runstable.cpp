@@ -91,12 +91,24 @@ bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
     return true;
 }
 
+namespace {
+
+/// The run a history belongs to: its model_dir. A metrics.jsonl stands for the folder that
+/// holds it; TensorBoard logs are already grouped by that folder (RunHistory::fromTensorBoard).
+QString runKey(const RunHistory &run)
+{
+    const QFileInfo fi(run.sourcePath);
+    return fi.isDir() ? fi.absoluteFilePath() : fi.absolutePath();
+}
+
+} // namespace
+
 void RunsTable::addHistory(const RunHistory &run, bool overlay)
 {
     const QString abs = run.sourcePath;
     int row = -1;
     for (int i = 0; i < int(m_runs.size()); ++i)
-        if (m_runs[i].sourcePath == abs)
+        if (m_runs[i].sourcePath == abs || runKey(m_runs[i]) == runKey(run))
             row = i;
     const QSignalBlocker blocker(m_table);
     if (row < 0) {
@@ -104,6 +116,9 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
         m_runs.push_back(run);
         m_table->setRowCount(row + 1);
     } else {
+        // The same run opened another way (metrics.jsonl, then its TensorBoard logs): one row,
+        // one overlay.
+        m_plot->removeComparisonRun(m_runs[row].sourcePath);
         m_runs[row] = run;
     }
     const QString values[] = {run.name,

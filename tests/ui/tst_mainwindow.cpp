@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
-#include "core/config/memoryestimate.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
+#include "core/config/memoryestimate.h"
 #include "tinyrun.h"
 #include "core/io/eventwriter.h"
 #include "core/io/summarywriter.h"
@@ -11,6 +11,7 @@
 #include "ui/lossplot.h"
 #include "ui/projectfile.h"
 #include "ui/runhistory.h"
+#include "ui/runstable.h"
 #include "ui/trainingcontroller.h"
 
 #include <QAbstractButton>
@@ -510,10 +511,22 @@ void tst_MainWindow::openTensorBoardLogs()
     QCOMPARE(o.evalAccuracy, (std::vector<double>{0.9375}));
 
     MainWindow w;
-    QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("logs"))), 2);
     auto *table = w.findChild<QTableWidget *>(QStringLiteral("runsTable"));
     QVERIFY(table);
+    // "ours" is listed first through its metrics.jsonl; opening its TensorBoard logs must not
+    // add a second row (or a second overlay) for the same run.
+    {
+        QFile metrics(ours + QStringLiteral("/metrics.jsonl"));
+        QVERIFY(metrics.open(QIODevice::WriteOnly));
+        metrics.write(R"({"kind":"train","step":10,"loss":0.25,"learning_rate":0.0005,"examples_per_second":1,"wall_time":2000})"
+                      "\n");
+    }
+    QString addError;
+    QVERIFY2(w.runsTable()->addRun(ours + QStringLiteral("/metrics.jsonl"), true, &addError), qPrintable(addError));
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("logs"))), 2);
     QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(w.findChild<LossPlot *>()->comparisonRunCount(), 2);
     QCOMPARE(table->item(0, 0)->checkState(), Qt::Checked); // overlaid at once
     QStringList finalAccuracies{table->item(0, 7)->text(), table->item(1, 7)->text()};
     finalAccuracies.sort();
