@@ -256,7 +256,7 @@ bool Run::trainStep(TrainState &s, int64_t step)
     // Gradient accumulation: N equal micro-batches, each loss divided by N, so the summed
     // gradients and losses are those of the whole batch (the loss is a mean over examples).
     const int64_t micro = t.ids.size(0) / s.microBatches;
-    double lossValue = 0;
+    torch::Tensor lossSum; // the step's loss, read once after the micro-batches (one sync on CUDA)
     for (int64_t k = 0; k < s.microBatches; ++k) {
         const BatchTensors mt = s.microBatches == 1 ? t : rowsOf(t, k * micro, micro);
         torch::Tensor logits;
@@ -268,8 +268,9 @@ bool Run::trainStep(TrainState &s, int64_t step)
         if (s.microBatches > 1)
             loss = loss / double(s.microBatches);
         (s.scaler ? loss * s.scaler->scale() : loss).backward();
-        lossValue += loss.item<double>(); // CPU: free; the NaN check needs it
+        lossSum = lossSum.defined() ? lossSum + loss.detach() : loss.detach();
     }
+    double lossValue = lossSum.item<double>(); // the NaN check and the reports need it
     // Average gradients and loss over the workers, once per optimizer step; all agree on
     // stopping after this step.
     const auto parameters = s.model->parameters();
@@ -343,11 +344,12 @@ void Run::report(TrainState &s, bool force)
 
 void Run::evaluateAndCheckpoint(TrainState &s)
 {
-    std::optional<AutocastGuard> autocast;
-    autocast.emplace(s.format, s.device);
-    EvalMetrics em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get(),
-                              s.extras->sink());
-    autocast.reset();
+    EvalMetrics em;
+    {
+        AutocastGuard autocast(s.format, s.device);
+        em = evaluate(s.model, *s.evalData, m_regression, m_meta.num_labels, nullptr, s.strategy.get(),
+                      s.extras->sink());
+    }
     em.step = s.global;
     em.wall_time = now();
     m_obs.logMessage("Train Step: " + std::to_string(s.global) + "/" + std::to_string(m_sched.total_steps)

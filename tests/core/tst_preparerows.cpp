@@ -3,7 +3,7 @@
 // "Raw text for Prepare data"): each case's exact error (file:line and text) or exact output.
 #include "core/data/dataprep.h"
 #include "core/data/examplecodec.h"
-#include "core/data/preparedlabels.h"
+#include "core/config/labelnames.h"
 #include "core/data/preparesource.h"
 #include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
@@ -419,35 +419,33 @@ private Q_SLOTS:
         QVERIFY(json.find("\"columns\": {\n    \"text_a\": \"text\",\n    \"text_b\": null,\n    \"label\": \"label\",\n"
                           "    \"text_recognised\": true,\n    \"label_recognised\": true\n  }") != std::string::npos);
         QCOMPARE(readText(r.labels_path), std::string("ham\nspam\n"));
-        const PreparedLabelNames names = labelNamesForMetaData(r.meta_path, 2);
+        // The window and classify read these names back through readLabelNames.
+        const LabelNames names = readLabelNames(r.meta_path, 2);
         QCOMPARE(names.names, (std::vector<std::string>{"ham", "spam"}));
-        QVERIFY(names.from_file);
+        QCOMPARE(names.source, r.labels_path);
         QCOMPARE(names.warning, std::string());
-        QCOMPARE(names.labels_path, r.labels_path);
 
-        const PreparedLabelNames wrong = labelNamesForMetaData(r.meta_path, 3);
+        const LabelNames wrong = readLabelNames(r.meta_path, 3);
         QCOMPARE(wrong.names, (std::vector<std::string>{"label 0", "label 1", "label 2"}));
-        QVERIFY(!wrong.from_file);
-        QCOMPARE(wrong.warning, r.labels_path + " has 2 label(s), the meta data says num_labels 3 (prepared from other "
-                                                "data?); the labels are named 'label 0' to 'label 2'");
+        QCOMPARE(wrong.source, std::string());
+        QCOMPARE(wrong.warning, r.labels_path + " has 2 names but num_labels is 3 (another preparation?); it is not used");
     }
 
     void labelNamesFallbacks()
     {
         const QString dir = m_dir.path() + QStringLiteral("/labelnames");
         const std::string meta = (dir + QStringLiteral("/input_meta_data.json")).toStdString();
-        PreparedLabelNames n = labelNamesForMetaData(meta, 2);
+        LabelNames n = readLabelNames(meta, 2);
         QCOMPARE(n.names, (std::vector<std::string>{"label 0", "label 1"}));
-        QCOMPARE(n.warning, "no labels.txt beside " + meta + "; the labels are named 'label 0' to 'label 1'");
+        QCOMPARE(n.source, std::string());
 
+        // A spreadsheet-edited labels.txt: BOM, CRLF, an empty line, trailing empty lines.
         writeText(dir + QStringLiteral("/labels.txt"), "\xEF\xBB\xBFneg\r\n\r\npos\r\n\r\n");
-        n = labelNamesForMetaData(meta, 3);
+        n = readLabelNames(meta, 3);
         QCOMPARE(n.names, (std::vector<std::string>{"neg", "label 1", "pos"}));
-        QVERIFY(n.from_file);
-        QCOMPARE(n.warning, (dir + QStringLiteral("/labels.txt")).toStdString()
-                                + ": line(s) 2 are empty; named 'label N' by their id");
+        QCOMPARE(n.source, (dir + QStringLiteral("/labels.txt")).toStdString());
 
-        n = labelNamesForMetaData(meta, 0);
+        n = readLabelNames(meta, 0);
         QVERIFY(n.names.empty());
         QVERIFY(n.warning.empty());
     }
