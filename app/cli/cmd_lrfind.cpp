@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
 #include "core/train/preflight.h"
@@ -53,13 +54,7 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     options.mode = "train_and_eval";
     const ValidationResult v = validateRun(options);
     if (!v.ok()) {
-        Diagnostics errors;
-        for (const auto &d : v.diagnostics.items())
-            if (d.severity == Severity::Error)
-                errors.add(d);
-        err << errors.format();
-        err << errors.errorCount() << " problem(s) found; nothing was run.\n";
-        return kExitInvalid;
+        return reportInvalidConfiguration(err, v.diagnostics);
     }
     LogObserver log(out);
     StopToken stop;

@@ -8,6 +8,7 @@
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -155,20 +156,18 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
 
     const ValidationResult v = validateRun(options);
     if (!v.ok()) {
-        Diagnostics errors;
-        for (const auto &d : v.diagnostics.items())
-            if (d.severity == Severity::Error)
-                errors.add(d);
-        err << errors.format();
-        err << errors.errorCount() << " problem(s) found; nothing was run.\n";
+        reportInvalidConfiguration(err, v.diagnostics);
         if (progressFormat == "jsonl") { // the event stream ends with "finished" whatever happened
             RunFinished f;
             f.status = RunStatus::Failed;
-            const Diagnostic &first = errors.items().front();
+            const auto &items = v.diagnostics.items();
+            const Diagnostic &first = *std::find_if(items.begin(), items.end(),
+                                                    [](const Diagnostic &d) { return d.severity == Severity::Error; });
+            const int64_t count = int64_t(v.diagnostics.errorCount());
             f.field = first.field;
-            f.message = first.message + (errors.errorCount() > 1 ? " (and " + std::to_string(errors.errorCount() - 1)
-                                                                       + " more problem(s), see stderr)"
-                                                                 : std::string());
+            f.message = first.message + (count > 1 ? " (and " + std::to_string(count - 1)
+                                                         + " more problem(s), see stderr)"
+                                                   : std::string());
             f.hint = first.hint;
             out << runEventLine(f) << "\n" << std::flush;
         }

@@ -85,13 +85,7 @@ std::vector<RawExample> readGlueFile(const std::string &path, const GlueLayout &
                            + " TSV, or pass --skip_bad_rows to skip such rows.");
             continue;
         }
-        bool anyLatin1 = false;
-        for (auto &f : row.fields) {
-            bool latin1 = false;
-            f = toUtf8(std::move(f), latin1);
-            anyLatin1 = anyLatin1 || latin1;
-        }
-        if (anyLatin1)
+        if (fieldsToUtf8(row.fields))
             notes.latin1.push_back(where);
         RawExample ex;
         ex.text_a = row.fields[size_t(a)];

@@ -68,6 +68,17 @@ std::string toUtf8(std::string text, bool &latin1)
     return out;
 }
 
+bool fieldsToUtf8(std::vector<std::string> &fields)
+{
+    bool anyLatin1 = false;
+    for (std::string &f : fields) {
+        bool latin1 = false;
+        f = toUtf8(std::move(f), latin1);
+        anyLatin1 = anyLatin1 || latin1;
+    }
+    return anyLatin1;
+}
+
 bool parseNumber(const std::string &text, double &value)
 {
     if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos)

@@ -66,6 +66,9 @@ std::string readWholeFile(const std::string &path);
 /// decodes the label "latin1" this way); `latin1` is set when that happened.
 std::string toUtf8(std::string text, bool &latin1);
 
+/// toUtf8 for every field of a row, in place; returns whether any field was read as Latin-1.
+bool fieldsToUtf8(std::vector<std::string> &fields);
+
 /// Folder per label (labels = sorted folder names).
 void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
 

@@ -261,13 +261,7 @@ std::vector<RawExample> readTableFile(const std::string &path, bool csv, const P
                    fix + ", or pass --skip_bad_rows to skip such rows.");
             continue;
         }
-        bool anyLatin1 = false;
-        for (auto &f : row.fields) {
-            bool latin1 = false;
-            f = toUtf8(std::move(f), latin1);
-            anyLatin1 = anyLatin1 || latin1;
-        }
-        if (anyLatin1)
+        if (fieldsToUtf8(row.fields))
             notes.latin1.push_back(where);
         RawExample ex;
         ex.text_a = std::move(row.fields[size_t(a)]);
