@@ -152,9 +152,7 @@ struct LossPlot::Private
                 s.add(v);
             return s;
         }
-        // Same constant-series rule as smoothTensorBoard (no rounding spikes on a flat line).
-        const bool constant = std::all_of(values.begin(), values.end(),
-                                          [&](double v) { return v == values.front(); });
+        const bool constant = isConstantSeries(values);
         auto it = graph->data()->begin();
         for (std::size_t i = 0; i < values.size(); ++i, ++it) {
             const double sm = s.add(values[i]);

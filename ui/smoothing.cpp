@@ -11,7 +11,6 @@ double TensorBoardSmoother::add(double y)
     if (!std::isfinite(y))
         return y;
     m_last = m_last * m_weight + (1.0 - m_weight) * y;
-    ++m_count;
     // weight^count as a running product (std::pow per point dominated re-smoothing 10^6
     // points). Once it is below 2^-54, 1 - weight^count is exactly 1.0 in double: stop
     // multiplying (no denormals) and dividing.
@@ -26,14 +25,17 @@ double TensorBoardSmoother::add(double y)
     return m_last / debias;
 }
 
+bool isConstantSeries(const std::vector<double> &values)
+{
+    // TensorBoard #786: smoothing a constant must not introduce rounding spikes.
+    return std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); });
+}
+
 std::vector<double> smoothTensorBoard(const std::vector<double> &values, double weight)
 {
     if (values.empty())
         return {};
-    // TensorBoard #786: smoothing a constant must not introduce rounding spikes.
-    const bool constant = std::all_of(values.begin(), values.end(),
-                                      [&](double v) { return v == values.front(); });
-    if (constant)
+    if (isConstantSeries(values))
         return values;
     TensorBoardSmoother s(weight);
     std::vector<double> out;

@@ -14,6 +14,10 @@ namespace wb {
 /// Example: {1, 0, 1} at 0.5 → {1, 0.3333, 0.7143}.
 std::vector<double> smoothTensorBoard(const std::vector<double> &values, double weight);
 
+/// Whether every value equals the first: such a series is shown unsmoothed (TensorBoard
+/// #786), by smoothTensorBoard and by the plot's in-place re-smoothing alike.
+bool isConstantSeries(const std::vector<double> &values);
+
 /// Incremental form of smoothTensorBoard for live appends (same result up to the constant
 /// series special case, which only removes rounding noise).
 class TensorBoardSmoother
@@ -22,14 +26,13 @@ public:
     explicit TensorBoardSmoother(double weight = 0.6) : m_weight(weight) {}
     /// Returns the smoothed value for the next raw value `y`.
     double add(double y);
-    void reset() { m_last = 0; m_count = 0; m_weightPower = 1; }
+    void reset() { m_last = 0; m_weightPower = 1; }
     double weight() const { return m_weight; }
 
 private:
     double m_weight;
     double m_last = 0;
-    std::size_t m_count = 0;
-    double m_weightPower = 1; ///< weight^m_count
+    double m_weightPower = 1; ///< weight^n after n values (0 once 1 - weight^n rounds to 1)
 };
 
 } // namespace wb

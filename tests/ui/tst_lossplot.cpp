@@ -135,6 +135,21 @@ void tst_LossPlot::smoothingSliderRecomputes()
     QVERIFY(std::abs(lines[3].split(',').at(2).toDouble() - 5.0 / 7.0) < 1e-9);
     plot.setSmoothing(5); // clamped
     QCOMPARE(plot.smoothing(), 0.999);
+
+    // The drawn curve is re-smoothed in place: its values, not only the export, follow the weight.
+    QCPGraph *drawn = nullptr;
+    for (int i = 0; i < plot.customPlot()->graphCount(); ++i)
+        if (plot.customPlot()->graph(i)->name() == QStringLiteral("train loss (smoothed)"))
+            drawn = plot.customPlot()->graph(i);
+    QVERIFY(drawn);
+    plot.setSmoothing(0.5);
+    QCOMPARE(drawn->data()->size(), 3);
+    QCOMPARE(drawn->data()->at(0)->value, 1.0);
+    QVERIFY(std::abs(drawn->data()->at(1)->value - 1.0 / 3.0) < 1e-12);
+    QVERIFY(std::abs(drawn->data()->at(2)->value - 5.0 / 7.0) < 1e-12);
+    // The live smoother continues from the re-smoothed state: {1, 0, 1, 1} at 0.5 → 13/15.
+    plot.addStep(step(4, 1, 4));
+    QVERIFY(std::abs(drawn->data()->at(3)->value - 13.0 / 15.0) < 1e-12);
 }
 
 void tst_LossPlot::smoothingBoxTakesTypedValue()
