@@ -2,6 +2,7 @@
 #include "ui/preparedatadialog.h"
 
 #include "core/util/error.h"
+#include "ui/backgroundjob.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,7 +24,6 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QToolButton>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QVBoxLayout>
 
 namespace wb {
@@ -181,7 +181,6 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_warnings->setObjectName(QStringLiteral("prepareWarnings"));
     m_warnings->setReadOnly(true);
     m_warnings->setVisible(false);
-    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &PrepareDataDialog::finish);
     auto *buttons = new QDialogButtonBox;
     m_startButton = buttons->addButton(tr("Prepare"), QDialogButtonBox::AcceptRole);
     m_startButton->setObjectName(QStringLiteral("prepareButton"));
@@ -202,11 +201,10 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
 
 PrepareDataDialog::~PrepareDataDialog()
 {
-    if (m_watcher.isRunning()) {
-        m_stop->requestStop();
-        m_watcher.disconnect(this);
-        m_watcher.waitForFinished();
-    }
+    // The job captures only values, but its files are half-written until it ends: stop it
+    // and wait, so that nothing keeps writing after the dialog is gone.
+    m_job.cancel();
+    m_job.waitForFinished();
 }
 
 PrepareOptions PrepareDataDialog::options() const
@@ -249,52 +247,36 @@ void PrepareDataDialog::setRunning(bool running)
 
 void PrepareDataDialog::start()
 {
-    if (m_watcher.isRunning())
+    if (m_job.isRunning())
         return;
     const PrepareOptions o = options();
-    m_stop = std::make_shared<StopToken>();
     m_error.clear();
     m_progress->setValue(0);
     m_stage->setText(tr("Starting…"));
     m_labelCounts->setVisible(false);
     m_warnings->setVisible(false);
-    // The destructor requests a stop and waits for the job, so `this` outlives it; queued
-    // progress calls still pending when the dialog goes are dropped by Qt with it.
-    const std::shared_ptr<StopToken> stop = m_stop;
-    m_watcher.setFuture(QtConcurrent::run([this, o, stop]() -> Outcome {
-        Outcome result;
-        try {
-            result.report = prepareData(
+    m_job = runBackgroundJob<PrepareReport>(
+        this,
+        [o](const JobControl &job) {
+            return prepareData(
                 o,
-                [this](double fraction, const std::string &stage) {
-                    const QString s = q(stage);
-                    QMetaObject::invokeMethod(this, [this, fraction, s] {
-                        m_progress->setValue(int(fraction * 1000));
-                        m_stage->setText(s);
-                    }, Qt::QueuedConnection);
+                [&job](double fraction, const std::string &stage) {
+                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
                 },
-                stop.get());
-        } catch (const Error &e) {
-            result.error = e.field().empty()
-                ? QString::fromUtf8(e.what())
-                : QStringLiteral("%1: %2").arg(q(e.field()), QString::fromUtf8(e.what()));
-            if (!e.hint().empty())
-                result.error += QStringLiteral("\n") + q(e.hint());
-            result.error = formWords(result.error);
-        } catch (const std::exception &e) {
-            result.error = QString::fromUtf8(e.what());
-        } catch (...) {
-            result.error = QStringLiteral("prepare: unknown error");
-        }
-        return result;
-    }));
+                job.stopToken());
+        },
+        [this](JobOutcome<PrepareReport> outcome) { finish(std::move(outcome)); },
+        [this](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_stage->setText(stage);
+        });
     setRunning(true);
 }
 
 void PrepareDataDialog::cancel()
 {
-    if (m_watcher.isRunning()) {
-        m_stop->requestStop();
+    if (m_job.isRunning()) {
+        m_job.cancel();
         m_stage->setText(tr("Cancelling…"));
     }
 }
@@ -333,17 +315,20 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
     m_warnings->setVisible(true);
 }
 
-void PrepareDataDialog::finish()
+void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
 {
-    const Outcome outcome = m_watcher.result();
     setRunning(false);
-    m_error = outcome.error;
-    if (!m_error.isEmpty()) {
+    if (!outcome.ok()) {
+        m_error = outcome.error.message;
+        if (!outcome.error.hint.isEmpty())
+            m_error += QStringLiteral("\n") + outcome.error.hint;
+        m_error = formWords(m_error);
         m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
         Q_EMIT failed(m_error);
         return;
     }
-    m_report = outcome.report;
+    m_error.clear();
+    m_report = std::move(*outcome.value);
     m_progress->setValue(1000);
     QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels) in %4 s.")
                        .arg(m_report.train_examples).arg(m_report.eval_examples).arg(m_report.labels.size())

@@ -3,9 +3,9 @@
 
 #include "core/data/dataprep.h"
 #include "core/events/trainingobserver.h"
+#include "ui/backgroundjob.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
 
 #include <memory>
 
@@ -23,8 +23,8 @@ class QTableWidget;
 namespace wb {
 
 /// "Prepare data": raw text (label folders, TSV/CSV, GLUE) → TFRecords + input_meta_data.json
-/// through wb::prepareData in QtConcurrent::run, watched by a QFutureWatcher owned by the
-/// dialog, with progress and Cancel (a StopToken). After a run the dialog shows the report:
+/// through wb::prepareData on a background job (ui/backgroundjob.h), with progress and
+/// Cancel (the job's StopToken). After a run the dialog shows the report:
 /// a label-count table (train/eval) and the warnings (skipped rows, truncation, duplicates),
 /// before the user trains. GUI thread only; destroying the dialog requests a stop and waits
 /// for the job.
@@ -37,7 +37,7 @@ public:
 
     PrepareOptions options() const;
     void setOptions(const PrepareOptions &o);
-    bool isRunning() const { return m_watcher.isRunning(); }
+    bool isRunning() const { return m_job.isRunning(); }
     /// The report of the last successful preparation.
     const PrepareReport &report() const { return m_report; }
     QString lastError() const { return m_error; }
@@ -52,14 +52,7 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    // What the background job hands back to the GUI thread.
-    struct Outcome
-    {
-        PrepareReport report;
-        QString error;
-    };
-
-    void finish();
+    void finish(JobOutcome<PrepareReport> outcome);
     void setRunning(bool running);
     void showReport(const PrepareReport &r);
 
@@ -74,8 +67,7 @@ private:
     QPushButton *m_startButton, *m_cancelButton;
     QTableWidget *m_labelCounts;
     QPlainTextEdit *m_warnings;
-    QFutureWatcher<Outcome> m_watcher;
-    std::shared_ptr<StopToken> m_stop;
+    JobHandle m_job;
     PrepareReport m_report;
     QString m_error;
 };

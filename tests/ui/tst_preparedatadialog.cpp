@@ -138,6 +138,59 @@ private Q_SLOTS:
                                      "question2."));
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out2/input_meta_data.json")));
     }
+    /// Cancel while the job runs: the dialog reports "cancelled", is ready again, and the
+    /// output folder holds no TFRecord and no meta data (nothing half-written).
+    void cancelWritesNothing()
+    {
+        const QString in = m_dir.path() + QStringLiteral("/many.csv");
+        writeText(m_dir.path() + QStringLiteral("/vocab3.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\nbad\n");
+        std::string rows = "sentence,label\n";
+        for (int i = 0; i < 20000; ++i)
+            rows += i % 2 ? "good good good bad,pos\n" : "bad bad good,neg\n";
+        writeText(in, rows);
+        const QString out = m_dir.path() + QStringLiteral("/out3");
+        PrepareDataDialog d;
+        PrepareOptions o;
+        o.input_data_dir = in.toStdString();
+        o.classification_task_name = "csv";
+        o.vocab_file = (m_dir.path() + QStringLiteral("/vocab3.txt")).toStdString();
+        o.output_dir = out.toStdString();
+        d.setOptions(o);
+        QSignalSpy prepared(&d, &PrepareDataDialog::prepared);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        d.start();
+        QVERIFY(d.isRunning());
+        d.cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(prepared.count(), 0);
+        QVERIFY2(d.lastError().contains(QStringLiteral("cancelled")), qPrintable(d.lastError()));
+        QVERIFY2(d.lastError().contains(QStringLiteral("Nothing was written.")), qPrintable(d.lastError()));
+        QVERIFY(!d.isRunning());
+        QVERIFY(field<QPushButton>(d, "prepareButton")->isEnabled());
+        QVERIFY(!QFile::exists(out + QStringLiteral("/train.tf_record")));
+        QVERIFY(!QFile::exists(out + QStringLiteral("/input_meta_data.json")));
+    }
+
+    /// Closing the dialog while it prepares stops the job before the dialog is gone: no
+    /// callback reaches a destroyed dialog, and no file is written afterwards.
+    void destroyWhileRunningStopsTheJob()
+    {
+        const QString in = m_dir.path() + QStringLiteral("/many.csv"); // written by the test above
+        QVERIFY(QFile::exists(in));
+        const QString out = m_dir.path() + QStringLiteral("/out4");
+        auto *d = new PrepareDataDialog;
+        PrepareOptions o;
+        o.input_data_dir = in.toStdString();
+        o.classification_task_name = "csv";
+        o.vocab_file = (m_dir.path() + QStringLiteral("/vocab3.txt")).toStdString();
+        o.output_dir = out.toStdString();
+        d->setOptions(o);
+        d->start();
+        QVERIFY(d->isRunning());
+        delete d; // cancels and waits
+        QTest::qWait(50); // any queued callback would run now
+        QVERIFY(!QFile::exists(out + QStringLiteral("/input_meta_data.json")));
+    }
 };
 
 QTEST_MAIN(tst_PrepareDataDialog)
