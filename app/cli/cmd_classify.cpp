@@ -109,9 +109,10 @@ std::vector<std::pair<std::string, std::string>> readInputFile(const std::string
 int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     CLI::App app("Classify texts with an export folder (--model_export_path) or a checkpoint of --model_dir\n"
-                 "(with --bert_config_file, --input_meta_data_path and --vocab_file). Texts from --text (repeatable),\n"
-                 "--input_file (one text per line, or a .tsv/.csv with a header and a text column) or standard\n"
-                 "input. Prints a TSV: text, predicted_label and one probability column per label name.",
+                 "(its --bert_config_file and --input_meta_data_path default to the ones the run recorded in\n"
+                 "run_config.json). Texts from --text (repeatable), --input_file (one text per line, or a\n"
+                 ".tsv/.csv with a header and a text column) or standard input. Prints a TSV: text,\n"
+                 "predicted_label and one probability column per label name.",
                  "bert-workbench-cli classify");
     ClassifierSource src;
     std::vector<std::string> texts, textsB;
@@ -120,8 +121,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     app.add_option("--model_export_path", src.model_export_path, "export folder (written by export)");
     app.add_option("--model_dir,--md", src.model_dir, "training run: its latest checkpoint");
     app.add_option("--predict_checkpoint_path", src.checkpoint_path, "a checkpoint, or 'best'");
-    app.add_option("--bert_config_file", src.bert_config_file, "bert_config.json (with --model_dir)");
-    app.add_option("--input_meta_data_path", src.input_meta_data_path, "input_meta_data.json (with --model_dir)");
+    app.add_option("--bert_config_file", src.bert_config_file, "bert_config.json (with --model_dir; default: the one run_config.json names)");
+    app.add_option("--input_meta_data_path", src.input_meta_data_path, "input_meta_data.json (with --model_dir; default: the one run_config.json names)");
     app.add_option("--vocab_file", src.vocab_file, "vocab.txt (default: the export's, or prepare_report.json's)");
     app.add_flag_function(
         "--do_lower_case,!--nodo_lower_case", [&src](int64_t n) { src.do_lower_case = n > 0; },

@@ -10,6 +10,7 @@
 #include "core/train/bestmodel.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
+#include "core/train/runidentity.h"
 #include "core/util/error.h"
 
 #include <torch/torch.h>
@@ -53,6 +54,43 @@ struct TextClassifier::Private
     int32_t cls = 0, sep = 0, unk = 0;
 };
 
+namespace {
+
+/// Fills the empty one of `cfgPath` / `metaPath` with the path the run recorded in
+/// model_dir/run_config.json ("informational"), so that `classify --model_dir=DIR` works
+/// for a run trained here. Throws wb::Error naming the flag when the run did not record it
+/// or the recorded file is gone.
+void takeRunFilesFromRunConfig(const std::string &modelDir, std::string &cfgPath, std::string &metaPath,
+                               std::vector<std::string> &warnings)
+{
+    Diagnostics diag;
+    const std::optional<RunIdentity> run = readRunConfig(modelDir, diag);
+    const nlohmann::ordered_json *info = nullptr;
+    if (run && run->json.contains("informational") && run->json["informational"].is_object())
+        info = &run->json["informational"];
+    auto take = [&](std::string &path, const char *key, const char *flag) {
+        if (!path.empty())
+            return;
+        const std::string given = info && info->contains(key) && (*info)[key].is_string() ? (*info)[key].get<std::string>()
+                                                                                           : std::string();
+        if (given.empty())
+            throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(modelDir)
+                                  + (run ? " does not name it" : " is missing or unreadable"),
+                        std::string("pass the run's --") + flag);
+        if (!fs::exists(given))
+            throw Error(flag, "the run's " + std::string(key) + " '" + given + "' (from " + runConfigPath(modelDir)
+                                  + ") no longer exists",
+                        std::string("pass --") + flag + " with where the file is now");
+        path = given;
+        warnings.push_back(std::string("--") + flag + " not given: using the run's " + given + " (from "
+                           + runConfigPath(modelDir) + ")");
+    };
+    take(cfgPath, "bert_config_file", "bert_config_file");
+    take(metaPath, "input_meta_data_path", "input_meta_data_path");
+}
+
+} // namespace
+
 TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique<Private>())
 {
     std::string cfgPath = src.bert_config_file, metaPath = src.input_meta_data_path, vocab = src.vocab_file;
@@ -80,15 +118,13 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     } else {
         if (src.model_dir.empty())
             throw Error("model_export_path", "no model given", "pass --model_export_path, or --model_dir with its files");
-        if (cfgPath.empty())
-            throw Error("bert_config_file", "required with --model_dir", "pass the run's --bert_config_file");
-        if (metaPath.empty())
-            throw Error("input_meta_data_path", "required with --model_dir", "pass the run's --input_meta_data_path");
         d->weights = src.checkpoint_path.empty() ? latestCheckpoint(src.model_dir)
                                                  : resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
         if (d->weights.empty())
             throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
                         "train first, or pass --predict_checkpoint_path");
+        if (cfgPath.empty() || metaPath.empty())
+            takeRunFilesFromRunConfig(src.model_dir, cfgPath, metaPath, d->warnings);
     }
     Diagnostics diag;
     auto cfg = BertConfig::load(cfgPath, diag);

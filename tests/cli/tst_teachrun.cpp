@@ -206,6 +206,19 @@ void tst_TeachRun::classifyEqualsPredict()
     const auto j = nlohmann::json::parse(lines(out).at(0));
     QCOMPARE(j["text"].get<std::string>(), texts[0]);
     QVERIFY(j["probabilities"].contains("ham") && j["probabilities"].contains("spam"));
+    // Without --bert_config_file and --input_meta_data_path: the paths run_config.json
+    // recorded are used (said on stderr), with the same result.
+    std::string outRun, errRun;
+    QCOMPARE(wbtest::runCli({"classify", "--model_dir=" + m_opts.model_dir, "--vocab_file=" + m_vocab,
+                             "--predict_checkpoint_path=best", "--output_format=jsonl", "--text=" + texts[0]},
+                            outRun, errRun),
+             0);
+    QCOMPARE(outRun, out);
+    QVERIFY2(errRun.find("--bert_config_file not given: using the run's " + m_opts.bert_config_file) != std::string::npos,
+             errRun.c_str());
+    QVERIFY2(errRun.find("--input_meta_data_path not given: using the run's " + m_opts.input_meta_data_path)
+                 != std::string::npos,
+             errRun.c_str());
 
     // The tokenizer view the window shows.
     const TextClassifier c([&] {
