@@ -52,7 +52,9 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     if (!parseFlags(app, args, out, err, code))
         return code;
     options.mode = "train_and_eval";
-    const ValidationResult v = validateRun(options);
+    ValidationScope scope;
+    scope.require_eval_data = false; // the range test never evaluates
+    const ValidationResult v = validateRun(options, scope);
     if (!v.ok()) {
         return reportInvalidConfiguration(err, v.diagnostics);
     }

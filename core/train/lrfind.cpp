@@ -104,6 +104,7 @@ LrFindResult findLearningRate(const TrainingOptions &specIn, TrainingObserver &o
         throw Error("lr_find_start", "the range must satisfy 0 < lr_find_start < lr_find_end",
                     "e.g. --lr_find_start=1e-7 --lr_find_end=1");
     ValidationScope scope;
+    scope.require_eval_data = false;
     const ValidationResult v = validateRun(spec, scope);
     if (!v.ok())
         for (const auto &d : v.diagnostics.items())

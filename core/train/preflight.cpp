@@ -180,7 +180,7 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         if (o.train_data_path.empty())
             diag.error("train_data_path", "no training data was given",
                        "pass --train_data_path=train.tf_record (a file, glob or comma-separated list)");
-        if (o.eval_data_path.empty())
+        if (o.eval_data_path.empty() && scope.require_eval_data)
             diag.error("eval_data_path", "no evaluation data was given", "pass --eval_data_path=eval.tf_record");
         if (r.meta_data) {
             const auto reported = [&diag](const std::string &field) {
@@ -192,12 +192,13 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
             if (!r.meta_data->train_data_size && !reported(o.input_meta_data_path + ": train_data_size"))
                 diag.error(o.input_meta_data_path + ": train_data_size", "train_data_size is missing (needed to compute the schedule)",
                            "add \"train_data_size\": <number of training records>");
-            if (!r.meta_data->eval_data_size && !reported(o.input_meta_data_path + ": eval_data_size"))
+            if (!r.meta_data->eval_data_size && scope.require_eval_data
+                && !reported(o.input_meta_data_path + ": eval_data_size"))
                 diag.error(o.input_meta_data_path + ": eval_data_size", "eval_data_size is missing (needed to compute eval_steps)",
                            "add \"eval_data_size\": <number of evaluation records>");
         }
-        if (r.meta_data && r.meta_data->train_data_size && r.meta_data->eval_data_size)
-            r.schedule = Schedule::compute(*r.meta_data->train_data_size, *r.meta_data->eval_data_size,
+        if (r.meta_data && r.meta_data->train_data_size && (r.meta_data->eval_data_size || !scope.require_eval_data))
+            r.schedule = Schedule::compute(*r.meta_data->train_data_size, r.meta_data->eval_data_size.value_or(0),
                                            o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size,
                                            o.eval_batch_size, o.train_data_size, o.warmup_fraction, diag);
         else if (o.train_batch_size <= 0 || o.num_eval_per_epoch <= 0 || o.eval_batch_size <= 0)

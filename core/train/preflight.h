@@ -39,6 +39,9 @@ struct ValidationScope
 {
     bool check_data_files = true;   ///< globs match, records readable and consistent
     bool check_init_checkpoint = true;
+    /// train_and_eval needs --eval_data_path and eval_data_size; the learning-rate range
+    /// test (lr_find), which never evaluates, turns this off.
+    bool require_eval_data = true;
 };
 
 /// Runs every check that needs no training (docs/ lists them in the man page's "validate"

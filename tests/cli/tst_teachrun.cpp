@@ -362,6 +362,7 @@ void tst_TeachRun::lrFindOnTinyRun()
     o.model_dir = m_dir.path().toStdString() + "/lrfind";
     o.best_checkpoint_metric.clear();
     o.vocab_file.clear();
+    o.eval_data_path.clear(); // the range test never evaluates: no evaluation data needed
     std::vector<std::string> args{"lr_find"};
     for (const auto &f : toCommandLineFlags(o))
         args.push_back(f);
