@@ -211,6 +211,7 @@ TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_sha
     m_textB->setObjectName(QStringLiteral("tryItTextB"));
     m_textB->setPlaceholderText(tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
     m_text->setMinimumHeight(60);
+    m_text->setMaximumHeight(150);
     m_textB->setMaximumHeight(56);
 
     m_modelLine = new QLabel;
@@ -514,12 +515,13 @@ void TryItPanel::showBars(const std::vector<std::string> &labels, const Classifi
         bar->setProperty("label", name);
         bar->setProperty("probability", has ? QVariant(p) : QVariant());
         bar->setValue(regression ? 0 : int(std::lround(std::clamp(p, 0.0, 1.0) * 1000)));
-        bar->setFormat(!has ? QStringLiteral("%1 —").arg(name)
-                            : regression ? QStringLiteral("%1 %2").arg(name).arg(p, 0, 'g', 6)
-                                         : QStringLiteral("%1 %2 %").arg(name).arg(p * 100.0, 0, 'f', 1));
+        // Leading spaces: the style draws left-aligned text on the frame's edge.
+        bar->setFormat(!has ? QStringLiteral("  %1 —").arg(name)
+                            : regression ? QStringLiteral("  %1 %2").arg(name).arg(p, 0, 'g', 6)
+                                         : QStringLiteral("  %1 %2 %").arg(name).arg(p * 100.0, 0, 'f', 1));
         const QString chunk = predicted ? QStringLiteral("#3b9a5c") : QStringLiteral("#a9bcd6");
         bar->setStyleSheet(QStringLiteral("QProgressBar{border:1px solid #b0b0b0;border-radius:3px;background:#f6f6f6;"
-                                          "text-align:left;padding-left:6px;%1}"
+                                          "text-align:left;%1}"
                                           "QProgressBar::chunk{background:%2;border-radius:2px}")
                                .arg(predicted ? QStringLiteral("font-weight:bold") : QString(), chunk));
         bar->setToolTip(predicted ? tr("The predicted label (the largest probability)") : QString());

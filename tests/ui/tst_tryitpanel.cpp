@@ -2,11 +2,13 @@
 // Issue 14, Try it: the panel shows TextClassifier's tokenization and probabilities for the
 // typed text, computed off the GUI thread, newest request first, from a tiny trained run.
 // With WB_TRYIT_SCREENSHOT=<png> the window test also saves docs/screenshots/try-it.png.
+#include "core/train/checkpointstate.h"
 #include "core/train/textclassifier.h"
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 #include "ui/mainwindow.h"
+#include "ui/trainingcontroller.h"
 #include "ui/tryitpanel.h"
 
 #include <QApplication>
@@ -21,6 +23,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 
 using namespace wb;
@@ -79,6 +82,7 @@ private Q_SLOTS:
     void loadErrorInFormWords();
     void exportFolderChosen();
     void windowTab();
+    void windowFollowsCheckpointsWhileTraining();
 
 private:
     ClassifierSource source() const;
@@ -184,8 +188,8 @@ void tst_TryItPanel::probabilitiesEqualClassify()
     QCOMPARE(bars.size(), 2);
     for (int k = 0; k < 2; ++k) {
         QCOMPARE(bars[k]->value(), int(std::lround(c.probabilities[size_t(k)] * 1000)));
-        QVERIFY2(bars[k]->format().startsWith(p.shownLabels()[k] + QLatin1Char(' ')), qPrintable(bars[k]->format()));
-        QVERIFY(bars[k]->format().endsWith(QStringLiteral(" %")));
+        QVERIFY2(bars[k]->format().trimmed().startsWith(p.shownLabels()[k] + QLatin1Char(' ')), qPrintable(bars[k]->format()));
+        QCOMPARE(bars[k]->format().trimmed(), QStringLiteral("%1 %2 %").arg(p.shownLabels()[k]).arg(shownP[size_t(k)] * 100, 0, 'f', 1));
     }
     QVERIFY(bars[1]->styleSheet().contains(QStringLiteral("font-weight:bold")));
     QVERIFY(!bars[0]->styleSheet().contains(QStringLiteral("font-weight:bold")));
@@ -370,6 +374,71 @@ void tst_TryItPanel::windowTab()
     const QString png = qEnvironmentVariable("WB_TRYIT_SCREENSHOT");
     if (!png.isEmpty())
         QVERIFY(w.grab().save(png));
+}
+
+void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
+{
+    // A run that saves its checkpoint only when the test says so (the trained run's ckpt-96).
+    QTemporaryDir dir;
+    TrainingOptions o = m_opts;
+    o.model_dir = dir.path().toStdString() + "/live";
+    std::promise<void> go;
+    bool released = false;
+    const auto release = [&] {
+        if (!released)
+            go.set_value();
+        released = true;
+    };
+    struct ReleaseAtExit
+    {
+        std::function<void()> f;
+        ~ReleaseAtExit() { f(); }
+    };
+    MainWindow w;
+    const ReleaseAtExit atExit{release}; // a failing check must not leave the run waiting
+    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](
+                                       const TrainingOptions &opts, TrainingObserver &obs, const StopToken &) {
+        saved.wait();
+        fs::create_directories(opts.model_dir);
+        fs::copy_file(trained + "/ckpt-96", opts.model_dir + "/ckpt-96");
+        CheckpointState state;
+        state.model_checkpoint_path = "ckpt-96";
+        state.all_model_checkpoint_paths = {"ckpt-96"};
+        state.write(opts.model_dir);
+        CheckpointSaved c;
+        c.step = 96;
+        c.path = opts.model_dir + "/ckpt-96";
+        obs.checkpointSaved(c);
+        RunFinished r;
+        r.last_step = 96;
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QVERIFY(w.train());
+    QVERIFY(ended.wait(kWaitMs));
+    QVERIFY(ended.front().front().toBool());
+    QVERIFY(w.controller()->isRunning());
+    w.showTab(QStringLiteral("tryItTab"));
+    TryItPanel *p = w.tryItPanel();
+    p->setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(*p);
+    QVERIFY2(p->messageText().startsWith(QStringLiteral("No checkpoint yet in ")), qPrintable(p->messageText()));
+    QVERIFY(p->shownProbabilities().empty());
+
+    const uint64_t before = p->generation();
+    release();
+    QTRY_VERIFY_WITH_TIMEOUT(p->generation() > before, kWaitMs); // the checkpoint event, nothing else
+    WAIT_SHOWN(*p);
+    QVERIFY2(p->modelLine().contains(QStringLiteral("live")) && p->modelLine().contains(QStringLiteral("ckpt-96")),
+             qPrintable(p->modelLine()));
+    const Classification c = m_ref->classify("free cash");
+    QCOMPARE(p->shownProbabilities().size(), size_t(2));
+    for (size_t k = 0; k < 2; ++k)
+        QVERIFY(std::abs(p->shownProbabilities()[k] - c.probabilities[k]) < 1e-6);
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
 }
 
 QTEST_MAIN(tst_TryItPanel)
