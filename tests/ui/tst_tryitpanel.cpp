@@ -77,6 +77,7 @@ private Q_SLOTS:
     void probabilitiesEqualClassify();
     void chipsShowSpecialAndUnknownTokens();
     void longTextShowsTheCut();
+    void pairShowsBothSegments();
     void newerRequestWins();
     void noCheckpointThenCheckpointSaved();
     void loadErrorInFormWords();
@@ -248,6 +249,28 @@ void tst_TryItPanel::longTextShowsTheCut()
     QTRY_VERIFY(chips.back()->geometry().top() > chips.front()->geometry().top());
     const auto *cut = p.findChild<QLabel *>(QStringLiteral("cutLine"));
     QVERIFY(cut->geometry().left() > chips.back()->geometry().left() || cut->geometry().top() > chips.back()->geometry().top());
+}
+
+void tst_TryItPanel::pairShowsBothSegments()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    p.setTexts(QStringLiteral("lunch tomorrow"), QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QCOMPARE(chipTokens(p), (QStringList{QStringLiteral("[CLS]"), QStringLiteral("lunch"), QStringLiteral("tomorrow"),
+                                         QStringLiteral("[SEP]"), QStringLiteral("free"), QStringLiteral("cash"),
+                                         QStringLiteral("[SEP]")}));
+    QCOMPARE(p.shownTokens().segment_ids, (std::vector<int64_t>{0, 0, 0, 0, 1, 1, 1}));
+    const auto chips = p.findChildren<QLabel *>(QStringLiteral("tokenChip"));
+    QVERIFY(chips[4]->styleSheet() != chips[1]->styleSheet()); // the second segment in its own colour
+    QVERIFY(chips[4]->toolTip().contains(QStringLiteral("segment 1")));
+    const Classification c = m_ref->classify("lunch tomorrow", "free cash");
+    QCOMPARE(p.shownProbabilities().size(), size_t(2));
+    for (size_t k = 0; k < 2; ++k)
+        QVERIFY(std::abs(p.shownProbabilities()[k] - c.probabilities[k]) < 1e-6);
+    // The pair differs from the first text alone (the second segment reaches the model).
+    QVERIFY(std::abs(c.probabilities[1] - m_ref->classify("lunch tomorrow").probabilities[1]) > 1e-6);
 }
 
 void tst_TryItPanel::newerRequestWins()
