@@ -19,6 +19,7 @@
 #include "ui/schedulepanel.h"
 #include "ui/startpage.h"
 #include "ui/trainingcontroller.h"
+#include "ui/tryitpanel.h"
 #include "ui/usedmodeldir.h"
 
 #include <QApplication>
@@ -58,6 +59,19 @@ bool isStrategyField(const std::string &field)
     return field == "distribution_strategy" || field == "num_gpus" || field == "num_local_workers";
 }
 
+/// The form's model as Try it loads it: model_dir's latest checkpoint with the run's files.
+ClassifierSource classifierSource(const TrainingOptions &o)
+{
+    ClassifierSource s;
+    s.model_dir = o.model_dir;
+    s.bert_config_file = o.bert_config_file;
+    s.input_meta_data_path = o.input_meta_data_path;
+    s.vocab_file = o.vocab_file;
+    if (o.do_lower_case == "true" || o.do_lower_case == "false")
+        s.do_lower_case = o.do_lower_case == "true";
+    return s;
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new TrainingController(this))
@@ -82,6 +96,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     m_plot = new LossPlot;
     m_evalView = new EvaluationView;
     m_runs = new RunsTable(m_plot);
+    m_tryIt = new TryItPanel;
+    m_tryIt->setObjectName(QStringLiteral("tryItTab"));
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -97,6 +113,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     m_tabs->addTab(m_start, tr("Start"));
     m_tabs->addTab(m_plot, tr("Training curves"));
     m_tabs->addTab(m_evalView, tr("Evaluation"));
+    m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_runs, tr("Compare runs"));
     m_tabs->addTab(m_log, tr("Log"));
 
@@ -134,6 +151,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
 
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::markModified);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::reloadInputs);
+    // Try it follows the form's model (read when its tab is shown or the form changes while it is).
+    const auto updateTryIt = [this] {
+        if (m_tabs->currentWidget() == m_tryIt)
+            m_tryIt->setFormSource(classifierSource(options()));
+    };
+    connect(m_form, &ConfigurationForm::edited, this, updateTryIt);
+    connect(m_form, &ConfigurationForm::inputFilesChanged, this, updateTryIt);
+    connect(m_tabs, &QTabWidget::currentChanged, this, updateTryIt);
     connect(m_controller, &TrainingController::runStarted, this, &MainWindow::handleRunStarted);
     connect(m_controller, &TrainingController::stepCompleted, this, &MainWindow::handleStep);
     connect(m_controller, &TrainingController::evaluationCompleted, this, &MainWindow::handleEvaluation);

@@ -32,6 +32,7 @@ class StartPage;
 class PrepareDataDialog;
 class RunsTable;
 class TrainingController;
+class TryItPanel;
 struct ExampleDataPaths;
 struct ValidationResult;
 struct UsedModelDir;
@@ -78,6 +79,8 @@ public:
     TrainingController *controller() const { return m_controller; }
     LossPlot *lossPlot() const { return m_plot; }
     EvaluationView *evaluationView() const { return m_evalView; }
+    /// The "Try it" tab (object name "tryItTab"): classify typed texts with the form's model.
+    TryItPanel *tryItPanel() const { return m_tryIt; }
     RunsTable *runsTable() const { return m_runs; }
     QComboBox *strategyPicker() const;
     ConfigurationForm *configurationForm() const { return m_form; }
@@ -107,7 +110,7 @@ public:
     void openHelpDocument(const QString &name);
     /// Whether the start page is shown (until a project is open or a run starts).
     bool isStartPageShown() const { return m_start != nullptr; }
-    /// Shows the tab with `objectName` ("startTab", "plotTab", "evaluationTab", "runsTab", "logTab").
+    /// Shows the tab with `objectName` ("startTab", "plotTab", "evaluationTab", "tryItTab", "runsTab", "logTab").
     void showTab(const QString &objectName);
 
 public Q_SLOTS:
@@ -199,6 +202,7 @@ private:
     ProgressPanel *m_progress = nullptr;
     LossPlot *m_plot = nullptr;
     EvaluationView *m_evalView = nullptr;
+    TryItPanel *m_tryIt = nullptr;
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
     StartPage *m_start = nullptr;

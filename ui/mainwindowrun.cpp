@@ -21,6 +21,7 @@
 #include "ui/schedulepanel.h"
 #include "ui/startpage.h"
 #include "ui/trainingcontroller.h"
+#include "ui/tryitpanel.h"
 #include "ui/usedmodeldir.h"
 
 #include <QApplication>
@@ -212,6 +213,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &c)
 {
     statusBar()->showMessage(tr("Checkpoint saved: %1").arg(q(c.path)), 5000);
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
+    m_tryIt->checkpointSaved(q(m_controller->lastSpec().model_dir));
 }
 
 void MainWindow::handleFinished(const RunFinished &r)

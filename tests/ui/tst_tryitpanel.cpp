@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 14, Try it: the panel shows TextClassifier's tokenization and probabilities for the
+// typed text, computed off the GUI thread, newest request first, from a tiny trained run.
+// With WB_TRYIT_SCREENSHOT=<png> the window test also saves docs/screenshots/try-it.png.
+#include "core/train/checkpointstate.h"
+#include "core/train/textclassifier.h"
+#include "core/train/trainer.h"
+#include "support/recordingobserver.h"
+#include "support/tinyrun.h"
+#include "ui/mainwindow.h"
+#include "ui/trainingcontroller.h"
+#include "ui/tryitpanel.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Loading the model and classifying runs on a pool thread; generous for a busy machine.
+constexpr int kWaitMs = 60000;
+
+/// 100 tokens that fit writeTinyRun's records: label 0 (ham) uses ids 1…49, label 1 (spam)
+/// ids 51…99, so the tiny model learns real-looking words.
+std::vector<std::string> vocabTokens()
+{
+    const char *ham = "meeting lunch tomorrow thanks see you later home dinner mum dad back ok sure love family "
+                      "weekend class homework game tonight pick up coffee morning office project report sorry late "
+                      "bus train walk dog cat garden movie book friend birthday party cake talk soon night sleep";
+    const char *spam = "free win winner prize cash claim urgent offer click now call txt reply stop award guaranteed "
+                       "bonus credit loan won selected congratulations mobile ringtone voucher discount deal limited "
+                       "exclusive entry draw code text subscribe service rate apply customer account bank lottery "
+                       "million pounds dollars instant quote cheap sale bargain";
+    std::vector<std::string> t{"[PAD]", "[UNK]", "[CLS]", "[SEP]"};
+    std::istringstream h(ham), s(spam);
+    for (std::string w; h >> w;)
+        t.push_back(w);
+    t.push_back("the");
+    for (std::string w; s >> w;)
+        t.push_back(w);
+    return t;
+}
+
+QStringList chipTokens(const TryItPanel &p)
+{
+    QStringList out;
+    for (const QLabel *chip : p.findChildren<QLabel *>(QStringLiteral("tokenChip")))
+        out << chip->property("token").toString();
+    return out;
+}
+
+} // namespace
+
+/// Waits until the latest request's outcome is shown (fails the test function otherwise).
+#define WAIT_SHOWN(p) \
+    QTRY_VERIFY_WITH_TIMEOUT((p).generation() > 0 && (p).shownGeneration() == (p).generation() && !(p).isBusy(), kWaitMs)
+
+class tst_TryItPanel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void probabilitiesEqualClassify();
+    void chipsShowSpecialAndUnknownTokens();
+    void longTextShowsTheCut();
+    void pairShowsBothSegments();
+    void newerRequestWins();
+    void noCheckpointThenCheckpointSaved();
+    void loadErrorInFormWords();
+    void exportFolderChosen();
+    void windowTab();
+    void windowFollowsCheckpointsWhileTraining();
+
+private:
+    ClassifierSource source() const;
+
+    QTemporaryDir m_dir;
+    std::string m_root;
+    TrainingOptions m_opts;
+    std::unique_ptr<TextClassifier> m_ref;
+};
+
+void tst_TryItPanel::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_root = m_dir.path().toStdString() + "/run";
+    wbtest::TinyRun tiny;
+    tiny.train_size = 256;
+    tiny.eval_size = 32;
+    tiny.batch_size = 16;
+    tiny.num_train_epochs = 6; // 96 steps: the tiny model learns which words are spam
+    tiny.learning_rate = 2e-3;
+    tiny.dropout_prob = 0;
+    m_opts = wbtest::writeTinyRun(m_root, tiny);
+    m_opts.vocab_file = m_root + "/vocab.txt";
+    {
+        std::ofstream v(m_opts.vocab_file);
+        const auto tokens = vocabTokens();
+        QCOMPARE(tokens.size(), size_t(100));
+        for (const auto &t : tokens)
+            v << t << "\n";
+    }
+    std::ofstream(m_root + "/labels.txt") << "ham\nspam\n";
+    // writeTinyRun's records start at position 0; texts start with [CLS] (id 2, a "ham" id
+    // there). Rewrite them as prepare frames texts: [CLS] 1…14 words of the label [SEP].
+    uint64_t lcg = 42;
+    const auto next = [&lcg](int64_t n) {
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        return int64_t((lcg >> 33) % uint64_t(n));
+    };
+    for (const auto &[path, n] : {std::pair{m_opts.train_data_path, tiny.train_size},
+                                  std::pair{m_opts.eval_data_path, tiny.eval_size}}) {
+        TFRecordWriter w(path);
+        for (int64_t i = 0; i < n; ++i) {
+            ClassifierRecord r;
+            r.input_ids.assign(size_t(tiny.max_seq_length), 0);
+            r.input_mask.assign(size_t(tiny.max_seq_length), 0);
+            r.segment_ids.assign(size_t(tiny.max_seq_length), 0);
+            r.label_id = i % 2;
+            const int64_t words = 1 + next(tiny.max_seq_length - 2);
+            r.input_ids[0] = 2;
+            for (int64_t k = 1; k <= words; ++k)
+                r.input_ids[size_t(k)] = r.label_id == 0 ? 4 + next(46) : 51 + next(49);
+            r.input_ids[size_t(words + 1)] = 3;
+            for (int64_t k = 0; k <= words + 1; ++k)
+                r.input_mask[size_t(k)] = 1;
+            w.write(encodeClassifierRecord(r));
+        }
+        w.commit();
+    }
+    wbtest::RecordingObserver obs;
+    StopToken stop;
+    Trainer trainer;
+    const RunFinished r = trainer.run(m_opts, obs, stop);
+    QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+    QCOMPARE(r.last_step, int64_t(96));
+    QCOMPARE(obs.evals.back().eval_accuracy, 1.0);
+    m_ref = std::make_unique<TextClassifier>(source());
+    QCOMPARE(m_ref->labelNames(), (std::vector<std::string>{"ham", "spam"}));
+}
+
+ClassifierSource tst_TryItPanel::source() const
+{
+    ClassifierSource s;
+    s.model_dir = m_opts.model_dir;
+    s.bert_config_file = m_opts.bert_config_file;
+    s.input_meta_data_path = m_opts.input_meta_data_path;
+    s.vocab_file = m_opts.vocab_file;
+    return s;
+}
+
+void tst_TryItPanel::probabilitiesEqualClassify()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    QSignalSpy shown(&p, &TryItPanel::outcomeShown);
+    const QString text = QStringLiteral("Free prize: claim your cash now");
+    QTest::keyClicks(p.textEdit(), text);
+    WAIT_SHOWN(p);
+    QCOMPARE(p.textEdit()->toPlainText(), text);
+
+    const Classification c = m_ref->classify(text.toStdString());
+    const std::vector<double> shownP = p.shownProbabilities();
+    QCOMPARE(p.shownLabels(), (QStringList{QStringLiteral("ham"), QStringLiteral("spam")}));
+    QCOMPARE(shownP.size(), size_t(2));
+    double sum = 0;
+    for (size_t k = 0; k < 2; ++k) {
+        QVERIFY2(std::abs(shownP[k] - c.probabilities[k]) < 1e-6, qPrintable(QString::number(shownP[k])));
+        sum += shownP[k];
+    }
+    QVERIFY(std::abs(sum - 1.0) < 1e-6);
+    QCOMPARE(c.predicted_label, std::string("spam")); // the tiny model learned the spam words
+    const auto bars = p.findChildren<QProgressBar *>(QStringLiteral("labelBar"));
+    QCOMPARE(bars.size(), 2);
+    for (int k = 0; k < 2; ++k) {
+        QCOMPARE(bars[k]->value(), int(std::lround(c.probabilities[size_t(k)] * 1000)));
+        QVERIFY2(bars[k]->format().trimmed().startsWith(p.shownLabels()[k] + QLatin1Char(' ')), qPrintable(bars[k]->format()));
+        QCOMPARE(bars[k]->format().trimmed(), QStringLiteral("%1 %2 %").arg(p.shownLabels()[k]).arg(shownP[size_t(k)] * 100, 0, 'f', 1));
+    }
+    QVERIFY(bars[1]->styleSheet().contains(QStringLiteral("font-weight:bold")));
+    QVERIFY(!bars[0]->styleSheet().contains(QStringLiteral("font-weight:bold")));
+    QVERIFY2(p.modelLine().contains(QStringLiteral("ckpt-96")), qPrintable(p.modelLine()));
+    // Typing ran one request after the debounce, not one per keystroke.
+    QCOMPARE(shown.count(), 1);
+    QCOMPARE(p.droppedResults(), 0);
+}
+
+void tst_TryItPanel::chipsShowSpecialAndUnknownTokens()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    p.setTexts(QStringLiteral("Lunch tomorrow zebra"));
+    WAIT_SHOWN(p);
+    const TokenizedText expected = m_ref->tokenize("Lunch tomorrow zebra");
+    QCOMPARE(expected.tokens, (std::vector<std::string>{"[CLS]", "lunch", "tomorrow", "[UNK]", "[SEP]"}));
+    const auto chips = p.findChildren<QLabel *>(QStringLiteral("tokenChip"));
+    QCOMPARE(chips.size(), 5);
+    QCOMPARE(chipTokens(p), (QStringList{QStringLiteral("[CLS]"), QStringLiteral("lunch"), QStringLiteral("tomorrow"),
+                                         QStringLiteral("[UNK]"), QStringLiteral("[SEP]")}));
+    for (int k = 0; k < chips.size(); ++k)
+        QCOMPARE(chips[k]->property("inputId").toLongLong(), qlonglong(expected.input_ids[size_t(k)]));
+    QCOMPARE(chips.front()->property("inputId").toLongLong(), qlonglong(2)); // [CLS]
+    QCOMPARE(chips.back()->property("inputId").toLongLong(), qlonglong(3));  // [SEP]
+    QVERIFY(chips[3]->property("unknown").toBool());
+    QCOMPARE(chips[3]->property("inputId").toLongLong(), qlonglong(1));
+    QVERIFY(chips[3]->toolTip().contains(QStringLiteral("not in the vocabulary")));
+    QVERIFY(chips[3]->styleSheet() != chips[1]->styleSheet());
+    QVERIFY(!chips[1]->property("unknown").toBool());
+    QVERIFY(p.cutText().isEmpty());
+    // The ids are shown on the chip itself.
+    QVERIFY(chips[1]->text().contains(QString::number(expected.input_ids[1])));
+}
+
+void tst_TryItPanel::longTextShowsTheCut()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.resize(500, 400);
+    p.show();
+    QStringList words;
+    for (int k = 0; k < 30; ++k)
+        words << QStringLiteral("coffee");
+    p.setTexts(words.join(QLatin1Char(' ')));
+    WAIT_SHOWN(p);
+    const TokenizedText t = m_ref->tokenize(words.join(QLatin1Char(' ')).toStdString());
+    QVERIFY(t.truncated);
+    QCOMPARE(t.tokens_needed, int64_t(32));
+    QCOMPARE(p.cutText(), QStringLiteral("✂ cut here: 16 of 32 wordpieces kept"));
+    QCOMPARE(chipTokens(p).size(), 16); // max_seq_length
+    QCOMPARE(chipTokens(p).back(), QStringLiteral("[SEP]"));
+    // The chips wrap: at 500 px not all 16 fit on one row.
+    const auto chips = p.findChildren<QLabel *>(QStringLiteral("tokenChip"));
+    QTRY_VERIFY(chips.back()->geometry().top() > chips.front()->geometry().top());
+    const auto *cut = p.findChild<QLabel *>(QStringLiteral("cutLine"));
+    QVERIFY(cut->geometry().left() > chips.back()->geometry().left() || cut->geometry().top() > chips.back()->geometry().top());
+}
+
+void tst_TryItPanel::pairShowsBothSegments()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    p.setTexts(QStringLiteral("lunch tomorrow"), QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QCOMPARE(chipTokens(p), (QStringList{QStringLiteral("[CLS]"), QStringLiteral("lunch"), QStringLiteral("tomorrow"),
+                                         QStringLiteral("[SEP]"), QStringLiteral("free"), QStringLiteral("cash"),
+                                         QStringLiteral("[SEP]")}));
+    QCOMPARE(p.shownTokens().segment_ids, (std::vector<int64_t>{0, 0, 0, 0, 1, 1, 1}));
+    const auto chips = p.findChildren<QLabel *>(QStringLiteral("tokenChip"));
+    QVERIFY(chips[4]->styleSheet() != chips[1]->styleSheet()); // the second segment in its own colour
+    QVERIFY(chips[4]->toolTip().contains(QStringLiteral("segment 1")));
+    const Classification c = m_ref->classify("lunch tomorrow", "free cash");
+    QCOMPARE(p.shownProbabilities().size(), size_t(2));
+    for (size_t k = 0; k < 2; ++k)
+        QVERIFY(std::abs(p.shownProbabilities()[k] - c.probabilities[k]) < 1e-6);
+    // The pair differs from the first text alone (the second segment reaches the model).
+    QVERIFY(std::abs(c.probabilities[1] - m_ref->classify("lunch tomorrow").probabilities[1]) > 1e-6);
+}
+
+void tst_TryItPanel::newerRequestWins()
+{
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    const int droppedBefore = p.droppedResults();
+    QSignalSpy shown(&p, &TryItPanel::outcomeShown);
+    p.setTexts(QStringLiteral("win a prize now"));
+    const uint64_t older = p.refreshNow();
+    p.setTexts(QStringLiteral("see you at dinner"));
+    const uint64_t newer = p.refreshNow();
+    QVERIFY(newer > older);
+    // The older job's callback runs only after both were started (same event loop): dropped.
+    QTRY_COMPARE_WITH_TIMEOUT(p.droppedResults(), droppedBefore + 1, kWaitMs);
+    WAIT_SHOWN(p);
+    QCOMPARE(p.shownGeneration(), newer);
+    QCOMPARE(shown.count(), 1);
+    QCOMPARE(shown.front().front().value<quint64>(), quint64(newer));
+    QCOMPARE(chipTokens(p), (QStringList{QStringLiteral("[CLS]"), QStringLiteral("see"), QStringLiteral("you"),
+                                         QStringLiteral("[UNK]"), QStringLiteral("dinner"), QStringLiteral("[SEP]")}));
+    const Classification c = m_ref->classify("see you at dinner");
+    QVERIFY(std::abs(p.shownProbabilities().at(0) - c.probabilities[0]) < 1e-6);
+}
+
+void tst_TryItPanel::noCheckpointThenCheckpointSaved()
+{
+    QTemporaryDir dir;
+    const std::string modelDir = dir.path().toStdString() + "/fresh";
+    fs::create_directories(modelDir);
+    ClassifierSource s = source();
+    s.model_dir = modelDir;
+    TryItPanel p;
+    p.setFormSource(s);
+    p.show();
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QCOMPARE(p.messageText(), QStringLiteral("No checkpoint yet in %1: train first, or choose a checkpoint or export folder.")
+                                  .arg(QDir::toNativeSeparators(QString::fromStdString(modelDir))));
+    QVERIFY(p.shownProbabilities().empty());
+    QVERIFY(chipTokens(p).isEmpty());
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+
+    // Training saves a checkpoint there (here: the trained run's, copied): the panel reloads.
+    fs::copy(m_opts.model_dir, modelDir, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    const uint64_t before = p.generation();
+    p.checkpointSaved(QString::fromStdString(modelDir));
+    QVERIFY(p.generation() > before);
+    WAIT_SHOWN(p);
+    QVERIFY2(p.modelLine().contains(QStringLiteral("ckpt-96")), qPrintable(p.modelLine()));
+    const Classification c = m_ref->classify("free cash");
+    QCOMPARE(p.shownProbabilities().size(), size_t(2));
+    QVERIFY(std::abs(p.shownProbabilities()[1] - c.probabilities[1]) < 1e-6);
+    // Another run's checkpoint does not concern this panel.
+    const uint64_t now = p.generation();
+    p.checkpointSaved(QString::fromStdString(m_opts.model_dir));
+    QCOMPARE(p.generation(), now);
+}
+
+void tst_TryItPanel::loadErrorInFormWords()
+{
+    ClassifierSource s = source();
+    s.bert_config_file.clear();
+    TryItPanel p;
+    p.setFormSource(s);
+    p.show();
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    const QString m = p.messageText();
+    QVERIFY2(m.contains(QStringLiteral("“BERT config”")), qPrintable(m));
+    QVERIFY2(!m.contains(QStringLiteral("--")), qPrintable(m));
+    QVERIFY2(!m.contains(QStringLiteral("bert_config_file")), qPrintable(m));
+    QVERIFY(p.shownProbabilities().empty());
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+}
+
+void tst_TryItPanel::exportFolderChosen()
+{
+    // A chosen checkpoint file is used instead of the latest.
+    TryItPanel p;
+    ClassifierSource s = source();
+    p.setFormSource(s);
+    p.show();
+    const QString ckpt = QString::fromStdString(m_opts.model_dir + "/ckpt-80");
+    QVERIFY(QFileInfo::exists(ckpt));
+    p.setChosenModel(ckpt);
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QVERIFY2(p.modelLine().contains(QStringLiteral("ckpt-80")), qPrintable(p.modelLine()));
+    ClassifierSource at8 = s;
+    at8.checkpoint_path = ckpt.toStdString();
+    const Classification c = TextClassifier(at8).classify("free cash");
+    QVERIFY(std::abs(p.shownProbabilities().at(0) - c.probabilities[0]) < 1e-6);
+    // A folder with model.safetensors is an export that stands alone.
+    QTemporaryDir exportDir;
+    fs::create_directories(exportDir.path().toStdString() + "/e");
+    p.setChosenModel(exportDir.path() + QStringLiteral("/e"));
+    QVERIFY(p.effectiveSource().model_export_path.empty()); // no model.safetensors yet: a checkpoint folder
+    std::ofstream(exportDir.path().toStdString() + "/e/model.safetensors") << "x";
+    QCOMPARE(p.effectiveSource().model_export_path, exportDir.path().toStdString() + "/e");
+    QVERIFY(p.effectiveSource().bert_config_file.empty());
+}
+
+void tst_TryItPanel::windowTab()
+{
+    MainWindow w;
+    w.resize(1400, 880);
+    w.setOptions(m_opts);
+    w.show();
+    w.showTab(QStringLiteral("tryItTab"));
+    TryItPanel *p = w.tryItPanel();
+    QVERIFY(p && p->isVisible());
+    QCOMPARE(p->formSource().model_dir, m_opts.model_dir);
+    QCOMPARE(p->formSource().vocab_file, m_opts.vocab_file);
+    p->setTexts(QStringLiteral("Congratulations! You won a free mobile voucher: reply now to claim your prize, "
+                               "the offer is limited"));
+    WAIT_SHOWN(*p);
+    QCOMPARE(p->shownProbabilities().size(), size_t(2));
+    QVERIFY(!p->cutText().isEmpty());
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+    const QString png = qEnvironmentVariable("WB_TRYIT_SCREENSHOT");
+    if (!png.isEmpty())
+        QVERIFY(w.grab().save(png));
+}
+
+void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
+{
+    // A run that saves its checkpoint only when the test says so (the trained run's ckpt-96).
+    QTemporaryDir dir;
+    TrainingOptions o = m_opts;
+    o.model_dir = dir.path().toStdString() + "/live";
+    std::promise<void> go;
+    bool released = false;
+    const auto release = [&] {
+        if (!released)
+            go.set_value();
+        released = true;
+    };
+    struct ReleaseAtExit
+    {
+        std::function<void()> f;
+        ~ReleaseAtExit() { f(); }
+    };
+    MainWindow w;
+    const ReleaseAtExit atExit{release}; // a failing check must not leave the run waiting
+    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](
+                                       const TrainingOptions &opts, TrainingObserver &obs, const StopToken &) {
+        saved.wait();
+        fs::create_directories(opts.model_dir);
+        fs::copy_file(trained + "/ckpt-96", opts.model_dir + "/ckpt-96");
+        CheckpointState state;
+        state.model_checkpoint_path = "ckpt-96";
+        state.all_model_checkpoint_paths = {"ckpt-96"};
+        state.write(opts.model_dir);
+        CheckpointSaved c;
+        c.step = 96;
+        c.path = opts.model_dir + "/ckpt-96";
+        obs.checkpointSaved(c);
+        RunFinished r;
+        r.last_step = 96;
+        obs.runFinished(r);
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QVERIFY(w.train());
+    QVERIFY(ended.wait(kWaitMs));
+    QVERIFY(ended.front().front().toBool());
+    QVERIFY(w.controller()->isRunning());
+    w.showTab(QStringLiteral("tryItTab"));
+    TryItPanel *p = w.tryItPanel();
+    p->setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(*p);
+    QVERIFY2(p->messageText().startsWith(QStringLiteral("No checkpoint yet in ")), qPrintable(p->messageText()));
+    QVERIFY(p->shownProbabilities().empty());
+
+    const uint64_t before = p->generation();
+    release();
+    QTRY_VERIFY_WITH_TIMEOUT(p->generation() > before, kWaitMs); // the checkpoint event, nothing else
+    WAIT_SHOWN(*p);
+    QVERIFY2(p->modelLine().contains(QStringLiteral("live")) && p->modelLine().contains(QStringLiteral("ckpt-96")),
+             qPrintable(p->modelLine()));
+    const Classification c = m_ref->classify("free cash");
+    QCOMPARE(p->shownProbabilities().size(), size_t(2));
+    for (size_t k = 0; k < 2; ++k)
+        QVERIFY(std::abs(p->shownProbabilities()[k] - c.probabilities[k]) < 1e-6);
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+}
+
+QTEST_MAIN(tst_TryItPanel)
+#include "tst_tryitpanel.moc"
