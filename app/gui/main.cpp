@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     QCommandLineOption delay(QStringLiteral("screenshot-delay"), QStringLiteral("Milliseconds before the screenshot."),
                              QStringLiteral("ms"), QStringLiteral("1500"));
     delay.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Tab to show (plotTab, evaluationTab, runsTab, logTab)."),
+    QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Tab to show (startTab, plotTab, evaluationTab, tryItTab, runsTab, logTab)."),
                            QStringLiteral("name"));
     tab.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption screenshotAtEnd(QStringLiteral("screenshot-when-finished"),
