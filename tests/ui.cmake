@@ -13,6 +13,8 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 16: the window asks before reusing a model_dir or dropping changes; a project knows its run.
   wb_add_test(tst_windowmanners NAME ui.windowmanners SOURCES ui/tst_windowmanners.cpp LIBS wb_ui GUI TIMEOUT 180)
+  # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.
+  wb_add_test(tst_evaluationview NAME ui.evaluationview SOURCES ui/tst_evaluationview.cpp LIBS wb_ui GUI TIMEOUT 120)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
 endif()
