@@ -118,17 +118,6 @@ void EvaluationView::loadExamples(const QString &modelDir) { m_topLosses->load(m
 
 void EvaluationView::setEvaluation(const EvalMetrics &m)
 {
-    QString summary = tr("<b>Evaluation at step %1</b> on %2 examples: loss %3")
-                          .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4);
-    if (m.regression) {
-        summary += tr(", MSE %1, Pearson %2, Spearman %3")
-                       .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
-    } else {
-        summary += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
-        if (m.binary)
-            summary += tr(", F1 %1, MCC %2").arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4);
-    }
-    m_evaluation = summary;
     m_note.clear();
     m_metrics = m;
     m_hasMetrics = true;
@@ -253,6 +242,21 @@ void EvaluationView::setNote(const QString &text)
 void EvaluationView::updateSummary()
 {
     QString text = m_evaluation;
+    if (m_hasMetrics) {
+        const EvalMetrics &m = m_metrics;
+        text = tr("<b>Evaluation at step %1</b> on %2 examples: loss %3")
+                   .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4);
+        if (m.regression) {
+            text += tr(", MSE %1, Pearson %2, Spearman %3")
+                        .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
+        } else {
+            text += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
+            // F1 and MCC take label 1 as the positive class (binary tasks).
+            if (m.binary)
+                text += tr(", F1 %1 (positive class: %3), MCC %2")
+                            .arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4).arg(labelName(1).toHtmlEscaped());
+        }
+    }
     if (m_baseline) {
         QStringList counts;
         for (size_t i = 0; i < m_baseline->label_counts.size(); ++i)

@@ -143,6 +143,8 @@ void tst_EvaluationView::labelNamesFromLabelsTxt()
     QCOMPARE(cm->item(1, 0)->text(), QStringLiteral("7"));
     QCOMPARE(v.classTable()->verticalHeaderItem(0)->text(), QStringLiteral("ham"));
     QCOMPARE(v.classTable()->verticalHeaderItem(1)->text(), QStringLiteral("spam"));
+    QVERIFY2(v.summaryText().contains(QStringLiteral("accuracy 0.3333, F1 0.0000 (positive class: spam), MCC 0.0000")),
+             qPrintable(v.summaryText()));
     QVERIFY2(v.summaryText().contains(QStringLiteral("always predicting ham; eval data ham: 53, spam: 47")),
              qPrintable(v.summaryText()));
     // The learning check names the label too.
