@@ -17,12 +17,27 @@ namespace wb {
 
 namespace {
 
+/// Largest size of the matrix and per-class tables (many labels scroll).
+const QSize kMaxTableSize(900, 420);
+
 QTableWidgetItem *cell(const QString &text)
 {
     auto *item = new QTableWidgetItem(text);
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
     item->setTextAlignment(Qt::AlignCenter);
     return item;
+}
+
+/// Makes `t` exactly as large as its headers and cells, up to kMaxTableSize (scroll bars
+/// beyond it): a 2×2 matrix does not stretch into empty space.
+void fitToContents(QTableWidget *t)
+{
+    t->resizeColumnsToContents();
+    t->resizeRowsToContents();
+    const int frame = 2 * t->frameWidth();
+    const int w = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() + frame;
+    const int h = t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + frame;
+    t->setFixedSize(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
 }
 
 } // namespace
@@ -53,8 +68,6 @@ EvaluationView::EvaluationView(QWidget *parent)
         // Sized to the content: a small matrix does not stretch into empty space.
         t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
         t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-        t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-        t->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
         t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     }
     m_topLosses->setObjectName(QStringLiteral("topLosses"));
@@ -188,8 +201,8 @@ void EvaluationView::showMatrix()
         if (f.first < n && f.second < n)
             m_confusion->setCurrentCell(int(f.first), int(f.second));
     }
-    m_confusion->updateGeometry();
-    m_classes->updateGeometry();
+    fitToContents(m_confusion);
+    fitToContents(m_classes);
 }
 
 void EvaluationView::fillMatrixFromExamples()
