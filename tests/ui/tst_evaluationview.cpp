@@ -5,7 +5,10 @@
 #include "core/config/labelnames.h"
 #include "core/train/evalexamples.h"
 #include "ui/evaluationview.h"
+#include "ui/lossplot.h"
 #include "ui/mainwindow.h"
+#include "ui/runhistory.h"
+#include "ui/runstable.h"
 #include "ui/toplossesview.h"
 #include "ui/trainingcontroller.h"
 
@@ -121,6 +124,7 @@ private Q_SLOTS:
     void matrixFromExamplesOfARecordedEvaluation();
     void missingAndMalformedFiles();
     void windowNamesLabelsAndLoadsExamplesAfterAnEvaluation();
+    void compareRunsListsLabelNames();
 };
 
 void tst_EvaluationView::labelNamesFromLabelsTxt()
@@ -340,6 +344,42 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
     QCOMPARE(column(top->table(), 0), strings({"0", "2", "3", "5", "1", "4"}));
     QCOMPARE(top->mostConfusedText(), QStringLiteral("spam → ham: 3\nham → spam: 1"));
     QCOMPARE(win.evaluationView()->confusionTable()->verticalHeaderItem(1)->text(), QStringLiteral("true spam"));
+}
+
+void tst_EvaluationView::compareRunsListsLabelNames()
+{
+    // root/data/{input_meta_data.json, labels.txt}; root/run/{metrics.jsonl, bert_workbench_project.json}
+    QTemporaryDir root;
+    QVERIFY(QDir(root.path()).mkpath(QStringLiteral("data")) && QDir(root.path()).mkpath(QStringLiteral("run")));
+    {
+        QFile l(root.filePath(QStringLiteral("data/labels.txt")));
+        QVERIFY(l.open(QIODevice::WriteOnly));
+        l.write("ham\nspam\n");
+        QFile m(root.filePath(QStringLiteral("run/metrics.jsonl")));
+        QVERIFY(m.open(QIODevice::WriteOnly));
+        m.write(R"({"kind":"train","step":10,"loss":0.25,"learning_rate":0.0005,"examples_per_second":1,"wall_time":2000})"
+                "\n");
+        QFile p(root.filePath(QStringLiteral("run/bert_workbench_project.json")));
+        QVERIFY(p.open(QIODevice::WriteOnly));
+        p.write(R"({"format": "bert-workbench-project", "version": 1,
+                    "options": {"input_meta_data_path": "../data/input_meta_data.json"}})");
+    }
+    const RunHistory h = RunHistory::load(root.filePath(QStringLiteral("run/metrics.jsonl")));
+    QCOMPARE(h.labelNames, (std::vector<std::string>{"ham", "spam"}));
+    LossPlot plot;
+    RunsTable runs(&plot);
+    QVERIFY(runs.addRun(root.filePath(QStringLiteral("run/metrics.jsonl")), false));
+    int labelsColumn = -1;
+    for (int c = 0; c < runs.table()->columnCount(); ++c)
+        if (runs.table()->horizontalHeaderItem(c)->text() == QLatin1String("labels"))
+            labelsColumn = c;
+    QVERIFY(labelsColumn >= 0);
+    QCOMPARE(runs.table()->item(0, labelsColumn)->text(), QStringLiteral("ham, spam"));
+    // A run without a project file (started from the command line): unknown.
+    QFile::remove(root.filePath(QStringLiteral("run/bert_workbench_project.json")));
+    QVERIFY(runs.addRun(root.filePath(QStringLiteral("run/metrics.jsonl")), false));
+    QCOMPARE(runs.table()->rowCount(), 1);
+    QCOMPARE(runs.table()->item(0, labelsColumn)->text(), QStringLiteral("–"));
 }
 
 QTEST_MAIN(tst_EvaluationView)
