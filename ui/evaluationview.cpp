@@ -110,6 +110,7 @@ void EvaluationView::clear()
     setWarnings({});
     showMatrix();
     m_topLosses->clear();
+    m_topLosses->show();
 }
 
 void EvaluationView::setLabelNames(const std::vector<std::string> &names)
@@ -134,6 +135,7 @@ void EvaluationView::setEvaluation(const EvalMetrics &m)
     m_note.clear();
     m_metrics = m;
     m_hasMetrics = true;
+    m_topLosses->setVisible(!m.regression); // eval_examples.jsonl is written for classification
     updateSummary();
     showMatrix();
     fillMatrixFromExamples();

@@ -4,6 +4,7 @@
 // model_dir/eval_examples.jsonl, filtered by a click on a confusion-matrix cell.
 #include "core/config/labelnames.h"
 #include "core/train/evalexamples.h"
+#include "ui/configurationform.h"
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
 #include "ui/mainwindow.h"
@@ -125,6 +126,7 @@ private Q_SLOTS:
     void missingAndMalformedFiles();
     void windowNamesLabelsAndLoadsExamplesAfterAnEvaluation();
     void compareRunsListsLabelNames();
+    void windowShowsTopLossesOfARealRun();
 };
 
 void tst_EvaluationView::labelNamesFromLabelsTxt()
@@ -322,6 +324,13 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
     }
     win.setOptions(o);
     QCOMPARE(win.evaluationView()->labelNames(), (std::vector<std::string>{"ham", "spam"}));
+    // Typing another meta-data path in the form: names of that data (none here), then back.
+    QTemporaryDir other;
+    const QString otherMeta = writeMeta(other, {});
+    win.configurationForm()->setPath(QStringLiteral("input_meta_data_path"), otherMeta);
+    QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("label 1"));
+    win.configurationForm()->setPath(QStringLiteral("input_meta_data_path"), QString::fromStdString(o.input_meta_data_path));
+    QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("spam"));
 
     const std::string examplesPath = evalExamplesPath(o.model_dir);
     win.controller()->setRunFunction([examplesPath](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
@@ -380,6 +389,40 @@ void tst_EvaluationView::compareRunsListsLabelNames()
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("run/metrics.jsonl")), false));
     QCOMPARE(runs.table()->rowCount(), 1);
     QCOMPARE(runs.table()->item(0, labelsColumn)->text(), QStringLiteral("–"));
+}
+
+void tst_EvaluationView::windowShowsTopLossesOfARealRun()
+{
+    // The real trainer (tiny BERT, 64 train / 16 eval records, 16 steps): the list after the
+    // run is the file the trainer wrote at its last evaluation, highest loss first.
+    QTemporaryDir dir;
+    const TrainingOptions o = wbtest::writeTinyRun(dir);
+    MainWindow win;
+    win.setOptions(o);
+    win.show();
+    QSignalSpy ended(&win, &MainWindow::preflightFinished);
+    QSignalSpy finished(win.controller(), &TrainingController::finished);
+    QVERIFY(win.train());
+    QVERIFY(ended.wait(60000));
+    QVERIFY(finished.count() > 0 || finished.wait(120000));
+    TopLossesView *top = win.evaluationView()->topLosses();
+    QTRY_COMPARE(top->table()->rowCount(), 16);
+    const std::vector<EvalExample> written = readEvalExamples(evalExamplesPath(o.model_dir));
+    QCOMPARE(written.size(), size_t(16));
+    QCOMPARE(top->examples().front().step, written.front().step);
+    double highest = 0;
+    for (const EvalExample &e : written)
+        highest = std::max(highest, e.loss);
+    QCOMPARE(top->table()->item(0, 5)->text(), QString::number(highest, 'f', 4));
+    double previous = top->table()->item(0, 5)->text().toDouble();
+    for (int r = 1; r < top->table()->rowCount(); ++r) {
+        const double loss = top->table()->item(r, 5)->text().toDouble();
+        QVERIFY2(loss <= previous, qPrintable(QStringLiteral("row %1").arg(r)));
+        previous = loss;
+    }
+    QVERIFY2(top->statusText().startsWith(QStringLiteral("16 eval examples from the evaluation at step %1")
+                                              .arg(written.front().step)),
+             qPrintable(top->statusText()));
 }
 
 QTEST_MAIN(tst_EvaluationView)
