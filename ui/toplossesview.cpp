@@ -120,12 +120,8 @@ QString TopLossesView::labelName(int64_t id) const
     if (id >= 0 && id < int64_t(m_labelNames.size()))
         return QString::fromStdString(m_labelNames[size_t(id)]);
     // The name the trainer wrote into the file, when no labels.txt is known here.
-    for (const EvalExample &e : m_examples) {
-        if (e.true_label_id == id && !e.true_label.empty())
-            return QString::fromStdString(e.true_label);
-        if (e.predicted_label_id == id && !e.predicted_label.empty())
-            return QString::fromStdString(e.predicted_label);
-    }
+    if (const auto it = m_fileNames.find(id); it != m_fileNames.end())
+        return it->second;
     return tr("label %1").arg(id);
 }
 
@@ -152,10 +148,11 @@ void TopLossesView::load(const QString &modelDir)
         [this, generation](JobOutcome<ReadResult> outcome) {
             if (generation != m_generation)
                 return; // a later load() or clear() owns the view
-            if (!outcome.ok())
+            if (!outcome.ok()) {
                 showMissing(outcome.error.hint.isEmpty() ? outcome.error.message
                                                          : tr("%1 (%2)").arg(outcome.error.message, outcome.error.hint));
-            else if (outcome.value->missing)
+                m_status->setStyleSheet(QStringLiteral("QLabel{color:#a01010}"));
+            } else if (outcome.value->missing)
                 clear();
             else
                 setExamples(std::move(outcome.value->examples));
@@ -172,6 +169,8 @@ void TopLossesView::clear()
 void TopLossesView::showMissing(const QString &text)
 {
     m_examples.clear();
+    m_fileNames.clear();
+    m_status->setStyleSheet(QString());
     const bool hadFilter = m_filter.has_value();
     m_filter.reset();
     refresh();
@@ -183,6 +182,14 @@ void TopLossesView::showMissing(const QString &text)
 void TopLossesView::setExamples(std::vector<EvalExample> examples)
 {
     m_examples = std::move(examples); // the cell filter stays: the next evaluation's same cell
+    m_fileNames.clear();
+    for (const EvalExample &e : m_examples) {
+        if (!e.true_label.empty())
+            m_fileNames.emplace(e.true_label_id, QString::fromStdString(e.true_label));
+        if (!e.predicted_label.empty())
+            m_fileNames.emplace(e.predicted_label_id, QString::fromStdString(e.predicted_label));
+    }
+    m_status->setStyleSheet(QString());
     refresh();
 }
 

@@ -4,6 +4,7 @@
 #include "core/train/evalexamples.h"
 #include "ui/backgroundjob.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,7 @@ private:
 
     std::vector<std::string> m_labelNames;
     std::vector<EvalExample> m_examples;
+    std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
     std::optional<std::pair<int64_t, int64_t>> m_filter;
     quint64 m_generation = 0;
     JobHandle m_job;
