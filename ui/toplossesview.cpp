@@ -191,6 +191,8 @@ void TopLossesView::setExamples(std::vector<EvalExample> examples)
     }
     m_status->setStyleSheet(QString());
     refresh();
+    if (m_examples.empty())
+        m_status->setText(tr("eval_examples.jsonl holds no examples: evaluate again to rewrite it."));
 }
 
 void TopLossesView::setCellFilter(int64_t trueLabelId, int64_t predictedLabelId)

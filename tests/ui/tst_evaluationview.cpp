@@ -303,6 +303,12 @@ void tst_EvaluationView::missingAndMalformedFiles()
     QVERIFY(v.findChildren<QMessageBox *>().isEmpty());
     QVERIFY(QApplication::activeModalWidget() == nullptr);
 
+    // An empty file: said so, not the previous examples' line.
+    writeEvalExamples(evalExamplesPath(modelDir.path().toStdString()), {});
+    v.loadExamples(modelDir.path());
+    QTRY_COMPARE(loaded.count(), 4);
+    QCOMPARE(v.topLosses()->statusText(), QStringLiteral("eval_examples.jsonl holds no examples: evaluate again to rewrite it."));
+
     // clear() (a new run) drops a read still under way and the shown examples.
     v.loadExamples(modelDir.path());
     v.clear();
