@@ -15,6 +15,8 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_windowmanners NAME ui.windowmanners SOURCES ui/tst_windowmanners.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 14: Try it classifies typed texts with the latest checkpoint, off the GUI thread.
   wb_add_test(tst_tryitpanel NAME ui.tryitpanel SOURCES ui/tst_tryitpanel.cpp LIBS wb_ui GUI TIMEOUT 300)
+  # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.
+  wb_add_test(tst_evaluationview NAME ui.evaluationview SOURCES ui/tst_evaluationview.cpp LIBS wb_ui GUI TIMEOUT 120)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
 endif()

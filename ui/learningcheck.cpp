@@ -57,8 +57,12 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
 }
 
 QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline, bool fromScratch,
-                             double learningRate)
+                             double learningRate, const std::vector<std::string> &labelNames)
 {
+    const auto name = [&labelNames](int id) {
+        return id >= 0 && id < int(labelNames.size()) ? QString::fromStdString(labelNames[size_t(id)])
+                                                      : QObject::tr("label %1").arg(id);
+    };
     QStringList out;
     if (m.regression)
         return out;
@@ -74,14 +78,14 @@ QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityB
         }
     }
     if (n > 1 && predictedLabels == 1)
-        out << QObject::tr("The model predicts label %1 for every evaluation example: it has not learned to tell "
-                           "the labels apart.").arg(onlyLabel);
+        out << QObject::tr("The model predicts %1 for every evaluation example: it has not learned to tell "
+                           "the labels apart.").arg(name(onlyLabel));
     if (baseline && m.eval_accuracy <= baseline->accuracy + 1e-9)
         out << QObject::tr("Eval accuracy %1 does not beat the majority-class baseline %2 (always predicting "
-                           "label %3).")
+                           "%3).")
                    .arg(m.eval_accuracy, 0, 'f', 3)
                    .arg(baseline->accuracy, 0, 'f', 3)
-                   .arg(baseline->majority_label);
+                   .arg(name(baseline->majority_label));
     if (!out.isEmpty() && fromScratch)
         out << QObject::tr("There is no init checkpoint, so the model trains from random weights: the usual "
                            "fine-tuning learning rates (2e-5 to 5e-5) are meant for pretrained weights. Try a "

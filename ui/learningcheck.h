@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace wb {
@@ -39,9 +40,11 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
 ///  * accuracy not above the majority-class baseline (when `baseline` is known);
 ///  * and, with either finding and `fromScratch` (no init checkpoint), that the usual
 ///    fine-tuning rates 2e-5–5e-5 are meant for pretrained weights, with a higher rate to try.
+/// Labels are named by `labelNames` (label id order; "label N" beyond it).
 /// Empty when the model beats the baseline with more than one predicted label, and for
 /// regression. Thread-safe.
 QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline,
-                             bool fromScratch, double learningRate);
+                             bool fromScratch, double learningRate,
+                             const std::vector<std::string> &labelNames = {});
 
 } // namespace wb

@@ -245,6 +245,7 @@ void MainWindow::markModified()
 void MainWindow::reloadInputs()
 {
     guarded(tr("Cannot read the model or data description"), [this] { m_schedule->reloadInputs(options()); });
+    updateLabelNames(options());
     updateSchedule();
 }
 

@@ -182,6 +182,8 @@ private:
     /// The majority-class baseline of the eval data, before the first evaluation
     /// (prepare_report.json beside the meta data).
     void loadBaseline(const TrainingOptions &o);
+    /// Label names of the form's meta data (labels.txt beside it) into the evaluation view.
+    void updateLabelNames(const TrainingOptions &o);
     void showLearningCheck(const EvalMetrics &m);
     /// Shows `error` in a window-modal box titled `title` (object name `objectName`, when
     /// given) and writes it to the log.

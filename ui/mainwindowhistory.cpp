@@ -4,6 +4,9 @@
 // evaluation is held against the majority-class baseline (issue 16 items 2 and 4).
 #include "ui/mainwindow.h"
 
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
 #include "ui/evaluationview.h"
 #include "ui/historyreplay.h"
@@ -58,6 +61,22 @@ void MainWindow::loadBaseline(const TrainingOptions &o)
     m_evalView->setBaseline(baseline);
 }
 
+void MainWindow::updateLabelNames(const TrainingOptions &o)
+{
+    std::vector<std::string> names;
+    if (!o.input_meta_data_path.empty() && QFileInfo(q(o.input_meta_data_path)).isFile()) {
+        Diagnostics diag; // the schedule panel reports the meta data's problems
+        const auto meta = InputMetaData::load(o.input_meta_data_path, diag);
+        std::vector<std::string> configNames;
+        if (!o.bert_config_file.empty() && QFileInfo(q(o.bert_config_file)).isFile())
+            if (const auto cfg = BertConfig::load(o.bert_config_file, diag))
+                configNames = cfg->labelNames();
+        if (meta && !meta->isRegression())
+            names = readLabelNames(o.input_meta_data_path, meta->num_labels, configNames).names;
+    }
+    m_evalView->setLabelNames(names);
+}
+
 void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
     clearRunViews();
@@ -78,9 +97,10 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
         // metrics.jsonl's eval line has no "binary" key; a binary task records F1 and MCC.
         last.binary = !last.regression && (last.eval_f1 != 0 || last.eval_mcc != 0);
         m_evalView->setEvaluation(last);
-        m_evalView->setNote(tr("Recorded evaluation from %1; the confusion matrix appears after the next "
-                               "evaluation.").arg(metrics));
+        m_evalView->setNote(tr("Recorded evaluation from %1; the confusion matrix and the top losses come from "
+                               "eval_examples.jsonl, written at each evaluation.").arg(metrics));
     }
+    m_evalView->loadExamples(q(o.model_dir));
     int64_t step = std::max<int64_t>(used.step, log.train.empty() ? 0 : log.train.back().step);
     // A run without run_config.json (older versions) still has its training_summary.json.
     int64_t totalSteps = used.totalSteps;
@@ -91,7 +111,8 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
         m_progress->showRecordedRun(step, totalSteps);
     if (!log.eval.empty()) {
         const EvalMetrics &last = log.eval.back();
-        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), o.learning_rate);
+        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), o.learning_rate,
+                                              m_evalView->labelNames());
         m_evalView->setWarnings(m_learningWarnings);
         if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
             m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
@@ -112,7 +133,8 @@ void MainWindow::showLearningCheck(const EvalMetrics &m)
     m_evalView->setBaseline(baseline);
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
     const TrainingOptions o = m_controller->lastSpec();
-    m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), o.learning_rate);
+    m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), o.learning_rate,
+                                          m_evalView->labelNames());
     m_evalView->setWarnings(m_learningWarnings);
 }
 

@@ -212,6 +212,8 @@ void MainWindow::handleEvaluation(const EvalMetrics &m)
 void MainWindow::handleCheckpoint(const CheckpointSaved &c)
 {
     statusBar()->showMessage(tr("Checkpoint saved: %1").arg(q(c.path)), 5000);
+    // The trainer writes eval_examples.jsonl after reporting an evaluation and before its checkpoint.
+    m_evalView->loadExamples(q(m_controller->lastSpec().model_dir));
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(q(m_controller->lastSpec().model_dir));
 }
@@ -255,6 +257,7 @@ void MainWindow::handleFinished(const RunFinished &r)
     }
     }
     guarded(tr("Cannot list the runs"), [this] { m_runs->scan(q(m_controller->lastSpec().model_dir)); });
+    m_evalView->loadExamples(q(m_controller->lastSpec().model_dir));
     updateActions();
     if (m_closeAfterStop)
         close();

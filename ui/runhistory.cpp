@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include "core/config/labelnames.h"
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
 #include "core/util/error.h"
@@ -70,6 +71,11 @@ RunHistory RunHistory::load(const QString &path, QString *error)
         return h; // as far as the file could be read; no summary
     readSummary(info.absoluteDir().filePath(QStringLiteral("training_summary.json")), h.summary);
     readSummary(info.absoluteDir().filePath(QStringLiteral("bert_workbench_project.json")), h.summary);
+    if (const auto meta = h.summary.find("input_meta_data_path"); meta != h.summary.end() && !meta->second.empty()) {
+        const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(meta->second));
+        if (auto names = readLabelsFile(QDir(metaInfo.absolutePath()).filePath(QStringLiteral("labels.txt")).toStdString()))
+            h.labelNames = std::move(*names);
+    }
     return h;
 }
 

@@ -18,7 +18,7 @@ namespace wb {
 namespace {
 
 const char *const kColumns[] = {"run", "steps", "learning_rate", "train_batch_size", "num_train_epochs",
-                                "final train loss", "final eval loss", "final eval accuracy", "path"};
+                                "final train loss", "final eval loss", "final eval accuracy", "labels", "path"};
 
 QString lastFinite(const std::vector<double> &v)
 {
@@ -34,6 +34,15 @@ QString summaryValue(const RunHistory &r, const char *key)
     return it == r.summary.end() ? QStringLiteral("–") : QString::fromStdString(it->second);
 }
 
+/// "ham, spam": the run's labels by name (labels.txt of its data), "–" when unknown.
+QString labelsText(const RunHistory &r)
+{
+    QStringList names;
+    for (const std::string &n : r.labelNames)
+        names << QString::fromStdString(n);
+    return names.isEmpty() ? QStringLiteral("–") : names.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(plot), m_table(new QTableWidget(this))
@@ -47,6 +56,8 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     m_table->horizontalHeaderItem(5)->setToolTip(tr("train_loss of the run's training_summary.json, as the Log's "
                                                     "\"final train loss\"; the last logged step's loss when there "
                                                     "is no summary"));
+    m_table->horizontalHeaderItem(8)->setToolTip(tr("The run's labels in id order, from labels.txt beside its input "
+                                                    "meta data"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -131,6 +142,7 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
                                                               : lastFinite(run.trainLoss),
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
+                              labelsText(run),
                               abs};
     for (int c = 0; c < int(std::size(values)); ++c) {
         auto *item = new QTableWidgetItem(values[c]);
