@@ -91,6 +91,19 @@ QCPItemText *markerLabel(QCustomPlot *plot, const QColor &colour, double yRatio,
     return label;
 }
 
+/// Whether the smoothed loss fell by less than 3 % from its highest point before the minimum.
+bool isFlat(const LrFindResult &r)
+{
+    if (r.min_index < 0 || size_t(r.min_index) >= r.smoothed.size())
+        return true;
+    double top = r.smoothed[size_t(r.min_index)];
+    for (int64_t k = 0; k < r.min_index; ++k)
+        if (std::isfinite(r.smoothed[size_t(k)]))
+            top = std::max(top, r.smoothed[size_t(k)]);
+    const double low = r.smoothed[size_t(r.min_index)];
+    return !(top - low > 0.03 * std::abs(top));
+}
+
 void placeMarker(QCustomPlot *plot, const QString &name, double x, const QString &text)
 {
     auto *line = plot->findChild<QCPItemStraightLine *>(name);
@@ -178,6 +191,7 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     QCPAxis *x = m_plot->xAxis, *y = m_plot->yAxis;
     x->setScaleType(QCPAxis::stLogarithmic);
     x->setTicker(QSharedPointer<LrTicker>::create());
+    x->setNumberFormat(QStringLiteral("g")); // the ticker's "1e-6" as written, not typeset as a power
     x->setLabel(tr("learning rate (log scale)"));
     y->setLabel(tr("training loss"));
     QCPGraph *raw = m_plot->addGraph(x, y);
@@ -218,6 +232,8 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     m_summary->setObjectName(QStringLiteral("lrFindSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setMinimumWidth(200);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // a long model_dir path is clipped, not widening the dialog
     layout->addWidget(m_summary);
 
     auto *buttons = new QDialogButtonBox;
@@ -418,11 +434,16 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
     QString summary = tr("Suggested learning rate: <b>%1</b> (the steepest descent of the smoothed loss); "
                          "minimum / 10: <b>%2</b>.")
                           .arg(rateText(r.suggestion), rateText(r.min_over_10));
+    if (isFlat(r))
+        summary += QStringLiteral(" <span style='color:#a06000'>") +
+                   tr("The smoothed loss hardly fell anywhere in this range, so the suggestion means little: try more "
+                      "steps, a larger batch or another range.") +
+                   QStringLiteral("</span>");
     if (!r.path.empty())
-        summary += QStringLiteral(" ") + tr("Saved as %1.").arg(q(r.path).toHtmlEscaped());
+        summary += QStringLiteral("<br>") + tr("Saved as %1").arg(q(r.path).toHtmlEscaped());
     m_summary->setText(summary);
-    m_useSuggestion->setText(tr("Use this (%1)").arg(rateText(r.suggestion)));
-    m_useMin->setText(tr("Use minimum / 10 (%1)").arg(rateText(r.min_over_10)));
+    m_useSuggestion->setText(tr("Use this: %1").arg(rateText(r.suggestion)));
+    m_useMin->setText(tr("Use min / 10: %1").arg(rateText(r.min_over_10)));
     scheduleReplot();
 }
 
@@ -497,6 +518,8 @@ QString LrFindDialog::rateText(double lr, int digits)
     static const QRegularExpression exponent(QStringLiteral("e([+-])0*(\\d)"));
     s.replace(exponent, QStringLiteral("e\\1\\2"));
     s.replace(QStringLiteral("e+"), QStringLiteral("e"));
+    if (s.endsWith(QStringLiteral("e0")))
+        s.chop(2); // 1e0 → 1
     return s;
 }
 
