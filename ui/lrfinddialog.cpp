@@ -104,7 +104,9 @@ bool isFlat(const LrFindResult &r)
     return !(top - low > 0.03 * std::abs(top));
 }
 
-void placeMarker(QCustomPlot *plot, const QString &name, double x, const QString &text)
+/// Shows the vertical line `name` at `x` with its label: right of the line, or left of it when
+/// `leftOfLine` or near the right edge, so that the label stays inside.
+void placeMarker(QCustomPlot *plot, const QString &name, double x, const QString &text, bool leftOfLine = false)
 {
     auto *line = plot->findChild<QCPItemStraightLine *>(name);
     auto *label = plot->findChild<QCPItemText *>(name + QStringLiteral("Label"));
@@ -117,10 +119,9 @@ void placeMarker(QCustomPlot *plot, const QString &name, double x, const QString
     line->point2->setCoords(x, 1);
     label->position->setCoords(x, label->position->coords().y());
     label->setText(text);
-    // Right of the line, or left of it near the right edge, so the label stays inside.
     const QCPRange r = plot->xAxis->range();
     const double at = r.lower > 0 && r.upper > r.lower ? std::log(x / r.lower) / std::log(r.upper / r.lower) : 0;
-    label->setPositionAlignment((at > 0.7 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    label->setPositionAlignment((leftOfLine ? at > 0.3 : at > 0.7) ? Qt::AlignRight | Qt::AlignTop : Qt::AlignLeft | Qt::AlignTop);
 }
 
 } // namespace
@@ -430,7 +431,8 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
     else
         m_progress->setText(tr("finished: %1 steps, lr %2 to %3").arg(steps).arg(rateText(r.learning_rates.front()), rateText(lastLr)));
     placeMarker(m_plot, QStringLiteral("suggestionMarker"), r.suggestion, tr("suggested %1").arg(rateText(r.suggestion)));
-    placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10, tr("min / 10: %1").arg(rateText(r.min_over_10)));
+    placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10, tr("min / 10: %1").arg(rateText(r.min_over_10)),
+                r.min_over_10 < r.suggestion);
     QString summary = tr("Suggested learning rate: <b>%1</b> (the steepest descent of the smoothed loss); "
                          "minimum / 10: <b>%2</b>.")
                           .arg(rateText(r.suggestion), rateText(r.min_over_10));

@@ -255,6 +255,9 @@ private Q_SLOTS:
         // Not the first, noisy steps (kLrFindSkipStart).
         QVERIFY(d.result()->suggestion_index >= std::min<int64_t>(kLrFindSkipStart, o.lr_find_steps / 10));
         if (!out.isEmpty()) {
+            // The buttons' and the summary's new texts are laid out by posted events; deliver them first.
+            QCoreApplication::sendPostedEvents();
+            d.layout()->activate();
             d.plot()->replot();
             QVERIFY(d.grab().save(QDir(QString::fromLocal8Bit(out)).filePath(QStringLiteral("lr-finder.png"))));
         }
