@@ -263,6 +263,7 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     resize(760, 620);
+    showRange(m_form->options());
     updateButtons();
 }
 
@@ -273,13 +274,18 @@ void LrFindDialog::begin()
     if (isRunning())
         return;
     const TrainingOptions o = m_form->options();
-    m_steps->setValue(int(std::clamp<int64_t>(o.lr_find_steps, 2, 100000)));
-    m_start->setText(QString::number(o.lr_find_start, 'g', 6));
-    m_end->setText(QString::number(o.lr_find_end, 'g', 6));
+    showRange(o);
     const QString saved = QDir(q(o.model_dir)).filePath(QStringLiteral("lr_find.json"));
     if (!o.model_dir.empty() && QFileInfo::exists(saved) && showSaved(saved))
         return;
     start();
+}
+
+void LrFindDialog::showRange(const TrainingOptions &o)
+{
+    m_steps->setValue(int(std::clamp<int64_t>(o.lr_find_steps, 2, 100000)));
+    m_start->setText(QString::number(o.lr_find_start, 'g', 6));
+    m_end->setText(QString::number(o.lr_find_end, 'g', 6));
 }
 
 TrainingOptions LrFindDialog::runOptions() const
@@ -304,7 +310,8 @@ bool LrFindDialog::start()
     m_totalSteps = o.lr_find_steps;
     m_error->hide();
     m_error->clear();
-    m_summary->clear();
+    m_summary->setText(tr("When it ends, the curve is saved as %1; nothing else in the model directory changes.")
+                           .arg(QDir(q(o.model_dir)).filePath(QStringLiteral("lr_find.json")).toHtmlEscaped()));
     m_progress->setText(tr("Checking the configuration…"));
     for (int i = 0; i < m_plot->graphCount(); ++i)
         m_plot->graph(i)->data()->clear();
@@ -363,6 +370,12 @@ void LrFindDialog::stop()
     m_job.cancel();
     m_progress->setText(tr("Stopping after this step…"));
     m_stop->setEnabled(false);
+}
+
+void LrFindDialog::reject()
+{
+    stop(); // a test nobody watches is not worth its compute; what it measured is still saved
+    QDialog::reject();
 }
 
 void LrFindDialog::showError(const QString &text, const QString &hints)

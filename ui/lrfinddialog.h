@@ -48,7 +48,8 @@ public:
     /// What Training → Find Learning Rate… does on opening: takes the range from the form's
     /// options, then shows model_dir/lr_find.json when it exists (Run tests again), else starts.
     void begin();
-    /// Starts the range test with the form's options and the range fields. Returns false
+    /// Starts the range test with the form's options and the range fields (filled from the
+    /// form's options on construction and by begin()). Returns false
     /// (and does nothing) while one is running. rangeTestFinished() follows, also when the options
     /// are invalid (validationText() then says why and nothing runs).
     bool start();
@@ -56,6 +57,8 @@ public:
     /// is kept, shown and saved.
     void stop();
     bool isRunning() const { return m_job.isRunning() || m_running; }
+    /// Close (and Esc) stop a running test, then hide the dialog.
+    void reject() override;
 
     /// Shows the result saved in `path` (lr_find.json); false when it cannot be read.
     bool showSaved(const QString &path);
@@ -88,6 +91,8 @@ private:
     void useRate(double lr);
     void updateButtons();
     void scheduleReplot();
+    /// Shows the range of `o` (lr_find_steps, lr_find_start, lr_find_end) in the range fields.
+    void showRange(const TrainingOptions &o);
     TrainingOptions runOptions() const;
 
     ConfigurationForm *m_form;

@@ -9,11 +9,15 @@
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
 #include "core/data/dataprep.h"
+#include "core/train/preflight.h"
 #include "tinyrun.h"
 #include "ui/configurationform.h"
+#include "ui/fieldhelp.h"
+#include "ui/mainwindow.h"
 #include "ui/progresspanel.h"
 #include "ui/projectfile.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -164,6 +168,37 @@ private Q_SLOTS:
         QCOMPARE(markerX(again, "suggestionMarker"), r.suggestion);
     }
 
+    void trainingMenuOpensIt()
+    {
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        o.lr_find_steps = 12;
+        o.lr_find_start = 1e-4;
+        MainWindow w;
+        w.setOptions(o);
+        auto *action = w.findChild<QAction *>(QStringLiteral("findLearningRateAction"));
+        QVERIFY(action);
+        action->trigger();
+        auto *d = w.findChild<LrFindDialog *>();
+        QVERIFY(d && d->isVisible());
+        QVERIFY(d->isRunning());
+        QSignalSpy done(d, &LrFindDialog::rangeTestFinished);
+        QVERIFY(done.wait(kWaitMs));
+        QVERIFY2(d->result().has_value(), qPrintable(d->validationText()));
+        QCOMPARE(int64_t(d->result()->steps.size()) <= 12, true);
+        QVERIFY(!w.isWindowModified());
+        d->findChild<QPushButton *>(QStringLiteral("useSuggestion"))->click();
+        QCOMPARE(w.options().learning_rate, LrFindDialog::roundedRate(d->result()->suggestion));
+        QVERIFY(w.isWindowModified()); // the project has an unsaved change
+        QVERIFY2(w.logText().contains(QStringLiteral("Learning rate set to ") + LrFindDialog::rateText(d->result()->suggestion)),
+                 qPrintable(w.logText()));
+        // Opening it again shows the saved curve instead of running.
+        action->trigger();
+        QCOMPARE(w.findChildren<LrFindDialog *>().size(), 1);
+        QVERIFY(!d->isRunning());
+        QVERIFY(d->summaryText().contains(QStringLiteral("saved result")));
+    }
+
     void stopEndsEarly()
     {
         QTemporaryDir dir;
@@ -180,14 +215,39 @@ private Q_SLOTS:
         QSignalSpy steps(&d, &LrFindDialog::stepShown);
         QSignalSpy done(&d, &LrFindDialog::rangeTestFinished);
         QVERIFY(steps.wait(kWaitMs));
-        d.stop();
+        auto *stopButton = d.findChild<QPushButton *>(QStringLiteral("stopLrFind"));
+        QVERIFY(stopButton->isEnabled());
+        stopButton->click();
         QVERIFY(done.count() > 0 || done.wait(kWaitMs));
+        QVERIFY(!stopButton->isEnabled());
         QVERIFY(d.result().has_value());
         QVERIFY(!d.result()->steps.empty());
         QVERIFY(int64_t(d.result()->steps.size()) < o.lr_find_steps);
         QVERIFY(!d.result()->diverged);
         QVERIFY2(d.progressText().startsWith(QStringLiteral("stopped after step")), qPrintable(d.progressText()));
         QVERIFY(QFile::exists(QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"))));
+    }
+
+    void closeStopsIt()
+    {
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        o.lr_find_steps = 20000;
+        o.lr_find_start = 1e-8;
+        o.lr_find_end = 1e-7;
+        ConfigurationForm form;
+        form.setOptions(o);
+        LrFindDialog d(&form);
+        d.show();
+        QSignalSpy steps(&d, &LrFindDialog::stepShown);
+        QSignalSpy done(&d, &LrFindDialog::rangeTestFinished);
+        QVERIFY(d.start());
+        QVERIFY(steps.wait(kWaitMs));
+        d.reject(); // Close / Esc
+        QVERIFY(done.count() > 0 || done.wait(kWaitMs));
+        QVERIFY(!d.isVisible());
+        QVERIFY(d.result().has_value());
+        QVERIFY(int64_t(d.result()->steps.size()) < o.lr_find_steps);
     }
 
     void invalidFormRunsNothing()
@@ -204,6 +264,12 @@ private Q_SLOTS:
         // The form's words, as Train's pre-flight dialog: the field's label, no command-line flag.
         QVERIFY2(text.contains(QStringLiteral("BERT config")), qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("--bert_config_file")), qPrintable(text));
+        // Word for word what Train's validation dialog says.
+        TrainingOptions train = form.options();
+        train.mode = "train_and_eval";
+        const FormValidationText expected = formValidationText(validateRun(train).diagnostics);
+        QVERIFY(!expected.errors.isEmpty());
+        QVERIFY2(text.startsWith(expected.errors), qPrintable(text + QStringLiteral(" | ") + expected.errors));
         QVERIFY(!d.result().has_value());
         QCOMPARE(steps.count(), 0);
         QCOMPARE(graph(d, "smoothedLoss")->data()->size(), 0);
