@@ -19,4 +19,7 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_evaluationview NAME ui.evaluationview SOURCES ui/tst_evaluationview.cpp LIBS wb_ui GUI TIMEOUT 120)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
+  # Issue 14: Training → Find Learning Rate…, and the best-model / early-stopping fields of the form.
+  wb_add_test(tst_lrfinddialog NAME ui.lrfinddialog SOURCES ui/tst_lrfinddialog.cpp
+              LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 300)
 endif()

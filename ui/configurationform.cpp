@@ -107,15 +107,16 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         if (!spec.choices.empty()) {
             auto *combo = new QComboBox;
             combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
+            // An empty choice (an option that may be off) reads "none".
             for (const std::string &c : spec.choices)
-                combo->addItem(q(c));
+                combo->addItem(c.empty() ? tr("none") : q(c), q(c));
             combo->setCurrentIndex(-1);
             connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, &ConfigurationForm::changed);
             b.show = [combo, &spec](const TrainingOptions &o) {
-                combo->setCurrentIndex(combo->findText(q(spec.text(o)), Qt::MatchFixedString));
+                combo->setCurrentIndex(combo->findData(q(spec.text(o)), Qt::UserRole, Qt::MatchFixedString));
             };
             b.read = [combo, &spec](TrainingOptions &o) {
-                spec.setText(o, combo->currentIndex() < 0 ? std::string() : combo->currentText().toStdString());
+                spec.setText(o, combo->currentIndex() < 0 ? std::string() : combo->currentData().toString().toStdString());
             };
             if (flag == QLatin1String("distribution_strategy"))
                 m_strategy = combo;
@@ -332,6 +333,20 @@ void ConfigurationForm::setPath(const QString &flag, const QString &path)
     for (QLineEdit *edit : m_pathEdits)
         if (edit->objectName() == flag)
             edit->setText(path);
+}
+
+bool ConfigurationForm::setValue(const QString &flag, const QString &text)
+{
+    for (const Binding &b : m_bindings) {
+        if (QLatin1String(b.spec->flag) != flag)
+            continue;
+        TrainingOptions o = options();
+        if (!b.spec->setText(o, text.toStdString()).empty())
+            return false;
+        b.show(o);
+        return true; // the editor's own change signal emits edited()
+    }
+    return false;
 }
 
 void ConfigurationForm::rememberPaths()

@@ -44,6 +44,10 @@ public:
     void resetToDefaults();
     /// Sets the path field `flag` (e.g. "train_data_path") as if typed; emits edited().
     void setPath(const QString &flag, const QString &path);
+    /// Sets the field of the option `flag` (e.g. "learning_rate") to `text` (the option's
+    /// text form, as on the command line) as if typed; emits edited(). Returns false, and
+    /// changes nothing, when the option has no field or `text` does not parse.
+    bool setValue(const QString &flag, const QString &text);
     /// Adds every non-empty path field to its recent-files list.
     void rememberPaths();
 

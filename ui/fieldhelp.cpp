@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/fieldhelp.h"
 
+#include "core/config/diagnostics.h"
 #include "core/config/optiontable.h"
 
 #include <QRegularExpression>
@@ -49,6 +50,35 @@ QString formWording(const QString &text)
     };
     rewrite(pass, true);
     rewrite(flag, false);
+    return out;
+}
+
+FormValidationText formValidationText(const Diagnostics &diag)
+{
+    const auto q = [](const std::string &s) { return QString::fromStdString(s); };
+    QStringList lines, hints, warnings;
+    FormValidationText out;
+    for (const Diagnostic &dg : diag.items()) {
+        const OptionSpec *spec = findOption(dg.field);
+        if (dg.severity != Severity::Error) {
+            warnings << QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message));
+            continue;
+        }
+        if (spec)
+            out.fields << QString::fromLatin1(spec->flag);
+        // The form's words, not the command line's: "set “BERT config” to …", not "--bert_config_file=…".
+        const QString message = formWording(q(dg.message));
+        const bool strategy = dg.field == "distribution_strategy" || dg.field == "num_gpus" || dg.field == "num_local_workers";
+        // "BERT config", not "bert_config_file"; options without a widget keep their flag name.
+        const QString label = spec && spec->group != FormGroup::None ? QString::fromUtf8(spec->label) : QString();
+        lines << (strategy || dg.field.empty() ? message
+                                               : QStringLiteral("%1: %2").arg(label.isEmpty() ? q(dg.field) : label, message));
+        if (!dg.hint.empty())
+            hints << QStringLiteral("• %1").arg(formWording(q(dg.hint)));
+    }
+    out.errors = lines.join(QLatin1Char('\n'));
+    out.hints = hints.join(QLatin1Char('\n'));
+    out.warnings = warnings.join(QLatin1Char('\n'));
     return out;
 }
 

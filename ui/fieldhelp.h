@@ -2,8 +2,11 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace wb {
+
+class Diagnostics;
 
 /// Plain-language help for one configuration field (teaching aid: tooltip and "?" button).
 struct FieldHelp
@@ -22,5 +25,19 @@ FieldHelp fieldHelp(const QString &field);
 /// "--flag" the field's label in quotes, and 'bert-workbench-cli prepare' the File menu's
 /// Prepare Data command. Flags without a form field stay as they are. Thread-safe.
 QString formWording(const QString &text);
+
+/// A failed pre-flight check in the form's words, as Train's validation dialog and the
+/// learning-rate finder show it.
+struct FormValidationText
+{
+    QString errors;      ///< one line per error: "<form label>: <message>" (strategy errors unprefixed)
+    QString hints;       ///< "• <hint>" lines, or empty
+    QString warnings;    ///< "<field>: <message>" lines of the warnings, or empty
+    QStringList fields;  ///< flags of the options named by an error (to highlight in the form)
+};
+
+/// Returns `diag`'s errors, hints and warnings in the form's words (formWording; fields by
+/// their form label, options without a widget by their flag name). Thread-safe.
+FormValidationText formValidationText(const Diagnostics &diag);
 
 } // namespace wb

@@ -89,7 +89,7 @@ QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityB
     if (!out.isEmpty() && fromScratch)
         out << QObject::tr("There is no init checkpoint, so the model trains from random weights: the usual "
                            "fine-tuning learning rates (2e-5 to 5e-5) are meant for pretrained weights. Try a "
-                           "higher one, such as %1, or set an init checkpoint.")
+                           "higher one, such as %1 (Training → Find Learning Rate… measures one), or set an init checkpoint.")
                    .arg(QString::number(std::max(1e-4, learningRate * 10), 'g', 2));
     return out;
 }

@@ -54,11 +54,6 @@ namespace {
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
-bool isStrategyField(const std::string &field)
-{
-    return field == "distribution_strategy" || field == "num_gpus" || field == "num_local_workers";
-}
-
 /// The form's model as Try it loads it: model_dir's latest checkpoint with the run's files.
 ClassifierSource classifierSource(const TrainingOptions &o)
 {
@@ -369,25 +364,7 @@ bool MainWindow::writePresetConfig(int index, const QString &path, QString *erro
 
 void MainWindow::showValidationErrors(const Diagnostics &diag)
 {
-    QStringList lines, hints, warnings, fields;
-    for (const Diagnostic &dg : diag.items()) {
-        if (dg.severity == Severity::Error && findOption(dg.field))
-            fields << QString::fromLatin1(findOption(dg.field)->flag);
-        if (dg.severity != Severity::Error) {
-            warnings << QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message));
-            continue;
-        }
-        // The form's words, not the command line's: "set “BERT config” to …", not "--bert_config_file=…".
-        const QString message = formWording(q(dg.message));
-        // "BERT config", not "bert_config_file"; options without a widget keep their flag name.
-        const OptionSpec *spec = findOption(dg.field);
-        const QString label = spec && spec->group != FormGroup::None ? QString::fromUtf8(spec->label) : QString();
-        lines << (isStrategyField(dg.field) || dg.field.empty()
-                      ? message
-                      : QStringLiteral("%1: %2").arg(label.isEmpty() ? q(dg.field) : label, message));
-        if (!dg.hint.empty())
-            hints << QStringLiteral("• %1").arg(formWording(q(dg.hint)));
-    }
+    const FormValidationText text = formValidationText(diag);
     if (!m_validationBox) {
         m_validationBox = new QMessageBox(this);
         m_validationBox->setObjectName(QStringLiteral("validationDialog"));
@@ -397,10 +374,10 @@ void MainWindow::showValidationErrors(const Diagnostics &diag)
         m_validationBox->setStandardButtons(QMessageBox::Ok);
         m_validationBox->setWindowModality(Qt::WindowModal);
     }
-    m_form->highlightFields(fields);
-    m_validationBox->setText(lines.join(QLatin1Char('\n')));
-    m_validationBox->setInformativeText(hints.isEmpty() ? QString() : tr("How to fix:\n") + hints.join(QLatin1Char('\n')));
-    m_validationBox->setDetailedText(warnings.join(QLatin1Char('\n')));
+    m_form->highlightFields(text.fields);
+    m_validationBox->setText(text.errors);
+    m_validationBox->setInformativeText(text.hints.isEmpty() ? QString() : tr("How to fix:\n") + text.hints);
+    m_validationBox->setDetailedText(text.warnings);
     m_validationBox->open();
 }
 

@@ -26,6 +26,7 @@ class ConfigurationForm;
 class EvaluationView;
 class ExampleLoader;
 class LossPlot;
+class LrFindDialog;
 class ProgressPanel;
 class SchedulePanel;
 class StartPage;
@@ -130,6 +131,9 @@ public Q_SLOTS:
     void openExample();
     /// Opens the Prepare data dialog (raw text → TFRecords + meta data).
     PrepareDataDialog *openPrepareData();
+    /// Training → Find Learning Rate…: opens the range-test dialog on the form's options
+    /// (LrFindDialog::begin(): the saved lr_find.json of model_dir, else a new test).
+    LrFindDialog *openLrFinder();
     /// File → Open TensorBoard Logs: reads the event files below `logdir` (asks for a folder
     /// when empty), lists each run in Compare runs and overlays it on the plot. Returns the
     /// number of runs added; on failure shows the reason in a window-modal box (object name
@@ -220,6 +224,7 @@ private:
     std::function<void()> m_afterSaveQuestion;
     QStringList m_learningWarnings;  ///< of the latest evaluation (empty: it learned)
     PrepareDataDialog *m_prepareDialog = nullptr;
+    LrFindDialog *m_lrFindDialog = nullptr;
     ExampleLoader *m_example = nullptr;
     JobHandle m_preflight;
 

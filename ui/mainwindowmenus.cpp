@@ -3,6 +3,7 @@
 #include "ui/mainwindow.h"
 
 #include "core/config/bertconfig.h"
+#include "ui/lrfinddialog.h"
 #include "ui/runstable.h"
 #include "ui/schedulepanel.h"
 
@@ -97,6 +98,9 @@ void MainWindow::buildMenus()
     m_resumeAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
     m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint (Ctrl+Shift+Enter)"));
     run->addSeparator();
+    QAction *findLr = run->addAction(tr("Find &Learning Rate…"), this, &MainWindow::openLrFinder);
+    findLr->setObjectName(QStringLiteral("findLearningRateAction"));
+    findLr->setToolTip(tr("A short range test on a throwaway copy of the model suggests a learning rate"));
     QAction *copyCommand = run->addAction(tr("Copy as &Command Line"), this, [this] {
         const QString command = commandLine();
         QGuiApplication::clipboard()->setText(command);
@@ -146,6 +150,22 @@ void MainWindow::buildMenus()
     bar->addAction(m_trainAction);
     bar->addAction(m_stopAction);
     bar->addAction(m_resumeAction);
+}
+
+LrFindDialog *MainWindow::openLrFinder()
+{
+    if (!m_lrFindDialog) {
+        m_lrFindDialog = new LrFindDialog(m_form, this);
+        connect(m_lrFindDialog, &LrFindDialog::learningRateChosen, this, [this](double lr) {
+            appendLog(tr("Learning rate set to %1 by the range test").arg(LrFindDialog::rateText(lr)));
+            statusBar()->showMessage(tr("Learning rate set to %1").arg(LrFindDialog::rateText(lr)), 6000);
+        });
+    }
+    m_lrFindDialog->show();
+    m_lrFindDialog->raise();
+    m_lrFindDialog->activateWindow();
+    m_lrFindDialog->begin();
+    return m_lrFindDialog;
 }
 
 QString MainWindow::helpDocumentPath(const QString &name)

@@ -224,6 +224,11 @@ void MainWindow::handleFinished(const RunFinished &r)
     switch (r.status) {
     case RunStatus::Completed:
         appendLog(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
+        if (r.stopped_early_at_step > 0) {
+            const QString early = ProgressPanel::earlyStopText(r);
+            appendLog(r.best_checkpoint.empty() ? early : tr("%1 (kept in %2)").arg(early, q(r.best_checkpoint)));
+            statusBar()->showMessage(early.left(1).toUpper() + early.mid(1), 10000);
+        }
         if (!m_learningWarnings.isEmpty()) {
             m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
             for (const QString &w : m_learningWarnings)

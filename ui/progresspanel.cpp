@@ -136,12 +136,22 @@ void ProgressPanel::stepCompleted(const StepMetrics &m)
 
 void ProgressPanel::stopRequested() { m_status->setText(tr("Stopping after this step…")); }
 
+QString ProgressPanel::earlyStopText(const RunFinished &r)
+{
+    if (r.stopped_early_at_step <= 0)
+        return QString();
+    return r.best_step >= 0 ? tr("stopped early at step %1; best at step %2").arg(r.stopped_early_at_step).arg(r.best_step)
+                            : tr("stopped early at step %1").arg(r.stopped_early_at_step);
+}
+
 void ProgressPanel::finished(const RunFinished &r)
 {
     switch (r.status) {
     case RunStatus::Completed:
         m_status->setText(tr("Completed"));
         m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
+        if (r.stopped_early_at_step > 0)
+            m_detail->setText(earlyStopText(r));
         break;
     case RunStatus::Cancelled:
         m_status->setText(tr("Stopped at step %1").arg(r.last_step));

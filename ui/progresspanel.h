@@ -35,7 +35,11 @@ public:
     void runStarted(const RunStarted &info);
     void stepCompleted(const StepMetrics &m);
     void stopRequested();
+    /// "Completed", and for an early stop (early_stopping_patience) the detail "stopped early
+    /// at step S; best at step B"; "Stopped at step S"; "Failed".
     void finished(const RunFinished &r);
+    /// "stopped early at step S; best at step B" for a run that stopped early, else "".
+    static QString earlyStopText(const RunFinished &r);
 
 private:
     QProgressBar *m_progress = nullptr;

@@ -43,19 +43,23 @@ void analyzeLrFind(LrFindResult &r)
     }
     if (n == 0)
         return;
-    size_t best = 0;
-    for (size_t k = 1; k < n; ++k)
+    // The first steps' smoothed values rest on a handful of losses, so their noise would pass
+    // for the steepest descent or the minimum of a flat curve: like fastai's skip_start=10,
+    // the search skips them (up to a tenth of the steps).
+    const size_t skip = std::min<size_t>(kLrFindSkipStart, n / 10);
+    size_t best = skip;
+    for (size_t k = skip + 1; k < n; ++k)
         if (std::isfinite(r.smoothed[k]) && r.smoothed[k] < r.smoothed[best])
             best = k;
     r.min_index = int64_t(best);
     r.min_loss_lr = r.learning_rates[best];
     r.min_over_10 = r.min_loss_lr / 10;
     // Steepest descent: most negative d(smoothed)/d(ln lr), up to the minimum.
-    const size_t last = best >= 2 ? best : n - 1;
+    const size_t last = best >= skip + 2 ? best : n - 1;
     size_t steep = 0;
     double steepest = 0;
     bool found = false;
-    for (size_t k = 0; k <= last && n >= 2; ++k) {
+    for (size_t k = skip; k <= last && n >= 2; ++k) {
         const size_t a = k == 0 ? 0 : k - 1, b = std::min(k + 1, n - 1);
         if (a == b)
             continue;

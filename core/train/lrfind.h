@@ -37,9 +37,14 @@ constexpr double kLrFindDivergence = 4.0;
 /// Learning rate of step k (0-based) of `steps`: start·(end/start)^(k/(steps−1)). Pure.
 double lrFindLearningRate(int64_t k, int64_t steps, double start, double end);
 
+/// The minimum and the steepest descent are searched after the first min(this, steps / 10)
+/// steps, whose smoothed loss rests on too few losses (fastai's skip_start).
+constexpr int64_t kLrFindSkipStart = 10;
+
 /// Fills smoothed, min_*, suggestion* of `r` from learning_rates and losses. The steepest
 /// descent is the most negative central difference of smoothed over ln(learning rate)
-/// among the steps up to the minimum (all steps when fewer than 3). Pure; thread-safe.
+/// among the steps up to the minimum (all steps when fewer than 3), both searched after the
+/// first kLrFindSkipStart steps (at most a tenth of them). Pure; thread-safe.
 void analyzeLrFind(LrFindResult &r);
 
 /// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void detokenize();
     void lrFindSchedule();
     void lrFindAnalysis();
+    void lrFindNoisyStart();
 };
 
 void tst_Teaching::earlyStopping_data()
@@ -214,6 +215,27 @@ void tst_Teaching::lrFindAnalysis()
     QVERIFY2(r.suggestion > 3e-4 && r.suggestion < 3e-2, std::to_string(r.suggestion).c_str());
     QCOMPARE(r.min_over_10, r.min_loss_lr / 10);
     QVERIFY(r.min_loss_lr > 1e-2 && r.min_loss_lr <= 0.2);
+}
+
+void tst_Teaching::lrFindNoisyStart()
+{
+    // Real losses are noisy: a flat 0.69 with ±0.02 step-to-step noise that falls around 3e-3
+    // and explodes after 1e-1.
+    // The first smoothed values follow the noise of single losses; they must not pass for the
+    // steepest descent or the minimum.
+    LrFindResult r;
+    const int n = 300;
+    for (int k = 0; k < n; ++k) {
+        const double lr = lrFindLearningRate(k, n, 1e-6, 1.0);
+        const double x = std::log10(lr);
+        const double noise = (k % 2 == 0 ? 0.02 : -0.02) * (k < 3 ? 2.0 : 1.0);
+        r.learning_rates.push_back(lr);
+        r.losses.push_back(0.69 - 0.15 * (1 + std::tanh(2.0 * (x + 2.5))) + (x > -1 ? 3.0 * (x + 1) : 0.0) + noise);
+    }
+    analyzeLrFind(r);
+    QVERIFY2(r.suggestion_index >= kLrFindSkipStart, std::to_string(r.suggestion_index).c_str());
+    QVERIFY2(r.suggestion > 1e-3 && r.suggestion < 3e-2, std::to_string(r.suggestion).c_str());
+    QVERIFY2(r.min_loss_lr > 1e-2 && r.min_loss_lr <= 0.2, std::to_string(r.min_loss_lr).c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_Teaching)

@@ -422,6 +422,7 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QVERIFY2(w[0].contains(QStringLiteral("predicts label 0 for every")), qPrintable(w[0]));
     QVERIFY2(w[1].contains(QStringLiteral("0.600 does not beat the majority-class baseline 0.600")), qPrintable(w[1]));
     QVERIFY2(w[2].contains(QStringLiteral("2e-5 to 5e-5")) && w[2].contains(QStringLiteral("0.0005")), qPrintable(w[2]));
+    QVERIFY2(w[2].contains(QStringLiteral("Training → Find Learning Rate…")), qPrintable(w[2]));
     // With an init checkpoint, no learning-rate advice.
     QCOMPARE(learningWarnings(oneClass, majorityBaseline({60, 40}), false, 5e-5).size(), 2);
     // The 2-worker case of the issue: one class predicted, the minority one, accuracy 0.40.
