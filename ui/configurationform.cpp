@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 #include <QWhatsThis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,7 +31,8 @@ namespace wb {
 
 namespace {
 
-constexpr int kMaxRecent = 8; // entries per recent-files list
+constexpr int kMaxRecent = 8;      // entries per recent-files list
+constexpr int kPathFieldChars = 34; // a path field narrower than this many average characters goes under its label
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
@@ -62,6 +64,10 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
     for (const auto &g : groups) {
         auto *box = new QGroupBox(g.title);
         auto *form = new QFormLayout(box);
+        // On a narrow pane (1024×700, 150 % scale) a field that does not fit beside its label
+        // moves under it, instead of the label being cut.
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         for (const OptionSpec &spec : optionTable()) {
             if (spec.group != g.group)
                 continue;
@@ -81,6 +87,8 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
             connect(reset, &QPushButton::clicked, this, &ConfigurationForm::resetToDefaults);
             form->addRow(QString(), reset);
         }
+        if (g.group == FormGroup::Files)
+            m_filesForm = form;
         m_layout->addWidget(box);
     }
     // Local workers and the timeout only mean something for multi_worker_mirrored.
@@ -243,6 +251,12 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
         named = editor->findChild<QLineEdit *>();
     named->setObjectName(field);
     named->setToolTip(tip);
+    if (auto *edit = qobject_cast<QLineEdit *>(named); edit && spec.isPath()) {
+        // A narrow field shows the path's end; the tooltip holds all of it.
+        connect(edit, &QLineEdit::textChanged, edit, [edit, tip](const QString &path) {
+            edit->setToolTip(path.isEmpty() ? tip : QStringLiteral("<code>%1</code><hr>%2").arg(path.toHtmlEscaped(), tip));
+        });
+    }
     editor->setToolTip(tip);
     auto *label = new QLabel(QString::fromUtf8(spec.label));
     label->setToolTip(tip);
@@ -269,6 +283,30 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     label->setBuddy(named);
     m_labels.push_back({field, label});
     form->addRow(label, row);
+}
+
+void ConfigurationForm::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    updateFilesLayout();
+}
+
+void ConfigurationForm::updateFilesLayout()
+{
+    if (!m_filesForm)
+        return;
+    int labelWidth = 0;
+    for (int row = 0; row < m_filesForm->rowCount(); ++row)
+        if (QLayoutItem *item = m_filesForm->itemAt(row, QFormLayout::LabelRole); item && item->widget())
+            labelWidth = std::max(labelWidth, item->widget()->sizeHint().width());
+    const QWidget *box = m_filesForm->parentWidget();
+    const QMargins margins = m_filesForm->contentsMargins();
+    const int fieldWidth = box->contentsRect().width() - margins.left() - margins.right() - labelWidth
+                           - std::max(0, m_filesForm->horizontalSpacing());
+    const auto policy = fieldWidth < kPathFieldChars * fontMetrics().averageCharWidth() ? QFormLayout::WrapAllRows
+                                                                                          : QFormLayout::WrapLongRows;
+    if (m_filesForm->rowWrapPolicy() != policy)
+        m_filesForm->setRowWrapPolicy(policy);
 }
 
 void ConfigurationForm::setCheckpointDiskUse(const QString &text)

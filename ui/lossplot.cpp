@@ -6,6 +6,7 @@
 
 #include "ui/fieldhelp.h"
 #include "ui/plotaxes.h"
+#include "ui/plotcontrolrow.h"
 #include "ui/plotoverlays.h"
 #include "ui/smoothing.h"
 
@@ -274,7 +275,6 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     });
 
     // Controls.
-    auto *controls = new QHBoxLayout;
     auto *smLabel = new QLabel(tr("Smoothing"), this);
     smLabel->setToolTip(fieldHelp(QStringLiteral("smoothing")).text);
     d->slider = new QSlider(Qt::Horizontal, this);
@@ -282,6 +282,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->slider->setRange(0, 999);
     d->slider->setValue(int(std::lround(kDefaultSmoothing * 1000)));
     d->slider->setToolTip(smLabel->toolTip());
+    d->slider->setMinimumWidth(80); // never a stub
     d->slider->setMaximumWidth(180);
     d->smoothingBox = new QDoubleSpinBox(this);
     d->smoothingBox->setRange(0, 0.999);
@@ -334,10 +335,15 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
         });
     }
     exportButton->setMenu(menu);
+    auto *smoothingGroup = new QWidget;
+    auto *controls = new QHBoxLayout(smoothingGroup);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(smLabel);
     controls->addWidget(d->slider);
     controls->addWidget(d->smoothingBox);
-    controls->addSpacing(12);
+    auto *viewGroup = new QWidget;
+    controls = new QHBoxLayout(viewGroup);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(new QLabel(tr("X axis"), this));
     controls->addWidget(d->xCombo);
     controls->addWidget(d->logBox);
@@ -346,7 +352,9 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     controls->addWidget(exportButton);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
+    auto *row = new PlotControlRow(smoothingGroup, viewGroup, this);
+    row->setObjectName(QStringLiteral("plotControls"));
+    layout->addWidget(row);
     layout->addWidget(d->plot, 1);
     plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
     d->scheduleReplot();
