@@ -341,6 +341,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     controls->addWidget(smLabel);
     controls->addWidget(d->slider);
     controls->addWidget(d->smoothingBox);
+    controls->addStretch(1);
     auto *viewGroup = new QWidget;
     controls = new QHBoxLayout(viewGroup);
     controls->setContentsMargins(0, 0, 0, 0);
