@@ -115,8 +115,15 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         if (!spec.choices.empty()) {
             auto *combo = new QComboBox;
             combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
-            for (const std::string &c : spec.choices)
+            int longest = 0;
+            for (const std::string &c : spec.choices) {
                 combo->addItem(q(c));
+                longest = std::max(longest, int(c.size()));
+            }
+            // As wide as the longest choice, not the longer placeholder: the row then fits
+            // beside its label on a narrow pane.
+            combo->setMinimumContentsLength(longest);
+            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
             combo->setCurrentIndex(-1);
             connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, &ConfigurationForm::changed);
             b.show = [combo, &spec](const TrainingOptions &o) {
