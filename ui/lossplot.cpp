@@ -197,8 +197,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     y2->setLabel(tr("eval accuracy"));
     y2->setRange(0, 1);
     lrY->setLabel(tr("learning rate"));
-    lrY->setNumberFormat(QStringLiteral("eb")); // one format for every tick: 5.0·10⁻⁵
-    lrY->setNumberPrecision(1);
+    plotaxes::useLearningRateTicks(lrY);
     lrX->setLabel(tr("step"));
     d->lossRect->setRangeZoomAxes(x, y);
     d->lossRect->setRangeDragAxes(x, y);

@@ -7,8 +7,40 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace wb::plotaxes {
+
+namespace {
+
+class LearningRateTicker : public QCPAxisTicker
+{
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        m_step = tickStep;
+        return QCPAxisTicker::createTickVector(tickStep, range);
+    }
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
+    {
+        // Tick positions are multiples of the step, up to rounding: within 10⁻⁷ steps of 0 is 0.
+        if (std::abs(tick) <= 1e-7 * std::abs(m_step))
+            return QStringLiteral("0");
+        return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision);
+    }
+
+private:
+    double m_step = 0;
+};
+
+} // namespace
+
+void useLearningRateTicks(QCPAxis *axis)
+{
+    axis->setTicker(QSharedPointer<LearningRateTicker>::create());
+    axis->setNumberFormat(QStringLiteral("eb"));
+    axis->setNumberPrecision(1);
+}
 
 void fit(QCustomPlot *plot, QCPAxisRect *lossRect, QCPAxisRect *lrRect, double accuracyMax)
 {

@@ -4,6 +4,7 @@
 #include "ui/lossplot.h"
 
 class QCustomPlot;
+class QCPAxis;
 class QCPAxisRect;
 
 namespace wb {
@@ -23,6 +24,10 @@ void fit(QCustomPlot *plot, QCPAxisRect *lossRect, QCPAxisRect *lrRect, double a
 /// Sets the x tickers of both panels for `mode` (steps; h:m:s since the run started; clock
 /// time) and the x label of the lower panel.
 void applyXAxisMode(QCPAxisRect *lossRect, QCPAxisRect *lrRect, LossPlot::XAxis mode);
+
+/// Gives the learning-rate axis one number format for every tick (5.0·10⁻⁵, QCustomPlot's
+/// "eb" format with one decimal) and a plain "0" at zero instead of "0.0·10⁰".
+void useLearningRateTicks(QCPAxis *axis);
 
 } // namespace plotaxes
 

@@ -282,6 +282,11 @@ void tst_LossPlot::longerOverlayWidensTheView()
     QVERIFY2(x->range().upper >= 1000, qPrintable(QString::number(x->range().upper)));
     QCOMPARE(lrX->range().upper, x->range().upper);
     QVERIFY(x->range().lower <= 0);
+    // The learning-rate axis: "0" at zero, one exponent format for the other ticks.
+    const QVector<QString> lrLabels = plot.customPlot()->axisRect(1)->axis(QCPAxis::atLeft)->tickVectorLabels();
+    QVERIFY2(lrLabels.contains(QStringLiteral("0")), qPrintable(QStringList(lrLabels.begin(), lrLabels.end()).join(QLatin1Char('|'))));
+    for (const QString &label : lrLabels)
+        QVERIFY2(label == QStringLiteral("0") || label.contains(QLatin1Char('e')), qPrintable(label));
 
     // Zoomed in (as a drag or wheel would), then Reset view: every shown run fits again.
     x->setRange(10, 50);
