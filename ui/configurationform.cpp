@@ -36,10 +36,22 @@ constexpr int kPathFieldChars = 34; // a path field narrower than this many aver
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
+/// What 0 shows in a number field: the zero meaning without its explanation in parentheses
+/// ("off (use TF_CONFIG …)" → "off"), which the tooltip gives, so it fits a narrow field.
+QString zeroText(const OptionSpec &spec)
+{
+    const QString full = QString::fromUtf8(spec.zero_means);
+    const int paren = full.indexOf(QStringLiteral(" ("));
+    return paren > 0 ? full.left(paren) : full;
+}
+
 QString tooltip(const OptionSpec &spec)
 {
-    return QStringLiteral("<b>%1</b> (<code>--%2</code>)<br>%3")
-        .arg(QString::fromUtf8(spec.label), QString::fromLatin1(spec.flag), QString::fromUtf8(spec.help).toHtmlEscaped());
+    QString tip = QStringLiteral("<b>%1</b> (<code>--%2</code>)<br>%3")
+                      .arg(QString::fromUtf8(spec.label), QString::fromLatin1(spec.flag), QString::fromUtf8(spec.help).toHtmlEscaped());
+    if (zeroText(spec) != QString::fromUtf8(spec.zero_means))
+        tip += QStringLiteral("<br>0: %1").arg(QString::fromUtf8(spec.zero_means).toHtmlEscaped());
+    return tip;
 }
 
 bool isInputFile(const OptionSpec &spec)
@@ -147,7 +159,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         auto *spin = new QSpinBox;
         spin->setRange(int(spec.minimum), int(spec.maximum));
         if (*spec.zero_means)
-            spin->setSpecialValueText(tr(spec.zero_means));
+            spin->setSpecialValueText(zeroText(spec));
         if (std::string_view(spec.unit) == "s")
             spin->setSuffix(tr(" s"));
         spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toInt());

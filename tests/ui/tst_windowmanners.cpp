@@ -20,6 +20,7 @@
 #include "ui/trainingcontroller.h"
 #include "ui/usedmodeldir.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QDialog>
 #include <QDir>
@@ -602,6 +603,14 @@ void tst_WindowManners::formReadableOnSmallScreens()
         QVERIFY2(right <= viewportWidth, qPrintable(label->text()));
     }
     QVERIFY(labels >= 20);
+    // What a number field shows fits it ("off", not "ff (use TF_CONFIG or the environment)").
+    for (QAbstractSpinBox *spin : form->findChildren<QAbstractSpinBox *>()) {
+        auto *edit = spin->findChild<QLineEdit *>();
+        QVERIFY(edit);
+        const int needed = edit->fontMetrics().horizontalAdvance(spin->text());
+        QVERIFY2(edit->width() >= needed, qPrintable(QStringLiteral("%1: \"%2\" needs %3 px, has %4")
+                                                     .arg(spin->objectName(), spin->text()).arg(needed).arg(edit->width())));
+    }
     // The "?" and browse buttons stay inside the pane (no horizontal scrolling).
     for (QToolButton *button : form->findChildren<QToolButton *>()) {
         if (!button->isVisibleTo(&w))
