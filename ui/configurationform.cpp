@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 #include <QWhatsThis>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,14 +31,27 @@ namespace wb {
 
 namespace {
 
-constexpr int kMaxRecent = 8; // entries per recent-files list
+constexpr int kMaxRecent = 8;      // entries per recent-files list
+constexpr int kPathFieldChars = 34; // a path field narrower than this many average characters goes under its label
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
+/// What 0 shows in a number field: the zero meaning without its explanation in parentheses
+/// ("off (use TF_CONFIG …)" → "off"), which the tooltip gives, so it fits a narrow field.
+QString zeroText(const OptionSpec &spec)
+{
+    const QString full = QString::fromUtf8(spec.zero_means);
+    const int paren = full.indexOf(QStringLiteral(" ("));
+    return paren > 0 ? full.left(paren) : full;
+}
+
 QString tooltip(const OptionSpec &spec)
 {
-    return QStringLiteral("<b>%1</b> (<code>--%2</code>)<br>%3")
-        .arg(QString::fromUtf8(spec.label), QString::fromLatin1(spec.flag), QString::fromUtf8(spec.help).toHtmlEscaped());
+    QString tip = QStringLiteral("<b>%1</b> (<code>--%2</code>)<br>%3")
+                      .arg(QString::fromUtf8(spec.label), QString::fromLatin1(spec.flag), QString::fromUtf8(spec.help).toHtmlEscaped());
+    if (zeroText(spec) != QString::fromUtf8(spec.zero_means))
+        tip += QStringLiteral("<br>0: %1").arg(QString::fromUtf8(spec.zero_means).toHtmlEscaped());
+    return tip;
 }
 
 bool isInputFile(const OptionSpec &spec)
@@ -62,6 +76,10 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
     for (const auto &g : groups) {
         auto *box = new QGroupBox(g.title);
         auto *form = new QFormLayout(box);
+        // On a narrow pane (1024×700, 150 % scale) a field that does not fit beside its label
+        // moves under it, instead of the label being cut.
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         for (const OptionSpec &spec : optionTable()) {
             if (spec.group != g.group)
                 continue;
@@ -81,6 +99,8 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
             connect(reset, &QPushButton::clicked, this, &ConfigurationForm::resetToDefaults);
             form->addRow(QString(), reset);
         }
+        if (g.group == FormGroup::Files)
+            m_filesForm = form;
         m_layout->addWidget(box);
     }
     // Local workers and the timeout only mean something for multi_worker_mirrored.
@@ -107,9 +127,17 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         if (!spec.choices.empty()) {
             auto *combo = new QComboBox;
             combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
-            // An empty choice (an option that may be off) reads "none".
-            for (const std::string &c : spec.choices)
-                combo->addItem(c.empty() ? tr("none") : q(c), q(c));
+            // An empty choice (an option that may be off) reads "none". The box is as wide
+            // as its longest choice, not the longer placeholder: the row then fits beside
+            // its label on a narrow pane.
+            int longest = 0;
+            for (const std::string &c : spec.choices) {
+                const QString text = c.empty() ? tr("none") : q(c);
+                combo->addItem(text, q(c));
+                longest = std::max(longest, int(text.size()));
+            }
+            combo->setMinimumContentsLength(longest);
+            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
             combo->setCurrentIndex(-1);
             connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, &ConfigurationForm::changed);
             b.show = [combo, &spec](const TrainingOptions &o) {
@@ -133,7 +161,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
         auto *spin = new QSpinBox;
         spin->setRange(int(spec.minimum), int(spec.maximum));
         if (*spec.zero_means)
-            spin->setSpecialValueText(tr(spec.zero_means));
+            spin->setSpecialValueText(zeroText(spec));
         if (std::string_view(spec.unit) == "s")
             spin->setSuffix(tr(" s"));
         spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toInt());
@@ -244,6 +272,12 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
         named = editor->findChild<QLineEdit *>();
     named->setObjectName(field);
     named->setToolTip(tip);
+    if (auto *edit = qobject_cast<QLineEdit *>(named); edit && spec.isPath()) {
+        // A narrow field shows the path's end; the tooltip holds all of it.
+        connect(edit, &QLineEdit::textChanged, edit, [edit, tip](const QString &path) {
+            edit->setToolTip(path.isEmpty() ? tip : QStringLiteral("<code>%1</code><hr>%2").arg(path.toHtmlEscaped(), tip));
+        });
+    }
     editor->setToolTip(tip);
     auto *label = new QLabel(QString::fromUtf8(spec.label));
     label->setToolTip(tip);
@@ -270,6 +304,30 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     label->setBuddy(named);
     m_labels.push_back({field, label});
     form->addRow(label, row);
+}
+
+void ConfigurationForm::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    updateFilesLayout();
+}
+
+void ConfigurationForm::updateFilesLayout()
+{
+    if (!m_filesForm)
+        return;
+    int labelWidth = 0;
+    for (int row = 0; row < m_filesForm->rowCount(); ++row)
+        if (QLayoutItem *item = m_filesForm->itemAt(row, QFormLayout::LabelRole); item && item->widget())
+            labelWidth = std::max(labelWidth, item->widget()->sizeHint().width());
+    const QWidget *box = m_filesForm->parentWidget();
+    const QMargins margins = m_filesForm->contentsMargins();
+    const int fieldWidth = box->contentsRect().width() - margins.left() - margins.right() - labelWidth
+                           - std::max(0, m_filesForm->horizontalSpacing());
+    const auto policy = fieldWidth < kPathFieldChars * fontMetrics().averageCharWidth() ? QFormLayout::WrapAllRows
+                                                                                          : QFormLayout::WrapLongRows;
+    if (m_filesForm->rowWrapPolicy() != policy)
+        m_filesForm->setRowWrapPolicy(policy);
 }
 
 void ConfigurationForm::setCheckpointDiskUse(const QString &text)

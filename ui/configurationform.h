@@ -15,6 +15,7 @@ class QComboBox;
 class QLabel;
 class QFormLayout;
 class QLineEdit;
+class QResizeEvent;
 class QVBoxLayout;
 
 namespace wb {
@@ -67,6 +68,9 @@ public:
     /// Puts `value` first in the recent list `key` (at most 8 entries).
     static void addRecentValue(const QString &key, const QString &value);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 Q_SIGNALS:
     /// The user changed a value (not emitted by setOptions()).
     void edited();
@@ -84,6 +88,8 @@ private:
     QWidget *createPathEditor(const OptionSpec &spec, Binding &binding);
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
     void changed();
+    /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
+    void updateFilesLayout();
 
     std::vector<Binding> m_bindings;
     std::vector<QLineEdit *> m_pathEdits;
@@ -93,6 +99,7 @@ private:
     std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
     QStringList m_highlighted;
     QVBoxLayout *m_layout = nullptr;
+    QFormLayout *m_filesForm = nullptr;
     bool m_loading = false;
 };
 

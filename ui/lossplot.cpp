@@ -5,6 +5,9 @@
 #include "ui/lossplot.h"
 
 #include "ui/fieldhelp.h"
+#include "ui/plotaxes.h"
+#include "ui/plotcontrolrow.h"
+#include "ui/plotoverlays.h"
 #include "ui/smoothing.h"
 
 #include <QCheckBox>
@@ -48,14 +51,6 @@ struct Points
     int size() const { return int(step.size()); }
 };
 
-struct Overlay
-{
-    RunHistory run;
-    QColor colour;
-    QCPGraph *loss = nullptr;
-    QCPGraph *eval = nullptr;
-};
-
 } // namespace
 
 struct LossPlot::Private
@@ -71,7 +66,7 @@ struct LossPlot::Private
     double baseline = std::numeric_limits<double>::quiet_NaN();
     Points trainData, lrData, evalLossData, evalAccData;
     std::vector<double> plannedStep, plannedLr;
-    std::vector<Overlay> overlays;
+    std::unique_ptr<PlotOverlays> overlays;
     TensorBoardSmoother smoother{kDefaultSmoothing};
     double smoothing = kDefaultSmoothing;
     XAxis xMode = XAxis::Step;
@@ -121,13 +116,14 @@ struct LossPlot::Private
         smoother = TensorBoardSmoother(smoothing);
         for (double v : trainData.value)
             smoother.add(v);
-        for (Overlay &o : overlays) {
-            const double ot0 = o.run.trainWallTime.empty() ? 0 : o.run.trainWallTime.front();
-            o.loss->data()->set(build(o.run.trainStep, o.run.trainWallTime,
-                                      smoothTensorBoard(o.run.trainLoss, smoothing), *this, ot0, true), true);
-            o.eval->data()->set(build(o.run.evalStep, o.run.evalWallTime, o.run.evalLoss, *this, ot0, true), true);
-        }
+        overlays->rebuild(mapping());
         scheduleReplot();
+    }
+
+    PlotMapping mapping() const
+    {
+        return {[this](double step, double wall, double runT0) { return key(step, wall, runT0); },
+                [this](double v) { return lossValue(v); }, smoothing};
     }
 
     /// Recomputes only the smoothed curves, in place: keys and raw series stay, so a new
@@ -135,30 +131,10 @@ struct LossPlot::Private
     /// rebuilding every container (10^6 points: a few milliseconds plus the replot).
     void resmooth()
     {
-        smoother = resmoothGraph(smoothed, trainData.value);
-        for (Overlay &o : overlays)
-            resmoothGraph(o.loss, o.run.trainLoss);
+        const PlotMapping m = mapping();
+        if (!resmoothGraph(smoothed, trainData.value, m, &smoother) || !overlays->resmooth(m))
+            rebuild(); // also restarts the live smoother
         scheduleReplot();
-    }
-
-    /// Writes the smoothed `values` into `graph`'s values (keys untouched) and returns the
-    /// smoother's state after the last value, for live appends.
-    TensorBoardSmoother resmoothGraph(QCPGraph *graph, const std::vector<double> &values)
-    {
-        TensorBoardSmoother s(smoothing);
-        if (graph->dataCount() != int(values.size())) {
-            rebuild();
-            for (double v : values)
-                s.add(v);
-            return s;
-        }
-        const bool constant = isConstantSeries(values);
-        auto it = graph->data()->begin();
-        for (std::size_t i = 0; i < values.size(); ++i, ++it) {
-            const double sm = s.add(values[i]);
-            it->value = lossValue(constant ? values[i] : sm);
-        }
-        return s;
     }
 
     void scheduleReplot()
@@ -169,54 +145,9 @@ struct LossPlot::Private
 
     void replot()
     {
-        if (follow) {
-            plot->rescaleAxes(true);
-            const double accMax = evalAccData.value.empty() ? 1.0 : 1.05;
-            lossRect->axis(QCPAxis::atRight)->setRange(0, accMax);
-            for (QCPAxis *a : {lossRect->axis(QCPAxis::atLeft), lrRect->axis(QCPAxis::atLeft)}) {
-                QCPRange r = a->range();
-                if (a->scaleType() == QCPAxis::stLinear) {
-                    const double pad = std::max(r.size() * 0.05, 1e-12);
-                    a->setRange(r.lower >= 0 ? std::max(0.0, r.lower - pad) : r.lower - pad, r.upper + pad);
-                } else if (r.lower > 0) {
-                    a->setRange(r.lower / 1.5, r.upper * 1.5); // the lowest points stay inside
-                }
-            }
-            // Room on the right, so the last evaluation marker is drawn whole.
-            QCPAxis *x = lossRect->axis(QCPAxis::atBottom);
-            const QCPRange xr = x->range();
-            x->setRange(xr.lower, xr.upper + std::max(xr.size() * 0.03, 0.5));
-        }
+        if (follow)
+            plotaxes::fit(plot, lossRect, lrRect, evalAccData.value.empty() && !overlays->hasAccuracy() ? 1.0 : 1.05);
         plot->replot(QCustomPlot::rpQueuedReplot);
-    }
-
-    void applyAxisMode()
-    {
-        QSharedPointer<QCPAxisTicker> ticker;
-        QString label;
-        switch (xMode) {
-        case XAxis::Step:
-            ticker.reset(new QCPAxisTicker);
-            label = tr("step");
-            break;
-        case XAxis::RelativeTime: {
-            auto t = QSharedPointer<QCPAxisTickerTime>::create();
-            t->setTimeFormat(QStringLiteral("%h:%m:%s"));
-            ticker = t;
-            label = tr("relative time (h:m:s)");
-            break;
-        }
-        case XAxis::WallTime: {
-            auto t = QSharedPointer<QCPAxisTickerDateTime>::create();
-            t->setDateTimeFormat(QStringLiteral("hh:mm:ss"));
-            ticker = t;
-            label = tr("wall time");
-            break;
-        }
-        }
-        lossRect->axis(QCPAxis::atBottom)->setTicker(ticker);
-        lrRect->axis(QCPAxis::atBottom)->setTicker(ticker);
-        lrRect->axis(QCPAxis::atBottom)->setLabel(label);
     }
 
     static QString tr(const char *s) { return LossPlot::tr(s); }
@@ -266,8 +197,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     y2->setLabel(tr("eval accuracy"));
     y2->setRange(0, 1);
     lrY->setLabel(tr("learning rate"));
-    lrY->setNumberFormat(QStringLiteral("eb")); // one format for every tick: 5.0·10⁻⁵
-    lrY->setNumberPrecision(1);
+    plotaxes::useLearningRateTicks(lrY);
     lrX->setLabel(tr("step"));
     d->lossRect->setRangeZoomAxes(x, y);
     d->lossRect->setRangeDragAxes(x, y);
@@ -300,6 +230,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->lr = d->plot->addGraph(lrX, lrY);
     d->lr->setName(tr("learning rate"));
     d->lr->setPen(QPen(kLrColour, 2));
+    d->overlays = std::make_unique<PlotOverlays>(d->plot, x, y, y2);
     QPen baselinePen(QColor(110, 110, 110), 1.5, Qt::DashLine);
     d->baselineKey = d->plot->addGraph(x, y2);
     d->baselineKey->setPen(baselinePen);
@@ -343,7 +274,6 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     });
 
     // Controls.
-    auto *controls = new QHBoxLayout;
     auto *smLabel = new QLabel(tr("Smoothing"), this);
     smLabel->setToolTip(fieldHelp(QStringLiteral("smoothing")).text);
     d->slider = new QSlider(Qt::Horizontal, this);
@@ -351,6 +281,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->slider->setRange(0, 999);
     d->slider->setValue(int(std::lround(kDefaultSmoothing * 1000)));
     d->slider->setToolTip(smLabel->toolTip());
+    d->slider->setMinimumWidth(80); // never a stub
     d->slider->setMaximumWidth(180);
     d->smoothingBox = new QDoubleSpinBox(this);
     d->smoothingBox->setRange(0, 0.999);
@@ -403,10 +334,16 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
         });
     }
     exportButton->setMenu(menu);
+    auto *smoothingGroup = new QWidget;
+    auto *controls = new QHBoxLayout(smoothingGroup);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(smLabel);
     controls->addWidget(d->slider);
     controls->addWidget(d->smoothingBox);
-    controls->addSpacing(12);
+    controls->addStretch(1);
+    auto *viewGroup = new QWidget;
+    controls = new QHBoxLayout(viewGroup);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(new QLabel(tr("X axis"), this));
     controls->addWidget(d->xCombo);
     controls->addWidget(d->logBox);
@@ -415,9 +352,11 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     controls->addWidget(exportButton);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
+    auto *row = new PlotControlRow(smoothingGroup, viewGroup, this);
+    row->setObjectName(QStringLiteral("plotControls"));
+    layout->addWidget(row);
     layout->addWidget(d->plot, 1);
-    d->applyAxisMode();
+    plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
     d->scheduleReplot();
 }
 
@@ -511,43 +450,23 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
 
 void LossPlot::addComparisonRun(const RunHistory &run, const QColor &colour)
 {
-    removeComparisonRun(run.sourcePath);
-    Overlay o;
-    o.run = run;
-    o.colour = colour;
-    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
-    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
-    o.loss = d->plot->addGraph(x, y);
-    o.loss->setName(tr("%1: train loss").arg(run.name));
-    o.loss->setPen(QPen(colour, 1.5));
-    o.eval = d->plot->addGraph(x, y);
-    o.eval->setName(tr("%1: eval loss").arg(run.name));
-    o.eval->setPen(QPen(colour, 1, Qt::DotLine));
-    o.eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(colour, 1.5), QBrush(Qt::white), 7));
-    o.eval->removeFromLegend();
-    d->overlays.push_back(o);
+    d->overlays->add(run, colour);
     d->rebuild();
 }
 
 void LossPlot::removeComparisonRun(const QString &sourcePath)
 {
-    auto it = std::find_if(d->overlays.begin(), d->overlays.end(),
-                           [&](const Overlay &o) { return o.run.sourcePath == sourcePath; });
-    if (it == d->overlays.end())
-        return;
-    d->plot->removeGraph(it->loss);
-    d->plot->removeGraph(it->eval);
-    d->overlays.erase(it);
-    d->scheduleReplot();
+    if (d->overlays->remove(sourcePath))
+        d->scheduleReplot();
 }
 
 void LossPlot::clearComparisonRuns()
 {
-    while (!d->overlays.empty())
-        removeComparisonRun(d->overlays.front().run.sourcePath);
+    d->overlays->clear();
+    d->scheduleReplot();
 }
 
-int LossPlot::comparisonRunCount() const { return int(d->overlays.size()); }
+int LossPlot::comparisonRunCount() const { return d->overlays->count(); }
 
 void LossPlot::setAccuracyBaseline(double accuracy)
 {
@@ -594,7 +513,7 @@ void LossPlot::setXAxis(XAxis mode)
     d->xMode = mode;
     const QSignalBlocker b(d->xCombo);
     d->xCombo->setCurrentIndex(int(mode));
-    d->applyAxisMode();
+    plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
     d->follow = true;
     d->rebuild();
 }

@@ -73,7 +73,9 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     scanButton->setToolTip(tr("List the runs in the model directory, its subdirectories and its sibling directories"));
     connect(scanButton, &QPushButton::clicked, this, &RunsTable::scanRequested);
     auto *buttons = new QHBoxLayout;
-    buttons->addWidget(new QLabel(tr("Check a run to overlay its curves (own colour) on the plot."), this), 1);
+    auto *hint = new QLabel(tr("Check a run to overlay its curves (own colour) on the plot."), this);
+    hint->setWordWrap(true); // the buttons keep their room on a narrow window
+    buttons->addWidget(hint, 1);
     buttons->addWidget(scanButton);
     buttons->addWidget(add);
     auto *layout = new QVBoxLayout(this);

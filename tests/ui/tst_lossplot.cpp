@@ -43,6 +43,8 @@ private Q_SLOTS:
     void logScaleClampsNonPositive();
     void xAxisModesKeepPointCount();
     void comparisonOverlay();
+    void longerOverlayWidensTheView();
+    void overlayDrawsEvalAccuracyWithLegend();
     void exportsImages();
 };
 
@@ -225,6 +227,119 @@ void tst_LossPlot::comparisonOverlay()
     QCOMPARE(plot.comparisonRunCount(), 1);
     plot.removeComparisonRun(run.sourcePath);
     QCOMPARE(plot.comparisonRunCount(), 0);
+}
+
+namespace {
+
+QCPGraph *graphNamed(const LossPlot &plot, const QString &name)
+{
+    for (int i = 0; i < plot.customPlot()->graphCount(); ++i)
+        if (plot.customPlot()->graph(i)->name() == name)
+            return plot.customPlot()->graph(i);
+    return nullptr;
+}
+
+RunHistory longRun(int steps)
+{
+    RunHistory run;
+    run.name = QStringLiteral("long");
+    run.sourcePath = QStringLiteral("/tmp/long/metrics.jsonl");
+    for (int i = 1; i <= steps; ++i) {
+        run.trainStep.push_back(i);
+        run.trainWallTime.push_back(100.0 + i);
+        run.trainLoss.push_back(1.0 / i);
+        run.learningRate.push_back(1e-4);
+    }
+    run.evalStep = {250, 500, 750, double(steps)};
+    run.evalWallTime = {350, 600, 850, 100.0 + steps};
+    run.evalLoss = {0.9, 0.7, 0.5, 0.45};
+    run.evalAccuracy = {0.625, std::numeric_limits<double>::quiet_NaN(), 0.8125, 0.875};
+    return run;
+}
+
+} // namespace
+
+void tst_LossPlot::longerOverlayWidensTheView()
+{
+    // Issue 16 item 5: a compared run of 1000 steps was cut at the form's 200 planned steps (the
+    // learning-rate panel's fit overrode the shared x range), and Reset view did not help.
+    LossPlot plot;
+    plot.resize(900, 600);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    std::vector<double> plannedStep, plannedLr;
+    for (int i = 0; i <= 200; ++i) {
+        plannedStep.push_back(i);
+        plannedLr.push_back(1e-4 * (1.0 - i / 200.0));
+    }
+    plot.setPlannedSchedule(plannedStep, plannedLr);
+    for (int i = 1; i <= 120; ++i)
+        plot.addStep(step(i, 1.0 / i, 1000.0 + i));
+    plot.addComparisonRun(longRun(1000), Qt::red);
+    QTRY_VERIFY(!plot.isReplotPending());
+    QCPAxis *x = plot.customPlot()->axisRect(0)->axis(QCPAxis::atBottom);
+    QCPAxis *lrX = plot.customPlot()->axisRect(1)->axis(QCPAxis::atBottom);
+    QVERIFY2(x->range().upper >= 1000, qPrintable(QString::number(x->range().upper)));
+    QCOMPARE(lrX->range().upper, x->range().upper);
+    QVERIFY(x->range().lower <= 0);
+    // The learning-rate axis: "0" at zero, one exponent format for the other ticks.
+    const QVector<QString> lrLabels = plot.customPlot()->axisRect(1)->axis(QCPAxis::atLeft)->tickVectorLabels();
+    QVERIFY2(lrLabels.contains(QStringLiteral("0")), qPrintable(QStringList(lrLabels.begin(), lrLabels.end()).join(QLatin1Char('|'))));
+    for (const QString &label : lrLabels)
+        QVERIFY2(label == QStringLiteral("0") || label.contains(QLatin1Char('e')), qPrintable(label));
+
+    // Zoomed in (as a drag or wheel would), then Reset view: every shown run fits again.
+    x->setRange(10, 50);
+    QTest::mousePress(plot.customPlot(), Qt::LeftButton, {}, QPoint(300, 100));
+    QTest::mouseRelease(plot.customPlot(), Qt::LeftButton, {}, QPoint(300, 100));
+    plot.addStep(step(121, 0.01, 1121));
+    QTRY_VERIFY(!plot.isReplotPending());
+    QVERIFY(x->range().upper < 1000); // not following while zoomed
+    plot.resetView();
+    QTRY_VERIFY(!plot.isReplotPending());
+    QVERIFY2(x->range().upper >= 1000, qPrintable(QString::number(x->range().upper)));
+    QVERIFY(x->range().upper <= 1000 * 1.05);
+
+    // The form's planned steps only extend the range: a plan longer than every run widens it.
+    plannedStep.push_back(3000);
+    plannedLr.push_back(0);
+    plot.setPlannedSchedule(plannedStep, plannedLr);
+    plot.resetView();
+    QTRY_VERIFY(!plot.isReplotPending());
+    QVERIFY(x->range().upper >= 3000);
+}
+
+void tst_LossPlot::overlayDrawsEvalAccuracyWithLegend()
+{
+    LossPlot plot;
+    plot.addComparisonRun(longRun(1000), Qt::red);
+    QCPGraph *acc = graphNamed(plot, QStringLiteral("long: eval accuracy"));
+    QCPGraph *evalLoss = graphNamed(plot, QStringLiteral("long: eval loss"));
+    QCPGraph *loss = graphNamed(plot, QStringLiteral("long: train loss"));
+    QVERIFY(acc && evalLoss && loss);
+    // On the accuracy axis, in the run's colour; the regression-style NaN is left out.
+    QCOMPARE(acc->valueAxis(), plot.customPlot()->axisRect(0)->axis(QCPAxis::atRight));
+    QCOMPARE(acc->pen().color(), QColor(Qt::red));
+    QCOMPARE(acc->data()->size(), 3);
+    QCOMPARE(acc->data()->at(0)->key, 250.0);
+    QCOMPARE(acc->data()->at(0)->value, 0.625);
+    QCOMPARE(acc->data()->at(1)->key, 750.0);
+    QCOMPARE(acc->data()->at(1)->value, 0.8125);
+    QCOMPARE(acc->data()->at(2)->key, 1000.0);
+    QCOMPARE(acc->data()->at(2)->value, 0.875);
+    QCOMPARE(evalLoss->data()->size(), 4);
+    QCOMPARE(evalLoss->data()->at(3)->value, 0.45);
+    // One legend entry per curve of the run, in the legend under the plot.
+    QCPLegend *legend = plot.customPlot()->legend;
+    QVERIFY(legend->hasItemWithPlottable(acc));
+    QVERIFY(legend->hasItemWithPlottable(evalLoss));
+    QVERIFY(legend->hasItemWithPlottable(loss));
+    QCOMPARE(plot.customPlot()->plotLayout()->element(2, 0), static_cast<QCPLayoutElement *>(legend));
+    // Removing the run removes its graphs and their legend entries.
+    const int items = legend->itemCount();
+    plot.removeComparisonRun(QStringLiteral("/tmp/long/metrics.jsonl"));
+    QVERIFY(!graphNamed(plot, QStringLiteral("long: eval accuracy")));
+    QCOMPARE(legend->itemCount(), items - 3);
 }
 
 void tst_LossPlot::exportsImages()

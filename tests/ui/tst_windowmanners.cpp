@@ -15,11 +15,13 @@
 #include "ui/learningcheck.h"
 #include "ui/configurationform.h"
 #include "ui/lossplot.h"
+#include "ui/plotcontrolrow.h"
 #include "ui/projectfile.h"
 #include "ui/runstable.h"
 #include "ui/trainingcontroller.h"
 #include "ui/usedmodeldir.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QDialog>
 #include <QDir>
@@ -29,6 +31,8 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QToolButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QStandardPaths>
@@ -113,6 +117,8 @@ private Q_SLOTS:
     void smoothingPersists();
     void keyboardAndHelp();
     void checkpointDiskUseBesideTheField();
+    void formReadableOnSmallScreens_data();
+    void formReadableOnSmallScreens();
 };
 
 void tst_WindowManners::initTestCase()
@@ -548,6 +554,114 @@ void tst_WindowManners::checkpointDiskUseBesideTheField()
     auto *label = w.findChild<QLabel *>(QStringLiteral("checkpointDiskUse"));
     QVERIFY(label);
     QVERIFY2(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()));
+}
+
+namespace {
+
+/// Checks that every form label, number field, path file name and button is whole and inside
+/// the form's pane, and the plot's controls inside the plot (issue 16 item 9).
+void checkReadable(MainWindow &w)
+{
+    QApplication::processEvents();
+    ConfigurationForm *form = w.configurationForm();
+    auto *scroll = qobject_cast<QScrollArea *>(form->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    const int viewportWidth = scroll->viewport()->width();
+    int labels = 0;
+    for (QLabel *label : form->findChildren<QLabel *>()) {
+        if (!label->isVisibleTo(&w) || label->text().isEmpty() || label->wordWrap())
+            continue;
+        ++labels;
+        const int needed = label->fontMetrics().horizontalAdvance(label->text());
+        QVERIFY2(label->width() >= needed, qPrintable(QStringLiteral("%1: %2 px wide, its text needs %3 px")
+                                                      .arg(label->text()).arg(label->width()).arg(needed)));
+        const int right = label->mapTo(scroll->viewport(), QPoint(label->width(), 0)).x();
+        QVERIFY2(right <= viewportWidth, qPrintable(label->text()));
+    }
+    QVERIFY(labels >= 20);
+    // What a number field shows fits it ("off", not "ff (use TF_CONFIG or the environment)").
+    for (QAbstractSpinBox *spin : form->findChildren<QAbstractSpinBox *>()) {
+        auto *edit = spin->findChild<QLineEdit *>();
+        QVERIFY(edit);
+        const int needed = edit->fontMetrics().horizontalAdvance(spin->text());
+        QVERIFY2(edit->width() >= needed, qPrintable(QStringLiteral("%1: \"%2\" needs %3 px, has %4")
+                                                     .arg(spin->objectName(), spin->text()).arg(needed).arg(edit->width())));
+    }
+    // The "?" and browse buttons stay inside the pane (no horizontal scrolling).
+    for (QToolButton *button : form->findChildren<QToolButton *>()) {
+        if (!button->isVisibleTo(&w))
+            continue;
+        const int right = button->mapTo(scroll->viewport(), QPoint(button->width(), 0)).x();
+        QVERIFY2(right <= viewportWidth, qPrintable(QStringLiteral("%1 ends at %2 of %3").arg(button->objectName()).arg(right).arg(viewportWidth)));
+    }
+    // A path field shows at least its file name, and its tooltip the whole path.
+    for (const char *flag : {"bert_config_file", "input_meta_data_path", "train_data_path", "eval_data_path", "model_dir"}) {
+        auto *edit = form->findChild<QLineEdit *>(QString::fromLatin1(flag));
+        QVERIFY(edit);
+        const QString name = QFileInfo(edit->text()).fileName();
+        const int needed = edit->fontMetrics().horizontalAdvance(name) + 40; // frame, clear button
+        QVERIFY2(edit->width() >= needed, qPrintable(QStringLiteral("%1: %2 px wide, %3 needs %4 px")
+                                                     .arg(QString::fromLatin1(flag)).arg(edit->width()).arg(name).arg(needed)));
+        QVERIFY2(edit->toolTip().contains(edit->text()), qPrintable(edit->toolTip()));
+    }
+    // The plot's controls (Reset view, Export) stay inside the plot; the slider is no stub.
+    QApplication::processEvents();
+    auto *plot = w.findChild<LossPlot *>();
+    for (QToolButton *button : plot->findChildren<QToolButton *>()) {
+        const int right = button->mapTo(plot, QPoint(button->width(), 0)).x();
+        QVERIFY2(right <= plot->width(), qPrintable(QStringLiteral("%1 ends at %2 of %3").arg(button->text()).arg(right).arg(plot->width())));
+    }
+    QVERIFY(plot->findChild<QWidget *>(QStringLiteral("smoothingSlider"))->width() >= 80);
+}
+
+} // namespace
+
+void tst_WindowManners::formReadableOnSmallScreens_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1024x700") << QSize(1024, 700);
+    // QT_SCALE_FACTOR cannot change inside one process; these are the logical sizes that
+    // 1280×800 at 125 % and 150 %, and 1600×1000 at 150 %, give the window.
+    QTest::newRow("1280x800 at 125 %") << QSize(1024, 640);
+    QTest::newRow("1280x800 at 150 %") << QSize(853, 533);
+    QTest::newRow("1600x1000 at 150 %") << QSize(1066, 666);
+}
+
+void tst_WindowManners::formReadableOnSmallScreens()
+{
+    // Issue 16 item 9: at 1024×700 "Distribution strategy" showed as "Distribution stra", the
+    // path fields showed a few letters of their file names.
+    QFETCH(QSize, size);
+    MainWindow w;
+    TrainingOptions o;
+    o.distribution_strategy = "multi_worker_mirrored";
+    const std::string dir = "/home/learner/projects/spam-detection/prepared-data/";
+    o.bert_config_file = dir + "bert_config.json";
+    o.input_meta_data_path = dir + "input_meta_data.json";
+    o.train_data_path = dir + "train.tf_record";
+    o.eval_data_path = dir + "eval.tf_record";
+    o.model_dir = "/home/learner/projects/spam-detection/runs/learning-rate-3e-5";
+    w.setOptions(o);
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // No widget's minimum makes the window larger than the screen.
+    QVERIFY2(w.size() == size, qPrintable(QStringLiteral("%1x%2, minimum %3x%4").arg(w.width()).arg(w.height())
+                                              .arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    w.showTab(QStringLiteral("plotTab"));
+    checkReadable(w);
+    if (QTest::currentTestFailed())
+        return;
+    // Labels stay whole after growing the window and shrinking it again.
+    w.resize(1600, 1000);
+    QTest::qWait(50);
+    checkReadable(w);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(!w.findChild<PlotControlRow *>()->isWrapped());
+    w.resize(size);
+    QTest::qWait(50);
+    checkReadable(w);
 }
 
 QTEST_MAIN(tst_WindowManners)
