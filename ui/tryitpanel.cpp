@@ -427,7 +427,7 @@ void TryItPanel::showModel(const TryItOutcome &o)
                              .arg(o.max_seq_length));
     QStringList warnings;
     for (const std::string &w : o.warnings)
-        warnings << q(w);
+        warnings << formWording(q(w));
     if (!warnings.isEmpty())
         showMessage(warnings.join(QLatin1Char('\n')), false);
 }

@@ -335,7 +335,27 @@ void tst_TryItPanel::noCheckpointThenCheckpointSaved()
 
 void tst_TryItPanel::loadErrorInFormWords()
 {
+    // Without “BERT config” the run's own (run_config.json) is used, and the panel says so
+    // in form words.
+    {
+        ClassifierSource s = source();
+        s.bert_config_file.clear();
+        TryItPanel p;
+        p.setFormSource(s);
+        p.show();
+        p.setTexts(QStringLiteral("free cash"));
+        WAIT_SHOWN(p);
+        QCOMPARE(p.shownProbabilities().size(), size_t(2));
+        const QString m = p.messageText();
+        QVERIFY2(m.contains(QStringLiteral("“BERT config” not given: using the run's ")), qPrintable(m));
+        QVERIFY2(!m.contains(QStringLiteral("--")), qPrintable(m));
+    }
+    // A copy of the run without run_config.json: “BERT config” is needed.
+    const std::string copy = m_dir.path().toStdString() + "/copy-without-run-config";
+    fs::copy(m_opts.model_dir, copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    fs::remove(copy + "/run_config.json");
     ClassifierSource s = source();
+    s.model_dir = copy;
     s.bert_config_file.clear();
     TryItPanel p;
     p.setFormSource(s);
