@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Training throughput of the C++ trainer's step (model + loss + backward + TF2 AdamW) at
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
-// Prints one JSON object per config. Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16]
-// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h).
+// Prints one JSON object per config. Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt]
+// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
+// per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
+// /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/train/adamw.h"
@@ -61,6 +63,7 @@ int main(int argc, char **argv)
     const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
     const std::string dtype = argc > 4 ? argv[4] : "fp32";
     const NumberFormat format = parseNumberFormat(dtype);
+    const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;
@@ -74,6 +77,7 @@ int main(int argc, char **argv)
         torch::manual_seed(1);
         nn::BertForSequenceClassification model(cfg, 2);
         model->train();
+        model->setActivationCheckpointing(checkpointing);
         std::vector<std::pair<std::string, torch::Tensor>> params;
         for (auto &p : model->named_parameters())
             params.emplace_back(p.key(), p.value());
@@ -107,6 +111,7 @@ int main(int argc, char **argv)
         j["impl"] = "cpp";
         j["config"] = name;
         j["dtype"] = dtype;
+        j["activation_checkpointing"] = checkpointing;
         j["threads"] = torch::get_num_threads();
         j["blas"] = loadedBlas();
         j["batch"] = batch;
