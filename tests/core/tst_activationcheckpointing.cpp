@@ -189,10 +189,12 @@ void tst_ActivationCheckpointing::sameLossUnderBf16Autocast()
              qPrintable(QString::number(plain.loss - ckpt.loss)));
     const double diff = maxGradientDifference(plain, ckpt);
     const double bf16VsFp32 = maxGradientDifference(plain, fp32);
-    const double tolerance = 1e-4 * maxGradient(plain);
+    // The recomputation repeats the same bf16 arithmetic (measured: identical gradients); a
+    // recomputation in fp32 differs by ~2e-4 of the largest gradient, fp32 throughout by ~1e-2.
+    const double tolerance = 1e-6 * maxGradient(plain);
     QVERIFY2(diff >= 0 && diff < tolerance, qPrintable(QStringLiteral("%1 vs %2").arg(diff).arg(tolerance)));
-    // A recomputation in fp32 would be caught: fp32 gradients differ from bf16's by more.
-    QVERIFY2(bf16VsFp32 > 10 * tolerance, qPrintable(QString::number(bf16VsFp32)));
+    // fp32 gradients differ from bf16's by far more: the comparison can tell the formats apart.
+    QVERIFY2(bf16VsFp32 > 100 * tolerance, qPrintable(QString::number(bf16VsFp32)));
 }
 
 /// In eval mode or without gradients the option changes nothing (no function in the graph).
