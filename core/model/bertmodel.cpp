@@ -31,8 +31,8 @@ torch::Tensor dropoutIf(torch::nn::Dropout &d, const torch::Tensor &x)
     return d->options.p() > 0 ? d->forward(x) : x;
 }
 
-/// The thread-local autocast state (CPU and CUDA) of one moment; apply() makes it current
-/// with the weight-copy cache off and restore() puts back what was there before.
+/// The thread-local autocast state (CPU and CUDA: enabled, dtype, weight-copy cache) of one
+/// moment; restore() makes it the current state again.
 struct AutocastState
 {
     bool cpu = false, gpu = false, cache = true;
