@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Training throughput of the C++ trainer's step (model + loss + backward + TF2 AdamW) at
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
-// Prints one JSON object per config. Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16]
-// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h).
+// Prints one JSON object per config.
+// Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
+// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
+// per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
+// /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/train/adamw.h"
@@ -17,7 +20,8 @@
 using namespace wb;
 
 namespace {
-// Warm-up steps excluded from the median, as the Python reference does.
+// Warm-up steps excluded from the median, as the Python reference does (argv[6] overrides:
+// 1 is enough for a peak-memory run, whose peak comes with the optimizer state of step 1).
 constexpr int kWarmup = 3;
 
 BertConfig configFor(const std::string &name)
@@ -57,10 +61,12 @@ double measureBf16GemmGflops(int n, int repeats)
 int main(int argc, char **argv)
 {
     const std::string which = argc > 1 ? argv[1] : "all";
-    const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
+    const int steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
     const std::string dtype = argc > 4 ? argv[4] : "fp32";
     const NumberFormat format = parseNumberFormat(dtype);
+    const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
+    const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;
@@ -74,6 +80,7 @@ int main(int argc, char **argv)
         torch::manual_seed(1);
         nn::BertForSequenceClassification model(cfg, 2);
         model->train();
+        model->setActivationCheckpointing(checkpointing);
         std::vector<std::pair<std::string, torch::Tensor>> params;
         for (auto &p : model->named_parameters())
             params.emplace_back(p.key(), p.value());
@@ -84,7 +91,7 @@ int main(int argc, char **argv)
         auto seg = torch::zeros({batch, seq}, torch::kLong);
         auto labels = torch::randint(0, 2, {batch});
         std::vector<double> times;
-        for (int s = 0; s < steps + kWarmup; ++s) {
+        for (int s = 0; s < steps + warmup; ++s) {
             const auto t0 = std::chrono::steady_clock::now();
             torch::Tensor logits;
             {
@@ -96,7 +103,7 @@ int main(int argc, char **argv)
             opt.step(1e-4);
             opt.zeroGrad();
             loss.item<float>();
-            if (s >= kWarmup)
+            if (s >= warmup)
                 times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         std::sort(times.begin(), times.end());
@@ -107,6 +114,7 @@ int main(int argc, char **argv)
         j["impl"] = "cpp";
         j["config"] = name;
         j["dtype"] = dtype;
+        j["activation_checkpointing"] = checkpointing;
         j["threads"] = torch::get_num_threads();
         j["blas"] = loadedBlas();
         j["batch"] = batch;

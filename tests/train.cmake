@@ -11,3 +11,4 @@ wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)
+wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCES core/tst_activationcheckpointing.cpp LIBS wb_core torch TIMEOUT 240)

@@ -168,7 +168,8 @@ QString memoryLine(const TrainingOptions &o, const BertConfig &c, int64_t labels
         replicas = o.num_gpus;
     const int64_t perWorker = std::max<int64_t>(1, o.train_batch_size / replicas);
     const MemoryEstimate m = estimateTrainingMemory(c, labels, seq, perWorker,
-                                                    std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype);
+                                                    std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype,
+                                                    o.activation_checkpointing);
     QString line = QCoreApplication::translate("SchedulePanel", "Memory: <b>%1</b> per training process")
                        .arg(QString::fromStdString(m.summary()).toHtmlEscaped());
     const int64_t physical = physicalMemoryBytes();

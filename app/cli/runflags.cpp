@@ -41,7 +41,17 @@ bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostrea
     // CLI11 would take the *next* argument as the value of "--flag=" (an empty value), so
     // "--model_dir= --learning_rate=1e-3" trained into a directory named "--learning_rate=1e-3".
     std::vector<std::string> checked;
-    for (const std::string &a : args) {
+    for (size_t k = 0; k < args.size(); ++k) {
+        std::string a = args[k];
+        // A bare boolean flag means true, as absl's --flag does (--activation_checkpointing);
+        // "--flag true|false" still reads the value.
+        if (a.size() > 2 && a.compare(0, 2, "--") == 0 && a.find('=') == std::string::npos) {
+            const OptionSpec *spec = findOption(std::string_view(a).substr(2));
+            if (spec && spec->isBoolean()) {
+                const bool valueFollows = k + 1 < args.size() && (args[k + 1] == "true" || args[k + 1] == "false");
+                a += "=" + (valueFollows ? args[++k] : std::string("true"));
+            }
+        }
         if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=') {
             const std::string flag = a.substr(2, a.size() - 3);
             const OptionSpec *spec = findOption(flag);

@@ -31,7 +31,7 @@ std::string MemoryEstimate::summary() const
 }
 
 MemoryEstimate estimateTrainingMemory(const BertConfig &c, int64_t numLabels, int64_t seq, int64_t batch,
-                                      int64_t accumulation, const std::string &dtype)
+                                      int64_t accumulation, const std::string &dtype, bool activationCheckpointing)
 {
     MemoryEstimate m;
     const ParameterCount pc = c.parameterCount(numLabels);
@@ -50,19 +50,29 @@ MemoryEstimate estimateTrainingMemory(const BertConfig &c, int64_t numLabels, in
     const double perTokenBlock = low ? 30.0 * h + 4.0 * i : 34.0 * h + 8.0 * i;
     const double perScore = low ? 7.0 : 9.0;
     const double scores = double(micro) * heads * double(seq) * double(seq);
+    const double block = tokens * perTokenBlock + scores * perScore;
+    const double layers = double(c.num_hidden_layers);
     double bytes = 0;
-    // Full blocks, then the last one: K and V over every token, the rest for [CLS] only.
-    bytes += double(c.num_hidden_layers - 1) * (tokens * perTokenBlock + scores * perScore);
-    bytes += tokens * (low ? 2.0 + 4.0 : 4.0) * h + tokens * (low ? 4.0 : 8.0) * h
-             + double(micro) * perTokenBlock + scores / double(seq) * perScore;
+    if (activationCheckpointing) {
+        // Every block's float32 input (the residual stream), kept for the recomputation, and
+        // the activations of the one block being recomputed in the backward pass.
+        bytes += layers * tokens * 4.0 * h + block;
+    } else {
+        // Full blocks, then the last one: K and V over every token, the rest for [CLS] only.
+        bytes += (layers - 1.0) * block;
+        bytes += tokens * (low ? 2.0 + 4.0 : 4.0) * h + tokens * (low ? 4.0 : 8.0) * h
+                 + double(micro) * perTokenBlock + scores / double(seq) * perScore;
+    }
     // Embeddings: sum, LayerNorm input/output, dropout mask (+ the projection when E != H).
     bytes += tokens * 13.0 * e + (e != h ? tokens * 4.0 * h : 0.0);
     // Backward transients of one block: the gradient of the scores and of the softmax, and
     // of the feed-forward pair.
     bytes += 2.0 * 4.0 * scores + 2.0 * 4.0 * tokens * i;
-    // Autocast's low-precision copies of the matmul weights, saved for the backward pass.
+    // Autocast's low-precision copies of the matmul weights, saved for the backward pass:
+    // of every block, or with checkpointing of the block being recomputed only.
     if (low)
-        bytes += 2.0 * double(pc.encoder + pc.pooler + pc.classifier);
+        bytes += 2.0 * ((activationCheckpointing ? double(pc.encoder) / layers : double(pc.encoder))
+                        + double(pc.pooler + pc.classifier));
     bytes *= kActivationOverhead;
     // With accumulation the embedding backward's dense [vocab_size, E] gradient is a
     // temporary added into the existing one.

@@ -31,7 +31,8 @@ struct MemoryEstimate
 /// `num_labels`) at `max_seq_length` tokens with `batch_size` examples per optimizer step
 /// in this process (the per-worker batch), split into `gradient_accumulation_steps`
 /// micro-batches (activations scale with batch_size / gradient_accumulation_steps), with
-/// `dtype` "fp32", "bf16" or "fp16" (anything else counts as fp32).
+/// `dtype` "fp32", "bf16" or "fp16" (anything else counts as fp32), with or without
+/// `activation_checkpointing` (--activation_checkpointing).
 ///
 /// Per encoder block and token the saved tensors are ≈ 34·H + 8·I bytes in fp32 (Q, K, V,
 /// context, LayerNorm inputs and outputs, dropout masks, the feed-forward pair) and
@@ -40,10 +41,12 @@ struct MemoryEstimate
 /// dropout mask, the probabilities fed to the second matmul). The last block computes only
 /// the [CLS] query (TF2's output_range=1). The sum is scaled by 1.4 and a 170 MiB runtime
 /// is added, calibrated on BERT-Tiny and BERT-Mini (within ±10 % of the measured peak RSS
-/// for batch ≥ 32; docs/benchmarks.md). Torch-free; thread-safe; no errors (non-positive
-/// sizes give zero activations).
+/// for batch ≥ 32; docs/benchmarks.md). With activation checkpointing the blocks keep only
+/// their float32 input (4·H bytes per token and block) and one block's tensors (all of the
+/// above, once) exist during its recomputation; under bf16 only that block's weight copies.
+/// Torch-free; thread-safe; no errors (non-positive sizes give zero activations).
 MemoryEstimate estimateTrainingMemory(const BertConfig &config, int64_t num_labels, int64_t max_seq_length,
                                       int64_t batch_size, int64_t gradient_accumulation_steps,
-                                      const std::string &dtype);
+                                      const std::string &dtype, bool activation_checkpointing = false);
 
 } // namespace wb

@@ -315,6 +315,20 @@ std::vector<OptionSpec> buildTable()
     s.maximum = 4096;
     add(s);
 
+    s = option("activation_checkpointing", {}, &O::activation_checkpointing, "",
+               "recompute each encoder block's activations in the backward pass (true/false): ~30% more compute, "
+               "much less activation memory",
+               "Recompute activations (saves memory)",
+               "Keeps only each encoder block's input during the forward pass and recomputes the block in the "
+               "backward pass (per-layer activation checkpointing). Costs about 30% more compute per step and "
+               "needs much less activation memory: BERT-Base at batch 32, sequence 128 trains in 2.6 GB "
+               "instead of 5.6 GB. Results are the same, dropout included. Combines with Gradient accumulation "
+               "and bf16 on a small machine.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
     // --- Teaching: best model, early stopping, learning-rate range test (issue 14) --------
     s = option("best_checkpoint_metric", {}, &O::best_checkpoint_metric, "",
                "keep the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, eval_loss, eval_f1, "
@@ -399,6 +413,19 @@ std::string parseInteger(const std::string &text, T &out)
     return {};
 }
 
+std::string parseBool(const std::string &text, bool &out)
+{
+    if (text == "true" || text == "1") {
+        out = true;
+        return {};
+    }
+    if (text == "false" || text == "0") {
+        out = false;
+        return {};
+    }
+    return "expected true or false, found '" + text + "'";
+}
+
 std::string parseReal(const std::string &text, double &out)
 {
     double v = 0;
@@ -416,7 +443,8 @@ std::string parseReal(const std::string &text, double &out)
 OptionType OptionSpec::type() const
 {
     switch (member.index()) {
-    case 0: return OptionType::Text;
+    case 0:
+    case 5: return OptionType::Text; // bool: the choices "false" and "true"
     case 1:
     case 2: return OptionType::Integer;
     case 3: return OptionType::Real;
@@ -442,6 +470,8 @@ std::string OptionSpec::text(const TrainingOptions &o) const
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, std::string>)
                 return v;
+            else if constexpr (std::is_same_v<T, bool>)
+                return v ? "true" : "false";
             else if constexpr (std::is_same_v<T, double>)
                 return shortest(v);
             else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
@@ -475,6 +505,8 @@ std::string OptionSpec::setText(TrainingOptions &o, const std::string &value) co
             if constexpr (std::is_same_v<T, std::string>) {
                 v = value;
                 return {};
+            } else if constexpr (std::is_same_v<T, bool>) {
+                return parseBool(value, v);
             } else if constexpr (std::is_same_v<T, double>) {
                 return parseReal(value, v);
             } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
@@ -514,6 +546,11 @@ std::string OptionSpec::setJson(TrainingOptions &o, const nlohmann::json &value)
                 if (!value.is_string())
                     return "expected a string, found " + value.dump();
                 v = value.get<std::string>();
+            } else if constexpr (std::is_same_v<T, bool>) {
+                if (value.is_boolean())
+                    v = value.get<bool>();
+                else if (!value.is_string() || !parseBool(value.get<std::string>(), v).empty())
+                    return "expected true or false, found " + value.dump();
             } else if constexpr (std::is_same_v<T, double>) {
                 if (!value.is_number())
                     return "expected a number, found " + value.dump();

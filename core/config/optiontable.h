@@ -15,12 +15,15 @@ namespace wb {
 
 /// The TrainingOptions member an option is stored in.
 using OptionMember = std::variant<std::string TrainingOptions::*, int TrainingOptions::*, int64_t TrainingOptions::*,
-                                  double TrainingOptions::*, std::optional<int64_t> TrainingOptions::*>;
+                                  double TrainingOptions::*, std::optional<int64_t> TrainingOptions::*,
+                                  bool TrainingOptions::*>;
 
 /// The value type of an option, as the CLI, the project file and the form see it.
+/// A bool member is Text to the front-ends: the choices "false" and "true" (a combo box,
+/// `--flag=true|false` as absl writes booleans); the project file stores a JSON boolean.
 enum class OptionType
 {
-    Text,            ///< std::string
+    Text,            ///< std::string, or bool as "false"/"true" (isBoolean())
     Integer,         ///< int or int64_t
     Real,            ///< double
     OptionalInteger, ///< std::optional<int64_t>: unset means "not given"
@@ -70,6 +73,8 @@ struct OptionSpec
 
     OptionType type() const;
     bool isPath() const { return path != PathKind::None; }
+    /// Whether the member is a bool (type() Text, choices {"false", "true"}).
+    bool isBoolean() const { return std::holds_alternative<bool TrainingOptions::*>(member); }
     /// Whether `name` is the flag or one of the aliases.
     bool hasName(std::string_view name) const;
 
@@ -87,12 +92,14 @@ struct OptionSpec
 
     /// Parses `value` into `o`. Returns "" on success, else what was wrong ("expected an
     /// integer, found 'abc'"); `o` is then unchanged. Integers reject fractions and
-    /// trailing text; an int member rejects values outside int's range.
+    /// trailing text; an int member rejects values outside int's range; a bool member takes
+    /// true/false (also 1/0, as absl's boolean flags).
     std::string setText(TrainingOptions &o, const std::string &value) const;
 
-    /// Returns the value as JSON (string, integer or number; null for an unset OptionalInteger).
+    /// Returns the value as JSON (string, integer, number or boolean; null for an unset OptionalInteger).
     nlohmann::json toJson(const TrainingOptions &o) const;
-    /// Sets the value from JSON of the right type. Returns "" on success, else
+    /// Sets the value from JSON of the right type (a bool member also takes "true"/"false").
+    /// Returns "" on success, else
     /// "expected an integer, found \"big\"".
     std::string setJson(TrainingOptions &o, const nlohmann::json &value) const;
 };

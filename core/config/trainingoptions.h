@@ -65,6 +65,10 @@ struct TrainingOptions
     /// Micro-batches of train_batch_size / N per optimizer step (Hugging Face's name); the
     /// schedule, step count, logged loss and metrics are those of the whole batch.
     int64_t gradient_accumulation_steps = 1;
+    /// Recompute each encoder block's activations in the backward pass instead of keeping
+    /// them (per-layer activation checkpointing): about 30 % more compute per step for the
+    /// activation memory of one block plus the blocks' inputs (docs/benchmarks.md, "Memory").
+    bool activation_checkpointing = false;
 
     // Teaching (issue 14): best model, early stopping, the learning-rate range test.
     std::string best_checkpoint_metric; ///< "", eval_accuracy, eval_loss, eval_f1 or eval_mcc: keep model_dir/best/

@@ -3,7 +3,11 @@
 
 #include "core/util/error.h"
 
+#include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/custom_function.h>
+
 #include <cmath>
+#include <mutex>
 
 namespace wb::nn {
 
@@ -27,7 +31,123 @@ torch::Tensor dropoutIf(torch::nn::Dropout &d, const torch::Tensor &x)
     return d->options.p() > 0 ? d->forward(x) : x;
 }
 
+/// The thread-local autocast state (CPU and CUDA: enabled, dtype, weight-copy cache) of one
+/// moment; restore() makes it the current state again.
+struct AutocastState
+{
+    bool cpu = false, gpu = false, cache = true;
+    c10::ScalarType cpuType = c10::kBFloat16, gpuType = c10::kHalf;
+
+    static AutocastState current()
+    {
+        return {at::autocast::is_cpu_enabled(), at::autocast::is_enabled(), at::autocast::is_autocast_cache_enabled(),
+                at::autocast::get_autocast_cpu_dtype(), at::autocast::get_autocast_gpu_dtype()};
+    }
+    void restore() const
+    {
+        at::autocast::set_cpu_enabled(cpu);
+        at::autocast::set_enabled(gpu);
+        at::autocast::set_autocast_cache_enabled(cache);
+        at::autocast::set_autocast_cpu_dtype(cpuType);
+        at::autocast::set_autocast_gpu_dtype(gpuType);
+    }
+};
+
+/// Runs `body` under `state`'s autocast with the weight-copy cache off: a cached copy made
+/// without gradients in the forward pass must not be reused by the recomputation, and
+/// caching every block's copies would keep them all alive (what checkpointing saves).
+template<typename F>
+torch::Tensor underAutocast(const AutocastState &state, F &&body)
+{
+    const AutocastState before = AutocastState::current();
+    AutocastState inside = state;
+    inside.cache = false;
+    inside.restore();
+    try {
+        torch::Tensor out = body();
+        before.restore();
+        return out;
+    } catch (...) {
+        before.restore();
+        throw;
+    }
+}
+
+at::Generator generatorFor(const torch::Tensor &t)
+{
+    return at::globalContext().defaultGenerator(t.device());
+}
+
+torch::Tensor generatorState(at::Generator &g)
+{
+    std::lock_guard<std::mutex> lock(g.mutex());
+    return g.get_state();
+}
+
+void setGeneratorState(at::Generator &g, const torch::Tensor &state)
+{
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_state(state);
+}
+
+/// The custom autograd function behind checkpointedLayer().
+struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, torch::Tensor hidden, torch::Tensor maskBias,
+                                 BertLayerImpl *layer, bool firstTokenOnly)
+    {
+        at::Generator gen = generatorFor(hidden);
+        const AutocastState autocast = AutocastState::current();
+        ctx->saved_data["rng"] = generatorState(gen);
+        ctx->saved_data["layer"] = int64_t(reinterpret_cast<intptr_t>(layer));
+        ctx->saved_data["first"] = firstTokenOnly;
+        ctx->saved_data["cpu"] = autocast.cpu;
+        ctx->saved_data["gpu"] = autocast.gpu;
+        ctx->saved_data["cpu_type"] = int64_t(autocast.cpuType);
+        ctx->saved_data["gpu_type"] = int64_t(autocast.gpuType);
+        ctx->save_for_backward({hidden, maskBias});
+        torch::NoGradGuard noGrad;
+        return underAutocast(autocast, [&] { return layer->forward(hidden, maskBias, firstTokenOnly); });
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list gradOutputs)
+    {
+        const auto saved = ctx->get_saved_variables();
+        auto *layer = reinterpret_cast<BertLayerImpl *>(intptr_t(ctx->saved_data["layer"].toInt()));
+        const bool firstTokenOnly = ctx->saved_data["first"].toBool();
+        AutocastState autocast;
+        autocast.cpu = ctx->saved_data["cpu"].toBool();
+        autocast.gpu = ctx->saved_data["gpu"].toBool();
+        autocast.cpuType = c10::ScalarType(ctx->saved_data["cpu_type"].toInt());
+        autocast.gpuType = c10::ScalarType(ctx->saved_data["gpu_type"].toInt());
+
+        torch::Tensor input = saved[0].detach().requires_grad_(true);
+        at::Generator gen = generatorFor(input);
+        const torch::Tensor now = generatorState(gen);
+        setGeneratorState(gen, ctx->saved_data["rng"].toTensor());
+        torch::Tensor output;
+        try {
+            torch::AutoGradMode grad(true);
+            output = underAutocast(autocast, [&] { return layer->forward(input, saved[1], firstTokenOnly); });
+        } catch (...) {
+            setGeneratorState(gen, now);
+            throw;
+        }
+        setGeneratorState(gen, now);
+        // Reentrant backward: accumulates the block's parameter gradients and input.grad().
+        torch::autograd::backward({output}, {gradOutputs[0]});
+        return {input.grad(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    }
+};
+
 } // namespace
+
+torch::Tensor checkpointedLayer(BertLayerImpl &layer, const torch::Tensor &hidden, const torch::Tensor &maskBias,
+                                bool firstTokenOnly)
+{
+    return CheckpointedLayer::apply(hidden, maskBias, &layer, firstTokenOnly);
+}
 
 torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
 {
@@ -132,9 +252,13 @@ torch::Tensor BertEncoderImpl::forward(torch::Tensor hidden, const torch::Tensor
 {
     // [B,S] int -> additive bias [B,1,1,S]: 0 for tokens, -10000 for padding.
     auto maskBias = (1.0 - inputMask.to(hidden.scalar_type())).mul_(kMaskedLogit).unsqueeze(1).unsqueeze(1);
+    // Without an input that requires grad the function's backward would never run and the
+    // blocks' parameters would get no gradient: such a pass runs the plain way.
+    const bool checkpoint = m_checkpointing && is_training() && torch::GradMode::is_enabled() && hidden.requires_grad();
     for (size_t l = 0; l < layers.size(); ++l) {
-        const bool last = l + 1 == layers.size();
-        hidden = layers[l]->forward(hidden, maskBias, last && !allTokens);
+        const bool firstTokenOnly = l + 1 == layers.size() && !allTokens;
+        hidden = checkpoint ? checkpointedLayer(*layers[l], hidden, maskBias, firstTokenOnly)
+                            : layers[l]->forward(hidden, maskBias, firstTokenOnly);
     }
     return hidden;
 }

@@ -65,6 +65,24 @@ private:
 };
 TORCH_MODULE(BertLayer);
 
+/// Runs `layer` on `hidden` with activation checkpointing (per-layer recomputation, the
+/// reentrant form of PyTorch's torch.utils.checkpoint): the forward pass runs without
+/// recording autograd state and keeps only `hidden` and `maskBias`; the backward pass runs
+/// the layer again with gradients enabled and back-propagates through it, which adds the
+/// layer's parameter gradients into their .grad and returns the gradient of `hidden`.
+/// Dropout draws the same masks in the recomputation: the state of the default generator
+/// of hidden's device (CPU, or CUDA in a CUDA build) is saved before the forward pass,
+/// restored for the recomputation and put back afterwards. The autocast state (CPU and
+/// CUDA: enabled, dtype) of the forward pass is re-established for the recomputation.
+///
+/// Shapes and dtypes as BertLayerImpl::forward. Only `hidden` receives a gradient (the
+/// mask is a constant). Parameter gradients reach .grad only through .backward() (not
+/// through torch::autograd::grad with `inputs`), as with PyTorch's reentrant checkpoint.
+/// `layer` must outlive the backward pass. Thread rules: the calling (training) thread;
+/// the generator state is read and written under its mutex.
+torch::Tensor checkpointedLayer(BertLayerImpl &layer, const torch::Tensor &hidden, const torch::Tensor &maskBias,
+                                bool firstTokenOnly);
+
 /// num_hidden_layers BertLayers, registered as `layer.0`, `layer.1`, …
 class BertEncoderImpl : public torch::nn::Module
 {
@@ -72,9 +90,20 @@ public:
     explicit BertEncoderImpl(const BertConfig &config);
     /// hidden [B,S,H], inputMask int64 [B,S] (1 = token) → [B,1,H] (first token of the
     /// last block; the pooler needs nothing else) or [B,S,H] when allTokens is true.
+    /// With activation checkpointing on, in training mode with gradients enabled and a
+    /// hidden that requires grad, every block runs through checkpointedLayer().
     torch::Tensor forward(torch::Tensor hidden, const torch::Tensor &inputMask, bool allTokens = false);
 
+    /// Turns per-layer activation checkpointing on or off (--activation_checkpointing;
+    /// default off): about a third more compute per training step for keeping one block's
+    /// activations instead of all of them. Results are the same (tested).
+    void setActivationCheckpointing(bool on) { m_checkpointing = on; }
+    bool activationCheckpointing() const { return m_checkpointing; }
+
     std::vector<BertLayer> layers;
+
+private:
+    bool m_checkpointing = false;
 };
 TORCH_MODULE(BertEncoder);
 
@@ -97,6 +126,8 @@ public:
     void reset_parameters();
     /// Re-initialises only classifier.* (a new head on a pre-trained encoder).
     void resetClassifier();
+    /// Per-layer activation checkpointing of the encoder (BertEncoderImpl::setActivationCheckpointing).
+    void setActivationCheckpointing(bool on) { encoder->setActivationCheckpointing(on); }
 
     const BertConfig &config() const { return m_config; }
     int64_t numLabels() const { return m_numLabels; }

@@ -120,6 +120,7 @@ LrFindResult findLearningRate(const TrainingOptions &specIn, TrainingObserver &o
 
     torch::manual_seed(uint64_t(spec.seed));
     nn::BertForSequenceClassification model(cfg, meta.num_labels);
+    model->setActivationCheckpointing(spec.activation_checkpointing);
     if (!spec.init_checkpoint.empty()) {
         if (isTrainingCheckpointPath(spec.init_checkpoint)) {
             loadCheckpoint(spec.init_checkpoint, model, nullptr, false);

@@ -209,14 +209,15 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         && o.train_batch_size % replicas == 0) {
         r.memory = estimateTrainingMemory(*r.bert_config, r.meta_data->num_labels, r.meta_data->max_seq_length,
                                           o.train_batch_size / replicas * r.strategy.localReplicas(),
-                                          std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype);
+                                          std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype,
+                                          o.activation_checkpointing);
         const int64_t physical = physicalMemoryBytes();
         if (physical > 0 && r.memory->total() > physical)
             diag.warning("train_batch_size",
                          r.memory->summary() + " per worker exceeds this machine's "
                              + detail::formatNumber(double(physical) / double(1LL << 30)) + " GiB of memory",
                          "raise --gradient_accumulation_steps (same results, smaller micro-batches), use "
-                         "--dtype=bf16, or a smaller train_batch_size or model");
+                         "--activation_checkpointing=true, --dtype=bf16, or a smaller train_batch_size or model");
     }
     if (predicting && o.eval_data_path.empty())
         diag.error("eval_data_path", "predict reads the examples from --eval_data_path, which is empty",

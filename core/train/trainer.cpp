@@ -34,7 +34,9 @@ Run::Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToke
 nn::BertForSequenceClassification Run::makeModel()
 {
     torch::manual_seed(uint64_t(m_spec.seed));
-    return nn::BertForSequenceClassification(m_cfg, m_meta.num_labels);
+    nn::BertForSequenceClassification model(m_cfg, m_meta.num_labels);
+    model->setActivationCheckpointing(m_spec.activation_checkpointing); // acts in training passes only
+    return model;
 }
 
 std::string Run::checkpointForInference() const

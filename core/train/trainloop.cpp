@@ -125,6 +125,9 @@ void Run::setUp(TrainState &s)
         throw Error(m_spec.model_dir, "cannot create the model_dir: " + ec.message(),
                     "choose a writable --model_dir");
     s.model = makeModel();
+    if (s.model->encoder->activationCheckpointing())
+        m_obs.logMessage("activation checkpointing: each encoder block is recomputed in the backward pass "
+                         "(--activation_checkpointing)");
     // The optimizer's slots are created beside the parameters: move the model first.
     s.device = s.strategy->device();
     s.model->to(s.device);

@@ -135,6 +135,58 @@ private Q_SLOTS:
                  err.c_str());
     }
 
+    /// --activation_checkpointing (issue 17): absl's boolean forms, and validate's estimate
+    /// of BERT-Base shrinks with it.
+    void activationCheckpointingFlag()
+    {
+        for (const std::vector<std::string> &form : std::vector<std::vector<std::string>>{
+                 {"--activation_checkpointing"}, {"--activation_checkpointing=true"}, {"--activation_checkpointing", "true"}}) {
+            CLI::App app;
+            TrainingOptions o;
+            cli::addRunFlags(app, o);
+            std::ostringstream out, err;
+            int code = 0;
+            std::vector<std::string> args = form;
+            args.push_back("--seed=3"); // the next flag is not swallowed
+            QVERIFY2(cli::parseFlags(app, args, out, err, code), err.str().c_str());
+            QVERIFY(o.activation_checkpointing);
+            QCOMPARE(o.seed, int64_t(3));
+        }
+        {
+            CLI::App app;
+            TrainingOptions o;
+            o.activation_checkpointing = true;
+            cli::addRunFlags(app, o);
+            std::ostringstream out, err;
+            int code = 0;
+            QVERIFY2(cli::parseFlags(app, {"--activation_checkpointing", "false"}, out, err, code), err.str().c_str());
+            QVERIFY(!o.activation_checkpointing);
+            QVERIFY(!cli::parseFlags(app, {"--activation_checkpointing=maybe"}, out, err, code));
+            QCOMPARE(code, 2);
+        }
+        const TrainingOptions o = wbtest::writeTinyRun(path("ckpt"));
+        writeFileAtomic(path("base.json"), R"({"vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12,
+            "num_attention_heads": 12, "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2})");
+        const std::vector<std::string> common = {"validate",
+                                                 "--distribution_strategy=one_device",
+                                                 "--bert_config_file=" + path("base.json"),
+                                                 "--input_meta_data_path=" + o.input_meta_data_path,
+                                                 "--train_data_path=" + o.train_data_path,
+                                                 "--eval_data_path=" + o.eval_data_path,
+                                                 "--model_dir=" + o.model_dir,
+                                                 "--train_batch_size=8"};
+        const QRegularExpression activations(QStringLiteral("estimated peak memory: .* activations (\\d+\\.\\d)\\)"));
+        std::string plainOut, ckptOut, err;
+        QCOMPARE(run(common, plainOut, err), 0);
+        auto args = common;
+        args.push_back("--activation_checkpointing");
+        QCOMPARE(run(args, ckptOut, err), 0);
+        const auto plain = activations.match(QString::fromStdString(plainOut));
+        const auto ckpt = activations.match(QString::fromStdString(ckptOut));
+        QVERIFY2(plain.hasMatch() && ckpt.hasMatch(), (plainOut + ckptOut).c_str());
+        QVERIFY2(ckpt.captured(1).toDouble() < plain.captured(1).toDouble(), (plainOut + ckptOut).c_str());
+    }
+
     void brokenConfigNamesTheKey()
     {
         writeFileAtomic(path("bad.json"), R"({"vocab_size": 100, "hidden_size": 30, "num_attention_heads": 4})");

@@ -66,6 +66,44 @@ private Q_SLOTS:
         QCOMPARE(estimateTrainingMemory(mini, 2, 128, 0, 1, "fp32").activations, int64_t(0));
     }
 
+    /// (issue 17, --activation_checkpointing) Instead of L−1 full blocks and the [CLS]-only
+    /// last block, the blocks keep their float32 input (4·H bytes per token) and one full
+    /// block exists at a time; under bf16 only that block's weight copies are alive.
+    void checkpointingKeepsOneBlock()
+    {
+        const BertConfig base = bert(12, 768, 12);
+        const double L = 12, h = 768, i = 3072, tokens = 32 * 128, scores = 32.0 * 12 * 128 * 128;
+        {
+            const MemoryEstimate plain = estimateTrainingMemory(base, 2, 128, 32, 1, "fp32");
+            const MemoryEstimate ckpt = estimateTrainingMemory(base, 2, 128, 32, 1, "fp32", true);
+            const double block = tokens * (34 * h + 8 * i) + scores * 9;  // 264,241,152 bytes
+            const double last = tokens * 4 * h + tokens * 8 * h + 32 * (34 * h + 8 * i) + scores / 128 * 9;
+            const double expected = 1.4 * ((L - 2) * block + last - L * tokens * 4 * h);
+            QCOMPARE(block, 264241152.0);
+            QCOMPARE(last, 39813120.0);
+            const int64_t saved = plain.activations - ckpt.activations;
+            QVERIFY2(std::abs(double(saved) - expected) <= 1.0, qPrintable(QStringLiteral("%1 vs %2").arg(saved).arg(expected, 0, 'f', 1)));
+            QCOMPARE(ckpt.parameters, plain.parameters);
+            QCOMPARE(ckpt.optimizer, plain.optimizer);
+            QVERIFY(saved > int64_t(3.3 * double(1LL << 30))); // ≈ 3.3 GiB of BERT-Base's activations
+        }
+        {
+            const MemoryEstimate plain = estimateTrainingMemory(base, 2, 128, 32, 1, "bf16");
+            const MemoryEstimate ckpt = estimateTrainingMemory(base, 2, 128, 32, 1, "bf16", true);
+            const double block = tokens * (30 * h + 4 * i) + scores * 7;
+            const double last = tokens * 6 * h + tokens * 4 * h + 32 * (30 * h + 4 * i) + scores / 128 * 7;
+            const double encoder = double(base.parameterCount(2).encoder);
+            QCOMPARE(encoder, 12.0 * (4 * h * h + 2 * h * i + 9 * h + i));
+            const double expected = 1.4 * ((L - 2) * block + last - L * tokens * 4 * h + 2 * encoder * (1 - 1 / L));
+            const int64_t saved = plain.activations - ckpt.activations;
+            QVERIFY2(std::abs(double(saved) - expected) <= 1.0, qPrintable(QStringLiteral("%1 vs %2").arg(saved).arg(expected, 0, 'f', 1)));
+        }
+        // With accumulation the micro-batch sets the activations as before.
+        const MemoryEstimate accumulated = estimateTrainingMemory(base, 2, 128, 32, 4, "fp32", true);
+        const MemoryEstimate small = estimateTrainingMemory(base, 2, 128, 8, 1, "fp32", true);
+        QCOMPARE(accumulated.activations, small.activations + 4 * 30522 * 768);
+    }
+
     void summaryLine()
     {
         MemoryEstimate m;
