@@ -17,13 +17,6 @@ namespace wb::cli {
 
 namespace {
 
-void printError(std::ostream &err, const Error &e)
-{
-    err << "error: " << (e.field().empty() ? std::string("prepare") : e.field()) << ": " << e.what() << "\n";
-    if (!e.hint().empty())
-        err << "  hint: " << e.hint() << "\n";
-}
-
 void printCounts(std::ostream &out, const PrepareReport &r)
 {
     size_t width = 5;
