@@ -61,7 +61,10 @@ FormValidationText formValidationText(const Diagnostics &diag)
     for (const Diagnostic &dg : diag.items()) {
         const OptionSpec *spec = findOption(dg.field);
         if (dg.severity != Severity::Error) {
-            warnings << QStringLiteral("%1: %2").arg(q(dg.field), q(dg.message));
+            const bool labelled = spec && spec->group != FormGroup::None;
+            const QString field = labelled ? QString::fromUtf8(spec->label) : q(dg.field);
+            warnings << (field.isEmpty() ? formWording(q(dg.message))
+                                         : QStringLiteral("%1: %2").arg(field, formWording(q(dg.message))));
             continue;
         }
         if (spec)

@@ -32,7 +32,7 @@ struct FormValidationText
 {
     QString errors;      ///< one line per error: "<form label>: <message>" (strategy errors unprefixed)
     QString hints;       ///< "• <hint>" lines, or empty
-    QString warnings;    ///< "<field>: <message>" lines of the warnings, or empty
+    QString warnings;    ///< "<form label or field>: <message>" lines of the warnings (form words), or empty
     QStringList fields;  ///< flags of the options named by an error (to highlight in the form)
 };
 

@@ -135,12 +135,20 @@ void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<Va
     m_lastValidation = result.diagnostics;
     if (!result.ok()) {
         showValidationErrors(result.diagnostics);
-        appendLog(tr("Validation failed:\n") + q(result.diagnostics.format()));
+        // The Log speaks the dialog's words (form labels, menu commands), not the CLI's flags.
+        const FormValidationText text = formValidationText(result.diagnostics);
+        QString log = tr("Validation failed:\n") + text.errors;
+        if (!text.hints.isEmpty())
+            log += QStringLiteral("\n") + text.hints;
+        if (!text.warnings.isEmpty())
+            log += QStringLiteral("\n") + text.warnings;
+        appendLog(log);
         statusBar()->showMessage(tr("Fix the problems listed, then press Train again."), 6000);
         return;
     }
-    for (const Diagnostic &dg : result.diagnostics.items())
-        appendLog(QStringLiteral("%1: %2: %3").arg(QString::fromLatin1(severityName(dg.severity)), q(dg.field), q(dg.message)));
+    if (const QString warnings = formValidationText(result.diagnostics).warnings; !warnings.isEmpty())
+        for (const QString &line : warnings.split(QLatin1Char('\n')))
+            appendLog(tr("warning: %1").arg(line));
     m_form->rememberPaths();
     try {
         // Records the configuration next to the run, for the run comparison table.

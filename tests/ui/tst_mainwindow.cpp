@@ -143,6 +143,12 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     QVERIFY(box->informativeText().contains(QStringLiteral("File → Prepare Data…")));
     QVERIFY(!box->informativeText().contains(QStringLiteral("--bert_config_file")));
     QVERIFY2(lines.contains(QStringLiteral("BERT config: no model config was given")), qPrintable(box->text()));
+    // The Log under the dialog speaks the same words: no command-line flags, no CLI hints.
+    const QString log = w.logText();
+    QVERIFY2(log.contains(QStringLiteral("Validation failed:\nDistribution strategy has not been specified.")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("set “BERT config” to bert_config.json")), qPrintable(log));
+    QVERIFY2(!log.contains(QStringLiteral("--")), qPrintable(log));
+    QVERIFY2(!log.contains(QStringLiteral("bert-workbench-cli")), qPrintable(log));
     QVERIFY(!w.controller()->isRunning());
     QCOMPARE(running.count(), 0);
     box->button(QMessageBox::Ok)->click();
