@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,6 +46,55 @@ public:
 private:
     int m_fd = -1;
     std::string m_path;
+};
+
+/// For readers that take a folder and open a fixed file name in it (run_config.json,
+/// best/best.json, labels.txt beside input_meta_data.json): one temporary folder per
+/// process (under /dev/shm where it exists, so the writes stay in memory), removed at exit.
+/// Thread rules: libFuzzer's single fuzzing thread.
+class ScratchDir
+{
+public:
+    ScratchDir()
+    {
+        namespace fs = std::filesystem;
+        const fs::path base = fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+        std::string tmpl = (base / "wb-fuzz-XXXXXX").string();
+        if (!::mkdtemp(tmpl.data()))
+            std::abort();
+        m_dir = tmpl;
+    }
+    ~ScratchDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_dir, ec);
+    }
+    ScratchDir(const ScratchDir &) = delete;
+    ScratchDir &operator=(const ScratchDir &) = delete;
+
+    const std::string &path() const { return m_dir; }
+
+    /// Writes `size` bytes at `data` to `<folder>/<name>` (sub-folders created); returns its path.
+    std::string write(const std::string &name, const uint8_t *data, size_t size) const
+    {
+        namespace fs = std::filesystem;
+        const fs::path file = fs::path(m_dir) / name;
+        fs::create_directories(file.parent_path());
+        FILE *f = std::fopen(file.c_str(), "wb");
+        if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0)
+            std::abort();
+        return file.string();
+    }
+
+    /// Removes `<folder>/<name>` if it exists.
+    void remove(const std::string &name) const
+    {
+        std::error_code ec;
+        std::filesystem::remove(std::filesystem::path(m_dir) / name, ec);
+    }
+
+private:
+    std::string m_dir;
 };
 
 } // namespace wb::fuzz

@@ -52,6 +52,13 @@ void writeRunConfig(const std::string &modelDir, const RunIdentity &identity);
 /// Reads run_config.json; nothing when absent. An unreadable file is an error in `diag`.
 std::optional<RunIdentity> readRunConfig(const std::string &modelDir, Diagnostics &diag);
 
+/// Appends one line per entry of `a` and `b` that differs, "<prefix>name: old → new"
+/// (objects on both sides are compared entry by entry, "<prefix>outer.inner: …"; a side
+/// without the entry reads "(absent)"), in the order of `a`, then entries only `b` has.
+/// Pure; thread-safe.
+void jsonDifferences(const std::string &prefix, const nlohmann::ordered_json &a, const nlohmann::ordered_json &b,
+                     std::vector<std::string> &out);
+
 /// One line per defining entry that differs, "name: old → new" (bert_config entries as
 /// "bert_config.hidden_size: 32 → 64"), in the order of `saved`, then entries only one side has.
 std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current);
