@@ -1,7 +1,10 @@
 # Regression tests for the crashers the fuzzers in fuzz/ found (docs/reliability.md, "Fuzzing").
-# ui/projectfile.cpp is compiled in (Qt Core only) so that the test needs no libtorch.
+# ui/projectfile.cpp (Qt Core only) and the torch-free readers of core/train are compiled in,
+# so that the test needs no libtorch.
 wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
-            SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp LIBS wb_io wb_config)
+            SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
+                    ${PROJECT_SOURCE_DIR}/core/train/evalexamples.cpp ${PROJECT_SOURCE_DIR}/core/train/bestmodel.cpp
+            LIBS wb_io wb_config)
 
 # fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
 # compiler and no libFuzzer (well under a second). The targets' entry points are renamed so

@@ -8,6 +8,25 @@ namespace wb {
 
 namespace {
 
+constexpr size_t kMaxConfusionClasses = 1000000;          // num_labels' limit (input_meta_data.json)
+constexpr int64_t kMaxConfusionCount = int64_t(1) << 40;  // examples per cell; sums stay far inside int64
+
+/// Clears a confusion matrix that is not square or holds implausible counts: the window sums
+/// its rows and columns (fuzz/fuzz_progressjsonl found int64 overflow with counts near 2^63
+/// in the chief's stream, fuzz/fuzz_metricsjsonl the same in metrics.jsonl).
+void dropImplausibleConfusion(EvalMetrics &m)
+{
+    const size_t n = m.confusion.size();
+    bool plausible = n <= kMaxConfusionClasses;
+    for (const auto &r : m.confusion) {
+        plausible = plausible && r.size() == n;
+        for (int64_t v : r)
+            plausible = plausible && v >= 0 && v <= kMaxConfusionCount;
+    }
+    if (!plausible)
+        m.confusion.clear();
+}
+
 template <typename J>
 J number(double v)
 {
@@ -170,6 +189,7 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
                     r.push_back(x.is_number_integer() ? x.get<int64_t>() : 0);
             v.confusion.push_back(std::move(r));
         }
+        dropImplausibleConfusion(v);
     }
 }
 

@@ -33,7 +33,8 @@ void from_json(const nlohmann::json &j, StepMetrics &v);
 /// eval_accuracy, eval_f1 and eval_mcc (binary only) and confusion (classification).
 /// metrics.jsonl's "eval" line is this without regression, binary and confusion; so when
 /// reading, an absent "regression" means "eval_mse is present" and an absent "binary"
-/// means "eval_f1 is present".
+/// means "eval_f1 is present". A "confusion" that is not a square matrix of counts in
+/// [0, 2^40] with at most 10^6 classes is read as none (the window sums its rows and columns).
 void to_json(nlohmann::json &j, const EvalMetrics &v);
 void from_json(const nlohmann::json &j, EvalMetrics &v);
 

@@ -11,24 +11,6 @@ namespace wb {
 
 namespace {
 
-constexpr size_t kMaxConfusionClasses = 1000000;          // num_labels' limit (input_meta_data.json)
-constexpr int64_t kMaxConfusionCount = int64_t(1) << 40;  // examples per cell; sums stay far inside int64
-
-/// Clears a confusion matrix that is not square or holds implausible counts: the window sums
-/// its rows and columns (fuzz/fuzz_progressjsonl found int64 overflow with counts near 2^63).
-void dropImplausibleConfusion(EvalMetrics &m)
-{
-    const size_t n = m.confusion.size();
-    bool plausible = n <= kMaxConfusionClasses;
-    for (const auto &r : m.confusion) {
-        plausible = plausible && r.size() == n;
-        for (int64_t v : r)
-            plausible = plausible && v >= 0 && v <= kMaxConfusionCount;
-    }
-    if (!plausible)
-        m.confusion.clear();
-}
-
 /// {"event": name} followed by the keys of `body` (an event's one format, runeventjson.h).
 nlohmann::ordered_json tagged(const char *name, const nlohmann::ordered_json &body)
 {
@@ -106,9 +88,7 @@ RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer,
         return RunEventKind::Step;
     }
     if (event == "eval") {
-        EvalMetrics m = j.get<EvalMetrics>();
-        dropImplausibleConfusion(m);
-        observer.evaluationCompleted(m);
+        observer.evaluationCompleted(j.get<EvalMetrics>()); // from_json drops an implausible confusion
         return RunEventKind::Eval;
     }
     if (event == "checkpoint") {

@@ -81,6 +81,11 @@ std::optional<BestCheckpointRecord> readBestRecord(const std::string &modelDir)
     if (!j.is_object() || !j.contains("checkpoint") || !j["checkpoint"].is_string() || !j.contains("step")
         || !j["step"].is_number_integer() || !j.contains("value") || !j["value"].is_number())
         return std::nullopt;
+    // The optional keys: absent, or of their type (json::value() would throw type_error).
+    if ((j.contains("metric") && !j["metric"].is_string())
+        || (j.contains("evaluations_since_best") && !j["evaluations_since_best"].is_number_integer())
+        || (j.contains("last_evaluated_step") && !j["last_evaluated_step"].is_number_integer()))
+        return std::nullopt;
     BestCheckpointRecord r;
     r.metric = j.value("metric", std::string());
     r.value = j["value"].get<double>();

@@ -67,7 +67,8 @@ struct BestCheckpointRecord
 /// Returns model_dir/best/best.json's path.
 std::string bestRecordPath(const std::string &modelDir);
 
-/// Reads best.json of `modelDir`; nothing when absent or malformed. Never throws.
+/// Reads best.json of `modelDir`; nothing when absent or malformed (a required key missing,
+/// or any key of another type). Never throws.
 std::optional<BestCheckpointRecord> readBestRecord(const std::string &modelDir);
 
 /// Writes best.json of `modelDir` atomically. Throws wb::Error naming the file.

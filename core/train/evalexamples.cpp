@@ -71,6 +71,15 @@ std::vector<EvalExample> readEvalExamples(const std::string &path)
         need("predicted_label_id", j.contains("predicted_label_id") && j["predicted_label_id"].is_number_integer());
         need("probabilities", j.contains("probabilities") && j["probabilities"].is_array());
         need("loss", j.contains("loss") && j["loss"].is_number());
+        // The optional keys: absent, or of their type (json::value() would throw type_error).
+        const auto optional = [&](const char *key, bool (nlohmann::json::*isType)() const noexcept) {
+            need(key, !j.contains(key) || (j[key].*isType)());
+        };
+        optional("step", &nlohmann::json::is_number_integer);
+        optional("true_label", &nlohmann::json::is_string);
+        optional("predicted_label", &nlohmann::json::is_string);
+        optional("text", &nlohmann::json::is_string);
+        optional("text_b", &nlohmann::json::is_string);
         EvalExample e;
         e.index = j["index"].get<int64_t>();
         e.step = j.value("step", int64_t(0));

@@ -40,7 +40,8 @@ std::string evalExampleJson(const EvalExample &e);
 void writeEvalExamples(const std::string &path, const std::vector<EvalExample> &examples);
 
 /// Reads eval_examples.jsonl. Throws wb::Error naming the file and line for a missing file
-/// or a line that is not an object of the form above. Thread-safe.
+/// or a line that is not an object of the form above (an optional key of another type
+/// included: "step", "true_label", "predicted_label", "text", "text_b"). Thread-safe.
 std::vector<EvalExample> readEvalExamples(const std::string &path);
 
 /// Joins WordPiece tokens to text as google-research/bert's tokenization undoes it: "##"

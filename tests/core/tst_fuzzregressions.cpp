@@ -4,7 +4,11 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/jsonfile.h"
+#include "core/io/metricsreader.h"
 #include "core/io/runevents.h"
+#include "core/train/bestmodel.h"
+#include "core/train/evalexamples.h"
+#include "core/util/error.h"
 #include "ui/projectfile.h"
 
 #include <QtTest>
@@ -159,6 +163,87 @@ private Q_SLOTS:
         // A real matrix passes unchanged.
         QCOMPARE(decodeRunEvent(R"({"event":"eval","confusion":[[400,10],[20,175]]})", obs), RunEventKind::Eval);
         QCOMPARE(obs.eval.confusion, (std::vector<std::vector<int64_t>>{{400, 10}, {20, 175}}));
+    }
+
+    // fuzz_metricsjsonl: the same confusion in metrics.jsonl reached the window's evaluation
+    // view unchecked (Open Run shows the recorded evaluation). The reader shares the check.
+    void implausibleConfusionInMetricsFileIsDropped()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("metrics.jsonl"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"kind":"eval","step":8,"eval_accuracy":0.5,"confusion":[[9000000000000000000,9000000000000000000],[1,1]]})"
+                "\n"
+                R"({"kind":"eval","step":16,"eval_accuracy":0.75,"confusion":[[3,1],[0,4]]})"
+                "\n");
+        f.close();
+        std::string error;
+        const MetricsLog log = readMetricsFile(path.toStdString(), &error);
+        QVERIFY2(error.empty(), error.c_str());
+        QCOMPARE(int(log.eval.size()), 2);
+        QCOMPARE(log.eval[0].step, int64_t(8));
+        QVERIFY(log.eval[0].confusion.empty());
+        QCOMPARE(log.eval[1].confusion, (std::vector<std::vector<int64_t>>{{3, 1}, {0, 4}}));
+    }
+
+    // fuzz_evalexamples: an optional key of another type ("true_label": 1, "step": "8") made
+    // json::value() throw type_error, and a "step" beyond int64 (read as a double) was
+    // converted to int64_t (UBSan): the window's top-losses view aborted. Now a wb::Error
+    // naming file:line and the key.
+    void evalExampleKeyOfAnotherTypeIsAnError()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("eval_examples.jsonl")).toStdString();
+        const std::string good = R"({"index":0,"true_label_id":0,"predicted_label_id":0,"probabilities":[1],"loss":0})";
+        const std::pair<const char *, const char *> cases[] = {
+            {R"({"index":0,"true_label_id":1,"predicted_label_id":0,"probabilities":[0.5,0.5],"loss":0.69,"true_label":1})",
+             "\"true_label\""},
+            {R"({"index":0,"step":"8","true_label_id":1,"predicted_label_id":0,"probabilities":[],"loss":0.69})",
+             "\"step\""},
+            {R"({"index":0,"step":99999999999999999999999999999999999999999,"true_label_id":0,"predicted_label_id":0,"probabilities":[],"loss":0})",
+             "\"step\""},
+            {R"({"index":0,"true_label_id":0,"predicted_label_id":0,"probabilities":[],"loss":0,"text":["a"]})", "\"text\""},
+        };
+        for (const auto &[line, key] : cases) {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write((good + "\n" + line + "\n").c_str());
+            f.close();
+            try {
+                (void)readEvalExamples(path);
+                QFAIL(line);
+            } catch (const Error &e) {
+                QCOMPARE(QString::fromStdString(e.field()), QString::fromStdString(path + ":2"));
+                QVERIFY2(std::string(e.what()).find(key) != std::string::npos, e.what());
+            }
+        }
+    }
+
+    // fuzz_bestrecord: "metric" or "evaluations_since_best" of another type made json::value()
+    // throw type_error out of readBestRecord, documented as never throwing (the window's
+    // checkpoint list and --predict_checkpoint_path=best call it). Now: no best record.
+    void bestRecordKeyOfAnotherTypeIsNoRecord()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("best")));
+        const std::string modelDir = dir.path().toStdString();
+        const auto write = [&](const char *text) {
+            QFile f(QString::fromStdString(bestRecordPath(modelDir)));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text);
+        };
+        write(R"({"metric":"eval_loss","value":0.3,"step":8,"checkpoint":"best/ckpt-8","evaluations_since_best":2})");
+        const auto ok = readBestRecord(modelDir);
+        QVERIFY(ok.has_value());
+        QCOMPARE(ok->evaluations_since_best, int64_t(2));
+        QCOMPARE(ok->last_evaluated_step, int64_t(8));
+        for (const char *bad : {R"({"metric":["eval_accuracy"],"value":0.9,"step":8,"checkpoint":"best/ckpt-8"})",
+                                R"({"metric":"eval_loss","value":0.3,"step":8,"checkpoint":"c","evaluations_since_best":"2"})",
+                                R"({"metric":"eval_loss","value":0.3,"step":8,"checkpoint":"c","last_evaluated_step":1.5})"}) {
+            write(bad);
+            QVERIFY2(!readBestRecord(modelDir).has_value(), bad);
+        }
     }
 };
 
