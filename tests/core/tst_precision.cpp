@@ -37,6 +37,36 @@ std::map<std::string, torch::Tensor> checkpointTensors(const std::string &path)
     return out;
 }
 
+/// The options of a 40-example tiny run in `root` (batch 8, one epoch: 5 optimizer steps,
+/// one loop of 5) with dropout `dropoutProb`: the runs the trainer-level equality tests compare.
+TrainingOptions fiveStepRun(const std::string &root, double dropoutProb)
+{
+    wbtest::TinyRun p;
+    p.train_size = 40;
+    p.num_train_epochs = 1;
+    p.dropout_prob = dropoutProb;
+    TrainingOptions o = wbtest::writeTinyRun(root, p);
+    o.steps_per_loop = 5;
+    return o;
+}
+
+/// The largest absolute difference between same-named tensors of `a` and `b` (which must
+/// have the same names); `worstName` gets the tensor where it is.
+double largestDifference(const std::map<std::string, torch::Tensor> &a, const std::map<std::string, torch::Tensor> &b,
+                         std::string *worstName = nullptr)
+{
+    double worst = 0;
+    for (const auto &[name, t] : a) {
+        const double d = (t - b.at(name)).abs().max().item<double>();
+        if (d > worst) {
+            worst = d;
+            if (worstName)
+                *worstName = name;
+        }
+    }
+    return worst;
+}
+
 /// Rewrites the bert_config.json of `o` without dropout (deterministic steps).
 void withoutDropout(const TrainingOptions &o)
 {
@@ -188,14 +218,9 @@ void tst_Precision::accumulationEqualsWholeBatch()
     double losses[2] = {0, 0};
     const int64_t accumulation[2] = {1, 4};
     for (int k = 0; k < 2; ++k) {
-        wbtest::TinyRun p;
-        p.train_size = 40;
-        p.num_train_epochs = 1;
-        const std::string root = m_dir.filePath(QStringLiteral("accum%1").arg(k)).toStdString();
-        TrainingOptions o = wbtest::writeTinyRun(root, p);
+        TrainingOptions o = fiveStepRun(m_dir.filePath(QStringLiteral("accum%1").arg(k)).toStdString(), 0.1);
         withoutDropout(o);
         o.gradient_accumulation_steps = accumulation[k];
-        o.steps_per_loop = 5;
         wbtest::RecordingObserver rec;
         StopToken stop;
         Trainer t;
@@ -209,13 +234,8 @@ void tst_Precision::accumulationEqualsWholeBatch()
     }
     QVERIFY2(std::abs(losses[0] - losses[1]) < 1e-6, (std::to_string(losses[0]) + " vs " + std::to_string(losses[1])).c_str());
     QCOMPARE(params[0].size(), params[1].size());
-    double worst = 0;
     std::string worstName;
-    for (const auto &[name, a] : params[0]) {
-        const double d = (a - params[1].at(name)).abs().max().item<double>();
-        if (d > worst)
-            worst = d, worstName = name;
-    }
+    const double worst = largestDifference(params[0], params[1], &worstName);
     qInfo("N=4 vs N=1 after 5 steps: largest parameter difference %g (%s)", worst, worstName.c_str());
     QVERIFY2(worst < 1e-5, (worstName + ": " + std::to_string(worst)).c_str());
     // The parameters moved: the comparison is not between two initial states (the trainer
@@ -236,14 +256,8 @@ void tst_Precision::activationCheckpointingTrainsTheSame()
     std::map<std::string, torch::Tensor> params[2];
     double losses[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
-        wbtest::TinyRun p;
-        p.train_size = 40;
-        p.num_train_epochs = 1;
-        p.dropout_prob = 0.1;
-        const std::string root = m_dir.filePath(QStringLiteral("ckpt%1").arg(k)).toStdString();
-        TrainingOptions o = wbtest::writeTinyRun(root, p);
+        TrainingOptions o = fiveStepRun(m_dir.filePath(QStringLiteral("ckpt%1").arg(k)).toStdString(), 0.1);
         o.activation_checkpointing = k == 1;
-        o.steps_per_loop = 5;
         wbtest::RecordingObserver rec;
         StopToken stop;
         Trainer t;
@@ -259,9 +273,7 @@ void tst_Precision::activationCheckpointingTrainsTheSame()
     }
     QVERIFY2(std::abs(losses[0] - losses[1]) < 1e-6, (std::to_string(losses[0]) + " vs " + std::to_string(losses[1])).c_str());
     QCOMPARE(params[0].size(), params[1].size());
-    double worst = 0;
-    for (const auto &[name, a] : params[0])
-        worst = std::max(worst, (a - params[1].at(name)).abs().max().item<double>());
+    const double worst = largestDifference(params[0], params[1]);
     QVERIFY2(worst < 1e-6, std::to_string(worst).c_str());
 }
 
