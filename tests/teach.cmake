@@ -3,3 +3,5 @@
 # classify and the stand-alone (Hugging Face-loadable) export.
 wb_add_test(tst_teaching NAME core.teaching SOURCES core/tst_teaching.cpp LIBS wb_core)
 wb_add_test(tst_teachrun NAME cli.teachrun SOURCES cli/tst_teachrun.cpp LIBS wb_cli torch TIMEOUT 300)
+# Try-out findings: classify --input_file with a folder, a binary or an empty file.
+wb_add_test(tst_cliclassifyinput NAME cli.classifyinput SOURCES cli/tst_cliclassifyinput.cpp LIBS wb_cli)

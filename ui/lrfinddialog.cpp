@@ -456,6 +456,9 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
                    QStringLiteral("</span>");
     if (!r.path.empty())
         summary += QStringLiteral("<br>") + tr("Saved as %1").arg(q(r.path).toHtmlEscaped());
+    else if (m_totalSteps > 0 && steps < m_totalSteps && !r.diverged)
+        summary += QStringLiteral("<br>") + tr("Stopped early, so not saved: the model directory keeps the result of the "
+                                               "earlier test.");
     m_summary->setText(summary);
     m_useSuggestion->setText(tr("Use this: %1").arg(rateText(r.suggestion)));
     m_useMin->setText(tr("Use min / 10: %1").arg(rateText(r.min_over_10)));

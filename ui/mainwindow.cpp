@@ -227,6 +227,10 @@ void MainWindow::setOptions(const TrainingOptions &o, bool modified)
     reloadInputs();
     setWindowModified(modified);
     updateTitle();
+    // A form filled in by code (Open Project, New Project, the example) emits no edited():
+    // a shown Try it tab must not keep answering with the previous project's model.
+    if (m_tabs->currentWidget() == m_tryIt)
+        m_tryIt->setFormSource(classifierSource(options()));
 }
 
 void MainWindow::resetToDefaults() { m_form->resetToDefaults(); }

@@ -69,6 +69,10 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     }
     if (!readError.empty())
         return h; // as far as the file could be read; no summary
+    // run_config.json is written by every run, the command line's too (docs/file-formats.md):
+    // its "defining" and "informational" options (learning_rate, train_batch_size,
+    // num_train_epochs, dtype, input_meta_data_path). Read first: the files below win.
+    readSummary(info.absoluteDir().filePath(QStringLiteral("run_config.json")), h.summary);
     readSummary(info.absoluteDir().filePath(QStringLiteral("training_summary.json")), h.summary);
     readSummary(info.absoluteDir().filePath(QStringLiteral("bert_workbench_project.json")), h.summary);
     if (const auto meta = h.summary.find("input_meta_data_path"); meta != h.summary.end() && !meta->second.empty()) {

@@ -20,12 +20,13 @@ struct RunHistory
     QString sourcePath;
     std::vector<double> trainStep, trainWallTime, trainLoss, learningRate;
     std::vector<double> evalStep, evalWallTime, evalLoss, evalAccuracy;
-    /// Scalars from training_summary.json next to the metrics file (may be empty), and the
+    /// Scalars from run_config.json (every run writes it: its defining and informational
+    /// options), training_summary.json next to the metrics file (may be empty), and the
     /// options of bert_workbench_project.json (written by the GUI when it starts a run).
     std::map<std::string, std::string> summary;
     /// The run's label names in id order: labels.txt beside its input_meta_data_path (as
-    /// bert_workbench_project.json records it; relative paths from the run's folder). Empty
-    /// when unknown (a run started from the command line, TensorBoard logs).
+    /// run_config.json or bert_workbench_project.json records it; relative paths from the
+    /// run's folder). Empty when unknown (no labels.txt, TensorBoard logs).
     std::vector<std::string> labelNames;
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }

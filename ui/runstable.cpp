@@ -18,7 +18,7 @@ namespace wb {
 namespace {
 
 const char *const kColumns[] = {"run", "steps", "learning_rate", "train_batch_size", "num_train_epochs",
-                                "final train loss", "final eval loss", "final eval accuracy", "labels", "path"};
+                                "final train loss", "final eval loss", "final eval accuracy", "labels", "dtype", "path"};
 
 QString lastFinite(const std::vector<double> &v)
 {
@@ -58,6 +58,8 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
                                                     "is no summary"));
     m_table->horizontalHeaderItem(8)->setToolTip(tr("The run's labels in id order, from labels.txt beside its input "
                                                     "meta data"));
+    m_table->horizontalHeaderItem(9)->setToolTip(tr("Number format of the training: fp32 or bf16 (from the run's "
+                                                    "run_config.json)"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -69,7 +71,7 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     auto *add = new QPushButton(tr("Add run…"), this);
     add->setToolTip(tr("Open another run's metrics.jsonl to overlay it in the plot"));
     connect(add, &QPushButton::clicked, this, &RunsTable::addRunRequested);
-    auto *scanButton = new QPushButton(tr("Find runs near model_dir"), this);
+    auto *scanButton = new QPushButton(tr("Find runs"), this);
     scanButton->setToolTip(tr("List the runs in the model directory, its subdirectories and its sibling directories"));
     connect(scanButton, &QPushButton::clicked, this, &RunsTable::scanRequested);
     auto *buttons = new QHBoxLayout;
@@ -145,6 +147,7 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
                               labelsText(run),
+                              summaryValue(run, "dtype"),
                               abs};
     for (int c = 0; c < int(std::size(values)); ++c) {
         auto *item = new QTableWidgetItem(values[c]);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <ostream>
@@ -56,12 +57,21 @@ int findColumn(const std::vector<std::string> &header, const std::string &wanted
 std::vector<std::pair<std::string, std::string>> readInputFile(const std::string &path, const std::string &textColumn,
                                                                const std::string &textBColumn)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw Error("input_file", "'" + path + "' is a folder, not a file",
+                    "pass a text file: one text per line, or a .tsv/.csv with a header row");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error("input_file", "cannot open '" + path + "'", "check the path");
     std::ostringstream buf;
     buf << in.rdbuf();
     const std::string text = buf.str();
+    // A NUL byte does not occur in text (UTF-8, Latin-1); classifying an executable's or an
+    // archive's bytes line by line prints plausible-looking nonsense.
+    if (const size_t nul = text.find('\0'); nul != std::string::npos)
+        throw Error("input_file", "'" + path + "' is not a text file (a NUL byte at offset " + std::to_string(nul) + ")",
+                    "pass a text file: one text per line, or a .tsv/.csv with a header row");
     std::vector<std::pair<std::string, std::string>> out;
     const bool tsv = endsWith(path, ".tsv"), csv = endsWith(path, ".csv");
     if (!tsv && !csv) {
@@ -166,6 +176,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
             err << "  hint: " << e.hint() << "\n";
         return kExitInvalid;
     }
+    if (inputs.empty() && !inputFile.empty())
+        err << "warning: input_file: '" << inputFile << "' holds no text to classify (the output has only the header)\n";
     try {
         const TextClassifier classifier(src);
         for (const auto &w : classifier.warnings())

@@ -47,8 +47,13 @@ void openCheckpoint(const std::string &path, OpenedCheckpoint &out)
     try {
         out.archive.load_from(path);
     } catch (const c10::Error &) {
-        throw Error(path, "cannot read the checkpoint (corrupt or not written by bert-workbench)",
-                    "delete it (and its line in the 'checkpoint' file) or use another model_dir");
+        // Deleting is good advice only for a broken ckpt-<step> of a run, not for any file a
+        // user picked by mistake (labels.txt, a config).
+        if (fs::path(path).filename().string().rfind("ckpt-", 0) == 0)
+            throw Error(path, "cannot read the checkpoint (corrupt or not written by bert-workbench)",
+                        "delete it (and its line in the 'checkpoint' file) or use another --model_dir");
+        throw Error(path, "is not a checkpoint (not written by bert-workbench)",
+                    "pass a ckpt-<step> file written by a training run (in its --model_dir), or an export folder");
     }
     c10::IValue cfgValue, labelsValue, stepValue;
     if (!out.archive.try_read("bert_config", cfgValue) || !cfgValue.isString()

@@ -100,7 +100,16 @@ LrFindResult findLearningRate(const TrainingOptions &specIn, TrainingObserver &o
         throw Error("lr_find", "stopped before the first step");
     std::error_code ec;
     fs::create_directories(spec.model_dir, ec);
-    r.path = (fs::path(spec.model_dir) / "lr_find.json").string();
+    const std::string path = (fs::path(spec.model_dir) / "lr_find.json").string();
+    // A test stopped part-way (Stop, closing the dialog, Ctrl-C) measured only the low end
+    // of the range: it must not replace a saved result that covered more of it.
+    const bool stopped = !r.diverged && int64_t(r.steps.size()) < steps;
+    if (stopped && fs::exists(path, ec)) {
+        obs.logMessage("lr_find: stopped after " + std::to_string(r.steps.size()) + " of " + std::to_string(steps)
+                       + " steps; " + path + " keeps the earlier result");
+        return r; // r.path stays empty: nothing written
+    }
+    r.path = path;
     writeFileAtomic(r.path, lrFindJson(r));
     obs.logMessage("lr_find: " + std::to_string(r.steps.size()) + " steps" + (r.diverged ? " (the loss diverged)" : "")
                    + "; suggested learning_rate " + formatMetric(r.suggestion, 3) + " (steepest descent), "

@@ -55,8 +55,9 @@ std::string lrFindJson(const LrFindResult &r);
 /// model (from --init_checkpoint when given; never from model_dir's checkpoints) and trains
 /// a throwaway copy for at most spec.lr_find_steps steps with the learning rate rising from
 /// spec.lr_find_start to spec.lr_find_end, stopping when the smoothed loss diverges or `stop`
-/// is requested. Writes only model_dir/lr_find.json (atomically). On one device (the first
-/// GPU when num_gpus > 0, else the CPU) whatever the strategy. Log lines and
+/// is requested. Writes only model_dir/lr_find.json (atomically); a test stopped before its
+/// last step (not diverged) leaves an existing lr_find.json as it is (result.path empty).
+/// On one device (the first GPU when num_gpus > 0, else the CPU) whatever the strategy. Log lines and
 /// `progress(result so far)` after each step go to the caller's thread (this one).
 /// Throws wb::Error for bad input (the first validation error) and I/O failures.
 /// Synchronous; call it from a worker thread in a GUI. Includes no Torch header.

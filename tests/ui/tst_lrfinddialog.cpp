@@ -21,6 +21,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -237,6 +238,17 @@ private Q_SLOTS:
         o.lr_find_end = 1e-7;
         ConfigurationForm form;
         form.setOptions(o);
+        // The result of an earlier, complete test: a stopped one must not replace it.
+        const QString saved = QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"));
+        QVERIFY(QDir().mkpath(QFileInfo(saved).absolutePath()));
+        const QByteArray earlier = R"({"steps":[1,2,3],"learning_rates":[1e-7,1e-4,1e-1],"losses":[0.7,0.5,0.9],)"
+                                   R"("smoothed":[0.7,0.6,0.7],"suggestion":1e-4,"min_loss_lr":1e-4,"min_over_10":1e-5,)"
+                                   R"("diverged":false})";
+        {
+            QFile f(saved);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(earlier);
+        }
         LrFindDialog d(&form);
         d.show();
         QSignalSpy steps(&d, &LrFindDialog::stepShown);
@@ -248,6 +260,12 @@ private Q_SLOTS:
         QVERIFY(!d.isVisible());
         QVERIFY(d.result().has_value());
         QVERIFY(int64_t(d.result()->steps.size()) < o.lr_find_steps);
+        QVERIFY(d.result()->path.empty());
+        QFile f(saved);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), earlier);
+        QVERIFY2(d.summaryText().contains(QStringLiteral("Stopped early, so not saved")), qPrintable(d.summaryText()));
+        QVERIFY2(!d.summaryText().contains(QStringLiteral("Saved as")), qPrintable(d.summaryText()));
     }
 
     void invalidFormRunsNothing()

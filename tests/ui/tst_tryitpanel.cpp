@@ -83,6 +83,8 @@ private Q_SLOTS:
     void loadErrorInFormWords();
     void exportFolderChosen();
     void windowTab();
+    void windowFollowsOpenedProject();
+    void chosenFileThatIsNoCheckpoint();
     void windowFollowsCheckpointsWhileTraining();
 
 private:
@@ -417,6 +419,65 @@ void tst_TryItPanel::windowTab()
     const QString png = qEnvironmentVariable("WB_TRYIT_SCREENSHOT");
     if (!png.isEmpty())
         QVERIFY(w.grab().save(png));
+}
+
+void tst_TryItPanel::windowFollowsOpenedProject()
+{
+    // Open Project / New Project fill the form by code (no edited()): a shown Try it tab
+    // must switch to the new form's model, not keep answering with the previous one.
+    MainWindow w;
+    w.resize(1400, 880);
+    w.setOptions(m_opts);
+    w.show();
+    w.showTab(QStringLiteral("tryItTab"));
+    TryItPanel *p = w.tryItPanel();
+    p->setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(*p);
+    QVERIFY2(p->modelLine().contains(QStringLiteral("ckpt-96")), qPrintable(p->modelLine()));
+    QCOMPARE(p->shownProbabilities().size(), size_t(2));
+
+    QTemporaryDir dir;
+    const std::string other = dir.path().toStdString() + "/other-run";
+    fs::create_directories(other);
+    TrainingOptions o = m_opts;
+    o.model_dir = other;
+    const uint64_t before = p->generation();
+    w.setOptions(o); // as openProject() does
+    QCOMPARE(p->formSource().model_dir, other);
+    QTRY_VERIFY_WITH_TIMEOUT(p->generation() > before, kWaitMs);
+    WAIT_SHOWN(*p);
+    QCOMPARE(p->messageText(), QStringLiteral("No checkpoint yet in %1: train first, or choose a checkpoint or export folder.")
+                                   .arg(QDir::toNativeSeparators(QString::fromStdString(other))));
+    QCOMPARE(p->modelLine(), QStringLiteral("Model: none"));
+    QVERIFY(p->shownProbabilities().empty());
+
+    const uint64_t beforeNew = p->generation();
+    w.newProject();
+    QVERIFY(p->formSource().model_dir.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(p->generation() > beforeNew, kWaitMs);
+    WAIT_SHOWN(*p);
+    QCOMPARE(p->messageText(), QStringLiteral("Set “Model directory” in the form, or choose a checkpoint or export folder."));
+}
+
+void tst_TryItPanel::chosenFileThatIsNoCheckpoint()
+{
+    // Choose… → Checkpoint file… on a file that is not one (labels.txt, next to the run):
+    // the advice must not be to delete the user's file.
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    const QString notCkpt = QString::fromStdString(m_root + "/labels.txt");
+    QVERIFY(QFileInfo::exists(notCkpt));
+    p.setChosenModel(notCkpt);
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    const QString m = p.messageText();
+    QVERIFY2(m.startsWith(QStringLiteral("Cannot load the model: ")), qPrintable(m));
+    QVERIFY2(m.contains(QStringLiteral("labels.txt")), qPrintable(m));
+    QVERIFY2(!m.contains(QStringLiteral("delete"), Qt::CaseInsensitive), qPrintable(m));
+    QVERIFY2(m.contains(QStringLiteral("ckpt-<step>")), qPrintable(m));
+    QVERIFY2(!m.contains(QStringLiteral("model_dir")) && !m.contains(QStringLiteral("--")), qPrintable(m));
+    QVERIFY(QFileInfo::exists(notCkpt));
 }
 
 void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()

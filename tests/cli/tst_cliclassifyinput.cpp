@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// `classify --input_file` with files that hold no texts: a folder, a binary file, an empty
+// file. Each is named in a clear message before any model is loaded (here --model_dir does
+// not exist, so a run that got past the input would fail on the model instead).
+#include "clirun.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+
+class tst_CliClassifyInput : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string path(const char *name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+    std::string noModel() const { return "--model_dir=" + path("no-such-run"); }
+
+private Q_SLOTS:
+    void folderIsAnError()
+    {
+        QVERIFY(m_dir.isValid());
+        std::string out, err;
+        const int code = wbtest::runCli({"classify", noModel(), "--input_file=" + m_dir.path().toStdString()}, out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.find("error: input_file: '" + m_dir.path().toStdString() + "' is a folder, not a file")
+                     != std::string::npos,
+                 err.c_str());
+        QVERIFY2(err.find("no-such-run") == std::string::npos, err.c_str()); // stopped before the model
+        QCOMPARE(out, std::string());
+    }
+
+    void binaryFileIsAnError()
+    {
+        {
+            std::ofstream f(path("model.bin"), std::ios::binary);
+            const char bytes[] = {'\x7f', 'E', 'L', 'F', '\x02', '\x01', '\x01', '\0', '\0', '\n', 'a', 'b', '\n'};
+            f.write(bytes, sizeof bytes);
+        }
+        std::string out, err;
+        const int code = wbtest::runCli({"classify", noModel(), "--input_file=" + path("model.bin")}, out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.find("is not a text file (a NUL byte at offset 7)") != std::string::npos, err.c_str());
+        QCOMPARE(out, std::string());
+    }
+
+    void emptyFileIsNamed()
+    {
+        std::ofstream(path("empty.txt")).flush();
+        std::string out, err;
+        wbtest::runCli({"classify", noModel(), "--input_file=" + path("empty.txt")}, out, err);
+        QVERIFY2(err.find("warning: input_file: '" + path("empty.txt") + "' holds no text to classify") != std::string::npos,
+                 err.c_str());
+    }
+
+    void latin1TextIsStillRead()
+    {
+        // Bytes above 0x7f without NUL (a Latin-1 file) are text: no "not a text file".
+        std::ofstream(path("latin1.txt"), std::ios::binary) << "caf\xe9 au lait\n";
+        std::string out, err;
+        wbtest::runCli({"classify", noModel(), "--input_file=" + path("latin1.txt")}, out, err);
+        QVERIFY2(err.find("not a text file") == std::string::npos, err.c_str());
+        QVERIFY2(err.find("holds no text") == std::string::npos, err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliClassifyInput)
+#include "tst_cliclassifyinput.moc"
