@@ -107,7 +107,7 @@ void MainWindow::buildMenus()
         statusBar()->showMessage(tr("Copied: %1").arg(command), 8000);
     });
     copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
-    run->addAction(tr("Compare runs near model_dir"), this, [this] {
+    run->addAction(tr("Find Runs Near the &Model Directory"), this, [this] {
         guarded(tr("Cannot compare runs"), [this] { m_runs->scan(q(options().model_dir)); });
         showTab(QStringLiteral("runsTab"));
     });

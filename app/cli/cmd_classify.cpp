@@ -84,7 +84,7 @@ std::vector<std::pair<std::string, std::string>> readInputFile(const std::string
         return out;
     }
     TextRowDialect dialect;
-    dialect.delimiter = tsv ? '\t' : ',';
+    dialect.delimiter = tsv ? '\t' : detectCsvDelimiter(text); // ';' from spreadsheets in decimal-comma locales
     dialect.quoting = csv;
     const TextRows rows = parseTextRows(text, dialect, path);
     if (rows.rows.empty())

@@ -16,12 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string firstLine(const std::string &text)
-{
-    const size_t end = text.find_first_of("\r\n");
-    return text.substr(0, end == std::string::npos ? text.size() : end);
-}
-
 std::string joinQuoted(const std::vector<std::string> &names)
 {
     std::string s;
@@ -157,14 +151,6 @@ Columns resolveColumns(const std::vector<std::string> &header, const std::string
     return c;
 }
 
-// CSV exports of spreadsheets in locales with a decimal comma use ';' between fields. The
-// header tells: it has ';' and no ',' (column names seldom hold either).
-char csvDelimiter(const std::string &text)
-{
-    const std::string head = firstLine(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
-    return head.find(',') == std::string::npos && head.find(';') != std::string::npos ? ';' : ',';
-}
-
 // True when every row that is not blank has as many fields as the first row (the header).
 bool consistent(const TextRows &t)
 {
@@ -191,7 +177,7 @@ std::vector<RawExample> readTableFile(const std::string &path, bool csv, const P
     const std::string bytes = readWholeFile(path);
     TextRowDialect dialect;
     dialect.quoting = csv;
-    dialect.delimiter = csv ? csvDelimiter(bytes) : '\t';
+    dialect.delimiter = csv ? detectCsvDelimiter(bytes) : '\t';
     if (dialect.delimiter == ';')
         notes.warnings.push_back(path + ": the header is separated by ';' (a spreadsheet export); read with ';' "
                                         "between fields");

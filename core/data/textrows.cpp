@@ -3,6 +3,8 @@
 
 #include "core/util/error.h"
 
+#include <algorithm>
+
 namespace wb {
 
 TextRows parseTextRows(std::string_view text, const TextRowDialect &dialect, const std::string &fileName)
@@ -97,6 +99,14 @@ TextRows parseTextRows(std::string_view text, const TextRowDialect &dialect, con
     }
     endRow();
     return out;
+}
+
+char detectCsvDelimiter(std::string_view text)
+{
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3);
+    const std::string_view head = text.substr(0, std::min(text.find_first_of("\r\n"), text.size()));
+    return head.find(',') == std::string_view::npos && head.find(';') != std::string_view::npos ? ';' : ',';
 }
 
 } // namespace wb

@@ -45,4 +45,9 @@ struct TextRows
 /// delimiter or a line end (hint: double the quote). `fileName` is used only in messages.
 TextRows parseTextRows(std::string_view buffer, const TextRowDialect &dialect, const std::string &fileName);
 
+/// The field delimiter of a .csv file's text: ';' when its first line (after a UTF-8 byte
+/// order mark) has ';' and no ',' — the CSV export of spreadsheets in locales with a
+/// decimal comma — else ','. Column names seldom hold either. Pure; thread-safe.
+char detectCsvDelimiter(std::string_view text);
+
 } // namespace wb

@@ -3,6 +3,7 @@
 // file. Each is named in a clear message before any model is loaded (here --model_dir does
 // not exist, so a run that got past the input would fail on the model instead).
 #include "clirun.h"
+#include "core/data/textrows.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -63,6 +64,23 @@ private Q_SLOTS:
         wbtest::runCli({"classify", noModel(), "--input_file=" + path("latin1.txt")}, out, err);
         QVERIFY2(err.find("not a text file") == std::string::npos, err.c_str());
         QVERIFY2(err.find("holds no text") == std::string::npos, err.c_str());
+    }
+
+    void semicolonCsvIsSplit()
+    {
+        // A spreadsheet's CSV export in a decimal-comma locale: ';' between fields, found from
+        // the header as prepare finds it; the text column is recognised (the run then stops
+        // at the missing model, not at the columns).
+        std::ofstream(path("export.csv"), std::ios::binary) << "id;text\r\n1;free cash now\r\n2;\"see you; at 3\"\r\n";
+        std::string out, err;
+        const int code = wbtest::runCli({"classify", noModel(), "--input_file=" + path("export.csv")}, out, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.find("id;text") == std::string::npos, err.c_str());
+        QVERIFY2(err.find("text column") == std::string::npos, err.c_str());
+        QCOMPARE(wb::detectCsvDelimiter("id;text\r\n1;a,b\n"), ';');
+        QCOMPARE(wb::detectCsvDelimiter("\xEF\xBB\xBFid;text\n"), ';');
+        QCOMPARE(wb::detectCsvDelimiter("id,text;x\n"), ',');
+        QCOMPARE(wb::detectCsvDelimiter(""), ',');
     }
 };
 
