@@ -4,6 +4,7 @@
 #include "core/config/optiontable.h"
 #include "ui/fieldhelp.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -124,6 +125,15 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
     case OptionType::Text: {
         if (spec.isPath())
             return createPathEditor(spec, b);
+        if (spec.isBoolean()) {
+            // An on/off option is a check box (its label says what "on" does), not a
+            // false/true choice.
+            auto *check = new QCheckBox;
+            connect(check, &QCheckBox::toggled, this, &ConfigurationForm::changed);
+            b.show = [check, &spec](const TrainingOptions &o) { check->setChecked(spec.text(o) == "true"); };
+            b.read = [check, &spec](TrainingOptions &o) { spec.setText(o, check->isChecked() ? "true" : "false"); };
+            return check;
+        }
         if (!spec.choices.empty()) {
             auto *combo = new QComboBox;
             combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));

@@ -18,6 +18,7 @@
 #include "ui/projectfile.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -376,6 +377,25 @@ private Q_SLOTS:
         QCOMPARE(reopened.options().early_stopping_patience, int64_t(3));
         QCOMPARE(reopened.findChild<QComboBox *>(QStringLiteral("best_checkpoint_metric"))->currentText(),
                  QStringLiteral("eval_f1"));
+    }
+
+    /// An on/off option (--activation_checkpointing) is a check box bound both ways.
+    void booleanOptionIsACheckBox()
+    {
+        ConfigurationForm form;
+        QVERIFY(!form.findChild<QComboBox *>(QStringLiteral("activation_checkpointing")));
+        auto *check = form.findChild<QCheckBox *>(QStringLiteral("activation_checkpointing"));
+        QVERIFY(check);
+        TrainingOptions o;
+        form.setOptions(o);
+        QVERIFY(!check->isChecked());
+        QCOMPARE(form.options().activation_checkpointing, false);
+        check->setChecked(true);
+        QCOMPARE(form.options().activation_checkpointing, true);
+        o.activation_checkpointing = true;
+        ConfigurationForm other;
+        other.setOptions(o);
+        QVERIFY(other.findChild<QCheckBox *>(QStringLiteral("activation_checkpointing"))->isChecked());
     }
 
     void earlyStopIsShown()
