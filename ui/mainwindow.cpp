@@ -147,13 +147,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::markModified);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::reloadInputs);
     // Try it follows the form's model (read when its tab is shown or the form changes while it is).
-    const auto updateTryIt = [this] {
-        if (m_tabs->currentWidget() == m_tryIt)
-            m_tryIt->setFormSource(classifierSource(options()));
-    };
-    connect(m_form, &ConfigurationForm::edited, this, updateTryIt);
-    connect(m_form, &ConfigurationForm::inputFilesChanged, this, updateTryIt);
-    connect(m_tabs, &QTabWidget::currentChanged, this, updateTryIt);
+    connect(m_form, &ConfigurationForm::edited, this, &MainWindow::followFormInTryIt);
+    connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::followFormInTryIt);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::followFormInTryIt);
     connect(m_controller, &TrainingController::runStarted, this, &MainWindow::handleRunStarted);
     connect(m_controller, &TrainingController::stepCompleted, this, &MainWindow::handleStep);
     connect(m_controller, &TrainingController::evaluationCompleted, this, &MainWindow::handleEvaluation);
@@ -229,6 +225,11 @@ void MainWindow::setOptions(const TrainingOptions &o, bool modified)
     updateTitle();
     // A form filled in by code (Open Project, New Project, the example) emits no edited():
     // a shown Try it tab must not keep answering with the previous project's model.
+    followFormInTryIt();
+}
+
+void MainWindow::followFormInTryIt()
+{
     if (m_tabs->currentWidget() == m_tryIt)
         m_tryIt->setFormSource(classifierSource(options()));
 }

@@ -159,6 +159,8 @@ private:
     void buildMenus();
     void markModified();
     void reloadInputs();
+    /// Gives a shown Try it tab the form's model (it reads it again when shown).
+    void followFormInTryIt();
     void updateSchedule();
     void updateTitle();
     void updateActions();
