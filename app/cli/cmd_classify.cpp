@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
 #include "core/data/textrows.h"
@@ -170,11 +171,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
                     inputs.emplace_back(line, std::string());
             }
         }
-    } catch (const Error &e) {
-        err << "error: " << e.field() << ": " << e.what() << "\n";
-        if (!e.hint().empty())
-            err << "  hint: " << e.hint() << "\n";
-        return kExitInvalid;
+    } catch (const Error &) {
+        return reportCurrentException(err, "input_file", kExitInvalid);
     }
     if (inputs.empty() && !inputFile.empty())
         err << "warning: input_file: '" << inputFile << "' holds no text to classify (the output has only the header)\n";
@@ -214,14 +212,10 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
         }
         out << std::flush;
         return kExitOk;
-    } catch (const Error &e) {
-        err << "error: " << e.field() << ": " << e.what() << "\n";
-        if (!e.hint().empty())
-            err << "  hint: " << e.hint() << "\n";
-        return kExitInvalid;
-    } catch (const std::exception &e) {
-        err << "error: classify: " << e.what() << "\n";
-        return kExitRuntime;
+    } catch (const Error &) {
+        return reportCurrentException(err, "classify", kExitInvalid);
+    } catch (...) {
+        return reportCurrentException(err, "classify", kExitRuntime);
     }
 }
 

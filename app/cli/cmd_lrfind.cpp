@@ -65,14 +65,8 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
         out << "suggested learning_rate: " << lrText(r.suggestion) << " (steepest descent; minimum/10: "
             << lrText(r.min_over_10) << ")\n";
         return kExitOk;
-    } catch (const Error &e) {
-        err << "error: " << e.field() << ": " << e.what() << "\n";
-        if (!e.hint().empty())
-            err << "  hint: " << e.hint() << "\n";
-        return kExitRuntime;
-    } catch (const std::exception &e) {
-        err << "error: lr_find: " << e.what() << "\n";
-        return kExitRuntime;
+    } catch (...) {
+        return reportCurrentException(err, "lr_find", kExitRuntime);
     }
 }
 
