@@ -7,6 +7,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPromise>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
@@ -46,7 +47,7 @@ template<typename T>
 struct JobOutcome
 {
     std::optional<T> value;  ///< set when the work returned normally
-    ErrorReport error;       ///< set when it threw (describeCurrentException())
+    ErrorReport error;       ///< set when it threw (currentErrorReport())
     bool cancelled = false;  ///< cancel() was called before the work ended
     bool ok() const { return value.has_value(); }
 };
@@ -76,7 +77,13 @@ private:
     QFuture<void> m_future;
 };
 
-/// Runs `work(const JobControl &) -> T` on QThreadPool::globalInstance() (QtConcurrent::run
+/// The pool every background job runs on: its own, not Qt's global pool (whose thread count
+/// is the number of cores, two here), with room for every kind of job at once, so that a
+/// long job (a range test, a download, Try it loading a model) never makes a short one (the
+/// pre-flight check, a model_dir scan) wait behind it. Created on first use; thread-safe.
+QThreadPool *backgroundJobPool();
+
+/// Runs `work(const JobControl &) -> T` on backgroundJobPool() (QtConcurrent::run
 /// with a QPromise) and calls `done(JobOutcome<T>)` on `context`'s thread when it has ended;
 /// `progress(value, text)`, when given, receives JobControl::setProgress reports there too.
 /// Context-guarded: when `context` is destroyed first, neither callback runs (the work
@@ -105,7 +112,7 @@ JobHandle runBackgroundJob(QObject *context, Work work, Done done,
         QObject::connect(watcher, &QFutureWatcherBase::progressTextChanged, context,
                          [watcher, progress](const QString &text) { progress(watcher->progressValue(), text); });
     }
-    QFuture<JobOutcome<T>> future = QtConcurrent::run([cancel, work = std::move(work)](QPromise<JobOutcome<T>> &promise) {
+    QFuture<JobOutcome<T>> future = QtConcurrent::run(backgroundJobPool(), [cancel, work = std::move(work)](QPromise<JobOutcome<T>> &promise) {
         promise.setProgressRange(0, kJobProgressMax);
         const JobControl control(cancel, [&promise](int value, const QString &text) {
             promise.setProgressValueAndText(value, text);
@@ -114,7 +121,7 @@ JobHandle runBackgroundJob(QObject *context, Work work, Done done,
         try {
             outcome.value = work(control);
         } catch (...) {
-            outcome.error = describeCurrentException();
+            outcome.error = currentErrorReport();
         }
         outcome.cancelled = cancel->stopRequested();
         promise.addResult(std::move(outcome));

@@ -1,38 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/errorreport.h"
 
-#include "core/util/error.h"
+#include "core/util/errortext.h"
 
 namespace wb {
+
+namespace {
+
+/// The window's form of the core's one description of an exception (core/util/errortext.h):
+/// "field: message" and the hint. The first line only, without a c10 backtrace.
+ErrorReport fromErrorText(const ErrorText &t)
+{
+    return {QString::fromStdString(t.line()), QString::fromStdString(t.hint)};
+}
+
+} // namespace
 
 QString ErrorReport::logLine() const
 {
     return hint.isEmpty() ? message : QStringLiteral("%1 (%2)").arg(message, hint);
 }
 
-ErrorReport describeError(const std::exception &error)
+ErrorReport errorReportFor(std::exception_ptr error)
 {
-    ErrorReport r;
-    r.message = QString::fromUtf8(error.what());
-    if (const auto *e = dynamic_cast<const Error *>(&error)) {
-        if (!e->field().empty())
-            r.message = QStringLiteral("%1: %2").arg(QString::fromStdString(e->field()), r.message);
-        r.hint = QString::fromStdString(e->hint());
-    }
-    return r;
+    return fromErrorText(wb::describeException(error, std::string()));
 }
 
-ErrorReport describeException(std::exception_ptr error)
-{
-    try {
-        std::rethrow_exception(error);
-    } catch (const std::exception &e) {
-        return describeError(e);
-    } catch (...) {
-        return {QStringLiteral("unknown error"), QString()};
-    }
-}
-
-ErrorReport describeCurrentException() { return describeException(std::current_exception()); }
+ErrorReport currentErrorReport() { return errorReportFor(std::current_exception()); }
 
 } // namespace wb

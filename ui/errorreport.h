@@ -18,15 +18,13 @@ struct ErrorReport
     QString logLine() const;
 };
 
-/// Describes `error`: wb::Error gives field, message and hint; std::filesystem errors their
-/// what(); any other std::exception its what(). Thread-safe.
-ErrorReport describeError(const std::exception &error);
+/// Describes the exception being handled, through the core's one conversion
+/// (wb::describeException, core/util/errortext.h: wb::Error's field, message and hint; the
+/// first line of any other what(), never a c10 backtrace); call it only inside a catch block
+/// (catch (...) included: an exception of unknown type becomes "unknown error"). Thread-safe.
+ErrorReport currentErrorReport();
 
-/// Describes the exception being handled; call it only inside a catch block (catch (...)
-/// included: an exception of unknown type becomes "unknown error"). Thread-safe.
-ErrorReport describeCurrentException();
-
-/// Same as describeCurrentException() for `error` (a captured std::exception_ptr).
-ErrorReport describeException(std::exception_ptr error);
+/// Same as currentErrorReport() for `error` (a captured std::exception_ptr).
+ErrorReport errorReportFor(std::exception_ptr error);
 
 } // namespace wb

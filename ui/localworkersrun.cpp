@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/localworkersrun.h"
 
-#include "core/launch/chiefstream.h"
-#include "core/launch/locallauncher.h"
+#include "core/launch/localcluster.h"
 #include "core/train/blascheck.h"
-#include "core/util/error.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -25,11 +23,6 @@ bool isExecutableFile(const QString &path)
 
 } // namespace
 
-bool wantsLocalWorkers(const TrainingOptions &spec)
-{
-    return planLocalWorkers(spec).num_workers > 0;
-}
-
 std::string findWorkerExecutable()
 {
     const QString fromEnv = qEnvironmentVariable("BERT_WORKBENCH_CLI");
@@ -47,7 +40,7 @@ std::string findWorkerExecutable()
     return QStandardPaths::findExecutable(QLatin1String(kWorkerBinary)).toStdString();
 }
 
-RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
+RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable)
 {
     RunFinished result;
@@ -61,36 +54,15 @@ RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &obser
         return result;
     }
 
-    const LocalWorkerPlan plan = planLocalWorkers(spec);
-    LocalLaunchOptions o =
-        workerLaunchOptions(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers));
-    o.stop = &stop;
-    LocalLauncher launcher(o);
-    observer.logMessage("Starting " + std::to_string(o.num_workers)
+    const LocalWorkerPlan &plan = run.local_workers;
+    observer.logMessage("Starting " + std::to_string(plan.num_workers)
                         + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable
                         + "; the plot shows the chief's (worker 0) curves");
-
-    ChiefStream chief(&observer); // the chief's events become the plot's; "finished" is kept
-    LocalLaunchResult launched;
-    try {
-        launched = launcher.run([&](const std::string &line) { chief.feedOutput(line); },
-                                [&](const std::string &line) {
-                                    chief.feedError(line);
-                                    observer.logMessage(line);
-                                });
-    } catch (const Error &e) {
-        result.status = RunStatus::Failed;
-        result.field = e.field().empty() ? "num_local_workers" : e.field();
-        result.message = e.what();
-        result.hint = e.hint();
-        return result;
-    } catch (const std::exception &e) {
-        result.status = RunStatus::Failed;
-        result.field = "num_local_workers";
-        result.message = std::string("cannot start local workers: ") + e.what();
-        return result;
-    }
-    return chief.result(launched);
+    LocalClusterSinks sinks;
+    sinks.observer = &observer; // the chief's events become the plot's
+    sinks.error_line = [&observer](const std::string &line) { observer.logMessage(line); };
+    return runLocalCluster(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers), sinks, &stop)
+        .end;
 }
 
 } // namespace wb

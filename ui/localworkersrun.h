@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/config/trainingoptions.h"
+#include "core/train/preparedrun.h"
 #include "core/events/trainingobserver.h"
 
 #include <string>
 
 namespace wb {
 
-/// True when `spec` runs as local worker processes (wb::planLocalWorkers): train_and_eval
-/// with multi_worker_mirrored and num_local_workers > 0 (the "Local workers" field, the
-/// CLI's --num_local_workers), or mirrored over num_gpus > 1 GPUs (one process per GPU).
-bool wantsLocalWorkers(const TrainingOptions &spec);
-
 /// Where the GUI finds the worker binary, bert-workbench-cli: $BERT_WORKBENCH_CLI when set,
 /// else beside the running executable, else on the PATH. Returns "" when none is found.
 std::string findWorkerExecutable();
 
-/// Trains `spec` on planLocalWorkers(spec).num_workers processes of `workerExecutable` on
-/// this machine (issue 6: the GUI's "Local workers: N"). Each worker runs
+/// Trains `run` (prepared for Train, run.local_workers planned) on its num_workers processes
+/// of `workerExecutable` on this machine (issue 6: the GUI's "Local workers: N"). Each worker runs
 /// `train <toCommandLineFlags(plan.worker)> --progress_format=jsonl` under wb::LocalLauncher; the
 /// chief's JSON events are decoded and forwarded to `observer` (so the plot shows the
 /// chief's curves), its other output and every worker's stderr ("[worker r] …") become log
@@ -30,7 +25,7 @@ std::string findWorkerExecutable();
 /// be started. Does not call observer.runFinished (the caller reports the result).
 /// Thread rules: blocks until every worker ended; call it from the training thread.
 /// Never throws.
-RunFinished runLocalWorkers(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop,
+RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable);
 
 } // namespace wb

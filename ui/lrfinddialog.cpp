@@ -5,7 +5,7 @@
 #include "ui/lrfinddialog.h"
 
 #include "core/config/diagnostics.h"
-#include "core/train/preflight.h"
+#include "core/train/preparedrun.h"
 #include "ui/configurationform.h"
 #include "ui/fieldhelp.h"
 
@@ -332,14 +332,15 @@ bool LrFindDialog::start()
         this,
         [o, relay](const JobControl &control) {
             LrFindOutcome out;
-            // The same pre-flight check as Train, so its errors read the same.
-            ValidationResult v = validateRun(o);
-            if (!v.ok()) {
-                out.invalid = std::move(v.diagnostics);
+            // The one pre-flight check, with lr_find's scope (as `bert-workbench-cli lr_find`):
+            // no evaluation data or learning rate needed, the run in model_dir left alone.
+            PreparedRun prepared = prepareRun(o, RunPurpose::LrFind);
+            if (!prepared.ok()) {
+                out.invalid = std::move(prepared.validation.diagnostics);
                 return out;
             }
             TrainingObserver quiet;
-            out.result = findLearningRate(o, quiet, *control.stopToken(),
+            out.result = findLearningRate(prepared, quiet, *control.stopToken(),
                                           [&relay](const LrFindResult &r) { Q_EMIT relay->stepped(r); });
             return out;
         },

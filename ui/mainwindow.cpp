@@ -306,7 +306,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
     try {
         o = ProjectFile::load(path, diag);
     } catch (...) {
-        diag.error(path.toStdString(), describeCurrentException().message.toStdString());
+        diag.error(path.toStdString(), currentErrorReport().message.toStdString());
     }
     if (diag.hasErrors()) {
         if (error)
@@ -335,7 +335,7 @@ bool MainWindow::saveProject(const QString &path, QString *error)
         ProjectFile::save(path, options());
     } catch (...) {
         if (error)
-            *error = describeCurrentException().message;
+            *error = currentErrorReport().message;
         return false;
     }
     m_projectPath = QFileInfo(path).absoluteFilePath();
@@ -358,7 +358,7 @@ bool MainWindow::writePresetConfig(int index, const QString &path, QString *erro
         writeFileAtomic(path.toStdString(), all[size_t(index)].config.toJson().dump(2) + "\n");
     } catch (...) {
         if (error)
-            *error = describeCurrentException().message;
+            *error = currentErrorReport().message;
         return false;
     }
     m_form->setPath(QStringLiteral("bert_config_file"), path);
@@ -396,7 +396,7 @@ void MainWindow::openExampleProject(const ExampleDataPaths &paths)
         try {
             ProjectFile::save(project, o);
         } catch (...) {
-            appendLog(tr("warning: %1").arg(describeCurrentException().logLine()));
+            appendLog(tr("warning: %1").arg(currentErrorReport().logLine()));
         }
     }
     QString openError;

@@ -35,7 +35,7 @@ class RunsTable;
 class TrainingController;
 class TryItPanel;
 struct ExampleDataPaths;
-struct ValidationResult;
+struct PreparedRun;
 struct UsedModelDir;
 struct MajorityBaseline;
 
@@ -168,7 +168,7 @@ private:
     void showValidationErrors(const Diagnostics &diag);
     void appendLog(const QString &line);
     void openExampleProject(const ExampleDataPaths &paths);
-    void startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome);
+    void startValidatedRun(const JobOutcome<PreparedRun> &outcome);
     /// The pre-flight check of train(); with `askAboutUsedDir` a run in model_dir is asked
     /// about first (askAboutUsedModelDir) instead of being continued silently.
     void startPreflight(const TrainingOptions &o, bool askAboutUsedDir);
@@ -230,6 +230,7 @@ private:
     ExampleLoader *m_example = nullptr;
     JobHandle m_preflight;
 
+    bool m_resuming = false; ///< the pre-flight check in progress is for Resume
     Diagnostics m_lastValidation;
     QString m_projectPath;
     bool m_closeAfterStop = false;
@@ -244,7 +245,7 @@ bool MainWindow::guarded(const QString &title, F &&f)
         f();
         return true;
     } catch (...) {
-        reportError(title, describeCurrentException());
+        reportError(title, currentErrorReport());
         return false;
     }
 }

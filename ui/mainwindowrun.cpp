@@ -6,7 +6,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
-#include "core/train/preflight.h"
+#include "core/train/preparedrun.h"
 #include "ui/configurationform.h"
 #include "ui/evaluationview.h"
 #include "ui/exampleloader.h"
@@ -49,6 +49,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace wb {
 
@@ -73,7 +74,7 @@ namespace {
 struct PreflightOutcome
 {
     UsedModelDir used;
-    std::optional<ValidationResult> validation;
+    std::optional<PreparedRun> prepared;
 };
 
 } // namespace
@@ -84,8 +85,8 @@ void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
     updateActions();
     m_progress->setStatus(tr("Checking the configuration…"));
     statusBar()->showMessage(tr("Checking the configuration and the data files…"));
-    // validateRun scans the data files, initialises CUDA and binds the rendezvous port:
-    // never on the GUI thread.
+    // prepareRun (the one pre-flight check) scans the data files, initialises CUDA and binds
+    // the rendezvous port: never on the GUI thread.
     m_preflight = runBackgroundJob<PreflightOutcome>(
         this,
         [o, askAboutUsedDir](const JobControl &) {
@@ -95,25 +96,25 @@ void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
                 if (r.used.used)
                     return r;
             }
-            r.validation = validateRun(o);
+            r.prepared = prepareRun(o, RunPurpose::Train);
             return r;
         },
         [this, o](JobOutcome<PreflightOutcome> outcome) {
             m_checking = false;
-            if (outcome.ok() && !outcome.value->validation) {
+            if (outcome.ok() && !outcome.value->prepared) {
                 updateActions();
                 m_progress->setStatus(tr("Waiting for your answer…"));
                 askAboutUsedModelDir(outcome.value->used);
                 Q_EMIT modelDirQuestionAsked();
                 return;
             }
-            JobOutcome<ValidationResult> validation;
-            validation.error = outcome.error;
+            JobOutcome<PreparedRun> prepared;
+            prepared.error = outcome.error;
             if (outcome.ok())
-                validation.value = std::move(*outcome.value->validation);
+                prepared.value = std::move(*outcome.value->prepared);
             bool started = false;
             guarded(tr("Cannot start training"), [&] {
-                startValidatedRun(o, validation);
+                startValidatedRun(prepared);
                 started = m_controller->isRunning();
             });
             if (!started)
@@ -123,15 +124,18 @@ void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
         });
 }
 
-void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<ValidationResult> &outcome)
+void MainWindow::startValidatedRun(const JobOutcome<PreparedRun> &outcome)
 {
+    const bool resuming = std::exchange(m_resuming, false);
     if (!outcome.ok()) {
         m_lastValidation = Diagnostics();
         m_lastValidation.error("pre-flight", outcome.error.message.toStdString(), outcome.error.hint.toStdString());
         reportError(tr("The configuration check failed"), outcome.error);
         return;
     }
-    const ValidationResult &result = *outcome.value;
+    const PreparedRun &prepared = *outcome.value;
+    const TrainingOptions &o = prepared.options;
+    const ValidationResult &result = prepared.validation;
     m_lastValidation = result.diagnostics;
     if (!result.ok()) {
         showValidationErrors(result.diagnostics);
@@ -149,12 +153,16 @@ void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<Va
     if (const QString warnings = formValidationText(result.diagnostics).warnings; !warnings.isEmpty())
         for (const QString &line : warnings.split(QLatin1Char('\n')))
             appendLog(tr("warning: %1").arg(line));
+    if (resuming) { // the plot, evaluation and progress keep the run that is continued
+        m_controller->start(prepared);
+        return;
+    }
     m_form->rememberPaths();
     try {
         // Records the configuration next to the run, for the run comparison table.
         ProjectFile::save(QDir(q(o.model_dir)).filePath(QStringLiteral("bert_workbench_project.json")), o);
     } catch (...) {
-        appendLog(tr("warning: %1").arg(describeCurrentException().logLine()));
+        appendLog(tr("warning: %1").arg(currentErrorReport().logLine()));
     }
     m_plot->clear();
     m_evalView->clear();
@@ -167,7 +175,7 @@ void MainWindow::startValidatedRun(const TrainingOptions &o, const JobOutcome<Va
     statusBar()->showMessage(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
     leaveStartPage();
     showTab(QStringLiteral("plotTab"));
-    m_controller->start(o);
+    m_controller->start(prepared);
 }
 
 void MainWindow::stop()
@@ -184,12 +192,13 @@ bool MainWindow::resume()
 {
     if (m_checking || !m_controller->canResume())
         return false;
+    // Resume is a run like any other: checked again first (the data may have changed since).
     m_progress->restartTiming();
     appendLog(tr("Resuming from the latest checkpoint in %1").arg(q(m_controller->lastSpec().model_dir)));
     m_progress->setStatus(tr("Resuming…"));
-    bool resumed = false;
-    guarded(tr("Cannot resume"), [&] { resumed = m_controller->resume(); });
-    return resumed;
+    m_resuming = true;
+    startPreflight(m_controller->lastSpec(), false);
+    return true;
 }
 
 void MainWindow::handleRunStarted(const RunStarted &info)

@@ -8,12 +8,12 @@ namespace wb {
 
 namespace {
 
-RunFinished runTrainer(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop)
+RunFinished runPrepared(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop)
 {
-    if (wantsLocalWorkers(spec)) // "Local workers: N": N processes of bert-workbench-cli
-        return runLocalWorkers(spec, observer, stop, findWorkerExecutable());
+    if (run.runsAsLocalWorkers()) // "Local workers: N": N processes of bert-workbench-cli
+        return runLocalWorkers(run, observer, stop, findWorkerExecutable());
     Trainer trainer;
-    return trainer.run(spec, observer, stop);
+    return trainer.execute(run, observer, stop);
 }
 
 } // namespace
@@ -21,13 +21,14 @@ RunFinished runTrainer(const TrainingOptions &spec, TrainingObserver &observer, 
 TrainingController::TrainingController(QObject *parent) : QObject(parent)
 {
     qRegisterMetaType<wb::TrainingOptions>();
+    qRegisterMetaType<wb::PreparedRun>();
     qRegisterMetaType<wb::RunStarted>();
     qRegisterMetaType<wb::StepMetrics>();
     qRegisterMetaType<wb::EvalMetrics>();
     qRegisterMetaType<wb::CheckpointSaved>();
     qRegisterMetaType<wb::RunFinished>();
     m_thread.setObjectName(QStringLiteral("training"));
-    createWorker(runTrainer);
+    createWorker(runPrepared);
     m_thread.start();
 }
 
@@ -64,15 +65,15 @@ void TrainingController::setRunFunction(RunFunction run)
     createWorker(std::move(run));
 }
 
-bool TrainingController::start(const TrainingOptions &spec)
+bool TrainingController::start(const PreparedRun &run)
 {
     if (m_running)
         return false;
     m_stop.reset();
-    m_lastSpec = spec;
+    m_lastRun = run;
     m_running = true;
     Q_EMIT runningChanged(true);
-    Q_EMIT runRequested(spec);
+    Q_EMIT runRequested(run);
     return true;
 }
 
@@ -80,7 +81,7 @@ bool TrainingController::resume()
 {
     if (m_running)
         return false;
-    return start(m_lastSpec);
+    return start(m_lastRun);
 }
 
 void TrainingController::requestStop()

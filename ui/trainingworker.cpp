@@ -3,7 +3,7 @@
 
 #include <QThread>
 
-#include <exception>
+#include "core/util/errortext.h"
 
 namespace wb {
 
@@ -15,27 +15,18 @@ void TrainingWorker::evaluationCompleted(const EvalMetrics &m) { Q_EMIT evaluati
 void TrainingWorker::checkpointSaved(const CheckpointSaved &c) { Q_EMIT checkpointReported(c); }
 void TrainingWorker::logMessage(const std::string &line) { Q_EMIT logLine(QString::fromStdString(line)); }
 
-void TrainingWorker::runFinished(const RunFinished &r)
-{
-    m_finishedSent = true;
-    Q_EMIT finished(r);
-}
-
-void TrainingWorker::run(const TrainingOptions &spec)
+void TrainingWorker::run(const PreparedRun &run)
 {
     Q_ASSERT(QThread::currentThread() == thread());
-    m_finishedSent = false;
     RunFinished result;
     try {
-        result = m_run(spec, *this, m_stop);
-    } catch (const std::exception &e) {
-        // The Trainer promises not to throw; a broken promise must still end the run cleanly.
-        result.status = RunStatus::Failed;
-        result.message = e.what();
+        result = m_run(run, *this, m_stop);
+    } catch (...) {
+        // The run functions promise not to throw; a broken promise must still end the run cleanly.
+        result = failedRun(describeCurrentException("run"));
         result.hint = "this is a bug in BERT Workbench; please report it with the log";
     }
-    if (!m_finishedSent)
-        Q_EMIT finished(result);
+    Q_EMIT finished(result);
 }
 
 } // namespace wb

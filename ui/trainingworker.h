@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
+#include "core/train/preparedrun.h"
 #include "core/events/trainingobserver.h"
 
 #include <QMetaType>
@@ -12,9 +13,12 @@
 
 namespace wb {
 
-/// The function that performs a run: Trainer::run by default; tests substitute their own.
-/// Called on the worker thread; must report through the observer and poll the token.
-using RunFunction = std::function<RunFinished(const TrainingOptions &, TrainingObserver &, const StopToken &)>;
+/// The function that performs a prepared run (core/train/preparedrun.h): Trainer::execute,
+/// or local workers, by default; tests substitute their own. Called on the worker thread;
+/// reports progress through the observer, polls the token and returns the run's end. It
+/// never reports the end itself: the worker emits finished() once with the returned value
+/// (an observer.runFinished() call from it is ignored).
+using RunFunction = std::function<RunFinished(const PreparedRun &, TrainingObserver &, const StopToken &)>;
 
 /// Runs one training run on the controller's thread. It *is* the TrainingObserver: every hook
 /// emits a copyable value struct, which reaches the GUI thread through queued connections.
@@ -31,11 +35,12 @@ public:
     void evaluationCompleted(const EvalMetrics &m) override;
     void checkpointSaved(const CheckpointSaved &c) override;
     void logMessage(const std::string &line) override;
-    void runFinished(const RunFinished &r) override;
+    /// Ignored: run() emits finished() with the run function's result (one contract).
+    void runFinished(const RunFinished &) override {}
 
 public Q_SLOTS:
-    /// Runs `spec` to the end (synchronous on the worker thread).
-    void run(const wb::TrainingOptions &spec);
+    /// Runs `run` to the end (synchronous on the worker thread), then emits finished() once.
+    void run(const wb::PreparedRun &run);
 
 Q_SIGNALS:
     void started(const wb::RunStarted &info);
@@ -48,12 +53,12 @@ Q_SIGNALS:
 private:
     const StopToken &m_stop;
     RunFunction m_run;
-    bool m_finishedSent = false;
 };
 
 } // namespace wb
 
 Q_DECLARE_METATYPE(wb::TrainingOptions)
+Q_DECLARE_METATYPE(wb::PreparedRun)
 Q_DECLARE_METATYPE(wb::RunStarted)
 Q_DECLARE_METATYPE(wb::StepMetrics)
 Q_DECLARE_METATYPE(wb::EvalMetrics)

@@ -87,7 +87,7 @@ UsedModelDir inspectModelDir(const TrainingOptions &o)
         else if (u.isComplete())
             u.whyNotContinue = QObject::tr("the run is complete (step %1 of %2)").arg(u.step).arg(u.totalSteps);
     } catch (...) {
-        u.whyNotContinue = describeCurrentException().message;
+        u.whyNotContinue = currentErrorReport().message;
     }
     return u;
 }

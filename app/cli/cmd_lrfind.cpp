@@ -3,7 +3,6 @@
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
-#include "core/train/preflight.h"
 #include "core/train/lrfind.h"
 #include "core/util/error.h"
 
@@ -51,17 +50,13 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
-    options.mode = "train_and_eval";
-    ValidationScope scope;
-    scope.require_eval_data = false; // the range test never evaluates
-    const ValidationResult v = validateRun(options, scope);
-    if (!v.ok()) {
-        return reportInvalidConfiguration(err, v.diagnostics);
-    }
+    const PreparedRun prepared = prepareRun(options, RunPurpose::LrFind); // checks the lr_find_* range too
+    if (!prepared.ok())
+        return reportInvalidConfiguration(err, prepared.validation.diagnostics);
     LogObserver log(out);
     StopToken stop;
     try {
-        const LrFindResult r = findLearningRate(options, log, stop);
+        const LrFindResult r = findLearningRate(prepared, log, stop);
         out << "suggested learning_rate: " << lrText(r.suggestion) << " (steepest descent; minimum/10: "
             << lrText(r.min_over_10) << ")\n";
         return kExitOk;

@@ -4,11 +4,10 @@
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
-#include "core/train/preflight.h"
+#include "core/train/preparedrun.h"
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -138,7 +137,7 @@ int exitCodeFor(const RunFinished &r)
     return kExitRuntime;
 }
 
-int runMode(const std::string &command, const std::string &mode, const std::string &description,
+int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
             const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     CLI::App app(description, "bert-workbench-cli " + command);
@@ -152,30 +151,17 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
-    options.mode = mode;
 
-    const ValidationResult v = validateRun(options);
-    if (!v.ok()) {
-        reportInvalidConfiguration(err, v.diagnostics);
-        if (progressFormat == "jsonl") { // the event stream ends with "finished" whatever happened
-            RunFinished f;
-            f.status = RunStatus::Failed;
-            const auto &items = v.diagnostics.items();
-            const Diagnostic &first = *std::find_if(items.begin(), items.end(),
-                                                    [](const Diagnostic &d) { return d.severity == Severity::Error; });
-            const int64_t count = int64_t(v.diagnostics.errorCount());
-            f.field = first.field;
-            f.message = first.message + (count > 1 ? " (and " + std::to_string(count - 1)
-                                                         + " more problem(s), see stderr)"
-                                                   : std::string());
-            f.hint = first.hint;
-            out << runEventLine(f) << "\n" << std::flush;
-        }
+    const PreparedRun prepared = prepareRun(options, purpose); // the one pre-flight check
+    if (!prepared.ok()) {
+        reportInvalidConfiguration(err, prepared.validation.diagnostics);
+        if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
+            out << runEventLine(failedValidation(prepared.validation.diagnostics)) << "\n" << std::flush;
         return kExitInvalid;
     }
     // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.
-    if (const LocalWorkerPlan plan = planLocalWorkers(options); plan.num_workers > 0)
-        return runLocalWorkers(command, plan, progressFormat, out, err);
+    if (prepared.runsAsLocalWorkers())
+        return runLocalWorkers(command, prepared.local_workers, progressFormat, out, err);
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
     ConsoleObserver console(out, err, tty);
     JsonLinesObserver jsonLines(out);
@@ -183,14 +169,16 @@ int runMode(const std::string &command, const std::string &mode, const std::stri
     StopToken stop;
     InterruptGuard guard(stop);
     Trainer trainer;
-    return exitCodeFor(trainer.run(options, v, observer, stop)); // validated above: no second data scan
+    const RunFinished end = trainer.execute(prepared, observer, stop);
+    observer.runFinished(end); // the caller reports the end, once
+    return exitCodeFor(end);
 }
 
 } // namespace
 
 int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
-    return runMode("train", "train_and_eval",
+    return runMode("train", RunPurpose::Train,
                    "Fine-tune and evaluate (run_classifier --mode=train_and_eval). Resumes from the latest\n"
                    "checkpoint in --model_dir. Ctrl+C stops after the current step with a checkpoint (exit 130).",
                    args, out, err);
@@ -198,7 +186,7 @@ int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostre
 
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
-    return runMode("predict", "predict",
+    return runMode("predict", RunPurpose::Predict,
                    "Write <model_dir>/test_results.tsv (class probabilities per line, tab-separated; regression:\n"
                    "one value) for --eval_data_path, from --predict_checkpoint_path or the latest checkpoint.",
                    args, out, err);
@@ -206,7 +194,7 @@ int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ost
 
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
-    return runMode("export", "export_only",
+    return runMode("export", RunPurpose::Export,
                    "Export the latest checkpoint of --model_dir (or --predict_checkpoint_path, 'best' for the\n"
                    "best one) to --model_export_path, a folder that stands alone for 'classify' and that\n"
                    "Hugging Face loads as BertForSequenceClassification: model.safetensors (HF names),\n"

@@ -2,7 +2,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/runflags.h"
 
-#include "core/train/preflight.h"
+#include "core/train/preparedrun.h"
 
 #include <ostream>
 
@@ -19,7 +19,7 @@ int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::os
     if (!parseFlags(app, args, out, err, code))
         return code;
 
-    const ValidationResult result = validateRun(options);
+    const ValidationResult result = prepareRun(options, RunPurpose::Validate).validation;
     err << result.diagnostics.format();
     if (!result.ok()) {
         err << result.diagnostics.errorCount() << " problem(s) found; nothing was run.\n";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/optiontable.h"
+#include "core/config/jsonfields.h"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <limits>
@@ -172,6 +174,7 @@ std::vector<OptionSpec> buildTable()
     s.group = FormGroup::Hyperparameters;
     s.minimum = 1;
     s.maximum = 65536;
+    s.defines_run = true;
     add(s);
 
     s = option("eval_batch_size", {}, &O::eval_batch_size, "examples", "global evaluation batch", "Eval batch size",
@@ -188,6 +191,7 @@ std::vector<OptionSpec> buildTable()
                "2e-5 to 5e-5 for BERT-Base; 1e-4 to 1e-3 for BERT-Tiny.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = 10;
+    s.defines_run = true;
     add(s);
 
     s = option("end_lr", {}, &O::end_lr, "", "final learning rate of the decay", "End learning rate",
@@ -195,6 +199,7 @@ std::vector<OptionSpec> buildTable()
                "Typical: 0.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = 10;
+    s.defines_run = true;
     add(s);
 
     s = option("num_train_epochs", {}, &O::num_train_epochs, "epochs", "real epochs", "Epochs",
@@ -204,6 +209,7 @@ std::vector<OptionSpec> buildTable()
     s.group = FormGroup::Hyperparameters;
     s.minimum = 1;
     s.maximum = 10000;
+    s.defines_run = true;
     add(s);
 
     s = option("num_eval_per_epoch", {}, &O::num_eval_per_epoch, "", "evaluations per epoch", "Evaluations per epoch",
@@ -212,6 +218,7 @@ std::vector<OptionSpec> buildTable()
     s.group = FormGroup::Hyperparameters;
     s.minimum = 1;
     s.maximum = 1000;
+    s.defines_run = true;
     add(s);
 
     s = option("warmup_fraction", {}, &O::warmup_fraction, "", "share of the steps with linear warmup", "Warmup fraction",
@@ -222,6 +229,7 @@ std::vector<OptionSpec> buildTable()
     s.maximum = 1;
     s.step = 0.05;
     s.decimals = 2;
+    s.defines_run = true;
     add(s);
 
     s = option("weight_decay_rate", {}, &O::weight_decay_rate, "", "AdamW weight decay (not on LayerNorm and biases)",
@@ -232,6 +240,7 @@ std::vector<OptionSpec> buildTable()
     s.maximum = 1;
     s.step = 0.01;
     s.decimals = 4;
+    s.defines_run = true;
     add(s);
 
     s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
@@ -254,6 +263,7 @@ std::vector<OptionSpec> buildTable()
                "Try a few seeds: small datasets give noticeably different results per seed.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = kIntMax;
+    s.defines_run = true;
     add(s);
 
     s = option("log_steps", {}, &O::log_steps, "steps", "examples/s logging interval (0 disables)", "Log steps",
@@ -264,6 +274,7 @@ std::vector<OptionSpec> buildTable()
     add(s);
 
     s = option("optimizer_type", {}, &O::optimizer_type, "", "optimizer (adamw)", "Optimizer", "The optimizer: adamw (AdamW).");
+    s.defines_run = true;
     add(s);
 
     s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (default 5; 0 = all)",
@@ -573,6 +584,42 @@ const std::vector<OptionSpec> &optionTable()
 {
     static const std::vector<OptionSpec> table = buildTable();
     return table;
+}
+
+std::optional<double> OptionSpec::numericValue(const TrainingOptions &o) const
+{
+    return std::visit(
+        [&o](auto m) -> std::optional<double> {
+            using T = std::decay_t<decltype(o.*m)>;
+            if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+                return (o.*m) ? std::optional<double>(double(*(o.*m))) : std::nullopt;
+            else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+                return double(o.*m);
+            else
+                return std::nullopt;
+        },
+        member);
+}
+
+void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::vector<std::string> &skip)
+{
+    for (const OptionSpec &s : optionTable()) {
+        if (!s.hasRange() || std::find(skip.begin(), skip.end(), s.flag) != skip.end())
+            continue;
+        const std::optional<double> v = s.numericValue(o);
+        if (!v || (std::isfinite(*v) && *v >= s.minimum && *v <= s.maximum))
+            continue;
+        const auto &items = diag.items();
+        if (std::any_of(items.begin(), items.end(),
+                        [&s](const Diagnostic &d) { return d.severity == Severity::Error && d.field == s.flag; }))
+            continue; // a specific check said it already, in its own words
+        const auto num = [](double x) { return detail::formatNumber(x); };
+        diag.error(s.flag,
+                   std::string(s.flag) + " is " + s.text(o) + "; it must be between " + num(s.minimum) + " and "
+                       + num(s.maximum) + (*s.unit ? std::string(" (") + s.unit + ")" : std::string()),
+                   std::string("the default is ") + (s.defaultText().empty() ? "unset" : s.defaultText())
+                       + (*s.zero_means ? std::string("; 0 means ") + s.zero_means : std::string()));
+    }
 }
 
 const OptionSpec *findOption(std::string_view name)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/config/diagnostics.h"
 #include "core/config/trainingoptions.h"
 
 #include <nlohmann/json.hpp>
@@ -70,6 +71,10 @@ struct OptionSpec
     const char *zero_means = "";       ///< what 0 stands for ("all", "automatic"); "" when 0 is just 0
     double step = 0;                   ///< Real: >0 shows a spin box with this step, else a text field
     int decimals = 0;                  ///< Real spin box decimals
+    /// The option defines the run: it is recorded under "defining" in run_config.json, and a
+    /// model_dir whose run differs in it cannot be resumed with these options
+    /// (core/train/runidentity.h).
+    bool defines_run = false;
 
     OptionType type() const;
     bool isPath() const { return path != PathKind::None; }
@@ -77,6 +82,11 @@ struct OptionSpec
     bool isBoolean() const { return std::holds_alternative<bool TrainingOptions::*>(member); }
     /// Whether `name` is the flag or one of the aliases.
     bool hasName(std::string_view name) const;
+    /// Whether the table gives the option a range (minimum < maximum).
+    bool hasRange() const { return maximum > minimum; }
+    /// The value as a number: Integer and Real options, a set OptionalInteger; nullopt for
+    /// text, booleans and an unset OptionalInteger.
+    std::optional<double> numericValue(const TrainingOptions &o) const;
 
     /// Returns the value as command-line text: numbers in their shortest round-trip form
     /// (5e-4 → "5e-04"), "" for an unset OptionalInteger.
@@ -110,5 +120,12 @@ const std::vector<OptionSpec> &optionTable();
 
 /// Returns the option whose flag or alias is `name` (without "--"), or nullptr.
 const OptionSpec *findOption(std::string_view name);
+
+/// The one range check of the options, for every front-end (the pre-flight check calls it):
+/// each numeric option with a range whose value is not finite or lies outside
+/// [minimum, maximum] is an error on its flag ("train_batch_size is 0; it must be between 1
+/// and 65536"), unless an error on that flag was reported before or the flag is in `skip`.
+/// Pure; thread-safe.
+void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::vector<std::string> &skip = {});
 
 } // namespace wb

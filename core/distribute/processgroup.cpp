@@ -236,8 +236,16 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const ProcessGroupOptions &o
         shared->done.notify_all();
     }).detach();
     const auto limit = options.timeout + std::chrono::seconds(10);
+    const auto deadline = std::chrono::steady_clock::now() + limit;
     std::unique_lock<std::mutex> lock(shared->mutex);
-    if (!shared->done.wait_for(lock, limit, [&] { return shared->finished; })) {
+    bool joined = false;
+    while (!joined && std::chrono::steady_clock::now() < deadline) {
+        if (options.stop && options.stop->stopRequested())
+            throw Stopped("cluster", "stopped while waiting for the cluster to form",
+                          "press Train (or run the command) again to start over");
+        joined = shared->done.wait_for(lock, std::chrono::milliseconds(100), [&] { return shared->finished; });
+    }
+    if (!joined) {
         const std::string chief = options.master_addr + ":" + std::to_string(options.master_port);
         throw Error("cluster",
                     "no answer from the chief " + chief + " within " + seconds(std::chrono::duration_cast<std::chrono::milliseconds>(limit))

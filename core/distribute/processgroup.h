@@ -5,6 +5,8 @@
 // link torch (never from the UI or the CLI). The c10d headers stay in processgroup.cpp.
 #include <ATen/core/Tensor.h>
 
+#include "core/events/stoptoken.h"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -27,6 +29,9 @@ struct ProcessGroupOptions
     int64_t bucket_bytes = 4 << 20;      ///< gradient bucket size in bytes (a few MB)
     /// Rank 0 only: called with the port the rendezvous listens on, before waiting for the others.
     std::function<void(int port)> on_listening;
+    /// Polled about every 100 ms while joining (optional; must outlive connect()): a stop
+    /// request ends the wait at once with wb::Stopped.
+    const StopToken *stop = nullptr;
 };
 
 /// A c10d process group: TCPStore rendezvous hosted by rank 0 + ProcessGroupGloo (CPU
@@ -45,8 +50,9 @@ public:
     /// (field "cluster") naming the ranks that did not join, or the chief that could not be
     /// reached, after `timeout`. A chief that accepts the connection but never answers (a
     /// hung process, another program on the port) ends the wait after `timeout` + 10 s
-    /// too: the rendezvous runs on a helper thread that is abandoned then. `on_listening`
-    /// is called on that thread.
+    /// too: the rendezvous runs on a helper thread that is abandoned then. So is a stop
+    /// request on `options.stop` (wb::Stopped, field "cluster"). `on_listening` is called on
+    /// that thread.
     static std::unique_ptr<ProcessGroup> connect(const ProcessGroupOptions &options);
     ~ProcessGroup();
     ProcessGroup(const ProcessGroup &) = delete;

@@ -64,7 +64,8 @@ private:
 class MultiWorkerMirroredStrategy : public Strategy
 {
 public:
-    MultiWorkerMirroredStrategy(const ClusterSpec &cluster, const TrainingOptions &options) : m_device(c10::kCPU)
+    MultiWorkerMirroredStrategy(const ClusterSpec &cluster, const TrainingOptions &options, const StopToken *stop)
+        : m_device(c10::kCPU)
     {
         if (options.num_gpus > 1)
             throw Error("num_gpus", "multi_worker_mirrored uses one GPU per worker process",
@@ -88,6 +89,7 @@ public:
             o.local_host = cluster.local_host;
             o.addresses = cluster.addresses;
             o.timeout = std::chrono::seconds(std::max(1, options.worker_timeout));
+            o.stop = stop;
             m_group = ProcessGroup::connect(o);
         }
     }
@@ -202,7 +204,7 @@ void Strategy::gatherAcrossWorkers(std::vector<int64_t> &items) { gatherVector(*
 void Strategy::gatherAcrossWorkers(std::vector<double> &items) { gatherVector(*this, items, torch::kFloat64); }
 
 std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
-                                       const TrainingOptions &options)
+                                       const TrainingOptions &options, const StopToken *stop)
 {
     switch (strategy.kind) {
     case StrategyKind::OneDevice: return std::make_unique<OneDeviceStrategy>(strategy.num_gpus);
@@ -211,14 +213,14 @@ std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, con
         if (cluster.source == ClusterSource::LocalLauncher)
             throw Error("num_local_workers", "this process launches the local workers and cannot train itself",
                         "run the local launcher (bert-workbench-cli train --num_local_workers=N)");
-        return std::make_unique<MultiWorkerMirroredStrategy>(cluster, options);
+        return std::make_unique<MultiWorkerMirroredStrategy>(cluster, options, stop);
     case StrategyKind::None: break;
     }
     throw Error("distribution_strategy", kNoStrategyMessage,
                 "choose one of: one_device, mirrored, multi_worker_mirrored");
 }
 
-std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options)
+std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options, const StopToken *stop)
 {
     Diagnostics diag;
     const DistributionStrategy ds = DistributionStrategy::parse(options.distribution_strategy, options.num_gpus, diag);
@@ -228,7 +230,7 @@ std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options)
     for (const Diagnostic &d : diag.items())
         if (d.severity == Severity::Error)
             throw Error(d.field, d.message, d.hint);
-    return makeStrategy(ds, cluster, options);
+    return makeStrategy(ds, cluster, options, stop);
 }
 
 bool ncclAvailable()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/events/stoptoken.h"
+
 // Torch types appear here: only wb_core sources (the Trainer) and torch-linked tests
 // include this header.
 #include "core/config/distributionstrategy.h"
@@ -102,13 +104,14 @@ public:
 /// Builds the strategy for a validated run: one_device (cpu, or cuda:0 when num_gpus ==
 /// 1), mirrored (one CPU replica when num_gpus == 0; see docs/multi-worker.md for GPUs),
 /// multi_worker_mirrored (joins the cluster described by `cluster`: blocks until every
-/// worker joined, up to options.worker_timeout). Throws wb::Error on failure.
+/// worker joined, up to options.worker_timeout, or until `stop` (optional) is requested:
+/// then wb::Stopped). Throws wb::Error on failure.
 std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
-                                       const TrainingOptions &options);
+                                       const TrainingOptions &options, const StopToken *stop = nullptr);
 
 /// Convenience: resolves the cluster from options/environment and builds the strategy;
 /// throws wb::Error with the first cluster problem.
-std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options);
+std::unique_ptr<Strategy> makeStrategy(const TrainingOptions &options, const StopToken *stop = nullptr);
 
 /// True when this libtorch can run CUDA collectives (NCCL); false on CPU builds.
 bool ncclAvailable();

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/locallauncher.h"
 
-#include "core/config/diagnostics.h"
-#include "core/config/distributionstrategy.h"
 #include "core/util/error.h"
 #include "core/util/tcpport.h"
 #include "core/util/uniquefd.h"
@@ -299,26 +297,6 @@ LocalLaunchResult LocalLauncher::run(const LineSink &out, const LineSink &err)
         }
     }
     return result;
-}
-
-LocalWorkerPlan planLocalWorkers(const TrainingOptions &o)
-{
-    LocalWorkerPlan plan;
-    if (o.mode != "train_and_eval")
-        return plan;
-    Diagnostics ignored;
-    const StrategyKind kind = DistributionStrategy::parse(o.distribution_strategy, o.num_gpus, ignored).kind;
-    if (kind == StrategyKind::MultiWorkerMirrored && o.num_local_workers > 0) {
-        plan.num_workers = o.num_local_workers;
-        plan.worker = o;
-    } else if (kind == StrategyKind::Mirrored && o.num_gpus > 1) {
-        plan.num_workers = o.num_gpus;
-        plan.worker = o;
-        plan.worker.distribution_strategy = "multi_worker_mirrored";
-        plan.worker.num_gpus = 1;
-    }
-    plan.worker.num_local_workers = 0; // the workers join this cluster; they never launch their own
-    return plan;
 }
 
 LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,

@@ -23,23 +23,18 @@ namespace fs = std::filesystem;
 
 namespace wb {
 
-LrFindResult findLearningRate(const TrainingOptions &specIn, TrainingObserver &obs, const StopToken &stop,
+LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, const StopToken &stop,
                               const std::function<void(const LrFindResult &)> &progress)
 {
-    TrainingOptions spec = specIn;
-    spec.mode = "train_and_eval";
-    if (spec.lr_find_steps < 2)
-        throw Error("lr_find_steps", "must be at least 2, got " + std::to_string(spec.lr_find_steps));
-    if (!(spec.lr_find_start > 0) || !(spec.lr_find_end > spec.lr_find_start))
-        throw Error("lr_find_start", "the range must satisfy 0 < lr_find_start < lr_find_end",
-                    "e.g. --lr_find_start=1e-7 --lr_find_end=1");
-    ValidationScope scope;
-    scope.require_eval_data = false;
-    const ValidationResult v = validateRun(spec, scope);
-    if (!v.ok())
-        for (const auto &d : v.diagnostics.items())
-            if (d.severity == Severity::Error)
-                throw Error(d.field, d.message, d.hint);
+    if (run.purpose != RunPurpose::LrFind)
+        throw Error("lr_find", "the range test was given a run prepared for " + std::string(runPurposeName(run.purpose)),
+                    "prepare it with prepareRun(options, RunPurpose::LrFind)");
+    if (!run.ok()) {
+        const RunFinished f = failedValidation(run.validation.diagnostics);
+        throw Error(f.field, f.message, f.hint);
+    }
+    const TrainingOptions &spec = run.options;
+    const ValidationResult &v = run.validation;
     const BertConfig cfg = *v.bert_config;
     const InputMetaData meta = *v.meta_data;
     const bool regression = meta.isRegression();

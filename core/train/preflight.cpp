@@ -5,6 +5,7 @@
 #include "core/config/jsonfile.h"
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
+#include "core/config/optiontable.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
@@ -154,7 +155,9 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                    "prepare the data with a shorter max_seq_length, or raise max_position_embeddings (training from scratch)");
 
     // Hyperparameters.
-    if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
+    if (!scope.check_learning_rate)
+        ; // lr_find: the learning rate is what the range test looks for
+    else if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
         diag.error("learning_rate", "learning_rate must be a positive number", "2e-5 to 5e-5 for pre-trained BERT; 5e-4 to 1e-3 for a small model from scratch");
     else if (o.learning_rate >= 1.0)
         diag.warning("learning_rate", "learning_rate " + detail::formatNumber(o.learning_rate) + " is very large; the loss will likely diverge",
@@ -171,6 +174,19 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         diag.error("save_checkpoints_steps", "save_checkpoints_steps must be ≥ 0", "0 checkpoints only at evaluations");
     if (o.keep_checkpoint_max < 0)
         diag.error("keep_checkpoint_max", "keep_checkpoint_max must be ≥ 0", "0 keeps every checkpoint");
+    if (scope.check_lr_find_range) {
+        if (o.lr_find_steps < 2)
+            diag.error("lr_find_steps", "the range test needs at least 2 steps, got " + std::to_string(o.lr_find_steps),
+                       "100 (the default) is enough for most models");
+        if (!std::isfinite(o.lr_find_start) || !(o.lr_find_start > 0))
+            diag.error("lr_find_start", "lr_find_start must be a positive learning rate",
+                       "1e-7 (the default) starts far below any useful learning rate");
+        else if (!std::isfinite(o.lr_find_end) || !(o.lr_find_end > o.lr_find_start))
+            diag.error("lr_find_end",
+                       "lr_find_end must be a learning rate above lr_find_start (" + detail::formatNumber(o.lr_find_start)
+                           + ")",
+                       "1 (the default) ends far above any useful learning rate");
+    }
     if (o.model_dir.empty())
         diag.error("model_dir", "no model_dir was given", "pass --model_dir=<directory for checkpoints and metrics>");
     else if (fs::exists(o.model_dir) && !fs::is_directory(o.model_dir))
@@ -226,13 +242,21 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         diag.error("model_export_path", "Export path is not specified: " + o.model_export_path,
                    "pass --model_export_path=<directory>");
 
+    // Every numeric option within its range in the option table (one check for the CLI, the
+    // window and project files); the specific checks above speak first.
+    std::vector<std::string> unchecked;
+    if (!scope.check_learning_rate)
+        unchecked.push_back("learning_rate");
+    checkOptionRanges(o, diag, unchecked);
+
     if (r.bert_config && r.meta_data && filesOk) {
         if (scope.check_data_files)
             checkDataFiles(o, *r.bert_config, *r.meta_data, diag);
         if (scope.check_init_checkpoint && !o.init_checkpoint.empty() && !isTrainingCheckpointPath(o.init_checkpoint))
             checkInitCheckpoint(o, *r.bert_config, *r.meta_data, diag);
         // The run already in model_dir (run_config.json, checkpoints): core/train/runidentity.h.
-        checkModelDir(o, *r.bert_config, *r.meta_data, r.schedule ? &*r.schedule : nullptr, diag);
+        if (scope.check_model_dir_run)
+            checkModelDir(o, *r.bert_config, *r.meta_data, r.schedule ? &*r.schedule : nullptr, diag);
     }
     return r;
 }

@@ -42,9 +42,17 @@ struct ValidationScope
     /// train_and_eval needs --eval_data_path and eval_data_size; the learning-rate range
     /// test (lr_find), which never evaluates, turns this off.
     bool require_eval_data = true;
+    /// learning_rate must be usable; off for lr_find, which exists to find it.
+    bool check_learning_rate = true;
+    /// The run already in model_dir (run_config.json, checkpoints) must be the same run;
+    /// off for lr_find, which writes only lr_find.json and leaves the run alone.
+    bool check_model_dir_run = true;
+    /// lr_find_steps, lr_find_start and lr_find_end must describe a usable range test.
+    bool check_lr_find_range = false;
 };
 
-/// Runs every check that needs no training (docs/ lists them in the man page's "validate"
+/// Runs every check that needs no training (front-ends call it through prepareRun,
+/// core/train/preparedrun.h, which picks the scope from the run's purpose) (docs/ lists them in the man page's "validate"
 /// command) and reports all problems at once, the strategy problem first: strategy + num_gpus, bert config, meta data,
 /// cross-checks (max_seq_length ≤ max_position_embeddings), schedule, mode-specific
 /// required flags, data files (checkDataFiles) and init checkpoint (checkInitCheckpoint).

@@ -2,6 +2,7 @@
 #include "core/train/runidentity.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optiontable.h"
 #include "core/data/sha256.h"
 #include "core/util/error.h"
 
@@ -50,16 +51,10 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     d["num_labels"] = meta.num_labels;
     d["max_seq_length"] = meta.max_seq_length;
     d["label_type"] = meta.label_type;
-    d["train_batch_size"] = o.train_batch_size;
-    d["num_train_epochs"] = o.num_train_epochs;
-    d["num_eval_per_epoch"] = o.num_eval_per_epoch;
-    d["train_data_size"] = schedule.train_data_size;
-    d["learning_rate"] = o.learning_rate;
-    d["end_lr"] = o.end_lr;
-    d["warmup_fraction"] = o.warmup_fraction;
-    d["optimizer_type"] = o.optimizer_type;
-    d["weight_decay_rate"] = o.weight_decay_rate;
-    d["seed"] = o.seed;
+    for (const OptionSpec &spec : optionTable()) // the table marks what defines a run
+        if (spec.defines_run)
+            d[spec.flag] = spec.toJson(o);
+    d["train_data_size"] = schedule.train_data_size; // the effective size, not the --train_data_size cap
     d["steps_per_epoch"] = schedule.steps_per_epoch;
     d["total_steps"] = schedule.total_steps;
     d["warmup_steps"] = schedule.warmup_steps;

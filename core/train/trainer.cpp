@@ -14,8 +14,10 @@
 #include "core/train/checkpointstate.h"
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
+#include "core/train/preparedrun.h"
 #include "core/train/run.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
 
 #include <filesystem>
 
@@ -120,22 +122,20 @@ Trainer::~Trainer() = default;
 
 RunFinished Trainer::run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop)
 {
-    ValidationResult v;
+    RunFinished r;
     try {
-        v = validateRun(spec);
-    } catch (const std::exception &e) { // validateRun reports bad input itself; this is a bug guard
-        RunFinished r;
-        r.status = RunStatus::Failed;
-        r.message = e.what();
-        observer.runFinished(r);
-        return r;
+        r = execute(prepareRun(spec, runPurposeForMode(spec.mode)), observer, stop);
+    } catch (...) { // prepareRun reports bad input itself; this is a bug guard
+        r = failedRun(describeCurrentException("run"));
     }
-    return run(spec, v, observer, stop);
+    observer.runFinished(r);
+    return r;
 }
 
-RunFinished Trainer::run(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &observer,
-                         const StopToken &stop)
+RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &observer, const StopToken &stop)
 {
+    const TrainingOptions &spec = prepared.options;
+    const ValidationResult &v = prepared.validation;
     RunFinished r;
     std::unique_ptr<Run> run;
     // A failure mid-run still says how far the run got and where its last checkpoint is.
@@ -151,45 +151,34 @@ RunFinished Trainer::run(const TrainingOptions &spec, const ValidationResult &v,
             if (d.severity != Severity::Error)
                 observer.logMessage(std::string(severityName(d.severity)) + ": " + d.field + ": " + d.message);
         if (!v.ok()) {
-            r.status = RunStatus::Failed;
-            for (const auto &d : v.diagnostics.items())
-                if (d.severity == Severity::Error) {
-                    r.field = d.field;
-                    r.hint = d.hint;
-                    break;
-                }
-            r.message = v.diagnostics.format(false);
-            while (!r.message.empty() && r.message.back() == '\n')
-                r.message.pop_back();
+            r = failedValidation(v.diagnostics);
+        } else if (!v.bert_config || !v.meta_data) {
+            throw Error("run", "this run was not checked before it started (no model config or meta data was loaded)",
+                        "start runs through prepareRun (core/train/preparedrun.h)");
         } else {
             run = std::make_unique<Run>(spec, observer, stop, v);
-            if (spec.mode == "predict")
-                r = run->predict();
-            else if (spec.mode == "export_only")
-                r = run->exportModel();
-            else
-                r = run->train();
+            switch (prepared.purpose) {
+            case RunPurpose::Predict: r = run->predict(); break;
+            case RunPurpose::Export: r = run->exportModel(); break;
+            case RunPurpose::Train: r = run->train(); break;
+            case RunPurpose::LrFind:
+            case RunPurpose::Validate:
+                throw Error("run", std::string("a run prepared for ") + runPurposeName(prepared.purpose)
+                                       + " cannot be executed by the Trainer",
+                            "lr_find runs through findLearningRate; validate runs nothing");
+            }
         }
-    } catch (const Error &e) {
-        keepProgress();
-        r.status = RunStatus::Failed;
+    } catch (const Stopped &e) { // stopped before training began (a cluster still forming)
+        r = RunFinished{};
+        r.status = RunStatus::Cancelled;
         r.field = e.field();
         r.message = e.what();
-        r.hint = e.hint();
-    } catch (const c10::Error &e) {
         keepProgress();
-        r.status = RunStatus::Failed;
-        r.message = std::string("libtorch error: ") + e.what_without_backtrace();
-    } catch (const std::exception &e) {
+    } catch (...) { // one conversion for every front-end (core/util/errortext.h)
+        const ErrorText error = describeCurrentException(std::string());
+        r = failedRun(error);
         keepProgress();
-        r.status = RunStatus::Failed;
-        r.message = e.what();
-    } catch (...) {
-        keepProgress();
-        r.status = RunStatus::Failed;
-        r.message = "unknown exception";
     }
-    observer.runFinished(r);
     return r;
 }
 

@@ -8,7 +8,7 @@
 
 namespace wb {
 
-struct ValidationResult;
+struct PreparedRun;
 
 /// Fine-tunes a BertForSequenceClassification (train_and_eval), predicts or exports,
 /// as run_classifier does, with libtorch. Facade over a pimpl: this header pulls in no
@@ -25,19 +25,18 @@ public:
     Trainer(const Trainer &) = delete;
     Trainer &operator=(const Trainer &) = delete;
 
-    /// Runs `spec.mode` ("train_and_eval", "predict" or "export_only"). Validates first
-    /// (validateRun); reports through `observer`; polls `stop` between steps. Resumes from
-    /// the latest checkpoint in model_dir. Never throws: every outcome, including bad
-    /// input, NaN loss and I/O errors, ends in exactly one observer.runFinished() and is
-    /// returned.
-    RunFinished run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop);
+    /// Runs `run` (prepareRun's result, core/train/preparedrun.h) in this process: train
+    /// (resuming from the latest checkpoint in model_dir), predict or export, by run.purpose.
+    /// Logs the check's warnings; a run that did not pass its check ends as
+    /// failedValidation(). Reports through `observer` and polls `stop` between steps, but
+    /// never calls observer.runFinished(): the caller reports the returned end (the window's
+    /// TrainingWorker, the CLI). Never throws: bad input, NaN loss and I/O errors end Failed.
+    /// Local workers are the front-end's business (run.local_workers): this runs one process.
+    RunFinished execute(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop);
 
-    /// The same, for a caller that has just validated `spec` itself (the CLI, to exit with
-    /// code 2 on bad input): `validated` must be validateRun(spec)'s result. Its warnings
-    /// are logged; when it is not ok() the run fails with its first error, as above. Skips
-    /// the second pass over the data files.
-    RunFinished run(const TrainingOptions &spec, const ValidationResult &validated, TrainingObserver &observer,
-                    const StopToken &stop);
+    /// For tests and embedders: prepareRun(spec, runPurposeForMode(spec.mode)), execute(),
+    /// then observer.runFinished() exactly once with the returned end.
+    RunFinished run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop);
 
 private:
     struct Private;

@@ -104,7 +104,7 @@ void Run::setUp(TrainState &s)
     configureThreads();
     // multi_worker_mirrored: joins the cluster here (waits for every worker, bounded by
     // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
-    s.strategy = makeStrategy(m_spec);
+    s.strategy = makeStrategy(m_spec, &m_stop); // a Stop while the cluster forms ends the wait
     s.chief = s.strategy->isChief();
     const int64_t perReplica = s.strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
     s.microBatches = m_spec.gradient_accumulation_steps;

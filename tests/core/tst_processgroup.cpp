@@ -163,6 +163,34 @@ private Q_SLOTS:
         QVERIFY2(elapsed >= 1.4 && elapsed < 6.0, qPrintable(QString::number(elapsed)));
     }
 
+    void stopEndsTheWaitForWorkers()
+    {
+        // The chief waits for a worker that never comes, with a 300 s timeout; a stop request
+        // (the window's Stop, closing the window, Ctrl+C) ends the wait with wb::Stopped.
+        StopToken stop;
+        ProcessGroupOptions o = optionsFor(0, 2, 0, std::chrono::seconds(300));
+        o.stop = &stop;
+        std::thread stopper([&stop] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            stop.requestStop();
+        });
+        QString message, field;
+        bool stopped = false;
+        try {
+            ProcessGroup::connect(o);
+        } catch (const Stopped &e) {
+            stopped = true;
+            message = QString::fromUtf8(e.what());
+            field = QString::fromStdString(e.field());
+        } catch (const Error &e) {
+            message = QString::fromUtf8(e.what());
+        }
+        stopper.join();
+        QVERIFY2(stopped, qPrintable(message));
+        QCOMPARE(field, QStringLiteral("cluster"));
+        QCOMPARE(message, QStringLiteral("stopped while waiting for the cluster to form"));
+    }
+
     void unreachableChief()
     {
         const int port = pickFreeTcpPort(); // nobody listens here

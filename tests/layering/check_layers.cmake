@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # The layering rule of core/ (see core/CMakeLists.txt): a folder includes only itself and
 # folders of a lower rank; folders of the same rank do not include each other. Also: no Qt
-# anywhere in core/, and no libtorch in the torch-free folders.
+# anywhere in core/, and no libtorch in the torch-free folders. A project header is always
+# spelled from the repository root ("core/train/trainer.h"), never relative ("../x.h").
+# Above core: ui/ includes no libtorch header and no core header that pulls one in (directly
+# or through other core headers), and nothing of app/; app/ includes no libtorch header
+# (the CLI and the window use the torch-free facades), and app/cli nothing of ui/ or Qt
+# Widgets; core/ includes nothing of ui/ or app/.
 # Run: cmake -DWB_SOURCE_DIR=<repo root> -P tests/layering/check_layers.cmake
 # Prints one line per violation ("core/io/x.h:3: core/io includes core/train (rank 6 >= 4)")
 # and fails when there is any.
@@ -54,7 +59,75 @@ foreach(f ${files})
   endforeach()
 endforeach()
 list(LENGTH files n)
+
+# --- relative spellings, and core/ reaching up into ui/ or app/ ----------------------------
+file(GLOB_RECURSE all_files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h ${WB_SOURCE_DIR}/core/*.cpp
+     ${WB_SOURCE_DIR}/ui/*.h ${WB_SOURCE_DIR}/ui/*.cpp ${WB_SOURCE_DIR}/app/*.h ${WB_SOURCE_DIR}/app/*.cpp)
+foreach(f ${all_files})
+  file(STRINGS ${WB_SOURCE_DIR}/${f} lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    if(line MATCHES "#[ \t]*include[ \t]*\"\\.\\.?/")
+      message("${f}: spell project headers from the repository root, not relative: ${line}")
+      math(EXPR violations "${violations} + 1")
+    elseif(f MATCHES "^core/" AND line MATCHES "#[ \t]*include[ \t]*\"(ui|app)/")
+      message("${f}: core/ must not include ${CMAKE_MATCH_1}/: ${line}")
+      math(EXPR violations "${violations} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+# --- which core headers pull in libtorch (directly, or through other core headers) ---------
+file(GLOB_RECURSE core_headers RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h)
+set(torch_headers "")
+foreach(h ${core_headers})
+  file(STRINGS ${WB_SOURCE_DIR}/${h} lines REGEX "^[ \t]*#[ \t]*include[ \t]*<(torch|ATen|c10)/")
+  if(lines)
+    list(APPEND torch_headers ${h})
+  endif()
+endforeach()
+set(changed TRUE)
+while(changed)
+  set(changed FALSE)
+  foreach(h ${core_headers})
+    if(h IN_LIST torch_headers)
+      continue()
+    endif()
+    file(STRINGS ${WB_SOURCE_DIR}/${h} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"core/")
+    foreach(line ${lines})
+      if(line MATCHES "\"(core/[^\"]+)\"" AND CMAKE_MATCH_1 IN_LIST torch_headers)
+        list(APPEND torch_headers ${h})
+        set(changed TRUE)
+        break()
+      endif()
+    endforeach()
+  endforeach()
+endwhile()
+
+# --- ui/ and app/ ----------------------------------------------------------------------------
+file(GLOB_RECURSE front_files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/ui/*.h ${WB_SOURCE_DIR}/ui/*.cpp
+     ${WB_SOURCE_DIR}/app/*.h ${WB_SOURCE_DIR}/app/*.cpp)
+foreach(f ${front_files})
+  file(STRINGS ${WB_SOURCE_DIR}/${f} lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    if(line MATCHES "#[ \t]*include[ \t]*<(torch|ATen|c10)/")
+      message("${f}: the front-ends include no libtorch header (use a torch-free core facade): ${line}")
+      math(EXPR violations "${violations} + 1")
+    elseif(line MATCHES "\"(core/[^\"]+)\"" AND CMAKE_MATCH_1 IN_LIST torch_headers)
+      message("${f}: ${CMAKE_MATCH_1} pulls in libtorch; the front-ends use torch-free core headers only: ${line}")
+      math(EXPR violations "${violations} + 1")
+    elseif(f MATCHES "^ui/" AND line MATCHES "#[ \t]*include[ \t]*\"app/")
+      message("${f}: ui/ must not include app/: ${line}")
+      math(EXPR violations "${violations} + 1")
+    elseif(f MATCHES "^app/cli/" AND line MATCHES "#[ \t]*include[ \t]*(\"ui/|<QtWidgets|<QWidget|<QApplication|<QMainWindow|<QDialog)")
+      message("${f}: the CLI never uses the window or Qt Widgets: ${line}")
+      math(EXPR violations "${violations} + 1")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH front_files nf)
+list(LENGTH torch_headers nt)
+
 if(violations GREATER 0)
-  message(FATAL_ERROR "${violations} layering violation(s) in ${n} files of core/")
+  message(FATAL_ERROR "${violations} layering violation(s) in ${n} files of core/ and ${nf} of ui/ and app/")
 endif()
-message("core/ layering: ${n} files, no violations")
+message("layering: ${n} files of core/ (${nt} headers pull in libtorch), ${nf} of ui/ and app/, no violations")

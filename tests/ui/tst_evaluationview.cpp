@@ -340,7 +340,7 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
     QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("spam"));
 
     const std::string examplesPath = evalExamplesPath(o.model_dir);
-    win.controller()->setRunFunction([examplesPath](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
+    win.controller()->setRunFunction([examplesPath](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(metrics(40, {{1, 1}, {3, 1}}));
         writeEvalExamples(examplesPath, crafted()); // as the trainer: after the report, before the checkpoint
         CheckpointSaved c;

@@ -73,15 +73,15 @@ void tst_LocalWorkers::onlyMultiWorkerAsksForWorkers()
     TrainingOptions s;
     s.distribution_strategy = "multi_worker_mirrored";
     s.num_local_workers = 2;
-    QVERIFY(wantsLocalWorkers(s));
+    QCOMPARE(planLocalWorkers(s).num_workers, 2);
     s.num_local_workers = 0;
-    QVERIFY(!wantsLocalWorkers(s));
+    QCOMPARE(planLocalWorkers(s).num_workers, 0);
     s.num_local_workers = 2;
     s.distribution_strategy = "one_device";
-    QVERIFY(!wantsLocalWorkers(s));
+    QCOMPARE(planLocalWorkers(s).num_workers, 0);
     s.distribution_strategy = "multi_worker_mirrored";
     s.mode = "predict";
-    QVERIFY(!wantsLocalWorkers(s));
+    QCOMPARE(planLocalWorkers(s).num_workers, 0);
 }
 
 void tst_LocalWorkers::findsTheCliFromTheEnvironment()
@@ -110,12 +110,12 @@ void tst_LocalWorkers::twoWorkersMatchOneWorker()
     Recorded a, b;
     {
         record(c, a);
-        QVERIFY(c.start(one));
+        QVERIFY(c.start(prepareRun(one, RunPurpose::Train)));
         QTRY_COMPARE_WITH_TIMEOUT(a.finished.size(), 1, 60000);
         QObject::disconnect(&c, nullptr, &a.context, nullptr);
     }
     record(c, b);
-    QVERIFY(c.start(two));
+    QVERIFY(c.start(prepareRun(two, RunPurpose::Train)));
     QTRY_COMPARE_WITH_TIMEOUT(b.finished.size(), 1, 120000);
 
     const RunFinished &end = b.finished.front();
@@ -157,7 +157,7 @@ void tst_LocalWorkers::stopThenResume()
     Recorded r;
     record(c, r);
     QObject::connect(&c, &TrainingController::stepCompleted, &r.context, [&c](const StepMetrics &) { c.requestStop(); });
-    QVERIFY(c.start(spec));
+    QVERIFY(c.start(prepareRun(spec, RunPurpose::Train)));
     QTRY_COMPARE_WITH_TIMEOUT(r.finished.size(), 1, 120000);
     const RunFinished &stopped = r.finished.front();
     QVERIFY2(stopped.status == RunStatus::Cancelled,

@@ -5,6 +5,7 @@
 // Training → Find Learning Rate… (issue 14, item 4) and the best-model / early-stopping fields
 // of the form (item 5).
 #include "ui/lrfinddialog.h"
+#include "core/train/preparedrun.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
@@ -269,6 +270,25 @@ private Q_SLOTS:
         QVERIFY2(!d.summaryText().contains(QStringLiteral("Saved as")), qPrintable(d.summaryText()));
     }
 
+    /// The window's range test checks what `bert-workbench-cli lr_find` checks, no more: it
+    /// needs no evaluation data and no learning rate (the value it exists to find).
+    void needsNeitherEvalDataNorLearningRate()
+    {
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        o.eval_data_path.clear();
+        o.learning_rate = 0;
+        o.lr_find_steps = 5;
+        ConfigurationForm form;
+        form.setOptions(o);
+        LrFindDialog d(&form);
+        QVERIFY(runToEnd(d));
+        QVERIFY2(d.validationText().isEmpty(), qPrintable(d.validationText()));
+        QVERIFY(d.result().has_value());
+        QCOMPARE(int64_t(d.result()->steps.size()), int64_t(5));
+        QVERIFY(QFile::exists(QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"))));
+    }
+
     void invalidFormRunsNothing()
     {
         QTemporaryDir dir;
@@ -283,10 +303,9 @@ private Q_SLOTS:
         // The form's words, as Train's pre-flight dialog: the field's label, no command-line flag.
         QVERIFY2(text.contains(QStringLiteral("BERT config")), qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("--bert_config_file")), qPrintable(text));
-        // Word for word what Train's validation dialog says.
-        TrainingOptions train = form.options();
-        train.mode = "train_and_eval";
-        const FormValidationText expected = formValidationText(validateRun(train).diagnostics);
+        // Word for word what the one pre-flight check says for a range test (as the CLI's lr_find).
+        const FormValidationText expected =
+            formValidationText(prepareRun(form.options(), RunPurpose::LrFind).validation.diagnostics);
         QVERIFY(!expected.errors.isEmpty());
         QVERIFY2(text.startsWith(expected.errors), qPrintable(text + QStringLiteral(" | ") + expected.errors));
         QVERIFY(!d.result().has_value());

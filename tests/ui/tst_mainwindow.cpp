@@ -70,6 +70,7 @@ struct RecordingRun
 {
     std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
     std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
+    std::shared_ptr<PreparedRun> lastRun = std::make_shared<PreparedRun>();
 };
 
 } // namespace
@@ -179,12 +180,15 @@ void tst_MainWindow::validConfigurationStartsTraining()
     const TrainingOptions o = writeFixture(dir);
     MainWindow w;
     RecordingRun rec;
-    w.controller()->setRunFunction([rec](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+        const TrainingOptions &spec = prepared_.options;
         ++*rec.calls;
         *rec.lastSpec = spec;
+        *rec.lastRun = prepared_;
         RunFinished r;
         r.last_step = 16;
-        obs.runFinished(r);
+        obs.runFinished(r); // ignored: the run function's result is the one end reported
+        r.last_step = 17;
         return r;
     });
     w.setOptions(o);
@@ -200,6 +204,14 @@ void tst_MainWindow::validConfigurationStartsTraining()
     QCOMPARE(rec.lastSpec->train_data_path, o.train_data_path);
     QCOMPARE(rec.lastSpec->learning_rate, o.learning_rate);
     QCOMPARE(rec.lastSpec->num_train_epochs, o.num_train_epochs);
+    // The run arrives prepared (checked once, in the pre-flight job, for training) and the
+    // controller reports the end it returned, once.
+    QCOMPARE(int(rec.lastRun->purpose), int(RunPurpose::Train));
+    QVERIFY(rec.lastRun->ok());
+    QVERIFY(rec.lastRun->validation.bert_config.has_value());
+    QVERIFY(rec.lastRun->validation.schedule.has_value());
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().at(0).value<RunFinished>().last_step, int64_t(17));
     QVERIFY(!w.runErrorDialog());
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
 }
@@ -210,7 +222,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.logMessage("step 3: loss = nan");
         RunFinished r;
         r.status = RunStatus::Failed;
@@ -331,7 +343,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         RunStarted s;
         s.total_steps = 16;
         s.device = "cpu";
@@ -383,7 +395,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     o.distribution_strategy = "one_device";
     MainWindow w;
     auto checkpointed = std::make_shared<std::atomic<bool>>(false);
-    w.controller()->setRunFunction([checkpointed](const TrainingOptions &, TrainingObserver &obs, const StopToken &stop) {
+    w.controller()->setRunFunction([checkpointed](const PreparedRun &, TrainingObserver &obs, const StopToken &stop) {
         int64_t step = 0;
         while (!stop.stopRequested()) {
             StepMetrics m;

@@ -29,8 +29,8 @@ struct FakeTrainer
     std::atomic<int> checkpointStep{0};
     std::atomic<int> runs{0};
 
-    RunFinished operator()(const TrainingOptions &spec, TrainingObserver &obs, const StopToken &stop)
-    {
+    RunFinished operator()(const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &stop) {
+        const TrainingOptions &spec = prepared_.options;
         ++runs;
         RunStarted start;
         start.total_steps = steps;
@@ -91,7 +91,9 @@ void tst_TrainingController::completesAndDeliversEveryStepOnGuiThread()
     TrainingController c;
     auto fake = std::make_shared<FakeTrainer>();
     fake->steps = 20;
-    c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+    c.setRunFunction([fake](const PreparedRun &prepared_, TrainingObserver &o, const StopToken &t) {
+        return (*fake)(prepared_, o, t);
+    });
     QSignalSpy steps(&c, &TrainingController::stepCompleted);
     QSignalSpy finished(&c, &TrainingController::finished);
     QSignalSpy log(&c, &TrainingController::logMessage);
@@ -100,9 +102,9 @@ void tst_TrainingController::completesAndDeliversEveryStepOnGuiThread()
             [&] { onGuiThread = onGuiThread && QThread::currentThread() == thread(); });
     TrainingOptions o;
     o.model_dir = "/tmp/x";
-    QVERIFY(c.start(o));
+    QVERIFY(c.start(PreparedRun{o}));
     QVERIFY(c.isRunning());
-    QVERIFY(!c.start(o)); // one run at a time
+    QVERIFY(!c.start(PreparedRun{o})); // one run at a time
     QVERIFY(finished.wait(10000));
     QCOMPARE(steps.count(), 20);
     QCOMPARE(steps.last().at(0).value<StepMetrics>().step, 20);
@@ -118,13 +120,15 @@ void tst_TrainingController::stopCancelsAndResumeContinues()
     TrainingController c;
     auto fake = std::make_shared<FakeTrainer>();
     fake->steps = 100000; // would take minutes: only a stop ends it
-    c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+    c.setRunFunction([fake](const PreparedRun &prepared_, TrainingObserver &o, const StopToken &t) {
+        return (*fake)(prepared_, o, t);
+    });
     QSignalSpy steps(&c, &TrainingController::stepCompleted);
     QSignalSpy finished(&c, &TrainingController::finished);
     QSignalSpy checkpoints(&c, &TrainingController::checkpointSaved);
     TrainingOptions o;
     o.model_dir = "/tmp/run";
-    QVERIFY(c.start(o));
+    QVERIFY(c.start(PreparedRun{o}));
     QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 5, 10000);
     c.requestStop();
     QVERIFY(c.isStopRequested());
@@ -153,7 +157,7 @@ void tst_TrainingController::stopCancelsAndResumeContinues()
 void tst_TrainingController::failingRunReportsMessage()
 {
     TrainingController c;
-    c.setRunFunction([](const TrainingOptions &, TrainingObserver &o, const StopToken &) {
+    c.setRunFunction([](const PreparedRun &, TrainingObserver &o, const StopToken &) {
         RunFinished r;
         r.status = RunStatus::Failed;
         r.message = "loss is NaN at step 3";
@@ -162,7 +166,7 @@ void tst_TrainingController::failingRunReportsMessage()
         return r;
     });
     QSignalSpy finished(&c, &TrainingController::finished);
-    QVERIFY(c.start(TrainingOptions{}));
+    QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
     QVERIFY(finished.wait(5000));
     QCOMPARE(finished.count(), 1);
     const RunFinished r = finished.first().at(0).value<RunFinished>();
@@ -175,11 +179,11 @@ void tst_TrainingController::failingRunReportsMessage()
 void tst_TrainingController::throwingRunEndsFailed()
 {
     TrainingController c;
-    c.setRunFunction([](const TrainingOptions &, TrainingObserver &, const StopToken &) -> RunFinished {
+    c.setRunFunction([](const PreparedRun &, TrainingObserver &, const StopToken &) -> RunFinished {
         throw std::runtime_error("boom");
     });
     QSignalSpy finished(&c, &TrainingController::finished);
-    QVERIFY(c.start(TrainingOptions{}));
+    QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
     QVERIFY(finished.wait(5000));
     QCOMPARE(finished.first().at(0).value<RunFinished>().status, RunStatus::Failed);
     QCOMPARE(finished.first().at(0).value<RunFinished>().message, std::string("boom"));
@@ -192,9 +196,11 @@ void tst_TrainingController::destructionDuringRunStops()
     fake->steps = 100000;
     {
         TrainingController c;
-        c.setRunFunction([fake](const TrainingOptions &s, TrainingObserver &o, const StopToken &t) { return (*fake)(s, o, t); });
+        c.setRunFunction([fake](const PreparedRun &prepared_, TrainingObserver &o, const StopToken &t) {
+        return (*fake)(prepared_, o, t);
+    });
         QSignalSpy steps(&c, &TrainingController::stepCompleted);
-        QVERIFY(c.start(TrainingOptions{}));
+        QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
         QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 2, 10000);
     } // destructor: stop token, quit, wait
     QVERIFY(fake->checkpointStep.load() >= 2); // stopped through the token, "checkpoint" written
@@ -208,7 +214,7 @@ void tst_TrainingController::realTrainerReportsFinished()
     TrainingController c;
     QSignalSpy finished(&c, &TrainingController::finished);
     TrainingOptions o; // no strategy, no files
-    QVERIFY(c.start(o));
+    QVERIFY(c.start(prepareRun(o, RunPurpose::Train)));
     QVERIFY(finished.wait(30000));
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.first().at(0).value<RunFinished>().status, RunStatus::Failed);
@@ -226,7 +232,7 @@ void tst_TrainingController::realTinyRunStopAndResume()
     QSignalSpy finished(&c, &TrainingController::finished);
     // Stop as soon as the first step arrives (a queued request, like the Stop button).
     connect(&c, &TrainingController::stepCompleted, &c, &TrainingController::requestStop);
-    QVERIFY(c.start(o));
+    QVERIFY(c.start(prepareRun(o, RunPurpose::Train)));
     QVERIFY(finished.wait(120000));
     RunFinished first = finished.first().at(0).value<RunFinished>();
     QVERIFY2(first.status == RunStatus::Cancelled, first.message.c_str());

@@ -500,8 +500,8 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     };
     MainWindow w;
     const ReleaseAtExit atExit{release}; // a failing check must not leave the run waiting
-    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](
-                                       const TrainingOptions &opts, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+        const TrainingOptions &opts = prepared_.options;
         saved.wait();
         fs::create_directories(opts.model_dir);
         fs::copy_file(trained + "/ckpt-96", opts.model_dir + "/ckpt-96");

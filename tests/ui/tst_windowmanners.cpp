@@ -55,7 +55,8 @@ struct RecordingRun
 
 void installRecorder(MainWindow &w, const RecordingRun &rec)
 {
-    w.controller()->setRunFunction([rec](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &) {
+    w.controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+        const TrainingOptions &spec = prepared_.options;
         ++*rec.calls;
         *rec.lastSpec = spec;
         RunFinished r;
@@ -448,7 +449,7 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QTemporaryDir dir;
     const TrainingOptions o = wbtest::writeTinyRun(dir); // no init checkpoint: from scratch
     MainWindow win;
-    win.controller()->setRunFunction([oneClass](const TrainingOptions &, TrainingObserver &obs, const StopToken &) {
+    win.controller()->setRunFunction([oneClass](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(oneClass);
         RunFinished r;
         r.last_step = 16;
