@@ -241,7 +241,7 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connect(const ProcessGroupOptions &o
     bool joined = false;
     while (!joined && std::chrono::steady_clock::now() < deadline) {
         if (options.stop && options.stop->stopRequested())
-            throw Stopped("cluster", "stopped while waiting for the cluster to form",
+            throw StoppedByUser("cluster", "stopped while waiting for the cluster to form",
                           "press Train (or run the command) again to start over");
         joined = shared->done.wait_for(lock, std::chrono::milliseconds(100), [&] { return shared->finished; });
     }

@@ -30,7 +30,7 @@ struct ProcessGroupOptions
     /// Rank 0 only: called with the port the rendezvous listens on, before waiting for the others.
     std::function<void(int port)> on_listening;
     /// Polled about every 100 ms while joining (optional; must outlive connect()): a stop
-    /// request ends the wait at once with wb::Stopped.
+    /// request ends the wait at once with wb::StoppedByUser.
     const StopToken *stop = nullptr;
 };
 
@@ -51,7 +51,7 @@ public:
     /// reached, after `timeout`. A chief that accepts the connection but never answers (a
     /// hung process, another program on the port) ends the wait after `timeout` + 10 s
     /// too: the rendezvous runs on a helper thread that is abandoned then. So is a stop
-    /// request on `options.stop` (wb::Stopped, field "cluster"). `on_listening` is called on
+    /// request on `options.stop` (wb::StoppedByUser, field "cluster"). `on_listening` is called on
     /// that thread.
     static std::unique_ptr<ProcessGroup> connect(const ProcessGroupOptions &options);
     ~ProcessGroup();

@@ -105,7 +105,7 @@ public:
 /// 1), mirrored (one CPU replica when num_gpus == 0; see docs/multi-worker.md for GPUs),
 /// multi_worker_mirrored (joins the cluster described by `cluster`: blocks until every
 /// worker joined, up to options.worker_timeout, or until `stop` (optional) is requested:
-/// then wb::Stopped). Throws wb::Error on failure.
+/// then wb::StoppedByUser). Throws wb::Error on failure.
 std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, const ClusterSpec &cluster,
                                        const TrainingOptions &options, const StopToken *stop = nullptr);
 

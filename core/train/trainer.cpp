@@ -168,7 +168,7 @@ RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &obse
                             "lr_find runs through findLearningRate; validate runs nothing");
             }
         }
-    } catch (const Stopped &e) { // stopped before training began (a cluster still forming)
+    } catch (const StoppedByUser &e) { // stopped before training began (a cluster still forming)
         r = RunFinished{};
         r.status = RunStatus::Cancelled;
         r.field = e.field();

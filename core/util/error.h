@@ -33,7 +33,7 @@ private:
 /// A wait that ended because the user asked to stop (a StopToken request while a cluster was
 /// forming, for example). Front-ends report it as a stopped run (RunStatus::Cancelled, exit
 /// 130), not as a failure.
-class Stopped : public Error
+class StoppedByUser : public Error
 {
 public:
     using Error::Error;

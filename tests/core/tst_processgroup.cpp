@@ -166,7 +166,7 @@ private Q_SLOTS:
     void stopEndsTheWaitForWorkers()
     {
         // The chief waits for a worker that never comes, with a 300 s timeout; a stop request
-        // (the window's Stop, closing the window, Ctrl+C) ends the wait with wb::Stopped.
+        // (the window's Stop, closing the window, Ctrl+C) ends the wait with wb::StoppedByUser.
         StopToken stop;
         ProcessGroupOptions o = optionsFor(0, 2, 0, std::chrono::seconds(300));
         o.stop = &stop;
@@ -178,7 +178,7 @@ private Q_SLOTS:
         bool stopped = false;
         try {
             ProcessGroup::connect(o);
-        } catch (const Stopped &e) {
+        } catch (const StoppedByUser &e) {
             stopped = true;
             message = QString::fromUtf8(e.what());
             field = QString::fromStdString(e.field());
