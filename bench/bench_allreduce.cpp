@@ -40,8 +40,7 @@ int main(int argc, char **argv)
     const double bucketMb = argc > 3 ? std::atof(argv[3]) : 4.0;
     torch::set_num_threads(1);
     for (const std::string name : {"tiny", "mini"}) {
-        torch::manual_seed(0);
-        nn::BertForSequenceClassification model(config(name), 2);
+        nn::BertForSequenceClassification model(config(name), 2, nn::makeGenerator(0));
         std::vector<torch::Tensor> shapes;
         int64_t bytes = 0;
         for (auto &p : model->parameters()) {

@@ -77,8 +77,7 @@ int main(int argc, char **argv)
         if ((which == "all" && name == "base") || (which != "all" && which != name))
             continue;
         const BertConfig cfg = configFor(name);
-        torch::manual_seed(1);
-        nn::BertForSequenceClassification model(cfg, 2);
+        nn::BertForSequenceClassification model(cfg, 2, nn::makeGenerator(1));
         model->train();
         model->setActivationCheckpointing(checkpointing);
         std::vector<std::pair<std::string, torch::Tensor>> params;

@@ -12,3 +12,6 @@ wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)
 wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCES core/tst_activationcheckpointing.cpp LIBS wb_core torch TIMEOUT 240)
+# A run owns its random state (issue 21 §2): resume continues the stream; other jobs on other
+# threads (Try it, lr_find, the default generator) change nothing in a run.
+wb_add_test(tst_runrandomness NAME core.runrandomness SOURCES core/tst_runrandomness.cpp LIBS wb_core torch TIMEOUT 240)

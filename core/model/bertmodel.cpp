@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -26,9 +27,12 @@ torch::nn::LayerNorm layerNorm(int64_t width, double eps)
     return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).eps(eps));
 }
 
-torch::Tensor dropoutIf(torch::nn::Dropout &d, const torch::Tensor &x)
+at::Generator requireGenerator(at::Generator gen)
 {
-    return d->options.p() > 0 ? d->forward(x) : x;
+    if (!gen.defined())
+        throw Error("seed", "a model was built without a random generator",
+                    "pass the run's generator (nn::makeGenerator(seed))");
+    return gen;
 }
 
 /// The thread-local autocast state (CPU and CUDA: enabled, dtype, weight-copy cache) of one
@@ -73,11 +77,6 @@ torch::Tensor underAutocast(const AutocastState &state, F &&body)
     }
 }
 
-at::Generator generatorFor(const torch::Tensor &t)
-{
-    return at::globalContext().defaultGenerator(t.device());
-}
-
 torch::Tensor generatorState(at::Generator &g)
 {
     std::lock_guard<std::mutex> lock(g.mutex());
@@ -96,7 +95,7 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer>
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, torch::Tensor hidden, torch::Tensor maskBias,
                                  BertLayerImpl *layer, bool firstTokenOnly)
     {
-        at::Generator gen = generatorFor(hidden);
+        at::Generator &gen = layer->generator();
         const AutocastState autocast = AutocastState::current();
         ctx->saved_data["rng"] = generatorState(gen);
         ctx->saved_data["layer"] = int64_t(reinterpret_cast<intptr_t>(layer));
@@ -123,7 +122,7 @@ struct CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer>
         autocast.gpuType = c10::ScalarType(ctx->saved_data["gpu_type"].toInt());
 
         torch::Tensor input = saved[0].detach().requires_grad_(true);
-        at::Generator gen = generatorFor(input);
+        at::Generator &gen = layer->generator();
         const torch::Tensor now = generatorState(gen);
         setGeneratorState(gen, ctx->saved_data["rng"].toTensor());
         torch::Tensor output;
@@ -165,25 +164,64 @@ torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
                 "use gelu, gelu_new, relu, tanh, silu or swish");
 }
 
-void truncatedNormal_(torch::Tensor t, double stddev)
+at::Generator makeGenerator(uint64_t seed)
+{
+    return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
+
+void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen)
 {
     torch::NoGradGuard guard;
     // Inverse-CDF sampling of the normal restricted to [-2σ, 2σ]: exact, no rejection loop.
     const double lo = 0.5 * (1.0 + std::erf(-2.0 / std::sqrt(2.0)));
     const double hi = 0.5 * (1.0 + std::erf(2.0 / std::sqrt(2.0)));
-    t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0).erfinv_().mul_(stddev * std::sqrt(2.0));
+    t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0, gen).erfinv_().mul_(stddev * std::sqrt(2.0));
 }
 
-BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig &c)
+torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Generator &gen)
+{
+    if (!training || p <= 0 || x.numel() == 0)
+        return x;
+    if (p >= 1)
+        return x * torch::zeros({}, x.options());
+    // The steps of ATen's CPU dropout (aten/src/ATen/native/Dropout.cpp, _dropout_impl), in
+    // its order and dtypes: the same numbers for the same generator state.
+    const bool onCpu = x.device().is_cpu();
+    torch::Tensor noise = onCpu ? at::empty_like(x, at::MemoryFormat::Contiguous)
+                                : torch::empty(x.sizes(), x.options().device(c10::kCPU));
+    noise.bernoulli_(1 - p, gen);
+    noise.div_(1 - p);
+    return x * (onCpu ? noise : noise.to(x.device()));
+}
+
+LinearImpl::LinearImpl(int64_t in, int64_t out, at::Generator &gen)
+{
+    weight = register_parameter("weight", torch::empty({out, in}));
+    bias = register_parameter("bias", torch::empty({out}));
+    // torch::nn::Linear's reset_parameters (kaiming_uniform_(a = √5), then the bias), in its order.
+    torch::NoGradGuard guard;
+    const double bound = in > 0 ? 1.0 / std::sqrt(double(in)) : 0.0;
+    weight.uniform_(-bound, bound, gen);
+    bias.uniform_(-bound, bound, gen);
+}
+
+EmbeddingImpl::EmbeddingImpl(int64_t count, int64_t width, at::Generator &gen)
+{
+    weight = register_parameter("weight", torch::empty({count, width}));
+    torch::NoGradGuard guard; // torch::nn::Embedding's reset_parameters: normal_(0, 1)
+    weight.normal_(0.0, 1.0, gen);
+}
+
+BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig &c, at::Generator gen)
+    : m_dropout(c.hidden_dropout_prob), m_gen(requireGenerator(std::move(gen)))
 {
     const int64_t e = c.embeddingWidth();
-    word_embeddings = register_module("word_embeddings", torch::nn::Embedding(c.vocab_size, e));
-    position_embeddings = register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, e));
-    token_type_embeddings = register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, e));
+    word_embeddings = register_module("word_embeddings", Embedding(c.vocab_size, e, m_gen));
+    position_embeddings = register_module("position_embeddings", Embedding(c.max_position_embeddings, e, m_gen));
+    token_type_embeddings = register_module("token_type_embeddings", Embedding(c.type_vocab_size, e, m_gen));
     LayerNorm = register_module("LayerNorm", layerNorm(e, c.layer_norm_eps));
     if (e != c.hidden_size)
-        embedding_projection = register_module("embedding_projection", torch::nn::Linear(e, c.hidden_size));
-    dropout = register_module("dropout", torch::nn::Dropout(c.hidden_dropout_prob));
+        embedding_projection = register_module("embedding_projection", Linear(e, c.hidden_size, m_gen));
 }
 
 torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor &inputIds, const torch::Tensor &segmentIds)
@@ -192,29 +230,29 @@ torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor &inputIds, const t
     auto x = word_embeddings->forward(inputIds);
     x = x + token_type_embeddings->forward(segmentIds);
     x = x + position_embeddings->weight.narrow(0, 0, seq).unsqueeze(0);
-    x = dropoutIf(dropout, LayerNorm->forward(x));
+    x = dropout(LayerNorm->forward(x), m_dropout, is_training(), m_gen);
     if (!embedding_projection.is_empty())
         x = embedding_projection->forward(x);
     return x;
 }
 
-BertLayerImpl::BertLayerImpl(const BertConfig &c) : m_heads(c.num_attention_heads), m_activation(c.hidden_act)
+BertLayerImpl::BertLayerImpl(const BertConfig &c, at::Generator gen)
+    : m_heads(c.num_attention_heads), m_activation(c.hidden_act), m_hiddenDropout(c.hidden_dropout_prob),
+      m_attentionDropout(c.attention_probs_dropout_prob), m_gen(requireGenerator(std::move(gen)))
 {
     const int64_t h = c.hidden_size, i = c.intermediate_size;
     auto attention = container(*this, "attention");
     auto self = container(*attention, "self");
-    query = self->register_module("query", torch::nn::Linear(h, h));
-    key = self->register_module("key", torch::nn::Linear(h, h));
-    value = self->register_module("value", torch::nn::Linear(h, h));
+    query = self->register_module("query", Linear(h, h, m_gen));
+    key = self->register_module("key", Linear(h, h, m_gen));
+    value = self->register_module("value", Linear(h, h, m_gen));
     auto attOut = container(*attention, "output");
-    attentionOutput = attOut->register_module("dense", torch::nn::Linear(h, h));
+    attentionOutput = attOut->register_module("dense", Linear(h, h, m_gen));
     attentionLayerNorm = attOut->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
-    intermediate = container(*this, "intermediate")->register_module("dense", torch::nn::Linear(h, i));
+    intermediate = container(*this, "intermediate")->register_module("dense", Linear(h, i, m_gen));
     auto out = container(*this, "output");
-    output = out->register_module("dense", torch::nn::Linear(i, h));
+    output = out->register_module("dense", Linear(i, h, m_gen));
     outputLayerNorm = out->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
-    hiddenDropout = register_module("dropout", torch::nn::Dropout(c.hidden_dropout_prob));
-    attentionDropout = register_module("attention_dropout", torch::nn::Dropout(c.attention_probs_dropout_prob));
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::Tensor &maskBias, bool firstTokenOnly)
@@ -231,21 +269,22 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
                                  q.reshape({b * m_heads, sq, d}), k.reshape({b * m_heads, s, d}).transpose(1, 2),
                                  /*beta=*/1.0, /*alpha=*/1.0 / std::sqrt(double(d)));
     // Softmax in float32 also when autocast computed the scores in bf16/fp16.
-    auto probs = dropoutIf(attentionDropout, torch::softmax(scores, -1, torch::kFloat));
+    auto probs = dropout(torch::softmax(scores, -1, torch::kFloat), m_attentionDropout, is_training(), m_gen);
     auto context = torch::bmm(probs, v.reshape({b * m_heads, s, d}))
                        .view({b, m_heads, sq, d})
                        .transpose(1, 2)
                        .reshape({b, sq, h});
-    auto attn = attentionLayerNorm->forward(dropoutIf(hiddenDropout, attentionOutput->forward(context)) + qIn);
+    auto attn = attentionLayerNorm->forward(
+        dropout(attentionOutput->forward(context), m_hiddenDropout, is_training(), m_gen) + qIn);
     auto inter = applyActivation(m_activation, intermediate->forward(attn));
-    return outputLayerNorm->forward(dropoutIf(hiddenDropout, output->forward(inter)) + attn);
+    return outputLayerNorm->forward(dropout(output->forward(inter), m_hiddenDropout, is_training(), m_gen) + attn);
 }
 
-BertEncoderImpl::BertEncoderImpl(const BertConfig &c)
+BertEncoderImpl::BertEncoderImpl(const BertConfig &c, at::Generator gen)
 {
     auto holder = container(*this, "layer");
     for (int64_t l = 0; l < c.num_hidden_layers; ++l)
-        layers.push_back(holder->register_module(std::to_string(l), BertLayer(c)));
+        layers.push_back(holder->register_module(std::to_string(l), BertLayer(c, gen)));
 }
 
 torch::Tensor BertEncoderImpl::forward(torch::Tensor hidden, const torch::Tensor &inputMask, bool allTokens)
@@ -263,8 +302,9 @@ torch::Tensor BertEncoderImpl::forward(torch::Tensor hidden, const torch::Tensor
     return hidden;
 }
 
-BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig &c, int64_t numLabels)
-    : m_config(c), m_numLabels(numLabels)
+BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig &c, int64_t numLabels,
+                                                                     at::Generator generator)
+    : m_config(c), m_numLabels(numLabels), m_gen(requireGenerator(std::move(generator)))
 {
     if (c.hidden_size % c.num_attention_heads != 0)
         throw Error("hidden_size", "hidden_size " + std::to_string(c.hidden_size)
@@ -272,11 +312,10 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertC
                                        + std::to_string(c.num_attention_heads));
     applyActivation(c.hidden_act, torch::zeros({1})); // rejects unknown names early
     auto bert = container(*this, "bert");
-    embeddings = bert->register_module("embeddings", BertEmbeddings(c));
-    encoder = bert->register_module("encoder", BertEncoder(c));
-    pooler = container(*bert, "pooler")->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
-    dropout = register_module("dropout", torch::nn::Dropout(c.hidden_dropout_prob));
-    classifier = register_module("classifier", torch::nn::Linear(c.hidden_size, numLabels));
+    embeddings = bert->register_module("embeddings", BertEmbeddings(c, m_gen));
+    encoder = bert->register_module("encoder", BertEncoder(c, m_gen));
+    pooler = container(*bert, "pooler")->register_module("dense", Linear(c.hidden_size, c.hidden_size, m_gen));
+    classifier = register_module("classifier", Linear(c.hidden_size, numLabels, m_gen));
     reset_parameters();
 }
 
@@ -285,7 +324,8 @@ torch::Tensor BertForSequenceClassificationImpl::forward(const torch::Tensor &in
 {
     auto hidden = encoder->forward(embeddings->forward(inputIds, segmentIds), inputMask);
     auto pooled = torch::tanh(pooler->forward(hidden.select(1, 0)));
-    return classifier->forward(dropoutIf(dropout, pooled)).to(torch::kFloat); // the loss in float32 under autocast
+    return classifier->forward(dropout(pooled, m_config.hidden_dropout_prob, is_training(), m_gen))
+        .to(torch::kFloat); // the loss in float32 under autocast
 }
 
 void BertForSequenceClassificationImpl::reset_parameters()
@@ -298,14 +338,14 @@ void BertForSequenceClassificationImpl::reset_parameters()
         else if (n.size() >= 4 && n.compare(n.size() - 4, 4, "bias") == 0)
             p.value().zero_();
         else
-            truncatedNormal_(p.value(), m_config.initializer_range);
+            truncatedNormal_(p.value(), m_config.initializer_range, m_gen);
     }
 }
 
 void BertForSequenceClassificationImpl::resetClassifier()
 {
     torch::NoGradGuard guard;
-    truncatedNormal_(classifier->weight, m_config.initializer_range);
+    truncatedNormal_(classifier->weight, m_config.initializer_range, m_gen);
     classifier->bias.zero_();
 }
 

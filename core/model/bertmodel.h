@@ -12,56 +12,104 @@ namespace wb::nn {
 /// tanh, silu/swish) applied to `x`. Throws wb::Error for an unknown name.
 torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x);
 
+/// A random stream of its own: libtorch's CPU generator (mt19937; the engine and state
+/// format of the default generator) seeded with `seed`, as torch::manual_seed(seed) seeds the
+/// default one. Every run, range test and model owns one (docs/architecture.md "Random
+/// state"); nothing in core draws from libtorch's default generator. Thread rules: a
+/// generator is for one job; libtorch's kernels lock its mutex while they draw.
+at::Generator makeGenerator(uint64_t seed);
+
 /// Fills `t` in place from a normal(0, stddev) truncated at ±2·stddev (TF TruncatedNormal),
-/// using the default CPU generator (seed it with torch::manual_seed).
-void truncatedNormal_(torch::Tensor t, double stddev);
+/// drawing from `gen`.
+void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen);
+
+/// Inverted dropout with its mask drawn from `gen`: when `training` and p > 0 returns
+/// x · m / (1 − p), m ~ Bernoulli(1 − p) elementwise (a fresh mask per call), else `x`
+/// itself. It does what libtorch 1.13's CPU torch::dropout does (aten/src/ATen/native/
+/// Dropout.cpp: a mask like x, bernoulli_(1 − p), div_(1 − p), x · mask), with `gen` for the
+/// default generator, so it gives the same numbers as torch::nn::Dropout with the default
+/// generator in the same state (tested). x: any shape and floating dtype; the gradient flows
+/// through the product. For x off the CPU the mask is drawn on the CPU and copied over.
+torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Generator &gen);
+
+/// y = x·Wᵀ + b (torch::linear), weight [out, in], bias [out], initialised as
+/// torch::nn::Linear initialises them (kaiming-uniform with a = √5, i.e. U(±1/√in) for both)
+/// but drawn from `gen`, so the stream advances exactly as it did under torch::nn::Linear.
+class LinearImpl : public torch::nn::Module
+{
+public:
+    LinearImpl(int64_t in, int64_t out, at::Generator &gen);
+    /// [..., in] → [..., out].
+    torch::Tensor forward(const torch::Tensor &x) { return torch::linear(x, weight, bias); }
+    torch::Tensor weight, bias;
+};
+TORCH_MODULE(Linear);
+
+/// A lookup table weight [count, width] (torch::embedding), initialised N(0, 1) from `gen`
+/// as torch::nn::Embedding initialises it.
+class EmbeddingImpl : public torch::nn::Module
+{
+public:
+    EmbeddingImpl(int64_t count, int64_t width, at::Generator &gen);
+    /// int64 ids [...] → [..., width].
+    torch::Tensor forward(const torch::Tensor &ids) { return torch::embedding(weight, ids); }
+    torch::Tensor weight;
+};
+TORCH_MODULE(Embedding);
 
 /// Word + learned position + token type embeddings → LayerNorm (eps 1e-12) → dropout →
 /// optional projection embedding_size → hidden_size.
 ///
 /// Submodules are named as the Hugging Face keys: word_embeddings, position_embeddings,
 /// token_type_embeddings, LayerNorm (+ embedding_projection when embedding_size is set).
-/// Example: `BertEmbeddings e(config); auto h = e(input_ids, segment_ids); // [B,S,H]`
+/// Initialisation and dropout draw from `gen` (shared with the whole model).
+/// Example: `BertEmbeddings e(config, gen); auto h = e(input_ids, segment_ids); // [B,S,H]`
 class BertEmbeddingsImpl : public torch::nn::Module
 {
 public:
-    explicit BertEmbeddingsImpl(const BertConfig &config);
+    BertEmbeddingsImpl(const BertConfig &config, at::Generator gen);
     /// input_ids, segment_ids: int64 [B,S] → float [B,S,hidden_size].
     torch::Tensor forward(const torch::Tensor &inputIds, const torch::Tensor &segmentIds);
 
-    torch::nn::Embedding word_embeddings{nullptr};       ///< [vocab_size, E]
-    torch::nn::Embedding position_embeddings{nullptr};   ///< [max_position_embeddings, E]
-    torch::nn::Embedding token_type_embeddings{nullptr}; ///< [type_vocab_size, E]
-    torch::nn::LayerNorm LayerNorm{nullptr};             ///< over E, eps 1e-12
-    torch::nn::Dropout dropout{nullptr};                 ///< hidden_dropout_prob
-    torch::nn::Linear embedding_projection{nullptr};     ///< E → H, only when E != H
+    Embedding word_embeddings{nullptr};       ///< [vocab_size, E]
+    Embedding position_embeddings{nullptr};   ///< [max_position_embeddings, E]
+    Embedding token_type_embeddings{nullptr}; ///< [type_vocab_size, E]
+    torch::nn::LayerNorm LayerNorm{nullptr};  ///< over E, eps 1e-12
+    Linear embedding_projection{nullptr};     ///< E → H, only when E != H
+
+private:
+    double m_dropout; ///< hidden_dropout_prob
+    at::Generator m_gen;
 };
 TORCH_MODULE(BertEmbeddings);
 
 /// One post-LayerNorm transformer block with Hugging Face names:
 /// attention.self.{query,key,value}, attention.output.{dense,LayerNorm},
-/// intermediate.dense, output.{dense,LayerNorm}.
+/// intermediate.dense, output.{dense,LayerNorm}. Initialisation and dropout draw from `gen`.
 class BertLayerImpl : public torch::nn::Module
 {
 public:
-    explicit BertLayerImpl(const BertConfig &config);
+    BertLayerImpl(const BertConfig &config, at::Generator gen);
     /// hidden: [B,S,H]; maskBias: float [B,1,1,S] (0 keep, -10000 masked).
     /// firstTokenOnly: compute only position 0 (TF2's output_range=1 for the last block,
     /// enough for the pooler); returns [B,1,H] then, else [B,S,H].
     torch::Tensor forward(const torch::Tensor &hidden, const torch::Tensor &maskBias, bool firstTokenOnly = false);
 
-    torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr};
-    torch::nn::Linear attentionOutput{nullptr};
+    Linear query{nullptr}, key{nullptr}, value{nullptr};
+    Linear attentionOutput{nullptr};
     torch::nn::LayerNorm attentionLayerNorm{nullptr};
-    torch::nn::Linear intermediate{nullptr};
-    torch::nn::Linear output{nullptr};
+    Linear intermediate{nullptr};
+    Linear output{nullptr};
     torch::nn::LayerNorm outputLayerNorm{nullptr};
-    torch::nn::Dropout hiddenDropout{nullptr};
-    torch::nn::Dropout attentionDropout{nullptr};
+
+    /// The generator the dropout masks come from (the model's).
+    at::Generator &generator() { return m_gen; }
 
 private:
     int64_t m_heads;
     std::string m_activation;
+    double m_hiddenDropout, m_attentionDropout;
+    at::Generator m_gen;
 };
 TORCH_MODULE(BertLayer);
 
@@ -70,9 +118,9 @@ TORCH_MODULE(BertLayer);
 /// recording autograd state and keeps only `hidden` and `maskBias`; the backward pass runs
 /// the layer again with gradients enabled and back-propagates through it, which adds the
 /// layer's parameter gradients into their .grad and returns the gradient of `hidden`.
-/// Dropout draws the same masks in the recomputation: the state of the default generator
-/// of hidden's device (CPU, or CUDA in a CUDA build) is saved before the forward pass,
-/// restored for the recomputation and put back afterwards. The autocast state (CPU and
+/// Dropout draws the same masks in the recomputation: the state of the layer's generator
+/// (BertLayerImpl::generator, the run's) is saved before the forward pass, restored for the
+/// recomputation and put back afterwards. The autocast state (CPU and
 /// CUDA: enabled, dtype) of the forward pass is re-established for the recomputation.
 ///
 /// Shapes and dtypes as BertLayerImpl::forward. Only `hidden` receives a gradient (the
@@ -83,11 +131,11 @@ TORCH_MODULE(BertLayer);
 torch::Tensor checkpointedLayer(BertLayerImpl &layer, const torch::Tensor &hidden, const torch::Tensor &maskBias,
                                 bool firstTokenOnly);
 
-/// num_hidden_layers BertLayers, registered as `layer.0`, `layer.1`, …
+/// num_hidden_layers BertLayers, registered as `layer.0`, `layer.1`, …, drawing from `gen`.
 class BertEncoderImpl : public torch::nn::Module
 {
 public:
-    explicit BertEncoderImpl(const BertConfig &config);
+    BertEncoderImpl(const BertConfig &config, at::Generator gen);
     /// hidden [B,S,H], inputMask int64 [B,S] (1 = token) → [B,1,H] (first token of the
     /// last block; the pooler needs nothing else) or [B,S,H] when allTokens is true.
     /// With activation checkpointing on, in training mode with gradients enabled and a
@@ -111,13 +159,19 @@ TORCH_MODULE(BertEncoder);
 /// the Hugging Face BertForSequenceClassification. num_labels == 1 is a regression head.
 /// Parameter names equal the HF state_dict keys (see expectedParameters()).
 ///
+/// Random state: the model draws its initialisation (in the constructor, reset_parameters,
+/// resetClassifier) and every dropout mask (embeddings, attention probabilities, hidden
+/// states, classifier) from `generator` only, the stream of the run that owns it
+/// (makeGenerator(--seed); checkpoints save and restore its state). Throws wb::Error when
+/// `generator` is undefined.
+///
 /// Example:
-///   BertForSequenceClassification m(config, 2);
+///   BertForSequenceClassification m(config, 2, nn::makeGenerator(seed));
 ///   auto logits = m(input_ids, input_mask, segment_ids); // [B, 2]
 class BertForSequenceClassificationImpl : public torch::nn::Module
 {
 public:
-    BertForSequenceClassificationImpl(const BertConfig &config, int64_t numLabels);
+    BertForSequenceClassificationImpl(const BertConfig &config, int64_t numLabels, at::Generator generator);
     /// int64 [B,S] inputs → float32 logits [B, num_labels] (also under bf16/fp16 autocast).
     torch::Tensor forward(const torch::Tensor &inputIds, const torch::Tensor &inputMask,
                           const torch::Tensor &segmentIds);
@@ -131,16 +185,19 @@ public:
 
     const BertConfig &config() const { return m_config; }
     int64_t numLabels() const { return m_numLabels; }
+    /// The model's random stream (shared with its submodules). Its state is what a training
+    /// checkpoint saves as rng_state; read or set it under its mutex().
+    at::Generator &generator() { return m_gen; }
 
     BertEmbeddings embeddings{nullptr};
     BertEncoder encoder{nullptr};
-    torch::nn::Linear pooler{nullptr};
-    torch::nn::Dropout dropout{nullptr};
-    torch::nn::Linear classifier{nullptr};
+    Linear pooler{nullptr};
+    Linear classifier{nullptr};
 
 private:
     BertConfig m_config;
     int64_t m_numLabels;
+    at::Generator m_gen;
 };
 TORCH_MODULE(BertForSequenceClassification);
 

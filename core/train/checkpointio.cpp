@@ -6,8 +6,6 @@
 #include "core/train/adamw.h"
 #include "core/util/error.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
 #include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
@@ -120,8 +118,10 @@ CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClas
         opt->load(c.archive);
     if (restoreRng) {
         c10::IValue rng;
+        // The run's generator (checkpoints before the run owned one stored the default
+        // generator's state here, which was the run's stream then: same format, same use).
         if (c.archive.try_read("rng_state", rng) && rng.isTensor()) {
-            auto gen = at::detail::getDefaultCPUGenerator();
+            at::Generator &gen = model->generator();
             std::lock_guard<std::mutex> lock(gen.mutex());
             gen.set_state(rng.toTensor());
         }
@@ -152,7 +152,7 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
         ar.write("bert_config", c10::IValue(model->config().toJson().dump()));
         ar.write("input_meta_data", c10::IValue(meta.toJson().dump()));
         {
-            auto gen = at::detail::getDefaultCPUGenerator();
+            at::Generator &gen = model->generator();
             std::lock_guard<std::mutex> lock(gen.mutex());
             ar.write("rng_state", c10::IValue(gen.get_state()));
         }

@@ -25,7 +25,10 @@ class AdamW;
 ///   num_labels       int64
 ///   bert_config      string, the model config as JSON
 ///   input_meta_data  string, the meta data as JSON
-///   rng_state        uint8 tensor, the default CPU generator (dropout masks)
+///   rng_state        uint8 tensor, the state of the model's generator (the run's random
+///                    stream: dropout masks; BertForSequenceClassificationImpl::generator).
+///                    Checkpoints written before runs owned a generator hold libtorch's
+///                    default CPU generator here, the same format; both restore alike.
 /// It is written to `ckpt-<step>.tmp`, fsynced and renamed (commitFileAtomic), then the
 /// `checkpoint` index names it (core/train/checkpointstate.h), so a crash leaves the
 /// previous checkpoint and index intact.
@@ -45,13 +48,14 @@ struct CheckpointHeader
 /// into a model). Throws wb::Error naming `path` when it is missing, unreadable or not ours.
 CheckpointHeader readCheckpointHeader(const std::string &path);
 
-/// Reads a checkpoint into `model` (and `opt` when non-null, and the CPU RNG when
-/// `restoreRng`). Throws wb::Error naming `path` for another architecture, another
+/// Reads a checkpoint into `model` (and `opt` when non-null, and rng_state into
+/// model->generator() when `restoreRng`). Throws wb::Error naming `path` for another architecture, another
 /// num_labels, a missing or misshapen tensor. Returns the header.
 CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, AdamW *opt,
                                 bool restoreRng);
 
-/// Writes a checkpoint of `model`, `opt` and the CPU RNG at `step` to `path` atomically.
+/// Writes a checkpoint of `model`, `opt` and the state of model->generator() at `step` to
+/// `path` atomically.
 /// On any failure (disk full, EFBIG, read-only folder; libtorch's c10::Error included) the
 /// temporary file is removed, `path` is untouched and wb::Error("<path>", reason) is thrown.
 void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, const AdamW &opt,

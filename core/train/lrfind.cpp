@@ -39,8 +39,9 @@ LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, con
     const InputMetaData meta = *v.meta_data;
     const bool regression = meta.isRegression();
 
-    torch::manual_seed(uint64_t(spec.seed));
-    nn::BertForSequenceClassification model(cfg, meta.num_labels);
+    // A stream of its own, seeded as a run with this --seed (never the default generator,
+    // which a training run beside it must not see touched).
+    nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(uint64_t(spec.seed)));
     model->setActivationCheckpointing(spec.activation_checkpointing);
     if (!spec.init_checkpoint.empty()) {
         if (isTrainingCheckpointPath(spec.init_checkpoint)) {

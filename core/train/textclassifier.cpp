@@ -165,7 +165,9 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     d->sep = d->tokenizer->vocab().id("[SEP]");
     d->unk = d->tokenizer->vocab().id("[UNK]");
 
-    d->model = nn::BertForSequenceClassification(d->cfg, d->meta.num_labels);
+    // The initial weights are replaced by the loaded ones and inference draws nothing: a
+    // throwaway stream of its own, so that loading never touches another job's random state.
+    d->model = nn::BertForSequenceClassification(d->cfg, d->meta.num_labels, nn::makeGenerator(0));
     if (endsWith(d->weights, ".safetensors") || fs::is_directory(d->weights)) {
         const CheckpointMatch m = loadInitCheckpoint(d->model, d->weights);
         if (!m.missing.empty() || m.classifierMissing)

@@ -35,8 +35,8 @@ Run::Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToke
 
 nn::BertForSequenceClassification Run::makeModel()
 {
-    torch::manual_seed(uint64_t(m_spec.seed));
-    nn::BertForSequenceClassification model(m_cfg, m_meta.num_labels);
+    // The run's own random stream (init, dropout): --seed, never libtorch's default generator.
+    nn::BertForSequenceClassification model(m_cfg, m_meta.num_labels, nn::makeGenerator(uint64_t(m_spec.seed)));
     model->setActivationCheckpointing(m_spec.activation_checkpointing); // acts in training passes only
     return model;
 }

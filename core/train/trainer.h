@@ -16,7 +16,18 @@ struct PreparedRun;
 ///
 /// Thread rules: run() is synchronous and creates no threads of its own besides libtorch's
 /// intra-op pool and the data prefetch thread; call it from a worker thread in a GUI. One
-/// run at a time per Trainer object.
+/// run at a time per Trainer object. Other jobs may use libtorch on other threads of the
+/// same process meanwhile (the window's Try it and learning-rate finder, another run):
+/// - Random state: a run owns its generator, nn::makeGenerator(--seed), the only source of
+///   its parameter initialisation and dropout masks, saved in and restored from its
+///   checkpoints (rng_state); the data order comes from the dataset's own engine seeded by
+///   --seed. Nothing in core seeds or draws from libtorch's default generator, so nothing
+///   another thread does changes a run: the same options give the same run.
+/// - Thread count: libtorch's intra-op thread count is process-wide. A run sets it
+///   (torch::set_num_threads, on this thread before its first step) only when
+///   --num_threads > 0, and then it applies to every job in the process; nothing else in
+///   core sets it. Results are reproducible at a fixed --num_threads.
+/// (docs/architecture.md, "Threading" and "Random state".)
 class Trainer
 {
 public:

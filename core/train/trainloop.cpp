@@ -184,8 +184,11 @@ void Run::restore(TrainState &s)
         s.strategy->prepare(s.model->parameters());
         // Own dropout masks per worker (deterministic, so a resumed run repeats them);
         // the chief keeps its stream, which its checkpoints record.
-        if (s.strategy->rank() > 0)
-            torch::manual_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(s.strategy->rank()) + uint64_t(s.start));
+        if (s.strategy->rank() > 0) {
+            at::Generator &gen = s.model->generator();
+            std::lock_guard<std::mutex> lock(gen.mutex());
+            gen.set_current_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(s.strategy->rank()) + uint64_t(s.start));
+        }
     }
 }
 

@@ -279,7 +279,7 @@ void tst_TeachRun::exportLoadsAsHuggingFaceFolder()
     QCOMPARE(cfg.hidden_size, int64_t(32));
     QCOMPARE(cfg.num_hidden_layers, int64_t(2));
 
-    nn::BertForSequenceClassification fromExport(cfg, 2), fromCkpt(cfg, 2);
+    nn::BertForSequenceClassification fromExport(cfg, 2, nn::makeGenerator(1)), fromCkpt(cfg, 2, nn::makeGenerator(2));
     const CheckpointMatch m = loadInitCheckpoint(fromExport, dir);
     QVERIFY(m.missing.empty());
     QVERIFY(!m.classifierMissing);

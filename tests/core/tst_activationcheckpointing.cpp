@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 using namespace wb;
 
@@ -52,16 +53,20 @@ struct StepResult
 {
     double loss = 0;
     std::map<std::string, torch::Tensor> grads;
-    torch::Tensor nextRandom; ///< a draw from the default generator after the step
+    torch::Tensor nextRandom; ///< a draw from the model's generator after the step
 };
 
-/// One forward + backward from a zero gradient, with `seed` set just before the forward.
+/// One forward + backward from a zero gradient, with the model's generator seeded `seed`
+/// just before the forward.
 StepResult step(nn::BertForSequenceClassification &model, const Batch &b, bool checkpointing, NumberFormat format,
                 uint64_t seed)
 {
     model->zero_grad();
     model->setActivationCheckpointing(checkpointing);
-    torch::manual_seed(seed);
+    {
+        std::lock_guard<std::mutex> lock(model->generator().mutex());
+        model->generator().set_current_seed(seed);
+    }
     torch::Tensor logits;
     {
         AutocastGuard autocast(format, c10::Device(c10::kCPU));
@@ -76,7 +81,7 @@ StepResult step(nn::BertForSequenceClassification &model, const Batch &b, bool c
             continue;
         r.grads[p.key()] = p.value().grad().clone();
     }
-    r.nextRandom = torch::rand({8});
+    r.nextRandom = torch::rand({8}, model->generator());
     return r;
 }
 
@@ -122,7 +127,7 @@ private Q_SLOTS:
 /// checkpointing on, and from the plain block otherwise.
 void tst_ActivationCheckpointing::theCheckpointedPathIsTaken()
 {
-    nn::BertForSequenceClassification model(tinyConfig(0.0), 2);
+    nn::BertForSequenceClassification model(tinyConfig(0.0), 2, nn::makeGenerator(101));
     model->train();
     const Batch b = makeBatch();
     const auto embedded = model->embeddings->forward(b.ids, b.segments);
@@ -140,8 +145,7 @@ void tst_ActivationCheckpointing::theCheckpointedPathIsTaken()
 /// (a) Dropout off: loss and every parameter gradient equal within 1e-6.
 void tst_ActivationCheckpointing::sameGradientsWithoutDropout()
 {
-    torch::manual_seed(1);
-    nn::BertForSequenceClassification model(tinyConfig(0.0), 2);
+    nn::BertForSequenceClassification model(tinyConfig(0.0), 2, nn::makeGenerator(1));
     model->train();
     const Batch b = makeBatch();
     const StepResult plain = step(model, b, false, NumberFormat::Fp32, 5);
@@ -158,8 +162,7 @@ void tst_ActivationCheckpointing::sameGradientsWithoutDropout()
 /// and the generator continues after the step as it does without checkpointing.
 void tst_ActivationCheckpointing::sameGradientsWithDropout()
 {
-    torch::manual_seed(1);
-    nn::BertForSequenceClassification model(tinyConfig(0.1), 2);
+    nn::BertForSequenceClassification model(tinyConfig(0.1), 2, nn::makeGenerator(1));
     model->train();
     const Batch b = makeBatch();
     const StepResult plain = step(model, b, false, NumberFormat::Fp32, 11);
@@ -177,8 +180,7 @@ void tst_ActivationCheckpointing::sameGradientsWithDropout()
 /// and gradients match bf16 without checkpointing far more closely than fp32 matches bf16.
 void tst_ActivationCheckpointing::sameLossUnderBf16Autocast()
 {
-    torch::manual_seed(1);
-    nn::BertForSequenceClassification model(tinyConfig(0.1), 2);
+    nn::BertForSequenceClassification model(tinyConfig(0.1), 2, nn::makeGenerator(1));
     model->train();
     const Batch b = makeBatch();
     const StepResult plain = step(model, b, false, NumberFormat::Bf16, 21);
@@ -200,7 +202,7 @@ void tst_ActivationCheckpointing::sameLossUnderBf16Autocast()
 /// In eval mode or without gradients the option changes nothing (no function in the graph).
 void tst_ActivationCheckpointing::evaluationIsUnchanged()
 {
-    nn::BertForSequenceClassification model(tinyConfig(0.1), 2);
+    nn::BertForSequenceClassification model(tinyConfig(0.1), 2, nn::makeGenerator(102));
     model->setActivationCheckpointing(true);
     QVERIFY(model->encoder->activationCheckpointing());
     model->eval();

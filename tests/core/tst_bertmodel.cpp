@@ -2,6 +2,9 @@
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/parameternames.h"
+#include "core/util/error.h"
+
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <QtTest>
 
@@ -37,6 +40,10 @@ private Q_SLOTS:
     void activations();
     void truncatedNormal();
     void initialisation();
+    void dropoutIsLibtorchDropout_data();
+    void dropoutIsLibtorchDropout();
+    void modulesDrawAsLibtorchModules();
+    void modelUsesOnlyItsGenerator();
 };
 
 void tst_BertModel::parameterNames_data()
@@ -64,7 +71,7 @@ void tst_BertModel::parameterNames()
 {
     QFETCH(QString, name);
     QFETCH(QString, shape);
-    nn::BertForSequenceClassification m(tinyConfig(), 3);
+    nn::BertForSequenceClassification m(tinyConfig(), 3, nn::makeGenerator(101));
     auto params = m->named_parameters();
     const auto *p = params.find(name.toStdString());
     QVERIFY2(p, qPrintable(name));
@@ -74,7 +81,7 @@ void tst_BertModel::parameterNames()
 void tst_BertModel::parameterOrderAndCount()
 {
     const BertConfig c = tinyConfig();
-    nn::BertForSequenceClassification m(c, 2);
+    nn::BertForSequenceClassification m(c, 2, nn::makeGenerator(102));
     const auto expected = expectedParameters(c, 2);
     const auto params = m->named_parameters();
     QCOMPARE(int(params.size()), int(expected.size()));
@@ -94,7 +101,7 @@ void tst_BertModel::embeddingProjection()
 {
     BertConfig c = tinyConfig();
     c.embedding_size = 16;
-    nn::BertForSequenceClassification m(c, 2);
+    nn::BertForSequenceClassification m(c, 2, nn::makeGenerator(103));
     auto params = m->named_parameters();
     QCOMPARE(params["bert.embeddings.word_embeddings.weight"].sizes().vec(), (std::vector<int64_t>{100, 16}));
     QCOMPARE(params["bert.embeddings.embedding_projection.weight"].sizes().vec(), (std::vector<int64_t>{32, 16}));
@@ -108,12 +115,12 @@ void tst_BertModel::embeddingProjection()
 
 void tst_BertModel::outputShapes()
 {
-    nn::BertForSequenceClassification m(tinyConfig(), 3);
+    nn::BertForSequenceClassification m(tinyConfig(), 3, nn::makeGenerator(104));
     auto ids = torch::randint(0, 100, {4, 10});
     auto mask = torch::ones({4, 10}, torch::kLong);
     auto seg = torch::zeros({4, 10}, torch::kLong);
     QCOMPARE(m->forward(ids, mask, seg).sizes().vec(), (std::vector<int64_t>{4, 3}));
-    nn::BertForSequenceClassification r(tinyConfig(), 1);
+    nn::BertForSequenceClassification r(tinyConfig(), 1, nn::makeGenerator(105));
     QCOMPARE(r->forward(ids, mask, seg).sizes().vec(), (std::vector<int64_t>{4, 1}));
     auto hidden = m->encoder->forward(m->embeddings->forward(ids, seg), mask, true);
     QCOMPARE(hidden.sizes().vec(), (std::vector<int64_t>{4, 10, 32}));
@@ -121,7 +128,7 @@ void tst_BertModel::outputShapes()
 
 void tst_BertModel::maskHidesPadding()
 {
-    nn::BertForSequenceClassification m(tinyConfig(), 2);
+    nn::BertForSequenceClassification m(tinyConfig(), 2, nn::makeGenerator(106));
     m->eval();
     torch::NoGradGuard g;
     auto ids = torch::randint(1, 100, {2, 12});
@@ -143,7 +150,7 @@ void tst_BertModel::maskHidesPadding()
 
 void tst_BertModel::firstTokenOnlyMatchesFullLastLayer()
 {
-    nn::BertForSequenceClassification m(tinyConfig(), 2);
+    nn::BertForSequenceClassification m(tinyConfig(), 2, nn::makeGenerator(107));
     m->eval();
     torch::NoGradGuard g;
     auto ids = torch::randint(0, 100, {3, 9});
@@ -171,7 +178,8 @@ void tst_BertModel::activations()
 void tst_BertModel::truncatedNormal()
 {
     auto t = torch::empty({200000});
-    nn::truncatedNormal_(t, 0.02);
+    at::Generator gen = nn::makeGenerator(3);
+    nn::truncatedNormal_(t, 0.02, gen);
     QVERIFY(t.abs().max().item<double>() <= 0.04 + 1e-7);
     QVERIFY(std::abs(t.mean().item<double>()) < 3e-4);
     // std of a normal truncated at ±2σ is 0.8796σ
@@ -180,18 +188,118 @@ void tst_BertModel::truncatedNormal()
 
 void tst_BertModel::initialisation()
 {
-    nn::BertForSequenceClassification m(tinyConfig(), 2);
+    nn::BertForSequenceClassification m(tinyConfig(), 2, nn::makeGenerator(108));
     auto p = m->named_parameters();
     QVERIFY(torch::all(p["bert.embeddings.LayerNorm.weight"] == 1).item<bool>());
     QVERIFY(torch::all(p["bert.encoder.layer.0.output.LayerNorm.bias"] == 0).item<bool>());
     QVERIFY(torch::all(p["classifier.bias"] == 0).item<bool>());
     QVERIFY(p["bert.encoder.layer.0.attention.self.query.weight"].abs().max().item<double>() <= 0.04 + 1e-7);
     QVERIFY(p["bert.embeddings.word_embeddings.weight"].std().item<double>() > 0.01);
-    torch::manual_seed(5);
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
-    torch::manual_seed(5);
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(5));
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(5));
     QVERIFY(torch::equal(a->classifier->weight, b->classifier->weight)); // seeded
+}
+
+/// nn::dropout with a generator in state S gives exactly what torch::dropout (as
+/// torch::nn::Dropout calls it) gives with the default generator in state S: output,
+/// gradient and the generator's state afterwards. That keeps a seeded run's numbers
+/// (metrics.jsonl) as they were when dropout drew from the default generator.
+void tst_BertModel::dropoutIsLibtorchDropout_data()
+{
+    QTest::addColumn<double>("p");
+    QTest::addColumn<bool>("bf16");
+    QTest::newRow("0.1") << 0.1 << false;
+    QTest::newRow("0.5") << 0.5 << false;
+    QTest::newRow("0.1 bf16") << 0.1 << true;
+}
+
+void tst_BertModel::dropoutIsLibtorchDropout()
+{
+    QFETCH(double, p);
+    QFETCH(bool, bf16);
+    const auto options = torch::TensorOptions().dtype(bf16 ? torch::kBFloat16 : torch::kFloat);
+    const torch::Tensor x = torch::linspace(0.5, 3.0, 4 * 2 * 7 * 5, options).view({4, 2, 7, 5});
+    torch::manual_seed(77);
+    torch::Tensor xa = x.clone().requires_grad_(true);
+    torch::Tensor expected = torch::dropout(xa, p, true);
+    expected.sum().backward();
+    const torch::Tensor expectedNext = torch::rand({16});
+
+    at::Generator gen = nn::makeGenerator(77);
+    torch::Tensor xb = x.clone().requires_grad_(true);
+    torch::Tensor y = nn::dropout(xb, p, true, gen);
+    y.sum().backward();
+    QVERIFY(torch::equal(y, expected));
+    QVERIFY(torch::equal(xb.grad(), xa.grad()));
+    QVERIFY(torch::equal(torch::rand({16}, gen), expectedNext)); // the stream continues alike
+    // It does drop: zeros and 1/(1−p)-scaled survivors.
+    QVERIFY((y == 0).any().item<bool>());
+    QVERIFY((y != 0).any().item<bool>());
+    // Not training, or p = 0: the input itself, nothing drawn.
+    const torch::Tensor before = gen.get_state();
+    QVERIFY(nn::dropout(x, p, false, gen).is_same(x));
+    QVERIFY(nn::dropout(x, 0.0, true, gen).is_same(x));
+    QVERIFY(torch::equal(gen.get_state(), before));
+}
+
+/// nn::Linear and nn::Embedding advance their generator exactly as torch::nn::Linear and
+/// torch::nn::Embedding advance the default one (so init is unchanged), with the same values.
+void tst_BertModel::modulesDrawAsLibtorchModules()
+{
+    torch::manual_seed(9);
+    torch::nn::Linear tl(24, 10);
+    torch::nn::Embedding te(50, 12);
+    torch::nn::Linear tl2(12, 3);
+    const torch::Tensor next = torch::rand({16});
+
+    at::Generator gen = nn::makeGenerator(9);
+    nn::Linear ol(24, 10, gen);
+    nn::Embedding oe(50, 12, gen);
+    nn::Linear ol2(12, 3, gen);
+    QVERIFY(torch::equal(torch::rand({16}, gen), next));
+    QVERIFY(torch::equal(oe->weight, te->weight));
+    // Linear: U(±1/√in) as kaiming_uniform_(a = √5); the bound is computed another way (≤ 1 ulp).
+    QVERIFY(torch::allclose(ol->weight, tl->weight, 1e-6, 1e-7));
+    QVERIFY(torch::allclose(ol->bias, tl->bias, 1e-6, 1e-7));
+    QVERIFY(torch::allclose(ol2->weight, tl2->weight, 1e-6, 1e-7));
+    const auto in = torch::randn({5, 24});
+    QVERIFY(torch::allclose(ol->forward(in), tl->forward(in), 1e-5, 1e-6));
+    const auto ids = torch::tensor({3, 0, 49}, torch::kLong);
+    QVERIFY(torch::equal(oe->forward(ids), te->forward(ids)));
+}
+
+/// Building a model and training passes draw from the model's generator only: libtorch's
+/// default generator is untouched, and the same seed gives the same weights and masks.
+void tst_BertModel::modelUsesOnlyItsGenerator()
+{
+    BertConfig c = tinyConfig();
+    c.hidden_dropout_prob = 0.2;
+    c.attention_probs_dropout_prob = 0.2;
+    auto ids = torch::randint(0, 100, {3, 9});
+    auto mask = torch::ones({3, 9}, torch::kLong);
+    auto seg = torch::zeros({3, 9}, torch::kLong);
+    auto defaultGen = at::detail::getDefaultCPUGenerator();
+    const torch::Tensor before = defaultGen.get_state();
+    nn::BertForSequenceClassification a(c, 2, nn::makeGenerator(21));
+    a->train();
+    const auto ya = a->forward(ids, mask, seg);
+    QVERIFY(torch::equal(defaultGen.get_state(), before));
+
+    torch::manual_seed(999); // whatever else happens to the default generator …
+    torch::rand({1000});
+    nn::BertForSequenceClassification b(c, 2, nn::makeGenerator(21));
+    b->train();
+    const auto yb = b->forward(ids, mask, seg);
+    QVERIFY(torch::equal(ya, yb)); // … the same seed, the same init and masks
+    QVERIFY(torch::equal(a->generator().get_state(), b->generator().get_state()));
+    QVERIFY(!torch::equal(a->forward(ids, mask, seg), ya)); // a new draw: other masks
+    b->eval();
+    const auto stateBefore = b->generator().get_state();
+    b->forward(ids, mask, seg);
+    QVERIFY(torch::equal(b->generator().get_state(), stateBefore)); // inference draws nothing
+
+    // Without a generator a model is not built.
+    QVERIFY_THROWS_EXCEPTION(wb::Error, nn::BertForSequenceClassification(c, 2, at::Generator()));
 }
 
 QTEST_APPLESS_MAIN(tst_BertModel)

@@ -67,8 +67,7 @@ private Q_SLOTS:
         Diagnostics diag;
         const auto config = BertConfig::load(m_run.bert_config_file, diag);
         QVERIFY(config);
-        torch::manual_seed(3);
-        nn::BertForSequenceClassification model(*config, 2);
+        nn::BertForSequenceClassification model(*config, 2, nn::makeGenerator(3));
         std::vector<std::pair<std::string, torch::Tensor>> params;
         for (auto &p : model->named_parameters()) {
             params.emplace_back(p.key(), p.value().detach());

@@ -57,7 +57,7 @@ private:
 
 void tst_InitCheckpoint::roundTripWithLegacyNames()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(101));
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto &p : a->named_parameters()) {
         std::string n = p.key();
@@ -75,8 +75,7 @@ void tst_InitCheckpoint::roundTripWithLegacyNames()
     QCOMPARE(readSafetensorsHeader(path).data_start % 8, uint64_t(0));
     QCOMPARE(QString::fromStdString(readSafetensorsHeader(path).metadata.at("format")), QStringLiteral("pt"));
 
-    torch::manual_seed(2);
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(2));
     const CheckpointMatch m = loadInitCheckpoint(b, path);
     QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()));
     QVERIFY(m.missing.empty());
@@ -89,7 +88,7 @@ void tst_InitCheckpoint::roundTripWithLegacyNames()
 
 void tst_InitCheckpoint::reportsClassifierAndUnexpected()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(102));
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto &p : a->named_parameters())
         if (p.key().rfind("classifier.", 0) != 0)
@@ -97,8 +96,7 @@ void tst_InitCheckpoint::reportsClassifierAndUnexpected()
     tensors.emplace_back("cls.predictions.bias", torch::zeros({100}));
     const std::string path = m_dir.filePath(QStringLiteral("pretrain.safetensors")).toStdString();
     saveSafetensors(path, tensors);
-    torch::manual_seed(3);
-    nn::BertForSequenceClassification b(tinyConfig(), 5);
+    nn::BertForSequenceClassification b(tinyConfig(), 5, nn::makeGenerator(3));
     const CheckpointMatch m = loadInitCheckpoint(b, path);
     QVERIFY(m.classifierMissing);
     QCOMPARE(int(m.unexpected.size()), 1);
@@ -109,7 +107,7 @@ void tst_InitCheckpoint::reportsClassifierAndUnexpected()
 
 void tst_InitCheckpoint::shapeMismatchNamesConfigKey()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(103));
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto &p : a->named_parameters())
         tensors.emplace_back(p.key(), p.value());
@@ -117,7 +115,7 @@ void tst_InitCheckpoint::shapeMismatchNamesConfigKey()
     saveSafetensors(path, tensors);
     BertConfig other = tinyConfig();
     other.vocab_size = 120;
-    nn::BertForSequenceClassification b(other, 2);
+    nn::BertForSequenceClassification b(other, 2, nn::makeGenerator(104));
     try {
         loadInitCheckpoint(b, path);
         QFAIL("no error for a vocab_size mismatch");
@@ -171,7 +169,7 @@ void tst_InitCheckpoint::hostileFiles()
 
 void tst_InitCheckpoint::preflightCheck()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(105));
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto &p : a->named_parameters())
         tensors.emplace_back(p.key(), p.value());

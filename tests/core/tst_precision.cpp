@@ -121,7 +121,7 @@ void tst_Precision::autocastScopesTheMatmuls()
     BertConfig c;
     c.vocab_size = 100, c.hidden_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 2;
     c.intermediate_size = 64, c.max_position_embeddings = 32, c.type_vocab_size = 2;
-    nn::BertForSequenceClassification model(c, 2);
+    nn::BertForSequenceClassification model(c, 2, nn::makeGenerator(101));
     model->eval();
     const auto ids = torch::randint(1, 100, {4, 16});
     const auto mask = torch::ones({4, 16}, torch::kLong);
@@ -192,7 +192,7 @@ void tst_Precision::bf16TrainsWithFloat32Weights()
     BertConfig c;
     Diagnostics diag;
     c = *BertConfig::load(o.bert_config_file, diag);
-    nn::BertForSequenceClassification fp32(c, 2);
+    nn::BertForSequenceClassification fp32(c, 2, nn::makeGenerator(102));
     QCOMPARE(loadCheckpoint(ckpt, fp32, nullptr, false).step, int64_t(48));
     QVERIFY(torch::equal(fp32->classifier->weight, tensors.at("classifier.weight")));
 
@@ -242,8 +242,7 @@ void tst_Precision::accumulationEqualsWholeBatch()
     // seeds the initialisation with --seed, 42 by default).
     Diagnostics diag;
     const BertConfig c = *BertConfig::load(m_dir.filePath(QStringLiteral("accum0/bert_config.json")).toStdString(), diag);
-    torch::manual_seed(42);
-    nn::BertForSequenceClassification init(c, 2);
+    nn::BertForSequenceClassification init(c, 2, nn::makeGenerator(42));
     const double moved = (init->classifier->weight - params[0].at("classifier.weight")).abs().max().item<double>();
     QVERIFY2(moved > 1e-3, std::to_string(moved).c_str());
 }

@@ -417,7 +417,7 @@ void tst_TfCheckpoint::mapsNames()
 
 void tst_TfCheckpoint::endToEndTf1SeveralBlocks()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 3);
+    nn::BertForSequenceClassification a(tinyConfig(), 3, nn::makeGenerator(101));
     auto tensors = tf1Tensors(a);
     // The embeddings' LayerNorm gamma as DT_HALF (1.0 is exact in half precision).
     for (auto &t : tensors)
@@ -447,8 +447,7 @@ void tst_TfCheckpoint::endToEndTf1SeveralBlocks()
     QCOMPARE(kv[1].first, std::string("bert/embeddings/LayerNorm/beta"));
     QCOMPARE(kv.back().first, std::string("output_weights"));
 
-    torch::manual_seed(5);
-    nn::BertForSequenceClassification b(tinyConfig(), 3);
+    nn::BertForSequenceClassification b(tinyConfig(), 3, nn::makeGenerator(5));
     const CheckpointMatch m = loadInitCheckpoint(b, prefix);
     QCOMPARE(m.format, std::string("TensorFlow checkpoint"));
     QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 3).size()));
@@ -462,7 +461,7 @@ void tst_TfCheckpoint::endToEndTf1SeveralBlocks()
 
 void tst_TfCheckpoint::endToEndTf2Names()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(102));
     auto p = a->named_parameters();
     const std::string attr = "/.ATTRIBUTES/VARIABLE_VALUE";
     std::vector<TfTensor> t;
@@ -498,8 +497,7 @@ void tst_TfCheckpoint::endToEndTf2Names()
     fs::create_directories(path("tf2"));
     const std::string prefix = path("tf2/ckpt-1");
     writeBundle(prefix, t);
-    torch::manual_seed(9);
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(9));
     const CheckpointMatch m = loadInitCheckpoint(b, prefix + ".index");
     QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()) - 2);
     QVERIFY(m.classifierMissing);
@@ -510,7 +508,7 @@ void tst_TfCheckpoint::endToEndTf2Names()
 
 void tst_TfCheckpoint::corruptedTensorCrcIsNamed()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(103));
     fs::create_directories(path("crc"));
     const std::string prefix = path("crc/bert_model.ckpt");
     writeBundle(prefix, tf1Tensors(a));
@@ -522,7 +520,7 @@ void tst_TfCheckpoint::corruptedTensorCrcIsNamed()
         f.seekp(std::streamoff(e->offset + 100));
         f.put('\x5a');
     }
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(104));
     const std::string err = expectError([&] { loadInitCheckpoint(b, prefix); });
     QVERIFY2(err.find("tensor 'bert/encoder/layer_1/attention/self/query/kernel'") != std::string::npos
                  && err.find("checksum mismatch") != std::string::npos,
@@ -546,7 +544,7 @@ void tst_TfCheckpoint::damagedIndexBlocks()
 {
     QFETCH(int, kind);
     QFETCH(QString, expected);
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(105));
     TableWriter table;
     table.blockSize = 300;
     table.restartInterval = 4;
@@ -575,7 +573,7 @@ void tst_TfCheckpoint::damagedIndexBlocks()
 
 void tst_TfCheckpoint::missingShardIsNamed()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(106));
     auto tensors = tf1Tensors(a);
     for (size_t k = 0; k < tensors.size(); k += 2)
         tensors[k].shard = 1;
@@ -583,13 +581,12 @@ void tst_TfCheckpoint::missingShardIsNamed()
     const std::string prefix = path("shards/bert_model.ckpt");
     writeBundle(prefix, tensors, 2);
     {
-        torch::manual_seed(4);
-        nn::BertForSequenceClassification b(tinyConfig(), 2);
+        nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(4));
         loadInitCheckpoint(b, prefix); // both shards present
         expectEqualModels(a, b, true);
     }
     fs::remove(prefix + ".data-00001-of-00002");
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(107));
     const std::string err = expectError([&] { loadInitCheckpoint(b, prefix); });
     QVERIFY2(err.find("bert_model.ckpt.data-00001-of-00002") != std::string::npos && err.find("missing") != std::string::npos,
              err.c_str());
@@ -604,7 +601,7 @@ void tst_TfCheckpoint::missingShardIsNamed()
 
 void tst_TfCheckpoint::shapeMismatchNamesTensorAndKey()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(108));
     fs::create_directories(path("shape"));
     const std::string prefix = path("shape/bert_model.ckpt");
     writeBundle(prefix, tf1Tensors(a));
@@ -634,7 +631,7 @@ void tst_TfCheckpoint::shapeMismatchNamesTensorAndKey()
 
 void tst_TfCheckpoint::locatesInputs()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(109));
     fs::create_directories(path("loc/sub"));
     const std::string prefix = path("loc/sub/model.ckpt-5");
     writeBundle(prefix, tf1Tensors(a));
@@ -671,7 +668,7 @@ void tst_TfCheckpoint::refusesPicklesAndTfNamesInSafetensors()
     std::ofstream(path("pt/weights.safetensors"), std::ios::binary) << std::string("PK\x03\x04rest", 8); // a zip: torch.save
     QVERIFY(expectError([&] { locateCheckpoint(path("pt/weights.safetensors")); }).find("pickle") != std::string::npos);
 
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(110));
     std::vector<std::pair<std::string, torch::Tensor>> named;
     for (const auto &t : tf1Tensors(a))
         named.emplace_back(t.name, torch::zeros(t.shape));
@@ -689,7 +686,7 @@ void tst_TfCheckpoint::refusesPicklesAndTfNamesInSafetensors()
 
 void tst_TfCheckpoint::huggingFaceFolder()
 {
-    nn::BertForSequenceClassification a(tinyConfig(), 2);
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(111));
     std::vector<std::pair<std::string, torch::Tensor>> tensors;
     for (auto &p : a->named_parameters())
         if (p.key().rfind("classifier.", 0) != 0)
@@ -701,8 +698,7 @@ void tst_TfCheckpoint::huggingFaceFolder()
     QVERIFY(src.format == CheckpointFormat::Safetensors);
     QCOMPARE(src.path, path("hf/model.safetensors"));
     QCOMPARE(src.config_json, path("hf/config.json"));
-    torch::manual_seed(11);
-    nn::BertForSequenceClassification b(tinyConfig(), 2);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(11));
     const CheckpointMatch m = loadInitCheckpoint(b, path("hf"));
     QVERIFY(m.classifierMissing);
     QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()) - 2);
