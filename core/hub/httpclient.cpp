@@ -149,7 +149,7 @@ HttpResult HttpClient::perform(const std::string &method, const std::string &url
     if (withToken && !d->settings.token.empty())
         list = curl_slist_append(list, ("Authorization: Bearer " + d->settings.token).c_str());
     list = curl_slist_append(list, "Accept-Encoding: identity");
-    const std::string range = "bytes=" + std::to_string(rangeStart) + "-";
+    const std::string range = std::to_string(rangeStart) + "-"; // libcurl sends "Range: bytes=<range>"
 
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
