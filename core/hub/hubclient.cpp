@@ -196,7 +196,8 @@ struct ErrorContext
     std::string file;
 };
 
-[[noreturn]] void throwForResponse(const ErrorContext &c, const HttpResult &r, const std::string &url, int attempts)
+[[noreturn]] void throwForResponse(const ErrorContext &c, const HttpResult &r, const std::string &url, int attempts,
+                                   bool transfer = false)
 {
     const std::string field = fieldFor(c.id, c.file);
     const std::string page = c.settings.endpoint + "/" + c.id.repo_id;
@@ -213,8 +214,9 @@ struct ErrorContext
         throw HubError(HubErrorKind::Network, field, what + ": " + r.curl_message + after,
                        "Check the network connection and proxy settings (https_proxy), or HF_ENDPOINT ("
                            + c.settings.endpoint
-                           + "). Models already in the Hugging Face cache work offline (HF_HUB_OFFLINE=1); "
-                             "the part downloaded so far is kept and resumed next time.");
+                           + "). Models already in the Hugging Face cache work offline (HF_HUB_OFFLINE=1)"
+                             + std::string(transfer ? "; " : ".")
+                             + std::string(transfer ? "the part downloaded so far is kept and resumed next time." : ""));
     }
     if (code == "GatedRepo" || ((r.status == 401 || r.status == 403) && code != "RepoNotFound")) {
         if (haveToken)
@@ -508,7 +510,7 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
         sleepInterruptible(backoff(m_settings, attempt), m_stop, field);
     }
     if (!complete)
-        throwForResponse(ErrorContext{m_settings, id, file}, last, lastUrl, attempt);
+        throwForResponse(ErrorContext{m_settings, id, file}, last, lastUrl, attempt, true);
 
     const int64_t size = partSize();
     if (meta.size >= 0 && size != meta.size) {
