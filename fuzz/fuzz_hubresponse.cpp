@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     try {
         for (const std::string &shard : wb::parseShardIndex(text, "fuzz"))
-            if (!wb::isSafeRepoPath(shard) || shard.find("..") == 0)
+            if (!wb::isSafeRepoPath(shard))
                 std::abort();
     } catch (const wb::HubError &) {
     }
