@@ -12,7 +12,7 @@ wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
 set(_wb_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 set(_wb_fuzz_sources "")
 foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors eventfile csvtsv vocab projectfile
-          progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind)
+          progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind hubresponse)
   set_source_files_properties(${_wb_fuzz_dir}/fuzz_${t}.cpp PROPERTIES
                               COMPILE_DEFINITIONS LLVMFuzzerTestOneInput=fuzz_${t}_entry)
   list(APPEND _wb_fuzz_sources ${_wb_fuzz_dir}/fuzz_${t}.cpp)
@@ -25,7 +25,9 @@ add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
                ${PROJECT_SOURCE_DIR}/core/train/evalexamples.cpp
                ${PROJECT_SOURCE_DIR}/core/train/bestmodel.cpp
                ${PROJECT_SOURCE_DIR}/core/train/runidentity.cpp
-               ${PROJECT_SOURCE_DIR}/core/train/lrfindanalysis.cpp)
+               ${PROJECT_SOURCE_DIR}/core/train/lrfindanalysis.cpp
+               ${PROJECT_SOURCE_DIR}/core/hub/hubparse.cpp
+               ${PROJECT_SOURCE_DIR}/core/hub/hubid.cpp)
 target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
 target_link_libraries(wb_fuzzreplay PRIVATE wb_io wb_data wb_config Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC

@@ -30,6 +30,10 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
 /// Obtains and prepares the example project (SpamAssassin + BERT-Tiny) and prints its paths.
 int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
+/// Pretrained models (issue 22): `models list|info|download` — the catalogue, one model's facts
+/// and cache state, and a download into the Hugging Face cache (docs/pretrained-models.md).
+int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 

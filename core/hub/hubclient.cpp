@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/hub/hubclient.h"
+
+#include "core/hub/httpclient.h"
+#include "core/hub/huberror.h"
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+namespace {
+
+constexpr int kMaxRedirects = 10;           // hops per request
+constexpr int kMaxConnectAttempts = 2;      // DNS/connection failures: fail fast, the cache may serve
+constexpr double kMaxRetryDelay = 30.0;     // seconds
+constexpr int64_t kHashChunk = 1 << 20;     // bytes read back per step when resuming a hash
+
+std::string fieldFor(const HubId &id, const std::string &file)
+{
+    return file.empty() ? id.repo_id : id.repo_id + ": " + file;
+}
+
+bool isConnectFailure(int code)
+{
+    return code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_COULDNT_CONNECT;
+}
+
+bool isTransient(const HttpResult &r)
+{
+    switch (r.curl_code) {
+    case CURLE_OK: break;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR: return true;
+    default: return false;
+    }
+    return r.status == 408 || r.status == 429 || r.status == 500 || r.status == 502 || r.status == 503
+           || r.status == 504;
+}
+
+std::string header(const HttpResult &r, const char *name)
+{
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+}
+
+int64_t parseSize(const std::string &s)
+{
+    if (s.empty() || s.size() > 18)
+        return -1;
+    int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9')
+            return -1;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+std::string hostOf(const std::string &endpoint)
+{
+    auto p = endpoint.find("://");
+    std::string h = p == std::string::npos ? endpoint : endpoint.substr(p + 3);
+    return h.substr(0, h.find('/'));
+}
+
+/// SHA-256 with OpenSSL's EVP interface.
+class Sha256
+{
+public:
+    Sha256() : m_ctx(EVP_MD_CTX_new()) { reset(); }
+    ~Sha256() { EVP_MD_CTX_free(m_ctx); }
+    void reset()
+    {
+        EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr);
+        m_bytes = 0;
+    }
+    void update(const char *data, size_t n)
+    {
+        EVP_DigestUpdate(m_ctx, data, n);
+        m_bytes += int64_t(n);
+    }
+    int64_t bytes() const { return m_bytes; }
+    std::string hex()
+    {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int len = 0;
+        EVP_DigestFinal_ex(m_ctx, md, &len);
+        static const char *digits = "0123456789abcdef";
+        std::string out;
+        for (unsigned int i = 0; i < len; ++i) {
+            out += digits[md[i] >> 4];
+            out += digits[md[i] & 15];
+        }
+        return out;
+    }
+
+private:
+    EVP_MD_CTX *m_ctx;
+    int64_t m_bytes = 0;
+};
+
+/// An exclusive flock on the cache's lock file, as huggingface_hub's FileLock takes it.
+class BlobLock
+{
+public:
+    BlobLock(const std::string &path, const StopToken &stop, const std::string &field)
+    {
+        std::error_code ec;
+        fs::create_directories(fs::path(path).parent_path(), ec);
+        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (m_fd < 0)
+            return; // a read-only .locks folder must not stop a download
+        while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK && errno != EINTR)
+                return;
+            if (stop.stopRequested())
+                throw HubError(HubErrorKind::Stopped, field, "stopped by the user");
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    }
+    ~BlobLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd); // releases the lock
+    }
+
+private:
+    int m_fd = -1;
+};
+
+[[noreturn]] void diskError(const std::string &path, int err, const std::string &file)
+{
+    const bool full = err == ENOSPC || err == EDQUOT;
+    throw HubError(full ? HubErrorKind::DiskFull : HubErrorKind::Io, path,
+                   (full ? "the disk is full while downloading " : "cannot write the download of ") + file + ": "
+                       + std::strerror(err),
+                   full ? "Free disk space there, or point HF_HUB_CACHE (or HF_HOME) at a disk with room; the part "
+                          "downloaded so far is kept and resumed."
+                        : "Check that the Hugging Face cache folder is writable, or set HF_HUB_CACHE to one that is.");
+}
+
+} // namespace
+
+HubClient::HubClient(const HubSettings &settings, const StopToken &stop)
+    : m_settings(settings), m_stop(stop), m_http(std::make_unique<HttpClient>(settings))
+{
+}
+
+HubClient::~HubClient() = default;
+
+std::string HubClient::resolveUrl(const HubId &id, const std::string &revision, const std::string &file) const
+{
+    std::string path;
+    size_t start = 0;
+    while (true) {
+        const auto slash = file.find('/', start);
+        path += urlEncodeSegment(file.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos)
+            break;
+        path += '/';
+        start = slash + 1;
+    }
+    return m_settings.endpoint + "/" + id.repo_id + "/resolve/" + urlEncodeSegment(revision) + "/" + path;
+}
+
+namespace {
+
+struct ErrorContext
+{
+    const HubSettings &settings;
+    const HubId &id;
+    std::string file;
+};
+
+[[noreturn]] void throwForResponse(const ErrorContext &c, const HttpResult &r, const std::string &url, int attempts,
+                                   bool transfer = false)
+{
+    const std::string field = fieldFor(c.id, c.file);
+    const std::string page = c.settings.endpoint + "/" + c.id.repo_id;
+    const std::string code = header(r, "x-error-code");
+    const std::string status = "HTTP " + std::to_string(r.status);
+    const bool haveToken = !c.settings.token.empty();
+    const std::string tokenHow = "create a read token at " + c.settings.endpoint
+                                 + "/settings/tokens and give it as HF_TOKEN=<token> (or write it to "
+                                 + c.settings.hf_home + "/token)";
+    if (r.status == 0 || r.curl_code != CURLE_OK) {
+        const std::string after = attempts > 1 ? " (after " + std::to_string(attempts) + " attempts)" : "";
+        const std::string what = isConnectFailure(r.curl_code) ? "cannot reach " + hostOf(url) : "the transfer from "
+                                 + hostOf(url) + " failed";
+        throw HubError(HubErrorKind::Network, field, what + ": " + r.curl_message + after,
+                       "Check the network connection and proxy settings (https_proxy), or HF_ENDPOINT ("
+                           + c.settings.endpoint
+                           + "). Models already in the Hugging Face cache work offline (HF_HUB_OFFLINE=1)"
+                             + std::string(transfer ? "; " : ".")
+                             + std::string(transfer ? "the part downloaded so far is kept and resumed next time." : ""));
+    }
+    if (code == "GatedRepo" || ((r.status == 401 || r.status == 403) && code != "RepoNotFound")) {
+        if (haveToken)
+            throw HubError(HubErrorKind::Gated, field,
+                           "the token from " + c.settings.token_source + " gives no access to model " + c.id.repo_id
+                               + " (" + status + (code.empty() ? "" : ", " + code) + ")",
+                           "Open " + page + ", log in with the account of the token and accept the model's licence "
+                               "(gated models), or " + tokenHow + " from an account with access.");
+        throw HubError(HubErrorKind::Gated, field,
+                       "model " + c.id.repo_id + " is gated or private: downloading it needs a token (" + status + ")",
+                       "Open " + page + ", log in and accept the model's licence, then " + tokenHow + ".");
+    }
+    if (code == "RepoNotFound" || (r.status == 404 && c.file.empty() && code.empty()))
+        throw HubError(HubErrorKind::RepoNotFound, field,
+                       "model " + c.id.repo_id + " does not exist on " + c.settings.endpoint + ", or it is private ("
+                           + status + ")",
+                       std::string("Check the spelling (bert-workbench-cli models list shows the catalogue)")
+                           + (haveToken ? "; for a private model, use a token of an account with access."
+                                        : "; for a private model, " + tokenHow + "."));
+    if (code == "RevisionNotFound")
+        throw HubError(HubErrorKind::RevisionNotFound, field,
+                       "model " + c.id.repo_id + " has no revision '" + c.id.revision + "' (" + status + ")",
+                       "Give an existing branch, tag or commit after '@' (see " + page
+                           + "/tree/main), or leave out '@" + c.id.revision + "' for main.");
+    if (code == "EntryNotFound" || r.status == 404)
+        throw HubError(HubErrorKind::EntryNotFound, field,
+                       "model " + c.id.repo_id + " has no file '" + c.file + "' at revision " + c.id.revision + " ("
+                           + status + ")",
+                       "See the model's files at " + page + "/tree/" + c.id.revision
+                           + "; choose a model that has it (bert-workbench-cli models list).");
+    const std::string message = header(r, "x-error-message");
+    throw HubError(HubErrorKind::Http, field,
+                   c.settings.endpoint + " answered " + status + " for " + url
+                       + (message.empty() ? "" : ": " + message)
+                       + (attempts > 1 ? " (after " + std::to_string(attempts) + " attempts)" : ""),
+                   "Try again later; if it persists, check HF_ENDPOINT (" + c.settings.endpoint + ").");
+}
+
+void sleepInterruptible(double seconds, const StopToken &stop, const std::string &field)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        if (stop.stopRequested())
+            throw HubError(HubErrorKind::Stopped, field, "stopped by the user");
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+double backoff(const HubSettings &s, int attempt)
+{
+    return std::min(kMaxRetryDelay, s.retry_delay_s * double(1 << std::min(attempt - 1, 16)));
+}
+
+int attemptsFor(const HubSettings &s, const HttpResult &r)
+{
+    const int n = std::max(1, s.max_attempts);
+    return isConnectFailure(r.curl_code) ? std::min(n, kMaxConnectAttempts) : n;
+}
+
+} // namespace
+
+RepoInfo HubClient::repoInfo(const HubId &id)
+{
+    const ErrorContext ctx{m_settings, id, {}};
+    std::string url = m_settings.endpoint + "/api/models/" + id.repo_id + "/revision/" + urlEncodeSegment(id.revision);
+    const auto progress = [this](int64_t) { return !m_stop.stopRequested(); };
+    for (int attempt = 1;; ++attempt) {
+        std::string u = url;
+        HttpResult r;
+        for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+            r = m_http->perform("GET", u, sameOrigin(u, m_settings.endpoint), {"Accept: application/json"}, 0, {},
+                                progress);
+            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty()) {
+                u = r.redirect_url;
+                continue;
+            }
+            break;
+        }
+        if (r.aborted || m_stop.stopRequested())
+            throw HubError(HubErrorKind::Stopped, id.repo_id, "stopped by the user");
+        if (r.curl_code == CURLE_OK && r.status == 200)
+            return parseRepoInfo(r.body, id.repo_id + ": " + u);
+        if (!isTransient(r) || attempt >= attemptsFor(m_settings, r))
+            throwForResponse(ctx, r, u, attempt);
+        sleepInterruptible(backoff(m_settings, attempt), m_stop, id.repo_id);
+    }
+}
+
+std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const std::string &revision,
+                                                       const std::string &file, bool allowMissing)
+{
+    const ErrorContext ctx{m_settings, id, file};
+    const std::string url = resolveUrl(id, revision, file);
+    const auto progress = [this](int64_t) { return !m_stop.stopRequested(); };
+    for (int attempt = 1;; ++attempt) {
+        std::string u = url;
+        HttpResult r;
+        // Only same-host redirects (a renamed repo) are followed; a redirect to another host
+        // (the CDN of LFS files) is where the bytes are fetched from, without the token.
+        for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+            r = m_http->perform("HEAD", u, true, {}, 0, {}, progress);
+            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty() && sameOrigin(r.redirect_url, u)) {
+                u = r.redirect_url;
+                continue;
+            }
+            break;
+        }
+        if (r.aborted || m_stop.stopRequested())
+            throw HubError(HubErrorKind::Stopped, fieldFor(id, file), "stopped by the user");
+        if (r.curl_code == CURLE_OK && (r.status == 200 || (r.status >= 300 && r.status < 400))) {
+            HubFileMetadata m;
+            m.commit = header(r, "x-repo-commit");
+            const std::string linked = header(r, "x-linked-etag");
+            m.lfs = !linked.empty();
+            m.etag = normalizeEtag(m.lfs ? linked : header(r, "etag"));
+            m.size = parseSize(m.lfs ? header(r, "x-linked-size") : header(r, "content-length"));
+            if (m.size < 0 && m.lfs)
+                m.size = parseSize(header(r, "content-length"));
+            m.location = r.status >= 300 && !r.redirect_url.empty() ? r.redirect_url : u;
+            if (m.etag.empty() || !isSafeRepoPath(m.etag) || m.etag.find('/') != std::string::npos)
+                throw HubError(HubErrorKind::Http, fieldFor(id, file),
+                               "the Hub's answer for " + u + " has no usable ETag or X-Linked-Etag",
+                               "The server at HF_ENDPOINT (" + m_settings.endpoint
+                                   + ") may not be a Hugging Face Hub, or a proxy strips headers.");
+            if (m.lfs && (m.etag.size() != 64 || m.etag.find_first_not_of("0123456789abcdef") != std::string::npos))
+                throw HubError(HubErrorKind::Http, fieldFor(id, file),
+                               "the Hub's X-Linked-Etag for " + u + " is not a sha256: '" + m.etag + "'",
+                               "Check HF_ENDPOINT (" + m_settings.endpoint + ").");
+            return m;
+        }
+        if (allowMissing && r.status == 404 && header(r, "x-error-code") == "EntryNotFound")
+            return std::nullopt;
+        if (!isTransient(r) || attempt >= attemptsFor(m_settings, r))
+            throwForResponse(ctx, r, u, attempt);
+        sleepInterruptible(backoff(m_settings, attempt), m_stop, fieldFor(id, file));
+    }
+}
+
+int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::string &commit, const std::string &file,
+                         const HubFileMetadata &meta, const std::function<void(int64_t)> &onBytes)
+{
+    const std::string field = fieldFor(id, file);
+    const std::string blob = cache.blobPath(id, meta.etag);
+    std::error_code ec;
+    auto finish = [&] {
+        cache.linkSnapshotFile(id, commit, file, meta.etag);
+        if (onBytes)
+            onBytes(int64_t(fs::file_size(blob, ec)));
+    };
+    if (fs::is_regular_file(blob, ec)) {
+        finish();
+        return 0;
+    }
+    fs::create_directories(fs::path(blob).parent_path(), ec);
+    if (ec)
+        diskError(fs::path(blob).parent_path().string(), ec.value(), file);
+    BlobLock lock(cache.lockPath(id, meta.etag), m_stop, field);
+    if (fs::is_regular_file(blob, ec)) { // another process finished it meanwhile
+        finish();
+        return 0;
+    }
+    const std::string part = blob + ".incomplete";
+    auto partSize = [&]() -> int64_t {
+        std::error_code e;
+        const auto n = fs::file_size(part, e);
+        return e ? 0 : int64_t(n);
+    };
+    if (meta.size >= 0) {
+        struct statvfs vfs {};
+        if (::statvfs(fs::path(blob).parent_path().c_str(), &vfs) == 0) {
+            const int64_t free = int64_t(vfs.f_bavail) * int64_t(vfs.f_frsize);
+            const int64_t needed = meta.size - partSize();
+            if (needed > free)
+                throw HubError(HubErrorKind::DiskFull, fs::path(blob).parent_path().string(),
+                               "not enough disk space for " + file + " of " + id.repo_id + ": it needs "
+                                   + std::to_string(needed) + " bytes, " + std::to_string(free) + " are free",
+                               "Free disk space there, or point HF_HUB_CACHE (or HF_HOME) at a disk with room.");
+        }
+    }
+
+    Sha256 hash;
+    int64_t transferred = 0;
+    int fd = -1;
+    int writeErrno = 0;
+    auto closeFd = [&] {
+        if (fd >= 0)
+            ::close(fd);
+        fd = -1;
+    };
+    // Re-hashes the part on disk when the running hash does not cover it (a resume of a
+    // download left by an earlier process).
+    auto syncHash = [&](int64_t have) {
+        if (hash.bytes() == have)
+            return;
+        hash.reset();
+        const int in = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+        std::string buf(size_t(kHashChunk), '\0');
+        int64_t left = have;
+        while (in >= 0 && left > 0) {
+            const ssize_t n = ::read(in, buf.data(), size_t(std::min<int64_t>(left, kHashChunk)));
+            if (n <= 0)
+                break;
+            hash.update(buf.data(), size_t(n));
+            left -= n;
+        }
+        if (in >= 0)
+            ::close(in);
+    };
+
+    bool complete = false;
+    HttpResult last;
+    std::string lastUrl = meta.location;
+    int attempt = 1;
+    for (;; ++attempt) {
+        int64_t have = partSize();
+        if (meta.size >= 0 && have > meta.size) {
+            fs::resize_file(part, 0, ec);
+            have = 0;
+        }
+        if (meta.size >= 0 && have == meta.size && have > 0) {
+            syncHash(have);
+            complete = true;
+            break;
+        }
+        syncHash(have);
+        fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            diskError(part, errno, file);
+        int64_t base = have;
+        bool restarted = false;
+        const HttpSink sink = [&](const char *data, size_t n, long status) {
+            if (status == 200 && base > 0 && !restarted) { // the server ignored Range: start over
+                restarted = true;
+                if (::ftruncate(fd, 0) != 0) {
+                    writeErrno = errno;
+                    return false;
+                }
+                hash.reset();
+                base = 0;
+            }
+            size_t off = 0;
+            while (off < n) {
+                const ssize_t w = ::write(fd, data + off, n - off);
+                if (w < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    writeErrno = errno;
+                    return false;
+                }
+                off += size_t(w);
+            }
+            hash.update(data, n);
+            transferred += int64_t(n);
+            return true;
+        };
+        const HttpProgress progress = [&](int64_t received) {
+            if (onBytes)
+                onBytes(base + received);
+            return !m_stop.stopRequested();
+        };
+        std::string u = meta.location;
+        HttpResult r;
+        for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+            r = m_http->perform("GET", u, sameOrigin(u, m_settings.endpoint), {}, base, sink, progress);
+            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty()) {
+                u = r.redirect_url;
+                continue;
+            }
+            break;
+        }
+        closeFd();
+        last = r;
+        lastUrl = u;
+        if (r.aborted || m_stop.stopRequested())
+            throw HubError(HubErrorKind::Stopped, field,
+                           "stopped by the user; the part downloaded so far is kept in " + part + " and resumed next time");
+        if (r.sink_failed)
+            diskError(part, writeErrno ? writeErrno : EIO, file);
+        if (r.curl_code == CURLE_OK && (r.status == 200 || r.status == 206)) {
+            complete = true;
+            break;
+        }
+        if (r.curl_code == CURLE_OK && r.status == 416) { // the part is not a prefix of the file
+            fs::resize_file(part, 0, ec);
+            hash.reset();
+            if (attempt < std::max(1, m_settings.max_attempts))
+                continue;
+        }
+        if (!isTransient(r) || attempt >= attemptsFor(m_settings, r))
+            break;
+        sleepInterruptible(backoff(m_settings, attempt), m_stop, field);
+    }
+    if (!complete)
+        throwForResponse(ErrorContext{m_settings, id, file}, last, lastUrl, attempt, true);
+
+    const int64_t size = partSize();
+    if (meta.size >= 0 && size != meta.size) {
+        fs::remove(part, ec);
+        throw HubError(HubErrorKind::Checksum, field,
+                       "the download of " + file + " has " + std::to_string(size) + " bytes, the Hub said "
+                           + std::to_string(meta.size),
+                       "Download it again (bert-workbench-cli models download " + id.toString()
+                           + "); if it repeats, a proxy may alter downloads.");
+    }
+    if (meta.lfs) {
+        const std::string got = hash.hex();
+        if (got != meta.etag) {
+            fs::remove(part, ec);
+            throw HubError(HubErrorKind::Checksum, field,
+                           "the download of " + file + " is corrupt: its sha256 is " + got + ", the Hub's X-Linked-Etag is "
+                               + meta.etag + "; the file was deleted",
+                           "Download it again (bert-workbench-cli models download " + id.toString()
+                               + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
+        }
+    }
+    if (int f = ::open(part.c_str(), O_RDONLY | O_CLOEXEC); f >= 0) {
+        ::fsync(f);
+        ::close(f);
+    }
+    if (std::rename(part.c_str(), blob.c_str()) != 0)
+        diskError(blob, errno, file);
+    finish();
+    return transferred;
+}
+
+} // namespace wb

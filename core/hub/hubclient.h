@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The Hub's endpoints with retries, error words and the cache-writing download. Internal to
+// core/hub; front-ends call resolvePretrainedModel (pretrainedmodel.h).
+
+#include "core/events/stoptoken.h"
+#include "core/hub/hubcache.h"
+#include "core/hub/hubid.h"
+#include "core/hub/hubparse.h"
+#include "core/hub/hubsettings.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace wb {
+
+class HttpClient;
+
+/// What HEAD {endpoint}/{repo}/resolve/{rev}/{file} says about a file.
+struct HubFileMetadata
+{
+    std::string commit;   ///< X-Repo-Commit
+    std::string etag;     ///< X-Linked-Etag (LFS: the sha256), else ETag (git blob sha1), normalised
+    int64_t size = -1;    ///< X-Linked-Size, else Content-Length; -1 when unknown
+    std::string location; ///< where to GET the bytes: the redirect target (CDN) or the resolve URL
+    bool lfs = false;     ///< X-Linked-Etag was present: etag is the sha256 to check
+};
+
+/// Thread rules: one thread per client (it owns a libcurl handle).
+class HubClient
+{
+public:
+    HubClient(const HubSettings &settings, const StopToken &stop);
+    ~HubClient();
+
+    /// GET {endpoint}/api/models/{repo}/revision/{rev}. Throws HubError.
+    RepoInfo repoInfo(const HubId &id);
+    /// HEAD of `file` at `revision` (a commit or id.revision). Returns nothing for a 404
+    /// EntryNotFound when `allowMissing`; throws HubError otherwise.
+    std::optional<HubFileMetadata> fileMetadata(const HubId &id, const std::string &revision, const std::string &file,
+                                                bool allowMissing);
+    /// Puts the file's bytes at cache.blobPath(etag), unless a blob is there already, and links
+    /// snapshots/<commit>/<file> to it. Downloads to <blob>.incomplete, resuming what is there
+    /// with a Range request, retries cut transfers, checks the size and (LFS) the sha256, then
+    /// renames. `onBytes(bytesOnDisk)` reports progress of this file. Returns the bytes
+    /// transferred. Throws HubError (Checksum: the .incomplete is removed; Stopped: it stays).
+    int64_t fetch(const HubCache &cache, const HubId &id, const std::string &commit, const std::string &file,
+                  const HubFileMetadata &meta, const std::function<void(int64_t)> &onBytes);
+
+    /// Returns "{endpoint}/{repo}/resolve/{revision}/{file}".
+    std::string resolveUrl(const HubId &id, const std::string &revision, const std::string &file) const;
+
+private:
+    const HubSettings &m_settings;
+    const StopToken &m_stop;
+    std::unique_ptr<HttpClient> m_http;
+};
+
+} // namespace wb
