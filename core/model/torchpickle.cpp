@@ -243,6 +243,8 @@ private:
     }
     std::string readString(uint64_t n, const char *what)
     {
+        if (n > kMaxPickleBytes)
+            fail(std::string(what) + " of " + std::to_string(n) + " bytes, far more than a state dict needs");
         const char *p = m_in.take(n, what); // bounded by the bytes left: no allocation beyond the file
         return std::string(p, size_t(n));
     }
@@ -562,12 +564,14 @@ uint32_t Unpickler::run()
             push(make(std::move(o)));
             break;
         }
-        case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e: { // BINUNICODE, SHORT_/…8, BINBYTES, SHORT_/…8
-            const uint64_t n = op == 0x8c || op == 'C' ? m_in.byte("a string length")
-                               : op == 'X' || op == 'B' ? m_in.uint(4, "a string length")
-                                                        : m_in.uint(8, "a string length");
+        // BINUNICODE, SHORT_BINUNICODE, BINUNICODE8; BINBYTES, SHORT_BINBYTES, BINBYTES8; and Python 2's
+        // BINSTRING, SHORT_BINSTRING (str keys of files saved under Python 2), read as str.
+        case 'X': case 0x8c: case 0x8d: case 'B': case 'C': case 0x8e: case 'T': case 'U': {
+            const uint64_t n = op == 0x8c || op == 'C' || op == 'U' ? m_in.byte("a string length")
+                               : op == 'X' || op == 'B' || op == 'T' ? m_in.uint(4, "a string length")
+                                                                     : m_in.uint(8, "a string length");
             Obj o;
-            o.kind = op == 'X' || op == 0x8c || op == 0x8d ? Kind::Str : Kind::Bytes;
+            o.kind = op == 'B' || op == 'C' || op == 0x8e ? Kind::Bytes : Kind::Str;
             o.s = readString(n, "a string");
             push(make(std::move(o)));
             break;
@@ -761,6 +765,8 @@ std::map<std::string, ZipEntry> readZipDirectory(std::istream &in, uint64_t file
     }
     if (cdOffset > eocdAbs || cdSize > eocdAbs - cdOffset)
         throw corrupt("the central directory lies outside the file");
+    if (cdSize > kMaxPickleBytes)
+        throw corrupt("the central directory is " + std::to_string(cdSize) + " bytes, far more than torch.save writes");
     if (count > kMaxZipEntries || count > cdSize / 46)
         throw corrupt("the central directory claims " + std::to_string(count) + " entries in " + std::to_string(cdSize)
                       + " bytes");
