@@ -11,7 +11,7 @@ wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
 # that all of them fit in one executable.
 set(_wb_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 set(_wb_fuzz_sources "")
-foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors eventfile csvtsv vocab projectfile
+foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpickle eventfile csvtsv vocab projectfile
           progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind hubresponse)
   set_source_files_properties(${_wb_fuzz_dir}/fuzz_${t}.cpp PROPERTIES
                               COMPILE_DEFINITIONS LLVMFuzzerTestOneInput=fuzz_${t}_entry)
@@ -20,6 +20,7 @@ endforeach()
 add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
                ${PROJECT_SOURCE_DIR}/core/launch/chiefstream.cpp
                ${PROJECT_SOURCE_DIR}/core/model/safetensors.cpp
+               ${PROJECT_SOURCE_DIR}/core/model/torchpickle.cpp
                ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
                ${PROJECT_SOURCE_DIR}/ui/classmetrics.cpp
                ${PROJECT_SOURCE_DIR}/core/train/evalexamples.cpp

@@ -6,6 +6,8 @@ wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp 
 wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_core)
 wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswriter.cpp LIBS wb_io)
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
+# Weights as the Hub has them (issue 22): pytorch_model.bin read without running it, sharded checkpoints.
+wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torchcheckpoint.cpp LIBS wb_core torch)
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
 # Number formats and gradient accumulation (issue 17).

@@ -127,14 +127,16 @@ std::vector<OptionSpec> buildTable()
     s.file_types = kRecordFiles;
     add(s);
 
-    s = option("init_checkpoint", {}, &O::init_checkpoint, "", "pre-trained weights (safetensors, HF names)",
+    s = option("init_checkpoint", {}, &O::init_checkpoint, "", "pre-trained weights (HF safetensors or pytorch_model.bin, TF checkpoint)",
                "Init checkpoint",
-               "Pre-trained weights (safetensors with Hugging Face BERT names) to start from. "
+               "Pre-trained weights to start from: a Hugging Face model folder or its model.safetensors / "
+               "pytorch_model.bin (sharded or not; a .bin is read without running code), or a TensorFlow "
+               "checkpoint. "
                "Fine-tuning a pre-trained model needs far less data. Leave empty to start from "
                "random weights (fine for small experiments, much worse accuracy).");
     s.group = FormGroup::Files;
     s.path = PathKind::File;
-    s.file_types = "safetensors (*.safetensors);;All files (*)";
+    s.file_types = "Weights (*.safetensors *.bin *.pt *.pth *.index.json *.index);;All files (*)";
     add(s);
 
     s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",

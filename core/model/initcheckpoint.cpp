@@ -3,9 +3,11 @@
 
 #include "core/config/jsonfile.h"
 #include "core/model/parameternames.h"
+#include "core/model/shardindex.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -151,7 +153,7 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
     for (const auto &e : header.tensors)
         if (isTensorFlowName(e.name)) {
             diag.error(path + ": " + e.name,
-                       "this safetensors file holds TensorFlow variable names ('" + e.name
+                       "this file holds TensorFlow variable names ('" + e.name
                            + "'), not Hugging Face names; its Dense kernels are stored [in, out]",
                        "pass the TensorFlow checkpoint itself as --init_checkpoint (the bert_model.ckpt prefix, its "
                        ".index file or its folder), or convert it with Hugging Face transformers "
@@ -171,7 +173,7 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
         cands.push_back(std::move(c));
     }
     return matchCandidates(cands, path, config, numLabels, diag,
-                           "use a safetensors file with Hugging Face BERT names (bert.embeddings.…, "
+                           "use Hugging Face weights with BERT names (bert.embeddings.…, "
                            "bert.encoder.layer.N.…), or a TensorFlow BERT checkpoint");
 }
 
@@ -229,14 +231,29 @@ std::string firstBytes(const std::string &path, size_t n)
     return b;
 }
 
-[[noreturn]] void refusePickle(const std::string &path)
+bool startsAsPyTorch(const std::string &head)
 {
-    const std::string name = fs::path(path).filename().string();
-    throw Error(path,
-                "this is a PyTorch pickle file; it is not read, because unpickling a file can run arbitrary code",
-                "convert it once to safetensors: python -c \"import torch; from safetensors.torch import save_file; "
-                "save_file({k: v.clone().contiguous() for k, v in torch.load('"
-                    + name + "', map_location='cpu', weights_only=True).items()}, 'model.safetensors')\"");
+    const bool zip = head.rfind("PK\x03\x04", 0) == 0;
+    const bool pickle = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+    return zip || pickle;
+}
+
+/// The file names of a folder, sorted, for messages ("holds a.txt, b.json").
+std::string folderListing(const fs::path &dir)
+{
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto &f : fs::directory_iterator(dir, ec))
+        names.push_back(f.path().filename().string());
+    std::sort(names.begin(), names.end());
+    if (names.empty())
+        return "nothing";
+    std::string s;
+    for (size_t k = 0; k < names.size() && k < 12; ++k)
+        s += (k ? ", " : "") + names[k];
+    if (names.size() > 12)
+        s += " and " + std::to_string(names.size() - 12) + " more";
+    return s;
 }
 
 } // namespace
@@ -249,12 +266,15 @@ CheckpointSource locateCheckpoint(const std::string &input)
     if (fs::is_directory(input, ec)) {
         const fs::path dir(input);
         const std::string config = fs::is_regular_file(dir / "config.json", ec) ? (dir / "config.json").string() : "";
-        if (fs::is_regular_file(dir / "model.safetensors", ec))
-            return {CheckpointFormat::Safetensors, (dir / "model.safetensors").string(), config};
-        if (fs::is_regular_file(dir / "model.safetensors.index.json", ec))
-            throw Error((dir / "model.safetensors.index.json").string(),
-                        "sharded safetensors (model-0000N-of-0000M.safetensors) are not read",
-                        "save the model as one file: model.save_pretrained(out, max_shard_size=\"10GB\")");
+        // transformers' preference (modeling_utils.py from_pretrained): safetensors, then PyTorch.
+        const std::pair<const char *, CheckpointFormat> hf[] = {
+            {"model.safetensors", CheckpointFormat::Safetensors},
+            {"model.safetensors.index.json", CheckpointFormat::Sharded},
+            {"pytorch_model.bin", CheckpointFormat::PyTorch},
+            {"pytorch_model.bin.index.json", CheckpointFormat::Sharded}};
+        for (const auto &[file, format] : hf)
+            if (fs::is_regular_file(dir / file, ec))
+                return {format, (dir / file).string(), config};
         std::vector<std::string> indexes;
         for (const auto &f : fs::directory_iterator(dir, ec))
             if (f.path().extension() == ".index")
@@ -265,15 +285,23 @@ CheckpointSource locateCheckpoint(const std::string &input)
             throw Error(input, "the folder holds " + std::to_string(indexes.size())
                                    + " TensorFlow checkpoints and no `checkpoint` file saying which to use",
                         "pass the prefix of one, e.g. --init_checkpoint=" + indexes.front().substr(0, indexes.front().size() - 6));
-        for (const char *pickle : {"pytorch_model.bin", "model.pt", "model.pth"})
+        for (const char *pickle : {"model.pt", "model.pth"})
             if (fs::is_regular_file(dir / pickle, ec))
-                refusePickle((dir / pickle).string());
-        if (fs::is_regular_file(dir / "tf_model.h5", ec))
-            throw Error((dir / "tf_model.h5").string(), "Keras HDF5 weights (tf_model.h5) are not read",
-                        "use the folder's model.safetensors, or the original TensorFlow checkpoint (bert_model.ckpt)");
-        throw Error(input, "the folder holds no checkpoint this program reads",
-                    "expected model.safetensors (a Hugging Face folder), a TensorFlow checkpoint (bert_model.ckpt.index + "
-                    ".data-00000-of-00001, with or without a `checkpoint` file), or pass the file itself");
+                return {CheckpointFormat::PyTorch, (dir / pickle).string(), config};
+        std::string unread;
+        for (const char *other : {"tf_model.h5", "flax_model.msgpack", "rust_model.ot", "model.onnx", "onnx/model.onnx"})
+            if (fs::is_regular_file(dir / other, ec))
+                unread += std::string(unread.empty() ? "" : ", ") + other;
+        if (!unread.empty())
+            throw Error(input, "the folder's weights are only in " + unread
+                                   + " (Keras HDF5, Flax, Rust or ONNX), which are not read; the folder holds "
+                                   + folderListing(dir),
+                        "get the model's model.safetensors or pytorch_model.bin (most Hugging Face repositories have "
+                        "one), or its original TensorFlow checkpoint (bert_model.ckpt)");
+        throw Error(input, "the folder holds no checkpoint this program reads (it holds " + folderListing(dir) + ")",
+                    "expected model.safetensors or pytorch_model.bin (a Hugging Face folder, sharded or not), a "
+                    "TensorFlow checkpoint (bert_model.ckpt.index + .data-00000-of-00001, with or without a "
+                    "`checkpoint` file), or pass the file itself");
     }
     if (!fs::exists(input, ec)) {
         const fs::path p(input);
@@ -289,13 +317,14 @@ CheckpointSource locateCheckpoint(const std::string &input)
                     "(e.g. uncased_L-2_H-128_A-2/bert_model.ckpt)");
     }
     const std::string head = firstBytes(input, 8);
-    const bool zip = head.rfind("PK\x03\x04", 0) == 0;
-    const bool pickle = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
-    if (hasExtension(input, ".bin") || hasExtension(input, ".pt") || hasExtension(input, ".pth") || zip || pickle)
-        refusePickle(input);
+    if (hasExtension(input, ".index.json"))
+        return {CheckpointFormat::Sharded, input, {}};
+    if (hasExtension(input, ".bin") || hasExtension(input, ".pt") || hasExtension(input, ".pth") || startsAsPyTorch(head))
+        return {CheckpointFormat::PyTorch, input, {}};
     if (head.rfind("\x89HDF", 0) == 0)
         throw Error(input, "this is a Keras HDF5 weights file; it is not read",
-                    "use the model's safetensors file, or the original TensorFlow checkpoint (bert_model.ckpt)");
+                    "use the model's model.safetensors or pytorch_model.bin, or the original TensorFlow checkpoint "
+                    "(bert_model.ckpt)");
     return {CheckpointFormat::Safetensors, input, {}};
 }
 
@@ -314,8 +343,7 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
                            "copy " + fs::path(shard).filename().string() + " beside "
                                + fs::path(bundle.prefix).filename().string() + ".index");
         } else {
-            const SafetensorsHeader h = readSafetensorsHeader(src.path);
-            matchCheckpoint(h, src.path, config, meta.num_labels, diag);
+            matchCheckpoint(readWeightsTable(src), src.path, config, meta.num_labels, diag);
         }
         if (!src.config_json.empty()) {
             Diagnostics ignored;
@@ -331,6 +359,25 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
     }
 }
 
+namespace {
+
+/// The torch type of a safetensors dtype name (torchDtypeSize(dtype) != 0).
+torch::ScalarType scalarTypeOf(const std::string &d)
+{
+    if (d == "F16") return torch::kHalf;
+    if (d == "BF16") return torch::kBFloat16;
+    if (d == "F64") return torch::kDouble;
+    if (d == "I64") return torch::kLong;
+    if (d == "I32") return torch::kInt;
+    if (d == "I16") return torch::kShort;
+    if (d == "I8") return torch::kChar;
+    if (d == "U8") return torch::kByte;
+    if (d == "BOOL") return torch::kBool;
+    return torch::kFloat;
+}
+
+} // namespace
+
 std::map<std::string, torch::Tensor> loadSafetensors(const std::string &path)
 {
     const SafetensorsHeader h = readSafetensorsHeader(path);
@@ -339,18 +386,9 @@ std::map<std::string, torch::Tensor> loadSafetensors(const std::string &path)
         throw Error(path, "cannot open the safetensors file");
     std::map<std::string, torch::Tensor> out;
     for (const auto &e : h.tensors) {
-        torch::ScalarType t;
-        if (e.dtype == "F32") t = torch::kFloat;
-        else if (e.dtype == "F16") t = torch::kHalf;
-        else if (e.dtype == "BF16") t = torch::kBFloat16;
-        else if (e.dtype == "F64") t = torch::kDouble;
-        else if (e.dtype == "I64") t = torch::kLong;
-        else if (e.dtype == "I32") t = torch::kInt;
-        else if (e.dtype == "I16") t = torch::kShort;
-        else if (e.dtype == "I8") t = torch::kChar;
-        else if (e.dtype == "U8") t = torch::kByte;
-        else if (e.dtype == "BOOL") t = torch::kBool;
-        else continue; // U16/U32/U64 have no torch 1.13 type; never BERT weights
+        if (torchDtypeSize(e.dtype) == 0)
+            continue; // U16/U32/U64 have no torch 1.13 type; never BERT weights
+        const torch::ScalarType t = scalarTypeOf(e.dtype);
         auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
         in.seekg(std::streamoff(h.data_start + e.begin));
         in.read(static_cast<char *>(tensor.data_ptr()), std::streamsize(e.end - e.begin));
@@ -376,6 +414,121 @@ void saveSafetensors(const std::string &path, const std::vector<std::pair<std::s
     for (const auto &c : data)
         bytes.append(static_cast<const char *>(c.data_ptr()), size_t(c.numel()) * sizeof(float));
     writeFileAtomic(path, bytes);
+}
+
+namespace {
+
+bool isPyTorchFile(const std::string &path)
+{
+    return hasExtension(path, ".bin") || hasExtension(path, ".pt") || hasExtension(path, ".pth")
+           || startsAsPyTorch(firstBytes(path, 8));
+}
+
+/// The names, dtypes and shapes of one (unsharded) weights file.
+SafetensorsHeader readFileTable(const std::string &path, bool pytorch)
+{
+    if (!pytorch)
+        return readSafetensorsHeader(path);
+    const TorchCheckpoint c = readTorchCheckpoint(path);
+    SafetensorsHeader h;
+    h.file_size = c.file_size;
+    for (const auto &t : c.tensors)
+        h.tensors.push_back({t.name, t.dtype, t.shape, 0, 0});
+    return h;
+}
+
+std::string formatName(const CheckpointSource &src)
+{
+    switch (src.format) {
+    case CheckpointFormat::Safetensors: return "safetensors";
+    case CheckpointFormat::PyTorch: return "PyTorch";
+    case CheckpointFormat::TensorFlow: return "TensorFlow checkpoint";
+    case CheckpointFormat::Sharded: break;
+    }
+    return hasExtension(src.path, "safetensors.index.json") ? "sharded safetensors" : "sharded PyTorch";
+}
+
+} // namespace
+
+SafetensorsHeader readWeightsTable(const CheckpointSource &src)
+{
+    if (src.format == CheckpointFormat::TensorFlow)
+        throw Error(src.path, "a TensorFlow checkpoint has no safetensors-style table (read it with readTfBundle)");
+    if (src.format != CheckpointFormat::Sharded)
+        return readFileTable(src.path, src.format == CheckpointFormat::PyTorch);
+    const ShardIndex idx = readShardIndex(src.path);
+    std::map<std::string, std::string> shardOf(idx.weight_map.begin(), idx.weight_map.end());
+    std::map<std::string, std::string> foundIn;
+    SafetensorsHeader all;
+    for (const std::string &shard : idx.shards) {
+        const SafetensorsHeader h = readFileTable(shard, isPyTorchFile(shard));
+        all.file_size += h.file_size;
+        const std::string shardName = fs::path(shard).filename().string();
+        for (const auto &e : h.tensors) {
+            const auto it = shardOf.find(e.name);
+            if (it == shardOf.end())
+                throw Error(shard + ": " + e.name, "the shard holds '" + e.name + "', which " +
+                                                       fs::path(src.path).filename().string() + " does not map",
+                            "the index and its shards do not belong together; download them again");
+            if (const auto seen = foundIn.find(e.name); seen != foundIn.end())
+                throw Error(shard + ": " + e.name, "'" + e.name + "' is in two shards (" +
+                                                       fs::path(seen->second).filename().string() + " and " + shardName + ")",
+                            "the shards do not belong together; download them again");
+            if (it->second != shard)
+                throw Error(shard + ": " + e.name, "the shard holds '" + e.name + "', which the index maps to " +
+                                                       fs::path(it->second).filename().string(),
+                            "the index and its shards do not belong together; download them again");
+            foundIn[e.name] = shard;
+            all.tensors.push_back(e);
+        }
+    }
+    for (const auto &[name, shard] : idx.weight_map)
+        if (!foundIn.count(name))
+            throw Error(shard + ": " + name, "the index maps '" + name + "' to " + fs::path(shard).filename().string()
+                                                 + ", but the shard does not hold it",
+                        "the shard is incomplete or from another version; download it again");
+    return all;
+}
+
+std::map<std::string, torch::Tensor> loadTorchWeights(const std::string &path)
+{
+    const TorchCheckpoint c = readTorchCheckpoint(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(path, "cannot open the PyTorch weights file");
+    std::map<std::string, torch::Tensor> storages;
+    std::map<std::string, torch::Tensor> out;
+    for (const auto &t : c.tensors) {
+        auto st = storages.find(t.storage);
+        if (st == storages.end()) {
+            const TorchStorageEntry &s = c.storages.at(t.storage);
+            auto data = torch::empty({int64_t(s.numel)}, torch::TensorOptions().dtype(scalarTypeOf(s.dtype)));
+            readTorchStorage(in, c, t.storage, data.data_ptr(), path);
+            st = storages.emplace(t.storage, data).first;
+        }
+        torch::Tensor v = st->second.as_strided(t.shape, t.stride, t.storage_offset).clone(at::MemoryFormat::Contiguous);
+        if (v.scalar_type() == torch::kHalf || v.scalar_type() == torch::kBFloat16 || v.scalar_type() == torch::kDouble)
+            v = v.to(torch::kFloat);
+        out[t.name] = v;
+    }
+    return out;
+}
+
+std::map<std::string, torch::Tensor> loadWeights(const CheckpointSource &src)
+{
+    if (src.format == CheckpointFormat::Safetensors)
+        return loadSafetensors(src.path);
+    if (src.format == CheckpointFormat::PyTorch)
+        return loadTorchWeights(src.path);
+    if (src.format != CheckpointFormat::Sharded)
+        throw Error(src.path, "not a Hugging Face weights file");
+    (void)readWeightsTable(src); // the shards agree with the index
+    std::map<std::string, torch::Tensor> all;
+    for (const std::string &shard : readShardIndex(src.path).shards) {
+        auto part = isPyTorchFile(shard) ? loadTorchWeights(shard) : loadSafetensors(shard);
+        all.merge(part);
+    }
+    return all;
 }
 
 namespace {
@@ -430,10 +583,10 @@ CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, con
             params[modelName].copy_(t);
         }
     } else {
-        const SafetensorsHeader h = readSafetensorsHeader(src.path);
-        m = matchCheckpoint(h, src.path, model->config(), model->numLabels(), diag);
+        m = matchCheckpoint(readWeightsTable(src), src.path, model->config(), model->numLabels(), diag);
+        m.format = formatName(src);
         throwFirstError(diag);
-        auto tensors = loadSafetensors(src.path);
+        const auto tensors = loadWeights(src);
         for (const auto &[fileName, modelName] : m.loaded)
             params[modelName].copy_(tensors.at(fileName));
     }

@@ -9,6 +9,7 @@
 #include "core/model/bertmodel.h"
 #include "core/model/safetensors.h"
 #include "core/model/tfcheckpoint.h"
+#include "core/model/torchpickle.h"
 
 #include <map>
 #include <string>
@@ -20,7 +21,7 @@ namespace wb {
 /// How the tensors of a checkpoint map onto the model.
 struct CheckpointMatch
 {
-    std::string format = "safetensors";  ///< "safetensors" or "TensorFlow checkpoint"
+    std::string format = "safetensors";  ///< "safetensors", "PyTorch", "sharded safetensors", "sharded PyTorch" or "TensorFlow checkpoint"
     std::vector<std::pair<std::string, std::string>> loaded; ///< (file name, model name)
     std::vector<std::string> missing;     ///< model tensors the file lacks (stay initialised)
     std::vector<std::string> unexpected;  ///< file tensors the model has no use for (ignored)
@@ -35,25 +36,29 @@ struct CheckpointMatch
 enum class CheckpointFormat
 {
     Safetensors, ///< a .safetensors file (Hugging Face names, or gamma/beta spellings)
-    TensorFlow   ///< a tensor bundle: `<prefix>.index` + `<prefix>.data-NNNNN-of-MMMMM`
+    TensorFlow,  ///< a tensor bundle: `<prefix>.index` + `<prefix>.data-NNNNN-of-MMMMM`
+    PyTorch,     ///< a torch.save state dict (pytorch_model.bin), read by the weights-only reader (torchpickle.h)
+    Sharded      ///< `model.safetensors.index.json` or `pytorch_model.bin.index.json` and the shards it names
 };
 
 /// A resolved init checkpoint.
 struct CheckpointSource
 {
     CheckpointFormat format = CheckpointFormat::Safetensors;
-    std::string path;        ///< the safetensors file, or the TensorFlow checkpoint prefix
+    std::string path;        ///< the weights file, the shard index, or the TensorFlow checkpoint prefix
     std::string config_json; ///< `config.json` beside the weights of a Hugging Face folder, else empty
 };
 
 /// Resolves `input` (docs/file-formats.md, "Init checkpoints"): a TensorFlow checkpoint
 /// prefix, its `.index` file, a data shard, or a folder with a `checkpoint` file; a
-/// Hugging Face model folder (`model.safetensors`, optionally `config.json`); a folder
-/// with exactly one `*.index`; or a safetensors file. Throws wb::Error naming the path
-/// and saying why for everything else: a PyTorch pickle (`pytorch_model.bin`, `.pt`,
-/// `.pth`: refused because unpickling runs code; the hint is the one-line conversion to
-/// safetensors), a Keras HDF5 file, sharded safetensors, a missing `.index` beside data
-/// shards, a path that does not exist. Thread-safe.
+/// Hugging Face model folder (the first of `model.safetensors`,
+/// `model.safetensors.index.json`, `pytorch_model.bin`, `pytorch_model.bin.index.json`;
+/// optionally `config.json`); a folder with exactly one `*.index`; a folder with `model.pt`
+/// or `model.pth`; a `*.index.json` shard index; a PyTorch file (`.bin`, `.pt`, `.pth`, or
+/// content that starts as a zip or a pickle); or a safetensors file. Does not parse the
+/// weights. Throws wb::Error naming the path and saying why for everything else: a Keras
+/// HDF5 or Flax file, or a folder with only those (the message names the files found), a
+/// missing `.index` beside data shards, a path that does not exist. Thread-safe.
 CheckpointSource locateCheckpoint(const std::string &input);
 
 /// Matches a safetensors header against the parameters of BertForSequenceClassification
@@ -74,6 +79,24 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
 CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
                                   Diagnostics &diag);
 
+/// Reads the names, dtypes and shapes of every tensor of a Hugging Face weights source
+/// (Safetensors, PyTorch or Sharded; not TensorFlow) without the data, as a safetensors
+/// header (begin/end are 0 for PyTorch tensors). For a sharded checkpoint every shard's
+/// table is read and must agree with the index: a tensor in two shards, a tensor the index
+/// maps elsewhere or not at all, a tensor missing from its shard, and a missing shard are
+/// errors naming the shard and the tensor. Throws wb::Error. Torch-free logic; thread-safe.
+SafetensorsHeader readWeightsTable(const CheckpointSource &src);
+
+/// Loads every tensor of a Hugging Face weights source (Safetensors, PyTorch or Sharded),
+/// the shards merged; F16/BF16/F64 become float32 as in loadSafetensors, views become
+/// contiguous copies. Throws wb::Error as readWeightsTable and on unreadable data.
+std::map<std::string, torch::Tensor> loadWeights(const CheckpointSource &src);
+
+/// Reads every tensor of a torch.save state dict with the weights-only reader
+/// (readTorchCheckpoint: no code in the file is run) as loadSafetensors does: contiguous,
+/// F16/BF16/F64 converted to float32, other dtypes kept. Throws wb::Error naming the file.
+std::map<std::string, torch::Tensor> loadTorchWeights(const std::string &path);
+
 /// Loads `path` (anything locateCheckpoint accepts) into `model`; a missing or mismatched
 /// classifier head is re-initialised. For TensorFlow checkpoints every data shard must be
 /// present and every loaded tensor's CRC32C is verified. Throws wb::Error for unreadable
@@ -81,9 +104,9 @@ CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &conf
 CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path);
 
 /// The model part of the pre-flight check: `options.init_checkpoint` must be a readable
-/// safetensors file whose names and shapes match `config` (matchCheckpoint, num_labels from
-/// `meta`). Problems go to `diag` naming the file and tensor. Reads the header only;
-/// thread-safe; never throws.
+/// checkpoint (locateCheckpoint) whose names and shapes match `config` (matchCheckpoint or
+/// matchTfCheckpoint, num_labels from `meta`). Problems go to `diag` naming the file and
+/// tensor. Reads the tables only (readWeightsTable, readTfBundle); thread-safe; never throws.
 void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
                          Diagnostics &diag);
 
