@@ -3,7 +3,7 @@
 wb_add_test(tst_bertmodel NAME core.bertmodel SOURCES core/tst_bertmodel.cpp LIBS wb_core torch)
 wb_add_test(tst_adamw NAME core.adamw SOURCES core/tst_adamw.cpp LIBS wb_core torch)
 wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp LIBS wb_core)
-wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_core)
+wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_rundir)
 wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswriter.cpp LIBS wb_io)
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core TIMEOUT 240)
@@ -12,3 +12,4 @@ wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)
 wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCES core/tst_activationcheckpointing.cpp LIBS wb_core torch TIMEOUT 240)
+wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirformats.cpp LIBS wb_rundir)
