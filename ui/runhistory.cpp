@@ -8,7 +8,6 @@
 #include "core/config/labelnames.h"
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
-#include "core/train/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "ui/projectfile.h"
@@ -51,16 +50,19 @@ void readRunFiles(const QDir &dir, RunHistory &h)
         else
             project = std::move(o);
     }
-    h.learningRate = recorded.learning_rate ? recorded.learning_rate
-                                            : project ? std::optional<double>(project->learning_rate) : std::nullopt;
-    h.trainBatchSize = recorded.train_batch_size ? recorded.train_batch_size
-                                                 : project ? std::optional<int64_t>(project->train_batch_size) : std::nullopt;
-    h.numTrainEpochs = recorded.num_train_epochs ? recorded.num_train_epochs
-                                                 : project ? std::optional<int64_t>(project->num_train_epochs) : std::nullopt;
-    h.dtype = recorded.dtype ? *recorded.dtype : project ? project->dtype : std::string();
-    h.inputMetaDataPath = recorded.input_meta_data_path ? *recorded.input_meta_data_path
-                          : project                      ? project->input_meta_data_path
-                                                         : std::string();
+    if (project) {
+        if (!recorded.learning_rate)
+            recorded.learning_rate = project->learning_rate;
+        if (!recorded.train_batch_size)
+            recorded.train_batch_size = project->train_batch_size;
+        if (!recorded.num_train_epochs)
+            recorded.num_train_epochs = project->num_train_epochs;
+        if (!recorded.dtype)
+            recorded.dtype = project->dtype;
+        if (!recorded.input_meta_data_path)
+            recorded.input_meta_data_path = project->input_meta_data_path;
+    }
+    h.recorded = std::move(recorded);
     try {
         h.trainingSummary = readTrainingSummary(modelDir);
     } catch (...) {
@@ -95,8 +97,8 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     if (!readError.empty())
         return h; // as far as the file could be read; no summary
     readRunFiles(info.absoluteDir(), h);
-    if (!h.inputMetaDataPath.empty()) {
-        const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(h.inputMetaDataPath));
+    if (const auto &meta = h.recorded.input_meta_data_path; meta && !meta->empty()) {
+        const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(*meta));
         if (auto names = readLabelsFile(QDir(metaInfo.absolutePath()).filePath(QStringLiteral("labels.txt")).toStdString()))
             h.labelNames = std::move(*names);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/train/runidentity.h"
 #include "core/train/trainingsummary.h"
 
 #include <QString>
@@ -26,12 +27,9 @@ struct RunHistory
     /// The run's options as it recorded them, each from one file: run_config.json (every run
     /// writes it with its first checkpoint, the command line's too), else — no checkpoint
     /// yet, or an older version — the options of bert_workbench_project.json (the window
-    /// writes it when it starts a run). Unset (empty): neither file records it.
-    std::optional<double> learningRate;
-    std::optional<int64_t> trainBatchSize;
-    std::optional<int64_t> numTrainEpochs;
-    std::string dtype;
-    std::string inputMetaDataPath;   ///< as recorded (a relative path is relative to the run's folder)
+    /// writes it when it starts a run). Unset: neither file records it. input_meta_data_path
+    /// is as recorded (a relative path is relative to the run's folder).
+    RecordedRunOptions recorded;
     /// training_summary.json beside the metrics file: how the run ended (a completed run only).
     std::optional<TrainingSummary> trainingSummary;
     /// Why a file beside the metrics file was not used ("<file>: <key>: <reason>"), one each.

@@ -33,14 +33,14 @@ QString lastFinite(const std::vector<double> &v)
 /// A recorded value as the run's JSON files write it (nlohmann's shortest round-trip form,
 /// e.g. 5e-05), "–" when unknown.
 template <typename T>
-QString recordedText(const std::optional<T> &v)
+QString recordedNumber(const std::optional<T> &v)
 {
     return v ? QString::fromStdString(nlohmann::json(*v).dump()) : QStringLiteral("–");
 }
 
-QString recordedText(const std::string &v)
+QString recordedText(const std::optional<std::string> &v)
 {
-    return v.empty() ? QStringLiteral("–") : QString::fromStdString(v);
+    return v && !v->empty() ? QString::fromStdString(*v) : QStringLiteral("–");
 }
 
 /// "ham, spam": the run's labels by name (labels.txt of its data), "–" when unknown.
@@ -147,9 +147,9 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
     }
     const QString values[] = {run.name,
                               run.trainStep.empty() ? QStringLiteral("0") : QString::number(qint64(run.trainStep.back())),
-                              recordedText(run.learningRate),
-                              recordedText(run.trainBatchSize),
-                              recordedText(run.numTrainEpochs),
+                              recordedNumber(run.recorded.learning_rate),
+                              recordedNumber(run.recorded.train_batch_size),
+                              recordedNumber(run.recorded.num_train_epochs),
                               // One definition with the Log and training_summary.json: its train_loss.
                               run.trainingSummary && std::isfinite(run.trainingSummary->train_loss)
                                   ? QString::number(run.trainingSummary->train_loss, 'g', 5)
@@ -157,7 +157,7 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
                               labelsText(run),
-                              recordedText(run.dtype),
+                              recordedText(run.recorded.dtype),
                               abs};
     for (int c = 0; c < int(std::size(values)); ++c) {
         auto *item = new QTableWidgetItem(values[c]);
