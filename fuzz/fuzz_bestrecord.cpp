@@ -2,9 +2,10 @@
 // Fuzzes best/best.json reading (the record of the best checkpoint, --best_checkpoint_metric):
 // readBestRecord on the input as model_dir/best/best.json, which must never throw — an
 // unreadable record is "no best checkpoint" — then stoppedEarlyAt on the same bytes as
-// model_dir/training_summary.json (its other reader of a small JSON file, also never throws).
+// model_dir/training_summary.json (readTrainingSummary: an answer, or wb::Error naming the file).
 // An accepted record is written back with writeBestRecord and must read back the same.
 #include "core/train/bestmodel.h"
+#include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 
 #include <cmath>
@@ -17,7 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dir.write("best/best.json", data, size);
     const auto record = wb::readBestRecord(dir.path());
     dir.write("training_summary.json", data, size);
-    (void)wb::stoppedEarlyAt(dir.path(), record ? record->step : 1);
+    try {
+        (void)wb::stoppedEarlyAt(dir.path(), record ? record->step : 1);
+    } catch (const wb::Error &e) {
+        if (e.field().find("training_summary.json") == std::string::npos)
+            std::abort();
+    }
     if (!record || !std::isfinite(record->value))
         return 0;
     wb::writeBestRecord(dir.path(), *record);

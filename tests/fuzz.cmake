@@ -1,10 +1,9 @@
 # Regression tests for the crashers the fuzzers in fuzz/ found (docs/reliability.md, "Fuzzing").
-# ui/projectfile.cpp (Qt Core only) and the torch-free readers of core/train are compiled in,
-# so that the test needs no libtorch.
+# ui/projectfile.cpp (Qt Core only) is compiled in and the torch-free libraries linked, so
+# that the test needs no libtorch.
 wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
             SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
-                    ${PROJECT_SOURCE_DIR}/core/train/evalexamples.cpp ${PROJECT_SOURCE_DIR}/core/train/bestmodel.cpp
-            LIBS wb_io wb_config)
+            LIBS wb_rundir)
 
 # fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
 # compiler and no libFuzzer (well under a second). The targets' entry points are renamed so
@@ -18,20 +17,13 @@ foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpi
   list(APPEND _wb_fuzz_sources ${_wb_fuzz_dir}/fuzz_${t}.cpp)
 endforeach()
 add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
-               ${PROJECT_SOURCE_DIR}/core/launch/chiefstream.cpp
-               ${PROJECT_SOURCE_DIR}/core/model/safetensors.cpp
-               ${PROJECT_SOURCE_DIR}/core/model/torchpickle.cpp
                ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
                ${PROJECT_SOURCE_DIR}/ui/classmetrics.cpp
-               ${PROJECT_SOURCE_DIR}/core/train/evalexamples.cpp
-               ${PROJECT_SOURCE_DIR}/core/train/bestmodel.cpp
-               ${PROJECT_SOURCE_DIR}/core/train/runidentity.cpp
-               ${PROJECT_SOURCE_DIR}/core/train/lrfindanalysis.cpp
                ${PROJECT_SOURCE_DIR}/core/hub/hubparse.cpp
                ${PROJECT_SOURCE_DIR}/core/hub/hubid.cpp)
 target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
-target_link_libraries(wb_fuzzreplay PRIVATE wb_io wb_data wb_config Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC
+target_link_libraries(wb_fuzzreplay PRIVATE wb_rundir wb_launch Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC
                       OpenSSL::Crypto Threads::Threads)
 add_test(NAME fuzz.replay COMMAND wb_fuzzreplay ${_wb_fuzz_dir})
 set_tests_properties(fuzz.replay PROPERTIES TIMEOUT 60)

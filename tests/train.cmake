@@ -3,7 +3,7 @@
 wb_add_test(tst_bertmodel NAME core.bertmodel SOURCES core/tst_bertmodel.cpp LIBS wb_core torch)
 wb_add_test(tst_adamw NAME core.adamw SOURCES core/tst_adamw.cpp LIBS wb_core torch)
 wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp LIBS wb_core)
-wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_core)
+wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_rundir)
 wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswriter.cpp LIBS wb_io)
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
 # Weights as the Hub has them (issue 22): pytorch_model.bin read without running it, sharded checkpoints.
@@ -17,3 +17,4 @@ wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCE
 # A run owns its random state (issue 21 §2): resume continues the stream; other jobs on other
 # threads (Try it, lr_find, the default generator) change nothing in a run.
 wb_add_test(tst_runrandomness NAME core.runrandomness SOURCES core/tst_runrandomness.cpp LIBS wb_core torch TIMEOUT 240)
+wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirformats.cpp LIBS wb_rundir)

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/learningcheck.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "core/data/preparereport.h"
+#include "core/util/errortext.h"
+
+#include <QObject>
 
 #include <algorithm>
 #include <numeric>
@@ -34,26 +32,21 @@ std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &co
     return counts;
 }
 
-std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath)
+std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath, QString *error)
 {
-    if (inputMetaDataPath.isEmpty())
-        return std::nullopt;
-    QFile f(QFileInfo(inputMetaDataPath).dir().filePath(QStringLiteral("prepare_report.json")));
-    if (!f.open(QIODevice::ReadOnly))
-        return std::nullopt;
-    const QJsonObject report = QJsonDocument::fromJson(f.readAll()).object();
-    const QJsonArray labels = report.value(QStringLiteral("labels")).toArray();
-    const QJsonObject counts = report.value(QStringLiteral("eval_label_counts")).toObject();
-    if (labels.isEmpty() || counts.isEmpty())
-        return std::nullopt;
-    std::vector<int64_t> out;
-    for (const QJsonValue &label : labels) {
-        const QJsonValue c = counts.value(label.toString());
-        if (!c.isDouble() || c.toDouble() < 0)
+    try {
+        const auto report = readPrepareReport(inputMetaDataPath.toStdString()); // core/data: the writer's twin
+        if (!report)
             return std::nullopt;
-        out.push_back(int64_t(c.toDouble()));
+        std::vector<int64_t> counts = evalCountsByLabelId(*report);
+        if (counts.empty())
+            return std::nullopt;
+        return counts;
+    } catch (...) {
+        if (error)
+            *error = QString::fromStdString(describeCurrentException("prepare_report.json").line());
+        return std::nullopt;
     }
-    return out;
 }
 
 QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline, bool fromScratch,

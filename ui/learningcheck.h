@@ -29,11 +29,13 @@ std::optional<MajorityBaseline> majorityBaseline(const std::vector<int64_t> &lab
 /// Returns the examples per true label of a confusion matrix (its row sums; confusion[true][pred]).
 std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &confusion);
 
-/// Reads the eval data's label counts from prepare_report.json beside `inputMetaDataPath`
-/// ("eval_label_counts", keyed by label name in the order of "labels", which is the label id
-/// order of prepare; see docs/file-formats.md). Nothing when the report is absent or lacks
-/// the counts. Never throws. Any thread.
-std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath);
+/// Returns the eval data's examples per label id from the prepare_report.json beside
+/// `inputMetaDataPath` (wb::readPrepareReport and wb::evalCountsByLabelId, core/data/preparereport.h).
+/// Nothing when there is no report, or it has no labels (regression); a report that cannot be
+/// read also gives nothing, and `*error` names the file, the key and what is wrong. Never
+/// throws. Any thread.
+std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath,
+                                                                     QString *error = nullptr);
 
 /// What a classification evaluation says about learning, as sentences for the window:
 ///  * every eval example predicted as one label ("predicts only label N");

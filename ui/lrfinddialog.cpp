@@ -6,18 +6,15 @@
 
 #include "core/config/diagnostics.h"
 #include "core/train/preparedrun.h"
+#include "core/util/errortext.h"
 #include "ui/configurationform.h"
 #include "ui/fieldhelp.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleValidator>
-#include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -275,9 +272,12 @@ void LrFindDialog::begin()
         return;
     const TrainingOptions o = m_form->options();
     showRange(o);
-    const QString saved = QDir(q(o.model_dir)).filePath(QStringLiteral("lr_find.json"));
-    if (!o.model_dir.empty() && QFileInfo::exists(saved) && showSaved(saved))
+    // A saved result is shown (or, when it cannot be read, why not: Run replaces it).
+    const QString saved = q(lrFindPath(o.model_dir));
+    if (!o.model_dir.empty() && QFileInfo::exists(saved)) {
+        showSaved(saved);
         return;
+    }
     start();
 }
 
@@ -468,24 +468,18 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
 
 bool LrFindDialog::showSaved(const QString &path)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
+    std::optional<LrFindResult> saved;
+    try {
+        saved = readLrFindJson(path.toStdString()); // core/train/lrfind.h: the writer's twin
+    } catch (...) {
+        const ErrorText e = describeCurrentException(path.toStdString());
+        showError(tr("The saved result cannot be shown: %1").arg(q(e.line())), q(e.hint));
         return false;
-    const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
-    const QJsonArray lrs = j.value(QStringLiteral("learning_rates")).toArray();
-    const QJsonArray losses = j.value(QStringLiteral("losses")).toArray();
-    if (lrs.isEmpty() || lrs.size() != losses.size())
-        return false;
-    LrFindResult r;
-    for (qsizetype k = 0; k < lrs.size(); ++k) {
-        r.steps.push_back(k + 1);
-        r.learning_rates.push_back(lrs.at(k).toDouble());
-        // null: a loss that was not a number
-        r.losses.push_back(losses.at(k).isDouble() ? losses.at(k).toDouble() : std::numeric_limits<double>::quiet_NaN());
     }
-    r.diverged = j.value(QStringLiteral("diverged")).toBool();
-    analyzeLrFind(r);
-    r.path = path.toStdString();
+    if (!saved)
+        return false;
+    LrFindResult r = std::move(*saved);
+    analyzeLrFind(r); // the suggestions of the curve as this version finds them
     m_totalSteps = int64_t(r.steps.size());
     showResult(r, false);
     m_summary->setText(tr("Shown: the saved result of an earlier test. Press Run to test again.") + QStringLiteral("<br>")

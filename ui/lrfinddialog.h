@@ -46,7 +46,8 @@ public:
     ~LrFindDialog() override;
 
     /// What Training → Find Learning Rate… does on opening: takes the range from the form's
-    /// options, then shows model_dir/lr_find.json when it exists (Run tests again), else starts.
+    /// options, then shows model_dir/lr_find.json when it exists (Run tests again; a file that
+    /// cannot be read shows why), else starts.
     void begin();
     /// Starts the range test with the form's options and the range fields (filled from the
     /// form's options on construction and by begin()). Returns false
@@ -60,7 +61,9 @@ public:
     /// Close (and Esc) stop a running test, then hide the dialog.
     void reject() override;
 
-    /// Shows the result saved in `path` (lr_find.json); false when it cannot be read.
+    /// Shows the result saved in `path` (lr_find.json, read by wb::readLrFindJson and analysed
+    /// again). False when it does not exist, or cannot be read: then the error names the file
+    /// and key (validationText()), and Run replaces the file.
     bool showSaved(const QString &path);
 
     /// The last result shown (nothing before the first, or after a failed start).

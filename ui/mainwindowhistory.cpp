@@ -55,7 +55,10 @@ void MainWindow::clearRunViews()
 
 void MainWindow::loadBaseline(const TrainingOptions &o)
 {
-    const auto counts = evalLabelCountsFromPrepareReport(q(o.input_meta_data_path));
+    QString reportError;
+    const auto counts = evalLabelCountsFromPrepareReport(q(o.input_meta_data_path), &reportError);
+    if (!reportError.isEmpty())
+        appendLog(tr("warning: no majority-class baseline: %1").arg(reportError));
     const auto baseline = counts ? majorityBaseline(*counts) : std::nullopt;
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
     m_evalView->setBaseline(baseline);
@@ -105,8 +108,10 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
     // A run without run_config.json (older versions) still has its training_summary.json.
     int64_t totalSteps = used.totalSteps;
     const RunHistory history = RunHistory::load(metrics);
-    if (totalSteps <= 0 && history.summary.count("total_training_steps"))
-        totalSteps = QString::fromStdString(history.summary.at("total_training_steps")).toLongLong();
+    for (const QString &w : history.warnings)
+        appendLog(tr("warning: %1").arg(w));
+    if (totalSteps <= 0 && history.trainingSummary)
+        totalSteps = history.trainingSummary->total_training_steps;
     if (step > 0)
         m_progress->showRecordedRun(step, totalSteps);
     if (!log.eval.empty()) {

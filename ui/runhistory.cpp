@@ -9,8 +9,8 @@
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
 #include "core/util/error.h"
-
-#include <nlohmann/json.hpp>
+#include "core/util/errortext.h"
+#include "ui/projectfile.h"
 
 #include <algorithm>
 #include <exception>
@@ -22,24 +22,51 @@ namespace wb {
 
 namespace {
 
-void readSummary(const QString &path, std::map<std::string, std::string> &out)
+/// Fills the recorded options and the summary of `h` from the files in `dir` (one reader
+/// each: core/train/runidentity.h, core/train/trainingsummary.h, ui/projectfile.h).
+void readRunFiles(const QDir &dir, RunHistory &h)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return;
-    const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
-    if (!j.is_object())
-        return;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-        const auto &v = it.value();
-        if (v.is_string())
-            out[it.key()] = v.get<std::string>();
-        else if (v.is_number() || v.is_boolean())
-            out[it.key()] = v.dump();
-        else if (v.is_object()) // one level of nesting, e.g. {"options": {...}}
-            for (auto jt = v.begin(); jt != v.end(); ++jt)
-                if (jt.value().is_primitive())
-                    out[jt.key()] = jt.value().is_string() ? jt.value().get<std::string>() : jt.value().dump();
+    const std::string modelDir = dir.absolutePath().toStdString();
+    const auto warn = [&h](const std::string &fallbackField) {
+        h.warnings << QString::fromStdString(describeCurrentException(fallbackField).line());
+    };
+    RecordedRunOptions recorded;
+    try {
+        Diagnostics diag;
+        if (const auto id = readRunConfig(modelDir, diag))
+            recorded = recordedRunOptions(*id, runConfigPath(modelDir));
+        for (const Diagnostic &d : diag.items())
+            h.warnings << QString::fromStdString(d.field + ": " + d.message);
+    } catch (...) {
+        warn(runConfigPath(modelDir));
+    }
+    const QString projectPath = dir.filePath(QStringLiteral("bert_workbench_project.json"));
+    std::optional<TrainingOptions> project;
+    if (QFileInfo::exists(projectPath)) {
+        Diagnostics diag;
+        TrainingOptions o = ProjectFile::load(projectPath, diag);
+        if (diag.hasErrors())
+            h.warnings << QString::fromStdString(diag.format(false)).trimmed();
+        else
+            project = std::move(o);
+    }
+    if (project) {
+        if (!recorded.learning_rate)
+            recorded.learning_rate = project->learning_rate;
+        if (!recorded.train_batch_size)
+            recorded.train_batch_size = project->train_batch_size;
+        if (!recorded.num_train_epochs)
+            recorded.num_train_epochs = project->num_train_epochs;
+        if (!recorded.dtype)
+            recorded.dtype = project->dtype;
+        if (!recorded.input_meta_data_path)
+            recorded.input_meta_data_path = project->input_meta_data_path;
+    }
+    h.recorded = std::move(recorded);
+    try {
+        h.trainingSummary = readTrainingSummary(modelDir);
+    } catch (...) {
+        warn(trainingSummaryPath(modelDir));
     }
 }
 
@@ -69,14 +96,9 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     }
     if (!readError.empty())
         return h; // as far as the file could be read; no summary
-    // run_config.json is written by every run, the command line's too (docs/file-formats.md):
-    // its "defining" and "informational" options (learning_rate, train_batch_size,
-    // num_train_epochs, dtype, input_meta_data_path). Read first: the files below win.
-    readSummary(info.absoluteDir().filePath(QStringLiteral("run_config.json")), h.summary);
-    readSummary(info.absoluteDir().filePath(QStringLiteral("training_summary.json")), h.summary);
-    readSummary(info.absoluteDir().filePath(QStringLiteral("bert_workbench_project.json")), h.summary);
-    if (const auto meta = h.summary.find("input_meta_data_path"); meta != h.summary.end() && !meta->second.empty()) {
-        const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(meta->second));
+    readRunFiles(info.absoluteDir(), h);
+    if (const auto &meta = h.recorded.input_meta_data_path; meta && !meta->empty()) {
+        const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(*meta));
         if (auto names = readLabelsFile(QDir(metaInfo.absolutePath()).filePath(QStringLiteral("labels.txt")).toStdString()))
             h.labelNames = std::move(*names);
     }
@@ -233,7 +255,6 @@ std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QStri
             append(h.evalLoss, evalLoss);
             append(h.evalAccuracy, evalAcc);
         }
-        h.summary["source"] = "TensorBoard: " + sr.dir;
     }
     std::vector<RunHistory> out;
     for (const QString &key : order)

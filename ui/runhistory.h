@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/train/runidentity.h"
+#include "core/train/trainingsummary.h"
+
 #include <QString>
 #include <QStringList>
 
-#include <map>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +24,16 @@ struct RunHistory
     QString sourcePath;
     std::vector<double> trainStep, trainWallTime, trainLoss, learningRate;
     std::vector<double> evalStep, evalWallTime, evalLoss, evalAccuracy;
-    /// Scalars from run_config.json (every run writes it: its defining and informational
-    /// options), training_summary.json next to the metrics file (may be empty), and the
-    /// options of bert_workbench_project.json (written by the GUI when it starts a run).
-    std::map<std::string, std::string> summary;
+    /// The run's options as it recorded them, each from one file: run_config.json (every run
+    /// writes it with its first checkpoint, the command line's too), else — no checkpoint
+    /// yet, or an older version — the options of bert_workbench_project.json (the window
+    /// writes it when it starts a run). Unset: neither file records it. input_meta_data_path
+    /// is as recorded (a relative path is relative to the run's folder).
+    RecordedRunOptions recorded;
+    /// training_summary.json beside the metrics file: how the run ended (a completed run only).
+    std::optional<TrainingSummary> trainingSummary;
+    /// Why a file beside the metrics file was not used ("<file>: <key>: <reason>"), one each.
+    QStringList warnings;
     /// The run's label names in id order: labels.txt beside its input_meta_data_path (as
     /// run_config.json or bert_workbench_project.json records it; relative paths from the
     /// run's folder). Empty when unknown (no labels.txt, TensorBoard logs).
@@ -31,8 +41,8 @@ struct RunHistory
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }
 
-    /// Reads `path` with wb::readMetricsFile (core/io/metricsreader.h) and adds the summary
-    /// files beside it. Lines that are empty are skipped; a line that is not a JSON object
+    /// Reads `path` with wb::readMetricsFile (core/io/metricsreader.h) and adds what the files
+    /// beside it record (their core readers; a file that cannot be read adds a warning). Lines that are empty are skipped; a line that is not a JSON object
     /// sets `*error` to "<path>: line N: …" and stops (a partly written last line — a run
     /// still in progress — is ignored). Never throws. GUI or worker thread.
     static RunHistory load(const QString &path, QString *error = nullptr);

@@ -11,6 +11,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 namespace wb {
@@ -28,10 +30,17 @@ QString lastFinite(const std::vector<double> &v)
     return QStringLiteral("–");
 }
 
-QString summaryValue(const RunHistory &r, const char *key)
+/// A recorded value as the run's JSON files write it (nlohmann's shortest round-trip form,
+/// e.g. 5e-05), "–" when unknown.
+template <typename T>
+QString recordedNumber(const std::optional<T> &v)
 {
-    auto it = r.summary.find(key);
-    return it == r.summary.end() ? QStringLiteral("–") : QString::fromStdString(it->second);
+    return v ? QString::fromStdString(nlohmann::json(*v).dump()) : QStringLiteral("–");
+}
+
+QString recordedText(const std::optional<std::string> &v)
+{
+    return v && !v->empty() ? QString::fromStdString(*v) : QStringLiteral("–");
 }
 
 /// "ham, spam": the run's labels by name (labels.txt of its data), "–" when unknown.
@@ -138,16 +147,17 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
     }
     const QString values[] = {run.name,
                               run.trainStep.empty() ? QStringLiteral("0") : QString::number(qint64(run.trainStep.back())),
-                              summaryValue(run, "learning_rate"),
-                              summaryValue(run, "train_batch_size"),
-                              summaryValue(run, "num_train_epochs"),
+                              recordedNumber(run.recorded.learning_rate),
+                              recordedNumber(run.recorded.train_batch_size),
+                              recordedNumber(run.recorded.num_train_epochs),
                               // One definition with the Log and training_summary.json: its train_loss.
-                              run.summary.count("train_loss") ? QString::number(summaryValue(run, "train_loss").toDouble(), 'g', 5)
-                                                              : lastFinite(run.trainLoss),
+                              run.trainingSummary && std::isfinite(run.trainingSummary->train_loss)
+                                  ? QString::number(run.trainingSummary->train_loss, 'g', 5)
+                                  : lastFinite(run.trainLoss),
                               lastFinite(run.evalLoss),
                               lastFinite(run.evalAccuracy),
                               labelsText(run),
-                              summaryValue(run, "dtype"),
+                              recordedText(run.recorded.dtype),
                               abs};
     for (int c = 0; c < int(std::size(values)); ++c) {
         auto *item = new QTableWidgetItem(values[c]);
@@ -155,6 +165,8 @@ void RunsTable::addHistory(const RunHistory &run, bool overlay)
             item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsSelectable);
             item->setCheckState(overlay ? Qt::Checked : Qt::Unchecked);
             item->setForeground(colourFor(row));
+            if (!run.warnings.isEmpty()) // a file beside the metrics that could not be read
+                item->setToolTip(run.warnings.join(QLatin1Char('\n')));
             QFont f = item->font();
             f.setBold(true);
             item->setFont(f);

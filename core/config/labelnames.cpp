@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/labelnames.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -61,26 +59,6 @@ LabelNames readLabelNames(const std::string &metaDataPath, int64_t numLabels,
     for (int64_t k = 0; k < numLabels; ++k)
         r.names.push_back("label " + std::to_string(k));
     return r;
-}
-
-PreparedTokenizer readPreparedTokenizer(const std::string &metaDataPath)
-{
-    PreparedTokenizer t;
-    if (metaDataPath.empty())
-        return t;
-    std::ifstream in(fs::path(metaDataPath).parent_path() / "prepare_report.json");
-    if (!in)
-        return t;
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    if (!j.is_object())
-        return t;
-    if (j.contains("vocab_file") && j["vocab_file"].is_string())
-        t.vocab_file = j["vocab_file"].get<std::string>();
-    if (j.contains("do_lower_case") && j["do_lower_case"].is_boolean())
-        t.do_lower_case = j["do_lower_case"].get<bool>();
-    if (j.contains("max_seq_length") && j["max_seq_length"].is_number_integer())
-        t.max_seq_length = j["max_seq_length"].get<int64_t>();
-    return t;
 }
 
 } // namespace wb

@@ -28,17 +28,4 @@ LabelNames readLabelNames(const std::string &metaDataPath, int64_t numLabels,
 /// Reads a labels.txt file (rules as above). Returns nothing when it cannot be opened.
 std::optional<std::vector<std::string>> readLabelsFile(const std::string &path);
 
-/// What `prepare` recorded about its tokenizer in `prepare_report.json` beside the meta data.
-struct PreparedTokenizer
-{
-    std::string vocab_file;             ///< absolute or as given to prepare; empty when not recorded
-    std::optional<bool> do_lower_case;  ///< unset when not recorded
-    std::optional<int64_t> max_seq_length;
-};
-
-/// Reads `prepare_report.json` beside `metaDataPath` (keys `vocab_file`, `do_lower_case`,
-/// `max_seq_length`; docs/file-formats.md). Returns empty fields when the file or a key is
-/// absent or of another type; never throws. Torch-free; thread-safe.
-PreparedTokenizer readPreparedTokenizer(const std::string &metaDataPath);
-
 } // namespace wb

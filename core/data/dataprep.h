@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/data/preparereport.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -69,68 +71,6 @@ struct PrepareOptions
     int max_input_chars_per_word = 200;  ///< WordPiece limit (google-research/bert)
 };
 
-/// A row (or folder file) that did not become an example.
-struct SkippedRow
-{
-    std::string where;   ///< "file:line" (folders: the file)
-    std::string reason;  ///< e.g. "the label is empty"
-};
-
-/// Two rows with the same text (text_a and text_b byte for byte).
-struct TextPair
-{
-    std::string first;   ///< "file:line" of the earlier row (train)
-    std::string second;  ///< "file:line" of the later row (train or eval)
-};
-
-/// What prepareData() did; also written as prepare_report.json (see prepareReportJson()).
-/// A plain value, safe to copy between threads.
-struct PrepareReport
-{
-    std::string processor_type;          ///< value written to the meta data
-    /// tsv/csv: the header names read (text_b empty for single sentences); `*_recognised`
-    /// when the name came from the header rather than an option. Empty for folders/GLUE.
-    std::string text_a_column, text_b_column, label_column;
-    bool text_columns_recognised = false, label_column_recognised = false;
-    /// The tokenization the records were made with, for export and classify: the vocab as
-    /// an absolute path and the SHA-256 (hex) of its bytes, casing and sequence length.
-    std::string vocab_file, vocab_sha256;
-    bool do_lower_case = true;
-    int64_t max_seq_length = 0;
-    std::vector<std::string> labels;     ///< label names in id order (also in labels.txt)
-    bool regression = false;
-    int64_t train_examples = 0;
-    int64_t eval_examples = 0;
-    int64_t test_examples = 0;
-    std::map<std::string, int64_t> train_label_counts; ///< label → training examples
-    std::map<std::string, int64_t> eval_label_counts;  ///< label → evaluation examples
-    int64_t truncated_examples = 0;      ///< examples longer than max_seq_length tokens
-    /// Tokens each example needs without truncation ([CLS]/[SEP] included), counted up to
-    /// kTokenCountCap × max_seq_length per text; `max_tokens_capped` when a text hit that cap.
-    double mean_tokens = 0.0;
-    int64_t max_tokens = 0;
-    bool max_tokens_capped = false;
-    int64_t texts_with_bom = 0;          ///< UTF-8 byte order mark removed (files)
-    int64_t texts_latin1 = 0;            ///< rows/files not valid UTF-8: read as Latin-1
-    int64_t texts_with_nul = 0;          ///< contained NUL bytes (dropped by the tokenizer)
-    int64_t empty_texts = 0;             ///< texts empty after the tokenizer's clean-up
-    int64_t skipped_rows = 0;            ///< rows that did not become examples (== skipped.size())
-    std::vector<SkippedRow> skipped;     ///< each skipped row with its reason
-    int64_t train_duplicates = 0;        ///< training rows whose text occurred earlier in train
-    int64_t conflicting_duplicates = 0;  ///< of those, rows whose label differs from the earlier row
-    std::vector<TextPair> duplicate_examples; ///< up to kReportedPairs duplicates within train
-    int64_t train_eval_overlap = 0;      ///< eval examples whose text also occurs in train
-    std::vector<TextPair> overlap_examples;   ///< up to kReportedPairs of them
-    std::vector<std::string> warnings;   ///< human-readable notes, each naming file:line where it can
-    std::string train_path, eval_path, test_path, meta_path, labels_path, report_path;
-    double seconds = 0.0;                ///< wall time
-};
-
-/// How many duplicate / overlap pairs the report lists by name (all are counted).
-constexpr size_t kReportedPairs = 20;
-/// Texts are tokenized up to this many times max_seq_length to measure their length.
-constexpr int64_t kTokenCountCap = 16;
-
 /// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "writing").
 /// Called on the thread that called prepareData().
 using PrepareProgress = std::function<void(double fraction, const std::string &stage)>;
@@ -149,10 +89,6 @@ using PrepareProgress = std::function<void(double fraction, const std::string &s
 /// writes nothing.
 PrepareReport prepareData(const PrepareOptions &options, const PrepareProgress &progress = {},
                           const StopToken *stop = nullptr);
-
-/// Returns `report` as the JSON text of prepare_report.json (indent 2; keys documented in
-/// docs/file-formats.md). Pure; thread-safe.
-std::string prepareReportJson(const PrepareReport &report);
 
 /// Returns the task names prepareData() accepts (GLUE names, folders, tsv, csv).
 std::vector<std::string> prepareTaskNames();

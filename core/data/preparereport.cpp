@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// prepare_report.json: the PrepareReport as JSON (keys in docs/file-formats.md).
-#include "core/data/dataprep.h"
+// prepare_report.json: the PrepareReport as JSON (keys in docs/file-formats.md), written and
+// read here.
+#include "core/data/preparereport.h"
+
+#include "core/config/jsonrecord.h"
 
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 namespace wb {
 
@@ -63,6 +68,181 @@ std::string prepareReportJson(const PrepareReport &r)
     j["overlap_examples"] = pairs(r.overlap_examples);
     j["warnings"] = r.warnings;
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string prepareReportPath(const std::string &metaDataPath)
+{
+    return (std::filesystem::path(metaDataPath).parent_path() / "prepare_report.json").string();
+}
+
+namespace {
+
+const char *const kReportHint = "prepare the data again (Prepare Data…, or bert-workbench-cli prepare): it writes "
+                                "a new prepare_report.json";
+
+void readInt(const JsonRecord &j, const char *key, int64_t &out)
+{
+    if (const auto v = j.integer(key))
+        out = *v;
+}
+
+void readBool(const JsonRecord &j, const char *key, bool &out)
+{
+    if (const auto v = j.boolean(key))
+        out = *v;
+}
+
+void readString(const JsonRecord &j, const char *key, std::string &out)
+{
+    if (const auto v = j.string(key))
+        out = *v;
+}
+
+/// A string, or null for "none" (text_b, label of columns).
+void readOptionalString(const JsonRecord &j, const char *key, std::string &out)
+{
+    if (j.has(key) && j.json().at(key).is_null())
+        out.clear();
+    else
+        readString(j, key, out);
+}
+
+void readStrings(const JsonRecord &j, const char *key, std::vector<std::string> &out)
+{
+    if (const nlohmann::json *a = j.array(key)) {
+        out.clear();
+        for (size_t k = 0; k < a->size(); ++k)
+            out.push_back(j.stringItem(key, k));
+    }
+}
+
+void readCounts(const JsonRecord &j, const char *key, std::map<std::string, int64_t> &out)
+{
+    const auto counts = j.object(key);
+    if (!counts)
+        return;
+    out.clear();
+    for (auto it = counts->json().begin(); it != counts->json().end(); ++it) {
+        const int64_t n = *counts->integer(it.key().c_str());
+        if (n < 0)
+            counts->fail(it.key(), "is " + std::to_string(n) + ", a count of examples cannot be negative");
+        out[it.key()] = n;
+    }
+}
+
+void readPairs(const JsonRecord &j, const char *key, std::vector<TextPair> &out)
+{
+    if (const nlohmann::json *a = j.array(key)) {
+        out.clear();
+        for (size_t k = 0; k < a->size(); ++k) {
+            const JsonRecord item = j.objectItem(key, k);
+            TextPair p;
+            readString(item, "first", p.first);
+            readString(item, "second", p.second);
+            out.push_back(std::move(p));
+        }
+    }
+}
+
+/// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
+void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
+{
+    readString(j, "processor_type", r.processor_type);
+    if (const auto v = j.string("vocab_file"))
+        r.vocab_file = t.vocab_file = *v;
+    readString(j, "vocab_sha256", r.vocab_sha256);
+    if ((t.do_lower_case = j.boolean("do_lower_case")))
+        r.do_lower_case = *t.do_lower_case;
+    if ((t.max_seq_length = j.integer("max_seq_length")))
+        r.max_seq_length = *t.max_seq_length;
+    if (const auto cols = j.object("columns")) {
+        readString(*cols, "text_a", r.text_a_column);
+        readOptionalString(*cols, "text_b", r.text_b_column);
+        readOptionalString(*cols, "label", r.label_column);
+        readBool(*cols, "text_recognised", r.text_columns_recognised);
+        readBool(*cols, "label_recognised", r.label_column_recognised);
+    }
+    readStrings(j, "labels", r.labels);
+    readBool(j, "regression", r.regression);
+    readInt(j, "train_examples", r.train_examples);
+    readInt(j, "eval_examples", r.eval_examples);
+    readInt(j, "test_examples", r.test_examples);
+    readCounts(j, "train_label_counts", r.train_label_counts);
+    readCounts(j, "eval_label_counts", r.eval_label_counts);
+    readInt(j, "truncated_examples", r.truncated_examples);
+    if (const auto v = j.number("mean_tokens"))
+        r.mean_tokens = *v;
+    readInt(j, "max_tokens", r.max_tokens);
+    readBool(j, "max_tokens_capped", r.max_tokens_capped);
+    readInt(j, "texts_with_bom", r.texts_with_bom);
+    readInt(j, "texts_latin1", r.texts_latin1);
+    readInt(j, "texts_with_nul", r.texts_with_nul);
+    readInt(j, "empty_texts", r.empty_texts);
+    readInt(j, "skipped_rows", r.skipped_rows);
+    if (const nlohmann::json *a = j.array("skipped")) {
+        r.skipped.clear();
+        for (size_t k = 0; k < a->size(); ++k) {
+            const JsonRecord item = j.objectItem("skipped", k);
+            SkippedRow row;
+            readString(item, "where", row.where);
+            readString(item, "reason", row.reason);
+            r.skipped.push_back(std::move(row));
+        }
+    }
+    readInt(j, "train_duplicates", r.train_duplicates);
+    readInt(j, "conflicting_duplicates", r.conflicting_duplicates);
+    readPairs(j, "duplicate_examples", r.duplicate_examples);
+    readInt(j, "train_eval_overlap", r.train_eval_overlap);
+    readPairs(j, "overlap_examples", r.overlap_examples);
+    readStrings(j, "warnings", r.warnings);
+}
+
+} // namespace
+
+PrepareReport parsePrepareReport(const std::string &text, const std::string &source)
+{
+    PrepareReport r;
+    PreparedTokenizer t;
+    readReport(JsonRecord::parse(text, source, kReportHint), r, t);
+    r.report_path = source;
+    return r;
+}
+
+std::optional<PrepareReport> readPrepareReport(const std::string &metaDataPath)
+{
+    if (metaDataPath.empty())
+        return std::nullopt;
+    const std::string path = prepareReportPath(metaDataPath);
+    const auto text = JsonRecord::readText(path, kReportHint);
+    if (!text)
+        return std::nullopt;
+    return parsePrepareReport(*text, path);
+}
+
+std::vector<int64_t> evalCountsByLabelId(const PrepareReport &report)
+{
+    std::vector<int64_t> out;
+    if (report.regression)
+        return out;
+    for (const std::string &label : report.labels) {
+        const auto it = report.eval_label_counts.find(label);
+        out.push_back(it == report.eval_label_counts.end() ? 0 : it->second);
+    }
+    return out;
+}
+
+PreparedTokenizer readPreparedTokenizer(const std::string &metaDataPath)
+{
+    PreparedTokenizer t;
+    if (metaDataPath.empty())
+        return t;
+    const std::string path = prepareReportPath(metaDataPath);
+    const auto record = JsonRecord::readFile(path, kReportHint);
+    if (!record)
+        return t;
+    PrepareReport ignored;
+    readReport(*record, ignored, t);
+    return t;
 }
 
 } // namespace wb

@@ -2,6 +2,7 @@
 #include "core/train/bestmodel.h"
 
 #include "core/config/jsonfile.h"
+#include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -110,12 +111,8 @@ void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r)
 
 bool stoppedEarlyAt(const std::string &modelDir, int64_t step)
 {
-    std::ifstream in(fs::path(modelDir) / "training_summary.json");
-    if (!in)
-        return false;
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    return j.is_object() && j.contains("stopped_early_at_step") && j["stopped_early_at_step"].is_number_integer()
-           && j["stopped_early_at_step"].get<int64_t>() == step && step > 0;
+    const auto summary = readTrainingSummary(modelDir);
+    return summary && step > 0 && summary->stopped_early_at_step == step;
 }
 
 std::string resolveCheckpointAlias(const std::string &value, const std::string &modelDir)

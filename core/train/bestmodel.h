@@ -75,7 +75,9 @@ std::optional<BestCheckpointRecord> readBestRecord(const std::string &modelDir);
 void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r);
 
 /// Returns true when model_dir/training_summary.json says the run stopped early at `step`
-/// (its `stopped_early_at_step`): resuming it would train on past the stop. Never throws.
+/// (its `stopped_early_at_step`): resuming it would train on past the stop. False without a
+/// summary; throws wb::Error naming the file and key when it cannot be read
+/// (readTrainingSummary, core/train/trainingsummary.h).
 bool stoppedEarlyAt(const std::string &modelDir, int64_t step);
 
 /// Resolves a --predict_checkpoint_path value: "best" → the best checkpoint of `modelDir`

@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/labelnames.h"
+#include "core/data/preparereport.h"
 #include "core/train/checkpointio.h"
 #include "core/train/evalexamples.h"
 
@@ -23,15 +24,16 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     m_collect = chief && singleWorker && !regression;
     if (m_collect) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
-        std::string vocab = spec.vocab_file;
-        if (vocab.empty())
-            vocab = readPreparedTokenizer(spec.input_meta_data_path).vocab_file;
-        if (!vocab.empty()) {
-            try {
+        try {
+            std::string vocab = spec.vocab_file;
+            if (vocab.empty())
+                vocab = readPreparedTokenizer(spec.input_meta_data_path).vocab_file;
+            if (!vocab.empty())
                 m_vocab = Vocab::load(vocab);
-            } catch (const std::exception &e) {
-                m_obs.logMessage(std::string("warning: eval_examples.jsonl will have no text: ") + e.what());
-            }
+        } catch (const std::exception &e) {
+            const Error *we = dynamic_cast<const Error *>(&e);
+            m_obs.logMessage(std::string("warning: eval_examples.jsonl will have no text: ")
+                             + (we && !we->field().empty() ? we->field() + ": " : std::string()) + e.what());
         }
     }
     m_tracking = !spec.best_checkpoint_metric.empty() || spec.early_stopping_patience > 0;
@@ -138,20 +140,19 @@ bool EvalExtras::afterCheckpoint(const EvalMetrics &m, const std::string &checkp
     return m_tracker.shouldStop();
 }
 
-void EvalExtras::describe(nlohmann::ordered_json &summary, RunFinished &r, int64_t stoppedEarlyAt) const
+void EvalExtras::describe(TrainingSummary &summary, RunFinished &r, int64_t stoppedEarlyAt) const
 {
     if (!m_tracking)
         return;
-    summary["best_checkpoint_metric"] = m_tracker.metric;
+    summary.best_checkpoint_metric = m_tracker.metric;
     if (m_tracker.best) {
-        summary["best_metric_value"] = *m_tracker.best;
-        summary["best_step"] = m_tracker.best_step;
-        summary["best_checkpoint"] = m_bestCheckpoint;
+        summary.best_metric_value = *m_tracker.best;
+        summary.best_step = m_tracker.best_step;
+        summary.best_checkpoint = m_bestCheckpoint;
         r.best_step = m_tracker.best_step;
         r.best_checkpoint = m_bestCheckpoint;
     }
-    if (stoppedEarlyAt > 0)
-        summary["stopped_early_at_step"] = stoppedEarlyAt;
+    summary.stopped_early_at_step = stoppedEarlyAt > 0 ? stoppedEarlyAt : 0;
     r.stopped_early_at_step = stoppedEarlyAt;
 }
 

@@ -8,6 +8,7 @@
 #include "core/data/vocab.h"
 #include "core/train/bestmodel.h"
 #include "core/train/evalpass.h"
+#include "core/train/trainingsummary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,8 +43,8 @@ public:
     /// when the run must stop early.
     bool afterCheckpoint(const EvalMetrics &m, const std::string &checkpointPath);
 
-    /// Adds best_* and stopped_early_at_step to training_summary.json's object and `r`.
-    void describe(nlohmann::ordered_json &summary, RunFinished &r, int64_t stoppedEarlyAt) const;
+    /// Adds best_* and stopped_early_at_step to training_summary.json's `summary` and `r`.
+    void describe(TrainingSummary &summary, RunFinished &r, int64_t stoppedEarlyAt) const;
 
     bool tracking() const { return m_tracking; }
     const BestModelTracker &tracker() const { return m_tracker; }

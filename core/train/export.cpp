@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/labelnames.h"
+#include "core/data/preparereport.h"
 #include "core/util/error.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,22 @@ void analyzeLrFind(LrFindResult &r);
 /// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",
 /// "suggestion", "min_loss_lr", "min_over_10", "diverged"}.
 std::string lrFindJson(const LrFindResult &r);
+
+/// Returns model_dir/lr_find.json's path.
+std::string lrFindPath(const std::string &modelDir);
+
+/// Reads lr_find.json's text (`source` names it in errors) — lrFindJson's twin: steps,
+/// learning_rates, losses and smoothed (null, a value that was not finite, reads as NaN;
+/// "smoothed" may be absent), suggestion, min_loss_lr, min_over_10 and diverged come back as
+/// written; suggestion_index and min_index (not in the file) are -1, path is `source`.
+/// "steps" absent reads as 1 … N. Throws wb::Error("<source>: <key>", …) when the text is
+/// not a JSON object, "learning_rates" or "losses" is missing or empty, an array's length
+/// differs from learning_rates', or a key has another type. Pure; thread-safe.
+LrFindResult parseLrFindJson(const std::string &text, const std::string &source);
+
+/// Reads the lr_find.json at `path` (parseLrFindJson); nothing when it does not exist.
+/// Throws wb::Error naming the file as parseLrFindJson, or when it cannot be read.
+std::optional<LrFindResult> readLrFindJson(const std::string &path);
 
 /// Runs the range test of `run` (prepareRun(options, RunPurpose::LrFind), which must be
 /// ok()): builds the model (from --init_checkpoint when given; never from model_dir's

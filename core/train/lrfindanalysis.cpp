@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The torch-free part of the learning-rate range test (core/train/lrfind.h): the schedule,
-// the analysis of a loss curve and lr_find.json's text. Also what the window runs on a saved
-// lr_find.json (LrFindDialog::showSaved); fuzz/fuzz_lrfind.cpp builds it without libtorch.
+// the analysis of a loss curve, and lr_find.json's writer and reader. Also what the window
+// runs on a saved lr_find.json (LrFindDialog::showSaved); fuzz/fuzz_lrfind.cpp fuzzes the reader.
 #include "core/train/lrfind.h"
 
+#include "core/config/jsonrecord.h"
+
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <cmath>
@@ -83,6 +87,60 @@ std::string lrFindJson(const LrFindResult &r)
     j["min_over_10"] = r.min_over_10;
     j["diverged"] = r.diverged;
     return j.dump(2) + "\n";
+}
+
+std::string lrFindPath(const std::string &modelDir)
+{
+    return (std::filesystem::path(modelDir) / "lr_find.json").string();
+}
+
+namespace {
+
+const char *const kLrFindHint = "run the range test again (Training → Find Learning Rate…, or bert-workbench-cli "
+                                "lr_find): it writes a new lr_find.json";
+
+} // namespace
+
+LrFindResult parseLrFindJson(const std::string &text, const std::string &source)
+{
+    const JsonRecord j = JsonRecord::parse(text, source, kLrFindHint);
+    const nlohmann::json *lrs = j.array("learning_rates");
+    if (!lrs || lrs->empty())
+        j.fail("learning_rates", lrs ? "is empty: the file holds no step" : "is missing");
+    const size_t n = lrs->size();
+    const auto sameLength = [&](const char *key, bool required) {
+        const nlohmann::json *a = j.array(key);
+        if (!a && required)
+            j.fail(key, "is missing");
+        if (a && a->size() != n)
+            j.fail(key, "has " + std::to_string(a->size()) + " entries, learning_rates " + std::to_string(n));
+        return a != nullptr;
+    };
+    LrFindResult r;
+    const bool haveSteps = sameLength("steps", false);
+    sameLength("losses", true);
+    const bool haveSmoothed = sameLength("smoothed", false);
+    for (size_t k = 0; k < n; ++k) {
+        r.steps.push_back(haveSteps ? j.integerItem("steps", k) : int64_t(k) + 1);
+        r.learning_rates.push_back(j.numberItem("learning_rates", k));
+        r.losses.push_back(j.numberItem("losses", k));
+        if (haveSmoothed)
+            r.smoothed.push_back(j.numberItem("smoothed", k));
+    }
+    r.suggestion = j.number("suggestion").value_or(0);
+    r.min_loss_lr = j.number("min_loss_lr").value_or(0);
+    r.min_over_10 = j.number("min_over_10").value_or(0);
+    r.diverged = j.boolean("diverged").value_or(false);
+    r.path = source;
+    return r;
+}
+
+std::optional<LrFindResult> readLrFindJson(const std::string &path)
+{
+    const auto text = JsonRecord::readText(path, kLrFindHint);
+    if (!text)
+        return std::nullopt;
+    return parseLrFindJson(*text, path);
 }
 
 } // namespace wb

@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
+#include "core/config/jsonrecord.h"
 #include "core/data/sha256.h"
 #include "core/util/error.h"
 
@@ -98,6 +99,23 @@ std::optional<RunIdentity> readRunConfig(const std::string &modelDir, Diagnostic
     RunIdentity id;
     id.json = nlohmann::ordered_json::parse(j->dump());
     return id;
+}
+
+RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::string &source)
+{
+    const JsonRecord j(nlohmann::json::parse(identity.json.dump()), source,
+                       "delete run_config.json (it is written again with the next checkpoint)");
+    RecordedRunOptions o;
+    if (const auto d = j.object("defining")) {
+        o.learning_rate = d->number("learning_rate");
+        o.train_batch_size = d->integer("train_batch_size");
+        o.num_train_epochs = d->integer("num_train_epochs");
+    }
+    if (const auto info = j.object("informational")) {
+        o.dtype = info->string("dtype");
+        o.input_meta_data_path = info->string("input_meta_data_path");
+    }
+    return o;
 }
 
 std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current)

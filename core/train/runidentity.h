@@ -52,6 +52,21 @@ void writeRunConfig(const std::string &modelDir, const RunIdentity &identity);
 /// Reads run_config.json; nothing when absent. An unreadable file is an error in `diag`.
 std::optional<RunIdentity> readRunConfig(const std::string &modelDir, Diagnostics &diag);
 
+/// The options a run_config.json records that the window's run table shows, typed; each is
+/// unset where the file has no such key (written by older versions, or by hand).
+struct RecordedRunOptions
+{
+    std::optional<double> learning_rate;          ///< defining
+    std::optional<int64_t> train_batch_size;      ///< defining
+    std::optional<int64_t> num_train_epochs;      ///< defining
+    std::optional<std::string> dtype;             ///< informational
+    std::optional<std::string> input_meta_data_path; ///< informational, as given to the run
+};
+
+/// Returns what `identity` records (`source`: its file, named in errors). Throws
+/// wb::Error("<source>: defining: learning_rate", …) for a key of another type. Pure.
+RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::string &source);
+
 /// Appends one line per entry of `a` and `b` that differs, "<prefix>name: old → new"
 /// (objects on both sides are compared entry by entry, "<prefix>outer.inner: …"; a side
 /// without the entry reads "(absent)"), in the order of `a`, then entries only `b` has.

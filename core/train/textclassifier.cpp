@@ -4,6 +4,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
+#include "core/data/preparereport.h"
 #include "core/data/fulltokenizer.h"
 #include "core/data/preparefeatures.h"
 #include "core/model/initcheckpoint.h"

@@ -21,6 +21,7 @@
 #include "core/train/precision.h"
 #include "core/train/run.h"
 #include "core/train/runidentity.h"
+#include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <chrono>
@@ -199,10 +200,12 @@ RunFinished Run::alreadyComplete(const TrainState &s)
     r.status = RunStatus::Completed;
     r.last_step = s.start;
     r.last_checkpoint = s.lastCkpt;
-    std::ifstream in(fs::path(m_spec.model_dir) / "training_summary.json");
-    const auto summary = nlohmann::json::parse(in, nullptr, false);
-    if (summary.is_object() && summary.contains("train_loss") && summary["train_loss"].is_number())
-        r.final_train_loss = summary["train_loss"].get<double>();
+    try {
+        if (const auto summary = readTrainingSummary(m_spec.model_dir); summary && std::isfinite(summary->train_loss))
+            r.final_train_loss = summary->train_loss;
+    } catch (const Error &e) { // the run is complete whatever its summary says
+        m_obs.logMessage("warning: " + e.field() + ": " + e.what() + " (" + e.hint() + ")");
+    }
     r.message = "training was already complete at step " + std::to_string(s.start) + " (" + s.lastCkpt
                 + "); nothing was changed";
     m_obs.logMessage(r.message);
@@ -402,20 +405,13 @@ RunFinished Run::finish(TrainState &s)
 {
     RunFinished &r = m_progress;
     const int64_t total = m_sched.total_steps;
-    nlohmann::ordered_json summary;
-    summary["total_training_steps"] = total;
-    summary["train_loss"] = r.final_train_loss;
-    if (s.lastEval) {
-        auto ej = MetricsWriter::evalJson(*s.lastEval);
-        ej.erase("kind");
-        ej.erase("wall_time");
-        if (!s.lastEval->regression)
-            summary["eval_metrics"] = s.lastEval->eval_accuracy;
-        summary["last_eval"] = ej;
-    }
+    TrainingSummary summary;
+    summary.total_training_steps = total;
+    summary.train_loss = r.final_train_loss;
+    summary.last_eval = s.lastEval;
     s.extras->describe(summary, r, s.stoppedEarlyAt);
     if (s.chief)
-        writeFileAtomic((fs::path(m_spec.model_dir) / "training_summary.json").string(), summary.dump(4) + "\n");
+        writeTrainingSummary(m_spec.model_dir, summary);
     r.status = RunStatus::Completed;
     r.last_step = s.stoppedEarlyAt ? s.stoppedEarlyAt : total;
     r.message = s.stoppedEarlyAt ? "stopped early at step " + std::to_string(s.stoppedEarlyAt) + "; best at step "

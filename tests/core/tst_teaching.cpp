@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pure logic of issue 14: early stopping decisions, label names, eval examples, lr_find analysis.
 #include "core/config/labelnames.h"
+#include "core/data/preparereport.h"
 #include "core/train/bestmodel.h"
 #include "core/train/evalexamples.h"
 #include "core/train/lrfind.h"

@@ -8,6 +8,7 @@
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
 #include "ui/mainwindow.h"
+#include "ui/projectfile.h"
 #include "ui/runhistory.h"
 #include "ui/runstable.h"
 #include "ui/toplossesview.h"
@@ -435,6 +436,36 @@ void tst_EvaluationView::compareRunsReadsRunConfigOfCliRuns()
     QCOMPARE(cell("labels"), QStringLiteral("ham, spam"));
     QCOMPARE(cell("dtype"), QStringLiteral("bf16"));
     QCOMPARE(cell("steps"), QStringLiteral("340"));
+
+    // Each value from one file: run_config.json (the run's own record) before the window's
+    // bert_workbench_project.json, which only fills in what run_config.json lacks.
+    TrainingOptions project;
+    project.learning_rate = 0.001;
+    project.train_batch_size = 8;
+    project.dtype = "fp32";
+    ProjectFile::save(root.filePath(QStringLiteral("cli-run/bert_workbench_project.json")), project);
+    {
+        QFile s(root.filePath(QStringLiteral("cli-run/training_summary.json")));
+        QVERIFY(s.open(QIODevice::WriteOnly));
+        s.write(R"({"total_training_steps": 340, "train_loss": "low"})");
+    }
+    QVERIFY(runs.addRun(root.filePath(QStringLiteral("cli-run/metrics.jsonl")), false));
+    QCOMPARE(runs.table()->rowCount(), 1);
+    QCOMPARE(cell("learning_rate"), QStringLiteral("0.0005"));
+    QCOMPARE(cell("train_batch_size"), QStringLiteral("32"));
+    QCOMPARE(cell("dtype"), QStringLiteral("bf16"));
+    // A summary that cannot be read: the last logged loss, and the row says why.
+    QCOMPARE(cell("final train loss"), QStringLiteral("0.12"));
+    QCOMPARE(runs.table()->item(0, 0)->toolTip(),
+             root.filePath(QStringLiteral("cli-run/training_summary.json: train_loss: expected a number (or null), got "
+                                          "string \"low\"")));
+    QVERIFY(QFile::remove(root.filePath(QStringLiteral("cli-run/run_config.json"))));
+    QVERIFY(QFile::remove(root.filePath(QStringLiteral("cli-run/training_summary.json"))));
+    QVERIFY(runs.addRun(root.filePath(QStringLiteral("cli-run/metrics.jsonl")), false));
+    QCOMPARE(cell("learning_rate"), QStringLiteral("0.001"));
+    QCOMPARE(cell("train_batch_size"), QStringLiteral("8"));
+    QCOMPARE(cell("dtype"), QStringLiteral("fp32"));
+    QVERIFY(runs.table()->item(0, 0)->toolTip().isEmpty());
 }
 
 void tst_EvaluationView::windowShowsTopLossesOfARealRun()

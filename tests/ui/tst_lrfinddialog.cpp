@@ -231,6 +231,73 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"))));
     }
 
+    void savedFileIsShownAsWritten()
+    {
+        // A saved lr_find.json, read by the core's reader (the writer's twin): shown without
+        // running, its curve and the suggestion of that curve.
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        ConfigurationForm form;
+        form.setOptions(o);
+        const QString saved = QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"));
+        QVERIFY(QDir().mkpath(QFileInfo(saved).absolutePath()));
+        LrFindResult written;
+        for (int k = 0; k < 40; ++k) {
+            written.steps.push_back(k + 1);
+            written.learning_rates.push_back(lrFindLearningRate(k, 40, 1e-6, 1.0));
+            // Falls fastest around step 20, then explodes; one loss was not finite.
+            written.losses.push_back(k == 30 ? std::nan("") : 1.0 - 0.5 * std::tanh((k - 20) / 4.0) + (k > 30 ? k - 30 : 0));
+        }
+        written.diverged = true;
+        analyzeLrFind(written);
+        {
+            std::ofstream out(saved.toStdString());
+            out << lrFindJson(written);
+        }
+        LrFindDialog d(&form);
+        d.begin();
+        QVERIFY(!d.isRunning());
+        QVERIFY(d.result().has_value());
+        QCOMPARE(d.result()->learning_rates, written.learning_rates);
+        QCOMPARE(d.result()->steps, written.steps);
+        QVERIFY(std::isnan(d.result()->losses[30]));
+        QCOMPARE(d.result()->diverged, true);
+        QCOMPARE(d.result()->suggestion, written.suggestion);
+        QCOMPARE(d.result()->min_over_10, written.min_over_10);
+        QCOMPARE(markerX(d, "suggestionMarker"), written.suggestion);
+        QCOMPARE(QString::fromStdString(d.result()->path), saved);
+        QVERIFY2(d.summaryText().contains(QStringLiteral("saved result")), qPrintable(d.summaryText()));
+        QVERIFY(d.validationText().isEmpty());
+    }
+
+    void brokenSavedFileSaysWhy()
+    {
+        // A saved lr_find.json that cannot be read: the dialog names the file and the key,
+        // and runs nothing until Run replaces it.
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        ConfigurationForm form;
+        form.setOptions(o);
+        const QString saved = QDir(dir.path()).filePath(QStringLiteral("model/lr_find.json"));
+        QVERIFY(QDir().mkpath(QFileInfo(saved).absolutePath()));
+        {
+            QFile f(saved);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"learning_rates": [1e-5, 1e-4, 1e-3], "losses": [0.7, 0.6]})");
+        }
+        LrFindDialog d(&form);
+        QSignalSpy steps(&d, &LrFindDialog::stepShown);
+        d.begin();
+        QVERIFY(!d.isRunning());
+        QVERIFY(!d.result().has_value());
+        QCOMPARE(steps.count(), 0);
+        QVERIFY2(d.validationText().startsWith(QStringLiteral("The saved result cannot be shown: ") + saved
+                                               + QStringLiteral(": losses: has 2 entries, learning_rates 3")),
+                 qPrintable(d.validationText()));
+        QVERIFY2(d.validationText().contains(QStringLiteral("run the range test again")), qPrintable(d.validationText()));
+        QVERIFY(d.findChild<QPushButton *>(QStringLiteral("runLrFind"))->isEnabled());
+    }
+
     void closeStopsIt()
     {
         QTemporaryDir dir;
