@@ -7,6 +7,7 @@
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/train/preparedrun.h"
+#include "core/util/errortext.h"
 #include "ui/configurationform.h"
 #include "ui/evaluationview.h"
 #include "ui/exampleloader.h"
@@ -26,6 +27,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QCoreApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
@@ -77,6 +79,36 @@ struct PreflightOutcome
     std::optional<PreparedRun> prepared;
 };
 
+/// Downloads options.pretrained_model when it is set and not on disk yet, reporting the bytes
+/// as the job's progress. Returns the problem as a pre-flight finding (the validation dialog
+/// shows it in the form's words), or nothing when the model is there. Runs on the job's thread.
+std::optional<Diagnostics> fetchPretrainedForWindow(const TrainingOptions &o, const JobControl &job)
+{
+    if (o.pretrained_model.empty())
+        return std::nullopt;
+    try {
+        fetchPretrainedModel(
+            o,
+            [&job](const DownloadProgress &p) {
+                const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
+                QString text = QCoreApplication::translate("MainWindow", "Downloading %1: %2 (%3 of %4)")
+                                   .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file))
+                                   .arg(p.file_index)
+                                   .arg(p.file_count);
+                if (p.seconds_left >= 0)
+                    text += QCoreApplication::translate("MainWindow", ", about %1 s left").arg(qRound(p.seconds_left));
+                job.setProgress(std::min(value, kJobProgressMax), text);
+            },
+            *job.stopToken());
+    } catch (...) {
+        const ErrorText e = describeCurrentException("pretrained_model");
+        Diagnostics d;
+        d.error(e.field.empty() ? "pretrained_model" : e.field, e.message, e.hint);
+        return d;
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
@@ -89,12 +121,20 @@ void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
     // the rendezvous port: never on the GUI thread.
     m_preflight = runBackgroundJob<PreflightOutcome>(
         this,
-        [o, askAboutUsedDir](const JobControl &) {
+        [o, askAboutUsedDir](const JobControl &job) {
             PreflightOutcome r;
             if (askAboutUsedDir) {
                 r.used = inspectModelDir(o);
                 if (r.used.used)
                     return r;
+            }
+            // "Start from" a pretrained model: download it first (once; the Hugging Face cache).
+            if (const std::optional<Diagnostics> failed = fetchPretrainedForWindow(o, job)) {
+                PreparedRun notFetched;
+                notFetched.options = o;
+                notFetched.validation.diagnostics = *failed;
+                r.prepared = std::move(notFetched);
+                return r;
             }
             r.prepared = prepareRun(o, RunPurpose::Train);
             return r;
@@ -121,6 +161,10 @@ void MainWindow::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
                 m_progress->setStatus(tr("Idle"));
             updateActions();
             Q_EMIT preflightFinished(started);
+        },
+        [this](int, const QString &text) { // a pretrained model's download
+            if (!text.isEmpty())
+                m_progress->setStatus(text);
         });
 }
 

@@ -50,6 +50,8 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
+    if (const int fetched = fetchPretrainedForRun(options, false, out, err); fetched != kExitOk)
+        return fetched;
     const PreparedRun prepared = prepareRun(options, RunPurpose::LrFind); // checks the lr_find_* range too
     if (!prepared.ok())
         return reportInvalidConfiguration(err, prepared.validation.diagnostics);

@@ -8,6 +8,7 @@
 #include "core/hub/huberror.h"
 #include "core/hub/hubid.h"
 #include "core/hub/pretrainedmodel.h"
+#include "core/train/preparedrun.h"
 
 #include <nlohmann/json.hpp>
 
@@ -117,6 +118,54 @@ void printModel(std::ostream &out, const PretrainedModel &m)
         << "do_lower_case=" << (m.do_lower_case ? "true" : "false") << "\n"
         << "do_lower_case_source=" << m.do_lower_case_source << "\n";
 }
+
+/// Shows a download's progress: a redrawn bar on a terminal, plain lines every few seconds
+/// otherwise (both on `err`), or "download" JSON events on `out`.
+class DownloadPrinter
+{
+public:
+    DownloadPrinter(std::ostream &out, std::ostream &err, bool jsonl)
+        : m_out(out), m_err(err), m_jsonl(jsonl), m_tty(!jsonl && &err == &std::cerr && ::isatty(STDERR_FILENO))
+    {
+    }
+    DownloadProgressFn callback()
+    {
+        return [this](const DownloadProgress &p) { show(p); };
+    }
+    void clearBar()
+    {
+        if (m_barShown)
+            m_err << "\r\033[K" << std::flush;
+        m_barShown = false;
+    }
+
+private:
+    static double now()
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
+    void show(const DownloadProgress &p)
+    {
+        if (m_jsonl) {
+            m_out << progressJson(p).dump() << "\n" << std::flush;
+        } else if (m_tty) {
+            const int width = 30;
+            const int done = p.bytes_total > 0 ? int(double(width) * double(p.bytes_done) / double(p.bytes_total)) : 0;
+            m_err << "\r\033[K[" << std::string(size_t(std::min(done, width)), '=')
+                  << std::string(size_t(width - std::min(done, width)), ' ') << "] " << progressText(p) << std::flush;
+            m_barShown = true;
+        } else if (p.file_finished || now() - m_lastPlain >= kPlainProgressInterval) {
+            m_err << progressText(p) << (p.file_finished ? "  done" : "") << "\n" << std::flush;
+            m_lastPlain = now();
+        }
+    }
+    std::ostream &m_out;
+    std::ostream &m_err;
+    bool m_jsonl;
+    bool m_tty;
+    bool m_barShown = false;
+    double m_lastPlain = -1e9;
+};
 
 int cmdModelsList(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
@@ -240,31 +289,9 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
     HubSettings settings = HubSettings::fromEnvironment();
     settings.refresh = refresh;
     const bool jsonl = progressFormat == "jsonl";
-    const bool tty = !jsonl && &err == &std::cerr && ::isatty(STDERR_FILENO);
-    bool barShown = false;
-    double lastPlain = -1e9;
-    auto now = [] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    };
-    const DownloadProgressFn progress = [&](const DownloadProgress &p) {
-        if (jsonl) {
-            out << progressJson(p).dump() << "\n" << std::flush;
-        } else if (tty) {
-            const int width = 30;
-            const int done = p.bytes_total > 0 ? int(double(width) * double(p.bytes_done) / double(p.bytes_total)) : 0;
-            err << "\r\033[K[" << std::string(size_t(std::min(done, width)), '=')
-                << std::string(size_t(width - std::min(done, width)), ' ') << "] " << progressText(p) << std::flush;
-            barShown = true;
-        } else if (p.file_finished || now() - lastPlain >= kPlainProgressInterval) {
-            err << progressText(p) << (p.file_finished ? "  done" : "") << "\n" << std::flush;
-            lastPlain = now();
-        }
-    };
-    auto clearBar = [&] {
-        if (barShown)
-            err << "\r\033[K" << std::flush;
-        barShown = false;
-    };
+    DownloadPrinter printer(out, err, jsonl);
+    const DownloadProgressFn progress = printer.callback();
+    auto clearBar = [&] { printer.clearBar(); };
     auto finished = [&](const std::string &status, const ErrorText *e, const PretrainedModel *m) {
         if (!jsonl)
             return;
@@ -309,6 +336,34 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
 }
 
 } // namespace
+
+int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err)
+{
+    if (options.pretrained_model.empty())
+        return kExitOk;
+    DownloadPrinter printer(out, err, jsonl);
+    StopToken stop;
+    InterruptGuard guard(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+    try {
+        const auto m = fetchPretrainedModel(options, printer.callback(), stop);
+        printer.clearBar();
+        if (m && !m->from_cache && !jsonl)
+            err << "downloaded " << formatBytes(m->bytes_downloaded) << " of " << options.pretrained_model << " into "
+                << m->folder << "\n";
+        for (const auto &note : m ? m->notes : std::vector<std::string>{})
+            err << "note: " << note << "\n";
+        return kExitOk;
+    } catch (const HubError &e) {
+        printer.clearBar();
+        ErrorText t = describeCurrentException("pretrained_model");
+        if (t.field.empty())
+            t.field = "pretrained_model";
+        return reportError(err, t, exitCodeFor(e));
+    } catch (...) {
+        printer.clearBar();
+        return reportCurrentException(err, "pretrained_model", kExitRuntime);
+    }
+}
 
 int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {

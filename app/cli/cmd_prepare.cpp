@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+
+#include "core/hub/pretrainedmodel.h"
+#include "core/util/error.h"
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
@@ -96,8 +99,14 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     bool noLowerCase = false;
     app.add_option("--input_data_dir", o.input_data_dir, "folder with the raw data (tsv/csv: or a single file)")
         ->required();
-    app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt of the model")->required();
-    app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
+    std::string pretrainedModel;
+    auto *vocabOption = app.add_option("--vocab_file", o.vocab_file,
+                                       "WordPiece vocab.txt of the model (required unless --pretrained_model)");
+    app.add_option("--pretrained_model,--model_name_or_path", pretrainedModel,
+                   "the pretrained BERT the data is for (Hub id, catalogue name or folder): its vocab.txt and\n"
+                   "casing, downloaded into the Hugging Face cache when missing");
+    auto *lowerOption =
+        app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
     app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
     app.add_option("--max_seq_length", o.max_seq_length, "tokens per example incl. [CLS]/[SEP]")->capture_default_str();
     app.add_option("--classification_task_name", o.classification_task_name,
@@ -131,6 +140,32 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         return code;
     if (noLowerCase)
         o.do_lower_case = false;
+    if (!pretrainedModel.empty()) {
+        // The data must be read as the model reads text: its vocabulary and its casing.
+        TrainingOptions run;
+        run.pretrained_model = pretrainedModel;
+        if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
+            return fetched;
+        try {
+            const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
+            if (!m)
+                throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
+            if (vocabOption->count() == 0)
+                o.vocab_file = m->vocab_file;
+            if (lowerOption->count() == 0 && !noLowerCase)
+                o.do_lower_case = m->do_lower_case;
+            else if (o.do_lower_case != m->do_lower_case)
+                err << "warning: pretrained_model: " << pretrainedModel << " is "
+                    << (m->do_lower_case ? "uncased" : "cased") << " but the data is prepared "
+                    << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; train will refuse the mismatch\n";
+        } catch (...) {
+            return reportCurrentException(err, "pretrained_model", kExitInvalid);
+        }
+    } else if (o.vocab_file.empty()) {
+        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
+                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
+                           kExitInvalid);
+    }
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
     std::string lastStage;

@@ -152,6 +152,8 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
     if (!parseFlags(app, args, out, err, code))
         return code;
 
+    if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
+        return fetched;
     const PreparedRun prepared = prepareRun(options, purpose); // the one pre-flight check
     if (!prepared.ok()) {
         reportInvalidConfiguration(err, prepared.validation.diagnostics);

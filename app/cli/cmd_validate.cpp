@@ -19,6 +19,8 @@ int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::os
     if (!parseFlags(app, args, out, err, code))
         return code;
 
+    if (const int fetched = fetchPretrainedForRun(options, false, out, err); fetched != kExitOk)
+        return fetched;
     const ValidationResult result = prepareRun(options, RunPurpose::Validate).validation;
     err << result.diagnostics.format();
     if (!result.ok()) {

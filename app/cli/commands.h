@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/config/trainingoptions.h"
+
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -33,6 +35,13 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
 /// Pretrained models (issue 22): `models list|info|download` — the catalogue, one model's facts
 /// and cache state, and a download into the Hugging Face cache (docs/pretrained-models.md).
 int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
+/// Before a run's pre-flight check: makes options.pretrained_model available (the cache, a
+/// folder, or a download with its progress on `err`, or "download" JSON events on `out` when
+/// `jsonl`). Returns kExitOk (also when no pretrained model is set), else reports the error on
+/// `err` and returns its exit code (2 for a model that cannot be had, 1 network or disk, 130
+/// stopped).
+int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err);
 
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

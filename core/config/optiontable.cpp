@@ -127,6 +127,20 @@ std::vector<OptionSpec> buildTable()
     s.file_types = kRecordFiles;
     add(s);
 
+    s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
+               "pretrained BERT to start from: Hub id (org/name[@revision]), catalogue name (BERT-Tiny) or "
+               "local model folder; fills bert_config_file, vocab_file, do_lower_case and init_checkpoint unless given",
+               "Start from",
+               "A pretrained BERT to fine-tune: a Hugging Face Hub id such as google/bert_uncased_L-2_H-128_A-2 "
+               "(BERT-Tiny) or google-bert/bert-base-uncased, a short name (BERT-Tiny, BERT-Mini, BERT-Small, "
+               "BERT-Medium), or a folder with config.json, vocab.txt and weights. It is downloaded once into the "
+               "Hugging Face cache (HF_HOME; HF_HUB_OFFLINE=1 uses the cache only) and sets the model config, "
+               "vocabulary, casing and init checkpoint. Leave empty to start from random weights (then use a "
+               "larger learning rate, about 1e-3, for a small model); with a pretrained model 2e-5 to 5e-5 is "
+               "the usual range.");
+    s.group = FormGroup::Files;
+    add(s);
+
     s = option("init_checkpoint", {}, &O::init_checkpoint, "", "pre-trained weights (HF safetensors or pytorch_model.bin, TF checkpoint)",
                "Init checkpoint",
                "Pre-trained weights to start from: a Hugging Face model folder or its model.safetensors / "

@@ -33,6 +33,10 @@ struct TrainingOptions
     std::string train_data_path; ///< file, glob or comma-separated list
     std::string eval_data_path;
     std::string init_checkpoint; ///< safetensors with HF names (optional)
+    /// "Start from": a pretrained BERT by Hugging Face Hub id (org/name[@revision]), catalogue
+    /// name (BERT-Tiny) or local model folder. Fills bert_config_file, vocab_file,
+    /// do_lower_case and init_checkpoint where they are empty (core/train/preparedrun.h).
+    std::string pretrained_model;
     std::string model_dir;       ///< required to train, predict or export (no default)
     std::string model_export_path;
     std::string predict_checkpoint_path;

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/preparedrun.h"
 
+#include "core/data/preparereport.h"
+#include "core/data/sha256.h"
+#include "core/hub/huberror.h"
+#include "core/util/error.h"
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace wb {
 
@@ -61,6 +68,90 @@ RunPurpose runPurposeForMode(const std::string &mode)
 
 ValidationScope runPurposeScope(RunPurpose purpose) { return rowOf(purpose).scope; }
 
+void applyPretrainedModel(TrainingOptions &o, const PretrainedModel &model)
+{
+    if (o.bert_config_file.empty())
+        o.bert_config_file = model.config_file;
+    if (o.vocab_file.empty())
+        o.vocab_file = model.vocab_file;
+    if (o.do_lower_case.empty())
+        o.do_lower_case = model.do_lower_case ? "true" : "false";
+    if (o.init_checkpoint.empty())
+        o.init_checkpoint = model.folder; // the loaders read a Hugging Face folder (any weights format)
+}
+
+std::optional<PretrainedModel> fetchPretrainedModel(const TrainingOptions &options, const DownloadProgressFn &progress,
+                                                    const StopToken &stop)
+{
+    if (options.pretrained_model.empty())
+        return std::nullopt;
+    return resolvePretrainedModel(options.pretrained_model, HubSettings::fromEnvironment(), progress, stop);
+}
+
+namespace {
+
+std::string fileSha256(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return sha256Hex(bytes.str());
+}
+
+/// The data must have been prepared as the model reads text: its vocabulary and casing
+/// (prepare_report.json beside the meta data; data from elsewhere has none and is not checked).
+void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &model, Diagnostics &diag)
+{
+    if (o.input_meta_data_path.empty())
+        return;
+    std::optional<PrepareReport> report;
+    try {
+        report = readPrepareReport(o.input_meta_data_path);
+    } catch (const Error &) {
+        return; // the pre-flight check reports an unreadable report where it reads it
+    }
+    if (!report)
+        return;
+    const std::string modelVocabSha = fileSha256(model.vocab_file);
+    if (!report->vocab_sha256.empty() && !modelVocabSha.empty() && report->vocab_sha256 != modelVocabSha)
+        diag.error("pretrained_model",
+                   "the data was prepared with another vocabulary than " + o.pretrained_model + "'s: prepare used "
+                       + (report->vocab_file.empty() ? std::string("a vocab.txt") : report->vocab_file)
+                       + " (sha256 " + report->vocab_sha256.substr(0, 12) + "…), the model has " + model.vocab_file
+                       + " (sha256 " + modelVocabSha.substr(0, 12) + "…); its word pieces would be read as other words",
+                   "prepare the data again with --pretrained_model=" + o.pretrained_model
+                       + " (or --vocab_file=" + model.vocab_file + ")");
+    if (report->do_lower_case != model.do_lower_case)
+        diag.error("pretrained_model",
+                   std::string("the data was prepared ") + (report->do_lower_case ? "lower-cased" : "cased") + ", but "
+                       + o.pretrained_model + " is " + (model.do_lower_case ? "uncased (it lower-cases)" : "cased")
+                       + " (from its " + model.do_lower_case_source + ")",
+                   std::string("prepare the data again with --do_lower_case=") + (model.do_lower_case ? "true" : "false")
+                       + " (or --pretrained_model=" + o.pretrained_model + ", which sets it)");
+}
+
+/// Puts the strategy's findings first (run_classifier's first guard), then `first`, then the
+/// rest, leaving out the errors in `dropped` fields (a pretrained model that is missing makes
+/// "no model config was given" a consequence, not a second problem).
+Diagnostics ordered(const Diagnostics &all, const Diagnostics &first, const std::vector<std::string> &dropped)
+{
+    Diagnostics out;
+    const auto isStrategy = [](const Diagnostic &d) { return d.field == "distribution_strategy" || d.field == "num_gpus"; };
+    for (const Diagnostic &d : all.items())
+        if (isStrategy(d))
+            out.add(d);
+    out.append(first);
+    for (const Diagnostic &d : all.items())
+        if (!isStrategy(d)
+            && !(d.severity == Severity::Error && std::find(dropped.begin(), dropped.end(), d.field) != dropped.end()))
+            out.add(d);
+    return out;
+}
+
+} // namespace
+
 PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
 {
     const PurposeRow &row = rowOf(purpose);
@@ -69,7 +160,30 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
     run.options = options;
     if (*row.mode)
         run.options.mode = row.mode;
+    Diagnostics pretrained;
+    std::vector<std::string> dropped;
+    if (!run.options.pretrained_model.empty()) {
+        try {
+            run.pretrained = findCachedPretrainedModel(run.options.pretrained_model, HubSettings::fromEnvironment());
+            if (!run.pretrained)
+                pretrained.error("pretrained_model",
+                                 "'" + run.options.pretrained_model + "' is not downloaded yet (not in the Hugging Face cache)",
+                                 "train, lr_find and the window's Train download it first; or run "
+                                 "'bert-workbench-cli models download "
+                                     + run.options.pretrained_model + "'");
+        } catch (const Error &e) {
+            pretrained.error(e.field().empty() ? "pretrained_model" : e.field(), e.what(), e.hint());
+        }
+        if (run.pretrained)
+            applyPretrainedModel(run.options, *run.pretrained);
+        else if (run.options.bert_config_file.empty())
+            dropped.push_back("bert_config_file");
+    }
     run.validation = validateRun(run.options, row.scope);
+    if (run.pretrained)
+        checkDataMatchesModel(run.options, *run.pretrained, pretrained);
+    if (!pretrained.empty() || !dropped.empty())
+        run.validation.diagnostics = ordered(run.validation.diagnostics, pretrained, dropped);
     if (purpose == RunPurpose::Train && run.ok())
         run.local_workers = planLocalWorkers(run.options);
     return run;

@@ -6,6 +6,7 @@
 
 #include "core/config/localworkerplan.h"
 #include "core/events/trainingobserver.h"
+#include "core/hub/pretrainedmodel.h"
 #include "core/train/preflight.h"
 
 #include <string>
@@ -45,17 +46,38 @@ struct PreparedRun
     /// num_workers > 0: the run is N local worker processes (Train only), each running
     /// local_workers.worker; 0: it runs in this process.
     LocalWorkerPlan local_workers;
+    /// options.pretrained_model found on disk (the Hugging Face cache or a folder), whose
+    /// files filled the options' empty bert_config_file, vocab_file, do_lower_case and
+    /// init_checkpoint; nothing without a pretrained model, or when it is not there yet.
+    std::optional<PretrainedModel> pretrained;
 
     bool ok() const { return validation.ok(); }
     bool runsAsLocalWorkers() const { return local_workers.num_workers > 0; }
 };
 
 /// Prepares `options` for `purpose`: sets options.mode from it (Validate keeps the given
-/// mode), runs the pre-flight check once with the purpose's scope (validateRun) and plans
-/// local workers. Never throws for bad input: problems are in result.validation.
+/// mode); resolves options.pretrained_model from disk only (findCachedPretrainedModel:
+/// never the network; a model that is not downloaded yet is an error naming how to get it —
+/// front-ends call fetchPretrainedModel first) and fills the options it sets
+/// (applyPretrainedModel); runs the pre-flight check once with the purpose's scope
+/// (validateRun), plus the checks that the data was prepared with the model's vocabulary and
+/// casing; and plans local workers. Never throws for bad input: problems are in
+/// result.validation.
 /// Thread-safe; reads files (data scan, init checkpoint, the chief's port): never call it on
 /// a GUI thread.
 PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose);
+
+/// Fills the empty bert_config_file, vocab_file, do_lower_case and init_checkpoint of `o`
+/// from `model`'s files (an option the user gave wins). Pure.
+void applyPretrainedModel(TrainingOptions &o, const PretrainedModel &model);
+
+/// For front-ends, before prepareRun: makes options.pretrained_model available on disk
+/// (resolvePretrainedModel with HubSettings::fromEnvironment(): the cache, a folder, or a
+/// download with `progress`). Returns nothing when no pretrained model is set. Throws HubError
+/// (isUserError(): exit 2, else 1) for a model that cannot be had, wb::Error when stopped.
+/// Synchronous; never on a GUI thread.
+std::optional<PretrainedModel> fetchPretrainedModel(const TrainingOptions &options, const DownloadProgressFn &progress,
+                                                    const StopToken &stop);
 
 /// The end of a run whose pre-flight check failed, the same for every front-end: status
 /// Failed; field and hint of the first error; message that error's text, followed by

@@ -65,6 +65,8 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     info["input_meta_data_path"] = o.input_meta_data_path;
     info["train_data_path"] = o.train_data_path;
     info["eval_data_path"] = o.eval_data_path;
+    if (!o.pretrained_model.empty()) // where the filled paths above came from ("Start from")
+        info["pretrained_model"] = o.pretrained_model;
     // Not defining: checkpoints are float32 whatever the number format, and accumulation
     // with the same train_batch_size keeps the schedule and the mathematics of each step.
     info["dtype"] = o.dtype;

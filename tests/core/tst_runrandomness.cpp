@@ -6,6 +6,7 @@
 //   built and classifying, the learning-rate range test, and code drawing from and seeding
 //   libtorch's default generator) is exactly the run trained alone.
 #include "core/train/lrfind.h"
+#include "core/train/preparedrun.h"
 #include "core/train/textclassifier.h"
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
@@ -252,7 +253,7 @@ void tst_RunRandomness::otherJobsDoNotChangeARun()
         wbtest::RecordingObserver lrObs;
         try {
             while (!done)
-                findLearningRate(lr, lrObs, lrStop, [&](const LrFindResult &) { progress.tick("lr_find"); });
+                findLearningRate(prepareRun(lr, RunPurpose::LrFind), lrObs, lrStop, [&](const LrFindResult &) { progress.tick("lr_find"); });
         } catch (const std::exception &e) {
             if (!done)
                 progress.fail("lr_find", e.what());

@@ -182,10 +182,10 @@ WindowRun tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool bus
                                     QString::fromStdString(m_trained + "/ckpt-16")};
     int nextCheckpoint = 0;
     MainWindow w;
-    w.controller()->setRunFunction([&gate](const TrainingOptions &spec, TrainingObserver &obs, const StopToken &stop) {
+    w.controller()->setRunFunction([&gate](const PreparedRun &run, TrainingObserver &obs, const StopToken &stop) {
         GatedObserver gated(obs, gate);
         Trainer trainer;
-        return trainer.run(spec, gated, stop);
+        return trainer.execute(run, gated, stop);
     });
     w.setOptions(o);
     w.show();

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// "Start from" a pretrained model (issue 22), end to end against a local stand-in for the Hub:
+// prepareRun never downloads and says what is missing; fetchPretrainedModel puts the model
+// into the Hugging Face cache; prepareRun then fills the model config, vocabulary, casing and
+// init checkpoint from it; the run trains from the pretrained weights (a pytorch_model.bin
+// written by torch.save); offline it works from the cache; data prepared with another casing
+// or vocabulary is refused, naming both sides.
+#include "core/config/jsonfile.h"
+#include "core/data/examplecodec.h"
+#include "core/data/sha256.h"
+#include "core/data/tfrecordwriter.h"
+#include "core/train/preparedrun.h"
+#include "core/train/trainer.h"
+#include "support/hubtestserver.h"
+#include "support/recordingobserver.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string fixture(const std::string &name) { return std::string(WB_TEST_DATA_DIR) + "/pretrained/tiny-bert-zip/" + name; }
+
+/// 40 pieces: the fixture model's vocab_size.
+std::string vocab40()
+{
+    std::string v = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+    for (int i = 5; i < 40; ++i)
+        v += "w" + std::to_string(i) + "\n";
+    return v;
+}
+
+} // namespace
+
+class tst_PretrainedStart : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<wbtest::HubTestServer> m_hub;
+    TrainingOptions m_options;
+
+    std::string path(const std::string &name) const { return m_dir.filePath(QString::fromStdString(name)).toStdString(); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_hub = std::make_unique<wbtest::HubTestServer>();
+        wbtest::HubTestRepo repo;
+        repo.commit = std::string(40, 'a');
+        repo.files["config.json"].content = readAll(fixture("config.json"));
+        repo.files["vocab.txt"].content = vocab40();
+        repo.files["pytorch_model.bin"].content = readAll(fixture("pytorch_model.bin"));
+        repo.files["pytorch_model.bin"].lfs = true;
+        QVERIFY(!repo.files["pytorch_model.bin"].content.empty());
+        m_hub->addRepo("test-org/tiny-bert-uncased", repo);
+        qputenv("HF_ENDPOINT", QByteArray::fromStdString(m_hub->endpoint()));
+        qputenv("HF_HOME", QByteArray::fromStdString(path("hf_home")));
+        qunsetenv("HF_HUB_CACHE");
+        qunsetenv("HF_HUB_OFFLINE");
+        qunsetenv("HF_TOKEN");
+
+        // Records in the model's vocabulary: label k shows in the ids (5..21 or 22..39).
+        writeFileAtomic(path("input_meta_data.json"),
+                        R"({"processor_type": "FOLDERS", "task_type": "bert_classification", "num_labels": 2,
+                            "train_data_size": 32, "eval_data_size": 8, "max_seq_length": 16})");
+        for (const auto &[file, n] : {std::pair{std::string("train.tf_record"), 32}, std::pair{std::string("eval.tf_record"), 8}}) {
+            TFRecordWriter w(path(file));
+            for (int i = 0; i < n; ++i) {
+                ClassifierRecord r;
+                r.label_id = i % 2;
+                r.input_ids.assign(16, 0);
+                r.input_mask.assign(16, 0);
+                r.segment_ids.assign(16, 0);
+                r.input_ids[0] = 2;
+                for (int k = 1; k < 9; ++k)
+                    r.input_ids[size_t(k)] = (r.label_id ? 22 : 5) + (i + k) % 17;
+                r.input_ids[9] = 3;
+                for (int k = 0; k < 10; ++k)
+                    r.input_mask[size_t(k)] = 1;
+                w.write(encodeClassifierRecord(r));
+            }
+        }
+        m_options.distribution_strategy = "one_device";
+        m_options.pretrained_model = "test-org/tiny-bert-uncased";
+        m_options.input_meta_data_path = path("input_meta_data.json");
+        m_options.train_data_path = path("train.tf_record");
+        m_options.eval_data_path = path("eval.tf_record");
+        m_options.model_dir = path("run");
+        m_options.train_batch_size = 8;
+        m_options.eval_batch_size = 8;
+        m_options.num_train_epochs = 1;
+        m_options.log_steps = 0;
+    }
+
+    void cleanupTestCase()
+    {
+        qunsetenv("HF_ENDPOINT");
+        qunsetenv("HF_HOME");
+        qunsetenv("HF_HUB_OFFLINE");
+    }
+
+    // 1. prepareRun never downloads: a model that is not there yet is one clear error, not
+    //    also "no model config was given".
+    void notDownloadedIsOneClearError()
+    {
+        m_hub->clearRequests();
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Train);
+        QCOMPARE(m_hub->requestCount(), size_t(0));
+        QVERIFY(!r.ok());
+        QStringList fields;
+        QString message;
+        for (const auto &d : r.validation.diagnostics.items())
+            if (d.severity == Severity::Error) {
+                fields << QString::fromStdString(d.field);
+                if (d.field == "pretrained_model")
+                    message = QString::fromStdString(d.message + " | " + d.hint);
+            }
+        QCOMPARE(fields, QStringList{QStringLiteral("pretrained_model")});
+        QVERIFY2(message.contains(QStringLiteral("'test-org/tiny-bert-uncased' is not downloaded yet")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("models download test-org/tiny-bert-uncased")), qPrintable(message));
+    }
+
+    // 2. The front-ends' step: download into the cache, then the one choice fills the rest.
+    void fetchThenPrepareFillsTheOptions()
+    {
+        StopToken stop;
+        const auto fetched = fetchPretrainedModel(m_options, {}, stop);
+        QVERIFY(fetched.has_value());
+        QVERIFY(!fetched->from_cache);
+        QVERIFY(m_hub->requestCount() > 0);
+        const std::string snapshot = path("hf_home") + "/hub/models--test-org--tiny-bert-uncased/snapshots/" + std::string(40, 'a');
+        QCOMPARE(fs::weakly_canonical(fetched->folder).string(), fs::weakly_canonical(snapshot).string());
+
+        m_hub->clearRequests();
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Train);
+        QVERIFY2(r.ok(), r.validation.diagnostics.format().c_str());
+        QCOMPARE(m_hub->requestCount(), size_t(0)); // the cache, no request
+        QVERIFY(r.pretrained.has_value());
+        QCOMPARE(r.options.bert_config_file, fetched->folder + "/config.json");
+        QCOMPARE(r.options.vocab_file, fetched->folder + "/vocab.txt");
+        QCOMPARE(r.options.init_checkpoint, fetched->folder);
+        QCOMPARE(r.options.do_lower_case, std::string("true")); // 'uncased' in the id
+        QCOMPARE(r.validation.bert_config->vocab_size, int64_t(40));
+        QCOMPARE(r.validation.bert_config->hidden_size, int64_t(8));
+
+        // An option the user gave wins over the model's.
+        TrainingOptions own = m_options;
+        own.do_lower_case = "false";
+        QCOMPARE(prepareRun(own, RunPurpose::Validate).options.do_lower_case, std::string("false"));
+    }
+
+    // 3. It trains from the pretrained weights: every encoder tensor loaded.
+    void trainsFromThePretrainedWeights()
+    {
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Train);
+        QVERIFY2(r.ok(), r.validation.diagnostics.format().c_str());
+        wbtest::RecordingObserver obs;
+        StopToken stop;
+        const RunFinished end = Trainer().execute(r, obs, stop);
+        QVERIFY2(end.status == RunStatus::Completed, end.message.c_str());
+        QCOMPARE(end.last_step, int64_t(4));
+        QString loaded;
+        for (const std::string &line : obs.logs)
+            if (QString::fromStdString(line).contains(QStringLiteral("loaded 41 tensors")))
+                loaded = QString::fromStdString(line);
+        QVERIFY2(!loaded.isEmpty(), qPrintable(QString::fromStdString(obs.logs.empty() ? "" : obs.logs.front())));
+        QVERIFY2(loaded.contains(QStringLiteral("0 missing")), qPrintable(loaded));
+    }
+
+    // 4. Offline (HF_HUB_OFFLINE=1) it works from the cache, with no request.
+    void offlineUsesTheCache()
+    {
+        qputenv("HF_HUB_OFFLINE", "1");
+        m_hub->clearRequests();
+        StopToken stop;
+        const auto fetched = fetchPretrainedModel(m_options, {}, stop);
+        QVERIFY(fetched && fetched->from_cache);
+        QVERIFY(prepareRun(m_options, RunPurpose::Validate).ok());
+        QCOMPARE(m_hub->requestCount(), size_t(0));
+        qunsetenv("HF_HUB_OFFLINE");
+    }
+
+    // 5. Data prepared for another tokenizer: an error naming both sides.
+    void dataOfAnotherTokenizerIsRefused()
+    {
+        const std::string report = path("prepare_report.json");
+        writeFileAtomic(report, "{\"vocab_file\": \"/elsewhere/vocab.txt\", \"vocab_sha256\": \"" + sha256Hex("other vocab")
+                                    + "\", \"do_lower_case\": false, \"max_seq_length\": 16}\n");
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Validate);
+        fs::remove(report);
+        QStringList messages;
+        for (const auto &d : r.validation.diagnostics.items())
+            if (d.severity == Severity::Error && d.field == "pretrained_model")
+                messages << QString::fromStdString(d.message);
+        QCOMPARE(messages.size(), 2);
+        QVERIFY2(messages[0].contains(QStringLiteral("another vocabulary")) && messages[0].contains(QStringLiteral("/elsewhere/vocab.txt")),
+                 qPrintable(messages[0]));
+        QVERIFY2(messages[1].startsWith(QStringLiteral("the data was prepared cased, but test-org/tiny-bert-uncased is uncased")),
+                 qPrintable(messages[1]));
+        QVERIFY(prepareRun(m_options, RunPurpose::Validate).ok()); // without the report: nothing to compare
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_PretrainedStart)
+#include "tst_pretrainedstart.moc"
