@@ -32,21 +32,24 @@ void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen);
 /// through the product. For x off the CPU the mask is drawn on the CPU and copied over.
 torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Generator &gen);
 
-/// y = x·Wᵀ + b (torch::linear), weight [out, in], bias [out], initialised as
-/// torch::nn::Linear initialises them (kaiming-uniform with a = √5, i.e. U(±1/√in) for both)
-/// but drawn from `gen`, so the stream advances exactly as it did under torch::nn::Linear.
+/// y = x·Wᵀ + b, weight [out, in], bias [out]: torch::nn::Linear with its generator given.
+/// The forward pass is torch::nn::Linear's (torch::nn::functional::linear: addmm for 2-D
+/// input, else matmul then += bias; at::linear would fuse the bias for 3-D input and round
+/// the gradients differently). Initialised as torch::nn::Linear initialises (kaiming-uniform
+/// with a = √5, i.e. U(±1/√in) for both) but drawn from `gen`, so the stream advances
+/// exactly as the default generator did under torch::nn::Linear.
 class LinearImpl : public torch::nn::Module
 {
 public:
     LinearImpl(int64_t in, int64_t out, at::Generator &gen);
     /// [..., in] → [..., out].
-    torch::Tensor forward(const torch::Tensor &x) { return torch::linear(x, weight, bias); }
+    torch::Tensor forward(const torch::Tensor &x) { return torch::nn::functional::linear(x, weight, bias); }
     torch::Tensor weight, bias;
 };
 TORCH_MODULE(Linear);
 
-/// A lookup table weight [count, width] (torch::embedding), initialised N(0, 1) from `gen`
-/// as torch::nn::Embedding initialises it.
+/// A lookup table weight [count, width]: torch::nn::Embedding (no padding_idx, max_norm or
+/// sparse gradient; its forward pass, torch::embedding) initialised N(0, 1) from `gen`.
 class EmbeddingImpl : public torch::nn::Module
 {
 public:

@@ -262,8 +262,23 @@ void tst_BertModel::modulesDrawAsLibtorchModules()
     QVERIFY(torch::allclose(ol->weight, tl->weight, 1e-6, 1e-7));
     QVERIFY(torch::allclose(ol->bias, tl->bias, 1e-6, 1e-7));
     QVERIFY(torch::allclose(ol2->weight, tl2->weight, 1e-6, 1e-7));
-    const auto in = torch::randn({5, 24});
-    QVERIFY(torch::allclose(ol->forward(in), tl->forward(in), 1e-5, 1e-6));
+    // The same weights give the same numbers as libtorch's module, forward and backward,
+    // for 2-D and 3-D input (3-D: matmul, then the bias added).
+    {
+        torch::NoGradGuard noGrad;
+        ol->weight.copy_(tl->weight);
+        ol->bias.copy_(tl->bias);
+    }
+    for (const auto &in : {torch::randn({5, 24}), torch::randn({3, 7, 24})}) {
+        ol->zero_grad();
+        tl->zero_grad();
+        const auto yo = ol->forward(in), yt = tl->forward(in);
+        QVERIFY(torch::equal(yo, yt));
+        (yo * yo).sum().backward();
+        (yt * yt).sum().backward();
+        QVERIFY(torch::equal(ol->weight.grad(), tl->weight.grad()));
+        QVERIFY(torch::equal(ol->bias.grad(), tl->bias.grad()));
+    }
     const auto ids = torch::tensor({3, 0, 49}, torch::kLong);
     QVERIFY(torch::equal(oe->forward(ids), te->forward(ids)));
 }
