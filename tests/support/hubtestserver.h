@@ -366,7 +366,7 @@ private:
         if (!sendAll(fd, head.data(), head.size()) || !body)
             return;
         const size_t limit = cut ? part.size() / 2 : part.size();
-        const size_t chunk = 4096;
+        const size_t chunk = slow > 0 ? 4096 : size_t(1) << 20;
         for (size_t off = 0; off < limit && !m_quit; off += chunk) {
             if (!sendAll(fd, part.data() + off, std::min(chunk, limit - off)))
                 return;
