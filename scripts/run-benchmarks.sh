@@ -112,3 +112,14 @@ JSON
   echo "(wall time includes process start, evaluation and checkpoints; on one machine the workers share its cores)" | tee -a "$REPORT"
   rm -rf "$TMPD"
 fi
+
+# --- pretrained models (issue 22): download speed from the local stand-in for the Hub, ours
+# (with the sha256 check, fsync and cache links) vs `curl -L -o` of the same file, alternating ---
+if [ -x "$BUILD/bench/bench_hubdownload" ]; then
+  echo "== Hub download: 256 MB LFS file from a loopback server, ours vs curl -o (goal >= 0.8) ==" | tee -a "$REPORT"
+  if command -v curl >/dev/null 2>&1; then
+    "$BUILD/bench/bench_hubdownload" "${WB_BENCH_HUB_MB:-256}" "${WB_BENCH_HUB_ROUNDS:-7}" | tee -a "$REPORT"
+  else
+    echo "curl is not installed: no comparison" | tee -a "$REPORT"
+  fi
+fi

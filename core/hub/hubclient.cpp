@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <sys/statvfs.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -29,6 +32,8 @@ constexpr int kMaxRedirects = 10;           // hops per request
 constexpr int kMaxConnectAttempts = 2;      // DNS/connection failures: fail fast, the cache may serve
 constexpr double kMaxRetryDelay = 30.0;     // seconds
 constexpr int64_t kHashChunk = 1 << 20;     // bytes read back per step when resuming a hash
+constexpr int64_t kWritebackChunk = 8 << 20; // bytes between write-back starts (sync_file_range)
+constexpr size_t kHashBlock = 4 << 20;       // bytes per block handed to the hashing thread
 
 std::string fieldFor(const HubId &id, const std::string &file)
 {
@@ -87,25 +92,48 @@ std::string hostOf(const std::string &endpoint)
     return h.substr(0, h.find('/'));
 }
 
-/// SHA-256 with OpenSSL's EVP interface.
+/// SHA-256 with OpenSSL's EVP interface, computed on a worker thread in blocks of
+/// kHashBlock bytes, so that hashing overlaps receiving and writing (one block is filled while
+/// the other is hashed). Thread rules: one caller thread.
 class Sha256
 {
 public:
-    Sha256() : m_ctx(EVP_MD_CTX_new()) { reset(); }
-    ~Sha256() { EVP_MD_CTX_free(m_ctx); }
-    void reset()
+    Sha256() : m_ctx(EVP_MD_CTX_new())
     {
         EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr);
+        m_fill.reserve(kHashBlock);
+        m_work.reserve(kHashBlock);
+        m_worker = std::thread([this] { run(); });
+    }
+    ~Sha256()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_quit = true;
+        }
+        m_cv.notify_all();
+        m_worker.join();
+        EVP_MD_CTX_free(m_ctx);
+    }
+    void reset()
+    {
+        drain();
+        EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr);
+        m_fill.clear();
         m_bytes = 0;
     }
     void update(const char *data, size_t n)
     {
-        EVP_DigestUpdate(m_ctx, data, n);
+        m_fill.insert(m_fill.end(), data, data + n);
         m_bytes += int64_t(n);
+        if (m_fill.size() >= kHashBlock)
+            handOver();
     }
     int64_t bytes() const { return m_bytes; }
     std::string hex()
     {
+        handOver();
+        drain();
         unsigned char md[EVP_MAX_MD_SIZE];
         unsigned int len = 0;
         EVP_DigestFinal_ex(m_ctx, md, &len);
@@ -119,8 +147,46 @@ public:
     }
 
 private:
+    void handOver()
+    {
+        if (m_fill.empty())
+            return;
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_cv.wait(lock, [this] { return !m_busy; });
+        std::swap(m_fill, m_work);
+        m_fill.clear();
+        m_busy = true;
+        m_cv.notify_all();
+    }
+    void drain()
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_cv.wait(lock, [this] { return !m_busy; });
+    }
+    void run()
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        for (;;) {
+            m_cv.wait(lock, [this] { return m_busy || m_quit; });
+            if (!m_busy)
+                return;
+            lock.unlock();
+            EVP_DigestUpdate(m_ctx, m_work.data(), m_work.size());
+            lock.lock();
+            m_busy = false;
+            m_cv.notify_all();
+        }
+    }
+
     EVP_MD_CTX *m_ctx;
     int64_t m_bytes = 0;
+    std::vector<char> m_fill; ///< filled by update() (caller thread)
+    std::vector<char> m_work; ///< hashed by the worker while m_busy
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_busy = false;
+    bool m_quit = false;
+    std::thread m_worker; // last: starts after the members it uses
 };
 
 /// An exclusive flock on the cache's lock file, as huggingface_hub's FileLock takes it.
@@ -447,6 +513,7 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
             diskError(part, errno, file);
         int64_t base = have;
         bool restarted = false;
+        int64_t written = have, flushed = have;
         const HttpSink sink = [&](const char *data, size_t n, long status) {
             if (status == 200 && base > 0 && !restarted) { // the server ignored Range: start over
                 restarted = true;
@@ -456,6 +523,7 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
                 }
                 hash.reset();
                 base = 0;
+                written = flushed = 0;
             }
             size_t off = 0;
             while (off < n) {
@@ -470,6 +538,13 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
             }
             hash.update(data, n);
             transferred += int64_t(n);
+            // Start the write-back of what is written so far, so that the fsync before the
+            // rename finds little left to do (curl's -o does not fsync at all).
+            written += int64_t(n);
+            if (written - flushed >= kWritebackChunk) {
+                ::sync_file_range(fd, flushed, written - flushed, SYNC_FILE_RANGE_WRITE);
+                flushed = written;
+            }
             return true;
         };
         const HttpProgress progress = [&](int64_t received) {

@@ -352,6 +352,10 @@ std::optional<PretrainedModel> findCachedPretrainedModel(const std::string &idOr
     }
     std::optional<HubId> legacy;
     const HubId id = hubIdFor(idOrFolder, &legacy);
+    // transformers caches "bert-base-uncased" (the Hub's legacy id of google-bert/…) under
+    // models--bert-base-uncased: both spellings find either folder.
+    if (!legacy && id.repo_id.rfind("google-bert/", 0) == 0)
+        legacy = HubId{id.repo_id.substr(12), id.revision};
     const HubCache cache(settings.cache_dir);
     if (auto m = fromSnapshot(cache, id, idOrFolder))
         return m;

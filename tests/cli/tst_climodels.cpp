@@ -9,8 +9,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -137,6 +141,34 @@ private Q_SLOTS:
         const nlohmann::json failed = nlohmann::json::parse(lines(out).back());
         QCOMPARE(failed["status"].get<std::string>(), std::string("failed"));
         QCOMPARE(failed["field"].get<std::string>(), std::string("test-org/nothing"));
+    }
+
+    /// Ctrl+C during a transfer: exit 130, a "cancelled" event, and the part is kept for a resume.
+    void ctrlCStops()
+    {
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit, 200000);
+        repo.files["model.safetensors"].slow_ms = 5; // about 1 s for the whole file
+        m_server.addRepo("test-org/slow", repo);
+        std::thread interrupter([this] {
+            for (int i = 0; i < 1000; ++i) {
+                for (const auto &r : m_server.requests())
+                    if (r.server == "cdn" && r.path.find("/cdn/") == 0 && r.method == "GET") {
+                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                        ::kill(::getpid(), SIGINT);
+                        return;
+                    }
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        });
+        m_server.clearRequests();
+        std::string out, err;
+        const int code = wbtest::runCli({"models", "download", "test-org/slow", "--progress_format=jsonl"}, out, err);
+        interrupter.join();
+        QCOMPARE(code, 130);
+        QVERIFY2(err.find("error: test-org/slow: model.safetensors: stopped by the user; the part downloaded so far is "
+                          "kept in ") != std::string::npos, err.c_str());
+        const nlohmann::json last = nlohmann::json::parse(lines(out).back());
+        QCOMPARE(last["status"].get<std::string>(), std::string("cancelled"));
     }
 
     /// Exit codes: 2 for what the user fixes, 1 for runtime failures; errors in the CLI's form.

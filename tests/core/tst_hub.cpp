@@ -310,6 +310,53 @@ private Q_SLOTS:
         QCOMPARE(cached->folder, snap);
     }
 
+    /// transformers caches "bert-base-uncased" as models--bert-base-uncased; both spellings find it.
+    void legacyIdCacheFolder()
+    {
+        const std::string repoDir = m_settings.cache_dir + "/models--bert-base-uncased";
+        const std::string commit = "86b5e0934494bd15c9632b12f734a8a67f723594";
+        const std::string snap = repoDir + "/snapshots/" + commit;
+        writeFile(repoDir + "/refs/main", commit);
+        writeFile(repoDir + "/blobs/c", wbtest::tinyConfigJson());
+        writeFile(repoDir + "/blobs/v", wbtest::tinyVocab());
+        writeFile(repoDir + "/blobs/w", "weights");
+        fs::create_directories(snap);
+        fs::create_symlink("../../blobs/c", snap + "/config.json");
+        fs::create_symlink("../../blobs/v", snap + "/vocab.txt");
+        fs::create_symlink("../../blobs/w", snap + "/model.safetensors");
+        for (const char *name : {"bert-base-uncased", "google-bert/bert-base-uncased"}) {
+            const auto m = findCachedPretrainedModel(name, m_settings);
+            QVERIFY2(m, name);
+            QCOMPARE(m->folder, snap);
+            QCOMPARE(m->repo_id, std::string("bert-base-uncased"));
+        }
+    }
+
+    /// Not enough free space for a file is refused before its transfer, naming folder and sizes.
+    void diskFull()
+    {
+        wbtest::HubTestServer server;
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit);
+        repo.files["model.safetensors"].announced_size = "900000000000000000"; // 900 PB
+        server.addRepo(kRepo, repo);
+        StopToken stop;
+        std::string msg;
+        bool user = true;
+        try {
+            resolvePretrainedModel(kRepo, settingsFor(server), {}, stop);
+        } catch (const HubError &e) {
+            QCOMPARE(e.kind(), HubErrorKind::DiskFull);
+            user = e.isUserError();
+            msg = e.field() + ": " + e.what() + "\n" + e.hint();
+        }
+        QVERIFY(!user);
+        QVERIFY2(msg.find(m_settings.cache_dir + "/models--test-org--tiny-bert/blobs: not enough disk space for "
+                          "model.safetensors of test-org/tiny-bert: it needs 900000000000000000 bytes") == 0, msg.c_str());
+        QVERIFY2(msg.find("HF_HUB_CACHE") != std::string::npos, msg.c_str());
+        for (const auto &r : server.requests())
+            QVERIFY2(r.server != "cdn", r.path.c_str()); // nothing was transferred
+    }
+
     /// HF_HUB_OFFLINE: the cache only; a missing model is a clear error naming what to copy where.
     void offline()
     {

@@ -73,6 +73,7 @@ struct HubTestFile
     int slow_ms = 0;                ///< pause after each 4 KiB of body
     int fail_once_status = 0;       ///< answer the first resolve request with this status (e.g. 503)
     bool missing_on_resolve = false; ///< listed by the API, but resolve answers 404 EntryNotFound
+    std::string announced_size;      ///< announce this X-Linked-Size instead of the true one
 };
 
 /// A test repo: a commit and its files.
@@ -318,7 +319,8 @@ private:
         const size_t id = m_cdn.size();
         m_cdn.push_back({repo, file});
         headers.push_back("X-Linked-Etag: \"" + sha + "\"");
-        headers.push_back("X-Linked-Size: " + std::to_string(data.content.size()));
+        headers.push_back("X-Linked-Size: "
+                          + (data.announced_size.empty() ? std::to_string(data.content.size()) : data.announced_size));
         headers.push_back("ETag: \"" + sha + "\"");
         headers.push_back("Location: http://127.0.0.1:" + std::to_string(m_cdnPort) + "/cdn/" + std::to_string(id)
                           + "?expires=1");
@@ -366,7 +368,7 @@ private:
         if (!sendAll(fd, head.data(), head.size()) || !body)
             return;
         const size_t limit = cut ? part.size() / 2 : part.size();
-        const size_t chunk = 4096;
+        const size_t chunk = slow > 0 ? 4096 : size_t(1) << 20;
         for (size_t off = 0; off < limit && !m_quit; off += chunk) {
             if (!sendAll(fd, part.data() + off, std::min(chunk, limit - off)))
                 return;
