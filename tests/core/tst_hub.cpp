@@ -571,8 +571,10 @@ private Q_SLOTS:
         server.addRepo(kRepo, repo);
         StopToken stop;
         int64_t seen = 0;
+        const int64_t weightsSize = int64_t(repo.files["model.safetensors"].content.size());
         const auto progress = [&](const DownloadProgress &p) {
-            if (p.file == "model.safetensors" && p.bytes_done > 0 && !p.file_finished) {
+            // Stop once some bytes of the weights (not only the small files before them) arrived.
+            if (p.file == "model.safetensors" && p.bytes_done > p.bytes_total - weightsSize && !p.file_finished) {
                 seen = p.bytes_done;
                 stop.requestStop();
             }
