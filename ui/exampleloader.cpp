@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/exampleloader.h"
 
+#include "core/hub/pretrainedmodel.h"
+#include "core/util/errortext.h"
+
 #include <QDir>
 #include <QProgressDialog>
 
@@ -37,12 +40,29 @@ void ExampleLoader::start()
     m_job = runBackgroundJob<ExampleDataPaths>(
         this,
         [cacheDir](const JobControl &job) {
-            return ensureExampleData(
+            ExampleDataPaths paths = ensureExampleData(
                 cacheDir,
                 [&job](double fraction, const std::string &stage) {
                     job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
                 },
                 job.stopToken());
+            // Fine-tuning means starting from pretrained weights: BERT-Tiny's, when the Hub (or
+            // the Hugging Face cache) has them; else from random weights, as the log says.
+            HubSettings settings = HubSettings::fromEnvironment();
+            settings.max_attempts = 1;    // the example must not wait long for an absent network
+            settings.connect_timeout_s = 10;
+            try {
+                job.setProgress(kJobProgressMax, QStringLiteral("getting the pretrained BERT-Tiny"));
+                const PretrainedModel m = resolvePretrainedModel(kExamplePretrainedModel, settings, {}, *job.stopToken());
+                paths.pretrained_model = kExamplePretrainedModel;
+                paths.start_note = "fine-tunes the pretrained BERT-Tiny (" + m.folder + ")";
+            } catch (...) {
+                if (job.isCancelled())
+                    throw;
+                paths.start_note = "trains BERT-Tiny from random weights: the pretrained one could not be had ("
+                                   + describeCurrentException(kExamplePretrainedModel).message + ")";
+            }
+            return paths;
         },
         [this](JobOutcome<ExampleDataPaths> outcome) {
             m_progress->reset();
@@ -65,6 +85,21 @@ TrainingOptions ExampleLoader::projectOptions(const ExampleDataPaths &paths)
     TrainingOptions o;
     o.distribution_strategy = "one_device";
     o.num_gpus = 0;
+    if (!paths.pretrained_model.empty()) {
+        // Start from: the pretrained BERT-Tiny (its config, vocabulary, casing and weights).
+        o.pretrained_model = paths.pretrained_model;
+        o.input_meta_data_path = paths.meta_data_path;
+        o.train_data_path = paths.train_data_path;
+        o.eval_data_path = paths.eval_data_path;
+        o.model_dir = QDir(QString::fromStdString(paths.project_dir)).filePath(QStringLiteral("runs/pretrained-1")).toStdString();
+        o.train_batch_size = 32;
+        o.eval_batch_size = 64;
+        o.learning_rate = 1e-4; // the BERT miniatures' fine-tuning range (Turc et al. 2019: 1e-4, 5e-5, 3e-5)
+        o.num_train_epochs = 3;
+        o.num_eval_per_epoch = 2;
+        o.log_steps = 20;
+        return o;
+    }
     o.bert_config_file = paths.bert_config_file;
     o.input_meta_data_path = paths.meta_data_path;
     o.train_data_path = paths.train_data_path;

@@ -29,7 +29,9 @@ public:
     void start();
 
     /// Returns the example's project options: one_device on the CPU, BERT-Tiny, 3 epochs
-    /// with 2 evaluations each, model_dir <project_dir>/runs/run-1.
+    /// with 2 evaluations each; from the pretrained BERT-Tiny when paths.pretrained_model is
+    /// set (learning rate 1e-4, model_dir <project_dir>/runs/pretrained-1), else from random
+    /// weights (5e-4, <project_dir>/runs/run-1).
     static TrainingOptions projectOptions(const ExampleDataPaths &paths);
 
 Q_SIGNALS:

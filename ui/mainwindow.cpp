@@ -391,7 +391,10 @@ void MainWindow::openExample() { m_example->start(); }
 void MainWindow::openExampleProject(const ExampleDataPaths &paths)
 {
     const TrainingOptions o = ExampleLoader::projectOptions(paths);
-    const QString project = QDir(q(paths.project_dir)).filePath(QStringLiteral("spam-example.bwproj"));
+    // Two projects side by side, so Compare runs shows both starts.
+    const QString project = QDir(q(paths.project_dir))
+                                .filePath(o.pretrained_model.empty() ? QStringLiteral("spam-example.bwproj")
+                                                                     : QStringLiteral("spam-example-pretrained.bwproj"));
     if (!QFileInfo::exists(project)) {
         try {
             ProjectFile::save(project, o);
@@ -404,7 +407,12 @@ void MainWindow::openExampleProject(const ExampleDataPaths &paths)
         setOptions(o);
         appendLog(tr("warning: %1").arg(openError));
     }
-    appendLog(tr("Example ready: spam detection (SpamAssassin), BERT-Tiny, one_device. Press Train."));
+    if (!paths.start_note.empty())
+        appendLog(tr("The example %1.").arg(q(paths.start_note)));
+    appendLog(o.pretrained_model.empty()
+                  ? tr("Example ready: spam detection (SpamAssassin), BERT-Tiny from random weights, one_device. Press Train.")
+                  : tr("Example ready: spam detection (SpamAssassin), fine-tuning the pretrained BERT-Tiny, one_device. "
+                       "Press Train."));
     statusBar()->showMessage(tr("Example loaded. Press Train to start."));
     Q_EMIT exampleReady();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/runflags.h"
 
 #include "core/train/lrfind.h"
@@ -57,6 +58,7 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
         return reportInvalidConfiguration(err, prepared.validation.diagnostics);
     LogObserver log(out);
     StopToken stop;
+    InterruptGuard guard(stop, "\nstopping the range test after this step (Ctrl+C again to quit at once)...\n");
     try {
         const LrFindResult r = findLearningRate(prepared, log, stop);
         out << "suggested learning_rate: " << lrText(r.suggestion) << " (steepest descent; minimum/10: "

@@ -2,7 +2,6 @@
 #include "app/cli/commands.h"
 
 #include "core/hub/pretrainedmodel.h"
-#include "core/util/error.h"
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/interrupt.h"
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
@@ -8,9 +9,7 @@
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -24,39 +23,6 @@ namespace {
 
 // Plain (non-TTY) progress lines are printed at most this often, in seconds.
 constexpr double kPlainProgressInterval = 5.0;
-
-std::atomic<StopToken *> g_stopToken{nullptr};
-std::atomic<int> g_interrupts{0};
-
-extern "C" void onInterrupt(int)
-{
-    if (g_interrupts.fetch_add(1) >= 1)
-        _exit(kExitStopped); // second Ctrl+C: leave at once
-    if (StopToken *t = g_stopToken.load())
-        t->requestStop();
-    static const char msg[] = "\nstopping after the current step (Ctrl+C again to quit at once)...\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-}
-
-/// Installs the SIGINT handler for the lifetime of a run.
-class InterruptGuard
-{
-public:
-    explicit InterruptGuard(StopToken &token)
-    {
-        g_interrupts = 0;
-        g_stopToken = &token;
-        m_old = std::signal(SIGINT, onInterrupt);
-    }
-    ~InterruptGuard()
-    {
-        std::signal(SIGINT, m_old);
-        g_stopToken = nullptr;
-    }
-
-private:
-    void (*m_old)(int) = SIG_DFL;
-};
 
 double seconds()
 {
@@ -169,7 +135,7 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
     JsonLinesObserver jsonLines(out);
     TrainingObserver &observer = progressFormat == "jsonl" ? static_cast<TrainingObserver &>(jsonLines) : console;
     StopToken stop;
-    InterruptGuard guard(stop);
+    InterruptGuard guard(stop, "\nstopping after the current step (Ctrl+C again to quit at once)...\n");
     Trainer trainer;
     const RunFinished end = trainer.execute(prepared, observer, stop);
     observer.runFinished(end); // the caller reports the end, once

@@ -21,7 +21,15 @@ struct ExampleDataPaths
     std::string eval_data_path;    ///< <project>/eval.tf_record
     std::string meta_data_path;    ///< <project>/input_meta_data.json
     std::string labels_path;       ///< <project>/labels.txt
+    /// Set by a front-end that obtained BERT-Tiny's pretrained weights (the Hub id); empty:
+    /// the example trains from random weights. `start_note` says why, for the log.
+    std::string pretrained_model;
+    std::string start_note;
 };
+
+/// The pretrained model the example fine-tunes when it can be had: Google's BERT-Tiny
+/// (uncased, the same vocabulary as the example's records).
+constexpr const char *kExamplePretrainedModel = "google/bert_uncased_L-2_H-128_A-2";
 
 /// sha256 of google-research/bert's uncased vocab.txt (uncased_L-12_H-768_A-12/vocab.txt;
 /// docs/file-formats.md).
