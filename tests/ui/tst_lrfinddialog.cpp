@@ -14,6 +14,7 @@
 #include "ui/configurationform.h"
 #include "ui/fieldhelp.h"
 #include "ui/mainwindow.h"
+#include "ui/numberspinbox.h"
 #include "ui/progresspanel.h"
 #include "ui/projectfile.h"
 
@@ -26,7 +27,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -352,7 +352,7 @@ private Q_SLOTS:
     {
         ConfigurationForm form;
         auto *metric = form.findChild<QComboBox *>(QStringLiteral("best_checkpoint_metric"));
-        auto *patience = form.findChild<QSpinBox *>(QStringLiteral("early_stopping_patience"));
+        auto *patience = form.findChild<NumberSpinBox *>(QStringLiteral("early_stopping_patience"));
         QVERIFY(metric && patience);
         QStringList items;
         for (int i = 0; i < metric->count(); ++i)
