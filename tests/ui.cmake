@@ -3,7 +3,8 @@
 if(WB_BUILD_GUI)
   wb_add_test(tst_smoothing NAME ui.smoothing SOURCES ui/tst_smoothing.cpp LIBS wb_uicore)
   wb_add_test(tst_classmetrics NAME ui.classmetrics SOURCES ui/tst_classmetrics.cpp LIBS wb_uicore)
-  wb_add_test(tst_projectfile NAME ui.projectfile SOURCES ui/tst_projectfile.cpp LIBS wb_uicore wb_cli CLI11::CLI11)
+  # Issue 21: every option round-trips through the CLI, the form and the project file.
+  wb_add_test(tst_projectfile NAME ui.projectfile SOURCES ui/tst_projectfile.cpp LIBS wb_ui wb_cli CLI11::CLI11 GUI)
   wb_add_test(tst_trainingcontroller NAME ui.trainingcontroller SOURCES ui/tst_trainingcontroller.cpp
               LIBS wb_uicore TIMEOUT 240)
   # Issue 6: "Local workers: N" runs bert-workbench-cli workers and plots the chief's curves.
@@ -17,6 +18,9 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_tryitpanel NAME ui.tryitpanel SOURCES ui/tst_tryitpanel.cpp LIBS wb_ui GUI TIMEOUT 300)
   # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.
   wb_add_test(tst_evaluationview NAME ui.evaluationview SOURCES ui/tst_evaluationview.cpp LIBS wb_ui GUI TIMEOUT 120)
+  # Issue 21: the wheel changes only a focused field; a loaded value comes back bit-identical.
+  wb_add_test(tst_configurationform NAME ui.configurationform SOURCES ui/tst_configurationform.cpp LIBS wb_ui GUI
+              TIMEOUT 60)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
   # Issue 14: Training → Find Learning Rate…, and the best-model / early-stopping fields of the form.

@@ -3,11 +3,12 @@
 
 #include "core/config/optiontable.h"
 #include "ui/fieldhelp.h"
+#include "ui/numberspinbox.h"
+#include "ui/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
-#include <QDoubleSpinBox>
 #include <QDoubleValidator>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -19,7 +20,6 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
-#include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWhatsThis>
@@ -34,6 +34,7 @@ namespace {
 
 constexpr int kMaxRecent = 8;      // entries per recent-files list
 constexpr int kPathFieldChars = 34; // a path field narrower than this many average characters goes under its label
+constexpr int kRealDecimals = 1000; // digits a real text field takes after the point (Qt's default; was 12)
 
 QString q(const std::string &s) { return QString::fromStdString(s); }
 
@@ -55,6 +56,17 @@ QString tooltip(const OptionSpec &spec)
     return tip;
 }
 
+/// The integer range of `spec`'s form field: the table's minimum and maximum within the
+/// member's own type (int or int64; a double holds int64's maximum only rounded up).
+std::pair<qint64, qint64> integerRange(const OptionSpec &spec)
+{
+    const bool isInt = std::holds_alternative<int TrainingOptions::*>(spec.member);
+    const qint64 lo = isInt ? std::numeric_limits<int>::min() : std::numeric_limits<qint64>::min();
+    const qint64 hi = isInt ? std::numeric_limits<int>::max() : std::numeric_limits<qint64>::max();
+    const auto saturate = [lo, hi](double v) { return v <= double(lo) ? lo : v >= double(hi) ? hi : qint64(v); };
+    return {saturate(spec.minimum), saturate(spec.maximum)};
+}
+
 bool isInputFile(const OptionSpec &spec)
 {
     const std::string_view f = spec.flag;
@@ -65,6 +77,7 @@ bool isInputFile(const OptionSpec &spec)
 
 ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
 {
+    m_loading = true; // the editors' first values are no edits
     m_layout = new QVBoxLayout(this);
     const struct
     {
@@ -84,8 +97,8 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
         for (const OptionSpec &spec : optionTable()) {
             if (spec.group != g.group)
                 continue;
-            Binding binding{&spec, {}, {}};
-            QWidget *editor = createEditor(spec, binding);
+            Binding binding{&spec, {}, {}, false};
+            QWidget *editor = createEditor(spec, binding, m_bindings.size());
             addRow(form, spec, editor);
             m_bindings.push_back(std::move(binding));
             if (std::string_view(spec.flag) == "num_local_workers")
@@ -114,22 +127,25 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
         connect(m_strategy, &QComboBox::currentTextChanged, this, follow);
         follow();
     }
+    guardWheel(this); // the panels added to panelLayout() later are guarded too
+    m_loading = false;
 }
 
 ConfigurationForm::~ConfigurationForm() = default;
 
-QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
+QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, size_t index)
 {
     const QString flag = QString::fromLatin1(spec.flag);
+    const auto onEdit = [this, index] { fieldEdited(index); };
     switch (spec.type()) {
     case OptionType::Text: {
         if (spec.isPath())
-            return createPathEditor(spec, b);
+            return createPathEditor(spec, b, index);
         if (spec.isBoolean()) {
             // An on/off option is a check box (its label says what "on" does), not a
             // false/true choice.
             auto *check = new QCheckBox;
-            connect(check, &QCheckBox::toggled, this, &ConfigurationForm::changed);
+            connect(check, &QCheckBox::toggled, this, onEdit);
             b.show = [check, &spec](const TrainingOptions &o) { check->setChecked(spec.text(o) == "true"); };
             b.read = [check, &spec](TrainingOptions &o) { spec.setText(o, check->isChecked() ? "true" : "false"); };
             return check;
@@ -149,7 +165,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
             combo->setMinimumContentsLength(longest);
             combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
             combo->setCurrentIndex(-1);
-            connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, &ConfigurationForm::changed);
+            connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, onEdit);
             b.show = [combo, &spec](const TrainingOptions &o) {
                 combo->setCurrentIndex(combo->findData(q(spec.text(o)), Qt::UserRole, Qt::MatchFixedString));
             };
@@ -161,25 +177,30 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
             return combo;
         }
         auto *edit = new QLineEdit;
-        connect(edit, &QLineEdit::textChanged, this, &ConfigurationForm::changed);
+        connect(edit, &QLineEdit::textChanged, this, onEdit);
         b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
         b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
         return edit;
     }
     case OptionType::Integer:
     case OptionType::OptionalInteger: {
-        auto *spin = new QSpinBox;
-        spin->setRange(int(spec.minimum), int(spec.maximum));
+        // int64 in full: a seed above INT_MAX is shown and given back as it is.
+        auto *spin = new NumberSpinBox(NumberSpinBox::Kind::Integer);
+        const auto [lo, hi] = integerRange(spec);
+        spin->setRange(lo, hi);
         if (*spec.zero_means)
             spin->setSpecialValueText(zeroText(spec));
         if (std::string_view(spec.unit) == "s")
             spin->setSuffix(tr(" s"));
-        spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toInt());
-        connect(spin, QOverload<int>::of(&QSpinBox::valueChanged), this, &ConfigurationForm::changed);
+        spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toLongLong());
+        connect(spin, &NumberSpinBox::valueChanged, this, onEdit);
         const bool optional = spec.type() == OptionType::OptionalInteger;
-        b.show = [spin, &spec](const TrainingOptions &o) {
+        b.show = [spin, &spec, lo = lo, hi = hi](const TrainingOptions &o) {
             const std::string text = spec.text(o);
-            spin->setValue(text.empty() ? 0 : QString::fromStdString(text).toInt());
+            const qint64 v = text.empty() ? 0 : QString::fromStdString(text).toLongLong();
+            spin->setRange(lo, hi);
+            spin->widenTo(v); // a value beyond the form's range is shown as it is; validation reports it
+            spin->setValue(v);
         };
         b.read = [spin, &spec, optional](TrainingOptions &o) {
             if (optional && spin->value() == 0) {
@@ -193,25 +214,33 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
     case OptionType::Real:
         break;
     }
+    // Reals are shown in their shortest round-trip text (spec.text(): 2.123456789e-05, not
+    // 'g', 6's 2.12346e-05) and read back exactly; a spin box does not round them to its decimals.
     if (spec.step > 0) {
-        auto *spin = new QDoubleSpinBox;
-        spin->setRange(spec.minimum, spec.maximum);
+        auto *spin = new NumberSpinBox(NumberSpinBox::Kind::Real);
+        spin->setRealRange(spec.minimum, spec.maximum);
         spin->setSingleStep(spec.step);
         spin->setDecimals(spec.decimals);
-        connect(spin, QOverload<double>::of(&QDoubleSpinBox::valueChanged), this, &ConfigurationForm::changed);
-        b.show = [spin, &spec](const TrainingOptions &o) { spin->setValue(QString::fromStdString(spec.text(o)).toDouble()); };
-        b.read = [spin, &spec](TrainingOptions &o) { spec.setText(o, QString::number(spin->value(), 'g', 17).toStdString()); };
+        spin->setRealValue(QString::fromStdString(spec.defaultText()).toDouble());
+        connect(spin, &NumberSpinBox::valueChanged, this, onEdit);
+        b.show = [spin, &spec](const TrainingOptions &o) {
+            const double v = QString::fromStdString(spec.text(o)).toDouble();
+            spin->setRealRange(spec.minimum, spec.maximum);
+            spin->widenRealTo(v);
+            spin->setRealValue(v);
+        };
+        b.read = [spin, &spec](TrainingOptions &o) {
+            spec.setText(o, QString::number(spin->realValue(), 'g', 17).toStdString()); // 17 digits: exact
+        };
         return spin;
     }
     auto *edit = new QLineEdit;
-    auto *validator = new QDoubleValidator(spec.minimum, spec.maximum, 12, edit);
+    auto *validator = new QDoubleValidator(spec.minimum, spec.maximum, kRealDecimals, edit);
     validator->setNotation(QDoubleValidator::ScientificNotation);
     validator->setLocale(QLocale::c());
     edit->setValidator(validator);
-    connect(edit, &QLineEdit::textChanged, this, &ConfigurationForm::changed);
-    b.show = [edit, &spec](const TrainingOptions &o) {
-        edit->setText(QString::number(QString::fromStdString(spec.text(o)).toDouble(), 'g', 6));
-    };
+    connect(edit, &QLineEdit::textChanged, this, onEdit);
+    b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
     b.read = [edit, &spec](TrainingOptions &o) {
         bool ok = false;
         const double v = QLocale::c().toDouble(edit->text().trimmed(), &ok);
@@ -221,7 +250,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b)
     return edit;
 }
 
-QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b)
+QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b, size_t index)
 {
     const QString field = QString::fromLatin1(spec.flag);
     const bool directory = spec.path == PathKind::Directory;
@@ -253,10 +282,12 @@ QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b)
         }
     });
     const bool input = isInputFile(spec);
-    connect(edit, &QLineEdit::textChanged, this, [this, input] {
-        if (input && !m_loading)
+    connect(edit, &QLineEdit::textChanged, this, [this, input, index] {
+        if (input && !m_loading) {
+            m_bindings.at(index).edited = true; // options() reads the new path in the slots
             Q_EMIT inputFilesChanged();
-        changed();
+        }
+        fieldEdited(index);
     });
     b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
     b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
@@ -358,8 +389,10 @@ void ConfigurationForm::highlightFields(const QStringList &flags)
     m_highlighted = flags;
 }
 
-void ConfigurationForm::changed()
+void ConfigurationForm::fieldEdited(size_t index)
 {
+    if (!m_loading && index < m_bindings.size())
+        m_bindings[index].edited = true;
     if (!m_highlighted.isEmpty())
         highlightFields({}); // an edit clears the marks of the last failed check
     if (!m_loading)
@@ -370,7 +403,8 @@ TrainingOptions ConfigurationForm::options() const
 {
     TrainingOptions o = m_base;
     for (const Binding &b : m_bindings)
-        b.read(o);
+        if (b.edited) // a field the user did not touch gives back exactly its loaded value
+            b.read(o);
     if (m_strategy && m_strategy->currentText() != QLatin1String("multi_worker_mirrored"))
         o.num_local_workers = 0;
     return o;
@@ -380,8 +414,10 @@ void ConfigurationForm::setOptions(const TrainingOptions &o)
 {
     m_loading = true;
     m_base = o;
-    for (const Binding &b : m_bindings)
+    for (Binding &b : m_bindings) {
         b.show(o);
+        b.edited = false;
+    }
     m_loading = false;
 }
 
@@ -405,13 +441,14 @@ void ConfigurationForm::setPath(const QString &flag, const QString &path)
 
 bool ConfigurationForm::setValue(const QString &flag, const QString &text)
 {
-    for (const Binding &b : m_bindings) {
+    for (Binding &b : m_bindings) {
         if (QLatin1String(b.spec->flag) != flag)
             continue;
         TrainingOptions o = options();
         if (!b.spec->setText(o, text.toStdString()).empty())
             return false;
         b.show(o);
+        b.edited = true; // also where the field shows no change (a value it cannot show)
         return true; // the editor's own change signal emits edited()
     }
     return false;

@@ -25,8 +25,11 @@ struct OptionSpec;
 /// The configuration form: one widget per option of optionTable() whose form group is not
 /// None, in the table's order, grouped "1. Where to train", "2. Model and data",
 /// "3. Hyperparameters", each with the table's label, tooltip and "?" help. Each editor's
-/// object name is the option's flag name. Options without a widget are kept: options()
-/// returns the last setOptions() value with the widgets' values on top. GUI thread only.
+/// object name is the option's flag name. options() returns the last setOptions() value with
+/// the fields the user edited since on top: options without a widget, and fields not touched,
+/// give back exactly what was set (a seed above INT_MAX, a rate with 17 digits). Integers are
+/// NumberSpinBox fields over the member's whole type, reals show their shortest round-trip text.
+/// The wheel changes a field only when it has focus (ui/wheelguard.h). GUI thread only.
 class ConfigurationForm : public QWidget
 {
     Q_OBJECT
@@ -83,11 +86,14 @@ private:
         const OptionSpec *spec;
         std::function<void(const TrainingOptions &)> show;
         std::function<void(TrainingOptions &)> read;
+        bool edited = false; ///< changed by the user since setOptions(): options() reads the widget
     };
-    QWidget *createEditor(const OptionSpec &spec, Binding &binding);
-    QWidget *createPathEditor(const OptionSpec &spec, Binding &binding);
+    /// `index`: the binding's place in m_bindings (its editor's signals mark it edited).
+    QWidget *createEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createPathEditor(const OptionSpec &spec, Binding &binding, size_t index);
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
-    void changed();
+    /// A field changed: marks it edited (not while setOptions() fills the form) and emits edited().
+    void fieldEdited(size_t index);
     /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
     void updateFilesLayout();
 

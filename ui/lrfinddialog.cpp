@@ -9,6 +9,8 @@
 #include "core/util/errortext.h"
 #include "ui/configurationform.h"
 #include "ui/fieldhelp.h"
+#include "ui/numberspinbox.h"
+#include "ui/wheelguard.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -19,7 +21,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -43,6 +44,8 @@ Q_SIGNALS:
 namespace {
 
 constexpr int kReplotIntervalMs = 40; // at most 25 replots a second
+constexpr int kMinSteps = 2, kMaxSteps = 100000; // the step field's range (a loaded value beyond it is shown as is)
+constexpr int kRateDecimals = 1000; // digits a rate field takes after the point: a 17-digit rate stays editable
 const QColor kRawColour(70, 110, 170, 90);
 const QColor kSmoothedColour(31, 90, 180);
 const QColor kSuggestionColour(200, 50, 30);
@@ -141,14 +144,14 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     layout->addWidget(note);
 
     auto *range = new QHBoxLayout;
-    m_steps = new QSpinBox;
+    m_steps = new NumberSpinBox(NumberSpinBox::Kind::Integer);
     m_steps->setObjectName(QStringLiteral("lr_find_steps"));
-    m_steps->setRange(2, 100000);
+    m_steps->setRange(kMinSteps, kMaxSteps);
     m_steps->setToolTip(fieldHelp(QStringLiteral("lr_find_steps")).text);
     const auto rateEdit = [this](const char *flag) {
         auto *edit = new QLineEdit;
         edit->setObjectName(QLatin1String(flag));
-        auto *validator = new QDoubleValidator(0, 100, 12, edit);
+        auto *validator = new QDoubleValidator(0, 100, kRateDecimals, edit);
         validator->setNotation(QDoubleValidator::ScientificNotation);
         validator->setLocale(QLocale::c());
         edit->setValidator(validator);
@@ -262,6 +265,7 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     resize(760, 620);
     showRange(m_form->options());
     updateButtons();
+    guardWheel(this);
 }
 
 LrFindDialog::~LrFindDialog() { m_job.cancel(); }
@@ -283,9 +287,12 @@ void LrFindDialog::begin()
 
 void LrFindDialog::showRange(const TrainingOptions &o)
 {
-    m_steps->setValue(int(std::clamp<int64_t>(o.lr_find_steps, 2, 100000)));
-    m_start->setText(QString::number(o.lr_find_start, 'g', 6));
-    m_end->setText(QString::number(o.lr_find_end, 'g', 6));
+    // The values as given (a rate in its shortest round-trip text, not 'g', 6's rounding).
+    m_steps->setRange(kMinSteps, kMaxSteps);
+    m_steps->widenTo(o.lr_find_steps);
+    m_steps->setValue(o.lr_find_steps);
+    m_start->setText(QString::number(o.lr_find_start, 'g', QLocale::FloatingPointShortest));
+    m_end->setText(QString::number(o.lr_find_end, 'g', QLocale::FloatingPointShortest));
 }
 
 TrainingOptions LrFindDialog::runOptions() const

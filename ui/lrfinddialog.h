@@ -14,13 +14,13 @@ class QCustomPlot;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QSpinBox;
 class QTimer;
 
 namespace wb {
 
 class ConfigurationForm;
 class LrFindRelay;
+class NumberSpinBox;
 
 /// Training → Find Learning Rate…: the learning-rate range test (Smith 2017, fastai's
 /// lr_find; core/train/lrfind.h) on the form's current options. The pre-flight check runs
@@ -101,7 +101,7 @@ private:
     ConfigurationForm *m_form;
     QCustomPlot *m_plot = nullptr;
     QLabel *m_error = nullptr, *m_progress = nullptr, *m_summary = nullptr;
-    QSpinBox *m_steps = nullptr;
+    NumberSpinBox *m_steps = nullptr;
     QLineEdit *m_start = nullptr, *m_end = nullptr;
     QPushButton *m_run = nullptr, *m_stop = nullptr, *m_useSuggestion = nullptr, *m_useMin = nullptr;
     QTimer *m_replot = nullptr;

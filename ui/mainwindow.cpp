@@ -21,6 +21,7 @@
 #include "ui/trainingcontroller.h"
 #include "ui/tryitpanel.h"
 #include "ui/usedmodeldir.h"
+#include "ui/wheelguard.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -180,6 +181,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
         guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
     });
 
+    // Every field of the window (form, plot controls, Try it) and of its dialogs takes the wheel
+    // only with focus, so scrolling never changes a value unseen.
+    guardWheel(this);
     setOptions(TrainingOptions{});
     updateActions();
     updateTitle();

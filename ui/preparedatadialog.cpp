@@ -3,6 +3,7 @@
 
 #include "core/util/error.h"
 #include "ui/backgroundjob.h"
+#include "ui/wheelguard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -197,6 +198,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     layout->addWidget(m_warnings);
     layout->addWidget(buttons);
     setRunning(false);
+    guardWheel(this);
 }
 
 PrepareDataDialog::~PrepareDataDialog()

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <climits>
 #include <limits>
 #include <cmath>
 
@@ -14,7 +13,9 @@ namespace {
 
 using O = TrainingOptions;
 
-constexpr double kIntMax = double(INT_MAX); // upper bound of int-valued form fields
+// Upper bound of int64-valued form fields: int64's maximum, which a double holds only rounded up
+// to 2^63 (the form saturates it to the member's type).
+constexpr double kInt64Max = double(std::numeric_limits<int64_t>::max());
 
 const char *const kJsonFiles = "JSON (*.json);;All files (*)";
 const char *const kRecordFiles = "TFRecord (*.tf_record *.tfrecord *.tfrecords);;All files (*)";
@@ -264,21 +265,21 @@ std::vector<OptionSpec> buildTable()
                "Use at most this many training examples per evaluation interval (0 = all); with one "
                "evaluation per epoch that is per epoch. Handy for a quick trial run on a large dataset.");
     s.group = FormGroup::Hyperparameters;
-    s.maximum = kIntMax;
+    s.maximum = kInt64Max;
     s.zero_means = "all";
     add(s);
 
     s = option("steps_per_loop", {}, &O::steps_per_loop, "steps", "steps between progress reports", "Steps per loop",
                "How many training steps run between two progress reports (default: every step).");
     s.minimum = 1;
-    s.maximum = kIntMax;
+    s.maximum = kInt64Max;
     add(s);
 
     s = option("seed", {}, &O::seed, "", "random seed (init, dropout, shuffling)", "Random seed",
                "Fixes the random initialisation and shuffling so a run can be repeated exactly. "
                "Try a few seeds: small datasets give noticeably different results per seed.");
     s.group = FormGroup::Hyperparameters;
-    s.maximum = kIntMax;
+    s.maximum = kInt64Max;
     s.defines_run = true;
     add(s);
 

@@ -15,6 +15,7 @@
 #include "ui/configurationform.h"
 #include "ui/fieldhelp.h"
 #include "ui/mainwindow.h"
+#include "ui/numberspinbox.h"
 #include "ui/progresspanel.h"
 #include "ui/projectfile.h"
 
@@ -27,7 +28,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -438,7 +438,7 @@ private Q_SLOTS:
     {
         ConfigurationForm form;
         auto *metric = form.findChild<QComboBox *>(QStringLiteral("best_checkpoint_metric"));
-        auto *patience = form.findChild<QSpinBox *>(QStringLiteral("early_stopping_patience"));
+        auto *patience = form.findChild<NumberSpinBox *>(QStringLiteral("early_stopping_patience"));
         QVERIFY(metric && patience);
         QStringList items;
         for (int i = 0; i < metric->count(); ++i)

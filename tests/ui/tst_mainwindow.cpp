@@ -9,6 +9,7 @@
 #include "core/io/summarywriter.h"
 #include "ui/evaluationview.h"
 #include "ui/lossplot.h"
+#include "ui/numberspinbox.h"
 #include "ui/projectfile.h"
 #include "ui/runhistory.h"
 #include "ui/runstable.h"
@@ -23,7 +24,6 @@
 #include <QProgressBar>
 #include <QStandardPaths>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -269,11 +269,11 @@ void tst_MainWindow::scheduleFollowsEdits()
     QVERIFY(text.contains(QStringLiteral("ceil(408 / 32)")));
     QVERIFY2(lines.contains(QStringLiteral("eval_steps = 13")), qPrintable(text));
     QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
-    w.findChild<QSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
+    w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
     text = w.scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 16)")) && text.contains(QStringLiteral("= 229")), qPrintable(text));
     QVERIFY(w.isWindowModified());
-    w.findChild<QSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
+    w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
     QVERIFY(w.scheduleText().contains(QStringLiteral("= 0")) || w.scheduleText().contains(QStringLiteral("?")));
 }
 
@@ -322,7 +322,7 @@ void tst_MainWindow::projectSaveOpenAndTitle()
     QVERIFY(w.saveProject(path));
     QVERIFY(!w.isWindowModified());
     QVERIFY(w.windowTitle().startsWith(QStringLiteral("spam[*]")));
-    w.findChild<QSpinBox *>(QStringLiteral("seed"))->setValue(1);
+    w.findChild<NumberSpinBox *>(QStringLiteral("seed"))->setValue(1);
     QVERIFY(w.isWindowModified());
 
     MainWindow other;
@@ -449,7 +449,7 @@ void tst_MainWindow::resetToDefaults()
 void tst_MainWindow::localWorkersFollowStrategy()
 {
     MainWindow w;
-    auto *workers = w.findChild<QSpinBox *>(QStringLiteral("num_local_workers"));
+    auto *workers = w.findChild<NumberSpinBox *>(QStringLiteral("num_local_workers"));
     QVERIFY(workers);
     QVERIFY(!workers->isEnabled()); // no strategy chosen yet
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
@@ -462,9 +462,9 @@ void tst_MainWindow::localWorkersFollowStrategy()
                  "bert-workbench-cli train --distribution_strategy=multi_worker_mirrored --num_local_workers=2")),
              qPrintable(w.commandLine()));
 
-    auto *timeout = w.findChild<QSpinBox *>(QStringLiteral("worker_timeout"));
+    auto *timeout = w.findChild<NumberSpinBox *>(QStringLiteral("worker_timeout"));
     QVERIFY(timeout && timeout->isEnabled());
-    QCOMPARE(timeout->value(), 300);
+    QCOMPARE(timeout->value(), qint64(300));
     timeout->setValue(30);
     QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));

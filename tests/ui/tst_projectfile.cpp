@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/runflags.h"
 #include "core/config/optiontable.h"
+#include "ui/configurationform.h"
 #include "ui/projectfile.h"
 #include "ui/runhistory.h"
 
@@ -10,6 +11,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 using namespace wb;
@@ -28,10 +30,11 @@ private Q_SLOTS:
 
 namespace {
 
-/// A value of `spec` that differs from its default and survives the trip as text.
-std::string nonDefaultValue(const OptionSpec &spec)
+/// A value of `spec` that differs from its default and that a careless widget or text
+/// conversion would change: integers near the top of their type (above INT_MAX for int64
+/// options), reals that need all 17 significant digits, choices other than the default.
+std::string awkwardValue(const OptionSpec &spec)
 {
-    const TrainingOptions d;
     switch (spec.type()) {
     case OptionType::Text:
         if (!spec.choices.empty())
@@ -40,27 +43,38 @@ std::string nonDefaultValue(const OptionSpec &spec)
             return std::string("/data/my run/") + spec.flag; // absolute: the project file keeps it as is
         return std::string("value-") + spec.flag;
     case OptionType::Integer:
-        return std::to_string(std::stoll(spec.defaultText()) + 7);
+        if (std::holds_alternative<int TrainingOptions::*>(spec.member))
+            return std::to_string(std::numeric_limits<int>::max() - 7);
+        return std::to_string(std::numeric_limits<int64_t>::max() - 7);
     case OptionType::OptionalInteger:
-        return "123";
+        return std::to_string(int64_t(5000000000) + 123);
     case OptionType::Real: {
         TrainingOptions o;
-        spec.setText(o, "0.3333333333333333"); // needs all 16 digits to read back
+        spec.setText(o, "2.1234567890123457e-05"); // needs all 17 digits to read back
         return spec.text(o);
     }
     }
     return {};
 }
 
+QStringList allText(const TrainingOptions &o)
+{
+    QStringList list;
+    for (const OptionSpec &spec : optionTable())
+        list << QStringLiteral("%1=%2").arg(QLatin1String(spec.flag), QString::fromStdString(spec.text(o)));
+    return list;
+}
+
 } // namespace
 
-/// Every option of the table goes flags → options → project file → options → flags and
-/// arrives unchanged, each set to a value that is not its default.
+/// Every option of the table goes flags → options → form → options → project file → options
+/// → flags and arrives bit-identical (text() writes reals in their shortest round-trip form),
+/// each set to an awkward value that is not its default.
 void tst_ProjectFile::everyOptionRoundTrips()
 {
     std::vector<std::string> flags;
     for (const OptionSpec &spec : optionTable())
-        flags.push_back(std::string("--") + spec.flag + "=" + nonDefaultValue(spec));
+        flags.push_back(std::string("--") + spec.flag + "=" + awkwardValue(spec));
 
     CLI::App app;
     TrainingOptions parsed;
@@ -70,17 +84,26 @@ void tst_ProjectFile::everyOptionRoundTrips()
     QVERIFY2(cli::parseFlags(app, flags, out, err, code), err.str().c_str());
     for (const OptionSpec &spec : optionTable()) {
         QVERIFY2(spec.isChanged(parsed), spec.flag);
-        QCOMPARE(spec.text(parsed), nonDefaultValue(spec));
+        QCOMPARE(spec.text(parsed), awkwardValue(spec));
     }
+
+    // Through the window's form: shown, not edited, read back.
+    ConfigurationForm form;
+    form.setOptions(parsed);
+    const TrainingOptions fromForm = form.options();
+    QCOMPARE(allText(fromForm), allText(parsed));
+    for (const OptionSpec &spec : optionTable())
+        QVERIFY2(spec.equal(parsed, fromForm), spec.flag);
 
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("all.bwproj"));
-    ProjectFile::save(path, parsed);
-    const nlohmann::json saved = ProjectFile::toJson(parsed);
+    ProjectFile::save(path, fromForm);
+    const nlohmann::json saved = ProjectFile::toJson(fromForm);
     QCOMPARE(saved.at("options").size(), optionTable().size()); // every option has its key
     Diagnostics diag;
     const TrainingOptions loaded = ProjectFile::load(path, diag);
     QVERIFY2(diag.empty(), diag.format().c_str());
+    QCOMPARE(allText(loaded), allText(parsed));
     for (const OptionSpec &spec : optionTable())
         QVERIFY2(spec.equal(parsed, loaded), spec.flag);
 
@@ -225,5 +248,5 @@ void tst_ProjectFile::metricsHistory()
     QCOMPARE(runs.size(), 2); // its own and its sibling's
 }
 
-QTEST_APPLESS_MAIN(tst_ProjectFile)
+QTEST_MAIN(tst_ProjectFile) // the round trip goes through the form (widgets, offscreen)
 #include "tst_projectfile.moc"
