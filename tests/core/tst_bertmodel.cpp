@@ -313,6 +313,14 @@ void tst_BertModel::modelUsesOnlyItsGenerator()
     b->forward(ids, mask, seg);
     QVERIFY(torch::equal(b->generator().get_state(), stateBefore)); // inference draws nothing
 
+    // A checkpoint written before runs owned a generator holds the default generator's state
+    // as rng_state: it is the same kind of state and continues the same stream.
+    torch::manual_seed(31);
+    torch::rand({5});
+    at::Generator restored = nn::makeGenerator(0);
+    restored.set_state(defaultGen.get_state());
+    QVERIFY(torch::equal(torch::rand({16}, restored), torch::rand({16})));
+
     // Without a generator a model is not built.
     QVERIFY_THROWS_EXCEPTION(wb::Error, nn::BertForSequenceClassification(c, 2, at::Generator()));
 }

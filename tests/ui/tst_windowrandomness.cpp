@@ -133,7 +133,8 @@ private Q_SLOTS:
 private:
     /// Trains `o` in a new window through the real Trainer. With `busy`, Try it and the
     /// range test run beside it, each step interleaved with both.
-    WindowRun trainInWindow(const TrainingOptions &o, bool busy);
+    /// Fails the test function (QTRY_…) when a job does not end.
+    void trainInWindow(const TrainingOptions &o, bool busy, WindowRun &out);
 
     QTemporaryDir m_dir;
     std::string m_root;
@@ -169,10 +170,9 @@ void tst_WindowRandomness::initTestCase()
     m_trained = t.model_dir;
 }
 
-WindowRun tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool busy)
+void tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool busy, WindowRun &out)
 {
     // Everything the window's callbacks use outlives the window (declared before it).
-    WindowRun out;
     Gate gate;
     gate.open = !busy;
     TryItPanel *tryIt = nullptr;
@@ -227,7 +227,7 @@ WindowRun tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool bus
     }
     if (!w.train()) {
         gate.release();
-        return out;
+        return;
     }
     if (!finished.wait(kWaitMs))
         gate.release();
@@ -247,20 +247,25 @@ WindowRun tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool bus
         else if (gate.tryIt < 16 || gate.lrFind < 16)
             out.finished.message = "the jobs did not interleave with every step";
     }
-    return out;
 }
 
 void tst_WindowRandomness::tryItAndLrFindDoNotChangeTheRun()
 {
     TrainingOptions alone = m_base;
     alone.model_dir = m_root + "/alone";
-    const WindowRun solo = trainInWindow(alone, false);
+    WindowRun solo;
+    trainInWindow(alone, false, solo);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY2(solo.finished.status == RunStatus::Completed, solo.finished.message.c_str());
     QCOMPARE(int(solo.losses.size()), 16);
 
     TrainingOptions beside = m_base;
     beside.model_dir = m_root + "/busy";
-    const WindowRun busy = trainInWindow(beside, true);
+    WindowRun busy;
+    trainInWindow(beside, true, busy);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY2(busy.finished.status == RunStatus::Completed, busy.finished.message.c_str());
     QVERIFY2(busy.finished.message.rfind("training completed", 0) == 0, busy.finished.message.c_str());
     QVERIFY(std::ifstream(beside.model_dir + "/lr_find.json").good()); // the range test did run
