@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } catch (const wb::HubError &) {
     }
     try {
-        for (const std::string &shard : wb::parseShardIndex(text, "fuzz"))
+        for (const std::string &shard : wb::parseShardFileNames(text, "fuzz"))
             if (!wb::isSafeRepoPath(shard))
                 std::abort();
     } catch (const wb::HubError &) {

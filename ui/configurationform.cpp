@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/configurationform.h"
+#include "ui/qtext.h"
 
 #include "core/config/optiontable.h"
 #include "ui/fieldhelp.h"
@@ -36,7 +37,6 @@ constexpr int kMaxRecent = 8;      // entries per recent-files list
 constexpr int kPathFieldChars = 34; // a path field narrower than this many average characters goes under its label
 constexpr int kRealDecimals = 1000; // digits a real text field takes after the point (Qt's default; was 12)
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 /// What 0 shows in a number field: the zero meaning without its explanation in parentheses
 /// ("off (use TF_CONFIG …)" → "off"), which the tooltip gives, so it fits a narrow field.

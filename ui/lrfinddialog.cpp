@@ -3,6 +3,7 @@
 #undef QT_NO_KEYWORDS
 #undef QT_NO_FOREACH
 #include "ui/lrfinddialog.h"
+#include "ui/qtext.h"
 
 #include "core/config/diagnostics.h"
 #include "core/train/preparedrun.h"
@@ -51,7 +52,6 @@ const QColor kSmoothedColour(31, 90, 180);
 const QColor kSuggestionColour(200, 50, 30);
 const QColor kMinOver10Colour(30, 130, 60);
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 /// Log-axis ticks as the dialog writes learning rates: 1e-6, 1e-5, … (no exponent padding).
 class LrTicker : public QCPAxisTickerLog

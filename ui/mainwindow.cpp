@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/mainwindow.h"
+#include "ui/qtext.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/jsonfile.h"
@@ -53,7 +54,6 @@ namespace wb {
 
 namespace {
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 /// The form's model as Try it loads it: model_dir's latest checkpoint with the run's files.
 ClassifierSource classifierSource(const TrainingOptions &o)

@@ -3,6 +3,7 @@
 // the run recorded in its model_dir (metrics.jsonl, checkpoints, run_config.json), and each
 // evaluation is held against the majority-class baseline (issue 16 items 2 and 4).
 #include "ui/mainwindow.h"
+#include "ui/qtext.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -26,12 +27,6 @@
 #include <limits>
 
 namespace wb {
-
-namespace {
-
-QString q(const std::string &s) { return QString::fromStdString(s); }
-
-} // namespace
 
 void MainWindow::newProject()
 {

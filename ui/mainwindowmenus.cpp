@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window's menus and toolbar: File, Model, Training and Help.
 #include "ui/mainwindow.h"
+#include "ui/qtext.h"
 
 #include "core/config/bertconfig.h"
 #include "ui/lrfinddialog.h"
@@ -24,12 +25,6 @@
 #include <QFileInfo>
 
 namespace wb {
-
-namespace {
-
-QString q(const std::string &s) { return QString::fromStdString(s); }
-
-} // namespace
 
 void MainWindow::buildMenus()
 {

@@ -2,6 +2,7 @@
 // The main window's run: Train (the pre-flight check as a background job, the used-model_dir
 // question), Stop and Resume, and the training controller's events.
 #include "ui/mainwindow.h"
+#include "ui/qtext.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/jsonfile.h"
@@ -54,12 +55,6 @@
 #include <utility>
 
 namespace wb {
-
-namespace {
-
-QString q(const std::string &s) { return QString::fromStdString(s); }
-
-} // namespace
 
 bool MainWindow::train()
 {

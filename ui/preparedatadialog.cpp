@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/preparedatadialog.h"
+#include "ui/qtext.h"
 
 #include "core/util/error.h"
 #include "ui/backgroundjob.h"
@@ -31,7 +32,6 @@ namespace wb {
 
 namespace {
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 // The core's messages name command-line flags; the dialog names its own fields instead.
 QString formWords(QString text)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/schedulepanel.h"
+#include "ui/qtext.h"
 
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
@@ -21,7 +22,6 @@ namespace {
 
 constexpr int kPlannedScheduleSamples = 2000; // points of the planned LR curve
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 QLabel *richLabel(const QString &objectName)
 {

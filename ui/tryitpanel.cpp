@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/tryitpanel.h"
+#include "ui/qtext.h"
 
 #include "core/config/optiontable.h"
 #include "core/train/checkpointstate.h"
@@ -51,7 +52,6 @@ struct TryItOutcome
 
 namespace {
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 struct TryItRequest
 {

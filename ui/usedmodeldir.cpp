@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/usedmodeldir.h"
+#include "ui/qtext.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
@@ -18,7 +19,6 @@ namespace wb {
 
 namespace {
 
-QString q(const std::string &s) { return QString::fromStdString(s); }
 
 // "learning_rate" → "Learning rate" (the form's label), else the name itself.
 QString formName(const std::string &name)

@@ -124,7 +124,7 @@ bool isSafeRepoPath(const std::string &path)
     return true;
 }
 
-std::vector<std::string> parseShardIndex(const std::string &json, const std::string &source)
+std::vector<std::string> parseShardFileNames(const std::string &json, const std::string &source)
 {
     const nlohmann::json j = parseObject(json, source, HubErrorKind::NoBertWeights, "the shard index");
     auto map = j.find("weight_map");

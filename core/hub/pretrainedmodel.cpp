@@ -118,7 +118,7 @@ bool setWeights(PretrainedModel &m, const std::vector<std::string> &files, const
     m.weights_index_file = path;
     m.weights_files.clear();
     bool ok = true;
-    for (const auto &shard : parseShardIndex(readText(path), field + ": " + w.file)) {
+    for (const auto &shard : parseShardFileNames(readText(path), field + ": " + w.file)) {
         if (std::find(files.begin(), files.end(), shard) == files.end()) {
             if (missing)
                 missing->push_back(shard);
@@ -450,7 +450,7 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
     }
     if (weights.sharded) {
         const std::vector<std::string> shards =
-            parseShardIndex(readText(cache.snapshotFile(id, commit, weights.file)), field + ": " + weights.file);
+            parseShardFileNames(readText(cache.snapshotFile(id, commit, weights.file)), field + ": " + weights.file);
         std::vector<std::pair<std::string, HubFileMetadata>> shardMetas;
         for (const auto &s : shards) {
             const auto meta = client.fileMetadata(id, revision, s, false);

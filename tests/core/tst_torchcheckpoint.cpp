@@ -202,7 +202,7 @@ void tst_TorchCheckpoint::refusesHostilePickles()
     checkInitCheckpoint(o, fixtureConfig(), meta, diag);
     QCOMPARE(diag.errorCount(), 1);
     QVERIFY2(diag.items().front().message.find(global.toStdString()) != std::string::npos, diag.format().c_str());
-    nn::BertForSequenceClassification model(fixtureConfig(), 2);
+    nn::BertForSequenceClassification model(fixtureConfig(), 2, nn::makeGenerator(42));
     QVERIFY(expectError([&] { loadInitCheckpoint(model, dir); }).find(global.toStdString()) != std::string::npos);
     QVERIFY(!fs::exists(kMarker));
 }
@@ -305,7 +305,7 @@ void tst_TorchCheckpoint::initialisesModelFromFolder()
     QFETCH(QString, input);
     QFETCH(QString, format);
     torch::manual_seed(5);
-    nn::BertForSequenceClassification model(fixtureConfig(), 2);
+    nn::BertForSequenceClassification model(fixtureConfig(), 2, nn::makeGenerator(42));
     const CheckpointMatch m = loadInitCheckpoint(model, fixture(input.toStdString()));
     QCOMPARE(QString::fromStdString(m.format), format);
     const size_t expected = expectedParameters(fixtureConfig(), 2).size();
@@ -384,7 +384,7 @@ void tst_TorchCheckpoint::shardingErrors()
         meta.num_labels = 2;
         Diagnostics diag;
         checkInitCheckpoint(o, fixtureConfig(), meta, diag);
-        nn::BertForSequenceClassification model(fixtureConfig(), 2);
+        nn::BertForSequenceClassification model(fixtureConfig(), 2, nn::makeGenerator(42));
         const std::string err = expectError([&] { loadInitCheckpoint(model, dir); });
         if (diag.errorCount() != 1 || diag.items().front().message.empty()
             || err.find(diag.items().front().message) == std::string::npos)
@@ -392,7 +392,7 @@ void tst_TorchCheckpoint::shardingErrors()
         return err;
     };
     fresh();
-    nn::BertForSequenceClassification model(fixtureConfig(), 2);
+    nn::BertForSequenceClassification model(fixtureConfig(), 2, nn::makeGenerator(42));
     QCOMPARE(loadInitCheckpoint(model, dir).loaded.size(), expectedParameters(fixtureConfig(), 2).size());
 
     // A missing shard.
