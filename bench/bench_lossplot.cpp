@@ -6,8 +6,8 @@
 #undef QT_NO_FOREACH
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
-#include "ui/lossplot.h"
-#include "ui/trainingcontroller.h"
+#include "ui/plot/lossplot.h"
+#include "ui/runs/trainingcontroller.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -8,7 +8,7 @@
 #include "core/io/metricsreader.h"
 #include "core/io/runevents.h"
 #include "fuzz/fuzzinput.h"
-#include "ui/classmetrics.h"
+#include "ui/evaluation/classmetrics.h"
 
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,7 +7,7 @@
 // and an eval's confusion matrix goes through classMetrics(), as the window's evaluation
 // view does.
 #include "core/launch/chiefstream.h"
-#include "ui/classmetrics.h"
+#include "ui/evaluation/classmetrics.h"
 
 #include <string>
 

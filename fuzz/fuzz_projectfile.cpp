@@ -4,7 +4,7 @@
 // relative paths resolved against the project's folder). Both report through Diagnostics
 // and never throw.
 #include "core/config/jsonfile.h"
-#include "ui/projectfile.h"
+#include "ui/form/projectfile.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
 # Regression tests for the crashers the fuzzers in fuzz/ found (docs/reliability.md, "Fuzzing").
-# ui/projectfile.cpp (Qt Core only) is compiled in and the torch-free libraries linked, so
+# ui/form/projectfile.cpp (Qt Core only) is compiled in and the torch-free libraries linked, so
 # that the test needs no libtorch.
 wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
-            SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
+            SOURCES core/tst_fuzzregressions.cpp ${PROJECT_SOURCE_DIR}/ui/form/projectfile.cpp
             LIBS wb_rundir)
 
 # fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
@@ -17,8 +17,8 @@ foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpi
   list(APPEND _wb_fuzz_sources ${_wb_fuzz_dir}/fuzz_${t}.cpp)
 endforeach()
 add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
-               ${PROJECT_SOURCE_DIR}/ui/projectfile.cpp
-               ${PROJECT_SOURCE_DIR}/ui/classmetrics.cpp
+               ${PROJECT_SOURCE_DIR}/ui/form/projectfile.cpp
+               ${PROJECT_SOURCE_DIR}/ui/evaluation/classmetrics.cpp
                ${PROJECT_SOURCE_DIR}/core/hub/hubparse.cpp
                ${PROJECT_SOURCE_DIR}/core/hub/hubid.cpp)
 target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})

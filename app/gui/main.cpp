@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/mainwindow.h"
-#include "ui/trainingcontroller.h"
+#include "ui/window/mainwindow.h"
+#include "ui/runs/trainingcontroller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

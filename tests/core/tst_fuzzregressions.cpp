@@ -9,7 +9,7 @@
 #include "core/train/bestmodel.h"
 #include "core/train/evalexamples.h"
 #include "core/util/error.h"
-#include "ui/projectfile.h"
+#include "ui/form/projectfile.h"
 
 #include <QtTest>
 

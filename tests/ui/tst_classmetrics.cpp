@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/classmetrics.h"
+#include "ui/evaluation/classmetrics.h"
 
 #include <QtTest>
 

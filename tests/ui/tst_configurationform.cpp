@@ -3,9 +3,9 @@
 // changes a field only after the user focused it (in the form and in the dialogs), and a loaded
 // value comes back bit-identical from options() until the user edits its field.
 #include "core/config/optiontable.h"
-#include "ui/configurationform.h"
-#include "ui/lrfinddialog.h"
-#include "ui/preparedatadialog.h"
+#include "ui/form/configurationform.h"
+#include "ui/dialogs/lrfinddialog.h"
+#include "ui/dialogs/preparedatadialog.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>

@@ -3,8 +3,8 @@
 // bert-workbench-cli, plots the chief's curves, stops and resumes them, and reports a
 // failed worker by rank.
 #include "core/io/runevents.h"
-#include "ui/localworkersrun.h"
-#include "ui/trainingcontroller.h"
+#include "ui/runs/localworkersrun.h"
+#include "ui/runs/trainingcontroller.h"
 
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"

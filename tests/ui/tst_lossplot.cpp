@@ -2,7 +2,7 @@
 // QCustomPlot 2.1's header uses Qt's keywords (signals, foreach); allow them in this file only.
 #undef QT_NO_KEYWORDS
 #undef QT_NO_FOREACH
-#include "ui/lossplot.h"
+#include "ui/plot/lossplot.h"
 
 #include <QDoubleSpinBox>
 #include <QFile>

@@ -4,7 +4,7 @@
 #undef QT_NO_FOREACH
 // Training → Find Learning Rate… (issue 14, item 4) and the best-model / early-stopping fields
 // of the form (item 5).
-#include "ui/lrfinddialog.h"
+#include "ui/dialogs/lrfinddialog.h"
 #include "core/train/preparedrun.h"
 
 #include "core/config/bertconfig.h"
@@ -12,12 +12,12 @@
 #include "core/data/dataprep.h"
 #include "core/train/preflight.h"
 #include "tinyrun.h"
-#include "ui/configurationform.h"
-#include "ui/fieldhelp.h"
-#include "ui/mainwindow.h"
-#include "ui/numberspinbox.h"
-#include "ui/progresspanel.h"
-#include "ui/projectfile.h"
+#include "ui/form/configurationform.h"
+#include "ui/form/fieldhelp.h"
+#include "ui/window/mainwindow.h"
+#include "ui/form/numberspinbox.h"
+#include "ui/runs/progresspanel.h"
+#include "ui/form/projectfile.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/mainwindow.h"
+#include "ui/window/mainwindow.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
@@ -7,13 +7,13 @@
 #include "tinyrun.h"
 #include "core/io/eventwriter.h"
 #include "core/io/summarywriter.h"
-#include "ui/evaluationview.h"
-#include "ui/lossplot.h"
-#include "ui/numberspinbox.h"
-#include "ui/projectfile.h"
-#include "ui/runhistory.h"
-#include "ui/runstable.h"
-#include "ui/trainingcontroller.h"
+#include "ui/evaluation/evaluationview.h"
+#include "ui/plot/lossplot.h"
+#include "ui/form/numberspinbox.h"
+#include "ui/form/projectfile.h"
+#include "ui/runs/runhistory.h"
+#include "ui/runs/runstable.h"
+#include "ui/runs/trainingcontroller.h"
 
 #include <QAbstractButton>
 #include <QAction>

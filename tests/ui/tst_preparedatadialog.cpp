@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Prepare Data dialog end to end (offscreen): its fields filled as a user would, a run on a
 // small CSV folder with a bad row under "Skip bad rows", and the report it shows.
-#include "ui/preparedatadialog.h"
+#include "ui/dialogs/preparedatadialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>

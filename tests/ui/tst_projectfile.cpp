@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/runflags.h"
 #include "core/config/optiontable.h"
-#include "ui/configurationform.h"
-#include "ui/projectfile.h"
-#include "ui/runhistory.h"
+#include "ui/form/configurationform.h"
+#include "ui/form/projectfile.h"
+#include "ui/runs/runhistory.h"
 
 #include <QDir>
 #include <QFile>

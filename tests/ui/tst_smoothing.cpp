@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/smoothing.h"
+#include "ui/plot/smoothing.h"
 
 #include <QtTest>
 

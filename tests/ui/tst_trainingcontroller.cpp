@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/trainingcontroller.h"
+#include "ui/runs/trainingcontroller.h"
 
 #include "tinyrun.h"
 

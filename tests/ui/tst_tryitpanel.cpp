@@ -7,9 +7,9 @@
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
-#include "ui/mainwindow.h"
-#include "ui/trainingcontroller.h"
-#include "ui/tryitpanel.h"
+#include "ui/window/mainwindow.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/tryit/tryitpanel.h"
 
 #include <QApplication>
 #include <QDir>

@@ -2,7 +2,7 @@
 // Issue 16 (the window as a learner meets it): a used model directory is never reused
 // without asking, unsaved changes are not thrown away, a project knows its run, a model
 // that did not learn is said so.
-#include "ui/mainwindow.h"
+#include "ui/window/mainwindow.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -11,15 +11,15 @@
 #include "core/train/checkpointstate.h"
 #include "core/train/runidentity.h"
 #include "tinyrun.h"
-#include "ui/evaluationview.h"
-#include "ui/learningcheck.h"
-#include "ui/configurationform.h"
-#include "ui/lossplot.h"
-#include "ui/plotcontrolrow.h"
-#include "ui/projectfile.h"
-#include "ui/runstable.h"
-#include "ui/trainingcontroller.h"
-#include "ui/usedmodeldir.h"
+#include "ui/evaluation/evaluationview.h"
+#include "ui/evaluation/learningcheck.h"
+#include "ui/form/configurationform.h"
+#include "ui/plot/lossplot.h"
+#include "ui/plot/plotcontrolrow.h"
+#include "ui/form/projectfile.h"
+#include "ui/runs/runstable.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/runs/usedmodeldir.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>

@@ -6,10 +6,10 @@
 // Each training step waits until Try it has shown one more result (from a freshly loaded
 // model: the chosen checkpoint alternates) and the range test has taken one more step, so
 // that every step of the run interleaves with both jobs whatever the machine's speed.
-#include "ui/lrfinddialog.h"
-#include "ui/mainwindow.h"
-#include "ui/trainingcontroller.h"
-#include "ui/tryitpanel.h"
+#include "ui/dialogs/lrfinddialog.h"
+#include "ui/window/mainwindow.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/tryit/tryitpanel.h"
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
 #include "tinyrun.h"

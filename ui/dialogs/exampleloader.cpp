@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/dialogs/exampleloader.h"
+
+#include "core/hub/pretrainedmodel.h"
+#include "core/util/errortext.h"
+
+#include <QDir>
+#include <QProgressDialog>
+
+namespace wb {
+
+ExampleLoader::ExampleLoader(QWidget *window) : QObject(window), m_window(window) {}
+
+ExampleLoader::~ExampleLoader()
+{
+    // The job captures nothing of this object; waiting keeps the cache directory consistent.
+    m_job.cancel();
+    m_job.waitForFinished();
+}
+
+void ExampleLoader::start()
+{
+    if (m_job.isRunning())
+        return;
+    if (!m_progress) {
+        m_progress = new QProgressDialog(tr("Preparing the spam-detection example…"), tr("Cancel"), 0, kJobProgressMax, m_window);
+        m_progress->setObjectName(QStringLiteral("exampleProgress"));
+        m_progress->setWindowTitle(tr("Open Example"));
+        m_progress->setWindowModality(Qt::WindowModal);
+        m_progress->setMinimumDuration(300);
+        m_progress->setAutoClose(false);
+        m_progress->setAutoReset(false);
+        connect(m_progress, &QProgressDialog::canceled, this, [this] { m_job.cancel(); });
+    }
+    m_progress->reset();
+    m_progress->setValue(0);
+    const std::string cacheDir = defaultExampleCacheDir();
+    Q_EMIT logMessage(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
+                          .arg(QString::fromStdString(cacheDir)));
+    m_job = runBackgroundJob<ExampleDataPaths>(
+        this,
+        [cacheDir](const JobControl &job) {
+            ExampleDataPaths paths = ensureExampleData(
+                cacheDir,
+                [&job](double fraction, const std::string &stage) {
+                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
+                },
+                job.stopToken());
+            // Fine-tuning means starting from pretrained weights: BERT-Tiny's, when the Hub (or
+            // the Hugging Face cache) has them; else from random weights, as the log says.
+            HubSettings settings = HubSettings::fromEnvironment();
+            settings.max_attempts = 1;    // the example must not wait long for an absent network
+            settings.connect_timeout_s = 10;
+            try {
+                job.setProgress(kJobProgressMax, QStringLiteral("getting the pretrained BERT-Tiny"));
+                const PretrainedModel m = resolvePretrainedModel(kExamplePretrainedModel, settings, {}, *job.stopToken());
+                paths.pretrained_model = kExamplePretrainedModel;
+                paths.start_note = "fine-tunes the pretrained BERT-Tiny (" + m.folder + ")";
+            } catch (...) {
+                if (job.isCancelled())
+                    throw;
+                paths.start_note = "trains BERT-Tiny from random weights: the pretrained one could not be had ("
+                                   + describeCurrentException(kExamplePretrainedModel).message + ")";
+            }
+            return paths;
+        },
+        [this](JobOutcome<ExampleDataPaths> outcome) {
+            m_progress->reset();
+            m_progress->hide();
+            if (outcome.cancelled)
+                Q_EMIT logMessage(tr("Example preparation cancelled."));
+            else if (!outcome.ok())
+                Q_EMIT failed(outcome.error);
+            else
+                Q_EMIT prepared(*outcome.value);
+        },
+        [this](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_progress->setLabelText(tr("Preparing the spam-detection example: %1").arg(stage));
+        });
+}
+
+TrainingOptions ExampleLoader::projectOptions(const ExampleDataPaths &paths)
+{
+    TrainingOptions o;
+    o.distribution_strategy = "one_device";
+    o.num_gpus = 0;
+    if (!paths.pretrained_model.empty()) {
+        // Start from: the pretrained BERT-Tiny (its config, vocabulary, casing and weights).
+        o.pretrained_model = paths.pretrained_model;
+        o.input_meta_data_path = paths.meta_data_path;
+        o.train_data_path = paths.train_data_path;
+        o.eval_data_path = paths.eval_data_path;
+        o.model_dir = QDir(QString::fromStdString(paths.project_dir)).filePath(QStringLiteral("runs/pretrained-1")).toStdString();
+        o.train_batch_size = 32;
+        o.eval_batch_size = 64;
+        o.learning_rate = 1e-4; // the BERT miniatures' fine-tuning range (Turc et al. 2019: 1e-4, 5e-5, 3e-5)
+        o.num_train_epochs = 3;
+        o.num_eval_per_epoch = 2;
+        o.log_steps = 20;
+        return o;
+    }
+    o.bert_config_file = paths.bert_config_file;
+    o.input_meta_data_path = paths.meta_data_path;
+    o.train_data_path = paths.train_data_path;
+    o.eval_data_path = paths.eval_data_path;
+    o.model_dir = QDir(QString::fromStdString(paths.project_dir)).filePath(QStringLiteral("runs/run-1")).toStdString();
+    o.train_batch_size = 32;
+    o.eval_batch_size = 64;
+    o.learning_rate = 5e-4; // a small model trained from scratch tolerates a larger rate
+    o.num_train_epochs = 3;
+    o.num_eval_per_epoch = 2;
+    o.log_steps = 20;
+    return o;
+}
+
+} // namespace wb

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+#include "core/data/exampledata.h"
+#include "ui/common/backgroundjob.h"
+
+#include <QObject>
+
+class QProgressDialog;
+class QWidget;
+
+namespace wb {
+
+/// File → Open Example: obtains and prepares the spam-detection example
+/// (ensureExampleData) as a background job with a window-modal progress dialog (object
+/// name "exampleProgress") whose Cancel stops it. GUI thread only.
+class ExampleLoader : public QObject
+{
+    Q_OBJECT
+public:
+    /// `window` parents the progress dialog.
+    explicit ExampleLoader(QWidget *window);
+    /// Cancels a running job and waits for it.
+    ~ExampleLoader() override;
+
+    bool isRunning() const { return m_job.isRunning(); }
+    /// Starts the job; does nothing while one runs.
+    void start();
+
+    /// Returns the example's project options: one_device on the CPU, BERT-Tiny, 3 epochs
+    /// with 2 evaluations each; from the pretrained BERT-Tiny when paths.pretrained_model is
+    /// set (learning rate 1e-4, model_dir <project_dir>/runs/pretrained-1), else from random
+    /// weights (5e-4, <project_dir>/runs/run-1).
+    static TrainingOptions projectOptions(const ExampleDataPaths &paths);
+
+Q_SIGNALS:
+    void logMessage(const QString &line);
+    /// The example's files are ready.
+    void prepared(const wb::ExampleDataPaths &paths);
+    /// The job failed (not emitted after Cancel).
+    void failed(const wb::ErrorReport &error);
+
+private:
+    QWidget *m_window;
+    QProgressDialog *m_progress = nullptr;
+    JobHandle m_job;
+};
+
+} // namespace wb

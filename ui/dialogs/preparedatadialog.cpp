@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/dialogs/preparedatadialog.h"
+#include "ui/common/qtext.h"
+
+#include "core/util/error.h"
+#include "ui/common/backgroundjob.h"
+#include "ui/form/wheelguard.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QRegularExpression>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace wb {
+
+namespace {
+
+
+// The core's messages name command-line flags; the dialog names its own fields instead.
+QString formWords(QString text)
+{
+    struct Field
+    {
+        const char *flag, *label, *verb;
+    };
+    static const Field kFields[] = {
+        {"text_a_column", "Text column", "type the column's name into"},
+        {"text_b_column", "Second text column", "type the column's name into"},
+        {"label_column", "Label column", "type the column's name into"},
+        {"label_list", "Label list", "fill in"},
+        {"skip_bad_rows", "Skip bad rows", "tick"},
+        {"input_data_dir", "Input data", "fill in"},
+        {"vocab_file", "Vocabulary", "fill in"},
+        {"classification_task_name", "Format", "choose"},
+        {"eval_fraction", "Eval fraction", "set"},
+        {"output_dir", "Output folder", "fill in"}};
+    for (const Field &f : kFields) {
+        const QString name = QString::fromLatin1(f.flag);
+        const QString quoted = QStringLiteral("“%1”").arg(QCoreApplication::translate("wb::PrepareDataDialog", f.label));
+        QString verb = QCoreApplication::translate("wb::PrepareDataDialog", f.verb) + QLatin1Char(' ') + quoted;
+        const QRegularExpression pass(QStringLiteral("\\b([Pp])ass --%1(=NAME)?").arg(name));
+        for (QRegularExpressionMatch m = pass.match(text); m.hasMatch(); m = pass.match(text)) {
+            QString v = verb;
+            if (m.captured(1) == QLatin1String("P"))
+                v[0] = v[0].toUpper();
+            text.replace(m.capturedStart(), m.capturedLength(), v);
+        }
+        text.replace(QStringLiteral("--%1=NAME").arg(name), quoted);
+        text.replace(QRegularExpression(QStringLiteral("--%1=").arg(name)), quoted + QStringLiteral(" = "));
+        text.replace(QStringLiteral("--") + name, quoted);
+    }
+    return text;
+}
+
+} // namespace
+
+PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
+{
+    qRegisterMetaType<wb::PrepareReport>();
+    setWindowTitle(tr("Prepare data"));
+    setObjectName(QStringLiteral("prepareDataDialog"));
+    auto *form = new QFormLayout;
+    enum Browse { Folder = 1, File = 2 };
+    // One browse button per kind of path the field takes.
+    auto pathRow = [this, form](const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
+                                const QString &objectName) {
+        edit = new QLineEdit;
+        edit->setObjectName(objectName);
+        edit->setToolTip(tip);
+        auto *row = new QHBoxLayout;
+        row->addWidget(edit, 1);
+        QLineEdit *e = edit;
+        for (const int kind : {int(Folder), int(File)}) {
+            if (!(kinds & kind))
+                continue;
+            auto *browse = new QToolButton;
+            browse->setText(kinds == kind ? QStringLiteral("…") : kind == Folder ? tr("Folder…") : tr("File…"));
+            browse->setObjectName(objectName + (kind == Folder ? QStringLiteral("Folder") : QStringLiteral("File")));
+            connect(browse, &QToolButton::clicked, this, [this, e, kind, label] {
+                const QString p = kind == Folder ? QFileDialog::getExistingDirectory(this, label, e->text())
+                                                 : QFileDialog::getOpenFileName(this, label, e->text());
+                if (!p.isEmpty())
+                    e->setText(p);
+            });
+            row->addWidget(browse);
+        }
+        auto *l = new QLabel(label);
+        l->setToolTip(tip);
+        form->addRow(l, row);
+    };
+    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file "
+                                 "(or a folder with train/dev/test files), or a GLUE task folder"),
+            Folder | File, m_input, QStringLiteral("inputData"));
+    m_task = new QComboBox;
+    m_task->setObjectName(QStringLiteral("format"));
+    for (const std::string &name : prepareTaskNames())
+        m_task->addItem(q(name));
+    m_task->setCurrentText(QStringLiteral("folders"));
+    m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, or a GLUE task name"));
+    form->addRow(tr("Format"), m_task);
+    // A .csv / .tsv file chosen while the format is still the default folders sets the format.
+    connect(m_input, &QLineEdit::textChanged, this, [this](const QString &path) {
+        if (m_task->currentText() != QLatin1String("folders"))
+            return;
+        const QString suffix = QFileInfo(path.trimmed()).suffix().toLower();
+        if (suffix == QLatin1String("csv") || suffix == QLatin1String("tsv"))
+            m_task->setCurrentText(suffix);
+    });
+    m_textA = new QLineEdit;
+    m_textA->setObjectName(QStringLiteral("textAColumn"));
+    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, sentence1, question, premise)"));
+    m_textB = new QLineEdit;
+    m_textB->setObjectName(QStringLiteral("textBColumn"));
+    m_textB->setPlaceholderText(tr("recognised with the first (sentence2, hypothesis, …)"));
+    m_labelColumn = new QLineEdit;
+    m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
+    m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target, sentiment)"));
+    form->addRow(tr("Text column (tsv/csv)"), m_textA);
+    form->addRow(tr("Second text column (optional)"), m_textB);
+    form->addRow(tr("Label column (tsv/csv)"), m_labelColumn);
+    m_labelList = new QLineEdit;
+    m_labelList->setObjectName(QStringLiteral("labelList"));
+    m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
+    m_labelList->setToolTip(tr("Comma-separated labels that fix the label set and its id order; any other label in "
+                               "the data is an error naming its file and line"));
+    form->addRow(tr("Label list"), m_labelList);
+    m_skipBadRows = new QCheckBox(tr("Skip bad rows (each is listed below)"));
+    m_skipBadRows->setObjectName(QStringLiteral("skipBadRows"));
+    m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
+                                 "instead of stopping the preparation"));
+    form->addRow(QString(), m_skipBadRows);
+    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), File, m_vocab,
+            QStringLiteral("vocabFile"));
+    m_maxSeq = new QSpinBox;
+    m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
+    m_maxSeq->setRange(8, 4096);
+    m_maxSeq->setValue(128);
+    m_maxSeq->setToolTip(tr("Tokens per example; longer texts are truncated. Typical: 128; must not exceed the "
+                            "model's max_position_embeddings"));
+    form->addRow(tr("max_seq_length"), m_maxSeq);
+    m_evalFraction = new QDoubleSpinBox;
+    m_evalFraction->setObjectName(QStringLiteral("evalFraction"));
+    m_evalFraction->setRange(0.01, 0.9);
+    m_evalFraction->setSingleStep(0.05);
+    m_evalFraction->setValue(0.1);
+    m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
+    form->addRow(tr("Eval fraction"), m_evalFraction);
+    pathRow(tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
+            Folder, m_output, QStringLiteral("outputDir"));
+
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_stage = new QLabel;
+    m_stage->setObjectName(QStringLiteral("prepareStage"));
+    m_stage->setWordWrap(true);
+    m_labelCounts = new QTableWidget(0, 3);
+    m_labelCounts->setObjectName(QStringLiteral("labelCounts"));
+    m_labelCounts->setHorizontalHeaderLabels({tr("Label"), tr("Train"), tr("Eval")});
+    m_labelCounts->horizontalHeader()->setStretchLastSection(true);
+    m_labelCounts->verticalHeader()->setVisible(false);
+    m_labelCounts->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_labelCounts->setVisible(false);
+    m_warnings = new QPlainTextEdit;
+    m_warnings->setObjectName(QStringLiteral("prepareWarnings"));
+    m_warnings->setReadOnly(true);
+    m_warnings->setVisible(false);
+    auto *buttons = new QDialogButtonBox;
+    m_startButton = buttons->addButton(tr("Prepare"), QDialogButtonBox::AcceptRole);
+    m_startButton->setObjectName(QStringLiteral("prepareButton"));
+    m_cancelButton = buttons->addButton(QDialogButtonBox::Cancel);
+    auto *closeButton = buttons->addButton(QDialogButtonBox::Close);
+    connect(m_startButton, &QPushButton::clicked, this, &PrepareDataDialog::start);
+    connect(m_cancelButton, &QPushButton::clicked, this, &PrepareDataDialog::cancel);
+    connect(closeButton, &QPushButton::clicked, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_stage);
+    layout->addWidget(m_labelCounts);
+    layout->addWidget(m_warnings);
+    layout->addWidget(buttons);
+    setRunning(false);
+    guardWheel(this);
+}
+
+PrepareDataDialog::~PrepareDataDialog()
+{
+    // The job captures only values, but its files are half-written until it ends: stop it
+    // and wait, so that nothing keeps writing after the dialog is gone.
+    m_job.cancel();
+    m_job.waitForFinished();
+}
+
+PrepareOptions PrepareDataDialog::options() const
+{
+    PrepareOptions o;
+    o.input_data_dir = m_input->text().trimmed().toStdString();
+    o.vocab_file = m_vocab->text().trimmed().toStdString();
+    o.classification_task_name = m_task->currentText().toStdString();
+    o.max_seq_length = m_maxSeq->value();
+    o.eval_fraction = m_evalFraction->value();
+    o.output_dir = m_output->text().trimmed().toStdString();
+    o.text_a_column = m_textA->text().trimmed().toStdString();
+    o.text_b_column = m_textB->text().trimmed().toStdString();
+    o.label_column = m_labelColumn->text().trimmed().toStdString();
+    o.label_list = m_labelList->text().trimmed().toStdString();
+    o.skip_bad_rows = m_skipBadRows->isChecked();
+    return o;
+}
+
+void PrepareDataDialog::setOptions(const PrepareOptions &o)
+{
+    m_input->setText(q(o.input_data_dir));
+    m_vocab->setText(q(o.vocab_file));
+    m_task->setCurrentText(q(o.classification_task_name));
+    m_maxSeq->setValue(int(o.max_seq_length));
+    m_evalFraction->setValue(o.eval_fraction);
+    m_output->setText(q(o.output_dir));
+    m_textA->setText(q(o.text_a_column));
+    m_textB->setText(q(o.text_b_column));
+    m_labelColumn->setText(q(o.label_column));
+    m_labelList->setText(q(o.label_list));
+    m_skipBadRows->setChecked(o.skip_bad_rows);
+}
+
+void PrepareDataDialog::setRunning(bool running)
+{
+    m_startButton->setEnabled(!running);
+    m_cancelButton->setEnabled(running);
+}
+
+void PrepareDataDialog::start()
+{
+    if (m_job.isRunning())
+        return;
+    const PrepareOptions o = options();
+    m_error.clear();
+    m_progress->setValue(0);
+    m_stage->setText(tr("Starting…"));
+    m_labelCounts->setVisible(false);
+    m_warnings->setVisible(false);
+    m_job = runBackgroundJob<PrepareReport>(
+        this,
+        [o](const JobControl &job) {
+            return prepareData(
+                o,
+                [&job](double fraction, const std::string &stage) {
+                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
+                },
+                job.stopToken());
+        },
+        [this](JobOutcome<PrepareReport> outcome) { finish(std::move(outcome)); },
+        [this](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_stage->setText(stage);
+        });
+    setRunning(true);
+}
+
+void PrepareDataDialog::cancel()
+{
+    if (m_job.isRunning()) {
+        m_job.cancel();
+        m_stage->setText(tr("Cancelling…"));
+    }
+}
+
+void PrepareDataDialog::showReport(const PrepareReport &r)
+{
+    m_labelCounts->setRowCount(int(r.labels.size()));
+    for (int i = 0; i < int(r.labels.size()); ++i) {
+        const std::string &l = r.labels[size_t(i)];
+        const auto t = r.train_label_counts.find(l);
+        const auto e = r.eval_label_counts.find(l);
+        m_labelCounts->setItem(i, 0, new QTableWidgetItem(q(l)));
+        m_labelCounts->setItem(i, 1, new QTableWidgetItem(QString::number(t == r.train_label_counts.end() ? 0 : t->second)));
+        m_labelCounts->setItem(i, 2, new QTableWidgetItem(QString::number(e == r.eval_label_counts.end() ? 0 : e->second)));
+    }
+    m_labelCounts->setVisible(!r.labels.empty());
+    QStringList lines;
+    auto column = [&](const QString &what, const std::string &name, bool recognised) {
+        if (!name.empty())
+            lines << tr("%1: %2 (%3)").arg(what, q(name), recognised ? tr("recognised from the header") : tr("as given"));
+    };
+    column(tr("Text column"), r.text_a_column, r.text_columns_recognised);
+    column(tr("Second text column"), r.text_b_column, r.text_columns_recognised);
+    column(tr("Label column"), r.label_column, r.label_column_recognised);
+    lines << tr("Tokens per example: mean %1, max %2%3; %4 truncated to max_seq_length.")
+                 .arg(r.mean_tokens, 0, 'f', 1)
+                 .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
+                 .arg(r.max_tokens)
+                 .arg(r.truncated_examples);
+    for (const SkippedRow &s : r.skipped)
+        lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
+    for (const std::string &w : r.warnings)
+        lines << tr("warning: %1").arg(formWords(q(w)));
+    lines << tr("Full report: %1").arg(q(r.report_path));
+    m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
+    m_warnings->setVisible(true);
+}
+
+void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
+{
+    setRunning(false);
+    if (!outcome.ok()) {
+        m_error = outcome.error.message;
+        if (!outcome.error.hint.isEmpty())
+            m_error += QStringLiteral("\n") + outcome.error.hint;
+        m_error = formWords(m_error);
+        m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
+        Q_EMIT failed(m_error);
+        return;
+    }
+    m_error.clear();
+    m_report = std::move(*outcome.value);
+    m_progress->setValue(1000);
+    QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels) in %4 s.")
+                       .arg(m_report.train_examples).arg(m_report.eval_examples).arg(m_report.labels.size())
+                       .arg(m_report.seconds, 0, 'f', 1);
+    if (!m_report.warnings.empty())
+        text += tr(" Read the %n warning(s) below before training.", nullptr, int(m_report.warnings.size()));
+    m_stage->setText(text);
+    showReport(m_report);
+    Q_EMIT prepared(m_report);
+}
+
+} // namespace wb

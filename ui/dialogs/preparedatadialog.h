@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/data/dataprep.h"
+#include "core/events/trainingobserver.h"
+#include "ui/common/backgroundjob.h"
+
+#include <QDialog>
+
+#include <memory>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QCheckBox;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace wb {
+
+/// "Prepare data": raw text (label folders, TSV/CSV, GLUE) → TFRecords + input_meta_data.json
+/// through wb::prepareData on a background job (ui/common/backgroundjob.h), with progress and
+/// Cancel (the job's StopToken). After a run the dialog shows the report:
+/// a label-count table (train/eval) and the warnings (skipped rows, truncation, duplicates),
+/// before the user trains. GUI thread only; destroying the dialog requests a stop and waits
+/// for the job.
+class PrepareDataDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit PrepareDataDialog(QWidget *parent = nullptr);
+    ~PrepareDataDialog() override;
+
+    PrepareOptions options() const;
+    void setOptions(const PrepareOptions &o);
+    bool isRunning() const { return m_job.isRunning(); }
+    /// The report of the last successful preparation.
+    const PrepareReport &report() const { return m_report; }
+    QString lastError() const { return m_error; }
+
+public Q_SLOTS:
+    /// Starts preparing with the current options (no-op while running).
+    void start();
+    void cancel();
+
+Q_SIGNALS:
+    void prepared(const wb::PrepareReport &report);
+    void failed(const QString &message);
+
+private:
+    void finish(JobOutcome<PrepareReport> outcome);
+    void setRunning(bool running);
+    void showReport(const PrepareReport &r);
+
+    QLineEdit *m_input, *m_vocab, *m_output;
+    QComboBox *m_task;
+    QSpinBox *m_maxSeq;
+    QDoubleSpinBox *m_evalFraction;
+    QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
+    QCheckBox *m_skipBadRows;
+    QProgressBar *m_progress;
+    QLabel *m_stage;
+    QPushButton *m_startButton, *m_cancelButton;
+    QTableWidget *m_labelCounts;
+    QPlainTextEdit *m_warnings;
+    JobHandle m_job;
+    PrepareReport m_report;
+    QString m_error;
+};
+
+} // namespace wb
+
+Q_DECLARE_METATYPE(wb::PrepareReport)

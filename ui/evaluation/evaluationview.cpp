@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/evaluation/evaluationview.h"
+
+#include "ui/evaluation/classmetrics.h"
+#include "ui/evaluation/toplossesview.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace wb {
+
+namespace {
+
+/// Largest size of the matrix and per-class tables (many labels scroll).
+const QSize kMaxTableSize(900, 420);
+
+QTableWidgetItem *cell(const QString &text)
+{
+    auto *item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    item->setTextAlignment(Qt::AlignCenter);
+    return item;
+}
+
+/// Makes `t` exactly as large as its headers and cells, up to kMaxTableSize (scroll bars
+/// beyond it): a 2×2 matrix does not stretch into empty space.
+void fitToContents(QTableWidget *t)
+{
+    t->resizeColumnsToContents();
+    t->resizeRowsToContents();
+    const int frame = 2 * t->frameWidth();
+    const int w = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() + frame;
+    const int h = t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + frame;
+    t->setFixedSize(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+}
+
+} // namespace
+
+EvaluationView::EvaluationView(QWidget *parent)
+    : QWidget(parent), m_warning(new QLabel(this)), m_summary(new QLabel(this)), m_confusion(new QTableWidget(this)),
+      m_classes(new QTableWidget(this)), m_topLosses(new TopLossesView(this))
+{
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setObjectName(QStringLiteral("evaluationSummary"));
+    m_warning->setObjectName(QStringLiteral("learningWarning"));
+    m_warning->setWordWrap(true);
+    m_warning->setTextFormat(Qt::PlainText);
+    m_warning->setStyleSheet(QStringLiteral("QLabel{background:#fff3d6;border:1px solid #e0a030;padding:6px;color:#603800}"));
+    m_warning->hide();
+    m_confusion->setObjectName(QStringLiteral("confusionMatrix"));
+    m_confusion->setToolTip(tr("Rows: the true label. Columns: what the model predicted. "
+                               "The diagonal holds the correct predictions. Click a cell to list its examples "
+                               "under Top losses; click it again to list all."));
+    m_confusion->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_classes->setObjectName(QStringLiteral("classMetrics"));
+    m_classes->setToolTip(tr("Precision: of the examples predicted as this class, how many were right. "
+                             "Recall: of the examples of this class, how many were found. "
+                             "F1: their harmonic mean."));
+    m_classes->setSelectionMode(QAbstractItemView::NoSelection);
+    for (QTableWidget *t : {m_confusion, m_classes}) {
+        // Sized to the content: a small matrix does not stretch into empty space.
+        t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    }
+    m_topLosses->setObjectName(QStringLiteral("topLosses"));
+    connect(m_confusion, &QTableWidget::cellClicked, this, &EvaluationView::toggleCellFilter);
+    connect(m_topLosses, &TopLossesView::filterChanged, this, [this] {
+        if (!m_topLosses->hasFilter())
+            m_confusion->clearSelection();
+    });
+    connect(m_topLosses, &TopLossesView::examplesLoaded, this, &EvaluationView::fillMatrixFromExamples);
+
+    auto *matrixColumn = new QVBoxLayout;
+    matrixColumn->addWidget(new QLabel(tr("<b>Confusion matrix</b> (rows: true label, columns: predicted)"), this));
+    matrixColumn->addWidget(m_confusion);
+    matrixColumn->addStretch(1);
+    auto *classColumn = new QVBoxLayout;
+    classColumn->addWidget(new QLabel(tr("<b>Per-class metrics</b>"), this));
+    classColumn->addWidget(m_classes);
+    classColumn->addStretch(1);
+    auto *tables = new QHBoxLayout;
+    tables->addLayout(matrixColumn);
+    tables->addSpacing(24);
+    tables->addLayout(classColumn);
+    tables->addStretch(1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_warning);
+    layout->addLayout(tables);
+    layout->addWidget(m_topLosses, 1);
+    clear();
+}
+
+void EvaluationView::clear()
+{
+    m_evaluation = tr("No evaluation yet. The model is evaluated on the eval data at the end of each "
+                      "evaluation interval (once per epoch, or more often with <i>Evaluations per epoch</i>).");
+    m_note.clear();
+    m_hasMetrics = false;
+    m_metrics = EvalMetrics();
+    updateSummary();
+    setWarnings({});
+    showMatrix();
+    m_topLosses->clear();
+    m_topLosses->show();
+}
+
+void EvaluationView::setLabelNames(const std::vector<std::string> &names)
+{
+    m_labelNames = names;
+    m_topLosses->setLabelNames(names);
+    showMatrix();
+    updateSummary();
+}
+
+QString EvaluationView::labelName(int64_t id) const
+{
+    if (id >= 0 && id < int64_t(m_labelNames.size()))
+        return QString::fromStdString(m_labelNames[size_t(id)]);
+    return tr("label %1").arg(id);
+}
+
+void EvaluationView::loadExamples(const QString &modelDir) { m_topLosses->load(modelDir); }
+
+void EvaluationView::setEvaluation(const EvalMetrics &m)
+{
+    m_note.clear();
+    m_metrics = m;
+    m_hasMetrics = true;
+    m_topLosses->setVisible(!m.regression); // eval_examples.jsonl is written for classification
+    updateSummary();
+    showMatrix();
+    fillMatrixFromExamples();
+}
+
+void EvaluationView::showMatrix()
+{
+    const EvalMetrics &m = m_metrics;
+    const bool hadFilter = m_topLosses->hasFilter();
+    m_confusion->clear();
+    m_classes->clear();
+    if (!m_hasMetrics || m.regression || m.confusion.empty()) {
+        m_confusion->setRowCount(0);
+        m_confusion->setColumnCount(0);
+        m_classes->setRowCount(0);
+        m_classes->setColumnCount(0);
+        m_confusion->hide();
+        m_classes->hide();
+        return;
+    }
+    m_confusion->show();
+    m_classes->show();
+    const int n = int(m.confusion.size());
+    QStringList trueLabels, predictedLabels, names;
+    for (int i = 0; i < n; ++i) {
+        names << labelName(i);
+        trueLabels << tr("true %1").arg(labelName(i));
+        predictedLabels << tr("predicted %1").arg(labelName(i));
+    }
+    m_confusion->setRowCount(n);
+    m_confusion->setColumnCount(n);
+    m_confusion->setHorizontalHeaderLabels(predictedLabels);
+    m_confusion->setVerticalHeaderLabels(trueLabels);
+    int64_t maxCount = 1;
+    for (const auto &row : m.confusion)
+        for (int64_t c : row)
+            maxCount = std::max(maxCount, c);
+    for (int t = 0; t < n; ++t) {
+        for (int p = 0; p < n; ++p) {
+            const int64_t c = p < int(m.confusion[t].size()) ? m.confusion[t][p] : 0;
+            auto *item = cell(QString::number(c));
+            const double share = double(c) / double(maxCount);
+            const QColor base = t == p ? QColor(44, 160, 44) : QColor(214, 39, 40);
+            QColor bg = base;
+            bg.setAlphaF(0.08 + 0.6 * share);
+            item->setBackground(bg);
+            item->setToolTip(tr("true %1, predicted %2: %3. Click to list the examples under Top losses.")
+                                 .arg(labelName(t), labelName(p)).arg(c));
+            m_confusion->setItem(t, p, item);
+        }
+    }
+    const auto metrics = classMetrics(m.confusion);
+    m_classes->setColumnCount(4);
+    m_classes->setHorizontalHeaderLabels({tr("precision"), tr("recall"), tr("F1"), tr("support")});
+    m_classes->setRowCount(n);
+    m_classes->setVerticalHeaderLabels(names);
+    for (int i = 0; i < n; ++i) {
+        m_classes->setItem(i, 0, cell(QString::number(metrics[i].precision, 'f', 4)));
+        m_classes->setItem(i, 1, cell(QString::number(metrics[i].recall, 'f', 4)));
+        m_classes->setItem(i, 2, cell(QString::number(metrics[i].f1, 'f', 4)));
+        m_classes->setItem(i, 3, cell(QString::number(metrics[i].support)));
+    }
+    if (hadFilter) {
+        const auto f = *m_topLosses->cellFilter();
+        if (f.first < n && f.second < n)
+            m_confusion->setCurrentCell(int(f.first), int(f.second));
+    }
+    fitToContents(m_confusion);
+    fitToContents(m_classes);
+}
+
+void EvaluationView::fillMatrixFromExamples()
+{
+    const std::vector<EvalExample> &examples = m_topLosses->examples();
+    if (!m_hasMetrics || m_metrics.regression || !m_metrics.confusion.empty() || examples.empty()
+        || examples.front().step != m_metrics.step)
+        return;
+    int64_t n = 0;
+    for (const EvalExample &e : examples)
+        n = std::max({n, e.true_label_id + 1, e.predicted_label_id + 1, int64_t(e.probabilities.size())});
+    if (n <= 0 || n > 1000)
+        return;
+    std::vector<std::vector<int64_t>> confusion(size_t(n), std::vector<int64_t>(size_t(n), 0));
+    for (const EvalExample &e : examples)
+        if (e.true_label_id >= 0 && e.predicted_label_id >= 0)
+            ++confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
+    m_metrics.confusion = std::move(confusion);
+    showMatrix();
+}
+
+void EvaluationView::toggleCellFilter(int trueLabel, int predictedLabel)
+{
+    const auto current = m_topLosses->cellFilter();
+    if (current && current->first == trueLabel && current->second == predictedLabel) {
+        m_topLosses->clearFilter();
+        return;
+    }
+    m_topLosses->setCellFilter(trueLabel, predictedLabel);
+}
+
+void EvaluationView::setBaseline(const std::optional<MajorityBaseline> &baseline)
+{
+    m_baseline = baseline;
+    updateSummary();
+}
+
+void EvaluationView::setWarnings(const QStringList &warnings)
+{
+    m_warning->setText(warnings.join(QLatin1Char('\n')));
+    m_warning->setVisible(!warnings.isEmpty());
+}
+
+void EvaluationView::setNote(const QString &text)
+{
+    m_note = text;
+    updateSummary();
+}
+
+void EvaluationView::updateSummary()
+{
+    QString text = m_evaluation;
+    if (m_hasMetrics) {
+        const EvalMetrics &m = m_metrics;
+        text = tr("<b>Evaluation at step %1</b> on %2 examples: loss %3")
+                   .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4);
+        if (m.regression) {
+            text += tr(", MSE %1, Pearson %2, Spearman %3")
+                        .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
+        } else {
+            text += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
+            // F1 and MCC take label 1 as the positive class (binary tasks).
+            if (m.binary)
+                text += tr(", F1 %1 (positive class: %3), MCC %2")
+                            .arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4).arg(labelName(1).toHtmlEscaped());
+        }
+    }
+    if (m_baseline) {
+        QStringList counts;
+        for (size_t i = 0; i < m_baseline->label_counts.size(); ++i)
+            counts << tr("%1: %2").arg(labelName(int64_t(i)).toHtmlEscaped()).arg(m_baseline->label_counts[i]);
+        text += tr("<br>Majority-class baseline %1 (always predicting %2; eval data %3): a model that "
+                   "learned beats it.")
+                    .arg(m_baseline->accuracy, 0, 'f', 3)
+                    .arg(labelName(m_baseline->majority_label).toHtmlEscaped())
+                    .arg(counts.join(QStringLiteral(", ")));
+    }
+    if (!m_note.isEmpty())
+        text += QStringLiteral("<br><i>%1</i>").arg(m_note.toHtmlEscaped());
+    m_summary->setText(text);
+}
+
+QString EvaluationView::summaryText() const
+{
+    QString html = m_summary->text();
+    html.replace(QStringLiteral("<br>"), QStringLiteral("\n"));
+    return html.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+}
+
+QString EvaluationView::warningText() const { return m_warning->isVisible() || !m_warning->text().isEmpty() ? m_warning->text() : QString(); }
+
+} // namespace wb

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/events/trainingobserver.h"
+#include "ui/evaluation/learningcheck.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace wb {
+
+class TopLossesView;
+
+/// Shows the latest evaluation: summary metrics, the confusion matrix (rows: true label,
+/// columns: predicted) as a heat map, per-class precision, recall, F1 and support, and the
+/// evaluation's top losses and most-confused pairs (TopLossesView; a click on a matrix cell
+/// filters them to that cell, a second click clears the filter). Labels are shown by name
+/// (setLabelNames). GUI thread only.
+class EvaluationView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit EvaluationView(QWidget *parent = nullptr);
+
+    void setEvaluation(const EvalMetrics &m);
+    /// Clears the evaluation and the top losses; keeps the label names and the baseline.
+    void clear();
+    /// Names of label ids 0…N−1 (readLabelNames: labels.txt beside the meta data); ids
+    /// beyond them, and all of them when `names` is empty, read "label N". Redraws the
+    /// matrix, the per-class table, the summary and the top losses.
+    void setLabelNames(const std::vector<std::string> &names);
+    const std::vector<std::string> &labelNames() const { return m_labelNames; }
+    /// The name shown for label `id`.
+    QString labelName(int64_t id) const;
+    /// Reads model_dir/eval_examples.jsonl in the background into the top losses. When the
+    /// evaluation shown has no confusion matrix (one recorded in metrics.jsonl) and the
+    /// examples are of the same step, the matrix and per-class table are built from them.
+    void loadExamples(const QString &modelDir);
+    /// The majority-class baseline shown under the summary (nothing: unknown). Kept by clear().
+    void setBaseline(const std::optional<MajorityBaseline> &baseline);
+    std::optional<MajorityBaseline> baseline() const { return m_baseline; }
+    /// Sentences saying the model did not learn (learningWarnings()); empty hides them.
+    void setWarnings(const QStringList &warnings);
+    /// A line under the summary (e.g. where a recorded evaluation came from).
+    void setNote(const QString &text);
+    /// The summary as plain text (step, metrics, baseline, note).
+    QString summaryText() const;
+    QString warningText() const;
+
+    QTableWidget *confusionTable() const { return m_confusion; }
+    QTableWidget *classTable() const { return m_classes; }
+    TopLossesView *topLosses() const { return m_topLosses; }
+
+private:
+    void updateSummary();
+    void showMatrix();
+    void fillMatrixFromExamples();
+    void toggleCellFilter(int trueLabel, int predictedLabel);
+
+    EvalMetrics m_metrics;
+    bool m_hasMetrics = false;
+    std::vector<std::string> m_labelNames;
+    QString m_evaluation, m_note;
+    std::optional<MajorityBaseline> m_baseline;
+    QLabel *m_warning;
+    QLabel *m_summary;
+    QTableWidget *m_confusion;
+    QTableWidget *m_classes;
+    TopLossesView *m_topLosses;
+};
+
+} // namespace wb

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/evaluation/toplossesview.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace wb {
+
+namespace {
+
+/// Longest text kept in a row's tooltip (an e-mail can be many kilobytes).
+constexpr int kTooltipChars = 3000;
+
+enum Column { ColIndex, ColTrue, ColPredicted, ColPPredicted, ColPTrue, ColLoss, ColText, ColumnCount };
+
+/// What the background read found.
+struct ReadResult
+{
+    bool missing = false;
+    std::vector<EvalExample> examples;
+};
+
+QTableWidgetItem *item(const QString &text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
+{
+    auto *it = new QTableWidgetItem(text);
+    it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    it->setTextAlignment(align);
+    return it;
+}
+
+double probabilityOf(const EvalExample &e, int64_t id)
+{
+    return id >= 0 && id < int64_t(e.probabilities.size()) ? e.probabilities[size_t(id)] : 0.0;
+}
+
+/// "1 example" / "3 examples".
+QString examplesText(int64_t n, const QString &one, const QString &many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
+QString oneLine(const std::string &text)
+{
+    return QString::fromStdString(text).simplified();
+}
+
+} // namespace
+
+TopLossesView::TopLossesView(QWidget *parent)
+    : QWidget(parent), m_status(new QLabel(this)), m_filterLine(new QLabel(this)), m_showAll(new QPushButton(tr("Show all"), this)),
+      m_table(new QTableWidget(this)), m_confused(new QLabel(this))
+{
+    m_status->setObjectName(QStringLiteral("topLossesStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+    m_filterLine->setObjectName(QStringLiteral("topLossesFilter"));
+    m_filterLine->setTextFormat(Qt::PlainText);
+    m_filterLine->setStyleSheet(QStringLiteral("QLabel{font-weight:bold}"));
+    m_showAll->setObjectName(QStringLiteral("topLossesShowAll"));
+    m_showAll->setToolTip(tr("List the examples of every confusion-matrix cell again"));
+    connect(m_showAll, &QPushButton::clicked, this, &TopLossesView::clearFilter);
+    m_table->setObjectName(QStringLiteral("topLossesTable"));
+    m_table->setColumnCount(ColumnCount);
+    m_table->setHorizontalHeaderLabels({tr("#"), tr("true label"), tr("predicted"), tr("p(predicted)"), tr("p(true)"),
+                                        tr("loss"), tr("text")});
+    m_table->horizontalHeaderItem(ColIndex)->setToolTip(tr("The example's position in the eval data (0-based)"));
+    m_table->horizontalHeaderItem(ColLoss)->setToolTip(tr("Cross-entropy of the example: −ln p(true label), in nats"));
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(ColText, QHeaderView::Stretch);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_confused->setObjectName(QStringLiteral("mostConfused"));
+    m_confused->setTextFormat(Qt::PlainText);
+    m_confused->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_confused->setToolTip(tr("The mistakes grouped by true and predicted label, most frequent first"));
+
+    auto *title = new QLabel(tr("<b>Top losses</b> (most confidently wrong first; click a confusion-matrix cell to "
+                                "list only its examples)"),
+                             this);
+    title->setWordWrap(true);
+    auto *filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filterLine);
+    filterRow->addWidget(m_showAll);
+    filterRow->addStretch(1);
+    auto *left = new QVBoxLayout;
+    left->addWidget(title);
+    left->addWidget(m_status);
+    left->addLayout(filterRow);
+    left->addWidget(m_table, 1);
+    auto *right = new QVBoxLayout;
+    right->addWidget(new QLabel(tr("<b>Most confused</b>"), this));
+    right->addWidget(m_confused, 1);
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(left, 1);
+    layout->addLayout(right);
+    clear();
+}
+
+TopLossesView::~TopLossesView() { m_job.cancel(); }
+
+void TopLossesView::setLabelNames(const std::vector<std::string> &names)
+{
+    m_labelNames = names;
+    refresh();
+}
+
+QString TopLossesView::labelName(int64_t id) const
+{
+    if (id >= 0 && id < int64_t(m_labelNames.size()))
+        return QString::fromStdString(m_labelNames[size_t(id)]);
+    // The name the trainer wrote into the file, when no labels.txt is known here.
+    if (const auto it = m_fileNames.find(id); it != m_fileNames.end())
+        return it->second;
+    return tr("label %1").arg(id);
+}
+
+void TopLossesView::load(const QString &modelDir)
+{
+    const quint64 generation = ++m_generation;
+    m_job.cancel();
+    if (modelDir.isEmpty()) {
+        clear();
+        Q_EMIT examplesLoaded();
+        return;
+    }
+    const std::string path = evalExamplesPath(QDir(modelDir).absolutePath().toStdString());
+    m_job = runBackgroundJob<ReadResult>(
+        this,
+        [path](const JobControl &) {
+            ReadResult r;
+            if (!QFileInfo::exists(QString::fromStdString(path)))
+                r.missing = true;
+            else
+                r.examples = readEvalExamples(path);
+            return r;
+        },
+        [this, generation](JobOutcome<ReadResult> outcome) {
+            if (generation != m_generation)
+                return; // a later load() or clear() owns the view
+            if (!outcome.ok()) {
+                showMissing(outcome.error.hint.isEmpty() ? outcome.error.message
+                                                         : tr("%1 (%2)").arg(outcome.error.message, outcome.error.hint));
+                m_status->setStyleSheet(QStringLiteral("QLabel{color:#a01010}"));
+            } else if (outcome.value->missing)
+                clear();
+            else
+                setExamples(std::move(outcome.value->examples));
+            Q_EMIT examplesLoaded();
+        });
+}
+
+void TopLossesView::clear()
+{
+    ++m_generation;
+    showMissing(tr("No per-example results yet: they are written at each evaluation."));
+}
+
+void TopLossesView::showMissing(const QString &text)
+{
+    m_examples.clear();
+    m_fileNames.clear();
+    m_status->setStyleSheet(QString());
+    const bool hadFilter = m_filter.has_value();
+    m_filter.reset();
+    refresh();
+    m_status->setText(text);
+    if (hadFilter)
+        Q_EMIT filterChanged();
+}
+
+void TopLossesView::setExamples(std::vector<EvalExample> examples)
+{
+    m_examples = std::move(examples); // the cell filter stays: the next evaluation's same cell
+    m_fileNames.clear();
+    for (const EvalExample &e : m_examples) {
+        if (!e.true_label.empty())
+            m_fileNames.emplace(e.true_label_id, QString::fromStdString(e.true_label));
+        if (!e.predicted_label.empty())
+            m_fileNames.emplace(e.predicted_label_id, QString::fromStdString(e.predicted_label));
+    }
+    m_status->setStyleSheet(QString());
+    refresh();
+    if (m_examples.empty())
+        m_status->setText(tr("eval_examples.jsonl holds no examples: evaluate again to rewrite it."));
+}
+
+void TopLossesView::setCellFilter(int64_t trueLabelId, int64_t predictedLabelId)
+{
+    m_filter = std::make_pair(trueLabelId, predictedLabelId);
+    refresh();
+    Q_EMIT filterChanged();
+}
+
+void TopLossesView::clearFilter()
+{
+    if (!m_filter)
+        return;
+    m_filter.reset();
+    refresh();
+    Q_EMIT filterChanged();
+}
+
+void TopLossesView::refresh()
+{
+    std::vector<EvalExample> shown;
+    if (m_filter)
+        shown = topLosses(m_examples, 0, m_filter->first, m_filter->second);
+    else
+        shown = topLosses(m_examples, 0);
+    const size_t total = shown.size();
+    if (shown.size() > size_t(kMaxRows))
+        shown.resize(size_t(kMaxRows));
+
+    if (!m_examples.empty()) {
+        int64_t mistakes = 0;
+        for (const EvalExample &e : m_examples)
+            mistakes += e.correct() ? 0 : 1;
+        QString status = tr("%1 from the evaluation at step %2, %3 of them wrong.")
+                             .arg(examplesText(int64_t(m_examples.size()), tr("eval example"), tr("eval examples")))
+                             .arg(m_examples.front().step)
+                             .arg(mistakes);
+        if (total > shown.size())
+            status += QLatin1Char(' ') + tr("Listing the %1 highest losses.").arg(shown.size());
+        m_status->setText(status);
+    }
+    m_filterLine->setText(filterText());
+    m_filterLine->setVisible(m_filter.has_value());
+    m_showAll->setVisible(m_filter.has_value());
+
+    m_table->setRowCount(0);
+    m_table->setRowCount(int(shown.size()));
+    for (int r = 0; r < int(shown.size()); ++r) {
+        const EvalExample &e = shown[size_t(r)];
+        m_table->setItem(r, ColIndex, item(QString::number(e.index)));
+        auto *trueItem = item(labelName(e.true_label_id), Qt::AlignLeft | Qt::AlignVCenter);
+        auto *predItem = item(labelName(e.predicted_label_id), Qt::AlignLeft | Qt::AlignVCenter);
+        if (!e.correct())
+            predItem->setForeground(QColor(190, 30, 30));
+        m_table->setItem(r, ColTrue, trueItem);
+        m_table->setItem(r, ColPredicted, predItem);
+        m_table->setItem(r, ColPPredicted, item(QString::number(probabilityOf(e, e.predicted_label_id), 'f', 4)));
+        m_table->setItem(r, ColPTrue, item(QString::number(probabilityOf(e, e.true_label_id), 'f', 4)));
+        m_table->setItem(r, ColLoss, item(QString::number(e.loss, 'f', 4)));
+        QString full = QString::fromStdString(e.text);
+        if (!e.text_b.empty())
+            full += QStringLiteral("\n\n") + QString::fromStdString(e.text_b);
+        QString line = oneLine(e.text);
+        if (!e.text_b.empty())
+            line += QStringLiteral("  ‖  ") + oneLine(e.text_b);
+        if (line.isEmpty())
+            line = tr("(no text: the run had no vocabulary to detokenize with)");
+        auto *textItem = item(line, Qt::AlignLeft | Qt::AlignVCenter);
+        if (!full.isEmpty()) {
+            const int more = int(full.size()) - kTooltipChars;
+            if (more > 0)
+                full = full.left(kTooltipChars) + (more == 1 ? tr("… (1 more character)") : tr("… (%1 more characters)").arg(more));
+            // Rich text so that Qt wraps the tooltip to the screen.
+            textItem->setToolTip(QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(full.toHtmlEscaped()));
+        }
+        m_table->setItem(r, ColText, textItem);
+    }
+
+    QStringList confused;
+    for (const ConfusedPair &p : mostConfusedPairs(m_examples))
+        confused << tr("%1 → %2: %3").arg(labelName(p.true_label_id), labelName(p.predicted_label_id)).arg(p.count);
+    m_confused->setText(confused.isEmpty() ? (m_examples.empty() ? QString() : tr("No mistakes."))
+                                           : confused.join(QLatin1Char('\n')));
+}
+
+QString TopLossesView::statusText() const { return m_status->text(); }
+
+QString TopLossesView::filterText() const
+{
+    if (!m_filter)
+        return {};
+    int64_t count = 0;
+    for (const EvalExample &e : m_examples)
+        count += e.true_label_id == m_filter->first && e.predicted_label_id == m_filter->second ? 1 : 0;
+    return tr("true %1, predicted %2: %3")
+        .arg(labelName(m_filter->first), labelName(m_filter->second), examplesText(count, tr("example"), tr("examples")));
+}
+
+QString TopLossesView::mostConfusedText() const { return m_confused->text(); }
+
+} // namespace wb

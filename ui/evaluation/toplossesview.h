@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/evalexamples.h"
+#include "ui/common/backgroundjob.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace wb {
+
+/// The mistakes of the latest evaluation, read from `model_dir/eval_examples.jsonl`
+/// (core/train/evalexamples.h): the top losses, most confidently wrong first (fastai's
+/// ClassificationInterpretation.top_losses), optionally filtered to one confusion-matrix cell
+/// (true label, predicted label), and the most-confused pairs (fastai's most_confused).
+/// The file is read off the GUI thread (runBackgroundJob). GUI thread only.
+class TopLossesView : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Rows listed at most (the highest losses); the status line says how many there are.
+    static constexpr int kMaxRows = 200;
+
+    explicit TopLossesView(QWidget *parent = nullptr);
+    ~TopLossesView() override;
+
+    /// Names of label ids 0…N−1 (readLabelNames); ids beyond them read "label N".
+    void setLabelNames(const std::vector<std::string> &names);
+    /// The name of label `id`: the given name, else "label <id>".
+    QString labelName(int64_t id) const;
+
+    /// Reads evalExamplesPath(modelDir) in the background; the list updates when it has been
+    /// read (examplesLoaded). A missing file shows a quiet line, a malformed one its error.
+    /// A later load() or clear() drops the result of an earlier one still running.
+    void load(const QString &modelDir);
+    /// Shows `examples` at once (what load() does with the file's contents). A cell filter
+    /// stays set (the same cell of a newer evaluation).
+    void setExamples(std::vector<EvalExample> examples);
+    /// Forgets the examples and the filter ("No per-example results yet").
+    void clear();
+
+    /// Lists only the examples of the confusion-matrix cell (true label, predicted label).
+    void setCellFilter(int64_t trueLabelId, int64_t predictedLabelId);
+    /// Lists all examples again.
+    void clearFilter();
+    bool hasFilter() const { return m_filter.has_value(); }
+    std::optional<std::pair<int64_t, int64_t>> cellFilter() const { return m_filter; }
+
+    const std::vector<EvalExample> &examples() const { return m_examples; }
+    /// The line above the list: how many examples, or why there are none.
+    QString statusText() const;
+    /// The filter line ("true spam, predicted ham: 7 examples"), empty without a filter.
+    QString filterText() const;
+    /// The most-confused pairs, one per line ("spam → ham: 7").
+    QString mostConfusedText() const;
+    QTableWidget *table() const { return m_table; }
+
+Q_SIGNALS:
+    /// load() has ended: the examples (or the reason there are none) are shown.
+    void examplesLoaded();
+    /// The cell filter was set or cleared (by a call, "Show all" or a new load).
+    void filterChanged();
+
+private:
+    void showMissing(const QString &text);
+    void refresh();
+
+    std::vector<std::string> m_labelNames;
+    std::vector<EvalExample> m_examples;
+    std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
+    std::optional<std::pair<int64_t, int64_t>> m_filter;
+    quint64 m_generation = 0;
+    JobHandle m_job;
+    QLabel *m_status;
+    QLabel *m_filterLine;
+    QPushButton *m_showAll;
+    QTableWidget *m_table;
+    QLabel *m_confused;
+};
+
+} // namespace wb

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/config/trainingoptions.h"
+
+#include <QWidget>
+
+#include <QStringList>
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QFormLayout;
+class QLineEdit;
+class QResizeEvent;
+class QVBoxLayout;
+
+namespace wb {
+
+struct OptionSpec;
+
+/// The configuration form: one widget per option of optionTable() whose form group is not
+/// None, in the table's order, grouped "1. Where to train", "2. Model and data",
+/// "3. Hyperparameters", each with the table's label, tooltip and "?" help. Each editor's
+/// object name is the option's flag name. options() returns the last setOptions() value with
+/// the fields the user edited since on top: options without a widget, and fields not touched,
+/// give back exactly what was set (a seed above INT_MAX, a rate with 17 digits). Integers are
+/// NumberSpinBox fields over the member's whole type, reals show their shortest round-trip text.
+/// The wheel changes a field only when it has focus (ui/form/wheelguard.h). GUI thread only.
+class ConfigurationForm : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ConfigurationForm(QWidget *parent = nullptr);
+    ~ConfigurationForm() override;
+
+    /// Returns the options shown, over those last set (options without a widget keep
+    /// their values). Local workers count only with multi_worker_mirrored. A number field
+    /// that does not parse gives NaN, which validation reports.
+    TrainingOptions options() const;
+    /// Shows `o`; emits nothing.
+    void setOptions(const TrainingOptions &o);
+    /// Sets every Hyperparameters option back to its default (files and strategy are kept)
+    /// and emits edited().
+    void resetToDefaults();
+    /// Sets the path field `flag` (e.g. "train_data_path") as if typed; emits edited().
+    void setPath(const QString &flag, const QString &path);
+    /// Sets the field of the option `flag` (e.g. "learning_rate") to `text` (the option's
+    /// text form, as on the command line) as if typed; emits edited(). Returns false, and
+    /// changes nothing, when the option has no field or `text` does not parse.
+    bool setValue(const QString &flag, const QString &text);
+    /// Adds every non-empty path field to its recent-files list.
+    void rememberPaths();
+
+    /// Shows `text` beside "Checkpoints kept" (the disk use of model_dir's checkpoints).
+    void setCheckpointDiskUse(const QString &text);
+    /// Marks the rows of the options `flags` (e.g. those named in a validation error) in red
+    /// until the next edit; an empty list clears the marks.
+    void highlightFields(const QStringList &flags);
+    QStringList highlightedFields() const { return m_highlighted; }
+
+    QComboBox *strategyPicker() const { return m_strategy; }
+    /// The layout under the three groups, for panels that follow the form.
+    QVBoxLayout *panelLayout() const { return m_layout; }
+
+    /// The recent values stored under `key` in QSettings (newest first).
+    static QStringList recentValues(const QString &key);
+    /// Puts `value` first in the recent list `key` (at most 8 entries).
+    static void addRecentValue(const QString &key, const QString &value);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+Q_SIGNALS:
+    /// The user changed a value (not emitted by setOptions()).
+    void edited();
+    /// bert_config_file or input_meta_data_path changed (also from setOptions()).
+    void inputFilesChanged();
+
+private:
+    struct Binding
+    {
+        const OptionSpec *spec;
+        std::function<void(const TrainingOptions &)> show;
+        std::function<void(TrainingOptions &)> read;
+        bool edited = false; ///< changed by the user since setOptions(): options() reads the widget
+    };
+    /// `index`: the binding's place in m_bindings (its editor's signals mark it edited).
+    QWidget *createEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createPathEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
+    /// A field changed: marks it edited (not while setOptions() fills the form) and emits edited().
+    void fieldEdited(size_t index);
+    /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
+    void updateFilesLayout();
+
+    std::vector<Binding> m_bindings;
+    std::vector<QLineEdit *> m_pathEdits;
+    TrainingOptions m_base;
+    QComboBox *m_strategy = nullptr;
+    QLabel *m_diskUse = nullptr;
+    std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
+    QStringList m_highlighted;
+    QVBoxLayout *m_layout = nullptr;
+    QFormLayout *m_filesForm = nullptr;
+    bool m_loading = false;
+};
+
+} // namespace wb

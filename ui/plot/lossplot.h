@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/events/trainingobserver.h"
+#include "ui/runs/runhistory.h"
+
+#include <QColor>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+
+namespace wb {
+
+/// Live training curves: raw and TensorBoard-smoothed train loss, eval loss and
+/// eval accuracy (second y axis) markers, and a learning-rate panel with the planned schedule
+/// and the actual LR; overlays of other runs. Appends go straight to the graphs; replots are
+/// coalesced by one 40 ms single-shot timer and done with rpQueuedReplot. GUI thread only.
+class LossPlot : public QWidget
+{
+    Q_OBJECT
+public:
+    enum class XAxis { Step, RelativeTime, WallTime };
+    enum class Series { TrainLoss, SmoothedTrainLoss, EvalLoss, EvalAccuracy, LearningRate, PlannedLearningRate };
+
+    explicit LossPlot(QWidget *parent = nullptr);
+    ~LossPlot() override;
+
+    /// Removes the current run's data (keeps the planned schedule and comparison runs).
+    void clear();
+    /// Draws the whole planned learning-rate schedule (`lr[i]` at `steps[i]`).
+    void setPlannedSchedule(const std::vector<double> &steps, const std::vector<double> &lr);
+    void addStep(const StepMetrics &m);
+    void addEvaluation(const EvalMetrics &m);
+
+    /// Overlays another run in `colour`; replaces an overlay with the same sourcePath.
+    void addComparisonRun(const RunHistory &run, const QColor &colour);
+    void removeComparisonRun(const QString &sourcePath);
+    void clearComparisonRuns();
+    int comparisonRunCount() const;
+
+    /// Draws the majority-class baseline as a dashed line on the accuracy axis (NaN hides it).
+    void setAccuracyBaseline(double accuracy);
+    /// Returns the baseline shown, NaN when none.
+    double accuracyBaseline() const;
+
+    double smoothing() const;
+    void setSmoothing(double weight);
+    XAxis xAxis() const;
+    void setXAxis(XAxis mode);
+    bool isLogScale() const;
+    void setLogScale(bool on);
+    void resetView();
+
+    /// Returns the number of points the graph of `s` holds (the live run).
+    int pointCount(Series s) const;
+    /// Writes `wall_time,step,value` for every point of `s` (live run). Atomic.
+    bool exportCsv(const QString &path, Series s, QString *error = nullptr) const;
+    /// Saves the plot as PDF (".pdf") or PNG (anything else).
+    bool exportImage(const QString &path, QString *error = nullptr);
+    /// Returns how many replots were actually performed (for tests and benchmarks).
+    int replotCount() const;
+    bool isReplotPending() const;
+    QCustomPlot *customPlot() const;
+
+Q_SIGNALS:
+    void smoothingChanged(double weight);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace wb

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// QCustomPlot 2.1's header uses Qt's keywords (signals, foreach); allow them in this file only.
+#undef QT_NO_KEYWORDS
+#undef QT_NO_FOREACH
+#include "ui/plot/plotaxes.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace wb::plotaxes {
+
+namespace {
+
+class LearningRateTicker : public QCPAxisTicker
+{
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange &range) override
+    {
+        m_step = tickStep;
+        return QCPAxisTicker::createTickVector(tickStep, range);
+    }
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
+    {
+        // Tick positions are multiples of the step, up to rounding: within 10⁻⁷ steps of 0 is 0.
+        if (std::abs(tick) <= 1e-7 * std::abs(m_step))
+            return QStringLiteral("0");
+        return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision);
+    }
+
+private:
+    double m_step = 0;
+};
+
+} // namespace
+
+void useLearningRateTicks(QCPAxis *axis)
+{
+    axis->setTicker(QSharedPointer<LearningRateTicker>::create());
+    axis->setNumberFormat(QStringLiteral("eb"));
+    axis->setNumberPrecision(1);
+}
+
+void fit(QCustomPlot *plot, QCPAxisRect *lossRect, QCPAxisRect *lrRect, double accuracyMax)
+{
+    // Not QCustomPlot::rescaleAxes: it fits each x axis to its own panel's graphs, and the lower
+    // panel's (the planned schedule of the form) then cut the other runs' longer curves.
+    bool any = false;
+    QCPRange keys;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph *g = plot->graph(i);
+        if (!g->realVisibility() || g->dataCount() == 0)
+            continue;
+        bool found = false;
+        const QCPRange r = g->getKeyRange(found, QCP::sdBoth);
+        if (!found)
+            continue;
+        keys = any ? QCPRange(std::min(keys.lower, r.lower), std::max(keys.upper, r.upper)) : r;
+        any = true;
+    }
+    QCPAxis *x = lossRect->axis(QCPAxis::atBottom);
+    if (any) {
+        if (keys.size() <= 0)
+            keys = QCPRange(keys.lower - 0.5, keys.upper + 0.5);
+        // Room on the right, so the last evaluation marker is drawn whole.
+        x->setRange(keys.lower, keys.upper + std::max(keys.size() * 0.03, 0.5));
+    }
+    lossRect->axis(QCPAxis::atRight)->setRange(0, accuracyMax);
+    for (QCPAxis *a : {lossRect->axis(QCPAxis::atLeft), lrRect->axis(QCPAxis::atLeft)}) {
+        a->rescale(true);
+        const QCPRange r = a->range();
+        if (a->scaleType() == QCPAxis::stLinear) {
+            const double pad = std::max(r.size() * 0.05, 1e-12);
+            a->setRange(r.lower >= 0 ? std::max(0.0, r.lower - pad) : r.lower - pad, r.upper + pad);
+        } else if (r.lower > 0) {
+            a->setRange(r.lower / 1.5, r.upper * 1.5);
+        }
+    }
+}
+
+void applyXAxisMode(QCPAxisRect *lossRect, QCPAxisRect *lrRect, LossPlot::XAxis mode)
+{
+    QSharedPointer<QCPAxisTicker> ticker;
+    QString label;
+    switch (mode) {
+    case LossPlot::XAxis::Step:
+        ticker.reset(new QCPAxisTicker);
+        label = LossPlot::tr("step");
+        break;
+    case LossPlot::XAxis::RelativeTime: {
+        auto t = QSharedPointer<QCPAxisTickerTime>::create();
+        t->setTimeFormat(QStringLiteral("%h:%m:%s"));
+        ticker = t;
+        label = LossPlot::tr("relative time (h:m:s)");
+        break;
+    }
+    case LossPlot::XAxis::WallTime: {
+        auto t = QSharedPointer<QCPAxisTickerDateTime>::create();
+        t->setDateTimeFormat(QStringLiteral("hh:mm:ss"));
+        ticker = t;
+        label = LossPlot::tr("wall time");
+        break;
+    }
+    }
+    lossRect->axis(QCPAxis::atBottom)->setTicker(ticker);
+    lrRect->axis(QCPAxis::atBottom)->setTicker(ticker);
+    lrRect->axis(QCPAxis::atBottom)->setLabel(label);
+}
+
+} // namespace wb::plotaxes

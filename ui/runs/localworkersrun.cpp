@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/runs/localworkersrun.h"
+
+#include "core/launch/localcluster.h"
+#include "core/train/blascheck.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace wb {
+
+namespace {
+
+constexpr const char *kWorkerBinary = "bert-workbench-cli";
+
+bool isExecutableFile(const QString &path)
+{
+    const QFileInfo info(path);
+    return info.isFile() && info.isExecutable();
+}
+
+} // namespace
+
+std::string findWorkerExecutable()
+{
+    const QString fromEnv = qEnvironmentVariable("BERT_WORKBENCH_CLI");
+    if (!fromEnv.isEmpty())
+        return isExecutableFile(fromEnv) ? QFileInfo(fromEnv).absoluteFilePath().toStdString() : std::string();
+    if (QCoreApplication::instance()) {
+        const QDir appDir(QCoreApplication::applicationDirPath());
+        // Installed: /usr/bin/bert-workbench beside /usr/bin/bert-workbench-cli.
+        // Build tree: <build>/app/gui/bert-workbench and <build>/app/cli/bert-workbench-cli.
+        for (const QString &candidate :
+             {appDir.filePath(QLatin1String(kWorkerBinary)), appDir.filePath(QStringLiteral("../cli/") + QLatin1String(kWorkerBinary))})
+            if (isExecutableFile(candidate))
+                return QFileInfo(candidate).canonicalFilePath().toStdString();
+    }
+    return QStandardPaths::findExecutable(QLatin1String(kWorkerBinary)).toStdString();
+}
+
+RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop,
+                            const std::string &workerExecutable)
+{
+    RunFinished result;
+    if (workerExecutable.empty()) {
+        result.status = RunStatus::Failed;
+        result.field = "num_local_workers";
+        result.message = std::string("cannot start local workers: the worker program ") + kWorkerBinary
+                         + " was not found beside this application or on the PATH";
+        result.hint = "install bert-workbench-cli (it comes with the package), set BERT_WORKBENCH_CLI to its path, "
+                      "or set Local workers to 0";
+        return result;
+    }
+
+    const LocalWorkerPlan &plan = run.local_workers;
+    observer.logMessage("Starting " + std::to_string(plan.num_workers)
+                        + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable
+                        + "; the plot shows the chief's (worker 0) curves");
+    LocalClusterSinks sinks;
+    sinks.observer = &observer; // the chief's events become the plot's
+    sinks.error_line = [&observer](const std::string &line) { observer.logMessage(line); };
+    return runLocalCluster(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers), sinks, &stop)
+        .end;
+}
+
+} // namespace wb

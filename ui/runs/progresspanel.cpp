@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/runs/progresspanel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+namespace {
+
+QString formatDuration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return QStringLiteral("–");
+    const qint64 s = qint64(std::llround(seconds));
+    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
+{
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(QStringLiteral("progress"));
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("no run yet")); // "step %v / %m" once a run knows its steps
+    m_detail = new QLabel(tr("Not started"));
+    m_status = new QLabel(tr("Idle"));
+    m_status->setObjectName(QStringLiteral("runStatus"));
+    // Long details must not widen the window (1024×700 screens): they shrink, the tooltip keeps them.
+    m_detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_detail->setMinimumWidth(120);
+    auto *row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_status);
+    row->addWidget(m_progress, 1);
+    row->addWidget(m_detail);
+}
+
+void ProgressPanel::prepare(int64_t totalSteps)
+{
+    restartTiming();
+    if (totalSteps > 0) {
+        m_progress->setRange(0, int(totalSteps));
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("step %v / %m"));
+    }
+    setStatus(tr("Starting…"));
+}
+
+void ProgressPanel::reset()
+{
+    restartTiming();
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("no run yet"));
+    m_detail->setText(tr("Not started"));
+    m_detail->setToolTip(QString());
+    setStatus(tr("Idle"));
+}
+
+void ProgressPanel::showRecordedRun(int64_t step, int64_t totalSteps)
+{
+    restartTiming();
+    const int64_t total = totalSteps > 0 ? totalSteps : step;
+    m_progress->setRange(0, int(std::max<int64_t>(total, 1)));
+    m_progress->setValue(int(std::min(step, total)));
+    m_progress->setFormat(tr("step %v / %m"));
+    if (totalSteps > 0 && step >= totalSteps) {
+        m_status->setText(tr("Completed"));
+        m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
+        m_detail->setText(tr("recorded run: %1 / %2 steps").arg(step).arg(totalSteps));
+    } else {
+        m_status->setText(tr("Stopped at step %1").arg(step));
+        m_status->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
+        m_detail->setText(tr("recorded run; Train offers to continue it"));
+    }
+}
+
+void ProgressPanel::setLearningWarning(const QString &text)
+{
+    m_status->setText(tr("Completed — did not learn"));
+    m_status->setStyleSheet(QStringLiteral("color:#b06000;font-weight:bold"));
+    m_status->setToolTip(text);
+    m_detail->setText(tr("see the Evaluation tab"));
+    m_detail->setToolTip(text);
+}
+
+void ProgressPanel::restartTiming()
+{
+    m_firstWall = 0;
+    m_firstStep = 0;
+}
+
+void ProgressPanel::setStatus(const QString &text)
+{
+    m_status->setText(text);
+    m_status->setToolTip(QString());
+    m_status->setStyleSheet(QString());
+}
+
+void ProgressPanel::runStarted(const RunStarted &info)
+{
+    m_progress->setRange(0, int(info.total_steps));
+    m_progress->setValue(int(info.start_step));
+    m_progress->setFormat(tr("step %v / %m"));
+    setStatus(tr("Training on %1").arg(QString::fromStdString(info.device)));
+}
+
+void ProgressPanel::stepCompleted(const StepMetrics &m)
+{
+    if (m.total_steps > 0 && m_progress->maximum() != int(m.total_steps))
+        m_progress->setMaximum(int(m.total_steps));
+    m_progress->setValue(int(m.step));
+    if (m_firstWall == 0) {
+        m_firstWall = m.wall_time;
+        m_firstStep = m.step;
+    }
+    double eta = std::numeric_limits<double>::quiet_NaN();
+    if (m.step > m_firstStep && m.wall_time > m_firstWall) {
+        const double stepsPerSecond = double(m.step - m_firstStep) / (m.wall_time - m_firstWall);
+        eta = double(m.total_steps - m.step) / stepsPerSecond;
+    }
+    m_detail->setText(tr("epoch %1 · loss %2 · %3 examples/s · ETA %4")
+                          .arg(m.epoch, 0, 'f', 2)
+                          .arg(m.loss, 0, 'f', 4)
+                          .arg(m.examples_per_second, 0, 'f', 0)
+                          .arg(formatDuration(eta)));
+}
+
+void ProgressPanel::stopRequested() { m_status->setText(tr("Stopping after this step…")); }
+
+QString ProgressPanel::earlyStopText(const RunFinished &r)
+{
+    if (r.stopped_early_at_step <= 0)
+        return QString();
+    return r.best_step >= 0 ? tr("stopped early at step %1; best at step %2").arg(r.stopped_early_at_step).arg(r.best_step)
+                            : tr("stopped early at step %1").arg(r.stopped_early_at_step);
+}
+
+void ProgressPanel::finished(const RunFinished &r)
+{
+    switch (r.status) {
+    case RunStatus::Completed:
+        m_status->setText(tr("Completed"));
+        m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
+        if (r.stopped_early_at_step > 0)
+            m_detail->setText(earlyStopText(r));
+        break;
+    case RunStatus::Cancelled:
+        m_status->setText(tr("Stopped at step %1").arg(r.last_step));
+        m_detail->setText(tr("stopped; Resume continues from the checkpoint"));
+        m_status->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
+        break;
+    case RunStatus::Failed:
+        m_status->setText(tr("Failed"));
+        m_status->setStyleSheet(QStringLiteral("color:#b00000;font-weight:bold"));
+        // No stale ETA: say where the run ended instead.
+        m_detail->setText(r.last_step > 0 ? tr("failed at step %1").arg(r.last_step) : tr("failed before the first step"));
+        break;
+    }
+}
+
+} // namespace wb

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "ui/runs/runhistory.h"
+
+#include <QColor>
+#include <QWidget>
+
+class QTableWidget;
+
+namespace wb {
+
+class LossPlot;
+
+/// Run comparison: lists runs (metrics.jsonl files) with their hyperparameters and final
+/// metrics; checking a run overlays it in the LossPlot with its own colour. GUI thread only.
+class RunsTable : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RunsTable(LossPlot *plot, QWidget *parent = nullptr);
+
+    /// Adds (or reloads) the run of `metricsPath`; returns false and sets `error` when it
+    /// cannot be read. `overlay` checks it at once.
+    bool addRun(const QString &metricsPath, bool overlay, QString *error = nullptr);
+    /// Adds (or replaces, by sourcePath) an already loaded run, e.g. one read from
+    /// TensorBoard logs (RunHistory::fromTensorBoard). `overlay` checks it at once.
+    void addHistory(const RunHistory &run, bool overlay);
+    /// Adds every run found next to `modelDir` (RunHistory::findRuns), unchecked.
+    int scan(const QString &modelDir);
+    /// Sets the live run (already drawn): scans list it, unchecked, so it can be compared.
+    void setLiveMetricsPath(const QString &path) { m_livePath = path; }
+    /// Removes every run from the table and its overlays from the plot (a new project).
+    void clear();
+    int runCount() const { return int(m_runs.size()); }
+    QTableWidget *table() const { return m_table; }
+
+Q_SIGNALS:
+    void addRunRequested();
+    void scanRequested();
+
+private:
+    void setOverlay(int row, bool on);
+    QColor colourFor(int index) const;
+
+    LossPlot *m_plot;
+    QTableWidget *m_table;
+    std::vector<RunHistory> m_runs;
+    QString m_livePath;
+};
+
+} // namespace wb

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/tryit/tryitpanel.h"
+#include "ui/common/qtext.h"
+
+#include "core/config/optiontable.h"
+#include "core/train/checkpointstate.h"
+#include "ui/form/fieldhelp.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLayout>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+namespace wb {
+
+/// The loaded model, shared by the panel's jobs; one job uses it at a time (the mutex).
+struct TryItModelCache
+{
+    std::mutex mutex;
+    std::unique_ptr<TextClassifier> classifier;
+    std::string key;  ///< source, resolved weights and reload epoch it was loaded from
+};
+
+/// What one request produced, copied out of the classifier for the GUI thread.
+struct TryItOutcome
+{
+    enum class Kind { Cancelled, NoModel, NoCheckpoint, Loaded, Classified };
+    Kind kind = Kind::Cancelled;
+    std::string model_dir;
+    std::string weights_path;
+    std::vector<std::string> labels;
+    std::vector<std::string> warnings;
+    int64_t max_seq_length = 0;
+    bool regression = false;
+    Classification result;
+};
+
+namespace {
+
+
+struct TryItRequest
+{
+    ClassifierSource source;
+    uint64_t epoch = 0;
+    std::string text, text_b;
+};
+
+std::string cacheKey(const ClassifierSource &s, uint64_t epoch)
+{
+    const std::string lower = s.do_lower_case ? (*s.do_lower_case ? "1" : "0") : "-";
+    return s.model_export_path + '\n' + s.model_dir + '\n' + s.checkpoint_path + '\n' + s.bert_config_file + '\n'
+           + s.input_meta_data_path + '\n' + s.vocab_file + '\n' + lower + '\n' + std::to_string(s.max_seq_length)
+           + '\n' + std::to_string(epoch);
+}
+
+/// Runs on a pool thread: (re)loads the model when its source changed, then classifies.
+TryItOutcome runRequest(const std::shared_ptr<TryItModelCache> &cache, TryItRequest req, const JobControl &control)
+{
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    TryItOutcome out;
+    if (control.isCancelled())
+        return out;
+    ClassifierSource s = std::move(req.source);
+    out.model_dir = s.model_dir;
+    if (s.model_export_path.empty()) {
+        if (s.model_dir.empty()) {
+            out.kind = TryItOutcome::Kind::NoModel;
+            return out;
+        }
+        if (s.checkpoint_path.empty()) {
+            // The latest checkpoint, pinned now, so that a new one saved by training is a new key.
+            s.checkpoint_path = latestCheckpoint(s.model_dir);
+            if (s.checkpoint_path.empty()) {
+                out.kind = TryItOutcome::Kind::NoCheckpoint;
+                return out;
+            }
+        }
+    }
+    const std::string key = cacheKey(s, req.epoch);
+    if (!cache->classifier || cache->key != key) {
+        cache->classifier.reset();
+        cache->key.clear();
+        cache->classifier = std::make_unique<TextClassifier>(s);
+        cache->key = key;
+    }
+    const TextClassifier &c = *cache->classifier;
+    out.weights_path = c.weightsPath();
+    out.labels = c.labelNames();
+    out.warnings = c.warnings();
+    out.max_seq_length = c.maxSeqLength();
+    out.regression = c.isRegression();
+    out.kind = TryItOutcome::Kind::Loaded;
+    if (!req.text.empty() && !control.isCancelled()) {
+        out.result = c.classify(req.text, req.text_b);
+        out.kind = TryItOutcome::Kind::Classified;
+    }
+    return out;
+}
+
+/// "bert_config_file: required with --model_dir" → "“BERT config”: required with “Model directory”".
+QString inFormWords(const ErrorReport &e)
+{
+    static const QRegularExpression fieldPrefix(QStringLiteral("^([a-z_]+): "));
+    QString message = e.message;
+    const auto m = fieldPrefix.match(message);
+    if (m.hasMatch()) {
+        const OptionSpec *spec = findOption(m.captured(1).toStdString());
+        if (spec && spec->group != FormGroup::None)
+            message = QStringLiteral("“%1”: %2").arg(QString::fromUtf8(spec->label), message.mid(m.capturedLength()));
+    }
+    message = formWording(message);
+    if (!e.hint.isEmpty())
+        message += QStringLiteral("\n") + TryItPanel::tr("How to fix: %1").arg(formWording(e.hint));
+    return message;
+}
+
+/// Lays its items out left to right and wraps them into rows (the chips).
+class ChipFlowLayout : public QLayout
+{
+public:
+    explicit ChipFlowLayout(QWidget *parent) : QLayout(parent)
+    {
+        setContentsMargins(6, 6, 6, 6);
+        setSpacing(4);
+    }
+    ~ChipFlowLayout() override
+    {
+        while (QLayoutItem *item = ChipFlowLayout::takeAt(0))
+            delete item;
+    }
+    void addItem(QLayoutItem *item) override { m_items.push_back(item); }
+    int count() const override { return int(m_items.size()); }
+    QLayoutItem *itemAt(int index) const override
+    {
+        return index >= 0 && index < count() ? m_items[size_t(index)] : nullptr;
+    }
+    QLayoutItem *takeAt(int index) override
+    {
+        if (index < 0 || index >= count())
+            return nullptr;
+        QLayoutItem *item = m_items[size_t(index)];
+        m_items.erase(m_items.begin() + index);
+        return item;
+    }
+    Qt::Orientations expandingDirections() const override { return {}; }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override { return arrange(QRect(0, 0, width, 0), false); }
+    QSize sizeHint() const override { return minimumSize(); }
+    QSize minimumSize() const override
+    {
+        QSize size;
+        for (const QLayoutItem *item : m_items)
+            size = size.expandedTo(item->minimumSize());
+        const QMargins m = contentsMargins();
+        return size + QSize(m.left() + m.right(), m.top() + m.bottom());
+    }
+    void setGeometry(const QRect &rect) override
+    {
+        QLayout::setGeometry(rect);
+        arrange(rect, true);
+    }
+
+private:
+    int arrange(const QRect &rect, bool place) const
+    {
+        const QRect area = rect.marginsRemoved(contentsMargins());
+        int x = area.x(), y = area.y(), rowHeight = 0;
+        for (QLayoutItem *item : m_items) {
+            const QSize size = item->sizeHint();
+            if (x > area.x() && x + size.width() > area.right() + 1) {
+                x = area.x();
+                y += rowHeight + spacing();
+                rowHeight = 0;
+            }
+            if (place)
+                item->setGeometry(QRect(QPoint(x, y), size));
+            x += size.width() + spacing();
+            rowHeight = std::max(rowHeight, size.height());
+        }
+        return y + rowHeight - rect.y() + contentsMargins().bottom();
+    }
+
+    std::vector<QLayoutItem *> m_items;
+};
+
+const QString kChipStyle = QStringLiteral("QLabel{background:%1;border:1px solid %2;border-radius:4px;padding:1px 4px;color:%3}");
+
+} // namespace
+
+TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_shared<TryItModelCache>())
+{
+    m_text = new QPlainTextEdit;
+    m_text->setObjectName(QStringLiteral("tryItText"));
+    m_text->setPlaceholderText(tr("Type or paste a text; the model's answer follows as you type."));
+    m_textB = new QPlainTextEdit;
+    m_textB->setObjectName(QStringLiteral("tryItTextB"));
+    m_textB->setPlaceholderText(tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
+    m_text->setMinimumHeight(60);
+    m_text->setMaximumHeight(150);
+    m_textB->setMaximumHeight(56);
+
+    m_modelLine = new QLabel;
+    m_modelLine->setObjectName(QStringLiteral("tryItModel"));
+    m_modelLine->setWordWrap(true);
+    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_choose = new QPushButton(tr("Choose…"));
+    m_choose->setObjectName(QStringLiteral("tryItChoose"));
+    m_choose->setToolTip(tr("Use another checkpoint, or a folder written by export (model.safetensors)."));
+    auto *chooseMenu = new QMenu(m_choose);
+    chooseMenu->addAction(tr("Checkpoint file…"), this, [this] { chooseModel(); });
+    chooseMenu->addAction(tr("Export folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose an export folder (with model.safetensors)"),
+                                                              q(m_formSource.model_dir));
+        if (!dir.isEmpty())
+            setChosenModel(dir);
+    });
+    chooseMenu->addAction(tr("Latest checkpoint in the Model directory"), this, [this] { setChosenModel(QString()); });
+    m_choose->setMenu(chooseMenu);
+    auto *modelRow = new QHBoxLayout;
+    modelRow->addWidget(m_modelLine, 1);
+    modelRow->addWidget(m_choose, 0, Qt::AlignTop);
+
+    m_message = new QLabel;
+    m_message->setObjectName(QStringLiteral("tryItMessage"));
+    m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_busy = new QLabel(tr("working…"));
+    m_busy->setStyleSheet(QStringLiteral("color:#808080"));
+    m_busy->setVisible(false);
+
+    m_chips = new QWidget;
+    m_chips->setObjectName(QStringLiteral("tryItChips"));
+    new ChipFlowLayout(m_chips);
+    m_chipScroll = new QScrollArea;
+    m_chipScroll->setWidget(m_chips);
+    m_chipScroll->setWidgetResizable(true);
+    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chipScroll->setMinimumHeight(90);
+
+    m_bars = new QWidget;
+    m_bars->setObjectName(QStringLiteral("tryItBars"));
+    m_barLayout = new QVBoxLayout(m_bars);
+    m_barLayout->setContentsMargins(0, 0, 0, 0);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Text:"), m_text);
+    form->addRow(tr("Second text\n(pair tasks, optional):"), m_textB);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(modelRow);
+    layout->addWidget(m_message);
+    layout->addLayout(form);
+    auto *wordpieces = new QLabel(tr("<b>Wordpieces</b> (the model's input_ids; [UNK]: not in the vocabulary)"));
+    layout->addWidget(wordpieces);
+    layout->addWidget(m_chipScroll, 2);
+    auto *answerRow = new QHBoxLayout;
+    answerRow->addWidget(new QLabel(tr("<b>The model's answer</b>")));
+    answerRow->addStretch(1);
+    answerRow->addWidget(m_busy);
+    layout->addLayout(answerRow);
+    layout->addWidget(m_bars);
+    layout->addStretch(1);
+
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(kDebounceMs);
+    connect(m_debounce, &QTimer::timeout, this, [this] { refreshNow(); });
+    connect(m_text, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
+    connect(m_textB, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
+    showMessage(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."), false);
+}
+
+TryItPanel::~TryItPanel()
+{
+    // The job owns only values and the shared cache; waiting lets a load end before exit.
+    m_job.cancel();
+    m_job.waitForFinished();
+}
+
+void TryItPanel::setFormSource(const ClassifierSource &source)
+{
+    const uint64_t unchanged = 0;
+    if (cacheKey(source, unchanged) == cacheKey(m_formSource, unchanged))
+        return;
+    m_formSource = source;
+    scheduleRefresh();
+}
+
+void TryItPanel::setChosenModel(const QString &path)
+{
+    m_chosen = path;
+    scheduleRefresh();
+}
+
+ClassifierSource TryItPanel::effectiveSource() const
+{
+    ClassifierSource s = m_formSource;
+    if (m_chosen.isEmpty())
+        return s;
+    const QFileInfo info(m_chosen);
+    if (info.isDir() && QFileInfo::exists(QDir(m_chosen).filePath(QStringLiteral("model.safetensors")))) {
+        // An export stands alone: its own config, meta data, vocab and tokenizer settings.
+        ClassifierSource e;
+        e.model_export_path = m_chosen.toStdString();
+        return e;
+    }
+    s.checkpoint_path = m_chosen.toStdString();
+    if (s.model_dir.empty())
+        s.model_dir = info.absolutePath().toStdString();
+    return s;
+}
+
+void TryItPanel::setTexts(const QString &text, const QString &textB)
+{
+    m_textB->setPlainText(textB);
+    m_text->setPlainText(text);
+}
+
+void TryItPanel::checkpointSaved(const QString &modelDir)
+{
+    // While hidden nothing is done: showEvent() looks for the latest checkpoint again.
+    if (!isVisible() || !m_chosen.isEmpty() || QDir(modelDir) != QDir(q(m_formSource.model_dir)))
+        return;
+    ++m_reloadEpoch;
+    refreshNow();
+}
+
+void TryItPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    // Cheap when nothing changed: the job finds the same checkpoint and keeps the loaded model.
+    scheduleRefresh();
+}
+
+void TryItPanel::scheduleRefresh()
+{
+    if (isVisible())
+        m_debounce->start();
+}
+
+uint64_t TryItPanel::refreshNow()
+{
+    m_debounce->stop();
+    m_job.cancel();
+    const uint64_t generation = ++m_generation;
+    TryItRequest req;
+    req.source = effectiveSource();
+    req.epoch = m_reloadEpoch;
+    if (!m_text->toPlainText().trimmed().isEmpty()) {
+        req.text = m_text->toPlainText().toStdString();
+        req.text_b = m_textB->toPlainText().trimmed().isEmpty() ? std::string() : m_textB->toPlainText().toStdString();
+    }
+    m_busy->setVisible(true);
+    m_job = runBackgroundJob<TryItOutcome>(
+        this, [cache = m_cache, req](const JobControl &control) { return runRequest(cache, req, control); },
+        [this, generation](JobOutcome<TryItOutcome> outcome) { applyOutcome(generation, outcome); });
+    return generation;
+}
+
+void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome)
+{
+    if (generation != m_generation) {
+        ++m_dropped;
+        return;
+    }
+    m_busy->setVisible(false);
+    m_shownGeneration = generation;
+    if (!outcome.ok()) {
+        clearResult();
+        m_modelLine->setText(tr("Model: not loaded"));
+        showMessage(tr("Cannot load the model: %1").arg(inFormWords(outcome.error)), true);
+    } else {
+        const TryItOutcome &o = *outcome.value;
+        switch (o.kind) {
+        case TryItOutcome::Kind::Cancelled:
+            break;
+        case TryItOutcome::Kind::NoModel:
+            clearResult();
+            m_modelLine->setText(tr("Model: none"));
+            showMessage(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."), false);
+            break;
+        case TryItOutcome::Kind::NoCheckpoint:
+            clearResult();
+            m_modelLine->setText(tr("Model: none"));
+            showMessage(tr("No checkpoint yet in %1: train first, or choose a checkpoint or export folder.")
+                            .arg(QDir::toNativeSeparators(q(o.model_dir))),
+                        false);
+            break;
+        case TryItOutcome::Kind::Loaded:
+            showModel(o);
+            showChips({});
+            showBars(o.labels, nullptr, o.regression);
+            if (o.warnings.empty())
+                showMessage(tr("Type a text to see its wordpieces and the model's answer."), false);
+            break;
+        case TryItOutcome::Kind::Classified:
+            showModel(o);
+            showChips(o.result.tokenized);
+            showBars(o.labels, &o.result, o.regression);
+            if (o.warnings.empty())
+                showMessage(QString(), false);
+            break;
+        }
+    }
+    Q_EMIT outcomeShown(generation);
+}
+
+void TryItPanel::showModel(const TryItOutcome &o)
+{
+    m_modelLine->setText(tr("Model: %1 (max_seq_length %2)")
+                             .arg(QDir::toNativeSeparators(q(o.weights_path)))
+                             .arg(o.max_seq_length));
+    QStringList warnings;
+    for (const std::string &w : o.warnings)
+        warnings << formWording(q(w));
+    if (!warnings.isEmpty())
+        showMessage(warnings.join(QLatin1Char('\n')), false);
+}
+
+void TryItPanel::showMessage(const QString &text, bool isError)
+{
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+    m_message->setStyleSheet(isError ? QStringLiteral("QLabel{color:#a00000;background:#fdecea;border:1px solid #e0a0a0;padding:4px}")
+                                     : QStringLiteral("QLabel{color:#404040;padding:2px}"));
+}
+
+void TryItPanel::clearResult()
+{
+    showChips({});
+    showBars({}, nullptr, false);
+}
+
+void TryItPanel::showChips(const TokenizedText &t)
+{
+    m_tokens = t;
+    m_chips->setUpdatesEnabled(false);
+    qDeleteAll(m_chips->findChildren<QLabel *>(QString(), Qt::FindDirectChildrenOnly));
+    QLayout *flow = m_chips->layout();
+    for (size_t k = 0; k < t.tokens.size(); ++k) {
+        const QString token = q(t.tokens[k]);
+        const bool special = token == QLatin1String("[CLS]") || token == QLatin1String("[SEP]");
+        const bool unknown = k < t.unknown.size() && t.unknown[k];
+        const bool second = k < t.segment_ids.size() && t.segment_ids[k] == 1;
+        auto *chip = new QLabel(QStringLiteral("%1 <span style=\"color:#707070;font-size:small\">%2</span>")
+                                    .arg(token.toHtmlEscaped())
+                                    .arg(t.input_ids[k]));
+        chip->setObjectName(QStringLiteral("tokenChip"));
+        chip->setTextFormat(Qt::RichText);
+        chip->setProperty("token", token);
+        chip->setProperty("inputId", qlonglong(t.input_ids[k]));
+        chip->setProperty("unknown", unknown);
+        if (unknown) {
+            chip->setStyleSheet(kChipStyle.arg(QStringLiteral("#ffd8cc"), QStringLiteral("#d04a20"), QStringLiteral("#8a1c00")));
+            chip->setToolTip(tr("[UNK]: not in the vocabulary (input_id %1)").arg(t.input_ids[k]));
+        } else if (special) {
+            chip->setStyleSheet(kChipStyle.arg(QStringLiteral("#e4e4e4"), QStringLiteral("#a0a0a0"), QStringLiteral("#404040")));
+            chip->setToolTip(token == QLatin1String("[CLS]") ? tr("[CLS]: starts every input; the classifier reads its vector")
+                                                             : tr("[SEP]: ends a segment"));
+        } else {
+            chip->setStyleSheet(second ? kChipStyle.arg(QStringLiteral("#e2f3e6"), QStringLiteral("#8cc49a"), QStringLiteral("#10301a"))
+                                       : kChipStyle.arg(QStringLiteral("#e3ecf8"), QStringLiteral("#9ab4d8"), QStringLiteral("#10203a")));
+            chip->setToolTip(tr("input_id %1, segment %2").arg(t.input_ids[k]).arg(second ? 1 : 0));
+        }
+        flow->addWidget(chip);
+    }
+    if (t.truncated) {
+        auto *cut = new QLabel(tr("✂ cut here: %1 of %2 wordpieces kept").arg(t.tokens.size()).arg(t.tokens_needed));
+        cut->setObjectName(QStringLiteral("cutLine"));
+        cut->setStyleSheet(QStringLiteral("QLabel{color:#a00000;border:1px dashed #c04040;border-radius:4px;padding:1px 4px;font-weight:bold}"));
+        cut->setToolTip(tr("The model reads at most max_seq_length wordpieces; the rest of the text is not seen."));
+        flow->addWidget(cut);
+    }
+    m_chips->setUpdatesEnabled(true);
+}
+
+void TryItPanel::showBars(const std::vector<std::string> &labels, const Classification *c, bool regression)
+{
+    if (labels != m_labels || regression || m_barWidgets.size() != (regression ? 1 : labels.size())) {
+        for (QProgressBar *bar : m_barWidgets)
+            delete bar;
+        m_barWidgets.clear();
+        m_labels = labels;
+        const size_t n = regression ? (c ? 1 : 0) : labels.size();
+        for (size_t k = 0; k < n; ++k) {
+            auto *bar = new QProgressBar;
+            bar->setObjectName(QStringLiteral("labelBar"));
+            bar->setRange(0, 1000);
+            bar->setMinimumHeight(24);
+            m_barLayout->addWidget(bar);
+            m_barWidgets.push_back(bar);
+        }
+    }
+    for (size_t k = 0; k < m_barWidgets.size(); ++k) {
+        QProgressBar *bar = m_barWidgets[k];
+        const QString name = regression ? tr("value") : q(labels[k]);
+        const bool has = c && k < c->probabilities.size();
+        const double p = has ? c->probabilities[k] : 0.0;
+        const bool predicted = has && !regression && int64_t(k) == c->predicted_label_id;
+        bar->setProperty("label", name);
+        bar->setProperty("probability", has ? QVariant(p) : QVariant());
+        bar->setValue(regression ? 0 : int(std::lround(std::clamp(p, 0.0, 1.0) * 1000)));
+        // Leading spaces: the style draws left-aligned text on the frame's edge.
+        bar->setFormat(!has ? QStringLiteral("  %1 —").arg(name)
+                            : regression ? QStringLiteral("  %1 %2").arg(name).arg(p, 0, 'g', 6)
+                                         : QStringLiteral("  %1 %2 %").arg(name).arg(p * 100.0, 0, 'f', 1));
+        const QString chunk = predicted ? QStringLiteral("#3b9a5c") : QStringLiteral("#a9bcd6");
+        bar->setStyleSheet(QStringLiteral("QProgressBar{border:1px solid #b0b0b0;border-radius:3px;background:#f6f6f6;"
+                                          "text-align:left;%1}"
+                                          "QProgressBar::chunk{background:%2;border-radius:2px}")
+                               .arg(predicted ? QStringLiteral("font-weight:bold") : QString(), chunk));
+        bar->setToolTip(predicted ? tr("The predicted label (the largest probability)") : QString());
+    }
+}
+
+void TryItPanel::chooseModel()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Choose a checkpoint"), q(m_formSource.model_dir),
+                                                      tr("Checkpoints (ckpt-* *.safetensors);;All files (*)"));
+    if (!path.isEmpty())
+        setChosenModel(path);
+}
+
+QString TryItPanel::modelLine() const { return m_modelLine->text(); }
+
+QString TryItPanel::messageText() const { return m_message->text(); }
+
+QStringList TryItPanel::shownLabels() const
+{
+    QStringList names;
+    for (const QProgressBar *bar : m_barWidgets)
+        names << bar->property("label").toString();
+    return names;
+}
+
+std::vector<double> TryItPanel::shownProbabilities() const
+{
+    std::vector<double> p;
+    for (const QProgressBar *bar : m_barWidgets)
+        if (bar->property("probability").isValid())
+            p.push_back(bar->property("probability").toDouble());
+    return p;
+}
+
+QString TryItPanel::cutText() const
+{
+    const auto *cut = m_chips->findChild<QLabel *>(QStringLiteral("cutLine"));
+    return cut ? cut->text() : QString();
+}
+
+} // namespace wb

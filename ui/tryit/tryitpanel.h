@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/textclassifier.h"
+#include "ui/common/backgroundjob.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QScrollArea;
+class QTimer;
+class QVBoxLayout;
+
+namespace wb {
+
+struct TryItModelCache;
+struct TryItOutcome;
+
+/// "Try it": the user types a text (and a second segment for pair tasks) and sees its
+/// WordPiece tokens as chips with their input_ids ([CLS]/[SEP] shown, [UNK] marked, the cut
+/// at max_seq_length) and one bar per label with the softmax probability, as
+/// TextClassifier::classify() computes them (google-research/bert run_classifier.py's
+/// features). The model is the latest checkpoint of the form's model_dir (setFormSource())
+/// or a checkpoint / export folder the user chose (setChosenModel()).
+///
+/// Typing restarts a ~300 ms debounce timer; then tokenize + classify run on the global
+/// thread pool (runBackgroundJob). Each request has a generation number: a result that
+/// arrives after a newer request was started is dropped. The loaded TextClassifier is
+/// cached across requests (shared with the jobs, guarded by a mutex, so jobs run one at a
+/// time) and reloaded only when the source, the latest checkpoint or the reload epoch
+/// (checkpointSaved()) changes. While hidden the panel does no work; it catches up when shown.
+/// Load errors are shown inline in the form's words; a model_dir without a checkpoint is a
+/// plain message. GUI thread only.
+class TryItPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Debounce between the last keystroke and the classification, in milliseconds.
+    static constexpr int kDebounceMs = 300;
+
+    explicit TryItPanel(QWidget *parent = nullptr);
+    /// Cancels the running job and waits for it (it may be loading a model).
+    ~TryItPanel() override;
+
+    /// The form's model: model_dir (its latest checkpoint), bert_config_file,
+    /// input_meta_data_path, vocab_file, do_lower_case. Used unless a model was chosen.
+    void setFormSource(const ClassifierSource &source);
+    ClassifierSource formSource() const { return m_formSource; }
+    /// A model the user picked: a folder with model.safetensors (an export, used as
+    /// model_export_path), else a checkpoint file or folder (checkpoint_path, with the form's
+    /// config, meta data and vocab). An empty path goes back to the form's latest checkpoint.
+    void setChosenModel(const QString &path);
+    QString chosenModel() const { return m_chosen; }
+    /// The source the next request uses (the chosen model or the form's).
+    ClassifierSource effectiveSource() const;
+
+    /// Sets both text boxes (restarts the debounce like typing does).
+    void setTexts(const QString &text, const QString &textB = QString());
+    QPlainTextEdit *textEdit() const { return m_text; }
+    QPlainTextEdit *secondTextEdit() const { return m_textB; }
+
+    /// Starts a request now (no debounce), cancelling the one in flight. Returns its generation.
+    uint64_t refreshNow();
+    /// Whether a request's job is still running.
+    bool isBusy() const { return m_job.isRunning(); }
+    /// Generation of the latest request (0 before any).
+    uint64_t generation() const { return m_generation; }
+    /// Generation of the result shown now (0 before any).
+    uint64_t shownGeneration() const { return m_shownGeneration; }
+    /// Results that arrived after a newer request had been started, and were dropped.
+    int droppedResults() const { return m_dropped; }
+
+    /// The "Model: …" line (which file the weights came from).
+    QString modelLine() const;
+    /// The message line: no checkpoint yet, a load error in form words, or a hint.
+    QString messageText() const;
+    /// Label names and probabilities as shown in the bars (empty before a result).
+    QStringList shownLabels() const;
+    std::vector<double> shownProbabilities() const;
+    /// The tokenization shown as chips (empty before a result).
+    const TokenizedText &shownTokens() const { return m_tokens; }
+    /// The text of the cut line ("✂ cut here: …"), empty when the text fit.
+    QString cutText() const;
+
+public Q_SLOTS:
+    /// A checkpoint was saved in `modelDir` (training runs): when the panel follows that
+    /// model_dir's latest checkpoint it reloads and classifies the current text again.
+    void checkpointSaved(const QString &modelDir);
+
+Q_SIGNALS:
+    /// A request ended and its outcome (a result, a message or an error) is now shown.
+    void outcomeShown(quint64 generation);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void scheduleRefresh();
+    void chooseModel();
+    void applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome);
+    void showMessage(const QString &text, bool isError);
+    void showModel(const TryItOutcome &o);
+    void showChips(const TokenizedText &t);
+    void showBars(const std::vector<std::string> &labels, const Classification *c, bool regression);
+    void clearResult();
+
+    ClassifierSource m_formSource;
+    QString m_chosen;
+    uint64_t m_reloadEpoch = 0;
+    uint64_t m_generation = 0;
+    uint64_t m_shownGeneration = 0;
+    int m_dropped = 0;
+    std::shared_ptr<TryItModelCache> m_cache;
+    JobHandle m_job;
+    TokenizedText m_tokens;
+    std::vector<std::string> m_labels;
+
+    QPlainTextEdit *m_text;
+    QPlainTextEdit *m_textB;
+    QLabel *m_modelLine;
+    QPushButton *m_choose;
+    QLabel *m_message;
+    QLabel *m_busy;
+    QWidget *m_chips;
+    QScrollArea *m_chipScroll;
+    QWidget *m_bars;
+    QVBoxLayout *m_barLayout;
+    std::vector<QProgressBar *> m_barWidgets;
+    QTimer *m_debounce;
+};
+
+} // namespace wb

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/window/mainwindow.h"
+#include "ui/common/qtext.h"
+
+#include "core/config/bertconfig.h"
+#include "core/config/jsonfile.h"
+#include "core/config/optiontable.h"
+#include "core/train/preflight.h"
+#include "ui/form/configurationform.h"
+#include "ui/evaluation/evaluationview.h"
+#include "ui/dialogs/exampleloader.h"
+#include "ui/form/fieldhelp.h"
+#include "ui/plot/historyreplay.h"
+#include "ui/plot/lossplot.h"
+#include "ui/dialogs/preparedatadialog.h"
+#include "ui/runs/progresspanel.h"
+#include "ui/form/projectfile.h"
+#include "ui/runs/runhistory.h"
+#include "ui/runs/runstable.h"
+#include "ui/form/schedulepanel.h"
+#include "ui/window/startpage.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/tryit/tryitpanel.h"
+#include "ui/runs/usedmodeldir.h"
+#include "ui/form/wheelguard.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace wb {
+
+namespace {
+
+
+/// The form's model as Try it loads it: model_dir's latest checkpoint with the run's files.
+ClassifierSource classifierSource(const TrainingOptions &o)
+{
+    ClassifierSource s;
+    s.model_dir = o.model_dir;
+    s.bert_config_file = o.bert_config_file;
+    s.input_meta_data_path = o.input_meta_data_path;
+    s.vocab_file = o.vocab_file;
+    if (o.do_lower_case == "true" || o.do_lower_case == "false")
+        s.do_lower_case = o.do_lower_case == "true";
+    return s;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new TrainingController(this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    // 1360×860, or the screen's available area when it is smaller (1024×700 laptops).
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1360, 860);
+    resize(std::min(1360, avail.width()), std::min(860, avail.height()));
+
+    m_form = new ConfigurationForm;
+    m_schedule = new SchedulePanel;
+    m_form->panelLayout()->addWidget(m_schedule);
+    m_form->panelLayout()->addStretch(1);
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_form);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(300);
+    // The rows shrink with the pane (no horizontal scrollbar hides the "?" and recent-file buttons).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_form->setMinimumWidth(280);
+
+    m_plot = new LossPlot;
+    m_evalView = new EvaluationView;
+    m_runs = new RunsTable(m_plot);
+    m_tryIt = new TryItPanel;
+    m_tryIt->setObjectName(QStringLiteral("tryItTab"));
+    m_log = new QPlainTextEdit;
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(20000);
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs = new QTabWidget;
+    m_plot->setObjectName(QStringLiteral("plotTab"));
+    m_evalView->setObjectName(QStringLiteral("evaluationTab"));
+    m_runs->setObjectName(QStringLiteral("runsTab"));
+    m_log->setObjectName(QStringLiteral("logTab"));
+    m_start = new StartPage;
+    m_start->setObjectName(QStringLiteral("startTab"));
+    m_start->setRecentProjects(ConfigurationForm::recentValues(QStringLiteral("projects")));
+    m_tabs->addTab(m_start, tr("Start"));
+    m_tabs->addTab(m_plot, tr("Training curves"));
+    m_tabs->addTab(m_evalView, tr("Evaluation"));
+    m_tabs->addTab(m_tryIt, tr("Try it"));
+    m_tabs->addTab(m_runs, tr("Compare runs"));
+    m_tabs->addTab(m_log, tr("Log"));
+
+    m_progress = new ProgressPanel;
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->addWidget(m_tabs, 1);
+    rightLayout->addWidget(m_progress);
+
+    auto *splitter = new QSplitter;
+    splitter->addWidget(scroll);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({std::min(470, width() * 2 / 5), width() - std::min(470, width() * 2 / 5)});
+    setCentralWidget(splitter);
+
+    buildMenus();
+
+    connect(m_start, &StartPage::openExampleRequested, this, [this] { askToSaveThen([this] { openExample(); }); });
+    connect(m_start, &StartPage::prepareDataRequested, this, [this] { openPrepareData(); });
+    connect(m_start, &StartPage::newProjectRequested, this, [this] { askToSaveThen([this] { newProject(); }); });
+    connect(m_start, &StartPage::openProjectRequested, this, [this](const QString &path) {
+        askToSaveThen([this, path] {
+            QString error;
+            if (!openProject(path, &error))
+                reportError(tr("Cannot open project"), {error, QString()});
+        });
+    });
+    // View settings live across restarts.
+    QSettings settings;
+    m_plot->setSmoothing(settings.value(QStringLiteral("view/smoothing"), m_plot->smoothing()).toDouble());
+    m_plot->setLogScale(settings.value(QStringLiteral("view/logScale"), false).toBool());
+    connect(m_plot, &LossPlot::smoothingChanged, this,
+            [](double weight) { QSettings().setValue(QStringLiteral("view/smoothing"), weight); });
+
+    connect(m_form, &ConfigurationForm::edited, this, &MainWindow::markModified);
+    connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::reloadInputs);
+    // Try it follows the form's model (read when its tab is shown or the form changes while it is).
+    connect(m_form, &ConfigurationForm::edited, this, &MainWindow::followFormInTryIt);
+    connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::followFormInTryIt);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::followFormInTryIt);
+    connect(m_controller, &TrainingController::runStarted, this, &MainWindow::handleRunStarted);
+    connect(m_controller, &TrainingController::stepCompleted, this, &MainWindow::handleStep);
+    connect(m_controller, &TrainingController::evaluationCompleted, this, &MainWindow::handleEvaluation);
+    connect(m_controller, &TrainingController::checkpointSaved, this, &MainWindow::handleCheckpoint);
+    connect(m_controller, &TrainingController::logMessage, this, &MainWindow::appendLog);
+    connect(m_controller, &TrainingController::finished, this, &MainWindow::handleFinished);
+    connect(m_controller, &TrainingController::runningChanged, this, &MainWindow::updateActions);
+    connect(m_runs, &RunsTable::scanRequested, this, [this] {
+        int n = 0;
+        guarded(tr("Cannot find runs"), [&] { n = m_runs->scan(q(options().model_dir)); });
+        statusBar()->showMessage(tr("%n run(s) found", nullptr, n), 4000);
+    });
+    connect(m_runs, &RunsTable::addRunRequested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run's metrics"), q(options().model_dir),
+                                                          tr("Run metrics (metrics.jsonl);;All files (*)"));
+        QString error;
+        bool added = true;
+        guarded(tr("Cannot read run"), [&] { added = path.isEmpty() || m_runs->addRun(path, true, &error); });
+        if (!added)
+            reportError(tr("Cannot read run"), {error, QString()});
+    });
+
+    m_example = new ExampleLoader(this);
+    connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
+    connect(m_example, &ExampleLoader::failed, this,
+            [this](const ErrorReport &error) { reportError(tr("Cannot open the example"), error); });
+    connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
+        guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
+    });
+
+    // Every field of the window (form, plot controls, Try it) and of its dialogs takes the wheel
+    // only with focus, so scrolling never changes a value unseen.
+    guardWheel(this);
+    setOptions(TrainingOptions{});
+    updateActions();
+    updateTitle();
+    statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
+}
+
+MainWindow::~MainWindow()
+{
+    // The check captures no pointer to the window; waiting lets it end before the process does.
+    m_preflight.waitForFinished();
+}
+
+void MainWindow::reportError(const QString &title, const ErrorReport &error, const QString &objectName)
+{
+    appendLog(tr("%1: %2").arg(title, error.logLine()));
+    auto *box = new QMessageBox(QMessageBox::Warning, title, error.message, QMessageBox::Ok, this);
+    box->setObjectName(objectName.isEmpty() ? QStringLiteral("errorDialog") : objectName);
+    box->setTextFormat(Qt::PlainText);
+    if (!error.hint.isEmpty())
+        box->setInformativeText(tr("How to fix: %1").arg(error.hint));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+}
+
+QString MainWindow::commandLine() const
+{
+    std::vector<std::string> words{"bert-workbench-cli", "train"};
+    for (const std::string &flag : toCommandLineFlags(options()))
+        words.push_back(flag);
+    return q(shellJoin(words));
+}
+
+QComboBox *MainWindow::strategyPicker() const { return m_form->strategyPicker(); }
+
+TrainingOptions MainWindow::options() const { return m_form->options(); }
+
+void MainWindow::setOptions(const TrainingOptions &o, bool modified)
+{
+    m_form->setOptions(o);
+    reloadInputs();
+    setWindowModified(modified);
+    updateTitle();
+    // A form filled in by code (Open Project, New Project, the example) emits no edited():
+    // a shown Try it tab must not keep answering with the previous project's model.
+    followFormInTryIt();
+}
+
+void MainWindow::followFormInTryIt()
+{
+    if (m_tabs->currentWidget() == m_tryIt)
+        m_tryIt->setFormSource(classifierSource(options()));
+}
+
+void MainWindow::resetToDefaults() { m_form->resetToDefaults(); }
+
+void MainWindow::markModified()
+{
+    setWindowModified(true);
+    updateSchedule();
+}
+
+void MainWindow::reloadInputs()
+{
+    guarded(tr("Cannot read the model or data description"), [this] { m_schedule->reloadInputs(options()); });
+    updateLabelNames(options());
+    updateSchedule();
+}
+
+void MainWindow::updateSchedule()
+{
+    const TrainingOptions o = options();
+    int count = 0;
+    const qint64 bytes = checkpointDiskUse(q(o.model_dir), &count);
+    m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
+                                            : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
+    guarded(tr("Cannot compute the schedule"), [&] {
+        m_schedule->update(o);
+        if (!m_controller->isRunning()) {
+            const PlannedCurve c = m_schedule->plannedCurve(o);
+            m_plot->setPlannedSchedule(c.steps, c.learning_rates);
+        }
+    });
+}
+
+QString MainWindow::scheduleText() const { return m_schedule->scheduleText(); }
+
+QString MainWindow::modelSummaryText() const { return m_schedule->modelSummaryText(); }
+
+void MainWindow::updateTitle()
+{
+    const QString name = m_projectPath.isEmpty() ? tr("Untitled") : QFileInfo(m_projectPath).completeBaseName();
+    setWindowTitle(tr("%1[*] — BERT Workbench").arg(name));
+}
+
+void MainWindow::updateActions()
+{
+    const bool running = m_controller->isRunning();
+    m_trainAction->setEnabled(!running && !m_checking);
+    m_stopAction->setEnabled(running && !m_controller->isStopRequested());
+    m_resumeAction->setEnabled(!m_checking && m_controller->canResume());
+}
+
+void MainWindow::rebuildRecentProjectsMenu()
+{
+    m_recentProjects->clear();
+    const QStringList items = ConfigurationForm::recentValues(QStringLiteral("projects"));
+    if (items.isEmpty())
+        m_recentProjects->addAction(tr("No recent projects"))->setEnabled(false);
+    for (const QString &item : items)
+        m_recentProjects->addAction(item, this, [this, item] {
+            askToSaveThen([this, item] {
+                QString error;
+                if (!openProject(item, &error))
+                    reportError(tr("Cannot open project"), {error, QString()});
+            });
+        });
+}
+
+bool MainWindow::openProject(const QString &path, QString *error)
+{
+    Diagnostics diag;
+    TrainingOptions o;
+    try {
+        o = ProjectFile::load(path, diag);
+    } catch (...) {
+        diag.error(path.toStdString(), currentErrorReport().message.toStdString());
+    }
+    if (diag.hasErrors()) {
+        if (error)
+            *error = q(diag.format());
+        return false;
+    }
+    m_projectPath = QFileInfo(path).absoluteFilePath();
+    setOptions(o, false);
+    leaveStartPage();
+    if (!m_controller->isRunning())
+        guarded(tr("Cannot read the project's run"), [&] { showRecordedRun(o); });
+    ConfigurationForm::addRecentValue(QStringLiteral("projects"), m_projectPath);
+    for (const Diagnostic &dg : diag.items())
+        appendLog(QStringLiteral("%1: %2: %3").arg(QString::fromLatin1(severityName(dg.severity)), q(dg.field), q(dg.message)));
+    const int warnings = int(diag.items().size()) - diag.errorCount();
+    if (warnings > 0)
+        statusBar()->showMessage(tr("Opened %1 with %n warning(s); see the Log", nullptr, warnings).arg(m_projectPath), 8000);
+    else
+        statusBar()->showMessage(tr("Opened %1").arg(m_projectPath), 4000);
+    return true;
+}
+
+bool MainWindow::saveProject(const QString &path, QString *error)
+{
+    try {
+        ProjectFile::save(path, options());
+    } catch (...) {
+        if (error)
+            *error = currentErrorReport().message;
+        return false;
+    }
+    m_projectPath = QFileInfo(path).absoluteFilePath();
+    ConfigurationForm::addRecentValue(QStringLiteral("projects"), m_projectPath);
+    setWindowModified(false);
+    updateTitle();
+    statusBar()->showMessage(tr("Saved %1").arg(m_projectPath), 4000);
+    return true;
+}
+
+bool MainWindow::writePresetConfig(int index, const QString &path, QString *error)
+{
+    const auto &all = bertPresets();
+    if (index < 0 || index >= int(all.size())) {
+        if (error)
+            *error = tr("no preset %1").arg(index);
+        return false;
+    }
+    try {
+        writeFileAtomic(path.toStdString(), all[size_t(index)].config.toJson().dump(2) + "\n");
+    } catch (...) {
+        if (error)
+            *error = currentErrorReport().message;
+        return false;
+    }
+    m_form->setPath(QStringLiteral("bert_config_file"), path);
+    ConfigurationForm::addRecentValue(QStringLiteral("bert_config_file"), path);
+    appendLog(tr("Wrote %1 (%2)").arg(path, q(all[size_t(index)].name)));
+    return true;
+}
+
+void MainWindow::showValidationErrors(const Diagnostics &diag)
+{
+    const FormValidationText text = formValidationText(diag);
+    if (!m_validationBox) {
+        m_validationBox = new QMessageBox(this);
+        m_validationBox->setObjectName(QStringLiteral("validationDialog"));
+        m_validationBox->setIcon(QMessageBox::Critical);
+        m_validationBox->setWindowTitle(tr("Cannot start training"));
+        m_validationBox->setTextFormat(Qt::PlainText);
+        m_validationBox->setStandardButtons(QMessageBox::Ok);
+        m_validationBox->setWindowModality(Qt::WindowModal);
+    }
+    m_form->highlightFields(text.fields);
+    m_validationBox->setText(text.errors);
+    m_validationBox->setInformativeText(text.hints.isEmpty() ? QString() : tr("How to fix:\n") + text.hints);
+    m_validationBox->setDetailedText(text.warnings);
+    m_validationBox->open();
+}
+
+void MainWindow::openExample() { m_example->start(); }
+
+void MainWindow::openExampleProject(const ExampleDataPaths &paths)
+{
+    const TrainingOptions o = ExampleLoader::projectOptions(paths);
+    // Two projects side by side, so Compare runs shows both starts.
+    const QString project = QDir(q(paths.project_dir))
+                                .filePath(o.pretrained_model.empty() ? QStringLiteral("spam-example.bwproj")
+                                                                     : QStringLiteral("spam-example-pretrained.bwproj"));
+    if (!QFileInfo::exists(project)) {
+        try {
+            ProjectFile::save(project, o);
+        } catch (...) {
+            appendLog(tr("warning: %1").arg(currentErrorReport().logLine()));
+        }
+    }
+    QString openError;
+    if (!openProject(project, &openError)) {
+        setOptions(o);
+        appendLog(tr("warning: %1").arg(openError));
+    }
+    if (!paths.start_note.empty())
+        appendLog(tr("The example %1.").arg(q(paths.start_note)));
+    appendLog(o.pretrained_model.empty()
+                  ? tr("Example ready: spam detection (SpamAssassin), BERT-Tiny from random weights, one_device. Press Train.")
+                  : tr("Example ready: spam detection (SpamAssassin), fine-tuning the pretrained BERT-Tiny, one_device. "
+                       "Press Train."));
+    statusBar()->showMessage(tr("Example loaded. Press Train to start."));
+    Q_EMIT exampleReady();
+}
+
+int MainWindow::openTensorBoardLogs(const QString &logdir)
+{
+    QString dir = logdir;
+    if (dir.isEmpty()) {
+        const QString start = options().model_dir.empty() ? QDir::homePath() : q(options().model_dir);
+        dir = QFileDialog::getExistingDirectory(this, tr("Open TensorBoard log directory"), start);
+        if (dir.isEmpty())
+            return 0;
+    }
+    QString error;
+    QStringList warnings;
+    std::vector<RunHistory> runs;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    guarded(tr("Cannot open TensorBoard logs"), [&] { runs = RunHistory::fromTensorBoard(dir, &error, &warnings); });
+    QApplication::restoreOverrideCursor();
+    for (const QString &w : warnings)
+        appendLog(tr("warning: %1").arg(w));
+    if (runs.empty()) {
+        if (!error.isEmpty())
+            reportError(tr("Cannot open TensorBoard logs"), {error, QString()}, QStringLiteral("tensorBoardError"));
+        return 0;
+    }
+    for (const RunHistory &run : runs)
+        m_runs->addHistory(run, true);
+    appendLog(tr("Opened %n TensorBoard run(s) from %1", nullptr, int(runs.size())).arg(dir));
+    statusBar()->showMessage(tr("Overlaid %n run(s) from %1; uncheck them under Compare runs", nullptr, int(runs.size())).arg(dir), 8000);
+    showTab(QStringLiteral("plotTab"));
+    return int(runs.size());
+}
+
+PrepareDataDialog *MainWindow::openPrepareData()
+{
+    if (!m_prepareDialog) {
+        m_prepareDialog = new PrepareDataDialog(this);
+        connect(m_prepareDialog, &PrepareDataDialog::prepared, this, [this](const PrepareReport &r) {
+            m_form->setPath(QStringLiteral("train_data_path"), q(r.train_path));
+            m_form->setPath(QStringLiteral("eval_data_path"), q(r.eval_path));
+            m_form->setPath(QStringLiteral("input_meta_data_path"), q(r.meta_path));
+            appendLog(tr("Prepared data: %1 training, %2 evaluation examples → %3")
+                          .arg(r.train_examples).arg(r.eval_examples).arg(q(r.meta_path)));
+            for (const std::string &w : r.warnings)
+                appendLog(tr("warning: %1").arg(q(w)));
+        });
+    }
+    m_prepareDialog->show();
+    m_prepareDialog->raise();
+    return m_prepareDialog;
+}
+
+void MainWindow::leaveStartPage()
+{
+    if (!m_start)
+        return;
+    m_tabs->removeTab(m_tabs->indexOf(m_start));
+    m_start->deleteLater();
+    m_start = nullptr;
+    showTab(QStringLiteral("plotTab"));
+}
+
+void MainWindow::appendLog(const QString &line)
+{
+    m_log->appendPlainText(line);
+}
+
+QString MainWindow::logText() const { return m_log->toPlainText(); }
+
+void MainWindow::showTab(const QString &objectName)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->objectName() == objectName)
+            m_tabs->setCurrentIndex(i);
+}
+
+void MainWindow::stopAndClose()
+{
+    m_closeConfirmed = true; // scripted: no question about unsaved changes
+    if (!m_controller->isRunning()) {
+        close();
+        return;
+    }
+    m_closeAfterStop = true;
+    stop();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (isWindowModified() && !m_closeConfirmed) {
+        event->ignore();
+        askToSaveThen([this] {
+            m_closeConfirmed = true;
+            close();
+        });
+        return;
+    }
+    if (!m_controller->isRunning()) {
+        event->accept();
+        return;
+    }
+    event->ignore();
+    if (m_closeAfterStop)
+        return; // already stopping; the window closes when the run has ended
+    if (!m_closeBox) {
+        m_closeBox = new QMessageBox(QMessageBox::Question, tr("Training is running"),
+                                     tr("Stop training and close? The current step is finished and a "
+                                        "checkpoint is written, so you can resume later."),
+                                     QMessageBox::Yes | QMessageBox::Cancel, this);
+        m_closeBox->setObjectName(QStringLiteral("closeDialog"));
+        m_closeBox->setWindowModality(Qt::WindowModal);
+        connect(m_closeBox, &QMessageBox::finished, this, [this](int result) {
+            if (result != QMessageBox::Yes || !m_controller->isRunning()) {
+                m_closeConfirmed = false; // the next close asks about unsaved changes again
+                return;
+            }
+            m_closeAfterStop = true;
+            stop();
+        });
+    }
+    m_closeBox->open();
+}
+
+} // namespace wb

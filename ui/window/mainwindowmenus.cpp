@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window's menus and toolbar: File, Model, Training and Help.
+#include "ui/window/mainwindow.h"
+#include "ui/common/qtext.h"
+
+#include "core/config/bertconfig.h"
+#include "ui/dialogs/lrfinddialog.h"
+#include "ui/runs/runstable.h"
+#include "ui/form/schedulepanel.h"
+
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QUrl>
+#include <QWhatsThis>
+#include <QDesktopServices>
+#include <QCoreApplication>
+#include <QFileInfo>
+
+namespace wb {
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *newAction = file->addAction(tr("&New Project"), QKeySequence::New, this,
+                                         [this] { askToSaveThen([this] { newProject(); }); });
+    newAction->setObjectName(QStringLiteral("newProjectAction"));
+    QAction *openAction = file->addAction(tr("&Open Project…"), QKeySequence::Open, this, [this] {
+        askToSaveThen([this] {
+            const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                                              tr("BERT Workbench project (*.bwproj *.json);;All files (*)"));
+            QString error;
+            if (!path.isEmpty() && !openProject(path, &error))
+                reportError(tr("Cannot open project"), {error, QString()});
+        });
+    });
+    openAction->setObjectName(QStringLiteral("openProjectAction"));
+    m_recentProjects = file->addMenu(tr("Recent Projects"));
+    connect(m_recentProjects, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentProjectsMenu);
+    auto saveAs = [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), m_projectPath.isEmpty() ? QStringLiteral("project.bwproj") : m_projectPath,
+                                                          tr("BERT Workbench project (*.bwproj)"));
+        QString error;
+        if (!path.isEmpty() && !saveProject(path, &error))
+            reportError(tr("Cannot save project"), {error, QString()});
+    };
+    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] { saveProjectInteractively(); });
+    file->addAction(tr("Save Project &As…"), QKeySequence::SaveAs, this, saveAs);
+    file->addSeparator();
+    file->addAction(tr("Open &Example (spam detection)"), this, [this] { askToSaveThen([this] { openExample(); }); })
+        ->setObjectName(QStringLiteral("openExampleAction"));
+    file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
+    QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
+    openLogs->setToolTip(tr("Overlay the scalars of TensorBoard event files (run_classifier, Keras or ours) on the plot"));
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    quit->setObjectName(QStringLiteral("quitAction"));
+
+    QMenu *model = menuBar()->addMenu(tr("&Model"));
+    QMenu *presets = model->addMenu(tr("New bert_config.json from &Preset"));
+    const auto &all = bertPresets();
+    for (int i = 0; i < int(all.size()); ++i) {
+        const BertPreset &p = all[size_t(i)];
+        const ParameterCount pc = p.config.parameterCount(2);
+        QAction *a = presets->addAction(tr("%1 — %2 parameters").arg(q(p.name), formatCount(pc.total())));
+        a->setToolTip(tr("Writes this published configuration as bert_config.json"));
+        connect(a, &QAction::triggered, this, [this, i] {
+            const QString dir = options().model_dir.empty() ? QDir::homePath() : q(options().model_dir);
+            const QString path = QFileDialog::getSaveFileName(this, tr("Save bert_config.json"),
+                                                              QDir(dir).filePath(QStringLiteral("bert_config.json")),
+                                                              tr("JSON (*.json)"));
+            QString error;
+            if (!path.isEmpty() && !writePresetConfig(i, path, &error))
+                reportError(tr("Cannot write config"), {error, QString()});
+        });
+    }
+
+    QMenu *run = menuBar()->addMenu(tr("&Training"));
+    m_trainAction = run->addAction(tr("&Train"), this, &MainWindow::train);
+    m_trainAction->setShortcut(Qt::CTRL | Qt::Key_Return);
+    m_trainAction->setToolTip(tr("Check the configuration, then train (Ctrl+Enter)"));
+    m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stop);
+    m_stopAction->setShortcut(Qt::CTRL | Qt::Key_Period);
+    m_stopAction->setToolTip(tr("Finish the current step, write a checkpoint and stop (Ctrl+.)"));
+    m_resumeAction = run->addAction(tr("&Resume"), this, &MainWindow::resume);
+    m_resumeAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
+    m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint (Ctrl+Shift+Enter)"));
+    run->addSeparator();
+    QAction *findLr = run->addAction(tr("Find &Learning Rate…"), this, &MainWindow::openLrFinder);
+    findLr->setObjectName(QStringLiteral("findLearningRateAction"));
+    findLr->setToolTip(tr("A short range test on a throwaway copy of the model suggests a learning rate"));
+    QAction *copyCommand = run->addAction(tr("Copy as &Command Line"), this, [this] {
+        const QString command = commandLine();
+        QGuiApplication::clipboard()->setText(command);
+        statusBar()->showMessage(tr("Copied: %1").arg(command), 8000);
+    });
+    copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
+    run->addAction(tr("Find Runs Near the &Model Directory"), this, [this] {
+        guarded(tr("Cannot compare runs"), [this] { m_runs->scan(q(options().model_dir)); });
+        showTab(QStringLiteral("runsTab"));
+    });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *tutorial = help->addAction(tr("&Tutorial"), this, [this] { openHelpDocument(QStringLiteral("tutorial.md")); });
+    tutorial->setShortcut(QKeySequence::HelpContents); // F1
+    tutorial->setObjectName(QStringLiteral("tutorialAction"));
+    help->addAction(tr("&Troubleshooting"), this, [this] { openHelpDocument(QStringLiteral("troubleshooting.md")); });
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        auto *box = new QMessageBox(QMessageBox::Information, tr("Keyboard shortcuts"),
+                                    tr("<table cellspacing=6>"
+                                       "<tr><td><b>Ctrl+Enter</b></td><td>Train</td></tr>"
+                                       "<tr><td><b>Ctrl+.</b></td><td>Stop (a checkpoint is written)</td></tr>"
+                                       "<tr><td><b>Ctrl+Shift+Enter</b></td><td>Resume</td></tr>"
+                                       "<tr><td><b>Ctrl+N / Ctrl+O / Ctrl+S</b></td><td>New, open, save project</td></tr>"
+                                       "<tr><td><b>Ctrl+Q</b></td><td>Quit (asks about unsaved changes)</td></tr>"
+                                       "<tr><td><b>F1</b></td><td>Tutorial</td></tr>"
+                                       "<tr><td><b>Shift+F1</b></td><td>What's This: click a field for its explanation</td></tr>"
+                                       "</table>"),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("shortcutsDialog"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    })->setObjectName(QStringLiteral("shortcutsAction"));
+    help->addAction(QWhatsThis::createAction(this));
+    help->addSeparator();
+    help->addAction(tr("&About BERT Workbench"), this, [this] {
+        QMessageBox::about(this, tr("About BERT Workbench"),
+                           tr("<b>BERT Workbench</b><br>Fine-tune BERT text classifiers and watch them learn.<br>"
+                              "Hover over any field, or press Shift+F1 and click it, for an explanation."));
+    });
+
+    QToolBar *bar = addToolBar(tr("Training"));
+    bar->setObjectName(QStringLiteral("trainingToolbar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_trainAction->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    m_stopAction->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+    m_resumeAction->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
+    bar->addAction(m_trainAction);
+    bar->addAction(m_stopAction);
+    bar->addAction(m_resumeAction);
+}
+
+LrFindDialog *MainWindow::openLrFinder()
+{
+    if (!m_lrFindDialog) {
+        m_lrFindDialog = new LrFindDialog(m_form, this);
+        connect(m_lrFindDialog, &LrFindDialog::learningRateChosen, this, [this](double lr) {
+            appendLog(tr("Learning rate set to %1 by the range test").arg(LrFindDialog::rateText(lr)));
+            statusBar()->showMessage(tr("Learning rate set to %1").arg(LrFindDialog::rateText(lr)), 6000);
+        });
+    }
+    m_lrFindDialog->show();
+    m_lrFindDialog->raise();
+    m_lrFindDialog->activateWindow();
+    m_lrFindDialog->begin();
+    return m_lrFindDialog;
+}
+
+QString MainWindow::helpDocumentPath(const QString &name)
+{
+    const QString appDir = QCoreApplication::applicationDirPath();
+    // Installed (share/doc/bert-workbench), then the source tree's docs/ seen from a build tree.
+    for (const QString &dir : {appDir + QStringLiteral("/../share/doc/bert-workbench"), appDir + QStringLiteral("/../../../docs"),
+                               appDir + QStringLiteral("/../../docs"), appDir + QStringLiteral("/../docs")}) {
+        const QFileInfo f(QDir(dir).filePath(name));
+        if (f.isFile())
+            return f.canonicalFilePath();
+    }
+    return QString();
+}
+
+void MainWindow::openHelpDocument(const QString &name)
+{
+    const QString path = helpDocumentPath(name);
+    if (path.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        reportError(tr("Cannot open the help"),
+                    {tr("%1 was not found next to the program").arg(name),
+                     tr("read docs/%1 in the BERT Workbench sources or package documentation").arg(name)});
+}
+
+} // namespace wb

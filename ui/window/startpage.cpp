@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/window/startpage.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace wb {
+
+StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidget(this))
+{
+    auto *title = new QLabel(tr("<h2>Fine-tune a BERT text classifier</h2>"), this);
+    auto *how = new QLabel(tr("<ol>"
+                              "<li><b>Prepare</b> labelled texts into TFRecords (File → Prepare Data), or open the example.</li>"
+                              "<li><b>Choose</b> a strategy, the model config and the data on the left; the schedule "
+                              "shows the steps it gives.</li>"
+                              "<li><b>Train</b> and watch the loss fall and the eval accuracy rise above the "
+                              "majority-class baseline; Stop and Resume at any checkpoint.</li>"
+                              "</ol>"),
+                           this);
+    how->setWordWrap(true);
+    auto button = [this](const QString &text, const QString &name, const QString &tip) {
+        auto *b = new QPushButton(text, this);
+        b->setObjectName(name);
+        b->setToolTip(tip);
+        b->setMinimumHeight(36);
+        return b;
+    };
+    QPushButton *example = button(tr("Open the Example (spam detection)"), QStringLiteral("startOpenExample"),
+                                  tr("Prepares a small spam/ham data set and a BERT-Tiny project, ready to train"));
+    QPushButton *prepare = button(tr("Prepare Data…"), QStringLiteral("startPrepareData"),
+                                  tr("Turn your own labelled texts (folders, CSV/TSV) into training data"));
+    QPushButton *fresh = button(tr("New Project"), QStringLiteral("startNewProject"),
+                                tr("Start with an empty form"));
+    connect(example, &QPushButton::clicked, this, &StartPage::openExampleRequested);
+    connect(prepare, &QPushButton::clicked, this, &StartPage::prepareDataRequested);
+    connect(fresh, &QPushButton::clicked, this, &StartPage::newProjectRequested);
+    m_recent->setObjectName(QStringLiteral("recentProjectsList"));
+    m_recent->setToolTip(tr("Double-click to open"));
+    connect(m_recent, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem *item) { Q_EMIT openProjectRequested(item->data(Qt::UserRole).toString()); });
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(example);
+    buttons->addWidget(prepare);
+    buttons->addWidget(fresh);
+    buttons->addStretch(1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(24, 12, 24, 12);
+    layout->addWidget(title);
+    layout->addWidget(how);
+    layout->addLayout(buttons);
+    layout->addSpacing(12);
+    layout->addWidget(new QLabel(tr("<b>Recent projects</b>"), this));
+    layout->addWidget(m_recent, 1);
+}
+
+void StartPage::setRecentProjects(const QStringList &projects)
+{
+    m_recent->clear();
+    for (const QString &p : projects) {
+        auto *item = new QListWidgetItem(p, m_recent);
+        item->setData(Qt::UserRole, p);
+    }
+    if (projects.isEmpty()) {
+        auto *item = new QListWidgetItem(tr("(none yet)"), m_recent);
+        item->setFlags(Qt::NoItemFlags);
+    }
+}
+
+} // namespace wb
