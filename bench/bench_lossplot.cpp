@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     });
     clock.start();
     heartbeat.start();
-    controller.start(spec);
+    controller.start(prepareRun(spec, RunPurpose::Train)); // the real Trainer, checked first
     QApplication::exec();
     std::printf("== GUI responsiveness during a training run (BERT L=2 H=64, 96 steps) ==\n");
     std::printf("run %s after %.1f s, %d steps plotted, %d replots; worst event-loop gap %lld ms (goal <= 100 ms)\n",

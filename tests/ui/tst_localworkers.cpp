@@ -186,7 +186,7 @@ void tst_LocalWorkers::failedWorkerNamesItsRank()
     wbtest::RecordingObserver obs;
     StopToken stop;
     // /bin/false stands in for a worker that dies at once.
-    const RunFinished r = runLocalWorkers(spec, obs, stop, "/bin/false");
+    const RunFinished r = runLocalWorkers(prepareRun(spec, RunPurpose::Train), obs, stop, "/bin/false");
     QVERIFY(r.status == RunStatus::Failed);
     QCOMPARE(r.field, std::string("cluster"));
     QVERIFY2(QString::fromStdString(r.message).contains(QRegularExpression(QStringLiteral("^worker rank [01] \\(pid \\d+\\) exited with code 1"))),
@@ -203,7 +203,7 @@ void tst_LocalWorkers::missingWorkerProgramIsClear()
     spec.num_local_workers = 2;
     wbtest::RecordingObserver obs;
     StopToken stop;
-    const RunFinished r = runLocalWorkers(spec, obs, stop, "");
+    const RunFinished r = runLocalWorkers(prepareRun(spec, RunPurpose::Train), obs, stop, "");
     QVERIFY(r.status == RunStatus::Failed);
     QCOMPARE(r.field, std::string("num_local_workers"));
     QVERIFY(QString::fromStdString(r.message).contains(QStringLiteral("bert-workbench-cli was not found")));
