@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include <cstring>
+#include <limits>
 
 using namespace wb;
 
