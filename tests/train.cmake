@@ -8,7 +8,7 @@ wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswr
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
 # Weights as the Hub has them (issue 22): pytorch_model.bin read without running it, sharded checkpoints.
 wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torchcheckpoint.cpp LIBS wb_core torch)
-wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core TIMEOUT 240)
+wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)

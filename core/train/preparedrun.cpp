@@ -203,6 +203,9 @@ RunFinished failedValidation(const Diagnostics &diagnostics)
     const int more = diagnostics.errorCount() - 1;
     f.field = first->field;
     f.message = first->message + (more > 0 ? " (and " + std::to_string(more) + " more problem(s))" : std::string());
+    for (auto d = first + 1; d != items.end(); ++d) // the others, one a line: nothing is lost
+        if (d->severity == Severity::Error)
+            f.message += "\n" + d->field + ": " + d->message;
     f.hint = first->hint;
     return f;
 }

@@ -81,7 +81,8 @@ std::optional<PretrainedModel> fetchPretrainedModel(const TrainingOptions &optio
 
 /// The end of a run whose pre-flight check failed, the same for every front-end: status
 /// Failed; field and hint of the first error; message that error's text, followed by
-/// " (and N more problem(s))" when there are more. Use only when !diagnostics.ok().
+/// " (and N more problem(s))" and then one line "field: message" for each of the others.
+/// Use only when the diagnostics hold an error.
 RunFinished failedValidation(const Diagnostics &diagnostics);
 
 } // namespace wb

@@ -6,6 +6,7 @@
 #include "core/train/preparedrun.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/runidentity.h"
+#include "support/tinyrun.h"
 
 #include <QDir>
 
@@ -42,15 +43,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        writeFileAtomic(path("bert_config.json"), R"({"vocab_size": 100, "hidden_size": 32, "num_hidden_layers": 2,
-            "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "type_vocab_size": 2})");
-        writeFileAtomic(path("input_meta_data.json"), R"({"processor_type": "FOLDERS", "train_data_size": 3668,
-            "max_seq_length": 32, "task_type": "bert_classification", "num_labels": 2})");
-        m_valid.distribution_strategy = "one_device";
-        m_valid.bert_config_file = path("bert_config.json");
-        m_valid.input_meta_data_path = path("input_meta_data.json");
-        m_valid.train_data_path = path("train.tf_record");
-        m_valid.model_dir = path("model");
+        m_valid = wbtest::writeTinyRun(m_dir.path().toStdString()); // config, meta data and records
     }
 
     // The purpose sets the mode; Validate keeps the one given.
@@ -72,7 +65,8 @@ private Q_SLOTS:
     // train needs both. The same options, two purposes, two answers.
     void lrFindScopeIsNotTrainScope()
     {
-        TrainingOptions o = m_valid; // no eval_data_path, no eval_data_size
+        TrainingOptions o = m_valid;
+        o.eval_data_path.clear();
         o.learning_rate = 0;
         const PreparedRun train = prepareRun(o, RunPurpose::Train);
         QVERIFY(!train.ok());
@@ -102,10 +96,6 @@ private Q_SLOTS:
     void lrFindIgnoresTheRunInModelDir()
     {
         TrainingOptions o = m_valid;
-        o.eval_data_path = path("eval.tf_record");
-        writeFileAtomic(path("meta_eval.json"), R"({"train_data_size": 3668, "eval_data_size": 40,
-            "max_seq_length": 32, "task_type": "bert_classification", "num_labels": 2})");
-        o.input_meta_data_path = path("meta_eval.json");
         o.model_dir = path("used");
         const PreparedRun first = prepareRun(o, RunPurpose::Train);
         QVERIFY(first.ok());
@@ -118,7 +108,7 @@ private Q_SLOTS:
         state.all_model_checkpoint_paths = {"ckpt-1"};
         state.write(o.model_dir);
         TrainingOptions other = o;
-        other.learning_rate = 1e-3; // a defining option differs from the recorded run
+        other.learning_rate = 2e-3; // a defining option differs from the recorded run
         QVERIFY(!prepareRun(other, RunPurpose::Train).ok());
         QVERIFY(prepareRun(other, RunPurpose::LrFind).ok());
     }
@@ -127,27 +117,25 @@ private Q_SLOTS:
     void rangesComeFromTheTable()
     {
         TrainingOptions o = m_valid;
-        o.eval_data_path = path("eval.tf_record");
         o.num_eval_per_epoch = 5000; // the table: 1..1000
-        o.warmup_fraction = 1.5;     // 0..1
+        o.weight_decay_rate = 1.5;   // 0..1
         const PreparedRun r = prepareRun(o, RunPurpose::Validate);
         QCOMPARE(firstError(r, "num_eval_per_epoch"), QStringLiteral("num_eval_per_epoch is 5000; it must be between 1 and 1000"));
-        QVERIFY(firstError(r, "warmup_fraction").startsWith(QStringLiteral("warmup_fraction is 1.5; it must be between 0 and 1")));
+        QVERIFY(firstError(r, "weight_decay_rate").startsWith(QStringLiteral("weight_decay_rate is 1.5; it must be between 0 and 1")));
         // a specific check speaks first and the range check does not repeat it
         o = m_valid;
         o.train_batch_size = 0;
         int count = 0;
-        for (const auto &d : prepareRun(o, RunPurpose::Train).validation.diagnostics.items())
+        const PreparedRun zero = prepareRun(o, RunPurpose::Train);
+        for (const auto &d : zero.validation.diagnostics.items())
             count += d.severity == Severity::Error && d.field == "train_batch_size";
-        QCOMPARE(count, 1);
+        QVERIFY2(count == 1, zero.validation.diagnostics.format().c_str());
     }
 
     // Local workers are planned once, for training only.
     void localWorkersArePlanned()
     {
         TrainingOptions o = m_valid;
-        o.eval_data_path = path("eval.tf_record");
-        o.input_meta_data_path = path("meta_eval.json");
         o.distribution_strategy = "multi_worker_mirrored";
         o.num_local_workers = 2;
         o.model_dir = path("workers");
@@ -170,7 +158,10 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(f.message).startsWith(QStringLiteral("Distribution strategy has not been specified.")));
         const int more = r.validation.diagnostics.errorCount() - 1;
         QVERIFY(more > 0);
-        QVERIFY(QString::fromStdString(f.message).endsWith(QStringLiteral(" (and %1 more problem(s))").arg(more)));
+        const QStringList lines = QString::fromStdString(f.message).split(QLatin1Char('\n'));
+        QVERIFY(lines.first().endsWith(QStringLiteral(" (and %1 more problem(s))").arg(more)));
+        QCOMPARE(lines.size(), 1 + more); // every other problem on a line of its own
+        QVERIFY(lines.contains(QStringLiteral("bert_config_file: no model config was given")));
     }
 };
 

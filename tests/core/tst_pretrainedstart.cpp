@@ -97,6 +97,7 @@ private Q_SLOTS:
                     r.input_mask[size_t(k)] = 1;
                 w.write(encodeClassifierRecord(r));
             }
+            w.commit();
         }
         m_options.distribution_strategy = "one_device";
         m_options.pretrained_model = "test-org/tiny-bert-uncased";

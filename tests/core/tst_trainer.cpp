@@ -2,9 +2,12 @@
 // End-to-end: Trainer::run on tiny synthetic TFRecords (hidden 32, 2 layers, vocab 100).
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
+#include "core/model/initcheckpoint.h"
 #include "core/model/safetensors.h"
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
+
+#include <torch/torch.h>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -80,6 +83,9 @@ void tst_Trainer::initTestCase()
     std::ofstream(m_data + "/bert_config.json") << cfg.dump(2);
     cfg["hidden_size"] = 64;
     std::ofstream(m_data + "/bert_config_wide.json") << cfg.dump(2);
+    // Word embeddings so large that the first forward pass overflows to inf, then NaN.
+    saveSafetensors(m_data + "/overflow.safetensors",
+                    {{"bert.embeddings.word_embeddings.weight", torch::full({100, 32}, 3e38f)}});
     nlohmann::json meta = {{"processor_type", "TEST"}, {"task_type", "bert_classification"}, {"num_labels", 2},
                            {"label_type", "int"},      {"max_seq_length", kSeq},              {"train_data_size", 256},
                            {"eval_data_size", 64}};
@@ -218,7 +224,7 @@ void tst_Trainer::nanLossFails()
     StopToken stop;
     Trainer t;
     TrainingOptions s = spec(QStringLiteral("nan"));
-    s.learning_rate = 1e30;
+    s.init_checkpoint = m_data + "/overflow.safetensors"; // (a learning rate of 1e30 is refused before the run now)
     const RunFinished r = t.run(s, rec, stop);
     QCOMPARE(int(r.status), int(RunStatus::Failed));
     QVERIFY2(QString::fromStdString(r.message).contains(QStringLiteral("at step")), r.message.c_str());
