@@ -22,3 +22,9 @@ add_dependencies(tst_package bert-workbench-cli wb_manpage)
 if(TARGET bert-workbench)
   add_dependencies(tst_package bert-workbench)
 endif()
+# The man page's flags come from the option table (issue 21 §5): every flag of train --help is there.
+add_test(NAME packaging.manpage
+         COMMAND ${CMAKE_COMMAND} -DWB_CLI=$<TARGET_FILE:bert-workbench-cli>
+                 -DWB_MANPAGE=${PROJECT_BINARY_DIR}/packaging/bert-workbench-cli.1
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/check_manpage.cmake)
+set_tests_properties(packaging.manpage PROPERTIES TIMEOUT 60)

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# The man page lists every flag `bert-workbench-cli train --help` lists (its COMMON FLAGS are
+# written from the option table at build time, packaging/manoptions.cpp).
+# Run: cmake -DWB_CLI=<bert-workbench-cli> -DWB_MANPAGE=<bert-workbench-cli.1> -P check_manpage.cmake
+cmake_minimum_required(VERSION 3.16)
+execute_process(COMMAND ${WB_CLI} train --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${WB_CLI} train --help failed (${rc})")
+endif()
+file(READ ${WB_MANPAGE} page)
+string(REGEX MATCHALL "\n  --[a-z_]+" flags "${help}")
+list(LENGTH flags n)
+if(n LESS 30)
+  message(FATAL_ERROR "only ${n} flags found in train --help")
+endif()
+set(missing "")
+foreach(f ${flags})
+  string(REGEX REPLACE "^\n  --" "" name "${f}")
+  if(name STREQUAL "help" OR name STREQUAL "progress_format")
+    continue() # not options of the table: the page describes them in prose
+  endif()
+  string(FIND "${page}" ".BI \\-\\-${name}= " at)
+  if(at LESS 0)
+    list(APPEND missing ${name})
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "the man page lacks these flags of train --help: ${missing}")
+endif()
+message("man page: all ${n} flags of train --help are listed")
