@@ -80,6 +80,7 @@ private Q_SLOTS:
     void rebuiltFieldsAreGuarded();
     void loadedValuesComeBackExactly();
     void editedFieldGivesItsValue();
+    void startFromOffersTheCatalogue();
 };
 
 void tst_ConfigurationForm::wheelNeedsFocus_data()
@@ -327,6 +328,38 @@ void tst_ConfigurationForm::editedFieldGivesItsValue()
     expected.num_train_epochs = 12;
     expected.keep_checkpoint_max = 0;
     QCOMPARE(allText(back), allText(expected));
+}
+
+/// "Start from" (issue 22): random weights, a model of the catalogue, or any Hub id or folder typed.
+void tst_ConfigurationForm::startFromOffersTheCatalogue()
+{
+    ConfigurationForm form;
+    auto *combo = form.findChild<QComboBox *>(QStringLiteral("pretrained_model"));
+    QVERIFY(combo);
+    QVERIFY(combo->isEditable());
+    QCOMPARE(combo->itemText(0), QStringLiteral("random weights"));
+    QCOMPARE(combo->count(), 31); // random weights + the 30 models of the catalogue
+    QVERIFY(combo->findData(QStringLiteral("google-bert/bert-base-uncased")) > 0);
+
+    TrainingOptions o;
+    o.distribution_strategy = "one_device";
+    o.pretrained_model = "google/bert_uncased_L-2_H-128_A-2";
+    form.setOptions(o);
+    QCOMPARE(combo->currentText(), QStringLiteral("BERT-Tiny (google/bert_uncased_L-2_H-128_A-2)"));
+    QCOMPARE(form.options().pretrained_model, o.pretrained_model);
+
+    // The user picks random weights: the option is empty.
+    combo->setFocus(Qt::TabFocusReason);
+    combo->setCurrentIndex(0);
+    QCOMPARE(form.options().pretrained_model, std::string());
+    // A Hub id of the user's own is kept as typed.
+    combo->setEditText(QStringLiteral("my-org/my-bert@v2"));
+    QCOMPARE(form.options().pretrained_model, std::string("my-org/my-bert@v2"));
+    // A project's own id, not in the catalogue, is shown and given back as it is.
+    o.pretrained_model = "/data/models/bert-legal";
+    form.setOptions(o);
+    QCOMPARE(combo->currentText(), QStringLiteral("/data/models/bert-legal"));
+    QCOMPARE(form.options().pretrained_model, o.pretrained_model);
 }
 
 QTEST_MAIN(tst_ConfigurationForm)

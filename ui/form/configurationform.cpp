@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/form/configurationform.h"
 #include "ui/common/qtext.h"
+#include "core/hub/catalogue.h"
 
 #include "core/config/optiontable.h"
 #include "ui/form/fieldhelp.h"
@@ -141,6 +142,8 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, siz
     case OptionType::Text: {
         if (spec.isPath())
             return createPathEditor(spec, b, index);
+        if (flag == QLatin1String("pretrained_model"))
+            return createModelPicker(spec, b, index);
         if (spec.isBoolean()) {
             // An on/off option is a check box (its label says what "on" does), not a
             // false/true choice.
@@ -248,6 +251,47 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, siz
         spec.setText(o, ok ? QString::number(v, 'g', 17).toStdString() : std::string("nan"));
     };
     return edit;
+}
+
+QWidget *ConfigurationForm::createModelPicker(const OptionSpec &spec, Binding &b, size_t index)
+{
+    // "Start from": random weights (empty), a model of the catalogue (core/hub/catalogue.h), or
+    // whatever the user types (any Hub id org/name[@revision], a local model folder).
+    auto *combo = new QComboBox;
+    combo->setEditable(true);
+    combo->setInsertPolicy(QComboBox::NoInsert);
+    combo->lineEdit()->setPlaceholderText(tr("random weights — or a Hub id such as google-bert/bert-base-uncased"));
+    combo->addItem(tr("random weights"), QString());
+    for (const CatalogueEntry &e : pretrainedCatalogue()) {
+        const QString name = e.short_name.empty() ? q(e.hub_id) : QStringLiteral("%1 (%2)").arg(q(e.short_name), q(e.hub_id));
+        combo->addItem(name, q(e.hub_id));
+        combo->setItemData(combo->count() - 1,
+                           tr("%1 layers, hidden %2, %3 parameters (%4), %5, %6; %7")
+                               .arg(e.layers)
+                               .arg(e.hidden)
+                               .arg(q(formatCount(e.parameters)), q(formatBytes(e.approx_bytes)),
+                                    e.do_lower_case ? tr("uncased") : tr("cased"), q(e.languages), q(e.licence)),
+                           Qt::ToolTipRole);
+    }
+    combo->setMinimumContentsLength(28);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    const auto onEdit = [this, index] { fieldEdited(index); };
+    connect(combo, &QComboBox::currentTextChanged, this, onEdit);
+    b.show = [combo, &spec](const TrainingOptions &o) {
+        const QString value = q(spec.text(o));
+        const int at = value.isEmpty() ? 0 : combo->findData(value, Qt::UserRole, Qt::MatchFixedString);
+        if (at >= 0)
+            combo->setCurrentIndex(at);
+        else
+            combo->setEditText(value); // a Hub id or folder of the user's own
+    };
+    b.read = [combo, &spec](TrainingOptions &o) {
+        const QString text = combo->currentText().trimmed();
+        const int at = combo->findText(text, Qt::MatchFixedString);
+        const QString value = at >= 0 ? combo->itemData(at).toString() : text;
+        spec.setText(o, value.toStdString());
+    };
+    return combo;
 }
 
 QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b, size_t index)

@@ -91,6 +91,8 @@ private:
     /// `index`: the binding's place in m_bindings (its editor's signals mark it edited).
     QWidget *createEditor(const OptionSpec &spec, Binding &binding, size_t index);
     QWidget *createPathEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    /// "Start from" (pretrained_model): an editable list of the catalogue's models.
+    QWidget *createModelPicker(const OptionSpec &spec, Binding &binding, size_t index);
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
     /// A field changed: marks it edited (not while setOptions() fills the form) and emits edited().
     void fieldEdited(size_t index);
