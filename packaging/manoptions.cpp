@@ -57,12 +57,17 @@ std::string optionsSection()
     std::ostringstream out;
     for (const wb::OptionSpec &s : wb::optionTable()) {
         out << ".TP\n.BI \\-\\-" << roff(s.flag) << "= " << roff(valueName(s)) << "\n";
-        out << roff(s.summary);
-        if (*s.unit)
+        const std::string summary = s.summary;
+        out << roff(summary);
+        // The summary often says the unit, the default or what 0 means already: say each once.
+        const auto says = [&summary](const std::string &text) { return summary.find(text) != std::string::npos; };
+        if (*s.unit && !says(s.unit))
             out << " (" << roff(s.unit) << ")";
+        out << ".";
         const std::string def = s.defaultText();
-        out << ". Default: " << (def.empty() ? std::string("none") : "\\fB" + roff(def) + "\\fR") << ".";
-        if (*s.zero_means)
+        if (!def.empty() && !says("default"))
+            out << " Default: \\fB" << roff(def) << "\\fR.";
+        if (*s.zero_means && !says("0 =") && !says("0 means") && !says("; 0"))
             out << " 0 means " << roff(s.zero_means) << ".";
         if (!s.aliases.empty()) {
             out << " Also spelled";

@@ -5,6 +5,7 @@
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
+#include "core/config/bertconfig.h"
 #include "core/data/dataprep.h"
 #include "core/util/error.h"
 
@@ -107,7 +108,10 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     auto *lowerOption =
         app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
     app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
-    app.add_option("--max_seq_length", o.max_seq_length, "tokens per example incl. [CLS]/[SEP]")->capture_default_str();
+    auto *maxSeqOption = app.add_option("--max_seq_length", o.max_seq_length,
+                                        "tokens per example incl. [CLS]/[SEP] (with --pretrained_model at most its "
+                                        "max_position_embeddings)")
+                             ->capture_default_str();
     app.add_option("--classification_task_name", o.classification_task_name,
                    "folders, tsv, csv or a GLUE task name")
         ->capture_default_str();
@@ -151,6 +155,24 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
                 throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
             if (vocabOption->count() == 0)
                 o.vocab_file = m->vocab_file;
+            // The records must fit the model's position embeddings.
+            Diagnostics configDiag;
+            if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
+                if (maxSeqOption->count() == 0 && o.max_seq_length > cfg->max_position_embeddings) {
+                    err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
+                        << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
+                    o.max_seq_length = cfg->max_position_embeddings;
+                } else if (o.max_seq_length > cfg->max_position_embeddings) {
+                    return reportError(err,
+                                       ErrorText{"max_seq_length",
+                                                 "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
+                                                     + pretrainedModel + " was trained for (max_position_embeddings "
+                                                     + std::to_string(cfg->max_position_embeddings) + ")",
+                                                 "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
+                                                     + " or less"},
+                                       kExitInvalid);
+                }
+            }
             if (lowerOption->count() == 0 && !noLowerCase)
                 o.do_lower_case = m->do_lower_case;
             else if (o.do_lower_case != m->do_lower_case)

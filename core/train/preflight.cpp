@@ -247,6 +247,9 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     std::vector<std::string> unchecked;
     if (!scope.check_learning_rate)
         unchecked.push_back("learning_rate");
+    if (!scope.check_lr_find_range) // the range test's own flags mean nothing to train or predict
+        for (const char *f : {"lr_find_steps", "lr_find_start", "lr_find_end"})
+            unchecked.push_back(f);
     checkOptionRanges(o, diag, unchecked);
 
     if (r.bert_config && r.meta_data && filesOk) {

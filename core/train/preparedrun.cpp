@@ -123,11 +123,16 @@ void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &mode
                        + " (sha256 " + modelVocabSha.substr(0, 12) + "…); its word pieces would be read as other words",
                    "prepare the data again with --pretrained_model=" + o.pretrained_model
                        + " (or --vocab_file=" + model.vocab_file + ")");
-    if (report->do_lower_case != model.do_lower_case)
+    // The casing the run reads text with: the user's --do_lower_case when given (it wins over
+    // the model's, which may only be guessed), else the model's.
+    const bool runLowerCase = o.do_lower_case.empty() ? model.do_lower_case : o.do_lower_case == "true";
+    if (report->do_lower_case != runLowerCase)
         diag.error("pretrained_model",
                    std::string("the data was prepared ") + (report->do_lower_case ? "lower-cased" : "cased") + ", but "
-                       + o.pretrained_model + " is " + (model.do_lower_case ? "uncased (it lower-cases)" : "cased")
-                       + " (from its " + model.do_lower_case_source + ")",
+                       + (o.do_lower_case.empty()
+                              ? o.pretrained_model + " is " + (model.do_lower_case ? "uncased (it lower-cases)" : "cased")
+                                    + " (from its " + model.do_lower_case_source + ")"
+                              : std::string("--do_lower_case is ") + o.do_lower_case),
                    std::string("prepare the data again with --do_lower_case=") + (model.do_lower_case ? "true" : "false")
                        + " (or --pretrained_model=" + o.pretrained_model + ", which sets it)");
 }
@@ -162,6 +167,7 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
         run.options.mode = row.mode;
     Diagnostics pretrained;
     std::vector<std::string> dropped;
+    std::string casingGiven; // --do_lower_case as the user gave it ("" when the model's is used)
     if (!run.options.pretrained_model.empty()) {
         try {
             run.pretrained = findCachedPretrainedModel(run.options.pretrained_model, HubSettings::fromEnvironment());
@@ -174,14 +180,20 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
         } catch (const Error &e) {
             pretrained.error(e.field().empty() ? "pretrained_model" : e.field(), e.what(), e.hint());
         }
-        if (run.pretrained)
+        if (run.pretrained) {
+            const std::string givenCasing = run.options.do_lower_case;
             applyPretrainedModel(run.options, *run.pretrained);
+            casingGiven = givenCasing;
+        }
         else if (run.options.bert_config_file.empty())
             dropped.push_back("bert_config_file");
     }
     run.validation = validateRun(run.options, row.scope);
-    if (run.pretrained)
-        checkDataMatchesModel(run.options, *run.pretrained, pretrained);
+    if (run.pretrained) {
+        TrainingOptions asGiven = run.options;
+        asGiven.do_lower_case = casingGiven;
+        checkDataMatchesModel(asGiven, *run.pretrained, pretrained);
+    }
     if (!pretrained.empty() || !dropped.empty())
         run.validation.diagnostics = ordered(run.validation.diagnostics, pretrained, dropped);
     if (purpose == RunPurpose::Train && run.ok())
