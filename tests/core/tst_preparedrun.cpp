@@ -88,8 +88,10 @@ private Q_SLOTS:
         QVERIFY(!r.ok());
         QCOMPARE(firstError(r, "lr_find_steps"), QStringLiteral("the range test needs at least 2 steps, got 1"));
         QCOMPARE(firstError(r, "lr_find_end"), QStringLiteral("lr_find_end must be a learning rate above lr_find_start (0.001)"));
-        // validate checks every option of every command
+        // validate checks every option of every command; train ignores the range test's own
         QVERIFY(errorFields(prepareRun(o, RunPurpose::Validate)).contains(QStringLiteral("lr_find_steps")));
+        QVERIFY(!errorFields(prepareRun(o, RunPurpose::Train)).contains(QStringLiteral("lr_find_steps")));
+        QVERIFY(!errorFields(prepareRun(o, RunPurpose::Train)).contains(QStringLiteral("lr_find_end")));
     }
 
     // lr_find leaves a run in model_dir alone: a different run there is no reason to refuse.

@@ -206,6 +206,13 @@ private Q_SLOTS:
         writeFileAtomic(report, "{\"vocab_file\": \"/elsewhere/vocab.txt\", \"vocab_sha256\": \"" + sha256Hex("other vocab")
                                     + "\", \"do_lower_case\": false, \"max_seq_length\": 16}\n");
         const PreparedRun r = prepareRun(m_options, RunPurpose::Validate);
+        // An explicit --do_lower_case=false (the data's) wins over the model's casing.
+        TrainingOptions cased = m_options;
+        cased.do_lower_case = "false";
+        int casingErrors = 0;
+        for (const auto &d : prepareRun(cased, RunPurpose::Validate).validation.diagnostics.items())
+            casingErrors += d.severity == Severity::Error && d.message.find("prepared cased") != std::string::npos;
+        QCOMPARE(casingErrors, 0);
         fs::remove(report);
         QStringList messages;
         for (const auto &d : r.validation.diagnostics.items())
