@@ -57,11 +57,15 @@ int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
     return std::max(1, cluster.world_size);
 }
 
-ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)
-{
-    ValidationResult r;
-    Diagnostics &diag = r.diagnostics;
+namespace {
 
+// The steps of validateRun, in its order. Each adds its findings to r.diagnostics.
+
+/// The strategy (run_classifier's first guard), the GPUs, the cluster and the global batch.
+/// Returns the number of replicas (workers × local replicas).
+int checkStrategy(const TrainingOptions &o, ValidationResult &r)
+{
+    Diagnostics &diag = r.diagnostics;
     // The strategy comes first: it is run_classifier's first guard and the most common omission.
     r.strategy = DistributionStrategy::parse(o.distribution_strategy, o.num_gpus, diag);
     const int gpus = cudaDeviceCount();
@@ -101,6 +105,13 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                    "use a multiple of " + std::to_string(replicas) + ", e.g. "
                        + std::to_string((o.train_batch_size / replicas + 1) * replicas));
 
+    return replicas;
+}
+
+/// The number format and gradient accumulation (issue 17).
+void checkNumberFormat(const TrainingOptions &o, ValidationResult &r, int replicas)
+{
+    Diagnostics &diag = r.diagnostics;
     // Number format and gradient accumulation (issue 17).
     if (o.dtype != "fp32" && o.dtype != "bf16" && o.dtype != "fp16")
         diag.error("dtype", "unknown number format '" + o.dtype + "'",
@@ -126,12 +137,13 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                        + std::to_string(int64_t(replicas) * o.gradient_accumulation_steps)
                        + ", or a gradient_accumulation_steps that divides "
                        + std::to_string(o.train_batch_size / std::max(1, replicas)));
+}
 
-    const bool training = o.mode == "train_and_eval";
-    const bool predicting = o.mode == "predict";
-    if (o.mode != "train_and_eval" && o.mode != "predict" && o.mode != "export_only")
-        diag.error("mode", "Unsupported mode is specified: " + o.mode, "use train_and_eval, predict or export_only");
-
+/// Loads the model config and the meta data into `r`. Returns whether both files read
+/// without an error.
+bool loadModelAndData(const TrainingOptions &o, ValidationResult &r)
+{
+    Diagnostics &diag = r.diagnostics;
     const int errorsBeforeFiles = diag.errorCount();
     if (o.bert_config_file.empty())
         diag.error("bert_config_file", "no model config was given",
@@ -146,15 +158,18 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     else
         r.meta_data = InputMetaData::load(o.input_meta_data_path, diag);
 
-    const bool filesOk = diag.errorCount() == errorsBeforeFiles;
     if (r.bert_config && r.meta_data && r.meta_data->max_seq_length > r.bert_config->max_position_embeddings)
         diag.error(o.input_meta_data_path + ": max_seq_length",
                    "Cannot use sequence length " + std::to_string(r.meta_data->max_seq_length)
                        + " because the BERT model was only trained up to sequence length "
                        + std::to_string(r.bert_config->max_position_embeddings),
                    "prepare the data with a shorter max_seq_length, or raise max_position_embeddings (training from scratch)");
+    return diag.errorCount() == errorsBeforeFiles;
+}
 
-    // Hyperparameters.
+/// The hyperparameters, the range test's options and model_dir.
+void checkHyperparameters(const TrainingOptions &o, const ValidationScope &scope, Diagnostics &diag)
+{
     if (!scope.check_learning_rate)
         ; // lr_find: the learning rate is what the range test looks for
     else if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
@@ -191,7 +206,13 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         diag.error("model_dir", "no model_dir was given", "pass --model_dir=<directory for checkpoints and metrics>");
     else if (fs::exists(o.model_dir) && !fs::is_directory(o.model_dir))
         diag.error("model_dir", "'" + o.model_dir + "' exists and is not a directory", "choose a directory");
+}
 
+/// train_and_eval's data and meta-data keys, and the schedule they give.
+void checkTrainingInputs(const TrainingOptions &o, const ValidationScope &scope, ValidationResult &r)
+{
+    Diagnostics &diag = r.diagnostics;
+    const bool training = o.mode == "train_and_eval";
     if (training) {
         if (o.train_data_path.empty())
             diag.error("train_data_path", "no training data was given",
@@ -221,6 +242,13 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
             Schedule::compute(0, 0, o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
                               o.train_data_size, o.warmup_fraction, diag);
     }
+}
+
+/// The estimated peak memory of one worker, and a warning when it exceeds this machine's.
+void estimateMemory(const TrainingOptions &o, ValidationResult &r, int replicas)
+{
+    Diagnostics &diag = r.diagnostics;
+    const bool training = o.mode == "train_and_eval";
     if (training && r.bert_config && r.meta_data && o.train_batch_size > 0 && replicas > 0
         && o.train_batch_size % replicas == 0) {
         r.memory = estimateTrainingMemory(*r.bert_config, r.meta_data->num_labels, r.meta_data->max_seq_length,
@@ -235,6 +263,31 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                          "raise --gradient_accumulation_steps (same results, smaller micro-batches), use "
                          "--activation_checkpointing=true, --dtype=bf16, or a smaller train_batch_size or model");
     }
+}
+
+} // namespace
+
+ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)
+{
+    ValidationResult r;
+    Diagnostics &diag = r.diagnostics;
+
+    const int replicas = checkStrategy(o, r);
+
+    checkNumberFormat(o, r, replicas);
+
+    const bool training = o.mode == "train_and_eval";
+    const bool predicting = o.mode == "predict";
+    if (o.mode != "train_and_eval" && o.mode != "predict" && o.mode != "export_only")
+        diag.error("mode", "Unsupported mode is specified: " + o.mode, "use train_and_eval, predict or export_only");
+
+    const bool filesOk = loadModelAndData(o, r);
+
+    checkHyperparameters(o, scope, diag);
+
+    checkTrainingInputs(o, scope, r);
+    if (training)
+        estimateMemory(o, r, replicas);
     if (predicting && o.eval_data_path.empty())
         diag.error("eval_data_path", "predict reads the examples from --eval_data_path, which is empty",
                    "pass --eval_data_path=test.tf_record");
