@@ -154,6 +154,20 @@ std::vector<OptionSpec> buildTable()
     s.file_types = "Weights (*.safetensors *.bin *.pt *.pth *.index.json *.index);;All files (*)";
     add(s);
 
+    s = option("allow_partial_init", {}, &O::allow_partial_init, "",
+               "let encoder tensors the init checkpoint lacks keep their random initialisation (true/false; "
+               "default false: that is an error)",
+               "Allow a partly loaded encoder",
+               "When the init checkpoint lacks some of the encoder's tensors (its names are under a scope this "
+               "program does not read, or it holds only a classifier head), the run stops with an error that "
+               "says how many are missing: a model trained on a half-random encoder is much worse without "
+               "saying so. Turn this on only to train with those tensors randomly initialised on purpose. A "
+               "missing classifier head is always fine (fine-tuning makes a new one).");
+    s.group = FormGroup::Files;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
     s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
                "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
                "written. Training again with the same directory resumes from its latest "

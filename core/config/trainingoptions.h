@@ -33,6 +33,9 @@ struct TrainingOptions
     std::string train_data_path; ///< file, glob or comma-separated list
     std::string eval_data_path;
     std::string init_checkpoint; ///< safetensors with HF names (optional)
+    /// Let encoder tensors the init checkpoint lacks keep their random initialisation (a
+    /// warning); false: that is an error (checkInitCheckpoint, core/model/initcheckpoint.h).
+    bool allow_partial_init = false;
     /// "Start from": a pretrained BERT by Hugging Face Hub id (org/name[@revision]), catalogue
     /// name (BERT-Tiny) or local model folder. Fills bert_config_file, vocab_file,
     /// do_lower_case and init_checkpoint where they are empty (core/train/preparedrun.h).

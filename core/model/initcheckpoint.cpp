@@ -47,8 +47,10 @@ std::string configKeyFor(const std::string &name, const std::vector<int64_t> &wa
 
 std::string CheckpointMatch::summary() const
 {
-    std::string s = "loaded " + std::to_string(loaded.size()) + " tensors, " + std::to_string(missing.size())
-                    + " missing, " + std::to_string(unexpected.size()) + " unexpected";
+    std::string s = "loaded " + std::to_string(loaded.size()) + " tensors";
+    if (!scope.empty())
+        s += " (names under '" + scope + "')";
+    s += ", " + std::to_string(missing.size()) + " missing, " + std::to_string(unexpected.size()) + " unexpected";
     auto list = [&s](const char *what, const std::vector<std::string> &names) {
         if (names.empty())
             return;
@@ -79,10 +81,41 @@ struct Candidate
     std::vector<int64_t> model_shape;     ///< after transposing/collapsing (equals file_shape for safetensors)
     std::string dtype;
     bool float_dtype = true;
+    std::string scope;                    ///< the recognised scope the name was found under ("module/"), or ""
 };
 
+bool isHead(const std::string &modelName) { return modelName.rfind("classifier.", 0) == 0; }
+bool isPooler(const std::string &modelName) { return modelName.rfind("bert.pooler.", 0) == 0; }
+
+/// "39 under 'module/' (e.g. module/bert/embeddings/word_embeddings), 2 at the top level (e.g.
+/// output_bias)": the file's names grouped by their first scope component (`sep` separates
+/// components: '/' in TensorFlow names, '.' in Hugging Face names), largest group first.
+std::string describeScopes(const std::vector<Candidate> &cands, char sep)
+{
+    std::map<std::string, std::pair<size_t, std::string>> groups; // scope -> (count, first name)
+    for (const auto &c : cands) {
+        const size_t pos = c.file_name.find(sep);
+        auto &g = groups[pos == std::string::npos ? std::string() : c.file_name.substr(0, pos + 1)];
+        if (g.first++ == 0)
+            g.second = c.file_name;
+    }
+    std::vector<std::pair<std::string, std::pair<size_t, std::string>>> order(groups.begin(), groups.end());
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto &a, const auto &b) { return a.second.first > b.second.first; });
+    std::string s;
+    for (size_t k = 0; k < order.size() && k < 4; ++k) {
+        const auto &[scope, g] = order[k];
+        s += (k ? ", " : "") + std::to_string(g.first) + (scope.empty() ? " at the top level" : " under '" + scope + "'")
+             + " (e.g. " + g.second + ")";
+    }
+    if (order.size() > 4)
+        s += ", …";
+    return s.empty() ? "the checkpoint holds no weights" : "the checkpoint's names: " + s;
+}
+
 CheckpointMatch matchCandidates(const std::vector<Candidate> &cands, const std::string &path, const BertConfig &config,
-                                int64_t numLabels, Diagnostics &diag, const std::string &namesHint)
+                                int64_t numLabels, Diagnostics &diag, const std::string &namesHint, char sep,
+                                bool allowPartialInit)
 {
     CheckpointMatch m;
     std::map<std::string, std::vector<int64_t>> expected;
@@ -91,49 +124,103 @@ CheckpointMatch matchCandidates(const std::vector<Candidate> &cands, const std::
         expected[p.name] = p.shape;
         order.push_back(p.name);
     }
-    std::set<std::string> found;
+    std::map<std::string, std::string> source; // model name -> the file tensor it comes from
+    std::set<std::string> found, failed;        // failed: an error of its own (dtype, shape, two sources)
+    std::map<std::string, size_t> scopes;       // recognised scope -> encoder tensors loaded from it
+    bool poolerInFile = false;
     for (const auto &c : cands) {
         auto it = expected.find(c.model_name);
         if (c.model_name.empty() || it == expected.end()) {
             m.unexpected.push_back(c.file_name);
             continue;
         }
+        poolerInFile |= isPooler(c.model_name);
+        if (const auto [first, fresh] = source.emplace(c.model_name, c.file_name); !fresh) {
+            // Never "the last one wins": the file is ambiguous.
+            diag.error(path + ": " + c.file_name,
+                       "'" + first->second + "' and '" + c.file_name + "' both map to the model tensor " + c.model_name
+                           + "; each model tensor must come from exactly one tensor of the checkpoint",
+                       "remove one of the two (e.g. a second copy of the model under another scope), or save the "
+                       "checkpoint again from a single model");
+            failed.insert(c.model_name);
+            continue;
+        }
         if (!c.float_dtype) {
             diag.error(path + ": " + c.file_name, "dtype " + c.dtype + " is not a floating-point type",
                        "export the checkpoint with float weights");
+            failed.insert(c.model_name);
             continue;
         }
         if (c.model_shape != it->second) {
-            const bool head = c.model_name.rfind("classifier.", 0) == 0;
+            const bool head = isHead(c.model_name);
             std::string msg = "shape " + shapeString(c.file_shape) + " in the checkpoint";
             if (c.file_shape != c.model_shape)
                 msg += " (" + shapeString(c.model_shape) + " as [out, in])";
             msg += ", but the model needs " + shapeString(it->second) + " for " + c.model_name;
             const std::string hint = "change " + configKeyFor(c.model_name, it->second, c.model_shape)
                                      + " to match the checkpoint, or use a checkpoint made for this config";
-            if (head)
+            if (head) {
                 diag.warning(path + ": " + c.file_name, msg + "; a new classifier head is initialised", hint);
-            else
+            } else {
                 diag.error(path + ": " + c.file_name, msg, hint);
+                failed.insert(c.model_name);
+            }
             continue;
         }
         found.insert(c.model_name);
         m.loaded.emplace_back(c.file_name, c.model_name);
+        if (!isHead(c.model_name))
+            ++scopes[c.scope];
     }
-    for (const auto &n : order)
-        if (!found.count(n)) {
-            if (n.rfind("classifier.", 0) == 0)
-                m.classifierMissing = true;
-            else
-                m.missing.push_back(n);
+    // A tensor with two sources loads from neither.
+    m.loaded.erase(std::remove_if(m.loaded.begin(), m.loaded.end(),
+                                  [&failed](const auto &l) { return failed.count(l.second) > 0; }),
+                   m.loaded.end());
+    size_t encoderTensors = 0, poolerTensors = 0;
+    std::vector<std::string> randomEncoder; // encoder tensors that would keep their random initialisation
+    bool poolerMissing = false;
+    for (const auto &n : order) {
+        encoderTensors += isHead(n) ? 0 : 1;
+        poolerTensors += isPooler(n) ? 1 : 0;
+        if (found.count(n) || failed.count(n))
+            continue;
+        if (isHead(n)) {
+            m.classifierMissing = true;
+            continue;
         }
-    if (!m.missing.empty())
-        diag.warning(path, std::to_string(m.missing.size()) + " model tensor(s) are not in the checkpoint and keep "
-                               "their random initialisation (first: " + m.missing.front() + ")",
-                     namesHint);
-    if (m.loaded.empty())
-        diag.error(path, "no tensor of the checkpoint matches the model", namesHint);
-    else if (m.classifierMissing)
+        m.missing.push_back(n);
+        if (isPooler(n) && !poolerInFile)
+            poolerMissing = true; // a pre-training checkpoint without the pooler: a warning
+        else
+            randomEncoder.push_back(n);
+    }
+    size_t most = 0;
+    for (const auto &[scope, count] : scopes)
+        if (count > most) {
+            most = count;
+            m.scope = scope;
+        }
+    if (poolerMissing)
+        encoderTensors -= poolerTensors; // counted on their own below
+    if (m.loaded.empty() && failed.empty()) {
+        diag.error(path, "no tensor of the checkpoint matches the model; " + describeScopes(cands, sep), namesHint);
+    } else if (!randomEncoder.empty()) {
+        const std::string what = std::to_string(randomEncoder.size()) + " of the model's "
+                                 + std::to_string(encoderTensors) + " encoder tensors are not in the checkpoint (first: "
+                                 + randomEncoder.front() + ") and ";
+        if (allowPartialInit)
+            diag.warning(path, what + "keep their random initialisation (--allow_partial_init=true); "
+                                   + describeScopes(cands, sep),
+                         namesHint);
+        else
+            diag.error(path, what + "would keep their random initialisation; " + describeScopes(cands, sep),
+                       namesHint + "; to train with them randomly initialised on purpose, pass "
+                                   "--allow_partial_init=true");
+    }
+    if (poolerMissing)
+        diag.warning(path, "the checkpoint has no pooler (bert.pooler.dense.*): it keeps its random initialisation",
+                     "expected for a pre-training checkpoint saved without the pooler; fine-tuning trains it");
+    if (!m.loaded.empty() && m.classifierMissing)
         diag.info(path, "the checkpoint has no classifier head for num_labels = " + std::to_string(numLabels)
                             + ": a new one is initialised (expected when starting from a pretrained encoder)");
     return m;
@@ -148,7 +235,7 @@ bool isTensorFlowName(const std::string &name)
 } // namespace
 
 CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::string &path, const BertConfig &config,
-                                int64_t numLabels, Diagnostics &diag)
+                                int64_t numLabels, Diagnostics &diag, bool allowPartialInit)
 {
     for (const auto &e : header.tensors)
         if (isTensorFlowName(e.name)) {
@@ -167,6 +254,9 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
         Candidate c;
         c.file_name = e.name;
         c.model_name = canonicalParameterName(e.name);
+        for (const char *scope : {"module.", "model."})
+            if (e.name.rfind(scope, 0) == 0)
+                c.scope = scope;
         c.file_shape = c.model_shape = e.shape;
         c.dtype = e.dtype;
         c.float_dtype = e.dtype == "F32" || e.dtype == "F16" || e.dtype == "BF16" || e.dtype == "F64";
@@ -174,11 +264,13 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
     }
     return matchCandidates(cands, path, config, numLabels, diag,
                            "use Hugging Face weights with BERT names (bert.embeddings.…, "
-                           "bert.encoder.layer.N.…), or a TensorFlow BERT checkpoint");
+                           "bert.encoder.layer.N.…, optionally under module. or model.), or a TensorFlow BERT "
+                           "checkpoint",
+                           '.', allowPartialInit);
 }
 
 CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
-                                  Diagnostics &diag)
+                                  Diagnostics &diag, bool allowPartialInit)
 {
     const std::string path = bundle.prefix;
     std::vector<Candidate> cands;
@@ -202,13 +294,15 @@ CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &conf
             }
             c.model_name = map->model_name;
             c.model_shape = modelShapeOf(*map, e.shape);
+            c.scope = map->scope;
         }
         cands.push_back(std::move(c));
     }
     CheckpointMatch m = matchCandidates(
         cands, path, config, numLabels, diag,
-        "google-research/bert names (bert/encoder/layer_N/…) and tensorflow/models TF2 encoder names "
-        "(_transformer_layers/N/…) are read; see docs/file-formats.md");
+        "google-research/bert names (bert/encoder/layer_N/…, also under module/, model/, encoder/ or bert/) and "
+        "tensorflow/models TF2 encoder names (_transformer_layers/N/…) are read; see docs/file-formats.md",
+        '/', allowPartialInit);
     m.format = "TensorFlow checkpoint";
     m.skipped = std::move(skipped);
     return m;
@@ -337,13 +431,13 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
         const CheckpointSource src = locateCheckpoint(options.init_checkpoint);
         if (src.format == CheckpointFormat::TensorFlow) {
             const TfBundle bundle = readTfBundle(src.path);
-            matchTfCheckpoint(bundle, config, meta.num_labels, diag);
+            matchTfCheckpoint(bundle, config, meta.num_labels, diag, options.allow_partial_init);
             for (const auto &[shard, message] : checkTfBundleShards(bundle))
                 diag.error(shard, message,
                            "copy " + fs::path(shard).filename().string() + " beside "
                                + fs::path(bundle.prefix).filename().string() + ".index");
         } else {
-            matchCheckpoint(readWeightsTable(src), src.path, config, meta.num_labels, diag);
+            matchCheckpoint(readWeightsTable(src), src.path, config, meta.num_labels, diag, options.allow_partial_init);
         }
         if (!src.config_json.empty()) {
             Diagnostics ignored;
@@ -556,7 +650,8 @@ void throwFirstError(const Diagnostics &diag)
 
 } // namespace
 
-CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path)
+CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path,
+                                   bool allowPartialInit)
 {
     const CheckpointSource src = locateCheckpoint(path);
     Diagnostics diag;
@@ -565,7 +660,7 @@ CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, con
     CheckpointMatch m;
     if (src.format == CheckpointFormat::TensorFlow) {
         const TfBundle bundle = readTfBundle(src.path);
-        m = matchTfCheckpoint(bundle, model->config(), model->numLabels(), diag);
+        m = matchTfCheckpoint(bundle, model->config(), model->numLabels(), diag, allowPartialInit);
         throwFirstError(diag);
         for (const auto &[shard, message] : checkTfBundleShards(bundle))
             throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
@@ -583,7 +678,7 @@ CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, con
             params[modelName].copy_(t);
         }
     } else {
-        m = matchCheckpoint(readWeightsTable(src), src.path, model->config(), model->numLabels(), diag);
+        m = matchCheckpoint(readWeightsTable(src), src.path, model->config(), model->numLabels(), diag, allowPartialInit);
         m.format = formatName(src);
         throwFirstError(diag);
         const auto tensors = loadWeights(src);

@@ -27,6 +27,9 @@ struct CheckpointMatch
     std::vector<std::string> unexpected;  ///< file tensors the model has no use for (ignored)
     std::vector<std::string> skipped;     ///< TF optimizer slots (adam_m/adam_v) and bookkeeping (global_step)
     bool classifierMissing = false;       ///< classifier.* absent or of another shape: new head
+    /// The scope most encoder tensors were found under ("module/" for a TF-Hub classifier,
+    /// "encoder/" for tensorflow/models TF2, "module." for a DataParallel state dict), or "".
+    std::string scope;
     /// Returns "loaded N tensors, M missing, K unexpected (…)", plus the skipped optimizer
     /// state and the newly initialised classifier head (expected on a pretrained encoder).
     std::string summary() const;
@@ -62,22 +65,33 @@ struct CheckpointSource
 CheckpointSource locateCheckpoint(const std::string &input);
 
 /// Matches a safetensors header against the parameters of BertForSequenceClassification
-/// (`config`, `num_labels`): HF names, `gamma`/`beta` spellings, optional `bert.` prefix;
-/// `position_ids`/`token_type_ids` buffers are ignored. Adds an error to `diag` for every
-/// encoder tensor whose shape differs (naming the tensor, both shapes and the config key to
-/// change) and for non-float dtypes; a classifier of another shape is a warning (a new head
-/// is initialised). TensorFlow variable names in a safetensors file are an error that
-/// says so. Torch-free logic; thread-safe.
+/// (`config`, `num_labels`): HF names, `gamma`/`beta` spellings, optional `bert.` prefix,
+/// optional `module.`/`model.` scope (canonicalParameterName); `position_ids`/`token_type_ids`
+/// buffers are ignored. Every model tensor comes from exactly one file tensor. Adds an error
+/// to `diag`:
+/// - for every encoder tensor whose shape differs (naming the tensor, both shapes and the
+///   config key to change) and for non-float dtypes;
+/// - for two file tensors that map to one model tensor (naming both; neither is loaded);
+/// - when encoder tensors (embeddings, layers, a pooler the file has only half of) are not
+///   in the file and would keep their random initialisation, naming how many and the
+///   scopes the file's names use (a warning instead when `allowPartialInit`,
+///   --allow_partial_init);
+/// - when no tensor matches.
+/// A missing classifier head is expected (info), a classifier of another shape is a warning
+/// (a new head is initialised), a file without any pooler tensor is a warning. TensorFlow
+/// variable names in a safetensors file are an error that says so. Torch-free logic;
+/// thread-safe.
 CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::string &path, const BertConfig &config,
-                                int64_t numLabels, Diagnostics &diag);
+                                int64_t numLabels, Diagnostics &diag, bool allowPartialInit = false);
 
 /// Matches the tensors of a TensorFlow checkpoint index (mapTfVariableName: google-research/bert
-/// TF1 names and tensorflow/models TF2 names) against the model, with the same rules as
+/// TF1 names, also under the scopes module/, model/, encoder/, bert/; tensorflow/models TF2
+/// names under any scope) against the model, with the same rules as
 /// matchCheckpoint; shapes are compared after transposing kernels to [out, in]. Optimizer
 /// slots and global_step are listed in `skipped`; sliced (partitioned) variables are errors.
 /// Does not read the data shards. Torch-free logic; thread-safe.
 CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
-                                  Diagnostics &diag);
+                                  Diagnostics &diag, bool allowPartialInit = false);
 
 /// Reads the names, dtypes and shapes of every tensor of a Hugging Face weights source
 /// (Safetensors, PyTorch or Sharded; not TensorFlow) without the data, as a safetensors
@@ -100,12 +114,15 @@ std::map<std::string, torch::Tensor> loadTorchWeights(const std::string &path);
 /// Loads `path` (anything locateCheckpoint accepts) into `model`; a missing or mismatched
 /// classifier head is re-initialised. For TensorFlow checkpoints every data shard must be
 /// present and every loaded tensor's CRC32C is verified. Throws wb::Error for unreadable
-/// files, shape mismatches, missing shards and checksum mismatches.
-CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path);
+/// files, shape mismatches, missing shards, checksum mismatches, two file tensors for one
+/// model tensor, and encoder tensors the file lacks unless `allowPartialInit`
+/// (matchCheckpoint). CheckpointMatch::loaded counts model tensors (each once).
+CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path,
+                                   bool allowPartialInit = false);
 
 /// The model part of the pre-flight check: `options.init_checkpoint` must be a readable
 /// checkpoint (locateCheckpoint) whose names and shapes match `config` (matchCheckpoint or
-/// matchTfCheckpoint, num_labels from `meta`). Problems go to `diag` naming the file and
+/// matchTfCheckpoint, num_labels from `meta`, `options.allow_partial_init`). Problems go to `diag` naming the file and
 /// tensor. Reads the tables only (readWeightsTable, readTfBundle); thread-safe; never throws.
 void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
                          Diagnostics &diag);

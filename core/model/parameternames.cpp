@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/parameternames.h"
 
+#include <cstring>
+
 namespace wb {
 
 std::vector<ParameterSpec> expectedParameters(const BertConfig &c, int64_t numLabels)
@@ -49,6 +51,13 @@ static bool endsWith(const std::string &s, const std::string &suffix)
 std::string canonicalParameterName(const std::string &name)
 {
     std::string n = name;
+    // A model saved under a scope: "module." (torch.nn.DataParallel / DistributedDataParallel
+    // state dicts) or "model." (a wrapper module holding the BERT as `model`).
+    for (const char *scope : {"module.", "model."})
+        if (n.rfind(scope, 0) == 0 && n.size() > std::strlen(scope)) {
+            n = n.substr(std::strlen(scope));
+            break;
+        }
     if (endsWith(n, "LayerNorm.gamma"))
         n = n.substr(0, n.size() - 5) + "weight";
     else if (endsWith(n, "LayerNorm.beta"))

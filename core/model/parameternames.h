@@ -22,8 +22,9 @@ struct ParameterSpec
 /// `bert.embeddings.embedding_projection.{weight,bias}`. Torch-free; thread-safe.
 std::vector<ParameterSpec> expectedParameters(const BertConfig &config, int64_t num_labels);
 
-/// Maps a checkpoint tensor name to our name: `gamma`/`beta` of a LayerNorm become
-/// `weight`/`bias`, and a missing `bert.` prefix is added (except for `classifier.*`).
+/// Maps a checkpoint tensor name to our name: a leading `module.` (torch DataParallel) or
+/// `model.` scope is removed, `gamma`/`beta` of a LayerNorm become `weight`/`bias`, and a
+/// missing `bert.` prefix is added (except for `classifier.*`).
 /// Returns the name unchanged when nothing applies.
 std::string canonicalParameterName(const std::string &name);
 

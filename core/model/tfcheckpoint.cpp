@@ -449,22 +449,62 @@ TfVariableKind classifyTfVariable(const std::string &name)
     return mapTfVariableName(name) ? TfVariableKind::Parameter : TfVariableKind::Other;
 }
 
+namespace {
+
+/// `m` for the variable `last` (kernel, gamma, beta, bias) of the layer `base`.
+std::optional<TfNameMapping> withLeaf(TfNameMapping m, const std::string &base, const std::string &last)
+{
+    if (last == "kernel") {
+        m.kernel = true;
+        m.model_name = base + ".weight";
+    } else if (last == "gamma") {
+        m.model_name = base + ".weight";
+    } else if (last == "beta" || last == "bias") {
+        m.model_name = base + ".bias";
+    } else {
+        return std::nullopt;
+    }
+    return m;
+}
+
+std::optional<TfNameMapping> mapUnscopedTf1Name(const std::string &name);
+std::optional<TfNameMapping> mapTf2Name(const std::string &name);
+
+} // namespace
+
 std::optional<TfNameMapping> mapTfVariableName(const std::string &name)
 {
-    TfNameMapping m;
-    auto leaf = [&](const std::string &base, const std::string &last) -> std::optional<TfNameMapping> {
-        if (last == "kernel") {
-            m.kernel = true;
-            m.model_name = base + ".weight";
-        } else if (last == "gamma") {
-            m.model_name = base + ".weight";
-        } else if (last == "beta" || last == "bias") {
-            m.model_name = base + ".bias";
-        } else {
-            return std::nullopt;
-        }
+    if (auto m = mapTf2Name(name))
         return m;
-    };
+    // TF1 names, optionally with Keras' object-based suffix and under recognised scopes
+    // (the scope components are removed one at a time, so "bert/bert/…" and
+    // "module/bert/…" read, while "bert/encoder/…" itself is never stripped).
+    const std::string attr = "/.ATTRIBUTES/VARIABLE_VALUE";
+    std::string rest = endsWith(name, attr) ? name.substr(0, name.size() - attr.size()) : name;
+    std::string scope;
+    for (int depth = 0; depth < 4; ++depth) {
+        if (auto m = mapUnscopedTf1Name(rest)) {
+            m->scope = scope;
+            return m;
+        }
+        const size_t slash = rest.find('/');
+        if (slash == std::string::npos)
+            return std::nullopt;
+        const std::string first = rest.substr(0, slash);
+        if (first != "module" && first != "model" && first != "encoder" && first != "bert")
+            return std::nullopt;
+        scope += first + "/";
+        rest = rest.substr(slash + 1);
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+std::optional<TfNameMapping> mapUnscopedTf1Name(const std::string &name)
+{
+    TfNameMapping m;
+    auto leaf = [&m](const std::string &base, const std::string &last) { return withLeaf(m, base, last); };
     // google-research/bert modeling.py / run_classifier.py (TF1 tf.train.Saver names).
     if (name == "output_weights") {
         m.model_name = "classifier.weight";
@@ -513,6 +553,14 @@ std::optional<TfNameMapping> mapTfVariableName(const std::string &name)
         }
         return leaf(base, rest.substr(slash + 1));
     }
+    return std::nullopt;
+}
+
+std::optional<TfNameMapping> mapTf2Name(const std::string &name)
+{
+    TfNameMapping m;
+    auto leaf = [&m](const std::string &base, const std::string &last) { return withLeaf(m, base, last); };
+    std::smatch s;
     // tensorflow/models official/nlp/modeling/networks/bert_encoder.py (TF2 object-based names,
     // e.g. "encoder/_transformer_layers/0/_attention_layer/_query_dense/kernel/.ATTRIBUTES/VARIABLE_VALUE").
     const std::string attr = "/.ATTRIBUTES/VARIABLE_VALUE";
@@ -520,10 +568,11 @@ std::optional<TfNameMapping> mapTfVariableName(const std::string &name)
         return std::nullopt;
     const std::string core = name.substr(0, name.size() - attr.size());
     static const std::regex tf2(
-        R"(^(?:.*/)?(_embedding_layer|_position_embedding_layer|_type_embedding_layer|_embedding_norm_layer|_embedding_projection|_pooler_layer|_transformer_layers/(\d+)/(.+))/([a-z]+)$)");
+        R"(^(.*/)?(_embedding_layer|_position_embedding_layer|_type_embedding_layer|_embedding_norm_layer|_embedding_projection|_pooler_layer|_transformer_layers/(\d+)/(.+))/([a-z]+)$)");
     if (!std::regex_match(core, s, tf2))
         return std::nullopt;
-    const std::string part = s[1].str(), last = s[4].str();
+    m.scope = s[1].str();
+    const std::string part = s[2].str(), last = s[5].str();
     if (last == "embeddings") {
         if (part == "_embedding_layer") m.model_name = "bert.embeddings.word_embeddings.weight";
         else if (part == "_position_embedding_layer") m.model_name = "bert.embeddings.position_embeddings.weight";
@@ -537,9 +586,9 @@ std::optional<TfNameMapping> mapTfVariableName(const std::string &name)
         return leaf("bert.embeddings.embedding_projection", last);
     if (part == "_pooler_layer")
         return leaf("bert.pooler.dense", last);
-    if (s[2].matched) {
-        const std::string layer = "bert.encoder.layer." + s[2].str() + ".";
-        const std::string sub = s[3].str();
+    if (s[3].matched) {
+        const std::string layer = "bert.encoder.layer." + s[3].str() + ".";
+        const std::string sub = s[4].str();
         std::string base;
         if (sub == "_attention_layer/_query_dense") base = "attention.self.query";
         else if (sub == "_attention_layer/_key_dense") base = "attention.self.key";
@@ -563,6 +612,8 @@ std::optional<TfNameMapping> mapTfVariableName(const std::string &name)
     }
     return std::nullopt;
 }
+
+} // namespace
 
 std::vector<int64_t> modelShapeOf(const TfNameMapping &m, const std::vector<int64_t> &shape)
 {

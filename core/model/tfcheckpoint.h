@@ -103,6 +103,10 @@ struct TfNameMapping
     bool kernel = false;         ///< a Dense kernel: collapse to [in, out], then transpose to [out, in]
     int in_dims = 1;             ///< kernel: leading dims forming "in" (2 for TF2's attention output [heads, size, hidden])
     bool flatten = false;        ///< TF2 per-head bias [heads, size]: flattened to [hidden]
+    /// The scope the name was found under: "module/" (run_classifier_with_tfhub.py),
+    /// "model/", "encoder/", "bert/" (TF1 names under a scope of that name), the TF2 path
+    /// before `_transformer_layers` etc. ("encoder/", "model/encoder/"); "" for none.
+    std::string scope;
 };
 
 /// What a checkpoint variable is when it is not a model parameter.
@@ -127,7 +131,12 @@ TfVariableKind classifyTfVariable(const std::string &name);
 /// `_type_embedding_layer`, `_embedding_norm_layer`, `_embedding_projection`,
 /// `_transformer_layers/N/{_attention_layer/{_query,_key,_value,_output}_dense,
 /// _attention_layer_norm, _intermediate_dense, _output_dense, _output_layer_norm}`,
-/// `_pooler_layer`. Torch-free; thread-safe.
+/// `_pooler_layer`. TF1 names are also read under the scopes `module/`, `model/`,
+/// `encoder/` and `bert/` (e.g. `module/bert/encoder/layer_0/…`, as TF-Hub's
+/// run_classifier_with_tfhub.py saves them; nested scopes too) and with Keras' suffix
+/// `/.ATTRIBUTES/VARIABLE_VALUE`; after removing those, a TF1 name must start with `bert/`
+/// (or be `output_weights`/`output_bias`). TF2 names are read under any scope. The scope
+/// removed is returned in TfNameMapping::scope. Torch-free; thread-safe.
 std::optional<TfNameMapping> mapTfVariableName(const std::string &name);
 
 /// Returns the shape the model sees for a checkpoint tensor of `shape` under `mapping`

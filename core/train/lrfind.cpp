@@ -49,7 +49,7 @@ LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, con
             obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": weights of a training checkpoint");
         } else {
             obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": "
-                           + loadInitCheckpoint(model, spec.init_checkpoint).summary());
+                           + loadInitCheckpoint(model, spec.init_checkpoint, spec.allow_partial_init).summary());
         }
     }
     const c10::Device device = spec.num_gpus > 0 && torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0)

@@ -170,7 +170,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     // throwaway stream of its own, so that loading never touches another job's random state.
     d->model = nn::BertForSequenceClassification(d->cfg, d->meta.num_labels, nn::makeGenerator(0));
     if (endsWith(d->weights, ".safetensors") || fs::is_directory(d->weights)) {
-        const CheckpointMatch m = loadInitCheckpoint(d->model, d->weights);
+        // Every tensor must be there; the check below says so in a classifier's words.
+        const CheckpointMatch m = loadInitCheckpoint(d->model, d->weights, /*allowPartialInit=*/true);
         if (!m.missing.empty() || m.classifierMissing)
             throw Error(d->weights, "the weights lack " + std::to_string(m.missing.size())
                                         + " tensors of the model (e.g. " + (m.missing.empty() ? std::string("classifier.weight") : m.missing.front())

@@ -166,7 +166,7 @@ void Run::restore(TrainState &s)
             loadCheckpoint(m_spec.init_checkpoint, s.model, nullptr, false); // weights only: a new run
             m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": weights of a training checkpoint");
         } else {
-            auto m = loadInitCheckpoint(s.model, m_spec.init_checkpoint);
+            auto m = loadInitCheckpoint(s.model, m_spec.init_checkpoint, m_spec.allow_partial_init);
             m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": " + m.summary());
         }
     }

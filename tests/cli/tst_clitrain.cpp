@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/config/jsonfile.h"
+#include "core/model/safetensors.h"
 #include "support/tinyrun.h"
 
 #include <QTemporaryDir>
@@ -83,6 +84,46 @@ private Q_SLOTS:
         args.push_back("--init_checkpoint=" + path("bad.safetensors"));
         QCOMPARE(run(args, out, err), int(cli::kExitInvalid));
         QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("bad.safetensors")), err.c_str());
+    }
+
+    void headOnlyInitCheckpointExits2()
+    {
+        // Only the classifier head (classifier.weight [2, 32], classifier.bias [2]): the whole encoder would be random.
+        std::vector<SafetensorsEntry> entries{{"classifier.bias", "F32", {2}, 0, 0},
+                                              {"classifier.weight", "F32", {2, 32}, 0, 0}};
+        std::string bytes = buildSafetensorsHeader(entries, {{"format", "pt"}});
+        bytes.append(size_t(2 + 64) * 4, '\0');
+        writeFileAtomic(path("head.safetensors"), bytes);
+        for (const char *command : {"validate", "train"}) {
+            std::string out, err;
+            auto args = common(path("m3"));
+            args.insert(args.begin(), command);
+            args.push_back("--init_checkpoint=" + path("head.safetensors"));
+            QCOMPARE(run(args, out, err), int(cli::kExitInvalid));
+            // BERT L=1: 5 embedding tensors + 16 of the layer; no pooler in the file (a warning).
+            QVERIFY2(QString::fromStdString(err).contains(QStringLiteral(
+                         "head.safetensors: 21 of the model's 21 encoder tensors are not in the checkpoint (first: "
+                         "bert.embeddings.word_embeddings.weight) and would keep their random initialisation; the "
+                         "checkpoint's names: 2 under 'classifier.' (e.g. classifier.bias)")),
+                     err.c_str());
+            QVERIFY2(QString::fromStdString(err).contains(QStringLiteral("--allow_partial_init=true")), err.c_str());
+            QVERIFY(!std::filesystem::exists(path("m3") + "/ckpt-4"));
+            QVERIFY(QString::fromStdString(out).indexOf(QStringLiteral("configuration is valid")) < 0);
+        }
+        // Asked for: validate passes with a warning, train runs.
+        for (const char *command : {"validate", "train"}) {
+            std::string out, err;
+            auto args = common(path("m3"));
+            args.insert(args.begin(), command);
+            args.push_back("--init_checkpoint=" + path("head.safetensors"));
+            args.push_back("--allow_partial_init=true");
+            QVERIFY2(run(args, out, err) == int(cli::kExitOk), err.c_str());
+            QVERIFY2(QString::fromStdString(err + out).contains(QStringLiteral(
+                         "21 of the model's 21 encoder tensors are not in the checkpoint (first: "
+                         "bert.embeddings.word_embeddings.weight) and keep their random initialisation")),
+                     (err + out).c_str());
+        }
+        QVERIFY(std::filesystem::exists(path("m3") + "/ckpt-4"));
     }
 
     void missingCheckpointForPredictFails()

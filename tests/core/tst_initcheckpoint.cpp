@@ -50,8 +50,26 @@ private Q_SLOTS:
     void hostileFiles_data();
     void hostileFiles();
     void preflightCheck();
+    void dataParallelScopeLoadsWhole();
+    void headOnlyIsAnError();
+    void twoNamesForOneTensorAreAnError();
 
 private:
+    std::string save(const char *name, const std::vector<std::pair<std::string, torch::Tensor>> &tensors)
+    {
+        const std::string path = m_dir.filePath(QString::fromLatin1(name)).toStdString();
+        saveSafetensors(path, tensors);
+        return path;
+    }
+    static std::string errorsOf(const Diagnostics &diag)
+    {
+        std::string s;
+        for (const auto &d : diag.items())
+            if (d.severity == Severity::Error)
+                s += d.field + " | " + d.message + " | " + d.hint + "\n";
+        return s;
+    }
+
     QTemporaryDir m_dir;
 };
 
@@ -191,6 +209,88 @@ void tst_InitCheckpoint::preflightCheck()
     Diagnostics missing;
     checkInitCheckpoint(o, tinyConfig(), meta, missing);
     QCOMPARE(missing.errorCount(), 1);
+}
+
+void tst_InitCheckpoint::dataParallelScopeLoadsWhole()
+{
+    // torch.nn.DataParallel's state dict: every name under "module.".
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(106));
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (auto &p : a->named_parameters())
+        tensors.emplace_back("module." + p.key(), p.value());
+    const std::string path = save("dataparallel.safetensors", tensors);
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(6));
+    const CheckpointMatch m = loadInitCheckpoint(b, path);
+    QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()));
+    QVERIFY(m.missing.empty() && m.unexpected.empty() && !m.classifierMissing);
+    QCOMPARE(m.scope, std::string("module."));
+    auto pa = a->named_parameters(), pb = b->named_parameters();
+    for (auto &p : pa)
+        QVERIFY2(torch::equal(p.value(), pb[p.key()]), p.key().c_str());
+}
+
+void tst_InitCheckpoint::headOnlyIsAnError()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(107));
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (auto &p : a->named_parameters())
+        if (p.key().rfind("classifier.", 0) == 0 || p.key().rfind("bert.encoder.layer.1.", 0) == 0)
+            tensors.emplace_back(p.key(), p.value());
+    const std::string path = save("partial.safetensors", tensors); // layer 1 and the head only
+    TrainingOptions o;
+    o.init_checkpoint = path;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+    const std::string e = errorsOf(diag);
+    QVERIFY2(e.find("21 of the model's 37 encoder tensors are not in the checkpoint (first: "
+                    "bert.embeddings.word_embeddings.weight)")
+                 != std::string::npos,
+             e.c_str());
+    QVERIFY2(e.find("the checkpoint's names: 16 under 'bert.' (e.g. bert.encoder.layer.1.attention.output.LayerNorm.bias), "
+                    "2 under 'classifier.'")
+                 != std::string::npos,
+             e.c_str());
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(7));
+    QVERIFY_THROWS_EXCEPTION(Error, loadInitCheckpoint(b, path));
+    QCOMPARE(int(loadInitCheckpoint(b, path, true).loaded.size()), 18);
+    o.allow_partial_init = true;
+    Diagnostics allowed;
+    checkInitCheckpoint(o, tinyConfig(), meta, allowed);
+    QVERIFY2(!allowed.hasErrors(), errorsOf(allowed).c_str());
+}
+
+void tst_InitCheckpoint::twoNamesForOneTensorAreAnError()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(108));
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    for (auto &p : a->named_parameters())
+        tensors.emplace_back(p.key(), p.value());
+    tensors.emplace_back("bert.embeddings.LayerNorm.gamma", torch::zeros({32})); // the legacy spelling as well
+    const std::string path = save("twice.safetensors", tensors);
+    TrainingOptions o;
+    o.init_checkpoint = path;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+    const std::string e = errorsOf(diag);
+    // (names in the order the file's header lists them: sorted)
+    QVERIFY2(e.find("'bert.embeddings.LayerNorm.gamma' and 'bert.embeddings.LayerNorm.weight' both map to the model "
+                    "tensor bert.embeddings.LayerNorm.weight")
+                 != std::string::npos,
+             e.c_str());
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(8));
+    try {
+        loadInitCheckpoint(b, path, true);
+        QFAIL("two sources for one tensor were accepted");
+    } catch (const Error &err) {
+        QVERIFY2(std::string(err.what()).find("'bert.embeddings.LayerNorm.weight' both map") != std::string::npos,
+                 err.what());
+    }
 }
 
 QTEST_APPLESS_MAIN(tst_InitCheckpoint)

@@ -275,6 +275,9 @@ private Q_SLOTS:
     void locatesInputs();
     void refusesPicklesAndTfNamesInSafetensors();
     void huggingFaceFolder();
+    void tfHubScopeLoadsWholeEncoder();
+    void missingEncoderIsAnErrorNamingCountAndScope();
+    void twoNamesForOneTensorAreAnError();
 
 private:
     std::string path(const char *name) const { return m_dir.filePath(QString::fromUtf8(name)).toStdString(); }
@@ -396,6 +399,16 @@ void tst_TfCheckpoint::mapsNames_data()
                               << "bert.embeddings.token_type_embeddings.weight" << false;
     QTest::newRow("tf2 slot")
         << "encoder/_pooler_layer/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE" << "" << false;
+    // TF1 names under the scopes of run_classifier_with_tfhub.py (module/), Keras wrappers and nesting.
+    QTest::newRow("tfhub") << "module/bert/encoder/layer_1/attention/self/key/kernel"
+                           << "bert.encoder.layer.1.attention.self.key.weight" << true;
+    QTest::newRow("bert/bert") << "bert/bert/embeddings/word_embeddings" << "bert.embeddings.word_embeddings.weight"
+                               << false;
+    QTest::newRow("model/encoder") << "model/encoder/bert/pooler/dense/bias" << "bert.pooler.dense.bias" << false;
+    QTest::newRow("keras tf1") << "bert/encoder/layer_0/output/LayerNorm/gamma/.ATTRIBUTES/VARIABLE_VALUE"
+                               << "bert.encoder.layer.0.output.LayerNorm.weight" << false;
+    QTest::newRow("tfhub adam") << "module/bert/pooler/dense/kernel/adam_m" << "" << false;
+    QTest::newRow("other scope") << "cls/bert/embeddings/word_embeddings" << "" << false; // not a recognised scope
 }
 
 void tst_TfCheckpoint::mapsNames()
@@ -407,12 +420,28 @@ void tst_TfCheckpoint::mapsNames()
     if (model.isEmpty()) {
         QVERIFY(!m);
         const TfVariableKind kind = classifyTfVariable(tf.toStdString());
-        QCOMPARE(kind, tf.startsWith(QStringLiteral("cls/")) ? TfVariableKind::Other : TfVariableKind::OptimizerSlot);
+        const bool slot = tf.contains(QStringLiteral("adam")) || tf.contains(QStringLiteral("Adam"))
+                          || tf.contains(QStringLiteral("OPTIMIZER_SLOT"));
+        QCOMPARE(kind, slot ? TfVariableKind::OptimizerSlot : TfVariableKind::Other);
         return;
     }
     QVERIFY(m);
     QCOMPARE(QString::fromStdString(m->model_name), model);
     QCOMPARE(m->kernel, kernel);
+    // The scope removed: everything before the model's own names.
+    const QString scope = QString::fromStdString(m->scope);
+    if (tf.startsWith(QStringLiteral("module/bert/")))
+        QCOMPARE(scope, QStringLiteral("module/"));
+    else if (tf.startsWith(QStringLiteral("bert/bert/")))
+        QCOMPARE(scope, QStringLiteral("bert/"));
+    else if (tf.startsWith(QStringLiteral("model/encoder/bert/")))
+        QCOMPARE(scope, QStringLiteral("model/encoder/"));
+    else if (tf.startsWith(QStringLiteral("model/encoder/_")))
+        QCOMPARE(scope, QStringLiteral("model/encoder/"));
+    else if (tf.startsWith(QStringLiteral("encoder/_")))
+        QCOMPARE(scope, QStringLiteral("encoder/"));
+    else
+        QCOMPARE(scope, QString());
 }
 
 void tst_TfCheckpoint::endToEndTf1SeveralBlocks()
@@ -706,6 +735,180 @@ void tst_TfCheckpoint::huggingFaceFolder()
     QCOMPARE(int(m.loaded.size()), int(expectedParameters(tinyConfig(), 2).size()) - 2);
     expectEqualModels(a, b, false);
     QVERIFY(QString::fromStdString(m.summary()).contains(QStringLiteral("expected when starting from a pretrained encoder")));
+}
+
+namespace {
+
+/// `tensors` with every name starting with `from` renamed to start with `to` instead.
+std::vector<TfTensor> rescoped(std::vector<TfTensor> tensors, const std::string &from, const std::string &to)
+{
+    for (auto &t : tensors)
+        if (t.name.rfind(from, 0) == 0)
+            t.name = to + t.name.substr(from.size());
+    return tensors;
+}
+
+/// The errors of `diag`, one a line.
+std::string errorsOf(const Diagnostics &diag)
+{
+    std::string s;
+    for (const auto &d : diag.items())
+        if (d.severity == Severity::Error)
+            s += d.field + " | " + d.message + " | " + d.hint + "\n";
+    return s;
+}
+
+} // namespace
+
+void tst_TfCheckpoint::tfHubScopeLoadsWholeEncoder()
+{
+    // run_classifier_with_tfhub.py: the encoder under module/bert/…, the head at the top level.
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(112));
+    auto tensors = rescoped(tf1Tensors(a), "bert/", "module/bert/");
+    tensors.push_back(floatTensor("module/bert/pooler/dense/kernel/adam_m", torch::zeros({32, 32})));
+    fs::create_directories(path("tfhub"));
+    const std::string prefix = path("tfhub/model.ckpt-30");
+    writeBundle(prefix, tensors);
+
+    TrainingOptions o;
+    o.init_checkpoint = prefix;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QVERIFY2(!diag.hasErrors(), errorsOf(diag).c_str());
+    for (const auto &d : diag.items())
+        QVERIFY2(d.severity != Severity::Warning, d.message.c_str());
+
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(12));
+    const CheckpointMatch m = loadInitCheckpoint(b, prefix);
+    const int all = int(expectedParameters(tinyConfig(), 2).size());
+    QCOMPARE(all, 41); // 5 embeddings + 2 × 16 + pooler 2 + head 2
+    QCOMPARE(int(m.loaded.size()), all);
+    QVERIFY(m.missing.empty() && m.unexpected.empty() && !m.classifierMissing);
+    QCOMPARE(m.scope, std::string("module/"));
+    QVERIFY2(m.summary().rfind("loaded 41 tensors (names under 'module/'), 0 missing", 0) == 0, m.summary().c_str());
+    expectEqualModels(a, b, true);
+}
+
+void tst_TfCheckpoint::missingEncoderIsAnErrorNamingCountAndScope()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(113));
+    std::vector<TfTensor> head;
+    for (const auto &t : tf1Tensors(a))
+        if (t.name == "output_weights" || t.name == "output_bias")
+            head.push_back(t);
+    QCOMPARE(int(head.size()), 2);
+    fs::create_directories(path("headonly"));
+    const std::string prefix = path("headonly/model.ckpt-1");
+    writeBundle(prefix, head);
+    TrainingOptions o;
+    o.init_checkpoint = prefix;
+    InputMetaData meta;
+    meta.num_labels = 2;
+    {
+        Diagnostics diag;
+        checkInitCheckpoint(o, tinyConfig(), meta, diag);
+        QCOMPARE(diag.errorCount(), 1);
+        const std::string e = errorsOf(diag);
+        // 5 embeddings + 2 × 16 layer tensors; the pooler (none in the file) is a warning of its own.
+        QVERIFY2(e.find("37 of the model's 37 encoder tensors are not in the checkpoint (first: "
+                        "bert.embeddings.word_embeddings.weight) and would keep their random initialisation")
+                     != std::string::npos,
+                 e.c_str());
+        QVERIFY2(e.find("the checkpoint's names: 2 at the top level (e.g. output_bias)") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("--allow_partial_init=true") != std::string::npos, e.c_str());
+        nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(13));
+        const std::string err = expectError([&] { loadInitCheckpoint(b, prefix); });
+        QVERIFY2(err.find("37 of the model's 37 encoder tensors") != std::string::npos, err.c_str());
+    }
+    {
+        o.allow_partial_init = true; // asked for: a warning, and the head loads
+        Diagnostics diag;
+        checkInitCheckpoint(o, tinyConfig(), meta, diag);
+        QVERIFY2(!diag.hasErrors(), errorsOf(diag).c_str());
+        bool warned = false;
+        for (const auto &d : diag.items())
+            warned |= d.severity == Severity::Warning && d.message.find("37 of the model's 37") != std::string::npos
+                      && d.message.find("keep their random initialisation (--allow_partial_init=true)") != std::string::npos;
+        QVERIFY(warned);
+        nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(13));
+        const CheckpointMatch m = loadInitCheckpoint(b, prefix, true);
+        QCOMPARE(int(m.loaded.size()), 2);
+        QVERIFY(torch::equal(b->classifier->weight, a->classifier->weight));
+        o.allow_partial_init = false;
+    }
+    // The encoder under a scope that is not read: the error names that scope.
+    fs::create_directories(path("tower"));
+    const std::string tower = path("tower/model.ckpt-1");
+    writeBundle(tower, rescoped(tf1Tensors(a), "bert/", "tower_0/bert/"));
+    o.init_checkpoint = tower;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+    const std::string e = errorsOf(diag);
+    QVERIFY2(e.find("37 of the model's 37 encoder tensors") != std::string::npos, e.c_str());
+    QVERIFY2(e.find("39 under 'tower_0/' (e.g. tower_0/bert/embeddings/LayerNorm/beta), 2 at the top level") != std::string::npos,
+             e.c_str());
+    // Half a pooler is not "no pooler": the other half would stay random.
+    auto halfPooler = tf1Tensors(a);
+    halfPooler.erase(std::remove_if(halfPooler.begin(), halfPooler.end(),
+                                    [](const TfTensor &t) { return t.name == "bert/pooler/dense/bias"; }),
+                     halfPooler.end());
+    fs::create_directories(path("halfpooler"));
+    writeBundle(path("halfpooler/model.ckpt-1"), halfPooler);
+    o.init_checkpoint = path("halfpooler/model.ckpt-1");
+    Diagnostics half;
+    checkInitCheckpoint(o, tinyConfig(), meta, half);
+    QCOMPARE(half.errorCount(), 1);
+    QVERIFY2(errorsOf(half).find("1 of the model's 39 encoder tensors are not in the checkpoint (first: "
+                                 "bert.pooler.dense.bias)") != std::string::npos,
+             errorsOf(half).c_str());
+}
+
+void tst_TfCheckpoint::twoNamesForOneTensorAreAnError()
+{
+    nn::BertForSequenceClassification a(tinyConfig(), 2, nn::makeGenerator(114));
+    auto tensors = tf1Tensors(a);
+    // A second copy of one tensor under module/: never "the last one wins".
+    for (const auto &t : tf1Tensors(a))
+        if (t.name == "bert/encoder/layer_1/output/dense/kernel")
+            tensors.push_back({"module/" + t.name, t.dtype, t.shape, t.bytes, 0});
+    fs::create_directories(path("twice"));
+    const std::string prefix = path("twice/model.ckpt-1");
+    writeBundle(prefix, tensors);
+    TrainingOptions o;
+    o.init_checkpoint = prefix;
+    o.allow_partial_init = true; // not about missing tensors
+    InputMetaData meta;
+    meta.num_labels = 2;
+    Diagnostics diag;
+    checkInitCheckpoint(o, tinyConfig(), meta, diag);
+    QCOMPARE(diag.errorCount(), 1);
+    const std::string e = errorsOf(diag);
+    QVERIFY2(e.find("'bert/encoder/layer_1/output/dense/kernel' and 'module/bert/encoder/layer_1/output/dense/kernel' "
+                    "both map to the model tensor bert.encoder.layer.1.output.dense.weight")
+                 != std::string::npos,
+             e.c_str());
+    nn::BertForSequenceClassification b(tinyConfig(), 2, nn::makeGenerator(14));
+    const std::string err = expectError([&] { loadInitCheckpoint(b, prefix, true); });
+    QVERIFY2(err.find("both map to the model tensor bert.encoder.layer.1.output.dense.weight") != std::string::npos,
+             err.c_str());
+
+    // TF1 and TF2 names of one tensor in one file.
+    auto mixed = tf1Tensors(a);
+    mixed.push_back(floatTensor("encoder/_embedding_norm_layer/gamma/.ATTRIBUTES/VARIABLE_VALUE",
+                                a->named_parameters()["bert.embeddings.LayerNorm.weight"]));
+    fs::create_directories(path("mixed"));
+    writeBundle(path("mixed/ckpt-1"), mixed);
+    o.init_checkpoint = path("mixed/ckpt-1");
+    Diagnostics mixedDiag;
+    checkInitCheckpoint(o, tinyConfig(), meta, mixedDiag);
+    QCOMPARE(mixedDiag.errorCount(), 1);
+    QVERIFY2(errorsOf(mixedDiag).find("'bert/embeddings/LayerNorm/gamma' and "
+                                      "'encoder/_embedding_norm_layer/gamma/.ATTRIBUTES/VARIABLE_VALUE' both map")
+                 != std::string::npos,
+             errorsOf(mixedDiag).c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_TfCheckpoint)
