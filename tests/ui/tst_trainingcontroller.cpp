@@ -71,6 +71,14 @@ struct FakeTrainer
     }
 };
 
+/// A run for a fake run function: the options only (the fakes check nothing).
+PreparedRun fakeRun(const TrainingOptions &o)
+{
+    PreparedRun run;
+    run.options = o;
+    return run;
+}
+
 } // namespace
 
 class tst_TrainingController : public QObject
@@ -102,9 +110,9 @@ void tst_TrainingController::completesAndDeliversEveryStepOnGuiThread()
             [&] { onGuiThread = onGuiThread && QThread::currentThread() == thread(); });
     TrainingOptions o;
     o.model_dir = "/tmp/x";
-    QVERIFY(c.start(PreparedRun{o}));
+    QVERIFY(c.start(fakeRun(o)));
     QVERIFY(c.isRunning());
-    QVERIFY(!c.start(PreparedRun{o})); // one run at a time
+    QVERIFY(!c.start(fakeRun(o))); // one run at a time
     QVERIFY(finished.wait(10000));
     QCOMPARE(steps.count(), 20);
     QCOMPARE(steps.last().at(0).value<StepMetrics>().step, 20);
@@ -128,7 +136,7 @@ void tst_TrainingController::stopCancelsAndResumeContinues()
     QSignalSpy checkpoints(&c, &TrainingController::checkpointSaved);
     TrainingOptions o;
     o.model_dir = "/tmp/run";
-    QVERIFY(c.start(PreparedRun{o}));
+    QVERIFY(c.start(fakeRun(o)));
     QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 5, 10000);
     c.requestStop();
     QVERIFY(c.isStopRequested());
@@ -166,7 +174,7 @@ void tst_TrainingController::failingRunReportsMessage()
         return r;
     });
     QSignalSpy finished(&c, &TrainingController::finished);
-    QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
+    QVERIFY(c.start(fakeRun(TrainingOptions{})));
     QVERIFY(finished.wait(5000));
     QCOMPARE(finished.count(), 1);
     const RunFinished r = finished.first().at(0).value<RunFinished>();
@@ -183,7 +191,7 @@ void tst_TrainingController::throwingRunEndsFailed()
         throw std::runtime_error("boom");
     });
     QSignalSpy finished(&c, &TrainingController::finished);
-    QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
+    QVERIFY(c.start(fakeRun(TrainingOptions{})));
     QVERIFY(finished.wait(5000));
     QCOMPARE(finished.first().at(0).value<RunFinished>().status, RunStatus::Failed);
     QCOMPARE(finished.first().at(0).value<RunFinished>().message, std::string("boom"));
@@ -200,7 +208,7 @@ void tst_TrainingController::destructionDuringRunStops()
         return (*fake)(prepared_, o, t);
     });
         QSignalSpy steps(&c, &TrainingController::stepCompleted);
-        QVERIFY(c.start(PreparedRun{TrainingOptions{}}));
+        QVERIFY(c.start(fakeRun(TrainingOptions{})));
         QTRY_VERIFY_WITH_TIMEOUT(steps.count() >= 2, 10000);
     } // destructor: stop token, quit, wait
     QVERIFY(fake->checkpointStep.load() >= 2); // stopped through the token, "checkpoint" written
