@@ -421,6 +421,220 @@ std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const st
     }
 }
 
+/// The `.incomplete` file a blob is downloaded into, with the running sha256 of its bytes.
+/// Appends only; a resume continues it, a server that ignores Range starts it over.
+class HubPartFile
+{
+public:
+    HubPartFile(std::string path, std::string file) : m_path(std::move(path)), m_file(std::move(file)) {}
+    ~HubPartFile() { close(); }
+    HubPartFile(const HubPartFile &) = delete;
+    HubPartFile &operator=(const HubPartFile &) = delete;
+
+    const std::string &path() const { return m_path; }
+    int64_t size() const
+    {
+        std::error_code e;
+        const auto n = fs::file_size(m_path, e);
+        return e ? 0 : int64_t(n);
+    }
+    Sha256 &hash() { return m_hash; }
+    int writeErrno() const { return m_writeErrno ? m_writeErrno : EIO; }
+    /// Bytes received from the network by this process.
+    int64_t transferred() const { return m_transferred; }
+
+    void truncate()
+    {
+        std::error_code ec;
+        fs::resize_file(m_path, 0, ec);
+        m_hash.reset();
+    }
+    /// Re-hashes the bytes on disk when the running hash does not cover them (a resume of a
+    /// download left by an earlier process).
+    void syncHash(int64_t have)
+    {
+        if (m_hash.bytes() == have)
+            return;
+        m_hash.reset();
+        const int in = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+        std::string buf(size_t(kHashChunk), '\0');
+        int64_t left = have;
+        while (in >= 0 && left > 0) {
+            const ssize_t n = ::read(in, buf.data(), size_t(std::min<int64_t>(left, kHashChunk)));
+            if (n <= 0)
+                break;
+            m_hash.update(buf.data(), size_t(n));
+            left -= n;
+        }
+        if (in >= 0)
+            ::close(in);
+    }
+    /// Opens the part for appending at `have` bytes; a failure is a disk error naming it.
+    void open(int64_t have)
+    {
+        m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (m_fd < 0)
+            diskError(m_path, errno, m_file);
+        m_base = have;
+        m_written = m_flushed = have;
+        m_restarted = false;
+        m_writeErrno = 0;
+    }
+    void close()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
+    }
+    /// Where the bytes of this transfer start in the file.
+    int64_t base() const { return m_base; }
+    /// Appends `n` received bytes (HTTP `status`); false on a write error.
+    bool append(const char *data, size_t n, long status)
+    {
+        if (status == 200 && m_base > 0 && !m_restarted) { // the server ignored Range: start over
+            m_restarted = true;
+            if (::ftruncate(m_fd, 0) != 0) {
+                m_writeErrno = errno;
+                return false;
+            }
+            m_hash.reset();
+            m_base = 0;
+            m_written = m_flushed = 0;
+        }
+        size_t off = 0;
+        while (off < n) {
+            const ssize_t w = ::write(m_fd, data + off, n - off);
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                m_writeErrno = errno;
+                return false;
+            }
+            off += size_t(w);
+        }
+        m_hash.update(data, n);
+        m_transferred += int64_t(n);
+        // Start the write-back of what is written so far, so that the fsync before the
+        // rename finds little left to do (curl's -o does not fsync at all).
+        m_written += int64_t(n);
+        if (m_written - m_flushed >= kWritebackChunk) {
+            ::sync_file_range(m_fd, m_flushed, m_written - m_flushed, SYNC_FILE_RANGE_WRITE);
+            m_flushed = m_written;
+        }
+        return true;
+    }
+
+private:
+    std::string m_path, m_file;
+    Sha256 m_hash;
+    int m_fd = -1;
+    int m_writeErrno = 0;
+    int64_t m_transferred = 0;
+    int64_t m_base = 0, m_written = 0, m_flushed = 0;
+    bool m_restarted = false;
+};
+
+namespace {
+
+/// Refuses a download that cannot fit: `needed` bytes more in the folder of `blob`.
+void checkFreeSpace(const std::string &blob, int64_t needed, const HubId &id, const std::string &file)
+{
+    struct statvfs vfs {};
+    const std::string dir = fs::path(blob).parent_path().string();
+    if (::statvfs(dir.c_str(), &vfs) != 0)
+        return;
+    const int64_t free = int64_t(vfs.f_bavail) * int64_t(vfs.f_frsize);
+    if (needed > free)
+        throw HubError(HubErrorKind::DiskFull, dir,
+                       "not enough disk space for " + file + " of " + id.repo_id + ": it needs " + std::to_string(needed)
+                           + " bytes, " + std::to_string(free) + " are free",
+                       "Free disk space there, or point HF_HUB_CACHE (or HF_HOME) at a disk with room.");
+}
+
+/// The finished part must have the Hub's size and, for LFS files, its sha256; a part that
+/// does not is deleted.
+void verifyPart(HubPartFile &part, const HubFileMetadata &meta, const HubId &id, const std::string &file)
+{
+    std::error_code ec;
+    const std::string field = fieldFor(id, file);
+    const int64_t size = part.size();
+    if (meta.size >= 0 && size != meta.size) {
+        fs::remove(part.path(), ec);
+        throw HubError(HubErrorKind::Checksum, field,
+                       "the download of " + file + " has " + std::to_string(size) + " bytes, the Hub said "
+                           + std::to_string(meta.size),
+                       "Download it again (bert-workbench-cli models download " + id.toString()
+                           + "); if it repeats, a proxy may alter downloads.");
+    }
+    if (meta.lfs) {
+        const std::string got = part.hash().hex();
+        if (got != meta.etag) {
+            fs::remove(part.path(), ec);
+            throw HubError(HubErrorKind::Checksum, field,
+                           "the download of " + file + " is corrupt: its sha256 is " + got + ", the Hub's X-Linked-Etag is "
+                               + meta.etag + "; the file was deleted",
+                           "Download it again (bert-workbench-cli models download " + id.toString()
+                               + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
+        }
+    }
+}
+
+} // namespace
+
+void HubClient::downloadPart(HubPartFile &part, const HubId &id, const std::string &file, const HubFileMetadata &meta,
+                             const std::function<void(int64_t)> &onBytes)
+{
+    const std::string field = fieldFor(id, file);
+    HttpResult last;
+    std::string lastUrl = meta.location;
+    for (int attempt = 1;; ++attempt) {
+        int64_t have = part.size();
+        if (meta.size >= 0 && have > meta.size) {
+            part.truncate();
+            have = 0;
+        }
+        part.syncHash(have);
+        if (meta.size >= 0 && have == meta.size && have > 0)
+            return; // complete already
+        part.open(have);
+        const HttpSink sink = [&](const char *data, size_t n, long status) { return part.append(data, n, status); };
+        const HttpProgress progress = [&](int64_t received) {
+            if (onBytes)
+                onBytes(part.base() + received);
+            return !m_stop.stopRequested();
+        };
+        std::string u = meta.location;
+        HttpResult r;
+        for (int hop = 0; hop <= kMaxRedirects; ++hop) {
+            r = m_http->perform("GET", u, sameOrigin(u, m_settings.endpoint), {}, have, sink, progress);
+            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty()) {
+                u = r.redirect_url;
+                continue;
+            }
+            break;
+        }
+        part.close();
+        last = r;
+        lastUrl = u;
+        if (r.aborted || m_stop.stopRequested())
+            throw HubError(HubErrorKind::Stopped, field,
+                           "stopped by the user; the part downloaded so far is kept in " + part.path()
+                               + " and resumed next time");
+        if (r.sink_failed)
+            diskError(part.path(), part.writeErrno(), file);
+        if (r.curl_code == CURLE_OK && (r.status == 200 || r.status == 206))
+            return;
+        if (r.curl_code == CURLE_OK && r.status == 416) { // the part is not a prefix of the file
+            part.truncate();
+            if (attempt < std::max(1, m_settings.max_attempts))
+                continue;
+        }
+        if (!isTransient(r) || attempt >= attemptsFor(m_settings, r))
+            throwForResponse(ErrorContext{m_settings, id, file}, last, lastUrl, attempt, true);
+        sleepInterruptible(backoff(m_settings, attempt), m_stop, field);
+    }
+}
+
 int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::string &commit, const std::string &file,
                          const HubFileMetadata &meta, const std::function<void(int64_t)> &onBytes)
 {
@@ -444,177 +658,19 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
         finish();
         return 0;
     }
-    const std::string part = blob + ".incomplete";
-    auto partSize = [&]() -> int64_t {
-        std::error_code e;
-        const auto n = fs::file_size(part, e);
-        return e ? 0 : int64_t(n);
-    };
-    if (meta.size >= 0) {
-        struct statvfs vfs {};
-        if (::statvfs(fs::path(blob).parent_path().c_str(), &vfs) == 0) {
-            const int64_t free = int64_t(vfs.f_bavail) * int64_t(vfs.f_frsize);
-            const int64_t needed = meta.size - partSize();
-            if (needed > free)
-                throw HubError(HubErrorKind::DiskFull, fs::path(blob).parent_path().string(),
-                               "not enough disk space for " + file + " of " + id.repo_id + ": it needs "
-                                   + std::to_string(needed) + " bytes, " + std::to_string(free) + " are free",
-                               "Free disk space there, or point HF_HUB_CACHE (or HF_HOME) at a disk with room.");
-        }
-    }
-
-    Sha256 hash;
-    int64_t transferred = 0;
-    int fd = -1;
-    int writeErrno = 0;
-    auto closeFd = [&] {
-        if (fd >= 0)
-            ::close(fd);
-        fd = -1;
-    };
-    // Re-hashes the part on disk when the running hash does not cover it (a resume of a
-    // download left by an earlier process).
-    auto syncHash = [&](int64_t have) {
-        if (hash.bytes() == have)
-            return;
-        hash.reset();
-        const int in = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
-        std::string buf(size_t(kHashChunk), '\0');
-        int64_t left = have;
-        while (in >= 0 && left > 0) {
-            const ssize_t n = ::read(in, buf.data(), size_t(std::min<int64_t>(left, kHashChunk)));
-            if (n <= 0)
-                break;
-            hash.update(buf.data(), size_t(n));
-            left -= n;
-        }
-        if (in >= 0)
-            ::close(in);
-    };
-
-    bool complete = false;
-    HttpResult last;
-    std::string lastUrl = meta.location;
-    int attempt = 1;
-    for (;; ++attempt) {
-        int64_t have = partSize();
-        if (meta.size >= 0 && have > meta.size) {
-            fs::resize_file(part, 0, ec);
-            have = 0;
-        }
-        if (meta.size >= 0 && have == meta.size && have > 0) {
-            syncHash(have);
-            complete = true;
-            break;
-        }
-        syncHash(have);
-        fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0)
-            diskError(part, errno, file);
-        int64_t base = have;
-        bool restarted = false;
-        int64_t written = have, flushed = have;
-        const HttpSink sink = [&](const char *data, size_t n, long status) {
-            if (status == 200 && base > 0 && !restarted) { // the server ignored Range: start over
-                restarted = true;
-                if (::ftruncate(fd, 0) != 0) {
-                    writeErrno = errno;
-                    return false;
-                }
-                hash.reset();
-                base = 0;
-                written = flushed = 0;
-            }
-            size_t off = 0;
-            while (off < n) {
-                const ssize_t w = ::write(fd, data + off, n - off);
-                if (w < 0) {
-                    if (errno == EINTR)
-                        continue;
-                    writeErrno = errno;
-                    return false;
-                }
-                off += size_t(w);
-            }
-            hash.update(data, n);
-            transferred += int64_t(n);
-            // Start the write-back of what is written so far, so that the fsync before the
-            // rename finds little left to do (curl's -o does not fsync at all).
-            written += int64_t(n);
-            if (written - flushed >= kWritebackChunk) {
-                ::sync_file_range(fd, flushed, written - flushed, SYNC_FILE_RANGE_WRITE);
-                flushed = written;
-            }
-            return true;
-        };
-        const HttpProgress progress = [&](int64_t received) {
-            if (onBytes)
-                onBytes(base + received);
-            return !m_stop.stopRequested();
-        };
-        std::string u = meta.location;
-        HttpResult r;
-        for (int hop = 0; hop <= kMaxRedirects; ++hop) {
-            r = m_http->perform("GET", u, sameOrigin(u, m_settings.endpoint), {}, base, sink, progress);
-            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty()) {
-                u = r.redirect_url;
-                continue;
-            }
-            break;
-        }
-        closeFd();
-        last = r;
-        lastUrl = u;
-        if (r.aborted || m_stop.stopRequested())
-            throw HubError(HubErrorKind::Stopped, field,
-                           "stopped by the user; the part downloaded so far is kept in " + part + " and resumed next time");
-        if (r.sink_failed)
-            diskError(part, writeErrno ? writeErrno : EIO, file);
-        if (r.curl_code == CURLE_OK && (r.status == 200 || r.status == 206)) {
-            complete = true;
-            break;
-        }
-        if (r.curl_code == CURLE_OK && r.status == 416) { // the part is not a prefix of the file
-            fs::resize_file(part, 0, ec);
-            hash.reset();
-            if (attempt < std::max(1, m_settings.max_attempts))
-                continue;
-        }
-        if (!isTransient(r) || attempt >= attemptsFor(m_settings, r))
-            break;
-        sleepInterruptible(backoff(m_settings, attempt), m_stop, field);
-    }
-    if (!complete)
-        throwForResponse(ErrorContext{m_settings, id, file}, last, lastUrl, attempt, true);
-
-    const int64_t size = partSize();
-    if (meta.size >= 0 && size != meta.size) {
-        fs::remove(part, ec);
-        throw HubError(HubErrorKind::Checksum, field,
-                       "the download of " + file + " has " + std::to_string(size) + " bytes, the Hub said "
-                           + std::to_string(meta.size),
-                       "Download it again (bert-workbench-cli models download " + id.toString()
-                           + "); if it repeats, a proxy may alter downloads.");
-    }
-    if (meta.lfs) {
-        const std::string got = hash.hex();
-        if (got != meta.etag) {
-            fs::remove(part, ec);
-            throw HubError(HubErrorKind::Checksum, field,
-                           "the download of " + file + " is corrupt: its sha256 is " + got + ", the Hub's X-Linked-Etag is "
-                               + meta.etag + "; the file was deleted",
-                           "Download it again (bert-workbench-cli models download " + id.toString()
-                               + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
-        }
-    }
-    if (int f = ::open(part.c_str(), O_RDONLY | O_CLOEXEC); f >= 0) {
+    HubPartFile part(blob + ".incomplete", file);
+    if (meta.size >= 0)
+        checkFreeSpace(blob, meta.size - part.size(), id, file);
+    downloadPart(part, id, file, meta, onBytes);
+    verifyPart(part, meta, id, file);
+    if (int f = ::open(part.path().c_str(), O_RDONLY | O_CLOEXEC); f >= 0) {
         ::fsync(f);
         ::close(f);
     }
-    if (std::rename(part.c_str(), blob.c_str()) != 0)
+    if (std::rename(part.path().c_str(), blob.c_str()) != 0)
         diskError(blob, errno, file);
     finish();
-    return transferred;
+    return part.transferred();
 }
 
 } // namespace wb

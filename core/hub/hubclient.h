@@ -30,6 +30,8 @@ struct HubFileMetadata
     bool lfs = false;     ///< X-Linked-Etag was present: etag is the sha256 to check
 };
 
+class HubPartFile;
+
 /// Thread rules: one thread per client (it owns a libcurl handle).
 class HubClient
 {
@@ -55,6 +57,11 @@ public:
     std::string resolveUrl(const HubId &id, const std::string &revision, const std::string &file) const;
 
 private:
+    /// Downloads `meta.location` into `part` (resuming what it holds), with redirects, retries
+    /// and back-off; returns when the transfer is complete, throws HubError otherwise.
+    void downloadPart(HubPartFile &part, const HubId &id, const std::string &file, const HubFileMetadata &meta,
+                      const std::function<void(int64_t)> &onBytes);
+
     const HubSettings &m_settings;
     const StopToken &m_stop;
     std::unique_ptr<HttpClient> m_http;

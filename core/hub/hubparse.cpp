@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hub/hubparse.h"
 
+#include "core/config/shardindex.h"
 #include "core/hub/huberror.h"
 #include "core/hub/hubid.h"
 
@@ -126,25 +127,16 @@ bool isSafeRepoPath(const std::string &path)
 
 std::vector<std::string> parseShardFileNames(const std::string &json, const std::string &source)
 {
-    const nlohmann::json j = parseObject(json, source, HubErrorKind::NoBertWeights, "the shard index");
-    auto map = j.find("weight_map");
-    if (map == j.end() || !map->is_object() || map->empty())
-        throw HubError(HubErrorKind::NoBertWeights, source, "the shard index has no non-empty object \"weight_map\"",
+    try {
+        ShardIndex idx = parseShardIndex(json, source);
+        std::sort(idx.shard_files.begin(), idx.shard_files.end());
+        return idx.shard_files;
+    } catch (const HubError &) {
+        throw;
+    } catch (const Error &e) {
+        throw HubError(HubErrorKind::NoBertWeights, e.field(), e.what(),
                        "The checkpoint index is damaged; choose another revision or model.");
-    std::set<std::string> files;
-    for (auto it = map->begin(); it != map->end(); ++it) {
-        if (!it->is_string())
-            throw HubError(HubErrorKind::NoBertWeights, source,
-                           "\"weight_map\" entry '" + it.key() + "' is not a file name",
-                           "The checkpoint index is damaged; choose another revision or model.");
-        const std::string f = it->get<std::string>();
-        if (!isSafeRepoPath(f))
-            throw HubError(HubErrorKind::NoBertWeights, source,
-                           "\"weight_map\" names '" + f + "', which is not a file inside the model repository",
-                           "The checkpoint index is damaged or hostile; choose another model.");
-        files.insert(f);
     }
-    return {files.begin(), files.end()};
 }
 
 WeightsChoice chooseWeights(const std::vector<std::string> &files)

@@ -43,11 +43,10 @@ std::string parseRefFile(const std::string &content);
 bool isSafeRepoPath(const std::string &path);
 
 /// Returns the distinct shard files named by a *.index.json ("weight_map": tensor → file),
-/// sorted: what to download. (The loader's full reading of the same file, tensor by tensor,
-/// with the rule that shards lie beside the index, is parseShardIndex in
-/// core/model/shardindex.h; the two sit at the same layer and cannot share code.) Throws HubError(NoBertWeights) naming `source` when the JSON has no object
-/// "weight_map", a value is not a string, a file name is not a safe relative path
-/// (isSafeRepoPath) or the map is empty.
+/// sorted: what to download. Read by parseShardIndex (core/config/shardindex.h), the reader
+/// the loader uses too, so the Hub client downloads exactly the files the loader will accept:
+/// plain file names beside the index, each tensor once. Its errors become
+/// HubError(NoBertWeights) naming `source`.
 std::vector<std::string> parseShardFileNames(const std::string &json, const std::string &source);
 
 /// The serialisation of a weights file.

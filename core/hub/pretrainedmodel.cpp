@@ -365,13 +365,151 @@ std::optional<PretrainedModel> findCachedPretrainedModel(const std::string &idOr
     return std::nullopt;
 }
 
+namespace {
+
+/// What a text that was taken for a Hub id would have been as a local folder: said with the
+/// Hub's error, so that a mistyped folder ("modles/tiny") is not explained by the network alone.
+std::string localFolderNote(const std::string &text)
+{
+    std::error_code ec;
+    const fs::path path(text);
+    const fs::path parent = path.parent_path();
+    if (!parent.empty() && fs::is_directory(parent, ec)) {
+        std::vector<std::string> names;
+        for (const auto &e : fs::directory_iterator(parent, ec))
+            if (e.is_directory(ec))
+                names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return " There is a local folder '" + parent.string() + "', but it holds no '" + path.filename().string()
+               + "'" + (names.empty() ? std::string(" (it has no sub-folders)") : " (it has: " + joinList(names) + ")")
+               + ".";
+    }
+    return " No local folder '" + text + "' exists either (relative to " + fs::current_path(ec).string()
+           + "); write a local folder as ./" + text + " or an absolute path.";
+}
+
+/// Rethrows a Hub failure for `idOrFolder` with localFolderNote() when it could have been meant
+/// as a folder: the Hub did not know it, or could not be asked.
+[[noreturn]] void rethrowWithFolderNote(const HubError &e, const std::string &idOrFolder)
+{
+    if (e.kind() == HubErrorKind::Network || e.kind() == HubErrorKind::RepoNotFound
+        || e.kind() == HubErrorKind::InvalidId)
+        throw HubError(e.kind(), e.field(), e.what() + std::string(".") + localFolderNote(idOrFolder), e.hint());
+    throw e;
+}
+
+/// The repo's files as one of ours needs them: its weights file (preferred format first), and
+/// config.json and vocab.txt; else HubError(NoBertWeights) naming what it has.
+WeightsChoice checkRepoFiles(const RepoInfo &info, const HubId &id)
+{
+    const std::string field = id.repo_id;
+    const WeightsChoice weights = chooseWeights(info.siblings);
+    if (weights.file.empty()) {
+        const std::vector<std::string> other = otherWeightsFiles(info.siblings);
+        throw HubError(HubErrorKind::NoBertWeights, field,
+                       "model " + id.toString() + " has no weights this product reads (model.safetensors, "
+                           "pytorch_model.bin or their *.index.json shards); "
+                           + (other.empty() ? "it has: " + joinList(info.siblings)
+                                            : "its weights are only " + joinList(other)),
+                       "Choose a model with PyTorch or safetensors weights (bert-workbench-cli models list), or "
+                       "convert these with transformers (from_pretrained(..., from_tf=True or from_flax=True), "
+                       "then save_pretrained) and give the folder.");
+    }
+    for (const char *needed : {"config.json", "vocab.txt"})
+        if (std::find(info.siblings.begin(), info.siblings.end(), needed) == info.siblings.end())
+            throw HubError(HubErrorKind::NoBertWeights, field + ": " + needed,
+                           "model " + id.toString() + " has no " + needed + " (it has: " + joinList(info.siblings) + ")",
+                           "Choose a BERT model with config.json and a WordPiece vocab.txt (bert-workbench-cli "
+                           "models list).");
+    return weights;
+}
+
+/// Downloads the files of one snapshot into the cache: the plan's files, then the shards its
+/// index names. Returns the bytes transferred (0 when every file was in the cache already).
+class SnapshotFetch
+{
+public:
+    SnapshotFetch(HubClient &client, const HubCache &cache, const HubId &id, const HubSettings &settings,
+                  const DownloadProgressFn &progress)
+        : m_client(client), m_cache(cache), m_id(id), m_settings(settings), m_tracker(progress, id.repo_id)
+    {
+    }
+
+    /// Asks the Hub for the size and commit of every file of `plan` at `revision`; returns the
+    /// commit they belong to.
+    std::string plan(const std::vector<std::string> &files, const std::string &revision, std::string commit)
+    {
+        for (const auto &f : files) {
+            const auto meta = m_client.fileMetadata(m_id, revision, f, false);
+            if (commit.empty())
+                commit = meta->commit;
+            m_metas.emplace_back(f, *meta);
+            m_tracker.plan(meta->size);
+        }
+        if (!isCommitHash(commit))
+            throw HubError(HubErrorKind::Http, m_id.repo_id,
+                           "the Hub named no commit (X-Repo-Commit) for revision " + m_id.revision,
+                           "Check HF_ENDPOINT (" + m_settings.endpoint + ").");
+        m_commit = commit;
+        return commit;
+    }
+
+    /// Fetches the planned files (config.json is checked to be a BERT config first), then,
+    /// when `weights` is a shard index, the shards it names.
+    int64_t fetch(const WeightsChoice &weights, const std::string &revision)
+    {
+        for (const auto &[f, m] : m_metas) {
+            fetchOne(f, m);
+            if (f == "config.json")
+                checkModelType(m_cache.snapshotFile(m_id, m_commit, f), m_id.repo_id + ": config.json");
+        }
+        if (weights.sharded) {
+            const std::vector<std::string> shards = parseShardFileNames(
+                readText(m_cache.snapshotFile(m_id, m_commit, weights.file)), m_id.repo_id + ": " + weights.file);
+            std::vector<std::pair<std::string, HubFileMetadata>> shardMetas;
+            for (const auto &sh : shards) {
+                const auto meta = m_client.fileMetadata(m_id, revision, sh, false);
+                m_tracker.plan(meta->size);
+                shardMetas.emplace_back(sh, *meta);
+            }
+            for (const auto &[f, m] : shardMetas)
+                fetchOne(f, m);
+        }
+        return m_transferred;
+    }
+
+private:
+    void fetchOne(const std::string &f, const HubFileMetadata &m)
+    {
+        m_tracker.begin(f);
+        m_transferred += m_client.fetch(m_cache, m_id, m_commit, f, m, [&](int64_t done) { m_tracker.bytes(done); });
+        m_tracker.end();
+    }
+
+    HubClient &m_client;
+    const HubCache &m_cache;
+    const HubId &m_id;
+    const HubSettings &m_settings;
+    ProgressTracker m_tracker;
+    std::vector<std::pair<std::string, HubFileMetadata>> m_metas;
+    std::string m_commit;
+    int64_t m_transferred = 0;
+};
+
+} // namespace
+
 PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubSettings &settings,
                                        const DownloadProgressFn &progress, const StopToken &stop)
 {
     if (looksLikeLocalPath(idOrFolder))
         return *findCachedPretrainedModel(idOrFolder, settings);
     std::optional<HubId> legacy;
-    const HubId id = hubIdFor(idOrFolder, &legacy);
+    HubId id;
+    try {
+        id = hubIdFor(idOrFolder, &legacy);
+    } catch (const HubError &e) {
+        rethrowWithFolderNote(e, idOrFolder);
+    }
     const HubCache cache(settings.cache_dir);
     std::optional<PretrainedModel> cached = findCachedPretrainedModel(idOrFolder, settings);
     if (cached && (!settings.refresh || settings.offline))
@@ -390,31 +528,12 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
                                     + "); the cached snapshot " + cached->commit + " was used");
             return *cached;
         }
-        throw;
+        rethrowWithFolderNote(e, idOrFolder);
     }
-    const std::string field = id.repo_id;
+    const WeightsChoice weights = checkRepoFiles(info, id);
     const auto has = [&](const std::string &f) {
         return std::find(info.siblings.begin(), info.siblings.end(), f) != info.siblings.end();
     };
-    const WeightsChoice weights = chooseWeights(info.siblings);
-    if (weights.file.empty()) {
-        const std::vector<std::string> other = otherWeightsFiles(info.siblings);
-        throw HubError(HubErrorKind::NoBertWeights, field,
-                       "model " + id.toString() + " has no weights this product reads (model.safetensors, "
-                           "pytorch_model.bin or their *.index.json shards); "
-                           + (other.empty() ? "it has: " + joinList(info.siblings)
-                                            : "its weights are only " + joinList(other)),
-                       "Choose a model with PyTorch or safetensors weights (bert-workbench-cli models list), or "
-                       "convert these with transformers (from_pretrained(..., from_tf=True or from_flax=True), "
-                       "then save_pretrained) and give the folder.");
-    }
-    for (const char *needed : {"config.json", "vocab.txt"})
-        if (!has(needed))
-            throw HubError(HubErrorKind::NoBertWeights, field + ": " + needed,
-                           "model " + id.toString() + " has no " + needed + " (it has: " + joinList(info.siblings) + ")",
-                           "Choose a BERT model with config.json and a WordPiece vocab.txt (bert-workbench-cli "
-                           "models list).");
-
     // A commit pins every file to one version even if the branch moves meanwhile.
     const std::string revision = info.commit.empty() ? id.revision : info.commit;
     std::vector<std::string> plan = {"config.json", "vocab.txt"};
@@ -422,44 +541,9 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
         plan.push_back("tokenizer_config.json");
     plan.push_back(weights.file);
 
-    ProgressTracker tracker(progress, id.repo_id);
-    std::vector<std::pair<std::string, HubFileMetadata>> metas;
-    std::string commit = info.commit;
-    for (const auto &f : plan) {
-        const auto meta = client.fileMetadata(id, revision, f, false);
-        if (commit.empty())
-            commit = meta->commit;
-        metas.emplace_back(f, *meta);
-    }
-    if (!isCommitHash(commit))
-        throw HubError(HubErrorKind::Http, field, "the Hub named no commit (X-Repo-Commit) for revision " + id.revision,
-                       "Check HF_ENDPOINT (" + settings.endpoint + ").");
-    for (const auto &[f, m] : metas)
-        tracker.plan(m.size);
-
-    int64_t transferred = 0;
-    auto fetchOne = [&](const std::string &f, const HubFileMetadata &m) {
-        tracker.begin(f);
-        transferred += client.fetch(cache, id, commit, f, m, [&](int64_t done) { tracker.bytes(done); });
-        tracker.end();
-    };
-    for (const auto &[f, m] : metas) {
-        fetchOne(f, m);
-        if (f == "config.json")
-            checkModelType(cache.snapshotFile(id, commit, f), field + ": config.json");
-    }
-    if (weights.sharded) {
-        const std::vector<std::string> shards =
-            parseShardFileNames(readText(cache.snapshotFile(id, commit, weights.file)), field + ": " + weights.file);
-        std::vector<std::pair<std::string, HubFileMetadata>> shardMetas;
-        for (const auto &s : shards) {
-            const auto meta = client.fileMetadata(id, revision, s, false);
-            tracker.plan(meta->size);
-            shardMetas.emplace_back(s, *meta);
-        }
-        for (const auto &[f, m] : shardMetas)
-            fetchOne(f, m);
-    }
+    SnapshotFetch fetch(client, cache, id, settings, progress);
+    const std::string commit = fetch.plan(plan, revision, info.commit);
+    const int64_t transferred = fetch.fetch(weights, revision);
     if (!has("tokenizer_config.json"))
         cache.markMissing(id, commit, "tokenizer_config.json");
     cache.writeRef(id, commit);

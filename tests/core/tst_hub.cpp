@@ -637,7 +637,7 @@ private Q_SLOTS:
         server.addRepo("test-org/bad-index", bad);
         const std::string msg = expectHubError(
             [&] { resolvePretrainedModel("test-org/bad-index", settingsFor(server), {}, stop); }, HubErrorKind::NoBertWeights);
-        QVERIFY2(msg.find("not a file inside the model repository") != std::string::npos, msg.c_str());
+        QVERIFY2(msg.find("is not a plain file name beside the index") != std::string::npos, msg.c_str());
     }
 
     /// A local folder is used as it is; one without a vocab is a clear error.
@@ -660,6 +660,28 @@ private Q_SLOTS:
         const std::string missing = expectHubError(
             [&] { resolvePretrainedModel("./no/such/folder", m_settings, {}, stop); }, HubErrorKind::LocalFolder);
         QVERIFY2(missing.find("no such model folder") != std::string::npos, missing.c_str());
+    }
+
+    /// A mistyped local folder without "./" reads as a Hub id; the Hub's answer (here: no
+    /// network) then also says what the text would have been as a folder.
+    void mistypedFolderIsExplained()
+    {
+        m_settings.endpoint = "http://127.0.0.1:9";
+        StopToken stop;
+        const QString cwd = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(m_home.path()));
+        QVERIFY(QDir().mkpath(QStringLiteral("models/bert-tiny")));
+        QVERIFY(QDir().mkpath(QStringLiteral("models/bert-mini")));
+        const std::string sibling = expectHubError(
+            [&] { resolvePretrainedModel("models/bert-tinny", m_settings, {}, stop); }, HubErrorKind::Network);
+        const std::string none = expectHubError(
+            [&] { resolvePretrainedModel("modles/bert-tiny", m_settings, {}, stop); }, HubErrorKind::Network);
+        QVERIFY(QDir::setCurrent(cwd));
+        QVERIFY2(sibling.find("There is a local folder 'models', but it holds no 'bert-tinny' (it has: bert-mini, "
+                              "bert-tiny)") != std::string::npos,
+                 sibling.c_str());
+        QVERIFY2(none.find("No local folder 'modles/bert-tiny' exists either") != std::string::npos, none.c_str());
+        QVERIFY2(none.find("./modles/bert-tiny") != std::string::npos, none.c_str());
     }
 };
 
