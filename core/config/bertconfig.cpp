@@ -103,10 +103,11 @@ bool isSupportedActivation(const std::string &name)
     return names.count(name) > 0;
 }
 
-BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+namespace {
+
+/// Reads the keys of bert_config.json into `c`; a size key left out is warned about.
+void readKnownKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, BertConfig &c)
 {
-    BertConfig c;
-    const int before = diag.errorCount();
     if (!detail::readInt(j, "vocab_size", c.vocab_size, source, diag) && !j.contains("vocab_size"))
         diag.error(fieldName(source, "vocab_size"), "the required key vocab_size is missing",
                    "add \"vocab_size\": <lines in vocab.txt>, e.g. 30522 for bert-base-uncased");
@@ -143,8 +144,12 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
     if (detail::readInt(j, "embedding_size", emb, source, diag))
         c.embedding_size = emb;
     detail::readNumber(j, "layer_norm_eps", c.layer_norm_eps, source, diag);
-    const bool typesOk = diag.errorCount() == before;
+}
 
+/// Keeps unknown keys in `c.extra` (warning about those not tolerated) and reads the Hugging
+/// Face keys that matter.
+void keepUnknownKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, BertConfig &c)
+{
     for (auto it = j.begin(); it != j.end(); ++it) {
         if (knownKeys().count(it.key()))
             continue;
@@ -154,9 +159,11 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
                          "check the spelling against the 11 keys of bert_config.json");
     }
     checkHuggingFaceKeys(j, source, diag);
-    if (!typesOk)
-        return c;
+}
 
+/// The values' ranges and their agreement (heads divide the hidden size; the model fits int64).
+void checkValues(const nlohmann::json &j, const std::string &source, Diagnostics &diag, const BertConfig &c)
+{
     if (j.contains("vocab_size"))
         requirePositive(c.vocab_size, "vocab_size", source, diag);
     requirePositive(c.hidden_size, "hidden_size", source, diag);
@@ -200,6 +207,19 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
                        "check vocab_size, hidden_size, num_hidden_layers, intermediate_size and "
                        "max_position_embeddings against the model's published bert_config.json");
     }
+}
+
+} // namespace
+
+BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+{
+    BertConfig c;
+    const int before = diag.errorCount();
+    readKnownKeys(j, source, diag, c);
+    const bool typesOk = diag.errorCount() == before;
+    keepUnknownKeys(j, source, diag, c);
+    if (typesOk)
+        checkValues(j, source, diag, c);
     return c;
 }
 

@@ -91,6 +91,80 @@ void fillFromAddresses(ClusterSpec &spec)
         spec.local_host = splitHostPort(spec.addresses[size_t(spec.rank)])->host;
 }
 
+namespace {
+
+/// TF_CONFIG's "cluster": the chief (at most one) and the workers, in that order; other roles
+/// are errors.
+struct TfCluster
+{
+    std::vector<std::string> chiefs, workers;
+};
+
+TfCluster readTfCluster(const nlohmann::json &cluster, Diagnostics &diag)
+{
+    TfCluster c;
+    for (const char *role : {"chief", "worker"}) {
+        auto &list = std::string(role) == "chief" ? c.chiefs : c.workers;
+        const auto it = cluster.find(role);
+        if (it == cluster.end())
+            continue;
+        if (!it->is_array()) {
+            diag.error(std::string("TF_CONFIG: cluster.") + role, "expected a list of \"host:port\" strings",
+                       "write e.g. [\"10.0.0.1:12345\", \"10.0.0.2:12345\"]");
+            continue;
+        }
+        for (const auto &h : *it) {
+            if (h.is_string())
+                list.push_back(h.get<std::string>());
+            else
+                diag.error(std::string("TF_CONFIG: cluster.") + role, "entry " + h.dump() + " is not a string",
+                           "write each worker as \"host:port\"");
+        }
+    }
+    for (auto it = cluster.begin(); it != cluster.end(); ++it)
+        if (it.key() != "chief" && it.key() != "worker")
+            diag.error("TF_CONFIG: cluster." + it.key(), "role '" + it.key() + "' is not supported by multi_worker_mirrored",
+                       "use only \"chief\" and \"worker\" (parameter servers and evaluators are not supported)");
+    if (c.chiefs.size() > 1)
+        diag.error("TF_CONFIG: cluster.chief", "the cluster lists " + std::to_string(c.chiefs.size()) + " chiefs",
+                   "list at most one chief; every other process is a worker");
+    return c;
+}
+
+/// TF_CONFIG's "task": this process's rank among chief + workers, or nothing after an error.
+std::optional<int> readTfTask(const nlohmann::json &task, const TfCluster &c, Diagnostics &diag)
+{
+    const auto typeIt = task.find("type");
+    const std::string type = typeIt != task.end() && typeIt->is_string() ? typeIt->get<std::string>() : std::string();
+    const bool typeOk = type == "worker" || type == "chief";
+    if (!typeOk)
+        diag.error("TF_CONFIG: task.type", "task type '" + type + "' is not supported",
+                   "use \"worker\" (or \"chief\") for multi_worker_mirrored");
+    const auto &roleList = type == "chief" ? c.chiefs : c.workers;
+    const auto index = task.find("index");
+    std::optional<int64_t> idx;
+    if (index == task.end() || !index->is_number_integer()) {
+        if (type == "chief" && index == task.end())
+            idx = 0; // TF accepts a chief without an index
+        else
+            diag.error("TF_CONFIG: task.index", "missing or not an integer",
+                       "set \"index\": 0 on the first worker, 1 on the next, ...");
+    } else {
+        idx = index->get<int64_t>();
+    }
+    if (typeOk && idx && (*idx < 0 || *idx >= int64_t(roleList.size())))
+        diag.error("TF_CONFIG: task.index",
+                   std::to_string(*idx) + " is out of range for " + std::to_string(roleList.size()) + " "
+                       + type + "(s)",
+                   roleList.empty() ? "add this " + type + "'s host:port to cluster." + type
+                                    : "use an index from 0 to " + std::to_string(roleList.size() - 1));
+    if (!typeOk || !idx)
+        return std::nullopt;
+    return int(*idx) + (type == "worker" ? int(c.chiefs.size()) : 0);
+}
+
+} // namespace
+
 ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag)
 {
     ClusterSpec spec;
@@ -108,34 +182,9 @@ ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag)
         diag.error("TF_CONFIG: cluster", "TF_CONFIG has no \"cluster\" object", "add \"cluster\": {\"worker\": [\"host:port\", ...]}");
         return spec;
     }
-    std::vector<std::string> chiefs, workers;
-    for (const char *role : {"chief", "worker"}) {
-        auto &list = std::string(role) == "chief" ? chiefs : workers;
-        const auto it = cluster->find(role);
-        if (it == cluster->end())
-            continue;
-        if (!it->is_array()) {
-            diag.error(std::string("TF_CONFIG: cluster.") + role, "expected a list of \"host:port\" strings",
-                       "write e.g. [\"10.0.0.1:12345\", \"10.0.0.2:12345\"]");
-            continue;
-        }
-        for (const auto &h : *it) {
-            if (h.is_string())
-                list.push_back(h.get<std::string>());
-            else
-                diag.error(std::string("TF_CONFIG: cluster.") + role, "entry " + h.dump() + " is not a string",
-                           "write each worker as \"host:port\"");
-        }
-    }
-    for (auto it = cluster->begin(); it != cluster->end(); ++it)
-        if (it.key() != "chief" && it.key() != "worker")
-            diag.error("TF_CONFIG: cluster." + it.key(), "role '" + it.key() + "' is not supported by multi_worker_mirrored",
-                       "use only \"chief\" and \"worker\" (parameter servers and evaluators are not supported)");
-    if (chiefs.size() > 1)
-        diag.error("TF_CONFIG: cluster.chief", "the cluster lists " + std::to_string(chiefs.size()) + " chiefs",
-                   "list at most one chief; every other process is a worker");
-    std::vector<std::string> hosts = chiefs;
-    hosts.insert(hosts.end(), workers.begin(), workers.end());
+    const TfCluster c = readTfCluster(*cluster, diag);
+    std::vector<std::string> hosts = c.chiefs;
+    hosts.insert(hosts.end(), c.workers.begin(), c.workers.end());
     if (hosts.empty())
         diag.error("TF_CONFIG: cluster.worker", "the cluster lists no workers", "list every worker's host:port");
     checkHostList(hosts, "TF_CONFIG: cluster", diag);
@@ -147,35 +196,12 @@ ClusterSpec fromTfConfig(const std::string &text, Diagnostics &diag)
         diag.error("TF_CONFIG: task", "TF_CONFIG has no \"task\" object", "add \"task\": {\"type\": \"worker\", \"index\": <this worker>}");
         return spec;
     }
-    const auto typeIt = task->find("type");
-    const std::string type = typeIt != task->end() && typeIt->is_string() ? typeIt->get<std::string>() : std::string();
-    const bool typeOk = type == "worker" || type == "chief";
-    if (!typeOk)
-        diag.error("TF_CONFIG: task.type", "task type '" + type + "' is not supported",
-                   "use \"worker\" (or \"chief\") for multi_worker_mirrored");
-    const auto &roleList = type == "chief" ? chiefs : workers;
-    const auto index = task->find("index");
-    std::optional<int64_t> idx;
-    if (index == task->end() || !index->is_number_integer()) {
-        if (type == "chief" && index == task->end())
-            idx = 0; // TF accepts a chief without an index
-        else
-            diag.error("TF_CONFIG: task.index", "missing or not an integer",
-                       "set \"index\": 0 on the first worker, 1 on the next, ...");
-    } else {
-        idx = index->get<int64_t>();
-    }
-    if (typeOk && idx && (*idx < 0 || *idx >= int64_t(roleList.size())))
-        diag.error("TF_CONFIG: task.index",
-                   std::to_string(*idx) + " is out of range for " + std::to_string(roleList.size()) + " "
-                       + type + "(s)",
-                   roleList.empty() ? "add this " + type + "'s host:port to cluster." + type
-                                    : "use an index from 0 to " + std::to_string(roleList.size() - 1));
-    if (diag.errorCount() != errors)
+    const std::optional<int> rank = readTfTask(*task, c, diag);
+    if (diag.errorCount() != errors || !rank)
         return spec;
-    spec.rank = int(*idx) + (type == "worker" ? int(chiefs.size()) : 0);
+    spec.rank = *rank;
     fillFromAddresses(spec);
-    spec.master_port_field = chiefs.empty() ? "TF_CONFIG: cluster.worker" : "TF_CONFIG: cluster.chief";
+    spec.master_port_field = c.chiefs.empty() ? "TF_CONFIG: cluster.worker" : "TF_CONFIG: cluster.chief";
     return spec;
 }
 

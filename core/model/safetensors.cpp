@@ -48,10 +48,11 @@ SafetensorsHeader readSafetensorsHeader(const std::string &path)
     return parseSafetensorsHeader(in, uint64_t(size), path);
 }
 
-SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, const std::string &path)
+namespace {
+
+/// Reads the 8-byte length and the JSON header text; sets `h.data_start`.
+std::string readHeaderText(std::istream &in, SafetensorsHeader &h, const std::string &path)
 {
-    SafetensorsHeader h;
-    h.file_size = fileSize;
     if (h.file_size < 8)
         throw Error(path, "file is " + std::to_string(h.file_size) + " bytes, too short for a safetensors header",
                     "the file is truncated or not a safetensors file");
@@ -74,56 +75,51 @@ SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, co
     if (!in)
         throw Error(path, "could not read the header");
     h.data_start = 8 + n;
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        throw Error(path, "the header is not a JSON object", "the file is corrupt or not a safetensors file");
-    const uint64_t dataSize = h.file_size - h.data_start;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-        const std::string &name = it.key();
-        const auto &v = it.value();
-        if (name == "__metadata__") {
-            if (!v.is_object())
-                throw Error(path, "__metadata__ is not an object of strings");
-            for (auto m = v.begin(); m != v.end(); ++m)
-                if (m.value().is_string())
-                    h.metadata[m.key()] = m.value().get<std::string>();
-            continue;
-        }
-        const std::string where = path + ": tensor '" + name + "'";
-        if (!v.is_object() || !v.contains("dtype") || !v["dtype"].is_string() || !v.contains("shape")
-            || !v["shape"].is_array() || !v.contains("data_offsets") || !v["data_offsets"].is_array()
-            || v["data_offsets"].size() != 2)
-            throw Error(where, "entry needs dtype (string), shape (array) and data_offsets ([begin, end])");
-        SafetensorsEntry e;
-        e.name = name;
-        e.dtype = v["dtype"].get<std::string>();
-        const size_t es = safetensorsDtypeSize(e.dtype);
-        if (es == 0)
-            throw Error(where, "unsupported dtype '" + e.dtype + "'", "convert the checkpoint to F32");
-        uint64_t numel = 1;
-        for (const auto &d : v["shape"]) {
-            if (!d.is_number_unsigned())
-                throw Error(where, "shape entries must be non-negative integers");
-            const uint64_t dim = d.get<uint64_t>();
-            if (dim != 0 && numel > (uint64_t(1) << 62) / dim)
-                throw Error(where, "shape is too large");
-            numel *= dim;
-            e.shape.push_back(int64_t(dim));
-        }
-        for (const auto &o : v["data_offsets"])
-            if (!o.is_number_unsigned())
-                throw Error(where, "data_offsets must be non-negative integers");
-        e.begin = v["data_offsets"][0].get<uint64_t>();
-        e.end = v["data_offsets"][1].get<uint64_t>();
-        if (e.begin > e.end || e.end > dataSize)
-            throw Error(where, "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end)
-                                   + "] lie outside the " + std::to_string(dataSize) + "-byte data buffer",
-                        "the file is truncated or corrupt");
-        if (numel > (uint64_t(1) << 62) / es || e.end - e.begin != numel * es)
-            throw Error(where, "data_offsets cover " + std::to_string(e.end - e.begin) + " bytes but shape and dtype need "
-                                   + std::to_string(numel * es));
-        h.tensors.push_back(std::move(e));
+    return text;
+}
+
+/// One tensor's header entry `v`; its bytes must lie in the `dataSize`-byte buffer and match
+/// its shape and dtype.
+SafetensorsEntry parseEntry(const std::string &name, const nlohmann::json &v, const std::string &where, uint64_t dataSize)
+{
+    if (!v.is_object() || !v.contains("dtype") || !v["dtype"].is_string() || !v.contains("shape")
+        || !v["shape"].is_array() || !v.contains("data_offsets") || !v["data_offsets"].is_array()
+        || v["data_offsets"].size() != 2)
+        throw Error(where, "entry needs dtype (string), shape (array) and data_offsets ([begin, end])");
+    SafetensorsEntry e;
+    e.name = name;
+    e.dtype = v["dtype"].get<std::string>();
+    const size_t es = safetensorsDtypeSize(e.dtype);
+    if (es == 0)
+        throw Error(where, "unsupported dtype '" + e.dtype + "'", "convert the checkpoint to F32");
+    uint64_t numel = 1;
+    for (const auto &d : v["shape"]) {
+        if (!d.is_number_unsigned())
+            throw Error(where, "shape entries must be non-negative integers");
+        const uint64_t dim = d.get<uint64_t>();
+        if (dim != 0 && numel > (uint64_t(1) << 62) / dim)
+            throw Error(where, "shape is too large");
+        numel *= dim;
+        e.shape.push_back(int64_t(dim));
     }
+    for (const auto &o : v["data_offsets"])
+        if (!o.is_number_unsigned())
+            throw Error(where, "data_offsets must be non-negative integers");
+    e.begin = v["data_offsets"][0].get<uint64_t>();
+    e.end = v["data_offsets"][1].get<uint64_t>();
+    if (e.begin > e.end || e.end > dataSize)
+        throw Error(where, "data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end)
+                               + "] lie outside the " + std::to_string(dataSize) + "-byte data buffer",
+                    "the file is truncated or corrupt");
+    if (numel > (uint64_t(1) << 62) / es || e.end - e.begin != numel * es)
+        throw Error(where, "data_offsets cover " + std::to_string(e.end - e.begin) + " bytes but shape and dtype need "
+                               + std::to_string(numel * es));
+    return e;
+}
+
+/// The tensors' bytes tile the data buffer: no gap, no overlap, no trailing bytes.
+void checkContiguous(const SafetensorsHeader &h, const std::string &path, uint64_t dataSize)
+{
     std::vector<const SafetensorsEntry *> sorted;
     for (const auto &e : h.tensors)
         sorted.push_back(&e);
@@ -139,6 +135,33 @@ SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, co
         throw Error(path, "the data buffer has " + std::to_string(dataSize) + " bytes but the tensors cover " +
                               std::to_string(pos) + " (trailing bytes)",
                     "the file was modified after writing; export or download it again");
+}
+
+} // namespace
+
+SafetensorsHeader parseSafetensorsHeader(std::istream &in, uint64_t fileSize, const std::string &path)
+{
+    SafetensorsHeader h;
+    h.file_size = fileSize;
+    const std::string text = readHeaderText(in, h, path);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw Error(path, "the header is not a JSON object", "the file is corrupt or not a safetensors file");
+    const uint64_t dataSize = h.file_size - h.data_start;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string &name = it.key();
+        const auto &v = it.value();
+        if (name == "__metadata__") {
+            if (!v.is_object())
+                throw Error(path, "__metadata__ is not an object of strings");
+            for (auto m = v.begin(); m != v.end(); ++m)
+                if (m.value().is_string())
+                    h.metadata[m.key()] = m.value().get<std::string>();
+            continue;
+        }
+        h.tensors.push_back(parseEntry(name, v, path + ": tensor '" + name + "'", dataSize));
+    }
+    checkContiguous(h, path, dataSize);
     return h;
 }
 
