@@ -123,7 +123,9 @@ void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src,
     if (task == "folders" || task == "folder")
         prep::readFolders(o, src, notes);
     else if (task == "tsv" || task == "csv")
-        prep::readTable(o, task == "csv", src, notes);
+        prep::readTable(o, task == "csv" ? TextFileFormat::Csv : TextFileFormat::Tsv, src, notes);
+    else if (task == "jsonl" || task == "json")
+        prep::readTable(o, task == "json" ? TextFileFormat::Json : TextFileFormat::JsonLines, src, notes);
     else if (prep::isGlueTask(o.classification_task_name))
         prep::readGlue(o, wantTest, src, notes);
     else {
@@ -474,7 +476,7 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
 
 std::vector<std::string> prepareTaskNames()
 {
-    return {"folders", "tsv", "csv", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
+    return {"folders", "tsv", "csv", "jsonl", "json", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
 }
 
 PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const StopToken *stop)

@@ -366,8 +366,9 @@ private Q_SLOTS:
         QCOMPARE(e.field(), path("a.csv") + ":1");
         QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'body', 'stars')"));
         QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
-                                       "Recognised without a flag: sentence, text, review, sentence1 + sentence2, "
-                                       "question + sentence, premise + hypothesis, question1 + question2."));
+                                       "Recognised without a flag: sentence, text, review, text_a, sentence1 + "
+                                       "sentence2, question + sentence, premise + hypothesis, question1 + question2, "
+                                       "text_a + text_b."));
 
         o.text_a_column = "body";
         e = expectError(o);
