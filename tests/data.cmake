@@ -6,6 +6,8 @@ wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS w
 wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS wb_cli)
 wb_add_test(tst_textrows NAME core.textrows SOURCES core/tst_textrows.cpp LIBS wb_data)
 wb_add_test(tst_preparerows NAME core.preparerows SOURCES core/tst_preparerows.cpp LIBS wb_data)
+# One column reader for prepare and classify (issue 23, kind 2): csv, tsv, jsonl, json, lines.
+wb_add_test(tst_textinput NAME core.textinput SOURCES core/tst_textinput.cpp LIBS wb_data)
 wb_add_test(tst_datapaths NAME core.datapaths SOURCES core/tst_datapaths.cpp LIBS wb_data)
 add_dependencies(tst_cliprepare bert-workbench-cli)
 # Errors never escape the CLI (issue 11): example with an unwritable cache, exception conversion.

@@ -3,7 +3,7 @@
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
-#include "core/data/textrows.h"
+#include "core/data/textinput.h"
 #include "core/train/textclassifier.h"
 #include "core/util/error.h"
 
@@ -21,10 +21,6 @@ namespace wb::cli {
 
 namespace {
 
-// Header names recognised as the text (and second-segment) column of a TSV/CSV input file.
-const std::vector<std::string> kTextColumns{"text", "sentence", "sentence1", "question", "premise", "text_a"};
-const std::vector<std::string> kTextBColumns{"text_b", "sentence2", "hypothesis"};
-
 std::string number(double v)
 {
     char buf[32];
@@ -39,29 +35,19 @@ std::string cell(std::string s)
     return s;
 }
 
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+const char *kInputFileKinds = "pass a text file: one text per line (.txt), or a .tsv/.csv with a header row, or a "
+                              ".jsonl/.json with one record (object) per text";
 
-int findColumn(const std::vector<std::string> &header, const std::string &wanted,
-               const std::vector<std::string> &known)
-{
-    for (size_t k = 0; k < header.size(); ++k)
-        if (wanted.empty() ? std::find(known.begin(), known.end(), header[k]) != known.end() : header[k] == wanted)
-            return int(k);
-    return -1;
-}
-
-/// Reads the texts of `path`: a .tsv/.csv file with a header row (the text column by name),
-/// otherwise one text per line.
+/// Reads the texts of `path` with readTextInput (core/data/textinput.h), the reader prepare
+/// uses: the format from the file name (.tsv, .csv, .jsonl, .json; else one text per line),
+/// the text columns (or keys) as prepare finds them. Blank records are left out; a record
+/// that cannot be read is an error naming its line.
 std::vector<std::pair<std::string, std::string>> readInputFile(const std::string &path, const std::string &textColumn,
                                                                const std::string &textBColumn)
 {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw Error("input_file", "'" + path + "' is a folder, not a file",
-                    "pass a text file: one text per line, or a .tsv/.csv with a header row");
+        throw Error("input_file", "'" + path + "' is a folder, not a file", kInputFileKinds);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error("input_file", "cannot open '" + path + "'", "check the path");
@@ -72,47 +58,82 @@ std::vector<std::pair<std::string, std::string>> readInputFile(const std::string
     // archive's bytes line by line prints plausible-looking nonsense.
     if (const size_t nul = text.find('\0'); nul != std::string::npos)
         throw Error("input_file", "'" + path + "' is not a text file (a NUL byte at offset " + std::to_string(nul) + ")",
-                    "pass a text file: one text per line, or a .tsv/.csv with a header row");
+                    kInputFileKinds);
+    TextInputSpec spec;
+    spec.format = textFileFormatFromName(path);
+    spec.text_a_column = textColumn;
+    spec.text_b_column = textBColumn;
+    spec.format_from_name = true;
+    const TextInput input = parseTextInput(text, path, spec);
     std::vector<std::pair<std::string, std::string>> out;
-    const bool tsv = endsWith(path, ".tsv"), csv = endsWith(path, ".csv");
-    if (!tsv && !csv) {
-        TextRowDialect lines;
-        lines.delimiter = '\0';
-        lines.quoting = false;
-        for (auto &row : parseTextRows(text, lines, path).rows)
-            if (!row.fields.empty() && !row.fields[0].empty())
-                out.emplace_back(row.fields[0], std::string());
-        return out;
-    }
-    TextRowDialect dialect;
-    dialect.delimiter = tsv ? '\t' : detectCsvDelimiter(text); // ';' from spreadsheets in decimal-comma locales
-    dialect.quoting = csv;
-    const TextRows rows = parseTextRows(text, dialect, path);
-    if (rows.rows.empty())
-        return out;
-    const auto &header = rows.rows.front().fields;
-    const int a = findColumn(header, textColumn, kTextColumns);
-    if (a < 0) {
-        std::string found;
-        for (const auto &h : header)
-            found += (found.empty() ? "'" : ", '") + h + "'";
-        throw Error(path, "no text column " + (textColumn.empty() ? std::string("(text, sentence, sentence1, …)")
-                                                                  : "'" + textColumn + "'")
-                              + " in the header; columns found: " + found,
-                    "pass --text_column=<name>");
-    }
-    const int b = findColumn(header, textBColumn, kTextBColumns);
-    if (!textBColumn.empty() && b < 0)
-        throw Error(path, "no column '" + textBColumn + "' in the header", "check --text_b_column");
-    for (size_t r = 1; r < rows.rows.size(); ++r) {
-        const auto &f = rows.rows[r].fields;
-        if (size_t(a) >= f.size())
-            throw Error(path + ":" + std::to_string(rows.rows[r].line),
-                        "the row has " + std::to_string(f.size()) + " fields, the header " + std::to_string(header.size()),
-                        "fix the row or quote fields that contain the delimiter");
-        out.emplace_back(f[size_t(a)], b >= 0 && size_t(b) < f.size() ? f[size_t(b)] : std::string());
+    for (const TextInputRecord &r : input.records) {
+        if (!r.problem.empty())
+            throw Error(path + ":" + std::to_string(r.line), r.problem, r.hint + ".");
+        if (!r.blank)
+            out.emplace_back(r.text_a, r.text_b);
     }
     return out;
+}
+
+/// The texts to classify: the --text (and --text_b) values, the --input_file's records, or
+/// standard input (one text per line) when neither is given.
+std::vector<std::pair<std::string, std::string>> collectInputs(const std::vector<std::string> &texts,
+                                                               const std::vector<std::string> &textsB,
+                                                               const std::string &inputFile,
+                                                               const std::string &textColumn,
+                                                               const std::string &textBColumn)
+{
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (size_t k = 0; k < texts.size(); ++k)
+        inputs.emplace_back(texts[k], k < textsB.size() ? textsB[k] : std::string());
+    if (!inputFile.empty()) {
+        auto more = readInputFile(inputFile, textColumn, textBColumn);
+        inputs.insert(inputs.end(), more.begin(), more.end());
+    }
+    if (texts.empty() && inputFile.empty()) {
+        std::string line;
+        while (std::getline(std::cin, line)) {
+            if (!line.empty() && line.back() == '\r')
+                line.pop_back();
+            if (!line.empty())
+                inputs.emplace_back(line, std::string());
+        }
+    }
+    return inputs;
+}
+
+/// Writes the results as a TSV (header: text, text_b when pairs, predicted_label, one column
+/// per label name) or as JSON lines.
+void printResults(const std::vector<Classification> &results, const std::vector<std::string> &names, bool pairs,
+                  const std::string &format, std::ostream &out)
+{
+    if (format == "tsv") {
+        out << "text" << (pairs ? "\ttext_b" : "") << "\tpredicted_label";
+        for (const auto &n : names)
+            out << "\t" << cell(n);
+        out << "\n";
+    }
+    for (const auto &c : results) {
+        if (format == "tsv") {
+            out << cell(c.text) << (pairs ? "\t" + cell(c.text_b) : "") << "\t" << cell(c.predicted_label);
+            for (double p : c.probabilities)
+                out << "\t" << number(p);
+            out << "\n";
+            continue;
+        }
+        nlohmann::ordered_json j;
+        j["text"] = c.text;
+        if (pairs)
+            j["text_b"] = c.text_b;
+        j["predicted_label"] = c.predicted_label;
+        nlohmann::ordered_json probs = nlohmann::ordered_json::object();
+        for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
+            probs[names[k]] = c.probabilities[k];
+        j["probabilities"] = probs;
+        j["truncated"] = c.tokenized.truncated;
+        out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    }
+    out << std::flush;
 }
 
 } // namespace
@@ -121,9 +142,10 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
 {
     CLI::App app("Classify texts with an export folder (--model_export_path) or a checkpoint of --model_dir\n"
                  "(its --bert_config_file and --input_meta_data_path default to the ones the run recorded in\n"
-                 "run_config.json). Texts from --text (repeatable), --input_file (one text per line, or a\n"
-                 ".tsv/.csv with a header and a text column) or standard input. Prints a TSV: text,\n"
-                 "predicted_label and one probability column per label name.",
+                 "run_config.json). Texts from --text (repeatable), --input_file (one text per line, a\n"
+                 ".tsv/.csv with a header row, or .jsonl/.json records; the text columns or keys are found\n"
+                 "as prepare finds them) or standard input. Prints a TSV: text, predicted_label and one\n"
+                 "probability column per label name.",
                  "bert-workbench-cli classify");
     ClassifierSource src;
     std::vector<std::string> texts, textsB;
@@ -141,9 +163,12 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     app.add_option("--max_seq_length", src.max_seq_length, "tokens per text (default: the meta data's)");
     app.add_option("--text", texts, "a text to classify (repeatable)");
     app.add_option("--text_b", textsB, "second segment of the --text at the same position (pair tasks)");
-    app.add_option("--input_file", inputFile, "texts: one per line, or .tsv/.csv with a header row");
-    app.add_option("--text_column", textColumn, "text column of a .tsv/.csv --input_file (default: text, sentence, …)");
-    app.add_option("--text_b_column", textBColumn, "second-segment column (default: sentence2, hypothesis, text_b)");
+    app.add_option("--input_file", inputFile,
+                   "texts: one per line (.txt), a .tsv/.csv with a header row, or .jsonl/.json records");
+    app.add_option("--text_a_column,--text_column", textColumn,
+                   "text column (key) of a .tsv/.csv/.jsonl/.json --input_file (default: recognised as prepare does: "
+                   "sentence, text, review, text_a, or a pair such as sentence1+sentence2)");
+    app.add_option("--text_b_column", textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
     app.add_option("--output_format", format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
     app.add_option("--batch_size", batchSize, "texts per forward pass")->check(CLI::PositiveNumber)->capture_default_str();
     int code = kExitOk;
@@ -156,21 +181,7 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     }
     std::vector<std::pair<std::string, std::string>> inputs;
     try {
-        for (size_t k = 0; k < texts.size(); ++k)
-            inputs.emplace_back(texts[k], k < textsB.size() ? textsB[k] : std::string());
-        if (!inputFile.empty()) {
-            auto more = readInputFile(inputFile, textColumn, textBColumn);
-            inputs.insert(inputs.end(), more.begin(), more.end());
-        }
-        if (texts.empty() && inputFile.empty()) {
-            std::string line;
-            while (std::getline(std::cin, line)) {
-                if (!line.empty() && line.back() == '\r')
-                    line.pop_back();
-                if (!line.empty())
-                    inputs.emplace_back(line, std::string());
-            }
-        }
+        inputs = collectInputs(texts, textsB, inputFile, textColumn, textBColumn);
     } catch (const Error &) {
         return reportCurrentException(err, "input_file", kExitInvalid);
     }
@@ -182,35 +193,9 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
             err << "warning: " << w << "\n";
         const auto results = classifier.classifyAll(inputs, batchSize);
         const bool pairs = std::any_of(inputs.begin(), inputs.end(), [](const auto &p) { return !p.second.empty(); });
-        const std::vector<std::string> names =
-            classifier.isRegression() ? std::vector<std::string>{"value"} : classifier.labelNames();
-        if (format == "tsv") {
-            out << "text" << (pairs ? "\ttext_b" : "") << "\tpredicted_label";
-            for (const auto &n : names)
-                out << "\t" << cell(n);
-            out << "\n";
-        }
-        for (const auto &c : results) {
-            if (format == "tsv") {
-                out << cell(c.text) << (pairs ? "\t" + cell(c.text_b) : "") << "\t" << cell(c.predicted_label);
-                for (double p : c.probabilities)
-                    out << "\t" << number(p);
-                out << "\n";
-            } else {
-                nlohmann::ordered_json j;
-                j["text"] = c.text;
-                if (pairs)
-                    j["text_b"] = c.text_b;
-                j["predicted_label"] = c.predicted_label;
-                nlohmann::ordered_json probs = nlohmann::ordered_json::object();
-                for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
-                    probs[names[k]] = c.probabilities[k];
-                j["probabilities"] = probs;
-                j["truncated"] = c.tokenized.truncated;
-                out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
-            }
-        }
-        out << std::flush;
+        printResults(results,
+                     classifier.isRegression() ? std::vector<std::string>{"value"} : classifier.labelNames(), pairs,
+                     format, out);
         return kExitOk;
     } catch (const Error &) {
         return reportCurrentException(err, "classify", kExitInvalid);

@@ -34,10 +34,13 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
     if (detail::readInt(j, "eval_data_size", v, source, diag))
         m.eval_data_size = v;
     detail::readBool(j, "has_sample_weights", m.has_sample_weights, source, diag);
+    bool lower = true;
+    if (detail::readBool(j, "do_lower_case", lower, source, diag))
+        m.do_lower_case = lower;
 
     static const std::set<std::string> known = {"processor_type", "task_type", "num_labels", "label_type",
                                                 "max_seq_length", "train_data_size", "eval_data_size",
-                                                "has_sample_weights"};
+                                                "has_sample_weights", "do_lower_case"};
     for (auto it = j.begin(); it != j.end(); ++it) {
         const std::string &key = it.key();
         if (known.count(key))
@@ -129,6 +132,8 @@ nlohmann::ordered_json InputMetaData::toJson() const
         j["has_sample_weights"] = true;
     if (eval_data_size)
         j["eval_data_size"] = *eval_data_size;
+    if (do_lower_case)
+        j["do_lower_case"] = *do_lower_case;
     for (auto it = extra.begin(); it != extra.end(); ++it)
         j[it.key()] = it.value();
     return j;

@@ -28,6 +28,10 @@ struct InputMetaData
     std::optional<int64_t> eval_data_size;    ///< evaluation examples written (required for training)
     bool has_sample_weights = false;          ///< records carry a float `weight` feature
     std::map<std::string, int64_t> test_data_sizes; ///< "test_data_size" / "test_<lang>_data_size" keys
+    /// The casing the records were tokenized with (our key, after create_finetuning_data.py's:
+    /// `prepare` writes it, a run records the casing it used; run_classifier ignores it).
+    /// Unset: not recorded (data from create_finetuning_data.py).
+    std::optional<bool> do_lower_case;
     nlohmann::json extra = nlohmann::json::object(); ///< unknown keys, kept
 
     /// Returns true for a regression task (num_labels == 1).

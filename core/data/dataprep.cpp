@@ -5,6 +5,7 @@
 #include "core/data/dataprep.h"
 
 #include "core/config/jsonfile.h"
+#include "core/data/basictokenizer.h"
 #include "core/data/examplecodec.h"
 #include "core/data/fulltokenizer.h"
 #include "core/data/parallelfor.h"
@@ -39,7 +40,7 @@ enum class Split { Train, Eval, Test };
 struct Converted
 {
     std::string payload;     // encoded tf.train.Example
-    uint64_t text_hash = 0;  // FNV-1a of text_a \x1f text_b
+    uint64_t text_hash = 0;  // normalizedTextHash of text_a, text_b
     int64_t tokens = 0;
     bool truncated = false, capped = false, empty = false;
     bool latin1 = false, nul = false, bom = false; // folders: file-level findings
@@ -63,18 +64,36 @@ void shuffleSeeded(std::vector<T> &v, uint64_t seed)
     }
 }
 
-uint64_t fnv1a(std::string_view a, std::string_view b)
+constexpr uint64_t kFnvOffset = 1469598103934665603ull;
+constexpr uint64_t kFnvPrime = 1099511628211ull;
+
+void fnvMix(uint64_t &h, std::string_view s)
 {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](std::string_view s) {
-        for (unsigned char c : s) {
-            h ^= c;
-            h *= 1099511628211ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= kFnvPrime;
+    }
+}
+
+// The texts as the model reads them, hashed (64-bit FNV-1a): BasicTokenizer's tokens
+// (core/data/basictokenizer.h), so copies that differ only in what the tokenizer normalises
+// are one text: white space and control characters, spaces around punctuation, and when
+// uncased letter case, accents and the Unicode normal form (NFD). At most `cap` tokens of
+// each text count (the model sees far fewer). Tokens hold no space, and \x1f between the
+// texts is a control character the tokenizer drops, so the joined form is unambiguous.
+uint64_t normalizedTextHash(const BasicTokenizer &basic, std::string_view a, std::string_view b, size_t cap,
+                            std::vector<std::string> &scratch)
+{
+    uint64_t h = kFnvOffset;
+    for (const std::string_view text : {a, b}) {
+        scratch.clear();
+        basic.tokenize(text, scratch, cap);
+        for (const std::string &t : scratch) {
+            fnvMix(h, t);
+            fnvMix(h, " ");
         }
-    };
-    mix(a);
-    mix("\x1f");
-    mix(b);
+        fnvMix(h, "\x1f");
+    }
     return h;
 }
 
@@ -123,7 +142,9 @@ void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src,
     if (task == "folders" || task == "folder")
         prep::readFolders(o, src, notes);
     else if (task == "tsv" || task == "csv")
-        prep::readTable(o, task == "csv", src, notes);
+        prep::readTable(o, task == "csv" ? TextFileFormat::Csv : TextFileFormat::Tsv, src, notes);
+    else if (task == "jsonl" || task == "json")
+        prep::readTable(o, task == "json" ? TextFileFormat::Json : TextFileFormat::JsonLines, src, notes);
     else if (prep::isGlueTask(o.classification_task_name))
         prep::readGlue(o, wantTest, src, notes);
     else {
@@ -144,6 +165,7 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
     const int32_t sep = tok.vocab().id("[SEP]");
     const size_t cap = size_t(kTokenCountCap * o.max_seq_length);
     const bool pair = src.pair;
+    const BasicTokenizer basic(o.do_lower_case);
     auto body = [&](size_t i) {
         Job &job = jobs[i];
         RawExample &ex = *job.ex;
@@ -159,7 +181,8 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
         }
         ExampleFeatures f;
         buildExampleFeatures(tok, ex.text_a, ex.text_b, pair, o.max_seq_length, cls, sep, cap, f);
-        c.text_hash = fnv1a(ex.text_a, ex.text_b);
+        thread_local std::vector<std::string> scratch;
+        c.text_hash = normalizedTextHash(basic, ex.text_a, ex.text_b, cap, scratch);
         c.tokens = f.tokens_needed;
         c.truncated = f.truncated;
         c.capped = f.capped;
@@ -187,7 +210,8 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
         throw Error("prepare", "cancelled", "Nothing was written.");
 }
 
-// Duplicates within train and texts shared by train and eval.
+// Duplicates within train and texts shared by train and eval, compared as the model reads
+// them (normalizedTextHash); each pair named by the file:line of both copies.
 void findDuplicates(std::vector<Job *> train, const std::vector<Job *> &eval, PrepareReport &rep)
 {
     std::sort(train.begin(), train.end()); // jobs are stored in file order: name the earlier row first
@@ -243,22 +267,15 @@ std::string metaJson(const PrepareOptions &o, const prep::SourceSplits &src, con
     }
     if (eval)
         meta["eval_data_size"] = rep.eval_examples;
+    // Our key after create_finetuning_data.py's: the casing travels with the data to the run,
+    // its checkpoints and its export (run_classifier reads only the keys it knows).
+    meta["do_lower_case"] = o.do_lower_case;
     return meta.dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, const std::function<bool()> &stopRequested)
+// The output paths of `o` (defaults under output_dir) and the tokenization recorded in the report.
+void setOutputs(const PrepareOptions &o, PrepareReport &rep)
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto report = [&](double f, const std::string &stage) {
-        if (progress)
-            progress(std::clamp(f, 0.0, 1.0), stage);
-    };
-    auto throwIfStopped = [&] {
-        if (stopRequested())
-            throw Error("prepare", "cancelled", "Nothing was written.");
-    };
-    checkOptions(o);
-    PrepareReport rep;
     rep.train_path = defaultPath(o.train_data_output_path, o.output_dir, "train.tf_record");
     rep.eval_path = defaultPath(o.eval_data_output_path, o.output_dir, "eval.tf_record");
     rep.test_path = o.test_data_output_path.empty() && o.write_test ? defaultPath({}, o.output_dir, "test.tf_record")
@@ -277,19 +294,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     rep.vocab_sha256 = sha256Hex(prep::readWholeFile(o.vocab_file));
     rep.do_lower_case = o.do_lower_case;
     rep.max_seq_length = o.max_seq_length;
+}
 
-    // Read and label.
-    report(0.0, "reading");
-    prep::SourceSplits src;
-    prep::ReadNotes notes;
-    readSource(o, !rep.test_path.empty(), src, notes);
-    if (!rep.test_path.empty() && !src.hasTest)
-        throw Error("test_data_output_path", "the source has no test set (test.tsv / test.csv)",
-                    "Leave out the test output, or add a test file.");
-    prep::assignLabels(o, src, notes);
-    throwIfStopped();
-
-    // Tokenize every example once.
+// One job per example to convert: train and eval without the skipped rows, every test row.
+std::vector<Job> makeJobs(const PrepareOptions &o, prep::SourceSplits &src)
+{
     std::vector<Job> jobs;
     for (auto &e : src.train)
         if (!e.skip)
@@ -301,20 +310,31 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
         jobs.push_back({&e, Split::Test, {}});
     if (jobs.empty())
         throw Error(o.input_data_dir, "the input holds no training examples", "Check the folder or file.");
-    report(0.05, "tokenizing");
-    convertAll(o, src, jobs, stopRequested, progress);
-    throwIfStopped();
+    return jobs;
+}
 
-    // Empty texts: skipped (train/eval) or kept with a warning (test: its order is the output's).
+// The converted examples by split, with what the readers and the conversion found.
+struct Sorted
+{
     std::vector<Job *> train, eval, test;
-    std::vector<std::string> emptyTest, latin1 = notes.latin1, nul = notes.nul;
+    std::vector<std::string> emptyTest, latin1, nul;
+};
+
+// Sorts the converted jobs into their splits; empty texts are skipped (train/eval) or kept
+// with a warning (test: its order is the output's). Token statistics go to `rep`.
+Sorted sortConverted(const PrepareOptions &o, const prep::SourceSplits &src, std::vector<Job> &jobs,
+                     prep::ReadNotes &notes, PrepareReport &rep)
+{
+    Sorted out;
+    out.latin1 = notes.latin1;
+    out.nul = notes.nul;
     int64_t tokenSum = 0, counted = 0;
     for (Job &j : jobs) {
         rep.texts_with_bom += j.out.bom ? 1 : 0;
         if (j.out.latin1)
-            latin1.push_back(j.ex->where);
+            out.latin1.push_back(j.ex->where);
         if (j.out.nul)
-            nul.push_back(j.ex->where);
+            out.nul.push_back(j.ex->where);
         if (j.out.empty) {
             ++rep.empty_texts;
             if (j.split != Split::Test) {
@@ -322,15 +342,15 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
                                                       "(only spaces, control characters or nothing)"});
                 continue;
             }
-            emptyTest.push_back(j.ex->where);
+            out.emptyTest.push_back(j.ex->where);
         }
         tokenSum += j.out.tokens;
         ++counted;
         rep.max_tokens = std::max(rep.max_tokens, j.out.tokens);
         rep.max_tokens_capped = rep.max_tokens_capped || j.out.capped;
-        (j.split == Split::Train ? train : j.split == Split::Eval ? eval : test).push_back(&j);
+        (j.split == Split::Train ? out.train : j.split == Split::Eval ? out.eval : out.test).push_back(&j);
     }
-    if (train.empty() && eval.empty())
+    if (out.train.empty() && out.eval.empty())
         throw Error(o.input_data_dir, "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
                                           + " rows: only spaces, control characters or nothing)",
                     src.text_a_column.empty()
@@ -338,37 +358,42 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
                         : "The text was read from column '" + src.text_a_column + "'"
                               + (src.text_b_column.empty() ? std::string() : " and '" + src.text_b_column + "'")
                               + "; pass --text_a_column (and --text_b_column) to name the text columns.");
-    if (train.empty() && !rep.train_path.empty())
+    if (out.train.empty() && !rep.train_path.empty())
         throw Error(o.input_data_dir, "no training example is left after skipping bad rows and empty texts",
                     "See the rows named above; fix them or check the column options.");
     rep.mean_tokens = counted ? double(tokenSum) / double(counted) : 0.0;
+    return out;
+}
 
-    // Split and order: shuffled training order; eval split off when there is no dev set.
-    shuffleSeeded(train, o.seed);
+// Shuffles the training order and, without a dev set, splits off the eval set; counts labels
+// and truncated examples.
+void splitAndCount(const PrepareOptions &o, const prep::SourceSplits &src, Sorted &d, PrepareReport &rep)
+{
+    shuffleSeeded(d.train, o.seed);
     if (!src.hasEval && !rep.eval_path.empty()) {
-        const size_t nEval = size_t(double(train.size()) * o.eval_fraction + 0.5);
+        const size_t nEval = size_t(double(d.train.size()) * o.eval_fraction + 0.5);
         if (nEval == 0 && o.eval_fraction > 0)
             rep.warnings.push_back("too few examples to split off an eval set");
-        eval.assign(train.end() - long(nEval), train.end());
-        train.resize(train.size() - nEval);
+        d.eval.assign(d.train.end() - long(nEval), d.train.end());
+        d.train.resize(d.train.size() - nEval);
     }
     if (rep.eval_path.empty())
-        eval.clear();
+        d.eval.clear();
     if (rep.train_path.empty())
-        train.clear();
-    for (Job *j : train) {
+        d.train.clear();
+    for (Job *j : d.train) {
         rep.truncated_examples += j->out.truncated ? 1 : 0;
         if (!src.regression)
             ++rep.train_label_counts[src.labels[size_t(j->ex->label_id)]];
     }
-    for (Job *j : eval) {
+    for (Job *j : d.eval) {
         rep.truncated_examples += j->out.truncated ? 1 : 0;
         if (!src.regression)
             ++rep.eval_label_counts[src.labels[size_t(j->ex->label_id)]];
     }
-    for (Job *j : test)
+    for (Job *j : d.test)
         rep.truncated_examples += j->out.truncated ? 1 : 0;
-    const size_t written = train.size() + eval.size() + test.size();
+    const size_t written = d.train.size() + d.eval.size() + d.test.size();
     if (written > 0 && double(rep.truncated_examples) >= kTruncationWarningShare * double(written)) {
         const int percent = int(100.0 * double(rep.truncated_examples) / double(written) + 0.5);
         rep.warnings.push_back(std::to_string(rep.truncated_examples) + " of " + std::to_string(written) + " examples ("
@@ -377,35 +402,37 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
                                "first tokens. Raise max_seq_length (at most the model's max_position_embeddings, "
                                "often 512), or shorten the texts to the part that decides the label");
     }
-    findDuplicates(train, eval, rep);
+}
 
-    // Warnings: every one names where to look.
+// Warnings: every one names where to look.
+void addWarnings(const prep::SourceSplits &src, const Sorted &d, prep::ReadNotes &notes, PrepareReport &rep)
+{
     for (auto &w : notes.warnings)
         rep.warnings.push_back(std::move(w));
     if (!src.regression) {
         for (const auto &l : src.labels) {
             const int64_t nTrain = rep.train_label_counts.count(l) ? rep.train_label_counts.at(l) : 0;
             const int64_t nEval = rep.eval_label_counts.count(l) ? rep.eval_label_counts.at(l) : 0;
-            if (!train.empty() && nTrain == 0)
+            if (!d.train.empty() && nTrain == 0)
                 rep.warnings.push_back("the label '" + l + "' has no training examples; the model cannot learn it");
-            else if (!eval.empty() && nEval == 0)
+            else if (!d.eval.empty() && nEval == 0)
                 rep.warnings.push_back("the label '" + l + "' has " + std::to_string(nTrain)
                                        + " training example(s) and none in the eval set; its accuracy is not measured");
         }
     }
-    rep.texts_latin1 = int64_t(latin1.size());
-    rep.texts_with_nul = int64_t(nul.size());
+    rep.texts_latin1 = int64_t(d.latin1.size());
+    rep.texts_with_nul = int64_t(d.nul.size());
     rep.texts_with_bom += notes.bom;
-    if (!latin1.empty())
-        rep.warnings.push_back(namedCount(latin1, "text(s) were not valid UTF-8 and were read as Windows-1252 "
-                                                  "(Latin-1; check the file's encoding; save it as UTF-8)"));
-    if (!nul.empty())
-        rep.warnings.push_back(namedCount(nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
+    if (!d.latin1.empty())
+        rep.warnings.push_back(namedCount(d.latin1, "text(s) were not valid UTF-8 and were read as Windows-1252 "
+                                                    "(Latin-1; check the file's encoding; save it as UTF-8)"));
+    if (!d.nul.empty())
+        rep.warnings.push_back(namedCount(d.nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
     if (rep.texts_with_bom)
         rep.warnings.push_back(std::to_string(rep.texts_with_bom) + " file(s) started with a byte order mark (removed)");
-    if (!emptyTest.empty())
-        rep.warnings.push_back(namedCount(emptyTest, "test text(s) are empty after clean-up (kept, to keep the test "
-                                                     "order)"));
+    if (!d.emptyTest.empty())
+        rep.warnings.push_back(namedCount(d.emptyTest, "test text(s) are empty after clean-up (kept, to keep the test "
+                                                       "order)"));
     rep.skipped = std::move(notes.skipped);
     rep.skipped_rows = int64_t(rep.skipped.size());
     if (rep.skipped_rows) {
@@ -414,10 +441,12 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
             where.push_back(s.where + " (" + s.reason + ")");
         rep.warnings.push_back(namedCount(where, "row(s) skipped"));
     }
-    throwIfStopped();
+}
 
-    // Write: every file to a temporary name first; rename only when all are complete.
-    report(0.9, "writing");
+// Writes every file to a temporary name first and commits them only when all are complete.
+void writeOutputs(const PrepareOptions &o, const prep::SourceSplits &src, Sorted &d, PrepareReport &rep,
+                  const std::function<bool()> &stopRequested, std::chrono::steady_clock::time_point t0)
+{
     std::unique_ptr<TFRecordWriter> wTrain, wEval, wTest;
     if (!rep.train_path.empty())
         wTrain = std::make_unique<TFRecordWriter>(rep.train_path);
@@ -426,21 +455,21 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     if (!rep.test_path.empty())
         wTest = std::make_unique<TFRecordWriter>(rep.test_path);
     auto writeAll = [](TFRecordWriter *w, std::vector<Job *> &v) {
+        if (!w)
+            return;
         for (Job *j : v) {
             w->write(j->out.payload);
             std::string().swap(j->out.payload);
         }
     };
-    if (wTrain)
-        writeAll(wTrain.get(), train);
-    if (wEval)
-        writeAll(wEval.get(), eval);
-    if (wTest)
-        writeAll(wTest.get(), test);
+    writeAll(wTrain.get(), d.train);
+    writeAll(wEval.get(), d.eval);
+    writeAll(wTest.get(), d.test);
     rep.train_examples = wTrain ? wTrain->count() : 0;
     rep.eval_examples = wEval ? wEval->count() : 0;
     rep.test_examples = wTest ? wTest->count() : 0;
-    throwIfStopped();
+    if (stopRequested())
+        throw Error("prepare", "cancelled", "Nothing was written.");
 
     rep.processor_type = src.processor;
     rep.text_a_column = src.text_a_column;
@@ -454,18 +483,55 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     for (const auto &l : src.labels)
         labelsText += l + "\n";
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (wTrain)
-        wTrain->commit();
-    if (wEval)
-        wEval->commit();
-    if (wTest)
-        wTest->commit();
+    for (TFRecordWriter *w : {wTrain.get(), wEval.get(), wTest.get()})
+        if (w)
+            w->commit();
     if (!src.regression)
         writeFileAtomic(rep.labels_path, labelsText);
     else
         rep.labels_path.clear();
     writeFileAtomic(rep.report_path, prepareReportJson(rep));
     writeFileAtomic(rep.meta_path, metaJson(o, src, rep, bool(wEval), bool(wTest)));
+}
+
+PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, const std::function<bool()> &stopRequested)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    auto report = [&](double f, const std::string &stage) {
+        if (progress)
+            progress(std::clamp(f, 0.0, 1.0), stage);
+    };
+    auto throwIfStopped = [&] {
+        if (stopRequested())
+            throw Error("prepare", "cancelled", "Nothing was written.");
+    };
+    checkOptions(o);
+    PrepareReport rep;
+    setOutputs(o, rep);
+
+    report(0.0, "reading");
+    prep::SourceSplits src;
+    prep::ReadNotes notes;
+    readSource(o, !rep.test_path.empty(), src, notes);
+    if (!rep.test_path.empty() && !src.hasTest)
+        throw Error("test_data_output_path", "the source has no test set (test.tsv / test.csv)",
+                    "Leave out the test output, or add a test file.");
+    prep::assignLabels(o, src, notes);
+    throwIfStopped();
+
+    std::vector<Job> jobs = makeJobs(o, src);
+    report(0.05, "tokenizing");
+    convertAll(o, src, jobs, stopRequested, progress);
+    throwIfStopped();
+
+    Sorted sorted = sortConverted(o, src, jobs, notes, rep);
+    splitAndCount(o, src, sorted, rep);
+    findDuplicates(sorted.train, sorted.eval, rep);
+    addWarnings(src, sorted, notes, rep);
+    throwIfStopped();
+
+    report(0.9, "writing");
+    writeOutputs(o, src, sorted, rep, stopRequested, t0);
     report(1.0, "done");
     return rep;
 }
@@ -474,7 +540,7 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
 
 std::vector<std::string> prepareTaskNames()
 {
-    return {"folders", "tsv", "csv", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
+    return {"folders", "tsv", "csv", "jsonl", "json", "COLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "WNLI"};
 }
 
 PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const StopToken *stop)

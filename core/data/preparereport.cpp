@@ -151,6 +151,7 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     if (const auto v = j.string("vocab_file"))
         r.vocab_file = t.vocab_file = *v;
     readString(j, "vocab_sha256", r.vocab_sha256);
+    t.vocab_sha256 = r.vocab_sha256;
     if ((t.do_lower_case = j.boolean("do_lower_case")))
         r.do_lower_case = *t.do_lower_case;
     if ((t.max_seq_length = j.integer("max_seq_length")))

@@ -19,7 +19,9 @@ struct SkippedRow
     std::string reason;  ///< e.g. "the label is empty"
 };
 
-/// Two rows with the same text (text_a and text_b byte for byte).
+/// Two rows with the same text as the tokenizer reads it (text_a and text_b after
+/// BasicTokenizer's normalisation: white space, punctuation spacing, and when uncased case,
+/// accents and Unicode normal form).
 struct TextPair
 {
     std::string first;   ///< "file:line" of the earlier row (train)
@@ -103,11 +105,12 @@ std::vector<int64_t> evalCountsByLabelId(const PrepareReport &report);
 struct PreparedTokenizer
 {
     std::string vocab_file;             ///< absolute or as given to prepare; empty when not recorded
+    std::string vocab_sha256;           ///< SHA-256 (hex) of its bytes at prepare time; empty when not recorded
     std::optional<bool> do_lower_case;  ///< unset when not recorded
     std::optional<int64_t> max_seq_length;
 };
 
-/// The tokenizer keys (vocab_file, do_lower_case, max_seq_length) of the prepare_report.json
+/// The tokenizer keys (vocab_file, vocab_sha256, do_lower_case, max_seq_length) of the prepare_report.json
 /// beside `metaDataPath` (readPrepareReport); unset when the report or a key is absent.
 /// Throws wb::Error naming the file and key when the report exists but cannot be read.
 /// Torch-free; thread-safe.

@@ -106,6 +106,8 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
         for (char &c : ext)
             c = char(std::tolower(static_cast<unsigned char>(c)));
         const std::string hint = ext == ".csv" ? "For a CSV file pass --classification_task_name=csv."
+            : ext == ".jsonl" || ext == ".ndjson" ? "For a JSON Lines file pass --classification_task_name=jsonl."
+            : ext == ".json" ? "For a JSON file (an array of records) pass --classification_task_name=json."
             : ext == ".tsv" || ext == ".txt"
             ? "For a tab-separated file pass --classification_task_name=tsv."
             : "For the folders format, pass the folder that holds one sub-folder per label.";

@@ -4,6 +4,7 @@
 // Not used outside core/data.
 
 #include "core/data/dataprep.h"
+#include "core/data/textinput.h"
 
 #include <cstdint>
 #include <string>
@@ -72,8 +73,10 @@ bool fieldsToUtf8(std::vector<std::string> &fields);
 /// Folder per label (labels = sorted folder names).
 void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
 
-/// Generic "tsv" / "csv" with a header row (file, or folder with train/dev/test).
-void readTable(const PrepareOptions &o, bool csv, SourceSplits &s, ReadNotes &notes);
+/// Generic "tsv" / "csv" with a header row, "jsonl" / "json" with keys (a file, or a folder
+/// with train.<ext> and optional dev/eval/validation.<ext>, test.<ext>); the records are read
+/// by readTextInput() (core/data/textinput.h), as classify reads them.
+void readTable(const PrepareOptions &o, TextFileFormat format, SourceSplits &s, ReadNotes &notes);
 
 /// Returns true when `name` is a GLUE task; then reads its TSV files.
 bool isGlueTask(const std::string &name);

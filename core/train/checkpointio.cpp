@@ -66,6 +66,12 @@ void openCheckpoint(const std::string &path, OpenedCheckpoint &out)
         throw Error(path, "the checkpoint's bert_config entry is unreadable", "use another model_dir");
     out.header.step = stepValue.toInt();
     out.header.num_labels = labelsValue.toInt();
+    c10::IValue metaValue;
+    if (out.archive.try_read("input_meta_data", metaValue) && metaValue.isString()) {
+        const auto meta = nlohmann::json::parse(metaValue.toStringRef(), nullptr, false);
+        if (meta.is_object() && meta.contains("do_lower_case") && meta["do_lower_case"].is_boolean())
+            out.header.do_lower_case = meta["do_lower_case"].get<bool>();
+    }
 }
 
 } // namespace

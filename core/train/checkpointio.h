@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,8 @@ class AdamW;
 ///   step             int64, global steps done
 ///   num_labels       int64
 ///   bert_config      string, the model config as JSON
-///   input_meta_data  string, the meta data as JSON
+///   input_meta_data  string, the meta data as JSON, with the casing the data was tokenized
+///                    with ("do_lower_case", when the run knew it: core/train/runidentity.h)
 ///   rng_state        uint8 tensor, the state of the model's generator (the run's random
 ///                    stream: dropout masks; BertForSequenceClassificationImpl::generator).
 ///                    Checkpoints written before runs owned a generator hold libtorch's
@@ -42,6 +44,7 @@ struct CheckpointHeader
     int64_t step = 0;
     int64_t num_labels = 0;
     BertConfig bert_config;
+    std::optional<bool> do_lower_case; ///< input_meta_data's do_lower_case; unset: not recorded
 };
 
 /// Reads the header entries of a checkpoint (the archive is opened, tensors are not copied

@@ -81,7 +81,8 @@ nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vecto
 std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
                                           const BertConfig &cfg, const InputMetaData &meta,
                                           const TrainingOptions &spec,
-                                          const std::function<void(const std::string &)> &warn)
+                                          const std::function<void(const std::string &)> &warn,
+                                          const std::vector<RecordedCasing> &trained)
 {
     const fs::path d = dir;
     const auto say = [&](const std::string &w) {
@@ -120,10 +121,18 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
         text << in.rdbuf();
         put("vocab.txt", text.str());
     }
-    const bool lower = spec.do_lower_case.empty() ? prepared.do_lower_case.value_or(true) : spec.do_lower_case == "true";
+    std::vector<RecordedCasing> recorded{
+        {"--do_lower_case",
+         spec.do_lower_case.empty() ? std::optional<bool>() : std::optional<bool>(spec.do_lower_case == "true")}};
+    recorded.insert(recorded.end(), trained.begin(), trained.end());
+    recorded.push_back({"input_meta_data.json", meta.do_lower_case});
+    recorded.push_back({"prepare_report.json", prepared.do_lower_case});
+    const TokenizerCasing casing = resolveCasing(recorded, vocab.empty() ? std::string() : (d / "vocab.txt").string());
+    if (!casing.warning.empty())
+        say("do_lower_case: " + casing.warning);
     nlohmann::ordered_json tok;
     tok["tokenizer_class"] = "BertTokenizer";
-    tok["do_lower_case"] = lower;
+    tok["do_lower_case"] = casing.do_lower_case.value_or(true);
     tok["model_max_length"] = meta.max_seq_length;
     tok["max_seq_length"] = meta.max_seq_length;
     put("tokenizer_config.json", tok.dump(2) + "\n");

@@ -5,6 +5,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
+#include "core/data/tokenizercasing.h"
 #include "core/model/bertmodel.h"
 
 #include <functional>
@@ -28,13 +29,17 @@ namespace wb {
 ///   vocab.txt              a copy of `spec.vocab_file`, else of the vocab prepare_report.json
 ///                          records (left out with a warning when neither is readable)
 ///   tokenizer_config.json  {"tokenizer_class": "BertTokenizer", "do_lower_case", "model_max_length",
-///                          "max_seq_length"} (do_lower_case: spec, prepare_report.json, else true)
+///                          "max_seq_length"}; do_lower_case: spec's --do_lower_case, else the first
+///                          of `trained` that is set (what the checkpoint and run_config.json
+///                          recorded), else the meta data's, else prepare_report.json's, else
+///                          inferred from the vocab copied (with a warning), else true (warning)
 /// Every file is written atomically; throws wb::Error naming the file on failure (earlier
 /// files of the folder stay complete). Returns the names written, in this order.
 std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
                                           const BertConfig &cfg, const InputMetaData &meta,
                                           const TrainingOptions &spec,
-                                          const std::function<void(const std::string &)> &warn = {});
+                                          const std::function<void(const std::string &)> &warn = {},
+                                          const std::vector<RecordedCasing> &trained = {});
 
 /// Returns Hugging Face's config.json for `cfg` with these label names (id2label/label2id;
 /// problem_type "regression" for a one-output regression head, else

@@ -80,13 +80,16 @@ void checkModelDir(const TrainingOptions &o, const BertConfig &config, const Inp
             compareCheckpoint(latest, config, meta, "model_dir", waysOut, diag);
             return;
         }
-        const auto diffs = runIdentityDifferences(*saved, RunIdentity::of(o, config, meta, *schedule));
+        const RunIdentity current = RunIdentity::of(o, config, meta, *schedule);
+        auto diffs = runIdentityDifferences(*saved, current);
+        const auto tokenizer = runTokenizerDifferences(*saved, current);
+        diffs.insert(diffs.end(), tokenizer.begin(), tokenizer.end());
         if (diffs.empty())
             return;
         diag.error("model_dir",
                    "'" + o.model_dir + "' holds a run (" + fs::path(latest).filename().string()
-                       + ") whose model or schedule differs from these options; resuming it would mix the two. "
-                         "Differences (run_config.json → now):",
+                       + ") whose model, schedule or tokenizer differs from these options; resuming it would mix "
+                         "the two. Differences (run_config.json → now):",
                    waysOut);
         for (const auto &d : diffs) {
             const auto colon = d.find(':');

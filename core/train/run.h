@@ -50,6 +50,9 @@ private:
     const StopToken &m_stop;
     BertConfig m_cfg;
     InputMetaData m_meta;
+    /// The meta data with the casing the data was tokenized with (dataTokenizer()), as each
+    /// checkpoint records it for export and classify.
+    InputMetaData m_checkpointMeta;
     Schedule m_sched;
     bool m_regression;
     RunFinished m_progress;

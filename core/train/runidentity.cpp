@@ -4,10 +4,13 @@
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/config/jsonrecord.h"
+#include "core/data/preparereport.h"
 #include "core/data/sha256.h"
 #include "core/util/error.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -22,7 +25,105 @@ std::string valueText(const nlohmann::ordered_json &v)
     return v.is_null() ? std::string("(absent)") : v.dump();
 }
 
+std::string fileSha256(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return sha256Hex(bytes.str());
+}
+
+std::optional<bool> casingOption(const std::string &value)
+{
+    if (value == "true" || value == "false")
+        return value == "true";
+    return std::nullopt;
+}
+
+nlohmann::ordered_json tokenizerJson(const RunTokenizer &t)
+{
+    nlohmann::ordered_json j;
+    j["do_lower_case"] = t.casing.do_lower_case ? nlohmann::ordered_json(*t.casing.do_lower_case) : nullptr;
+    j["do_lower_case_source"] = t.casing.source;
+    if (!t.vocab_file.empty())
+        j["vocab_file"] = t.vocab_file;
+    if (!t.vocab_sha256.empty())
+        j["vocab_sha256"] = t.vocab_sha256;
+    return j;
+}
+
+const nlohmann::ordered_json *member(const nlohmann::ordered_json &j, const char *object, const char *key)
+{
+    const auto o = j.find(object);
+    if (o == j.end() || !o->is_object())
+        return nullptr;
+    const auto v = o->find(key);
+    return v == o->end() || v->is_null() ? nullptr : &*v;
+}
+
+std::string casingSide(const char *side, const RunIdentity &id)
+{
+    const auto *lower = member(id.json, "tokenizer", "do_lower_case");
+    const auto *source = member(id.json, "tokenizer", "do_lower_case_source");
+    return lower->dump() + " (" + side + ": " + casingWord(lower->get<bool>())
+        + (source && source->is_string() ? ", from " + source->get<std::string>() : std::string()) + ")";
+}
+
 } // namespace
+
+RunTokenizer dataTokenizer(const TrainingOptions &o, const InputMetaData &meta)
+{
+    RunTokenizer t;
+    PreparedTokenizer prepared;
+    try {
+        prepared = readPreparedTokenizer(o.input_meta_data_path);
+    } catch (const Error &) {
+        // the pre-flight check names an unreadable report where it reads it
+    }
+    t.vocab_file = !o.vocab_file.empty() ? o.vocab_file : prepared.vocab_file;
+    t.vocab_sha256 = !o.vocab_file.empty() ? fileSha256(o.vocab_file) : prepared.vocab_sha256;
+    t.casing = resolveCasing({{"--do_lower_case", casingOption(o.do_lower_case)},
+                              {"input_meta_data.json", meta.do_lower_case},
+                              {"prepare_report.json", prepared.do_lower_case}},
+                             t.vocab_file);
+    return t;
+}
+
+std::optional<bool> recordedRunCasing(const std::string &modelDir)
+{
+    Diagnostics diag;
+    const std::optional<RunIdentity> run = readRunConfig(modelDir, diag);
+    if (!run)
+        return std::nullopt;
+    const auto *lower = member(run->json, "tokenizer", "do_lower_case");
+    return lower && lower->is_boolean() ? std::optional<bool>(lower->get<bool>()) : std::nullopt;
+}
+
+std::vector<std::string> runTokenizerDifferences(const RunIdentity &saved, const RunIdentity &current)
+{
+    std::vector<std::string> out;
+    const auto *was = member(saved.json, "tokenizer", "do_lower_case");
+    const auto *now = member(current.json, "tokenizer", "do_lower_case");
+    if (was && now && was->is_boolean() && now->is_boolean() && *was != *now)
+        out.push_back("do_lower_case: " + casingSide("the run", saved) + " → " + casingSide("now", current));
+    const auto *shaWas = member(saved.json, "tokenizer", "vocab_sha256");
+    const auto *shaNow = member(current.json, "tokenizer", "vocab_sha256");
+    if (shaWas && shaNow && *shaWas != *shaNow) {
+        auto side = [](const char *name, const RunIdentity &id, const nlohmann::ordered_json &sha) {
+            const auto *file = member(id.json, "tokenizer", "vocab_file");
+            return sha.get<std::string>().substr(0, 12) + "… (" + name + ": "
+                + (file && file->is_string() ? file->get<std::string>() : std::string("a vocab.txt")) + ")";
+        };
+        out.push_back("vocab_sha256: " + side("the run", saved, *shaWas) + " → " + side("now", current, *shaNow));
+    }
+    const auto *modelWas = member(saved.json, "informational", "pretrained_model");
+    const auto *modelNow = member(current.json, "informational", "pretrained_model");
+    if (modelWas && modelNow && *modelWas != *modelNow)
+        out.push_back("pretrained_model: " + modelWas->dump() + " (the run) → " + modelNow->dump() + " (now)");
+    return out;
+}
 
 void jsonDifferences(const std::string &prefix, const nlohmann::ordered_json &a, const nlohmann::ordered_json &b,
                      std::vector<std::string> &out)
@@ -72,6 +173,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     info["dtype"] = o.dtype;
     info["gradient_accumulation_steps"] = o.gradient_accumulation_steps;
     info["version"] = WB_VERSION;
+    j["tokenizer"] = tokenizerJson(dataTokenizer(o, meta));
     return id;
 }
 

@@ -6,6 +6,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
+#include "core/data/tokenizercasing.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,9 +26,13 @@ namespace wb {
 ///                 "total_steps": 8, "warmup_steps": 0},
 ///    "fingerprints": {"bert_config_sha256": "…"},
 ///    "informational": {"bert_config_file": …, "input_meta_data_path": …,
-///                      "train_data_path": …, "eval_data_path": …, "version": …}}
+///                      "train_data_path": …, "eval_data_path": …, "version": …},
+///    "tokenizer": {"do_lower_case": false, "do_lower_case_source": "input_meta_data.json",
+///                  "vocab_file": "/abs/vocab.txt", "vocab_sha256": "…"}}
 ///
-/// Only "defining" is compared: a difference there changes the model or its schedule
+/// "tokenizer" is how the run's data was tokenized (dataTokenizer(); do_lower_case null and
+/// the vocab keys absent when unknown): export, classify and Try it read text with it, and a
+/// resume compares it (runTokenizerDifferences). Apart from that only "defining" is compared: a difference there changes the model or its schedule
 /// (train_data_size is the examples per evaluation interval after --train_data_size, as
 /// run_classifier's schedule uses it). Paths may move between runs and are not compared.
 /// --dtype and --gradient_accumulation_steps are "informational": checkpoints stay float32
@@ -42,6 +47,30 @@ struct RunIdentity
     static RunIdentity of(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
                           const Schedule &schedule);
 };
+
+/// How a run's data was tokenized: its casing and vocabulary.
+struct RunTokenizer
+{
+    TokenizerCasing casing;
+    std::string vocab_file;   ///< --vocab_file, else prepare_report.json's; empty: unknown
+    std::string vocab_sha256; ///< of the vocab_file's bytes (else the report's); empty: unknown
+};
+
+/// The tokenizer of the data a run with `o` reads (`meta`: its input_meta_data.json): the
+/// casing from --do_lower_case, else the meta data's do_lower_case, else prepare_report.json's
+/// beside it, else inferred from the vocab (--vocab_file, else the report's) with a warning
+/// (resolveCasing). Reads the report and the vocab; never throws.
+RunTokenizer dataTokenizer(const TrainingOptions &o, const InputMetaData &meta);
+
+/// The casing run_config.json of `modelDir` records ("tokenizer"."do_lower_case"); unset when
+/// absent, null or unreadable. Never throws.
+std::optional<bool> recordedRunCasing(const std::string &modelDir);
+
+/// One line per tokenizer entry the saved run and these options both know and that differs,
+/// naming both sides: "do_lower_case: false (the run: cased, from input_meta_data.json) → true
+/// (now: lower-cased, from prepare_report.json)", "vocab_sha256: …", "pretrained_model: …".
+/// Pure.
+std::vector<std::string> runTokenizerDifferences(const RunIdentity &saved, const RunIdentity &current);
 
 /// Returns `<modelDir>/run_config.json`.
 std::string runConfigPath(const std::string &modelDir);
@@ -81,7 +110,8 @@ std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const 
 /// The model_dir pre-flight check (validate, train, the window's validation dialog), all
 /// findings as errors in `diag` (exit 2 in the CLI):
 ///  * train_and_eval with a checkpoint in model_dir: run_config.json is compared with these
-///    options; each difference is one error "<option>: <old> → <new>", after one error
+///    options (its "defining" entries, and the data's casing, vocab sha256 and pretrained
+///    model against its "tokenizer" record); each difference is one error "<option>: <old> → <new>", after one error
 ///    on model_dir naming the checkpoint and the two ways out (a new --model_dir, or a new
 ///    one with --init_checkpoint=<that checkpoint> to start from its weights). Without a
 ///    run_config.json (older runs) the checkpoint itself is compared (architecture, num_labels).

@@ -7,6 +7,7 @@
 #include "core/data/preparereport.h"
 #include "core/data/fulltokenizer.h"
 #include "core/data/preparefeatures.h"
+#include "core/data/tokenizercasing.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/bestmodel.h"
 #include "core/train/checkpointio.h"
@@ -53,6 +54,8 @@ struct TextClassifier::Private
     std::string weights;
     int64_t maxSeqLength = 0;
     int32_t cls = 0, sep = 0, unk = 0;
+    bool doLowerCase = true;
+    std::string casingSource;
 };
 
 namespace {
@@ -95,7 +98,10 @@ void takeRunFilesFromRunConfig(const std::string &modelDir, std::string &cfgPath
 TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique<Private>())
 {
     std::string cfgPath = src.bert_config_file, metaPath = src.input_meta_data_path, vocab = src.vocab_file;
-    std::optional<bool> lower = src.do_lower_case;
+    // Where the casing may be recorded, in order: the flag, then what the model was trained
+    // with (tokenizer_config.json of an export; the checkpoint, run_config.json of a run),
+    // then the data's meta data and prepare_report.json; else it is inferred from the vocab.
+    std::vector<RecordedCasing> casings{{"--do_lower_case", src.do_lower_case}};
     int64_t maxLen = src.max_seq_length;
     if (!src.model_export_path.empty()) {
         const fs::path dir = src.model_export_path;
@@ -110,8 +116,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
         std::ifstream tin(dir / "tokenizer_config.json");
         const auto tok = nlohmann::json::parse(tin, nullptr, false);
         if (tok.is_object()) {
-            if (!lower && tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
-                lower = tok["do_lower_case"].get<bool>();
+            if (tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
+                casings.push_back({(dir / "tokenizer_config.json").string(), tok["do_lower_case"].get<bool>()});
             if (maxLen <= 0 && tok.contains("max_seq_length") && tok["max_seq_length"].is_number_integer())
                 maxLen = tok["max_seq_length"].get<int64_t>();
         }
@@ -126,6 +132,9 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
                         "train first, or pass --predict_checkpoint_path");
         if (cfgPath.empty() || metaPath.empty())
             takeRunFilesFromRunConfig(src.model_dir, cfgPath, metaPath, d->warnings);
+        if (isTrainingCheckpointPath(d->weights))
+            casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
+        casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
     }
     Diagnostics diag;
     auto cfg = BertConfig::load(cfgPath, diag);
@@ -155,9 +164,14 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
             vocab = prepared.vocab_file;
     if (vocab.empty())
         throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
-    if (!lower)
-        lower = prepared.do_lower_case;
-    d->tokenizer = std::make_unique<FullTokenizer>(vocab, lower.value_or(true));
+    casings.push_back({metaPath, d->meta.do_lower_case});
+    casings.push_back({prepareReportPath(metaPath), prepared.do_lower_case});
+    const TokenizerCasing casing = resolveCasing(casings, vocab);
+    if (!casing.warning.empty())
+        d->warnings.push_back("do_lower_case: " + casing.warning);
+    d->doLowerCase = casing.do_lower_case.value_or(true);
+    d->casingSource = casing.source;
+    d->tokenizer = std::make_unique<FullTokenizer>(vocab, d->doLowerCase);
     if (d->tokenizer->vocab().size() != d->cfg.vocab_size)
         throw Error(vocab, "has " + std::to_string(d->tokenizer->vocab().size()) + " tokens but the model's vocab_size is "
                                + std::to_string(d->cfg.vocab_size),
@@ -190,6 +204,8 @@ int64_t TextClassifier::maxSeqLength() const { return d->maxSeqLength; }
 bool TextClassifier::isRegression() const { return d->meta.isRegression(); }
 const std::string &TextClassifier::weightsPath() const { return d->weights; }
 const std::vector<std::string> &TextClassifier::warnings() const { return d->warnings; }
+bool TextClassifier::doLowerCase() const { return d->doLowerCase; }
+const std::string &TextClassifier::casingSource() const { return d->casingSource; }
 
 TokenizedText TextClassifier::tokenize(const std::string &a, const std::string &b) const
 {

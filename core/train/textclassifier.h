@@ -19,7 +19,10 @@ struct ClassifierSource
     std::string bert_config_file;        ///< with model_dir
     std::string input_meta_data_path;    ///< with model_dir (num_labels, max_seq_length, labels.txt beside)
     std::string vocab_file;              ///< with model_dir; default: prepare_report.json's vocab
-    std::optional<bool> do_lower_case;   ///< default: tokenizer_config.json / prepare_report.json, else true
+    /// Default: what the model was trained with (an export's tokenizer_config.json; a run's
+    /// checkpoint, else its run_config.json), else the meta data's, else prepare_report.json's,
+    /// else inferred from the vocab (a vocab with capital-letter pieces is cased; a warning says so).
+    std::optional<bool> do_lower_case;
     int64_t max_seq_length = 0;          ///< 0: the meta data's (or tokenizer_config.json's)
 };
 
@@ -69,8 +72,13 @@ public:
     bool isRegression() const;
     /// The checkpoint or safetensors file the weights came from.
     const std::string &weightsPath() const;
-    /// Warnings met while loading (e.g. labels.txt of another length), for the log.
+    /// Warnings met while loading (e.g. labels.txt of another length, a casing inferred from
+    /// the vocab), for the log.
     const std::vector<std::string> &warnings() const;
+    /// Whether texts are lower-cased (and accents stripped), and where that was read
+    /// ("--do_lower_case", a file's path, or "<vocab> (inferred)").
+    bool doLowerCase() const;
+    const std::string &casingSource() const;
 
     /// Tokenizes `a` (and `b` for pair tasks, when non-empty) without running the model.
     TokenizedText tokenize(const std::string &a, const std::string &b = {}) const;

@@ -16,6 +16,7 @@
 #include "core/train/export.h"
 #include "core/train/preparedrun.h"
 #include "core/train/run.h"
+#include "core/train/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
@@ -31,6 +32,9 @@ Run::Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToke
 {
     if (v.schedule)
         m_sched = *v.schedule;
+    m_checkpointMeta = m_meta;
+    if (m_spec.mode == "train_and_eval")
+        m_checkpointMeta.do_lower_case = dataTokenizer(m_spec, m_meta).casing.do_lower_case;
 }
 
 nn::BertForSequenceClassification Run::makeModel()
@@ -101,8 +105,15 @@ RunFinished Run::exportModel()
     auto model = makeModel();
     const std::string ckpt = checkpointForInference();
     loadForInference(model, ckpt);
+    // The casing the model was trained with: its checkpoint's, else its run_config.json's.
+    std::vector<RecordedCasing> trained;
+    if (isTrainingCheckpointPath(ckpt))
+        trained.push_back({fs::path(ckpt).filename().string(), readCheckpointHeader(ckpt).do_lower_case});
+    if (!m_spec.model_dir.empty())
+        trained.push_back({runConfigPath(m_spec.model_dir), recordedRunCasing(m_spec.model_dir)});
     const std::vector<std::string> written = exportModelFiles(m_spec.model_export_path, model, m_cfg, m_meta, m_spec,
-                                                              [this](const std::string &w) { m_obs.logMessage(w); });
+                                                              [this](const std::string &w) { m_obs.logMessage(w); },
+                                                              trained);
     std::string list;
     for (const auto &f : written)
         list += (list.empty() ? "" : ", ") + f;

@@ -392,7 +392,7 @@ void Run::saveCheckpointAt(TrainState &s, int64_t step)
     }
     const std::string name = checkpointName(step);
     const std::string path = (fs::path(m_spec.model_dir) / name).string();
-    saveCheckpoint(path, s.model, *s.opt, step, m_meta);
+    saveCheckpoint(path, s.model, *s.opt, step, m_checkpointMeta);
     for (const auto &gone : recordCheckpoint(m_spec.model_dir, name, m_spec.keep_checkpoint_max))
         m_obs.logMessage("Deleted old checkpoint " + gone);
     s.lastCkpt = path;

@@ -112,7 +112,7 @@ private Q_SLOTS:
         QCOMPARE(readText(o.output_dir + "/input_meta_data.json"),
                  "{\n    \"processor_type\": \"FOLDERS\",\n    \"train_data_size\": " + std::to_string(r.train_examples)
                      + ",\n    \"max_seq_length\": 8,\n    \"task_type\": \"bert_classification\",\n"
-                       "    \"num_labels\": 2,\n    \"eval_data_size\": 6\n}\n");
+                       "    \"num_labels\": 2,\n    \"eval_data_size\": 6,\n    \"do_lower_case\": true\n}\n");
 
         RecordSpec spec;
         spec.max_seq_length = 8;
@@ -216,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(readText(r.meta_path), std::string("{\n    \"processor_type\": \"MRPC\",\n    \"train_data_size\": 2,\n"
                                                     "    \"max_seq_length\": 128,\n    \"test_data_size\": 1,\n"
                                                     "    \"task_type\": \"bert_classification\",\n    \"num_labels\": 2,\n"
-                                                    "    \"eval_data_size\": 1\n}\n"));
+                                                    "    \"eval_data_size\": 1,\n    \"do_lower_case\": true\n}\n"));
 
         const QString stsb = sub(QStringLiteral("STS-B"));
         const std::string head = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n";
@@ -231,7 +231,7 @@ private Q_SLOTS:
         QVERIFY(r.regression);
         QCOMPARE(readText(r.meta_path), std::string("{\n    \"processor_type\": \"STS-B\",\n    \"train_data_size\": 2,\n"
                                                     "    \"max_seq_length\": 128,\n    \"task_type\": \"bert_regression\",\n"
-                                                    "    \"label_type\": \"float\",\n    \"eval_data_size\": 1\n}\n"));
+                                                    "    \"label_type\": \"float\",\n    \"eval_data_size\": 1,\n    \"do_lower_case\": true\n}\n"));
         RecordSpec spec;
         spec.float_labels = true;
         const auto recs = readRecords(r.train_path, spec);

@@ -267,6 +267,49 @@ private Q_SLOTS:
         QVERIFY(json.find("\"train_eval_overlap\": 1") != std::string::npos);
     }
 
+    /// Issue 23, kind 6: duplicates and train/eval overlap are compared as the tokenizer reads
+    /// the text: case and accents (uncased), white space, spaces around punctuation and the
+    /// Unicode normal form count as the same text; each pair is named by both file:line.
+    void duplicatesAfterNormalisation()
+    {
+        // Uncased: "Good Movie", "good  movie", "good\tmovie" and "GOOD MOVIE" are one text;
+        // "bad, movie" and "bad ,movie" too; the dev set's "Bad, Movie" overlaps; "caf\u00e9" (NFC)
+        // and "cafe\u0301" (NFD) and "CAFE" are one text after lower-casing and accent stripping.
+        auto o = fixture({{QStringLiteral("train.csv"), "text,label\n"
+                                                         "Good Movie,pos\n"        // 2
+                                                         "good  movie,pos\n"       // 3
+                                                         "\"bad, movie\",neg\n"    // 4
+                                                         "\"good\tmovie \",neg\n"  // 5 (conflicting label)
+                                                         "\"bad ,movie\",neg\n"    // 6
+                                                         "caf\xc3\xa9,pos\n"        // 7
+                                                         "cafe\xcc\x81,pos\n"       // 8
+                                                         "CAFE,pos\n"              // 9
+                                                         "room,neg\n"},            // 10
+                          {QStringLiteral("dev.csv"), "text,label\n\"Bad, Movie\",neg\nroom service,neg\n"}});
+        PrepareReport r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(9));
+        QCOMPARE(r.train_duplicates, int64_t(5));
+        QCOMPARE(r.conflicting_duplicates, int64_t(1));
+        const std::string t = path("train.csv") + ":";
+        std::vector<std::pair<std::string, std::string>> pairs;
+        for (const auto &p : r.duplicate_examples)
+            pairs.emplace_back(p.first, p.second);
+        std::sort(pairs.begin(), pairs.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+        QCOMPARE(pairs, (std::vector<std::pair<std::string, std::string>>{
+                            {t + "2", t + "3"}, {t + "2", t + "5"}, {t + "4", t + "6"}, {t + "7", t + "8"}, {t + "7", t + "9"}}));
+        QCOMPARE(r.train_eval_overlap, int64_t(1));
+        QCOMPARE(r.overlap_examples[0].first, t + "4");
+        QCOMPARE(r.overlap_examples[0].second, path("dev.csv") + ":2");
+
+        // Cased: letter case and accents are what the model sees, so they are different texts;
+        // white space and punctuation spacing still are not.
+        o.do_lower_case = false;
+        o.output_dir += "-cased";
+        r = prepareData(o);
+        QCOMPARE(r.train_duplicates, int64_t(2)); // 5 repeats 3, 6 repeats 4; 2, 7, 8, 9 differ in case or form
+        QCOMPARE(r.train_eval_overlap, int64_t(0));
+    }
+
     /// A dev row whose label the training data lacks names the dev file and line.
     void unknownEvalLabel()
     {
@@ -366,8 +409,9 @@ private Q_SLOTS:
         QCOMPARE(e.field(), path("a.csv") + ":1");
         QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'body', 'stars')"));
         QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
-                                       "Recognised without a flag: sentence, text, review, sentence1 + sentence2, "
-                                       "question + sentence, premise + hypothesis, question1 + question2."));
+                                       "Recognised without a flag: sentence, text, review, text_a, sentence1 + "
+                                       "sentence2, question + sentence, premise + hypothesis, question1 + question2, "
+                                       "text_a + text_b."));
 
         o.text_a_column = "body";
         e = expectError(o);

@@ -105,36 +105,39 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
         l->setToolTip(tip);
         form->addRow(l, row);
     };
-    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV file "
-                                 "(or a folder with train/dev/test files), or a GLUE task folder"),
+    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV/JSONL/JSON "
+                                 "file (or a folder with train/dev/test files), or a GLUE task folder"),
             Folder | File, m_input, QStringLiteral("inputData"));
     m_task = new QComboBox;
     m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
         m_task->addItem(q(name));
     m_task->setCurrentText(QStringLiteral("folders"));
-    m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, or a GLUE task name"));
+    m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, jsonl (one JSON "
+                          "object per line), json (an array of objects), or a GLUE task name"));
     form->addRow(tr("Format"), m_task);
-    // A .csv / .tsv file chosen while the format is still the default folders sets the format.
+    // A .csv / .tsv / .jsonl / .json file chosen while the format is still the default folders
+    // sets the format.
     connect(m_input, &QLineEdit::textChanged, this, [this](const QString &path) {
         if (m_task->currentText() != QLatin1String("folders"))
             return;
         const QString suffix = QFileInfo(path.trimmed()).suffix().toLower();
-        if (suffix == QLatin1String("csv") || suffix == QLatin1String("tsv"))
+        if (suffix == QLatin1String("csv") || suffix == QLatin1String("tsv") || suffix == QLatin1String("jsonl")
+            || suffix == QLatin1String("json"))
             m_task->setCurrentText(suffix);
     });
     m_textA = new QLineEdit;
     m_textA->setObjectName(QStringLiteral("textAColumn"));
-    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, sentence1, question, premise)"));
+    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, text_a, sentence1, question, premise)"));
     m_textB = new QLineEdit;
     m_textB->setObjectName(QStringLiteral("textBColumn"));
     m_textB->setPlaceholderText(tr("recognised with the first (sentence2, hypothesis, …)"));
     m_labelColumn = new QLineEdit;
     m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
     m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target, sentiment)"));
-    form->addRow(tr("Text column (tsv/csv)"), m_textA);
+    form->addRow(tr("Text column (tsv/csv/json)"), m_textA);
     form->addRow(tr("Second text column (optional)"), m_textB);
-    form->addRow(tr("Label column (tsv/csv)"), m_labelColumn);
+    form->addRow(tr("Label column (tsv/csv/json)"), m_labelColumn);
     m_labelList = new QLineEdit;
     m_labelList->setObjectName(QStringLiteral("labelList"));
     m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
