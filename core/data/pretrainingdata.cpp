@@ -23,6 +23,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <regex>
 #include <unistd.h>
@@ -33,7 +34,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kBatchBytes = size_t(8) << 20;             // text tokenized per parallel batch
+constexpr size_t kBatchBytes = size_t(4) << 20;             // text tokenized per parallel batch
 constexpr int64_t kPieceSequences = 64;                     // a document piece: at most 64 × L tokens
 constexpr int64_t kReservoirTokens = int64_t(8) << 20;      // next_sentence: tokens kept for random B
 constexpr uint64_t kBucketBytes = uint64_t(32) << 20;       // wanted size of one shuffle bucket
@@ -527,38 +528,49 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
     };
     builder.evalSink = [&](const std::string &payload) { evalWriter->write(payload); };
 
-    // Read and tokenize in batches; sequences are built in input order on this thread.
+    // Read and tokenize in batches on a second thread (and the tokenizer threads) while this
+    // thread builds the sequences of the previous batch, in input order.
     report(0.0, "reading");
-    std::vector<PretrainingTextDocument> batch;
-    std::vector<std::vector<Ids>> ids;
-    size_t batchBytes = 0;
-    auto runBatch = [&] {
-        ids.assign(batch.size(), {});
-        const bool complete = parallelFor(batch.size(), o.num_threads, [&](size_t d) {
-            ids[d].reserve(batch[d].sentences.size());
-            for (const std::string &s : batch[d].sentences)
-                ids[d].push_back(tok.tokenizeToIds(s));
-        }, stopRequested);
-        if (!complete)
-            throwIfStopped();
-        for (size_t d = 0; d < batch.size(); ++d)
-            builder.feed(batch[d], ids[d]);
-        batch.clear();
-        ids.clear();
-        batchBytes = 0;
-        if (rep.input_bytes > 0)
-            report(0.9 * double(reader.bytesRead()) / double(rep.input_bytes), "reading");
-        throwIfStopped();
+    struct Batch
+    {
+        std::vector<PretrainingTextDocument> docs;
+        std::vector<std::vector<Ids>> ids;
+        uint64_t bytesRead = 0;
     };
-    PretrainingTextDocument doc;
-    while (reader.next(doc)) {
-        for (const auto &s : doc.sentences)
-            batchBytes += s.size();
-        batch.push_back(std::move(doc));
-        if (batchBytes >= kBatchBytes)
-            runBatch();
+    auto produce = [&](Batch &b) {
+        b.docs.clear();
+        b.ids.clear();
+        size_t bytes = 0;
+        PretrainingTextDocument doc;
+        while (bytes < kBatchBytes && reader.next(doc)) {
+            for (const auto &s : doc.sentences)
+                bytes += s.size();
+            b.docs.push_back(std::move(doc));
+        }
+        b.ids.assign(b.docs.size(), {});
+        const bool complete = parallelFor(b.docs.size(), o.num_threads, [&](size_t d) {
+            b.ids[d].reserve(b.docs[d].sentences.size());
+            for (const std::string &s : b.docs[d].sentences)
+                b.ids[d].push_back(tok.tokenizeToIds(s));
+        }, stopRequested);
+        b.bytesRead = reader.bytesRead();
+        return complete && !b.docs.empty();
+    };
+    {
+        Batch current, next;
+        bool more = produce(current);
+        throwIfStopped();
+        while (more) {
+            auto pending = std::async(std::launch::async, [&] { return produce(next); });
+            for (size_t d = 0; d < current.docs.size(); ++d)
+                builder.feed(current.docs[d], current.ids[d]);
+            more = pending.get();
+            throwIfStopped();
+            std::swap(current, next);
+            if (rep.input_bytes > 0)
+                report(0.9 * double(current.bytesRead) / double(rep.input_bytes), "reading");
+        }
     }
-    runBatch();
     builder.finish();
     rep.empty_rows = reader.emptyRows();
     rep.text_column = reader.textColumn();
