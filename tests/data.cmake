@@ -12,3 +12,8 @@ wb_add_test(tst_datapaths NAME core.datapaths SOURCES core/tst_datapaths.cpp LIB
 add_dependencies(tst_cliprepare bert-workbench-cli)
 # Errors never escape the CLI (issue 11): example with an unwritable cache, exception conversion.
 wb_add_test(tst_cliexample NAME cli.example SOURCES cli/tst_cliexample.cpp LIBS wb_cli TIMEOUT 60)
+# Pretraining data (issue 24): masking, records, the streaming prepare_pretraining.
+wb_add_test(tst_mlmmasking NAME core.mlmmasking SOURCES core/tst_mlmmasking.cpp LIBS wb_data)
+wb_add_test(tst_pretrainingdata NAME core.pretrainingdata SOURCES core/tst_pretrainingdata.cpp LIBS wb_data)
+wb_add_test(tst_clipreparepretraining NAME cli.preparepretraining SOURCES cli/tst_clipreparepretraining.cpp LIBS wb_cli)
+add_dependencies(tst_clipreparepretraining bert-workbench-cli)

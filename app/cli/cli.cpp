@@ -24,6 +24,7 @@ void printUsage(std::ostream &out)
            "  lr_find   learning-rate range test: writes lr_find.json, prints a suggested learning rate\n"
            "  validate  run every pre-flight check, train nothing\n"
            "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
+           "  prepare_pretraining  unlabelled text -> pretraining TFRecords (create_pretraining_data.py)\n"
            "  example   download and prepare the example project (SpamAssassin, BERT-Tiny)\n"
            "  models    pretrained BERTs: list the catalogue, info, download into the Hugging Face cache\n\n"
            "Run 'bert-workbench-cli <command> --help' for the flags of a command.\n"
@@ -64,12 +65,14 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdLrFind(rest, out, err);
     if (command == "prepare")
         return cmdPrepare(rest, out, err);
+    if (command == "prepare_pretraining")
+        return cmdPreparePretraining(rest, out, err);
     if (command == "example")
         return cmdExample(rest, out, err);
     if (command == "models")
         return cmdModels(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, predict, export, classify, lr_find, validate, prepare, example, models\n";
+        << "  hint: use one of train, predict, export, classify, lr_find, validate, prepare, prepare_pretraining, example, models\n";
     return kExitInvalid;
 }
 

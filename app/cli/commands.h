@@ -25,6 +25,8 @@ int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostre
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
+int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
 int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// The learning-rate range test: writes <model_dir>/lr_find.json and prints the suggestion.

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// `bert-workbench-cli prepare_pretraining`: google-research/bert create_pretraining_data.py's
+// flags over preparePretrainingData() (docs/pretraining.md).
+#include "app/cli/commands.h"
+
+#include "app/cli/errors.h"
+#include "app/cli/interrupt.h"
+#include "app/cli/runflags.h"
+#include "core/config/bertconfig.h"
+#include "core/data/pretrainingdata.h"
+#include "core/hub/pretrainedmodel.h"
+#include "core/util/error.h"
+
+#include <iomanip>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace wb::cli {
+
+namespace {
+
+std::string megabytes(uint64_t bytes)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << double(bytes) / 1e6 << " MB";
+    return s.str();
+}
+
+void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream &err)
+{
+    out << "prepared pretraining data in " << std::fixed << std::setprecision(1) << r.seconds << std::defaultfloat
+        << " s\n";
+    if (r.masking == "dynamic")
+        out << "  masking: dynamic (the records hold unmasked sequences; the trainer draws new masks every epoch; "
+               "--masking=static writes fixed masks as google-research's run_pretraining.py needs)\n";
+    else
+        out << "  masking: static (masks written into the records, " << r.dupe_factor
+            << " copies of each training sequence with different masks: --dupe_factor)\n";
+    out << "  input: " << r.input_files << " file(s), " << megabytes(r.input_bytes) << ", read as " << r.input_format;
+    if (!r.text_column.empty())
+        out << ", text from '" << r.text_column << "' (" << (r.text_column_recognised ? "recognised" : "--text_column")
+            << ")";
+    out << "\n";
+    out << "  documents: " << r.documents << " (" << r.train_documents << " train / " << r.eval_documents
+        << " eval pieces); longer than a sequence: " << r.documents_longer_than_a_sequence
+        << "; cut into pieces: " << r.long_documents_cut << "\n";
+    out << "  sentences: " << r.sentences << "; longer than a sequence and split: " << r.sentences_split << "\n";
+    out << "  tokens: " << r.tokens << "; [UNK]: " << r.unk_tokens << " (" << std::fixed << std::setprecision(2)
+        << 100.0 * r.unk_rate << std::defaultfloat << "%)\n";
+    out << "  sequences: " << r.train_sequences << " train (dupe_factor " << r.dupe_factor << "), " << r.eval_sequences
+        << " eval; " << (r.next_sentence ? "next-sentence pairs, " + std::to_string(r.random_next_sequences) + " random B"
+                                         : std::string("packed, no next-sentence pairs"))
+        << "\n";
+    out << "  masked positions: " << r.masked_positions
+        << (r.masking == "dynamic" ? " per epoch (masked_lm_prob " : " (masked_lm_prob ") << r.masked_lm_prob
+        << ", max_predictions_per_seq " << r.max_predictions_per_seq
+        << (r.whole_word_masking ? ", whole words" : "") << ")\n";
+    for (size_t i = 0; i < r.train_files.size(); ++i)
+        if (i < 3 || i + 1 == r.train_files.size())
+            out << "  train: " << r.train_files[i] << "\n";
+        else if (i == 3)
+            out << "  train: … (" << r.train_files.size() << " shards)\n";
+    if (!r.eval_file.empty())
+        out << "  eval:  " << r.eval_file << "\n";
+    out << "  vocab: " << r.vocab_file << " (sha256 " << r.vocab_sha256.substr(0, 12) << "…, " << r.vocab_size
+        << " tokens); do_lower_case=" << (r.do_lower_case ? "true" : "false") << "; max_seq_length=" << r.max_seq_length
+        << "\n";
+    out << "  meta data: " << r.meta_path << "\n";
+    out << "  report: " << r.report_path << "\n";
+    for (const auto &w : r.warnings)
+        err << "warning: " << w << "\n";
+}
+
+} // namespace
+
+int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Convert unlabelled text into pretraining TFRecords + input_meta_data.json + prepare_report.json\n"
+                 "(the equivalent of google-research/bert's create_pretraining_data.py).\n"
+                 "Input: a plain-text file (one sentence or line per line, documents separated by blank lines),\n"
+                 "a folder of .txt files, or the text column of a .csv/.tsv/.jsonl file (each row one document).",
+                 "bert-workbench-cli prepare_pretraining");
+    PretrainingDataOptions o;
+    std::string inputs;
+    bool noLowerCase = false;
+    app.add_option("--input_file,--input_data_dir", inputs,
+                   "text file, folder of .txt files, .csv/.tsv/.jsonl, or a comma-separated list of them")
+        ->required();
+    app.add_option("--input_format", o.input_format, "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl")
+        ->capture_default_str();
+    app.add_option("--text_column", o.text_column,
+                   "csv/tsv/jsonl: column or key of the text (default: recognised: sentence, text or review)");
+    auto *vocabOption =
+        app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt (required unless --pretrained_model)");
+    std::string pretrainedModel;
+    app.add_option("--pretrained_model,--model_name_or_path", pretrainedModel,
+                   "the BERT to (continue to) pretrain (Hub id, catalogue name or folder): its vocab.txt and casing,\n"
+                   "downloaded into the Hugging Face cache when missing");
+    auto *lowerOption =
+        app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
+    app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
+    auto *maxSeqOption =
+        app.add_option("--max_seq_length", o.max_seq_length, "tokens per sequence incl. [CLS]/[SEP]")->capture_default_str();
+    app.add_option("--max_predictions_per_seq", o.max_predictions_per_seq, "masked LM predictions per sequence")
+        ->capture_default_str();
+    app.add_option("--masked_lm_prob", o.masked_lm_prob, "share of the tokens to mask")->capture_default_str();
+    app.add_option("--short_seq_prob", o.short_seq_prob, "share of sequences shorter than max_seq_length (random length)")
+        ->capture_default_str();
+    app.add_option("--dupe_factor", o.dupe_factor,
+                   "times each training document is turned into sequences (default: 10 with --masking=static, 1 with "
+                   "dynamic)");
+    app.add_option("--random_seed", o.random_seed, "seed of every random choice")->capture_default_str();
+    app.add_flag("--do_whole_word_mask", o.do_whole_word_mask, "mask all WordPiece pieces of a word together");
+    app.add_flag("--next_sentence", o.next_sentence,
+                 "write sentence pairs with next_sentence_labels (google-research); default: pack contiguous text");
+    app.add_option("--masking", o.masking,
+                   "dynamic (new masks every epoch, by the trainer) or static (masks in the records)")
+        ->capture_default_str();
+    app.add_option("--eval_fraction", o.eval_fraction, "share of the documents held out as eval set")
+        ->capture_default_str();
+    app.add_option("--output_dir", o.output_dir, "write train.tf_record(s), eval.tf_record, input_meta_data.json here")
+        ->required();
+    app.add_option("--num_output_shards", o.num_output_shards,
+                   "train files: 1 = train.tf_record, N = train.tf_record-0000i-of-0000N")
+        ->capture_default_str();
+    app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    if (noLowerCase)
+        o.do_lower_case = false;
+    for (size_t start = 0; start <= inputs.size();) {
+        const size_t comma = inputs.find(',', start);
+        const std::string part = inputs.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty())
+            o.input_files.push_back(part);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+
+    if (!pretrainedModel.empty()) {
+        // As prepare: the text must be read as the model reads it (its vocabulary and casing).
+        TrainingOptions run;
+        run.pretrained_model = pretrainedModel;
+        if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
+            return fetched;
+        try {
+            const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
+            if (!m)
+                throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
+            if (vocabOption->count() == 0)
+                o.vocab_file = m->vocab_file;
+            Diagnostics configDiag;
+            if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
+                if (maxSeqOption->count() == 0 && o.max_seq_length > cfg->max_position_embeddings) {
+                    err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
+                        << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
+                    o.max_seq_length = cfg->max_position_embeddings;
+                } else if (o.max_seq_length > cfg->max_position_embeddings) {
+                    return reportError(err,
+                                       ErrorText{"max_seq_length",
+                                                 "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
+                                                     + pretrainedModel + " was trained for (max_position_embeddings "
+                                                     + std::to_string(cfg->max_position_embeddings) + ")",
+                                                 "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
+                                                     + " or less"},
+                                       kExitInvalid);
+                }
+            }
+            if (lowerOption->count() == 0 && !noLowerCase)
+                o.do_lower_case = m->do_lower_case;
+            else if (o.do_lower_case != m->do_lower_case)
+                err << "warning: pretrained_model: " << pretrainedModel << " is "
+                    << (m->do_lower_case ? "uncased" : "cased") << " but the text is prepared "
+                    << (o.do_lower_case ? "lower-cased" : "cased") << " as asked\n";
+        } catch (...) {
+            return reportCurrentException(err, "pretrained_model", kExitInvalid);
+        }
+    } else if (o.vocab_file.empty()) {
+        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
+                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
+                           kExitInvalid);
+    }
+
+    const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
+    std::string lastStage;
+    int lastPercent = -1;
+    auto progress = [&](double f, const std::string &stage) {
+        const int percent = int(f * 100.0);
+        if (tty) {
+            if (percent == lastPercent && stage == lastStage)
+                return;
+            const int width = 30, filled = int(f * width);
+            err << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
+                << percent << "% " << stage << "        " << std::flush;
+            if (stage == "done")
+                err << "\n";
+        } else if (stage != lastStage) {
+            err << stage << "...\n";
+        }
+        lastStage = stage;
+        lastPercent = percent;
+    };
+    StopToken stop;
+    InterruptGuard guard(stop, "\nstopping; nothing is written (Ctrl+C again to quit at once)...\n");
+    try {
+        const PretrainingDataReport r = preparePretrainingData(o, progress, &stop);
+        printReport(r, out, err);
+        return kExitOk;
+    } catch (const Error &) {
+        if (stop.stopRequested())
+            return reportCurrentException(err, "prepare_pretraining", kExitStopped);
+        if (tty)
+            err << "\n";
+        return reportCurrentException(err, "prepare_pretraining", kExitInvalid);
+    } catch (...) {
+        if (tty)
+            err << "\n";
+        return reportCurrentException(err, "prepare_pretraining", kExitRuntime);
+    }
+}
+
+} // namespace wb::cli

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wb {
+
+/// One document (or, for a long one, one part of it) read by PretrainingTextReader: its
+/// sentences (one per input line, blank lines left out), UTF-8, without line ends.
+struct PretrainingTextDocument
+{
+    std::vector<std::string> sentences;
+    std::string where;             ///< "file:line" of the document's first line
+    bool continues = false;        ///< a further part of the previous document (cut at kMaxDocumentPartBytes)
+};
+
+/// Reads the documents of a pretraining corpus one at a time, never the whole corpus
+/// (docs/pretraining.md, "Input formats"):
+/// - plain text ("text"; any file that is not .csv/.tsv/.jsonl): one sentence or line per
+///   line, documents separated by blank lines (lines of only whitespace);
+/// - a folder: its .txt files (recursively, hidden ones skipped, sorted by path), each read
+///   as plain text, each file ending its last document;
+/// - "csv" / "tsv" (a header row; RFC 4180 CSV with ',' or a ';' export, TSV without quoting):
+///   each row one document, the line breaks inside its text field separating sentences;
+/// - "jsonl": one JSON object per line, each one document.
+/// The text column (csv/tsv) or key (jsonl) is `textColumn` (exact, else ignoring ASCII case)
+/// or recognised as prepare recognises a single text column: sentence, text or review.
+/// A UTF-8 byte order mark at a file's start is skipped; "\r\n" and "\r" end lines too.
+/// Bounded memory: a document is handed out in parts of at most kMaxDocumentPartBytes, a line
+/// in sentences of at most kMaxSentenceBytes (cut at a UTF-8 character boundary).
+///
+/// Errors (wb::Error, field = the file, or "file:line"): a file that cannot be read, a binary
+/// file (a NUL byte; the message gives its byte offset), bytes that are not UTF-8 (the byte
+/// offset), a CSV/TSV row without the text field, a JSONL line that is not an object with
+/// a string text, a text column that is missing or ambiguous (the columns found and the flag
+/// to pass), an input without files. Not thread-safe.
+class PretrainingTextReader
+{
+public:
+    static constexpr size_t kMaxDocumentPartBytes = size_t(1) << 20; ///< text bytes per document part
+    static constexpr size_t kMaxSentenceBytes = size_t(1) << 20;     ///< bytes per sentence (a longer line is cut)
+
+    /// `inputs`: files and folders, read in this order. `format`: "auto" (folder → its .txt
+    /// files; .csv, .tsv, .jsonl/.ndjson by extension; anything else plain text), "text",
+    /// "csv", "tsv" or "jsonl". Throws wb::Error for a missing input or an unknown format.
+    PretrainingTextReader(const std::vector<std::string> &inputs, const std::string &format,
+                          const std::string &textColumn);
+    ~PretrainingTextReader();
+    PretrainingTextReader(const PretrainingTextReader &) = delete;
+    PretrainingTextReader &operator=(const PretrainingTextReader &) = delete;
+
+    /// Reads the next document (part) into `doc`; returns false after the last one.
+    bool next(PretrainingTextDocument &doc);
+
+    /// Input bytes consumed so far and in total (for progress).
+    uint64_t bytesRead() const { return m_bytesDone + m_fileBytesRead; }
+    uint64_t totalBytes() const { return m_totalBytes; }
+    /// Returns the files read (folders expanded).
+    const std::vector<std::string> &files() const { return m_files; }
+    /// Returns the format of the files: "text", "csv", "tsv" or "jsonl" (the first file's).
+    const std::string &formatName() const { return m_formatName; }
+    /// csv/tsv/jsonl: the header name or key read as the text, and whether it was recognised.
+    const std::string &textColumn() const { return m_textColumnUsed; }
+    bool textColumnRecognised() const { return m_textColumnRecognised; }
+    /// Rows (csv/tsv/jsonl) whose text was empty or only whitespace; they are not documents.
+    int64_t emptyRows() const { return m_emptyRows; }
+
+private:
+    enum class Kind { Text, Csv, Tsv, Jsonl };
+    bool openNext();
+    bool fill();
+    bool nextText(PretrainingTextDocument &doc);
+    bool nextRow(PretrainingTextDocument &doc);
+    bool nextJsonl(PretrainingTextDocument &doc);
+    bool readLine(std::string &line, uint64_t &offset);
+    void checkBytes(std::string_view bytes, uint64_t offset) const;
+    void splitText(const std::string &text, PretrainingTextDocument &doc);
+    std::string pickColumn(const std::vector<std::string> &names, const std::string &where);
+
+    std::vector<std::string> m_files;
+    std::vector<Kind> m_kinds;
+    size_t m_nextFile = 0;
+    std::string m_textColumn;
+    std::string m_textColumnUsed;
+    bool m_textColumnRecognised = false;
+    std::string m_formatName;
+    uint64_t m_totalBytes = 0, m_bytesDone = 0, m_fileBytesRead = 0;
+    int64_t m_emptyRows = 0;
+
+    // The open file.
+    FILE *m_file = nullptr;
+    std::string m_path;
+    Kind m_kind = Kind::Text;
+    std::string m_buf;           // bytes read but not consumed
+    size_t m_pos = 0;            // consumed bytes of m_buf
+    uint64_t m_bufOffset = 0;    // file offset of m_buf[0]
+    bool m_eof = false;
+    int64_t m_line = 0;          // lines consumed
+    bool m_pendingCr = false;    // the last line ended with '\r' (a following '\n' belongs to it)
+    // csv/tsv
+    bool m_headerRead = false;
+    size_t m_column = 0;
+    char m_delimiter = ',';
+    bool m_quoting = true;
+    std::vector<PretrainingTextDocument> m_rows;
+    size_t m_rowPos = 0;
+    // A document part waiting to be handed out (text format, cut parts of a long row).
+    std::vector<PretrainingTextDocument> m_pending;
+};
+
+/// Returns the offset of the first byte of `bytes` that is not part of valid UTF-8 (bad lead
+/// byte, truncated, overlong, surrogate or beyond U+10FFFF), or std::string_view::npos.
+size_t firstInvalidUtf8(std::string_view bytes);
+
+} // namespace wb

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// `bert-workbench-cli prepare_pretraining` end to end: the binary, its exit codes, its output
+// read by an independent reader (tests/data/pretraining/tfrecord_example.py), a full disk.
+#include "app/cli/commands.h"
+#include "core/data/pretrainingrecord.h"
+#include "core/data/tfrecordreader.h"
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+class tst_CliPreparePretraining : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    std::string path(const std::string &rel) const { return m_dir.path().toStdString() + "/" + rel; }
+    void write(const std::string &rel, const std::string &text)
+    {
+        fs::create_directories(fs::path(path(rel)).parent_path());
+        std::ofstream(path(rel), std::ios::binary) << text;
+    }
+    struct Result
+    {
+        int code = -1;
+        std::string out, err;
+    };
+    Result runProcess(const QString &program, const QStringList &args)
+    {
+        QProcess p;
+        p.start(program, args);
+        Result r;
+        if (!p.waitForFinished(120000))
+            return r;
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput().toStdString();
+        r.err = p.readAllStandardError().toStdString();
+        return r;
+    }
+    // In-process (wb::cli::runCli): the same flags, without the process start.
+    Result runInProcess(const QStringList &args)
+    {
+        std::vector<std::string> v;
+        for (const QString &a : args)
+            v.push_back(a.toStdString());
+        std::ostringstream out, err;
+        Result r;
+        r.code = wb::cli::runCli(v, out, err);
+        r.out = out.str();
+        r.err = err.str();
+        return r;
+    }
+    static QString cli() { return QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli"); }
+    QStringList args(const std::string &input, const std::string &out, const QStringList &more = {})
+    {
+        QStringList a = {QStringLiteral("prepare_pretraining"), QString::fromStdString("--input_file=" + path(input)),
+                         QString::fromStdString("--vocab_file=" + path("vocab.txt")),
+                         QStringLiteral("--max_seq_length=16"), QString::fromStdString("--output_dir=" + path(out))};
+        if (!more.join(QLatin1Char(' ')).contains(QStringLiteral("--max_predictions_per_seq")))
+            a << QStringLiteral("--max_predictions_per_seq=4");
+        return a + more;
+    }
+    std::string corpus(int documents)
+    {
+        std::string text;
+        for (int d = 0; d < documents; ++d)
+            text += "the cat sat on the mat\nthe dog ran after the cats\n\n";
+        return text;
+    }
+    void verifyEmpty(const std::string &dir)
+    {
+        if (!fs::exists(path(dir)))
+            return;
+        for (const auto &e : fs::directory_iterator(path(dir)))
+            QFAIL(qPrintable(QString::fromStdString("left behind: " + e.path().string())));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\ndog\nran\nafter\n##s\n");
+    }
+
+    /// Our records, read by the standard-library Python reader: the same values as our decoder
+    /// reads, with google-research's feature names and kinds.
+    void outputReadsInAnIndependentReader()
+    {
+        write("c.txt", corpus(30));
+        const Result r = runInProcess(args("c.txt", "out", {QStringLiteral("--masking=static"),
+                                                                 QStringLiteral("--dupe_factor=2"),
+                                                                 QStringLiteral("--short_seq_prob=0"),
+                                                                 QStringLiteral("--eval_fraction=0")}));
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.out.find("masking: static") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("documents: 30 ") != std::string::npos, r.out.c_str());
+        // Each document (6 + 7 tokens) fills one sequence of 14: the next one does not fit after a [SEP].
+        QVERIFY2(r.out.find("sequences: 60 train (dupe_factor 2), 0 eval") != std::string::npos, r.out.c_str());
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (python.isEmpty())
+            QSKIP("python3 is not installed");
+        const Result py = runProcess(python, {QStringLiteral(WB_TEST_DATA_DIR "/pretraining/tfrecord_example.py"),
+                                              QStringLiteral("read"), QString::fromStdString(path("out/train.tf_record"))});
+        QVERIFY2(py.code == 0, py.err.c_str());
+        std::istringstream lines(py.out);
+        std::string line;
+        wb::TFRecordReader reader(path("out/train.tf_record"));
+        std::string payload;
+        int n = 0;
+        while (std::getline(lines, line)) {
+            QVERIFY(reader.read(payload));
+            wb::PretrainingRecord rec;
+            wb::decodePretrainingRecord(payload, {16, 4, true, 14}, rec);
+            const auto j = nlohmann::json::parse(line);
+            QCOMPARE(j.size(), size_t(7));
+            QCOMPARE(j["input_ids"]["int64"].get<std::vector<int64_t>>(), rec.input_ids);
+            QCOMPARE(j["input_mask"]["int64"].get<std::vector<int64_t>>(), rec.input_mask);
+            QCOMPARE(j["segment_ids"]["int64"].get<std::vector<int64_t>>(), rec.segment_ids);
+            QCOMPARE(j["masked_lm_positions"]["int64"].get<std::vector<int64_t>>(), rec.masked_lm_positions);
+            QCOMPARE(j["masked_lm_ids"]["int64"].get<std::vector<int64_t>>(), rec.masked_lm_ids);
+            QCOMPARE(j["masked_lm_weights"]["float"].get<std::vector<float>>(), rec.masked_lm_weights);
+            QCOMPARE(j["next_sentence_labels"]["int64"].get<std::vector<int64_t>>(), std::vector<int64_t>{0});
+            ++n;
+        }
+        QVERIFY(!reader.read(payload));
+        const auto meta = nlohmann::json::parse(std::ifstream(path("out/input_meta_data.json")));
+        QCOMPARE(meta["train_data_size"].get<int>(), n);
+    }
+
+    void defaultIsDynamicAndSaysSo()
+    {
+        write("d.txt", corpus(40));
+        const Result r = runInProcess(args("d.txt", "dyn", {QStringLiteral("--eval_fraction=0.25")}));
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.out.find("masking: dynamic (the records hold unmasked sequences") != std::string::npos, r.out.c_str());
+        QVERIFY(fs::exists(path("dyn/eval.tf_record")));
+        const auto meta = nlohmann::json::parse(std::ifstream(path("dyn/input_meta_data.json")));
+        QCOMPARE(meta["masking"].get<std::string>(), std::string("dynamic"));
+        QVERIFY(meta["eval_data_size"].get<int>() > 0);
+    }
+
+    void badInputExitsTwo()
+    {
+        write("bin.txt", std::string("hello\0world", 11));
+        Result r = runInProcess(args("bin.txt", "o1"));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("bin.txt: a NUL byte at byte offset 5") != std::string::npos, r.err.c_str());
+        verifyEmpty("o1");
+        write("c.txt", corpus(3));
+        r = runInProcess(args("c.txt", "o2", {QStringLiteral("--max_predictions_per_seq=9")}));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("max_predictions_per_seq=9 is more than masked_lm_prob=0.15") != std::string::npos,
+                 r.err.c_str());
+        verifyEmpty("o2");
+        write("tiny.txt", "the cat\n");
+        r = runInProcess(args("tiny.txt", "o3"));
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.find("warning: only 1 training sequence(s): fewer than one batch of 32") != std::string::npos,
+                 r.err.c_str());
+        r = runInProcess({QStringLiteral("prepare_pretraining"), QString::fromStdString("--input_file=" + path("c.txt")),
+                               QString::fromStdString("--output_dir=" + path("o4"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("vocab_file") != std::string::npos, r.err.c_str());
+    }
+
+    /// A full disk (the file size limit, SIGXFSZ ignored so that write() fails with EFBIG):
+    /// exit 2, the file named, nothing left in the output folder.
+    void fullDiskLeavesNothing()
+    {
+        write("big.txt", corpus(600));
+        QStringList a = args("big.txt", "full", {QStringLiteral("--masking=static")});
+        QString command = QStringLiteral("trap '' XFSZ; ulimit -f 64; exec '") + cli() + QStringLiteral("'");
+        for (const QString &s : a)
+            command += QStringLiteral(" '") + s + QStringLiteral("'");
+        const Result r = runProcess(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), command});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("write failed: File too large") != std::string::npos, r.err.c_str());
+        verifyEmpty("full");
+    }
+
+    void helpListsTheFlags()
+    {
+        std::ostringstream out, err;
+        QCOMPARE(wb::cli::runCli({"prepare_pretraining", "--help"}, out, err), 0);
+        for (const char *flag : {"--input_file", "--max_seq_length", "--max_predictions_per_seq", "--masked_lm_prob",
+                                 "--short_seq_prob", "--dupe_factor", "--random_seed", "--do_whole_word_mask",
+                                 "--next_sentence", "--masking", "--eval_fraction", "--num_output_shards",
+                                 "--pretrained_model", "--text_column"})
+            QVERIFY2(out.str().find(flag) != std::string::npos, flag);
+        std::ostringstream usage, e2;
+        wb::cli::runCli({"--help"}, usage, e2);
+        QVERIFY(usage.str().find("prepare_pretraining") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliPreparePretraining)
+#include "tst_clipreparepretraining.moc"
