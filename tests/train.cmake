@@ -2,7 +2,7 @@
 # Training core (issue 4): model, init checkpoint, optimizer, metrics, checkpoints, trainer, CLI.
 wb_add_test(tst_bertmodel NAME core.bertmodel SOURCES core/tst_bertmodel.cpp LIBS wb_core torch)
 wb_add_test(tst_adamw NAME core.adamw SOURCES core/tst_adamw.cpp LIBS wb_core torch)
-wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp LIBS wb_core)
+wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp LIBS wb_core torch)
 wb_add_test(tst_checkpointstate NAME core.checkpointstate SOURCES core/tst_checkpointstate.cpp LIBS wb_rundir)
 wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswriter.cpp LIBS wb_io)
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
@@ -10,6 +10,7 @@ wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initche
 wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torchcheckpoint.cpp LIBS wb_core torch)
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
+wb_add_test(tst_clirunreaders NAME cli.runreaders SOURCES cli/tst_clirunreaders.cpp LIBS wb_cli TIMEOUT 120)
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)

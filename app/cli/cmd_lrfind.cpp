@@ -5,6 +5,7 @@
 #include "app/cli/runflags.h"
 
 #include "core/train/lrfind.h"
+#include "core/train/runidentity.h"
 #include "core/util/error.h"
 
 #include <cstdio>
@@ -51,6 +52,12 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
+    try { // lr_find on a run: what it recorded fills the options not given (as classify, predict, export)
+        for (const auto &note : fillFromRecordedRun(options, /*withTrainData=*/true))
+            err << "note: " << note << "\n";
+    } catch (...) {
+        return reportCurrentException(err, "model_dir", kExitInvalid);
+    }
     if (const int fetched = fetchPretrainedForRun(options, false, out, err); fetched != kExitOk)
         return fetched;
     const PreparedRun prepared = prepareRun(options, RunPurpose::LrFind); // checks the lr_find_* range too

@@ -6,6 +6,7 @@
 #include "app/cli/runflags.h"
 
 #include "core/train/preparedrun.h"
+#include "core/train/runidentity.h"
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
@@ -117,6 +118,16 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
+    // predict and export read a run: what it recorded fills the options not given, as for
+    // classify (one rule: fillFromRecordedRun); said on stderr (stdout may be JSON lines).
+    if (purpose == RunPurpose::Predict || purpose == RunPurpose::Export) {
+        try {
+            for (const auto &note : fillFromRecordedRun(options))
+                err << "note: " << note << "\n";
+        } catch (...) {
+            return reportCurrentException(err, "model_dir", kExitInvalid);
+        }
+    }
 
     if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
         return fetched;

@@ -182,8 +182,12 @@ std::vector<OptionSpec> buildTable()
     s.path = PathKind::Directory;
     add(s);
 
-    s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "", "checkpoint for predict",
-               "Predict checkpoint", "predict: the checkpoint to predict with (default: the latest in the model directory).");
+    s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
+               "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
+               "kept one, else the latest)",
+               "Predict checkpoint",
+               "predict and export: the checkpoint to read, a ckpt-N file, 'best' or 'latest' (default: the best "
+               "checkpoint when the run kept one with Keep best model by, else the latest in the model directory).");
     s.path = PathKind::File;
     add(s);
 

@@ -49,8 +49,20 @@ struct EvalMetrics
     bool regression = false;
     double eval_accuracy = 0;      ///< classification
     bool binary = false;
-    double eval_f1 = 0;            ///< binary tasks (positive class = label 1)
+    /// Binary tasks: the F1 of the positive class, label id 1 (`positive_label`; run_classifier's
+    /// and scikit-learn's pos_label=1 convention), kept under this name for compatibility.
+    double eval_f1 = 0;
     double eval_mcc = 0;           ///< binary tasks
+    /// Classification: the unweighted mean of the per-class F1 (scikit-learn's average="macro").
+    double eval_macro_f1 = 0;
+    /// Classification, per label id: precision tp/(tp+fp), recall tp/(tp+fn), F1 2tp/(2tp+fp+fn)
+    /// (0 where undefined), support (true examples of the label).
+    std::vector<double> class_precision, class_recall, class_f1;
+    std::vector<int64_t> class_support;
+    /// The label names in id order, when the run knows them (labels.txt, id2label); else empty
+    /// (then "label N" is shown).
+    std::vector<std::string> label_names;
+    int64_t positive_label = 1;    ///< binary: the label id eval_f1 is about
     double eval_mse = 0;           ///< regression
     double eval_pearson = 0;       ///< regression
     double eval_spearman = 0;      ///< regression

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/runeventjson.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -157,10 +158,31 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
     } else {
         j["eval_accuracy"] = number<J>(v.eval_accuracy);
         if (v.binary) {
-            j["eval_f1"] = number<J>(v.eval_f1);
+            j["eval_f1"] = number<J>(v.eval_f1); // the F1 of positive_label (label id 1)
             j["eval_mcc"] = number<J>(v.eval_mcc);
         }
         j["confusion"] = v.confusion;
+        if (!v.class_f1.empty()) {
+            j["eval_macro_f1"] = number<J>(v.eval_macro_f1);
+            J perClass = J::array();
+            for (size_t k = 0; k < v.class_f1.size(); ++k) {
+                J c = J::object();
+                if (k < v.label_names.size())
+                    c["label"] = v.label_names[k];
+                c["label_id"] = int64_t(k);
+                c["precision"] = number<J>(k < v.class_precision.size() ? v.class_precision[k] : 0.0);
+                c["recall"] = number<J>(k < v.class_recall.size() ? v.class_recall[k] : 0.0);
+                c["f1"] = number<J>(v.class_f1[k]);
+                c["support"] = k < v.class_support.size() ? v.class_support[k] : 0;
+                perClass.push_back(c);
+            }
+            j["per_class"] = perClass;
+        }
+        if (v.binary) {
+            j["positive_label_id"] = v.positive_label;
+            if (size_t(v.positive_label) < v.label_names.size())
+                j["positive_label"] = v.label_names[size_t(v.positive_label)];
+        }
     }
 }
 
@@ -180,6 +202,30 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     read(j, "eval_mse", v.eval_mse);
     read(j, "eval_pearson", v.eval_pearson);
     read(j, "eval_spearman", v.eval_spearman);
+    read(j, "eval_macro_f1", v.eval_macro_f1);
+    read(j, "positive_label_id", v.positive_label);
+    if (const auto it = j.find("per_class"); it != j.end() && it->is_array() && it->size() <= kMaxConfusionClasses) {
+        std::vector<std::string> names;
+        for (const auto &c : *it) {
+            if (!c.is_object())
+                continue;
+            double p = 0, r = 0, f = 0;
+            int64_t support = 0;
+            std::string name;
+            read(c, "precision", p);
+            read(c, "recall", r);
+            read(c, "f1", f);
+            read(c, "support", support);
+            read(c, "label", name);
+            v.class_precision.push_back(p);
+            v.class_recall.push_back(r);
+            v.class_f1.push_back(f);
+            v.class_support.push_back(support);
+            names.push_back(name);
+        }
+        if (std::none_of(names.begin(), names.end(), [](const std::string &n) { return n.empty(); }))
+            v.label_names = std::move(names);
+    }
     if (const auto it = j.find("confusion"); it != j.end() && it->is_array()) {
         v.confusion.clear();
         for (const auto &row : *it) {

@@ -21,17 +21,24 @@ namespace wb {
 /// How the tensors of a checkpoint map onto the model.
 struct CheckpointMatch
 {
-    std::string format = "safetensors";  ///< "safetensors", "PyTorch", "sharded safetensors", "sharded PyTorch" or "TensorFlow checkpoint"
+    std::string format = "safetensors";  ///< "safetensors", "PyTorch", "sharded safetensors", "sharded PyTorch", "TensorFlow checkpoint" or "training checkpoint"
     std::vector<std::pair<std::string, std::string>> loaded; ///< (file name, model name)
     std::vector<std::string> missing;     ///< model tensors the file lacks (stay initialised)
     std::vector<std::string> unexpected;  ///< file tensors the model has no use for (ignored)
     std::vector<std::string> skipped;     ///< TF optimizer slots (adam_m/adam_v) and bookkeeping (global_step)
+    /// The masked-LM and next-sentence heads of a pre-training checkpoint (`cls/predictions/…`,
+    /// `cls.seq_relationship.…`, under any scope): a classifier has no use for them; skipped, said in summary().
+    std::vector<std::string> pretraining_head;
+    /// What resolving the path found worth saying (locateCheckpoint's CheckpointSource::notes):
+    /// e.g. a `checkpoint` file's absolute path from another machine replaced by the file beside it.
+    std::vector<std::string> notes;
     bool classifierMissing = false;       ///< classifier.* absent or of another shape: new head
     /// The scope most encoder tensors were found under ("module/" for a TF-Hub classifier,
     /// "encoder/" for tensorflow/models TF2, "module." for a DataParallel state dict), or "".
     std::string scope;
     /// Returns "loaded N tensors, M missing, K unexpected (…)", plus the skipped optimizer
-    /// state and the newly initialised classifier head (expected on a pretrained encoder).
+    /// state, the skipped pre-training heads ("skipped 5 pretraining-head tensors cls/… (…)"),
+    /// the notes, and the newly initialised classifier head (expected on a pretrained encoder).
     std::string summary() const;
 };
 
@@ -41,7 +48,11 @@ enum class CheckpointFormat
     Safetensors, ///< a .safetensors file (Hugging Face names, or gamma/beta spellings)
     TensorFlow,  ///< a tensor bundle: `<prefix>.index` + `<prefix>.data-NNNNN-of-MMMMM`
     PyTorch,     ///< a torch.save state dict (pytorch_model.bin), read by the weights-only reader (torchpickle.h)
-    Sharded      ///< `model.safetensors.index.json` or `pytorch_model.bin.index.json` and the shards it names
+    Sharded,     ///< `model.safetensors.index.json` or `pytorch_model.bin.index.json` and the shards it names
+    /// a training checkpoint `ckpt-N` of this program's model_dir (a libtorch archive whose
+    /// `model` entry maps Hugging Face names to float32 tensors; core/train/checkpointio.h),
+    /// a fine-tuning run's or a pre-training run's
+    Training
 };
 
 /// A resolved init checkpoint.
@@ -50,10 +61,17 @@ struct CheckpointSource
     CheckpointFormat format = CheckpointFormat::Safetensors;
     std::string path;        ///< the weights file, the shard index, or the TensorFlow checkpoint prefix
     std::string config_json; ///< `config.json` beside the weights of a Hugging Face folder, else empty
+    /// Warnings met while resolving, for the log and the pre-flight check: a `checkpoint`
+    /// file's absolute model_checkpoint_path from another machine replaced by the file of that
+    /// name beside it (both paths named).
+    std::vector<std::string> notes;
 };
 
 /// Resolves `input` (docs/file-formats.md, "Init checkpoints"): a TensorFlow checkpoint
 /// prefix, its `.index` file, a data shard, or a folder with a `checkpoint` file; a
+/// model_dir of a training or pre-training run of this program (its `checkpoint` index names
+/// the latest `ckpt-N`; without an index, the `ckpt-N` with the largest N) or one `ckpt-N`
+/// file of it (Training); an export folder or a
 /// Hugging Face model folder (the first of `model.safetensors`,
 /// `model.safetensors.index.json`, `pytorch_model.bin`, `pytorch_model.bin.index.json`;
 /// optionally `config.json`); a folder with exactly one `*.index`; a folder with `model.pt`
@@ -61,7 +79,8 @@ struct CheckpointSource
 /// content that starts as a zip or a pickle); or a safetensors file. Does not parse the
 /// weights. Throws wb::Error naming the path and saying why for everything else: a Keras
 /// HDF5 or Flax file, or a folder with only those (the message names the files found), a
-/// missing `.index` beside data shards, a path that does not exist. Thread-safe.
+/// missing `.index` beside data shards, a path that does not exist, a folder with none of
+/// these (the message lists what was looked for). Thread-safe.
 CheckpointSource locateCheckpoint(const std::string &input);
 
 /// Matches a safetensors header against the parameters of BertForSequenceClassification
@@ -94,12 +113,19 @@ CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &conf
                                   Diagnostics &diag, bool allowPartialInit = false);
 
 /// Reads the names, dtypes and shapes of every tensor of a Hugging Face weights source
-/// (Safetensors, PyTorch or Sharded; not TensorFlow) without the data, as a safetensors
-/// header (begin/end are 0 for PyTorch tensors). For a sharded checkpoint every shard's
+/// (Safetensors, PyTorch, Sharded or Training; not TensorFlow) without the data, as a safetensors
+/// header (begin/end are 0 for PyTorch and training-checkpoint tensors; a training
+/// checkpoint's archive is read whole to list them). For a sharded checkpoint every shard's
 /// table is read and must agree with the index: a tensor in two shards, a tensor the index
 /// maps elsewhere or not at all, a tensor missing from its shard, and a missing shard are
 /// errors naming the shard and the tensor. Throws wb::Error. Torch-free logic; thread-safe.
 SafetensorsHeader readWeightsTable(const CheckpointSource &src);
+
+/// Reads the `model` entry of a training checkpoint `ckpt-N` (core/train/checkpointio.h
+/// describes the archive; only this entry is read here): Hugging Face name → float32 tensor,
+/// contiguous, on the CPU. Throws wb::Error naming the file when it is no libtorch archive or
+/// has no `model` dictionary.
+std::map<std::string, torch::Tensor> loadTrainingCheckpointWeights(const std::string &path);
 
 /// Loads every tensor of a Hugging Face weights source (Safetensors, PyTorch or Sharded),
 /// the shards merged; F16/BF16/F64 become float32 as in loadSafetensors, views become

@@ -395,33 +395,64 @@ std::string readTfTensorBytes(const TfBundle &bundle, const TfBundleEntry &entry
     return bytes;
 }
 
+std::optional<CheckpointStateTarget> readCheckpointStateTarget(const std::string &dir)
+{
+    std::error_code ec;
+    if (dir.empty() || !fs::is_directory(dir, ec))
+        return std::nullopt;
+    const fs::path state = fs::path(dir) / "checkpoint";
+    if (!fs::is_regular_file(state, ec))
+        return std::nullopt;
+    std::ifstream in(state);
+    std::string line;
+    static const std::regex re(R"re(^\s*model_checkpoint_path:\s*"(.*)"\s*$)re");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (!std::regex_match(line, m, re))
+            continue;
+        CheckpointStateTarget t;
+        t.state_file = state.string();
+        t.recorded = m[1].str();
+        const fs::path recorded = t.recorded;
+        const auto present = [&ec](const fs::path &p) {
+            return fs::exists(p.string() + ".index", ec) || fs::is_regular_file(p, ec);
+        };
+        t.path = recorded.is_relative() ? (fs::path(dir) / recorded).string() : recorded.string();
+        if (recorded.is_absolute() && !present(recorded)) {
+            // TensorFlow's latest_checkpoint returns nothing here; the files were copied with the folder.
+            const fs::path beside = fs::path(dir) / recorded.filename();
+            if (!recorded.filename().empty() && present(beside)) {
+                t.path = beside.string();
+                t.note = state.string() + " names " + t.recorded + ", which does not exist here (a checkpoint "
+                         "copied from another machine?); using " + beside.string() + " beside it";
+            }
+        }
+        return t;
+    }
+    throw Error(state.string(), "the checkpoint state file has no model_checkpoint_path line",
+                "pass the checkpoint prefix (e.g. bert_model.ckpt) as --init_checkpoint");
+}
+
 std::optional<std::string> resolveTfCheckpointPrefix(const std::string &input)
 {
     std::error_code ec;
     if (input.empty())
         return std::nullopt;
     if (fs::is_directory(input, ec)) {
-        const fs::path state = fs::path(input) / "checkpoint";
-        if (!fs::is_regular_file(state, ec))
+        const auto target = readCheckpointStateTarget(input);
+        if (!target)
             return std::nullopt;
-        std::ifstream in(state);
-        std::string line;
-        static const std::regex re(R"re(^\s*model_checkpoint_path:\s*"(.*)"\s*$)re");
-        while (std::getline(in, line)) {
-            std::smatch m;
-            if (!std::regex_match(line, m, re))
-                continue;
-            fs::path prefix = m[1].str();
-            if (prefix.is_relative())
-                prefix = fs::path(input) / prefix;
-            if (!fs::exists(prefix.string() + ".index", ec))
-                throw Error(state.string(), "model_checkpoint_path names '" + m[1].str() + "', but "
-                                                + prefix.string() + ".index does not exist",
-                            "copy the checkpoint files into the folder, or pass the prefix itself as --init_checkpoint");
-            return prefix.string();
-        }
-        throw Error(state.string(), "the checkpoint state file has no model_checkpoint_path line",
-                    "pass the checkpoint prefix (e.g. bert_model.ckpt) as --init_checkpoint");
+        if (fs::exists(target->path + ".index", ec))
+            return target->path;
+        if (fs::is_regular_file(target->path, ec))
+            return std::nullopt; // a training run's ckpt-N (locateCheckpoint)
+        throw Error(target->state_file,
+                    "model_checkpoint_path names '" + target->recorded + "', but neither " + target->path
+                        + ".index (TensorFlow) nor " + target->path + " (a training checkpoint) exists"
+                        + (fs::path(target->recorded).is_absolute()
+                               ? ", and no file " + fs::path(target->recorded).filename().string() + " is beside it"
+                               : std::string()),
+                    "copy the checkpoint files into the folder, or pass the checkpoint itself as --init_checkpoint");
     }
     if (endsWith(input, ".index") && fs::is_regular_file(input, ec))
         return input.substr(0, input.size() - 6);

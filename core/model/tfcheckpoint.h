@@ -89,11 +89,35 @@ std::vector<std::pair<std::string, std::string>> checkTfBundleShards(const TfBun
 /// mismatch). Thread-safe (opens the shard itself).
 std::string readTfTensorBytes(const TfBundle &bundle, const TfBundleEntry &entry);
 
+/// What the `model_checkpoint_path: "…"` line of a folder's `checkpoint` file (TensorFlow's
+/// CheckpointState text, also written by this program's training runs) names.
+struct CheckpointStateTarget
+{
+    std::string state_file; ///< `<folder>/checkpoint`
+    std::string recorded;   ///< the path as the file records it
+    /// Where it is: relative paths resolve against the folder. An absolute path that does not
+    /// exist here (a checkpoint copied from another machine) is replaced by the file of that
+    /// base name beside `checkpoint` when that exists (see `note`); otherwise it stays as recorded.
+    std::string path;
+    /// Non-empty when `path` was taken beside the `checkpoint` file instead of the recorded
+    /// absolute path: "<state_file> names /other/machine/model.ckpt-1000, which does not exist
+    /// here; using <folder>/model.ckpt-1000 beside it".
+    std::string note;
+};
+
+/// Reads `<dir>/checkpoint`; nothing when `dir` is not a folder or has no such file. A
+/// target counts as present when `<path>.index` (TensorFlow) or `<path>` itself (a
+/// training run's ckpt-N) exists. Throws wb::Error naming the file when it has no
+/// model_checkpoint_path line. Thread-safe.
+std::optional<CheckpointStateTarget> readCheckpointStateTarget(const std::string &dir);
+
 /// Returns the checkpoint prefix that `input` denotes, or nothing when it denotes no
 /// TensorFlow checkpoint: a prefix with `<input>.index` beside it, the `.index` path
 /// itself, a data shard path (`<prefix>.data-00000-of-00001`), or a folder with a
-/// `checkpoint` file (its `model_checkpoint_path: "…"`, relative to the folder). Throws
-/// wb::Error when a `checkpoint` file names a prefix whose `.index` does not exist.
+/// `checkpoint` file whose target (readCheckpointStateTarget) has a `.index` file. Nothing
+/// either when the target is a plain file (a training run's ckpt-N: not TensorFlow). Throws
+/// wb::Error when a `checkpoint` file names a prefix of which neither `.index` nor the file
+/// itself exists.
 std::optional<std::string> resolveTfCheckpointPrefix(const std::string &input);
 
 /// How one checkpoint variable maps onto a model parameter (Hugging Face name).

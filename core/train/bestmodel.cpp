@@ -2,11 +2,13 @@
 #include "core/train/bestmodel.h"
 
 #include "core/config/jsonfile.h"
+#include "core/train/checkpointstate.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -118,6 +120,8 @@ bool stoppedEarlyAt(const std::string &modelDir, int64_t step)
 std::string resolveCheckpointAlias(const std::string &value, const std::string &modelDir)
 {
     std::string dir;
+    if (value == "latest")
+        return latestCheckpoint(modelDir);
     if (value == "best")
         dir = modelDir;
     else if (!value.empty() && fs::is_directory(value) && fs::exists(fs::path(value) / "best" / "best.json"))
@@ -136,6 +140,41 @@ std::string resolveCheckpointAlias(const std::string &value, const std::string &
         throw Error(path, "best.json names this checkpoint, but it does not exist",
                     "pass another --predict_checkpoint_path");
     return path;
+}
+
+std::string RunCheckpointChoice::label() const
+{
+    if (path.empty())
+        return {};
+    std::string s = std::string(best ? "best" : "latest") + (step >= 0 ? ", step " + std::to_string(step) : std::string());
+    if (best && !metric.empty()) {
+        char v[32];
+        std::snprintf(v, sizeof v, "%.4g", value);
+        s += " (" + metric + " " + v + ")";
+    }
+    return s;
+}
+
+RunCheckpointChoice chooseRunCheckpoint(const std::string &modelDir)
+{
+    RunCheckpointChoice c;
+    if (modelDir.empty())
+        return c;
+    std::error_code ec;
+    if (const auto r = readBestRecord(modelDir)) {
+        const std::string path = (fs::path(modelDir) / r->checkpoint).string();
+        if (fs::is_regular_file(path, ec)) {
+            c.path = path;
+            c.best = true;
+            c.step = r->step;
+            c.metric = r->metric;
+            c.value = r->value;
+            return c;
+        }
+    }
+    c.path = latestCheckpoint(modelDir);
+    c.step = c.path.empty() ? -1 : checkpointStep(c.path);
+    return c;
 }
 
 } // namespace wb

@@ -81,8 +81,26 @@ void writeBestRecord(const std::string &modelDir, const BestCheckpointRecord &r)
 bool stoppedEarlyAt(const std::string &modelDir, int64_t step);
 
 /// Resolves a --predict_checkpoint_path value: "best" → the best checkpoint of `modelDir`
-/// (from best.json; throws wb::Error naming the file with a hint when there is none), a
-/// folder holding best.json → its best checkpoint, anything else unchanged.
+/// (from best.json; throws wb::Error naming the file with a hint when there is none),
+/// "latest" → the latest checkpoint (latestCheckpoint; "" when none), a folder holding
+/// best.json → its best checkpoint, anything else unchanged.
 std::string resolveCheckpointAlias(const std::string &value, const std::string &modelDir);
+
+/// The checkpoint a reader of a run takes when none is named: the best one when the run kept
+/// a best model (best.json names a checkpoint that exists), else the latest.
+struct RunCheckpointChoice
+{
+    std::string path;   ///< "" when the run has no checkpoint
+    bool best = false;  ///< true: model_dir/best/ckpt-N
+    int64_t step = -1;  ///< its step (-1 when unknown)
+    std::string metric; ///< best only: the --best_checkpoint_metric and its value
+    double value = 0;
+    /// "best, step 42 (eval_accuracy 0.6667)" or "latest, step 60"; "" without a checkpoint.
+    std::string label() const;
+};
+
+/// Chooses as above for `modelDir` (predict, export, classify and Try it without a
+/// --predict_checkpoint_path; the window's Evaluation tab). Reads files; never throws.
+RunCheckpointChoice chooseRunCheckpoint(const std::string &modelDir);
 
 } // namespace wb

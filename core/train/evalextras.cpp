@@ -21,8 +21,11 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     : m_spec(spec), m_obs(obs), m_chief(chief)
 {
     const bool regression = meta.isRegression();
-    m_collect = chief && singleWorker && !regression;
-    if (m_collect) {
+    // Every worker collects (the examples are gathered across workers in evaluate(), a
+    // collective step); the chief writes them, as a one-worker run does.
+    (void)singleWorker;
+    m_collect = !regression;
+    if (m_collect && chief) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
         try {
             std::string vocab = spec.vocab_file;
@@ -61,6 +64,10 @@ void EvalExtras::writeExamples(int64_t step)
 {
     if (!m_collect)
         return;
+    if (!m_chief) {
+        m_outputs = EvalExampleOutputs{};
+        return;
+    }
     std::vector<EvalExample> rows;
     const size_t n = m_outputs.labels.size();
     rows.reserve(n);

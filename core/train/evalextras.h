@@ -20,7 +20,8 @@
 namespace wb {
 
 /// What the training loop does at each evaluation besides the metrics (issue 14):
-/// model_dir/eval_examples.jsonl (the chief of a one-worker run, classification), and the
+/// model_dir/eval_examples.jsonl (classification; written by the chief, with every worker's
+/// examples in a multi-worker run), and the
 /// best checkpoint (model_dir/best/ckpt-N + best.json) with early stopping when
 /// --best_checkpoint_metric or --early_stopping_patience is set. One thread.
 class EvalExtras

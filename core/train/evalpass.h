@@ -22,6 +22,10 @@ struct EvalExampleOutputs
     std::vector<std::vector<float>> probabilities;
     std::vector<double> losses;
     std::vector<std::vector<int64_t>> input_ids, segment_ids;
+    /// Regression passes: the target value of each example (labels/probabilities stay empty).
+    std::vector<double> values;
+    /// false: input_ids and segment_ids stay empty (predict's labelled file needs no tokens).
+    bool keep_tokens = true;
 };
 
 /// One evaluation pass over the whole of `data` (reset first): eval_loss is the
@@ -29,13 +33,17 @@ struct EvalExampleOutputs
 /// from core/train/evaluation.h. With a multi-worker `strategy` every worker passes its
 /// shard and the shards are combined before the metrics. When `outputs` is non-null it
 /// receives one row per example: class probabilities (softmax) or the regression value.
-/// When `examples` is non-null (classification) it receives this worker's examples.
+/// When `examples` is non-null it receives this worker's examples (classification: labels,
+/// probabilities, losses and, when keep_tokens, the tokens; regression: the targets in `values`).
 /// Leaves the model in train mode. Throws what the data reader throws (wb::Error).
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
                      int64_t numLabels, std::vector<std::vector<float>> *outputs = nullptr,
                      Strategy *strategy = nullptr, EvalExampleOutputs *examples = nullptr);
 
-/// run_classifier's log line "Step: [<step>] eval_loss = …, eval_accuracy = … (N examples)".
+/// run_classifier's log line "Step: [<step>] eval_loss = …, eval_accuracy = … (N examples)",
+/// with the binary eval_f1 naming its positive class ("eval_f1 = 0.8 (positive class: spam)"),
+/// macro_f1, and one line per class after it ("  spam: precision = …, recall = …, f1 = … (N
+/// examples)"): the set metrics.jsonl and training_summary.json hold.
 std::string evalLine(const EvalMetrics &m);
 
 /// `v` with `precision` significant digits (log lines).

@@ -22,6 +22,28 @@ void computeClassificationMetrics(const std::vector<int64_t> &labels, const std:
             ++m.confusion[size_t(t)][size_t(p)];
     }
     m.eval_accuracy = labels.empty() ? 0.0 : double(correct) / double(labels.size());
+    // Per class from the confusion matrix (rows: true, columns: predicted); macro-F1 their mean.
+    m.class_precision.assign(size_t(numLabels), 0.0);
+    m.class_recall.assign(size_t(numLabels), 0.0);
+    m.class_f1.assign(size_t(numLabels), 0.0);
+    m.class_support.assign(size_t(numLabels), 0);
+    double f1Sum = 0;
+    for (size_t c = 0; c < size_t(numLabels); ++c) {
+        int64_t predicted = 0, actual = 0;
+        for (size_t o = 0; o < size_t(numLabels); ++o) {
+            predicted += m.confusion[o][c];
+            actual += m.confusion[c][o];
+        }
+        const double tp = double(m.confusion[c][c]);
+        m.class_support[c] = actual;
+        m.class_precision[c] = predicted > 0 ? tp / double(predicted) : 0.0;
+        m.class_recall[c] = actual > 0 ? tp / double(actual) : 0.0;
+        const double denominator = double(predicted + actual);
+        m.class_f1[c] = denominator > 0 ? 2 * tp / denominator : 0.0;
+        f1Sum += m.class_f1[c];
+    }
+    m.eval_macro_f1 = numLabels > 0 ? f1Sum / double(numLabels) : 0.0;
+    m.positive_label = 1;
     if (m.binary) {
         const double tn = double(m.confusion[0][0]), fp = double(m.confusion[0][1]);
         const double fn = double(m.confusion[1][0]), tp = double(m.confusion[1][1]);

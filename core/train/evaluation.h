@@ -10,8 +10,10 @@ namespace wb {
 
 /// Fills the classification fields of `m` from predicted and true class ids (same length):
 /// eval_accuracy, the num_labels × num_labels confusion matrix (confusion[true][pred]),
-/// and for num_labels == 2 eval_f1 (positive class 1; 0 when undefined) and eval_mcc
-/// (Matthews correlation; 0 when a marginal is empty). Sets num_examples. Thread-safe.
+/// per-class precision, recall, F1 and support and their macro-F1 (mean of the per-class
+/// F1; each 0 when undefined), and for num_labels == 2 eval_f1 (the F1 of positive_label = 1;
+/// 0 when undefined) and eval_mcc (Matthews correlation; 0 when a marginal is empty). Sets
+/// num_examples. Leaves label_names alone. Thread-safe.
 void computeClassificationMetrics(const std::vector<int64_t> &labels, const std::vector<int64_t> &predictions,
                                   int64_t numLabels, EvalMetrics &m);
 

@@ -8,6 +8,8 @@
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,8 +28,10 @@ std::string floatText(float v)
     return buf;
 }
 
-std::vector<std::string> exportLabelNames(const BertConfig &cfg, const InputMetaData &meta,
-                                          const std::string &metaDataPath)
+} // namespace
+
+std::vector<std::string> modelLabelNames(const BertConfig &cfg, const InputMetaData &meta,
+                                         const std::string &metaDataPath)
 {
     std::vector<std::string> second = cfg.labelNames();
     if (second.empty())
@@ -39,8 +43,6 @@ std::vector<std::string> exportLabelNames(const BertConfig &cfg, const InputMeta
             }
     return readLabelNames(metaDataPath, meta.num_labels, second).names;
 }
-
-} // namespace
 
 nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
                                          bool regression)
@@ -96,7 +98,7 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     };
     saveSafetensors((d / "model.safetensors").string(), namedParameters(model));
     written.push_back("model.safetensors");
-    const std::vector<std::string> names = exportLabelNames(cfg, meta, spec.input_meta_data_path);
+    const std::vector<std::string> names = modelLabelNames(cfg, meta, spec.input_meta_data_path);
     if (cfg.embedding_size && *cfg.embedding_size != cfg.hidden_size)
         say("config.json (Hugging Face) is left out: embedding_size " + std::to_string(*cfg.embedding_size)
             + " differs from hidden_size, which Hugging Face's BERT cannot express");
@@ -148,6 +150,48 @@ std::string writePredictions(const std::string &modelDir, const std::vector<std:
         text += "\n";
     }
     const std::string path = (fs::path(modelDir) / "test_results.tsv").string();
+    writeFileAtomic(path, text);
+    return path;
+}
+
+namespace {
+
+nlohmann::ordered_json finiteOrNull(double v)
+{
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+} // namespace
+
+std::string writeLabelledPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
+                                     const std::vector<std::string> &labelNames, const std::vector<int64_t> &labels,
+                                     const std::vector<double> &targets, bool regression)
+{
+    const auto nameOf = [&labelNames](int64_t id) {
+        return id >= 0 && size_t(id) < labelNames.size() ? labelNames[size_t(id)] : "label " + std::to_string(id);
+    };
+    std::string text;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const auto &row = outputs[i];
+        nlohmann::ordered_json j;
+        j["index"] = int64_t(i);
+        if (regression) {
+            j["prediction"] = finiteOrNull(row.empty() ? 0.0 : double(row[0]));
+            if (i < targets.size())
+                j["label"] = finiteOrNull(targets[i]);
+        } else {
+            const auto best = std::max_element(row.begin(), row.end()) - row.begin();
+            j["predicted_label"] = nameOf(int64_t(best));
+            nlohmann::ordered_json probs = nlohmann::ordered_json::object();
+            for (size_t k = 0; k < row.size(); ++k)
+                probs[nameOf(int64_t(k))] = finiteOrNull(double(row[k]));
+            j["probabilities"] = probs;
+            if (i < labels.size())
+                j["label"] = nameOf(labels[i]);
+        }
+        text += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    }
+    const std::string path = (fs::path(modelDir) / "predictions.jsonl").string();
     writeFileAtomic(path, text);
     return path;
 }

@@ -48,8 +48,26 @@ nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vecto
                                          bool regression);
 
 /// Writes `model_dir/test_results.tsv` as run_classifier's predict does: one line per
-/// example of tab-separated class probabilities (or the regression value), "%.9g".
+/// example of tab-separated class probabilities (or the regression value), "%.9g", no header.
 /// Atomic; throws wb::Error naming the file on failure. Returns its path.
 std::string writePredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs);
+
+/// The label names of a model, in id order, as the export's labels.txt has them (prepare's
+/// labels.txt beside `metaDataPath`, else the config's id2label, else the meta data's
+/// labels / label_list / label_names, else "label N"; readLabelNames).
+std::vector<std::string> modelLabelNames(const BertConfig &cfg, const InputMetaData &meta,
+                                         const std::string &metaDataPath);
+
+/// Writes `model_dir/predictions.jsonl` beside test_results.tsv, so that a run's predictions
+/// are scored without decoding TFRecords: one JSON object per example, in record order,
+///   {"index": 0, "predicted_label": "spam", "probabilities": {"ham": 0.02, "spam": 0.98}, "label": "spam"}
+/// ("label": the record's label_ids as a name; records always carry one, and a test set
+/// prepared without labels carries the first label as placeholder, as run_classifier's).
+/// Regression: {"index": 0, "prediction": 3.1, "label": 2.5}. `labels` (classification) or
+/// `targets` (regression) may be empty: then "label" is left out. Non-finite numbers are
+/// written as null. Atomic; throws wb::Error naming the file. Returns its path.
+std::string writeLabelledPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
+                                     const std::vector<std::string> &labelNames, const std::vector<int64_t> &labels,
+                                     const std::vector<double> &targets, bool regression);
 
 } // namespace wb

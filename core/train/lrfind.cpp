@@ -44,13 +44,9 @@ LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, con
     nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(uint64_t(spec.seed)));
     model->setActivationCheckpointing(spec.activation_checkpointing);
     if (!spec.init_checkpoint.empty()) {
-        if (isTrainingCheckpointPath(spec.init_checkpoint)) {
-            loadCheckpoint(spec.init_checkpoint, model, nullptr, false);
-            obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": weights of a training checkpoint");
-        } else {
-            obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": "
-                           + loadInitCheckpoint(model, spec.init_checkpoint, spec.allow_partial_init).summary());
-        }
+        // Any init checkpoint, a training run's ckpt-N or model_dir included (locateCheckpoint).
+        obs.logMessage("lr_find: init checkpoint " + spec.init_checkpoint + ": "
+                       + loadInitCheckpoint(model, spec.init_checkpoint, spec.allow_partial_init).summary());
     }
     const c10::Device device = spec.num_gpus > 0 && torch::cuda::is_available() ? c10::Device(c10::kCUDA, 0)
                                                                                : c10::Device(c10::kCPU);

@@ -52,10 +52,9 @@ void checkModelDir(const TrainingOptions &o, const BertConfig &config, const Inp
                    const Schedule *schedule, Diagnostics &diag)
 {
     try {
-        if (!o.init_checkpoint.empty() && isTrainingCheckpointPath(o.init_checkpoint) && o.mode == "train_and_eval")
-            compareCheckpoint(o.init_checkpoint, config, meta, "init_checkpoint",
-                              "use the bert_config.json and input_meta_data.json that checkpoint was trained with",
-                              diag);
+        // An --init_checkpoint (a ckpt-N or a model_dir included) is compared by its tensors'
+        // shapes in checkInitCheckpoint (core/model/initcheckpoint.h): one error naming the
+        // config fields that differ; another num_labels is a new head, as for any init checkpoint.
         if (o.model_dir.empty())
             return;
         if (o.mode != "train_and_eval") {

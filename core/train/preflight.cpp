@@ -308,7 +308,7 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (r.bert_config && r.meta_data && filesOk) {
         if (scope.check_data_files)
             checkDataFiles(o, *r.bert_config, *r.meta_data, diag);
-        if (scope.check_init_checkpoint && !o.init_checkpoint.empty() && !isTrainingCheckpointPath(o.init_checkpoint))
+        if (scope.check_init_checkpoint && !o.init_checkpoint.empty())
             checkInitCheckpoint(o, *r.bert_config, *r.meta_data, diag);
         // The run already in model_dir (run_config.json, checkpoints): core/train/runidentity.h.
         if (scope.check_model_dir_run)

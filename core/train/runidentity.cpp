@@ -166,8 +166,15 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     info["input_meta_data_path"] = o.input_meta_data_path;
     info["train_data_path"] = o.train_data_path;
     info["eval_data_path"] = o.eval_data_path;
+    if (!o.vocab_file.empty())
+        info["vocab_file"] = o.vocab_file;
+    if (!o.do_lower_case.empty())
+        info["do_lower_case"] = o.do_lower_case;
     if (!o.pretrained_model.empty()) // where the filled paths above came from ("Start from")
         info["pretrained_model"] = o.pretrained_model;
+    std::error_code ec;
+    if (const fs::path cwd = fs::current_path(ec); !ec) // what the relative paths above are relative to
+        info["working_directory"] = cwd.string();
     // Not defining: checkpoints are float32 whatever the number format, and accumulation
     // with the same train_batch_size keeps the schedule and the mathematics of each step.
     info["dtype"] = o.dtype;
@@ -220,6 +227,86 @@ RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::st
         o.input_meta_data_path = info->string("input_meta_data_path");
     }
     return o;
+}
+
+namespace {
+
+/// Where a path recorded in run_config.json is now (fillFromRecordedRun's rule), or "" with
+/// the places tried in `tried`.
+std::string resolveRecordedPath(const std::string &recorded, const std::string &workingDir, const std::string &modelDir,
+                                std::string &tried)
+{
+    std::error_code ec;
+    const fs::path p = recorded;
+    std::vector<fs::path> candidates;
+    if (p.is_absolute())
+        candidates.push_back(p);
+    else {
+        candidates.push_back(workingDir.empty() ? fs::absolute(p, ec) : fs::path(workingDir) / p);
+        candidates.push_back(fs::path(modelDir) / p);
+    }
+    for (const auto &c : candidates) {
+        if (fs::exists(c, ec))
+            return fs::absolute(c, ec).lexically_normal().string();
+        tried += (tried.empty() ? "" : ", ") + c.string();
+    }
+    return {};
+}
+
+} // namespace
+
+std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData)
+{
+    std::vector<std::string> notes;
+    if (o.model_dir.empty())
+        return notes;
+    Diagnostics diag;
+    const std::optional<RunIdentity> run = readRunConfig(o.model_dir, diag);
+    if (!run || !run->json.contains("informational") || !run->json["informational"].is_object())
+        return notes;
+    const auto &info = run->json["informational"];
+    const auto recorded = [&info](const char *key) {
+        const auto it = info.find(key);
+        return it != info.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const std::string source = runConfigPath(o.model_dir);
+    const std::string workingDir = recorded("working_directory");
+    const auto fillPath = [&](std::string &value, const char *key, bool required) {
+        const std::string given = recorded(key);
+        if (!value.empty() || given.empty())
+            return;
+        std::string tried;
+        const std::string found = resolveRecordedPath(given, workingDir, o.model_dir, tried);
+        if (found.empty()) {
+            if (required)
+                throw Error(key, "the run's " + std::string(key) + " '" + given + "' (from " + source
+                                     + ") no longer exists (looked at " + tried + ")",
+                            std::string("pass --") + key + " with where the file is now");
+            notes.push_back(std::string("not using the run's ") + key + " '" + given + "' (from " + source
+                            + "): it no longer exists (looked at " + tried + ")");
+            return;
+        }
+        value = found;
+        notes.push_back(std::string("--") + key + " not given: using the run's " + found + " (from " + source
+                        + (found != given ? ", recorded as " + given : std::string()) + ")");
+    };
+    fillPath(o.bert_config_file, "bert_config_file", true);
+    fillPath(o.input_meta_data_path, "input_meta_data_path", true);
+    fillPath(o.vocab_file, "vocab_file", false);
+    if (withTrainData)
+        fillPath(o.train_data_path, "train_data_path", true);
+    if (o.do_lower_case.empty()) {
+        const std::string lower = recorded("do_lower_case");
+        if (lower == "true" || lower == "false") {
+            o.do_lower_case = lower;
+            notes.push_back("--do_lower_case not given: using the run's " + lower + " (from " + source + ")");
+        }
+    }
+    if (o.bert_config_file.empty() && o.pretrained_model.empty() && !recorded("pretrained_model").empty()) {
+        o.pretrained_model = recorded("pretrained_model");
+        notes.push_back("--pretrained_model not given: using the run's " + o.pretrained_model + " (from " + source + ")");
+    }
+    return notes;
 }
 
 std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current)

@@ -26,9 +26,16 @@ namespace wb {
 ///                 "total_steps": 8, "warmup_steps": 0},
 ///    "fingerprints": {"bert_config_sha256": "…"},
 ///    "informational": {"bert_config_file": …, "input_meta_data_path": …,
-///                      "train_data_path": …, "eval_data_path": …, "version": …},
+///                      "train_data_path": …, "eval_data_path": …, "vocab_file": …,
+///                      "do_lower_case": …, "pretrained_model": …,
+///                      "working_directory": "/where/the/run/was/started", "version": …},
 ///    "tokenizer": {"do_lower_case": false, "do_lower_case_source": "input_meta_data.json",
 ///                  "vocab_file": "/abs/vocab.txt", "vocab_sha256": "…"}}
+///
+/// The paths are recorded as given; `working_directory` (the process's current directory
+/// when the run started) is what relative ones are relative to (fillFromRecordedRun).
+/// "informational" holds the flags as the user gave them (do_lower_case "" when not given);
+/// "tokenizer" holds how the text was really read, after every source was consulted.
 ///
 /// "tokenizer" is how the run's data was tokenized (dataTokenizer(); do_lower_case null and
 /// the vocab keys absent when unknown): export, classify and Try it read text with it, and a
@@ -92,6 +99,22 @@ struct RecordedRunOptions
     std::optional<std::string> input_meta_data_path; ///< informational, as given to the run
 };
 
+/// Fills the options a command that reads the run in `o.model_dir` needs and was not given,
+/// from what its run_config.json recorded ("informational"): bert_config_file,
+/// input_meta_data_path, vocab_file, do_lower_case, and train_data_path when
+/// `withTrainData` (lr_find on a run); pretrained_model only when no bert_config_file was
+/// recorded. Every command that reads a run uses this (predict, export, lr_find, classify and
+/// the window's Try it through TextClassifier). A relative recorded path resolves against the
+/// recorded working_directory, else (runs written before it was recorded) the current
+/// directory, then against model_dir; the first that exists is taken. Returns one line per
+/// option filled, "--bert_config_file not given: using the run's /abs/bert_config.json (from
+/// RUN/run_config.json, recorded as bert_config.json)" (the window shows it in form words).
+/// Nothing happens without a model_dir or a run_config.json. Throws wb::Error naming the
+/// option for a recorded bert_config_file or input_meta_data_path that exists nowhere (the
+/// message lists the places tried); a missing recorded vocab_file is left unset with a line
+/// saying so. Reads files; thread-safe.
+std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData = false);
+
 /// Returns what `identity` records (`source`: its file, named in errors). Throws
 /// wb::Error("<source>: defining: learning_rate", …) for a key of another type. Pure.
 RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::string &source);
@@ -116,7 +139,7 @@ std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const 
 ///    one with --init_checkpoint=<that checkpoint> to start from its weights). Without a
 ///    run_config.json (older runs) the checkpoint itself is compared (architecture, num_labels).
 ///  * predict/export_only: the checkpoint they will read is compared with the config.
-///  * an --init_checkpoint that is a training checkpoint (ckpt-N): the same comparison.
+/// (An --init_checkpoint, a training checkpoint included, is checkInitCheckpoint's.)
 /// `schedule` may be null (then only the model is compared). Reads files; never throws.
 void checkModelDir(const TrainingOptions &options, const BertConfig &config, const InputMetaData &meta,
                    const Schedule *schedule, Diagnostics &diag);

@@ -52,6 +52,7 @@ struct TextClassifier::Private
     std::unique_ptr<FullTokenizer> tokenizer;
     nn::BertForSequenceClassification model{nullptr};
     std::string weights;
+    std::string weightsLabel;
     int64_t maxSeqLength = 0;
     int32_t cls = 0, sep = 0, unk = 0;
     bool doLowerCase = true;
@@ -60,37 +61,35 @@ struct TextClassifier::Private
 
 namespace {
 
-/// Fills the empty one of `cfgPath` / `metaPath` with the path the run recorded in
-/// model_dir/run_config.json ("informational"), so that `classify --model_dir=DIR` works
-/// for a run trained here. Throws wb::Error naming the flag when the run did not record it
-/// or the recorded file is gone.
+/// Fills the empty ones of `cfgPath`, `metaPath`, `vocab` and `lower` with what the run
+/// recorded in model_dir/run_config.json (fillFromRecordedRun: the same rule as predict,
+/// export and lr_find on a run), so that `classify --model_dir=DIR` works for a run trained
+/// here, from any directory. Throws wb::Error naming the flag when the run did not record
+/// the config or the meta data, or the recorded file is gone.
 void takeRunFilesFromRunConfig(const std::string &modelDir, std::string &cfgPath, std::string &metaPath,
-                               std::vector<std::string> &warnings)
+                               std::string &vocab, std::optional<bool> &lower, std::vector<std::string> &warnings)
 {
+    TrainingOptions o;
+    o.model_dir = modelDir;
+    o.bert_config_file = cfgPath;
+    o.input_meta_data_path = metaPath;
+    o.vocab_file = vocab;
+    o.do_lower_case = lower ? (*lower ? "true" : "false") : "";
+    for (auto &note : fillFromRecordedRun(o))
+        warnings.push_back(std::move(note));
     Diagnostics diag;
-    const std::optional<RunIdentity> run = readRunConfig(modelDir, diag);
-    const nlohmann::ordered_json *info = nullptr;
-    if (run && run->json.contains("informational") && run->json["informational"].is_object())
-        info = &run->json["informational"];
-    auto take = [&](std::string &path, const char *key, const char *flag) {
-        if (!path.empty())
-            return;
-        const std::string given = info && info->contains(key) && (*info)[key].is_string() ? (*info)[key].get<std::string>()
-                                                                                           : std::string();
-        if (given.empty())
+    const bool recorded = readRunConfig(modelDir, diag).has_value();
+    for (const auto &[path, flag] : {std::pair{&o.bert_config_file, "bert_config_file"},
+                                     std::pair{&o.input_meta_data_path, "input_meta_data_path"}})
+        if (path->empty())
             throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(modelDir)
-                                  + (run ? " does not name it" : " is missing or unreadable"),
+                                  + (recorded ? " does not name it" : " is missing or unreadable"),
                         std::string("pass the run's --") + flag);
-        if (!fs::exists(given))
-            throw Error(flag, "the run's " + std::string(key) + " '" + given + "' (from " + runConfigPath(modelDir)
-                                  + ") no longer exists",
-                        std::string("pass --") + flag + " with where the file is now");
-        path = given;
-        warnings.push_back(std::string("--") + flag + " not given: using the run's " + given + " (from "
-                           + runConfigPath(modelDir) + ")");
-    };
-    take(cfgPath, "bert_config_file", "bert_config_file");
-    take(metaPath, "input_meta_data_path", "input_meta_data_path");
+    cfgPath = o.bert_config_file;
+    metaPath = o.input_meta_data_path;
+    vocab = o.vocab_file;
+    if (!lower && !o.do_lower_case.empty())
+        lower = o.do_lower_case == "true";
 }
 
 } // namespace
@@ -125,13 +124,26 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     } else {
         if (src.model_dir.empty())
             throw Error("model_export_path", "no model given", "pass --model_export_path, or --model_dir with its files");
-        d->weights = src.checkpoint_path.empty() ? latestCheckpoint(src.model_dir)
-                                                 : resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
+        if (src.checkpoint_path.empty()) {
+            // A run that kept a best model is read at its best (as predict, export and the Evaluation tab).
+            const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
+            d->weights = choice.path;
+            d->weightsLabel = choice.label();
+            if (choice.best)
+                d->warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
+                                      + "; pass --predict_checkpoint_path=latest for the last one");
+        } else {
+            d->weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
+        }
         if (d->weights.empty())
             throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
                         "train first, or pass --predict_checkpoint_path");
-        if (cfgPath.empty() || metaPath.empty())
-            takeRunFilesFromRunConfig(src.model_dir, cfgPath, metaPath, d->warnings);
+        // The run's own --do_lower_case (recorded as given) comes right after the flag; then
+        // what the checkpoint and run_config.json say the run read its text with.
+        std::optional<bool> runFlagLower;
+        takeRunFilesFromRunConfig(src.model_dir, cfgPath, metaPath, vocab, runFlagLower, d->warnings);
+        if (!src.do_lower_case && runFlagLower)
+            casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", runFlagLower});
         if (isTrainingCheckpointPath(d->weights))
             casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
         casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
@@ -203,6 +215,7 @@ const std::vector<std::string> &TextClassifier::labelNames() const { return d->l
 int64_t TextClassifier::maxSeqLength() const { return d->maxSeqLength; }
 bool TextClassifier::isRegression() const { return d->meta.isRegression(); }
 const std::string &TextClassifier::weightsPath() const { return d->weights; }
+const std::string &TextClassifier::weightsLabel() const { return d->weightsLabel; }
 const std::vector<std::string> &TextClassifier::warnings() const { return d->warnings; }
 bool TextClassifier::doLowerCase() const { return d->doLowerCase; }
 const std::string &TextClassifier::casingSource() const { return d->casingSource; }

@@ -72,6 +72,10 @@ public:
     bool isRegression() const;
     /// The checkpoint or safetensors file the weights came from.
     const std::string &weightsPath() const;
+    /// Which checkpoint of the run that is when none was named: "best, step 42 (eval_accuracy
+    /// 0.6667)" (the run kept a best model: it is taken first) or "latest, step 60"; "" for an
+    /// export folder or a named checkpoint.
+    const std::string &weightsLabel() const;
     /// Warnings met while loading (e.g. labels.txt of another length, a casing inferred from
     /// the vocab), for the log.
     const std::vector<std::string> &warnings() const;

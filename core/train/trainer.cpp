@@ -47,13 +47,17 @@ nn::BertForSequenceClassification Run::makeModel()
 
 std::string Run::checkpointForInference() const
 {
-    if (!m_spec.predict_checkpoint_path.empty()) // "best": model_dir/best/ckpt-N (best.json)
+    if (!m_spec.predict_checkpoint_path.empty()) // "best": model_dir/best/ckpt-N (best.json); "latest"
         return resolveCheckpointAlias(m_spec.predict_checkpoint_path, m_spec.model_dir);
-    const std::string latest = latestCheckpoint(m_spec.model_dir);
-    if (latest.empty())
+    // A run that kept a best model is read at its best (as classify, Try it and the Evaluation tab).
+    const RunCheckpointChoice choice = chooseRunCheckpoint(m_spec.model_dir);
+    if (choice.path.empty())
         throw Error("model_dir", "no checkpoint found in '" + m_spec.model_dir + "'",
                     "train first, or pass --predict_checkpoint_path");
-    return latest;
+    if (choice.best)
+        m_obs.logMessage("Using the best checkpoint of the run (" + choice.label() + "): " + choice.path
+                         + "; pass --predict_checkpoint_path=latest for the last one");
+    return choice.path;
 }
 
 void Run::loadForInference(nn::BertForSequenceClassification &model, const std::string &path)
@@ -90,9 +94,15 @@ RunFinished Run::predict()
     loadForInference(model, ckpt);
     ClassifierDataset data(datasetOptions(m_spec, m_cfg, m_meta, m_spec.eval_data_path, false));
     std::vector<std::vector<float>> outputs;
-    evaluate(model, data, m_regression, m_meta.num_labels, &outputs);
+    EvalExampleOutputs records; // the records' labels, for the labelled file
+    records.keep_tokens = false;
+    evaluate(model, data, m_regression, m_meta.num_labels, &outputs, nullptr, &records);
     const std::string path = writePredictions(m_spec.model_dir, outputs);
-    m_obs.logMessage("Wrote " + std::to_string(outputs.size()) + " predictions to " + path);
+    const std::string labelled =
+        writeLabelledPredictions(m_spec.model_dir, outputs, modelLabelNames(m_cfg, m_meta, m_spec.input_meta_data_path),
+                                 records.labels, records.values, m_regression);
+    m_obs.logMessage("Wrote " + std::to_string(outputs.size()) + " predictions to " + path + " (and, with label names, "
+                     + labelled + ")");
     r.status = RunStatus::Completed;
     r.last_checkpoint = ckpt;
     r.message = "wrote " + path;

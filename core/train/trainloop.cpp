@@ -9,6 +9,7 @@
 #include "core/distribute/strategy.h"
 #include "core/io/metricswriter.h"
 #include "core/io/summarywriter.h"
+#include "core/config/labelnames.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/adamw.h"
 #include "core/train/batching.h"
@@ -162,13 +163,10 @@ void Run::restore(TrainState &s)
                         "use a new --model_dir");
         s.runConfigWritten = fs::exists(runConfigPath(m_spec.model_dir));
     } else if (!m_spec.init_checkpoint.empty()) {
-        if (isTrainingCheckpointPath(m_spec.init_checkpoint)) {
-            loadCheckpoint(m_spec.init_checkpoint, s.model, nullptr, false); // weights only: a new run
-            m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": weights of a training checkpoint");
-        } else {
-            auto m = loadInitCheckpoint(s.model, m_spec.init_checkpoint, m_spec.allow_partial_init);
-            m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": " + m.summary());
-        }
+        // Weights only, a new run: any init checkpoint, a training run's ckpt-N or model_dir
+        // included (locateCheckpoint); a head of another num_labels is initialised anew.
+        auto m = loadInitCheckpoint(s.model, m_spec.init_checkpoint, m_spec.allow_partial_init);
+        m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": " + m.summary());
     }
     m_progress.last_checkpoint = s.lastCkpt;
     m_progress.last_step = s.start;
@@ -361,6 +359,8 @@ void Run::evaluateAndCheckpoint(TrainState &s)
     }
     em.step = s.global;
     em.wall_time = now();
+    if (!m_regression) // names for the per-class metrics (CLI, metrics.jsonl, training_summary.json, the window)
+        em.label_names = readLabelNames(m_spec.input_meta_data_path, m_meta.num_labels, m_cfg.labelNames()).names;
     m_obs.logMessage("Train Step: " + std::to_string(s.global) + "/" + std::to_string(m_sched.total_steps)
                      + "  / loss = " + formatMetric(s.epochLoss / double(s.epochSteps))
                      + "  learning_rate = " + formatMetric(s.lr));

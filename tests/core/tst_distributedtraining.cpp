@@ -7,6 +7,7 @@
 #include "core/config/clusterspec.h"
 #include "core/model/bertmodel.h"
 #include "core/model/initcheckpoint.h"
+#include "core/train/evalexamples.h"
 #include "core/train/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
@@ -15,6 +16,10 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include <array>
 #include <filesystem>
@@ -150,6 +155,30 @@ private Q_SLOTS:
             return n;
         };
         QCOMPARE(lines(m2), lines(m1));
+
+        // The chief writes eval_examples.jsonl as a one-worker run does: every example (both
+        // shards, gathered), the same labels, predictions and losses, so Top losses and the
+        // confusion matrix work after reopening (no file was written before).
+        const auto exOne = readEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString());
+        const auto exTwo = readEvalExamples(m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString());
+        QCOMPARE(int(exOne.size()), 27);
+        QCOMPARE(int(exTwo.size()), 27);
+        std::vector<std::tuple<int64_t, int64_t, double>> rowsOne, rowsTwo; // (true, predicted, loss)
+        for (const auto &e : exOne)
+            rowsOne.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
+        for (const auto &e : exTwo)
+            rowsTwo.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
+        std::sort(rowsOne.begin(), rowsOne.end());
+        std::sort(rowsTwo.begin(), rowsTwo.end());
+        for (size_t i = 0; i < rowsOne.size(); ++i) {
+            QCOMPARE(std::get<0>(rowsTwo[i]), std::get<0>(rowsOne[i]));
+            QCOMPARE(std::get<1>(rowsTwo[i]), std::get<1>(rowsOne[i]));
+            QVERIFY2(std::abs(std::get<2>(rowsTwo[i]) - std::get<2>(rowsOne[i])) < 1e-4, qPrintable(QString::number(i)));
+        }
+        std::vector<std::vector<int64_t>> confusion(2, std::vector<int64_t>(2, 0));
+        for (const auto &e : exTwo)
+            ++confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
+        QCOMPARE(confusion, e2.confusion);
     }
 
 private:

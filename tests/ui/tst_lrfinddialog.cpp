@@ -497,8 +497,16 @@ private Q_SLOTS:
         for (QLabel *l : panel.findChildren<QLabel *>())
             texts << l->text();
         QVERIFY2(texts.contains(QStringLiteral("stopped early at step 40; best at step 20")), qPrintable(texts.join(u'|')));
+        // The status is not "Completed" for an early stop: it names the stop and the best step.
+        QVERIFY2(texts.contains(QStringLiteral("Stopped early at step 40 (best: step 20)")), qPrintable(texts.join(u'|')));
         r.stopped_early_at_step = 0;
         QCOMPARE(ProgressPanel::earlyStopText(r), QString());
+        ProgressPanel kept; // a best model kept, the run to its end
+        kept.finished(r);
+        texts.clear();
+        for (QLabel *l : kept.findChildren<QLabel *>())
+            texts << l->text();
+        QVERIFY2(texts.contains(QStringLiteral("Completed (best: step 20)")), qPrintable(texts.join(u'|')));
     }
 };
 

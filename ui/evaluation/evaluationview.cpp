@@ -4,6 +4,8 @@
 #include "ui/evaluation/classmetrics.h"
 #include "ui/evaluation/toplossesview.h"
 
+#include "core/train/bestmodel.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -104,6 +106,8 @@ void EvaluationView::clear()
     m_evaluation = tr("No evaluation yet. The model is evaluated on the eval data at the end of each "
                       "evaluation interval (once per epoch, or more often with <i>Evaluations per epoch</i>).");
     m_note.clear();
+    m_which.clear();
+    m_seen.clear();
     m_hasMetrics = false;
     m_metrics = EvalMetrics();
     updateSummary();
@@ -130,9 +134,39 @@ QString EvaluationView::labelName(int64_t id) const
 
 void EvaluationView::loadExamples(const QString &modelDir) { m_topLosses->load(modelDir); }
 
-void EvaluationView::setEvaluation(const EvalMetrics &m)
+EvalMetrics EvaluationView::evaluationToShow(const std::vector<EvalMetrics> &evals, const std::string &modelDir,
+                                             QString *which)
+{
+    if (which)
+        which->clear();
+    const RunCheckpointChoice choice = chooseRunCheckpoint(modelDir);
+    if (choice.best)
+        for (const EvalMetrics &m : evals)
+            if (m.step == choice.step) {
+                if (which)
+                    *which = QString::fromStdString(choice.label());
+                return m;
+            }
+    return evals.back();
+}
+
+void EvaluationView::showRunBest(const std::string &modelDir)
+{
+    if (m_seen.empty())
+        return;
+    QString which;
+    const std::vector<EvalMetrics> seen = m_seen;
+    const EvalMetrics best = evaluationToShow(seen, modelDir, &which);
+    if (!which.isEmpty())
+        setEvaluation(best, which);
+}
+
+void EvaluationView::setEvaluation(const EvalMetrics &m, const QString &which)
 {
     m_note.clear();
+    m_which = which;
+    if (m_seen.empty() || m_seen.back().step != m.step)
+        m_seen.push_back(m);
     m_metrics = m;
     m_hasMetrics = true;
     m_topLosses->setVisible(!m.regression); // eval_examples.jsonl is written for classification
@@ -259,13 +293,24 @@ void EvaluationView::updateSummary()
     QString text = m_evaluation;
     if (m_hasMetrics) {
         const EvalMetrics &m = m_metrics;
-        text = tr("<b>Evaluation at step %1</b> on %2 examples: loss %3")
-                   .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4);
+        text = tr("<b>Evaluation at step %1</b>%4 on %2 examples: loss %3")
+                   .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4)
+                   .arg(m_which.isEmpty() ? QString() : tr(" <b>(%1)</b>").arg(m_which.toHtmlEscaped()));
         if (m.regression) {
             text += tr(", MSE %1, Pearson %2, Spearman %3")
                         .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
         } else {
             text += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
+            // Macro-F1: the mean of the per-class F1 (the table below), as the CLI and metrics.jsonl report it.
+            double macro = m.eval_macro_f1;
+            if (m.class_f1.empty()) { // recorded before the per-class metrics were: from the matrix
+                const auto per = classMetrics(m.confusion);
+                macro = 0;
+                for (const auto &c : per)
+                    macro += c.f1 / double(per.size());
+            }
+            if (!m.class_f1.empty() || !m.confusion.empty())
+                text += tr(", macro-F1 %1").arg(macro, 0, 'f', 4);
             // F1 and MCC take label 1 as the positive class (binary tasks).
             if (m.binary)
                 text += tr(", F1 %1 (positive class: %3), MCC %2")

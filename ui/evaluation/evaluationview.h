@@ -17,7 +17,8 @@ namespace wb {
 
 class TopLossesView;
 
-/// Shows the latest evaluation: summary metrics, the confusion matrix (rows: true label,
+/// Shows an evaluation (the latest, or a run's best: evaluationToShow): summary metrics
+/// (accuracy, macro-F1, binary F1 of the named positive class), the confusion matrix (rows: true label,
 /// columns: predicted) as a heat map, per-class precision, recall, F1 and support, and the
 /// evaluation's top losses and most-confused pairs (TopLossesView; a click on a matrix cell
 /// filters them to that cell, a second click clears the filter). Labels are shown by name
@@ -28,7 +29,18 @@ class EvaluationView : public QWidget
 public:
     explicit EvaluationView(QWidget *parent = nullptr);
 
-    void setEvaluation(const EvalMetrics &m);
+    /// Shows `m`; `which` (when not empty) says which checkpoint's evaluation it is ("best,
+    /// step 42 (eval_accuracy 0.6667)") in the summary's title.
+    void setEvaluation(const EvalMetrics &m, const QString &which = QString());
+    /// Of a run's recorded evaluations (metrics.jsonl, in order) the one the tab shows: the
+    /// best checkpoint's when the run kept one (best/best.json; chooseRunCheckpoint), else the
+    /// last. `which` receives the best's label ("best, step 42 (…)"), else "". `evals` must
+    /// not be empty. Reads best.json.
+    static EvalMetrics evaluationToShow(const std::vector<EvalMetrics> &evals, const std::string &modelDir,
+                                        QString *which);
+    /// At the end of a run of `modelDir` that kept a best model: shows the best checkpoint's
+    /// evaluation among those shown since clear() (it stays on the last one otherwise).
+    void showRunBest(const std::string &modelDir);
     /// Clears the evaluation and the top losses; keeps the label names and the baseline.
     void clear();
     /// Names of label ids 0…N−1 (readLabelNames: labels.txt beside the meta data); ids
@@ -66,7 +78,8 @@ private:
     EvalMetrics m_metrics;
     bool m_hasMetrics = false;
     std::vector<std::string> m_labelNames;
-    QString m_evaluation, m_note;
+    QString m_evaluation, m_note, m_which;
+    std::vector<EvalMetrics> m_seen; ///< the evaluations shown since clear(), for showRunBest()
     std::optional<MajorityBaseline> m_baseline;
     QLabel *m_warning;
     QLabel *m_summary;

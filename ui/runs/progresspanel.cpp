@@ -148,10 +148,17 @@ void ProgressPanel::finished(const RunFinished &r)
 {
     switch (r.status) {
     case RunStatus::Completed:
-        m_status->setText(tr("Completed"));
+        // An early stop is not a run to the end: the status says so, and which step is the best.
+        m_status->setText(r.stopped_early_at_step > 0
+                              ? tr("Stopped early at step %1").arg(r.stopped_early_at_step)
+                                    + (r.best_step >= 0 ? tr(" (best: step %1)").arg(r.best_step) : QString())
+                          : r.best_step >= 0 ? tr("Completed (best: step %1)").arg(r.best_step)
+                                             : tr("Completed"));
         m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
         if (r.stopped_early_at_step > 0)
             m_detail->setText(earlyStopText(r));
+        else if (r.best_step >= 0)
+            m_detail->setText(tr("best model kept at step %1: Evaluation, Try it and export use it").arg(r.best_step));
         break;
     case RunStatus::Cancelled:
         m_status->setText(tr("Stopped at step %1").arg(r.last_step));

@@ -2,7 +2,10 @@
 #include "ui/tryit/tryitpanel.h"
 #include "ui/common/qtext.h"
 
+#include "core/config/inputmetadata.h"
+#include "core/config/labelnames.h"
 #include "core/config/optiontable.h"
+#include "core/train/bestmodel.h"
 #include "core/train/checkpointstate.h"
 #include "ui/form/fieldhelp.h"
 
@@ -43,6 +46,7 @@ struct TryItOutcome
     Kind kind = Kind::Cancelled;
     std::string model_dir;
     std::string weights_path;
+    std::string weights_label; ///< "best, step 42 (eval_accuracy 0.6667)" or "latest, step 60" (a run's checkpoint)
     std::vector<std::string> labels;
     std::vector<std::string> warnings;
     int64_t max_seq_length = 0;
@@ -56,6 +60,8 @@ namespace {
 struct TryItRequest
 {
     ClassifierSource source;
+    /// The project's meta data when `source` is a model the user chose (labels compared), else "".
+    std::string project_meta_data;
     uint64_t epoch = 0;
     std::string text, text_b;
 };
@@ -66,6 +72,33 @@ std::string cacheKey(const ClassifierSource &s, uint64_t epoch)
     return s.model_export_path + '\n' + s.model_dir + '\n' + s.checkpoint_path + '\n' + s.bert_config_file + '\n'
            + s.input_meta_data_path + '\n' + s.vocab_file + '\n' + lower + '\n' + std::to_string(s.max_seq_length)
            + '\n' + std::to_string(epoch);
+}
+
+/// A chosen model whose label names are not the project's (`projectMeta`'s labels.txt, or its
+/// label names): the sentence that says so, else "". Never throws.
+std::string labelMismatch(const std::string &projectMeta, const std::vector<std::string> &modelLabels)
+{
+    if (projectMeta.empty() || modelLabels.empty())
+        return {};
+    try {
+        Diagnostics diag;
+        const auto meta = InputMetaData::load(projectMeta, diag);
+        if (!meta || diag.hasErrors() || meta->isRegression())
+            return {};
+        const std::vector<std::string> project = readLabelNames(projectMeta, meta->num_labels, {}).names;
+        if (project == modelLabels)
+            return {};
+        const auto join = [](const std::vector<std::string> &v) {
+            std::string s;
+            for (const auto &x : v)
+                s += (s.empty() ? "" : ", ") + x;
+            return s;
+        };
+        return "the chosen model's labels (" + join(modelLabels) + ") are not this project's (" + join(project)
+               + "): its answers are in its own labels; choose another model, or Choose… → “The Model directory's checkpoint”";
+    } catch (...) {
+        return {};
+    }
 }
 
 /// Runs on a pool thread: (re)loads the model when its source changed, then classifies.
@@ -83,8 +116,11 @@ TryItOutcome runRequest(const std::shared_ptr<TryItModelCache> &cache, TryItRequ
             return out;
         }
         if (s.checkpoint_path.empty()) {
-            // The latest checkpoint, pinned now, so that a new one saved by training is a new key.
-            s.checkpoint_path = latestCheckpoint(s.model_dir);
+            // The run's checkpoint (its best when it kept one, else the latest), pinned now, so
+            // that a new one saved by training is a new key.
+            const RunCheckpointChoice choice = chooseRunCheckpoint(s.model_dir);
+            s.checkpoint_path = choice.path;
+            out.weights_label = choice.label();
             if (s.checkpoint_path.empty()) {
                 out.kind = TryItOutcome::Kind::NoCheckpoint;
                 return out;
@@ -102,6 +138,8 @@ TryItOutcome runRequest(const std::shared_ptr<TryItModelCache> &cache, TryItRequ
     out.weights_path = c.weightsPath();
     out.labels = c.labelNames();
     out.warnings = c.warnings();
+    if (const std::string w = labelMismatch(req.project_meta_data, out.labels); !w.empty())
+        out.warnings.push_back(w);
     out.max_seq_length = c.maxSeqLength();
     out.regression = c.isRegression();
     out.kind = TryItOutcome::Kind::Loaded;
@@ -229,7 +267,8 @@ TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_sha
         if (!dir.isEmpty())
             setChosenModel(dir);
     });
-    chooseMenu->addAction(tr("Latest checkpoint in the Model directory"), this, [this] { setChosenModel(QString()); });
+    chooseMenu->addAction(tr("The Model directory's checkpoint (best, else latest)"), this,
+                          [this] { setChosenModel(QString()); });
     m_choose->setMenu(chooseMenu);
     auto *modelRow = new QHBoxLayout;
     modelRow->addWidget(m_modelLine, 1);
@@ -297,6 +336,10 @@ void TryItPanel::setFormSource(const ClassifierSource &source)
     const uint64_t unchanged = 0;
     if (cacheKey(source, unchanged) == cacheKey(m_formSource, unchanged))
         return;
+    // Another project (or another run of it): a model chosen for the previous one no longer
+    // answers for this one; the panel goes back to the form's model.
+    if (source.model_dir != m_formSource.model_dir || source.input_meta_data_path != m_formSource.input_meta_data_path)
+        m_chosen.clear();
     m_formSource = source;
     scheduleRefresh();
 }
@@ -333,11 +376,14 @@ void TryItPanel::setTexts(const QString &text, const QString &textB)
 
 void TryItPanel::checkpointSaved(const QString &modelDir)
 {
-    // While hidden nothing is done: showEvent() looks for the latest checkpoint again.
-    if (!isVisible() || !m_chosen.isEmpty() || QDir(modelDir) != QDir(q(m_formSource.model_dir)))
+    // While hidden nothing more is done: showEvent() looks for the run's checkpoint again.
+    if (QDir(modelDir) != QDir(q(m_formSource.model_dir)))
         return;
+    // A run of the form's model: the panel follows it, whatever model was chosen before.
+    m_chosen.clear();
     ++m_reloadEpoch;
-    refreshNow();
+    if (isVisible())
+        refreshNow();
 }
 
 void TryItPanel::showEvent(QShowEvent *event)
@@ -360,6 +406,8 @@ uint64_t TryItPanel::refreshNow()
     const uint64_t generation = ++m_generation;
     TryItRequest req;
     req.source = effectiveSource();
+    if (!m_chosen.isEmpty())
+        req.project_meta_data = m_formSource.input_meta_data_path;
     req.epoch = m_reloadEpoch;
     if (!m_text->toPlainText().trimmed().isEmpty()) {
         req.text = m_text->toPlainText().toStdString();
@@ -422,8 +470,9 @@ void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome
 
 void TryItPanel::showModel(const TryItOutcome &o)
 {
-    m_modelLine->setText(tr("Model: %1 (max_seq_length %2)")
-                             .arg(QDir::toNativeSeparators(q(o.weights_path)))
+    const QString which = o.weights_label.empty() ? QString() : QStringLiteral(" — %1").arg(q(o.weights_label));
+    m_modelLine->setText(tr("Model: %1%2 (max_seq_length %3)")
+                             .arg(QDir::toNativeSeparators(q(o.weights_path)), which)
                              .arg(o.max_seq_length));
     QStringList warnings;
     for (const std::string &w : o.warnings)

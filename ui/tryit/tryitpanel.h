@@ -27,8 +27,12 @@ struct TryItOutcome;
 /// WordPiece tokens as chips with their input_ids ([CLS]/[SEP] shown, [UNK] marked, the cut
 /// at max_seq_length) and one bar per label with the softmax probability, as
 /// TextClassifier::classify() computes them (google-research/bert run_classifier.py's
-/// features). The model is the latest checkpoint of the form's model_dir (setFormSource())
-/// or a checkpoint / export folder the user chose (setChosenModel()).
+/// features). The model is the form's model_dir (setFormSource()): its best checkpoint when
+/// the run kept one ("Keep best model by"), else its latest, named on the model line ("best,
+/// step 42 (eval_accuracy 0.6667)"); or a checkpoint / export folder the user chose
+/// (setChosenModel()). A chosen model lasts until the form's model changes (File → Open
+/// Project, another model directory or meta data) or a run of the form's model saves a
+/// checkpoint; a chosen model whose label names are not the project's is said so.
 ///
 /// Typing restarts a ~300 ms debounce timer; then tokenize + classify run on the global
 /// thread pool (runBackgroundJob). Each request has a generation number: a result that
@@ -90,8 +94,9 @@ public:
     QString cutText() const;
 
 public Q_SLOTS:
-    /// A checkpoint was saved in `modelDir` (training runs): when the panel follows that
-    /// model_dir's latest checkpoint it reloads and classifies the current text again.
+    /// A checkpoint was saved in `modelDir` (training runs): when it is the form's model_dir,
+    /// a chosen model is dropped and the panel reloads and classifies the current text again
+    /// (when shown; else when it is shown next).
     void checkpointSaved(const QString &modelDir);
 
 Q_SIGNALS:

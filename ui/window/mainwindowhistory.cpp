@@ -91,10 +91,12 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
         appendLog(tr("warning: %1").arg(q(error)));
     replayHistory(*m_plot, RunHistory::load(metrics), std::numeric_limits<int64_t>::max());
     if (!log.eval.empty()) {
-        EvalMetrics last = log.eval.back();
+        // The best checkpoint's evaluation when the run kept one (what Try it and export use), else the last.
+        QString which;
+        EvalMetrics last = EvaluationView::evaluationToShow(log.eval, o.model_dir, &which);
         // metrics.jsonl's eval line has no "binary" key; a binary task records F1 and MCC.
         last.binary = !last.regression && (last.eval_f1 != 0 || last.eval_mcc != 0);
-        m_evalView->setEvaluation(last);
+        m_evalView->setEvaluation(last, which);
         m_evalView->setNote(tr("Recorded evaluation from %1; the confusion matrix and the top losses come from "
                                "eval_examples.jsonl, written at each evaluation.").arg(metrics));
     }

@@ -277,6 +277,8 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &c)
 void MainWindow::handleFinished(const RunFinished &r)
 {
     m_progress->finished(r);
+    if (r.best_step >= 0) // the Evaluation tab offers the kept best model first, as Try it and export do
+        m_evalView->showRunBest(m_controller->lastSpec().model_dir);
     switch (r.status) {
     case RunStatus::Completed:
         appendLog(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
