@@ -8,6 +8,7 @@
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/lossplot.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 #include "ui/form/projectfile.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
@@ -341,7 +342,7 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
     QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("spam"));
 
     const std::string examplesPath = evalExamplesPath(o.model_dir);
-    win.controller()->setRunFunction([examplesPath](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    win.runSession()->controller()->setRunFunction([examplesPath](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(metrics(40, {{1, 1}, {3, 1}}));
         writeEvalExamples(examplesPath, crafted()); // as the trainer: after the report, before the checkpoint
         CheckpointSaved c;
@@ -353,7 +354,7 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
         return r;
     });
     win.show();
-    QSignalSpy ended(&win, &MainWindow::preflightFinished);
+    QSignalSpy ended(win.runSession(), &RunSession::preflightFinished);
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
     TopLossesView *top = win.evaluationView()->topLosses();
@@ -477,8 +478,8 @@ void tst_EvaluationView::windowShowsTopLossesOfARealRun()
     MainWindow win;
     win.setOptions(o);
     win.show();
-    QSignalSpy ended(&win, &MainWindow::preflightFinished);
-    QSignalSpy finished(win.controller(), &TrainingController::finished);
+    QSignalSpy ended(win.runSession(), &RunSession::preflightFinished);
+    QSignalSpy finished(win.runSession()->controller(), &TrainingController::finished);
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
     QVERIFY(finished.count() > 0 || finished.wait(120000));

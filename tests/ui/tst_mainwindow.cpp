@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
+#include "ui/form/configurationform.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
@@ -58,7 +60,7 @@ void simulateStep()
 /// whether a run was started.
 bool pressTrain(MainWindow &w)
 {
-    QSignalSpy checked(&w, &MainWindow::preflightFinished);
+    QSignalSpy checked(w.runSession(), &RunSession::preflightFinished);
     if (!w.train())
         return false;
     if (!checked.wait(60000))
@@ -107,9 +109,9 @@ void tst_MainWindow::initTestCase()
 void tst_MainWindow::strategyPickerStartsEmpty()
 {
     MainWindow w;
-    QCOMPARE(w.strategyPicker()->currentIndex(), -1);
-    QCOMPARE(w.strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
-    QCOMPARE(w.strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
+    QCOMPARE(w.configurationForm()->strategyPicker()->currentIndex(), -1);
+    QCOMPARE(w.configurationForm()->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
+    QCOMPARE(w.configurationForm()->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
     QVERIFY(w.options().distribution_strategy.empty());
 }
 
@@ -118,25 +120,25 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy running(w.controller(), &TrainingController::runningChanged);
-    QVERIFY(w.trainAction()->isEnabled());
-    QSignalSpy checked(&w, &MainWindow::preflightFinished);
-    w.trainAction()->trigger(); // press Train
+    QSignalSpy running(w.runSession()->controller(), &TrainingController::runningChanged);
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QSignalSpy checked(w.runSession(), &RunSession::preflightFinished);
+    w.findChild<QAction *>(QStringLiteral("trainAction"))->trigger(); // press Train
     // The check runs off the GUI thread; Train waits for it.
-    QVERIFY(w.isCheckingConfiguration());
-    QVERIFY(!w.trainAction()->isEnabled());
+    QVERIFY(w.runSession()->isChecking());
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
     QVERIFY(!w.train()); // a second press while checking does nothing
     QVERIFY(checked.wait(60000));
     QCOMPARE(checked.count(), 1);
     QCOMPARE(checked.first().at(0).toBool(), false);
-    QVERIFY(w.trainAction()->isEnabled());
-    QMessageBox *box = w.validationDialog();
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QMessageBox *box = w.runSession()->validationDialog();
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QCOMPARE(box->windowModality(), Qt::WindowModal);
     const QStringList lines = box->text().split(QLatin1Char('\n'));
     QCOMPARE(lines.first(), QStringLiteral("Distribution strategy has not been specified."));
-    QCOMPARE(lines.size(), w.lastValidation().errorCount());
+    QCOMPARE(lines.size(), w.runSession()->lastValidation().errorCount());
     QVERIFY(box->informativeText().contains(QStringLiteral("one_device")));
     // Hints speak of the form's fields, not of command-line flags.
     QVERIFY2(box->informativeText().contains(QStringLiteral("set “BERT config” to bert_config.json")),
@@ -150,7 +152,7 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     QVERIFY2(log.contains(QStringLiteral("set “BERT config” to bert_config.json")), qPrintable(log));
     QVERIFY2(!log.contains(QStringLiteral("--")), qPrintable(log));
     QVERIFY2(!log.contains(QStringLiteral("bert-workbench-cli")), qPrintable(log));
-    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(!w.runSession()->controller()->isRunning());
     QCOMPARE(running.count(), 0);
     box->button(QMessageBox::Ok)->click();
     QTRY_VERIFY(!box->isVisible());
@@ -166,12 +168,12 @@ void tst_MainWindow::everyProblemListedStrategyFirst()
     w.setOptions(o);
     w.show();
     QVERIFY(!pressTrain(w));
-    const QStringList lines = w.validationDialog()->text().split(QLatin1Char('\n'));
-    QVERIFY2(lines.size() >= 3, qPrintable(w.validationDialog()->text()));
+    const QStringList lines = w.runSession()->validationDialog()->text().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 3, qPrintable(w.runSession()->validationDialog()->text()));
     QCOMPARE(lines.first(), QString::fromLatin1(kNoStrategyMessage));
-    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("hidden_act")));
-    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("num_attention_heads")));
-    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(w.runSession()->validationDialog()->text().contains(QStringLiteral("hidden_act")));
+    QVERIFY(w.runSession()->validationDialog()->text().contains(QStringLiteral("num_attention_heads")));
+    QVERIFY(!w.runSession()->controller()->isRunning());
 }
 
 void tst_MainWindow::validConfigurationStartsTraining()
@@ -180,7 +182,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     const TrainingOptions o = writeFixture(dir);
     MainWindow w;
     RecordingRun rec;
-    w.controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
         const TrainingOptions &spec = prepared_.options;
         ++*rec.calls;
         *rec.lastSpec = spec;
@@ -193,11 +195,11 @@ void tst_MainWindow::validConfigurationStartsTraining()
     });
     w.setOptions(o);
     w.show();
-    w.strategyPicker()->setCurrentIndex(w.strategyPicker()->findText(QStringLiteral("one_device")));
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
-    QVERIFY2(pressTrain(w), w.lastValidation().format().c_str());
-    QVERIFY(!w.lastValidation().hasErrors());
-    QVERIFY(!w.validationDialog() || !w.validationDialog()->isVisible());
+    w.configurationForm()->strategyPicker()->setCurrentIndex(w.configurationForm()->strategyPicker()->findText(QStringLiteral("one_device")));
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
+    QVERIFY2(pressTrain(w), w.runSession()->lastValidation().format().c_str());
+    QVERIFY(!w.runSession()->lastValidation().hasErrors());
+    QVERIFY(!w.runSession()->validationDialog() || !w.runSession()->validationDialog()->isVisible());
     QVERIFY(finished.wait(5000));
     QCOMPARE(rec.calls->load(), 1);
     QCOMPARE(rec.lastSpec->distribution_strategy, std::string("one_device"));
@@ -212,7 +214,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     QVERIFY(rec.lastRun->validation.schedule.has_value());
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.first().at(0).value<RunFinished>().last_step, int64_t(17));
-    QVERIFY(!w.runErrorDialog());
+    QVERIFY(!w.runSession()->runErrorDialog());
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
 }
 
@@ -222,7 +224,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.logMessage("step 3: loss = nan");
         RunFinished r;
         r.status = RunStatus::Failed;
@@ -235,10 +237,10 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
-    QMessageBox *box = w.runErrorDialog();
+    QMessageBox *box = w.runSession()->runErrorDialog();
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QCOMPARE(box->text(), QStringLiteral("train.tf_record: record 17: Loss became NaN at step 3"));
@@ -246,8 +248,8 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Failed"));
     QVERIFY(w.logText().contains(QStringLiteral("step 3: loss = nan")));
     QVERIFY(w.logText().contains(QStringLiteral("Run failed")));
-    QVERIFY(!w.resumeAction()->isEnabled());
-    QVERIFY(w.trainAction()->isEnabled());
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("resumeAction"))->isEnabled());
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
 }
 
 void tst_MainWindow::scheduleFollowsEdits()
@@ -331,7 +333,7 @@ void tst_MainWindow::projectSaveOpenAndTitle()
     QCOMPARE(other.options().distribution_strategy, std::string("mirrored"));
     QCOMPARE(other.options().seed, int64_t(1234));
     QCOMPARE(other.options().train_data_path, o.train_data_path);
-    QCOMPARE(other.strategyPicker()->currentText(), QStringLiteral("mirrored"));
+    QCOMPARE(other.configurationForm()->strategyPicker()->currentText(), QStringLiteral("mirrored"));
     QVERIFY(!other.isWindowModified());
     QVERIFY(!other.openProject(dir.filePath(QStringLiteral("missing.bwproj")), &error));
     QVERIFY(error.contains(QStringLiteral("missing.bwproj")));
@@ -343,7 +345,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         RunStarted s;
         s.total_steps = 16;
         s.device = "cpu";
@@ -374,7 +376,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
     QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
@@ -395,7 +397,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     o.distribution_strategy = "one_device";
     MainWindow w;
     auto checkpointed = std::make_shared<std::atomic<bool>>(false);
-    w.controller()->setRunFunction([checkpointed](const PreparedRun &, TrainingObserver &obs, const StopToken &stop) {
+    w.runSession()->controller()->setRunFunction([checkpointed](const PreparedRun &, TrainingObserver &obs, const StopToken &stop) {
         int64_t step = 0;
         while (!stop.stopRequested()) {
             StepMetrics m;
@@ -420,10 +422,10 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     QVERIFY(pressTrain(w));
     QTRY_VERIFY(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss) >= 3);
     QVERIFY(!w.close()); // asks first
-    QVERIFY(w.closeDialog() && w.closeDialog()->isVisible());
-    QVERIFY(w.controller()->isRunning());
-    w.closeDialog()->button(QMessageBox::Yes)->click();
-    QTRY_VERIFY(!w.controller()->isRunning());
+    QVERIFY(w.findChild<QMessageBox *>(QStringLiteral("closeDialog")) && w.findChild<QMessageBox *>(QStringLiteral("closeDialog"))->isVisible());
+    QVERIFY(w.runSession()->controller()->isRunning());
+    w.findChild<QMessageBox *>(QStringLiteral("closeDialog"))->button(QMessageBox::Yes)->click();
+    QTRY_VERIFY(!w.runSession()->controller()->isRunning());
     QVERIFY(checkpointed->load());
     QTRY_VERIFY(!w.isVisible());
 }
@@ -454,7 +456,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!workers->isEnabled()); // no strategy chosen yet
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
 
-    w.strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
+    w.configurationForm()->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
     QVERIFY(workers->isEnabled());
     workers->setValue(2);
     QCOMPARE(w.options().num_local_workers, 2);
@@ -469,7 +471,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
-    w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));
+    w.configurationForm()->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
     QVERIFY(!workers->isEnabled());
     QVERIFY(!timeout->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);
@@ -619,13 +621,13 @@ void tst_MainWindow::missingModelDirIsAValidationError()
     w.setOptions(o);
     w.show();
     QVERIFY(!pressTrain(w));
-    QCOMPARE(w.lastValidation().errorCount(), 1);
-    QCOMPARE(w.lastValidation().items().front().field, std::string("model_dir"));
-    QCOMPARE(w.validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
-    QVERIFY2(w.validationDialog()->informativeText().contains(
+    QCOMPARE(w.runSession()->lastValidation().errorCount(), 1);
+    QCOMPARE(w.runSession()->lastValidation().items().front().field, std::string("model_dir"));
+    QCOMPARE(w.runSession()->validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
+    QVERIFY2(w.runSession()->validationDialog()->informativeText().contains(
                  QStringLiteral("set “Model directory” to <directory for checkpoints and metrics>")),
-             qPrintable(w.validationDialog()->informativeText()));
-    QVERIFY(!w.controller()->isRunning());
+             qPrintable(w.runSession()->validationDialog()->informativeText()));
+    QVERIFY(!w.runSession()->controller()->isRunning());
 }
 
 QTEST_MAIN(tst_MainWindow)

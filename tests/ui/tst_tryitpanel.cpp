@@ -8,6 +8,7 @@
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/tryitpanel.h"
 
@@ -500,7 +501,7 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     };
     MainWindow w;
     const ReleaseAtExit atExit{release}; // a failing check must not leave the run waiting
-    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
         const TrainingOptions &opts = prepared_.options;
         saved.wait();
         fs::create_directories(opts.model_dir);
@@ -520,11 +521,11 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     QVERIFY(w.train());
     QVERIFY(ended.wait(kWaitMs));
     QVERIFY(ended.front().front().toBool());
-    QVERIFY(w.controller()->isRunning());
+    QVERIFY(w.runSession()->controller()->isRunning());
     w.showTab(QStringLiteral("tryItTab"));
     TryItPanel *p = w.tryItPanel();
     p->setTexts(QStringLiteral("free cash"));
