@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/window/mainwindow.h"
+#include "ui/form/schedulepanel.h"
 #include "ui/window/runsession.h"
 #include "ui/form/configurationform.h"
 
@@ -109,9 +110,9 @@ void tst_MainWindow::initTestCase()
 void tst_MainWindow::strategyPickerStartsEmpty()
 {
     MainWindow w;
-    QCOMPARE(w.configurationForm()->strategyPicker()->currentIndex(), -1);
-    QCOMPARE(w.configurationForm()->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
-    QCOMPARE(w.configurationForm()->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
+    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->currentIndex(), -1);
+    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
+    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
     QVERIFY(w.options().distribution_strategy.empty());
 }
 
@@ -195,7 +196,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     });
     w.setOptions(o);
     w.show();
-    w.configurationForm()->strategyPicker()->setCurrentIndex(w.configurationForm()->strategyPicker()->findText(QStringLiteral("one_device")));
+    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentIndex(w.findChild<ConfigurationForm *>()->strategyPicker()->findText(QStringLiteral("one_device")));
     QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY2(pressTrain(w), w.runSession()->lastValidation().format().c_str());
     QVERIFY(!w.runSession()->lastValidation().hasErrors());
@@ -261,7 +262,7 @@ void tst_MainWindow::scheduleFollowsEdits()
     o.num_train_epochs = 3;
     MainWindow w;
     w.setOptions(o);
-    QString text = w.scheduleText();
+    QString text = w.findChild<SchedulePanel *>()->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 32)")), qPrintable(text));
     // Each quantity's own line, exactly: 3668 // 32 = 114, × 3 = 342, int(3 × 3668 × 0.1 / 32) = 34.
     const QStringList lines = text.split(QLatin1Char('\n'));
@@ -270,13 +271,13 @@ void tst_MainWindow::scheduleFollowsEdits()
     QVERIFY2(lines.contains(QStringLiteral("warmup_steps = 34")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("ceil(408 / 32)")));
     QVERIFY2(lines.contains(QStringLiteral("eval_steps = 13")), qPrintable(text));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
-    text = w.scheduleText();
+    text = w.findChild<SchedulePanel *>()->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 16)")) && text.contains(QStringLiteral("= 229")), qPrintable(text));
     QVERIFY(w.isWindowModified());
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
-    QVERIFY(w.scheduleText().contains(QStringLiteral("= 0")) || w.scheduleText().contains(QStringLiteral("?")));
+    QVERIFY(w.findChild<SchedulePanel *>()->scheduleText().contains(QStringLiteral("= 0")) || w.findChild<SchedulePanel *>()->scheduleText().contains(QStringLiteral("?")));
 }
 
 void tst_MainWindow::presetWritesConfig()
@@ -292,22 +293,22 @@ void tst_MainWindow::presetWritesConfig()
     QVERIFY(!diag.hasErrors());
     QVERIFY(cfg->sameArchitecture(bertPresets().front().config));
     QCOMPARE(w.options().bert_config_file, path.toStdString());
-    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.modelSummaryText()));
-    QVERIFY(w.modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
-    QVERIFY(w.modelSummaryText().contains(QStringLiteral("GFLOPs")));
+    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
+    QVERIFY(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
+    QVERIFY(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("GFLOPs")));
     // The memory line is the core estimate for this config at the form's batch (no meta data
     // yet: 2 labels, 128 tokens), per training process; bf16 and accumulation change it.
     const TrainingOptions o = w.options();
     const std::string expected = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 1, "fp32").summary();
-    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
+    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
                                            + QStringLiteral(" per training process")),
-             qPrintable(w.modelSummaryText()));
+             qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
     TrainingOptions accumulated = o;
     accumulated.gradient_accumulation_steps = 4;
     w.setOptions(accumulated);
     const std::string smaller = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 4, "fp32").summary();
     QVERIFY(smaller != expected);
-    QVERIFY2(w.modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(w.modelSummaryText()));
+    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
     QVERIFY(!w.writePresetConfig(999, path));
 }
 
@@ -333,7 +334,7 @@ void tst_MainWindow::projectSaveOpenAndTitle()
     QCOMPARE(other.options().distribution_strategy, std::string("mirrored"));
     QCOMPARE(other.options().seed, int64_t(1234));
     QCOMPARE(other.options().train_data_path, o.train_data_path);
-    QCOMPARE(other.configurationForm()->strategyPicker()->currentText(), QStringLiteral("mirrored"));
+    QCOMPARE(other.findChild<ConfigurationForm *>()->strategyPicker()->currentText(), QStringLiteral("mirrored"));
     QVERIFY(!other.isWindowModified());
     QVERIFY(!other.openProject(dir.filePath(QStringLiteral("missing.bwproj")), &error));
     QVERIFY(error.contains(QStringLiteral("missing.bwproj")));
@@ -379,12 +380,12 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalLoss), 2);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
-    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 2);
-    QCOMPARE(w.evaluationView()->confusionTable()->item(1, 1)->text(), QStringLiteral("6"));
-    QCOMPARE(w.evaluationView()->classTable()->item(0, 0)->text(), QStringLiteral("0.7500"));
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalLoss), 2);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->rowCount(), 2);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->item(1, 1)->text(), QStringLiteral("6"));
+    QCOMPARE(w.findChild<EvaluationView *>()->classTable()->item(0, 0)->text(), QStringLiteral("0.7500"));
     auto *progress = w.findChild<QProgressBar *>(QStringLiteral("progress"));
     QCOMPARE(progress->value(), 16);
     QCOMPARE(progress->maximum(), 16);
@@ -420,7 +421,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(pressTrain(w));
-    QTRY_VERIFY(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss) >= 3);
+    QTRY_VERIFY(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss) >= 3);
     QVERIFY(!w.close()); // asks first
     QVERIFY(w.findChild<QMessageBox *>(QStringLiteral("closeDialog")) && w.findChild<QMessageBox *>(QStringLiteral("closeDialog"))->isVisible());
     QVERIFY(w.runSession()->controller()->isRunning());
@@ -456,7 +457,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!workers->isEnabled()); // no strategy chosen yet
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
 
-    w.configurationForm()->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
+    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
     QVERIFY(workers->isEnabled());
     workers->setValue(2);
     QCOMPARE(w.options().num_local_workers, 2);
@@ -471,7 +472,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
-    w.configurationForm()->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
+    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
     QVERIFY(!workers->isEnabled());
     QVERIFY(!timeout->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);
@@ -542,7 +543,7 @@ void tst_MainWindow::openTensorBoardLogs()
                       "\n");
     }
     QString addError;
-    QVERIFY2(w.runsTable()->addRun(ours + QStringLiteral("/metrics.jsonl"), true, &addError), qPrintable(addError));
+    QVERIFY2(w.findChild<RunsTable *>()->addRun(ours + QStringLiteral("/metrics.jsonl"), true, &addError), qPrintable(addError));
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("logs"))), 2);
     QCOMPARE(table->rowCount(), 2);

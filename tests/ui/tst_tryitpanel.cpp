@@ -407,7 +407,7 @@ void tst_TryItPanel::windowTab()
     w.setOptions(m_opts);
     w.show();
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     QVERIFY(p && p->isVisible());
     QCOMPARE(p->formSource().model_dir, m_opts.model_dir);
     QCOMPARE(p->formSource().vocab_file, m_opts.vocab_file);
@@ -431,7 +431,7 @@ void tst_TryItPanel::windowFollowsOpenedProject()
     w.setOptions(m_opts);
     w.show();
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     p->setTexts(QStringLiteral("free cash"));
     WAIT_SHOWN(*p);
     QVERIFY2(p->modelLine().contains(QStringLiteral("ckpt-96")), qPrintable(p->modelLine()));
@@ -527,7 +527,7 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     QVERIFY(ended.front().front().toBool());
     QVERIFY(w.runSession()->controller()->isRunning());
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     p->setTexts(QStringLiteral("free cash"));
     WAIT_SHOWN(*p);
     QVERIFY2(p->messageText().startsWith(QStringLiteral("No checkpoint yet in ")), qPrintable(p->messageText()));

@@ -313,13 +313,13 @@ void tst_WindowManners::newProjectAsksThenSavesAndStartsClean()
     StepMetrics s;
     s.step = 5;
     s.loss = 0.5;
-    w.lossPlot()->addStep(s);
+    w.findChild<LossPlot *>()->addStep(s);
     EvalMetrics e;
     e.step = 5;
     e.eval_accuracy = 0.75;
     e.confusion = {{6, 2}, {2, 6}};
-    w.lossPlot()->addEvaluation(e);
-    w.evaluationView()->setEvaluation(e);
+    w.findChild<LossPlot *>()->addEvaluation(e);
+    w.findChild<EvaluationView *>()->setEvaluation(e);
     TrainingOptions edited = o;
     edited.learning_rate = 3e-3;
     w.setOptions(edited, true);
@@ -341,9 +341,9 @@ void tst_WindowManners::newProjectAsksThenSavesAndStartsClean()
     QCOMPARE(w.options().learning_rate, TrainingOptions{}.learning_rate);
     QVERIFY(!w.isWindowModified());
     // The new project starts clean.
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 0);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 0);
-    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 0);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 0);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 0);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->rowCount(), 0);
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->format(), QStringLiteral("no run yet"));
 }
 
@@ -401,24 +401,24 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     QVERIFY2(w.openProject(project, &error), qPrintable(error));
     QVERIFY(shown.wait(30000)); // model_dir is read off the GUI thread
     QCOMPARE(shown.front().front().toString(), QString::fromStdString(o.model_dir));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 2);
     auto *bar = w.findChild<QProgressBar *>(QStringLiteral("progress"));
     QCOMPARE(bar->value(), 16);
     QCOMPARE(bar->maximum(), 16);
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
-    QVERIFY2(w.evaluationView()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.evaluationView()->summaryText()));
-    QVERIFY(w.evaluationView()->summaryText().contains(QStringLiteral("0.8750")));
+    QVERIFY2(w.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.findChild<EvaluationView *>()->summaryText()));
+    QVERIFY(w.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("0.8750")));
     // Compare runs lists the run of model_dir itself (issue 16 item 5), unchecked.
-    w.runsTable()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
-    QSignalSpy scanned(w.runsTable(), &RunsTable::scanned);
-    w.runsTable()->scanInBackground(QString::fromStdString(o.model_dir));
+    w.findChild<RunsTable *>()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
+    QSignalSpy scanned(w.findChild<RunsTable *>(), &RunsTable::scanned);
+    w.findChild<RunsTable *>()->scanInBackground(QString::fromStdString(o.model_dir));
     QVERIFY(scanned.wait(30000));
     QCOMPARE(scanned.front().at(1).toInt(), 1);
-    QCOMPARE(w.runsTable()->runCount(), 1);
+    QCOMPARE(w.findChild<RunsTable *>()->runCount(), 1);
     // "final train loss" is the summary's train_loss (as in the Log), not the last step's 0.38.
-    QCOMPARE(w.runsTable()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
-    QCOMPARE(w.lossPlot()->comparisonRunCount(), 0);
+    QCOMPARE(w.findChild<RunsTable *>()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
+    QCOMPARE(w.findChild<LossPlot *>()->comparisonRunCount(), 0);
 }
 
 // Issue 21 §7: model_dir and sibling-run scans run off the GUI thread; a result that comes
@@ -432,7 +432,7 @@ void tst_WindowManners::staleScansAreDropped()
     MainWindow w;
     w.show();
     // Compare runs: Find runs for A, then for B before A's result came back.
-    RunsTable *runs = w.runsTable();
+    RunsTable *runs = w.findChild<RunsTable *>();
     QSignalSpy scanned(runs, &RunsTable::scanned), dropped(runs, &RunsTable::scanDropped);
     runs->scanInBackground(runA);
     runs->scanInBackground(runB);
@@ -459,17 +459,17 @@ void tst_WindowManners::staleScansAreDropped()
     QSignalSpy shown(&w, &MainWindow::recordedRunShown), notShown(&w, &MainWindow::recordedRunDropped);
     QString error;
     QVERIFY2(w.openProject(project, &error), qPrintable(error));
-    w.configurationForm()->setPath(QStringLiteral("model_dir"), runB);
+    w.findChild<ConfigurationForm *>()->setPath(QStringLiteral("model_dir"), runB);
     QVERIFY(notShown.wait(30000));
     QCOMPARE(notShown.front().front().toString(), runA);
     QCOMPARE(shown.count(), 0);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 0);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 0);
     QVERIFY2(!w.logText().contains(QStringLiteral("Opened the run in")), qPrintable(w.logText()));
     // The same project opened and left alone shows its run.
     QVERIFY2(w.openProject(project, &error), qPrintable(error));
     QVERIFY(shown.wait(30000));
     QCOMPARE(shown.front().front().toString(), runA);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 7);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 7);
 }
 
 void tst_WindowManners::baselineAndLearningWarnings()
@@ -537,11 +537,11 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
     QVERIFY(finished.count() > 0 || finished.wait(10000));
-    QCOMPARE(win.lossPlot()->accuracyBaseline(), 0.6);
-    QVERIFY2(win.evaluationView()->summaryText().contains(QStringLiteral("Majority-class baseline 0.600")),
-             qPrintable(win.evaluationView()->summaryText()));
-    QVERIFY2(win.evaluationView()->warningText().contains(QStringLiteral("predicts label 0 for every")),
-             qPrintable(win.evaluationView()->warningText()));
+    QCOMPARE(win.findChild<LossPlot *>()->accuracyBaseline(), 0.6);
+    QVERIFY2(win.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("Majority-class baseline 0.600")),
+             qPrintable(win.findChild<EvaluationView *>()->summaryText()));
+    QVERIFY2(win.findChild<EvaluationView *>()->warningText().contains(QStringLiteral("predicts label 0 for every")),
+             qPrintable(win.findChild<EvaluationView *>()->warningText()));
     QCOMPARE(win.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed — did not learn"));
     QVERIFY(win.logText().contains(QStringLiteral("does not beat the majority-class baseline")));
 }
@@ -572,15 +572,15 @@ void tst_WindowManners::smoothingPersists()
 {
     {
         MainWindow w;
-        w.lossPlot()->setSmoothing(0.95);
+        w.findChild<LossPlot *>()->setSmoothing(0.95);
     }
     {
         MainWindow w;
-        QCOMPARE(w.lossPlot()->smoothing(), 0.95);
-        w.lossPlot()->setSmoothing(0.6); // leave the default for other tests
+        QCOMPARE(w.findChild<LossPlot *>()->smoothing(), 0.95);
+        w.findChild<LossPlot *>()->setSmoothing(0.6); // leave the default for other tests
     }
     MainWindow w;
-    QCOMPARE(w.lossPlot()->smoothing(), 0.6);
+    QCOMPARE(w.findChild<LossPlot *>()->smoothing(), 0.6);
 }
 
 void tst_WindowManners::keyboardAndHelp()
@@ -605,11 +605,11 @@ void tst_WindowManners::keyboardAndHelp()
     QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     QVERIFY(w.train());
     QVERIFY(ended.wait(60000));
-    QVERIFY2(w.configurationForm()->highlightedFields().contains(QStringLiteral("model_dir")),
-             qPrintable(w.configurationForm()->highlightedFields().join(QLatin1Char(','))));
+    QVERIFY2(w.findChild<ConfigurationForm *>()->highlightedFields().contains(QStringLiteral("model_dir")),
+             qPrintable(w.findChild<ConfigurationForm *>()->highlightedFields().join(QLatin1Char(','))));
     w.runSession()->validationDialog()->button(QMessageBox::Ok)->click();
-    w.configurationForm()->setPath(QStringLiteral("model_dir"), dir.filePath(QStringLiteral("m")));
-    QVERIFY(w.configurationForm()->highlightedFields().isEmpty());
+    w.findChild<ConfigurationForm *>()->setPath(QStringLiteral("model_dir"), dir.filePath(QStringLiteral("m")));
+    QVERIFY(w.findChild<ConfigurationForm *>()->highlightedFields().isEmpty());
 }
 
 void tst_WindowManners::checkpointDiskUseBesideTheField()
@@ -628,7 +628,8 @@ void tst_WindowManners::checkpointDiskUseBesideTheField()
     w.setOptions(o);
     auto *label = w.findChild<QLabel *>(QStringLiteral("checkpointDiskUse"));
     QVERIFY(label);
-    QVERIFY2(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()));
+    // Listed off the GUI thread.
+    QTRY_VERIFY2_WITH_TIMEOUT(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()), 30000);
 }
 
 namespace {
@@ -638,7 +639,7 @@ namespace {
 void checkReadable(MainWindow &w)
 {
     QApplication::processEvents();
-    ConfigurationForm *form = w.configurationForm();
+    ConfigurationForm *form = w.findChild<ConfigurationForm *>();
     auto *scroll = qobject_cast<QScrollArea *>(form->parentWidget()->parentWidget());
     QVERIFY(scroll);
     const int viewportWidth = scroll->viewport()->width();

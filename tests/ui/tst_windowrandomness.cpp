@@ -157,7 +157,7 @@ void tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool busy, Wi
             [&out](const StepMetrics &m) { out.losses[m.step] = m.loss; });
     QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
 
-    tryIt = w.tryItPanel();
+    tryIt = w.findChild<TryItPanel *>();
     // Try it: every shown result counts, then the other checkpoint is loaded and classifies.
     const auto classifyAgain = [&] {
         tryIt->setChosenModel(checkpoints[nextCheckpoint]);

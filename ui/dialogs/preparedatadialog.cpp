@@ -217,7 +217,9 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     m_modelNote->setObjectName(QStringLiteral("pretrainedModelNote"));
     m_modelNote->setWordWrap(true);
     m_modelNote->setTextFormat(Qt::PlainText);
-    m_modelNote->setStyleSheet(QStringLiteral("color: palette(mid)"));
+    QFont italic = m_modelNote->font();
+    italic.setItalic(true);
+    m_modelNote->setFont(italic);
     form->addRow(QString(), m_modelNote);
     addPathRow(form, tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), BrowseFile, m_vocab,
             QStringLiteral("vocabFile"));

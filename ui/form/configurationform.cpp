@@ -397,8 +397,10 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
         m_startFromNote->setObjectName(QStringLiteral("startFromNote"));
         m_startFromNote->setWordWrap(true);
         m_startFromNote->setTextFormat(Qt::PlainText);
-        m_startFromNote->setStyleSheet(QStringLiteral("color: palette(mid)"));
-        form->addRow(QString(), m_startFromNote);
+        QFont italic = m_startFromNote->font();
+        italic.setItalic(true);
+        m_startFromNote->setFont(italic);
+        form->addRow(m_startFromNote); // under the picker, across the row
     }
 }
 

@@ -57,6 +57,7 @@ void setModelPickerValue(QComboBox *box, const QString &value)
         box->setCurrentIndex(at);
     else
         box->setEditText(value); // a Hub id or folder of the user's own
+    box->lineEdit()->setCursorPosition(0); // a narrow box shows the name's start, not its end
 }
 
 QString startFromText(const TrainingOptions &o)

@@ -19,6 +19,7 @@
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
+#include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
 #include "ui/runs/usedmodeldir.h"
@@ -100,10 +101,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
 }
 
-
 QWidget *MainWindow::buildFormPane()
 {
     m_form = new ConfigurationForm;
+    m_form->setObjectName(QStringLiteral("configurationForm"));
     m_schedule = new SchedulePanel;
     m_form->panelLayout()->addWidget(m_schedule);
     m_form->panelLayout()->addStretch(1);
@@ -294,10 +295,7 @@ void MainWindow::reloadInputs()
 void MainWindow::updateSchedule()
 {
     const TrainingOptions o = options();
-    int count = 0;
-    const qint64 bytes = checkpointDiskUse(q(o.model_dir), &count);
-    m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
-                                            : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
+    updateCheckpointDiskUse(q(o.model_dir));
     guarded(tr("Cannot compute the schedule"), [&] {
         m_schedule->update(o);
         if (!m_session->isRunning()) {
@@ -307,9 +305,26 @@ void MainWindow::updateSchedule()
     });
 }
 
-QString MainWindow::scheduleText() const { return m_schedule->scheduleText(); }
-
-QString MainWindow::modelSummaryText() const { return m_schedule->modelSummaryText(); }
+void MainWindow::updateCheckpointDiskUse(const QString &modelDir)
+{
+    // A folder listing (the model_dir may be on a network share): off the GUI thread. Only the
+    // latest listing is shown; an older one that ends later is dropped.
+    const quint64 generation = ++m_diskUseGeneration;
+    runBackgroundJob<std::pair<qint64, int>>(
+        this,
+        [modelDir](const JobControl &) {
+            int count = 0;
+            const qint64 bytes = checkpointDiskUse(modelDir, &count);
+            return std::make_pair(bytes, count);
+        },
+        [this, generation](JobOutcome<std::pair<qint64, int>> outcome) {
+            if (generation != m_diskUseGeneration || !outcome.ok())
+                return;
+            const auto [bytes, count] = *outcome.value;
+            m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
+                                                    : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
+        });
+}
 
 void MainWindow::updateTitle()
 {

@@ -45,7 +45,9 @@ struct MajorityBaseline;
 /// Resume and the progress row), live curves (LossPlot), evaluation view, run comparison
 /// (RunsTable) and the log. The pre-flight check, the example download and the scans of
 /// model_dir and its sibling runs run as background jobs (runBackgroundJob), so the window
-/// stays responsive. Actions: "trainAction", "stopAction", "resumeAction". Dialogs that report problems are
+/// stays responsive. Its parts are found by object name: the actions "trainAction",
+/// "stopAction", "resumeAction"; the rooms "configurationForm", "plotTab" (LossPlot),
+/// "evaluationTab", "tryItTab", "runsTab" (RunsTable), "logTab"; the run session "runSession". Dialogs that report problems are
 /// opened window-modal with open() and kept as members, so nothing blocks and tests can
 /// read them; every slot that calls into the core catches every exception and reports it
 /// as a dialog plus a log line (reportError). GUI thread only.
@@ -72,22 +74,13 @@ public:
     /// it into the form.
     bool writePresetConfig(int index, const QString &path, QString *error = nullptr);
 
-    /// Returns the schedule panel's current text (plain text).
-    QString scheduleText() const;
     /// The form as a `bert-workbench-cli train …` command line (shell-quoted; options left at
     /// their defaults are left out), as Training → Copy as Command Line puts it on the clipboard.
     QString commandLine() const;
-    QString modelSummaryText() const;
 
     /// The window's run control (Train, Stop, Resume, the pre-flight check, the training
     /// controller and its dialogs).
     RunSession *runSession() const { return m_session; }
-    LossPlot *lossPlot() const { return m_plot; }
-    EvaluationView *evaluationView() const { return m_evalView; }
-    /// The "Try it" tab (object name "tryItTab"): classify typed texts with the form's model.
-    TryItPanel *tryItPanel() const { return m_tryIt; }
-    RunsTable *runsTable() const { return m_runs; }
-    ConfigurationForm *configurationForm() const { return m_form; }
     QString logText() const;
     /// Returns the path of the document `name` ("tutorial.md") of docs/: installed beside the
     /// program or in the source tree of a build; "" when not found.
@@ -162,6 +155,8 @@ private:
     /// Gives a shown Try it tab the form's model (it reads it again when shown).
     void followFormInTryIt();
     void updateSchedule();
+    /// The disk use of modelDir's checkpoints beside "Checkpoints kept", listed off the GUI thread.
+    void updateCheckpointDiskUse(const QString &modelDir);
     void updateTitle();
     void updateActions();
     void rebuildRecentProjectsMenu();
@@ -229,6 +224,7 @@ private:
     ExampleLoader *m_example = nullptr;
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
+    quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
     QString m_announcedScan; ///< the model_dir whose scan ends with "N run(s) found" (Find runs)
 
     QString m_projectPath;
