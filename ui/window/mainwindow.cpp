@@ -3,14 +3,13 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "core/config/diagnostics.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/train/preflight.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/dialogs/exampleloader.h"
-#include "ui/form/fieldhelp.h"
-#include "ui/plot/historyreplay.h"
 #include "ui/plot/lossplot.h"
 #include "ui/dialogs/preparedatadialog.h"
 #include "ui/runs/progresspanel.h"
@@ -26,17 +25,13 @@
 #include "ui/form/wheelguard.h"
 
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QGuiApplication>
 #include <QLocale>
 #include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QScreen>
@@ -44,9 +39,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>

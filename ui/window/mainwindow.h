@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/config/diagnostics.h"
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
 #include "ui/common/errorreport.h"
@@ -10,11 +9,8 @@
 #include <QStringList>
 
 #include <functional>
-#include <optional>
 
 class QAction;
-class QComboBox;
-class QDialog;
 class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
@@ -37,8 +33,6 @@ class TryItPanel;
 struct RecordedRun;
 struct ExampleDataPaths;
 struct PreparedRun;
-struct UsedModelDir;
-struct MajorityBaseline;
 
 /// The workbench window wires its rooms: the configuration form (ConfigurationForm), the
 /// schedule panel and model summary (SchedulePanel), run control (RunSession: Train, Stop,
@@ -47,9 +41,9 @@ struct MajorityBaseline;
 /// model_dir and its sibling runs run as background jobs (runBackgroundJob), so the window
 /// stays responsive. Its parts are found by object name: the actions "trainAction",
 /// "stopAction", "resumeAction"; the rooms "configurationForm", "plotTab" (LossPlot),
-/// "evaluationTab", "tryItTab", "runsTab" (RunsTable), "logTab"; the run session "runSession". Dialogs that report problems are
-/// opened window-modal with open() and kept as members, so nothing blocks and tests can
-/// read them; every slot that calls into the core catches every exception and reports it
+/// "evaluationTab", "tryItTab", "runsTab" (RunsTable), "logTab"; the run session
+/// "runSession" (also runSession()). Dialogs that report problems are opened window-modal
+/// with open() and kept as members, so nothing blocks and tests can read them; every slot that calls into the core catches every exception and reports it
 /// as a dialog plus a log line (reportError). GUI thread only.
 class MainWindow : public QMainWindow
 {
