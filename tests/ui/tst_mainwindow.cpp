@@ -3,6 +3,7 @@
 #include "ui/form/schedulepanel.h"
 #include "ui/window/runsession.h"
 #include "ui/form/configurationform.h"
+#include "ui/dialogs/preparedatadialog.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
@@ -99,6 +100,7 @@ private Q_SLOTS:
     void projectKeepsOptionsWithoutWidgets();
     void unknownProjectKeyIsWarned();
     void missingModelDirIsAValidationError();
+    void prepareDataFollowsStartFrom();
 };
 
 void tst_MainWindow::initTestCase()
@@ -629,6 +631,29 @@ void tst_MainWindow::missingModelDirIsAValidationError()
                  QStringLiteral("set “Model directory” to <directory for checkpoints and metrics>")),
              qPrintable(w.runSession()->validationDialog()->informativeText()));
     QVERIFY(!w.runSession()->controller()->isRunning());
+}
+
+// Issue 22: File → Prepare Data… opens on the form's "Start from" model (its vocabulary and
+// casing), and the form says what that choice fills.
+void tst_MainWindow::prepareDataFollowsStartFrom()
+{
+    MainWindow w;
+    TrainingOptions o;
+    o.pretrained_model = "google/bert_uncased_L-2_H-128_A-2";
+    w.setOptions(o);
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("startFromNote"))->text(),
+             QStringLiteral("config, vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2"));
+    PrepareDataDialog *d = w.openPrepareData();
+    QCOMPARE(d->pretrainedModel(), QStringLiteral("google/bert_uncased_L-2_H-128_A-2"));
+    QCOMPARE(d->findChild<QComboBox *>(QStringLiteral("pretrainedModel"))->currentText(),
+             QStringLiteral("BERT-Tiny (google/bert_uncased_L-2_H-128_A-2)"));
+    QCOMPARE(d->findChild<QLabel *>(QStringLiteral("pretrainedModelNote"))->text(),
+             QStringLiteral("Vocabulary and casing from google/bert_uncased_L-2_H-128_A-2."));
+    d->close();
+    w.setOptions(TrainingOptions{});
+    QCOMPARE(w.openPrepareData()->pretrainedModel(), QString()); // random weights: the Vocabulary field
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("startFromNote"))->text(),
+             QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
 }
 
 QTEST_MAIN(tst_MainWindow)
