@@ -42,6 +42,10 @@ using namespace wb;
 
 namespace {
 
+/// The window's rooms, found by type (one of each).
+ConfigurationForm *formOf(const MainWindow &w) { return w.findChild<ConfigurationForm *>(); }
+SchedulePanel *scheduleOf(const MainWindow &w) { return w.findChild<SchedulePanel *>(); }
+
 TrainingOptions writeFixture(const QTemporaryDir &dir, int64_t trainSize = 64, int64_t evalSize = 16)
 {
     TrainingOptions o = wbtest::writeTinyRun(dir, trainSize, evalSize);
@@ -112,9 +116,9 @@ void tst_MainWindow::initTestCase()
 void tst_MainWindow::strategyPickerStartsEmpty()
 {
     MainWindow w;
-    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->currentIndex(), -1);
-    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
-    QCOMPARE(w.findChild<ConfigurationForm *>()->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
+    QCOMPARE(formOf(w)->strategyPicker()->currentIndex(), -1);
+    QCOMPARE(formOf(w)->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
+    QCOMPARE(formOf(w)->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
     QVERIFY(w.options().distribution_strategy.empty());
 }
 
@@ -198,7 +202,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     });
     w.setOptions(o);
     w.show();
-    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentIndex(w.findChild<ConfigurationForm *>()->strategyPicker()->findText(QStringLiteral("one_device")));
+    formOf(w)->strategyPicker()->setCurrentIndex(formOf(w)->strategyPicker()->findText(QStringLiteral("one_device")));
     QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY2(pressTrain(w), w.runSession()->lastValidation().format().c_str());
     QVERIFY(!w.runSession()->lastValidation().hasErrors());
@@ -264,7 +268,7 @@ void tst_MainWindow::scheduleFollowsEdits()
     o.num_train_epochs = 3;
     MainWindow w;
     w.setOptions(o);
-    QString text = w.findChild<SchedulePanel *>()->scheduleText();
+    QString text = scheduleOf(w)->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 32)")), qPrintable(text));
     // Each quantity's own line, exactly: 3668 // 32 = 114, × 3 = 342, int(3 × 3668 × 0.1 / 32) = 34.
     const QStringList lines = text.split(QLatin1Char('\n'));
@@ -275,11 +279,11 @@ void tst_MainWindow::scheduleFollowsEdits()
     QVERIFY2(lines.contains(QStringLiteral("eval_steps = 13")), qPrintable(text));
     QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
-    text = w.findChild<SchedulePanel *>()->scheduleText();
+    text = scheduleOf(w)->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 16)")) && text.contains(QStringLiteral("= 229")), qPrintable(text));
     QVERIFY(w.isWindowModified());
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
-    QVERIFY(w.findChild<SchedulePanel *>()->scheduleText().contains(QStringLiteral("= 0")) || w.findChild<SchedulePanel *>()->scheduleText().contains(QStringLiteral("?")));
+    QVERIFY(scheduleOf(w)->scheduleText().contains(QStringLiteral("= 0")) || scheduleOf(w)->scheduleText().contains(QStringLiteral("?")));
 }
 
 void tst_MainWindow::presetWritesConfig()
@@ -295,22 +299,22 @@ void tst_MainWindow::presetWritesConfig()
     QVERIFY(!diag.hasErrors());
     QVERIFY(cfg->sameArchitecture(bertPresets().front().config));
     QCOMPARE(w.options().bert_config_file, path.toStdString());
-    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
-    QVERIFY(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
-    QVERIFY(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("GFLOPs")));
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(scheduleOf(w)->modelSummaryText()));
+    QVERIFY(scheduleOf(w)->modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
+    QVERIFY(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("GFLOPs")));
     // The memory line is the core estimate for this config at the form's batch (no meta data
     // yet: 2 labels, 128 tokens), per training process; bf16 and accumulation change it.
     const TrainingOptions o = w.options();
     const std::string expected = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 1, "fp32").summary();
-    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
                                            + QStringLiteral(" per training process")),
-             qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
+             qPrintable(scheduleOf(w)->modelSummaryText()));
     TrainingOptions accumulated = o;
     accumulated.gradient_accumulation_steps = 4;
     w.setOptions(accumulated);
     const std::string smaller = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 4, "fp32").summary();
     QVERIFY(smaller != expected);
-    QVERIFY2(w.findChild<SchedulePanel *>()->modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(w.findChild<SchedulePanel *>()->modelSummaryText()));
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(scheduleOf(w)->modelSummaryText()));
     QVERIFY(!w.writePresetConfig(999, path));
 }
 
@@ -336,7 +340,7 @@ void tst_MainWindow::projectSaveOpenAndTitle()
     QCOMPARE(other.options().distribution_strategy, std::string("mirrored"));
     QCOMPARE(other.options().seed, int64_t(1234));
     QCOMPARE(other.options().train_data_path, o.train_data_path);
-    QCOMPARE(other.findChild<ConfigurationForm *>()->strategyPicker()->currentText(), QStringLiteral("mirrored"));
+    QCOMPARE(formOf(other)->strategyPicker()->currentText(), QStringLiteral("mirrored"));
     QVERIFY(!other.isWindowModified());
     QVERIFY(!other.openProject(dir.filePath(QStringLiteral("missing.bwproj")), &error));
     QVERIFY(error.contains(QStringLiteral("missing.bwproj")));
@@ -425,9 +429,10 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     QVERIFY(pressTrain(w));
     QTRY_VERIFY(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss) >= 3);
     QVERIFY(!w.close()); // asks first
-    QVERIFY(w.findChild<QMessageBox *>(QStringLiteral("closeDialog")) && w.findChild<QMessageBox *>(QStringLiteral("closeDialog"))->isVisible());
+    auto *closeBox = w.findChild<QMessageBox *>(QStringLiteral("closeDialog"));
+    QVERIFY(closeBox && closeBox->isVisible());
     QVERIFY(w.runSession()->controller()->isRunning());
-    w.findChild<QMessageBox *>(QStringLiteral("closeDialog"))->button(QMessageBox::Yes)->click();
+    closeBox->button(QMessageBox::Yes)->click();
     QTRY_VERIFY(!w.runSession()->controller()->isRunning());
     QVERIFY(checkpointed->load());
     QTRY_VERIFY(!w.isVisible());
@@ -459,7 +464,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!workers->isEnabled()); // no strategy chosen yet
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
 
-    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
+    formOf(w)->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
     QVERIFY(workers->isEnabled());
     workers->setValue(2);
     QCOMPARE(w.options().num_local_workers, 2);
@@ -474,7 +479,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
-    w.findChild<ConfigurationForm *>()->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
+    formOf(w)->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
     QVERIFY(!workers->isEnabled());
     QVERIFY(!timeout->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);

@@ -407,8 +407,9 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     QCOMPARE(bar->value(), 16);
     QCOMPARE(bar->maximum(), 16);
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
-    QVERIFY2(w.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.findChild<EvaluationView *>()->summaryText()));
-    QVERIFY(w.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("0.8750")));
+    const QString summary = w.findChild<EvaluationView *>()->summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("step 16")), qPrintable(summary));
+    QVERIFY(summary.contains(QStringLiteral("0.8750")));
     // Compare runs lists the run of model_dir itself (issue 16 item 5), unchecked.
     w.findChild<RunsTable *>()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
     QSignalSpy scanned(w.findChild<RunsTable *>(), &RunsTable::scanned);
