@@ -9,6 +9,7 @@
 #include "core/train/preparedrun.h"
 #include "core/train/textclassifier.h"
 #include "core/train/trainer.h"
+#include "support/randomnessrun.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 
@@ -33,19 +34,6 @@ namespace {
 /// timing assertion: the test fails with a message instead of hanging).
 constexpr auto kProgressWait = std::chrono::seconds(120);
 
-/// The model tensors of a checkpoint, by name.
-std::map<std::string, torch::Tensor> checkpointWeights(const std::string &path)
-{
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    c10::IValue model;
-    archive.read("model", model);
-    std::map<std::string, torch::Tensor> out;
-    for (const auto &kv : model.toGenericDict())
-        out[kv.key().toStringRef()] = kv.value().toTensor();
-    return out;
-}
-
 /// Every step's loss of a run reported with steps_per_loop 1, by step.
 std::map<int64_t, double> stepLosses(const wbtest::RecordingObserver &obs)
 {
@@ -53,23 +41,6 @@ std::map<int64_t, double> stepLosses(const wbtest::RecordingObserver &obs)
     for (const auto &s : obs.steps)
         out[s.step] = s.loss;
     return out;
-}
-
-/// Both checkpoints hold the same tensors, bit for bit; the first difference otherwise.
-QString weightsDiffer(const std::string &a, const std::string &b)
-{
-    const auto wa = checkpointWeights(a), wo = checkpointWeights(b);
-    if (wa.size() != wo.size())
-        return QStringLiteral("%1 vs %2 tensors").arg(wa.size()).arg(wo.size());
-    for (const auto &[name, t] : wa) {
-        const auto it = wo.find(name);
-        if (it == wo.end())
-            return QString::fromStdString(name + " missing");
-        if (!torch::equal(t, it->second))
-            return QString::fromStdString(name + " differs by "
-                                          + std::to_string((t - it->second).abs().max().item<double>()));
-    }
-    return {};
 }
 
 /// Counts the iterations of the other jobs; the training run's observer waits, after each
@@ -154,15 +125,8 @@ void tst_RunRandomness::initTestCase()
     m_root = m_dir.path().toStdString();
     wbtest::TinyRun tiny;
     tiny.train_size = 80; // batch 8: 10 steps an epoch, 2 epochs = 20 steps, checkpoints at 10 and 20
-    tiny.dropout_prob = 0.1; // the masks are what this test is about
-    m_base = wbtest::writeTinyRun(m_root, tiny);
-    m_base.steps_per_loop = 1; // every step's loss reaches the observer
-    m_base.seed = 11;
+    m_base = wbtest::writeDropoutRun(m_root, tiny, 11);
     m_base.num_threads = 0;
-    std::ofstream vocab(m_root + "/vocab.txt");
-    vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n";
-    for (int k = 4; k < 100; ++k)
-        vocab << "w" << k << "\n";
 }
 
 TrainingOptions tst_RunRandomness::options(const std::string &modelDir) const
@@ -200,8 +164,8 @@ void tst_RunRandomness::resumeContinuesTheRandomStream()
     const std::map<int64_t, double> expected = stepLosses(whole);
     QCOMPARE(int(expected.size()), 20);
     QCOMPARE(resumed, expected); // every step's loss, bit for bit
-    const QString diff = weightsDiffer(ref.model_dir + "/ckpt-20", o.model_dir + "/ckpt-20");
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const std::string diff = wbtest::weightsDiffer(ref.model_dir + "/ckpt-20", o.model_dir + "/ckpt-20");
+    QVERIFY2(diff.empty(), diff.c_str());
     // The stream matters: another seed gives other losses.
     TrainingOptions other = options("other_seed");
     other.seed = 12;
@@ -286,8 +250,8 @@ void tst_RunRandomness::otherJobsDoNotChangeARun()
     QCOMPARE(int(stepLosses(alone).size()), 20);
     QCOMPARE(stepLosses(busy), stepLosses(alone)); // every step's loss, bit for bit
     QCOMPARE(busy.evals.back().eval_loss, alone.evals.back().eval_loss);
-    const QString diff = weightsDiffer(soloOptions.model_dir + "/ckpt-20", busyOptions.model_dir + "/ckpt-20");
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const std::string diff = wbtest::weightsDiffer(soloOptions.model_dir + "/ckpt-20", busyOptions.model_dir + "/ckpt-20");
+    QVERIFY2(diff.empty(), diff.c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_RunRandomness)

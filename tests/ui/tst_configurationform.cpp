@@ -10,6 +10,7 @@
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QScrollArea>
@@ -347,11 +348,28 @@ void tst_ConfigurationForm::startFromOffersTheCatalogue()
     form.setOptions(o);
     QCOMPARE(combo->currentText(), QStringLiteral("BERT-Tiny (google/bert_uncased_L-2_H-128_A-2)"));
     QCOMPARE(form.options().pretrained_model, o.pretrained_model);
+    // The line under the picker says what the choice fills; the fields themselves stay as given.
+    auto *note = form.findChild<QLabel *>(QStringLiteral("startFromNote"));
+    QVERIFY(note);
+    QCOMPARE(note->text(), QStringLiteral("config, vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2"));
+    form.setPath(QStringLiteral("bert_config_file"), QStringLiteral("/data/my_config.json"));
+    QCOMPARE(note->text(), QStringLiteral("vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2; as given: BERT config"));
+    form.setPath(QStringLiteral("vocab_file"), QStringLiteral("/data/my_vocab.txt"));
+    QCOMPARE(note->text(), QStringLiteral("casing and weights from google/bert_uncased_L-2_H-128_A-2; as given: BERT config, "
+                                          "Vocabulary"));
+    const TrainingOptions shown = form.options();
+    QCOMPARE(shown.bert_config_file, std::string("/data/my_config.json"));
+    QCOMPARE(shown.vocab_file, std::string("/data/my_vocab.txt"));
+    QCOMPARE(shown.init_checkpoint, std::string()); // filled at Train (applyPretrainedModel), never in the form
+    QCOMPARE(shown.do_lower_case, std::string());
+    form.setOptions(o);
+    QCOMPARE(note->text(), QStringLiteral("config, vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2"));
 
     // The user picks random weights: the option is empty.
     combo->setFocus(Qt::TabFocusReason);
     combo->setCurrentIndex(0);
     QCOMPARE(form.options().pretrained_model, std::string());
+    QCOMPARE(note->text(), QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
     // A Hub id of the user's own is kept as typed.
     combo->setEditText(QStringLiteral("my-org/my-bert@v2"));
     QCOMPARE(form.options().pretrained_model, std::string("my-org/my-bert@v2"));

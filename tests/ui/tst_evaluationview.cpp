@@ -8,6 +8,7 @@
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/lossplot.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 #include "ui/form/projectfile.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
@@ -323,7 +324,7 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
     TrainingOptions o = wbtest::writeTinyRun(dir);
     MainWindow win;
     win.setOptions(o);
-    QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("label 1"));
+    QCOMPARE(win.findChild<EvaluationView *>()->labelName(1), QStringLiteral("label 1"));
     // labels.txt beside the meta data: read when the meta-data path is set again.
     {
         QFile l(QFileInfo(QString::fromStdString(o.input_meta_data_path)).dir().filePath(QStringLiteral("labels.txt")));
@@ -331,17 +332,17 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
         l.write("ham\nspam\n");
     }
     win.setOptions(o);
-    QCOMPARE(win.evaluationView()->labelNames(), (std::vector<std::string>{"ham", "spam"}));
+    QCOMPARE(win.findChild<EvaluationView *>()->labelNames(), (std::vector<std::string>{"ham", "spam"}));
     // Typing another meta-data path in the form: names of that data (none here), then back.
     QTemporaryDir other;
     const QString otherMeta = writeMeta(other, {});
-    win.configurationForm()->setPath(QStringLiteral("input_meta_data_path"), otherMeta);
-    QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("label 1"));
-    win.configurationForm()->setPath(QStringLiteral("input_meta_data_path"), QString::fromStdString(o.input_meta_data_path));
-    QCOMPARE(win.evaluationView()->labelName(1), QStringLiteral("spam"));
+    win.findChild<ConfigurationForm *>()->setPath(QStringLiteral("input_meta_data_path"), otherMeta);
+    QCOMPARE(win.findChild<EvaluationView *>()->labelName(1), QStringLiteral("label 1"));
+    win.findChild<ConfigurationForm *>()->setPath(QStringLiteral("input_meta_data_path"), QString::fromStdString(o.input_meta_data_path));
+    QCOMPARE(win.findChild<EvaluationView *>()->labelName(1), QStringLiteral("spam"));
 
     const std::string examplesPath = evalExamplesPath(o.model_dir);
-    win.controller()->setRunFunction([examplesPath](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    win.runSession()->controller()->setRunFunction([examplesPath](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(metrics(40, {{1, 1}, {3, 1}}));
         writeEvalExamples(examplesPath, crafted()); // as the trainer: after the report, before the checkpoint
         CheckpointSaved c;
@@ -353,14 +354,14 @@ void tst_EvaluationView::windowNamesLabelsAndLoadsExamplesAfterAnEvaluation()
         return r;
     });
     win.show();
-    QSignalSpy ended(&win, &MainWindow::preflightFinished);
+    QSignalSpy ended(win.runSession(), &RunSession::preflightFinished);
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
-    TopLossesView *top = win.evaluationView()->topLosses();
+    TopLossesView *top = win.findChild<EvaluationView *>()->topLosses();
     QTRY_COMPARE(top->table()->rowCount(), 6);
     QCOMPARE(column(top->table(), 0), strings({"0", "2", "3", "5", "1", "4"}));
     QCOMPARE(top->mostConfusedText(), QStringLiteral("spam → ham: 3\nham → spam: 1"));
-    QCOMPARE(win.evaluationView()->confusionTable()->verticalHeaderItem(1)->text(), QStringLiteral("true spam"));
+    QCOMPARE(win.findChild<EvaluationView *>()->confusionTable()->verticalHeaderItem(1)->text(), QStringLiteral("true spam"));
 }
 
 void tst_EvaluationView::compareRunsListsLabelNames()
@@ -477,12 +478,12 @@ void tst_EvaluationView::windowShowsTopLossesOfARealRun()
     MainWindow win;
     win.setOptions(o);
     win.show();
-    QSignalSpy ended(&win, &MainWindow::preflightFinished);
-    QSignalSpy finished(win.controller(), &TrainingController::finished);
+    QSignalSpy ended(win.runSession(), &RunSession::preflightFinished);
+    QSignalSpy finished(win.runSession()->controller(), &TrainingController::finished);
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
     QVERIFY(finished.count() > 0 || finished.wait(120000));
-    TopLossesView *top = win.evaluationView()->topLosses();
+    TopLossesView *top = win.findChild<EvaluationView *>()->topLosses();
     QTRY_COMPARE(top->table()->rowCount(), 16);
     const std::vector<EvalExample> written = readEvalExamples(evalExamplesPath(o.model_dir));
     QCOMPARE(written.size(), size_t(16));

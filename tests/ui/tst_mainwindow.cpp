@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/window/mainwindow.h"
+#include "ui/form/schedulepanel.h"
+#include "ui/window/runsession.h"
+#include "ui/form/configurationform.h"
+#include "ui/dialogs/preparedatadialog.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/distributionstrategy.h"
@@ -38,6 +42,10 @@ using namespace wb;
 
 namespace {
 
+/// The window's rooms, found by type (one of each).
+ConfigurationForm *formOf(const MainWindow &w) { return w.findChild<ConfigurationForm *>(); }
+SchedulePanel *scheduleOf(const MainWindow &w) { return w.findChild<SchedulePanel *>(); }
+
 TrainingOptions writeFixture(const QTemporaryDir &dir, int64_t trainSize = 64, int64_t evalSize = 16)
 {
     TrainingOptions o = wbtest::writeTinyRun(dir, trainSize, evalSize);
@@ -58,7 +66,7 @@ void simulateStep()
 /// whether a run was started.
 bool pressTrain(MainWindow &w)
 {
-    QSignalSpy checked(&w, &MainWindow::preflightFinished);
+    QSignalSpy checked(w.runSession(), &RunSession::preflightFinished);
     if (!w.train())
         return false;
     if (!checked.wait(60000))
@@ -96,6 +104,7 @@ private Q_SLOTS:
     void projectKeepsOptionsWithoutWidgets();
     void unknownProjectKeyIsWarned();
     void missingModelDirIsAValidationError();
+    void prepareDataFollowsStartFrom();
 };
 
 void tst_MainWindow::initTestCase()
@@ -107,9 +116,9 @@ void tst_MainWindow::initTestCase()
 void tst_MainWindow::strategyPickerStartsEmpty()
 {
     MainWindow w;
-    QCOMPARE(w.strategyPicker()->currentIndex(), -1);
-    QCOMPARE(w.strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
-    QCOMPARE(w.strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
+    QCOMPARE(formOf(w)->strategyPicker()->currentIndex(), -1);
+    QCOMPARE(formOf(w)->strategyPicker()->placeholderText(), QStringLiteral("Choose a distribution strategy…"));
+    QCOMPARE(formOf(w)->strategyPicker()->count(), int(DistributionStrategy::validNames().size()));
     QVERIFY(w.options().distribution_strategy.empty());
 }
 
@@ -118,25 +127,25 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy running(w.controller(), &TrainingController::runningChanged);
-    QVERIFY(w.trainAction()->isEnabled());
-    QSignalSpy checked(&w, &MainWindow::preflightFinished);
-    w.trainAction()->trigger(); // press Train
+    QSignalSpy running(w.runSession()->controller(), &TrainingController::runningChanged);
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QSignalSpy checked(w.runSession(), &RunSession::preflightFinished);
+    w.findChild<QAction *>(QStringLiteral("trainAction"))->trigger(); // press Train
     // The check runs off the GUI thread; Train waits for it.
-    QVERIFY(w.isCheckingConfiguration());
-    QVERIFY(!w.trainAction()->isEnabled());
+    QVERIFY(w.runSession()->isChecking());
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
     QVERIFY(!w.train()); // a second press while checking does nothing
     QVERIFY(checked.wait(60000));
     QCOMPARE(checked.count(), 1);
     QCOMPARE(checked.first().at(0).toBool(), false);
-    QVERIFY(w.trainAction()->isEnabled());
-    QMessageBox *box = w.validationDialog();
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QMessageBox *box = w.runSession()->validationDialog();
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QCOMPARE(box->windowModality(), Qt::WindowModal);
     const QStringList lines = box->text().split(QLatin1Char('\n'));
     QCOMPARE(lines.first(), QStringLiteral("Distribution strategy has not been specified."));
-    QCOMPARE(lines.size(), w.lastValidation().errorCount());
+    QCOMPARE(lines.size(), w.runSession()->lastValidation().errorCount());
     QVERIFY(box->informativeText().contains(QStringLiteral("one_device")));
     // Hints speak of the form's fields, not of command-line flags.
     QVERIFY2(box->informativeText().contains(QStringLiteral("set “BERT config” to bert_config.json")),
@@ -150,7 +159,7 @@ void tst_MainWindow::trainWithoutStrategyShowsDialog()
     QVERIFY2(log.contains(QStringLiteral("set “BERT config” to bert_config.json")), qPrintable(log));
     QVERIFY2(!log.contains(QStringLiteral("--")), qPrintable(log));
     QVERIFY2(!log.contains(QStringLiteral("bert-workbench-cli")), qPrintable(log));
-    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(!w.runSession()->controller()->isRunning());
     QCOMPARE(running.count(), 0);
     box->button(QMessageBox::Ok)->click();
     QTRY_VERIFY(!box->isVisible());
@@ -166,12 +175,12 @@ void tst_MainWindow::everyProblemListedStrategyFirst()
     w.setOptions(o);
     w.show();
     QVERIFY(!pressTrain(w));
-    const QStringList lines = w.validationDialog()->text().split(QLatin1Char('\n'));
-    QVERIFY2(lines.size() >= 3, qPrintable(w.validationDialog()->text()));
+    const QStringList lines = w.runSession()->validationDialog()->text().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() >= 3, qPrintable(w.runSession()->validationDialog()->text()));
     QCOMPARE(lines.first(), QString::fromLatin1(kNoStrategyMessage));
-    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("hidden_act")));
-    QVERIFY(w.validationDialog()->text().contains(QStringLiteral("num_attention_heads")));
-    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(w.runSession()->validationDialog()->text().contains(QStringLiteral("hidden_act")));
+    QVERIFY(w.runSession()->validationDialog()->text().contains(QStringLiteral("num_attention_heads")));
+    QVERIFY(!w.runSession()->controller()->isRunning());
 }
 
 void tst_MainWindow::validConfigurationStartsTraining()
@@ -180,7 +189,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     const TrainingOptions o = writeFixture(dir);
     MainWindow w;
     RecordingRun rec;
-    w.controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
         const TrainingOptions &spec = prepared_.options;
         ++*rec.calls;
         *rec.lastSpec = spec;
@@ -193,11 +202,11 @@ void tst_MainWindow::validConfigurationStartsTraining()
     });
     w.setOptions(o);
     w.show();
-    w.strategyPicker()->setCurrentIndex(w.strategyPicker()->findText(QStringLiteral("one_device")));
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
-    QVERIFY2(pressTrain(w), w.lastValidation().format().c_str());
-    QVERIFY(!w.lastValidation().hasErrors());
-    QVERIFY(!w.validationDialog() || !w.validationDialog()->isVisible());
+    formOf(w)->strategyPicker()->setCurrentIndex(formOf(w)->strategyPicker()->findText(QStringLiteral("one_device")));
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
+    QVERIFY2(pressTrain(w), w.runSession()->lastValidation().format().c_str());
+    QVERIFY(!w.runSession()->lastValidation().hasErrors());
+    QVERIFY(!w.runSession()->validationDialog() || !w.runSession()->validationDialog()->isVisible());
     QVERIFY(finished.wait(5000));
     QCOMPARE(rec.calls->load(), 1);
     QCOMPARE(rec.lastSpec->distribution_strategy, std::string("one_device"));
@@ -212,7 +221,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
     QVERIFY(rec.lastRun->validation.schedule.has_value());
     QCOMPARE(finished.count(), 1);
     QCOMPARE(finished.first().at(0).value<RunFinished>().last_step, int64_t(17));
-    QVERIFY(!w.runErrorDialog());
+    QVERIFY(!w.runSession()->runErrorDialog());
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
 }
 
@@ -222,7 +231,7 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.logMessage("step 3: loss = nan");
         RunFinished r;
         r.status = RunStatus::Failed;
@@ -235,10 +244,10 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
-    QMessageBox *box = w.runErrorDialog();
+    QMessageBox *box = w.runSession()->runErrorDialog();
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QCOMPARE(box->text(), QStringLiteral("train.tf_record: record 17: Loss became NaN at step 3"));
@@ -246,8 +255,8 @@ void tst_MainWindow::failingRunShowsErrorDialog()
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Failed"));
     QVERIFY(w.logText().contains(QStringLiteral("step 3: loss = nan")));
     QVERIFY(w.logText().contains(QStringLiteral("Run failed")));
-    QVERIFY(!w.resumeAction()->isEnabled());
-    QVERIFY(w.trainAction()->isEnabled());
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("resumeAction"))->isEnabled());
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
 }
 
 void tst_MainWindow::scheduleFollowsEdits()
@@ -259,7 +268,7 @@ void tst_MainWindow::scheduleFollowsEdits()
     o.num_train_epochs = 3;
     MainWindow w;
     w.setOptions(o);
-    QString text = w.scheduleText();
+    QString text = scheduleOf(w)->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 32)")), qPrintable(text));
     // Each quantity's own line, exactly: 3668 // 32 = 114, × 3 = 342, int(3 × 3668 × 0.1 / 32) = 34.
     const QStringList lines = text.split(QLatin1Char('\n'));
@@ -268,13 +277,13 @@ void tst_MainWindow::scheduleFollowsEdits()
     QVERIFY2(lines.contains(QStringLiteral("warmup_steps = 34")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("ceil(408 / 32)")));
     QVERIFY2(lines.contains(QStringLiteral("eval_steps = 13")), qPrintable(text));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::PlannedLearningRate) > 300, true);
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(16);
-    text = w.scheduleText();
+    text = scheduleOf(w)->scheduleText();
     QVERIFY2(text.contains(QStringLiteral("floor(3668 / 16)")) && text.contains(QStringLiteral("= 229")), qPrintable(text));
     QVERIFY(w.isWindowModified());
     w.findChild<NumberSpinBox *>(QStringLiteral("train_batch_size"))->setValue(5000);
-    QVERIFY(w.scheduleText().contains(QStringLiteral("= 0")) || w.scheduleText().contains(QStringLiteral("?")));
+    QVERIFY(scheduleOf(w)->scheduleText().contains(QStringLiteral("= 0")) || scheduleOf(w)->scheduleText().contains(QStringLiteral("?")));
 }
 
 void tst_MainWindow::presetWritesConfig()
@@ -290,22 +299,22 @@ void tst_MainWindow::presetWritesConfig()
     QVERIFY(!diag.hasErrors());
     QVERIFY(cfg->sameArchitecture(bertPresets().front().config));
     QCOMPARE(w.options().bert_config_file, path.toStdString());
-    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(w.modelSummaryText()));
-    QVERIFY(w.modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
-    QVERIFY(w.modelSummaryText().contains(QStringLiteral("GFLOPs")));
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("encoder")), qPrintable(scheduleOf(w)->modelSummaryText()));
+    QVERIFY(scheduleOf(w)->modelSummaryText().contains(QString::number(bertPresets().front().config.parameterCount(2).total())));
+    QVERIFY(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("GFLOPs")));
     // The memory line is the core estimate for this config at the form's batch (no meta data
     // yet: 2 labels, 128 tokens), per training process; bf16 and accumulation change it.
     const TrainingOptions o = w.options();
     const std::string expected = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 1, "fp32").summary();
-    QVERIFY2(w.modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QStringLiteral("Memory: ") + QString::fromStdString(expected)
                                            + QStringLiteral(" per training process")),
-             qPrintable(w.modelSummaryText()));
+             qPrintable(scheduleOf(w)->modelSummaryText()));
     TrainingOptions accumulated = o;
     accumulated.gradient_accumulation_steps = 4;
     w.setOptions(accumulated);
     const std::string smaller = estimateTrainingMemory(*cfg, 2, 128, o.train_batch_size, 4, "fp32").summary();
     QVERIFY(smaller != expected);
-    QVERIFY2(w.modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(w.modelSummaryText()));
+    QVERIFY2(scheduleOf(w)->modelSummaryText().contains(QString::fromStdString(smaller)), qPrintable(scheduleOf(w)->modelSummaryText()));
     QVERIFY(!w.writePresetConfig(999, path));
 }
 
@@ -331,7 +340,7 @@ void tst_MainWindow::projectSaveOpenAndTitle()
     QCOMPARE(other.options().distribution_strategy, std::string("mirrored"));
     QCOMPARE(other.options().seed, int64_t(1234));
     QCOMPARE(other.options().train_data_path, o.train_data_path);
-    QCOMPARE(other.strategyPicker()->currentText(), QStringLiteral("mirrored"));
+    QCOMPARE(formOf(other)->strategyPicker()->currentText(), QStringLiteral("mirrored"));
     QVERIFY(!other.isWindowModified());
     QVERIFY(!other.openProject(dir.filePath(QStringLiteral("missing.bwproj")), &error));
     QVERIFY(error.contains(QStringLiteral("missing.bwproj")));
@@ -343,7 +352,7 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     TrainingOptions o = writeFixture(dir);
     o.distribution_strategy = "one_device";
     MainWindow w;
-    w.controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         RunStarted s;
         s.total_steps = 16;
         s.device = "cpu";
@@ -374,15 +383,15 @@ void tst_MainWindow::liveMetricsReachPlotAndEvaluation()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
     QVERIFY(pressTrain(w));
     QVERIFY(finished.wait(5000));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalLoss), 2);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
-    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 2);
-    QCOMPARE(w.evaluationView()->confusionTable()->item(1, 1)->text(), QStringLiteral("6"));
-    QCOMPARE(w.evaluationView()->classTable()->item(0, 0)->text(), QStringLiteral("0.7500"));
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalLoss), 2);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->rowCount(), 2);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->item(1, 1)->text(), QStringLiteral("6"));
+    QCOMPARE(w.findChild<EvaluationView *>()->classTable()->item(0, 0)->text(), QStringLiteral("0.7500"));
     auto *progress = w.findChild<QProgressBar *>(QStringLiteral("progress"));
     QCOMPARE(progress->value(), 16);
     QCOMPARE(progress->maximum(), 16);
@@ -395,7 +404,7 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     o.distribution_strategy = "one_device";
     MainWindow w;
     auto checkpointed = std::make_shared<std::atomic<bool>>(false);
-    w.controller()->setRunFunction([checkpointed](const PreparedRun &, TrainingObserver &obs, const StopToken &stop) {
+    w.runSession()->controller()->setRunFunction([checkpointed](const PreparedRun &, TrainingObserver &obs, const StopToken &stop) {
         int64_t step = 0;
         while (!stop.stopRequested()) {
             StepMetrics m;
@@ -418,12 +427,13 @@ void tst_MainWindow::closeDuringTrainingAsksThenStops()
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(pressTrain(w));
-    QTRY_VERIFY(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss) >= 3);
+    QTRY_VERIFY(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss) >= 3);
     QVERIFY(!w.close()); // asks first
-    QVERIFY(w.closeDialog() && w.closeDialog()->isVisible());
-    QVERIFY(w.controller()->isRunning());
-    w.closeDialog()->button(QMessageBox::Yes)->click();
-    QTRY_VERIFY(!w.controller()->isRunning());
+    auto *closeBox = w.findChild<QMessageBox *>(QStringLiteral("closeDialog"));
+    QVERIFY(closeBox && closeBox->isVisible());
+    QVERIFY(w.runSession()->controller()->isRunning());
+    closeBox->button(QMessageBox::Yes)->click();
+    QTRY_VERIFY(!w.runSession()->controller()->isRunning());
     QVERIFY(checkpointed->load());
     QTRY_VERIFY(!w.isVisible());
 }
@@ -454,7 +464,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!workers->isEnabled()); // no strategy chosen yet
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->text(), QStringLiteral("no run yet"));
 
-    w.strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
+    formOf(w)->strategyPicker()->setCurrentText(QStringLiteral("multi_worker_mirrored"));
     QVERIFY(workers->isEnabled());
     workers->setValue(2);
     QCOMPARE(w.options().num_local_workers, 2);
@@ -469,7 +479,7 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QCOMPARE(w.options().worker_timeout, 30);
     QVERIFY(w.commandLine().contains(QStringLiteral(" --worker_timeout=30")));
 
-    w.strategyPicker()->setCurrentText(QStringLiteral("one_device"));
+    formOf(w)->strategyPicker()->setCurrentText(QStringLiteral("one_device"));
     QVERIFY(!workers->isEnabled());
     QVERIFY(!timeout->isEnabled());
     QCOMPARE(w.options().num_local_workers, 0);
@@ -540,7 +550,7 @@ void tst_MainWindow::openTensorBoardLogs()
                       "\n");
     }
     QString addError;
-    QVERIFY2(w.runsTable()->addRun(ours + QStringLiteral("/metrics.jsonl"), true, &addError), qPrintable(addError));
+    QVERIFY2(w.findChild<RunsTable *>()->addRun(ours + QStringLiteral("/metrics.jsonl"), true, &addError), qPrintable(addError));
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(w.openTensorBoardLogs(dir.filePath(QStringLiteral("logs"))), 2);
     QCOMPARE(table->rowCount(), 2);
@@ -619,13 +629,36 @@ void tst_MainWindow::missingModelDirIsAValidationError()
     w.setOptions(o);
     w.show();
     QVERIFY(!pressTrain(w));
-    QCOMPARE(w.lastValidation().errorCount(), 1);
-    QCOMPARE(w.lastValidation().items().front().field, std::string("model_dir"));
-    QCOMPARE(w.validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
-    QVERIFY2(w.validationDialog()->informativeText().contains(
+    QCOMPARE(w.runSession()->lastValidation().errorCount(), 1);
+    QCOMPARE(w.runSession()->lastValidation().items().front().field, std::string("model_dir"));
+    QCOMPARE(w.runSession()->validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
+    QVERIFY2(w.runSession()->validationDialog()->informativeText().contains(
                  QStringLiteral("set “Model directory” to <directory for checkpoints and metrics>")),
-             qPrintable(w.validationDialog()->informativeText()));
-    QVERIFY(!w.controller()->isRunning());
+             qPrintable(w.runSession()->validationDialog()->informativeText()));
+    QVERIFY(!w.runSession()->controller()->isRunning());
+}
+
+// Issue 22: File → Prepare Data… opens on the form's "Start from" model (its vocabulary and
+// casing), and the form says what that choice fills.
+void tst_MainWindow::prepareDataFollowsStartFrom()
+{
+    MainWindow w;
+    TrainingOptions o;
+    o.pretrained_model = "google/bert_uncased_L-2_H-128_A-2";
+    w.setOptions(o);
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("startFromNote"))->text(),
+             QStringLiteral("config, vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2"));
+    PrepareDataDialog *d = w.openPrepareData();
+    QCOMPARE(d->pretrainedModel(), QStringLiteral("google/bert_uncased_L-2_H-128_A-2"));
+    QCOMPARE(d->findChild<QComboBox *>(QStringLiteral("pretrainedModel"))->currentText(),
+             QStringLiteral("BERT-Tiny (google/bert_uncased_L-2_H-128_A-2)"));
+    QCOMPARE(d->findChild<QLabel *>(QStringLiteral("pretrainedModelNote"))->text(),
+             QStringLiteral("Vocabulary and casing from google/bert_uncased_L-2_H-128_A-2."));
+    d->close();
+    w.setOptions(TrainingOptions{});
+    QCOMPARE(w.openPrepareData()->pretrainedModel(), QString()); // random weights: the Vocabulary field
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("startFromNote"))->text(),
+             QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
 }
 
 QTEST_MAIN(tst_MainWindow)

@@ -3,6 +3,8 @@
 // small CSV folder with a bad row under "Skip bad rows", and the report it shows.
 #include "ui/dialogs/preparedatadialog.h"
 
+#include "support/hubfixtures.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -169,6 +171,67 @@ private Q_SLOTS:
         QVERIFY(field<QPushButton>(d, "prepareButton")->isEnabled());
         QVERIFY(!QFile::exists(out + QStringLiteral("/train.tf_record")));
         QVERIFY(!QFile::exists(out + QStringLiteral("/input_meta_data.json")));
+    }
+
+    /// Issue 22: "Start from" as in the form. A chosen model (here a local model folder, cased)
+    /// gives the vocabulary and the casing, as `prepare --pretrained_model` does, and bounds
+    /// max_seq_length by its max_position_embeddings; a vocabulary typed is kept.
+    void chosenModelGivesVocabularyAndCasing()
+    {
+        const QString model = m_dir.path() + QStringLiteral("/cased-model");
+        writeText(model + QStringLiteral("/config.json"), wbtest::tinyConfigJson()); // max_position_embeddings 16
+        writeText(model + QStringLiteral("/vocab.txt"), wbtest::tinyVocab());
+        writeText(model + QStringLiteral("/tokenizer_config.json"), "{\"do_lower_case\": false}\n");
+        writeText(model + QStringLiteral("/model.safetensors"), wbtest::tinySafetensors(32));
+        const QString in = m_dir.path() + QStringLiteral("/greetings");
+        writeText(in + QStringLiteral("/train.csv"), "text,label\nHello world,a\nworlds,b\nhello,a\nWorld hello,b\n");
+        writeText(in + QStringLiteral("/dev.csv"), "text,label\nhello worlds,a\nWorld,b\n");
+
+        PrepareDataDialog d;
+        QCOMPARE(field<QComboBox>(d, "pretrainedModel")->itemText(0), QStringLiteral("random weights"));
+        QCOMPARE(field<QLabel>(d, "pretrainedModelNote")->text(), QStringLiteral("Random weights: the vocabulary below, lower-cased."));
+        PrepareOptions o;
+        o.input_data_dir = in.toStdString();
+        o.classification_task_name = "csv";
+        o.output_dir = (m_dir.path() + QStringLiteral("/out-model")).toStdString();
+        o.max_seq_length = 16;
+        d.setOptions(o); // no vocabulary
+        d.setPretrainedModel(model);
+        QCOMPARE(d.pretrainedModel(), model);
+        QCOMPARE(field<QLabel>(d, "pretrainedModelNote")->text(), QStringLiteral("Vocabulary and casing from %1.").arg(model));
+        QSignalSpy prepared(&d, &PrepareDataDialog::prepared);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        d.start();
+        QTRY_VERIFY_WITH_TIMEOUT(prepared.count() + failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), qPrintable(d.lastError()));
+        QCOMPARE(QFileInfo(QString::fromStdString(d.report().vocab_file)).canonicalFilePath(),
+                 QFileInfo(model + QStringLiteral("/vocab.txt")).canonicalFilePath());
+        QCOMPARE(d.report().do_lower_case, false); // the model's tokenizer_config.json
+        QCOMPARE(d.report().train_examples, int64_t(4));
+
+        // Longer records than the model's position embeddings: refused, in the dialog's words.
+        o.max_seq_length = 32;
+        o.output_dir = (m_dir.path() + QStringLiteral("/out-model-long")).toStdString();
+        d.setOptions(o);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(d.lastError(), QStringLiteral("max_seq_length: 32 tokens is more than %1 was trained for "
+                                               "(max_position_embeddings 16)\nSet max_seq_length to 16 or less.").arg(model));
+        QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out-model-long/input_meta_data.json")));
+
+        // A vocabulary of the user's own is kept; the casing still follows the model.
+        const QString own = m_dir.path() + QStringLiteral("/own-vocab.txt");
+        writeText(own, wbtest::tinyVocab());
+        o.max_seq_length = 16;
+        o.vocab_file = own.toStdString();
+        o.output_dir = (m_dir.path() + QStringLiteral("/out-own-vocab")).toStdString();
+        d.setOptions(o);
+        QCOMPARE(field<QLabel>(d, "pretrainedModelNote")->text(),
+                 QStringLiteral("Casing from %1; the vocabulary below (as given).").arg(model));
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(prepared.count(), 2, 60000);
+        QCOMPARE(QFileInfo(QString::fromStdString(d.report().vocab_file)).canonicalFilePath(), QFileInfo(own).canonicalFilePath());
+        QCOMPARE(d.report().do_lower_case, false);
     }
 
     /// Closing the dialog while it prepares stops the job before the dialog is gone: no

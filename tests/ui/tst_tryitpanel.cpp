@@ -8,6 +8,7 @@
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/tryitpanel.h"
 
@@ -406,7 +407,7 @@ void tst_TryItPanel::windowTab()
     w.setOptions(m_opts);
     w.show();
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     QVERIFY(p && p->isVisible());
     QCOMPARE(p->formSource().model_dir, m_opts.model_dir);
     QCOMPARE(p->formSource().vocab_file, m_opts.vocab_file);
@@ -430,7 +431,7 @@ void tst_TryItPanel::windowFollowsOpenedProject()
     w.setOptions(m_opts);
     w.show();
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     p->setTexts(QStringLiteral("free cash"));
     WAIT_SHOWN(*p);
     QVERIFY2(p->modelLine().contains(QStringLiteral("ckpt-96")), qPrintable(p->modelLine()));
@@ -500,7 +501,7 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     };
     MainWindow w;
     const ReleaseAtExit atExit{release}; // a failing check must not leave the run waiting
-    w.controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([saved = go.get_future().share(), trained = m_opts.model_dir](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
         const TrainingOptions &opts = prepared_.options;
         saved.wait();
         fs::create_directories(opts.model_dir);
@@ -520,13 +521,13 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     });
     w.setOptions(o);
     w.show();
-    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     QVERIFY(w.train());
     QVERIFY(ended.wait(kWaitMs));
     QVERIFY(ended.front().front().toBool());
-    QVERIFY(w.controller()->isRunning());
+    QVERIFY(w.runSession()->controller()->isRunning());
     w.showTab(QStringLiteral("tryItTab"));
-    TryItPanel *p = w.tryItPanel();
+    TryItPanel *p = w.findChild<TryItPanel *>();
     p->setTexts(QStringLiteral("free cash"));
     WAIT_SHOWN(*p);
     QVERIFY2(p->messageText().startsWith(QStringLiteral("No checkpoint yet in ")), qPrintable(p->messageText()));

@@ -3,6 +3,7 @@
 // without asking, unsaved changes are not thrown away, a project knows its run, a model
 // that did not learn is said so.
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -55,7 +56,7 @@ struct RecordingRun
 
 void installRecorder(MainWindow &w, const RecordingRun &rec)
 {
-    w.controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
+    w.runSession()->controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
         const TrainingOptions &spec = prepared_.options;
         ++*rec.calls;
         *rec.lastSpec = spec;
@@ -88,10 +89,25 @@ void writeUsedModelDir(const TrainingOptions &o, int64_t step)
 /// Presses Train; returns the model-directory question when it is asked (nullptr otherwise).
 QDialog *trainAndWaitForQuestion(MainWindow &w)
 {
-    QSignalSpy asked(&w, &MainWindow::modelDirQuestionAsked);
+    QSignalSpy asked(w.runSession(), &RunSession::modelDirQuestionAsked);
     if (!w.train() || !asked.wait(60000))
         return nullptr;
-    return w.usedModelDirDialog();
+    return w.runSession()->usedModelDirDialog();
+}
+
+/// Writes a metrics.jsonl of `steps` training steps into `modelDir` (created).
+void writeMetrics(const QString &modelDir, int steps)
+{
+    QVERIFY(QDir().mkpath(modelDir));
+    MetricsWriter writer((modelDir + QStringLiteral("/metrics.jsonl")).toStdString());
+    for (int64_t step = 1; step <= steps; ++step) {
+        StepMetrics s;
+        s.step = step;
+        s.loss = 0.5;
+        s.learning_rate = 1e-3;
+        s.wall_time = 1000 + double(step);
+        writer.writeTrain(s);
+    }
 }
 
 QString dialogText(QDialog *d) { return d->findChild<QLabel *>(QStringLiteral("usedModelDirText"))->text(); }
@@ -113,6 +129,7 @@ private Q_SLOTS:
     void newProjectAsksThenSavesAndStartsClean();
     void openExampleAsksFirst();
     void projectOpensWithItsRunHistory();
+    void staleScansAreDropped();
     void baselineAndLearningWarnings();
     void startPageUntilAProjectIsOpen();
     void smoothingPersists();
@@ -158,7 +175,7 @@ void tst_WindowManners::usedModelDirContinuesMatchingRun()
     auto *cont = d->findChild<QPushButton *>(QStringLiteral("continueRun"));
     QVERIFY(cont->isEnabled());
     QCOMPARE(rec.calls->load(), 0); // nothing runs before the answer
-    QSignalSpy started(&w, &MainWindow::preflightFinished);
+    QSignalSpy started(w.runSession(), &RunSession::preflightFinished);
     cont->click();
     QVERIFY(started.wait(60000));
     QCOMPARE(started.first().at(0).toBool(), true);
@@ -188,7 +205,7 @@ void tst_WindowManners::usedModelDirStartsNewRunWhenSettingsDiffer()
     const QString proposed = QString::fromStdString(o.model_dir) + QStringLiteral("-2");
     QCOMPARE(newDir->text(), proposed);
     newDir->setText(dir.filePath(QStringLiteral("lr-2e-3"))); // editable
-    QSignalSpy started(&w, &MainWindow::preflightFinished);
+    QSignalSpy started(w.runSession(), &RunSession::preflightFinished);
     d->findChild<QPushButton *>(QStringLiteral("startNewRun"))->click();
     QVERIFY(started.wait(60000));
     QCOMPARE(started.first().at(0).toBool(), true);
@@ -212,13 +229,13 @@ void tst_WindowManners::usedModelDirCancel()
     w.show();
     QDialog *d = trainAndWaitForQuestion(w);
     QVERIFY(d);
-    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     d->findChild<QPushButton *>(QStringLiteral("cancelRun"))->click();
     QCOMPARE(ended.count(), 1);
     QCOMPARE(ended.first().at(0).toBool(), false);
     QTest::qWait(50);
     QCOMPARE(rec.calls->load(), 0);
-    QVERIFY(w.trainAction()->isEnabled());
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Idle"));
 }
 
@@ -246,8 +263,8 @@ void tst_WindowManners::emptyModelDirTrainsWithoutAsking()
     installRecorder(w, rec);
     w.setOptions(o);
     w.show();
-    QSignalSpy asked(&w, &MainWindow::modelDirQuestionAsked);
-    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QSignalSpy asked(w.runSession(), &RunSession::modelDirQuestionAsked);
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     QVERIFY(w.train());
     QVERIFY(ended.wait(60000));
     QCOMPARE(ended.first().at(0).toBool(), true);
@@ -268,7 +285,7 @@ void tst_WindowManners::quitWithUnsavedChangesAsks()
     QVERIFY(quit);
     QCOMPARE(quit->shortcut(), QKeySequence(QKeySequence::Quit));
     quit->trigger();
-    QMessageBox *box = w.saveChangesDialog();
+    QMessageBox *box = w.findChild<QMessageBox *>(QStringLiteral("saveChangesDialog"));
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QCOMPARE(box->text(), QStringLiteral("Save the changes to “Untitled”?"));
@@ -296,20 +313,20 @@ void tst_WindowManners::newProjectAsksThenSavesAndStartsClean()
     StepMetrics s;
     s.step = 5;
     s.loss = 0.5;
-    w.lossPlot()->addStep(s);
+    w.findChild<LossPlot *>()->addStep(s);
     EvalMetrics e;
     e.step = 5;
     e.eval_accuracy = 0.75;
     e.confusion = {{6, 2}, {2, 6}};
-    w.lossPlot()->addEvaluation(e);
-    w.evaluationView()->setEvaluation(e);
+    w.findChild<LossPlot *>()->addEvaluation(e);
+    w.findChild<EvaluationView *>()->setEvaluation(e);
     TrainingOptions edited = o;
     edited.learning_rate = 3e-3;
     w.setOptions(edited, true);
     auto *newAction = w.findChild<QAction *>(QStringLiteral("newProjectAction"));
     QVERIFY(newAction);
     newAction->trigger();
-    QMessageBox *box = w.saveChangesDialog();
+    QMessageBox *box = w.findChild<QMessageBox *>(QStringLiteral("saveChangesDialog"));
     QVERIFY(box && box->isVisible());
     QCOMPARE(box->text(), QStringLiteral("Save the changes to “p.bwproj”?"));
     box->button(QMessageBox::Cancel)->click();
@@ -324,9 +341,9 @@ void tst_WindowManners::newProjectAsksThenSavesAndStartsClean()
     QCOMPARE(w.options().learning_rate, TrainingOptions{}.learning_rate);
     QVERIFY(!w.isWindowModified());
     // The new project starts clean.
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 0);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 0);
-    QCOMPARE(w.evaluationView()->confusionTable()->rowCount(), 0);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 0);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 0);
+    QCOMPARE(w.findChild<EvaluationView *>()->confusionTable()->rowCount(), 0);
     QCOMPARE(w.findChild<QProgressBar *>(QStringLiteral("progress"))->format(), QStringLiteral("no run yet"));
 }
 
@@ -339,7 +356,7 @@ void tst_WindowManners::openExampleAsksFirst()
     QVERIFY(example);
     QSignalSpy ready(&w, &MainWindow::exampleReady);
     example->trigger();
-    QMessageBox *box = w.saveChangesDialog();
+    QMessageBox *box = w.findChild<QMessageBox *>(QStringLiteral("saveChangesDialog"));
     QVERIFY(box && box->isVisible());
     box->button(QMessageBox::Cancel)->click();
     QTRY_VERIFY(!box->isVisible());
@@ -380,22 +397,79 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     MainWindow w;
     w.show();
     QString error;
+    QSignalSpy shown(&w, &MainWindow::recordedRunShown);
     QVERIFY2(w.openProject(project, &error), qPrintable(error));
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::TrainLoss), 16);
-    QCOMPARE(w.lossPlot()->pointCount(LossPlot::Series::EvalAccuracy), 2);
+    QVERIFY(shown.wait(30000)); // model_dir is read off the GUI thread
+    QCOMPARE(shown.front().front().toString(), QString::fromStdString(o.model_dir));
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 16);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::EvalAccuracy), 2);
     auto *bar = w.findChild<QProgressBar *>(QStringLiteral("progress"));
     QCOMPARE(bar->value(), 16);
     QCOMPARE(bar->maximum(), 16);
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
-    QVERIFY2(w.evaluationView()->summaryText().contains(QStringLiteral("step 16")), qPrintable(w.evaluationView()->summaryText()));
-    QVERIFY(w.evaluationView()->summaryText().contains(QStringLiteral("0.8750")));
+    const QString summary = w.findChild<EvaluationView *>()->summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("step 16")), qPrintable(summary));
+    QVERIFY(summary.contains(QStringLiteral("0.8750")));
     // Compare runs lists the run of model_dir itself (issue 16 item 5), unchecked.
-    w.runsTable()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
-    QCOMPARE(w.runsTable()->scan(QString::fromStdString(o.model_dir)), 1);
-    QCOMPARE(w.runsTable()->runCount(), 1);
+    w.findChild<RunsTable *>()->setLiveMetricsPath(QString::fromStdString(o.metricsPath()));
+    QSignalSpy scanned(w.findChild<RunsTable *>(), &RunsTable::scanned);
+    w.findChild<RunsTable *>()->scanInBackground(QString::fromStdString(o.model_dir));
+    QVERIFY(scanned.wait(30000));
+    QCOMPARE(scanned.front().at(1).toInt(), 1);
+    QCOMPARE(w.findChild<RunsTable *>()->runCount(), 1);
     // "final train loss" is the summary's train_loss (as in the Log), not the last step's 0.38.
-    QCOMPARE(w.runsTable()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
-    QCOMPARE(w.lossPlot()->comparisonRunCount(), 0);
+    QCOMPARE(w.findChild<RunsTable *>()->table()->item(0, 5)->text(), QStringLiteral("0.067"));
+    QCOMPARE(w.findChild<LossPlot *>()->comparisonRunCount(), 0);
+}
+
+// Issue 21 §7: model_dir and sibling-run scans run off the GUI thread; a result that comes
+// back for a path the user has left meanwhile is dropped, never shown over the current one.
+void tst_WindowManners::staleScansAreDropped()
+{
+    QTemporaryDir first, second; // unrelated folders: neither scan finds the other's run
+    const QString runA = first.filePath(QStringLiteral("run-a")), runB = second.filePath(QStringLiteral("run-b"));
+    writeMetrics(runA, 7);
+    writeMetrics(runB, 3);
+    MainWindow w;
+    w.show();
+    // Compare runs: Find runs for A, then for B before A's result came back.
+    RunsTable *runs = w.findChild<RunsTable *>();
+    QSignalSpy scanned(runs, &RunsTable::scanned), dropped(runs, &RunsTable::scanDropped);
+    runs->scanInBackground(runA);
+    runs->scanInBackground(runB);
+    QTRY_COMPARE_WITH_TIMEOUT(scanned.count() + dropped.count(), 2, 30000); // both scans have ended
+    QCOMPARE(runs->runCount(), 1); // B's run only, whichever scan ended first
+    QCOMPARE(runs->table()->item(0, 0)->text(), QStringLiteral("run-b"));
+    QCOMPARE(runs->table()->item(0, 1)->text(), QStringLiteral("3"));
+    QCOMPARE(dropped.count(), 1);
+    QCOMPARE(dropped.front().front().toString(), runA);
+    QCOMPARE(scanned.front().front().toString(), runB);
+    // clear() (a new project) makes a scan in flight stale too.
+    runs->scanInBackground(runA);
+    runs->clear();
+    QTRY_COMPARE_WITH_TIMEOUT(scanned.count() + dropped.count(), 3, 30000);
+    QCOMPARE(runs->runCount(), 0);
+    QCOMPARE(dropped.back().front().toString(), runA);
+
+    // An opened project's run: the user types another model_dir before A's files are read.
+    TrainingOptions o;
+    o.model_dir = runA.toStdString();
+    const QString project = first.filePath(QStringLiteral("a.bwproj"));
+    ProjectFile::save(project, o);
+    QSignalSpy shown(&w, &MainWindow::recordedRunShown), notShown(&w, &MainWindow::recordedRunDropped);
+    QString error;
+    QVERIFY2(w.openProject(project, &error), qPrintable(error));
+    w.findChild<ConfigurationForm *>()->setPath(QStringLiteral("model_dir"), runB);
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count() + notShown.count(), 1, 30000); // A's files have been read
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 0);
+    QVERIFY2(!w.logText().contains(QStringLiteral("Opened the run in")), qPrintable(w.logText()));
+    QCOMPARE(notShown.count(), 1);
+    QCOMPARE(notShown.front().front().toString(), runA);
+    // The same project opened and left alone shows its run.
+    QVERIFY2(w.openProject(project, &error), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QCOMPARE(shown.front().front().toString(), runA);
+    QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 7);
 }
 
 void tst_WindowManners::baselineAndLearningWarnings()
@@ -449,7 +523,7 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QTemporaryDir dir;
     const TrainingOptions o = wbtest::writeTinyRun(dir); // no init checkpoint: from scratch
     MainWindow win;
-    win.controller()->setRunFunction([oneClass](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    win.runSession()->controller()->setRunFunction([oneClass](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(oneClass);
         RunFinished r;
         r.last_step = 16;
@@ -458,16 +532,16 @@ void tst_WindowManners::baselineAndLearningWarnings()
     });
     win.setOptions(o);
     win.show();
-    QSignalSpy finished(win.controller(), &TrainingController::finished);
-    QSignalSpy ended(&win, &MainWindow::preflightFinished);
+    QSignalSpy finished(win.runSession()->controller(), &TrainingController::finished);
+    QSignalSpy ended(win.runSession(), &RunSession::preflightFinished);
     QVERIFY(win.train());
     QVERIFY(ended.wait(60000));
     QVERIFY(finished.count() > 0 || finished.wait(10000));
-    QCOMPARE(win.lossPlot()->accuracyBaseline(), 0.6);
-    QVERIFY2(win.evaluationView()->summaryText().contains(QStringLiteral("Majority-class baseline 0.600")),
-             qPrintable(win.evaluationView()->summaryText()));
-    QVERIFY2(win.evaluationView()->warningText().contains(QStringLiteral("predicts label 0 for every")),
-             qPrintable(win.evaluationView()->warningText()));
+    QCOMPARE(win.findChild<LossPlot *>()->accuracyBaseline(), 0.6);
+    QVERIFY2(win.findChild<EvaluationView *>()->summaryText().contains(QStringLiteral("Majority-class baseline 0.600")),
+             qPrintable(win.findChild<EvaluationView *>()->summaryText()));
+    QVERIFY2(win.findChild<EvaluationView *>()->warningText().contains(QStringLiteral("predicts label 0 for every")),
+             qPrintable(win.findChild<EvaluationView *>()->warningText()));
     QCOMPARE(win.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed — did not learn"));
     QVERIFY(win.logText().contains(QStringLiteral("does not beat the majority-class baseline")));
 }
@@ -498,22 +572,22 @@ void tst_WindowManners::smoothingPersists()
 {
     {
         MainWindow w;
-        w.lossPlot()->setSmoothing(0.95);
+        w.findChild<LossPlot *>()->setSmoothing(0.95);
     }
     {
         MainWindow w;
-        QCOMPARE(w.lossPlot()->smoothing(), 0.95);
-        w.lossPlot()->setSmoothing(0.6); // leave the default for other tests
+        QCOMPARE(w.findChild<LossPlot *>()->smoothing(), 0.95);
+        w.findChild<LossPlot *>()->setSmoothing(0.6); // leave the default for other tests
     }
     MainWindow w;
-    QCOMPARE(w.lossPlot()->smoothing(), 0.6);
+    QCOMPARE(w.findChild<LossPlot *>()->smoothing(), 0.6);
 }
 
 void tst_WindowManners::keyboardAndHelp()
 {
     MainWindow w;
-    QCOMPARE(w.stopAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
-    QCOMPARE(w.resumeAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
+    QCOMPARE(w.findChild<QAction *>(QStringLiteral("stopAction"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Period));
+    QCOMPARE(w.findChild<QAction *>(QStringLiteral("resumeAction"))->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
     auto *tutorial = w.findChild<QAction *>(QStringLiteral("tutorialAction"));
     QVERIFY(tutorial);
     QCOMPARE(tutorial->shortcut(), QKeySequence(QKeySequence::HelpContents));
@@ -528,14 +602,14 @@ void tst_WindowManners::keyboardAndHelp()
     o.model_dir.clear();
     w.setOptions(o);
     w.show();
-    QSignalSpy ended(&w, &MainWindow::preflightFinished);
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
     QVERIFY(w.train());
     QVERIFY(ended.wait(60000));
-    QVERIFY2(w.configurationForm()->highlightedFields().contains(QStringLiteral("model_dir")),
-             qPrintable(w.configurationForm()->highlightedFields().join(QLatin1Char(','))));
-    w.validationDialog()->button(QMessageBox::Ok)->click();
-    w.configurationForm()->setPath(QStringLiteral("model_dir"), dir.filePath(QStringLiteral("m")));
-    QVERIFY(w.configurationForm()->highlightedFields().isEmpty());
+    QVERIFY2(w.findChild<ConfigurationForm *>()->highlightedFields().contains(QStringLiteral("model_dir")),
+             qPrintable(w.findChild<ConfigurationForm *>()->highlightedFields().join(QLatin1Char(','))));
+    w.runSession()->validationDialog()->button(QMessageBox::Ok)->click();
+    w.findChild<ConfigurationForm *>()->setPath(QStringLiteral("model_dir"), dir.filePath(QStringLiteral("m")));
+    QVERIFY(w.findChild<ConfigurationForm *>()->highlightedFields().isEmpty());
 }
 
 void tst_WindowManners::checkpointDiskUseBesideTheField()
@@ -554,7 +628,8 @@ void tst_WindowManners::checkpointDiskUseBesideTheField()
     w.setOptions(o);
     auto *label = w.findChild<QLabel *>(QStringLiteral("checkpointDiskUse"));
     QVERIFY(label);
-    QVERIFY2(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()));
+    // Listed off the GUI thread.
+    QTRY_VERIFY2_WITH_TIMEOUT(label->text().startsWith(QStringLiteral("2 on disk: ")), qPrintable(label->text()), 30000);
 }
 
 namespace {
@@ -564,7 +639,7 @@ namespace {
 void checkReadable(MainWindow &w)
 {
     QApplication::processEvents();
-    ConfigurationForm *form = w.configurationForm();
+    ConfigurationForm *form = w.findChild<ConfigurationForm *>();
     auto *scroll = qobject_cast<QScrollArea *>(form->parentWidget()->parentWidget());
     QVERIFY(scroll);
     const int viewportWidth = scroll->viewport()->width();

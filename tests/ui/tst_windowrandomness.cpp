@@ -8,13 +8,13 @@
 // that every step of the run interleaves with both jobs whatever the machine's speed.
 #include "ui/dialogs/lrfinddialog.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/tryitpanel.h"
 #include "core/train/trainer.h"
+#include "support/randomnessrun.h"
 #include "support/recordingobserver.h"
 #include "tinyrun.h"
-
-#include <torch/torch.h>
 
 #include <QSignalSpy>
 #include <QTimer>
@@ -34,33 +34,6 @@ namespace {
 constexpr int kWaitMs = 120000;
 /// The most one training step waits for the other jobs (a hang guard, not a timing check).
 constexpr auto kGateWait = std::chrono::seconds(120);
-
-/// The model tensors of a checkpoint, by name.
-std::map<std::string, torch::Tensor> checkpointWeights(const std::string &path)
-{
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    c10::IValue model;
-    archive.read("model", model);
-    std::map<std::string, torch::Tensor> out;
-    for (const auto &kv : model.toGenericDict())
-        out[kv.key().toStringRef()] = kv.value().toTensor();
-    return out;
-}
-
-/// Empty when both checkpoints hold the same tensors bit for bit, else the first difference.
-QString weightsDiffer(const std::string &a, const std::string &b)
-{
-    const auto wa = checkpointWeights(a), wo = checkpointWeights(b);
-    if (wa.size() != wo.size())
-        return QStringLiteral("%1 vs %2 tensors").arg(wa.size()).arg(wo.size());
-    for (const auto &[name, t] : wa) {
-        const auto it = wo.find(name);
-        if (it == wo.end() || !torch::equal(t, it->second))
-            return QString::fromStdString(name + " differs");
-    }
-    return {};
-}
 
 /// Counts what the GUI side has done; a training step waits for one more of each.
 struct Gate
@@ -147,19 +120,10 @@ void tst_WindowRandomness::initTestCase()
     QVERIFY(m_dir.isValid());
     m_root = m_dir.path().toStdString();
     wbtest::TinyRun tiny; // 64 records, batch 8, 2 epochs: 16 steps, checkpoints at 8 and 16
-    tiny.dropout_prob = 0.1;
-    m_base = wbtest::writeTinyRun(m_root, tiny);
-    m_base.steps_per_loop = 1;
-    m_base.seed = 5;
+    m_base = wbtest::writeDropoutRun(m_root, tiny, 5);
     m_base.lr_find_steps = 8;
     m_base.lr_find_start = 1e-6;
     m_base.lr_find_end = 1e-3;
-    m_base.vocab_file = m_root + "/vocab.txt";
-    std::ofstream vocab(m_base.vocab_file);
-    vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n";
-    for (int k = 4; k < 100; ++k)
-        vocab << "w" << k << "\n";
-    vocab.close();
     TrainingOptions t = m_base;
     t.model_dir = m_root + "/trained";
     wbtest::RecordingObserver obs;
@@ -182,18 +146,18 @@ void tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool busy, Wi
                                     QString::fromStdString(m_trained + "/ckpt-16")};
     int nextCheckpoint = 0;
     MainWindow w;
-    w.controller()->setRunFunction([&gate](const PreparedRun &run, TrainingObserver &obs, const StopToken &stop) {
+    w.runSession()->controller()->setRunFunction([&gate](const PreparedRun &run, TrainingObserver &obs, const StopToken &stop) {
         GatedObserver gated(obs, gate);
         Trainer trainer;
         return trainer.execute(run, gated, stop);
     });
     w.setOptions(o);
     w.show();
-    connect(w.controller(), &TrainingController::stepCompleted, &w,
+    connect(w.runSession()->controller(), &TrainingController::stepCompleted, &w,
             [&out](const StepMetrics &m) { out.losses[m.step] = m.loss; });
-    QSignalSpy finished(w.controller(), &TrainingController::finished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
 
-    tryIt = w.tryItPanel();
+    tryIt = w.findChild<TryItPanel *>();
     // Try it: every shown result counts, then the other checkpoint is loaded and classifies.
     const auto classifyAgain = [&] {
         tryIt->setChosenModel(checkpoints[nextCheckpoint]);
@@ -209,7 +173,7 @@ void tst_WindowRandomness::trainInWindow(const TrainingOptions &o, bool busy, Wi
                 classifyAgain();
         });
         // The range test starts when training does, and again whenever it ends meanwhile.
-        connect(w.controller(), &TrainingController::runStarted, &w, [&] {
+        connect(w.runSession()->controller(), &TrainingController::runStarted, &w, [&] {
             w.showTab(QStringLiteral("tryItTab"));
             classifyAgain();
             lrFind = w.openLrFinder();
@@ -271,8 +235,8 @@ void tst_WindowRandomness::tryItAndLrFindDoNotChangeTheRun()
     QVERIFY(std::ifstream(beside.model_dir + "/lr_find.json").good()); // the range test did run
 
     QCOMPARE(busy.losses, solo.losses); // every step's loss, bit for bit
-    const QString diff = weightsDiffer(alone.model_dir + "/ckpt-16", beside.model_dir + "/ckpt-16");
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const std::string diff = wbtest::weightsDiffer(alone.model_dir + "/ckpt-16", beside.model_dir + "/ckpt-16");
+    QVERIFY2(diff.empty(), diff.c_str());
 }
 
 QTEST_MAIN(tst_WindowRandomness)

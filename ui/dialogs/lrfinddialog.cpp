@@ -143,6 +143,41 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     note->setObjectName(QStringLiteral("lrFindNote"));
     layout->addWidget(note);
 
+    layout->addLayout(buildRangeRow());
+    buildErrorLine();
+    layout->addWidget(m_error);
+    buildPlot();
+    layout->addWidget(m_plot, 1);
+    buildProgressLines();
+    layout->addWidget(m_progress);
+    layout->addWidget(m_summary);
+    QDialogButtonBox *buttons = buildButtons();
+    layout->addWidget(buttons);
+
+    m_replot = new QTimer(this);
+    m_replot->setSingleShot(true);
+    m_replot->setInterval(kReplotIntervalMs);
+    connect(m_replot, &QTimer::timeout, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
+    connect(m_run, &QPushButton::clicked, this, &LrFindDialog::start);
+    connect(m_stop, &QPushButton::clicked, this, &LrFindDialog::stop);
+    connect(m_useSuggestion, &QPushButton::clicked, this, [this] {
+        if (m_result)
+            useRate(m_result->suggestion);
+    });
+    connect(m_useMin, &QPushButton::clicked, this, [this] {
+        if (m_result)
+            useRate(m_result->min_over_10);
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    resize(760, 620);
+    showRange(m_form->options());
+    updateButtons();
+    guardWheel(this);
+}
+
+
+QHBoxLayout *LrFindDialog::buildRangeRow()
+{
     auto *range = new QHBoxLayout;
     m_steps = new NumberSpinBox(NumberSpinBox::Kind::Integer);
     m_steps->setObjectName(QStringLiteral("lr_find_steps"));
@@ -175,8 +210,11 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     m_stop->setToolTip(tr("Stop after the current step; what was measured is kept and saved"));
     range->addWidget(m_run);
     range->addWidget(m_stop);
-    layout->addLayout(range);
+    return range;
+}
 
+void LrFindDialog::buildErrorLine()
+{
     m_error = new QLabel;
     m_error->setObjectName(QStringLiteral("lrFindError"));
     m_error->setWordWrap(true);
@@ -184,8 +222,10 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("color:#b00000"));
     m_error->hide();
-    layout->addWidget(m_error);
+}
 
+void LrFindDialog::buildPlot()
+{
     m_plot = new QCustomPlot;
     m_plot->setObjectName(QStringLiteral("lrFindPlot"));
     m_plot->setMinimumSize(520, 300);
@@ -214,6 +254,11 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     markerLabel(m_plot, kSuggestionColour, 0.03, QStringLiteral("suggestionMarkerLabel"));
     verticalLine(m_plot, kMinOver10Colour, Qt::DashLine, QStringLiteral("minOver10Marker"));
     markerLabel(m_plot, kMinOver10Colour, 0.14, QStringLiteral("minOver10MarkerLabel"));
+    buildPlotLegend();
+}
+
+void LrFindDialog::buildPlotLegend()
+{
     // The legend sits under the plot, off the data.
     m_plot->legend->setVisible(true);
     m_plot->legend->setBrush(Qt::NoBrush);
@@ -224,19 +269,22 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    layout->addWidget(m_plot, 1);
+}
 
+void LrFindDialog::buildProgressLines()
+{
     m_progress = new QLabel;
     m_progress->setObjectName(QStringLiteral("lrFindProgress"));
-    layout->addWidget(m_progress);
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("lrFindSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setMinimumWidth(200);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // a long model_dir path is clipped, not widening the dialog
-    layout->addWidget(m_summary);
+}
 
+QDialogButtonBox *LrFindDialog::buildButtons()
+{
     auto *buttons = new QDialogButtonBox;
     m_useSuggestion = buttons->addButton(tr("Use this"), QDialogButtonBox::ActionRole);
     m_useSuggestion->setObjectName(QStringLiteral("useSuggestion"));
@@ -245,27 +293,7 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
     m_useMin->setObjectName(QStringLiteral("useMinOver10"));
     m_useMin->setToolTip(tr("Put the more cautious rate (the minimum of the smoothed loss / 10) into the form"));
     buttons->addButton(QDialogButtonBox::Close);
-    layout->addWidget(buttons);
-
-    m_replot = new QTimer(this);
-    m_replot->setSingleShot(true);
-    m_replot->setInterval(kReplotIntervalMs);
-    connect(m_replot, &QTimer::timeout, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
-    connect(m_run, &QPushButton::clicked, this, &LrFindDialog::start);
-    connect(m_stop, &QPushButton::clicked, this, &LrFindDialog::stop);
-    connect(m_useSuggestion, &QPushButton::clicked, this, [this] {
-        if (m_result)
-            useRate(m_result->suggestion);
-    });
-    connect(m_useMin, &QPushButton::clicked, this, [this] {
-        if (m_result)
-            useRate(m_result->min_over_10);
-    });
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    resize(760, 620);
-    showRange(m_form->options());
-    updateButtons();
-    guardWheel(this);
+    return buttons;
 }
 
 LrFindDialog::~LrFindDialog() { m_job.cancel(); }

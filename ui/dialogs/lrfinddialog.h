@@ -11,6 +11,8 @@
 #include <optional>
 
 class QCustomPlot;
+class QDialogButtonBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -88,6 +90,14 @@ Q_SIGNALS:
     void learningRateChosen(double learningRate);
 
 private:
+    // The constructor's steps, top to bottom: the range row (steps, start, end, Run, Stop),
+    // the error line, the plot and its legend, the progress and summary lines, the buttons.
+    QHBoxLayout *buildRangeRow();
+    void buildErrorLine();
+    void buildPlot();
+    void buildPlotLegend();
+    void buildProgressLines();
+    QDialogButtonBox *buildButtons();
     void showStep(const LrFindResult &r);
     void showResult(const LrFindResult &r, bool running);
     void showError(const QString &text, const QString &hints = QString());

@@ -2,8 +2,11 @@
 #include "ui/dialogs/preparedatadialog.h"
 #include "ui/common/qtext.h"
 
+#include "core/config/bertconfig.h"
+#include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
 #include "ui/common/backgroundjob.h"
+#include "ui/form/modelpicker.h"
 #include "ui/form/wheelguard.h"
 
 #include <QCheckBox>
@@ -28,6 +31,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace wb {
 
 namespace {
@@ -48,6 +53,8 @@ QString formWords(QString text)
         {"skip_bad_rows", "Skip bad rows", "tick"},
         {"input_data_dir", "Input data", "fill in"},
         {"vocab_file", "Vocabulary", "fill in"},
+        {"pretrained_model", "Start from", "choose"},
+        {"max_seq_length", "max_seq_length", "set"},
         {"classification_task_name", "Format", "choose"},
         {"eval_fraction", "Eval fraction", "set"},
         {"output_dir", "Output folder", "fill in"}};
@@ -69,6 +76,35 @@ QString formWords(QString text)
     return text;
 }
 
+/// The data is read as `model` reads text: its vocab.txt (unless the Vocabulary field names
+/// one) and its casing; its records must fit the model's position embeddings. Resolves the
+/// model (resolvePretrainedModel: a folder, a catalogue name or a Hub id, downloaded into the
+/// Hugging Face cache when missing, with the bytes as the job's progress). The same choice as
+/// `bert-workbench-cli prepare --pretrained_model` (app/cli/cmd_prepare.cpp), which can also
+/// tell a max_seq_length left at its default from one typed; here the field always holds a
+/// value, so one above the model's is an error. Throws wb::Error / HubError naming the field.
+/// Runs on the job's thread.
+void usePretrainedModel(PrepareOptions &o, const std::string &model, const JobControl &job)
+{
+    const PretrainedModel m = resolvePretrainedModel(
+        model, HubSettings::fromEnvironment(),
+        [&job](const DownloadProgress &p) {
+            const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
+            job.setProgress(std::min(value, kJobProgressMax), QCoreApplication::translate("wb::PrepareDataDialog", "Downloading %1: %2")
+                                                                  .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file)));
+        },
+        *job.stopToken());
+    if (o.vocab_file.empty())
+        o.vocab_file = m.vocab_file;
+    o.do_lower_case = m.do_lower_case;
+    Diagnostics diag;
+    if (const auto cfg = BertConfig::load(m.config_file, diag); cfg && o.max_seq_length > cfg->max_position_embeddings)
+        throw Error("max_seq_length",
+                    std::to_string(o.max_seq_length) + " tokens is more than " + model + " was trained for (max_position_embeddings "
+                        + std::to_string(cfg->max_position_embeddings) + ")",
+                    "Set max_seq_length to " + std::to_string(cfg->max_position_embeddings) + " or less.");
+}
+
 } // namespace
 
 PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
@@ -77,37 +113,57 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     setWindowTitle(tr("Prepare data"));
     setObjectName(QStringLiteral("prepareDataDialog"));
     auto *form = new QFormLayout;
-    enum Browse { Folder = 1, File = 2 };
+    addInputRows(form);
+    addModelRows(form);
+    addPathRow(form, tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
+               BrowseFolder, m_output, QStringLiteral("outputDir"));
+    buildReportArea();
+    QDialogButtonBox *buttons = buildButtons();
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_stage);
+    layout->addWidget(m_labelCounts);
+    layout->addWidget(m_warnings);
+    layout->addWidget(buttons);
+    setRunning(false);
+    guardWheel(this);
+}
+
+void PrepareDataDialog::addPathRow(QFormLayout *form, const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
+                                   const QString &objectName)
+{
     // One browse button per kind of path the field takes.
-    auto pathRow = [this, form](const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
-                                const QString &objectName) {
-        edit = new QLineEdit;
-        edit->setObjectName(objectName);
-        edit->setToolTip(tip);
-        auto *row = new QHBoxLayout;
-        row->addWidget(edit, 1);
-        QLineEdit *e = edit;
-        for (const int kind : {int(Folder), int(File)}) {
-            if (!(kinds & kind))
-                continue;
-            auto *browse = new QToolButton;
-            browse->setText(kinds == kind ? QStringLiteral("…") : kind == Folder ? tr("Folder…") : tr("File…"));
-            browse->setObjectName(objectName + (kind == Folder ? QStringLiteral("Folder") : QStringLiteral("File")));
-            connect(browse, &QToolButton::clicked, this, [this, e, kind, label] {
-                const QString p = kind == Folder ? QFileDialog::getExistingDirectory(this, label, e->text())
-                                                 : QFileDialog::getOpenFileName(this, label, e->text());
-                if (!p.isEmpty())
-                    e->setText(p);
-            });
-            row->addWidget(browse);
-        }
-        auto *l = new QLabel(label);
-        l->setToolTip(tip);
-        form->addRow(l, row);
-    };
-    pathRow(tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV/JSONL/JSON "
+    edit = new QLineEdit;
+    edit->setObjectName(objectName);
+    edit->setToolTip(tip);
+    auto *row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    QLineEdit *e = edit;
+    for (const int kind : {int(BrowseFolder), int(BrowseFile)}) {
+        if (!(kinds & kind))
+            continue;
+        auto *browse = new QToolButton;
+        browse->setText(kinds == kind ? QStringLiteral("…") : kind == BrowseFolder ? tr("Folder…") : tr("File…"));
+        browse->setObjectName(objectName + (kind == BrowseFolder ? QStringLiteral("Folder") : QStringLiteral("File")));
+        connect(browse, &QToolButton::clicked, this, [this, e, kind, label] {
+            const QString p = kind == BrowseFolder ? QFileDialog::getExistingDirectory(this, label, e->text())
+                                             : QFileDialog::getOpenFileName(this, label, e->text());
+            if (!p.isEmpty())
+                e->setText(p);
+        });
+        row->addWidget(browse);
+    }
+    auto *l = new QLabel(label);
+    l->setToolTip(tip);
+    form->addRow(l, row);
+}
+
+void PrepareDataDialog::addInputRows(QFormLayout *form)
+{
+    addPathRow(form, tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV/JSONL/JSON "
                                  "file (or a folder with train/dev/test files), or a GLUE task folder"),
-            Folder | File, m_input, QStringLiteral("inputData"));
+            BrowseFolder | BrowseFile, m_input, QStringLiteral("inputData"));
     m_task = new QComboBox;
     m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
@@ -149,7 +205,26 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
                                  "instead of stopping the preparation"));
     form->addRow(QString(), m_skipBadRows);
-    pathRow(tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), File, m_vocab,
+}
+
+void PrepareDataDialog::addModelRows(QFormLayout *form)
+{
+    // "Start from", as in the form: a chosen model gives the vocabulary (unless one is named
+    // below) and the casing, and bounds max_seq_length (cmd_prepare's --pretrained_model).
+    m_model = createModelPickerBox();
+    m_model->setObjectName(QStringLiteral("pretrainedModel"));
+    m_model->setToolTip(tr("The pretrained BERT the data is for: its vocab.txt and casing are used (downloaded into the "
+                           "Hugging Face cache when missing). Random weights: the vocabulary below"));
+    form->addRow(tr("Start from"), m_model);
+    m_modelNote = new QLabel;
+    m_modelNote->setObjectName(QStringLiteral("pretrainedModelNote"));
+    m_modelNote->setWordWrap(true);
+    m_modelNote->setTextFormat(Qt::PlainText);
+    QFont italic = m_modelNote->font();
+    italic.setItalic(true);
+    m_modelNote->setFont(italic);
+    form->addRow(QString(), m_modelNote);
+    addPathRow(form, tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), BrowseFile, m_vocab,
             QStringLiteral("vocabFile"));
     m_maxSeq = new QSpinBox;
     m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
@@ -165,9 +240,13 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_evalFraction->setValue(0.1);
     m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
     form->addRow(tr("Eval fraction"), m_evalFraction);
-    pathRow(tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
-            Folder, m_output, QStringLiteral("outputDir"));
+    connect(m_model, &QComboBox::currentTextChanged, this, &PrepareDataDialog::updateModelNote);
+    connect(m_vocab, &QLineEdit::textChanged, this, &PrepareDataDialog::updateModelNote);
+    updateModelNote();
+}
 
+void PrepareDataDialog::buildReportArea()
+{
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
@@ -185,6 +264,10 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     m_warnings->setObjectName(QStringLiteral("prepareWarnings"));
     m_warnings->setReadOnly(true);
     m_warnings->setVisible(false);
+}
+
+QDialogButtonBox *PrepareDataDialog::buildButtons()
+{
     auto *buttons = new QDialogButtonBox;
     m_startButton = buttons->addButton(tr("Prepare"), QDialogButtonBox::AcceptRole);
     m_startButton->setObjectName(QStringLiteral("prepareButton"));
@@ -193,15 +276,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     connect(m_startButton, &QPushButton::clicked, this, &PrepareDataDialog::start);
     connect(m_cancelButton, &QPushButton::clicked, this, &PrepareDataDialog::cancel);
     connect(closeButton, &QPushButton::clicked, this, &QDialog::reject);
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_progress);
-    layout->addWidget(m_stage);
-    layout->addWidget(m_labelCounts);
-    layout->addWidget(m_warnings);
-    layout->addWidget(buttons);
-    setRunning(false);
-    guardWheel(this);
+    return buttons;
 }
 
 PrepareDataDialog::~PrepareDataDialog()
@@ -244,6 +319,23 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_skipBadRows->setChecked(o.skip_bad_rows);
 }
 
+QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
+
+void PrepareDataDialog::setPretrainedModel(const QString &model) { setModelPickerValue(m_model, model); }
+
+void PrepareDataDialog::updateModelNote()
+{
+    const QString model = modelPickerValue(m_model);
+    const bool ownVocab = !m_vocab->text().trimmed().isEmpty();
+    if (model.isEmpty())
+        m_modelNote->setText(tr("Random weights: the vocabulary below, lower-cased."));
+    else if (ownVocab)
+        m_modelNote->setText(tr("Casing from %1; the vocabulary below (as given).").arg(model));
+    else
+        m_modelNote->setText(tr("Vocabulary and casing from %1.").arg(model));
+    m_vocab->setPlaceholderText(model.isEmpty() ? QString() : tr("the model's vocab.txt"));
+}
+
 void PrepareDataDialog::setRunning(bool running)
 {
     m_startButton->setEnabled(!running);
@@ -262,7 +354,10 @@ void PrepareDataDialog::start()
     m_warnings->setVisible(false);
     m_job = runBackgroundJob<PrepareReport>(
         this,
-        [o](const JobControl &job) {
+        [given = o, model = modelPickerValue(m_model).toStdString()](const JobControl &job) {
+            PrepareOptions o = given;
+            if (!model.empty())
+                usePretrainedModel(o, model, job);
             return prepareData(
                 o,
                 [&job](double fraction, const std::string &stage) {

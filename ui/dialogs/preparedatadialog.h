@@ -10,6 +10,8 @@
 #include <memory>
 
 class QComboBox;
+class QDialogButtonBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -24,7 +26,9 @@ namespace wb {
 
 /// "Prepare data": raw text (label folders, TSV/CSV, GLUE) → TFRecords + input_meta_data.json
 /// through wb::prepareData on a background job (ui/common/backgroundjob.h), with progress and
-/// Cancel (the job's StopToken). After a run the dialog shows the report:
+/// Cancel (the job's StopToken). "Start from" is the form's model picker (ui/form/modelpicker.h):
+/// a chosen model is resolved (downloaded when missing) in the same job and gives the vocabulary
+/// (unless Vocabulary names one) and the casing, and bounds max_seq_length. After a run the dialog shows the report:
 /// a label-count table (train/eval) and the warnings (skipped rows, truncation, duplicates),
 /// before the user trains. GUI thread only; destroying the dialog requests a stop and waits
 /// for the job.
@@ -35,8 +39,12 @@ public:
     explicit PrepareDataDialog(QWidget *parent = nullptr);
     ~PrepareDataDialog() override;
 
+    /// The fields as PrepareOptions (vocab_file as typed; the chosen model's is added by start()).
     PrepareOptions options() const;
     void setOptions(const PrepareOptions &o);
+    /// "Start from": "" (random weights: the Vocabulary field), a Hub id or a model folder.
+    QString pretrainedModel() const;
+    void setPretrainedModel(const QString &model);
     bool isRunning() const { return m_job.isRunning(); }
     /// The report of the last successful preparation.
     const PrepareReport &report() const { return m_report; }
@@ -52,12 +60,27 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
+    enum Browse { BrowseFolder = 1, BrowseFile = 2 };
+    // The constructor's steps: a path row (its browse buttons per Browse kind), the input
+    // rows (data, format, columns, labels), the model rows (Start from, vocabulary,
+    // max_seq_length, eval fraction), the report area (progress, stage, counts, warnings),
+    // the buttons.
+    void addPathRow(QFormLayout *form, const QString &label, const QString &tip, int kinds, QLineEdit *&edit,
+                    const QString &objectName);
+    void addInputRows(QFormLayout *form);
+    void addModelRows(QFormLayout *form);
+    void buildReportArea();
+    QDialogButtonBox *buildButtons();
+    /// The line under Start from: what the chosen model gives.
+    void updateModelNote();
     void finish(JobOutcome<PrepareReport> outcome);
     void setRunning(bool running);
     void showReport(const PrepareReport &r);
 
     QLineEdit *m_input, *m_vocab, *m_output;
     QComboBox *m_task;
+    QComboBox *m_model = nullptr;  ///< "pretrainedModel"
+    QLabel *m_modelNote = nullptr; ///< "pretrainedModelNote"
     QSpinBox *m_maxSeq;
     QDoubleSpinBox *m_evalFraction;
     QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/form/configurationform.h"
 #include "ui/common/qtext.h"
-#include "core/hub/catalogue.h"
 
 #include "core/config/optiontable.h"
 #include "ui/form/fieldhelp.h"
+#include "ui/form/modelpicker.h"
 #include "ui/form/numberspinbox.h"
 #include "ui/form/wheelguard.h"
 
@@ -130,6 +130,7 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
     }
     guardWheel(this); // the panels added to panelLayout() later are guarded too
     m_loading = false;
+    updateStartFromNote();
 }
 
 ConfigurationForm::~ConfigurationForm() = default;
@@ -137,86 +138,112 @@ ConfigurationForm::~ConfigurationForm() = default;
 QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, size_t index)
 {
     const QString flag = QString::fromLatin1(spec.flag);
-    const auto onEdit = [this, index] { fieldEdited(index); };
     switch (spec.type()) {
-    case OptionType::Text: {
+    case OptionType::Text:
         if (spec.isPath())
             return createPathEditor(spec, b, index);
         if (flag == QLatin1String("pretrained_model"))
             return createModelPicker(spec, b, index);
-        if (spec.isBoolean()) {
-            // An on/off option is a check box (its label says what "on" does), not a
-            // false/true choice.
-            auto *check = new QCheckBox;
-            connect(check, &QCheckBox::toggled, this, onEdit);
-            b.show = [check, &spec](const TrainingOptions &o) { check->setChecked(spec.text(o) == "true"); };
-            b.read = [check, &spec](TrainingOptions &o) { spec.setText(o, check->isChecked() ? "true" : "false"); };
-            return check;
-        }
-        if (!spec.choices.empty()) {
-            auto *combo = new QComboBox;
-            combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
-            // An empty choice (an option that may be off) reads "none". The box is as wide
-            // as its longest choice, not the longer placeholder: the row then fits beside
-            // its label on a narrow pane.
-            int longest = 0;
-            for (const std::string &c : spec.choices) {
-                const QString text = c.empty() ? tr("none") : q(c);
-                combo->addItem(text, q(c));
-                longest = std::max(longest, int(text.size()));
-            }
-            combo->setMinimumContentsLength(longest);
-            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-            combo->setCurrentIndex(-1);
-            connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, onEdit);
-            b.show = [combo, &spec](const TrainingOptions &o) {
-                combo->setCurrentIndex(combo->findData(q(spec.text(o)), Qt::UserRole, Qt::MatchFixedString));
-            };
-            b.read = [combo, &spec](TrainingOptions &o) {
-                spec.setText(o, combo->currentIndex() < 0 ? std::string() : combo->currentData().toString().toStdString());
-            };
-            if (flag == QLatin1String("distribution_strategy"))
-                m_strategy = combo;
-            return combo;
-        }
-        auto *edit = new QLineEdit;
-        connect(edit, &QLineEdit::textChanged, this, onEdit);
-        b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
-        b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
-        return edit;
-    }
+        if (spec.isBoolean())
+            return createCheckBox(spec, b, index);
+        if (!spec.choices.empty())
+            return createChoiceBox(spec, b, index);
+        return createTextEdit(spec, b, index);
     case OptionType::Integer:
-    case OptionType::OptionalInteger: {
-        // int64 in full: a seed above INT_MAX is shown and given back as it is.
-        auto *spin = new NumberSpinBox(NumberSpinBox::Kind::Integer);
-        const auto [lo, hi] = integerRange(spec);
-        spin->setRange(lo, hi);
-        if (*spec.zero_means)
-            spin->setSpecialValueText(zeroText(spec));
-        if (std::string_view(spec.unit) == "s")
-            spin->setSuffix(tr(" s"));
-        spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toLongLong());
-        connect(spin, &NumberSpinBox::valueChanged, this, onEdit);
-        const bool optional = spec.type() == OptionType::OptionalInteger;
-        b.show = [spin, &spec, lo = lo, hi = hi](const TrainingOptions &o) {
-            const std::string text = spec.text(o);
-            const qint64 v = text.empty() ? 0 : QString::fromStdString(text).toLongLong();
-            spin->setRange(lo, hi);
-            spin->widenTo(v); // a value beyond the form's range is shown as it is; validation reports it
-            spin->setValue(v);
-        };
-        b.read = [spin, &spec, optional](TrainingOptions &o) {
-            if (optional && spin->value() == 0) {
-                spec.copy(TrainingOptions{}, o); // 0 shows "all": the option is not given
-                return;
-            }
-            spec.setText(o, std::to_string(spin->value()));
-        };
-        return spin;
-    }
+    case OptionType::OptionalInteger:
+        return createIntegerEditor(spec, b, index);
     case OptionType::Real:
         break;
     }
+    return createRealEditor(spec, b, index);
+}
+
+QWidget *ConfigurationForm::createCheckBox(const OptionSpec &spec, Binding &b, size_t index)
+{
+    const auto onEdit = [this, index] { fieldEdited(index); };
+    // An on/off option is a check box (its label says what "on" does), not a
+    // false/true choice.
+    auto *check = new QCheckBox;
+    connect(check, &QCheckBox::toggled, this, onEdit);
+    b.show = [check, &spec](const TrainingOptions &o) { check->setChecked(spec.text(o) == "true"); };
+    b.read = [check, &spec](TrainingOptions &o) { spec.setText(o, check->isChecked() ? "true" : "false"); };
+    return check;
+}
+
+QWidget *ConfigurationForm::createChoiceBox(const OptionSpec &spec, Binding &b, size_t index)
+{
+    const QString flag = QString::fromLatin1(spec.flag);
+    const auto onEdit = [this, index] { fieldEdited(index); };
+    auto *combo = new QComboBox;
+    combo->setPlaceholderText(tr("Choose a %1…").arg(QString::fromUtf8(spec.label).toLower()));
+    // An empty choice (an option that may be off) reads "none". The box is as wide
+    // as its longest choice, not the longer placeholder: the row then fits beside
+    // its label on a narrow pane.
+    int longest = 0;
+    for (const std::string &c : spec.choices) {
+        const QString text = c.empty() ? tr("none") : q(c);
+        combo->addItem(text, q(c));
+        longest = std::max(longest, int(text.size()));
+    }
+    combo->setMinimumContentsLength(longest);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setCurrentIndex(-1);
+    connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, onEdit);
+    b.show = [combo, &spec](const TrainingOptions &o) {
+        combo->setCurrentIndex(combo->findData(q(spec.text(o)), Qt::UserRole, Qt::MatchFixedString));
+    };
+    b.read = [combo, &spec](TrainingOptions &o) {
+        spec.setText(o, combo->currentIndex() < 0 ? std::string() : combo->currentData().toString().toStdString());
+    };
+    if (flag == QLatin1String("distribution_strategy"))
+        m_strategy = combo;
+    return combo;
+}
+
+QWidget *ConfigurationForm::createTextEdit(const OptionSpec &spec, Binding &b, size_t index)
+{
+    const auto onEdit = [this, index] { fieldEdited(index); };
+    auto *edit = new QLineEdit;
+    connect(edit, &QLineEdit::textChanged, this, onEdit);
+    b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
+    b.read = [edit, &spec](TrainingOptions &o) { spec.setText(o, edit->text().trimmed().toStdString()); };
+    return edit;
+}
+
+QWidget *ConfigurationForm::createIntegerEditor(const OptionSpec &spec, Binding &b, size_t index)
+{
+    const auto onEdit = [this, index] { fieldEdited(index); };
+    // int64 in full: a seed above INT_MAX is shown and given back as it is.
+    auto *spin = new NumberSpinBox(NumberSpinBox::Kind::Integer);
+    const auto [lo, hi] = integerRange(spec);
+    spin->setRange(lo, hi);
+    if (*spec.zero_means)
+        spin->setSpecialValueText(zeroText(spec));
+    if (std::string_view(spec.unit) == "s")
+        spin->setSuffix(tr(" s"));
+    spin->setValue(spec.defaultText().empty() ? 0 : QString::fromStdString(spec.defaultText()).toLongLong());
+    connect(spin, &NumberSpinBox::valueChanged, this, onEdit);
+    const bool optional = spec.type() == OptionType::OptionalInteger;
+    b.show = [spin, &spec, lo = lo, hi = hi](const TrainingOptions &o) {
+        const std::string text = spec.text(o);
+        const qint64 v = text.empty() ? 0 : QString::fromStdString(text).toLongLong();
+        spin->setRange(lo, hi);
+        spin->widenTo(v); // a value beyond the form's range is shown as it is; validation reports it
+        spin->setValue(v);
+    };
+    b.read = [spin, &spec, optional](TrainingOptions &o) {
+        if (optional && spin->value() == 0) {
+            spec.copy(TrainingOptions{}, o); // 0 shows "all": the option is not given
+            return;
+        }
+        spec.setText(o, std::to_string(spin->value()));
+    };
+    return spin;
+}
+
+QWidget *ConfigurationForm::createRealEditor(const OptionSpec &spec, Binding &b, size_t index)
+{
+    const auto onEdit = [this, index] { fieldEdited(index); };
     // Reals are shown in their shortest round-trip text (spec.text(): 2.123456789e-05, not
     // 'g', 6's 2.12346e-05) and read back exactly; a spin box does not round them to its decimals.
     if (spec.step > 0) {
@@ -255,43 +282,17 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, siz
 
 QWidget *ConfigurationForm::createModelPicker(const OptionSpec &spec, Binding &b, size_t index)
 {
-    // "Start from": random weights (empty), a model of the catalogue (core/hub/catalogue.h), or
-    // whatever the user types (any Hub id org/name[@revision], a local model folder).
-    auto *combo = new QComboBox;
-    combo->setEditable(true);
-    combo->setInsertPolicy(QComboBox::NoInsert);
-    combo->lineEdit()->setPlaceholderText(tr("random weights — or a Hub id such as google-bert/bert-base-uncased"));
-    combo->addItem(tr("random weights"), QString());
-    for (const CatalogueEntry &e : pretrainedCatalogue()) {
-        const QString name = e.short_name.empty() ? q(e.hub_id) : QStringLiteral("%1 (%2)").arg(q(e.short_name), q(e.hub_id));
-        combo->addItem(name, q(e.hub_id));
-        combo->setItemData(combo->count() - 1,
-                           tr("%1 layers, hidden %2, %3 parameters (%4), %5, %6; %7")
-                               .arg(e.layers)
-                               .arg(e.hidden)
-                               .arg(q(formatCount(e.parameters)), q(formatBytes(e.approx_bytes)),
-                                    e.do_lower_case ? tr("uncased") : tr("cased"), q(e.languages), q(e.licence)),
-                           Qt::ToolTipRole);
-    }
-    combo->setMinimumContentsLength(28);
-    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    const auto onEdit = [this, index] { fieldEdited(index); };
-    connect(combo, &QComboBox::currentTextChanged, this, onEdit);
-    b.show = [combo, &spec](const TrainingOptions &o) {
-        const QString value = q(spec.text(o));
-        const int at = value.isEmpty() ? 0 : combo->findData(value, Qt::UserRole, Qt::MatchFixedString);
-        if (at >= 0)
-            combo->setCurrentIndex(at);
-        else
-            combo->setEditText(value); // a Hub id or folder of the user's own
-    };
-    b.read = [combo, &spec](TrainingOptions &o) {
-        const QString text = combo->currentText().trimmed();
-        const int at = combo->findText(text, Qt::MatchFixedString);
-        const QString value = at >= 0 ? combo->itemData(at).toString() : text;
-        spec.setText(o, value.toStdString());
-    };
+    QComboBox *combo = createModelPickerBox();
+    connect(combo, &QComboBox::currentTextChanged, this, [this, index] { fieldEdited(index); });
+    b.show = [combo, &spec](const TrainingOptions &o) { setModelPickerValue(combo, q(spec.text(o))); };
+    b.read = [combo, &spec](TrainingOptions &o) { spec.setText(o, modelPickerValue(combo).toStdString()); };
     return combo;
+}
+
+void ConfigurationForm::updateStartFromNote()
+{
+    if (m_startFromNote)
+        m_startFromNote->setText(startFromText(options()));
 }
 
 QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b, size_t index)
@@ -389,6 +390,18 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     label->setBuddy(named);
     m_labels.push_back({field, label});
     form->addRow(label, row);
+    if (field == QLatin1String("pretrained_model")) {
+        // Which of the files below the choice fills (those left empty); their fields keep
+        // what the user typed.
+        m_startFromNote = new QLabel;
+        m_startFromNote->setObjectName(QStringLiteral("startFromNote"));
+        m_startFromNote->setWordWrap(true);
+        m_startFromNote->setTextFormat(Qt::PlainText);
+        QFont italic = m_startFromNote->font();
+        italic.setItalic(true);
+        m_startFromNote->setFont(italic);
+        form->addRow(m_startFromNote); // under the picker, across the row
+    }
 }
 
 void ConfigurationForm::resizeEvent(QResizeEvent *event)
@@ -439,8 +452,10 @@ void ConfigurationForm::fieldEdited(size_t index)
         m_bindings[index].edited = true;
     if (!m_highlighted.isEmpty())
         highlightFields({}); // an edit clears the marks of the last failed check
-    if (!m_loading)
+    if (!m_loading) {
+        updateStartFromNote();
         Q_EMIT edited();
+    }
 }
 
 TrainingOptions ConfigurationForm::options() const
@@ -463,6 +478,7 @@ void ConfigurationForm::setOptions(const TrainingOptions &o)
         b.edited = false;
     }
     m_loading = false;
+    updateStartFromNote();
 }
 
 void ConfigurationForm::resetToDefaults()

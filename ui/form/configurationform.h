@@ -90,10 +90,19 @@ private:
     };
     /// `index`: the binding's place in m_bindings (its editor's signals mark it edited).
     QWidget *createEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    // createEditor's kinds: an on/off check box, a choice box, a text field, an integer
+    // field (NumberSpinBox over the member's type), a real field (spin box or text).
+    QWidget *createCheckBox(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createChoiceBox(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createTextEdit(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createIntegerEditor(const OptionSpec &spec, Binding &binding, size_t index);
+    QWidget *createRealEditor(const OptionSpec &spec, Binding &binding, size_t index);
     QWidget *createPathEditor(const OptionSpec &spec, Binding &binding, size_t index);
     /// "Start from" (pretrained_model): an editable list of the catalogue's models.
     QWidget *createModelPicker(const OptionSpec &spec, Binding &binding, size_t index);
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
+    /// The line under "Start from": what the choice fills (startFromText of options()).
+    void updateStartFromNote();
     /// A field changed: marks it edited (not while setOptions() fills the form) and emits edited().
     void fieldEdited(size_t index);
     /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
@@ -104,6 +113,7 @@ private:
     TrainingOptions m_base;
     QComboBox *m_strategy = nullptr;
     QLabel *m_diskUse = nullptr;
+    QLabel *m_startFromNote = nullptr; ///< "startFromNote", under the "Start from" picker
     std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
     QStringList m_highlighted;
     QVBoxLayout *m_layout = nullptr;

@@ -171,6 +171,27 @@ struct LossPlot::Private
 LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Private>())
 {
     d->q = this;
+    buildCanvas();
+    buildAxes();
+    buildGraphs();
+    buildBaseline();
+    buildLegend();
+    connectCanvas();
+    QWidget *smoothingGroup = buildSmoothingControls();
+    QWidget *viewGroup = buildViewControls();
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *row = new PlotControlRow(smoothingGroup, viewGroup, this);
+    row->setObjectName(QStringLiteral("plotControls"));
+    layout->addWidget(row);
+    layout->addWidget(d->plot, 1);
+    plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
+    d->scheduleReplot();
+}
+
+
+void LossPlot::buildCanvas()
+{
     d->plot = new QCustomPlot(this);
     d->plot->setObjectName(QStringLiteral("lossPlotCanvas"));
     d->plot->setMinimumHeight(260);
@@ -187,6 +208,10 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->lrRect->axis(QCPAxis::atRight)->setTickLabels(false);
     d->lrRect->axis(QCPAxis::atRight)->setTicks(false);
 
+}
+
+void LossPlot::buildAxes()
+{
     QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
     QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
     QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
@@ -208,6 +233,15 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     connect(lrX, QOverload<const QCPRange &>::of(&QCPAxis::rangeChanged), x,
             QOverload<const QCPRange &>::of(&QCPAxis::setRange));
 
+}
+
+void LossPlot::buildGraphs()
+{
+    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
+    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
+    QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
+    QCPAxis *lrX = d->lrRect->axis(QCPAxis::atBottom);
+    QCPAxis *lrY = d->lrRect->axis(QCPAxis::atLeft);
     d->raw = d->plot->addGraph(x, y);
     d->raw->setName(tr("train loss (raw)"));
     QColor faint = kLossColour;
@@ -230,6 +264,13 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->lr = d->plot->addGraph(lrX, lrY);
     d->lr->setName(tr("learning rate"));
     d->lr->setPen(QPen(kLrColour, 2));
+}
+
+void LossPlot::buildBaseline()
+{
+    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
+    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
+    QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
     d->overlays = std::make_unique<PlotOverlays>(d->plot, x, y, y2);
     QPen baselinePen(QColor(110, 110, 110), 1.5, Qt::DashLine);
     d->baselineKey = d->plot->addGraph(x, y2);
@@ -242,6 +283,10 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     for (QCPItemPosition *p : {d->baselineLine->point1, d->baselineLine->point2})
         p->setAxes(x, y2);
     d->baselineLine->setVisible(false);
+}
+
+void LossPlot::buildLegend()
+{
     // The legend sits under the plots, off the data (the newest points are at the top right).
     d->plot->legend->setVisible(true);
     d->plot->legend->setBrush(Qt::NoBrush);
@@ -255,6 +300,10 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     d->plot->plotLayout()->addElement(2, 0, d->plot->legend);
     d->plot->plotLayout()->setRowStretchFactor(2, 0.001);
 
+}
+
+void LossPlot::connectCanvas()
+{
     d->replotTimer.setSingleShot(true);
     d->replotTimer.setInterval(kReplotIntervalMs);
     connect(&d->replotTimer, &QTimer::timeout, this, [this] { d->replot(); });
@@ -273,7 +322,10 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
         d->scheduleReplot();
     });
 
-    // Controls.
+}
+
+QWidget *LossPlot::buildSmoothingControls()
+{
     auto *smLabel = new QLabel(tr("Smoothing"), this);
     smLabel->setToolTip(fieldHelp(QStringLiteral("smoothing")).text);
     d->slider = new QSlider(Qt::Horizontal, this);
@@ -293,19 +345,18 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     connect(d->slider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 1000.0); });
     connect(d->smoothingBox, QOverload<double>::of(&QDoubleSpinBox::valueChanged), this,
             [this](double v) { setSmoothing(v); });
-    d->xCombo = new QComboBox(this);
-    d->xCombo->addItems({tr("Step"), tr("Relative time"), tr("Wall time")});
-    d->xCombo->setToolTip(tr("Horizontal axis: training step, time since the run started, or clock time"));
-    connect(d->xCombo, QOverload<int>::of(&QComboBox::currentIndexChanged), this,
-            [this](int i) { setXAxis(XAxis(i)); });
-    d->logBox = new QCheckBox(tr("Log scale"), this);
-    d->logBox->setToolTip(tr("Logarithmic loss axis; shows late, small improvements (values ≤ 0 are clamped)"));
-    connect(d->logBox, &QCheckBox::toggled, this, &LossPlot::setLogScale);
-    auto *reset = new QToolButton(this);
-    reset->setText(tr("Reset view"));
-    reset->setToolTip(tr("Fit all data and follow new points again (also: double-click the plot). "
-                         "Drag to pan, wheel to zoom."));
-    connect(reset, &QToolButton::clicked, this, &LossPlot::resetView);
+    auto *smoothingGroup = new QWidget;
+    auto *controls = new QHBoxLayout(smoothingGroup);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(smLabel);
+    controls->addWidget(d->slider);
+    controls->addWidget(d->smoothingBox);
+    controls->addStretch(1);
+    return smoothingGroup;
+}
+
+QToolButton *LossPlot::buildExportButton()
+{
     auto *exportButton = new QToolButton(this);
     exportButton->setText(tr("Export"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
@@ -334,15 +385,27 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
         });
     }
     exportButton->setMenu(menu);
-    auto *smoothingGroup = new QWidget;
-    auto *controls = new QHBoxLayout(smoothingGroup);
-    controls->setContentsMargins(0, 0, 0, 0);
-    controls->addWidget(smLabel);
-    controls->addWidget(d->slider);
-    controls->addWidget(d->smoothingBox);
-    controls->addStretch(1);
+    return exportButton;
+}
+
+QWidget *LossPlot::buildViewControls()
+{
+    d->xCombo = new QComboBox(this);
+    d->xCombo->addItems({tr("Step"), tr("Relative time"), tr("Wall time")});
+    d->xCombo->setToolTip(tr("Horizontal axis: training step, time since the run started, or clock time"));
+    connect(d->xCombo, QOverload<int>::of(&QComboBox::currentIndexChanged), this,
+            [this](int i) { setXAxis(XAxis(i)); });
+    d->logBox = new QCheckBox(tr("Log scale"), this);
+    d->logBox->setToolTip(tr("Logarithmic loss axis; shows late, small improvements (values ≤ 0 are clamped)"));
+    connect(d->logBox, &QCheckBox::toggled, this, &LossPlot::setLogScale);
+    auto *reset = new QToolButton(this);
+    reset->setText(tr("Reset view"));
+    reset->setToolTip(tr("Fit all data and follow new points again (also: double-click the plot). "
+                         "Drag to pan, wheel to zoom."));
+    connect(reset, &QToolButton::clicked, this, &LossPlot::resetView);
+    QToolButton *exportButton = buildExportButton();
     auto *viewGroup = new QWidget;
-    controls = new QHBoxLayout(viewGroup);
+    auto *controls = new QHBoxLayout(viewGroup);
     controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(new QLabel(tr("X axis"), this));
     controls->addWidget(d->xCombo);
@@ -350,14 +413,7 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     controls->addStretch(1);
     controls->addWidget(reset);
     controls->addWidget(exportButton);
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto *row = new PlotControlRow(smoothingGroup, viewGroup, this);
-    row->setObjectName(QStringLiteral("plotControls"));
-    layout->addWidget(row);
-    layout->addWidget(d->plot, 1);
-    plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
-    d->scheduleReplot();
+    return viewGroup;
 }
 
 LossPlot::~LossPlot() = default;

@@ -12,6 +12,8 @@
 
 class QCustomPlot;
 
+class QToolButton;
+
 namespace wb {
 
 /// Live training curves: raw and TensorBoard-smoothed train loss, eval loss and
@@ -69,6 +71,19 @@ Q_SIGNALS:
     void smoothingChanged(double weight);
 
 private:
+    // The constructor's steps: the canvas (loss and learning-rate rects), their axes, the
+    // graphs, the baseline line, the legend, the canvas' mouse and replot signals, the
+    // control row's two groups (smoothing; x axis, log scale, reset, export).
+    void buildCanvas();
+    void buildAxes();
+    void buildGraphs();
+    void buildBaseline();
+    void buildLegend();
+    void connectCanvas();
+    QWidget *buildSmoothingControls();
+    QWidget *buildViewControls();
+    QToolButton *buildExportButton();
+
     struct Private;
     std::unique_ptr<Private> d;
 };

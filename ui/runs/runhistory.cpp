@@ -178,6 +178,63 @@ const std::vector<ScalarPoint> *findTag(const ScalarRun &run, std::initializer_l
     return nullptr;
 }
 
+/// The run a TensorBoard event-file directory belongs to: train/validation/eval directories
+/// belong to their parent folder (or the folder above `summaries/`); any other is its own.
+QDir runFolderOf(const ScalarRun &sr, Role *role)
+{
+    const QDir dir(QString::fromStdString(sr.dir));
+    *role = roleOf(dir.dirName().toStdString());
+    QDir groupDir = dir;
+    if (*role != Role::Other) {
+        groupDir.cdUp();
+        if (groupDir.dirName() == QLatin1String("summaries")) {
+            QDir above = groupDir;
+            if (above.cdUp())
+                groupDir = above;
+        }
+    }
+    return groupDir;
+}
+
+/// Adds the training scalars of `sr` (loss; learning rate aligned to its steps) to `h`.
+void addTrainScalars(RunHistory &h, const ScalarRun &sr)
+{
+    if (const auto *loss = findTag(sr, {"loss", "train_loss", "batch_loss", "epoch_loss"})) {
+        merge(h.trainStep, h.trainWallTime, &h.trainLoss, *loss);
+        const auto *lr = findTag(sr, {"learning_rate", "lr", "epoch_learning_rate"});
+        if (lr)
+            h.learningRate = alignTo(h.trainStep, *lr);
+        else
+            h.learningRate.assign(h.trainStep.size(), std::nan(""));
+    }
+}
+
+/// Adds the evaluation scalars of `sr` (eval loss and accuracy, aligned to one step list) to
+/// `h`; in an eval directory the plain tags count (loss, accuracy), elsewhere eval_ ones.
+void addEvalScalars(RunHistory &h, const ScalarRun &sr, bool eval)
+{
+    const auto *evalLoss = eval ? findTag(sr, {"eval_loss", "loss", "epoch_loss"}) : findTag(sr, {"eval_loss"});
+    const auto *evalAcc = eval ? findTag(sr, {"eval_accuracy", "accuracy", "epoch_accuracy"})
+                               : findTag(sr, {"eval_accuracy"});
+    if (evalLoss || evalAcc) {
+        const auto &base = evalLoss ? *evalLoss : *evalAcc;
+        std::vector<double> steps, walls, ignored;
+        merge(steps, walls, &ignored, base);
+        h.evalStep.insert(h.evalStep.end(), steps.begin(), steps.end());
+        h.evalWallTime.insert(h.evalWallTime.end(), walls.begin(), walls.end());
+        const auto append = [&steps](std::vector<double> &to, const std::vector<ScalarPoint> *points) {
+            if (!points) {
+                to.insert(to.end(), steps.size(), std::nan(""));
+                return;
+            }
+            const std::vector<double> aligned = alignTo(steps, *points);
+            to.insert(to.end(), aligned.begin(), aligned.end());
+        };
+        append(h.evalLoss, evalLoss);
+        append(h.evalAccuracy, evalAcc);
+    }
+}
+
 } // namespace
 
 std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QString *error, QStringList *warnings)
@@ -204,17 +261,8 @@ std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QStri
         if (warnings)
             for (const std::string &w : sr.warnings)
                 *warnings << QString::fromStdString(w);
-        const QDir dir(QString::fromStdString(sr.dir));
-        const Role role = roleOf(dir.dirName().toStdString());
-        QDir groupDir = dir;
-        if (role != Role::Other) {
-            groupDir.cdUp();
-            if (groupDir.dirName() == QLatin1String("summaries")) {
-                QDir above = groupDir;
-                if (above.cdUp())
-                    groupDir = above;
-            }
-        }
+        Role role = Role::Other;
+        const QDir groupDir = runFolderOf(sr, &role);
         const QString key = groupDir.absolutePath();
         if (!grouped.count(key)) {
             order.push_back(key);
@@ -225,36 +273,9 @@ std::vector<RunHistory> RunHistory::fromTensorBoard(const QString &logdir, QStri
         }
         RunHistory &h = grouped[key];
         const bool eval = role == Role::Eval;
-        if (!eval) {
-            if (const auto *loss = findTag(sr, {"loss", "train_loss", "batch_loss", "epoch_loss"})) {
-                merge(h.trainStep, h.trainWallTime, &h.trainLoss, *loss);
-                const auto *lr = findTag(sr, {"learning_rate", "lr", "epoch_learning_rate"});
-                if (lr)
-                    h.learningRate = alignTo(h.trainStep, *lr);
-                else
-                    h.learningRate.assign(h.trainStep.size(), std::nan(""));
-            }
-        }
-        const auto *evalLoss = eval ? findTag(sr, {"eval_loss", "loss", "epoch_loss"}) : findTag(sr, {"eval_loss"});
-        const auto *evalAcc = eval ? findTag(sr, {"eval_accuracy", "accuracy", "epoch_accuracy"})
-                                   : findTag(sr, {"eval_accuracy"});
-        if (evalLoss || evalAcc) {
-            const auto &base = evalLoss ? *evalLoss : *evalAcc;
-            std::vector<double> steps, walls, ignored;
-            merge(steps, walls, &ignored, base);
-            h.evalStep.insert(h.evalStep.end(), steps.begin(), steps.end());
-            h.evalWallTime.insert(h.evalWallTime.end(), walls.begin(), walls.end());
-            const auto append = [&steps](std::vector<double> &to, const std::vector<ScalarPoint> *points) {
-                if (!points) {
-                    to.insert(to.end(), steps.size(), std::nan(""));
-                    return;
-                }
-                const std::vector<double> aligned = alignTo(steps, *points);
-                to.insert(to.end(), aligned.begin(), aligned.end());
-            };
-            append(h.evalLoss, evalLoss);
-            append(h.evalAccuracy, evalAcc);
-        }
+        if (!eval)
+            addTrainScalars(h, sr);
+        addEvalScalars(h, sr, eval);
     }
     std::vector<RunHistory> out;
     for (const QString &key : order)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/runstable.h"
+#include "ui/common/backgroundjob.h"
 
 #include "ui/plot/lossplot.h"
 
@@ -184,22 +185,43 @@ void RunsTable::clear()
     const QSignalBlocker blocker(m_table);
     m_table->setRowCount(0);
     m_livePath.clear();
+    ++m_scanGeneration; // a scan in flight lists nothing into the emptied table
 }
 
-int RunsTable::scan(const QString &modelDir)
+void RunsTable::scanInBackground(const QString &modelDir)
 {
-    int added = 0;
-    const QStringList runs = RunHistory::findRuns(modelDir);
-    for (const QString &path : runs) {
-        // The live run is listed too (its row is left unchecked: the plot draws it already).
-        bool checked = false;
-        for (int i = 0; i < int(m_runs.size()); ++i)
-            if (m_runs[i].sourcePath == path && m_table->item(i, 0))
-                checked = m_table->item(i, 0)->checkState() == Qt::Checked;
-        if (addRun(path, checked))
-            ++added;
-    }
-    return added;
+    const quint64 generation = ++m_scanGeneration;
+    runBackgroundJob<std::vector<RunHistory>>(
+        this,
+        [modelDir](const JobControl &) { // on a pool thread: captures only values
+            std::vector<RunHistory> runs;
+            for (const QString &path : RunHistory::findRuns(modelDir)) {
+                QString error;
+                RunHistory run = RunHistory::load(QFileInfo(path).absoluteFilePath(), &error);
+                if (error.isEmpty()) // an unreadable metrics.jsonl is left out, as addRun() does
+                    runs.push_back(std::move(run));
+            }
+            return runs;
+        },
+        [this, modelDir, generation](JobOutcome<std::vector<RunHistory>> outcome) {
+            if (generation != m_scanGeneration) {
+                Q_EMIT scanDropped(modelDir);
+                return;
+            }
+            if (!outcome.ok()) {
+                Q_EMIT scanFailed(modelDir, outcome.error);
+                return;
+            }
+            for (const RunHistory &run : *outcome.value) {
+                // The live run is listed too (its row is left unchecked: the plot draws it already).
+                bool checked = false;
+                for (int i = 0; i < int(m_runs.size()); ++i)
+                    if (m_runs[i].sourcePath == run.sourcePath && m_table->item(i, 0))
+                        checked = m_table->item(i, 0)->checkState() == Qt::Checked;
+                addHistory(run, checked);
+            }
+            Q_EMIT scanned(modelDir, int(outcome.value->size()));
+        });
 }
 
 void RunsTable::setOverlay(int row, bool on)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "ui/common/errorreport.h"
 #include "ui/runs/runhistory.h"
 
 #include <QColor>
@@ -26,8 +27,12 @@ public:
     /// Adds (or replaces, by sourcePath) an already loaded run, e.g. one read from
     /// TensorBoard logs (RunHistory::fromTensorBoard). `overlay` checks it at once.
     void addHistory(const RunHistory &run, bool overlay);
-    /// Adds every run found next to `modelDir` (RunHistory::findRuns), unchecked.
-    int scan(const QString &modelDir);
+    /// Lists every run found next to `modelDir` (RunHistory::findRuns and RunHistory::load, on
+    /// backgroundJobPool(): they read a folder tree and every run's files). The rows are
+    /// applied on the GUI thread when the scan ends (a listed run keeps its check box, a new
+    /// one comes unchecked) and scanned() follows; when a later scan or clear() came first,
+    /// the result is stale and dropped instead (scanDropped()). Returns at once.
+    void scanInBackground(const QString &modelDir);
     /// Sets the live run (already drawn): scans list it, unchecked, so it can be compared.
     void setLiveMetricsPath(const QString &path) { m_livePath = path; }
     /// Removes every run from the table and its overlays from the plot (a new project).
@@ -38,6 +43,12 @@ public:
 Q_SIGNALS:
     void addRunRequested();
     void scanRequested();
+    /// The scan of `modelDir` has listed `added` runs.
+    void scanned(const QString &modelDir, int added);
+    /// The scan of `modelDir` ended after a later scan or clear(): its runs were not listed.
+    void scanDropped(const QString &modelDir);
+    /// The scan of `modelDir` failed (`error` says why); nothing was listed.
+    void scanFailed(const QString &modelDir, const wb::ErrorReport &error);
 
 private:
     void setOverlay(int row, bool on);
@@ -47,6 +58,7 @@ private:
     QTableWidget *m_table;
     std::vector<RunHistory> m_runs;
     QString m_livePath;
+    quint64 m_scanGeneration = 0; ///< the latest scanInBackground() or clear(); older scans are stale
 };
 
 } // namespace wb

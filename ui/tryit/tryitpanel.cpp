@@ -242,61 +242,9 @@ const QString kChipStyle = QStringLiteral("QLabel{background:%1;border:1px solid
 
 TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_shared<TryItModelCache>())
 {
-    m_text = new QPlainTextEdit;
-    m_text->setObjectName(QStringLiteral("tryItText"));
-    m_text->setPlaceholderText(tr("Type or paste a text; the model's answer follows as you type."));
-    m_textB = new QPlainTextEdit;
-    m_textB->setObjectName(QStringLiteral("tryItTextB"));
-    m_textB->setPlaceholderText(tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
-    m_text->setMinimumHeight(60);
-    m_text->setMaximumHeight(150);
-    m_textB->setMaximumHeight(56);
-
-    m_modelLine = new QLabel;
-    m_modelLine->setObjectName(QStringLiteral("tryItModel"));
-    m_modelLine->setWordWrap(true);
-    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_choose = new QPushButton(tr("Choose…"));
-    m_choose->setObjectName(QStringLiteral("tryItChoose"));
-    m_choose->setToolTip(tr("Use another checkpoint, or a folder written by export (model.safetensors)."));
-    auto *chooseMenu = new QMenu(m_choose);
-    chooseMenu->addAction(tr("Checkpoint file…"), this, [this] { chooseModel(); });
-    chooseMenu->addAction(tr("Export folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose an export folder (with model.safetensors)"),
-                                                              q(m_formSource.model_dir));
-        if (!dir.isEmpty())
-            setChosenModel(dir);
-    });
-    chooseMenu->addAction(tr("The Model directory's checkpoint (best, else latest)"), this,
-                          [this] { setChosenModel(QString()); });
-    m_choose->setMenu(chooseMenu);
-    auto *modelRow = new QHBoxLayout;
-    modelRow->addWidget(m_modelLine, 1);
-    modelRow->addWidget(m_choose, 0, Qt::AlignTop);
-
-    m_message = new QLabel;
-    m_message->setObjectName(QStringLiteral("tryItMessage"));
-    m_message->setWordWrap(true);
-    m_message->setTextFormat(Qt::PlainText);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_busy = new QLabel(tr("working…"));
-    m_busy->setStyleSheet(QStringLiteral("color:#808080"));
-    m_busy->setVisible(false);
-
-    m_chips = new QWidget;
-    m_chips->setObjectName(QStringLiteral("tryItChips"));
-    new ChipFlowLayout(m_chips);
-    m_chipScroll = new QScrollArea;
-    m_chipScroll->setWidget(m_chips);
-    m_chipScroll->setWidgetResizable(true);
-    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_chipScroll->setMinimumHeight(90);
-
-    m_bars = new QWidget;
-    m_bars->setObjectName(QStringLiteral("tryItBars"));
-    m_barLayout = new QVBoxLayout(m_bars);
-    m_barLayout->setContentsMargins(0, 0, 0, 0);
-
+    buildTextFields();
+    QHBoxLayout *modelRow = buildModelRow();
+    buildAnswerArea();
     auto *form = new QFormLayout;
     form->addRow(tr("Text:"), m_text);
     form->addRow(tr("Second text\n(pair tasks, optional):"), m_textB);
@@ -322,6 +270,72 @@ TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_sha
     connect(m_text, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
     connect(m_textB, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
     showMessage(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."), false);
+}
+
+
+void TryItPanel::buildTextFields()
+{
+    m_text = new QPlainTextEdit;
+    m_text->setObjectName(QStringLiteral("tryItText"));
+    m_text->setPlaceholderText(tr("Type or paste a text; the model's answer follows as you type."));
+    m_textB = new QPlainTextEdit;
+    m_textB->setObjectName(QStringLiteral("tryItTextB"));
+    m_textB->setPlaceholderText(tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
+    m_text->setMinimumHeight(60);
+    m_text->setMaximumHeight(150);
+    m_textB->setMaximumHeight(56);
+}
+
+QHBoxLayout *TryItPanel::buildModelRow()
+{
+    m_modelLine = new QLabel;
+    m_modelLine->setObjectName(QStringLiteral("tryItModel"));
+    m_modelLine->setWordWrap(true);
+    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_choose = new QPushButton(tr("Choose…"));
+    m_choose->setObjectName(QStringLiteral("tryItChoose"));
+    m_choose->setToolTip(tr("Use another checkpoint, or a folder written by export (model.safetensors)."));
+    auto *chooseMenu = new QMenu(m_choose);
+    chooseMenu->addAction(tr("Checkpoint file…"), this, [this] { chooseModel(); });
+    chooseMenu->addAction(tr("Export folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose an export folder (with model.safetensors)"),
+                                                              q(m_formSource.model_dir));
+        if (!dir.isEmpty())
+            setChosenModel(dir);
+    });
+    chooseMenu->addAction(tr("The Model directory's checkpoint (best, else latest)"), this,
+                          [this] { setChosenModel(QString()); });
+    m_choose->setMenu(chooseMenu);
+    auto *modelRow = new QHBoxLayout;
+    modelRow->addWidget(m_modelLine, 1);
+    modelRow->addWidget(m_choose, 0, Qt::AlignTop);
+    return modelRow;
+}
+
+void TryItPanel::buildAnswerArea()
+{
+    m_message = new QLabel;
+    m_message->setObjectName(QStringLiteral("tryItMessage"));
+    m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_busy = new QLabel(tr("working…"));
+    m_busy->setStyleSheet(QStringLiteral("color:#808080"));
+    m_busy->setVisible(false);
+
+    m_chips = new QWidget;
+    m_chips->setObjectName(QStringLiteral("tryItChips"));
+    new ChipFlowLayout(m_chips);
+    m_chipScroll = new QScrollArea;
+    m_chipScroll->setWidget(m_chips);
+    m_chipScroll->setWidgetResizable(true);
+    m_chipScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chipScroll->setMinimumHeight(90);
+
+    m_bars = new QWidget;
+    m_bars->setObjectName(QStringLiteral("tryItBars"));
+    m_barLayout = new QVBoxLayout(m_bars);
+    m_barLayout->setContentsMargins(0, 0, 0, 0);
 }
 
 TryItPanel::~TryItPanel()

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -107,6 +108,11 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    // The constructor's steps: the two text fields, the model row (model line, Choose…),
+    // the answer area (message, busy mark, wordpiece chips, probability bars).
+    void buildTextFields();
+    QHBoxLayout *buildModelRow();
+    void buildAnswerArea();
     void scheduleRefresh();
     void chooseModel();
     void applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome);

@@ -3,14 +3,13 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "core/config/diagnostics.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/train/preflight.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/dialogs/exampleloader.h"
-#include "ui/form/fieldhelp.h"
-#include "ui/plot/historyreplay.h"
 #include "ui/plot/lossplot.h"
 #include "ui/dialogs/preparedatadialog.h"
 #include "ui/runs/progresspanel.h"
@@ -19,23 +18,20 @@
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
-#include "ui/runs/trainingcontroller.h"
+#include "ui/common/backgroundjob.h"
+#include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
 #include "ui/runs/usedmodeldir.h"
 #include "ui/form/wheelguard.h"
 
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QGuiApplication>
 #include <QLocale>
 #include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QScreen>
@@ -43,12 +39,11 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace wb {
 
@@ -70,14 +65,39 @@ ClassifierSource classifierSource(const TrainingOptions &o)
 
 } // namespace
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new TrainingController(this))
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
     // 1360×860, or the screen's available area when it is smaller (1024×700 laptops).
     const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1360, 860);
     resize(std::min(1360, avail.width()), std::min(860, avail.height()));
 
+    QWidget *formPane = buildFormPane();
+    buildTabs();
+    buildCentralWidget(formPane);
+    m_session = new RunSession(m_form, m_progress, statusBar(), this);
+    buildMenus();
+
+    connectStartPage();
+    restoreViewSettings();
+    connectForm();
+    connectRunSession();
+    connectRunsTable();
+    createExampleLoader();
+
+    // Every field of the window (form, plot controls, Try it) and of its dialogs takes the wheel
+    // only with focus, so scrolling never changes a value unseen.
+    guardWheel(this);
+    setOptions(TrainingOptions{});
+    updateActions();
+    updateTitle();
+    statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
+}
+
+QWidget *MainWindow::buildFormPane()
+{
     m_form = new ConfigurationForm;
+    m_form->setObjectName(QStringLiteral("configurationForm"));
     m_schedule = new SchedulePanel;
     m_form->panelLayout()->addWidget(m_schedule);
     m_form->panelLayout()->addStretch(1);
@@ -88,7 +108,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     // The rows shrink with the pane (no horizontal scrollbar hides the "?" and recent-file buttons).
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_form->setMinimumWidth(280);
+    return scroll;
+}
 
+void MainWindow::buildTabs()
+{
     m_plot = new LossPlot;
     m_evalView = new EvaluationView;
     m_runs = new RunsTable(m_plot);
@@ -112,7 +136,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_runs, tr("Compare runs"));
     m_tabs->addTab(m_log, tr("Log"));
+}
 
+void MainWindow::buildCentralWidget(QWidget *formPane)
+{
     m_progress = new ProgressPanel;
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
@@ -120,14 +147,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     rightLayout->addWidget(m_progress);
 
     auto *splitter = new QSplitter;
-    splitter->addWidget(scroll);
+    splitter->addWidget(formPane);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({std::min(470, width() * 2 / 5), width() - std::min(470, width() * 2 / 5)});
     setCentralWidget(splitter);
+}
 
-    buildMenus();
-
+void MainWindow::connectStartPage()
+{
     connect(m_start, &StartPage::openExampleRequested, this, [this] { askToSaveThen([this] { openExample(); }); });
     connect(m_start, &StartPage::prepareDataRequested, this, [this] { openPrepareData(); });
     connect(m_start, &StartPage::newProjectRequested, this, [this] { askToSaveThen([this] { newProject(); }); });
@@ -138,31 +166,41 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
                 reportError(tr("Cannot open project"), {error, QString()});
         });
     });
+}
+
+void MainWindow::restoreViewSettings()
+{
     // View settings live across restarts.
     QSettings settings;
     m_plot->setSmoothing(settings.value(QStringLiteral("view/smoothing"), m_plot->smoothing()).toDouble());
     m_plot->setLogScale(settings.value(QStringLiteral("view/logScale"), false).toBool());
     connect(m_plot, &LossPlot::smoothingChanged, this,
             [](double weight) { QSettings().setValue(QStringLiteral("view/smoothing"), weight); });
+}
 
+void MainWindow::connectForm()
+{
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::markModified);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::reloadInputs);
     // Try it follows the form's model (read when its tab is shown or the form changes while it is).
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::followFormInTryIt);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::followFormInTryIt);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::followFormInTryIt);
-    connect(m_controller, &TrainingController::runStarted, this, &MainWindow::handleRunStarted);
-    connect(m_controller, &TrainingController::stepCompleted, this, &MainWindow::handleStep);
-    connect(m_controller, &TrainingController::evaluationCompleted, this, &MainWindow::handleEvaluation);
-    connect(m_controller, &TrainingController::checkpointSaved, this, &MainWindow::handleCheckpoint);
-    connect(m_controller, &TrainingController::logMessage, this, &MainWindow::appendLog);
-    connect(m_controller, &TrainingController::finished, this, &MainWindow::handleFinished);
-    connect(m_controller, &TrainingController::runningChanged, this, &MainWindow::updateActions);
+}
+
+void MainWindow::connectRunsTable()
+{
     connect(m_runs, &RunsTable::scanRequested, this, [this] {
-        int n = 0;
-        guarded(tr("Cannot find runs"), [&] { n = m_runs->scan(q(options().model_dir)); });
+        m_announcedScan = q(options().model_dir);
+        scanRuns(m_announcedScan);
+    });
+    connect(m_runs, &RunsTable::scanned, this, [this](const QString &modelDir, int n) {
+        if (modelDir != std::exchange(m_announcedScan, QString()))
+            return;
         statusBar()->showMessage(tr("%n run(s) found", nullptr, n), 4000);
     });
+    connect(m_runs, &RunsTable::scanFailed, this,
+            [this](const QString &, const ErrorReport &error) { reportError(tr("Cannot find runs"), error); });
     connect(m_runs, &RunsTable::addRunRequested, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a run's metrics"), q(options().model_dir),
                                                           tr("Run metrics (metrics.jsonl);;All files (*)"));
@@ -172,7 +210,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
         if (!added)
             reportError(tr("Cannot read run"), {error, QString()});
     });
+}
 
+void MainWindow::createExampleLoader()
+{
     m_example = new ExampleLoader(this);
     connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
     connect(m_example, &ExampleLoader::failed, this,
@@ -180,20 +221,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_controller(new 
     connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
         guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
     });
-
-    // Every field of the window (form, plot controls, Try it) and of its dialogs takes the wheel
-    // only with focus, so scrolling never changes a value unseen.
-    guardWheel(this);
-    setOptions(TrainingOptions{});
-    updateActions();
-    updateTitle();
-    statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
 }
 
 MainWindow::~MainWindow()
 {
-    // The check captures no pointer to the window; waiting lets it end before the process does.
-    m_preflight.waitForFinished();
+    // The run session waits for its pre-flight check and stops a running run while the
+    // window it reports to is still whole.
+    delete m_session;
 }
 
 void MainWindow::reportError(const QString &title, const ErrorReport &error, const QString &objectName)
@@ -216,8 +250,6 @@ QString MainWindow::commandLine() const
         words.push_back(flag);
     return q(shellJoin(words));
 }
-
-QComboBox *MainWindow::strategyPicker() const { return m_form->strategyPicker(); }
 
 TrainingOptions MainWindow::options() const { return m_form->options(); }
 
@@ -256,22 +288,36 @@ void MainWindow::reloadInputs()
 void MainWindow::updateSchedule()
 {
     const TrainingOptions o = options();
-    int count = 0;
-    const qint64 bytes = checkpointDiskUse(q(o.model_dir), &count);
-    m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
-                                            : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
+    updateCheckpointDiskUse(q(o.model_dir));
     guarded(tr("Cannot compute the schedule"), [&] {
         m_schedule->update(o);
-        if (!m_controller->isRunning()) {
+        if (!m_session->isRunning()) {
             const PlannedCurve c = m_schedule->plannedCurve(o);
             m_plot->setPlannedSchedule(c.steps, c.learning_rates);
         }
     });
 }
 
-QString MainWindow::scheduleText() const { return m_schedule->scheduleText(); }
-
-QString MainWindow::modelSummaryText() const { return m_schedule->modelSummaryText(); }
+void MainWindow::updateCheckpointDiskUse(const QString &modelDir)
+{
+    // A folder listing (the model_dir may be on a network share): off the GUI thread. Only the
+    // latest listing is shown; an older one that ends later is dropped.
+    const quint64 generation = ++m_diskUseGeneration;
+    runBackgroundJob<std::pair<qint64, int>>(
+        this,
+        [modelDir](const JobControl &) {
+            int count = 0;
+            const qint64 bytes = checkpointDiskUse(modelDir, &count);
+            return std::make_pair(bytes, count);
+        },
+        [this, generation](JobOutcome<std::pair<qint64, int>> outcome) {
+            if (generation != m_diskUseGeneration || !outcome.ok())
+                return;
+            const auto [bytes, count] = *outcome.value;
+            m_form->setCheckpointDiskUse(count == 0 ? tr("none on disk")
+                                                    : tr("%n on disk: %1", nullptr, count).arg(QLocale().formattedDataSize(bytes)));
+        });
+}
 
 void MainWindow::updateTitle()
 {
@@ -281,10 +327,9 @@ void MainWindow::updateTitle()
 
 void MainWindow::updateActions()
 {
-    const bool running = m_controller->isRunning();
-    m_trainAction->setEnabled(!running && !m_checking);
-    m_stopAction->setEnabled(running && !m_controller->isStopRequested());
-    m_resumeAction->setEnabled(!m_checking && m_controller->canResume());
+    m_trainAction->setEnabled(m_session->canTrain());
+    m_stopAction->setEnabled(m_session->canStop());
+    m_resumeAction->setEnabled(m_session->canResume());
 }
 
 void MainWindow::rebuildRecentProjectsMenu()
@@ -320,7 +365,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
     m_projectPath = QFileInfo(path).absoluteFilePath();
     setOptions(o, false);
     leaveStartPage();
-    if (!m_controller->isRunning())
+    if (!m_session->isRunning())
         guarded(tr("Cannot read the project's run"), [&] { showRecordedRun(o); });
     ConfigurationForm::addRecentValue(QStringLiteral("projects"), m_projectPath);
     for (const Diagnostic &dg : diag.items())
@@ -369,25 +414,6 @@ bool MainWindow::writePresetConfig(int index, const QString &path, QString *erro
     ConfigurationForm::addRecentValue(QStringLiteral("bert_config_file"), path);
     appendLog(tr("Wrote %1 (%2)").arg(path, q(all[size_t(index)].name)));
     return true;
-}
-
-void MainWindow::showValidationErrors(const Diagnostics &diag)
-{
-    const FormValidationText text = formValidationText(diag);
-    if (!m_validationBox) {
-        m_validationBox = new QMessageBox(this);
-        m_validationBox->setObjectName(QStringLiteral("validationDialog"));
-        m_validationBox->setIcon(QMessageBox::Critical);
-        m_validationBox->setWindowTitle(tr("Cannot start training"));
-        m_validationBox->setTextFormat(Qt::PlainText);
-        m_validationBox->setStandardButtons(QMessageBox::Ok);
-        m_validationBox->setWindowModality(Qt::WindowModal);
-    }
-    m_form->highlightFields(text.fields);
-    m_validationBox->setText(text.errors);
-    m_validationBox->setInformativeText(text.hints.isEmpty() ? QString() : tr("How to fix:\n") + text.hints);
-    m_validationBox->setDetailedText(text.warnings);
-    m_validationBox->open();
 }
 
 void MainWindow::openExample() { m_example->start(); }
@@ -463,8 +489,15 @@ PrepareDataDialog *MainWindow::openPrepareData()
                           .arg(r.train_examples).arg(r.eval_examples).arg(q(r.meta_path)));
             for (const std::string &w : r.warnings)
                 appendLog(tr("warning: %1").arg(q(w)));
+            const QString model = m_prepareDialog->pretrainedModel();
+            if (model != q(options().pretrained_model))
+                appendLog(model.isEmpty() ? tr("The data was prepared with %1; “Start from” names a model with its own vocabulary.").arg(q(r.vocab_file))
+                                          : tr("The data was prepared for %1 (its vocabulary and casing): choose it under “Start from” to train on it.").arg(model));
         });
     }
+    // The form's "Start from" is the model the data is prepared for (its vocabulary and casing).
+    if (!m_prepareDialog->isRunning())
+        m_prepareDialog->setPretrainedModel(q(options().pretrained_model));
     m_prepareDialog->show();
     m_prepareDialog->raise();
     return m_prepareDialog;
@@ -497,11 +530,12 @@ void MainWindow::showTab(const QString &objectName)
 void MainWindow::stopAndClose()
 {
     m_closeConfirmed = true; // scripted: no question about unsaved changes
-    if (!m_controller->isRunning()) {
+    if (!m_session->isRunning()) {
         close();
         return;
     }
     m_closeAfterStop = true;
+    m_session->setClosing(true);
     stop();
 }
 
@@ -515,7 +549,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
         });
         return;
     }
-    if (!m_controller->isRunning()) {
+    if (!m_session->isRunning()) {
         event->accept();
         return;
     }
@@ -530,11 +564,12 @@ void MainWindow::closeEvent(QCloseEvent *event)
         m_closeBox->setObjectName(QStringLiteral("closeDialog"));
         m_closeBox->setWindowModality(Qt::WindowModal);
         connect(m_closeBox, &QMessageBox::finished, this, [this](int result) {
-            if (result != QMessageBox::Yes || !m_controller->isRunning()) {
+            if (result != QMessageBox::Yes || !m_session->isRunning()) {
                 m_closeConfirmed = false; // the next close asks about unsaved changes again
                 return;
             }
             m_closeAfterStop = true;
+            m_session->setClosing(true);
             stop();
         });
     }

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/config/diagnostics.h"
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
-#include "ui/common/backgroundjob.h"
+#include "ui/common/errorreport.h"
 
 #include <QMainWindow>
 #include <QStringList>
 
 #include <functional>
-#include <optional>
 
 class QAction;
-class QComboBox;
-class QDialog;
 class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
@@ -32,20 +28,22 @@ class SchedulePanel;
 class StartPage;
 class PrepareDataDialog;
 class RunsTable;
-class TrainingController;
+class RunSession;
 class TryItPanel;
+struct RecordedRun;
 struct ExampleDataPaths;
 struct PreparedRun;
-struct UsedModelDir;
-struct MajorityBaseline;
 
 /// The workbench window wires its rooms: the configuration form (ConfigurationForm), the
-/// schedule panel and model summary (SchedulePanel), Train/Stop/Resume, live curves
-/// (LossPlot), evaluation view, run comparison, log and the progress row (ProgressPanel).
-/// The pre-flight check and the example download run as background jobs
-/// (runBackgroundJob), so the window stays responsive. Dialogs that report problems are
-/// opened window-modal with open() and kept as members, so nothing blocks and tests can
-/// read them; every slot that calls into the core catches every exception and reports it
+/// schedule panel and model summary (SchedulePanel), run control (RunSession: Train, Stop,
+/// Resume and the progress row), live curves (LossPlot), evaluation view, run comparison
+/// (RunsTable) and the log. The pre-flight check, the example download and the scans of
+/// model_dir and its sibling runs run as background jobs (runBackgroundJob), so the window
+/// stays responsive. Its parts are found by object name: the actions "trainAction",
+/// "stopAction", "resumeAction"; the rooms "configurationForm", "plotTab" (LossPlot),
+/// "evaluationTab", "tryItTab", "runsTab" (RunsTable), "logTab"; the run session
+/// "runSession" (also runSession()). Dialogs that report problems are opened window-modal
+/// with open() and kept as members, so nothing blocks and tests can read them; every slot that calls into the core catches every exception and reports it
 /// as a dialog plus a log line (reportError). GUI thread only.
 class MainWindow : public QMainWindow
 {
@@ -70,39 +68,13 @@ public:
     /// it into the form.
     bool writePresetConfig(int index, const QString &path, QString *error = nullptr);
 
-    /// Returns the schedule panel's current text (plain text).
-    QString scheduleText() const;
     /// The form as a `bert-workbench-cli train …` command line (shell-quoted; options left at
     /// their defaults are left out), as Training → Copy as Command Line puts it on the clipboard.
     QString commandLine() const;
-    QString modelSummaryText() const;
 
-    TrainingController *controller() const { return m_controller; }
-    LossPlot *lossPlot() const { return m_plot; }
-    EvaluationView *evaluationView() const { return m_evalView; }
-    /// The "Try it" tab (object name "tryItTab"): classify typed texts with the form's model.
-    TryItPanel *tryItPanel() const { return m_tryIt; }
-    RunsTable *runsTable() const { return m_runs; }
-    QComboBox *strategyPicker() const;
-    ConfigurationForm *configurationForm() const { return m_form; }
-    /// Whether the pre-flight check of the last train() is still running.
-    bool isCheckingConfiguration() const { return m_checking; }
-    QAction *trainAction() const { return m_trainAction; }
-    QAction *stopAction() const { return m_stopAction; }
-    QAction *resumeAction() const { return m_resumeAction; }
-    /// The validation error dialog of the last failed Train press (nullptr before).
-    QMessageBox *validationDialog() const { return m_validationBox; }
-    /// The dialog of the last failed run (nullptr before).
-    QMessageBox *runErrorDialog() const { return m_runErrorBox; }
-    /// The "stop training and close?" question (nullptr before).
-    QMessageBox *closeDialog() const { return m_closeBox; }
-    /// The question Train asks when model_dir already holds a run: Continue it / Start a new
-    /// run (object names "continueRun", "startNewRun", "cancelRun"; the new folder in the
-    /// line edit "newModelDir"). nullptr before it was first asked.
-    QDialog *usedModelDirDialog() const { return m_usedDirDialog; }
-    /// The Save / Discard / Cancel question about unsaved changes (nullptr before).
-    QMessageBox *saveChangesDialog() const { return m_saveChangesBox; }
-    const Diagnostics &lastValidation() const { return m_lastValidation; }
+    /// The window's run control (Train, Stop, Resume, the pre-flight check, the training
+    /// controller and its dialogs).
+    RunSession *runSession() const { return m_session; }
     QString logText() const;
     /// Returns the path of the document `name` ("tutorial.md") of docs/: installed beside the
     /// program or in the source tree of a build; "" when not found.
@@ -115,10 +87,7 @@ public:
     void showTab(const QString &objectName);
 
 public Q_SLOTS:
-    /// Starts the pre-flight check (validation, data scan, CUDA, port) on a background
-    /// thread; Train is disabled meanwhile. When it passes a run starts, else every problem
-    /// is shown in the validation dialog; preflightFinished() says which. Returns false
-    /// (and does nothing) while a run or a check is already going.
+    /// Training → Train: RunSession::train() on the form's options.
     bool train();
     void stop();
     bool resume();
@@ -146,33 +115,47 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// The example project has been opened (after openExample()).
     void exampleReady();
-    /// The pre-flight check started by train() has ended; `started`: a run was started.
-    void preflightFinished(bool started);
-    /// Train found a run in model_dir and asks what to do (usedModelDirDialog() is open);
-    /// preflightFinished() follows the answer.
-    void modelDirQuestionAsked();
+    /// The run recorded in `modelDir` (an opened project's) is shown: read off the GUI thread
+    /// after openProject(), and shown only when the form still names that model_dir.
+    void recordedRunShown(const QString &modelDir);
+    /// The run recorded in `modelDir` was read but not shown: the form names another
+    /// model_dir, or another project or run was shown meanwhile.
+    void recordedRunDropped(const QString &modelDir);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // The constructor's steps: the form pane (form, schedule panel, scroll area), the tabs, the
+    // splitter with the progress row, then the wiring of the start page, the view settings,
+    // the form, the run session, Compare runs and the example loader.
+    QWidget *buildFormPane();
+    void buildTabs();
+    void buildCentralWidget(QWidget *formPane);
+    void connectStartPage();
+    void restoreViewSettings();
+    void connectForm();
+    void connectRunsTable();
+    void createExampleLoader();
     void buildMenus();
+    // buildMenus' steps, one per menu, and the training toolbar.
+    void buildFileMenu();
+    void buildModelMenu();
+    void buildTrainingMenu();
+    void buildHelpMenu();
+    void buildToolbar();
     void markModified();
     void reloadInputs();
     /// Gives a shown Try it tab the form's model (it reads it again when shown).
     void followFormInTryIt();
     void updateSchedule();
+    /// The disk use of modelDir's checkpoints beside "Checkpoints kept", listed off the GUI thread.
+    void updateCheckpointDiskUse(const QString &modelDir);
     void updateTitle();
     void updateActions();
     void rebuildRecentProjectsMenu();
-    void showValidationErrors(const Diagnostics &diag);
     void appendLog(const QString &line);
     void openExampleProject(const ExampleDataPaths &paths);
-    void startValidatedRun(const JobOutcome<PreparedRun> &outcome);
-    /// The pre-flight check of train(); with `askAboutUsedDir` a run in model_dir is asked
-    /// about first (askAboutUsedModelDir) instead of being continued silently.
-    void startPreflight(const TrainingOptions &o, bool askAboutUsedDir);
-    void askAboutUsedModelDir(const UsedModelDir &u);
     /// Save (Save As when the project has no file yet); false when cancelled or failed.
     bool saveProjectInteractively();
     /// Runs `action` now, or after Save / Discard when the project has unsaved changes;
@@ -183,8 +166,15 @@ private:
     /// Removes the start page (a project is open, or a run starts).
     void leaveStartPage();
     /// Shows the run recorded in o.model_dir (metrics.jsonl, checkpoints, run_config.json):
-    /// curves, latest evaluation and "Completed S/N" or "Stopped at step S".
+    /// curves, latest evaluation and "Completed S/N" or "Stopped at step S". The files are
+    /// read on backgroundJobPool(); the result is applied only while it is still current
+    /// (recordedRunShown, else recordedRunDropped).
     void showRecordedRun(const TrainingOptions &o);
+    void applyRecordedRun(const TrainingOptions &o, const RecordedRun &run);
+    /// Draws the history of o's metrics.jsonl up to `upToStep` (a run resumed in a new session).
+    void loadRecordedHistory(const TrainingOptions &o, int64_t upToStep);
+    /// Lists the runs next to `modelDir` in Compare runs (RunsTable::scanInBackground).
+    void scanRuns(const QString &modelDir);
     /// The majority-class baseline of the eval data, before the first evaluation
     /// (prepare_report.json beside the meta data).
     void loadBaseline(const TrainingOptions &o);
@@ -198,13 +188,14 @@ private:
     template<typename F>
     bool guarded(const QString &title, F &&f);
 
+    void connectRunSession();
+    void handleRunStarting(const PreparedRun &prepared);
     void handleRunStarted(const RunStarted &info);
-    void handleStep(const StepMetrics &m);
     void handleEvaluation(const EvalMetrics &m);
     void handleCheckpoint(const CheckpointSaved &c);
     void handleFinished(const RunFinished &r);
 
-    TrainingController *m_controller;
+    RunSession *m_session = nullptr;
     ConfigurationForm *m_form = nullptr;
     SchedulePanel *m_schedule = nullptr;
     ProgressPanel *m_progress = nullptr;
@@ -218,24 +209,21 @@ private:
 
     QAction *m_trainAction = nullptr, *m_stopAction = nullptr, *m_resumeAction = nullptr;
     QMenu *m_recentProjects = nullptr;
-    QMessageBox *m_validationBox = nullptr;
-    QMessageBox *m_runErrorBox = nullptr;
     QMessageBox *m_closeBox = nullptr;
-    QDialog *m_usedDirDialog = nullptr;
     QMessageBox *m_saveChangesBox = nullptr;
     std::function<void()> m_afterSaveQuestion;
     QStringList m_learningWarnings;  ///< of the latest evaluation (empty: it learned)
     PrepareDataDialog *m_prepareDialog = nullptr;
     LrFindDialog *m_lrFindDialog = nullptr;
     ExampleLoader *m_example = nullptr;
-    JobHandle m_preflight;
+    /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
+    quint64 m_shownRunGeneration = 0;
+    quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
+    QString m_announcedScan; ///< the model_dir whose scan ends with "N run(s) found" (Find runs)
 
-    bool m_resuming = false; ///< the pre-flight check in progress is for Resume
-    Diagnostics m_lastValidation;
     QString m_projectPath;
     bool m_closeAfterStop = false;
     bool m_closeConfirmed = false;  ///< unsaved changes saved or discarded for this close
-    bool m_checking = false;
 };
 
 template<typename F>

@@ -18,6 +18,8 @@
 #include "ui/runs/runstable.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/runs/usedmodeldir.h"
+#include "ui/common/backgroundjob.h"
+#include "ui/window/runsession.h"
 
 #include <QFileInfo>
 #include <QStatusBar>
@@ -46,6 +48,7 @@ void MainWindow::clearRunViews()
     m_evalView->clear();
     m_progress->reset();
     m_learningWarnings.clear();
+    ++m_shownRunGeneration;
 }
 
 void MainWindow::loadBaseline(const TrainingOptions &o)
@@ -75,21 +78,69 @@ void MainWindow::updateLabelNames(const TrainingOptions &o)
     m_evalView->setLabelNames(names);
 }
 
+/// What a project's model_dir records, read on a pool thread (showRecordedRun).
+struct RecordedRun
+{
+    bool found = false;  ///< metrics.jsonl or a run (checkpoints, run_config.json) is there
+    UsedModelDir used;
+    MetricsLog log;
+    std::string metricsError;
+    RunHistory history;
+};
+
+namespace {
+
+/// Reads what o.model_dir records (inspectModelDir, metrics.jsonl and the files beside it).
+/// Any thread; captures nothing of the window.
+RecordedRun readRecordedRun(const TrainingOptions &o)
+{
+    RecordedRun r;
+    const QString metrics = q(o.metricsPath());
+    r.used = inspectModelDir(o);
+    if (!QFileInfo::exists(metrics) && !r.used.used)
+        return r;
+    r.found = true;
+    r.log = readMetricsFile(metrics.toStdString(), &r.metricsError);
+    r.history = RunHistory::load(metrics);
+    return r;
+}
+
+} // namespace
+
 void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
-    clearRunViews();
+    clearRunViews(); // also makes a recorded run still being read stale
     loadBaseline(o);
     if (o.model_dir.empty())
         return;
-    const QString metrics = q(o.metricsPath());
-    const UsedModelDir used = inspectModelDir(o);
-    if (!QFileInfo::exists(metrics) && !used.used)
+    const quint64 generation = m_shownRunGeneration;
+    runBackgroundJob<RecordedRun>(
+        this, [o](const JobControl &) { return readRecordedRun(o); },
+        [this, o, generation](JobOutcome<RecordedRun> outcome) {
+            // Still current: no other project, new project or run was shown since, and the form
+            // still names this model_dir (the user may have typed another one meanwhile).
+            if (generation != m_shownRunGeneration || options().model_dir != o.model_dir || m_session->isRunning()) {
+                Q_EMIT recordedRunDropped(q(o.model_dir));
+                return;
+            }
+            if (!outcome.ok()) {
+                reportError(tr("Cannot read the project's run"), outcome.error);
+                return;
+            }
+            guarded(tr("Cannot read the project's run"), [&] { applyRecordedRun(o, *outcome.value); });
+            Q_EMIT recordedRunShown(q(o.model_dir));
+        });
+}
+
+void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &run)
+{
+    if (!run.found)
         return;
-    std::string error;
-    const MetricsLog log = readMetricsFile(metrics.toStdString(), &error);
-    if (!error.empty())
-        appendLog(tr("warning: %1").arg(q(error)));
-    replayHistory(*m_plot, RunHistory::load(metrics), std::numeric_limits<int64_t>::max());
+    const QString metrics = q(o.metricsPath());
+    const MetricsLog &log = run.log;
+    if (!run.metricsError.empty())
+        appendLog(tr("warning: %1").arg(q(run.metricsError)));
+    replayHistory(*m_plot, run.history, std::numeric_limits<int64_t>::max());
     if (!log.eval.empty()) {
         // The best checkpoint's evaluation when the run kept one (what Try it and export use), else the last.
         QString which;
@@ -101,14 +152,13 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
                                "eval_examples.jsonl, written at each evaluation.").arg(metrics));
     }
     m_evalView->loadExamples(q(o.model_dir));
-    int64_t step = std::max<int64_t>(used.step, log.train.empty() ? 0 : log.train.back().step);
+    int64_t step = std::max<int64_t>(run.used.step, log.train.empty() ? 0 : log.train.back().step);
     // A run without run_config.json (older versions) still has its training_summary.json.
-    int64_t totalSteps = used.totalSteps;
-    const RunHistory history = RunHistory::load(metrics);
-    for (const QString &w : history.warnings)
+    int64_t totalSteps = run.used.totalSteps;
+    for (const QString &w : run.history.warnings)
         appendLog(tr("warning: %1").arg(w));
-    if (totalSteps <= 0 && history.trainingSummary)
-        totalSteps = history.trainingSummary->total_training_steps;
+    if (totalSteps <= 0 && run.history.trainingSummary)
+        totalSteps = run.history.trainingSummary->total_training_steps;
     if (step > 0)
         m_progress->showRecordedRun(step, totalSteps);
     if (!log.eval.empty()) {
@@ -123,6 +173,19 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
                   .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
 }
 
+void MainWindow::loadRecordedHistory(const TrainingOptions &o, int64_t upToStep)
+{
+    // Read here, not on a pool thread: the run's next steps are already on their way and must
+    // be drawn after the history that precedes them (one metrics.jsonl, read once at Resume).
+    guarded(tr("Cannot read the run's history"),
+            [&] { replayHistory(*m_plot, RunHistory::load(q(o.metricsPath())), upToStep); });
+}
+
+void MainWindow::scanRuns(const QString &modelDir)
+{
+    m_runs->scanInBackground(modelDir);
+}
+
 void MainWindow::showLearningCheck(const EvalMetrics &m)
 {
     if (m.regression)
@@ -134,7 +197,7 @@ void MainWindow::showLearningCheck(const EvalMetrics &m)
         baseline = m_evalView->baseline();
     m_evalView->setBaseline(baseline);
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
-    const TrainingOptions o = m_controller->lastSpec();
+    const TrainingOptions o = m_session->controller()->lastSpec();
     m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), o.learning_rate,
                                           m_evalView->labelNames());
     m_evalView->setWarnings(m_learningWarnings);

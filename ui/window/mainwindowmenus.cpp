@@ -28,6 +28,15 @@ namespace wb {
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildModelMenu();
+    buildTrainingMenu();
+    buildHelpMenu();
+    buildToolbar();
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *newAction = file->addAction(tr("&New Project"), QKeySequence::New, this,
                                          [this] { askToSaveThen([this] { newProject(); }); });
@@ -62,7 +71,10 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setObjectName(QStringLiteral("quitAction"));
+}
 
+void MainWindow::buildModelMenu()
+{
     QMenu *model = menuBar()->addMenu(tr("&Model"));
     QMenu *presets = model->addMenu(tr("New bert_config.json from &Preset"));
     const auto &all = bertPresets();
@@ -81,15 +93,21 @@ void MainWindow::buildMenus()
                 reportError(tr("Cannot write config"), {error, QString()});
         });
     }
+}
 
+void MainWindow::buildTrainingMenu()
+{
     QMenu *run = menuBar()->addMenu(tr("&Training"));
     m_trainAction = run->addAction(tr("&Train"), this, &MainWindow::train);
+    m_trainAction->setObjectName(QStringLiteral("trainAction"));
     m_trainAction->setShortcut(Qt::CTRL | Qt::Key_Return);
     m_trainAction->setToolTip(tr("Check the configuration, then train (Ctrl+Enter)"));
     m_stopAction = run->addAction(tr("&Stop"), this, &MainWindow::stop);
+    m_stopAction->setObjectName(QStringLiteral("stopAction"));
     m_stopAction->setShortcut(Qt::CTRL | Qt::Key_Period);
     m_stopAction->setToolTip(tr("Finish the current step, write a checkpoint and stop (Ctrl+.)"));
     m_resumeAction = run->addAction(tr("&Resume"), this, &MainWindow::resume);
+    m_resumeAction->setObjectName(QStringLiteral("resumeAction"));
     m_resumeAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
     m_resumeAction->setToolTip(tr("Continue the stopped run from its latest checkpoint (Ctrl+Shift+Enter)"));
     run->addSeparator();
@@ -103,10 +121,13 @@ void MainWindow::buildMenus()
     });
     copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
     run->addAction(tr("Find Runs Near the &Model Directory"), this, [this] {
-        guarded(tr("Cannot compare runs"), [this] { m_runs->scan(q(options().model_dir)); });
+        scanRuns(q(options().model_dir));
         showTab(QStringLiteral("runsTab"));
     });
+}
 
+void MainWindow::buildHelpMenu()
+{
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *tutorial = help->addAction(tr("&Tutorial"), this, [this] { openHelpDocument(QStringLiteral("tutorial.md")); });
     tutorial->setShortcut(QKeySequence::HelpContents); // F1
@@ -135,7 +156,10 @@ void MainWindow::buildMenus()
                            tr("<b>BERT Workbench</b><br>Fine-tune BERT text classifiers and watch them learn.<br>"
                               "Hover over any field, or press Shift+F1 and click it, for an explanation."));
     });
+}
 
+void MainWindow::buildToolbar()
+{
     QToolBar *bar = addToolBar(tr("Training"));
     bar->setObjectName(QStringLiteral("trainingToolbar"));
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window's run control: Train (the pre-flight check as a background job, the used-model_dir
+// question), Stop and Resume, and what the progress line, the status bar and the Log say
+// about the run.
+#include "ui/window/runsession.h"
+#include "ui/common/qtext.h"
+
+#include "core/util/errortext.h"
+#include "ui/form/configurationform.h"
+#include "ui/form/fieldhelp.h"
+#include "ui/form/projectfile.h"
+#include "ui/runs/progresspanel.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/runs/usedmodeldir.h"
+
+#include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
+
+namespace wb {
+
+namespace {
+
+/// What the pre-flight job found: a run already in model_dir (asked about before anything
+/// else), or the validation result.
+struct PreflightOutcome
+{
+    UsedModelDir used;
+    std::optional<PreparedRun> prepared;
+};
+
+/// Downloads options.pretrained_model when it is set and not on disk yet, reporting the bytes
+/// as the job's progress. Returns the problem as a pre-flight finding (the validation dialog
+/// shows it in the form's words), or nothing when the model is there. Runs on the job's thread.
+std::optional<Diagnostics> fetchPretrainedForWindow(const TrainingOptions &o, const JobControl &job)
+{
+    if (o.pretrained_model.empty())
+        return std::nullopt;
+    try {
+        fetchPretrainedModel(
+            o,
+            [&job](const DownloadProgress &p) {
+                const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
+                QString text = QCoreApplication::translate("MainWindow", "Downloading %1: %2 (%3 of %4)")
+                                   .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file))
+                                   .arg(p.file_index)
+                                   .arg(p.file_count);
+                if (p.seconds_left >= 0)
+                    text += QCoreApplication::translate("MainWindow", ", about %1 s left").arg(qRound(p.seconds_left));
+                job.setProgress(std::min(value, kJobProgressMax), text);
+            },
+            *job.stopToken());
+    } catch (...) {
+        const ErrorText e = describeCurrentException("pretrained_model");
+        Diagnostics d;
+        d.error(e.field.empty() ? "pretrained_model" : e.field, e.message, e.hint);
+        return d;
+    }
+    return std::nullopt;
+}
+
+/// The pre-flight job's work (on a pool thread; captures only values).
+PreflightOutcome preflight(const TrainingOptions &o, bool askAboutUsedDir, const JobControl &job)
+{
+    PreflightOutcome r;
+    if (askAboutUsedDir) {
+        r.used = inspectModelDir(o);
+        if (r.used.used)
+            return r;
+    }
+    // "Start from" a pretrained model: download it first (once; the Hugging Face cache).
+    if (const std::optional<Diagnostics> failed = fetchPretrainedForWindow(o, job)) {
+        PreparedRun notFetched;
+        notFetched.options = o;
+        notFetched.validation.diagnostics = *failed;
+        r.prepared = std::move(notFetched);
+        return r;
+    }
+    r.prepared = prepareRun(o, RunPurpose::Train);
+    return r;
+}
+
+} // namespace
+
+RunSession::RunSession(ConfigurationForm *form, ProgressPanel *progress, QStatusBar *statusBar, QWidget *window)
+    : QObject(window), m_form(form), m_progress(progress), m_statusBar(statusBar), m_window(window),
+      m_controller(new TrainingController(this))
+{
+    setObjectName(QStringLiteral("runSession"));
+    connect(m_controller, &TrainingController::runStarted, this, &RunSession::handleRunStarted);
+    connect(m_controller, &TrainingController::stepCompleted, m_progress, &ProgressPanel::stepCompleted);
+    connect(m_controller, &TrainingController::checkpointSaved, this, &RunSession::handleCheckpoint);
+    connect(m_controller, &TrainingController::logMessage, this, &RunSession::logLine);
+    connect(m_controller, &TrainingController::finished, this, &RunSession::handleFinished);
+    connect(m_controller, &TrainingController::runningChanged, this, &RunSession::stateChanged);
+}
+
+RunSession::~RunSession()
+{
+    // The check captures nothing of the session; waiting lets it end before the process does.
+    m_preflight.waitForFinished();
+}
+
+bool RunSession::isRunning() const { return m_controller->isRunning(); }
+
+bool RunSession::canTrain() const { return !m_controller->isRunning() && !m_checking; }
+
+bool RunSession::canStop() const { return m_controller->isRunning() && !m_controller->isStopRequested(); }
+
+bool RunSession::canResume() const { return !m_checking && m_controller->canResume(); }
+
+void RunSession::showStatus(const QString &text, int timeoutMs) { m_statusBar->showMessage(text, timeoutMs); }
+
+bool RunSession::train()
+{
+    if (!canTrain())
+        return false;
+    startPreflight(m_form->options(), true);
+    return true;
+}
+
+void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
+{
+    m_checking = true;
+    Q_EMIT stateChanged();
+    m_progress->setStatus(tr("Checking the configuration…"));
+    showStatus(tr("Checking the configuration and the data files…"));
+    // prepareRun (the one pre-flight check) scans the data files, initialises CUDA and binds
+    // the rendezvous port: never on the GUI thread.
+    m_preflight = runBackgroundJob<PreflightOutcome>(
+        this, [o, askAboutUsedDir](const JobControl &job) { return preflight(o, askAboutUsedDir, job); },
+        [this](JobOutcome<PreflightOutcome> outcome) {
+            m_checking = false;
+            if (outcome.ok() && !outcome.value->prepared) {
+                Q_EMIT stateChanged();
+                m_progress->setStatus(tr("Waiting for your answer…"));
+                askAboutUsedModelDir(outcome.value->used);
+                Q_EMIT modelDirQuestionAsked();
+                return;
+            }
+            JobOutcome<PreparedRun> prepared;
+            prepared.error = outcome.error;
+            if (outcome.ok())
+                prepared.value = std::move(*outcome.value->prepared);
+            bool started = false;
+            try {
+                startValidatedRun(prepared);
+                started = m_controller->isRunning();
+            } catch (...) {
+                reportError(tr("Cannot start training"), currentErrorReport());
+            }
+            if (!started)
+                m_progress->setStatus(tr("Idle"));
+            Q_EMIT stateChanged();
+            Q_EMIT preflightFinished(started);
+        },
+        [this](int, const QString &text) { // a pretrained model's download
+            if (!text.isEmpty())
+                m_progress->setStatus(text);
+        });
+}
+
+void RunSession::startValidatedRun(const JobOutcome<PreparedRun> &outcome)
+{
+    const bool resuming = std::exchange(m_resuming, false);
+    if (!outcome.ok()) {
+        m_lastValidation = Diagnostics();
+        m_lastValidation.error("pre-flight", outcome.error.message.toStdString(), outcome.error.hint.toStdString());
+        reportError(tr("The configuration check failed"), outcome.error);
+        return;
+    }
+    const PreparedRun &prepared = *outcome.value;
+    const ValidationResult &result = prepared.validation;
+    m_lastValidation = result.diagnostics;
+    if (!result.ok()) {
+        showValidationErrors(result.diagnostics);
+        logValidationFailure(result.diagnostics);
+        showStatus(tr("Fix the problems listed, then press Train again."), 6000);
+        return;
+    }
+    if (const QString warnings = formValidationText(result.diagnostics).warnings; !warnings.isEmpty())
+        for (const QString &line : warnings.split(QLatin1Char('\n')))
+            Q_EMIT logLine(tr("warning: %1").arg(line));
+    if (resuming) { // the plot, evaluation and progress keep the run that is continued
+        m_controller->start(prepared);
+        return;
+    }
+    startNewRun(prepared);
+}
+
+void RunSession::startNewRun(const PreparedRun &prepared)
+{
+    const TrainingOptions &o = prepared.options;
+    m_form->rememberPaths();
+    try {
+        // Records the configuration next to the run, for the run comparison table.
+        ProjectFile::save(QDir(q(o.model_dir)).filePath(QStringLiteral("bert_workbench_project.json")), o);
+    } catch (...) {
+        Q_EMIT logLine(tr("warning: %1").arg(currentErrorReport().logLine()));
+    }
+    Q_EMIT runStarting(prepared);
+    m_progress->prepare(prepared.validation.schedule ? prepared.validation.schedule->total_steps : 0);
+    Q_EMIT logLine(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
+    showStatus(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
+    m_controller->start(prepared);
+}
+
+void RunSession::logValidationFailure(const Diagnostics &diag)
+{
+    // The Log speaks the dialog's words (form labels, menu commands), not the CLI's flags.
+    const FormValidationText text = formValidationText(diag);
+    QString log = tr("Validation failed:\n") + text.errors;
+    if (!text.hints.isEmpty())
+        log += QStringLiteral("\n") + text.hints;
+    if (!text.warnings.isEmpty())
+        log += QStringLiteral("\n") + text.warnings;
+    Q_EMIT logLine(log);
+}
+
+void RunSession::showValidationErrors(const Diagnostics &diag)
+{
+    const FormValidationText text = formValidationText(diag);
+    if (!m_validationBox) {
+        m_validationBox = new QMessageBox(m_window);
+        m_validationBox->setObjectName(QStringLiteral("validationDialog"));
+        m_validationBox->setIcon(QMessageBox::Critical);
+        m_validationBox->setWindowTitle(tr("Cannot start training"));
+        m_validationBox->setTextFormat(Qt::PlainText);
+        m_validationBox->setStandardButtons(QMessageBox::Ok);
+        m_validationBox->setWindowModality(Qt::WindowModal);
+    }
+    m_form->highlightFields(text.fields);
+    m_validationBox->setText(text.errors);
+    m_validationBox->setInformativeText(text.hints.isEmpty() ? QString() : tr("How to fix:\n") + text.hints);
+    m_validationBox->setDetailedText(text.warnings);
+    m_validationBox->open();
+}
+
+void RunSession::reportError(const QString &title, const ErrorReport &error)
+{
+    Q_EMIT logLine(tr("%1: %2").arg(title, error.logLine()));
+    auto *box = new QMessageBox(QMessageBox::Warning, title, error.message, QMessageBox::Ok, m_window);
+    box->setObjectName(QStringLiteral("errorDialog"));
+    box->setTextFormat(Qt::PlainText);
+    if (!error.hint.isEmpty())
+        box->setInformativeText(tr("How to fix: %1").arg(error.hint));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+}
+
+void RunSession::stop()
+{
+    if (!m_controller->isRunning())
+        return;
+    m_controller->requestStop();
+    m_progress->stopRequested();
+    Q_EMIT logLine(tr("Stop requested: finishing the current step and writing a checkpoint."));
+    Q_EMIT stateChanged();
+}
+
+bool RunSession::resume()
+{
+    if (!canResume())
+        return false;
+    // Resume is a run like any other: checked again first (the data may have changed since).
+    m_progress->restartTiming();
+    Q_EMIT logLine(tr("Resuming from the latest checkpoint in %1").arg(q(m_controller->lastSpec().model_dir)));
+    m_progress->setStatus(tr("Resuming…"));
+    m_resuming = true;
+    startPreflight(m_controller->lastSpec(), false);
+    return true;
+}
+
+QDialog *RunSession::createUsedModelDirDialog()
+{
+    auto *dialog = new QDialog(m_window);
+    dialog->setObjectName(QStringLiteral("usedModelDirDialog"));
+    dialog->setWindowTitle(tr("This folder holds a run"));
+    dialog->setWindowModality(Qt::WindowModal);
+    auto *text = new QLabel(dialog);
+    text->setObjectName(QStringLiteral("usedModelDirText"));
+    text->setTextFormat(Qt::PlainText);
+    text->setWordWrap(true);
+    text->setMinimumWidth(460);
+    auto *newDir = new QLineEdit(dialog);
+    newDir->setObjectName(QStringLiteral("newModelDir"));
+    newDir->setToolTip(tr("The folder for the new run; the run in the current folder stays as it is"));
+    auto *buttons = new QDialogButtonBox(dialog);
+    QPushButton *continueButton = buttons->addButton(tr("&Continue it"), QDialogButtonBox::AcceptRole);
+    continueButton->setObjectName(QStringLiteral("continueRun"));
+    QPushButton *newButton = buttons->addButton(tr("Start a &new run"), QDialogButtonBox::AcceptRole);
+    newButton->setObjectName(QStringLiteral("startNewRun"));
+    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("cancelRun"));
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(text);
+    auto *row = new QFormLayout;
+    row->addRow(tr("New run in:"), newDir);
+    layout->addLayout(row);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(continueButton, &QPushButton::clicked, this, [this, dialog] {
+        dialog->accept();
+        startPreflight(m_form->options(), false);
+    });
+    connect(newButton, &QPushButton::clicked, this, [this, dialog, newDir] {
+        const QString dir = newDir->text().trimmed();
+        if (dir.isEmpty())
+            return;
+        dialog->accept();
+        m_form->setPath(QStringLiteral("model_dir"), dir);
+        Q_EMIT logLine(tr("New run in %1").arg(dir));
+        startPreflight(m_form->options(), true); // that folder may hold a run too
+    });
+    connect(dialog, &QDialog::rejected, this, [this] {
+        m_progress->setStatus(tr("Idle"));
+        showStatus(tr("Training not started."), 4000);
+        Q_EMIT preflightFinished(false);
+    });
+    return dialog;
+}
+
+void RunSession::askAboutUsedModelDir(const UsedModelDir &u)
+{
+    if (!m_usedDirDialog)
+        m_usedDirDialog = createUsedModelDirDialog();
+    QStringList lines;
+    lines << (u.totalSteps > 0 ? tr("“%1” holds a run at step %2 of %3.").arg(u.modelDir).arg(u.step).arg(u.totalSteps)
+                               : tr("“%1” holds a run at step %2.").arg(u.modelDir).arg(u.step));
+    if (!u.settings.isEmpty())
+        lines << tr("Its settings: %1.").arg(u.settings.join(QStringLiteral("; ")));
+    if (!u.differences.isEmpty())
+        lines << tr("The form differs (run → form):") << u.differences;
+    lines << (u.canContinue() ? tr("Continue it from its latest checkpoint, or start a new run in a new folder.")
+                              : tr("It cannot be continued: %1. Start a new run in a new folder.").arg(u.whyNotContinue));
+    m_usedDirDialog->findChild<QLabel *>(QStringLiteral("usedModelDirText"))->setText(lines.join(QLatin1Char('\n')));
+    m_usedDirDialog->findChild<QLineEdit *>(QStringLiteral("newModelDir"))->setText(proposeNewModelDir(u.modelDir));
+    auto *continueButton = m_usedDirDialog->findChild<QPushButton *>(QStringLiteral("continueRun"));
+    continueButton->setEnabled(u.canContinue());
+    (u.canContinue() ? continueButton : m_usedDirDialog->findChild<QPushButton *>(QStringLiteral("startNewRun")))->setDefault(true);
+    m_usedDirDialog->open();
+}
+
+void RunSession::handleRunStarted(const RunStarted &info) { m_progress->runStarted(info); }
+
+void RunSession::handleCheckpoint(const CheckpointSaved &c)
+{
+    showStatus(tr("Checkpoint saved: %1").arg(q(c.path)), 5000);
+}
+
+void RunSession::showRunError(const RunFinished &r)
+{
+    showStatus(tr("Training failed: %1").arg(formWording(q(r.message)).section(QLatin1Char('\n'), 0, 0)));
+    Q_EMIT logLine(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), formWording(q(r.message))));
+    if (!r.hint.empty())
+        Q_EMIT logLine(tr("  (%1)").arg(formWording(q(r.hint))));
+    if (!m_runErrorBox) {
+        m_runErrorBox = new QMessageBox(m_window);
+        m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
+        m_runErrorBox->setIcon(QMessageBox::Critical);
+        m_runErrorBox->setWindowTitle(tr("Training failed"));
+        m_runErrorBox->setTextFormat(Qt::PlainText);
+        m_runErrorBox->setWindowModality(Qt::WindowModal);
+    }
+    m_runErrorBox->setText(r.field.empty() ? formWording(q(r.message)) : QStringLiteral("%1: %2").arg(q(r.field), formWording(q(r.message))));
+    m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(formWording(q(r.hint))));
+    m_runErrorBox->setDetailedText(r.last_checkpoint.empty() ? QString() : tr("Latest checkpoint: %1").arg(q(r.last_checkpoint)));
+    if (!m_closing)
+        m_runErrorBox->open();
+}
+
+void RunSession::handleFinished(const RunFinished &r)
+{
+    m_progress->finished(r);
+    switch (r.status) {
+    case RunStatus::Completed:
+        Q_EMIT logLine(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
+        if (r.stopped_early_at_step > 0) {
+            const QString early = ProgressPanel::earlyStopText(r);
+            Q_EMIT logLine(r.best_checkpoint.empty() ? early : tr("%1 (kept in %2)").arg(early, q(r.best_checkpoint)));
+            showStatus(early.left(1).toUpper() + early.mid(1), 10000);
+        }
+        break;
+    case RunStatus::Cancelled:
+        Q_EMIT logLine(tr("Run stopped at step %1; checkpoint %2. Press Resume to continue.")
+                           .arg(r.last_step).arg(r.last_checkpoint.empty() ? tr("(none)") : q(r.last_checkpoint)));
+        break;
+    case RunStatus::Failed:
+        showRunError(r);
+        break;
+    }
+    Q_EMIT stateChanged();
+    Q_EMIT runFinished(r);
+}
+
+} // namespace wb
