@@ -19,7 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +61,50 @@ std::string fixed(double v, int digits)
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
 }
+
+// One temporary bucket of framed records: no fsync, no rename (it is read back and removed).
+class BucketFile
+{
+public:
+    explicit BucketFile(std::string path) : m_path(std::move(path))
+    {
+        m_file = std::fopen(m_path.c_str(), "wb");
+        if (!m_file)
+            throw Error(m_path, std::string("cannot create a temporary file: ") + std::strerror(errno),
+                        "Pass an --output_dir you may write to, on a disk with free space.");
+    }
+    ~BucketFile() { close(); }
+    BucketFile(const BucketFile &) = delete;
+    BucketFile &operator=(const BucketFile &) = delete;
+    void write(const std::string &payload)
+    {
+        const std::string framed = TFRecordWriter::frame(payload);
+        if (std::fwrite(framed.data(), 1, framed.size(), m_file) != framed.size())
+            fail();
+    }
+    void finish()
+    {
+        const bool ok = std::fflush(m_file) == 0;
+        close();
+        if (!ok)
+            fail();
+    }
+    const std::string &path() const { return m_path; }
+
+private:
+    void close()
+    {
+        if (m_file)
+            std::fclose(m_file);
+        m_file = nullptr;
+    }
+    [[noreturn]] void fail() const
+    {
+        throw Error(m_path, std::string("write failed: ") + std::strerror(errno), "Check the free disk space.");
+    }
+    std::string m_path;
+    FILE *m_file = nullptr;
+};
 
 // The temporary folder of the bucket files; removed when the preparation ends either way.
 struct TempDir
@@ -110,6 +156,7 @@ public:
     }
 
     std::function<void(const std::string &)> trainSink, evalSink;
+    std::mt19937_64 &bucketRng() { return m_bucketRng; }
 
     void feed(const PretrainingTextDocument &doc, const std::vector<Ids> &ids)
     {
@@ -356,9 +403,7 @@ private:
     const Vocab &m_vocab;
     PretrainingDataReport &m_rep;
     std::mt19937_64 m_rng;
-public:
     std::mt19937_64 m_bucketRng; // bucket choice and bucket shuffles, apart from the sequences' draws
-private:
     MlmMaskingOptions m_mopts;
     bool m_static = false;
     int32_t m_cls = 0, m_sep = 0, m_unk = -1;
@@ -515,16 +560,16 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         * kRecordBytesPerTextByte * double(o.max_seq_length) / 128.0;
     const uint64_t numBuckets =
         std::clamp<uint64_t>(uint64_t(std::ceil(estimate / double(kBucketBytes))), 1, kMaxBuckets);
-    std::vector<std::unique_ptr<TFRecordWriter>> buckets;
+    std::vector<std::unique_ptr<BucketFile>> buckets;
     for (uint64_t b = 0; b < numBuckets; ++b)
-        buckets.push_back(std::make_unique<TFRecordWriter>((temp.path / ("bucket-" + std::to_string(b))).string()));
+        buckets.push_back(std::make_unique<BucketFile>((temp.path / ("bucket-" + std::to_string(b))).string()));
     std::unique_ptr<TFRecordWriter> evalWriter;
     if (!rep.eval_file.empty())
         evalWriter = std::make_unique<TFRecordWriter>(rep.eval_file);
 
     Builder builder(o, tok, rep);
     builder.trainSink = [&](const std::string &payload) {
-        buckets[size_t(mlmBelow(builder.m_bucketRng, numBuckets))]->write(payload);
+        buckets[size_t(mlmBelow(builder.bucketRng(), numBuckets))]->write(payload);
     };
     builder.evalSink = [&](const std::string &payload) { evalWriter->write(payload); };
 
@@ -591,9 +636,9 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         shards.push_back(std::make_unique<TFRecordWriter>(p));
     int64_t dealt = 0;
     for (uint64_t b = 0; b < numBuckets; ++b) {
-        buckets[b]->commit();
+        buckets[b]->finish();
+        const std::string path = buckets[b]->path();
         buckets[b].reset();
-        const std::string path = (temp.path / ("bucket-" + std::to_string(b))).string();
         TFRecordReader in(path);
         std::vector<std::string> records;
         uint64_t bytes = 0;
@@ -607,7 +652,7 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
             }
             if (!more || bytes >= kShuffleBytes) {
                 for (size_t i = records.size(); i > 1; --i)
-                    std::swap(records[i - 1], records[size_t(mlmBelow(builder.m_bucketRng, i))]);
+                    std::swap(records[i - 1], records[size_t(mlmBelow(builder.bucketRng(), i))]);
                 for (const auto &r : records)
                     shards[size_t(dealt++ % o.num_output_shards)]->write(r);
                 records.clear();
