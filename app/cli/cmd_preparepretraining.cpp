@@ -86,7 +86,7 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     std::string inputs;
     bool noLowerCase = false;
     app.add_option("--input_file,--input_data_dir", inputs,
-                   "text file, folder of .txt files, .csv/.tsv/.jsonl, or a comma-separated list of them")
+                   "text file, folder of .txt files, .csv/.tsv/.jsonl, a glob ('corpus/*.txt'), or a comma-separated list")
         ->required();
     app.add_option("--input_format", o.input_format, "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl")
         ->capture_default_str();

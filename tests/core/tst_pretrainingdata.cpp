@@ -321,6 +321,13 @@ private Q_SLOTS:
         QCOMPARE(r.documents, int64_t(4)); // a.txt, b.txt (2), sub/c.txt (no final line end)
         QCOMPARE(r.tokens, int64_t(6));
 
+        o = options(dir() + "/folder/*.txt", dir() + "/globout");
+        o.input_files.push_back(dir() + "/t.jsonl");
+        r = preparePretrainingData(o);
+        QCOMPARE(r.input_files, int64_t(3)); // a.txt, b.txt, t.jsonl
+        QCOMPARE(r.documents, int64_t(5));
+        QVERIFY(errorOf(options(dir() + "/folder/*.none", dir() + "/x")).find("matches no file") != std::string::npos);
+
         writeFile(dir() + "/cols.csv", "id,body\n1,a\n");
         const std::string e = errorOf(options(dir() + "/cols.csv", dir() + "/colsout"));
         QVERIFY2(e.find("cols.csv:1: no text column was recognised") != std::string::npos, e.c_str());
