@@ -99,7 +99,7 @@ int64_t maxUsefulPredictionsPerSeq(int64_t maxSeqLength, double maskedLmProb);
 /// 2. each piece goes to eval when a hash of (its index, random_seed) falls below
 ///    eval_fraction (the first piece always to train), so the split needs no pass over the corpus;
 /// 3. pieces become sequences (packed, or google-research's A/B pairs with next_sentence,
-///    the random B drawn from a reservoir of 1000 earlier pieces of the same split),
+///    the random B drawn from a uniform reservoir sample of earlier pieces of the same split, 8 M tokens at most),
 ///    dupe_factor times for train; static masking masks them (applyMlmMasking);
 /// 4. train records go to bucket files on disk (a random bucket each), then every bucket is
 ///    shuffled in memory (at most 64 MB at a time) and dealt round-robin to the shards; eval
