@@ -46,6 +46,9 @@ void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream
     out << "  documents: " << r.documents << " (" << r.train_documents << " train / " << r.eval_documents
         << " eval pieces); longer than a sequence: " << r.documents_longer_than_a_sequence
         << "; cut into pieces: " << r.long_documents_cut << "\n";
+    out << "  repeated documents: " << r.duplicate_documents << " within a split, " << r.train_eval_overlap_documents
+        << " in both train and eval" << (r.duplicate_check_saturated ? " (the check stopped at 1.5 M documents)" : "")
+        << "\n";
     out << "  sentences: " << r.sentences << "; longer than a sequence and split: " << r.sentences_split << "\n";
     out << "  tokens: " << r.tokens << "; [UNK]: " << r.unk_tokens << " (" << std::fixed << std::setprecision(2)
         << 100.0 * r.unk_rate << std::defaultfloat << "%)\n";

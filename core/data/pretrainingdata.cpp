@@ -44,6 +44,7 @@ constexpr uint64_t kShuffleBytes = uint64_t(64) << 20;      // at most this much
 constexpr uint64_t kMaxBuckets = 512;                       // open bucket files (file descriptors)
 constexpr double kRecordBytesPerTextByte = 1.6;             // L=128 records vs. UTF-8 text, measured
 constexpr double kUnkWarningRate = 0.05;                    // warn when more tokens are [UNK]
+constexpr size_t kDocumentHashSlots = size_t(1) << 21;      // duplicate check: 16 MB, exact for 1.5 M documents
 
 using Ids = std::vector<int32_t>;
 
@@ -118,6 +119,38 @@ struct TempDir
     }
 };
 
+// Hashes of the documents seen, with the split each was first seen in: an open-addressing
+// table of fixed size (so memory does not grow); when it is 3/4 full, later documents are not
+// checked any more (`saturated`).
+class DocumentHashes
+{
+public:
+    DocumentHashes() : m_slots(kDocumentHashSlots, 0) {}
+    enum class Seen { New, SameSplit, OtherSplit, Unchecked };
+    Seen add(uint64_t hash, int split)
+    {
+        const uint64_t key = (hash | 2) & ~uint64_t(1); // never 0; bit 0 holds the split
+        size_t i = size_t(hash >> 11) & (m_slots.size() - 1);
+        while (m_slots[i] != 0) {
+            if ((m_slots[i] | 1) == (key | 1))
+                return int(m_slots[i] & 1) == split ? Seen::SameSplit : Seen::OtherSplit;
+            i = (i + 1) & (m_slots.size() - 1);
+        }
+        if (m_used >= m_slots.size() / 4 * 3) {
+            saturated = true;
+            return Seen::Unchecked;
+        }
+        m_slots[i] = key | uint64_t(split);
+        ++m_used;
+        return Seen::New;
+    }
+    bool saturated = false;
+
+private:
+    std::vector<uint64_t> m_slots;
+    size_t m_used = 0;
+};
+
 struct Piece
 {
     std::vector<Ids> sentences;
@@ -165,6 +198,9 @@ public:
         for (const Ids &s : ids) {
             if (s.empty())
                 continue;
+            for (const int32_t id : s)
+                m_docHash = (m_docHash ^ uint64_t(uint32_t(id))) * 1099511628211ull; // FNV-1a over the ids
+            m_docHash = (m_docHash ^ 0xFFFFFFFFull) * 1099511628211ull;        // sentence end
             ++m_rep.sentences;
             m_rep.tokens += int64_t(s.size());
             if (m_unk >= 0)
@@ -215,6 +251,16 @@ private:
         flushPiece();
         if (m_docTokens > m_o.max_seq_length - 2)
             ++m_rep.documents_longer_than_a_sequence;
+        if (m_docTokens > 0) {
+            switch (m_hashes.add(m_docHash, m_docSplit)) {
+            case DocumentHashes::Seen::SameSplit: ++m_rep.duplicate_documents; break;
+            case DocumentHashes::Seen::OtherSplit: ++m_rep.train_eval_overlap_documents; break;
+            default: break;
+            }
+            m_rep.duplicate_check_saturated = m_hashes.saturated;
+        }
+        m_docHash = 1469598103934665603ull;
+        m_docSplit = -1;
         m_docTokens = 0;
         m_docCut = false;
         m_piece.startsDocument = true;
@@ -239,6 +285,8 @@ private:
                 < m_o.eval_fraction;
         ++m_pieceIndex;
         const int s = eval ? 1 : 0;
+        if (m_docSplit < 0)
+            m_docSplit = s;
         ++(eval ? m_rep.eval_documents : m_rep.train_documents);
         SplitState &st = m_split[s];
         if (m_o.next_sentence) {
@@ -411,6 +459,9 @@ private:
     SplitState m_split[2];
     Piece m_piece;
     int64_t m_pieceIndex = 0, m_docTokens = 0;
+    DocumentHashes m_hashes;
+    uint64_t m_docHash = 1469598103934665603ull;
+    int m_docSplit = -1;
     bool m_docCut = false;
 };
 
@@ -678,6 +729,13 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         rep.warnings.push_back(fixed(100.0 * rep.unk_rate, 1) + "% of the tokens are [UNK]: check --do_lower_case ("
                                + (o.do_lower_case ? std::string("true") : std::string("false"))
                                + ") and that the vocabulary fits the language of the corpus");
+    if (rep.duplicate_documents)
+        rep.warnings.push_back(std::to_string(rep.duplicate_documents) + " document(s) repeat an earlier document of "
+                               "the same split (the same tokens): the model sees them more often");
+    if (rep.train_eval_overlap_documents)
+        rep.warnings.push_back(std::to_string(rep.train_eval_overlap_documents)
+                               + " eval document(s) are also in the training set: the eval MLM loss will look better "
+                                 "than it is; remove the repeated documents from the corpus");
     if (rep.empty_rows)
         rep.warnings.push_back(std::to_string(rep.empty_rows) + " row(s) had an empty text and were left out");
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -733,6 +791,9 @@ std::string pretrainingReportJson(const PretrainingDataReport &r)
     j["documents_longer_than_a_sequence"] = r.documents_longer_than_a_sequence;
     j["long_documents_cut"] = r.long_documents_cut;
     j["sentences_split"] = r.sentences_split;
+    j["duplicate_documents"] = r.duplicate_documents;
+    j["train_eval_overlap_documents"] = r.train_eval_overlap_documents;
+    j["duplicate_check_saturated"] = r.duplicate_check_saturated;
     j["train_sequences"] = r.train_sequences;
     j["eval_sequences"] = r.eval_sequences;
     j["sequence_tokens"] = r.sequence_tokens;

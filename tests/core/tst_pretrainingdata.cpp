@@ -281,6 +281,28 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(out + "/eval.tf_record"));
     }
 
+    /// Repeated documents are found by hash: within a split, and between train and eval.
+    void duplicateDocuments()
+    {
+        std::string text;
+        for (int copy = 0; copy < 2; ++copy)
+            for (int d = 0; d < 100; ++d)
+                text += std::string(1, char('a' + d % 16)) + " " + std::string(1, char('a' + d / 16)) + " b\nA c\n\n";
+        const std::string in = dir() + "/dupes.txt";
+        writeFile(in, text);
+        PretrainingDataOptions o = options(in, dir() + "/dupes");
+        o.eval_fraction = 0.3;
+        const PretrainingDataReport r = preparePretrainingData(o);
+        QCOMPARE(r.documents, int64_t(200));
+        QCOMPARE(r.duplicate_documents + r.train_eval_overlap_documents, int64_t(100)); // each second copy once
+        QVERIFY(r.train_eval_overlap_documents > 10 && r.duplicate_documents > 10);
+        QVERIFY(!r.duplicate_check_saturated);
+        bool warned = false;
+        for (const auto &w : r.warnings)
+            warned = warned || w.find("eval document(s) are also in the training set") != std::string::npos;
+        QVERIFY(warned);
+    }
+
     void readsCsvTsvJsonlAndFolders()
     {
         writeFile(dir() + "/t.csv", "id,Text\n1,\"a b\nc d\"\n2,\n3,e f\n");
