@@ -359,6 +359,39 @@ private Q_SLOTS:
         QVERIFY2(j.find("bad.jsonl:2: 'text' is a JSON number, not a string") != std::string::npos, j.c_str());
     }
 
+    /// A CSV larger than the reader's 1 MB blocks, quoted fields with line breaks across block
+    /// ends: every row read once, and an error after the first block names its true line.
+    void csvAcrossReadBlocks()
+    {
+        std::string csv = "n,text\r\n";
+        int64_t line = 2;
+        const int rows = 150000;
+        for (int i = 0; i < rows; ++i) {
+            csv += std::to_string(i) + ",\"a \"\"b\"\",\nc d\r\ne\"\r\n"; // 3 lines per row
+            line += 3;
+        }
+        QVERIFY(csv.size() > 3 * PretrainingTextReader::kMaxDocumentPartBytes);
+        writeFile(dir() + "/blocks.csv", csv);
+        PretrainingTextReader reader({dir() + "/blocks.csv"}, "auto", "");
+        PretrainingTextDocument d;
+        int n = 0;
+        while (reader.next(d)) {
+            QCOMPARE(d.sentences, (std::vector<std::string>{"a \"b\",", "c d", "e"}));
+            QCOMPARE(d.where, dir() + "/blocks.csv:" + std::to_string(2 + 3 * n));
+            ++n;
+        }
+        QCOMPARE(n, rows);
+        writeFile(dir() + "/blocks-bad.csv", csv + "1,\"open\"x\n");
+        PretrainingTextReader bad({dir() + "/blocks-bad.csv"}, "auto", "");
+        try {
+            while (bad.next(d)) {
+            }
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QCOMPARE(e.field(), dir() + "/blocks-bad.csv:" + std::to_string(line));
+        }
+    }
+
     /// Lines longer than the reader's sentence limit are cut at a character boundary; a
     /// document larger than a part comes in parts that continue it.
     void readerBoundsLongLinesAndDocuments()
