@@ -123,3 +123,39 @@ if [ -x "$BUILD/bench/bench_hubdownload" ]; then
     echo "curl is not installed: no comparison" | tee -a "$REPORT"
   fi
 fi
+
+# --- pretraining data (issue 24): prepare_pretraining on the SpamAssassin mail bodies as CSV,
+# 1x, 10x and 40x the corpus: throughput and peak RSS (goal: <= 1 GB at any size); prepare
+# (classification, the same CSV) at 1x for reference. Needs about 4 GB in TMPDIR for 40x. ---
+CORPUS_TGZ=${WB_BENCH_CORPUS:-$SRC/../shared/data/spamassassin-public-corpus.tar.gz}
+if [ -x "$CLI" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ] && [ -x /usr/bin/time ]; then
+  TMPD=$(mktemp -d)
+  python3 "$SRC/bench/make_mail_corpus.py" "$CORPUS_TGZ" "$TMPD/x1.csv" 1
+  echo "== prepare_pretraining: SpamAssassin bodies (CSV), max_seq_length 128, dynamic masking, 2 threads, $(nproc) cores ==" | tee -a "$REPORT"
+  for n in ${WB_BENCH_PT_SCALES:-1 10 40}; do
+    if [ "$n" != 1 ]; then
+      { head -n 1 "$TMPD/x1.csv"; i=0; while [ $i -lt "$n" ]; do tail -n +2 "$TMPD/x1.csv"; i=$((i + 1)); done; } > "$TMPD/x$n.csv"
+    fi
+    bytes=$(stat -c %s "$TMPD/x$n.csv")
+    for cmd in prepare_pretraining prepare; do
+      [ "$cmd" = prepare ] && [ "$n" != 1 ] && continue
+      if [ "$cmd" = prepare ]; then
+        set -- prepare --classification_task_name=csv --input_data_dir="$TMPD/x$n.csv" --output_dir="$TMPD/out"
+      else
+        set -- prepare_pretraining --input_file="$TMPD/x$n.csv" --output_dir="$TMPD/out"
+      fi
+      if /usr/bin/time -f "%e %M" -o "$TMPD/time" "$CLI" "$@" --vocab_file="$VOCAB" --max_seq_length=128 \
+          > "$TMPD/log" 2>&1; then
+        read -r secs kb < "$TMPD/time"
+        python3 -c 'import json,sys; c,n,b,s,k=sys.argv[1],int(sys.argv[2]),int(sys.argv[3]),float(sys.argv[4]),int(sys.argv[5]); print(json.dumps({"bench":c,"scale":n,"input_mb":round(b/1e6,1),"wall_seconds":s,"mb_per_second":round(b/1e6/s,2),"peak_rss_mb":round(k/1024)}))' \
+            "$cmd" "$n" "$bytes" "$secs" "$kb" | tee -a "$REPORT"
+      else
+        echo "$cmd ${n}x failed: $(tail -n 3 "$TMPD/log")" | tee -a "$REPORT"
+      fi
+      rm -rf "$TMPD/out"
+    done
+    [ "$n" != 1 ] && rm -f "$TMPD/x$n.csv"
+  done
+  echo "(wall time includes the process start; prepare tokenizes each text only up to 16 x max_seq_length tokens, prepare_pretraining all of it)" | tee -a "$REPORT"
+  rm -rf "$TMPD"
+fi

@@ -46,6 +46,9 @@ void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream
     out << "  documents: " << r.documents << " (" << r.train_documents << " train / " << r.eval_documents
         << " eval pieces); longer than a sequence: " << r.documents_longer_than_a_sequence
         << "; cut into pieces: " << r.long_documents_cut << "\n";
+    out << "  repeated documents: " << r.duplicate_documents << " within a split, " << r.train_eval_overlap_documents
+        << " in both train and eval" << (r.duplicate_check_saturated ? " (the check stopped at 1.5 M documents)" : "")
+        << "\n";
     out << "  sentences: " << r.sentences << "; longer than a sequence and split: " << r.sentences_split << "\n";
     out << "  tokens: " << r.tokens << "; [UNK]: " << r.unk_tokens << " (" << std::fixed << std::setprecision(2)
         << 100.0 * r.unk_rate << std::defaultfloat << "%)\n";
@@ -86,7 +89,7 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     std::string inputs;
     bool noLowerCase = false;
     app.add_option("--input_file,--input_data_dir", inputs,
-                   "text file, folder of .txt files, .csv/.tsv/.jsonl, or a comma-separated list of them")
+                   "text file, folder of .txt files, .csv/.tsv/.jsonl, a glob ('corpus/*.txt'), or a comma-separated list")
         ->required();
     app.add_option("--input_format", o.input_format, "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl")
         ->capture_default_str();

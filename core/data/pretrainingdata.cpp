@@ -19,7 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -40,8 +42,9 @@ constexpr int64_t kReservoirTokens = int64_t(8) << 20;      // next_sentence: to
 constexpr uint64_t kBucketBytes = uint64_t(32) << 20;       // wanted size of one shuffle bucket
 constexpr uint64_t kShuffleBytes = uint64_t(64) << 20;      // at most this much shuffled in memory at once
 constexpr uint64_t kMaxBuckets = 512;                       // open bucket files (file descriptors)
-constexpr double kRecordBytesPerTextByte = 1.6;             // L=128 records vs. UTF-8 text, measured
+constexpr double kRecordBytesPerTextByte = 1.6;             // record bytes per text byte at L=128, an upper bound (measured: dynamic 1.0)
 constexpr double kUnkWarningRate = 0.05;                    // warn when more tokens are [UNK]
+constexpr size_t kDocumentHashSlots = size_t(1) << 21;      // duplicate check: 16 MB, exact for 1.5 M documents
 
 using Ids = std::vector<int32_t>;
 
@@ -60,6 +63,50 @@ std::string fixed(double v, int digits)
     return buf;
 }
 
+// One temporary bucket of framed records: no fsync, no rename (it is read back and removed).
+class BucketFile
+{
+public:
+    explicit BucketFile(std::string path) : m_path(std::move(path))
+    {
+        m_file = std::fopen(m_path.c_str(), "wb");
+        if (!m_file)
+            throw Error(m_path, std::string("cannot create a temporary file: ") + std::strerror(errno),
+                        "Pass an --output_dir you may write to, on a disk with free space.");
+    }
+    ~BucketFile() { close(); }
+    BucketFile(const BucketFile &) = delete;
+    BucketFile &operator=(const BucketFile &) = delete;
+    void write(const std::string &payload)
+    {
+        const std::string framed = TFRecordWriter::frame(payload);
+        if (std::fwrite(framed.data(), 1, framed.size(), m_file) != framed.size())
+            fail();
+    }
+    void finish()
+    {
+        const bool ok = std::fflush(m_file) == 0;
+        close();
+        if (!ok)
+            fail();
+    }
+    const std::string &path() const { return m_path; }
+
+private:
+    void close()
+    {
+        if (m_file)
+            std::fclose(m_file);
+        m_file = nullptr;
+    }
+    [[noreturn]] void fail() const
+    {
+        throw Error(m_path, std::string("write failed: ") + std::strerror(errno), "Check the free disk space.");
+    }
+    std::string m_path;
+    FILE *m_file = nullptr;
+};
+
 // The temporary folder of the bucket files; removed when the preparation ends either way.
 struct TempDir
 {
@@ -70,6 +117,38 @@ struct TempDir
         if (!path.empty())
             fs::remove_all(path, ec);
     }
+};
+
+// Hashes of the documents seen, with the split each was first seen in: an open-addressing
+// table of fixed size (so memory does not grow); when it is 3/4 full, later documents are not
+// checked any more (`saturated`).
+class DocumentHashes
+{
+public:
+    DocumentHashes() : m_slots(kDocumentHashSlots, 0) {}
+    enum class Seen { New, SameSplit, OtherSplit, Unchecked };
+    Seen add(uint64_t hash, int split)
+    {
+        const uint64_t key = (hash | 2) & ~uint64_t(1); // never 0; bit 0 holds the split
+        size_t i = size_t(hash >> 11) & (m_slots.size() - 1);
+        while (m_slots[i] != 0) {
+            if ((m_slots[i] | 1) == (key | 1))
+                return int(m_slots[i] & 1) == split ? Seen::SameSplit : Seen::OtherSplit;
+            i = (i + 1) & (m_slots.size() - 1);
+        }
+        if (m_used >= m_slots.size() / 4 * 3) {
+            saturated = true;
+            return Seen::Unchecked;
+        }
+        m_slots[i] = key | uint64_t(split);
+        ++m_used;
+        return Seen::New;
+    }
+    bool saturated = false;
+
+private:
+    std::vector<uint64_t> m_slots;
+    size_t m_used = 0;
 };
 
 struct Piece
@@ -110,6 +189,7 @@ public:
     }
 
     std::function<void(const std::string &)> trainSink, evalSink;
+    std::mt19937_64 &bucketRng() { return m_bucketRng; }
 
     void feed(const PretrainingTextDocument &doc, const std::vector<Ids> &ids)
     {
@@ -118,6 +198,9 @@ public:
         for (const Ids &s : ids) {
             if (s.empty())
                 continue;
+            for (const int32_t id : s)
+                m_docHash = (m_docHash ^ uint64_t(uint32_t(id))) * 1099511628211ull; // FNV-1a over the ids
+            m_docHash = (m_docHash ^ 0xFFFFFFFFull) * 1099511628211ull;        // sentence end
             ++m_rep.sentences;
             m_rep.tokens += int64_t(s.size());
             if (m_unk >= 0)
@@ -168,6 +251,16 @@ private:
         flushPiece();
         if (m_docTokens > m_o.max_seq_length - 2)
             ++m_rep.documents_longer_than_a_sequence;
+        if (m_docTokens > 0) {
+            switch (m_hashes.add(m_docHash, m_docSplit)) {
+            case DocumentHashes::Seen::SameSplit: ++m_rep.duplicate_documents; break;
+            case DocumentHashes::Seen::OtherSplit: ++m_rep.train_eval_overlap_documents; break;
+            default: break;
+            }
+            m_rep.duplicate_check_saturated = m_hashes.saturated;
+        }
+        m_docHash = 1469598103934665603ull;
+        m_docSplit = -1;
         m_docTokens = 0;
         m_docCut = false;
         m_piece.startsDocument = true;
@@ -192,6 +285,8 @@ private:
                 < m_o.eval_fraction;
         ++m_pieceIndex;
         const int s = eval ? 1 : 0;
+        if (m_docSplit < 0)
+            m_docSplit = s;
         ++(eval ? m_rep.eval_documents : m_rep.train_documents);
         SplitState &st = m_split[s];
         if (m_o.next_sentence) {
@@ -356,9 +451,7 @@ private:
     const Vocab &m_vocab;
     PretrainingDataReport &m_rep;
     std::mt19937_64 m_rng;
-public:
     std::mt19937_64 m_bucketRng; // bucket choice and bucket shuffles, apart from the sequences' draws
-private:
     MlmMaskingOptions m_mopts;
     bool m_static = false;
     int32_t m_cls = 0, m_sep = 0, m_unk = -1;
@@ -366,6 +459,9 @@ private:
     SplitState m_split[2];
     Piece m_piece;
     int64_t m_pieceIndex = 0, m_docTokens = 0;
+    DocumentHashes m_hashes;
+    uint64_t m_docHash = 1469598103934665603ull;
+    int m_docSplit = -1;
     bool m_docCut = false;
 };
 
@@ -515,16 +611,16 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         * kRecordBytesPerTextByte * double(o.max_seq_length) / 128.0;
     const uint64_t numBuckets =
         std::clamp<uint64_t>(uint64_t(std::ceil(estimate / double(kBucketBytes))), 1, kMaxBuckets);
-    std::vector<std::unique_ptr<TFRecordWriter>> buckets;
+    std::vector<std::unique_ptr<BucketFile>> buckets;
     for (uint64_t b = 0; b < numBuckets; ++b)
-        buckets.push_back(std::make_unique<TFRecordWriter>((temp.path / ("bucket-" + std::to_string(b))).string()));
+        buckets.push_back(std::make_unique<BucketFile>((temp.path / ("bucket-" + std::to_string(b))).string()));
     std::unique_ptr<TFRecordWriter> evalWriter;
     if (!rep.eval_file.empty())
         evalWriter = std::make_unique<TFRecordWriter>(rep.eval_file);
 
     Builder builder(o, tok, rep);
     builder.trainSink = [&](const std::string &payload) {
-        buckets[size_t(mlmBelow(builder.m_bucketRng, numBuckets))]->write(payload);
+        buckets[size_t(mlmBelow(builder.bucketRng(), numBuckets))]->write(payload);
     };
     builder.evalSink = [&](const std::string &payload) { evalWriter->write(payload); };
 
@@ -591,9 +687,9 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         shards.push_back(std::make_unique<TFRecordWriter>(p));
     int64_t dealt = 0;
     for (uint64_t b = 0; b < numBuckets; ++b) {
-        buckets[b]->commit();
+        buckets[b]->finish();
+        const std::string path = buckets[b]->path();
         buckets[b].reset();
-        const std::string path = (temp.path / ("bucket-" + std::to_string(b))).string();
         TFRecordReader in(path);
         std::vector<std::string> records;
         uint64_t bytes = 0;
@@ -607,7 +703,7 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
             }
             if (!more || bytes >= kShuffleBytes) {
                 for (size_t i = records.size(); i > 1; --i)
-                    std::swap(records[i - 1], records[size_t(mlmBelow(builder.m_bucketRng, i))]);
+                    std::swap(records[i - 1], records[size_t(mlmBelow(builder.bucketRng(), i))]);
                 for (const auto &r : records)
                     shards[size_t(dealt++ % o.num_output_shards)]->write(r);
                 records.clear();
@@ -633,6 +729,13 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         rep.warnings.push_back(fixed(100.0 * rep.unk_rate, 1) + "% of the tokens are [UNK]: check --do_lower_case ("
                                + (o.do_lower_case ? std::string("true") : std::string("false"))
                                + ") and that the vocabulary fits the language of the corpus");
+    if (rep.duplicate_documents)
+        rep.warnings.push_back(std::to_string(rep.duplicate_documents) + " document(s) repeat an earlier document of "
+                               "the same split (the same tokens): the model sees them more often");
+    if (rep.train_eval_overlap_documents)
+        rep.warnings.push_back(std::to_string(rep.train_eval_overlap_documents)
+                               + " eval document(s) are also in the training set: the eval MLM loss will look better "
+                                 "than it is; remove the repeated documents from the corpus");
     if (rep.empty_rows)
         rep.warnings.push_back(std::to_string(rep.empty_rows) + " row(s) had an empty text and were left out");
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -688,6 +791,9 @@ std::string pretrainingReportJson(const PretrainingDataReport &r)
     j["documents_longer_than_a_sequence"] = r.documents_longer_than_a_sequence;
     j["long_documents_cut"] = r.long_documents_cut;
     j["sentences_split"] = r.sentences_split;
+    j["duplicate_documents"] = r.duplicate_documents;
+    j["train_eval_overlap_documents"] = r.train_eval_overlap_documents;
+    j["duplicate_check_saturated"] = r.duplicate_check_saturated;
     j["train_sequences"] = r.train_sequences;
     j["eval_sequences"] = r.eval_sequences;
     j["sequence_tokens"] = r.sequence_tokens;

@@ -58,6 +58,12 @@ struct PretrainingDataReport
     int64_t documents_longer_than_a_sequence = 0;    ///< more tokens than fit one sequence: spread over several
     int64_t long_documents_cut = 0;         ///< cut into pieces of at most 64 sequences' tokens for the split
     int64_t sentences_split = 0;            ///< lines longer than a sequence, cut into sequence-sized parts
+    /// Documents whose tokens equal an earlier document's (by a 64-bit hash): in the same split
+    /// (`duplicate_documents`), or one in train and one in eval (`train_eval_overlap_documents`,
+    /// counted once for the later one). The hash table has a fixed size: beyond about 1.5 M
+    /// distinct documents later ones are not checked (`duplicate_check_saturated`).
+    int64_t duplicate_documents = 0, train_eval_overlap_documents = 0;
+    bool duplicate_check_saturated = false;
     int64_t train_sequences = 0, eval_sequences = 0;  ///< records written
     int64_t sequence_tokens = 0;            ///< real tokens in the records, [CLS]/[SEP] included
     int64_t random_next_sequences = 0;      ///< next_sentence: records with next_sentence_labels 1
@@ -99,7 +105,7 @@ int64_t maxUsefulPredictionsPerSeq(int64_t maxSeqLength, double maskedLmProb);
 /// 2. each piece goes to eval when a hash of (its index, random_seed) falls below
 ///    eval_fraction (the first piece always to train), so the split needs no pass over the corpus;
 /// 3. pieces become sequences (packed, or google-research's A/B pairs with next_sentence,
-///    the random B drawn from a reservoir of 1000 earlier pieces of the same split),
+///    the random B drawn from a uniform reservoir sample of earlier pieces of the same split, 8 M tokens at most),
 ///    dupe_factor times for train; static masking masks them (applyMlmMasking);
 /// 4. train records go to bucket files on disk (a random bucket each), then every bucket is
 ///    shuffled in memory (at most 64 MB at a time) and dealt round-robin to the shards; eval

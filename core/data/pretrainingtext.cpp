@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <glob.h>
 
 namespace wb {
 
@@ -160,7 +161,23 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
             return Kind::Jsonl;
         return Kind::Text;
     };
+    std::vector<std::string> expanded;
     for (const std::string &input : inputs) {
+        std::error_code ec;
+        if (input.find_first_of("*?[") == std::string::npos || fs::exists(input, ec)) {
+            expanded.push_back(input);
+            continue;
+        }
+        glob_t g{};
+        const int rc = ::glob(input.c_str(), 0, nullptr, &g);
+        if (rc == 0)
+            for (size_t i = 0; i < g.gl_pathc; ++i)
+                expanded.emplace_back(g.gl_pathv[i]); // sorted by glob(3)
+        ::globfree(&g);
+        if (rc != 0)
+            throw Error(input, "the pattern matches no file", "Check the path of --input_file.");
+    }
+    for (const std::string &input : expanded) {
         std::error_code ec;
         if (fs::is_directory(input, ec)) {
             const std::vector<std::string> exts = f == "csv"   ? std::vector<std::string>{".csv"}

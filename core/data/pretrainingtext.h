@@ -45,7 +45,8 @@ public:
     static constexpr size_t kMaxDocumentPartBytes = size_t(1) << 20; ///< text bytes per document part
     static constexpr size_t kMaxSentenceBytes = size_t(1) << 20;     ///< bytes per sentence (a longer line is cut)
 
-    /// `inputs`: files and folders, read in this order. `format`: "auto" (folder → its .txt
+    /// `inputs`: files, folders and glob patterns (glob(3), e.g. "corpus/*.txt"; sorted), read
+    /// in this order. `format`: "auto" (folder → its .txt
     /// files; .csv, .tsv, .jsonl/.ndjson by extension; anything else plain text), "text",
     /// "csv", "tsv" or "jsonl". Throws wb::Error for a missing input or an unknown format.
     PretrainingTextReader(const std::vector<std::string> &inputs, const std::string &format,

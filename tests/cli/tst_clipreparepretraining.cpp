@@ -186,6 +186,29 @@ private Q_SLOTS:
         verifyEmpty("full");
     }
 
+    /// --pretrained_model=<folder>: its vocab.txt, its casing (tokenizer_config.json) and its
+    /// max_position_embeddings (16) as the default max_seq_length.
+    void pretrainedModelGivesVocabCasingAndLength()
+    {
+        const std::string model = path("model");
+        fs::create_directories(model);
+        const std::string fixture = WB_TEST_DATA_DIR "/pretrained/tiny-bert-safetensors";
+        fs::copy_file(fixture + "/config.json", model + "/config.json");
+        fs::copy_file(fixture + "/model.safetensors", model + "/model.safetensors");
+        fs::copy_file(path("vocab.txt"), model + "/vocab.txt");
+        write("model/tokenizer_config.json", "{\"do_lower_case\": false}");
+        write("cased.txt", corpus(5) + "The Cat\n");
+        const Result r = runInProcess({QStringLiteral("prepare_pretraining"),
+                                       QString::fromStdString("--input_file=" + path("cased.txt")),
+                                       QString::fromStdString("--pretrained_model=" + model),
+                                       QStringLiteral("--max_predictions_per_seq=4"), QStringLiteral("--eval_fraction=0"),
+                                       QString::fromStdString("--output_dir=" + path("pm"))});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.err.find("max_seq_length 128 → 16") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.out.find("do_lower_case=false; max_seq_length=16") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("[UNK]: 2 ") != std::string::npos, r.out.c_str()); // "The", "Cat" are not in the cased vocab
+    }
+
     void helpListsTheFlags()
     {
         std::ostringstream out, err;

@@ -281,6 +281,28 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(out + "/eval.tf_record"));
     }
 
+    /// Repeated documents are found by hash: within a split, and between train and eval.
+    void duplicateDocuments()
+    {
+        std::string text;
+        for (int copy = 0; copy < 2; ++copy)
+            for (int d = 0; d < 100; ++d)
+                text += std::string(1, char('a' + d % 16)) + " " + std::string(1, char('a' + d / 16)) + " b\nA c\n\n";
+        const std::string in = dir() + "/dupes.txt";
+        writeFile(in, text);
+        PretrainingDataOptions o = options(in, dir() + "/dupes");
+        o.eval_fraction = 0.3;
+        const PretrainingDataReport r = preparePretrainingData(o);
+        QCOMPARE(r.documents, int64_t(200));
+        QCOMPARE(r.duplicate_documents + r.train_eval_overlap_documents, int64_t(100)); // each second copy once
+        QVERIFY(r.train_eval_overlap_documents > 10 && r.duplicate_documents > 10);
+        QVERIFY(!r.duplicate_check_saturated);
+        bool warned = false;
+        for (const auto &w : r.warnings)
+            warned = warned || w.find("eval document(s) are also in the training set") != std::string::npos;
+        QVERIFY(warned);
+    }
+
     void readsCsvTsvJsonlAndFolders()
     {
         writeFile(dir() + "/t.csv", "id,Text\n1,\"a b\nc d\"\n2,\n3,e f\n");
@@ -321,6 +343,13 @@ private Q_SLOTS:
         QCOMPARE(r.documents, int64_t(4)); // a.txt, b.txt (2), sub/c.txt (no final line end)
         QCOMPARE(r.tokens, int64_t(6));
 
+        o = options(dir() + "/folder/*.txt", dir() + "/globout");
+        o.input_files.push_back(dir() + "/t.jsonl");
+        r = preparePretrainingData(o);
+        QCOMPARE(r.input_files, int64_t(3)); // a.txt, b.txt, t.jsonl
+        QCOMPARE(r.documents, int64_t(5));
+        QVERIFY(errorOf(options(dir() + "/folder/*.none", dir() + "/x")).find("matches no file") != std::string::npos);
+
         writeFile(dir() + "/cols.csv", "id,body\n1,a\n");
         const std::string e = errorOf(options(dir() + "/cols.csv", dir() + "/colsout"));
         QVERIFY2(e.find("cols.csv:1: no text column was recognised") != std::string::npos, e.c_str());
@@ -328,6 +357,39 @@ private Q_SLOTS:
         writeFile(dir() + "/bad.jsonl", "{\"text\": \"a\"}\n{\"text\": 5}\n");
         const std::string j = errorOf(options(dir() + "/bad.jsonl", dir() + "/badjsonl"));
         QVERIFY2(j.find("bad.jsonl:2: 'text' is a JSON number, not a string") != std::string::npos, j.c_str());
+    }
+
+    /// A CSV larger than the reader's 1 MB blocks, quoted fields with line breaks across block
+    /// ends: every row read once, and an error after the first block names its true line.
+    void csvAcrossReadBlocks()
+    {
+        std::string csv = "n,text\r\n";
+        int64_t line = 2;
+        const int rows = 150000;
+        for (int i = 0; i < rows; ++i) {
+            csv += std::to_string(i) + ",\"a \"\"b\"\",\nc d\r\ne\"\r\n"; // 3 lines per row
+            line += 3;
+        }
+        QVERIFY(csv.size() > 3 * PretrainingTextReader::kMaxDocumentPartBytes);
+        writeFile(dir() + "/blocks.csv", csv);
+        PretrainingTextReader reader({dir() + "/blocks.csv"}, "auto", "");
+        PretrainingTextDocument d;
+        int n = 0;
+        while (reader.next(d)) {
+            QCOMPARE(d.sentences, (std::vector<std::string>{"a \"b\",", "c d", "e"}));
+            QCOMPARE(d.where, dir() + "/blocks.csv:" + std::to_string(2 + 3 * n));
+            ++n;
+        }
+        QCOMPARE(n, rows);
+        writeFile(dir() + "/blocks-bad.csv", csv + "1,\"open\"x\n");
+        PretrainingTextReader bad({dir() + "/blocks-bad.csv"}, "auto", "");
+        try {
+            while (bad.next(d)) {
+            }
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QCOMPARE(e.field(), dir() + "/blocks-bad.csv:" + std::to_string(line));
+        }
     }
 
     /// Lines longer than the reader's sentence limit are cut at a character boundary; a
