@@ -5,3 +5,6 @@ wb_add_test(tst_teaching NAME core.teaching SOURCES core/tst_teaching.cpp LIBS w
 wb_add_test(tst_teachrun NAME cli.teachrun SOURCES cli/tst_teachrun.cpp LIBS wb_cli torch TIMEOUT 300)
 # Try-out findings: classify --input_file with a folder, a binary or an empty file.
 wb_add_test(tst_cliclassifyinput NAME cli.classifyinput SOURCES cli/tst_cliclassifyinput.cpp LIBS wb_cli)
+# Issue 23 (kinds 2, 3): a run's casing recorded, inferred, exported and compared on resume;
+# classify reads .jsonl/.json records by key.
+wb_add_test(tst_clitextcasing NAME cli.textcasing SOURCES cli/tst_clitextcasing.cpp LIBS wb_cli torch TIMEOUT 120)

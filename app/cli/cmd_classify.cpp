@@ -3,6 +3,7 @@
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 
+#include "core/config/optiontable.h"
 #include "core/data/textinput.h"
 #include "core/train/textclassifier.h"
 #include "core/util/error.h"
@@ -170,10 +171,18 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
                    "sentence, text, review, text_a, or a pair such as sentence1+sentence2)");
     app.add_option("--text_b_column", textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
     app.add_option("--output_format", format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
-    app.add_option("--batch_size", batchSize, "texts per forward pass")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--batch_size", batchSize, "texts per forward pass")->capture_default_str();
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
+    // classify's rows of the option table, checked before any file is read (exit 2).
+    Diagnostics ranges;
+    checkNumericRanges({{"max_seq_length", double(src.max_seq_length), 0, 100000, "0",
+                         "the meta data's (or tokenizer_config.json's) max_seq_length"},
+                        {"batch_size", double(batchSize), 1, 65536, "32"}},
+                       ranges);
+    if (ranges.hasErrors())
+        return reportInvalidConfiguration(err, ranges);
     if (textsB.size() > texts.size()) {
         err << "error: text_b: " << textsB.size() << " --text_b for " << texts.size() << " --text\n"
             << "  hint: give each --text_b after its --text\n";

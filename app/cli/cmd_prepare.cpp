@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <ostream>
 #include <unistd.h>
 
@@ -83,37 +84,87 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         err << "warning: " << w << "\n";
 }
 
-} // namespace
-
-int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+/// Which of the flags a pretrained model fills were given on the command line.
+struct PrepareFlagsGiven
 {
-    CLI::App app("Convert raw text into train/eval TFRecords + input_meta_data.json + labels.txt\n"
-                 "(the equivalent of tensorflow/models' create_finetuning_data.py).\n"
-                 "Formats: 'folders' (one sub-folder per label, one file per example), 'tsv'/'csv'\n"
-                 "(header row; the text and label columns are recognised from usual names such as\n"
-                 "sentence, text, sentence1/sentence2, label, or named with --text_a_column,\n"
-                 "--text_b_column, --label_column), or a GLUE task name\n"
-                 "(COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI; the GLUE TSV layouts).",
-                 "bert-workbench-cli prepare");
+    bool vocab_file = false, do_lower_case = false, max_seq_length = false;
+};
+
+/// --pretrained_model: downloads it when missing, then fills the vocab, the casing and (to
+/// fit its position embeddings) max_seq_length that were not given. Returns kExitOk, else the
+/// exit code after printing the error.
+int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PrepareOptions &o,
+                        std::ostream &out, std::ostream &err)
+{
+    // The data must be read as the model reads text: its vocabulary and its casing.
+    TrainingOptions run;
+    run.pretrained_model = pretrainedModel;
+    if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
+        return fetched;
+    try {
+        const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
+        if (!m)
+            throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
+        if (!given.vocab_file)
+            o.vocab_file = m->vocab_file;
+        // The records must fit the model's position embeddings.
+        Diagnostics configDiag;
+        if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
+            if (!given.max_seq_length && o.max_seq_length > cfg->max_position_embeddings) {
+                err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
+                    << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
+                o.max_seq_length = cfg->max_position_embeddings;
+            } else if (o.max_seq_length > cfg->max_position_embeddings) {
+                return reportError(err,
+                                   ErrorText{"max_seq_length",
+                                             "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
+                                                 + pretrainedModel + " was trained for (max_position_embeddings "
+                                                 + std::to_string(cfg->max_position_embeddings) + ")",
+                                             "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
+                                                 + " or less"},
+                                   kExitInvalid);
+            }
+        }
+        if (!given.do_lower_case)
+            o.do_lower_case = m->do_lower_case;
+        else if (o.do_lower_case != m->do_lower_case)
+            err << "warning: pretrained_model: " << pretrainedModel << " is "
+                << (m->do_lower_case ? "uncased" : "cased") << " but the data is prepared "
+                << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; train will refuse the mismatch\n";
+    } catch (...) {
+        return reportCurrentException(err, "pretrained_model", kExitInvalid);
+    }
+    return kExitOk;
+}
+
+/// prepare's flags, bound to `o` and the few values read beside it.
+struct PrepareFlags
+{
     PrepareOptions o;
     bool noLowerCase = false;
-    app.add_option("--input_data_dir", o.input_data_dir, "folder with the raw data (tsv/csv: or a single file)")
-        ->required();
     std::string pretrainedModel;
-    auto *vocabOption = app.add_option("--vocab_file", o.vocab_file,
+    int64_t seed = 42;
+    CLI::Option *vocab = nullptr, *lower = nullptr, *maxSeq = nullptr;
+};
+
+void addPrepareFlags(CLI::App &app, PrepareFlags &f)
+{
+    PrepareOptions &o = f.o;
+    app.add_option("--input_data_dir", o.input_data_dir, "folder with the raw data (tsv/csv/jsonl/json: or a single file)")
+        ->required();
+    f.vocab = app.add_option("--vocab_file", o.vocab_file,
                                        "WordPiece vocab.txt of the model (required unless --pretrained_model)");
-    app.add_option("--pretrained_model,--model_name_or_path", pretrainedModel,
+    app.add_option("--pretrained_model,--model_name_or_path", f.pretrainedModel,
                    "the pretrained BERT the data is for (Hub id, catalogue name or folder): its vocab.txt and\n"
                    "casing, downloaded into the Hugging Face cache when missing");
-    auto *lowerOption =
-        app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
-    app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
-    auto *maxSeqOption = app.add_option("--max_seq_length", o.max_seq_length,
+    f.lower = app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
+    app.add_flag("--nodo_lower_case", f.noLowerCase, "keep case and accents (cased models)");
+    f.maxSeq = app.add_option("--max_seq_length", o.max_seq_length,
                                         "tokens per example incl. [CLS]/[SEP] (with --pretrained_model at most its "
                                         "max_position_embeddings)")
                              ->capture_default_str();
     app.add_option("--classification_task_name", o.classification_task_name,
-                   "folders, tsv, csv or a GLUE task name")
+                   "folders, tsv, csv, jsonl, json or a GLUE task name")
         ->capture_default_str();
     app.add_option("--mnli_type", o.mnli_type, "MNLI dev/test set: matched or mismatched")->capture_default_str();
     app.add_option("--output_dir", o.output_dir,
@@ -126,8 +177,9 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     app.add_option("--eval_fraction", o.eval_fraction, "share split off as eval set when there is no dev file")
         ->capture_default_str();
     app.add_option("--text_a_column", o.text_a_column,
-                   "tsv/csv: column of the first text (default: recognised from the header: sentence, text, "
-                   "review, sentence1+sentence2, question+sentence, premise+hypothesis, question1+question2)");
+                   "tsv/csv/jsonl/json: column (key) of the first text (default: recognised from the header: "
+                   "sentence, text, review, text_a, sentence1+sentence2, question+sentence, premise+hypothesis, "
+                   "question1+question2, text_a+text_b)");
     app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
     app.add_option("--label_column", o.label_column,
                    "tsv/csv: label column (default: recognised from the header: label, labels, class, category, "
@@ -136,62 +188,16 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
                    "tsv/csv/folders: comma-separated labels that fix the label set and id order (a,b,c)");
     app.add_flag("--skip_bad_rows", o.skip_bad_rows,
                  "skip rows with a wrong field count or an empty/unknown label (each is listed) instead of failing");
-    app.add_option("--seed", o.seed, "seed of the split and the training order")->capture_default_str();
+    f.seed = int64_t(o.seed);
+    app.add_option("--seed", f.seed, "seed of the split and the training order")->capture_default_str();
     app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
-    if (noLowerCase)
-        o.do_lower_case = false;
-    if (!pretrainedModel.empty()) {
-        // The data must be read as the model reads text: its vocabulary and its casing.
-        TrainingOptions run;
-        run.pretrained_model = pretrainedModel;
-        if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
-            return fetched;
-        try {
-            const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
-            if (!m)
-                throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
-            if (vocabOption->count() == 0)
-                o.vocab_file = m->vocab_file;
-            // The records must fit the model's position embeddings.
-            Diagnostics configDiag;
-            if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
-                if (maxSeqOption->count() == 0 && o.max_seq_length > cfg->max_position_embeddings) {
-                    err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
-                        << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
-                    o.max_seq_length = cfg->max_position_embeddings;
-                } else if (o.max_seq_length > cfg->max_position_embeddings) {
-                    return reportError(err,
-                                       ErrorText{"max_seq_length",
-                                                 "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
-                                                     + pretrainedModel + " was trained for (max_position_embeddings "
-                                                     + std::to_string(cfg->max_position_embeddings) + ")",
-                                                 "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
-                                                     + " or less"},
-                                       kExitInvalid);
-                }
-            }
-            if (lowerOption->count() == 0 && !noLowerCase)
-                o.do_lower_case = m->do_lower_case;
-            else if (o.do_lower_case != m->do_lower_case)
-                err << "warning: pretrained_model: " << pretrainedModel << " is "
-                    << (m->do_lower_case ? "uncased" : "cased") << " but the data is prepared "
-                    << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; train will refuse the mismatch\n";
-        } catch (...) {
-            return reportCurrentException(err, "pretrained_model", kExitInvalid);
-        }
-    } else if (o.vocab_file.empty()) {
-        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
-                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
-                           kExitInvalid);
-    }
+}
 
+/// The progress line of prepare on a terminal (a bar), else one line per stage.
+PrepareProgress progressPrinter(std::ostream &err)
+{
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
-    std::string lastStage;
-    int lastPercent = -1;
-    auto progress = [&](double f, const std::string &stage) {
+    return [tty, &err, lastStage = std::string(), lastPercent = -1](double f, const std::string &stage) mutable {
         const int percent = int(f * 100.0);
         if (tty) {
             if (percent == lastPercent && stage == lastStage)
@@ -207,6 +213,50 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         lastStage = stage;
         lastPercent = percent;
     };
+}
+
+} // namespace
+
+int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Convert raw text into train/eval TFRecords + input_meta_data.json + labels.txt\n"
+                 "(the equivalent of tensorflow/models' create_finetuning_data.py).\n"
+                 "Formats: 'folders' (one sub-folder per label, one file per example), 'tsv'/'csv'\n"
+                 "(header row), 'jsonl'/'json' (JSON Lines, a JSON array of objects; the keys are the\n"
+                 "columns); the text and label columns are recognised from usual names such as\n"
+                 "sentence, text, sentence1/sentence2, label, or named with --text_a_column,\n"
+                 "--text_b_column, --label_column; or a GLUE task name\n"
+                 "(COLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI; the GLUE TSV layouts).",
+                 "bert-workbench-cli prepare");
+    PrepareFlags flags;
+    addPrepareFlags(app, flags);
+    PrepareOptions &o = flags.o;
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    const int64_t seed = flags.seed;
+    if (flags.noLowerCase)
+        o.do_lower_case = false;
+    if (seed < 0)
+        return reportError(err,
+                           ErrorText{"seed", "seed is " + std::to_string(seed) + "; it must be between 0 and "
+                                                 + std::to_string(std::numeric_limits<int64_t>::max()),
+                                     "the default is 42"},
+                           kExitInvalid);
+    o.seed = uint64_t(seed);
+    if (!flags.pretrainedModel.empty()) {
+        const PrepareFlagsGiven given{flags.vocab->count() > 0, flags.lower->count() > 0 || flags.noLowerCase,
+                                      flags.maxSeq->count() > 0};
+        if (const int filled = takePretrainedModel(flags.pretrainedModel, given, o, out, err); filled != kExitOk)
+            return filled;
+    } else if (o.vocab_file.empty()) {
+        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
+                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
+                           kExitInvalid);
+    }
+
+    const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
+    const PrepareProgress progress = progressPrinter(err);
     try {
         const PrepareReport r = prepareData(o, progress);
         printPrepareReport(r, out, err);

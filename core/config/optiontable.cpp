@@ -636,6 +636,33 @@ std::optional<double> OptionSpec::numericValue(const TrainingOptions &o) const
         member);
 }
 
+namespace {
+
+bool reportedBefore(const Diagnostics &diag, const char *flag)
+{
+    const auto &items = diag.items();
+    return std::any_of(items.begin(), items.end(),
+                       [flag](const Diagnostic &d) { return d.severity == Severity::Error && d.field == flag; });
+}
+
+} // namespace
+
+void checkNumericRanges(const std::vector<NumericOption> &options, Diagnostics &diag)
+{
+    const auto num = [](double x) { // whole numbers as integers (1000000, not 1e+06)
+        return std::isfinite(x) && x == std::floor(x) && std::abs(x) < 1e15 ? std::to_string(int64_t(x))
+                                                                            : detail::formatNumber(x);
+    };
+    for (const NumericOption &o : options) {
+        if ((std::isfinite(o.value) && o.value >= o.minimum && o.value <= o.maximum) || reportedBefore(diag, o.flag))
+            continue;
+        diag.error(o.flag, std::string(o.flag) + " is " + num(o.value) + "; it must be between " + num(o.minimum)
+                               + " and " + num(o.maximum),
+                   std::string("the default is ") + o.default_text
+                       + (*o.zero_means ? std::string("; 0 means ") + o.zero_means : std::string()));
+    }
+}
+
 void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::vector<std::string> &skip)
 {
     for (const OptionSpec &s : optionTable()) {

@@ -128,4 +128,20 @@ const OptionSpec *findOption(std::string_view name);
 /// Pure; thread-safe.
 void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::vector<std::string> &skip = {});
 
+/// A numeric option of a command whose options are not TrainingOptions (prepare, classify):
+/// its flag, its value and its range, a row of that command's own table.
+struct NumericOption
+{
+    const char *flag = "";
+    double value = 0;
+    double minimum = 0, maximum = 0;
+    const char *default_text = "";
+    const char *zero_means = ""; ///< what 0 stands for, "" when 0 is just 0
+};
+
+/// checkOptionRanges for such a table, in the same words: each value that is not finite or
+/// lies outside [minimum, maximum] is an error on its flag (unless one was reported before).
+/// Pure; thread-safe.
+void checkNumericRanges(const std::vector<NumericOption> &options, Diagnostics &diag);
+
 } // namespace wb

@@ -5,6 +5,7 @@
 #include "core/data/dataprep.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optiontable.h"
 #include "core/data/basictokenizer.h"
 #include "core/data/examplecodec.h"
 #include "core/data/fulltokenizer.h"
@@ -118,6 +119,16 @@ std::string namedCount(const std::vector<std::string> &where, const std::string 
     return s;
 }
 
+// The ranges of prepare's numeric options: its row of the option table (checkNumericRanges,
+// core/config/optiontable.h, which words them as the training options' ranges).
+std::vector<NumericOption> prepareOptionRanges(const PrepareOptions &o)
+{
+    return {{"max_seq_length", double(o.max_seq_length), 3, 100000, "128"},
+            {"eval_fraction", o.eval_fraction, 0, 1, "0.1"},
+            {"num_threads", double(o.num_threads), 1, 1024, "2"},
+            {"max_input_chars_per_word", double(o.max_input_chars_per_word), 1, 100000, "200"}};
+}
+
 void checkOptions(const PrepareOptions &o)
 {
     if (o.input_data_dir.empty())
@@ -127,11 +138,20 @@ void checkOptions(const PrepareOptions &o)
     if (o.vocab_file.empty())
         throw Error("vocab_file", "FLAG vocab_file for word-piece tokenizer is not specified.",
                     "Pass --vocab_file=vocab.txt (the vocab of the model you will fine-tune).");
-    if (o.max_seq_length < 3 || o.max_seq_length > 100000)
-        throw Error("max_seq_length", "must be at least 3 (room for [CLS] and [SEP]), got "
-                                          + std::to_string(o.max_seq_length));
-    if (!(o.eval_fraction >= 0.0 && o.eval_fraction < 1.0))
-        throw Error("eval_fraction", "must be in [0, 1), got " + std::to_string(o.eval_fraction));
+    Diagnostics diag;
+    if (o.max_seq_length < 3 && o.max_seq_length >= 0)
+        diag.error("max_seq_length", "must be at least 3 (room for [CLS] and [SEP]), got " + std::to_string(o.max_seq_length),
+                   "the default is 128");
+    if (o.eval_fraction == 1.0)
+        diag.error("eval_fraction", "eval_fraction is 1; it must be below 1 (the share of the training examples "
+                                    "split off as the eval set)",
+                   "the default is 0.1; 0 means no eval set unless the input has a dev file");
+    if (o.mnli_type != "matched" && o.mnli_type != "mismatched")
+        diag.error("mnli_type", "Invalid `mnli_type`: " + o.mnli_type, "Use matched or mismatched.");
+    checkNumericRanges(prepareOptionRanges(o), diag);
+    for (const Diagnostic &d : diag.items())
+        if (d.severity == Severity::Error)
+            throw Error(d.field, d.message, d.hint);
 }
 
 void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src, prep::ReadNotes &notes)

@@ -77,6 +77,11 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
 /// with train.<ext> and optional dev/eval/validation.<ext>, test.<ext>); the records are read
 /// by readTextInput() (core/data/textinput.h), as classify reads them.
 void readTable(const PrepareOptions &o, TextFileFormat format, SourceSplits &s, ReadNotes &notes);
+/// readTable() for "csv" (true) or "tsv" (false), as before the JSON formats.
+inline void readTable(const PrepareOptions &o, bool csv, SourceSplits &s, ReadNotes &notes)
+{
+    readTable(o, csv ? TextFileFormat::Csv : TextFileFormat::Tsv, s, notes);
+}
 
 /// Returns true when `name` is a GLUE task; then reads its TSV files.
 bool isGlueTask(const std::string &name);

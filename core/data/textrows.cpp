@@ -7,98 +7,126 @@
 
 namespace wb {
 
-TextRows parseTextRows(std::string_view text, const TextRowDialect &dialect, const std::string &fileName)
+namespace {
+
+// The state of one parseTextRows() pass over a buffer.
+struct RowParser
 {
+    std::string_view text;
+    const TextRowDialect &dialect;
+    const std::string &fileName;
     TextRows out;
     size_t i = 0;
-    if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
-        out.had_bom = true;
-        i = 3;
-    }
-    const char delim = dialect.delimiter;
     int64_t line = 1;
     TextRow row;
     std::string field;
-    bool rowStarted = false; // any byte of the current row seen
-    auto endField = [&] {
+    bool rowStarted = false;  // any byte of the current row seen
+    bool atFieldStart = true;
+
+    void endField()
+    {
         row.fields.push_back(std::move(field));
         field.clear();
-    };
-    auto endRow = [&] {
+    }
+
+    void endRow()
+    {
         if (rowStarted) {
             endField();
             out.rows.push_back(std::move(row));
         }
         row = TextRow{};
         rowStarted = false;
-    };
-    auto lineBreakAt = [&](size_t k) -> size_t { // length of the line break at k, 0 if none
+    }
+
+    // Length of the line break at k, 0 if none.
+    size_t lineBreakAt(size_t k) const
+    {
         if (text[k] == '\n')
             return 1;
         if (text[k] == '\r')
             return k + 1 < text.size() && text[k + 1] == '\n' ? 2 : 1;
         return 0;
-    };
-    bool atFieldStart = true;
-    while (i < text.size()) {
-        if (!rowStarted)
-            row.line = line;
-        const char c = text[i];
-        if (dialect.quoting && c == '"' && atFieldStart) {
-            const int64_t quoteLine = line;
-            rowStarted = true;
-            ++i;
-            while (true) {
-                if (i >= text.size())
-                    throw Error(fileName + ":" + std::to_string(quoteLine),
-                                "a quoted field is not closed before the end of the file",
-                                "Close the quote; inside a quoted field write a quote as \"\".");
-                const char q = text[i];
-                if (q == '"') {
-                    if (i + 1 < text.size() && text[i + 1] == '"') {
-                        field.push_back('"');
-                        i += 2;
-                        continue;
-                    }
-                    ++i;
-                    break;
-                }
-                if (const size_t nl = lineBreakAt(i)) {
-                    field.append(text.substr(i, nl));
-                    i += nl;
-                    ++line;
+    }
+
+    // A quoted field from its opening quote at i to after its closing quote (RFC 4180 §2).
+    void readQuoted()
+    {
+        const int64_t quoteLine = line;
+        rowStarted = true;
+        ++i;
+        while (true) {
+            if (i >= text.size())
+                throw Error(fileName + ":" + std::to_string(quoteLine),
+                            "a quoted field is not closed before the end of the file",
+                            "Close the quote; inside a quoted field write a quote as \"\".");
+            const char q = text[i];
+            if (q == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    field.push_back('"');
+                    i += 2;
                     continue;
                 }
-                field.push_back(q);
                 ++i;
+                break;
             }
-            if (i < text.size() && text[i] != delim && !lineBreakAt(i))
-                throw Error(fileName + ":" + std::to_string(line),
-                            "text follows the closing quote of a quoted field",
-                            "Quote the whole field and write each quote inside it as \"\" "
-                            "(e.g. \"she said \"\"hi\"\" twice\").");
-            atFieldStart = false;
-            continue;
+            if (const size_t nl = lineBreakAt(i)) {
+                field.append(text.substr(i, nl));
+                i += nl;
+                ++line;
+                continue;
+            }
+            field.push_back(q);
+            ++i;
         }
-        if (const size_t nl = lineBreakAt(i)) {
-            endRow();
-            i += nl;
-            ++line;
-            atFieldStart = true;
-            continue;
-        }
-        rowStarted = true;
-        if (c == delim) {
-            endField();
-            atFieldStart = true;
-        } else {
-            field.push_back(c);
-            atFieldStart = false;
-        }
-        ++i;
+        if (i < text.size() && text[i] != dialect.delimiter && !lineBreakAt(i))
+            throw Error(fileName + ":" + std::to_string(line), "text follows the closing quote of a quoted field",
+                        "Quote the whole field and write each quote inside it as \"\" "
+                        "(e.g. \"she said \"\"hi\"\" twice\").");
+        atFieldStart = false;
     }
-    endRow();
-    return out;
+
+    TextRows run()
+    {
+        if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") {
+            out.had_bom = true;
+            i = 3;
+        }
+        while (i < text.size()) {
+            if (!rowStarted)
+                row.line = line;
+            const char c = text[i];
+            if (dialect.quoting && c == '"' && atFieldStart) {
+                readQuoted();
+                continue;
+            }
+            if (const size_t nl = lineBreakAt(i)) {
+                endRow();
+                i += nl;
+                ++line;
+                atFieldStart = true;
+                continue;
+            }
+            rowStarted = true;
+            if (c == dialect.delimiter) {
+                endField();
+                atFieldStart = true;
+            } else {
+                field.push_back(c);
+                atFieldStart = false;
+            }
+            ++i;
+        }
+        endRow();
+        return std::move(out);
+    }
+};
+
+} // namespace
+
+TextRows parseTextRows(std::string_view text, const TextRowDialect &dialect, const std::string &fileName)
+{
+    return RowParser{text, dialect, fileName, {}}.run();
 }
 
 char detectCsvDelimiter(std::string_view text)

@@ -50,7 +50,7 @@ TokenizerCasing resolveCasing(const std::vector<RecordedCasing> &recorded, const
             c.inferred = true;
             c.source = vocabPath + " (inferred)";
             c.warning = "no casing is recorded with the data or the model; "
-                + std::string(upper ? "cased (do_lower_case=false): " + std::to_string(upper) + " pieces of "
+                + std::string(upper ? "cased (do_lower_case=false): " + std::to_string(upper) + " piece(s) of "
                                     : "uncased (do_lower_case=true): no piece of ")
                 + vocabPath + (upper ? " hold capital letters" : " holds a capital letter")
                 + ". Pass --do_lower_case=true or false if that is wrong (the data's casing: how it was prepared)";

@@ -282,6 +282,12 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
         diag.error("mode", "Unsupported mode is specified: " + o.mode, "use train_and_eval, predict or export_only");
 
     const bool filesOk = loadModelAndData(o, r);
+    // The casing the run records for export and classify: say so when nothing recorded it.
+    if (r.meta_data && (training || o.mode == "export_only")) {
+        const TokenizerCasing casing = dataTokenizer(o, *r.meta_data).casing;
+        if (casing.inferred)
+            diag.warning("do_lower_case", casing.warning);
+    }
 
     checkHyperparameters(o, scope, diag);
 

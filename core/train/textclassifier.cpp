@@ -159,6 +159,9 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     if (!meta)
         throw Error(metaPath, "cannot read the meta data", "pass --input_meta_data_path");
     d->meta = *meta;
+    if (src.max_seq_length < 0)
+        throw Error("max_seq_length", "max_seq_length is " + std::to_string(src.max_seq_length)
+                                          + "; it must be 0 (the meta data's) or a length of at least 2");
     d->maxSeqLength = maxLen > 0 ? maxLen : d->meta.max_seq_length;
     if (d->maxSeqLength < 2 || d->maxSeqLength > d->cfg.max_position_embeddings)
         throw Error("max_seq_length", "must be in [2, max_position_embeddings = "

@@ -82,6 +82,39 @@ private Q_SLOTS:
         QCOMPARE(wb::detectCsvDelimiter("id,text;x\n"), ',');
         QCOMPARE(wb::detectCsvDelimiter(""), ',');
     }
+
+    /// Issue 23, kind 4: classify's numeric options are range-checked before the input or the
+    /// model is read, exit 2 (was: --max_seq_length=-1 silently used the meta data's,
+    /// --batch_size=0 a range "0 to 1.8e308").
+    void rangesCheckedFirst()
+    {
+        const std::vector<std::pair<std::string, std::string>> cases{
+            {"--max_seq_length=-1", "error: max_seq_length: max_seq_length is -1; it must be between 0 and 100000\n"
+                                    "  hint: the default is 0; 0 means the meta data's (or tokenizer_config.json's) "
+                                    "max_seq_length\n"},
+            {"--batch_size=0", "error: batch_size: batch_size is 0; it must be between 1 and 65536\n"},
+            {"--batch_size=100000000000", "error: batch_size: batch_size is 100000000000; it must be between 1 and 65536\n"},
+        };
+        for (const auto &[flag, expected] : cases) {
+            std::string out, err;
+            const int code = wbtest::runCli({"classify", noModel(), "--text=hello", flag}, out, err);
+            QCOMPARE(code, 2);
+            QVERIFY2(err.find(expected) != std::string::npos, (flag + ": " + err).c_str());
+            QVERIFY2(err.find("no-such-run") == std::string::npos, err.c_str()); // before the model
+        }
+    }
+
+    /// Issue 23, kind 2: the reader is prepare's (core/data/textinput.h): a .jsonl's records
+    /// are read by key before the model is loaded, a record without the text is named by line.
+    void jsonLinesReadByKey()
+    {
+        std::ofstream(path("in.jsonl"), std::ios::binary) << "{\"text\": \"free cash\"}\n{\"label\": 1}\n";
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"classify", noModel(), "--input_file=" + path("in.jsonl")}, out, err), 2);
+        QVERIFY2(err.find("error: " + path("in.jsonl") + ":2: the record has no 'text'\n") != std::string::npos,
+                 err.c_str());
+        QVERIFY2(err.find("no-such-run") == std::string::npos, err.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CliClassifyInput)

@@ -154,6 +154,34 @@ private Q_SLOTS:
         QVERIFY2(err.str().find("error: input_data_dir: '/nonexistent' does not exist") != std::string::npos,
                  err.str().c_str());
     }
+
+    /// Issue 23, kind 4: every numeric option of prepare is range-checked before anything is
+    /// read, exit 2, in the option table's words (was: --num_threads=0, --seed=-1 accepted).
+    void rangesCheckedBeforeReading()
+    {
+        write(QStringLiteral("r/vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\n");
+        write(QStringLiteral("r/a.csv"), "text,label\ngood,pos\ngood,neg\n");
+        const std::string dir = (m_dir.path() + QStringLiteral("/r")).toStdString();
+        const std::vector<std::pair<std::string, std::string>> cases{
+            {"--num_threads=0", "error: num_threads: num_threads is 0; it must be between 1 and 1024\n"
+                                "  hint: the default is 2\n"},
+            {"--num_threads=100000", "error: num_threads: num_threads is 100000; it must be between 1 and 1024\n"},
+            {"--max_seq_length=1000000", "error: max_seq_length: max_seq_length is 1000000; it must be between 3 and "
+                                         "100000\n"},
+            {"--eval_fraction=-0.5", "error: eval_fraction: eval_fraction is -0.5; it must be between 0 and 1\n"},
+            {"--seed=-1", "error: seed: seed is -1; it must be between 0 and 9223372036854775807\n"},
+            {"--mnli_type=both", "error: mnli_type: Invalid `mnli_type`: both\n"},
+        };
+        for (const auto &[flag, expected] : cases) {
+            std::ostringstream out, err;
+            const int rc = runCli({"prepare", "--input_data_dir=" + dir + "/a.csv", "--classification_task_name=csv",
+                                   "--vocab_file=" + dir + "/vocab.txt", "--output_dir=" + dir + "/out", flag},
+                                  out, err);
+            QCOMPARE(rc, int(kExitInvalid));
+            QVERIFY2(err.str().find(expected) != std::string::npos, (flag + ": " + err.str()).c_str());
+            QVERIFY(!QFile::exists(QString::fromStdString(dir + "/out/input_meta_data.json")));
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_CliPrepare)

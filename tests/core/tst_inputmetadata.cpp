@@ -28,6 +28,32 @@ private Q_SLOTS:
                                 R"("task_type":"bert_classification","num_labels":2,"eval_data_size":408})"));
     }
 
+    /// Issue 23, kind 3: prepare's do_lower_case key is read (no "unknown key" warning) and
+    /// written back; meta data without it (create_finetuning_data.py's) leaves it unset.
+    void doLowerCaseKey()
+    {
+        Diagnostics d;
+        const auto m = InputMetaData::fromJson(nlohmann::json::parse(R"({"processor_type": "CSV",
+            "train_data_size": 3, "max_seq_length": 16, "task_type": "bert_classification",
+            "num_labels": 2, "do_lower_case": false})"),
+                                               "meta.json", d);
+        QVERIFY2(d.empty(), d.format().c_str());
+        QVERIFY(m.do_lower_case.has_value());
+        QCOMPARE(*m.do_lower_case, false);
+        QCOMPARE(QString::fromStdString(m.toJson().dump()),
+                 QStringLiteral(R"({"processor_type":"CSV","train_data_size":3,"max_seq_length":16,)"
+                                R"("task_type":"bert_classification","num_labels":2,"do_lower_case":false})"));
+        const auto old = InputMetaData::fromJson(nlohmann::json::parse(R"({"max_seq_length": 16, "num_labels": 2,
+            "task_type": "bert_classification"})"),
+                                                 "meta.json", d);
+        QVERIFY(!old.do_lower_case.has_value());
+        QVERIFY(!old.toJson().contains("do_lower_case"));
+        InputMetaData::fromJson(nlohmann::json::parse(R"({"max_seq_length": 16, "num_labels": 2,
+            "task_type": "bert_classification", "do_lower_case": "yes"})"),
+                                "meta.json", d);
+        QVERIFY2(d.hasErrors(), d.format().c_str());
+    }
+
     void stsbRegression()
     {
         Diagnostics d;

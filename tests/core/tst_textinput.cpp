@@ -4,6 +4,8 @@
 // columns and records; what cannot be mapped is an error listing the columns found.
 #include "core/data/dataprep.h"
 #include "core/data/textinput.h"
+#include "core/data/tokenizercasing.h"
+#include "core/data/vocab.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
@@ -188,6 +190,42 @@ private Q_SLOTS:
         QCOMPARE(in.columns.text_a, std::string("text_a"));
         QCOMPARE(in.columns.text_b, std::string("text_b"));
         QCOMPARE(in.columns.label, std::string("labels"));
+    }
+
+    /// Issue 23, kind 3: the casing is taken from the first place that records it, else
+    /// inferred from the vocab's pieces: the real bert-base-uncased vocab (which holds "ℝ", an
+    /// upper-case letter outside ASCII) is uncased; a vocab with "Free" is cased.
+    void casingFromRecordsOrVocab()
+    {
+        const TokenizerCasing recorded =
+            resolveCasing({{"--do_lower_case", std::nullopt}, {"input_meta_data.json", false}, {"report", true}}, "");
+        QCOMPARE(recorded.do_lower_case, std::optional<bool>(false));
+        QCOMPARE(recorded.source, std::string("input_meta_data.json"));
+        QVERIFY(!recorded.inferred);
+        QVERIFY(recorded.warning.empty());
+
+        QCOMPARE(upperCasePieces(Vocab::fromTokens({"[PAD]", "[UNK]", "[unused0]", "<S>", "free", "##ing"})), int64_t(0));
+        QCOMPARE(upperCasePieces(Vocab::fromTokens({"[PAD]", "Free", "##Ing", "NASA", "free"})), int64_t(3));
+
+        QTemporaryDir dir;
+        const std::string cased = dir.path().toStdString() + "/cased.txt";
+        writeText(cased, "[PAD]\n[UNK]\n[CLS]\n[SEP]\nFree\nfree\n");
+        const TokenizerCasing inferred = resolveCasing({{"input_meta_data.json", std::nullopt}}, cased);
+        QCOMPARE(inferred.do_lower_case, std::optional<bool>(false));
+        QVERIFY(inferred.inferred);
+        QCOMPARE(inferred.source, cased + " (inferred)");
+        QVERIFY2(inferred.warning.find("cased (do_lower_case=false): 1 piece(s) of " + cased) != std::string::npos,
+                 inferred.warning.c_str());
+
+        const TokenizerCasing unknown = resolveCasing({}, dir.path().toStdString() + "/missing.txt");
+        QVERIFY(!unknown.do_lower_case);
+        QVERIFY(!unknown.warning.empty());
+
+        const std::string real = "/work/shared/data/vocab/bert-base-uncased-vocab.txt";
+        if (!QFile::exists(QString::fromStdString(real)))
+            QSKIP("the bert-base-uncased vocab is not here");
+        QCOMPARE(upperCasePieces(Vocab::load(real)), int64_t(0));
+        QCOMPARE(resolveCasing({}, real).do_lower_case, std::optional<bool>(true));
     }
 
     /// prepare reads JSON Lines and JSON (a file, or a folder with train/dev files) with the

@@ -136,8 +136,8 @@ private Q_SLOTS:
                  in + QStringLiteral(":1: no text column was recognised in the header (columns: 'id', 'body', "
                                      "'stars')\nType the column's name into “Text column” (and “Second text column” "
                                      "for sentence pairs). Recognised without a flag: sentence, text, review, "
-                                     "sentence1 + sentence2, question + sentence, premise + hypothesis, question1 + "
-                                     "question2."));
+                                     "text_a, sentence1 + sentence2, question + sentence, premise + hypothesis, "
+                                     "question1 + question2, text_a + text_b."));
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out2/input_meta_data.json")));
     }
     /// Cancel while the job runs: the dialog reports "cancelled", is ready again, and the
