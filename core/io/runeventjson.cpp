@@ -177,11 +177,11 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
                 perClass.push_back(c);
             }
             j["per_class"] = perClass;
-        }
-        if (v.binary) {
-            j["positive_label_id"] = v.positive_label;
-            if (size_t(v.positive_label) < v.label_names.size())
-                j["positive_label"] = v.label_names[size_t(v.positive_label)];
+            if (v.binary) { // eval_f1's class
+                j["positive_label_id"] = v.positive_label;
+                if (v.positive_label >= 0 && size_t(v.positive_label) < v.label_names.size())
+                    j["positive_label"] = v.label_names[size_t(v.positive_label)];
+            }
         }
     }
 }

@@ -68,11 +68,24 @@ TrainingSummary parseTrainingSummary(const std::string &text, const std::string 
         // Every key of the EvalMetrics format is a number (null: not finite) or, for
         // step and num_examples, an integer; the format's reader keeps defaults silently.
         for (auto it = e->json().begin(); it != e->json().end(); ++it) {
-            if (it.key() == "step" || it.key() == "num_examples")
+            if (it.key() == "step" || it.key() == "num_examples" || it.key() == "positive_label_id")
                 (void)e->integer(it.key().c_str());
             else if (it.key() == "regression" || it.key() == "binary")
                 (void)e->boolean(it.key().c_str());
-            else
+            else if (it.key() == "positive_label")
+                (void)e->string(it.key().c_str());
+            else if (it.key() == "per_class") {
+                // [{"label", "label_id", "precision", "recall", "f1", "support"}, …]
+                const nlohmann::json *rows = e->array("per_class");
+                for (size_t k = 0; rows && k < rows->size(); ++k) {
+                    const JsonRecord row = e->objectItem("per_class", k);
+                    (void)row.string("label");
+                    (void)row.integer("label_id");
+                    (void)row.integer("support");
+                    for (const char *metric : {"precision", "recall", "f1"})
+                        (void)row.number(metric);
+                }
+            } else
                 (void)e->number(it.key().c_str());
         }
         s.last_eval = e->json().get<EvalMetrics>();

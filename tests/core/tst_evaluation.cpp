@@ -119,7 +119,7 @@ void tst_Evaluation::metricsJsonCarriesTheSet()
     // The CLI's line: eval_f1 names its class, macro_f1, one line per class.
     m.step = 7;
     m.eval_loss = 0.5;
-    QCOMPARE(evalLine(m), std::string("Step: [7] eval_loss = 0.5, eval_accuracy = 0.75, eval_f1 = 0.6667 (positive class: "
+    QCOMPARE(QString::fromStdString(evalLine(m)), QStringLiteral("Step: [7] eval_loss = 0.5, eval_accuracy = 0.75, eval_f1 = 0.6667 (positive class: "
                                       "spam), eval_mcc = 0.5774, macro_f1 = 0.7333 (4 examples)\n"
                                       "  ham: precision = 0.6667, recall = 1, f1 = 0.8 (2 examples)\n"
                                       "  spam: precision = 1, recall = 0.5, f1 = 0.6667 (2 examples)"));

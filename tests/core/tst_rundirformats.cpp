@@ -66,6 +66,7 @@ private Q_SLOTS:
     void prepareReportRoundTrip();
     void prepareReportErrors();
     void trainingSummaryRoundTrip();
+    void trainingSummaryPerClassMetrics();
     void trainingSummaryErrors();
     void runConfigOptions();
 };
@@ -405,6 +406,45 @@ void tst_RunDirFormats::runConfigOptions()
     QCOMPARE(t.field, std::string("m/run_config.json: defining: train_batch_size"));
     const RecordedRunOptions none = recordedRunOptions(RunIdentity{nlohmann::ordered_json::object()}, "f");
     QVERIFY(!none.learning_rate && !none.dtype);
+}
+
+void tst_RunDirFormats::trainingSummaryPerClassMetrics()
+{
+    // The per-class metrics, macro-F1 and the named positive class come back as written.
+    TrainingSummary s;
+    s.total_training_steps = 8;
+    EvalMetrics e;
+    e.step = 8;
+    e.binary = true;
+    e.eval_accuracy = 0.75;
+    e.eval_f1 = 2.0 / 3.0;
+    e.eval_macro_f1 = 0.7333;
+    e.class_precision = {2.0 / 3.0, 1.0};
+    e.class_recall = {1.0, 0.5};
+    e.class_f1 = {0.8, 2.0 / 3.0};
+    e.class_support = {2, 2};
+    e.label_names = {"ham", "spam"};
+    s.last_eval = e;
+    const std::string text = trainingSummaryJson(s);
+    QVERIFY2(text.find("\"positive_label\": \"spam\"") != std::string::npos, text.c_str());
+    const TrainingSummary b = parseTrainingSummary(text, "m/training_summary.json");
+    QVERIFY(b.last_eval);
+    QCOMPARE(b.last_eval->class_f1, e.class_f1);
+    QCOMPARE(b.last_eval->class_support, e.class_support);
+    QCOMPARE(b.last_eval->label_names, e.label_names);
+    QCOMPARE(b.last_eval->eval_macro_f1, e.eval_macro_f1);
+    QCOMPARE(b.last_eval->positive_label, int64_t(1));
+    QCOMPARE(trainingSummaryJson(b), text);
+    // A per-class value of another type is an error naming the file, the entry and the key.
+    std::string bad = text;
+    bad.replace(bad.find("\"support\": 2"), 12, "\"support\": \"two\"");
+    try {
+        parseTrainingSummary(bad, "m/training_summary.json");
+        QFAIL("a per-class support that is a string was accepted");
+    } catch (const Error &err) {
+        QVERIFY2(err.field().find("per_class[0]") != std::string::npos && err.field().find("support") != std::string::npos,
+                 err.field().c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_RunDirFormats)

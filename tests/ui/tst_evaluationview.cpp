@@ -29,6 +29,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 using namespace wb;
@@ -122,6 +123,7 @@ class tst_EvaluationView : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void labelNamesFromLabelsTxt();
+    void bestEvaluationShownFirstWithMacroF1();
     void fallbackLabelNames();
     void topLossesOrderFilterAndMostConfused();
     void matrixFromExamplesOfARecordedEvaluation();
@@ -131,6 +133,37 @@ private Q_SLOTS:
     void compareRunsReadsRunConfigOfCliRuns();
     void windowShowsTopLossesOfARealRun();
 };
+
+void tst_EvaluationView::bestEvaluationShownFirstWithMacroF1()
+{
+    // A run that kept its best model at step 20 (best/best.json) and ended at step 40.
+    QTemporaryDir dir;
+    const std::string modelDir = dir.path().toStdString();
+    std::filesystem::create_directories(modelDir + "/best");
+    std::ofstream(modelDir + "/best/ckpt-20") << "x";
+    std::ofstream(modelDir + "/best/best.json") << "{\"metric\": \"eval_accuracy\", \"value\": 0.6667, \"step\": 20, "
+                                                  "\"checkpoint\": \"best/ckpt-20\", \"evaluations_since_best\": 1, "
+                                                  "\"last_evaluated_step\": 40}\n";
+    const std::vector<EvalMetrics> evals{metrics(20, {{3, 0}, {1, 2}}), metrics(40, {{1, 2}, {2, 1}})};
+    QString which;
+    const EvalMetrics shown = EvaluationView::evaluationToShow(evals, modelDir, &which);
+    QCOMPARE(shown.step, int64_t(20));
+    QCOMPARE(which, QStringLiteral("best, step 20 (eval_accuracy 0.6667)"));
+    EvaluationView v;
+    v.setLabelNames({"ham", "spam"});
+    for (const auto &m : evals) // as a run reports them; at its end the best is shown again
+        v.setEvaluation(m);
+    QVERIFY(v.summaryText().contains(QStringLiteral("Evaluation at step 40 on")));
+    v.showRunBest(modelDir);
+    QVERIFY2(v.summaryText().contains(QStringLiteral("Evaluation at step 20 (best, step 20 (eval_accuracy 0.6667)) on")),
+             qPrintable(v.summaryText()));
+    // Macro-F1 from the per-class table: ham p 3/4 r 1 f1 6/7, spam p 1 r 2/3 f1 4/5 → 0.8286.
+    QVERIFY2(v.summaryText().contains(QStringLiteral("MCC 0.0000, macro-F1 0.8286")), qPrintable(v.summaryText()));
+    // Without a best model: the last evaluation.
+    std::filesystem::remove_all(modelDir + "/best");
+    QCOMPARE(EvaluationView::evaluationToShow(evals, modelDir, &which).step, int64_t(40));
+    QVERIFY(which.isEmpty());
+}
 
 void tst_EvaluationView::labelNamesFromLabelsTxt()
 {

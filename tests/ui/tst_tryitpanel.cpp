@@ -87,6 +87,9 @@ private Q_SLOTS:
     void windowFollowsOpenedProject();
     void chosenFileThatIsNoCheckpoint();
     void windowFollowsCheckpointsWhileTraining();
+    void chosenModelLastsUntilTheProjectChanges();
+    void chosenModelOfOtherLabelsIsSaidSo();
+    void keptBestModelIsShownFirst();
 
 private:
     ClassifierSource source() const;
@@ -544,6 +547,94 @@ void tst_TryItPanel::windowFollowsCheckpointsWhileTraining()
     for (size_t k = 0; k < 2; ++k)
         QVERIFY(std::abs(p->shownProbabilities()[k] - c.probabilities[k]) < 1e-6);
     QVERIFY(QApplication::activeModalWidget() == nullptr);
+}
+
+void tst_TryItPanel::chosenModelLastsUntilTheProjectChanges()
+{
+    TryItPanel p;
+    const ClassifierSource s = source();
+    p.setFormSource(s);
+    const QString ckpt = QString::fromStdString(m_opts.model_dir + "/ckpt-80");
+    p.setChosenModel(ckpt);
+    p.setFormSource(s); // the same project again (a tab switch): the choice stays
+    QCOMPARE(p.chosenModel(), ckpt);
+    ClassifierSource other = s; // File → Open Project: another model directory
+    other.model_dir = m_dir.path().toStdString() + "/other-project/model";
+    p.setFormSource(other);
+    QVERIFY(p.chosenModel().isEmpty());
+    QCOMPARE(p.effectiveSource().model_dir, other.model_dir);
+    QVERIFY(p.effectiveSource().checkpoint_path.empty());
+    // A run of the form's model saves a checkpoint: the panel follows it, not the chosen one.
+    p.setFormSource(s);
+    p.setChosenModel(ckpt);
+    p.checkpointSaved(QString::fromStdString(m_opts.model_dir));
+    QVERIFY(p.chosenModel().isEmpty());
+    // Another run's checkpoint leaves the choice alone.
+    p.setChosenModel(ckpt);
+    p.checkpointSaved(QString::fromStdString(other.model_dir));
+    QCOMPARE(p.chosenModel(), ckpt);
+}
+
+void tst_TryItPanel::chosenModelOfOtherLabelsIsSaidSo()
+{
+    // The ham/spam model exported, chosen in a weather/food/sports project.
+    TrainingOptions e = m_opts;
+    e.mode = "export_only";
+    e.model_export_path = m_dir.path().toStdString() + "/hamspam-export";
+    wbtest::RecordingObserver obs;
+    StopToken stop;
+    const RunFinished r = Trainer().run(e, obs, stop);
+    QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+    const std::string project = m_dir.path().toStdString() + "/weather";
+    fs::create_directories(project);
+    std::ofstream(project + "/input_meta_data.json")
+        << "{\"task_type\": \"bert_classification\", \"num_labels\": 3, \"max_seq_length\": 16, "
+           "\"train_data_size\": 3, \"eval_data_size\": 3}";
+    std::ofstream(project + "/labels.txt") << "weather\nfood\nsports\n";
+    ClassifierSource s = source();
+    s.model_dir = project + "/model";
+    s.input_meta_data_path = project + "/input_meta_data.json";
+    TryItPanel p;
+    p.setFormSource(s);
+    p.show();
+    p.setChosenModel(QString::fromStdString(e.model_export_path));
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QCOMPARE(p.shownLabels(), (QStringList{QStringLiteral("ham"), QStringLiteral("spam")}));
+    QVERIFY2(p.messageText().contains(
+                 QStringLiteral("the chosen model's labels (ham, spam) are not this project's (weather, food, sports)")),
+             qPrintable(p.messageText()));
+    // Another project: back to the form's model (which has no checkpoint yet).
+    ClassifierSource next = s;
+    next.model_dir = project + "/model-2";
+    p.setFormSource(next);
+    p.refreshNow();
+    WAIT_SHOWN(p);
+    QVERIFY(p.chosenModel().isEmpty());
+    QCOMPARE(p.modelLine(), QStringLiteral("Model: none"));
+}
+
+void tst_TryItPanel::keptBestModelIsShownFirst()
+{
+    // A best model kept at step 80 (as Keep best model by leaves it); the latest is step 96.
+    const std::string best = m_opts.model_dir + "/best";
+    fs::create_directories(best);
+    fs::copy_file(m_opts.model_dir + "/ckpt-80", best + "/ckpt-80", fs::copy_options::overwrite_existing);
+    std::ofstream(best + "/best.json") << "{\"metric\": \"eval_accuracy\", \"value\": 0.9375, \"step\": 80, "
+                                          "\"checkpoint\": \"best/ckpt-80\", \"evaluations_since_best\": 1, "
+                                          "\"last_evaluated_step\": 96}\n";
+    TryItPanel p;
+    p.setFormSource(source());
+    p.show();
+    p.setTexts(QStringLiteral("free cash"));
+    WAIT_SHOWN(p);
+    QVERIFY2(p.modelLine().contains(QString::fromStdString(best + "/ckpt-80"))
+                 && p.modelLine().contains(QStringLiteral("— best, step 80 (eval_accuracy 0.9375)")),
+             qPrintable(p.modelLine()));
+    ClassifierSource at80 = source();
+    at80.checkpoint_path = m_opts.model_dir + "/ckpt-80";
+    QVERIFY(std::abs(p.shownProbabilities().at(0) - TextClassifier(at80).classify("free cash").probabilities[0]) < 1e-6);
+    fs::remove_all(best);
 }
 
 QTEST_MAIN(tst_TryItPanel)

@@ -301,6 +301,10 @@ void EvaluationView::updateSummary()
                         .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
         } else {
             text += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
+            // F1 and MCC take label 1 as the positive class (binary tasks).
+            if (m.binary)
+                text += tr(", F1 %1 (positive class: %3), MCC %2")
+                            .arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4).arg(labelName(1).toHtmlEscaped());
             // Macro-F1: the mean of the per-class F1 (the table below), as the CLI and metrics.jsonl report it.
             double macro = m.eval_macro_f1;
             if (m.class_f1.empty()) { // recorded before the per-class metrics were: from the matrix
@@ -311,10 +315,6 @@ void EvaluationView::updateSummary()
             }
             if (!m.class_f1.empty() || !m.confusion.empty())
                 text += tr(", macro-F1 %1").arg(macro, 0, 'f', 4);
-            // F1 and MCC take label 1 as the positive class (binary tasks).
-            if (m.binary)
-                text += tr(", F1 %1 (positive class: %3), MCC %2")
-                            .arg(m.eval_f1, 0, 'f', 4).arg(m.eval_mcc, 0, 'f', 4).arg(labelName(1).toHtmlEscaped());
         }
     }
     if (m_baseline) {
