@@ -97,7 +97,7 @@ private Q_SLOTS:
         const double first = evals.front().at("eval_mlm_loss").get<double>();
         const double last = evals.back().at("eval_mlm_loss").get<double>();
         QVERIFY2(std::abs(first - std::log(100.0)) < 1.0, qPrintable(QString::number(first)));
-        QVERIFY2(last < 0.8 * first, qPrintable(QString("first %1 last %2").arg(first).arg(last)));
+        QVERIFY2(last < 0.8 * first, qPrintable(QStringLiteral("first %1 last %2").arg(first).arg(last)));
         QVERIFY(evals.back().at("eval_mlm_accuracy").get<double>() > evals.front().at("eval_mlm_accuracy").get<double>());
         const auto trains = lines(path("pt") + "/metrics.jsonl", "train");
         QVERIFY(!trains.empty());

@@ -277,20 +277,20 @@ void tst_Pretraining::headNamesMapBothSchemes_data()
     QTest::addColumn<QString>("model");
     QTest::addColumn<bool>("kernel");
     QTest::addColumn<bool>("tied");
-    QTest::newRow("tf kernel") << "cls/predictions/transform/dense/kernel" << "cls.predictions.transform.dense.weight" << true << false;
-    QTest::newRow("tf gamma") << "cls/predictions/transform/LayerNorm/gamma" << "cls.predictions.transform.LayerNorm.weight" << false << false;
-    QTest::newRow("tf beta") << "cls/predictions/transform/LayerNorm/beta" << "cls.predictions.transform.LayerNorm.bias" << false << false;
-    QTest::newRow("tf output_bias") << "cls/predictions/output_bias" << "cls.predictions.bias" << false << false;
-    QTest::newRow("tf nsp weights") << "cls/seq_relationship/output_weights" << "cls.seq_relationship.weight" << false << false;
-    QTest::newRow("tf nsp bias") << "cls/seq_relationship/output_bias" << "cls.seq_relationship.bias" << false << false;
-    QTest::newRow("tf under module/") << "module/cls/predictions/output_bias" << "cls.predictions.bias" << false << false;
-    QTest::newRow("hf dense") << "cls.predictions.transform.dense.weight" << "cls.predictions.transform.dense.weight" << false << false;
-    QTest::newRow("hf LN gamma") << "cls.predictions.transform.LayerNorm.gamma" << "cls.predictions.transform.LayerNorm.weight" << false << false;
-    QTest::newRow("hf bias") << "cls.predictions.bias" << "cls.predictions.bias" << false << false;
-    QTest::newRow("hf decoder bias") << "cls.predictions.decoder.bias" << "cls.predictions.bias" << false << false;
-    QTest::newRow("hf decoder") << "cls.predictions.decoder.weight" << "cls.predictions.decoder.weight" << false << true;
-    QTest::newRow("hf nsp") << "cls.seq_relationship.weight" << "cls.seq_relationship.weight" << false << false;
-    QTest::newRow("hf module.") << "module.cls.seq_relationship.bias" << "cls.seq_relationship.bias" << false << false;
+    QTest::newRow("tf kernel") << QStringLiteral("cls/predictions/transform/dense/kernel") << QStringLiteral("cls.predictions.transform.dense.weight") << true << false;
+    QTest::newRow("tf gamma") << QStringLiteral("cls/predictions/transform/LayerNorm/gamma") << QStringLiteral("cls.predictions.transform.LayerNorm.weight") << false << false;
+    QTest::newRow("tf beta") << QStringLiteral("cls/predictions/transform/LayerNorm/beta") << QStringLiteral("cls.predictions.transform.LayerNorm.bias") << false << false;
+    QTest::newRow("tf output_bias") << QStringLiteral("cls/predictions/output_bias") << QStringLiteral("cls.predictions.bias") << false << false;
+    QTest::newRow("tf nsp weights") << QStringLiteral("cls/seq_relationship/output_weights") << QStringLiteral("cls.seq_relationship.weight") << false << false;
+    QTest::newRow("tf nsp bias") << QStringLiteral("cls/seq_relationship/output_bias") << QStringLiteral("cls.seq_relationship.bias") << false << false;
+    QTest::newRow("tf under module/") << QStringLiteral("module/cls/predictions/output_bias") << QStringLiteral("cls.predictions.bias") << false << false;
+    QTest::newRow("hf dense") << QStringLiteral("cls.predictions.transform.dense.weight") << QStringLiteral("cls.predictions.transform.dense.weight") << false << false;
+    QTest::newRow("hf LN gamma") << QStringLiteral("cls.predictions.transform.LayerNorm.gamma") << QStringLiteral("cls.predictions.transform.LayerNorm.weight") << false << false;
+    QTest::newRow("hf bias") << QStringLiteral("cls.predictions.bias") << QStringLiteral("cls.predictions.bias") << false << false;
+    QTest::newRow("hf decoder bias") << QStringLiteral("cls.predictions.decoder.bias") << QStringLiteral("cls.predictions.bias") << false << false;
+    QTest::newRow("hf decoder") << QStringLiteral("cls.predictions.decoder.weight") << QStringLiteral("cls.predictions.decoder.weight") << false << true;
+    QTest::newRow("hf nsp") << QStringLiteral("cls.seq_relationship.weight") << QStringLiteral("cls.seq_relationship.weight") << false << false;
+    QTest::newRow("hf module.") << QStringLiteral("module.cls.seq_relationship.bias") << QStringLiteral("cls.seq_relationship.bias") << false << false;
 }
 
 void tst_Pretraining::headNamesMapBothSchemes()
@@ -437,7 +437,7 @@ void tst_Pretraining::mlmLossFallsOnSmallCorpus()
     const double first = (losses[0] + losses[1] + losses[2] + losses[3]) / 4;
     const double last = (losses[116] + losses[117] + losses[118] + losses[119]) / 4;
     QVERIFY2(std::abs(first - std::log(100.0)) < 0.5, qPrintable(QString::number(first))); // random start: ≈ ln V
-    QVERIFY2(last < 0.6 * first, qPrintable(QString("first %1, last %2").arg(first).arg(last)));
+    QVERIFY2(last < 0.6 * first, qPrintable(QStringLiteral("first %1, last %2").arg(first).arg(last)));
 }
 
 void tst_Pretraining::huggingFaceRoundTrip()
@@ -586,7 +586,8 @@ void tst_Pretraining::metaDataPretrainingKeys()
     QCOMPARE(*m.masked_lm_prob, 0.15);
     QCOMPARE(nlohmann::json(m.toJson()), j); // written back with the same keys and values
     std::vector<std::string> order;
-    for (auto it = m.toJson().begin(); it != m.toJson().end(); ++it)
+    const nlohmann::ordered_json written = m.toJson();
+    for (auto it = written.begin(); it != written.end(); ++it)
         order.push_back(it.key());
     QCOMPARE(order.front(), std::string("task_type"));
     QCOMPARE(order[2], std::string("max_predictions_per_seq"));
