@@ -14,7 +14,8 @@
 
 namespace wbtest {
 
-/// A record of the contract's features: sequence k has a learnable pattern (token i+1 after token i).
+/// A record of the contract's features (L = max_seq_length, P = max_predictions_per_seq): sequence k
+/// is [CLS] t+1 … t+len [SEP] padding, about 15 % of its tokens masked ([MASK] = 4), next_sentence_label k % 2.
 inline wb::MaskedLmRecord makeMaskedLmRecord(int64_t k, int64_t L, int64_t P, int64_t vocab, std::mt19937_64 &rng)
 {
     wb::MaskedLmRecord r;
@@ -23,7 +24,9 @@ inline wb::MaskedLmRecord makeMaskedLmRecord(int64_t k, int64_t L, int64_t P, in
     r.input_mask.assign(size_t(L), 0);
     r.segment_ids.assign(size_t(L), 0);
     r.input_ids[0] = 2; // [CLS]
-    const int64_t startTok = 5 + (k * 7) % (vocab - 40);
+    // Three families of sequences; a token depends on its position and family only, so a model
+    // that learns it predicts held-out masks too (the MLM loss falls on evaluation data).
+    const int64_t startTok = 5 + (k % 3) * std::max<int64_t>(1, (vocab - L - 5) / 3);
     for (int64_t i = 1; i <= len; ++i)
         r.input_ids[size_t(i)] = startTok + i;
     r.input_ids[size_t(len + 1)] = 3; // [SEP]
