@@ -135,10 +135,13 @@ PretrainingLoss pretrainingLoss(const torch::Tensor &mlmLogits, const torch::Ten
     const auto perPosition = -logProbs.gather(-1, maskedLmIds.to(torch::kLong).unsqueeze(-1)).squeeze(-1);
     const auto w = maskedLmWeights.to(torch::kFloat);
     l.mlm_loss = (w * perPosition).sum() / (w.sum() + 1e-5);
+    l.mlm_per_position = perPosition.detach();
     l.loss = l.mlm_loss;
     if (nspLogits.defined()) {
-        l.nsp_loss = torch::nll_loss(torch::log_softmax(nspLogits.to(torch::kFloat), -1),
-                                     nextSentenceLabels.to(torch::kLong).reshape({-1}));
+        const auto nspLog = torch::log_softmax(nspLogits.to(torch::kFloat), -1);
+        const auto labels = nextSentenceLabels.to(torch::kLong).reshape({-1});
+        l.nsp_loss = torch::nll_loss(nspLog, labels);
+        l.nsp_per_example = -nspLog.detach().gather(-1, labels.unsqueeze(-1)).squeeze(-1);
         l.loss = l.mlm_loss + l.nsp_loss;
     }
     return l;

@@ -100,6 +100,8 @@ struct PretrainingLoss
     torch::Tensor loss;     ///< mlm_loss (+ nsp_loss with the next-sentence head): what is minimised
     torch::Tensor mlm_loss; ///< Σ w·CE / (Σ w + 1e-5) over the masked positions
     torch::Tensor nsp_loss; ///< mean CE of the next-sentence logits; undefined without the head
+    torch::Tensor mlm_per_position; ///< −log p(masked_lm_ids) [B,P], detached (for the metrics)
+    torch::Tensor nsp_per_example;  ///< next-sentence CE [B], detached; undefined without the head
 };
 
 /// google-research/bert run_pretraining.py's losses: get_masked_lm_output's

@@ -88,20 +88,18 @@ struct MlmSums
     double weightedLoss = 0, weight = 0, weightedCorrect = 0;
     double nspLoss = 0, nspCorrect = 0, nspCount = 0;
 
-    void add(const nn::PretrainingOutput &out, const PretrainTensors &t)
+    /// Adds one batch: its loss terms (pretrainingLoss: the per-position CE, not computed twice).
+    void add(const nn::PretrainingOutput &out, const PretrainingLoss &l, const PretrainTensors &t)
     {
         torch::NoGradGuard guard;
-        const auto logProbs = torch::log_softmax(out.mlm_logits.to(torch::kFloat), -1);
-        const auto ce = -logProbs.gather(-1, t.lmIds.unsqueeze(-1)).squeeze(-1);
         const auto w = t.lmWeights.to(torch::kFloat);
-        const auto correct = (out.mlm_logits.argmax(-1) == t.lmIds).to(torch::kFloat);
-        weightedLoss += (w * ce).sum().item<double>();
+        const auto correct = (out.mlm_logits.detach().argmax(-1) == t.lmIds).to(torch::kFloat);
+        weightedLoss += (w * l.mlm_per_position).sum().item<double>();
         weight += w.sum().item<double>();
         weightedCorrect += (w * correct).sum().item<double>();
         if (out.nsp_logits.defined()) {
-            const auto nspLog = torch::log_softmax(out.nsp_logits.to(torch::kFloat), -1);
-            nspLoss += -nspLog.gather(-1, t.nsp.unsqueeze(-1)).sum().item<double>();
-            nspCorrect += (out.nsp_logits.argmax(-1) == t.nsp).sum().item<double>();
+            nspLoss += l.nsp_per_example.sum().item<double>();
+            nspCorrect += (out.nsp_logits.detach().argmax(-1) == t.nsp).sum().item<double>();
             nspCount += double(t.nsp.size(0));
         }
     }
@@ -141,7 +139,7 @@ PretrainEval evaluatePretraining(nn::BertForPreTraining &model, PretrainingBatch
             AutocastGuard autocast(format, device);
             out = model->forward(t.ids, t.mask, t.segments, t.positions);
         }
-        sums.add(out, t);
+        sums.add(out, pretrainingLoss(out.mlm_logits, t.lmIds, t.lmWeights, out.nsp_logits, t.nsp), t);
         examples += batch.size;
     }
     model->train();
@@ -352,7 +350,7 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
             torch::Tensor loss = microBatches > 1 ? l.loss / double(microBatches) : l.loss;
             (scaler ? loss * scaler->scale() : loss).backward();
             lossSum = lossSum.defined() ? lossSum + loss.detach() : loss.detach();
-            reportSums.add(out, mt);
+            reportSums.add(out, l, mt);
         }
         double lossValue = lossSum.item<double>();
         const auto parameters = model->parameters();
