@@ -35,6 +35,27 @@ if [ -x "$BUILD/bench/bench_train" ] || [ -x "$BUILD/bench_train" ]; then
   } | tee -a "$REPORT"
 fi
 
+# --- masked-LM pretraining throughput (issue 24): C++ step vs PyTorch from Python, back to back ---
+BP="$BUILD/bench/bench_pretrain"
+if [ -x "$BP" ]; then
+  THREADS=${WB_BENCH_THREADS:-1}
+  STEPS=${WB_BENCH_STEPS:-15}
+  {
+    echo "== pretraining throughput: batch 32, max_seq_length 128, 20 predictions, threads $THREADS =="
+    for cfg in tiny mini; do
+      cpp=$("$BP" "$cfg" "$STEPS" "$THREADS" 20)
+      echo "$cpp"
+      if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+        py=$(/usr/bin/python3 "$SRC/bench/train_reference.py" --task pretrain --predictions 20 --config "$cfg" --threads "$THREADS" --steps "$STEPS")
+        echo "$py"
+        /usr/bin/python3 -c 'import json,sys; c=json.loads(sys.argv[1]); p=json.loads(sys.argv[2]); print("%s pretraining: C++ %.1f examples/s, Python %.1f examples/s, ratio %.2fx (goal >= 1.2x)" % (c["config"], c["examples_per_second"], p["examples_per_second"], c["examples_per_second"]/p["examples_per_second"]))' "$cpp" "$py"
+      else
+        echo "python3-torch is not installed (apt-get install python3-torch): no reference"
+      fi
+    done
+  } | tee -a "$REPORT"
+fi
+
 # --- GUI (issue 5): LossPlot with 10^6 points, worst UI stall during training ---
 if [ -x "$BUILD/bench/bench_lossplot" ]; then
   QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"

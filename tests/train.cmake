@@ -19,3 +19,6 @@ wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCE
 # threads (Try it, lr_find, the default generator) change nothing in a run.
 wb_add_test(tst_runrandomness NAME core.runrandomness SOURCES core/tst_runrandomness.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirformats.cpp LIBS wb_rundir)
+# Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
+wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
+wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)

@@ -18,6 +18,7 @@ void printUsage(std::ostream &out)
            "Usage: bert-workbench-cli <command> [flags]\n\n"
            "Commands:\n"
            "  train     fine-tune and evaluate (run_classifier --mode=train_and_eval)\n"
+           "  pretrain  masked-LM pretraining from random weights or a checkpoint (run_pretraining.py)\n"
            "  predict   write test_results.tsv (run_classifier --mode=predict)\n"
            "  export    write a stand-alone model folder, Hugging Face-loadable (run_classifier --mode=export_only)\n"
            "  classify  classify texts with an export folder or a checkpoint (TSV or JSON lines)\n"
@@ -55,6 +56,8 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdValidate(rest, out, err);
     if (command == "train")
         return cmdTrain(rest, out, err);
+    if (command == "pretrain")
+        return cmdPretrain(rest, out, err);
     if (command == "predict")
         return cmdPredict(rest, out, err);
     if (command == "export")
@@ -72,7 +75,7 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
     if (command == "models")
         return cmdModels(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, predict, export, classify, lr_find, validate, prepare, prepare_pretraining, example, models\n";
+        << "  hint: use one of train, pretrain, predict, export, classify, lr_find, validate, prepare, prepare_pretraining, example, models\n";
     return kExitInvalid;
 }
 

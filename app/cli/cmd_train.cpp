@@ -163,6 +163,17 @@ int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostre
                    args, out, err);
 }
 
+int cmdPretrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    return runMode("pretrain", RunPurpose::Pretrain,
+                   "Masked-language-model pretraining (google-research/bert run_pretraining.py) on the records of\n"
+                   "'prepare_pretraining' (task_type bert_pretraining), with train's flags: from random weights,\n"
+                   "or continued pretraining from --init_checkpoint / --pretrained_model. Evaluates the MLM loss,\n"
+                   "MLM accuracy and perplexity every epoch; resumes from the latest checkpoint in --model_dir.\n"
+                   "'export' of the model_dir writes a Hugging Face BertForMaskedLM folder.",
+                   args, out, err);
+}
+
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     return runMode("predict", RunPurpose::Predict,

@@ -22,6 +22,8 @@ enum ExitCode : int {
 /// testable; never calls exit().
 int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Masked-LM pretraining (issue 24, docs/pretraining.md): train's flags on pretraining data.
+int cmdPretrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

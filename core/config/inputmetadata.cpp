@@ -16,6 +16,70 @@ namespace {
 constexpr int64_t kMaxNumLabels = 1000000;
 } // namespace
 
+namespace {
+
+/// The keys of a pretraining data set (docs/pretraining.md): `m` has the common keys read.
+InputMetaData pretrainingFromJson(const nlohmann::json &j, InputMetaData m, const std::string &source, Diagnostics &diag)
+{
+    m.num_labels = 0;
+    if (!detail::readInt(j, "max_predictions_per_seq", m.max_predictions_per_seq, source, diag)
+        && !j.contains("max_predictions_per_seq"))
+        diag.error(fieldName(source, "max_predictions_per_seq"),
+                   "the pretraining data's meta data lacks max_predictions_per_seq",
+                   "add \"max_predictions_per_seq\": 20 (the length of masked_lm_positions in the records); "
+                   "'bert-workbench-cli prepare_pretraining' writes it");
+    else if (m.max_predictions_per_seq < 1)
+        diag.error(fieldName(source, "max_predictions_per_seq"), "max_predictions_per_seq must be ≥ 1, got "
+                                                                     + std::to_string(m.max_predictions_per_seq),
+                   "use the length the records were written with, e.g. 20");
+    else if (m.max_seq_length > 0 && m.max_predictions_per_seq > m.max_seq_length)
+        diag.error(fieldName(source, "max_predictions_per_seq"),
+                   "max_predictions_per_seq " + std::to_string(m.max_predictions_per_seq) + " is above max_seq_length "
+                       + std::to_string(m.max_seq_length) + ": a sequence has no more positions to predict",
+                   "use at most max_seq_length (google-research's default is 20 for 128)");
+    detail::readBool(j, "use_next_sentence_label", m.use_next_sentence_label, source, diag);
+    detail::readString(j, "masking", m.masking, source, diag);
+    if (!m.masking.empty() && m.masking != "static" && m.masking != "dynamic")
+        diag.error(fieldName(source, "masking"), "masking must be \"static\" or \"dynamic\", got \"" + m.masking + "\"",
+                   "static: the records hold the masks; dynamic: the trainer masks each epoch");
+    double prob = 0;
+    if (detail::readNumber(j, "masked_lm_prob", prob, source, diag)) {
+        m.masked_lm_prob = prob;
+        if (!(prob > 0 && prob < 1))
+            diag.error(fieldName(source, "masked_lm_prob"), "masked_lm_prob must be in (0, 1)", "0.15 is BERT's");
+    }
+    detail::readBool(j, "whole_word_masking", m.whole_word_masking, source, diag);
+    int64_t vocab = 0;
+    if (detail::readInt(j, "vocab_size", vocab, source, diag)) {
+        m.vocab_size = vocab;
+        if (vocab < 1)
+            diag.error(fieldName(source, "vocab_size"), "vocab_size must be ≥ 1", "the number of lines of vocab.txt");
+    }
+    bool lower = true;
+    if (j.contains("do_lower_case") && detail::readBool(j, "do_lower_case", lower, source, diag))
+        m.do_lower_case = lower;
+    static const std::set<std::string> known = {"processor_type", "task_type", "max_seq_length", "train_data_size",
+                                                "eval_data_size", "max_predictions_per_seq", "use_next_sentence_label",
+                                                "masking", "masked_lm_prob", "whole_word_masking", "vocab_size",
+                                                "do_lower_case", "num_labels"};
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!known.count(it.key())) {
+            m.extra[it.key()] = it.value();
+            diag.warning(fieldName(source, it.key()), "unknown key '" + it.key() + "' is kept but not used",
+                         "a pretraining input_meta_data.json has the keys of docs/pretraining.md");
+        }
+    if (j.contains("max_seq_length") && m.max_seq_length <= 0)
+        diag.error(fieldName(source, "max_seq_length"), "max_seq_length must be > 0, got " + std::to_string(m.max_seq_length),
+                   "use the length the TFRecords were written with, e.g. 128");
+    if (m.train_data_size && *m.train_data_size < 0)
+        diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training sequences");
+    if (m.eval_data_size && *m.eval_data_size < 0)
+        diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation sequences");
+    return m;
+}
+
+} // namespace
+
 InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
 {
     InputMetaData m;
@@ -41,6 +105,8 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
     static const std::set<std::string> known = {"processor_type", "task_type", "num_labels", "label_type",
                                                 "max_seq_length", "train_data_size", "eval_data_size",
                                                 "has_sample_weights", "do_lower_case"};
+    if (hasTask && m.task_type == "bert_pretraining")
+        return pretrainingFromJson(j, std::move(m), source, diag);
     for (auto it = j.begin(); it != j.end(); ++it) {
         const std::string &key = it.key();
         if (known.count(key))
@@ -58,8 +124,9 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
 
     if (hasTask && m.task_type != "bert_classification" && m.task_type != "bert_regression")
         diag.error(fieldName(source, "task_type"),
-                   "task_type '" + m.task_type + "' is not a sentence classification or regression task",
-                   "use bert_classification or bert_regression (other tasks such as SQuAD are not supported)");
+                   "task_type '" + m.task_type + "' is not a sentence classification, regression or pretraining task",
+                   "use bert_classification, bert_regression or bert_pretraining (other tasks such as SQuAD are not "
+                   "supported)");
     const bool classification = hasTask ? m.task_type == "bert_classification" : (hasNumLabels && numLabels > 1);
     if (hasNumLabels) {
         if (numLabels < 1)
@@ -118,6 +185,28 @@ std::optional<InputMetaData> InputMetaData::load(const std::string &path, Diagno
 nlohmann::ordered_json InputMetaData::toJson() const
 {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    if (isPretraining()) { // the key order of docs/pretraining.md
+        j["task_type"] = task_type;
+        j["max_seq_length"] = max_seq_length;
+        j["max_predictions_per_seq"] = max_predictions_per_seq;
+        j["train_data_size"] = train_data_size.value_or(0);
+        if (eval_data_size)
+            j["eval_data_size"] = *eval_data_size;
+        j["use_next_sentence_label"] = use_next_sentence_label;
+        j["masking"] = masking.empty() ? std::string("static") : masking;
+        if (masked_lm_prob)
+            j["masked_lm_prob"] = *masked_lm_prob;
+        j["whole_word_masking"] = whole_word_masking;
+        if (vocab_size)
+            j["vocab_size"] = *vocab_size;
+        if (do_lower_case)
+            j["do_lower_case"] = *do_lower_case;
+        if (!processor_type.empty())
+            j["processor_type"] = processor_type;
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            j[it.key()] = it.value();
+        return j;
+    }
     j["processor_type"] = processor_type;
     j["train_data_size"] = train_data_size.value_or(0);
     j["max_seq_length"] = max_seq_length;

@@ -28,6 +28,15 @@ struct InputMetaData
     std::optional<int64_t> eval_data_size;    ///< evaluation examples written (required for training)
     bool has_sample_weights = false;          ///< records carry a float `weight` feature
     std::map<std::string, int64_t> test_data_sizes; ///< "test_data_size" / "test_<lang>_data_size" keys
+    /// task_type "bert_pretraining" (masked-LM records of `prepare_pretraining` or
+    /// create_pretraining_data.py; docs/pretraining.md): num_labels is not used (0), and these
+    /// keys describe the records. max_predictions_per_seq is required for it.
+    int64_t max_predictions_per_seq = 0;      ///< P: masked_lm_* length (google-research default 20)
+    bool use_next_sentence_label = false;     ///< the records' next_sentence_labels are real (sentence pairs)
+    std::string masking;                      ///< "static" (the records' masks) or "dynamic" (new masks each epoch); "" = static
+    std::optional<double> masked_lm_prob;     ///< share of tokens masked (informational; dynamic masking uses it)
+    bool whole_word_masking = false;          ///< informational; dynamic masking uses it
+    std::optional<int64_t> vocab_size;        ///< the vocabulary the records were made with (must equal the config's)
     /// The casing the records were tokenized with (our key, after create_finetuning_data.py's:
     /// `prepare` writes it, a run records the casing it used; run_classifier ignores it).
     /// Unset: not recorded (data from create_finetuning_data.py).
@@ -36,6 +45,8 @@ struct InputMetaData
 
     /// Returns true for a regression task (num_labels == 1).
     bool isRegression() const { return num_labels == 1; }
+    /// Returns true for masked-LM pretraining data (task_type "bert_pretraining").
+    bool isPretraining() const { return task_type == "bert_pretraining"; }
 
     /// Builds the meta data from JSON; problems go to `diag` with `source` and the key as field.
     static InputMetaData fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag);

@@ -91,10 +91,15 @@ CheckpointHeader readCheckpointHeader(const std::string &path)
 CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, AdamW *opt,
                                 bool restoreRng)
 {
+    return loadModelCheckpoint(path, {*model, model->config(), model->numLabels(), model->generator()}, opt, restoreRng);
+}
+
+CheckpointHeader loadModelCheckpoint(const std::string &path, const CheckpointModel &model, AdamW *opt, bool restoreRng)
+{
     OpenedCheckpoint c;
     openCheckpoint(path, c);
     const BertConfig &saved = c.header.bert_config;
-    const BertConfig &cfg = model->config();
+    const BertConfig &cfg = model.config;
     if (!saved.sameArchitecture(cfg))
         throw Error(path,
                     "the checkpoint was trained with another architecture (hidden_size " + std::to_string(saved.hidden_size)
@@ -103,14 +108,20 @@ CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClas
                         + std::to_string(cfg.hidden_size) + ", num_hidden_layers " + std::to_string(cfg.num_hidden_layers)
                         + ", vocab_size " + std::to_string(cfg.vocab_size) + ")",
                     "use a new --model_dir, or the bert_config.json the checkpoint was trained with");
-    if (c.header.num_labels != model->numLabels())
+    if (c.header.num_labels != model.num_labels)
         throw Error(path,
-                    "the checkpoint has " + std::to_string(c.header.num_labels) + " labels but the meta data says num_labels "
-                        + std::to_string(model->numLabels()),
+                    model.num_labels == 0
+                        ? "the checkpoint is a fine-tuning checkpoint (" + std::to_string(c.header.num_labels)
+                              + " labels), not a pretraining one"
+                    : c.header.num_labels == 0
+                        ? "the checkpoint is a pretraining checkpoint (masked-LM heads, no classifier), not a "
+                          "fine-tuning one with num_labels " + std::to_string(model.num_labels)
+                        : "the checkpoint has " + std::to_string(c.header.num_labels)
+                              + " labels but the meta data says num_labels " + std::to_string(model.num_labels),
                     "use a new --model_dir or the input_meta_data.json the checkpoint was trained with");
     auto dict = c10::impl::toTypedDict<std::string, torch::Tensor>(c.model.toGenericDict());
     torch::NoGradGuard guard;
-    for (auto &p : model->named_parameters()) {
+    for (auto &p : model.module.named_parameters()) {
         auto it = dict.find(p.key());
         if (it == dict.end())
             throw Error(path, "the checkpoint has no tensor " + p.key());
@@ -127,7 +138,7 @@ CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClas
         // The run's generator (checkpoints before the run owned one stored the default
         // generator's state here, which was the run's stream then: same format, same use).
         if (c.archive.try_read("rng_state", rng) && rng.isTensor()) {
-            at::Generator &gen = model->generator();
+            at::Generator &gen = model.generator;
             std::lock_guard<std::mutex> lock(gen.mutex());
             gen.set_state(rng.toTensor());
         }
@@ -137,6 +148,12 @@ CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClas
 
 void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, const AdamW &opt, int64_t step,
                     const InputMetaData &meta)
+{
+    saveModelCheckpoint(path, {*model, model->config(), model->numLabels(), model->generator()}, opt, step, meta);
+}
+
+void saveModelCheckpoint(const std::string &path, const CheckpointModel &model, const AdamW &opt, int64_t step,
+                         const InputMetaData &meta)
 {
     const std::string tmp = path + ".tmp";
     const auto fail = [&](const std::string &reason) {
@@ -149,16 +166,16 @@ void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &
     try {
         torch::serialize::OutputArchive ar;
         c10::Dict<std::string, torch::Tensor> params;
-        for (auto &p : model->named_parameters())
+        for (auto &p : model.module.named_parameters())
             params.insert(p.key(), p.value().detach().cpu()); // a checkpoint loads on any machine
         ar.write("model", c10::IValue(params));
         opt.save(ar);
         ar.write("step", c10::IValue(step));
-        ar.write("num_labels", c10::IValue(model->numLabels()));
-        ar.write("bert_config", c10::IValue(model->config().toJson().dump()));
+        ar.write("num_labels", c10::IValue(model.num_labels));
+        ar.write("bert_config", c10::IValue(model.config.toJson().dump()));
         ar.write("input_meta_data", c10::IValue(meta.toJson().dump()));
         {
-            at::Generator &gen = model->generator();
+            at::Generator &gen = model.generator;
             std::lock_guard<std::mutex> lock(gen.mutex());
             ar.write("rng_state", c10::IValue(gen.get_state()));
         }

@@ -64,6 +64,25 @@ CheckpointHeader loadCheckpoint(const std::string &path, nn::BertForSequenceClas
 void saveCheckpoint(const std::string &path, nn::BertForSequenceClassification &model, const AdamW &opt,
                     int64_t step, const InputMetaData &meta);
 
+/// Any model in the checkpoint format: its parameters (the `model` entry), config, num_labels
+/// (0 for a pretraining model, BertForPreTraining: masked-LM heads, no classifier) and
+/// generator (rng_state). The classifier functions above are these with the classifier's view.
+struct CheckpointModel
+{
+    torch::nn::Module &module;
+    const BertConfig &config;
+    int64_t num_labels;
+    at::Generator &generator;
+};
+
+/// loadCheckpoint for any model: another num_labels (a fine-tuning checkpoint for a
+/// pretraining model, or the other way round) is an error saying which kind it is.
+CheckpointHeader loadModelCheckpoint(const std::string &path, const CheckpointModel &model, AdamW *opt, bool restoreRng);
+
+/// saveCheckpoint for any model.
+void saveModelCheckpoint(const std::string &path, const CheckpointModel &model, const AdamW &opt, int64_t step,
+                         const InputMetaData &meta);
+
 /// The model's parameters as (name, tensor) pairs in registration order.
 std::vector<std::pair<std::string, torch::Tensor>> namedParameters(nn::BertForSequenceClassification &model);
 

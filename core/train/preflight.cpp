@@ -312,9 +312,12 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     checkOptionRanges(o, diag, unchecked);
 
     if (r.bert_config && r.meta_data && filesOk) {
-        if (scope.check_data_files)
+        // Pretraining data and checkpoints have checks of their own (checkPretrainingRun,
+        // core/train/pretrainpreflight.h), which prepareRun adds for the pretraining purposes.
+        const bool classifierData = !r.meta_data->isPretraining();
+        if (scope.check_data_files && classifierData)
             checkDataFiles(o, *r.bert_config, *r.meta_data, diag);
-        if (scope.check_init_checkpoint && !o.init_checkpoint.empty())
+        if (scope.check_init_checkpoint && classifierData && !o.init_checkpoint.empty())
             checkInitCheckpoint(o, *r.bert_config, *r.meta_data, diag);
         // The run already in model_dir (run_config.json, checkpoints): core/train/runidentity.h.
         if (scope.check_model_dir_run)

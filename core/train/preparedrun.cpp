@@ -4,6 +4,7 @@
 #include "core/data/preparereport.h"
 #include "core/data/sha256.h"
 #include "core/hub/huberror.h"
+#include "core/train/pretrainpreflight.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -43,6 +44,7 @@ const PurposeRow kPurposes[] = {
     {RunPurpose::Predict, "predict", "predict", scopeOf(true, true, true, true, true, false)},
     {RunPurpose::Export, "export", "export_only", scopeOf(true, true, true, true, true, false)},
     {RunPurpose::Validate, "validate", "", scopeOf(true, true, true, true, true, true)},
+    {RunPurpose::Pretrain, "pretrain", "train_and_eval", scopeOf(true, true, true, true, true, false)},
 };
 
 const PurposeRow &rowOf(RunPurpose purpose)
@@ -196,6 +198,7 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
     }
     if (!pretrained.empty() || !dropped.empty())
         run.validation.diagnostics = ordered(run.validation.diagnostics, pretrained, dropped);
+    checkPretrainingPurpose(run.options, purpose, run.validation);
     if (purpose == RunPurpose::Train && run.ok())
         run.local_workers = planLocalWorkers(run.options);
     return run;

@@ -23,6 +23,8 @@ enum class RunPurpose
     Predict,  ///< `predict`: test_results.tsv from a checkpoint
     Export,   ///< `export`: a stand-alone model folder
     Validate, ///< `validate`: every check of options.mode, nothing run
+    Pretrain, ///< `pretrain`: masked-LM pretraining (docs/pretraining.md) on bert_pretraining
+              ///< data; no num_labels; checks of its own (checkPretrainingRun)
 };
 
 /// Returns the purpose's name as the CLI spells its command ("train", "lr_find", …).

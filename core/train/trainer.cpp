@@ -15,6 +15,7 @@
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
 #include "core/train/preparedrun.h"
+#include "core/train/pretrainrun.h"
 #include "core/train/run.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
@@ -159,8 +160,14 @@ RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &obse
     const ValidationResult &v = prepared.validation;
     RunFinished r;
     std::unique_ptr<Run> run;
+    std::optional<RunFinished> pretraining; // the pretraining run's progress (core/train/pretrainrun.h)
     // A failure mid-run still says how far the run got and where its last checkpoint is.
     const auto keepProgress = [&] {
+        if (pretraining) {
+            r.last_step = pretraining->last_step;
+            r.last_checkpoint = pretraining->last_checkpoint;
+            r.final_train_loss = pretraining->final_train_loss;
+        }
         if (!run)
             return;
         r.last_step = run->progress().last_step;
@@ -176,6 +183,11 @@ RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &obse
         } else if (!v.bert_config || !v.meta_data) {
             throw Error("run", "this run was not checked before it started (no model config or meta data was loaded)",
                         "start runs through prepareRun (core/train/preparedrun.h)");
+        } else if (prepared.purpose == RunPurpose::Pretrain) {
+            pretraining.emplace();
+            r = runPretraining(spec, v, observer, stop, *pretraining);
+        } else if (prepared.purpose == RunPurpose::Export && v.meta_data->isPretraining()) {
+            r = exportPretraining(spec, v, observer);
         } else {
             run = std::make_unique<Run>(spec, observer, stop, v);
             switch (prepared.purpose) {
@@ -184,6 +196,7 @@ RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &obse
             case RunPurpose::Train: r = run->train(); break;
             case RunPurpose::LrFind:
             case RunPurpose::Validate:
+            case RunPurpose::Pretrain:
                 throw Error("run", std::string("a run prepared for ") + runPurposeName(prepared.purpose)
                                        + " cannot be executed by the Trainer",
                             "lr_find runs through findLearningRate; validate runs nothing");

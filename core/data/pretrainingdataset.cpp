@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/data/pretrainingdataset.h"
+
+#include "core/data/classifierdataset.h"
+#include "core/data/example.pb.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordreader.h"
+#include "core/util/error.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <random>
+
+namespace wb {
+
+namespace {
+
+const char *kindName(const tensorflow::Feature &f)
+{
+    switch (f.kind_case()) {
+    case tensorflow::Feature::kBytesList: return "bytes_list";
+    case tensorflow::Feature::kFloatList: return "float_list";
+    case tensorflow::Feature::kInt64List: return "int64_list";
+    default: return "empty feature";
+    }
+}
+
+const std::string kWriteHint = "write the records with 'bert-workbench-cli prepare_pretraining' or google-research/bert "
+                               "create_pretraining_data.py, with the max_seq_length and max_predictions_per_seq of "
+                               "input_meta_data.json";
+
+const tensorflow::Feature *find(const tensorflow::Example &ex, const std::string &name)
+{
+    const auto &map = ex.features().feature();
+    const auto it = map.find(name);
+    return it == map.end() ? nullptr : &it->second;
+}
+
+const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const std::string &what)
+{
+    const tensorflow::Feature *f = find(ex, name);
+    if (!f)
+        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has " + describeFeatures(ex),
+                    kWriteHint);
+    return *f;
+}
+
+void readInts(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
+              std::vector<int64_t> &out)
+{
+    const std::string what = "int64_list of " + std::string(lengthName) + " = " + std::to_string(length);
+    const tensorflow::Feature &f = require(ex, name, what);
+    if (f.kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, "feature '" + name + "' is a " + kindName(f) + ", expected an " + what, kWriteHint);
+    const auto &v = f.int64_list().value();
+    if (v.size() != length)
+        throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but " + lengthName + " is "
+                            + std::to_string(length),
+                    kWriteHint);
+    out.assign(v.begin(), v.end());
+}
+
+void setInts(tensorflow::Features &f, const std::string &name, const std::vector<int64_t> &values)
+{
+    auto *list = (*f.mutable_feature())[name].mutable_int64_list();
+    list->mutable_value()->Add(values.begin(), values.end());
+}
+
+} // namespace
+
+std::string encodeMaskedLmRecord(const MaskedLmRecord &r)
+{
+    tensorflow::Example ex;
+    auto &f = *ex.mutable_features();
+    setInts(f, "input_ids", r.input_ids);
+    setInts(f, "input_mask", r.input_mask);
+    setInts(f, "segment_ids", r.segment_ids);
+    if (r.has_masks) {
+        setInts(f, "masked_lm_positions", r.masked_lm_positions);
+        setInts(f, "masked_lm_ids", r.masked_lm_ids);
+        auto *w = (*f.mutable_feature())["masked_lm_weights"].mutable_float_list();
+        w->mutable_value()->Add(r.masked_lm_weights.begin(), r.masked_lm_weights.end());
+    }
+    setInts(f, "next_sentence_labels", {r.next_sentence_label});
+    std::string out;
+    {
+        google::protobuf::io::StringOutputStream stream(&out);
+        google::protobuf::io::CodedOutputStream coded(&stream);
+        coded.SetSerializationDeterministic(true);
+        ex.SerializeToCodedStream(&coded);
+    }
+    return out;
+}
+
+void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, MaskedLmRecord &r)
+{
+    const tensorflow::Example ex = parseExample(payload);
+    const int64_t L = spec.max_seq_length, P = spec.max_predictions_per_seq;
+    readInts(ex, "input_ids", L, "max_seq_length", r.input_ids);
+    readInts(ex, "input_mask", L, "max_seq_length", r.input_mask);
+    readInts(ex, "segment_ids", L, "max_seq_length", r.segment_ids);
+    for (int64_t i = 0; i < L; ++i) {
+        const int64_t id = r.input_ids[size_t(i)];
+        if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
+            throw Error({}, "input_ids[" + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, vocab_size = "
+                                + std::to_string(spec.vocab_size) + ")",
+                        "the records were made with another vocab.txt than the model's bert_config.json");
+        const int64_t m = r.input_mask[size_t(i)];
+        if (m != 0 && m != 1)
+            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1", kWriteHint);
+        const int64_t s = r.segment_ids[size_t(i)];
+        if (s < 0 || (spec.type_vocab_size > 0 && s >= spec.type_vocab_size))
+            throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
+                                + " is outside [0, type_vocab_size = " + std::to_string(spec.type_vocab_size) + ")",
+                        "check type_vocab_size in bert_config.json");
+    }
+    const char *maskFeatures[] = {"masked_lm_positions", "masked_lm_ids", "masked_lm_weights"};
+    int present = 0;
+    for (const char *name : maskFeatures)
+        present += find(ex, name) ? 1 : 0;
+    r.has_masks = present > 0;
+    if (present == 0 && spec.masks_required)
+        throw Error({}, "the record has no masked_lm_positions, masked_lm_ids or masked_lm_weights (a dynamic-masking "
+                        "record; the record has " + describeFeatures(ex) + ")",
+                    "this run uses the records' own masks (static masking): prepare the data with --masking=static, or "
+                    "use a data set whose input_meta_data.json says \"masking\": \"dynamic\"");
+    if (present > 0) {
+        readInts(ex, "masked_lm_positions", P, "max_predictions_per_seq", r.masked_lm_positions);
+        readInts(ex, "masked_lm_ids", P, "max_predictions_per_seq", r.masked_lm_ids);
+        const std::string what = "float_list of max_predictions_per_seq = " + std::to_string(P);
+        const tensorflow::Feature &w = require(ex, "masked_lm_weights", what);
+        if (w.kind_case() != tensorflow::Feature::kFloatList)
+            throw Error({}, std::string("feature 'masked_lm_weights' is a ") + kindName(w) + ", expected a " + what,
+                        kWriteHint);
+        if (w.float_list().value_size() != P)
+            throw Error({}, "feature 'masked_lm_weights' has " + std::to_string(w.float_list().value_size())
+                                + " values but max_predictions_per_seq is " + std::to_string(P),
+                        kWriteHint);
+        r.masked_lm_weights.assign(w.float_list().value().begin(), w.float_list().value().end());
+        for (int64_t k = 0; k < P; ++k) {
+            const int64_t pos = r.masked_lm_positions[size_t(k)];
+            if (pos < 0 || pos >= L)
+                throw Error({}, "masked_lm_positions[" + std::to_string(k) + "] = " + std::to_string(pos)
+                                    + " is outside [0, max_seq_length = " + std::to_string(L) + ")",
+                            kWriteHint);
+            const int64_t id = r.masked_lm_ids[size_t(k)];
+            if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
+                throw Error({}, "masked_lm_ids[" + std::to_string(k) + "] = " + std::to_string(id)
+                                    + " is outside [0, vocab_size = " + std::to_string(spec.vocab_size) + ")",
+                            "the records were made with another vocab.txt than the model's bert_config.json");
+            const float wk = r.masked_lm_weights[size_t(k)];
+            if (!(wk >= 0.0f) || wk > 1e6f)
+                throw Error({}, "masked_lm_weights[" + std::to_string(k) + "] = " + std::to_string(wk)
+                                    + " is not a weight (1.0 for a prediction, 0.0 for padding)",
+                            kWriteHint);
+        }
+    } else {
+        r.masked_lm_positions.assign(size_t(P), 0);
+        r.masked_lm_ids.assign(size_t(P), 0);
+        r.masked_lm_weights.assign(size_t(P), 0.0f);
+    }
+    std::vector<int64_t> nsp;
+    readInts(ex, "next_sentence_labels", 1, "1", nsp);
+    if (nsp[0] != 0 && nsp[0] != 1)
+        throw Error({}, "next_sentence_labels = " + std::to_string(nsp[0]) + " is not 0 (B follows A) or 1 (B is random)",
+                    kWriteHint);
+    r.next_sentence_label = nsp[0];
+}
+
+void appendToBatch(PretrainingBatch &b, const MaskedLmRecord &r)
+{
+    if (b.size == 0) {
+        b.seq_length = int64_t(r.input_ids.size());
+        b.predictions = int64_t(r.masked_lm_positions.size());
+        b.input_ids.clear();
+        b.input_mask.clear();
+        b.segment_ids.clear();
+        b.masked_lm_positions.clear();
+        b.masked_lm_ids.clear();
+        b.masked_lm_weights.clear();
+        b.next_sentence_labels.clear();
+    }
+    b.input_ids.insert(b.input_ids.end(), r.input_ids.begin(), r.input_ids.end());
+    b.input_mask.insert(b.input_mask.end(), r.input_mask.begin(), r.input_mask.end());
+    b.segment_ids.insert(b.segment_ids.end(), r.segment_ids.begin(), r.segment_ids.end());
+    b.masked_lm_positions.insert(b.masked_lm_positions.end(), r.masked_lm_positions.begin(), r.masked_lm_positions.end());
+    b.masked_lm_ids.insert(b.masked_lm_ids.end(), r.masked_lm_ids.begin(), r.masked_lm_ids.end());
+    b.masked_lm_weights.insert(b.masked_lm_weights.end(), r.masked_lm_weights.begin(), r.masked_lm_weights.end());
+    b.next_sentence_labels.push_back(r.next_sentence_label);
+    ++b.size;
+}
+
+struct PretrainingDataset::Private
+{
+    PretrainingDataOptions o;
+    std::vector<std::string> files;
+    size_t fileIndex = 0;
+    std::unique_ptr<TFRecordReader> reader;
+    int64_t global = 0; // records seen in this pass (for sharding)
+    std::mt19937_64 rng;
+    std::vector<MaskedLmRecord> buffer;
+    std::string payload;
+
+    /// The next record of this shard in file order; false at the end of the files.
+    bool readOrdered(MaskedLmRecord &r)
+    {
+        while (true) {
+            if (!reader) {
+                if (fileIndex >= files.size())
+                    return false;
+                reader = std::make_unique<TFRecordReader>(files[fileIndex]);
+            }
+            if (!reader->read(payload)) {
+                reader.reset();
+                ++fileIndex;
+                continue;
+            }
+            const int64_t k = global++;
+            if (k % o.num_shards != o.shard_index)
+                continue;
+            try {
+                decodeMaskedLmRecord(payload, o.spec, r);
+            } catch (const Error &e) {
+                throw Error(reader->location(), e.what(), e.hint());
+            }
+            return true;
+        }
+    }
+
+    void restart()
+    {
+        reader.reset();
+        fileIndex = 0;
+        global = 0;
+    }
+};
+
+PretrainingDataset::PretrainingDataset(PretrainingDataOptions options) : d(std::make_unique<Private>())
+{
+    d->o = std::move(options);
+    if (d->o.batch_size < 1)
+        throw Error("batch_size", "the batch size must be at least 1");
+    if (d->o.num_shards < 1 || d->o.shard_index < 0 || d->o.shard_index >= d->o.num_shards)
+        throw Error("shard_index", "shard " + std::to_string(d->o.shard_index) + " of " + std::to_string(d->o.num_shards)
+                                       + " does not exist");
+    d->files = expandFilePattern(d->o.pattern);
+    d->rng.seed(d->o.seed);
+    d->o.shuffle_buffer = std::max<int64_t>(1, d->o.shuffle_buffer);
+}
+
+PretrainingDataset::~PretrainingDataset() = default;
+
+const std::vector<std::string> &PretrainingDataset::files() const { return d->files; }
+
+bool PretrainingDataset::nextRecord(MaskedLmRecord &r)
+{
+    if (!d->o.training)
+        return d->readOrdered(r);
+    // Training: a shuffle buffer over a stream that repeats (shuffle before repeat, as
+    // tf.data's shuffle(buffer).repeat() order of run_pretraining.py's input_fn).
+    while (int64_t(d->buffer.size()) < d->o.shuffle_buffer) {
+        MaskedLmRecord next;
+        if (d->readOrdered(next)) {
+            d->buffer.push_back(std::move(next));
+            continue;
+        }
+        if (d->global == 0)
+            throw Error(d->o.pattern, "the pretraining data holds no record for this reader",
+                        "prepare the corpus again; it needs at least one sequence (and one batch) of records");
+        if (!d->buffer.empty())
+            break; // end of a pass: drain what is buffered, then start the next pass
+        d->restart();
+    }
+    std::uniform_int_distribution<size_t> pick(0, d->buffer.size() - 1);
+    const size_t k = pick(d->rng);
+    std::swap(d->buffer[k], d->buffer.back());
+    r = std::move(d->buffer.back());
+    d->buffer.pop_back();
+    if (d->buffer.empty() && !d->reader && d->fileIndex >= d->files.size())
+        d->restart();
+    return true;
+}
+
+bool PretrainingDataset::next(PretrainingBatch &batch)
+{
+    batch.size = 0;
+    MaskedLmRecord r;
+    while (batch.size < d->o.batch_size && nextRecord(r))
+        appendToBatch(batch, r);
+    return batch.size > 0;
+}
+
+void PretrainingDataset::reset()
+{
+    d->restart();
+    d->buffer.clear();
+}
+
+StaticMaskingBatches::StaticMaskingBatches(PretrainingDataOptions options)
+    : m_data([&] {
+          options.spec.masks_required = true;
+          return options;
+      }())
+{
+}
+
+} // namespace wb

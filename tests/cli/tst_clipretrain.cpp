@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// `bert-workbench-cli pretrain` end to end (issue 24): exit codes, metrics.jsonl (mlm_loss
+// falling, perplexity = exp(eval MLM loss)), TensorBoard events, export as BertForMaskedLM,
+// and fine-tuning from the result.
+#include "app/cli/commands.h"
+#include "clirun.h"
+#include "core/model/initcheckpoint.h"
+#include "core/model/parameternames.h"
+#include "core/model/pretrainingheads.h"
+#include "core/train/checkpointio.h"
+#include "support/pretrainingrecords.h"
+#include "support/tinyrun.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+class tst_CliPretrain : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    TrainingOptions m_cls; ///< a classification run with the same model config
+    std::string m_meta, m_train, m_eval, m_vocab;
+    std::string path(const std::string &name) const { return (fs::path(m_dir.path().toStdString()) / name).string(); }
+
+    std::vector<std::string> common(const std::string &modelDir, const std::string &meta) const
+    {
+        return {"--distribution_strategy=one_device", "--bert_config_file=" + m_cls.bert_config_file,
+                "--input_meta_data_path=" + meta, "--train_data_path=" + m_train, "--eval_data_path=" + m_eval,
+                "--model_dir=" + modelDir, "--train_batch_size=8", "--eval_batch_size=8", "--num_train_epochs=10",
+                "--learning_rate=2e-3", "--num_threads=1"};
+    }
+
+    void writeMeta(const std::string &file, int64_t vocab, const std::string &task = "bert_pretraining") const
+    {
+        std::ofstream(file) << "{\"task_type\": \"" << task << "\", \"max_seq_length\": 16, \"max_predictions_per_seq\": 5, "
+                            << "\"train_data_size\": 64, \"eval_data_size\": 16, \"use_next_sentence_label\": false, "
+                            << "\"masking\": \"static\", \"masked_lm_prob\": 0.15, \"whole_word_masking\": false, "
+                            << "\"vocab_size\": " << vocab << ", \"do_lower_case\": true}";
+    }
+
+    static std::vector<nlohmann::json> lines(const std::string &file, const char *kind)
+    {
+        std::vector<nlohmann::json> out;
+        std::ifstream in(file);
+        std::string line;
+        while (std::getline(in, line)) {
+            auto j = nlohmann::json::parse(line);
+            if (j.value("kind", "") == kind)
+                out.push_back(j);
+        }
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        wbtest::TinyRun p; // BERT L=2, H=32, vocab 100: the pretraining model is the same
+        p.dropout_prob = 0.0;
+        m_cls = wbtest::writeTinyRun(path("cls"), p);
+        m_meta = path("pretraining_meta.json");
+        m_train = path("train.tf_record");
+        m_eval = path("eval.tf_record");
+        writeMeta(m_meta, 100);
+        wbtest::writeMaskedLmRecords(m_train, 64, 16, 5, 100, 1);
+        wbtest::writeMaskedLmRecords(m_eval, 16, 16, 5, 100, 2);
+        m_vocab = path("vocab.txt");
+        std::ofstream v(m_vocab);
+        for (int k = 0; k < 100; ++k)
+            v << (k == 0 ? "[PAD]" : k == 1 ? "[UNK]" : k == 2 ? "[CLS]" : k == 3 ? "[SEP]" : k == 4 ? "[MASK]" : "w" + std::to_string(k)) << "\n";
+    }
+
+    void pretrainsAndWritesMetrics()
+    {
+        std::string out, err;
+        auto args = common(path("pt"), m_meta);
+        args.insert(args.begin(), "pretrain");
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
+        QVERIFY2(out.find("Pretraining from random weights") != std::string::npos, out.c_str());
+        const auto evals = lines(path("pt") + "/metrics.jsonl", "eval");
+        QCOMPARE(evals.size(), size_t(10)); // one per epoch of 8 steps
+        for (const auto &e : evals) {
+            const double loss = e.at("eval_mlm_loss").get<double>();
+            QCOMPARE(e.at("eval_perplexity").get<double>(), std::exp(loss)); // exactly
+            QCOMPARE(e.at("eval_loss").get<double>(), loss);
+            QCOMPARE(e.at("eval_accuracy").get<double>(), e.at("eval_mlm_accuracy").get<double>());
+            QCOMPARE(e.at("num_examples").get<int64_t>(), int64_t(16));
+        }
+        const double first = evals.front().at("eval_mlm_loss").get<double>();
+        const double last = evals.back().at("eval_mlm_loss").get<double>();
+        QVERIFY2(std::abs(first - std::log(100.0)) < 1.0, qPrintable(QString::number(first)));
+        QVERIFY2(last < 0.8 * first, qPrintable(QStringLiteral("first %1 last %2").arg(first).arg(last)));
+        QVERIFY(evals.back().at("eval_mlm_accuracy").get<double>() > evals.front().at("eval_mlm_accuracy").get<double>());
+        const auto trains = lines(path("pt") + "/metrics.jsonl", "train");
+        QVERIFY(!trains.empty());
+        QVERIFY(trains.front().contains("mlm_loss") && trains.front().contains("mlm_accuracy"));
+        QVERIFY(trains.back().at("mlm_loss").get<double>() < trains.front().at("mlm_loss").get<double>());
+        QVERIFY(fs::exists(path("pt") + "/ckpt-80"));
+        QVERIFY(fs::exists(path("pt") + "/run_config.json"));
+        QVERIFY(!fs::is_empty(path("pt") + "/summaries/train"));
+        QVERIFY(!fs::is_empty(path("pt") + "/summaries/validation"));
+        // Running it again is a finished run: nothing changes.
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
+        QVERIFY2(out.find("already complete at step 80") != std::string::npos, out.c_str());
+    }
+
+    void badInputExits2()
+    {
+        std::string out, err;
+        // The data's vocabulary is not the model's.
+        writeMeta(path("meta_vocab.json"), 120);
+        auto args = common(path("pt_bad"), path("meta_vocab.json"));
+        args.insert(args.begin(), "pretrain");
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitInvalid));
+        QVERIFY2(err.find("meta_vocab.json: vocab_size") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("120") != std::string::npos, err.c_str());
+        // Classification data for pretrain, and pretraining data for train.
+        args = common(path("pt_bad"), m_cls.input_meta_data_path);
+        args.insert(args.begin(), "pretrain");
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitInvalid));
+        QVERIFY2(err.find("prepare_pretraining") != std::string::npos, err.c_str());
+        args = common(path("pt_bad"), m_meta);
+        args.insert(args.begin(), "train");
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitInvalid));
+        QVERIFY2(err.find("bert-workbench-cli pretrain") != std::string::npos, err.c_str());
+        QVERIFY(!fs::exists(path("pt_bad") + "/checkpoint"));
+    }
+
+    void exportsBertForMaskedLm()
+    {
+        std::string out, err;
+        const std::vector<std::string> args = {"export", "--distribution_strategy=one_device", "--bert_config_file=" + m_cls.bert_config_file,
+                                               "--input_meta_data_path=" + m_meta, "--model_dir=" + path("pt"),
+                                               "--model_export_path=" + path("pt_export"), "--vocab_file=" + m_vocab};
+        QVERIFY2(wbtest::runCli(args, out, err) == int(cli::kExitOk), err.c_str());
+        std::ifstream cfgIn(path("pt_export") + "/config.json");
+        const auto config = nlohmann::json::parse(cfgIn);
+        QCOMPARE(config.at("architectures"), nlohmann::json::array({"BertForMaskedLM"}));
+        QVERIFY(!config.contains("id2label"));
+        QVERIFY(fs::exists(path("pt_export") + "/vocab.txt"));
+        std::ifstream tokIn(path("pt_export") + "/tokenizer_config.json");
+        QCOMPARE(nlohmann::json::parse(tokIn).at("do_lower_case").get<bool>(), true);
+        const auto exported = loadSafetensors(path("pt_export") + "/model.safetensors");
+        // The checkpoint's tensors under Hugging Face names, the tied decoder included.
+        torch::serialize::InputArchive ar;
+        ar.load_from(path("pt") + "/ckpt-80");
+        c10::IValue model;
+        QVERIFY(ar.try_read("model", model));
+        auto dict = c10::impl::toTypedDict<std::string, torch::Tensor>(model.toGenericDict());
+        QVERIFY(torch::equal(exported.at("cls.predictions.decoder.weight"),
+                             dict.at("bert.embeddings.word_embeddings.weight")));
+        QVERIFY(torch::equal(exported.at("cls.predictions.decoder.bias"), dict.at("cls.predictions.bias")));
+        for (const char *n : {"cls.predictions.transform.dense.weight", "cls.predictions.transform.LayerNorm.weight",
+                              "bert.encoder.layer.1.output.dense.weight"})
+            QVERIFY2(torch::equal(exported.at(n), dict.at(n)), n);
+        QVERIFY(!exported.count("bert.pooler.dense.weight")); // BertForMaskedLM has no pooler
+    }
+
+    void fineTunesFromPretraining()
+    {
+        // The export folder as --init_checkpoint: every encoder tensor of the pretraining run loads.
+        Diagnostics diag;
+        nn::BertForSequenceClassification m(*BertConfig::load(m_cls.bert_config_file, diag), 2, nn::makeGenerator(5));
+        const CheckpointMatch match = loadInitCheckpoint(m, path("pt_export"));
+        torch::serialize::InputArchive ar;
+        ar.load_from(path("pt") + "/ckpt-80");
+        c10::IValue model;
+        QVERIFY(ar.try_read("model", model));
+        auto dict = c10::impl::toTypedDict<std::string, torch::Tensor>(model.toGenericDict());
+        auto params = m->named_parameters();
+        size_t encoder = 0;
+        for (const auto &p : params) {
+            if (p.key().rfind("bert.embeddings.", 0) != 0 && p.key().rfind("bert.encoder.", 0) != 0)
+                continue;
+            ++encoder;
+            QVERIFY2(torch::equal(p.value(), dict.at(p.key())), p.key().c_str());
+        }
+        QCOMPARE(match.loaded.size(), encoder); // the pooler is not in a BertForMaskedLM export
+        QVERIFY(match.classifierMissing);
+        // And `train` from it runs.
+        std::string out, err;
+        std::vector<std::string> args = {"train", "--distribution_strategy=one_device",
+                                         "--bert_config_file=" + m_cls.bert_config_file,
+                                         "--input_meta_data_path=" + m_cls.input_meta_data_path,
+                                         "--train_data_path=" + m_cls.train_data_path,
+                                         "--eval_data_path=" + m_cls.eval_data_path, "--model_dir=" + path("ft"),
+                                         "--train_batch_size=8", "--eval_batch_size=8", "--num_train_epochs=1",
+                                         "--learning_rate=1e-3", "--init_checkpoint=" + path("pt_export")};
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
+        QVERIFY2(out.find("loaded " + std::to_string(encoder) + " tensors") != std::string::npos, out.c_str());
+        // The pretraining ckpt-N itself. What is missing on this branch: fine-tuning's pre-flight
+        // check reads a ckpt-N as a run of the same task and refuses the other num_labels (0, a
+        // pretraining run, → 2), exit 2. When the init-checkpoint loader takes pretraining
+        // model_dirs and ckpt-N (issue 23: encoder loaded, cls.* heads skipped and said so), this
+        // run trains instead, and the second branch checks that it says what it loaded.
+        args.back() = "--init_checkpoint=" + path("pt") + "/ckpt-80";
+        args[6] = "--model_dir=" + path("ft2");
+        const int code = wbtest::runCli(args, out, err);
+        if (code != int(cli::kExitOk)) {
+            QCOMPARE(code, int(cli::kExitInvalid));
+            QVERIFY2(err.find("num_labels: 0 → 2") != std::string::npos, err.c_str());
+        } else {
+            QVERIFY2(out.find("Init checkpoint") != std::string::npos, out.c_str());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_CliPretrain)
+#include "tst_clipretrain.moc"
