@@ -4,6 +4,8 @@
 // into shards → commit. The streaming equivalent of google-research/bert create_pretraining_data.py.
 #include "core/data/pretrainingdata.h"
 
+#include "core/config/inputmetadata.h"
+
 #include "core/config/jsonfile.h"
 #include "core/data/fulltokenizer.h"
 #include "core/data/mlmmasking.h"
@@ -754,19 +756,22 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
 
 std::string pretrainingMetaJson(const PretrainingDataReport &r)
 {
-    nlohmann::ordered_json meta;
-    meta["task_type"] = "bert_pretraining";
-    meta["max_seq_length"] = r.max_seq_length;
-    meta["max_predictions_per_seq"] = r.max_predictions_per_seq;
-    meta["train_data_size"] = r.train_sequences;
-    meta["eval_data_size"] = r.eval_sequences;
-    meta["use_next_sentence_label"] = r.next_sentence;
-    meta["masking"] = r.masking;
-    meta["masked_lm_prob"] = r.masked_lm_prob;
-    meta["whole_word_masking"] = r.whole_word_masking;
-    meta["vocab_size"] = r.vocab_size;
-    meta["do_lower_case"] = r.do_lower_case;
-    return meta.dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    // Written by the meta data's one reader/writer pair (core/config/inputmetadata.h), so
+    // that every key pretrain reads is one this writes, in the order docs/pretraining.md shows.
+    InputMetaData meta;
+    meta.task_type = "bert_pretraining";
+    meta.num_labels = 0;
+    meta.max_seq_length = r.max_seq_length;
+    meta.max_predictions_per_seq = r.max_predictions_per_seq;
+    meta.train_data_size = r.train_sequences;
+    meta.eval_data_size = r.eval_sequences;
+    meta.use_next_sentence_label = r.next_sentence;
+    meta.masking = r.masking;
+    meta.masked_lm_prob = r.masked_lm_prob;
+    meta.whole_word_masking = r.whole_word_masking;
+    meta.vocab_size = r.vocab_size;
+    meta.do_lower_case = r.do_lower_case;
+    return meta.toJson().dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string pretrainingReportJson(const PretrainingDataReport &r)

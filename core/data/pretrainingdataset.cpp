@@ -252,6 +252,11 @@ PretrainingDataset::PretrainingDataset(PretrainingDataOptions options) : d(std::
 
 PretrainingDataset::~PretrainingDataset() = default;
 
+int64_t PretrainingDataset::batchSize() const
+{
+    return d->o.batch_size;
+}
+
 const std::vector<std::string> &PretrainingDataset::files() const { return d->files; }
 
 bool PretrainingDataset::nextRecord(MaskedLmRecord &r)
@@ -304,6 +309,39 @@ StaticMaskingBatches::StaticMaskingBatches(PretrainingDataOptions options)
           return options;
       }())
 {
+}
+
+DynamicMaskingBatches::DynamicMaskingBatches(PretrainingDataOptions options, Vocab vocab, MlmMaskingOptions masking)
+    : m_data([&] {
+          options.spec.masks_required = false;
+          return options;
+      }()),
+      m_vocab(std::move(vocab)), m_masking(masking), m_seed(options.seed), m_rng(options.seed)
+{
+    m_masking.max_predictions_per_seq = options.spec.max_predictions_per_seq;
+    (void)m_vocab.id("[MASK]"); // the error naming the vocab file, before the first batch
+}
+
+bool DynamicMaskingBatches::next(PretrainingBatch &batch)
+{
+    batch.size = 0;
+    MaskedLmRecord r;
+    while (batch.size < m_data.batchSize() && m_data.nextRecord(r)) {
+        MlmMasked m = applyMlmMasking(r.input_ids, r.input_mask, m_vocab, m_masking, m_rng);
+        r.input_ids = std::move(m.input_ids);
+        r.masked_lm_positions = std::move(m.masked_lm_positions);
+        r.masked_lm_ids = std::move(m.masked_lm_ids);
+        r.masked_lm_weights = std::move(m.masked_lm_weights);
+        r.has_masks = true;
+        appendToBatch(batch, r);
+    }
+    return batch.size > 0;
+}
+
+void DynamicMaskingBatches::reset()
+{
+    m_data.reset();
+    m_rng.seed(m_seed);
 }
 
 } // namespace wb

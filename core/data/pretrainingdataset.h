@@ -5,8 +5,12 @@
 // tf.train.Example features) and the batches the pretraining run reads
 // (docs/pretraining.md, docs/file-formats.md). Torch-free.
 
+#include "core/data/mlmmasking.h"
+#include "core/data/vocab.h"
+
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,6 +109,8 @@ public:
     /// Reads the next record (training: shuffled and repeating; evaluation: false at the end).
     bool nextRecord(MaskedLmRecord &r);
     const std::vector<std::string> &files() const;
+    /// Records per batch (the options').
+    int64_t batchSize() const;
 
 private:
     struct Private;
@@ -122,6 +128,30 @@ public:
 
 private:
     PretrainingDataset m_data;
+};
+
+/// Dynamic masking (RoBERTa; Hugging Face run_mlm.py): the records hold unmasked sequences
+/// (prepare_pretraining --masking=dynamic), and every time a record is read it is masked anew
+/// with applyMlmMasking() (google-research's 80/10/10 rule, `masking`'s share and whole-word
+/// option) — so each epoch sees other masks of the same text. The masks come from this
+/// source's own std::mt19937_64, seeded from `seed` (never from a global generator): the same
+/// seed and data give the same masks. reset() (evaluation) seeds it again, so every
+/// evaluation pass scores the same masks and its losses compare. A record that carries masks
+/// is masked anew too. Throws wb::Error as PretrainingDataset, and naming the vocab file when
+/// it has no [MASK]. Thread rules: one consumer thread.
+class DynamicMaskingBatches : public PretrainingBatchSource
+{
+public:
+    DynamicMaskingBatches(PretrainingDataOptions options, Vocab vocab, MlmMaskingOptions masking);
+    bool next(PretrainingBatch &batch) override;
+    void reset() override;
+
+private:
+    PretrainingDataset m_data;
+    Vocab m_vocab;
+    MlmMaskingOptions m_masking;
+    uint64_t m_seed;
+    std::mt19937_64 m_rng;
 };
 
 /// Appends `r` as row `batch.size` of `batch` (sizes from the record) and increments size.

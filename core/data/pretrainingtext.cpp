@@ -23,7 +23,10 @@ constexpr size_t kBlockBytes = size_t(1) << 20;         // one fread
 constexpr size_t kMaxRowBytes = size_t(256) << 20;      // one CSV/TSV row
 constexpr size_t kMaxJsonLineBytes = size_t(64) << 20;  // one JSONL line
 
-// prepare's single text columns (core/data/tablereader.cpp), compared ignoring ASCII case.
+// prepare's single text columns (core/data/textinput.h, TextInputSpec), compared ignoring
+// ASCII case. A second list on purpose: readTextInput() reads a whole file, and this reader
+// streams corpora larger than memory, so it matches the header itself. Pair layouts are not
+// documents and are not recognised here (--text_column names one of them).
 const char *const kTextColumns[] = {"sentence", "text", "review"};
 
 std::string lowerAscii(std::string s)

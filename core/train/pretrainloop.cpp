@@ -23,6 +23,7 @@
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
 #include "core/train/precision.h"
+#include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
@@ -280,7 +281,25 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
     evalOptions.training = false;
     evalOptions.num_shards = strategy->dataShard().num_shards;
     evalOptions.shard_index = strategy->dataShard().shard_index;
-    StaticMaskingBatches trainData(trainOptions), evalData(evalOptions);
+    std::unique_ptr<PretrainingBatchSource> trainSource, evalSource;
+    if (meta.masking == "dynamic") {
+        // New masks each time a sequence is read, from the run's seed (the eval set's masks are
+        // drawn the same at every evaluation: reset() seeds them again).
+        MlmMaskingOptions masking;
+        masking.masked_lm_prob = meta.masked_lm_prob.value_or(masking.masked_lm_prob);
+        masking.whole_word_masking = meta.whole_word_masking;
+        const Vocab vocab = Vocab::load(dynamicMaskingVocab(spec));
+        trainSource = std::make_unique<DynamicMaskingBatches>(trainOptions, vocab, masking);
+        evalOptions.seed = trainOptions.seed + 1;
+        evalSource = std::make_unique<DynamicMaskingBatches>(evalOptions, vocab, masking);
+        obs.logMessage("masking: dynamic (new masks each epoch; masked_lm_prob " + std::to_string(masking.masked_lm_prob)
+                       + (masking.whole_word_masking ? ", whole words" : "") + ")");
+    } else {
+        trainSource = std::make_unique<StaticMaskingBatches>(trainOptions);
+        evalSource = std::make_unique<StaticMaskingBatches>(evalOptions);
+        obs.logMessage("masking: static (the records' own masks)");
+    }
+    PretrainingBatchSource &trainData = *trainSource, &evalData = *evalSource;
     EvalExtras extras(spec, cfg, meta, chief, /*singleWorker: no eval_examples.jsonl*/ false, start, obs);
     PretrainingBatch batch;
     for (int64_t k = 0; k < start; ++k) // the data position of an uninterrupted run

@@ -2,7 +2,9 @@
 #include "core/train/pretrainpreflight.h"
 
 #include "core/data/classifierdataset.h"
+#include "core/data/preparereport.h"
 #include "core/data/pretrainingdataset.h"
+#include "core/data/vocab.h"
 #include "core/data/tfrecordreader.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/preparedrun.h"
@@ -43,6 +45,48 @@ void checkFirstRecords(const std::string &flag, const std::string &pattern, cons
 
 } // namespace
 
+namespace {
+
+/// Dynamic masking needs the vocabulary the records were made with: found, readable, with
+/// [MASK], and as large as the model's.
+void checkDynamicMaskingVocab(const TrainingOptions &o, const BertConfig &cfg, Diagnostics &diag)
+{
+    std::string vocab;
+    try {
+        vocab = dynamicMaskingVocab(o);
+    } catch (const Error &e) {
+        diag.error(e.field(), e.what(), e.hint());
+        return;
+    }
+    if (vocab.empty()) {
+        diag.error("vocab_file",
+                   "the records are for dynamic masking (new masks each epoch), which needs their vocabulary, and "
+                   "neither --vocab_file nor the prepare_report.json beside " + o.input_meta_data_path + " names one",
+                   "pass --vocab_file (the vocab.txt the corpus was prepared with)");
+        return;
+    }
+    try {
+        const Vocab v = Vocab::load(vocab);
+        (void)v.id("[MASK]");
+        if (v.size() != cfg.vocab_size)
+            diag.error("vocab_file",
+                       vocab + " has " + std::to_string(v.size()) + " tokens, the model's vocab_size is "
+                           + std::to_string(cfg.vocab_size),
+                       "pass the vocab.txt the corpus was prepared with");
+    } catch (const Error &e) {
+        diag.error(e.field().empty() ? vocab : e.field(), e.what(), e.hint());
+    }
+}
+
+} // namespace
+
+std::string dynamicMaskingVocab(const TrainingOptions &o)
+{
+    if (!o.vocab_file.empty())
+        return o.vocab_file;
+    return readPreparedTokenizer(o.input_meta_data_path).vocab_file;
+}
+
 void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, ValidationResult &r)
 {
     if (!r.meta_data)
@@ -77,10 +121,7 @@ void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, Valid
                    "pretraining ties the decoder to the word embeddings, which needs embedding_size == hidden_size",
                    "remove embedding_size from the config");
     if (meta.masking == "dynamic")
-        diag.error(o.input_meta_data_path + ": masking",
-                   "the records are for dynamic masking (new masks each epoch), which this build of pretrain does not "
-                   "draw yet",
-                   "prepare the corpus with --masking=static (the records hold their masks)");
+        checkDynamicMaskingVocab(o, cfg, diag);
     if (meta.train_data_size && o.train_batch_size > 0 && *meta.train_data_size < o.train_batch_size)
         diag.error(o.input_meta_data_path + ": train_data_size",
                    "the corpus gives " + std::to_string(*meta.train_data_size) + " training sequences, fewer than one batch of "
@@ -92,6 +133,7 @@ void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, Valid
         spec.max_predictions_per_seq = meta.max_predictions_per_seq;
         spec.vocab_size = cfg.vocab_size;
         spec.type_vocab_size = cfg.type_vocab_size;
+        spec.masks_required = meta.masking != "dynamic";
         checkFirstRecords("train_data_path", o.train_data_path, spec, diag);
         checkFirstRecords("eval_data_path", o.eval_data_path, spec, diag);
     }

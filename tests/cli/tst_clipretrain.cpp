@@ -112,6 +112,56 @@ private Q_SLOTS:
         QVERIFY2(out.find("already complete at step 80") != std::string::npos, out.c_str());
     }
 
+    /// prepare_pretraining's default output (dynamic masking: records without masks) trains:
+    /// the run draws the masks itself, says so, and the same seed gives the same losses.
+    void dynamicMaskingFromPreparePretraining()
+    {
+        const std::string corpus = path("corpus.txt"), data = path("dynamic-data");
+        {
+            std::ofstream c(corpus);
+            for (int doc = 0; doc < 60; ++doc) {
+                for (int line = 0; line < 4; ++line) {
+                    for (int w = 0; w < 6; ++w)
+                        c << (w ? " " : "") << "w" << 5 + (doc * 7 + line * 3 + w * 11) % 95;
+                    c << "\n";
+                }
+                c << "\n";
+            }
+        }
+        std::string out, err;
+        QVERIFY2(wbtest::runCli({"prepare_pretraining", "--input_file=" + corpus, "--vocab_file=" + m_vocab,
+                                 "--max_seq_length=16", "--max_predictions_per_seq=4", "--output_dir=" + data},
+                                out, err) == int(cli::kExitOk),
+                 err.c_str());
+        QVERIFY2(out.find("dynamic") != std::string::npos, out.c_str());
+        const std::string meta = data + "/input_meta_data.json";
+        QCOMPARE(nlohmann::json::parse(std::ifstream(meta)).at("masking").get<std::string>(), std::string("dynamic"));
+
+        const auto runOnce = [&](const std::string &modelDir) {
+            std::vector<std::string> args = {"pretrain", "--distribution_strategy=one_device",
+                                             "--bert_config_file=" + m_cls.bert_config_file, "--input_meta_data_path=" + meta,
+                                             "--train_data_path=" + data + "/train.tf_record",
+                                             "--eval_data_path=" + data + "/eval.tf_record", "--model_dir=" + modelDir,
+                                             "--train_batch_size=8", "--eval_batch_size=8", "--num_train_epochs=2",
+                                             "--learning_rate=2e-3", "--num_threads=1"};
+            std::string o, e;
+            const int code = wbtest::runCli(args, o, e);
+            // Evaluations come at fixed steps (train lines at time intervals): compare those.
+            return std::make_tuple(code, o + e, lines(modelDir + "/metrics.jsonl", "eval"));
+        };
+        const auto [code, text, train] = runOnce(path("dynamic-run"));
+        QVERIFY2(code == int(cli::kExitOk), text.c_str());
+        QVERIFY2(text.find("masking: dynamic") != std::string::npos, text.c_str());
+        QVERIFY(!train.empty());
+        for (const auto &l : train)
+            QVERIFY(std::isfinite(l.at("eval_mlm_loss").get<double>()));
+        const auto [code2, text2, again] = runOnce(path("dynamic-run-2"));
+        QCOMPARE(code2, int(cli::kExitOk));
+        QCOMPARE(again.size(), train.size());
+        for (size_t k = 0; k < train.size(); ++k)
+            QCOMPARE(again[k].at("eval_mlm_loss").get<double>(), train[k].at("eval_mlm_loss").get<double>());
+    }
+
     void badInputExits2()
     {
         std::string out, err;

@@ -168,6 +168,7 @@ private Q_SLOTS:
     void recordsRoundTripAndBatch();
     void recordErrorsNameFileAndRecord();
     void readsGlobsAndCommaLists();
+    void dynamicMaskingDrawsNewMasksEachEpoch();
     void mlmLossFallsOnSmallCorpus();
     void huggingFaceRoundTrip();
     void tensorFlowRoundTrip();
@@ -377,6 +378,75 @@ void tst_Pretraining::recordErrorsNameFileAndRecord()
     PretrainingDataset wrongLength(dataOptions(path, 32, 5, 8, false));
     const std::string e3 = expectError([&] { wrongLength.next(b); });
     QVERIFY2(e3.find("'input_ids' has 16 values but max_seq_length is 32") != std::string::npos, e3.c_str());
+}
+
+/// Records without masks get masks from the source's own seed: every real prediction is at a
+/// real, non-special token and names the token that was there; the second epoch masks other
+/// positions; the same seed gives the same masks; an evaluation pass after reset() repeats them.
+void tst_Pretraining::dynamicMaskingDrawsNewMasksEachEpoch()
+{
+    QTemporaryDir dir;
+    const std::string path = (fs::path(dir.path().toStdString()) / "dynamic.tf_record").string();
+    std::mt19937_64 rng(3);
+    std::vector<MaskedLmRecord> source;
+    {
+        TFRecordWriter w(path);
+        for (int k = 0; k < 8; ++k) {
+            MaskedLmRecord r = wbtest::makeMaskedLmRecord(k, 16, 5, 100, rng);
+            for (int64_t t = 0; t < 16; ++t) // [CLS] w… [SEP], no padding; ids ≥ 5 are words
+                r.input_ids[size_t(t)] = t == 0 ? 2 : t == 15 ? 3 : 5 + (k * 16 + t) % 95;
+            r.input_mask.assign(16, 1);
+            r.has_masks = false;
+            w.write(encodeMaskedLmRecord(r));
+            source.push_back(r);
+        }
+        w.commit();
+    }
+    std::vector<std::string> tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+    for (int k = 5; k < 100; ++k)
+        tokens.push_back("w" + std::to_string(k));
+    const Vocab vocab = Vocab::fromTokens(tokens);
+    MlmMaskingOptions masking;
+    masking.masked_lm_prob = 0.15;
+    const auto epoch = [](DynamicMaskingBatches &d) {
+        PretrainingBatch b;
+        if (!d.next(b))
+            b.size = -1; // no batch: the comparisons below fail
+        return b;
+    };
+    DynamicMaskingBatches data(dataOptions(path, 16, 5, 8, false), vocab, masking);
+    const PretrainingBatch first = epoch(data);
+    QCOMPARE(first.size, int64_t(8));
+    for (int64_t row = 0; row < 8; ++row) {
+        int predictions = 0;
+        for (int64_t j = 0; j < 5; ++j) {
+            if (first.masked_lm_weights[size_t(row * 5 + j)] == 0.0f)
+                continue;
+            ++predictions;
+            const int64_t pos = first.masked_lm_positions[size_t(row * 5 + j)];
+            QVERIFY(pos > 0 && pos < 15); // never [CLS] or [SEP]
+            QCOMPARE(first.masked_lm_ids[size_t(row * 5 + j)], source[size_t(row)].input_ids[size_t(pos)]);
+        }
+        QCOMPARE(predictions, 2); // round(14 × 0.15) = 2
+    }
+    PretrainingBatch none;
+    QVERIFY(!data.next(none)); // evaluation: one pass
+    data.reset();
+    const PretrainingBatch again = epoch(data);
+    QCOMPARE(again.masked_lm_positions, first.masked_lm_positions); // reset() repeats the masks
+    QCOMPARE(again.input_ids, first.input_ids);
+
+    DynamicMaskingBatches training(dataOptions(path, 16, 5, 8, true), vocab, masking);
+    DynamicMaskingBatches twin(dataOptions(path, 16, 5, 8, true), vocab, masking);
+    const PretrainingBatch e1 = epoch(training), e2 = epoch(training);
+    QCOMPARE(epoch(twin).masked_lm_positions, e1.masked_lm_positions); // same seed, same masks
+    // The second epoch draws again: other masks for the same sequences.
+    QVERIFY(e1.masked_lm_positions != e2.masked_lm_positions || e1.masked_lm_ids != e2.masked_lm_ids);
+    const std::string noMask = expectError([&] {
+        DynamicMaskingBatches bad(dataOptions(path, 16, 5, 8, false), Vocab::fromTokens({"[PAD]", "[UNK]", "[CLS]", "[SEP]"}),
+                                  masking);
+    });
+    QVERIFY2(noMask.find("[MASK]") != std::string::npos, noMask.c_str());
 }
 
 void tst_Pretraining::readsGlobsAndCommaLists()
