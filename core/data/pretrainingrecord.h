@@ -36,12 +36,14 @@ struct PretrainingRecordSpec
     int64_t vocab_size = 0;               ///< ids < vocab_size (0: unchecked)
 };
 
-/// Serializes `record` as a tf.train.Example (deterministic bytes: features sorted by name).
+/// Serializes `record` as a tf.train.Example (deterministic bytes: features sorted by name),
+/// with encodeMaskedLmRecord (core/data/pretrainingdataset.h), the format's one codec.
 std::string encodePretrainingRecord(const PretrainingRecord &record);
 
-/// Parses a serialized tf.train.Example into `record` and checks it against `spec`: every
+/// Parses a serialized tf.train.Example into `record` with decodeMaskedLmRecord and checks it
+/// against `spec`: every
 /// feature present with google-research's kind and length, input_mask 0/1, ids in range,
-/// masked_lm_positions inside the sequence, masked_lm_weights 0 or 1, next_sentence_labels 0
+/// masked_lm_positions inside the sequence, masked_lm_weights 0 or positive, next_sentence_labels 0
 /// or 1. Extra features are ignored. Throws wb::Error with an empty field and a message naming
 /// the feature (callers prefix the record location). Thread-safe.
 void decodePretrainingRecord(std::string_view payload, const PretrainingRecordSpec &spec, PretrainingRecord &record);
