@@ -85,58 +85,6 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
 }
 
 /// Which of the flags a pretrained model fills were given on the command line.
-struct PrepareFlagsGiven
-{
-    bool vocab_file = false, do_lower_case = false, max_seq_length = false;
-};
-
-/// --pretrained_model: downloads it when missing, then fills the vocab, the casing and (to
-/// fit its position embeddings) max_seq_length that were not given. Returns kExitOk, else the
-/// exit code after printing the error.
-int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PrepareOptions &o,
-                        std::ostream &out, std::ostream &err)
-{
-    // The data must be read as the model reads text: its vocabulary and its casing.
-    TrainingOptions run;
-    run.pretrained_model = pretrainedModel;
-    if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
-        return fetched;
-    try {
-        const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
-        if (!m)
-            throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
-        if (!given.vocab_file)
-            o.vocab_file = m->vocab_file;
-        // The records must fit the model's position embeddings.
-        Diagnostics configDiag;
-        if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
-            if (!given.max_seq_length && o.max_seq_length > cfg->max_position_embeddings) {
-                err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
-                    << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
-                o.max_seq_length = cfg->max_position_embeddings;
-            } else if (o.max_seq_length > cfg->max_position_embeddings) {
-                return reportError(err,
-                                   ErrorText{"max_seq_length",
-                                             "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
-                                                 + pretrainedModel + " was trained for (max_position_embeddings "
-                                                 + std::to_string(cfg->max_position_embeddings) + ")",
-                                             "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
-                                                 + " or less"},
-                                   kExitInvalid);
-            }
-        }
-        if (!given.do_lower_case)
-            o.do_lower_case = m->do_lower_case;
-        else if (o.do_lower_case != m->do_lower_case)
-            err << "warning: pretrained_model: " << pretrainedModel << " is "
-                << (m->do_lower_case ? "uncased" : "cased") << " but the data is prepared "
-                << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; train will refuse the mismatch\n";
-    } catch (...) {
-        return reportCurrentException(err, "pretrained_model", kExitInvalid);
-    }
-    return kExitOk;
-}
-
 /// prepare's flags, bound to `o` and the few values read beside it.
 struct PrepareFlags
 {
@@ -217,6 +165,51 @@ PrepareProgress progressPrinter(std::ostream &err)
 
 } // namespace
 
+int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText o,
+                        std::ostream &out, std::ostream &err)
+{
+    // The data must be read as the model reads text: its vocabulary and its casing.
+    TrainingOptions run;
+    run.pretrained_model = pretrainedModel;
+    if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
+        return fetched;
+    try {
+        const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
+        if (!m)
+            throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
+        if (!given.vocab_file)
+            o.vocab_file = m->vocab_file;
+        // The records must fit the model's position embeddings.
+        Diagnostics configDiag;
+        if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
+            if (!given.max_seq_length && o.max_seq_length > cfg->max_position_embeddings) {
+                err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
+                    << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
+                o.max_seq_length = cfg->max_position_embeddings;
+            } else if (o.max_seq_length > cfg->max_position_embeddings) {
+                return reportError(err,
+                                   ErrorText{"max_seq_length",
+                                             "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
+                                                 + pretrainedModel + " was trained for (max_position_embeddings "
+                                                 + std::to_string(cfg->max_position_embeddings) + ")",
+                                             "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
+                                                 + " or less"},
+                                   kExitInvalid);
+            }
+        }
+        if (!given.do_lower_case)
+            o.do_lower_case = m->do_lower_case;
+        else if (o.do_lower_case != m->do_lower_case)
+            err << "warning: pretrained_model: " << pretrainedModel << " is "
+                << (m->do_lower_case ? "uncased" : "cased") << " but the text is prepared "
+                << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; a run on it must read text the same way\n";
+    } catch (...) {
+        return reportCurrentException(err, "pretrained_model", kExitInvalid);
+    }
+    return kExitOk;
+}
+
+
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     CLI::App app("Convert raw text into train/eval TFRecords + input_meta_data.json + labels.txt\n"
@@ -247,7 +240,7 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     if (!flags.pretrainedModel.empty()) {
         const PrepareFlagsGiven given{flags.vocab->count() > 0, flags.lower->count() > 0 || flags.noLowerCase,
                                       flags.maxSeq->count() > 0};
-        if (const int filled = takePretrainedModel(flags.pretrainedModel, given, o, out, err); filled != kExitOk)
+        if (const int filled = takePretrainedModel(flags.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err); filled != kExitOk)
             return filled;
     } else if (o.vocab_file.empty()) {
         return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",

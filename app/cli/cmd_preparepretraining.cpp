@@ -146,42 +146,14 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
 
     if (!pretrainedModel.empty()) {
         // As prepare: the text must be read as the model reads it (its vocabulary and casing).
-        TrainingOptions run;
-        run.pretrained_model = pretrainedModel;
-        if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
-            return fetched;
-        try {
-            const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
-            if (!m)
-                throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
-            if (vocabOption->count() == 0)
-                o.vocab_file = m->vocab_file;
-            Diagnostics configDiag;
-            if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
-                if (maxSeqOption->count() == 0 && o.max_seq_length > cfg->max_position_embeddings) {
-                    err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
-                        << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
-                    o.max_seq_length = cfg->max_position_embeddings;
-                } else if (o.max_seq_length > cfg->max_position_embeddings) {
-                    return reportError(err,
-                                       ErrorText{"max_seq_length",
-                                                 "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
-                                                     + pretrainedModel + " was trained for (max_position_embeddings "
-                                                     + std::to_string(cfg->max_position_embeddings) + ")",
-                                                 "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
-                                                     + " or less"},
-                                       kExitInvalid);
-                }
-            }
-            if (lowerOption->count() == 0 && !noLowerCase)
-                o.do_lower_case = m->do_lower_case;
-            else if (o.do_lower_case != m->do_lower_case)
-                err << "warning: pretrained_model: " << pretrainedModel << " is "
-                    << (m->do_lower_case ? "uncased" : "cased") << " but the text is prepared "
-                    << (o.do_lower_case ? "lower-cased" : "cased") << " as asked\n";
-        } catch (...) {
-            return reportCurrentException(err, "pretrained_model", kExitInvalid);
-        }
+        PrepareFlagsGiven given;
+        given.vocab_file = vocabOption->count() > 0;
+        given.max_seq_length = maxSeqOption->count() > 0;
+        given.do_lower_case = lowerOption->count() > 0 || noLowerCase;
+        if (const int filled = takePretrainedModel(pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case},
+                                                   out, err);
+            filled != kExitOk)
+            return filled;
     } else if (o.vocab_file.empty()) {
         return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
                                           "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},

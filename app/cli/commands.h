@@ -47,6 +47,28 @@ int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostr
 /// stopped).
 int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err);
 
+/// Which of prepare's (or prepare_pretraining's) tokenizer flags the user gave.
+struct PrepareFlagsGiven
+{
+    bool vocab_file = false, do_lower_case = false, max_seq_length = false;
+};
+
+/// The tokenizer settings of a prepare command, filled by takePretrainedModel().
+struct PreparedText
+{
+    std::string &vocab_file;
+    int64_t &max_seq_length;
+    bool &do_lower_case;
+};
+
+/// --pretrained_model for prepare and prepare_pretraining: downloads it when missing
+/// (fetchPretrainedForRun), then fills the vocab, the casing and (to fit its position
+/// embeddings) max_seq_length that were not given; a given max_seq_length above the model's
+/// max_position_embeddings is an error, a given casing other than the model's a warning.
+/// Returns kExitOk, else the exit code after printing the error to `err` (cmd_prepare.cpp).
+int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText text,
+                        std::ostream &out, std::ostream &err);
+
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
