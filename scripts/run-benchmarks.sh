@@ -145,6 +145,14 @@ if [ -x "$BUILD/bench/bench_hubdownload" ]; then
   fi
 fi
 
+# --- pretrained models (issue 22): time from "Start from: BERT-Tiny" (cached, HF_HUB_OFFLINE=1)
+# to the first training step, the process start included (goal <= 2 s) ---
+CLI="$BUILD/app/cli/bert-workbench-cli"
+if [ -x "$CLI" ]; then
+  echo "== time to the first training step from a cached pretrained BERT-Tiny (goal <= 2 s) ==" | tee -a "$REPORT"
+  /usr/bin/python3 "$SRC/bench/time_to_first_step.py" "$CLI" "${WB_BENCH_FIRST_STEP_ROUNDS:-5}" | tee -a "$REPORT"
+fi
+
 # --- pretraining data (issue 24): prepare_pretraining on the SpamAssassin mail bodies as CSV,
 # 1x, 10x and 40x the corpus: throughput and peak RSS (goal: <= 1 GB at any size); prepare
 # (classification, the same CSV) at 1x for reference. Needs about 4 GB in TMPDIR for 40x. ---

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
+#include "core/hub/preparetokenizer.h"
 
 #include "core/hub/pretrainedmodel.h"
 #include "app/cli/errors.h"
@@ -141,8 +142,9 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
     app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
 }
 
-/// The progress line of prepare on a terminal (a bar), else one line per stage.
-PrepareProgress progressPrinter(std::ostream &err)
+} // namespace
+
+std::function<void(double, const std::string &)> prepareProgressPrinter(std::ostream &err)
 {
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
     return [tty, &err, lastStage = std::string(), lastPercent = -1](double f, const std::string &stage) mutable {
@@ -163,7 +165,6 @@ PrepareProgress progressPrinter(std::ostream &err)
     };
 }
 
-} // namespace
 
 int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText o,
                         std::ostream &out, std::ostream &err)
@@ -177,32 +178,15 @@ int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGi
         const auto m = findCachedPretrainedModel(pretrainedModel, HubSettings::fromEnvironment());
         if (!m)
             throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
-        if (!given.vocab_file)
-            o.vocab_file = m->vocab_file;
-        // The records must fit the model's position embeddings.
-        Diagnostics configDiag;
-        if (const auto cfg = BertConfig::load(m->config_file, configDiag)) {
-            if (!given.max_seq_length && o.max_seq_length > cfg->max_position_embeddings) {
-                err << "note: max_seq_length " << o.max_seq_length << " → " << cfg->max_position_embeddings
-                    << ", the most " << pretrainedModel << " was trained for (max_position_embeddings)\n";
-                o.max_seq_length = cfg->max_position_embeddings;
-            } else if (o.max_seq_length > cfg->max_position_embeddings) {
-                return reportError(err,
-                                   ErrorText{"max_seq_length",
-                                             "max_seq_length " + std::to_string(o.max_seq_length) + " is more than "
-                                                 + pretrainedModel + " was trained for (max_position_embeddings "
-                                                 + std::to_string(cfg->max_position_embeddings) + ")",
-                                             "use --max_seq_length=" + std::to_string(cfg->max_position_embeddings)
-                                                 + " or less"},
-                                   kExitInvalid);
-            }
-        }
-        if (!given.do_lower_case)
-            o.do_lower_case = m->do_lower_case;
-        else if (o.do_lower_case != m->do_lower_case)
-            err << "warning: pretrained_model: " << pretrainedModel << " is "
-                << (m->do_lower_case ? "uncased" : "cased") << " but the text is prepared "
-                << (o.do_lower_case ? "lower-cased" : "cased") << " as asked; a run on it must read text the same way\n";
+        PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
+        const Diagnostics said =
+            applyPretrainedTokenizer(*m, pretrainedModel, {given.vocab_file, given.do_lower_case, given.max_seq_length}, t);
+        o.vocab_file = t.vocab_file;
+        o.max_seq_length = t.max_seq_length;
+        o.do_lower_case = t.do_lower_case;
+        for (const Diagnostic &d : said.items())
+            err << (d.severity == Severity::Info ? "note: " + d.field + " " : "warning: " + d.field + ": ") << d.message
+                << "\n";
     } catch (...) {
         return reportCurrentException(err, "pretrained_model", kExitInvalid);
     }
@@ -249,7 +233,7 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     }
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
-    const PrepareProgress progress = progressPrinter(err);
+    const PrepareProgress progress = prepareProgressPrinter(err);
     try {
         const PrepareReport r = prepareData(o, progress);
         printPrepareReport(r, out, err);

@@ -76,36 +76,33 @@ void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream
         err << "warning: " << w << "\n";
 }
 
-} // namespace
-
-int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+/// prepare_pretraining's flags, and which of the tokenizer's the user gave.
+struct PretrainingFlags
 {
-    CLI::App app("Convert unlabelled text into pretraining TFRecords + input_meta_data.json + prepare_report.json\n"
-                 "(the equivalent of google-research/bert's create_pretraining_data.py).\n"
-                 "Input: a plain-text file (one sentence or line per line, documents separated by blank lines),\n"
-                 "a folder of .txt files, or the text column of a .csv/.tsv/.jsonl file (each row one document).",
-                 "bert-workbench-cli prepare_pretraining");
     PretrainingDataOptions o;
-    std::string inputs;
+    std::string inputs;         ///< --input_file: a comma-separated list
+    std::string pretrainedModel;
     bool noLowerCase = false;
-    app.add_option("--input_file,--input_data_dir", inputs,
+    CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr;
+};
+
+void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
+{
+    PretrainingDataOptions &o = f.o;
+    app.add_option("--input_file,--input_data_dir", f.inputs,
                    "text file, folder of .txt files, .csv/.tsv/.jsonl, a glob ('corpus/*.txt'), or a comma-separated list")
         ->required();
     app.add_option("--input_format", o.input_format, "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl")
         ->capture_default_str();
     app.add_option("--text_column", o.text_column,
                    "csv/tsv/jsonl: column or key of the text (default: recognised: sentence, text or review)");
-    auto *vocabOption =
-        app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt (required unless --pretrained_model)");
-    std::string pretrainedModel;
-    app.add_option("--pretrained_model,--model_name_or_path", pretrainedModel,
+    f.vocab = app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt (required unless --pretrained_model)");
+    app.add_option("--pretrained_model,--model_name_or_path", f.pretrainedModel,
                    "the BERT to (continue to) pretrain (Hub id, catalogue name or folder): its vocab.txt and casing,\n"
                    "downloaded into the Hugging Face cache when missing");
-    auto *lowerOption =
-        app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
-    app.add_flag("--nodo_lower_case", noLowerCase, "keep case and accents (cased models)");
-    auto *maxSeqOption =
-        app.add_option("--max_seq_length", o.max_seq_length, "tokens per sequence incl. [CLS]/[SEP]")->capture_default_str();
+    f.lowerCase = app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
+    app.add_flag("--nodo_lower_case", f.noLowerCase, "keep case and accents (cased models)");
+    f.maxSeq = app.add_option("--max_seq_length", o.max_seq_length, "tokens per sequence incl. [CLS]/[SEP]")->capture_default_str();
     app.add_option("--max_predictions_per_seq", o.max_predictions_per_seq, "masked LM predictions per sequence")
         ->capture_default_str();
     app.add_option("--masked_lm_prob", o.masked_lm_prob, "share of the tokens to mask")->capture_default_str();
@@ -129,60 +126,66 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
                    "train files: 1 = train.tf_record, N = train.tf_record-0000i-of-0000N")
         ->capture_default_str();
     app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
-    if (noLowerCase)
-        o.do_lower_case = false;
-    for (size_t start = 0; start <= inputs.size();) {
-        const size_t comma = inputs.find(',', start);
-        const std::string part = inputs.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+}
+
+std::vector<std::string> splitCommaList(const std::string &list)
+{
+    std::vector<std::string> parts;
+    for (size_t start = 0; start <= list.size();) {
+        const size_t comma = list.find(',', start);
+        const std::string part = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!part.empty())
-            o.input_files.push_back(part);
+            parts.push_back(part);
         if (comma == std::string::npos)
             break;
         start = comma + 1;
     }
+    return parts;
+}
 
-    if (!pretrainedModel.empty()) {
-        // As prepare: the text must be read as the model reads it (its vocabulary and casing).
+/// The vocabulary and casing: the pretrained model's (as prepare takes them), else --vocab_file.
+int chooseTokenizer(PretrainingFlags &f, std::ostream &out, std::ostream &err)
+{
+    PretrainingDataOptions &o = f.o;
+    if (!f.pretrainedModel.empty()) {
         PrepareFlagsGiven given;
-        given.vocab_file = vocabOption->count() > 0;
-        given.max_seq_length = maxSeqOption->count() > 0;
-        given.do_lower_case = lowerOption->count() > 0 || noLowerCase;
-        if (const int filled = takePretrainedModel(pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case},
-                                                   out, err);
-            filled != kExitOk)
-            return filled;
-    } else if (o.vocab_file.empty()) {
+        given.vocab_file = f.vocab->count() > 0;
+        given.max_seq_length = f.maxSeq->count() > 0;
+        given.do_lower_case = f.lowerCase->count() > 0 || f.noLowerCase;
+        return takePretrainedModel(f.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
+    }
+    if (o.vocab_file.empty())
         return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
                                           "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
                            kExitInvalid);
-    }
+    return kExitOk;
+}
+
+} // namespace
+
+int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Convert unlabelled text into pretraining TFRecords + input_meta_data.json + prepare_report.json\n"
+                 "(the equivalent of google-research/bert's create_pretraining_data.py).\n"
+                 "Input: a plain-text file (one sentence or line per line, documents separated by blank lines),\n"
+                 "a folder of .txt files, or the text column of a .csv/.tsv/.jsonl file (each row one document).",
+                 "bert-workbench-cli prepare_pretraining");
+    PretrainingFlags f;
+    addPretrainingFlags(app, f);
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    if (f.noLowerCase)
+        f.o.do_lower_case = false;
+    f.o.input_files = splitCommaList(f.inputs);
+    if (const int chosen = chooseTokenizer(f, out, err); chosen != kExitOk)
+        return chosen;
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
-    std::string lastStage;
-    int lastPercent = -1;
-    auto progress = [&](double f, const std::string &stage) {
-        const int percent = int(f * 100.0);
-        if (tty) {
-            if (percent == lastPercent && stage == lastStage)
-                return;
-            const int width = 30, filled = int(f * width);
-            err << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
-                << percent << "% " << stage << "        " << std::flush;
-            if (stage == "done")
-                err << "\n";
-        } else if (stage != lastStage) {
-            err << stage << "...\n";
-        }
-        lastStage = stage;
-        lastPercent = percent;
-    };
     StopToken stop;
     InterruptGuard guard(stop, "\nstopping; nothing is written (Ctrl+C again to quit at once)...\n");
     try {
-        const PretrainingDataReport r = preparePretrainingData(o, progress, &stop);
+        const PretrainingDataReport r = preparePretrainingData(f.o, prepareProgressPrinter(err), &stop);
         printReport(r, out, err);
         return kExitOk;
     } catch (const Error &) {

@@ -4,6 +4,7 @@
 #include "core/config/trainingoptions.h"
 
 #include <iosfwd>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct PreparedText
 /// Returns kExitOk, else the exit code after printing the error to `err` (cmd_prepare.cpp).
 int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText text,
                         std::ostream &out, std::ostream &err);
+
+/// The progress of prepare and prepare_pretraining on `err`: a bar on a terminal (stderr),
+/// else one line per stage ("reading...", "shuffling..."). The callable keeps state; one per run.
+std::function<void(double fraction, const std::string &stage)> prepareProgressPrinter(std::ostream &err);
 
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

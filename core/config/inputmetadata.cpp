@@ -80,13 +80,15 @@ InputMetaData pretrainingFromJson(const nlohmann::json &j, InputMetaData m, cons
 
 } // namespace
 
-InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+namespace {
+
+// Keys every input_meta_data.json may have, classification, regression or pretraining.
+const std::set<std::string> kCommonKeys = {"processor_type", "task_type", "num_labels", "label_type",
+                                           "max_seq_length", "train_data_size", "eval_data_size",
+                                           "has_sample_weights", "do_lower_case"};
+
+void readCommonKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, InputMetaData &m)
 {
-    InputMetaData m;
-    detail::readString(j, "processor_type", m.processor_type, source, diag);
-    const bool hasTask = detail::readString(j, "task_type", m.task_type, source, diag);
-    int64_t numLabels = 0;
-    const bool hasNumLabels = detail::readInt(j, "num_labels", numLabels, source, diag);
     detail::readString(j, "label_type", m.label_type, source, diag);
     if (!detail::readInt(j, "max_seq_length", m.max_seq_length, source, diag) && !j.contains("max_seq_length"))
         diag.error(fieldName(source, "max_seq_length"), "the required key max_seq_length is missing",
@@ -101,15 +103,14 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
     bool lower = true;
     if (detail::readBool(j, "do_lower_case", lower, source, diag))
         m.do_lower_case = lower;
+}
 
-    static const std::set<std::string> known = {"processor_type", "task_type", "num_labels", "label_type",
-                                                "max_seq_length", "train_data_size", "eval_data_size",
-                                                "has_sample_weights", "do_lower_case"};
-    if (hasTask && m.task_type == "bert_pretraining")
-        return pretrainingFromJson(j, std::move(m), source, diag);
+// test_*_data_size keys are kept; any other key is kept in `extra` with a warning.
+void readOtherKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, InputMetaData &m)
+{
     for (auto it = j.begin(); it != j.end(); ++it) {
         const std::string &key = it.key();
-        if (known.count(key))
+        if (kCommonKeys.count(key))
             continue;
         if (key.rfind("test_", 0) == 0 && key.size() >= 14 && key.compare(key.size() - 9, 9, "data_size") == 0) {
             int64_t n = 0;
@@ -121,43 +122,52 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
         diag.warning(fieldName(source, key), "unknown key '" + key + "' is kept but not used",
                      "input_meta_data.json keys are those create_finetuning_data.py writes");
     }
+}
 
+// task_type and num_labels must agree (run_classifier would silently train a regression).
+void checkTask(const nlohmann::json &j, bool hasTask, std::optional<int64_t> numLabels, const std::string &source,
+               Diagnostics &diag, InputMetaData &m)
+{
     if (hasTask && m.task_type != "bert_classification" && m.task_type != "bert_regression")
         diag.error(fieldName(source, "task_type"),
                    "task_type '" + m.task_type + "' is not a sentence classification, regression or pretraining task",
                    "use bert_classification, bert_regression or bert_pretraining (other tasks such as SQuAD are not "
                    "supported)");
-    const bool classification = hasTask ? m.task_type == "bert_classification" : (hasNumLabels && numLabels > 1);
-    if (hasNumLabels) {
-        if (numLabels < 1)
-            diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(numLabels),
+    const bool classification = hasTask ? m.task_type == "bert_classification" : (numLabels && *numLabels > 1);
+    if (numLabels) {
+        if (*numLabels < 1)
+            diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(*numLabels),
                        "set it to the number of classes (1 means regression)");
-        else if (numLabels > kMaxNumLabels) // found by fuzz/fuzz_inputmetadata: overflowed the parameter count
+        else if (*numLabels > kMaxNumLabels) // found by fuzz/fuzz_inputmetadata: overflowed the parameter count
             diag.error(fieldName(source, "num_labels"),
-                       "num_labels must be ≤ 1000000, got " + std::to_string(numLabels),
+                       "num_labels must be ≤ 1000000, got " + std::to_string(*numLabels),
                        "set it to the number of classes in the training data");
         else
-            m.num_labels = numLabels;
+            m.num_labels = *numLabels;
     }
-    if (classification && !hasNumLabels && !j.contains("num_labels")) {
+    if (classification && !numLabels && !j.contains("num_labels")) {
         diag.error(fieldName(source, "num_labels"),
                    "task_type is bert_classification but num_labels is missing (run_classifier would silently "
                    "train a regression)",
                    "add \"num_labels\": <number of classes>, e.g. 2");
-    } else if (hasTask && m.task_type == "bert_classification" && hasNumLabels && numLabels == 1) {
+    } else if (hasTask && m.task_type == "bert_classification" && numLabels && *numLabels == 1) {
         diag.error(fieldName(source, "num_labels"),
                    "num_labels is 1, which means regression, but task_type is bert_classification",
                    "set num_labels to the number of classes, or task_type to bert_regression");
-    } else if (hasTask && m.task_type == "bert_regression" && hasNumLabels && numLabels > 1) {
+    } else if (hasTask && m.task_type == "bert_regression" && numLabels && *numLabels > 1) {
         diag.error(fieldName(source, "num_labels"),
-                   "task_type is bert_regression but num_labels is " + std::to_string(numLabels),
+                   "task_type is bert_regression but num_labels is " + std::to_string(*numLabels),
                    "remove num_labels for a regression task, or set task_type to bert_classification");
-    } else if (!hasTask && !hasNumLabels) {
+    } else if (!hasTask && !numLabels) {
         diag.warning(fieldName(source, "num_labels"), "neither task_type nor num_labels is set: treated as regression",
                      "add \"task_type\" and \"num_labels\" to make the task explicit");
     }
     if (hasTask && m.task_type == "bert_regression")
         m.num_labels = 1;
+}
+
+void checkLabelTypeAndSizes(const nlohmann::json &j, const std::string &source, Diagnostics &diag, const InputMetaData &m)
+{
     if (m.label_type != "int" && m.label_type != "float")
         diag.error(fieldName(source, "label_type"), "label_type must be \"int\" or \"float\", got \"" + m.label_type + "\"",
                    "use \"float\" for real-valued regression labels, else \"int\"");
@@ -171,6 +181,24 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
         diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training examples");
     if (m.eval_data_size && *m.eval_data_size < 0)
         diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation examples");
+}
+
+} // namespace
+
+InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag)
+{
+    InputMetaData m;
+    detail::readString(j, "processor_type", m.processor_type, source, diag);
+    const bool hasTask = detail::readString(j, "task_type", m.task_type, source, diag);
+    int64_t n = 0;
+    const std::optional<int64_t> numLabels =
+        detail::readInt(j, "num_labels", n, source, diag) ? std::optional<int64_t>(n) : std::nullopt;
+    readCommonKeys(j, source, diag, m);
+    if (hasTask && m.task_type == "bert_pretraining")
+        return pretrainingFromJson(j, std::move(m), source, diag);
+    readOtherKeys(j, source, diag, m);
+    checkTask(j, hasTask, numLabels, source, diag, m);
+    checkLabelTypeAndSizes(j, source, diag, m);
     return m;
 }
 

@@ -222,8 +222,11 @@ std::vector<OptionSpec> buildTable()
 
     s = option("learning_rate", {}, &O::learning_rate, "", "peak learning rate", "Learning rate",
                "How big each update step is, at its peak (after warmup). Too high and the loss "
-               "jumps or becomes NaN; too low and it barely moves. Typical for fine-tuning: "
-               "2e-5 to 5e-5 for BERT-Base; 1e-4 to 1e-3 for BERT-Tiny.");
+               "jumps or becomes NaN; too low and it barely moves. Left empty, it follows the start: "
+               "5e-5 from pretrained weights (a pretrained model or an init checkpoint; BERT's "
+               "fine-tuning range is 2e-5 to 5e-5, small pretrained models also take 1e-4), 5e-4 from "
+               "random weights (small models train from scratch at 1e-4 to 1e-3); a resumed run keeps "
+               "the rate it recorded.");
     s.group = FormGroup::Hyperparameters;
     s.maximum = 10;
     s.defines_run = true;
@@ -494,6 +497,7 @@ OptionType OptionSpec::type() const
     case 1:
     case 2: return OptionType::Integer;
     case 3: return OptionType::Real;
+    case 6: return OptionType::OptionalReal;
     default: return OptionType::OptionalInteger;
     }
 }
@@ -522,6 +526,8 @@ std::string OptionSpec::text(const TrainingOptions &o) const
                 return shortest(v);
             else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
                 return v ? std::to_string(*v) : std::string();
+            else if constexpr (std::is_same_v<T, std::optional<double>>)
+                return v ? shortest(*v) : std::string();
             else
                 return std::to_string(v);
         },
@@ -561,6 +567,12 @@ std::string OptionSpec::setText(TrainingOptions &o, const std::string &value) co
                 if (error.empty())
                     v = n;
                 return error;
+            } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+                double x = 0;
+                std::string error = parseReal(value, x);
+                if (error.empty())
+                    v = x;
+                return error;
             } else {
                 return parseInteger(value, v);
             }
@@ -574,7 +586,7 @@ nlohmann::json OptionSpec::toJson(const TrainingOptions &o) const
         [&o](auto m) -> nlohmann::json {
             const auto &v = o.*m;
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+            if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
                 return v ? nlohmann::json(*v) : nlohmann::json();
             else
                 return v;
@@ -597,7 +609,11 @@ std::string OptionSpec::setJson(TrainingOptions &o, const nlohmann::json &value)
                     v = value.get<bool>();
                 else if (!value.is_string() || !parseBool(value.get<std::string>(), v).empty())
                     return "expected true or false, found " + value.dump();
-            } else if constexpr (std::is_same_v<T, double>) {
+            } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::optional<double>>) {
+                if (value.is_null() && std::is_same_v<T, std::optional<double>>) {
+                    v = T{}; // null: not given
+                    return {};
+                }
                 if (!value.is_number())
                     return "expected a number, found " + value.dump();
                 v = value.get<double>();
@@ -615,6 +631,8 @@ std::string OptionSpec::setJson(TrainingOptions &o, const nlohmann::json &value)
         member);
 }
 
+std::string shortestNumberText(double v) { return shortest(v); }
+
 const std::vector<OptionSpec> &optionTable()
 {
     static const std::vector<OptionSpec> table = buildTable();
@@ -626,7 +644,7 @@ std::optional<double> OptionSpec::numericValue(const TrainingOptions &o) const
     return std::visit(
         [&o](auto m) -> std::optional<double> {
             using T = std::decay_t<decltype(o.*m)>;
-            if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+            if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
                 return (o.*m) ? std::optional<double>(double(*(o.*m))) : std::nullopt;
             else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
                 return double(o.*m);

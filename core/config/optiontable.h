@@ -17,7 +17,7 @@ namespace wb {
 /// The TrainingOptions member an option is stored in.
 using OptionMember = std::variant<std::string TrainingOptions::*, int TrainingOptions::*, int64_t TrainingOptions::*,
                                   double TrainingOptions::*, std::optional<int64_t> TrainingOptions::*,
-                                  bool TrainingOptions::*>;
+                                  bool TrainingOptions::*, std::optional<double> TrainingOptions::*>;
 
 /// The value type of an option, as the CLI, the project file and the form see it.
 /// A bool member is Text to the front-ends: the choices "false" and "true" (a combo box,
@@ -28,6 +28,7 @@ enum class OptionType
     Integer,         ///< int or int64_t
     Real,            ///< double
     OptionalInteger, ///< std::optional<int64_t>: unset means "not given"
+    OptionalReal,    ///< std::optional<double>: unset means "not given" (the default follows other options)
 };
 
 /// Where the window shows an option. None: no widget (the window still keeps the value).
@@ -84,16 +85,16 @@ struct OptionSpec
     bool hasName(std::string_view name) const;
     /// Whether the table gives the option a range (minimum < maximum).
     bool hasRange() const { return maximum > minimum; }
-    /// The value as a number: Integer and Real options, a set OptionalInteger; nullopt for
-    /// text, booleans and an unset OptionalInteger.
+    /// The value as a number: Integer and Real options, a set OptionalInteger or OptionalReal;
+    /// nullopt for text, booleans and an unset optional.
     std::optional<double> numericValue(const TrainingOptions &o) const;
 
     /// Returns the value as command-line text: numbers in their shortest round-trip form
-    /// (5e-4 → "5e-04"), "" for an unset OptionalInteger.
+    /// (5e-4 → "5e-04"), "" for an unset OptionalInteger or OptionalReal.
     std::string text(const TrainingOptions &o) const;
     /// Returns text() of a default-constructed TrainingOptions.
     std::string defaultText() const;
-    /// Whether the value in `o` differs from the default (an OptionalInteger: whether it is set).
+    /// Whether the value in `o` differs from the default (an optional: whether it is set).
     bool isChanged(const TrainingOptions &o) const;
     /// Whether `a` and `b` hold the same value.
     bool equal(const TrainingOptions &a, const TrainingOptions &b) const;
@@ -106,13 +107,17 @@ struct OptionSpec
     /// true/false (also 1/0, as absl's boolean flags).
     std::string setText(TrainingOptions &o, const std::string &value) const;
 
-    /// Returns the value as JSON (string, integer, number or boolean; null for an unset OptionalInteger).
+    /// Returns the value as JSON (string, integer, number or boolean; null for an unset optional).
     nlohmann::json toJson(const TrainingOptions &o) const;
     /// Sets the value from JSON of the right type (a bool member also takes "true"/"false").
     /// Returns "" on success, else
     /// "expected an integer, found \"big\"".
     std::string setJson(TrainingOptions &o, const nlohmann::json &value) const;
 };
+
+/// `v` in the shortest text that reads back to the same double (5e-4 → "5e-04"), as the
+/// option table writes numbers. Pure.
+std::string shortestNumberText(double v);
 
 /// Returns every training option, in the order of `bert-workbench-cli train --help` and of
 /// the form. Adding an option is one entry here (docs/architecture.md, "Adding an option").

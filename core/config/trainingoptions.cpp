@@ -15,6 +15,18 @@ std::string TrainingOptions::metricsPath() const
     return dir + "metrics.jsonl";
 }
 
+bool startsFromPretrainedWeights(const TrainingOptions &o)
+{
+    return !o.pretrained_model.empty() || !o.init_checkpoint.empty();
+}
+
+double learningRate(const TrainingOptions &o)
+{
+    if (o.learning_rate)
+        return *o.learning_rate;
+    return startsFromPretrainedWeights(o) ? kPretrainedLearningRate : kFromScratchLearningRate;
+}
+
 std::vector<std::string> toCommandLineFlags(const TrainingOptions &o)
 {
     std::vector<std::string> flags;

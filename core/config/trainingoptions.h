@@ -51,7 +51,11 @@ struct TrainingOptions
     // Hyperparameters.
     int64_t train_batch_size = 32;
     int64_t eval_batch_size = 32;
-    double learning_rate = 5e-5;
+    /// Peak learning rate. Unset (the default): it follows the start, learningRate() below —
+    /// kPretrainedLearningRate from pretrained weights (pretrained_model or init_checkpoint),
+    /// kFromScratchLearningRate from random weights; prepareRun() sets it, and a run resumed in
+    /// its model_dir keeps the rate its run_config.json records.
+    std::optional<double> learning_rate;
     double end_lr = 0.0;
     int64_t num_train_epochs = 3;
     int64_t num_eval_per_epoch = 1;
@@ -91,6 +95,21 @@ struct TrainingOptions
     /// Returns metrics_file or <model_dir>/metrics.jsonl.
     std::string metricsPath() const;
 };
+
+/// The default peak learning rate from pretrained weights: run_classifier's and Hugging Face
+/// Trainer's 5e-5 (BERT's fine-tuning range is 2e-5 … 5e-5, Devlin et al. 2019, appendix A.3).
+inline constexpr double kPretrainedLearningRate = 5e-5;
+/// The default peak learning rate from random weights: 5e-4, the middle of the range small
+/// BERTs train well in from scratch (1e-4 … 1e-3; docs/pretrained-models.md).
+inline constexpr double kFromScratchLearningRate = 5e-4;
+
+/// Whether a run with `o` starts from trained weights (a pretrained_model or an
+/// init_checkpoint is set). Pure.
+bool startsFromPretrainedWeights(const TrainingOptions &o);
+
+/// The learning rate a run with `o` uses: o.learning_rate when set, else the default of its
+/// start (kPretrainedLearningRate or kFromScratchLearningRate). Pure; thread-safe.
+double learningRate(const TrainingOptions &o);
 
 /// Returns `o` as `bert-workbench-cli train` flags ("--name=value", run_classifier's names):
 /// distribution_strategy always (when set), every other option only where it differs from

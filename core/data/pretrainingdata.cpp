@@ -4,16 +4,14 @@
 // into shards → commit. The streaming equivalent of google-research/bert create_pretraining_data.py.
 #include "core/data/pretrainingdata.h"
 
-#include "core/config/inputmetadata.h"
-
 #include "core/config/jsonfile.h"
 #include "core/data/fulltokenizer.h"
 #include "core/data/mlmmasking.h"
 #include "core/data/parallelfor.h"
 #include "core/data/pretrainingrecord.h"
 #include "core/data/pretrainingtext.h"
+#include "core/data/recordbuckets.h"
 #include "core/data/sha256.h"
-#include "core/data/tfrecordreader.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/stoptoken.h"
 #include "core/util/error.h"
@@ -21,9 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +41,6 @@ constexpr uint64_t kBucketBytes = uint64_t(32) << 20;       // wanted size of on
 constexpr uint64_t kShuffleBytes = uint64_t(64) << 20;      // at most this much shuffled in memory at once
 constexpr uint64_t kMaxBuckets = 512;                       // open bucket files (file descriptors)
 constexpr double kRecordBytesPerTextByte = 1.6;             // record bytes per text byte at L=128, an upper bound (measured: dynamic 1.0)
-constexpr double kUnkWarningRate = 0.05;                    // warn when more tokens are [UNK]
 constexpr size_t kDocumentHashSlots = size_t(1) << 21;      // duplicate check: 16 MB, exact for 1.5 M documents
 
 using Ids = std::vector<int32_t>;
@@ -64,62 +59,6 @@ std::string fixed(double v, int digits)
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
 }
-
-// One temporary bucket of framed records: no fsync, no rename (it is read back and removed).
-class BucketFile
-{
-public:
-    explicit BucketFile(std::string path) : m_path(std::move(path))
-    {
-        m_file = std::fopen(m_path.c_str(), "wb");
-        if (!m_file)
-            throw Error(m_path, std::string("cannot create a temporary file: ") + std::strerror(errno),
-                        "Pass an --output_dir you may write to, on a disk with free space.");
-    }
-    ~BucketFile() { close(); }
-    BucketFile(const BucketFile &) = delete;
-    BucketFile &operator=(const BucketFile &) = delete;
-    void write(const std::string &payload)
-    {
-        const std::string framed = TFRecordWriter::frame(payload);
-        if (std::fwrite(framed.data(), 1, framed.size(), m_file) != framed.size())
-            fail();
-    }
-    void finish()
-    {
-        const bool ok = std::fflush(m_file) == 0;
-        close();
-        if (!ok)
-            fail();
-    }
-    const std::string &path() const { return m_path; }
-
-private:
-    void close()
-    {
-        if (m_file)
-            std::fclose(m_file);
-        m_file = nullptr;
-    }
-    [[noreturn]] void fail() const
-    {
-        throw Error(m_path, std::string("write failed: ") + std::strerror(errno), "Check the free disk space.");
-    }
-    std::string m_path;
-    FILE *m_file = nullptr;
-};
-
-// The temporary folder of the bucket files; removed when the preparation ends either way.
-struct TempDir
-{
-    fs::path path;
-    ~TempDir()
-    {
-        std::error_code ec;
-        if (!path.empty())
-            fs::remove_all(path, ec);
-    }
-};
 
 // Hashes of the documents seen, with the split each was first seen in: an open-addressing
 // table of fixed size (so memory does not grow); when it is 3/4 full, later documents are not
@@ -544,20 +483,11 @@ int64_t maxUsefulPredictionsPerSeq(int64_t maxSeqLength, double maskedLmProb)
     return std::max<int64_t>(4, (fill + 3) / 4 * 4);
 }
 
-PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, const PretrainingProgress &progress,
-                                             const StopToken *stop)
+namespace {
+
+// The report's settings, as the options give them (the counts come later).
+PretrainingDataReport startReport(const PretrainingDataOptions &o)
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto report = [&](double f, const std::string &stage) {
-        if (progress)
-            progress(std::clamp(f, 0.0, 1.0), stage);
-    };
-    auto stopRequested = [stop] { return stop && stop->stopRequested(); };
-    auto throwIfStopped = [&] {
-        if (stopRequested())
-            throw Error("prepare_pretraining", "cancelled", "Nothing was written.");
-    };
-    checkOptions(o);
     PretrainingDataReport rep;
     rep.masking = o.masking;
     rep.dupe_factor = o.dupe_factor > 0 ? o.dupe_factor : (o.masking == "static" ? 10 : 1);
@@ -570,8 +500,12 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
     rep.next_sentence = o.next_sentence;
     rep.random_seed = o.random_seed;
     rep.do_lower_case = o.do_lower_case;
+    return rep;
+}
 
-    const FullTokenizer tok(o.vocab_file, o.do_lower_case, o.max_input_chars_per_word);
+// The special tokens every sequence needs, and the vocabulary's identity for the report.
+void checkVocabulary(const PretrainingDataOptions &o, const FullTokenizer &tok, PretrainingDataReport &rep)
+{
     for (const char *t : {"[CLS]", "[SEP]", "[MASK]"})
         if (tok.vocab().find(t) < 0)
             throw Error(o.vocab_file, std::string("the vocabulary has no ") + t + " token, which "
@@ -579,28 +513,18 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
                                                                         : "every sequence starts or ends with"),
                         "Use the vocab.txt of a BERT model, or add a line " + std::string(t) + " to this one.");
     rep.vocab_file = fs::absolute(o.vocab_file).lexically_normal().string();
-    {
-        std::ifstream in(o.vocab_file, std::ios::binary);
-        rep.vocab_sha256 = sha256Hex(std::string(std::istreambuf_iterator<char>(in), {}));
-    }
+    std::ifstream in(o.vocab_file, std::ios::binary);
+    rep.vocab_sha256 = sha256Hex(std::string(std::istreambuf_iterator<char>(in), {}));
     rep.vocab_size = tok.vocab().size();
+}
 
-    PretrainingTextReader reader(o.input_files, o.input_format, o.text_column);
-    rep.input_files = int64_t(reader.files().size());
-    rep.input_bytes = reader.totalBytes();
-    rep.input_format = reader.formatName();
-
-    // Outputs and the bucket folder.
+// The output folder and the names of everything written into it.
+void planOutputs(const PretrainingDataOptions &o, PretrainingDataReport &rep)
+{
     std::error_code ec;
     fs::create_directories(o.output_dir, ec);
     if (ec || !fs::is_directory(o.output_dir))
         throw Error(o.output_dir, "cannot create the output folder" + (ec ? ": " + ec.message() : std::string()),
-                    "Pass an --output_dir you may write to.");
-    TempDir temp;
-    temp.path = fs::path(o.output_dir) / (".prepare_pretraining-" + std::to_string(::getpid()) + ".tmp");
-    fs::remove_all(temp.path, ec);
-    if (!fs::create_directory(temp.path, ec) || ec)
-        throw Error(o.output_dir, "cannot write in the output folder" + (ec ? ": " + ec.message() : std::string()),
                     "Pass an --output_dir you may write to.");
     rep.meta_path = (fs::path(o.output_dir) / "input_meta_data.json").string();
     rep.report_path = (fs::path(o.output_dir) / "prepare_report.json").string();
@@ -608,27 +532,22 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         rep.train_files.push_back(shardPath(o.output_dir, i, o.num_output_shards));
     if (o.eval_fraction > 0)
         rep.eval_file = (fs::path(o.output_dir) / "eval.tf_record").string();
+}
 
+// Enough buckets that one holds about kBucketBytes of records.
+uint64_t bucketCount(const PretrainingDataOptions &o, const PretrainingDataReport &rep)
+{
     const double estimate = double(rep.input_bytes) * (1.0 - o.eval_fraction) * double(rep.dupe_factor)
         * kRecordBytesPerTextByte * double(o.max_seq_length) / 128.0;
-    const uint64_t numBuckets =
-        std::clamp<uint64_t>(uint64_t(std::ceil(estimate / double(kBucketBytes))), 1, kMaxBuckets);
-    std::vector<std::unique_ptr<BucketFile>> buckets;
-    for (uint64_t b = 0; b < numBuckets; ++b)
-        buckets.push_back(std::make_unique<BucketFile>((temp.path / ("bucket-" + std::to_string(b))).string()));
-    std::unique_ptr<TFRecordWriter> evalWriter;
-    if (!rep.eval_file.empty())
-        evalWriter = std::make_unique<TFRecordWriter>(rep.eval_file);
+    return std::clamp<uint64_t>(uint64_t(std::ceil(estimate / double(kBucketBytes))), 1, kMaxBuckets);
+}
 
-    Builder builder(o, tok, rep);
-    builder.trainSink = [&](const std::string &payload) {
-        buckets[size_t(mlmBelow(builder.bucketRng(), numBuckets))]->write(payload);
-    };
-    builder.evalSink = [&](const std::string &payload) { evalWriter->write(payload); };
-
-    // Read and tokenize in batches on a second thread (and the tokenizer threads) while this
-    // thread builds the sequences of the previous batch, in input order.
-    report(0.0, "reading");
+// Reads and tokenizes in batches on a second thread (and the tokenizer threads) while this
+// thread builds the sequences of the previous batch, in input order.
+void readAndBuild(const PretrainingDataOptions &o, const FullTokenizer &tok, PretrainingTextReader &reader,
+                  Builder &builder, const std::function<bool()> &stopRequested,
+                  const std::function<void(uint64_t)> &afterBatch)
+{
     struct Batch
     {
         std::vector<PretrainingTextDocument> docs;
@@ -641,35 +560,35 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
         size_t bytes = 0;
         PretrainingTextDocument doc;
         while (bytes < kBatchBytes && reader.next(doc)) {
-            for (const auto &s : doc.sentences)
-                bytes += s.size();
+            for (const auto &sentence : doc.sentences)
+                bytes += sentence.size();
             b.docs.push_back(std::move(doc));
         }
         b.ids.assign(b.docs.size(), {});
         const bool complete = parallelFor(b.docs.size(), o.num_threads, [&](size_t d) {
             b.ids[d].reserve(b.docs[d].sentences.size());
-            for (const std::string &s : b.docs[d].sentences)
-                b.ids[d].push_back(tok.tokenizeToIds(s));
+            for (const std::string &sentence : b.docs[d].sentences)
+                b.ids[d].push_back(tok.tokenizeToIds(sentence));
         }, stopRequested);
         b.bytesRead = reader.bytesRead();
         return complete && !b.docs.empty();
     };
-    {
-        Batch current, next;
-        bool more = produce(current);
-        throwIfStopped();
-        while (more) {
-            auto pending = std::async(std::launch::async, [&] { return produce(next); });
-            for (size_t d = 0; d < current.docs.size(); ++d)
-                builder.feed(current.docs[d], current.ids[d]);
-            more = pending.get();
-            throwIfStopped();
-            std::swap(current, next);
-            if (rep.input_bytes > 0)
-                report(0.9 * double(current.bytesRead) / double(rep.input_bytes), "reading");
-        }
+    Batch current, next;
+    bool more = produce(current);
+    afterBatch(current.bytesRead);
+    while (more) {
+        auto pending = std::async(std::launch::async, [&] { return produce(next); });
+        for (size_t d = 0; d < current.docs.size(); ++d)
+            builder.feed(current.docs[d], current.ids[d]);
+        more = pending.get();
+        std::swap(current, next);
+        afterBatch(current.bytesRead);
     }
-    builder.finish();
+}
+
+// The counts from the reader, and a corpus without any text refused.
+void finishCounts(const PretrainingDataOptions &o, const PretrainingTextReader &reader, PretrainingDataReport &rep)
+{
     rep.empty_rows = reader.emptyRows();
     rep.text_column = reader.textColumn();
     rep.text_column_recognised = reader.textColumnRecognised();
@@ -682,64 +601,61 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
                         ? std::string("Give text files with one sentence or line per line, documents separated by "
                                       "blank lines.")
                         : "The text was read from '" + rep.text_column + "'; pass --text_column to name another column.");
+}
+
+} // namespace
+
+PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, const PretrainingProgress &progress,
+                                             const StopToken *stop)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    auto report = [&](double f, const std::string &stage) {
+        if (progress)
+            progress(std::clamp(f, 0.0, 1.0), stage);
+    };
+    const std::function<bool()> stopRequested = [stop] { return stop && stop->stopRequested(); };
+    auto throwIfStopped = [&] {
+        if (stopRequested())
+            throw Error("prepare_pretraining", "cancelled", "Nothing was written.");
+    };
+    checkOptions(o);
+    PretrainingDataReport rep = startReport(o);
+    const FullTokenizer tok(o.vocab_file, o.do_lower_case, o.max_input_chars_per_word);
+    checkVocabulary(o, tok, rep);
+    PretrainingTextReader reader(o.input_files, o.input_format, o.text_column);
+    rep.input_files = int64_t(reader.files().size());
+    rep.input_bytes = reader.totalBytes();
+    rep.input_format = reader.formatName();
+    planOutputs(o, rep);
+
+    // Training records go to buckets on disk, eval records straight to their file.
+    RecordBuckets buckets(fs::path(o.output_dir) / (".prepare_pretraining-" + std::to_string(::getpid()) + ".tmp"),
+                          bucketCount(o, rep), "Pass an --output_dir you may write to, on a disk with free space.");
+    std::unique_ptr<TFRecordWriter> evalWriter;
+    if (!rep.eval_file.empty())
+        evalWriter = std::make_unique<TFRecordWriter>(rep.eval_file);
+    Builder builder(o, tok, rep);
+    builder.trainSink = [&](const std::string &payload) { buckets.add(builder.bucketRng(), payload); };
+    builder.evalSink = [&](const std::string &payload) { evalWriter->write(payload); };
+    report(0.0, "reading");
+    readAndBuild(o, tok, reader, builder, stopRequested, [&](uint64_t bytesRead) {
+        throwIfStopped();
+        if (rep.input_bytes > 0)
+            report(0.9 * double(bytesRead) / double(rep.input_bytes), "reading");
+    });
+    builder.finish();
+    finishCounts(o, reader, rep);
 
     // Shuffle: every bucket in memory (at most kShuffleBytes at a time), dealt round-robin to the shards.
     std::vector<std::unique_ptr<TFRecordWriter>> shards;
-    for (const auto &p : rep.train_files)
-        shards.push_back(std::make_unique<TFRecordWriter>(p));
-    int64_t dealt = 0;
-    for (uint64_t b = 0; b < numBuckets; ++b) {
-        buckets[b]->finish();
-        const std::string path = buckets[b]->path();
-        buckets[b].reset();
-        TFRecordReader in(path);
-        std::vector<std::string> records;
-        uint64_t bytes = 0;
-        bool more = true;
-        while (more) {
-            std::string payload;
-            more = in.read(payload);
-            if (more) {
-                bytes += payload.size();
-                records.push_back(std::move(payload));
-            }
-            if (!more || bytes >= kShuffleBytes) {
-                for (size_t i = records.size(); i > 1; --i)
-                    std::swap(records[i - 1], records[size_t(mlmBelow(builder.bucketRng(), i))]);
-                for (const auto &r : records)
-                    shards[size_t(dealt++ % o.num_output_shards)]->write(r);
-                records.clear();
-                bytes = 0;
-            }
-        }
-        fs::remove(path, ec);
+    for (const auto &path : rep.train_files)
+        shards.push_back(std::make_unique<TFRecordWriter>(path));
+    const uint64_t numBuckets = buckets.count();
+    buckets.deal(shards, builder.bucketRng(), kShuffleBytes, [&](uint64_t b) {
         report(0.9 + 0.1 * double(b + 1) / double(numBuckets), "shuffling");
         throwIfStopped();
-    }
-
-    // Warnings.
-    if (rep.train_sequences < kPretrainingTinyCorpusSequences)
-        rep.warnings.push_back("only " + std::to_string(rep.train_sequences) + " training sequence(s): fewer than one "
-                               "batch of " + std::to_string(kPretrainingTinyCorpusSequences)
-                               + " (train's default train_batch_size); pretraining on this little text teaches the "
-                                 "model little. Add text, or use a smaller --train_batch_size");
-    if (!rep.eval_file.empty() && rep.eval_sequences == 0)
-        rep.warnings.push_back("no document fell into the eval set (eval_fraction " + fixed(o.eval_fraction, 3) + " of "
-                               + std::to_string(rep.train_documents) + " document piece(s)): eval.tf_record is empty; "
-                               "add documents (blank lines separate them) or raise --eval_fraction");
-    if (rep.unk_rate > kUnkWarningRate)
-        rep.warnings.push_back(fixed(100.0 * rep.unk_rate, 1) + "% of the tokens are [UNK]: check --do_lower_case ("
-                               + (o.do_lower_case ? std::string("true") : std::string("false"))
-                               + ") and that the vocabulary fits the language of the corpus");
-    if (rep.duplicate_documents)
-        rep.warnings.push_back(std::to_string(rep.duplicate_documents) + " document(s) repeat an earlier document of "
-                               "the same split (the same tokens): the model sees them more often");
-    if (rep.train_eval_overlap_documents)
-        rep.warnings.push_back(std::to_string(rep.train_eval_overlap_documents)
-                               + " eval document(s) are also in the training set: the eval MLM loss will look better "
-                                 "than it is; remove the repeated documents from the corpus");
-    if (rep.empty_rows)
-        rep.warnings.push_back(std::to_string(rep.empty_rows) + " row(s) had an empty text and were left out");
+    });
+    rep.warnings = pretrainingDataWarnings(o, rep);
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     // Commit: the records first, the meta data last (its presence means a complete data set).
@@ -752,77 +668,6 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
     removeStaleOutputs(o.output_dir, rep);
     report(1.0, "done");
     return rep;
-}
-
-std::string pretrainingMetaJson(const PretrainingDataReport &r)
-{
-    // Written by the meta data's one reader/writer pair (core/config/inputmetadata.h), so
-    // that every key pretrain reads is one this writes, in the order docs/pretraining.md shows.
-    InputMetaData meta;
-    meta.task_type = "bert_pretraining";
-    meta.num_labels = 0;
-    meta.max_seq_length = r.max_seq_length;
-    meta.max_predictions_per_seq = r.max_predictions_per_seq;
-    meta.train_data_size = r.train_sequences;
-    meta.eval_data_size = r.eval_sequences;
-    meta.use_next_sentence_label = r.next_sentence;
-    meta.masking = r.masking;
-    meta.masked_lm_prob = r.masked_lm_prob;
-    meta.whole_word_masking = r.whole_word_masking;
-    meta.vocab_size = r.vocab_size;
-    meta.do_lower_case = r.do_lower_case;
-    return meta.toJson().dump(4, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-}
-
-std::string pretrainingReportJson(const PretrainingDataReport &r)
-{
-    nlohmann::ordered_json j;
-    j["task_type"] = "bert_pretraining";
-    j["input_format"] = r.input_format;
-    if (!r.text_column.empty()) {
-        j["text_column"] = r.text_column;
-        j["text_column_recognised"] = r.text_column_recognised;
-    }
-    j["input_files"] = r.input_files;
-    j["input_bytes"] = r.input_bytes;
-    j["documents"] = r.documents;
-    j["empty_rows"] = r.empty_rows;
-    j["sentences"] = r.sentences;
-    j["tokens"] = r.tokens;
-    j["unk_tokens"] = r.unk_tokens;
-    j["unk_rate"] = r.unk_rate;
-    j["train_documents"] = r.train_documents;
-    j["eval_documents"] = r.eval_documents;
-    j["documents_longer_than_a_sequence"] = r.documents_longer_than_a_sequence;
-    j["long_documents_cut"] = r.long_documents_cut;
-    j["sentences_split"] = r.sentences_split;
-    j["duplicate_documents"] = r.duplicate_documents;
-    j["train_eval_overlap_documents"] = r.train_eval_overlap_documents;
-    j["duplicate_check_saturated"] = r.duplicate_check_saturated;
-    j["train_sequences"] = r.train_sequences;
-    j["eval_sequences"] = r.eval_sequences;
-    j["sequence_tokens"] = r.sequence_tokens;
-    j["next_sentence"] = r.next_sentence;
-    j["random_next_sequences"] = r.random_next_sequences;
-    j["masking"] = r.masking;
-    j["masked_positions"] = r.masked_positions;
-    j["dupe_factor"] = r.dupe_factor;
-    j["max_seq_length"] = r.max_seq_length;
-    j["max_predictions_per_seq"] = r.max_predictions_per_seq;
-    j["masked_lm_prob"] = r.masked_lm_prob;
-    j["whole_word_masking"] = r.whole_word_masking;
-    j["short_seq_prob"] = r.short_seq_prob;
-    j["eval_fraction"] = r.eval_fraction;
-    j["random_seed"] = r.random_seed;
-    j["vocab_file"] = r.vocab_file;
-    j["vocab_sha256"] = r.vocab_sha256;
-    j["vocab_size"] = r.vocab_size;
-    j["do_lower_case"] = r.do_lower_case;
-    j["train_files"] = r.train_files;
-    j["eval_file"] = r.eval_file;
-    j["warnings"] = r.warnings;
-    j["seconds"] = r.seconds;
-    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 } // namespace wb

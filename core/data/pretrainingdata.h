@@ -125,6 +125,11 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &optio
 /// Returns `report` as prepare_report.json text (indent 2). Pure.
 std::string pretrainingReportJson(const PretrainingDataReport &report);
 
+/// The warnings of a finished preparation `rep` made with `o` (report.warnings): fewer training
+/// sequences than one batch, an empty eval set, more than 5 % [UNK], repeated documents,
+/// eval documents also in training, empty rows. Pure.
+std::vector<std::string> pretrainingDataWarnings(const PretrainingDataOptions &o, const PretrainingDataReport &rep);
+
 /// Returns input_meta_data.json of a pretraining data set (the keys of the pretraining
 /// contract, in order, indent 4). Pure.
 std::string pretrainingMetaJson(const PretrainingDataReport &report);

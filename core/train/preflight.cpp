@@ -172,10 +172,10 @@ void checkHyperparameters(const TrainingOptions &o, const ValidationScope &scope
 {
     if (!scope.check_learning_rate)
         ; // lr_find: the learning rate is what the range test looks for
-    else if (!std::isfinite(o.learning_rate) || o.learning_rate <= 0)
+    else if (!std::isfinite(learningRate(o)) || learningRate(o) <= 0)
         diag.error("learning_rate", "learning_rate must be a positive number", "2e-5 to 5e-5 for pre-trained BERT; 5e-4 to 1e-3 for a small model from scratch");
-    else if (o.learning_rate >= 1.0)
-        diag.warning("learning_rate", "learning_rate " + detail::formatNumber(o.learning_rate) + " is very large; the loss will likely diverge",
+    else if (learningRate(o) >= 1.0)
+        diag.warning("learning_rate", "learning_rate " + detail::formatNumber(learningRate(o)) + " is very large; the loss will likely diverge",
                      "typical values are 1e-5 to 1e-3");
     if (!std::isfinite(o.end_lr) || o.end_lr < 0)
         diag.error("end_lr", "end_lr must be ≥ 0", "0 decays the learning rate to zero (run_classifier's default)");

@@ -5,6 +5,7 @@
 #include "core/data/sha256.h"
 #include "core/hub/huberror.h"
 #include "core/train/pretrainpreflight.h"
+#include "core/train/runidentity.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -190,7 +191,11 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
         else if (run.options.bert_config_file.empty())
             dropped.push_back("bert_config_file");
     }
+    const std::string learningRateNote = resolveLearningRate(run.options);
     run.validation = validateRun(run.options, row.scope);
+    if (!learningRateNote.empty()
+        && (purpose == RunPurpose::Train || purpose == RunPurpose::Pretrain || purpose == RunPurpose::Validate))
+        run.validation.diagnostics.info("learning_rate", learningRateNote);
     if (run.pretrained) {
         TrainingOptions asGiven = run.options;
         asGiven.do_lower_case = casingGiven;

@@ -351,7 +351,7 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
     std::optional<EvalMetrics> lastEval;
     double lr = 0;
     for (int64_t step = start; step < total; ++step) {
-        lr = sched.learningRate(step, spec.learning_rate, spec.end_lr);
+        lr = sched.learningRate(step, learningRate(spec), spec.end_lr);
         trainData.next(batch);
         PretrainTensors all = toTensors(batch);
         const int64_t perWorker = batch.size / strategy->worldSize();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/train/runidentity.h"
 
+#include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/config/jsonrecord.h"
@@ -156,6 +157,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     for (const OptionSpec &spec : optionTable()) // the table marks what defines a run
         if (spec.defines_run)
             d[spec.flag] = spec.toJson(o);
+    d["learning_rate"] = learningRate(o); // the rate used, also when it followed the start
     d["train_data_size"] = schedule.train_data_size; // the effective size, not the --train_data_size cap
     d["steps_per_epoch"] = schedule.steps_per_epoch;
     d["total_steps"] = schedule.total_steps;
@@ -254,6 +256,29 @@ std::string resolveRecordedPath(const std::string &recorded, const std::string &
 }
 
 } // namespace
+
+std::string resolveLearningRate(TrainingOptions &o)
+{
+    if (o.learning_rate)
+        return {};
+    if (!o.model_dir.empty()) {
+        Diagnostics ignored; // an unreadable run_config.json is the model_dir check's to report
+        try {
+            if (const std::optional<RunIdentity> run = readRunConfig(o.model_dir, ignored))
+                if (const std::optional<double> recorded =
+                        recordedRunOptions(*run, runConfigPath(o.model_dir)).learning_rate) {
+                    o.learning_rate = *recorded;
+                    return detail::formatNumber(*recorded) + ", as the run in " + o.model_dir
+                        + " recorded it (--learning_rate not given)";
+                }
+        } catch (const Error &) {
+        }
+    }
+    const bool pretrained = startsFromPretrainedWeights(o);
+    o.learning_rate = learningRate(o);
+    return detail::formatNumber(*o.learning_rate) + ", the default from "
+        + (pretrained ? "pretrained weights" : "random weights") + " (--learning_rate not given)";
+}
 
 std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData)
 {

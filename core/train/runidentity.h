@@ -115,6 +115,14 @@ struct RecordedRunOptions
 /// saying so. Reads files; thread-safe.
 std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData = false);
 
+/// Sets an unset o.learning_rate as a run with `o` will use it: the rate the run already in
+/// o.model_dir recorded in its run_config.json (a resumed run goes on at its own rate), else
+/// the default of the start (learningRate(), core/config/trainingoptions.h). Returns the line
+/// that says which ("5e-05, the default from pretrained weights (--learning_rate not given)"),
+/// or "" when the rate was given. An unreadable run_config.json counts as none (the model_dir
+/// check reports it). Reads model_dir/run_config.json; thread-safe.
+std::string resolveLearningRate(TrainingOptions &o);
+
 /// Returns what `identity` records (`source`: its file, named in errors). Throws
 /// wb::Error("<source>: defining: learning_rate", …) for a key of another type. Pure.
 RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::string &source);

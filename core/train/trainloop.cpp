@@ -257,7 +257,7 @@ void Run::announce(TrainState &s)
 
 bool Run::trainStep(TrainState &s, int64_t step)
 {
-    s.lr = m_sched.learningRate(step, m_spec.learning_rate, m_spec.end_lr);
+    s.lr = m_sched.learningRate(step, learningRate(m_spec), m_spec.end_lr);
     s.trainData->next(s.batch);
     BatchTensors t = onDevice(workerSlice(toTensors(s.batch), *s.strategy), s.device);
     // Gradient accumulation: N equal micro-batches, each loss divided by N, so the summed

@@ -99,10 +99,21 @@ private Q_SLOTS:
         QVERIFY2(std::abs(first - std::log(100.0)) < 1.0, qPrintable(QString::number(first)));
         QVERIFY2(last < 0.8 * first, qPrintable(QStringLiteral("first %1 last %2").arg(first).arg(last)));
         QVERIFY(evals.back().at("eval_mlm_accuracy").get<double>() > evals.front().at("eval_mlm_accuracy").get<double>());
+        // Train lines come at time intervals and at every evaluation boundary (fixed steps):
+        // the loss falls from the first epoch's line to the last one's, whatever came between.
         const auto trains = lines(path("pt") + "/metrics.jsonl", "train");
-        QVERIFY(!trains.empty());
-        QVERIFY(trains.front().contains("mlm_loss") && trains.front().contains("mlm_accuracy"));
-        QVERIFY(trains.back().at("mlm_loss").get<double>() < trains.front().at("mlm_loss").get<double>());
+        const auto atStep = [&trains](int64_t step) {
+            for (const auto &t : trains)
+                if (t.at("step").get<int64_t>() == step)
+                    return t;
+            return nlohmann::json();
+        };
+        const nlohmann::json epoch1 = atStep(8), epoch10 = atStep(80);
+        QVERIFY(!epoch1.is_null() && !epoch10.is_null());
+        for (const auto &t : trains)
+            QVERIFY(t.contains("mlm_loss") && t.contains("mlm_accuracy"));
+        QVERIFY2(epoch10.at("mlm_loss").get<double>() < epoch1.at("mlm_loss").get<double>(),
+                 qPrintable(QString::fromStdString(epoch1.dump() + " " + epoch10.dump())));
         QVERIFY(fs::exists(path("pt") + "/ckpt-80"));
         QVERIFY(fs::exists(path("pt") + "/run_config.json"));
         QVERIFY(!fs::is_empty(path("pt") + "/summaries/train"));
@@ -246,20 +257,13 @@ private Q_SLOTS:
                                          "--learning_rate=1e-3", "--init_checkpoint=" + path("pt_export")};
         QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
         QVERIFY2(out.find("loaded " + std::to_string(encoder) + " tensors") != std::string::npos, out.c_str());
-        // The pretraining ckpt-N itself. What is missing on this branch: fine-tuning's pre-flight
-        // check reads a ckpt-N as a run of the same task and refuses the other num_labels (0, a
-        // pretraining run, → 2), exit 2. When the init-checkpoint loader takes pretraining
-        // model_dirs and ckpt-N (issue 23: encoder loaded, cls.* heads skipped and said so), this
-        // run trains instead, and the second branch checks that it says what it loaded.
+        // The pretraining ckpt-N itself (issue 23's loader): the encoder loads, the cls.* heads
+        // are skipped and said so, the classifier is new.
         args.back() = "--init_checkpoint=" + path("pt") + "/ckpt-80";
         args[6] = "--model_dir=" + path("ft2");
-        const int code = wbtest::runCli(args, out, err);
-        if (code != int(cli::kExitOk)) {
-            QCOMPARE(code, int(cli::kExitInvalid));
-            QVERIFY2(err.find("num_labels: 0 → 2") != std::string::npos, err.c_str());
-        } else {
-            QVERIFY2(out.find("Init checkpoint") != std::string::npos, out.c_str());
-        }
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
+        QVERIFY2(out.find("loaded " + std::to_string(encoder) + " tensors") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("cls.") != std::string::npos, out.c_str()); // the skipped pretraining heads are named
     }
 };
 

@@ -186,6 +186,46 @@ private Q_SLOTS:
         QVERIFY2(loaded.contains(QStringLiteral("0 missing")), qPrintable(loaded));
     }
 
+    // 3b. The learning rate follows the start when it is not given (and says so); a given one
+    //     is used as given; a run already in model_dir goes on at the rate it recorded.
+    void learningRateFollowsTheStart()
+    {
+        const auto note = [](const PreparedRun &r) {
+            for (const auto &d : r.validation.diagnostics.items())
+                if (d.severity == Severity::Info && d.field == "learning_rate")
+                    return d.message;
+            return std::string();
+        };
+        TrainingOptions o = m_options;
+        o.model_dir = path("lr-pretrained");
+        QVERIFY(!o.learning_rate);
+        PreparedRun r = prepareRun(o, RunPurpose::Train);
+        QCOMPARE(r.options.learning_rate, std::optional<double>(5e-5));
+        QCOMPARE(note(r), std::string("5e-05, the default from pretrained weights (--learning_rate not given)"));
+
+        TrainingOptions scratch = o; // the same model's files, from random weights
+        scratch.pretrained_model.clear();
+        scratch.bert_config_file = r.options.bert_config_file;
+        scratch.vocab_file = r.options.vocab_file;
+        scratch.model_dir = path("lr-scratch");
+        r = prepareRun(scratch, RunPurpose::Train);
+        QCOMPARE(r.options.learning_rate, std::optional<double>(5e-4));
+        QCOMPARE(note(r), std::string("0.0005, the default from random weights (--learning_rate not given)"));
+
+        scratch.learning_rate = 3e-5; // given: as given, nothing said
+        r = prepareRun(scratch, RunPurpose::Train);
+        QCOMPARE(r.options.learning_rate, std::optional<double>(3e-5));
+        QCOMPARE(note(r), std::string());
+
+        // The run of test 3 in m_options.model_dir recorded 5e-5; from random weights in that
+        // model_dir the unset rate is the run's, not 5e-4 (a resume goes on at its own rate).
+        scratch.learning_rate.reset();
+        scratch.model_dir = m_options.model_dir;
+        r = prepareRun(scratch, RunPurpose::Train);
+        QCOMPARE(r.options.learning_rate, std::optional<double>(5e-5));
+        QCOMPARE(note(r), "5e-05, as the run in " + m_options.model_dir + " recorded it (--learning_rate not given)");
+    }
+
     // 4. Offline (HF_HUB_OFFLINE=1) it works from the cache, with no request.
     void offlineUsesTheCache()
     {

@@ -263,7 +263,7 @@ void tst_ConfigurationForm::loadedValuesComeBackExactly()
 
     const TrainingOptions back = form.options();
     QCOMPARE(back.seed, int64_t(5000000000));
-    QCOMPARE(bits(back.learning_rate), bits(2.123456789e-5));
+    QCOMPARE(bits(*back.learning_rate), bits(2.123456789e-5));
     QCOMPARE(bits(back.weight_decay_rate), bits(0.0123456789));
     QCOMPARE(bits(back.warmup_fraction), bits(0.123456789));
     QCOMPARE(bits(back.end_lr), bits(1.2345678901234567e-7));
@@ -316,7 +316,7 @@ void tst_ConfigurationForm::editedFieldGivesItsValue()
     QVERIFY(edited.count() >= 5);
 
     const TrainingOptions back = form.options();
-    QCOMPARE(bits(back.learning_rate), bits(3.0000000000000001e-5));
+    QCOMPARE(bits(*back.learning_rate), bits(3.0000000000000001e-5));
     QCOMPARE(back.seed, int64_t(5000000001));
     QCOMPARE(bits(back.warmup_fraction), bits(0.17));
     QCOMPARE(back.num_train_epochs, int64_t(12));
@@ -364,12 +364,20 @@ void tst_ConfigurationForm::startFromOffersTheCatalogue()
     QCOMPARE(shown.do_lower_case, std::string());
     form.setOptions(o);
     QCOMPARE(note->text(), QStringLiteral("config, vocab, casing and weights from google/bert_uncased_L-2_H-128_A-2"));
+    // An empty learning rate follows the start; its placeholder says which rate that is.
+    auto *lr = form.findChild<QLineEdit *>(QStringLiteral("learning_rate"));
+    QVERIFY(lr);
+    QCOMPARE(lr->text(), QString());
+    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-05 (the default from pretrained weights)"));
+    QVERIFY(!form.options().learning_rate);
 
     // The user picks random weights: the option is empty.
     combo->setFocus(Qt::TabFocusReason);
     combo->setCurrentIndex(0);
     QCOMPARE(form.options().pretrained_model, std::string());
     QCOMPARE(note->text(), QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
+    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-04 (the default from random weights)"));
+    QVERIFY(!form.options().learning_rate); // the form never fills it in
     // A Hub id of the user's own is kept as typed.
     combo->setEditText(QStringLiteral("my-org/my-bert@v2"));
     QCOMPARE(form.options().pretrained_model, std::string("my-org/my-bert@v2"));

@@ -3,6 +3,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "core/hub/preparetokenizer.h"
 #include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
 #include "ui/common/backgroundjob.h"
@@ -76,14 +77,14 @@ QString formWords(QString text)
     return text;
 }
 
-/// The data is read as `model` reads text: its vocab.txt (unless the Vocabulary field names
-/// one) and its casing; its records must fit the model's position embeddings. Resolves the
-/// model (resolvePretrainedModel: a folder, a catalogue name or a Hub id, downloaded into the
-/// Hugging Face cache when missing, with the bytes as the job's progress). The same choice as
-/// `bert-workbench-cli prepare --pretrained_model` (app/cli/cmd_prepare.cpp), which can also
-/// tell a max_seq_length left at its default from one typed; here the field always holds a
-/// value, so one above the model's is an error. Throws wb::Error / HubError naming the field.
-/// Runs on the job's thread.
+/// The data is read as `model` reads text (applyPretrainedTokenizer, core/hub/preparetokenizer.h:
+/// the same rules as `bert-workbench-cli prepare --pretrained_model`): its vocab.txt unless the
+/// Vocabulary field names one, its casing, and records that fit its position embeddings. The
+/// max_seq_length field always holds a value, so one above the model's is an error (the CLI
+/// can tell a default from a typed one and lowers the default). Resolves the model
+/// (resolvePretrainedModel: a folder, a catalogue name or a Hub id, downloaded into the
+/// Hugging Face cache when missing, with the bytes as the job's progress). Throws wb::Error /
+/// HubError naming the field. Runs on the job's thread.
 void usePretrainedModel(PrepareOptions &o, const std::string &model, const JobControl &job)
 {
     const PretrainedModel m = resolvePretrainedModel(
@@ -94,15 +95,14 @@ void usePretrainedModel(PrepareOptions &o, const std::string &model, const JobCo
                                                                   .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file)));
         },
         *job.stopToken());
-    if (o.vocab_file.empty())
-        o.vocab_file = m.vocab_file;
-    o.do_lower_case = m.do_lower_case;
-    Diagnostics diag;
-    if (const auto cfg = BertConfig::load(m.config_file, diag); cfg && o.max_seq_length > cfg->max_position_embeddings)
-        throw Error("max_seq_length",
-                    std::to_string(o.max_seq_length) + " tokens is more than " + model + " was trained for (max_position_embeddings "
-                        + std::to_string(cfg->max_position_embeddings) + ")",
-                    "Set max_seq_length to " + std::to_string(cfg->max_position_embeddings) + " or less.");
+    PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
+    PrepareTokenizerGiven given;
+    given.vocab_file = !o.vocab_file.empty();
+    given.max_seq_length = true;
+    applyPretrainedTokenizer(m, model, given, t); // casing not given: no warning can arise
+    o.vocab_file = t.vocab_file;
+    o.max_seq_length = t.max_seq_length;
+    o.do_lower_case = t.do_lower_case;
 }
 
 } // namespace

@@ -153,6 +153,7 @@ QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, siz
     case OptionType::OptionalInteger:
         return createIntegerEditor(spec, b, index);
     case OptionType::Real:
+    case OptionType::OptionalReal:
         break;
     }
     return createRealEditor(spec, b, index);
@@ -271,7 +272,14 @@ QWidget *ConfigurationForm::createRealEditor(const OptionSpec &spec, Binding &b,
     edit->setValidator(validator);
     connect(edit, &QLineEdit::textChanged, this, onEdit);
     b.show = [edit, &spec](const TrainingOptions &o) { edit->setText(q(spec.text(o))); };
-    b.read = [edit, &spec](TrainingOptions &o) {
+    const bool optional = spec.type() == OptionType::OptionalReal;
+    if (optional && QLatin1String(spec.flag) == QLatin1String("learning_rate"))
+        m_learningRateEdit = edit; // its placeholder names the rate the start gives
+    b.read = [edit, &spec, optional](TrainingOptions &o) {
+        if (optional && edit->text().trimmed().isEmpty()) {
+            spec.copy(TrainingOptions{}, o); // empty: not given
+            return;
+        }
         bool ok = false;
         const double v = QLocale::c().toDouble(edit->text().trimmed(), &ok);
         // An unreadable number reaches validation as NaN, which names the field.
@@ -291,8 +299,17 @@ QWidget *ConfigurationForm::createModelPicker(const OptionSpec &spec, Binding &b
 
 void ConfigurationForm::updateStartFromNote()
 {
+    const TrainingOptions o = options();
     if (m_startFromNote)
-        m_startFromNote->setText(startFromText(options()));
+        m_startFromNote->setText(startFromText(o));
+    if (m_learningRateEdit) {
+        TrainingOptions unset = o;
+        unset.learning_rate.reset();
+        m_learningRateEdit->setPlaceholderText(
+            startsFromPretrainedWeights(o)
+                ? tr("%1 (the default from pretrained weights)").arg(q(shortestNumberText(learningRate(unset))))
+                : tr("%1 (the default from random weights)").arg(q(shortestNumberText(learningRate(unset)))));
+    }
 }
 
 QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b, size_t index)

@@ -113,6 +113,7 @@ private:
     TrainingOptions m_base;
     QComboBox *m_strategy = nullptr;
     QLabel *m_diskUse = nullptr;
+    QLineEdit *m_learningRateEdit = nullptr; ///< learning_rate: empty follows the start (placeholder)
     QLabel *m_startFromNote = nullptr; ///< "startFromNote", under the "Start from" picker
     std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
     QStringList m_highlighted;

@@ -99,14 +99,14 @@ PlannedCurve SchedulePanel::plannedCurve(const TrainingOptions &o) const
     for (int64_t t = 0; t < total; t += stride) {
         if (t > 0 && c.steps.back() < double(s->warmup_steps) && t > s->warmup_steps) {
             c.steps.push_back(double(s->warmup_steps + 1));
-            c.learning_rates.push_back(s->learningRate(s->warmup_steps, o.learning_rate, o.end_lr));
+            c.learning_rates.push_back(s->learningRate(s->warmup_steps, learningRate(o), o.end_lr));
         }
         c.steps.push_back(double(t + 1));
-        c.learning_rates.push_back(s->learningRate(t, o.learning_rate, o.end_lr));
+        c.learning_rates.push_back(s->learningRate(t, learningRate(o), o.end_lr));
     }
     if (c.steps.back() != double(total)) {
         c.steps.push_back(double(total));
-        c.learning_rates.push_back(s->learningRate(total - 1, o.learning_rate, o.end_lr));
+        c.learning_rates.push_back(s->learningRate(total - 1, learningRate(o), o.end_lr));
     }
     return c;
 }
@@ -150,7 +150,7 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
     if (s && s->total_steps > 0) {
         html += tr("<p>The learning rate rises linearly from 0 to %1 over %2 warmup steps, then falls "
                    "linearly to %3 at step %4 (see the lower plot).</p>")
-                    .arg(o.learning_rate, 0, 'g', 3).arg(s->warmup_steps).arg(o.end_lr, 0, 'g', 3).arg(s->total_steps);
+                    .arg(learningRate(o), 0, 'g', 3).arg(s->warmup_steps).arg(o.end_lr, 0, 'g', 3).arg(s->total_steps);
     }
     m_schedule->setText(html);
 }

@@ -78,7 +78,9 @@ UsedModelDir inspectModelDir(const TrainingOptions &o)
                                            "settings cannot be compared");
             return u;
         }
-        for (const std::string &d : runIdentityDifferences(*saved, RunIdentity::of(o, *config, *meta, *schedule))) {
+        TrainingOptions asRun = o;
+        resolveLearningRate(asRun); // an empty learning rate goes on at the run's own
+        for (const std::string &d : runIdentityDifferences(*saved, RunIdentity::of(asRun, *config, *meta, *schedule))) {
             const auto colon = d.find(':');
             u.differences << (colon == std::string::npos ? q(d) : formName(d.substr(0, colon)) + q(d.substr(colon)));
         }

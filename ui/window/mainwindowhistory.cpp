@@ -163,7 +163,7 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
         m_progress->showRecordedRun(step, totalSteps);
     if (!log.eval.empty()) {
         const EvalMetrics &last = log.eval.back();
-        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), o.learning_rate,
+        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), learningRate(o),
                                               m_evalView->labelNames());
         m_evalView->setWarnings(m_learningWarnings);
         if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
@@ -198,7 +198,7 @@ void MainWindow::showLearningCheck(const EvalMetrics &m)
     m_evalView->setBaseline(baseline);
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
     const TrainingOptions o = m_session->controller()->lastSpec();
-    m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), o.learning_rate,
+    m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), learningRate(o),
                                           m_evalView->labelNames());
     m_evalView->setWarnings(m_learningWarnings);
 }
