@@ -43,9 +43,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n == 0 || r.learning_rates.size() != r.steps.size() || r.losses.size() != r.steps.size())
         std::abort();
     wb::analyzeLrFind(r);
-    if (int64_t(r.smoothed.size()) != n || r.min_index < 0 || r.min_index >= n || r.suggestion_index < 0
-        || r.suggestion_index >= n || !(r.suggestion == r.learning_rates[size_t(r.suggestion_index)]
-                                        || std::isnan(r.suggestion)))
+    if (int64_t(r.smoothed.size()) != n || r.min_index < 0 || r.min_index >= n)
+        std::abort();
+    if (r.verdict != "ok") { // a curve that says nothing suggests nothing
+        if (r.suggestion_index != -1 || r.suggestion != 0 || r.min_over_10 != 0)
+            std::abort();
+    } else if (r.suggestion_index < 0 || r.suggestion_index > r.min_index
+               || !(r.suggestion == r.learning_rates[size_t(r.suggestion_index)] || std::isnan(r.suggestion)))
         std::abort();
     const wb::LrFindResult back = wb::parseLrFindJson(wb::lrFindJson(r), "lr_find.json");
     if (back.steps != r.steps || !same(back.learning_rates, r.learning_rates) || !same(back.losses, r.losses)

@@ -19,6 +19,10 @@ wb_add_test(tst_activationcheckpointing NAME core.activationcheckpointing SOURCE
 # threads (Try it, lr_find, the default generator) change nothing in a run.
 wb_add_test(tst_runrandomness NAME core.runrandomness SOURCES core/tst_runrandomness.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirformats.cpp LIBS wb_rundir)
+# The coach (issue 25 §3): each rule on a crafted metric stream, the note event's formats.
+wb_add_test(tst_coach NAME core.coach SOURCES core/tst_coach.cpp LIBS wb_rundir)
+# The learning-rate finder must not mislead (issue 25 §3): valley, min/10, flat/noisy curves.
+wb_add_test(tst_lrfindanalysis NAME core.lrfindanalysis SOURCES core/tst_lrfindanalysis.cpp LIBS wb_rundir)
 # Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
 wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)

@@ -44,8 +44,9 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
 {
     CLI::App app("Learning-rate range test: train a throwaway copy of the model for --lr_find_steps steps\n"
                  "with the learning rate rising exponentially from --lr_find_start to --lr_find_end, stop when\n"
-                 "the smoothed loss exceeds 4x its minimum, and suggest a learning rate (steepest descent;\n"
-                 "also minimum/10). Takes train's flags; writes only <model_dir>/lr_find.json.",
+                 "the smoothed loss exceeds 4x its minimum, and suggest a learning rate (fastai's valley; also\n"
+                 "minimum/10), or say that the curve is flat or noisy. Takes train's flags; writes only\n"
+                 "<model_dir>/lr_find.json.",
                  "bert-workbench-cli lr_find");
     TrainingOptions options;
     addRunFlags(app, options);
@@ -68,8 +69,14 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     InterruptGuard guard(stop, "\nstopping the range test after this step (Ctrl+C again to quit at once)...\n");
     try {
         const LrFindResult r = findLearningRate(prepared, log, stop);
-        out << "suggested learning_rate: " << lrText(r.suggestion) << " (steepest descent; minimum/10: "
-            << lrText(r.min_over_10) << ")\n";
+        if (r.verdict != "ok") { // say so instead of suggesting (issue 25 §3)
+            out << "no suggested learning_rate: " << lrFindVerdictText(r) << "\n";
+            return kExitOk;
+        }
+        out << "suggested learning_rate: " << lrText(r.suggestion) << " (valley";
+        if (r.min_over_10 > 0)
+            out << "; minimum/10: " << lrText(r.min_over_10);
+        out << "; steepest descent: " << lrText(r.steep) << ")\n";
         return kExitOk;
     } catch (...) {
         return reportCurrentException(err, "lr_find", kExitRuntime);

@@ -61,6 +61,14 @@ public:
         clearBar();
         m_out << line << "\n" << std::flush;
     }
+    /// The coach's notes go to stderr as they arise (stdout keeps the progress), and again in the end.
+    void coachNote(const CoachNote &n) override
+    {
+        clearBar();
+        m_out << std::flush;
+        m_err << "note: " << n.text << "\n" << std::flush;
+        m_notes.push_back(n);
+    }
     void runFinished(const RunFinished &r) override
     {
         clearBar();
@@ -74,6 +82,11 @@ public:
             }
         } else {
             m_out << runStatusName(r.status) << ": " << r.message << "\n";
+        }
+        if (!m_notes.empty()) {
+            m_err << "the coach said " << m_notes.size() << " thing(s) during this run:\n";
+            for (const CoachNote &n : m_notes)
+                m_err << "  step " << n.step << ": " << n.text << "\n";
         }
         m_out << std::flush;
     }
@@ -92,6 +105,7 @@ private:
     bool m_barShown = false;
     double m_lastPlain = 0;
     int64_t m_total = 0;
+    std::vector<CoachNote> m_notes;
 };
 
 int exitCodeFor(const RunFinished &r)

@@ -78,6 +78,15 @@ struct CheckpointSaved
     std::string path;              ///< checkpoint prefix, e.g. model_dir/ckpt-114
 };
 
+/// A note of the coach (core/train/coach.h): what the curves say so far, in plain words.
+struct CoachNote
+{
+    std::string id;                ///< the rule's stable id, e.g. "overfitting" (docs/file-formats.md)
+    int64_t step = 0;              ///< the step the note is about (0: before the first step)
+    std::string severity;          ///< "info" or "warning"
+    std::string text;              ///< one or two sentences, no trailing newline
+};
+
 /// How a run ended.
 enum class RunStatus { Completed, Cancelled, Failed };
 
@@ -131,6 +140,8 @@ public:
     virtual void stepCompleted(const StepMetrics &) {}
     virtual void evaluationCompleted(const EvalMetrics &) {}
     virtual void checkpointSaved(const CheckpointSaved &) {}
+    /// The coach said something (once per note; a note is repeated only when its content changes).
+    virtual void coachNote(const CoachNote &) {}
     /// A human-readable log line (the same lines the CLI prints).
     virtual void logMessage(const std::string &) {}
     virtual void runFinished(const RunFinished &) {}

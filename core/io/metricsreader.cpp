@@ -41,6 +41,8 @@ MetricsLog readMetricsFile(const std::string &path, std::string *error)
             log.train.push_back(j.get<StepMetrics>());
         else if (*kind == "eval")
             log.eval.push_back(j.get<EvalMetrics>());
+        else if (*kind == "note")
+            log.notes.push_back(j.get<CoachNote>());
     }
     return log;
 }

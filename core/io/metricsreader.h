@@ -13,6 +13,7 @@ struct MetricsLog
 {
     std::vector<StepMetrics> train; ///< the "kind":"train" lines, in file order
     std::vector<EvalMetrics> eval;  ///< the "kind":"eval" lines, in file order
+    std::vector<CoachNote> notes;   ///< the "kind":"note" lines (the coach), in file order
 };
 
 /// Reads a metrics.jsonl written by MetricsWriter (core/io/metricswriter.h) — the writer's

@@ -65,6 +65,16 @@ void MetricsWriter::writeEval(const EvalMetrics &m)
     appendText(dumpLine(evalJson(m)) + "\n");
 }
 
+void MetricsWriter::writeNote(const CoachNote &n)
+{
+    nlohmann::ordered_json j;
+    j["kind"] = "note";
+    const nlohmann::ordered_json body = n;
+    for (auto it = body.begin(); it != body.end(); ++it)
+        j[it.key()] = it.value();
+    appendText(dumpLine(j) + "\n");
+}
+
 void MetricsWriter::writeLine(const nlohmann::json &j)
 {
     appendText(j.dump() + "\n");

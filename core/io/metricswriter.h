@@ -28,6 +28,8 @@ public:
 
     void writeTrain(const StepMetrics &m);
     void writeEval(const EvalMetrics &m);
+    /// {"kind":"note","step":…,"id":…,"severity":…,"text":…}: a coach note (core/train/coach.h).
+    void writeNote(const CoachNote &n);
     /// Appends `j` as one line. Throws wb::Error when the write fails (disk full).
     void writeLine(const nlohmann::json &j);
 

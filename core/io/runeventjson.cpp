@@ -252,6 +252,23 @@ void from_json(const nlohmann::json &j, CheckpointSaved &v)
     read(j, "path", v.path);
 }
 
+void to_json(nlohmann::ordered_json &j, const CoachNote &v)
+{
+    j = nlohmann::ordered_json::object();
+    j["step"] = v.step;
+    j["id"] = v.id;
+    j["severity"] = v.severity;
+    j["text"] = v.text;
+}
+
+void from_json(const nlohmann::json &j, CoachNote &v)
+{
+    read(j, "step", v.step);
+    read(j, "id", v.id);
+    read(j, "severity", v.severity);
+    read(j, "text", v.text);
+}
+
 void to_json(nlohmann::ordered_json &j, const RunFinished &v)
 {
     using J = nlohmann::ordered_json;

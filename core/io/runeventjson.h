@@ -42,6 +42,11 @@ void from_json(const nlohmann::json &j, EvalMetrics &v);
 void to_json(nlohmann::ordered_json &j, const CheckpointSaved &v);
 void from_json(const nlohmann::json &j, CheckpointSaved &v);
 
+/// Keys in this order: step, id, severity, text (a coach note; metrics.jsonl's "note" line and
+/// the stream's "note" event add "kind"/"event").
+void to_json(nlohmann::ordered_json &j, const CoachNote &v);
+void from_json(const nlohmann::json &j, CoachNote &v);
+
 /// Keys in this order: status ("completed", "cancelled", "failed"; anything else reads as
 /// failed), last_step, final_train_loss, message, field, hint, last_checkpoint (+ stopped_early_at_step,
 /// best_step, best_checkpoint when set).

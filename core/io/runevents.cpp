@@ -53,6 +53,11 @@ std::string runEventLine(const std::string &logLine)
     return dumpLine(j);
 }
 
+std::string runEventLine(const CoachNote &n)
+{
+    return dumpLine(tagged("note", n));
+}
+
 std::string runEventLine(const RunFinished &r)
 {
     return dumpLine(tagged("finished", r));
@@ -68,6 +73,7 @@ void JsonLinesObserver::stepCompleted(const StepMetrics &m) { write(runEventLine
 void JsonLinesObserver::evaluationCompleted(const EvalMetrics &m) { write(runEventLine(m)); }
 void JsonLinesObserver::checkpointSaved(const CheckpointSaved &c) { write(runEventLine(c)); }
 void JsonLinesObserver::logMessage(const std::string &line) { write(runEventLine(line)); }
+void JsonLinesObserver::coachNote(const CoachNote &n) { write(runEventLine(n)); }
 void JsonLinesObserver::runFinished(const RunFinished &r) { write(runEventLine(r)); }
 
 RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer, RunFinished *finished)
@@ -99,6 +105,10 @@ RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer,
         const auto l = j.find("line");
         observer.logMessage(l != j.end() && l->is_string() ? l->get<std::string>() : std::string());
         return RunEventKind::Log;
+    }
+    if (event == "note") {
+        observer.coachNote(j.get<CoachNote>());
+        return RunEventKind::Note;
     }
     if (event == "finished") {
         if (finished)

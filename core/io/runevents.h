@@ -18,6 +18,7 @@ namespace wb {
 ///     (the metrics.jsonl eval line with "event" for "kind", keys in alphabetical order)
 ///   {"event":"checkpoint","step":170,"path":"…/ckpt-170"}
 ///   {"event":"log","line":"…"}
+///   {"event":"note","step":170,"id":"overfitting","severity":"warning","text":"…"} (the coach)
 ///   {"event":"finished","status":"completed"|"cancelled"|"failed","last_step":…,"message":…,
 ///    "field":…,"hint":…,"last_checkpoint":…,"final_train_loss":…}
 ///
@@ -37,6 +38,7 @@ public:
     void evaluationCompleted(const EvalMetrics &m) override;
     void checkpointSaved(const CheckpointSaved &c) override;
     void logMessage(const std::string &line) override;
+    void coachNote(const CoachNote &n) override;
     void runFinished(const RunFinished &r) override;
 
 private:
@@ -50,10 +52,11 @@ std::string runEventLine(const StepMetrics &m);
 std::string runEventLine(const EvalMetrics &m);
 std::string runEventLine(const CheckpointSaved &c);
 std::string runEventLine(const std::string &logLine);
+std::string runEventLine(const CoachNote &n);
 std::string runEventLine(const RunFinished &r);
 
 /// What decodeRunEvent found in a line.
-enum class RunEventKind { NotAnEvent, RunStarted, Step, Eval, Checkpoint, Log, Finished };
+enum class RunEventKind { NotAnEvent, RunStarted, Step, Eval, Checkpoint, Log, Note, Finished };
 
 /// Decodes one line of the stream and calls the matching hook of `observer`, except for a
 /// "finished" event, which is stored in `*finished` (when given) and not forwarded, so the

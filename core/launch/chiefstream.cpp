@@ -37,6 +37,12 @@ void ChiefStream::Tracker::logMessage(const std::string &line)
         m_forward->logMessage(line);
 }
 
+void ChiefStream::Tracker::coachNote(const CoachNote &n)
+{
+    if (m_forward)
+        m_forward->coachNote(n);
+}
+
 ChiefStream::ChiefStream(TrainingObserver *forward) : m_tracker(forward) {}
 
 RunEventKind ChiefStream::feedOutput(const std::string &line)

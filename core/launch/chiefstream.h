@@ -47,6 +47,7 @@ private:
         void evaluationCompleted(const EvalMetrics &m) override;
         void checkpointSaved(const CheckpointSaved &c) override;
         void logMessage(const std::string &line) override;
+        void coachNote(const CoachNote &n) override;
         void runFinished(const RunFinished &) override {}
 
         TrainingObserver *m_forward;

@@ -99,9 +99,13 @@ void saveRangeTest(const TrainingOptions &spec, TrainingObserver &obs, LrFindRes
     }
     r.path = path;
     writeFileAtomic(r.path, lrFindJson(r));
+    const std::string said = r.verdict != "ok"
+                                 ? "no suggestion: " + lrFindVerdictText(r)
+                                 : "suggested learning_rate " + formatMetric(r.suggestion, 3) + " (valley)"
+                                       + (r.min_over_10 > 0 ? ", " + formatMetric(r.min_over_10, 3) + " (minimum / 10)"
+                                                            : std::string());
     obs.logMessage("lr_find: " + std::to_string(r.steps.size()) + " steps" + (r.diverged ? " (the loss diverged)" : "")
-                   + "; suggested learning_rate " + formatMetric(r.suggestion, 3) + " (steepest descent), "
-                   + formatMetric(r.min_over_10, 3) + " (minimum / 10); wrote " + r.path);
+                   + "; " + said + "; wrote " + r.path);
 }
 
 } // namespace

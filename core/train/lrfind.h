@@ -22,11 +22,22 @@ struct LrFindResult
     std::vector<double> learning_rates;  ///< learning rate of each step
     std::vector<double> losses;          ///< training loss of each step (mean cross-entropy / MSE)
     std::vector<double> smoothed;        ///< bias-corrected exponential moving average of losses (β = 0.98)
-    double suggestion = 0;               ///< learning rate of the steepest descent of `smoothed` over ln(lr)
+    /// The suggested learning rate: fastai's "valley" of `smoothed` (lrFindValley); 0 when the
+    /// curve says nothing (verdict not "ok").
+    double suggestion = 0;
     int64_t suggestion_index = -1;
     double min_loss_lr = 0;              ///< learning rate at the minimum of `smoothed`
-    double min_over_10 = 0;              ///< min_loss_lr / 10 (the second suggestion)
+    /// The second suggestion, min_loss_lr / 10 — below the minimum, where the loss starts to
+    /// rise again; 0 when the curve says nothing or it lies below the tested range.
+    double min_over_10 = 0;
     int64_t min_index = -1;
+    double steep = 0;                    ///< learning rate of the steepest descent of `smoothed` over ln(lr) (shown, not suggested)
+    int64_t steep_index = -1;
+    /// "ok"; "flat" (the smoothed loss falls by less than kLrFindFlatDrop of its start before its
+    /// minimum); "noisy" (it falls by less than the noise of single losses); "rising" (its
+    /// minimum is at the start of the search: the range starts too high); "short" (fewer than
+    /// kLrFindMinSteps steps). lrFindVerdictText says it in words.
+    std::string verdict = "ok";
     bool diverged = false;               ///< stopped because smoothed > 4 × its minimum (or a non-finite loss)
     std::string path;                    ///< lr_find.json written, or empty
 };
@@ -43,14 +54,39 @@ double lrFindLearningRate(int64_t k, int64_t steps, double start, double end);
 /// steps, whose smoothed loss rests on too few losses (fastai's skip_start).
 constexpr int64_t kLrFindSkipStart = 10;
 
-/// Fills smoothed, min_*, suggestion* of `r` from learning_rates and losses. The steepest
-/// descent is the most negative central difference of smoothed over ln(learning rate)
-/// among the steps up to the minimum (all steps when fewer than 3), both searched after the
-/// first kLrFindSkipStart steps (at most a tenth of them). Pure; thread-safe.
+/// A curve whose smoothed loss falls by less than this share of its start is "flat".
+constexpr double kLrFindFlatDrop = 0.05;
+/// The descent starts at the last step whose smoothed loss is above its top − this share of the drop.
+constexpr double kLrFindDescentStart = 0.1;
+/// Fewer steps than this say nothing ("short").
+constexpr int64_t kLrFindMinSteps = 20;
+
+/// fastai's "valley" rule (fastai.callback.schedule.valley): over values[begin, end), the
+/// longest strictly decreasing subsequence (lds[i], ending at i; the first longest one), from
+/// max_start = max_end − lds[max_end] to its end max_end; returns max_start + ⌊s⌋ + ⌊s / 2⌋
+/// with s = (max_end − max_start) / 3: a point two thirds … half way down the longest
+/// descent. Non-finite values are skipped. Returns `begin` when the range is empty. Pure.
+size_t lrFindValley(const std::vector<double> &values, size_t begin, size_t end);
+
+/// Fills smoothed, min_*, steep*, suggestion*, verdict of `r` from learning_rates and losses.
+/// All are searched after the first kLrFindSkipStart steps (at most a tenth of them): the
+/// minimum of smoothed; then, up to the minimum, the steepest descent (the most negative
+/// central difference of smoothed over ln(learning rate)) and the valley (the suggestion),
+/// searched from the start of the descent (the last step above top − kLrFindDescentStart ×
+/// drop) to the minimum. The drop is the highest smoothed value up to the minimum (top)
+/// minus the minimum; the noise is the
+/// standard deviation of single losses there, std(losses[k+1] − losses[k]) / √2. Verdict
+/// "flat" when drop < kLrFindFlatDrop × that highest value, "noisy" when drop < the noise,
+/// "rising" when the minimum is the first searched step; then suggestion and min_over_10 are
+/// 0. Pure; thread-safe.
 void analyzeLrFind(LrFindResult &r);
 
+/// Returns what the verdict of `r` means and what to do, or "" for "ok".
+std::string lrFindVerdictText(const LrFindResult &r);
+
 /// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",
-/// "suggestion", "min_loss_lr", "min_over_10", "diverged"}.
+/// "suggestion", "min_loss_lr", "min_over_10", "diverged", "suggestion_rule" ("valley"),
+/// "steep", "verdict"}.
 std::string lrFindJson(const LrFindResult &r);
 
 /// Returns model_dir/lr_find.json's path.
@@ -59,7 +95,8 @@ std::string lrFindPath(const std::string &modelDir);
 /// Reads lr_find.json's text (`source` names it in errors) — lrFindJson's twin: steps,
 /// learning_rates, losses and smoothed (null, a value that was not finite, reads as NaN;
 /// "smoothed" may be absent), suggestion, min_loss_lr, min_over_10 and diverged come back as
-/// written; suggestion_index and min_index (not in the file) are -1, path is `source`.
+/// written (steep and verdict when present, else 0 and "ok"); suggestion_index, min_index
+/// and steep_index (not in the file) are -1, path is `source`.
 /// "steps" absent reads as 1 … N. Throws wb::Error("<source>: <key>", …) when the text is
 /// not a JSON object, "learning_rates" or "losses" is missing or empty, an array's length
 /// differs from learning_rates', or a key has another type. Pure; thread-safe.

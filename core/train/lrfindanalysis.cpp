@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace wb {
 
@@ -22,30 +23,55 @@ double lrFindLearningRate(int64_t k, int64_t steps, double start, double end)
     return start * std::pow(end / start, double(k) / double(steps - 1));
 }
 
+size_t lrFindValley(const std::vector<double> &values, size_t begin, size_t end)
+{
+    end = std::min(end, values.size());
+    if (begin >= end)
+        return begin;
+    // lds[i]: the length of the longest strictly decreasing subsequence that ends at i.
+    std::vector<size_t> lds(end - begin, 1);
+    size_t maxEnd = 0;
+    for (size_t i = 1; i < lds.size(); ++i) {
+        if (!std::isfinite(values[begin + i]))
+            continue;
+        for (size_t j = 0; j < i; ++j)
+            if (std::isfinite(values[begin + j]) && values[begin + i] < values[begin + j] && lds[i] < lds[j] + 1)
+                lds[i] = lds[j] + 1;
+        if (lds[i] > lds[maxEnd])
+            maxEnd = i;
+    }
+    // fastai: max_start = max_end − lds[max_end] (it can be one before the range; kept inside).
+    const size_t maxStart = maxEnd >= lds[maxEnd] ? maxEnd - lds[maxEnd] : 0;
+    const double sections = double(maxEnd - maxStart) / 3.0;
+    return begin + maxStart + size_t(sections) + size_t(sections / 2);
+}
+
 void analyzeLrFind(LrFindResult &r)
 {
     const size_t n = std::min(r.learning_rates.size(), r.losses.size());
     r.smoothed.clear();
-    r.suggestion_index = r.min_index = -1;
-    r.suggestion = r.min_loss_lr = r.min_over_10 = 0;
+    r.suggestion_index = r.min_index = r.steep_index = -1;
+    r.suggestion = r.min_loss_lr = r.min_over_10 = r.steep = 0;
+    r.verdict = "ok";
     double avg = 0;
     for (size_t k = 0; k < n; ++k) {
         avg = kLrFindBeta * avg + (1 - kLrFindBeta) * r.losses[k];
         r.smoothed.push_back(avg / (1 - std::pow(kLrFindBeta, double(k + 1))));
     }
-    if (n == 0)
+    if (n == 0) {
+        r.verdict = "short";
         return;
+    }
     // The first steps' smoothed values rest on a handful of losses, so their noise would pass
     // for the steepest descent or the minimum of a flat curve: like fastai's skip_start=10,
     // the search skips them (up to a tenth of the steps).
     const size_t skip = std::min<size_t>(kLrFindSkipStart, n / 10);
     size_t best = skip;
     for (size_t k = skip + 1; k < n; ++k)
-        if (std::isfinite(r.smoothed[k]) && r.smoothed[k] < r.smoothed[best])
+        if (std::isfinite(r.smoothed[k]) && (!std::isfinite(r.smoothed[best]) || r.smoothed[k] < r.smoothed[best]))
             best = k;
     r.min_index = int64_t(best);
     r.min_loss_lr = r.learning_rates[best];
-    r.min_over_10 = r.min_loss_lr / 10;
     // Steepest descent: most negative d(smoothed)/d(ln lr), up to the minimum.
     const size_t last = best >= skip + 2 ? best : n - 1;
     size_t steep = 0;
@@ -65,8 +91,66 @@ void analyzeLrFind(LrFindResult &r)
             found = true;
         }
     }
-    r.suggestion_index = int64_t(found ? steep : best);
-    r.suggestion = r.learning_rates[size_t(r.suggestion_index)];
+    r.steep_index = int64_t(found ? steep : best);
+    r.steep = r.learning_rates[size_t(r.steep_index)];
+    // Does the curve say anything? Its drop up to the minimum against its start and its noise.
+    double top = r.smoothed[best];
+    for (size_t k = skip; k <= best; ++k)
+        if (std::isfinite(r.smoothed[k]))
+            top = std::max(top, r.smoothed[k]);
+    const double drop = top - r.smoothed[best];
+    // The valley of the descent, from its start (the last step still above top − 10 % of the
+    // drop: a long flat start would otherwise draw the valley into it) to the minimum (the loss
+    // starts to rise after it).
+    size_t descent = skip;
+    for (size_t k = skip; k <= best; ++k)
+        if (std::isfinite(r.smoothed[k]) && r.smoothed[k] >= top - kLrFindDescentStart * drop)
+            descent = k;
+    const size_t valley = lrFindValley(r.smoothed, descent, best + 1);
+    double sum = 0, sum2 = 0;
+    size_t count = 0;
+    for (size_t k = skip; k < best; ++k)
+        if (std::isfinite(r.losses[k]) && std::isfinite(r.losses[k + 1])) {
+            const double d = r.losses[k + 1] - r.losses[k];
+            sum += d;
+            sum2 += d * d;
+            ++count;
+        }
+    const double noise = count >= 2 ? std::sqrt(std::max(0.0, (sum2 - sum * sum / double(count)) / double(count - 1)) / 2.0)
+                                    : 0.0;
+    if (int64_t(n) < kLrFindMinSteps)
+        r.verdict = "short";
+    else if (best == skip)
+        r.verdict = "rising";
+    else if (!(drop >= kLrFindFlatDrop * std::abs(top)))
+        r.verdict = "flat";
+    else if (drop < noise)
+        r.verdict = "noisy";
+    if (r.verdict != "ok")
+        return;
+    r.suggestion_index = int64_t(valley);
+    r.suggestion = r.learning_rates[valley];
+    // min / 10 only inside the tested range (a minimum near the start gives an absurd rate).
+    if (r.min_loss_lr / 10 >= r.learning_rates[skip])
+        r.min_over_10 = r.min_loss_lr / 10;
+}
+
+std::string lrFindVerdictText(const LrFindResult &r)
+{
+    char drop[32];
+    std::snprintf(drop, sizeof drop, "%.0f %%", 100 * kLrFindFlatDrop);
+    if (r.verdict == "flat")
+        return std::string("the loss curve is flat: the smoothed loss falls by less than ") + drop
+               + " anywhere in this range, so no learning rate stands out; try more steps, a larger batch, another "
+                 "range, or a pretrained model";
+    if (r.verdict == "noisy")
+        return "the loss curve is too noisy: the smoothed loss falls by less than the step-to-step noise of the "
+               "losses, so no learning rate stands out; try a larger batch or more steps";
+    if (r.verdict == "rising")
+        return "the loss only rises in this range: its start is already too high; lower --lr_find_start";
+    if (r.verdict == "short")
+        return "too few steps to read a curve: use at least " + std::to_string(kLrFindMinSteps) + " (--lr_find_steps)";
+    return {};
 }
 
 std::string lrFindJson(const LrFindResult &r)
@@ -86,6 +170,9 @@ std::string lrFindJson(const LrFindResult &r)
     j["min_loss_lr"] = r.min_loss_lr;
     j["min_over_10"] = r.min_over_10;
     j["diverged"] = r.diverged;
+    j["suggestion_rule"] = "valley";
+    j["steep"] = r.steep;
+    j["verdict"] = r.verdict;
     return j.dump(2) + "\n";
 }
 
@@ -131,6 +218,9 @@ LrFindResult parseLrFindJson(const std::string &text, const std::string &source)
     r.min_loss_lr = j.number("min_loss_lr").value_or(0);
     r.min_over_10 = j.number("min_over_10").value_or(0);
     r.diverged = j.boolean("diverged").value_or(false);
+    (void)j.string("suggestion_rule"); // checked for its type only
+    r.steep = j.number("steep").value_or(0);
+    r.verdict = j.string("verdict").value_or("ok");
     r.path = source;
     return r;
 }

@@ -4,6 +4,7 @@
 // checkpoints → summary) with the parts that differ — the model (BertForPreTraining), the
 // batches (PretrainingBatchSource), the loss and the metrics — and the same strategies,
 // number formats, optimizer, schedule, checkpoint format, best checkpoint and early stopping.
+#include "core/train/coach.h"
 #include "core/train/pretrainrun.h"
 
 #include "core/config/jsonfile.h"
@@ -317,6 +318,28 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
     info.device = device.str();
     info.wall_time = now();
     obs.runStarted(info);
+    // The coach's rules that apply to pretraining: the schedule, divergence, overfitting (the
+    // MLM eval loss); the classification rules stay quiet (regression = true).
+    std::unique_ptr<Coach> coach;
+    const auto tell = [&](const std::vector<CoachNote> &notes) {
+        for (const CoachNote &n : notes) {
+            obs.coachNote(n);
+            metrics->writeNote(n);
+        }
+    };
+    if (chief) {
+        CoachSetup c;
+        c.total_steps = sched.total_steps;
+        c.warmup_steps = sched.warmup_steps;
+        c.regression = true;
+        c.learning_rate = spec.learning_rate;
+        c.from_scratch = spec.init_checkpoint.empty();
+        c.early_stopping_patience = spec.early_stopping_patience;
+        coach = std::make_unique<Coach>(c);
+        const auto first = coach->start();
+        if (start == 0) // a resumed run said them when it began
+            tell(first);
+    }
     obs.logMessage("Pretraining " + std::to_string(info.parameter_count) + " parameters (masked LM"
                    + (meta.use_next_sentence_label ? " + next sentence" : "") + ", "
                    + std::to_string(meta.max_predictions_per_seq) + " predictions per sequence): steps_per_epoch "
@@ -412,6 +435,8 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
             sm.examples_per_second = tnow > lastReport ? double(reportExamples) / (tnow - lastReport) : 0.0;
             sm.wall_time = tnow;
             obs.stepCompleted(sm);
+            if (coach)
+                tell(coach->step(sm));
             if (chief) {
                 nlohmann::json line = MetricsWriter::trainJson(sm);
                 line["mlm_loss"] = reportSums.mlmLoss();
@@ -449,6 +474,8 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
                            + (e.nsp ? "  next_sentence_accuracy = " + fmt(e.nsp_accuracy) : std::string()) + "  ("
                            + std::to_string(e.metrics.num_examples) + " sequences)");
             obs.evaluationCompleted(e.metrics);
+            if (coach)
+                tell(coach->evaluation(e.metrics));
             if (chief) {
                 nlohmann::json line = MetricsWriter::evalJson(e.metrics);
                 line["eval_mlm_loss"] = e.mlm_loss;
@@ -501,6 +528,8 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
     summary.train_loss = progress.final_train_loss;
     summary.last_eval = lastEval;
     extras.describe(summary, progress, stoppedEarly);
+    if (coach)
+        summary.coach_notes = coach->notes();
     if (chief)
         writeTrainingSummary(spec.model_dir, summary);
     progress.status = RunStatus::Completed;

@@ -49,6 +49,12 @@ std::string trainingSummaryJson(const TrainingSummary &s)
     }
     if (s.stopped_early_at_step > 0)
         j["stopped_early_at_step"] = s.stopped_early_at_step;
+    if (!s.coach_notes.empty()) {
+        nlohmann::ordered_json notes = nlohmann::ordered_json::array();
+        for (const CoachNote &n : s.coach_notes)
+            notes.push_back(nlohmann::ordered_json(n));
+        j["coach_notes"] = notes;
+    }
     return j.dump(4) + "\n";
 }
 
@@ -96,6 +102,16 @@ TrainingSummary parseTrainingSummary(const std::string &text, const std::string 
     s.best_step = j.integer("best_step").value_or(-1);
     s.best_checkpoint = j.string("best_checkpoint").value_or("");
     s.stopped_early_at_step = j.integer("stopped_early_at_step").value_or(0);
+    const nlohmann::json *notes = j.array("coach_notes");
+    for (size_t k = 0; notes && k < notes->size(); ++k) {
+        const JsonRecord row = j.objectItem("coach_notes", k);
+        CoachNote n;
+        n.step = row.integer("step").value_or(0);
+        n.id = row.string("id").value_or("");
+        n.severity = row.string("severity").value_or("");
+        n.text = row.string("text").value_or("");
+        s.coach_notes.push_back(std::move(n));
+    }
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -16,7 +17,8 @@ namespace wb {
 /// classification only) and last_eval (the EvalMetrics format of core/io/runeventjson.h
 /// without regression, binary, confusion and wall_time); with --best_checkpoint_metric or
 /// --early_stopping_patience best_checkpoint_metric and, once an evaluation was made,
-/// best_metric_value, best_step, best_checkpoint; stopped_early_at_step after an early stop.
+/// best_metric_value, best_step, best_checkpoint; stopped_early_at_step after an early stop;
+/// coach_notes, when the coach said something: [{"step", "id", "severity", "text"}, …].
 /// A plain value; the functions are thread-safe.
 struct TrainingSummary
 {
@@ -32,6 +34,7 @@ struct TrainingSummary
     int64_t best_step = -1;                   ///< with best_metric_value
     std::string best_checkpoint;              ///< with best_metric_value; relative to model_dir
     int64_t stopped_early_at_step = 0;        ///< 0: the run did not stop early
+    std::vector<CoachNote> coach_notes;       ///< what the coach said during the run (core/train/coach.h)
 };
 
 /// Returns `<modelDir>/training_summary.json`.

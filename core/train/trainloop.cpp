@@ -16,6 +16,8 @@
 #include "core/train/blascheck.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
+#include "core/train/coach.h"
+#include "core/io/metricsreader.h"
 #include "core/train/bestmodel.h"
 #include "core/train/evalextras.h"
 #include "core/train/evalpass.h"
@@ -67,6 +69,16 @@ void removeStaleTemporaries(const std::string &modelDir)
         fs::remove(p, ec);
 }
 
+/// Passes the coach's new notes to the observer and metrics.jsonl (core/train/coach.h).
+void tell(TrainingObserver &obs, std::optional<MetricsWriter> &metrics, const std::vector<CoachNote> &notes)
+{
+    for (const CoachNote &n : notes) {
+        obs.coachNote(n);
+        if (metrics)
+            metrics->writeNote(n);
+    }
+}
+
 } // namespace
 
 struct Run::TrainState
@@ -99,6 +111,7 @@ struct Run::TrainState
     std::optional<EvalMetrics> lastEval;
     std::unique_ptr<EvalExtras> extras; // eval_examples.jsonl, best checkpoint, early stopping
     int64_t stoppedEarlyAt = 0;
+    std::unique_ptr<Coach> coach; // the chief's: notes on the metric stream
 };
 
 void Run::setUp(TrainState &s)
@@ -247,6 +260,31 @@ void Run::announce(TrainState &s)
     info.device = s.device.str();
     info.wall_time = now();
     m_obs.runStarted(info);
+    if (s.chief) {
+        CoachSetup setup;
+        setup.total_steps = m_sched.total_steps;
+        setup.warmup_steps = m_sched.warmup_steps;
+        setup.num_labels = m_meta.num_labels;
+        setup.regression = m_regression;
+        setup.learning_rate = m_spec.learning_rate;
+        setup.from_scratch = m_spec.init_checkpoint.empty();
+        setup.early_stopping_patience = m_spec.early_stopping_patience;
+        s.coach = std::make_unique<Coach>(setup);
+        const auto first = s.coach->start();
+        if (s.start > 0) { // resumed: the coach reads what the run logged so far, and says only what is new
+            const MetricsLog log = readMetricsFile(m_spec.metricsPath());
+            size_t e = 0;
+            for (const StepMetrics &m : log.train) {
+                for (; e < log.eval.size() && log.eval[e].step < m.step; ++e)
+                    s.coach->evaluation(log.eval[e]);
+                s.coach->step(m);
+            }
+            for (; e < log.eval.size(); ++e)
+                s.coach->evaluation(log.eval[e]);
+        } else {
+            tell(m_obs, s.metrics, first);
+        }
+    }
     m_obs.logMessage("Training " + std::to_string(info.parameter_count) + " parameters: steps_per_epoch "
                      + std::to_string(info.steps_per_epoch) + ", total_steps " + std::to_string(info.total_steps)
                      + ", warmup_steps " + std::to_string(m_sched.warmup_steps)
@@ -291,6 +329,14 @@ bool Run::trainStep(TrainState &s, int64_t step)
                     + " at step " + std::to_string(step + 1) + " (learning_rate " + formatMetric(s.lr) + "); "
                     + (s.lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + s.lastCkpt);
         r.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
+        if (s.coach) {
+            StepMetrics nan;
+            nan.step = step + 1;
+            nan.total_steps = m_sched.total_steps;
+            nan.loss = lossValue;
+            nan.learning_rate = s.lr;
+            tell(m_obs, s.metrics, s.coach->step(nan));
+        }
         return false;
     }
     // fp16: an overflowing step is skipped and counted (Keras LossScaleOptimizer).
@@ -330,6 +376,8 @@ void Run::report(TrainState &s, bool force)
         m_obs.stepCompleted(sm);
         if (s.metrics)
             s.metrics->writeTrain(sm);
+        if (s.coach)
+            tell(m_obs, s.metrics, s.coach->step(sm));
         if (s.summaries)
             s.summaries->writeTrain(sm);
         m_progress.final_train_loss = sm.loss;
@@ -368,6 +416,8 @@ void Run::evaluateAndCheckpoint(TrainState &s)
     m_obs.evaluationCompleted(em);
     if (s.metrics)
         s.metrics->writeEval(em);
+    if (s.coach)
+        tell(m_obs, s.metrics, s.coach->evaluation(em));
     if (s.summaries)
         s.summaries->writeEval(em);
     s.lastEval = em;
@@ -410,6 +460,8 @@ RunFinished Run::finish(TrainState &s)
     summary.train_loss = r.final_train_loss;
     summary.last_eval = s.lastEval;
     s.extras->describe(summary, r, s.stoppedEarlyAt);
+    if (s.coach)
+        summary.coach_notes = s.coach->notes();
     if (s.chief)
         writeTrainingSummary(m_spec.model_dir, summary);
     r.status = RunStatus::Completed;

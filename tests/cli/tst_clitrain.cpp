@@ -2,7 +2,9 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/config/jsonfile.h"
+#include "core/io/metricsreader.h"
 #include "core/model/safetensors.h"
+#include "core/train/trainingsummary.h"
 #include "support/tinyrun.h"
 
 #include <QTemporaryDir>
@@ -124,6 +126,56 @@ private Q_SLOTS:
                      (err + out).c_str());
         }
         QVERIFY(std::filesystem::exists(path("m3") + "/ckpt-4"));
+    }
+
+    void coachSaysItOnStderr()
+    {
+        // A run that cannot learn: 4 steps at learning_rate 1e-9 from random weights. The coach says
+        // so on stderr (note: …) as it arises, lists it at the end, and records it in
+        // metrics.jsonl and training_summary.json (core/train/coach.h).
+        std::string out, err;
+        auto args = common(path("mc"));
+        args.back() = "--learning_rate=1e-9";
+        args.insert(args.begin(), "train");
+        QVERIFY2(run(args, out, err) == int(cli::kExitOk), err.c_str());
+        const QString e = QString::fromStdString(err);
+        const QString few = QStringLiteral("the run has only 4 training steps: too few to learn much; train more epochs "
+                                           "or use a smaller batch");
+        const QString lr = QStringLiteral("learning_rate 1e-09 is far from the usual range for a model trained from random "
+                                          "weights (1e-4 to 1e-3); try Find Learning Rate");
+        QVERIFY2(e.contains(QStringLiteral("note: ") + few + QStringLiteral("\nnote: ") + lr + QStringLiteral("\n")),
+                 err.c_str());
+        QVERIFY2(e.contains(QStringLiteral("\nthe coach said ")), err.c_str());
+        QVERIFY2(e.contains(QStringLiteral("  step 0: ") + few + QStringLiteral("\n  step 0: ") + lr), err.c_str());
+        QVERIFY(QString::fromStdString(out).indexOf(QStringLiteral("note: ")) < 0); // stdout keeps the progress
+        std::string readError;
+        const MetricsLog log = readMetricsFile(path("mc") + "/metrics.jsonl", &readError);
+        QVERIFY2(readError.empty(), readError.c_str());
+        QVERIFY(log.notes.size() >= 2);
+        QCOMPARE(log.notes[0].id, std::string("few_steps"));
+        QCOMPARE(log.notes[0].step, int64_t(0));
+        QCOMPARE(log.notes[1].id, std::string("lr_scratch"));
+        // The eval set of 32 examples is too small for any accuracy between 3 % and 97 %.
+        bool small = false;
+        for (const auto &n : log.notes)
+            small = small || (n.id == "small_eval_set" && n.step == 4
+                              && n.text.rfind("the eval set has 32 examples: its accuracy ", 0) == 0);
+        QVERIFY(small);
+        const auto summary = readTrainingSummary(path("mc"));
+        QVERIFY(summary);
+        QCOMPARE(summary->coach_notes.size(), log.notes.size());
+        QCOMPARE(summary->coach_notes[1].text, lr.toStdString());
+        // --progress_format=jsonl: the same notes as "note" events on stdout.
+        args[args.size() - 1] = "--learning_rate=1e-9";
+        args.push_back("--progress_format=jsonl");
+        for (auto &a : args)
+            if (a.rfind("--model_dir=", 0) == 0)
+                a = "--model_dir=" + path("mcj");
+        QVERIFY2(run(args, out, err) == int(cli::kExitOk), err.c_str());
+        QVERIFY2(QString::fromStdString(out).contains(
+                     QStringLiteral(R"({"event":"note","step":0,"id":"few_steps","severity":"warning","text":")") + few
+                     + QStringLiteral(R"("})")),
+                 out.c_str());
     }
 
     void missingCheckpointForPredictFails()

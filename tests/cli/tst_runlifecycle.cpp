@@ -50,6 +50,8 @@ std::map<int64_t, double> trainLosses(const std::string &path, int *duplicates =
                 ++*evals;
             continue;
         }
+        if (j["kind"] != "train") // e.g. the coach's "note" lines
+            continue;
         const int64_t step = j["step"].get<int64_t>();
         if (out.count(step) && duplicates)
             ++*duplicates;

@@ -121,6 +121,17 @@ private Q_SLOTS:
         QCOMPARE(log.steps.size(), size_t(1));
         QCOMPARE(log.steps.front().step, 12);
         QCOMPARE(log.logs, std::vector<std::string>{"Segmentation fault"});
+        // The coach's notes of the chief reach the front-end's observer (CLI, window).
+        struct Notes : TrainingObserver
+        {
+            std::vector<CoachNote> got;
+            void coachNote(const CoachNote &n) override { got.push_back(n); }
+        } notes;
+        ChiefStream n(&notes);
+        QCOMPARE(n.feedOutput(runEventLine(CoachNote{"plateau", 40, "info", "not learning yet"})), RunEventKind::Note);
+        QCOMPARE(notes.got.size(), size_t(1));
+        QCOMPARE(notes.got[0].text, std::string("not learning yet"));
+        QCOMPARE(notes.got[0].step, int64_t(40));
 
         // The chief fails and says why: its own result is kept.
         ChiefStream b;

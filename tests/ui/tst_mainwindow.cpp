@@ -92,6 +92,7 @@ private Q_SLOTS:
     void trainWithoutStrategyShowsDialog();
     void everyProblemListedStrategyFirst();
     void validConfigurationStartsTraining();
+    void coachNoteShowsUnderTheProgressBar();
     void failingRunShowsErrorDialog();
     void scheduleFollowsEdits();
     void presetWritesConfig();
@@ -223,6 +224,49 @@ void tst_MainWindow::validConfigurationStartsTraining()
     QCOMPARE(finished.first().at(0).value<RunFinished>().last_step, int64_t(17));
     QVERIFY(!w.runSession()->runErrorDialog());
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(), QStringLiteral("Completed"));
+}
+
+void tst_MainWindow::coachNoteShowsUnderTheProgressBar()
+{
+    // The coach's notes arrive through the observer (core/train/coach.h): the line under the
+    // progress bar shows the latest, the Log each one, and the run's end lists them.
+    QTemporaryDir dir;
+    TrainingOptions o = writeFixture(dir);
+    o.distribution_strategy = "one_device";
+    MainWindow w;
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+        obs.coachNote({"few_steps", 0, "warning", "the run has only 4 training steps"});
+        obs.coachNote({"constant_classifier", 4, "warning", "constant classifier: the model answers ham"});
+        RunFinished r;
+        r.last_step = 4;
+        return r;
+    });
+    w.setOptions(o);
+    w.show();
+    auto *line = w.findChild<QLabel *>(QStringLiteral("coachNote"));
+    QVERIFY(line);
+    QVERIFY(line->isHidden()); // nothing said yet
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
+    QVERIFY(pressTrain(w));
+    QVERIFY(finished.wait(5000));
+    QVERIFY(line->isVisible());
+    QCOMPARE(line->text(), QStringLiteral("<span style='color:#a06000'>Coach, step 4:</span> constant classifier: the "
+                                          "model answers ham"));
+    QCOMPARE(line->toolTip(), QStringLiteral("step 0: the run has only 4 training steps\n"
+                                             "step 4: constant classifier: the model answers ham"));
+    QVERIFY(w.logText().contains(QStringLiteral("note: the run has only 4 training steps")));
+    QVERIFY(w.logText().contains(QStringLiteral("The coach said 2 thing(s) during this run:\n"
+                                                "  step 0: the run has only 4 training steps\n"
+                                                "  step 4: constant classifier: the model answers ham")));
+    // A new run starts with an empty line.
+    w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &, const StopToken &) {
+        RunFinished r;
+        r.last_step = 4;
+        return r;
+    });
+    QVERIFY(pressTrain(w));
+    QVERIFY(finished.wait(5000));
+    QVERIFY(line->isHidden());
 }
 
 void tst_MainWindow::failingRunShowsErrorDialog()

@@ -91,19 +91,6 @@ QCPItemText *markerLabel(QCustomPlot *plot, const QColor &colour, double yRatio,
     return label;
 }
 
-/// Whether the smoothed loss fell by less than 3 % from its highest point before the minimum.
-bool isFlat(const LrFindResult &r)
-{
-    if (r.min_index < 0 || size_t(r.min_index) >= r.smoothed.size())
-        return true;
-    double top = r.smoothed[size_t(r.min_index)];
-    for (int64_t k = 0; k < r.min_index; ++k)
-        if (std::isfinite(r.smoothed[size_t(k)]))
-            top = std::max(top, r.smoothed[size_t(k)]);
-    const double low = r.smoothed[size_t(r.min_index)];
-    return !(top - low > 0.03 * std::abs(top));
-}
-
 /// Shows the vertical line `name` at `x` with its label: right of the line, or left of it when
 /// `leftOfLine` or near the right edge, so that the label stays inside.
 void placeMarker(QCustomPlot *plot, const QString &name, double x, const QString &text, bool leftOfLine = false)
@@ -135,10 +122,10 @@ LrFindDialog::LrFindDialog(ConfigurationForm *form, QWidget *parent) : QDialog(p
 
     auto *note = new QLabel(
         tr("The range test trains a throwaway copy of the model for a few steps while the learning rate rises "
-           "exponentially, and records the loss of each step (Smith 2017; fastai's lr_find). Where the smoothed "
-           "loss falls most steeply, the learning rate is large enough to make quick progress but not yet so "
-           "large that training becomes unstable, so that point is a good rate to start from; the minimum / 10 "
-           "is a more cautious choice."));
+           "exponentially, and records the loss of each step (Smith 2017; fastai's lr_find). Along the longest "
+           "descent of the smoothed loss (fastai's \"valley\"), the learning rate is large enough to make quick "
+           "progress but not yet so large that training becomes unstable, so that point is a good rate to start "
+           "from; the minimum / 10 is a more cautious choice. A flat or noisy curve gives no suggestion."));
     note->setWordWrap(true);
     note->setObjectName(QStringLiteral("lrFindNote"));
     layout->addWidget(note);
@@ -245,7 +232,7 @@ void LrFindDialog::buildPlot()
     smoothed->setName(tr("smoothed loss (β = %1)").arg(kLrFindBeta));
     smoothed->setPen(QPen(kSmoothedColour, 2.2));
     QCPGraph *suggestionKey = m_plot->addGraph(x, y);
-    suggestionKey->setName(tr("suggestion: steepest descent"));
+    suggestionKey->setName(tr("suggestion: valley"));
     suggestionKey->setPen(QPen(kSuggestionColour, 1.8));
     QCPGraph *minKey = m_plot->addGraph(x, y);
     minKey->setName(tr("minimum / 10"));
@@ -479,17 +466,20 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
         m_progress->setText(tr("stopped after step %1 of %2, lr %3, loss %4").arg(steps).arg(m_totalSteps).arg(rateText(lastLr), loss));
     else
         m_progress->setText(tr("finished: %1 steps, lr %2 to %3").arg(steps).arg(rateText(r.learning_rates.front()), rateText(lastLr)));
-    placeMarker(m_plot, QStringLiteral("suggestionMarker"), r.suggestion, tr("suggested %1").arg(rateText(r.suggestion)));
-    placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10, tr("min / 10: %1").arg(rateText(r.min_over_10)),
+    placeMarker(m_plot, QStringLiteral("suggestionMarker"), r.suggestion,
+                r.suggestion > 0 ? tr("suggested %1").arg(rateText(r.suggestion)) : QString());
+    placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10,
+                r.min_over_10 > 0 ? tr("min / 10: %1").arg(rateText(r.min_over_10)) : QString(),
                 r.min_over_10 < r.suggestion);
-    QString summary = tr("Suggested learning rate: <b>%1</b> (the steepest descent of the smoothed loss); "
-                         "minimum / 10: <b>%2</b>.")
-                          .arg(rateText(r.suggestion), rateText(r.min_over_10));
-    if (isFlat(r))
-        summary += QStringLiteral(" <span style='color:#a06000'>") +
-                   tr("The smoothed loss hardly fell anywhere in this range, so the suggestion means little: try more "
-                      "steps, a larger batch or another range.") +
-                   QStringLiteral("</span>");
+    QString summary;
+    if (r.verdict != "ok") // a flat or noisy curve: say so instead of suggesting (core/train/lrfind.h)
+        summary = QStringLiteral("<span style='color:#a06000'>") + tr("No suggestion: %1.").arg(q(lrFindVerdictText(r)).toHtmlEscaped())
+                  + QStringLiteral("</span>");
+    else if (r.min_over_10 > 0)
+        summary = tr("Suggested learning rate: <b>%1</b> (the valley of the smoothed loss); minimum / 10: <b>%2</b>.")
+                      .arg(rateText(r.suggestion), rateText(r.min_over_10));
+    else
+        summary = tr("Suggested learning rate: <b>%1</b> (the valley of the smoothed loss).").arg(rateText(r.suggestion));
     if (!r.path.empty())
         summary += QStringLiteral("<br>") + tr("Saved as %1").arg(q(r.path).toHtmlEscaped());
     else if (m_totalSteps > 0 && steps < m_totalSteps && !r.diverged)

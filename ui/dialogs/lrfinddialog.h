@@ -30,7 +30,8 @@ class NumberSpinBox;
 /// (formValidationText); then findLearningRate runs off the GUI thread (runBackgroundJob)
 /// and each step is drawn as it arrives: the loss of each step as faint points and the
 /// smoothed loss as a line over a logarithmic learning-rate axis. At the end the suggestion
-/// (steepest descent of the smoothed loss) and the minimum / 10 are marked, and "Use this"
+/// (the valley of the smoothed loss) and the minimum / 10 are marked — or, for a flat or noisy
+/// curve (LrFindResult::verdict), the summary says so and nothing is suggested — and "Use this"
 /// puts the suggestion, rounded to the two significant digits shown, into the form's
 /// learning-rate field. The core writes model_dir/lr_find.json.
 ///

@@ -2,6 +2,7 @@
 #include "ui/evaluation/learningcheck.h"
 
 #include "core/data/preparereport.h"
+#include "core/train/coach.h"
 #include "core/util/errortext.h"
 
 #include <QObject>
@@ -52,38 +53,13 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
 QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline, bool fromScratch,
                              double learningRate, const std::vector<std::string> &labelNames)
 {
-    const auto name = [&labelNames](int id) {
-        return id >= 0 && id < int(labelNames.size()) ? QString::fromStdString(labelNames[size_t(id)])
-                                                      : QObject::tr("label %1").arg(id);
-    };
+    // The rules and their words are the coach's (core/train/coach.h), shared with the CLI.
+    std::optional<std::pair<int, double>> majority;
+    if (baseline)
+        majority = std::make_pair(baseline->majority_label, baseline->accuracy);
     QStringList out;
-    if (m.regression)
-        return out;
-    int predictedLabels = 0, onlyLabel = -1;
-    const size_t n = m.confusion.size();
-    for (size_t p = 0; p < n; ++p) {
-        int64_t column = 0;
-        for (const auto &row : m.confusion)
-            column += p < row.size() ? row[p] : 0;
-        if (column > 0) {
-            ++predictedLabels;
-            onlyLabel = int(p);
-        }
-    }
-    if (n > 1 && predictedLabels == 1)
-        out << QObject::tr("The model predicts %1 for every evaluation example: it has not learned to tell "
-                           "the labels apart.").arg(name(onlyLabel));
-    if (baseline && m.eval_accuracy <= baseline->accuracy + 1e-9)
-        out << QObject::tr("Eval accuracy %1 does not beat the majority-class baseline %2 (always predicting "
-                           "%3).")
-                   .arg(m.eval_accuracy, 0, 'f', 3)
-                   .arg(baseline->accuracy, 0, 'f', 3)
-                   .arg(name(baseline->majority_label));
-    if (!out.isEmpty() && fromScratch)
-        out << QObject::tr("There is no init checkpoint, so the model trains from random weights: the usual "
-                           "fine-tuning learning rates (2e-5 to 5e-5) are meant for pretrained weights. Try a "
-                           "higher one, such as %1 (Training → Find Learning Rate… measures one), or set an init checkpoint.")
-                   .arg(QString::number(std::max(1e-4, learningRate * 10), 'g', 2));
+    for (const CoachNote &n : learningNotes(m, majority, fromScratch, learningRate, labelNames))
+        out << QString::fromStdString(n.text);
     return out;
 }
 

@@ -2,6 +2,7 @@
 #include "ui/runs/progresspanel.h"
 
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 
@@ -36,16 +37,52 @@ ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
     // Long details must not widen the window (1024×700 screens): they shrink, the tooltip keeps them.
     m_detail->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_detail->setMinimumWidth(120);
-    auto *row = new QHBoxLayout(this);
-    row->setContentsMargins(0, 0, 0, 0);
+    m_note = new QLabel;
+    m_note->setObjectName(QStringLiteral("coachNote"));
+    m_note->setWordWrap(true);
+    m_note->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_note->hide();
+    auto *column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(2);
+    auto *row = new QHBoxLayout;
     row->addWidget(m_status);
     row->addWidget(m_progress, 1);
     row->addWidget(m_detail);
+    column->addLayout(row);
+    column->addWidget(m_note);
+}
+
+void ProgressPanel::showCoachNote(const CoachNote &n)
+{
+    m_notes.push_back(n);
+    const QString colour = n.severity == "warning" ? QStringLiteral("#a06000") : QStringLiteral("#205080");
+    m_note->setText(QStringLiteral("<span style='color:%1'>").arg(colour) + tr("Coach, step %1:").arg(n.step)
+                    + QStringLiteral("</span> ") + QString::fromStdString(n.text).toHtmlEscaped());
+    QStringList all;
+    for (const CoachNote &note : m_notes)
+        all << tr("step %1: %2").arg(note.step).arg(QString::fromStdString(note.text));
+    m_note->setToolTip(all.join(QLatin1Char('\n')));
+    m_note->show();
+}
+
+QString ProgressPanel::coachNoteText() const
+{
+    return m_note->isHidden() ? QString() : m_note->text();
+}
+
+void ProgressPanel::clearCoachNotes()
+{
+    m_notes.clear();
+    m_note->clear();
+    m_note->setToolTip(QString());
+    m_note->hide();
 }
 
 void ProgressPanel::prepare(int64_t totalSteps)
 {
     restartTiming();
+    clearCoachNotes();
     if (totalSteps > 0) {
         m_progress->setRange(0, int(totalSteps));
         m_progress->setValue(0);
@@ -57,6 +94,7 @@ void ProgressPanel::prepare(int64_t totalSteps)
 void ProgressPanel::reset()
 {
     restartTiming();
+    clearCoachNotes();
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_progress->setFormat(tr("no run yet"));

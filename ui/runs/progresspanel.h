@@ -5,14 +5,17 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
 class QProgressBar;
 
 namespace wb {
 
 /// The progress row under the tabs: run status ("Training on cpu", "Completed", "Failed"),
-/// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, ETA).
-/// Object names: "runStatus", "progress". GUI thread only.
+/// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, ETA); under them
+/// the coach's latest note (core/train/coach.h; hidden until there is one; its tooltip lists
+/// every note of the run). Object names: "runStatus", "progress", "coachNote". GUI thread only.
 class ProgressPanel : public QWidget
 {
     Q_OBJECT
@@ -32,6 +35,13 @@ public:
     /// After "Completed": the model did not learn (`text` explains why; also the tooltip).
     void setLearningWarning(const QString &text);
 
+    /// The coach's note `n`: shown in the line under the bar, kept in coachNotes().
+    void showCoachNote(const CoachNote &n);
+    /// The notes of the current run, in order (emptied by prepare() and reset()).
+    const std::vector<CoachNote> &coachNotes() const { return m_notes; }
+    /// The note line's text ("" while hidden).
+    QString coachNoteText() const;
+
     void runStarted(const RunStarted &info);
     void stepCompleted(const StepMetrics &m);
     void stopRequested();
@@ -45,6 +55,9 @@ private:
     QProgressBar *m_progress = nullptr;
     QLabel *m_detail = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_note = nullptr;
+    std::vector<CoachNote> m_notes;
+    void clearCoachNotes();
     double m_firstWall = 0;
     int64_t m_firstStep = 0;
 };

@@ -27,6 +27,7 @@ TrainingController::TrainingController(QObject *parent) : QObject(parent)
     qRegisterMetaType<wb::EvalMetrics>();
     qRegisterMetaType<wb::CheckpointSaved>();
     qRegisterMetaType<wb::RunFinished>();
+    qRegisterMetaType<wb::CoachNote>();
     m_thread.setObjectName(QStringLiteral("training"));
     createWorker(runPrepared);
     m_thread.start();
@@ -50,6 +51,7 @@ void TrainingController::createWorker(RunFunction run)
     connect(m_worker, &TrainingWorker::evaluationReported, this, &TrainingController::evaluationCompleted);
     connect(m_worker, &TrainingWorker::checkpointReported, this, &TrainingController::checkpointSaved);
     connect(m_worker, &TrainingWorker::logLine, this, &TrainingController::logMessage);
+    connect(m_worker, &TrainingWorker::coachNoteReported, this, &TrainingController::coachNote);
     connect(m_worker, &TrainingWorker::finished, this, &TrainingController::handleFinished);
 }
 

@@ -14,6 +14,7 @@ void TrainingWorker::stepCompleted(const StepMetrics &m) { Q_EMIT stepReported(m
 void TrainingWorker::evaluationCompleted(const EvalMetrics &m) { Q_EMIT evaluationReported(m); }
 void TrainingWorker::checkpointSaved(const CheckpointSaved &c) { Q_EMIT checkpointReported(c); }
 void TrainingWorker::logMessage(const std::string &line) { Q_EMIT logLine(QString::fromStdString(line)); }
+void TrainingWorker::coachNote(const CoachNote &n) { Q_EMIT coachNoteReported(n); }
 
 void TrainingWorker::run(const PreparedRun &run)
 {

@@ -35,6 +35,7 @@ public:
     void evaluationCompleted(const EvalMetrics &m) override;
     void checkpointSaved(const CheckpointSaved &c) override;
     void logMessage(const std::string &line) override;
+    void coachNote(const CoachNote &n) override;
     /// Ignored: run() emits finished() with the run function's result (one contract).
     void runFinished(const RunFinished &) override {}
 
@@ -48,6 +49,7 @@ Q_SIGNALS:
     void evaluationReported(const wb::EvalMetrics &m);
     void checkpointReported(const wb::CheckpointSaved &c);
     void logLine(const QString &line);
+    void coachNoteReported(const wb::CoachNote &n);
     void finished(const wb::RunFinished &r);
 
 private:

@@ -102,6 +102,10 @@ RunSession::RunSession(ConfigurationForm *form, ProgressPanel *progress, QStatus
     connect(m_controller, &TrainingController::stepCompleted, m_progress, &ProgressPanel::stepCompleted);
     connect(m_controller, &TrainingController::checkpointSaved, this, &RunSession::handleCheckpoint);
     connect(m_controller, &TrainingController::logMessage, this, &RunSession::logLine);
+    connect(m_controller, &TrainingController::coachNote, this, [this](const CoachNote &n) { // the coach: line + Log
+        m_progress->showCoachNote(n);
+        Q_EMIT logLine(tr("note: %1").arg(QString::fromStdString(n.text)));
+    });
     connect(m_controller, &TrainingController::finished, this, &RunSession::handleFinished);
     connect(m_controller, &TrainingController::runningChanged, this, &RunSession::stateChanged);
 }
@@ -400,6 +404,11 @@ void RunSession::handleFinished(const RunFinished &r)
     case RunStatus::Failed:
         showRunError(r);
         break;
+    }
+    if (const auto &notes = m_progress->coachNotes(); !notes.empty()) { // the run's summary lists the coach's notes
+        Q_EMIT logLine(tr("The coach said %n thing(s) during this run:", nullptr, int(notes.size())));
+        for (const CoachNote &n : notes)
+            Q_EMIT logLine(tr("  step %1: %2").arg(n.step).arg(QString::fromStdString(n.text)));
     }
     Q_EMIT stateChanged();
     Q_EMIT runFinished(r);

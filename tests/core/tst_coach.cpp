@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: Apache-2.0
+// The coach (core/train/coach.h, issue 25 §3): each rule on a crafted metric stream, with the
+// exact note text and step; each note said once; the notes in metrics.jsonl, the jsonl
+// progress stream and training_summary.json. Links only the torch-free wb_rundir.
+#include "core/io/metricsreader.h"
+#include "core/io/metricswriter.h"
+#include "core/io/runevents.h"
+#include "core/train/coach.h"
+#include "core/train/trainingsummary.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+
+using namespace wb;
+
+namespace {
+
+StepMetrics stepOf(int64_t step, double loss)
+{
+    StepMetrics m;
+    m.step = step;
+    m.total_steps = 1000;
+    m.loss = loss;
+    m.learning_rate = 5e-5;
+    return m;
+}
+
+/// A binary evaluation with the confusion matrix `c` (rows: true label), its accuracy, F1 of
+/// label 1 and MCC computed from it.
+EvalMetrics binaryEval(int64_t step, double evalLoss, std::vector<std::vector<int64_t>> c)
+{
+    EvalMetrics e;
+    e.step = step;
+    e.eval_loss = evalLoss;
+    e.binary = true;
+    const double tn = double(c[0][0]), fp = double(c[0][1]), fn = double(c[1][0]), tp = double(c[1][1]);
+    const double n = tn + fp + fn + tp;
+    e.num_examples = int64_t(n);
+    e.eval_accuracy = (tn + tp) / n;
+    e.eval_f1 = tp > 0 ? 2 * tp / (2 * tp + fp + fn) : 0;
+    const double d = std::sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn));
+    e.eval_mcc = d > 0 ? (tp * tn - fp * fn) / d : 0;
+    e.confusion = std::move(c);
+    e.label_names = {"ham", "spam"};
+    return e;
+}
+
+CoachSetup binarySetup()
+{
+    CoachSetup s;
+    s.total_steps = 1000;
+    s.warmup_steps = 100;
+    s.num_labels = 2;
+    s.learning_rate = 5e-5;
+    s.from_scratch = false;
+    return s;
+}
+
+QString texts(const std::vector<CoachNote> &notes)
+{
+    QStringList out;
+    for (const auto &n : notes)
+        out << QString::fromStdString(n.id + "@" + std::to_string(n.step) + ": " + n.text);
+    return out.join(QLatin1Char('\n'));
+}
+
+const std::vector<std::vector<int64_t>> kGood = {{500, 100}, {100, 300}}; // accuracy 0.8 of 1000
+
+} // namespace
+
+class tst_Coach : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void tableHasUniqueIdsAndFilledTemplates();
+    void scheduleThatCannotLearn();
+    void scheduleThatCanLearnSaysNothing();
+    void overfitting();
+    void overfittingWithPatience();
+    void noOverfittingWhileTrainLossRises();
+    void divergence();
+    void divergenceNaN();
+    void plateauNearLnNumLabels();
+    void constantClassifierThenOneClass();
+    void oneClassBelowBaselineFromScratch();
+    void smallEvalSet();
+    void learningNotesMatchTheWindowsVerdict();
+    void notesInMetricsJsonlStreamAndSummary();
+};
+
+void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
+{
+    std::set<std::string> ids;
+    for (const CoachRule &r : kCoachRules) {
+        QVERIFY2(ids.insert(r.id).second, r.id);
+        QVERIFY(std::string(r.severity) == "info" || std::string(r.severity) == "warning");
+    }
+    QCOMPARE(ids.size(), size_t(12));
+    QCOMPARE(coachRule("overfitting").threshold, 3.0);
+    QVERIFY_THROWS_EXCEPTION(std::out_of_range, coachRule("no_such_rule"));
+    QCOMPARE(fillCoachText("a {x} b {y} {x}", {{"x", "1"}, {"y", "{x}"}}), std::string("a 1 b {x} 1"));
+}
+
+void tst_Coach::scheduleThatCannotLearn()
+{
+    CoachSetup s;
+    s.total_steps = 30;
+    s.warmup_steps = 40;
+    s.learning_rate = 5e-5;
+    s.from_scratch = true;
+    const auto notes = scheduleNotes(s);
+    QCOMPARE(texts(notes),
+             QStringLiteral("few_steps@0: the run has only 30 training steps: too few to learn much; train more "
+                            "epochs or use a smaller batch\n"
+                            "warmup_too_long@0: the warmup (40 steps) is not shorter than the run (30 steps): the "
+                            "learning rate never reaches 5e-05; lower --warmup_proportion\n"
+                            "lr_scratch@0: learning_rate 5e-05 is far from the usual range for a model trained from "
+                            "random weights (1e-4 to 1e-3); try Find Learning Rate"));
+    QCOMPARE(notes[0].severity, std::string("warning"));
+    // A pretrained start: 5e-5 is the usual; 0.01 and 0 are not.
+    s.total_steps = 300;
+    s.warmup_steps = 30;
+    s.from_scratch = false;
+    QVERIFY(scheduleNotes(s).empty());
+    s.learning_rate = 0.01;
+    QCOMPARE(texts(scheduleNotes(s)),
+             QStringLiteral("lr_pretrained@0: learning_rate 0.01 is far from the usual range for fine-tuning a "
+                            "pretrained model (2e-5 to 5e-5)"));
+    s.learning_rate = 0;
+    QCOMPARE(scheduleNotes(s).size(), size_t(1));
+    // The Coach says them once, at start().
+    Coach coach(s);
+    QCOMPARE(coach.start().size(), size_t(1));
+    QCOMPARE(coach.start().size(), size_t(0));
+    QCOMPARE(coach.notes().size(), size_t(1));
+}
+
+void tst_Coach::scheduleThatCanLearnSaysNothing()
+{
+    CoachSetup s = binarySetup();
+    s.from_scratch = true;
+    s.learning_rate = 1e-3;
+    QVERIFY(scheduleNotes(s).empty());
+    s.total_steps = 50; // the threshold itself is enough
+    s.warmup_steps = 49;
+    QVERIFY(scheduleNotes(s).empty());
+}
+
+void tst_Coach::overfitting()
+{
+    Coach coach(binarySetup());
+    const double evalLoss[] = {0.60, 0.50, 0.55, 0.58, 0.61, 0.70};
+    std::vector<CoachNote> all;
+    for (int e = 0; e < 6; ++e) {
+        const int64_t step = 100 * (e + 1);
+        // The train loss falls all along: 0.6, 0.5, … per interval.
+        for (int64_t k = step - 90; k <= step; k += 10)
+            QVERIFY(coach.step(stepOf(k, 0.6 - 0.1 * e)).empty());
+        const auto notes = coach.evaluation(binaryEval(step, evalLoss[e], kGood));
+        if (e < 4)
+            QVERIFY2(notes.empty(), qPrintable(texts(notes)));
+        all.insert(all.end(), notes.begin(), notes.end());
+    }
+    // Said once, at the third evaluation above the best (step 200), not again at step 600.
+    QCOMPARE(texts(all), QStringLiteral("overfitting@500: eval loss has risen since step 300 (best 200); early "
+                                        "stopping with patience 3 would have stopped at 500"));
+    QCOMPARE(all[0].severity, std::string("warning"));
+    // A new best and another rise: new content, said again.
+    coach.step(stepOf(700, 0.05));
+    QVERIFY(coach.evaluation(binaryEval(700, 0.40, kGood)).empty());
+    for (int64_t s : {800, 900, 1000}) {
+        coach.step(stepOf(s, 0.01));
+        const auto notes = coach.evaluation(binaryEval(s, 0.45 + double(s) / 1e4, kGood));
+        if (s == 1000)
+            QCOMPARE(texts(notes), QStringLiteral("overfitting@1000: eval loss has risen since step 800 (best 700); "
+                                                  "early stopping with patience 3 would have stopped at 1000"));
+        else
+            QVERIFY(notes.empty());
+    }
+}
+
+void tst_Coach::overfittingWithPatience()
+{
+    CoachSetup setup = binarySetup();
+    setup.early_stopping_patience = 2;
+    Coach coach(setup);
+    std::vector<CoachNote> all;
+    const double evalLoss[] = {0.50, 0.52, 0.53};
+    for (int e = 0; e < 3; ++e) {
+        coach.step(stepOf(100 * (e + 1), 0.5 - 0.1 * e));
+        const auto notes = coach.evaluation(binaryEval(100 * (e + 1), evalLoss[e], kGood));
+        all.insert(all.end(), notes.begin(), notes.end());
+    }
+    QCOMPARE(texts(all), QStringLiteral("overfitting@300: eval loss has risen since step 200 (best 100); early "
+                                        "stopping with patience 2 would have stopped at 300"));
+}
+
+void tst_Coach::noOverfittingWhileTrainLossRises()
+{
+    Coach coach(binarySetup());
+    const double evalLoss[] = {0.50, 0.52, 0.53, 0.54};
+    for (int e = 0; e < 4; ++e) {
+        coach.step(stepOf(100 * (e + 1), 0.5 + 0.01 * e)); // not overfitting: the train loss rises too
+        QVERIFY(coach.evaluation(binaryEval(100 * (e + 1), evalLoss[e], kGood)).empty());
+    }
+}
+
+void tst_Coach::divergence()
+{
+    Coach coach(binarySetup());
+    QVERIFY(coach.step(stepOf(1, 0.7)).empty());
+    QVERIFY(coach.step(stepOf(2, 2.0)).empty()); // below 3× its start
+    const auto notes = coach.step(stepOf(3, 2.5));
+    QCOMPARE(texts(notes), QStringLiteral("divergence@3: learning rate too high: try Find Learning Rate (the train "
+                                          "loss is 2.5 at step 3; it started at 0.7)"));
+    QVERIFY(coach.step(stepOf(4, 3.5)).empty()); // once
+    QCOMPARE(coach.notes().size(), size_t(1));
+}
+
+void tst_Coach::divergenceNaN()
+{
+    Coach coach(binarySetup());
+    QVERIFY(coach.step(stepOf(1, 0.7)).empty());
+    QCOMPARE(texts(coach.step(stepOf(2, std::numeric_limits<double>::quiet_NaN()))),
+             QStringLiteral("divergence@2: learning rate too high: try Find Learning Rate (the train loss is NaN at "
+                            "step 2; it started at 0.7)"));
+}
+
+void tst_Coach::plateauNearLnNumLabels()
+{
+    CoachSetup setup = binarySetup();
+    setup.total_steps = 100;
+    Coach coach(setup);
+    coach.step(stepOf(10, 0.70));
+    coach.step(stepOf(20, 0.69));
+    QVERIFY(coach.evaluation(binaryEval(20, 0.69, kGood)).empty()); // before a quarter of the run
+    coach.step(stepOf(30, 0.70));
+    coach.step(stepOf(40, 0.68));
+    const auto notes = coach.evaluation(binaryEval(40, 0.69, kGood));
+    QCOMPARE(texts(notes), QStringLiteral("plateau@40: not learning yet: the train loss 0.690 is still near ln(2) = "
+                                          "0.693, the loss of guessing every label alike"));
+    QCOMPARE(notes[0].severity, std::string("info"));
+    coach.step(stepOf(60, 0.69));
+    QVERIFY(coach.evaluation(binaryEval(60, 0.69, kGood)).empty()); // once
+    // Far from ln(2): nothing.
+    Coach learning(setup);
+    learning.step(stepOf(40, 0.5));
+    QVERIFY(learning.evaluation(binaryEval(40, 0.5, kGood)).empty());
+}
+
+void tst_Coach::constantClassifierThenOneClass()
+{
+    CoachSetup setup = binarySetup();
+    Coach coach(setup);
+    coach.step(stepOf(100, 0.4));
+    const auto first = coach.evaluation(binaryEval(100, 0.67, {{6000, 0}, {4000, 0}}));
+    QCOMPARE(texts(first), QStringLiteral("constant_classifier@100: constant classifier: every evaluation so far (1, "
+                                          "up to step 100) has eval_f1 0, eval_mcc 0 and eval_accuracy 0.600, the "
+                                          "share of the majority label ham: the model answers ham for everything"));
+    coach.step(stepOf(200, 0.3));
+    QVERIFY(coach.evaluation(binaryEval(200, 0.67, {{6000, 0}, {4000, 0}})).empty()); // once
+    // Now it answers spam for everything: no longer the constant majority answer.
+    coach.step(stepOf(300, 0.2));
+    QCOMPARE(texts(coach.evaluation(binaryEval(300, 0.9, {{0, 6000}, {0, 4000}}))),
+             QStringLiteral("one_class@300: The model predicts spam for every evaluation example: it has not learned "
+                            "to tell the labels apart.\n"
+                            "below_baseline@300: Eval accuracy 0.400 does not beat the majority-class baseline 0.600 "
+                            "(always predicting ham)."));
+    // It learns: nothing new.
+    coach.step(stepOf(400, 0.1));
+    QVERIFY(coach.evaluation(binaryEval(400, 0.5, {{5500, 500}, {500, 3500}})).empty());
+}
+
+void tst_Coach::oneClassBelowBaselineFromScratch()
+{
+    CoachSetup setup;
+    setup.total_steps = 1000;
+    setup.num_labels = 3;
+    setup.learning_rate = 5e-5;
+    setup.from_scratch = true;
+    Coach coach(setup);
+    EvalMetrics e;
+    e.step = 250;
+    e.eval_loss = 1.0;
+    e.confusion = {{0, 0, 500}, {0, 0, 300}, {0, 0, 200}};
+    e.eval_accuracy = 0.2;
+    e.num_examples = 1000;
+    e.label_names = {"a", "b"}; // the third has no name
+    coach.step(stepOf(250, 0.8));
+    QCOMPARE(texts(coach.evaluation(e)),
+             QStringLiteral("one_class@250: The model predicts label 2 for every evaluation example: it has not "
+                            "learned to tell the labels apart.\n"
+                            "below_baseline@250: Eval accuracy 0.200 does not beat the majority-class baseline 0.500 "
+                            "(always predicting a).\n"
+                            "from_scratch@250: There is no init checkpoint, so the model trains from random weights: "
+                            "the usual fine-tuning learning rates (2e-5 to 5e-5) are meant for pretrained weights. Try "
+                            "a higher one, such as 0.0005 (Training → Find Learning Rate… measures one), or set an init "
+                            "checkpoint."));
+    // The same verdict at the next evaluation: said once.
+    e.step = 500;
+    e.eval_accuracy = 0.2;
+    QVERIFY(coach.evaluation(e).empty());
+}
+
+void tst_Coach::smallEvalSet()
+{
+    Coach coach(binarySetup());
+    coach.step(stepOf(100, 0.4));
+    const auto notes = coach.evaluation(binaryEval(100, 0.4, {{50, 10}, {10, 30}})); // 100 examples, 0.8
+    QCOMPARE(texts(notes), QStringLiteral("small_eval_set@100: the eval set has 100 examples: its accuracy 0.800 is "
+                                          "known only to ±7.8 points (95 % interval); about 246 examples would give "
+                                          "±5"));
+    QVERIFY(coach.evaluation(binaryEval(200, 0.4, {{50, 10}, {10, 30}})).empty()); // once
+    Coach big(binarySetup());
+    QVERIFY(big.evaluation(binaryEval(100, 0.4, kGood)).empty()); // 1000 examples: ±2.5
+}
+
+void tst_Coach::learningNotesMatchTheWindowsVerdict()
+{
+    EvalMetrics e = binaryEval(10, 0.7, {{60, 0}, {40, 0}});
+    // The window passes the prepare report's majority; without one, no baseline check.
+    QCOMPARE(learningNotes(e, std::nullopt, false, 5e-5, {}).size(), size_t(1));
+    const auto notes = learningNotes(e, std::make_pair(0, 0.6), true, 1e-3, {"ham", "spam"});
+    QCOMPARE(notes.size(), size_t(3));
+    QCOMPARE(notes[0].text, std::string("The model predicts ham for every evaluation example: it has not learned to "
+                                        "tell the labels apart."));
+    QVERIFY(notes[2].text.find("such as 0.01 (") != std::string::npos); // 10 × 1e-3
+    EvalMetrics regression;
+    regression.regression = true;
+    QVERIFY(learningNotes(regression, std::make_pair(0, 0.6), true, 1e-3, {}).empty());
+}
+
+void tst_Coach::notesInMetricsJsonlStreamAndSummary()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("metrics.jsonl")).toStdString();
+    const CoachNote note{"overfitting", 500, "warning", "eval loss has risen since step 300 (best 200)"};
+    {
+        MetricsWriter w(path);
+        w.writeTrain(stepOf(500, 0.1));
+        w.writeNote(note);
+    }
+    std::ifstream in(path);
+    std::string line1, line2;
+    std::getline(in, line1);
+    std::getline(in, line2);
+    QCOMPARE(line2, std::string(R"({"kind":"note","step":500,"id":"overfitting","severity":"warning",)"
+                                R"x("text":"eval loss has risen since step 300 (best 200)"})x"));
+    const MetricsLog log = readMetricsFile(path);
+    QCOMPARE(log.train.size(), size_t(1));
+    QCOMPARE(log.notes.size(), size_t(1));
+    QCOMPARE(log.notes[0].text, note.text);
+    QCOMPARE(log.notes[0].step, int64_t(500));
+    // The jsonl progress stream: {"event":"note",…}, decoded into the observer's coachNote.
+    const std::string event = runEventLine(note);
+    QCOMPARE(event, std::string(R"({"event":"note","step":500,"id":"overfitting","severity":"warning",)"
+                                R"x("text":"eval loss has risen since step 300 (best 200)"})x"));
+    struct Catch : TrainingObserver
+    {
+        std::vector<CoachNote> got;
+        void coachNote(const CoachNote &n) override { got.push_back(n); }
+    } obs;
+    QCOMPARE(decodeRunEvent(event, obs), RunEventKind::Note);
+    QCOMPARE(obs.got.size(), size_t(1));
+    QCOMPARE(obs.got[0].id, note.id);
+    QCOMPARE(obs.got[0].severity, note.severity);
+    // training_summary.json lists them.
+    TrainingSummary s;
+    s.total_training_steps = 1000;
+    s.coach_notes = {note, CoachNote{"plateau", 40, "info", "not learning yet"}};
+    const TrainingSummary back = parseTrainingSummary(trainingSummaryJson(s), "training_summary.json");
+    QCOMPARE(back.coach_notes.size(), size_t(2));
+    QCOMPARE(back.coach_notes[1].id, std::string("plateau"));
+    QCOMPARE(back.coach_notes[1].step, int64_t(40));
+    QCOMPARE(back.coach_notes[0].text, note.text);
+    QVERIFY(trainingSummaryJson(TrainingSummary{}).find("coach_notes") == std::string::npos);
+}
+
+QTEST_GUILESS_MAIN(tst_Coach)
+#include "tst_coach.moc"

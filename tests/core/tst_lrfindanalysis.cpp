@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// The learning-rate finder must not mislead (issue 25 §3): the valley rule (fastai's), the
+// minimum / 10 kept inside the tested range, and flat, noisy, rising and short curves said
+// as such instead of a suggestion — on crafted curves with exact indices. Torch-free (wb_rundir).
+#include "core/train/lrfind.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace wb;
+
+namespace {
+
+/// Losses f(k, log10 lr) on `n` steps from `start` to `end`.
+template<class F>
+LrFindResult curve(int n, double start, double end, F f)
+{
+    LrFindResult r;
+    for (int k = 0; k < n; ++k) {
+        const double lr = lrFindLearningRate(k, n, start, end);
+        r.steps.push_back(k + 1);
+        r.learning_rates.push_back(lr);
+        r.losses.push_back(f(k, std::log10(lr)));
+    }
+    analyzeLrFind(r);
+    return r;
+}
+
+double explode(double x) { return x > -1 ? 3.0 * (x + 1) : 0.0; }
+
+} // namespace
+
+class tst_LrFindAnalysis : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void valleyRule()
+    {
+        // lds = 1 2 1 3 4 1 5 1: the longest descent ends at index 6 (5 long), starts at 6 − 5 = 1;
+        // s = 5/3: 1 + 1 + 0 = 2.
+        QCOMPARE(lrFindValley({5, 4, 6, 3, 2, 7, 1, 8}, 0, 8), size_t(2));
+        QCOMPARE(lrFindValley({9, 5, 4, 6, 3, 2, 7, 1, 8}, 1, 9), size_t(3)); // the same, one step in
+        // A straight descent of 10: max_end 9, max_start 0, s = 3: 0 + 3 + 1 = 4.
+        QCOMPARE(lrFindValley({10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 0, 10), size_t(4));
+        QCOMPARE(lrFindValley({1, 2}, 0, 2), size_t(0));
+        QCOMPARE(lrFindValley({}, 0, 0), size_t(0));
+        QCOMPARE(lrFindValley({3, NAN, 2, 1}, 0, 4), size_t(1)); // NaN skipped: 3 2 1 from 0 to 3
+    }
+
+    void fallThenExplode()
+    {
+        // 1.5 → 0.5 around lr 1e-3, exploding after 1e-1 (100 steps, 1e-7 to 1).
+        const LrFindResult r = curve(100, 1e-7, 1.0, [](int, double x) {
+            return 1.0 - 0.5 * std::tanh(2.0 * (x + 3.0)) + (x > -1 ? 5.0 * (x + 1) : 0.0);
+        });
+        QCOMPARE(r.verdict, std::string("ok"));
+        QCOMPARE(r.min_index, int64_t(86));
+        QCOMPARE(r.suggestion_index, int64_t(69)); // the valley of the descent, not of the flat start
+        QCOMPARE(r.suggestion, r.learning_rates[69]);
+        QVERIFY(std::abs(r.suggestion - 7.5646e-3) < 1e-6);
+        QCOMPARE(r.min_over_10, r.learning_rates[86] / 10);
+        // Both suggestions lie below the minimum, where the loss starts to diverge.
+        QVERIFY(r.suggestion < r.min_loss_lr && r.min_over_10 < r.min_loss_lr);
+        QVERIFY(r.steep_index > 10 && r.steep_index < r.min_index);
+        QCOMPARE(lrFindVerdictText(r), std::string());
+    }
+
+    void noisyDescent()
+    {
+        // 0.69 → 0.39 around 3e-3 with ±0.02 step-to-step noise (300 steps, 1e-6 to 1).
+        const LrFindResult r = curve(300, 1e-6, 1.0, [](int k, double x) {
+            const double noise = (k % 2 == 0 ? 0.02 : -0.02) * (k < 3 ? 2.0 : 1.0);
+            return 0.69 - 0.15 * (1 + std::tanh(2.0 * (x + 2.5))) + explode(x) + noise;
+        });
+        QCOMPARE(r.verdict, std::string("ok"));
+        QCOMPARE(r.min_index, int64_t(250));
+        QCOMPARE(r.suggestion_index, int64_t(204));
+        QCOMPARE(r.min_over_10, r.learning_rates[250] / 10);
+    }
+
+    void flatCurveSaysSo()
+    {
+        // 0.69 ± 0.01 until it explodes: nothing stands out.
+        const LrFindResult r = curve(100, 1e-6, 1.0, [](int k, double x) {
+            return 0.69 + (k % 2 == 0 ? 0.01 : -0.01) + explode(x);
+        });
+        QCOMPARE(r.verdict, std::string("flat"));
+        QCOMPARE(r.suggestion, 0.0);
+        QCOMPARE(r.suggestion_index, int64_t(-1));
+        QCOMPARE(r.min_over_10, 0.0); // not 1/10 of a minimum at the start (4.6e-7: absurd)
+        QVERIFY(r.min_index >= 10 && r.min_index < 80); // somewhere on the flat part, before it explodes
+        QCOMPARE(lrFindVerdictText(r),
+                 std::string("the loss curve is flat: the smoothed loss falls by less than 5 % anywhere in this "
+                             "range, so no learning rate stands out; try more steps, a larger batch, another range, "
+                             "or a pretrained model"));
+    }
+
+    void noisyCurveSaysSo()
+    {
+        // Falls by 0.07 (10 %) under noise of ±0.3: the drop is below the noise of single losses.
+        const LrFindResult r = curve(100, 1e-6, 1.0, [](int k, double x) {
+            return 0.69 - 0.05 * (1 + std::tanh(2.0 * (x + 2.5))) + (k % 3 == 0 ? 0.3 : -0.15) + explode(x);
+        });
+        QCOMPARE(r.verdict, std::string("noisy"));
+        QCOMPARE(r.suggestion, 0.0);
+        QCOMPARE(r.min_over_10, 0.0);
+        QCOMPARE(r.min_index, int64_t(83));
+    }
+
+    void risingCurveSaysSo()
+    {
+        const LrFindResult r = curve(50, 1e-2, 10.0, [](int k, double) { return 0.7 + 0.05 * k; });
+        QCOMPARE(r.verdict, std::string("rising"));
+        QCOMPARE(r.suggestion, 0.0);
+        QCOMPARE(lrFindVerdictText(r),
+                 std::string("the loss only rises in this range: its start is already too high; lower --lr_find_start"));
+    }
+
+    void shortTestSaysSo()
+    {
+        const LrFindResult r = curve(10, 1e-5, 1e-1, [](int k, double) { return 1.0 - 0.05 * k; });
+        QCOMPARE(r.verdict, std::string("short"));
+        QCOMPARE(r.suggestion, 0.0);
+    }
+
+    void verdictRoundTrips()
+    {
+        LrFindResult r = curve(100, 1e-6, 1.0, [](int k, double x) { return 0.69 + (k % 2 == 0 ? 0.01 : -0.01) + explode(x); });
+        const LrFindResult back = parseLrFindJson(lrFindJson(r), "lr_find.json");
+        QCOMPARE(back.verdict, std::string("flat"));
+        QCOMPARE(back.steep, r.steep);
+        QVERIFY(lrFindJson(r).find("\"suggestion_rule\": \"valley\"") != std::string::npos);
+        // An older file without the keys reads as "ok".
+        const LrFindResult old = parseLrFindJson(R"({"learning_rates":[1e-4],"losses":[0.7]})", "old.json");
+        QCOMPARE(old.verdict, std::string("ok"));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LrFindAnalysis)
+#include "tst_lrfindanalysis.moc"
