@@ -332,7 +332,7 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
         c.total_steps = sched.total_steps;
         c.warmup_steps = sched.warmup_steps;
         c.regression = true;
-        c.learning_rate = spec.learning_rate;
+        c.learning_rate = learningRate(spec);
         c.from_scratch = spec.init_checkpoint.empty();
         c.early_stopping_patience = spec.early_stopping_patience;
         coach = std::make_unique<Coach>(c);

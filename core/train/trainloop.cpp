@@ -266,7 +266,7 @@ void Run::announce(TrainState &s)
         setup.warmup_steps = m_sched.warmup_steps;
         setup.num_labels = m_meta.num_labels;
         setup.regression = m_regression;
-        setup.learning_rate = m_spec.learning_rate;
+        setup.learning_rate = learningRate(m_spec);
         setup.from_scratch = m_spec.init_checkpoint.empty();
         setup.early_stopping_patience = m_spec.early_stopping_patience;
         s.coach = std::make_unique<Coach>(setup);
