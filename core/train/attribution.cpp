@@ -24,6 +24,14 @@ std::optional<AttributionMethod> parseAttributionMethod(const std::string &name)
     return std::nullopt;
 }
 
+int64_t interpolationBatch(int64_t requested, int64_t seq, int64_t hidden, int64_t layers)
+{
+    if (requested > 0)
+        return requested;
+    const int64_t perPoint = std::max<int64_t>(1, seq) * std::max<int64_t>(1, hidden) * std::max<int64_t>(1, layers);
+    return std::clamp<int64_t>((int64_t(1) << 24) / perPoint, 1, 32);
+}
+
 void finishCompleteness(Completeness &c)
 {
     c.logit_difference = c.logit_input - c.logit_baseline;

@@ -33,6 +33,10 @@ constexpr double kCompletenessTolerance = 0.05;
 /// makes any relative gap large although the attributions are right to rounding.
 constexpr double kCompletenessAbsoluteFloor = 1e-3;
 
+/// The points per pass for a text of `seq` wordpieces on a model of `hidden` × `layers`:
+/// `requested` when > 0, else ⌊2^24 / (seq · hidden · layers)⌋ clamped to [1, 32].
+int64_t interpolationBatch(int64_t requested, int64_t seq, int64_t hidden, int64_t layers);
+
 /// What to explain and how.
 struct ExplainOptions
 {
@@ -41,8 +45,9 @@ struct ExplainOptions
     int64_t target_label_id = -1;        ///< the class whose logit is explained; −1: the predicted one
     double tolerance = kCompletenessTolerance;
     /// Interpolation points per forward/backward pass (Integrated Gradients); m points take
-    /// ⌈m / batch⌉ passes. Bounds the memory: batch × S × hidden activations per layer.
-    int64_t interpolation_batch = 32;
+    /// ⌈m / batch⌉ passes. It bounds the memory (batch × S × hidden activations per layer).
+    /// 0: automatic, interpolationBatch() (32 for BERT-Tiny at 128 tokens, 3 for BERT-Base at 512).
+    int64_t interpolation_batch = 0;
 };
 
 /// The completeness check of Integrated Gradients (Sundararajan et al. 2017, axiom

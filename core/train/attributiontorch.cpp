@@ -57,7 +57,8 @@ TokenAttributions computeTokenAttributions(nn::BertForSequenceClassificationImpl
 
     const torch::Tensor delta = x - baseline; // [S, E]
     torch::Tensor gradSum = torch::zeros_like(x, torch::kDouble);
-    const int64_t batch = std::max<int64_t>(1, options.interpolation_batch);
+    const int64_t batch = interpolationBatch(options.interpolation_batch, seq, model.config().hidden_size,
+                                             model.config().num_hidden_layers);
     for (int64_t from = 0; from < m; from += batch) {
         const int64_t n = std::min(batch, m - from);
         torch::Tensor points;

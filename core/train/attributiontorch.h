@@ -30,7 +30,7 @@ torch::Tensor attributionBaseline(nn::BertForSequenceClassificationImpl &model, 
 /// on the CPU in the model's dtype (float32), accumulated in double. The model must be in
 /// eval mode (no dropout; else wb::Error "model"). Integrated Gradients evaluates the m
 /// midpoints α_k = (k + ½)/m of the straight path from attributionBaseline() to
-/// x = word_embeddings(input_ids) in ⌈m / interpolation_batch⌉ batched passes and takes
+/// x = word_embeddings(input_ids) in ⌈m / interpolationBatch(…)⌉ batched passes and takes
 /// gradients with torch::autograd::grad on the word vectors only (no parameter .grad is
 /// touched); a_i = Σ_e (x − x')_{ie} · mean_k ∂F/∂x_{ie}. Gradient × input is
 /// a_i = Σ_e x_{ie} · ∂F/∂x_{ie}(x). The completeness check compares Σ a_i with

@@ -339,6 +339,11 @@ void tst_Attribution::labelChoice()
     QCOMPARE(parseAttributionMethod("gradient_x_input"), std::optional(AttributionMethod::GradientXInput));
     QCOMPARE(parseAttributionMethod("ig"), std::optional<AttributionMethod>());
     QCOMPARE(attributionMethodName(AttributionMethod::IntegratedGradients), std::string("integrated_gradients"));
+    // Points per pass: BERT-Tiny at 128 tokens all 32 at once; BERT-Base at 512 tokens 3.
+    QCOMPARE(interpolationBatch(0, 128, 128, 2), int64_t(32));
+    QCOMPARE(interpolationBatch(0, 512, 768, 12), int64_t(3)); // 2^24 / 4718592 = 3.56
+    QCOMPARE(interpolationBatch(0, 4096, 4096, 48), int64_t(1));
+    QCOMPARE(interpolationBatch(5, 512, 768, 12), int64_t(5));
 }
 
 QTEST_APPLESS_MAIN(tst_Attribution)
