@@ -55,6 +55,25 @@ TokenAttributions computeTokenAttributions(nn::BertForSequenceClassificationImpl
                     "pass a label name or an index from 0 to " + std::to_string(numLabels - 1));
     out.target_label_id = target;
 
+    // Only the word vectors need gradients: the parameters leave the graph for these passes
+    // (no weight-gradient products, less memory), and get their flag back afterwards.
+    struct FrozenParameters
+    {
+        std::vector<torch::Tensor> frozen;
+        explicit FrozenParameters(torch::nn::Module &m)
+        {
+            for (auto &p : m.parameters())
+                if (p.requires_grad()) {
+                    p.set_requires_grad(false);
+                    frozen.push_back(p);
+                }
+        }
+        ~FrozenParameters()
+        {
+            for (auto &p : frozen)
+                p.set_requires_grad(true);
+        }
+    } frozen(model);
     const torch::Tensor delta = x - baseline; // [S, E]
     torch::Tensor gradSum = torch::zeros_like(x, torch::kDouble);
     const int64_t batch = interpolationBatch(options.interpolation_batch, seq, model.config().hidden_size,

@@ -32,7 +32,8 @@ torch::Tensor attributionBaseline(nn::BertForSequenceClassificationImpl &model, 
 /// midpoints α_k = (k + ½)/m of the straight path from attributionBaseline() to
 /// x = word_embeddings(input_ids) in ⌈m / interpolationBatch(…)⌉ batched passes and takes
 /// gradients with torch::autograd::grad on the word vectors only (no parameter .grad is
-/// touched); a_i = Σ_e (x − x')_{ie} · mean_k ∂F/∂x_{ie}. Gradient × input is
+/// touched: the parameters' requires_grad is off during the passes and restored after);
+/// a_i = Σ_e (x − x')_{ie} · mean_k ∂F/∂x_{ie}. Gradient × input is
 /// a_i = Σ_e x_{ie} · ∂F/∂x_{ie}(x). The completeness check compares Σ a_i with
 /// F(x) − F(x') from one extra forward pass without gradients. Throws wb::Error on field
 /// "ig_steps" for m < 1 and "explain_class" for a target outside [0, num_labels).

@@ -99,9 +99,9 @@ public:
     /// predicted class), by Integrated Gradients on the word embeddings or gradient × input
     /// (core/train/attributiontorch.h has the formulas, the baseline and the batching).
     /// Runs the unpadded text (max_seq_length cut as classify() cuts it), so Explanation's
-    /// logits equal classify()'s up to float rounding. Cost: about ⌈m/32⌉ forward + backward
-    /// passes of 32 texts (m = ig_steps), e.g. ~0.1 s for 128 tokens on BERT-Tiny, one core
-    /// (docs/benchmarks.md). Throws wb::Error on "ig_steps" (m < 1) or "explain_class" (a
+    /// logits equal classify()'s up to float rounding. Cost: m interpolation points (m =
+    /// ig_steps) in batched forward + backward passes, e.g. ~0.15 s CPU for 128 tokens, m = 32
+    /// on BERT-Tiny, one core (docs/benchmarks.md). Throws wb::Error on "ig_steps" (m < 1) or "explain_class" (a
     /// class outside the labels). Thread rules as classify().
     Explanation explain(const std::string &a, const std::string &b, const ExplainOptions &options,
                         Classification *classification = nullptr) const;
