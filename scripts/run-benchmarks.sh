@@ -56,6 +56,15 @@ if [ -x "$BP" ]; then
   } | tee -a "$REPORT"
 fi
 
+# --- token attributions (issue 25): Integrated Gradients, 32 steps, 128 wordpieces, BERT-Tiny, one core ---
+BE="$BUILD/bench/bench_explain"
+if [ -x "$BE" ]; then
+  {
+    echo "== token attributions: BERT-Tiny, 128 wordpieces, one core (goal: IG with 32 steps <= 150 ms) =="
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$BE" 32 1 ${WB_BENCH_REPEATS:-10} 128
+  } | tee -a "$REPORT"
+fi
+
 # --- GUI (issue 5): LossPlot with 10^6 points, worst UI stall during training ---
 if [ -x "$BUILD/bench/bench_lossplot" ]; then
   QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -137,6 +138,63 @@ void printResults(const std::vector<Classification> &results, const std::vector<
     out << std::flush;
 }
 
+/// --explain: per token attributions. JSON lines: the classification's fields plus method,
+/// target, target_id, ig_steps, tokens, attributions, words and completeness. TSV: one row
+/// per wordpiece (text_index, token_index, token, attribution, target, predicted_label,
+/// logit_difference, completeness_gap), the text's index 0-based in input order.
+void printExplanations(const std::vector<Classification> &results, const std::vector<Explanation> &explanations,
+                       const std::vector<std::string> &names, bool pairs, const std::string &format, std::ostream &out)
+{
+    if (format == "tsv")
+        out << "text_index\ttoken_index\ttoken\tattribution\ttarget\tpredicted_label\tlogit_difference\tcompleteness_gap\n";
+    for (size_t t = 0; t < results.size(); ++t) {
+        const Classification &c = results[t];
+        const Explanation &e = explanations[t];
+        if (format == "tsv") {
+            for (size_t k = 0; k < e.tokens.size(); ++k)
+                out << t << "\t" << k << "\t" << cell(e.tokens[k]) << "\t" << number(e.attributions[k]) << "\t"
+                    << cell(e.target_label) << "\t" << cell(c.predicted_label) << "\t"
+                    << number(e.completeness.logit_difference) << "\t" << number(e.completeness.gap) << "\n";
+            continue;
+        }
+        nlohmann::ordered_json j;
+        j["text"] = c.text;
+        if (pairs)
+            j["text_b"] = c.text_b;
+        j["predicted_label"] = c.predicted_label;
+        nlohmann::ordered_json probs = nlohmann::ordered_json::object();
+        for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
+            probs[names[k]] = c.probabilities[k];
+        j["probabilities"] = probs;
+        j["truncated"] = c.tokenized.truncated;
+        j["method"] = attributionMethodName(e.method);
+        j["target"] = e.target_label;
+        j["target_id"] = e.target_label_id;
+        if (e.method == AttributionMethod::IntegratedGradients)
+            j["ig_steps"] = e.steps;
+        j["baseline"] = e.baseline;
+        j["tokens"] = e.tokens;
+        j["attributions"] = e.attributions;
+        nlohmann::ordered_json words = nlohmann::ordered_json::array();
+        for (const WordAttribution &w : e.words)
+            words.push_back({{"word", w.word}, {"attribution", w.attribution}});
+        j["words"] = words;
+        const Completeness &m = e.completeness;
+        j["completeness"] = {{"attribution_sum", m.attribution_sum},
+                             {"logit_input", m.logit_input},
+                             {"logit_baseline", m.logit_baseline},
+                             {"logit_difference", m.logit_difference},
+                             {"gap", m.gap},
+                             {"relative_gap", std::isfinite(m.relative_gap) ? nlohmann::ordered_json(m.relative_gap)
+                                                                            : nlohmann::ordered_json(nullptr)},
+                             {"tolerance", m.tolerance},
+                             {"applies", m.applies},
+                             {"steps_too_small", m.steps_too_small}};
+        out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    }
+    out << std::flush;
+}
+
 } // namespace
 
 int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
@@ -146,12 +204,16 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
                  "run_config.json). Texts from --text (repeatable), --input_file (one text per line, a\n"
                  ".tsv/.csv with a header row, or .jsonl/.json records; the text columns or keys are found\n"
                  "as prepare finds them) or standard input. Prints a TSV: text, predicted_label and one\n"
-                 "probability column per label name.",
+                 "probability column per label name. --explain adds each wordpiece's attribution\n"
+                 "(Integrated Gradients or gradient x input; docs/explain.md).",
                  "bert-workbench-cli classify");
     ClassifierSource src;
     std::vector<std::string> texts, textsB;
     std::string inputFile, textColumn, textBColumn, format = "tsv";
     int64_t batchSize = 32;
+    bool explain = false;
+    std::string explainMethod = "integrated_gradients", explainClass;
+    int64_t igSteps = kDefaultIgSteps;
     app.add_option("--model_export_path", src.model_export_path, "export folder (written by export)");
     app.add_option("--model_dir,--md", src.model_dir, "training run: its latest checkpoint");
     app.add_option("--predict_checkpoint_path", src.checkpoint_path, "a checkpoint, or 'best'");
@@ -172,6 +234,14 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     app.add_option("--text_b_column", textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
     app.add_option("--output_format", format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
     app.add_option("--batch_size", batchSize, "texts per forward pass")->capture_default_str();
+    app.add_flag("--explain", explain,
+                 "also write each wordpiece's attribution to the explained class's logit (docs/explain.md)");
+    app.add_option("--explain_method", explainMethod, "integrated_gradients or gradient_x_input (with --explain)")
+        ->check(CLI::IsMember({"integrated_gradients", "gradient_x_input"}))
+        ->capture_default_str();
+    app.add_option("--ig_steps", igSteps, "Integrated Gradients steps m, 1 to 1024 (with --explain)")->capture_default_str();
+    app.add_option("--explain_class", explainClass,
+                   "the class to explain: a label name or a 0-based index (default: the predicted class)");
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
@@ -181,6 +251,7 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
                          "the meta data's (or tokenizer_config.json's) max_seq_length"},
                         {"batch_size", double(batchSize), 1, 65536, "32"}},
                        ranges);
+    checkNumericRanges(explainOptionRows(double(igSteps)), ranges);
     if (ranges.hasErrors())
         return reportInvalidConfiguration(err, ranges);
     if (textsB.size() > texts.size()) {
@@ -200,11 +271,26 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
         const TextClassifier classifier(src);
         for (const auto &w : classifier.warnings())
             err << "warning: " << w << "\n";
-        const auto results = classifier.classifyAll(inputs, batchSize);
         const bool pairs = std::any_of(inputs.begin(), inputs.end(), [](const auto &p) { return !p.second.empty(); });
-        printResults(results,
-                     classifier.isRegression() ? std::vector<std::string>{"value"} : classifier.labelNames(), pairs,
-                     format, out);
+        const std::vector<std::string> names =
+            classifier.isRegression() ? std::vector<std::string>{"value"} : classifier.labelNames();
+        if (!explain) {
+            printResults(classifier.classifyAll(inputs, batchSize), names, pairs, format, out);
+            return kExitOk;
+        }
+        ExplainOptions options;
+        options.method = *parseAttributionMethod(explainMethod);
+        options.ig_steps = igSteps;
+        if (!explainClass.empty())
+            options.target_label_id = resolveLabelChoice(explainClass, classifier.labelNames(), classifier.numLabels());
+        std::vector<Classification> results(inputs.size());
+        std::vector<Explanation> explanations;
+        for (size_t k = 0; k < inputs.size(); ++k) {
+            explanations.push_back(classifier.explain(inputs[k].first, inputs[k].second, options, &results[k]));
+            if (explanations.back().completeness.steps_too_small)
+                err << "warning: text " << k << ": " << completenessText(explanations.back()) << "\n";
+        }
+        printExplanations(results, explanations, names, pairs, format, out);
         return kExitOk;
     } catch (const Error &) {
         return reportCurrentException(err, "classify", kExitInvalid);

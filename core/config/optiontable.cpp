@@ -681,6 +681,11 @@ void checkNumericRanges(const std::vector<NumericOption> &options, Diagnostics &
     }
 }
 
+std::vector<NumericOption> explainOptionRows(double igSteps)
+{
+    return {{"ig_steps", igSteps, double(kIgStepsMinimum), double(kIgStepsMaximum), "32"}};
+}
+
 void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::vector<std::string> &skip)
 {
     for (const OptionSpec &s : optionTable()) {

@@ -149,4 +149,11 @@ struct NumericOption
 /// Pure; thread-safe.
 void checkNumericRanges(const std::vector<NumericOption> &options, Diagnostics &diag);
 
+/// classify --explain's numeric options (token attributions, docs/explain.md), one row
+/// each: --ig_steps (Integrated Gradients steps m) in [kIgStepsMinimum, kIgStepsMaximum],
+/// default 32. Try it's steps box takes its range from the same constants.
+constexpr int kIgStepsMinimum = 1;
+constexpr int kIgStepsMaximum = 1024;
+std::vector<NumericOption> explainOptionRows(double igSteps);
+
 } // namespace wb

@@ -226,9 +226,13 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig &c, at::Generator gen)
 
 torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor &inputIds, const torch::Tensor &segmentIds)
 {
-    const int64_t seq = inputIds.size(1);
-    auto x = word_embeddings->forward(inputIds);
-    x = x + token_type_embeddings->forward(segmentIds);
+    return fromWordVectors(word_embeddings->forward(inputIds), segmentIds);
+}
+
+torch::Tensor BertEmbeddingsImpl::fromWordVectors(const torch::Tensor &wordVectors, const torch::Tensor &segmentIds)
+{
+    const int64_t seq = wordVectors.size(1);
+    auto x = wordVectors + token_type_embeddings->forward(segmentIds);
     x = x + position_embeddings->weight.narrow(0, 0, seq).unsqueeze(0);
     x = dropout(LayerNorm->forward(x), m_dropout, is_training(), m_gen);
     if (!embedding_projection.is_empty())
@@ -322,7 +326,14 @@ BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertC
 torch::Tensor BertForSequenceClassificationImpl::forward(const torch::Tensor &inputIds, const torch::Tensor &inputMask,
                                                          const torch::Tensor &segmentIds)
 {
-    auto hidden = encoder->forward(embeddings->forward(inputIds, segmentIds), inputMask);
+    return forwardFromWordVectors(embeddings->word_embeddings->forward(inputIds), inputMask, segmentIds);
+}
+
+torch::Tensor BertForSequenceClassificationImpl::forwardFromWordVectors(const torch::Tensor &wordVectors,
+                                                                        const torch::Tensor &inputMask,
+                                                                        const torch::Tensor &segmentIds)
+{
+    auto hidden = encoder->forward(embeddings->fromWordVectors(wordVectors, segmentIds), inputMask);
     auto pooled = torch::tanh(pooler->forward(hidden.select(1, 0)));
     return classifier->forward(dropout(pooled, m_config.hidden_dropout_prob, is_training(), m_gen))
         .to(torch::kFloat); // the loss in float32 under autocast

@@ -73,6 +73,11 @@ public:
     BertEmbeddingsImpl(const BertConfig &config, at::Generator gen);
     /// input_ids, segment_ids: int64 [B,S] → float [B,S,hidden_size].
     torch::Tensor forward(const torch::Tensor &inputIds, const torch::Tensor &segmentIds);
+    /// The same from the word vectors: wordVectors float [B,S,E] (what word_embeddings gives
+    /// for input_ids, or any other point of that space, e.g. an Integrated Gradients path),
+    /// segment_ids int64 [B,S] → float [B,S,hidden_size]. Position and token type embeddings
+    /// are added as in forward(); forward(ids, seg) is fromWordVectors(word_embeddings(ids), seg).
+    torch::Tensor fromWordVectors(const torch::Tensor &wordVectors, const torch::Tensor &segmentIds);
 
     Embedding word_embeddings{nullptr};       ///< [vocab_size, E]
     Embedding position_embeddings{nullptr};   ///< [max_position_embeddings, E]
@@ -178,6 +183,13 @@ public:
     /// int64 [B,S] inputs → float32 logits [B, num_labels] (also under bf16/fp16 autocast).
     torch::Tensor forward(const torch::Tensor &inputIds, const torch::Tensor &inputMask,
                           const torch::Tensor &segmentIds);
+    /// The same logits from the word vectors instead of input_ids: wordVectors float
+    /// [B,S,E] (E = embedding width; word_embeddings(input_ids) gives forward()'s logits),
+    /// inputMask and segmentIds int64 [B,S] → float32 [B, num_labels]. Gradients flow to
+    /// wordVectors (token attributions, core/train/attributiontorch.h). forward() is this
+    /// with word_embeddings(input_ids): the normal path pays nothing for it.
+    torch::Tensor forwardFromWordVectors(const torch::Tensor &wordVectors, const torch::Tensor &inputMask,
+                                         const torch::Tensor &segmentIds);
     /// Re-initialises every parameter: truncated normal(initializer_range) for weights and
     /// embeddings, zeros for biases, LayerNorm 1/0.
     void reset_parameters();

@@ -9,6 +9,7 @@
 #include "core/data/preparefeatures.h"
 #include "core/data/tokenizercasing.h"
 #include "core/model/initcheckpoint.h"
+#include "core/train/attributiontorch.h"
 #include "core/train/bestmodel.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
@@ -17,6 +18,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -54,7 +56,7 @@ struct TextClassifier::Private
     std::string weights;
     std::string weightsLabel;
     int64_t maxSeqLength = 0;
-    int32_t cls = 0, sep = 0, unk = 0;
+    int32_t cls = 0, sep = 0, unk = 0, pad = 0;
     bool doLowerCase = true;
     std::string casingSource;
 };
@@ -194,6 +196,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     d->cls = d->tokenizer->vocab().id("[CLS]");
     d->sep = d->tokenizer->vocab().id("[SEP]");
     d->unk = d->tokenizer->vocab().id("[UNK]");
+    // The attribution baseline's token; BERT vocabularies have it as id 0.
+    d->pad = std::max(0, d->tokenizer->vocab().find("[PAD]"));
 
     // The initial weights are replaced by the loaded ones and inference draws nothing: a
     // throwaway stream of its own, so that loading never touches another job's random state.
@@ -293,6 +297,43 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
         (void)numLabels;
     }
     return out;
+}
+
+std::string TextClassifier::labelName(int64_t id) const
+{
+    if (d->meta.isRegression())
+        return "value";
+    return id >= 0 && id < int64_t(d->labels.size()) ? d->labels[size_t(id)] : "label " + std::to_string(id);
+}
+
+int64_t TextClassifier::numLabels() const { return d->meta.num_labels; }
+
+Explanation TextClassifier::explain(const std::string &a, const std::string &b, const ExplainOptions &options,
+                                    Classification *classification) const
+{
+    Classification c = classify(a, b);
+    Explanation e;
+    e.method = options.method;
+    e.steps = options.method == AttributionMethod::IntegratedGradients ? options.ig_steps : 1;
+    e.tokens = c.tokenized.tokens;
+    const auto opts = torch::TensorOptions().dtype(torch::kInt64);
+    std::vector<int64_t> ids = c.tokenized.input_ids, segs = c.tokenized.segment_ids;
+    const torch::Tensor tIds = torch::from_blob(ids.data(), {int64_t(ids.size())}, opts);
+    const torch::Tensor tSegs = torch::from_blob(segs.data(), {int64_t(segs.size())}, opts);
+    ExplainOptions o = options;
+    if (o.target_label_id < 0 && !d->meta.isRegression())
+        o.target_label_id = c.predicted_label_id; // the class classify() shows, also on a near tie
+    const TokenAttributions t = computeTokenAttributions(*d->model, tIds, tSegs, o, d->pad, d->cls, d->sep);
+    e.attributions = t.attributions;
+    e.logits = t.logits;
+    e.target_label_id = t.target_label_id;
+    e.target_label = labelName(t.target_label_id);
+    e.target_is_predicted = d->meta.isRegression() || t.target_label_id == c.predicted_label_id;
+    e.completeness = t.completeness;
+    e.words = mergeWordpieces(e.tokens, e.attributions);
+    if (classification)
+        *classification = std::move(c);
+    return e;
 }
 
 } // namespace wb

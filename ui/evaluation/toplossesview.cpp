@@ -54,7 +54,7 @@ QString oneLine(const std::string &text)
 
 TopLossesView::TopLossesView(QWidget *parent)
     : QWidget(parent), m_status(new QLabel(this)), m_filterLine(new QLabel(this)), m_showAll(new QPushButton(tr("Show all"), this)),
-      m_table(new QTableWidget(this)), m_confused(new QLabel(this))
+      m_explain(new QPushButton(tr("Why? Open in Try it"), this)), m_table(new QTableWidget(this)), m_confused(new QLabel(this))
 {
     m_status->setObjectName(QStringLiteral("topLossesStatus"));
     m_status->setWordWrap(true);
@@ -88,10 +88,19 @@ TopLossesView::TopLossesView(QWidget *parent)
                                 "list only its examples)"),
                              this);
     title->setWordWrap(true);
+    m_explain->setObjectName(QStringLiteral("topLossesExplain"));
+    m_explain->setToolTip(tr("Open the selected example in Try it with “Which words decided”: each wordpiece shaded "
+                             "by how much it pushed the model towards the label it predicted (or double-click a row)"));
+    m_explain->setEnabled(false);
+    connect(m_explain, &QPushButton::clicked, this, [this] { explainRow(m_table->currentRow()); });
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { explainRow(row); });
+    connect(m_table, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_explain->setEnabled(rowExample(m_table->currentRow()) != nullptr); });
     auto *filterRow = new QHBoxLayout;
     filterRow->addWidget(m_filterLine);
     filterRow->addWidget(m_showAll);
     filterRow->addStretch(1);
+    filterRow->addWidget(m_explain);
     auto *left = new QVBoxLayout;
     left->addWidget(title);
     left->addWidget(m_status);
@@ -221,6 +230,8 @@ void TopLossesView::refresh()
     const size_t total = shown.size();
     if (shown.size() > size_t(kMaxRows))
         shown.resize(size_t(kMaxRows));
+    m_shown = shown;
+    m_explain->setEnabled(false);
 
     if (!m_examples.empty()) {
         int64_t mistakes = 0;
@@ -276,6 +287,20 @@ void TopLossesView::refresh()
         confused << tr("%1 → %2: %3").arg(labelName(p.true_label_id), labelName(p.predicted_label_id)).arg(p.count);
     m_confused->setText(confused.isEmpty() ? (m_examples.empty() ? QString() : tr("No mistakes."))
                                            : confused.join(QLatin1Char('\n')));
+}
+
+const EvalExample *TopLossesView::rowExample(int row) const
+{
+    return row >= 0 && row < int(m_shown.size()) && row < m_table->rowCount() ? &m_shown[size_t(row)] : nullptr;
+}
+
+void TopLossesView::explainRow(int row)
+{
+    const EvalExample *e = rowExample(row);
+    if (!e || e->text.empty())
+        return; // no text to explain (a run without a vocabulary to detokenize with)
+    Q_EMIT explainRequested(QString::fromStdString(e->text), QString::fromStdString(e->text_b),
+                            qlonglong(e->predicted_label_id));
 }
 
 QString TopLossesView::statusText() const { return m_status->text(); }

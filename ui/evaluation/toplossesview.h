@@ -21,7 +21,10 @@ namespace wb {
 /// (core/train/evalexamples.h): the top losses, most confidently wrong first (fastai's
 /// ClassificationInterpretation.top_losses), optionally filtered to one confusion-matrix cell
 /// (true label, predicted label), and the most-confused pairs (fastai's most_confused).
-/// The file is read off the GUI thread (runBackgroundJob). GUI thread only.
+/// The file is read off the GUI thread (runBackgroundJob). A double-click on a row (or "Why?
+/// Open in Try it") asks for its token attributions: explainRequested, which the window
+/// turns into Try it showing the row's text explained for the class it predicted.
+/// GUI thread only.
 class TopLossesView : public QWidget
 {
     Q_OBJECT
@@ -62,12 +65,19 @@ public:
     /// The most-confused pairs, one per line ("spam → ham: 7").
     QString mostConfusedText() const;
     QTableWidget *table() const { return m_table; }
+    /// The example listed in table row `row` (nullptr outside the rows).
+    const EvalExample *rowExample(int row) const;
+    /// Emits explainRequested for table row `row` (a double-click or the button does this).
+    void explainRow(int row);
 
 Q_SIGNALS:
     /// load() has ended: the examples (or the reason there are none) are shown.
     void examplesLoaded();
     /// The cell filter was set or cleared (by a call, "Show all" or a new load).
     void filterChanged();
+    /// The user asked which words decided row's example: its text (and text_b), explained
+    /// for `classId`, the label the evaluation predicted.
+    void explainRequested(const QString &text, const QString &textB, qlonglong classId);
 
 private:
     void showMissing(const QString &text);
@@ -75,6 +85,7 @@ private:
 
     std::vector<std::string> m_labelNames;
     std::vector<EvalExample> m_examples;
+    std::vector<EvalExample> m_shown; ///< the rows of the table, in order
     std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
     std::optional<std::pair<int64_t, int64_t>> m_filter;
     quint64 m_generation = 0;
@@ -82,6 +93,7 @@ private:
     QLabel *m_status;
     QLabel *m_filterLine;
     QPushButton *m_showAll;
+    QPushButton *m_explain;
     QTableWidget *m_table;
     QLabel *m_confused;
 };

@@ -8,19 +8,24 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+class QCheckBox;
+class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QScrollArea;
+class QSpinBox;
 class QTimer;
 class QVBoxLayout;
 
 namespace wb {
 
+class AttributionLegend;
 struct TryItModelCache;
 struct TryItOutcome;
 
@@ -42,7 +47,15 @@ struct TryItOutcome;
 /// time) and reloaded only when the source, the latest checkpoint or the reload epoch
 /// (checkpointSaved()) changes. While hidden the panel does no work; it catches up when shown.
 /// Load errors are shown inline in the form's words; a model_dir without a checkpoint is a
-/// plain message. GUI thread only.
+/// plain message.
+///
+/// "Which words decided" (issue 25; off until ticked): the same job also computes token
+/// attributions (TextClassifier::explain: Integrated Gradients with m steps, or gradient ×
+/// input) for the predicted class or the class picked; the chips are shaded by them
+/// (attributionColour: blue for, red against, white at 0, scaled by the text's max |a|; a
+/// legend), the top words for and against are listed with the completeness check, which
+/// says when m is too small. A new checkpoint recomputes them like the probabilities.
+/// GUI thread only.
 class TryItPanel : public QWidget
 {
     Q_OBJECT
@@ -94,6 +107,23 @@ public:
     /// The text of the cut line ("✂ cut here: …"), empty when the text fit.
     QString cutText() const;
 
+    /// "Which words decided": whether requests also compute token attributions.
+    void setExplainEnabled(bool on);
+    bool explainEnabled() const;
+    /// The method, Integrated Gradients steps m (clamped to kIgStepsMinimum…kIgStepsMaximum)
+    /// and class (−1: the predicted one) of the next requests.
+    void setExplainOptions(AttributionMethod method, int steps, int64_t classId);
+    ExplainOptions explainOptions() const;
+    /// Shows `text` (and `textB`) explained for `classId` (−1: the predicted class) at once:
+    /// what a Top losses row opens.
+    void explainText(const QString &text, const QString &textB, int64_t classId);
+    /// The explanation shown now (nullopt without one).
+    const std::optional<Explanation> &shownExplanation() const { return m_explanation; }
+    /// The lines under the chips: top words for and against, the completeness check.
+    QString explanationText() const;
+    /// Shades the chips of `t` by `e` and shows its lists (what a finished request does).
+    void showExplanation(const TokenizedText &t, const Explanation &e);
+
 public Q_SLOTS:
     /// A checkpoint was saved in `modelDir` (training runs): when it is the form's model_dir,
     /// a chosen model is dropped and the panel reloads and classifies the current text again
@@ -113,6 +143,9 @@ private:
     void buildTextFields();
     QHBoxLayout *buildModelRow();
     void buildAnswerArea();
+    QWidget *buildExplainRow();
+    void updateClassChoice(const std::vector<std::string> &labels, bool regression);
+    void clearExplanation(const QString &why = QString());
     void scheduleRefresh();
     void chooseModel();
     void applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome);
@@ -145,6 +178,16 @@ private:
     QVBoxLayout *m_barLayout;
     std::vector<QProgressBar *> m_barWidgets;
     QTimer *m_debounce;
+
+    // "Which words decided"
+    std::optional<Explanation> m_explanation;
+    int64_t m_explainClass = -1;
+    QCheckBox *m_explain;
+    QComboBox *m_explainMethod;
+    QSpinBox *m_igSteps;
+    QComboBox *m_explainClassBox;
+    AttributionLegend *m_legend;
+    QLabel *m_explainLines;
 };
 
 } // namespace wb

@@ -9,6 +9,7 @@
 #include "core/train/preflight.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
+#include "ui/evaluation/toplossesview.h"
 #include "ui/dialogs/exampleloader.h"
 #include "ui/plot/lossplot.h"
 #include "ui/dialogs/preparedatadialog.h"
@@ -186,6 +187,13 @@ void MainWindow::connectForm()
     connect(m_form, &ConfigurationForm::edited, this, &MainWindow::followFormInTryIt);
     connect(m_form, &ConfigurationForm::inputFilesChanged, this, &MainWindow::followFormInTryIt);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::followFormInTryIt);
+    // A Top losses row asks which words decided: its text in Try it, explained for the class
+    // the evaluation predicted.
+    connect(m_evalView->topLosses(), &TopLossesView::explainRequested, this,
+            [this](const QString &text, const QString &textB, qlonglong classId) {
+                m_tabs->setCurrentWidget(m_tryIt); // followFormInTryIt: the form's model
+                m_tryIt->explainText(text, textB, classId);
+            });
 }
 
 void MainWindow::connectRunsTable()
