@@ -26,3 +26,5 @@ wb_add_test(tst_lrfindanalysis NAME core.lrfindanalysis SOURCES core/tst_lrfinda
 # Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
 wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
+# Fill-in-the-blank (FillMaskPredictor, `fill_mask`) on a briefly pretrained tiny model.
+wb_add_test(tst_fillmask NAME core.fillmask SOURCES core/tst_fillmask.cpp LIBS wb_cli wb_core torch TIMEOUT 180)

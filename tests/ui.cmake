@@ -12,6 +12,9 @@ if(WB_BUILD_GUI)
   add_dependencies(tst_localworkers bert-workbench-cli)
   wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
+  # Issue 24: the task "Pretrain on text", its MLM curves and fill-in-the-blank Try it.
+  wb_add_test(tst_pretrainwindow NAME ui.pretrainwindow SOURCES ui/tst_pretrainwindow.cpp
+              LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 240)
   # Issue 16: the window asks before reusing a model_dir or dropping changes; a project knows its run.
   wb_add_test(tst_windowmanners NAME ui.windowmanners SOURCES ui/tst_windowmanners.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 14: Try it classifies typed texts with the latest checkpoint, off the GUI thread.

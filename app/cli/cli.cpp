@@ -22,6 +22,7 @@ void printUsage(std::ostream &out)
            "  predict   write test_results.tsv (run_classifier --mode=predict)\n"
            "  export    write a stand-alone model folder, Hugging Face-loadable (run_classifier --mode=export_only)\n"
            "  classify  classify texts with an export folder or a checkpoint (TSV or JSON lines)\n"
+           "  fill_mask fill in the [MASK]s of texts with a pretraining run's masked LM (top-k tokens)\n"
            "  lr_find   learning-rate range test: writes lr_find.json, prints a suggested learning rate\n"
            "  validate  run every pre-flight check, train nothing\n"
            "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
@@ -64,6 +65,8 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdExport(rest, out, err);
     if (command == "classify")
         return cmdClassify(rest, out, err);
+    if (command == "fill_mask")
+        return cmdFillMask(rest, out, err);
     if (command == "lr_find")
         return cmdLrFind(rest, out, err);
     if (command == "prepare")
@@ -75,7 +78,7 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
     if (command == "models")
         return cmdModels(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, pretrain, predict, export, classify, lr_find, validate, prepare, prepare_pretraining, example, models\n";
+        << "  hint: use one of train, pretrain, predict, export, classify, fill_mask, lr_find, validate, prepare, prepare_pretraining, example, models\n";
     return kExitInvalid;
 }
 

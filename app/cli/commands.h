@@ -32,6 +32,9 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
 int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Fills in the [MASK]s of texts with a pretraining run's masked LM (issue 24's fill-in-the-blank
+/// Try it, on the command line): a TSV or JSON lines of the top-k tokens and probabilities.
+int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// The learning-rate range test: writes <model_dir>/lr_find.json and prints the suggestion.
 int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Obtains and prepares the example project (SpamAssassin + BERT-Tiny) and prints its paths.

@@ -22,6 +22,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWhatsThis>
@@ -80,6 +81,7 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
 {
     m_loading = true; // the editors' first values are no edits
     m_layout = new QVBoxLayout(this);
+    buildTaskRow();
     const struct
     {
         FormGroup group;
@@ -102,8 +104,11 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
             QWidget *editor = createEditor(spec, binding, m_bindings.size());
             addRow(form, spec, editor);
             m_bindings.push_back(std::move(binding));
-            if (std::string_view(spec.flag) == "num_local_workers")
+            if (std::string_view(spec.flag) == "num_local_workers") {
                 localWorkers = editor;
+                m_localWorkersRow = editor->parentWidget();
+                m_strategyForm = form;
+            }
             if (std::string_view(spec.flag) == "worker_timeout")
                 workerTimeout = editor;
         }
@@ -130,7 +135,75 @@ ConfigurationForm::ConfigurationForm(QWidget *parent) : QWidget(parent)
     }
     guardWheel(this); // the panels added to panelLayout() later are guarded too
     m_loading = false;
+    applyTask();
     updateStartFromNote();
+}
+
+void ConfigurationForm::buildTaskRow()
+{
+    auto *row = new QFormLayout;
+    m_task = new QComboBox;
+    m_task->setObjectName(QStringLiteral("task"));
+    m_task->addItem(tr("Classify text"), QString::fromLatin1(formTaskName(FormTask::Classify)));
+    m_task->addItem(tr("Pretrain on text"), QString::fromLatin1(formTaskName(FormTask::Pretrain)));
+    m_task->setToolTip(tr("<b>Task</b><br>Classify text: fine-tune a classifier on labelled data "
+                          "(<code>bert-workbench-cli train</code>).<br>Pretrain on text: teach the model your own "
+                          "unlabelled text with the masked-language-model objective, on the data of "
+                          "<code>prepare_pretraining</code> (<code>bert-workbench-cli pretrain</code>); "
+                          "then fine-tune from it."));
+    auto *label = new QLabel(tr("Task"));
+    label->setBuddy(m_task);
+    row->addRow(label, m_task);
+    m_taskNote = new QLabel;
+    m_taskNote->setObjectName(QStringLiteral("taskNote"));
+    m_taskNote->setWordWrap(true);
+    m_taskNote->setTextFormat(Qt::PlainText);
+    QFont italic = m_taskNote->font();
+    italic.setItalic(true);
+    m_taskNote->setFont(italic);
+    row->addRow(m_taskNote);
+    m_layout->addLayout(row);
+    connect(m_task, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] {
+        applyTask();
+        Q_EMIT taskChanged();
+        if (!m_loading)
+            Q_EMIT edited();
+    });
+}
+
+FormTask ConfigurationForm::task() const
+{
+    return parseFormTask(m_task->currentData().toString().toStdString()).value_or(FormTask::Classify);
+}
+
+void ConfigurationForm::setTask(FormTask t)
+{
+    const int index = m_task->findData(QString::fromLatin1(formTaskName(t)));
+    if (index == m_task->currentIndex())
+        return;
+    const bool loading = std::exchange(m_loading, true);
+    m_task->setCurrentIndex(index); // applyTask() and taskChanged() from its signal
+    m_loading = loading;
+}
+
+void ConfigurationForm::applyTask()
+{
+    const bool pretrain = task() == FormTask::Pretrain;
+    m_taskNote->setText(pretrain ? tr("Masked-language-model pretraining on unlabelled text (the records of "
+                                      "prepare_pretraining): the model learns to fill in hidden words. The curves "
+                                      "show the MLM loss and the accuracy on the masked words; Try it fills in "
+                                      "[MASK]. Then fine-tune with “Init checkpoint” set to this model directory.")
+                                 : tr("Fine-tune a classifier on labelled examples (the records of Prepare Data)."));
+    // Local workers are train's only for now (docs/pretraining.md).
+    if (m_strategyForm && m_localWorkersRow)
+        m_strategyForm->setRowVisible(m_localWorkersRow, !pretrain);
+    // The classifier metrics mean nothing for a masked LM: eval_loss is its MLM loss,
+    // eval_accuracy its MLM accuracy.
+    if (auto *best = findChild<QComboBox *>(QStringLiteral("best_checkpoint_metric")))
+        if (auto *model = qobject_cast<QStandardItemModel *>(best->model()))
+            for (const char *metric : {"eval_f1", "eval_mcc"})
+                if (QStandardItem *item = model->item(best->findData(QString::fromLatin1(metric))))
+                    item->setEnabled(!pretrain);
 }
 
 ConfigurationForm::~ConfigurationForm() = default;
@@ -481,7 +554,7 @@ TrainingOptions ConfigurationForm::options() const
     for (const Binding &b : m_bindings)
         if (b.edited) // a field the user did not touch gives back exactly its loaded value
             b.read(o);
-    if (m_strategy && m_strategy->currentText() != QLatin1String("multi_worker_mirrored"))
+    if (m_strategy && (m_strategy->currentText() != QLatin1String("multi_worker_mirrored") || task() == FormTask::Pretrain))
         o.num_local_workers = 0;
     return o;
 }

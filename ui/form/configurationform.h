@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
+#include "ui/form/formtask.h"
 
 #include <QWidget>
 
@@ -29,7 +30,11 @@ struct OptionSpec;
 /// the fields the user edited since on top: options without a widget, and fields not touched,
 /// give back exactly what was set (a seed above INT_MAX, a rate with 17 digits). Integers are
 /// NumberSpinBox fields over the member's whole type, reals show their shortest round-trip text.
-/// The wheel changes a field only when it has focus (ui/form/wheelguard.h). GUI thread only.
+/// The wheel changes a field only when it has focus (ui/form/wheelguard.h). Above the groups,
+/// the task (combo box "task"): Classify text, or Pretrain on text, which hides what means
+/// nothing for masked-LM pretraining (local workers; the classifier metrics eval_f1 and
+/// eval_mcc of "Keep best model by" are disabled) and says what the run does ("taskNote").
+/// GUI thread only.
 class ConfigurationForm : public QWidget
 {
     Q_OBJECT
@@ -55,6 +60,11 @@ public:
     /// Adds every non-empty path field to its recent-files list.
     void rememberPaths();
 
+    /// The task shown (Classify text / Pretrain on text).
+    FormTask task() const;
+    /// Shows `task` and the fields it uses; emits taskChanged() (not edited()).
+    void setTask(FormTask task);
+
     /// Shows `text` beside "Checkpoints kept" (the disk use of model_dir's checkpoints).
     void setCheckpointDiskUse(const QString &text);
     /// Marks the rows of the options `flags` (e.g. those named in a validation error) in red
@@ -79,6 +89,8 @@ Q_SIGNALS:
     void edited();
     /// bert_config_file or input_meta_data_path changed (also from setOptions()).
     void inputFilesChanged();
+    /// The task changed (by the user, then edited() follows, or by setTask()).
+    void taskChanged();
 
 private:
     struct Binding
@@ -107,6 +119,10 @@ private:
     void fieldEdited(size_t index);
     /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
     void updateFilesLayout();
+    /// The task picker above the groups and its note.
+    void buildTaskRow();
+    /// Shows and enables the fields of the task chosen.
+    void applyTask();
 
     std::vector<Binding> m_bindings;
     std::vector<QLineEdit *> m_pathEdits;
@@ -119,6 +135,10 @@ private:
     QStringList m_highlighted;
     QVBoxLayout *m_layout = nullptr;
     QFormLayout *m_filesForm = nullptr;
+    QComboBox *m_task = nullptr;       ///< "task"
+    QLabel *m_taskNote = nullptr;      ///< "taskNote"
+    QFormLayout *m_strategyForm = nullptr;
+    QWidget *m_localWorkersRow = nullptr;
     bool m_loading = false;
 };
 

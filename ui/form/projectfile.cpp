@@ -18,7 +18,7 @@ constexpr const char *kFormat = "bert-workbench-project"; // "format" value of a
 
 } // namespace
 
-nlohmann::json ProjectFile::toJson(const TrainingOptions &options)
+nlohmann::json ProjectFile::toJson(const TrainingOptions &options, FormTask task)
 {
     nlohmann::json opts = nlohmann::json::object();
     for (const OptionSpec &spec : optionTable()) {
@@ -26,7 +26,21 @@ nlohmann::json ProjectFile::toJson(const TrainingOptions &options)
         if (!value.is_null()) // an unset optional is absent, which reads back as unset
             opts[spec.flag] = std::move(value);
     }
-    return {{"format", kFormat}, {"version", 1}, {"options", opts}};
+    return {{"format", kFormat}, {"version", 1}, {"task", formTaskName(task)}, {"options", opts}};
+}
+
+FormTask ProjectFile::taskFromJson(const nlohmann::json &j, Diagnostics &diag)
+{
+    const auto it = j.is_object() ? j.find("task") : j.end();
+    if (!j.is_object() || it == j.end() || it->is_null())
+        return FormTask::Classify;
+    const std::optional<FormTask> task = it->is_string() ? parseFormTask(it->get<std::string>()) : std::nullopt;
+    if (!task) {
+        diag.error("task", "is " + it->dump() + "; expected \"classify\" or \"pretrain\"",
+                   "fix the value in the project file or choose the task again in the window");
+        return FormTask::Classify;
+    }
+    return *task;
 }
 
 TrainingOptions ProjectFile::fromJson(const nlohmann::json &j, const QString &baseDir, Diagnostics &diag)
@@ -69,16 +83,18 @@ TrainingOptions ProjectFile::fromJson(const nlohmann::json &j, const QString &ba
     return o;
 }
 
-void ProjectFile::save(const QString &path, const TrainingOptions &options)
+void ProjectFile::save(const QString &path, const TrainingOptions &options, FormTask task)
 {
-    writeFileAtomic(path.toStdString(), toJson(options).dump(2) + "\n");
+    writeFileAtomic(path.toStdString(), toJson(options, task).dump(2) + "\n");
 }
 
-TrainingOptions ProjectFile::load(const QString &path, Diagnostics &diag)
+TrainingOptions ProjectFile::load(const QString &path, Diagnostics &diag, FormTask *task)
 {
     auto j = readJsonObjectFile(path.toStdString(), diag);
     if (!j)
         return {};
+    if (task)
+        *task = taskFromJson(*j, diag);
     return fromJson(*j, QFileInfo(path).absolutePath(), diag);
 }
 

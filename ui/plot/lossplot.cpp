@@ -60,6 +60,7 @@ struct LossPlot::Private
     QCPAxisRect *lossRect = nullptr;
     QCPAxisRect *lrRect = nullptr;
     QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
+    bool pretraining = false; ///< setPretraining(): the curves are named for masked-LM pretraining
     QCPGraph *lr = nullptr, *planned = nullptr;
     QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
     QCPItemStraightLine *baselineLine = nullptr;
@@ -448,6 +449,17 @@ void LossPlot::Private::showTooltip(QMouseEvent *event)
     QToolTip::showText(event->globalPosition().toPoint(), text, plot);
 }
 
+namespace {
+
+/// The legend of a pretraining evaluation: the latest perplexity, exp(eval MLM loss), as the
+/// run's eval_perplexity (docs/pretraining.md, "Metrics").
+void showPretrainingEvaluation(QCPGraph *evalLoss, const EvalMetrics &m)
+{
+    evalLoss->setName(LossPlot::tr("eval MLM loss (perplexity %1)").arg(std::exp(m.eval_loss), 0, 'g', 4));
+}
+
+} // namespace
+
 void LossPlot::clear()
 {
     d->trainData.clear();
@@ -501,6 +513,8 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
         d->evalAccData.value.push_back(m.eval_accuracy);
         d->evalAcc->addData(k, m.eval_accuracy);
     }
+    if (d->pretraining)
+        showPretrainingEvaluation(d->evalLoss, m);
     d->scheduleReplot();
 }
 
@@ -655,5 +669,23 @@ bool LossPlot::exportImage(const QString &path, QString *error)
 int LossPlot::replotCount() const { return d->replots; }
 bool LossPlot::isReplotPending() const { return d->replotTimer.isActive(); }
 QCustomPlot *LossPlot::customPlot() const { return d->plot; }
+
+} // namespace wb
+
+namespace wb {
+
+void LossPlot::setPretraining(bool on)
+{
+    d->pretraining = on;
+    d->raw->setName(on ? tr("train MLM loss (raw)") : tr("train loss (raw)"));
+    d->smoothed->setName(on ? tr("train MLM loss (smoothed)") : tr("train loss (smoothed)"));
+    d->evalLoss->setName(on ? tr("eval MLM loss") : tr("eval loss"));
+    d->evalAcc->setName(on ? tr("eval MLM accuracy (masked words)") : tr("eval accuracy"));
+    d->lossRect->axis(QCPAxis::atLeft)->setLabel(on ? tr("MLM loss") : tr("loss"));
+    d->lossRect->axis(QCPAxis::atRight)->setLabel(on ? tr("MLM accuracy") : tr("eval accuracy"));
+    d->scheduleReplot();
+}
+
+bool LossPlot::isPretraining() const { return d->pretraining; }
 
 } // namespace wb

@@ -56,6 +56,12 @@ public:
     void setLogScale(bool on);
     void resetView();
 
+    /// Names the curves for masked-LM pretraining (train/eval MLM loss, MLM accuracy on the
+    /// masked words; the eval loss's legend entry then also gives the latest perplexity,
+    /// exp(eval MLM loss)) or back for a classifier. The data stay.
+    void setPretraining(bool on);
+    bool isPretraining() const;
+
     /// Returns the number of points the graph of `s` holds (the live run).
     int pointCount(Series s) const;
     /// Writes `wall_time,step,value` for every point of `s` (live run). Atomic.

@@ -30,6 +30,8 @@ public:
     bool isStopRequested() const { return m_stop.stopRequested(); }
     /// Returns the spec of the current or last run.
     const TrainingOptions &lastSpec() const { return m_lastRun.options; }
+    /// Returns the purpose of the current or last run (Train, Pretrain, …).
+    RunPurpose lastPurpose() const { return m_lastRun.purpose; }
     /// Returns true when the last run ended cancelled and can be resumed.
     bool canResume() const { return !m_running && m_lastStatus == RunStatus::Cancelled; }
 

@@ -22,6 +22,7 @@
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
+#include "ui/tryit/fillmaskpanel.h"
 #include "ui/runs/usedmodeldir.h"
 #include "ui/form/wheelguard.h"
 
@@ -55,6 +56,19 @@ namespace {
 ClassifierSource classifierSource(const TrainingOptions &o)
 {
     ClassifierSource s;
+    s.model_dir = o.model_dir;
+    s.bert_config_file = o.bert_config_file;
+    s.input_meta_data_path = o.input_meta_data_path;
+    s.vocab_file = o.vocab_file;
+    if (o.do_lower_case == "true" || o.do_lower_case == "false")
+        s.do_lower_case = o.do_lower_case == "true";
+    return s;
+}
+
+/// The form's model as fill-in-the-blank loads it: a pretraining model_dir with the run's files.
+FillMaskSource fillMaskSource(const TrainingOptions &o)
+{
+    FillMaskSource s;
     s.model_dir = o.model_dir;
     s.bert_config_file = o.bert_config_file;
     s.input_meta_data_path = o.input_meta_data_path;
@@ -119,6 +133,8 @@ void MainWindow::buildTabs()
     m_runs = new RunsTable(m_plot);
     m_tryIt = new TryItPanel;
     m_tryIt->setObjectName(QStringLiteral("tryItTab"));
+    m_fillMask = new FillMaskPanel;
+    m_fillMask->setObjectName(QStringLiteral("fillMaskTab"));
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(20000);
@@ -135,6 +151,8 @@ void MainWindow::buildTabs()
     m_tabs->addTab(m_plot, tr("Training curves"));
     m_tabs->addTab(m_evalView, tr("Evaluation"));
     m_tabs->addTab(m_tryIt, tr("Try it"));
+    m_tabs->addTab(m_fillMask, tr("Try it: fill in the blank"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), false); // the task Pretrain on text
     m_tabs->addTab(m_runs, tr("Compare runs"));
     m_tabs->addTab(m_log, tr("Log"));
 }
@@ -194,6 +212,23 @@ void MainWindow::connectForm()
                 m_tabs->setCurrentWidget(m_tryIt); // followFormInTryIt: the form's model
                 m_tryIt->explainText(text, textB, classId);
             });
+    connect(m_form, &ConfigurationForm::taskChanged, this, &MainWindow::applyFormTask);
+}
+
+void MainWindow::applyFormTask()
+{
+    const bool pretrain = m_form->task() == FormTask::Pretrain;
+    QWidget *current = m_tabs->currentWidget();
+    m_tabs->setTabVisible(m_tabs->indexOf(m_tryIt), !pretrain);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_evalView), !pretrain);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), pretrain);
+    if (current == m_tryIt && pretrain)
+        m_tabs->setCurrentWidget(m_fillMask);
+    else if (current == m_fillMask && !pretrain)
+        m_tabs->setCurrentWidget(m_tryIt);
+    if (!m_session || !m_session->isRunning())
+        m_plot->setPretraining(pretrain);
+    followFormInTryIt();
 }
 
 void MainWindow::connectRunsTable()
@@ -253,7 +288,7 @@ void MainWindow::reportError(const QString &title, const ErrorReport &error, con
 
 QString MainWindow::commandLine() const
 {
-    std::vector<std::string> words{"bert-workbench-cli", "train"};
+    std::vector<std::string> words{"bert-workbench-cli", formTaskCommand(m_form->task())};
     for (const std::string &flag : toCommandLineFlags(options()))
         words.push_back(flag);
     return q(shellJoin(words));
@@ -276,6 +311,8 @@ void MainWindow::followFormInTryIt()
 {
     if (m_tabs->currentWidget() == m_tryIt)
         m_tryIt->setFormSource(classifierSource(options()));
+    if (m_tabs->currentWidget() == m_fillMask)
+        m_fillMask->setFormSource(fillMaskSource(options()));
 }
 
 void MainWindow::resetToDefaults() { m_form->resetToDefaults(); }
@@ -360,8 +397,9 @@ bool MainWindow::openProject(const QString &path, QString *error)
 {
     Diagnostics diag;
     TrainingOptions o;
+    FormTask task = FormTask::Classify;
     try {
-        o = ProjectFile::load(path, diag);
+        o = ProjectFile::load(path, diag, &task);
     } catch (...) {
         diag.error(path.toStdString(), currentErrorReport().message.toStdString());
     }
@@ -371,6 +409,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
         return false;
     }
     m_projectPath = QFileInfo(path).absoluteFilePath();
+    m_form->setTask(task);
     setOptions(o, false);
     leaveStartPage();
     if (!m_session->isRunning())
@@ -389,7 +428,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
 bool MainWindow::saveProject(const QString &path, QString *error)
 {
     try {
-        ProjectFile::save(path, options());
+        ProjectFile::save(path, options(), m_form->task());
     } catch (...) {
         if (error)
             *error = currentErrorReport().message;

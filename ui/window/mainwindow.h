@@ -20,6 +20,7 @@ namespace wb {
 
 class ConfigurationForm;
 class EvaluationView;
+class FillMaskPanel;
 class ExampleLoader;
 class LossPlot;
 class LrFindDialog;
@@ -68,7 +69,7 @@ public:
     /// it into the form.
     bool writePresetConfig(int index, const QString &path, QString *error = nullptr);
 
-    /// The form as a `bert-workbench-cli train …` command line (shell-quoted; options left at
+    /// The form as a `bert-workbench-cli train …` (`pretrain …` for the task Pretrain on text) command line (shell-quoted; options left at
     /// their defaults are left out), as Training → Copy as Command Line puts it on the clipboard.
     QString commandLine() const;
 
@@ -148,6 +149,9 @@ private:
     void reloadInputs();
     /// Gives a shown Try it tab the form's model (it reads it again when shown).
     void followFormInTryIt();
+    /// The form's task changed: Try it is fill-in-the-blank ("fillMaskTab") for Pretrain on text,
+    /// the Evaluation tab (a classifier's) is hidden, the curves are named for a masked LM.
+    void applyFormTask();
     void updateSchedule();
     /// The disk use of modelDir's checkpoints beside "Checkpoints kept", listed off the GUI thread.
     void updateCheckpointDiskUse(const QString &modelDir);
@@ -202,6 +206,7 @@ private:
     LossPlot *m_plot = nullptr;
     EvaluationView *m_evalView = nullptr;
     TryItPanel *m_tryIt = nullptr;
+    FillMaskPanel *m_fillMask = nullptr; ///< Try it of a pretraining run (the task Pretrain on text)
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
     StartPage *m_start = nullptr;

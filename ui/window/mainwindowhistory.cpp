@@ -10,6 +10,7 @@
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
 #include "ui/evaluation/evaluationview.h"
+#include "ui/form/configurationform.h"
 #include "ui/plot/historyreplay.h"
 #include "ui/evaluation/learningcheck.h"
 #include "ui/plot/lossplot.h"
@@ -33,6 +34,7 @@ namespace wb {
 void MainWindow::newProject()
 {
     m_projectPath.clear();
+    m_form->setTask(FormTask::Classify);
     setOptions(TrainingOptions{});
     clearRunViews();
     leaveStartPage();

@@ -12,11 +12,14 @@
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
 #include "ui/runs/trainingcontroller.h"
+#include "ui/tryit/fillmaskpanel.h"
 #include "ui/tryit/tryitpanel.h"
 #include "ui/window/runsession.h"
 
 #include <QAction>
 #include <QStatusBar>
+
+#include <limits>
 
 namespace wb {
 
@@ -46,7 +49,12 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
     m_plot->clear();
     m_evalView->clear();
     m_learningWarnings.clear();
-    loadBaseline(o);
+    const bool pretraining = prepared.purpose == RunPurpose::Pretrain;
+    m_plot->setPretraining(pretraining);
+    if (pretraining) // a masked LM has no majority class
+        m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
+    else
+        loadBaseline(o);
     updateSchedule();
     m_runs->setLiveMetricsPath(q(o.metricsPath()));
     leaveStartPage();
@@ -67,6 +75,8 @@ void MainWindow::handleRunStarted(const RunStarted &info)
 void MainWindow::handleEvaluation(const EvalMetrics &m)
 {
     m_plot->addEvaluation(m);
+    if (m_session->controller()->lastPurpose() == RunPurpose::Pretrain)
+        return; // the curves say it all (MLM loss and accuracy); the Evaluation tab is a classifier's
     m_evalView->setEvaluation(m);
     showLearningCheck(m);
 }
@@ -78,6 +88,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     m_evalView->loadExamples(modelDir);
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
+    m_fillMask->checkpointSaved(modelDir);
 }
 
 void MainWindow::handleFinished(const RunFinished &r)

@@ -71,7 +71,7 @@ std::optional<Diagnostics> fetchPretrainedForWindow(const TrainingOptions &o, co
 }
 
 /// The pre-flight job's work (on a pool thread; captures only values).
-PreflightOutcome preflight(const TrainingOptions &o, bool askAboutUsedDir, const JobControl &job)
+PreflightOutcome preflight(const TrainingOptions &o, RunPurpose purpose, bool askAboutUsedDir, const JobControl &job)
 {
     PreflightOutcome r;
     if (askAboutUsedDir) {
@@ -83,11 +83,12 @@ PreflightOutcome preflight(const TrainingOptions &o, bool askAboutUsedDir, const
     if (const std::optional<Diagnostics> failed = fetchPretrainedForWindow(o, job)) {
         PreparedRun notFetched;
         notFetched.options = o;
+        notFetched.purpose = purpose;
         notFetched.validation.diagnostics = *failed;
         r.prepared = std::move(notFetched);
         return r;
     }
-    r.prepared = prepareRun(o, RunPurpose::Train);
+    r.prepared = prepareRun(o, purpose);
     return r;
 }
 
@@ -130,12 +131,14 @@ bool RunSession::train()
 {
     if (!canTrain())
         return false;
+    m_purpose = formTaskPurpose(m_form->task());
     startPreflight(m_form->options(), true);
     return true;
 }
 
 void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
 {
+    const RunPurpose purpose = m_purpose;
     m_checking = true;
     Q_EMIT stateChanged();
     m_progress->setStatus(tr("Checking the configuration…"));
@@ -143,7 +146,7 @@ void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
     // prepareRun (the one pre-flight check) scans the data files, initialises CUDA and binds
     // the rendezvous port: never on the GUI thread.
     m_preflight = runBackgroundJob<PreflightOutcome>(
-        this, [o, askAboutUsedDir](const JobControl &job) { return preflight(o, askAboutUsedDir, job); },
+        this, [o, purpose, askAboutUsedDir](const JobControl &job) { return preflight(o, purpose, askAboutUsedDir, job); },
         [this](JobOutcome<PreflightOutcome> outcome) {
             m_checking = false;
             if (outcome.ok() && !outcome.value->prepared) {
@@ -209,14 +212,19 @@ void RunSession::startNewRun(const PreparedRun &prepared)
     m_form->rememberPaths();
     try {
         // Records the configuration next to the run, for the run comparison table.
-        ProjectFile::save(QDir(q(o.model_dir)).filePath(QStringLiteral("bert_workbench_project.json")), o);
+        ProjectFile::save(QDir(q(o.model_dir)).filePath(QStringLiteral("bert_workbench_project.json")), o,
+                          prepared.purpose == RunPurpose::Pretrain ? FormTask::Pretrain : FormTask::Classify);
     } catch (...) {
         Q_EMIT logLine(tr("warning: %1").arg(currentErrorReport().logLine()));
     }
     Q_EMIT runStarting(prepared);
     m_progress->prepare(prepared.validation.schedule ? prepared.validation.schedule->total_steps : 0);
-    Q_EMIT logLine(tr("Starting training: %1 on %2, model_dir %3").arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
-    showStatus(tr("Training started. Stop writes a checkpoint; Resume continues from it."), 8000);
+    const bool pretraining = prepared.purpose == RunPurpose::Pretrain;
+    Q_EMIT logLine((pretraining ? tr("Starting pretraining: %1 on %2, model_dir %3") : tr("Starting training: %1 on %2, model_dir %3"))
+                       .arg(q(o.bert_config_file), q(o.distribution_strategy), q(o.model_dir)));
+    showStatus((pretraining ? tr("Pretraining started.") : tr("Training started.")) + QLatin1Char(' ')
+                   + tr("Stop writes a checkpoint; Resume continues from it."),
+               8000);
     m_controller->start(prepared);
 }
 
@@ -283,6 +291,7 @@ bool RunSession::resume()
     Q_EMIT logLine(tr("Resuming from the latest checkpoint in %1").arg(q(m_controller->lastSpec().model_dir)));
     m_progress->setStatus(tr("Resuming…"));
     m_resuming = true;
+    m_purpose = m_controller->lastPurpose(); // a pretraining run resumes as one
     startPreflight(m_controller->lastSpec(), false);
     return true;
 }

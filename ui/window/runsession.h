@@ -22,7 +22,8 @@ class TrainingController;
 struct UsedModelDir;
 
 /// The window's run control (object name "runSession"): Train runs the pre-flight check
-/// (prepareRun, RunPurpose::Train, after downloading a "Start from" pretrained model) as a
+/// (prepareRun, RunPurpose::Train, or RunPurpose::Pretrain when the form's task is "Pretrain on
+/// text", after downloading a "Start from" pretrained model) as a
 /// background job and asks first when model_dir already holds a run; a run that passes
 /// starts on the TrainingController (its TrainingWorker thread; local-cluster runs as local
 /// workers, planned by prepareRun); Stop asks for a checkpoint and an end; Resume checks the
@@ -125,6 +126,7 @@ private:
     Diagnostics m_lastValidation;
     bool m_checking = false;
     bool m_resuming = false; ///< the pre-flight check in progress is for Resume
+    RunPurpose m_purpose = RunPurpose::Train; ///< of the check in progress (the form's task at Train)
     bool m_closing = false;
 };
 
