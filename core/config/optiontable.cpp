@@ -187,6 +187,8 @@ std::vector<OptionSpec> buildTable()
                "Replace an earlier export",
                "export: replace the earlier export in the export directory. Without it a folder that is not "
                "empty is refused, so an export never mixes its files with other ones.");
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
     add(s);
 
     s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",

@@ -49,14 +49,14 @@ std::string exportTargetProblem(const std::string &target, bool overwrite)
     if (!fs::exists(t, ec))
         return {};
     if (!fs::is_directory(t, ec))
-        return target + " is a file, not a folder";
+        return "it is a file, not a folder";
     if (fs::is_empty(t, ec))
         return {};
     if (!overwrite)
-        return target + " is not empty";
+        return "the folder is not empty";
     if (!looksLikeExport(t))
-        return target + " is not empty and holds no earlier export (no config.json, bert_config.json or "
-                        "model.safetensors), so --overwrite_output_dir does not replace it";
+        return "the folder is not empty and holds no earlier export (no config.json, bert_config.json or "
+               "model.safetensors), so --overwrite_output_dir does not replace it";
     return {};
 }
 
@@ -65,7 +65,7 @@ void checkExportTarget(const std::string &target, bool overwrite, Diagnostics &d
     const std::string problem = exportTargetProblem(target, overwrite);
     if (problem.empty())
         return;
-    diag.error("model_export_path", "cannot export into " + problem,
+    diag.error("model_export_path", "cannot export into " + target + ": " + problem,
                overwrite ? "choose a new or empty folder for --model_export_path"
                          : "choose a new or empty folder for --model_export_path, or pass --overwrite_output_dir "
                            "to replace an earlier export there");
@@ -76,7 +76,7 @@ ExportStaging::ExportStaging(const std::string &target, bool overwrite) : m_targ
     if (target.empty())
         throw Error("model_export_path", "Export path is not specified", "pass --model_export_path=<directory>");
     if (const std::string problem = exportTargetProblem(target, overwrite); !problem.empty())
-        throw Error("model_export_path", "cannot export into " + problem,
+        throw Error("model_export_path", "cannot export into " + target + ": " + problem,
                     "choose a new or empty folder, or pass --overwrite_output_dir to replace an earlier export");
     const fs::path staging = sibling(fs::path(target), "partial");
     std::error_code ec;
@@ -101,7 +101,7 @@ void ExportStaging::commit()
 {
     // Checked again: another export may have written the target since the constructor.
     if (const std::string problem = exportTargetProblem(m_target, m_overwrite); !problem.empty())
-        throw Error("model_export_path", "cannot export into " + problem,
+        throw Error("model_export_path", "cannot export into " + m_target + ": " + problem,
                     "choose a new or empty folder, or pass --overwrite_output_dir");
     const fs::path target = m_target;
     std::error_code ec;

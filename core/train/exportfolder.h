@@ -8,7 +8,7 @@
 
 namespace wb {
 
-/// Why `target` may not receive an export, or "" when it may: it does not exist, or is an
+/// Why `target` may not receive an export ("the folder is not empty"), or "" when it may: it does not exist, or is an
 /// empty folder, or (with `overwrite`, --overwrite_output_dir) a folder that holds an earlier
 /// export (config.json, bert_config.json or model.safetensors at its top). A file, a non-empty
 /// folder without `overwrite`, and a non-empty folder that is no export (a model_dir, a home

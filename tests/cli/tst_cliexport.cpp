@@ -174,7 +174,7 @@ private Q_SLOTS:
         std::ofstream(target + "/notes.txt") << "mine\n";
         std::string out, err;
         QCOMPARE(exportTo(target, out, err), 2);
-        QVERIFY2(err.find("error: model_export_path: cannot export into " + target + " is not empty") != std::string::npos,
+        QVERIFY2(err.find("error: model_export_path: cannot export into " + target + ": the folder is not empty") != std::string::npos,
                  err.c_str());
         QVERIFY2(err.find("--overwrite_output_dir") != std::string::npos, err.c_str());
         // Asked to overwrite, a folder that holds no export is still not replaced.

@@ -79,12 +79,12 @@ private Q_SLOTS:
     {
         const std::string file = root() + "/a-file";
         std::ofstream(file) << "x";
-        QCOMPARE(exportTargetProblem(file, true), file + " is a file, not a folder");
+        QCOMPARE(exportTargetProblem(file, true), std::string("it is a file, not a folder"));
         const std::string mine = root() + "/mine";
         fs::create_directories(mine);
         QCOMPARE(exportTargetProblem(mine, false), std::string()); // empty: fine
         std::ofstream(mine + "/notes.txt") << "keep";
-        QCOMPARE(exportTargetProblem(mine, false), mine + " is not empty");
+        QCOMPARE(exportTargetProblem(mine, false), std::string("the folder is not empty"));
         QVERIFY(exportTargetProblem(mine, true).find("holds no earlier export") != std::string::npos);
         QVERIFY_THROWS_EXCEPTION(Error, ExportStaging(mine, true));
         QCOMPARE(entries(mine), std::vector<std::string>{"notes.txt"});
@@ -110,6 +110,7 @@ private Q_SLOTS:
         checkExportTarget(mine, false, diag);
         QCOMPARE(diag.errorCount(), 1);
         QCOMPARE(diag.items().front().field, std::string("model_export_path"));
+        QCOMPARE(diag.items().front().message, "cannot export into " + mine + ": the folder is not empty");
     }
 
     void regressionExportHasNoLabelsFile()
