@@ -59,7 +59,8 @@ public:
     void logMessage(const std::string &line) override
     {
         clearBar();
-        m_out << line << "\n" << std::flush;
+        // Warnings go to stderr: stdout holds what the command did (export's file list).
+        (line.rfind("warning: ", 0) == 0 ? m_err : m_out) << line << "\n" << std::flush;
     }
     /// The coach's notes go to stderr as they arise (stdout keeps the progress), and again in the end.
     void coachNote(const CoachNote &n) override
@@ -141,6 +142,11 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
         } catch (...) {
             return reportCurrentException(err, "model_dir", kExitInvalid);
         }
+        // Export reads one checkpoint on this machine: the strategy means nothing to it.
+        if (purpose == RunPurpose::Export && options.distribution_strategy.empty()) {
+            options.distribution_strategy = "one_device";
+            err << "note: --distribution_strategy not given: one_device (export runs in this process)\n";
+        }
     }
 
     if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
@@ -199,11 +205,14 @@ int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ost
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     return runMode("export", RunPurpose::Export,
-                   "Export the latest checkpoint of --model_dir (or --predict_checkpoint_path, 'best' for the\n"
-                   "best one) to --model_export_path, a folder that stands alone for 'classify' and that\n"
-                   "Hugging Face loads as BertForSequenceClassification: model.safetensors (HF names),\n"
-                   "config.json (HF), bert_config.json, input_meta_data.json, labels.txt, vocab.txt\n"
-                   "(--vocab_file) and tokenizer_config.json. The folder works as --init_checkpoint.",
+                   "Export --model_dir's best checkpoint (when the run kept one, else its latest; or\n"
+                   "--predict_checkpoint_path: a ckpt-N, 'best' or 'latest') to --model_export_path, a folder\n"
+                   "that stands alone for 'classify' and that Hugging Face loads as\n"
+                   "BertForSequenceClassification: model.safetensors (HF names), config.json (HF),\n"
+                   "bert_config.json, input_meta_data.json, labels.txt, vocab.txt, tokenizer.json,\n"
+                   "tokenizer_config.json and README.md (a model card). The run's run_config.json fills the\n"
+                   "flags not given. Written whole or not at all; a non-empty folder is refused unless\n"
+                   "--overwrite_output_dir. The folder works as --init_checkpoint.",
                    args, out, err);
 }
 

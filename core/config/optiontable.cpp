@@ -182,6 +182,15 @@ std::vector<OptionSpec> buildTable()
     s.path = PathKind::Directory;
     add(s);
 
+    s = option("overwrite_output_dir", {}, &O::overwrite_output_dir, "",
+               "export: replace an earlier export in --model_export_path (a non-empty folder is refused without it)",
+               "Replace an earlier export",
+               "export: replace the earlier export in the export directory. Without it a folder that is not "
+               "empty is refused, so an export never mixes its files with other ones.");
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
     s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
                "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
                "kept one, else the latest)",

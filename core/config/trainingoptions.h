@@ -42,6 +42,8 @@ struct TrainingOptions
     std::string pretrained_model;
     std::string model_dir;       ///< required to train, predict or export (no default)
     std::string model_export_path;
+    /// export: replace an earlier export at model_export_path (a non-empty folder is refused without it).
+    bool overwrite_output_dir = false;
     std::string predict_checkpoint_path;
     std::string metrics_file;    ///< default: <model_dir>/metrics.jsonl
 

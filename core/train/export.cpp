@@ -3,7 +3,9 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/labelnames.h"
+#include "core/data/hftokenizerjson.h"
 #include "core/data/preparereport.h"
+#include "core/data/vocab.h"
 #include "core/util/error.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"
@@ -106,10 +108,12 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
         put("config.json", huggingFaceConfig(cfg, names, meta.isRegression()).dump(2) + "\n");
     put("bert_config.json", cfg.toJson().dump(2) + "\n");
     put("input_meta_data.json", meta.toJson().dump(2) + "\n");
-    std::string labels;
-    for (const auto &n : names)
-        labels += n + "\n";
-    put("labels.txt", labels);
+    if (!meta.isRegression()) { // a regression head has no labels (no "label 0")
+        std::string labels;
+        for (const auto &n : names)
+            labels += n + "\n";
+        put("labels.txt", labels);
+    }
 
     const PreparedTokenizer prepared = readPreparedTokenizer(spec.input_meta_data_path);
     const std::string vocab = !spec.vocab_file.empty() ? spec.vocab_file : prepared.vocab_file;
@@ -132,9 +136,16 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     const TokenizerCasing casing = resolveCasing(recorded, vocab.empty() ? std::string() : (d / "vocab.txt").string());
     if (!casing.warning.empty())
         say("do_lower_case: " + casing.warning);
+    const bool lower = casing.do_lower_case.value_or(true);
+    if (!vocab.empty()) // the fast tokenizer's file (transformers' BertTokenizerFast, tokenizers, transformers.js)
+        put("tokenizer.json", huggingFaceTokenizerJson(Vocab::load((d / "vocab.txt").string()), lower,
+                                                       meta.max_seq_length)
+                                  .dump(2) + "\n");
     nlohmann::ordered_json tok;
+    // transformers writes the slow class's name for BertTokenizerFast too ("Fast" removed) and
+    // loads the fast tokenizer from tokenizer.json when it is there.
     tok["tokenizer_class"] = "BertTokenizer";
-    tok["do_lower_case"] = casing.do_lower_case.value_or(true);
+    tok["do_lower_case"] = lower;
     tok["model_max_length"] = meta.max_seq_length;
     tok["max_seq_length"] = meta.max_seq_length;
     put("tokenizer_config.json", tok.dump(2) + "\n");

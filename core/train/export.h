@@ -25,16 +25,20 @@ namespace wb {
 ///   input_meta_data.json   the meta data
 ///   labels.txt             one name per line (readLabelNames: prepare's labels.txt beside the
 ///                          meta data, else the config's id2label, else the meta data's
-///                          labels / label_list / label_names, else "label N")
+///                          labels / label_list / label_names, else "label N"); none for regression
 ///   vocab.txt              a copy of `spec.vocab_file`, else of the vocab prepare_report.json
 ///                          records (left out with a warning when neither is readable)
+///   tokenizer.json         Hugging Face's fast-tokenizer file for vocab.txt and the casing below
+///                          (huggingFaceTokenizerJson, core/data/hftokenizerjson.h); none without vocab.txt
 ///   tokenizer_config.json  {"tokenizer_class": "BertTokenizer", "do_lower_case", "model_max_length",
 ///                          "max_seq_length"}; do_lower_case: spec's --do_lower_case, else the first
 ///                          of `trained` that is set (what the checkpoint and run_config.json
 ///                          recorded), else the meta data's, else prepare_report.json's, else
 ///                          inferred from the vocab copied (with a warning), else true (warning)
-/// Every file is written atomically; throws wb::Error naming the file on failure (earlier
-/// files of the folder stay complete). Returns the names written, in this order.
+/// `dir` is the staging folder of an ExportStaging (core/train/exportfolder.h): the caller
+/// renames it into place when this returns. Every file is written atomically; throws
+/// wb::Error naming the file on failure. `warn` gets each warning ("warning: …"). Returns the
+/// names written, in this order.
 std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
                                           const BertConfig &cfg, const InputMetaData &meta,
                                           const TrainingOptions &spec,

@@ -6,6 +6,7 @@
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
+#include "core/train/exportfolder.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
@@ -300,6 +301,8 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (o.mode == "export_only" && o.model_export_path.empty())
         diag.error("model_export_path", "Export path is not specified: " + o.model_export_path,
                    "pass --model_export_path=<directory>");
+    else if (o.mode == "export_only")
+        checkExportTarget(o.model_export_path, o.overwrite_output_dir, diag);
 
     // Every numeric option within its range in the option table (one check for the CLI, the
     // window and project files); the specific checks above speak first.

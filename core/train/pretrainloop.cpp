@@ -23,6 +23,7 @@
 #include "core/train/evalextras.h"
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
+#include "core/train/exportfolder.h"
 #include "core/train/precision.h"
 #include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
@@ -554,7 +555,8 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
                     "pretrain first, or pass --predict_checkpoint_path");
     nn::BertForPreTraining model(cfg, meta.use_next_sentence_label, nn::makeGenerator(uint64_t(spec.seed)));
     loadModelCheckpoint(ckpt, {*model, model->config(), 0, model->generator()}, nullptr, false);
-    const fs::path d = spec.model_export_path;
+    ExportStaging staging(spec.model_export_path, spec.overwrite_output_dir); // whole or not at all
+    const fs::path d = staging.path();
     std::vector<std::string> written;
     const auto put = [&](const std::string &name, const std::string &text) {
         writeFileAtomic((d / name).string(), text);
@@ -590,10 +592,12 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
     tok["mask_token"] = "[MASK]";
     tok["model_max_length"] = meta.max_seq_length;
     put("tokenizer_config.json", tok.dump(2) + "\n");
+    const std::vector<std::string> files = describeExportFiles(staging.path(), written);
+    staging.commit();
     std::string list;
-    for (const auto &f : written)
-        list += (list.empty() ? "" : ", ") + f;
-    obs.logMessage("Exported " + ckpt + " to " + spec.model_export_path + " as BertForMaskedLM (" + list + ")");
+    for (const auto &f : files)
+        list += "\n" + f;
+    obs.logMessage("Exported " + ckpt + " to " + spec.model_export_path + " as BertForMaskedLM:" + list);
     RunFinished r;
     r.status = RunStatus::Completed;
     r.last_checkpoint = ckpt;

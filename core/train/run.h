@@ -5,6 +5,7 @@
 #include "core/train/preflight.h"
 #include "core/model/bertmodel.h"
 #include "core/events/trainingobserver.h"
+#include "core/train/modelcard.h"
 
 #include <string>
 
@@ -32,6 +33,8 @@ private:
     std::string checkpointForInference() const;
     void loadForInference(nn::BertForSequenceClassification &model, const std::string &path);
     void configureThreads();
+    /// What the model card needs beyond the run's files (export; `exportDir`: the staging folder).
+    ModelCardModel modelCardFacts(const std::string &ckpt, const std::string &exportDir) const;
 
     // The phases of train(), in order (trainloop.cpp).
     void setUp(TrainState &s);

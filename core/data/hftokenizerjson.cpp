@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/data/hftokenizerjson.h"
+
+#include <algorithm>
+
+namespace wb {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json special(const char *token, int typeId)
+{
+    return Json{{"SpecialToken", Json{{"id", token}, {"type_id", typeId}}}};
+}
+
+Json sequence(const char *id, int typeId)
+{
+    return Json{{"Sequence", Json{{"id", id}, {"type_id", typeId}}}};
+}
+
+} // namespace
+
+nlohmann::ordered_json huggingFaceTokenizerJson(const Vocab &vocab, bool doLowerCase, int64_t maxSeqLength,
+                                                int maxInputCharsPerWord)
+{
+    // Throws naming the vocab file when one is missing (classify and prepare need them too).
+    const int32_t unk = vocab.id("[UNK]"), cls = vocab.id("[CLS]"), sep = vocab.id("[SEP]");
+    (void)unk;
+    Json j;
+    j["version"] = "1.0";
+    j["truncation"] = Json{{"direction", "Right"}, {"max_length", maxSeqLength}, {"strategy", "LongestFirst"},
+                           {"stride", 0}};
+    j["padding"] = nullptr;
+    Json added = Json::array();
+    for (const char *t : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
+        const int32_t id = vocab.find(t);
+        if (id < 0)
+            continue;
+        added.push_back(Json{{"id", id}, {"content", t}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                             {"normalized", false}, {"special", true}});
+    }
+    // In id order, as the tokenizers library writes them.
+    std::sort(added.begin(), added.end(), [](const Json &a, const Json &b) { return a["id"] < b["id"]; });
+    j["added_tokens"] = added;
+    j["normalizer"] = Json{{"type", "BertNormalizer"}, {"clean_text", true}, {"handle_chinese_chars", true},
+                           {"strip_accents", doLowerCase}, {"lowercase", doLowerCase}};
+    j["pre_tokenizer"] = Json{{"type", "BertPreTokenizer"}};
+    j["post_processor"] = Json{
+        {"type", "TemplateProcessing"},
+        {"single", Json::array({special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0)})},
+        {"pair", Json::array({special("[CLS]", 0), sequence("A", 0), special("[SEP]", 0), sequence("B", 1),
+                              special("[SEP]", 1)})},
+        {"special_tokens",
+         Json{{"[CLS]", Json{{"id", "[CLS]"}, {"ids", Json::array({cls})}, {"tokens", Json::array({"[CLS]"})}}},
+              {"[SEP]", Json{{"id", "[SEP]"}, {"ids", Json::array({sep})}, {"tokens", Json::array({"[SEP]"})}}}}}};
+    j["decoder"] = Json{{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}};
+    Json v = Json::object();
+    for (int64_t id = 0; id < vocab.size(); ++id)
+        v[vocab.token(int32_t(id))] = vocab.find(vocab.token(int32_t(id))); // a repeated token: its last line
+    j["model"] = Json{{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
+                      {"max_input_chars_per_word", maxInputCharsPerWord}, {"vocab", v}};
+    return j;
+}
+
+} // namespace wb

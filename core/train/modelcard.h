@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// What the exporter knows about the model that the run's files do not say. A plain value.
+struct ModelCardModel
+{
+    std::string name;                 ///< the export folder's name ("spam-classifier")
+    std::vector<std::string> labels;  ///< label names in id order (empty: regression)
+    bool regression = false;
+    int64_t num_hidden_layers = 0, hidden_size = 0, num_attention_heads = 0, vocab_size = 0;
+    int64_t parameters = 0;           ///< BertConfig::parameterCount (without the classifier)
+    int64_t max_seq_length = 0;
+    bool do_lower_case = true;
+    std::string checkpoint;           ///< the checkpoint exported ("…/best/ckpt-42")
+    std::string checkpoint_note;      ///< "best, step 42 (eval_accuracy 0.6875)" or "latest"
+    /// The exported checkpoint's step (-1: unknown): its evaluation in metrics.jsonl is the card's.
+    int64_t checkpoint_step = -1;
+    /// The pretrained model the run started from (run_config.json's pretrained_model: a Hub
+    /// id, catalogue name or folder); empty: random weights or an unrecorded --init_checkpoint.
+    std::string start;
+    std::string base_model;           ///< Hub id for the front matter's base_model; empty: none
+    std::string license;              ///< Hub licence id ("apache-2.0"); empty: unknown ("other")
+    std::string language;             ///< ISO 639-1 code ("en", "zh") or "multilingual"; empty: unknown
+    std::string meta_data_path;       ///< input_meta_data.json (prepare_report.json is beside it)
+};
+
+/// Returns README.md of the export folder: a Hugging Face Hub model card (docs/file-formats.md,
+/// "The model card"). YAML front matter, keys in this order: license (`other` with
+/// license_name "unknown" when `m.license` is empty), language (when known), base_model (when
+/// the run started from a Hub model), pipeline_tag text-classification, library_name
+/// transformers, tags, model-index (the evaluation of metrics.jsonl at `m.checkpoint_step`,
+/// else its last one: eval_accuracy,
+/// eval_f1, eval_macro_f1, eval_mcc, eval_loss; regression eval_mse, eval_pearson,
+/// eval_spearman; values as JSON writes them, shortest round trip). Then sections written from
+/// `modelDir`: run_config.json, metrics.jsonl (the last "eval" line, training time from
+/// wall_time), training_summary.json, eval_examples.jsonl (the confusion matrix) and
+/// prepare_report.json beside the meta data (label counts, the majority baseline, and a
+/// bag-of-words baseline when the report has one): labels, training, evaluation, baselines,
+/// intended use and limitations, how to load it. A file that is missing or unreadable leaves
+/// its part out with a line saying so; never throws for the run's files. Thread-safe.
+std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelDir);
+
+/// The Hub's language code for a catalogue's `languages` ("English" → "en", "Chinese" →
+/// "zh", "104 languages" → "multilingual"); "" when unknown. Pure.
+std::string hubLanguageCode(const std::string &languages);
+
+} // namespace wb

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+// `export` shares a model (issue 26): a model_dir alone is enough (the run fills the rest, its
+// best checkpoint first); the folder is written whole or not at all (a staging folder renamed
+// when complete; a full disk leaves nothing), a non-empty folder is refused unless
+// --overwrite_output_dir; stdout lists what was written and warnings go to stderr; the model
+// card (README.md) carries the run's front matter and evaluation; tokenizer.json is beside vocab.txt.
+#include "app/cli/commands.h"
+#include "clirun.h"
+#include "core/config/jsonfile.h"
+#include "core/data/preparereport.h"
+#include "support/tinyrun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> linesOf(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+    return out;
+}
+
+/// The names in `dir` (files and folders), sorted.
+std::vector<std::string> entries(const std::string &dir)
+{
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string num(const nlohmann::json &v)
+{
+    return nlohmann::json(v.get<double>()).dump();
+}
+
+} // namespace
+
+class tst_CliExport : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string m_project, m_modelDir, m_exports;
+
+    std::string root() const { return m_dir.path().toStdString(); }
+
+    int exportTo(const std::string &out, std::string &stdoutText, std::string &stderrText,
+                 const std::vector<std::string> &more = {})
+    {
+        std::vector<std::string> args{"export", "--model_dir=" + m_modelDir, "--model_export_path=" + out};
+        args.insert(args.end(), more.begin(), more.end());
+        return wbtest::runCli(args, stdoutText, stderrText);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // BERT L=1, H=32, vocab 100; labels ham/spam; 2 epochs of 4 steps, a best checkpoint kept.
+        m_project = root() + "/project";
+        m_exports = root() + "/exports";
+        fs::create_directories(m_exports);
+        wbtest::TinyRun p;
+        p.train_size = 32;
+        p.eval_size = 16;
+        p.max_seq_length = 8;
+        p.num_hidden_layers = 1;
+        p.mislabel_every = 3;
+        const TrainingOptions o = wbtest::writeTinyRun(m_project, p);
+        std::ofstream(m_project + "/labels.txt") << "ham\nspam\n";
+        {
+            std::ofstream vocab(m_project + "/vocab.txt");
+            vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+            for (int k = 5; k < 100; ++k)
+                vocab << "w" << k << "\n";
+        }
+        // What prepare would have reported (label counts), with a bag-of-words baseline.
+        PrepareReport report;
+        report.processor_type = "FOLDERS";
+        report.vocab_file = m_project + "/vocab.txt";
+        report.do_lower_case = true;
+        report.max_seq_length = 8;
+        report.labels = {"ham", "spam"};
+        report.train_examples = 32;
+        report.eval_examples = 16;
+        report.train_label_counts = {{"ham", 17}, {"spam", 15}};
+        report.eval_label_counts = {{"ham", 9}, {"spam", 7}};
+        auto reportJson = nlohmann::ordered_json::parse(prepareReportJson(report));
+        reportJson["baselines"] = {{"bag_of_words", {{"eval_accuracy", 0.8125}, {"eval_macro_f1", 0.8}}}};
+        writeFileAtomic(prepareReportPath(o.input_meta_data_path), reportJson.dump(2) + "\n");
+        m_modelDir = o.model_dir;
+        std::string out, err;
+        const int code = wbtest::runCli({"train", "--distribution_strategy=one_device",
+                                         "--bert_config_file=" + o.bert_config_file,
+                                         "--input_meta_data_path=" + o.input_meta_data_path,
+                                         "--train_data_path=" + o.train_data_path, "--eval_data_path=" + o.eval_data_path,
+                                         "--vocab_file=" + m_project + "/vocab.txt", "--model_dir=" + m_modelDir,
+                                         "--train_batch_size=8", "--eval_batch_size=8", "--learning_rate=1e-3",
+                                         "--num_train_epochs=2", "--best_checkpoint_metric=eval_accuracy"},
+                                        out, err);
+        QVERIFY2(code == 0, (out + err).c_str());
+        QVERIFY(fs::exists(m_modelDir + "/best/best.json"));
+    }
+
+    void modelDirAloneIsEnough()
+    {
+        // Before: "distribution_strategy: Distribution strategy has not been specified", and
+        // --bert_config_file / --input_meta_data_path were needed.
+        const std::string target = m_exports + "/alone";
+        std::string out, err;
+        QCOMPARE(exportTo(target, out, err), 0);
+        QVERIFY2(err.find("note: --bert_config_file not given: using the run's " + m_project + "/bert_config.json")
+                     != std::string::npos,
+                 err.c_str());
+        QVERIFY2(err.find("note: --distribution_strategy not given: one_device") != std::string::npos, err.c_str());
+        const auto best = nlohmann::json::parse(readAll(m_modelDir + "/best/best.json"));
+        const std::string bestCkpt = m_modelDir + "/" + best["checkpoint"].get<std::string>();
+        QVERIFY2(out.find("Using the best checkpoint of the run (best, step " + std::to_string(best["step"].get<int>()))
+                     != std::string::npos,
+                 out.c_str());
+        // What it wrote, one line per file with its size, on stdout.
+        const auto lines = linesOf(out);
+        const auto at = std::find(lines.begin(), lines.end(), "Exported " + bestCkpt + " to " + target + ":");
+        QVERIFY2(at != lines.end(), out.c_str());
+        std::vector<std::string> listed;
+        for (auto it = at + 1; it != lines.end() && it->rfind("  ", 0) == 0; ++it)
+            listed.push_back(it->substr(2, it->find("  (", 2) - 2));
+        const std::vector<std::string> expected{"model.safetensors", "config.json",    "bert_config.json",
+                                                "input_meta_data.json", "labels.txt", "vocab.txt",
+                                                "tokenizer.json",    "tokenizer_config.json", "README.md"};
+        QCOMPARE(listed, expected);
+        std::vector<std::string> sorted = expected;
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(entries(target), sorted);
+        // No staging folder is left beside it.
+        QCOMPARE(entries(m_exports), std::vector<std::string>{"alone"});
+        QVERIFY2(out.find("warning") == std::string::npos, out.c_str());
+        // tokenizer.json: the run's vocabulary and casing.
+        const auto tok = nlohmann::json::parse(readAll(target + "/tokenizer.json"));
+        QCOMPARE(tok["model"]["vocab"]["w42"].get<int>(), 42);
+        QCOMPARE(tok["normalizer"]["lowercase"].get<bool>(), true);
+        QCOMPARE(tok["truncation"]["max_length"].get<int>(), 8);
+        const auto tokConfig = nlohmann::json::parse(readAll(target + "/tokenizer_config.json"));
+        QCOMPARE(tokConfig["tokenizer_class"].get<std::string>(), std::string("BertTokenizer"));
+    }
+
+    void nonEmptyFolderIsRefusedUnlessAsked()
+    {
+        const std::string target = m_exports + "/taken";
+        fs::create_directories(target);
+        std::ofstream(target + "/notes.txt") << "mine\n";
+        std::string out, err;
+        QCOMPARE(exportTo(target, out, err), 2);
+        QVERIFY2(err.find("error: model_export_path: cannot export into " + target + ": the folder is not empty") != std::string::npos,
+                 err.c_str());
+        QVERIFY2(err.find("--overwrite_output_dir") != std::string::npos, err.c_str());
+        // Asked to overwrite, a folder that holds no export is still not replaced.
+        QCOMPARE(exportTo(target, out, err, {"--overwrite_output_dir"}), 2);
+        QVERIFY2(err.find("holds no earlier export") != std::string::npos, err.c_str());
+        QCOMPARE(entries(target), std::vector<std::string>{"notes.txt"});
+
+        // An earlier export is replaced whole: its stray file goes with it.
+        const std::string again = m_exports + "/again";
+        QCOMPARE(exportTo(again, out, err), 0);
+        std::ofstream(again + "/stray.txt") << "old\n";
+        QCOMPARE(exportTo(again, out, err), 2);
+        QCOMPARE(exportTo(again, out, err, {"--overwrite_output_dir"}), 0);
+        QVERIFY(!fs::exists(again + "/stray.txt"));
+        QVERIFY(fs::exists(again + "/model.safetensors"));
+        // An empty folder is fine without asking.
+        fs::create_directories(m_exports + "/empty");
+        QCOMPARE(exportTo(m_exports + "/empty", out, err), 0);
+        QVERIFY(fs::exists(m_exports + "/empty/README.md"));
+        for (const auto &name : entries(m_exports))
+            QVERIFY2(name.find(".partial-") == std::string::npos && name.find(".replaced-") == std::string::npos,
+                     name.c_str());
+    }
+
+    void fullDiskLeavesNothing()
+    {
+        // A file size limit of 16 KiB: model.safetensors (≈ 70 kB) cannot be written.
+        const std::string parent = root() + "/full";
+        fs::create_directories(parent);
+        const std::string target = parent + "/out";
+        const QString cli = QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli");
+        const QString command =
+            QStringLiteral("(trap '' XFSZ; ulimit -f 16; exec \"$0\" export --model_dir=\"$1\" --model_export_path=\"$2\")");
+        QProcess p;
+        p.start(QStringLiteral("/bin/bash"), {QStringLiteral("-c"), command, cli, QString::fromStdString(m_modelDir),
+                                              QString::fromStdString(target)});
+        QVERIFY(p.waitForFinished(120000));
+        const std::string err = p.readAllStandardError().toStdString();
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 1, err.c_str());
+        QVERIFY2(err.find("model.safetensors") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("write failed") != std::string::npos, err.c_str());
+        QVERIFY(!fs::exists(target));
+        QCOMPARE(entries(parent), std::vector<std::string>{}); // no staging folder either
+    }
+
+    void modelCardHasTheRunsFrontMatterAndEvaluation()
+    {
+        const std::string target = m_exports + "/card";
+        std::string out, err;
+        QCOMPARE(exportTo(target, out, err), 0);
+        // The evaluation of the exported checkpoint (the best one) in metrics.jsonl.
+        const int bestStep = nlohmann::json::parse(readAll(m_modelDir + "/best/best.json"))["step"].get<int>();
+        nlohmann::json last;
+        int lastStep = 0;
+        for (const auto &line : linesOf(readAll(m_modelDir + "/metrics.jsonl")))
+            if (!line.empty()) {
+                const auto j = nlohmann::json::parse(line);
+                if (j.value("kind", "") == "eval") {
+                    lastStep = j["step"].get<int>();
+                    if (lastStep == bestStep)
+                        last = j;
+                }
+            }
+        QVERIFY(!last.is_null());
+        const std::string card = readAll(target + "/README.md");
+        const std::string front = "---\n"
+                                  "license: other\n"
+                                  "license_name: unknown\n"
+                                  "pipeline_tag: text-classification\n"
+                                  "library_name: transformers\n"
+                                  "tags:\n- bert\n- text-classification\n- bert-workbench\n"
+                                  "model-index:\n"
+                                  "- name: \"card\"\n"
+                                  "  results:\n"
+                                  "  - task:\n"
+                                  "      type: text-classification\n"
+                                  "      name: Text Classification\n"
+                                  "    dataset:\n"
+                                  "      type: \"FOLDERS\"\n"
+                                  "      name: \"evaluation set (16 examples)\"\n"
+                                  "      split: validation\n"
+                                  "    metrics:\n"
+                                  "    - type: accuracy\n      value: " + num(last["eval_accuracy"]) + "\n      name: eval_accuracy\n"
+                                  "    - type: f1\n      value: " + num(last["eval_f1"]) + "\n      name: eval_f1\n"
+                                  "    - type: matthews_correlation\n      value: " + num(last["eval_mcc"]) + "\n      name: eval_mcc\n"
+                                  "    - type: f1\n      value: " + num(last["eval_macro_f1"]) + "\n      name: eval_macro_f1\n"
+                                  "    - type: loss\n      value: " + num(last["eval_loss"]) + "\n      name: eval_loss\n"
+                                  "---\n";
+        QCOMPARE(card.substr(0, front.size()), front);
+        // Sections written from the run.
+        QVERIFY2(card.find("| 0 | ham | 17 | 9 |\n| 1 | spam | 15 | 7 |\n") != std::string::npos, card.c_str());
+        QVERIFY2(card.find("The evaluation of the exported checkpoint, at step " + std::to_string(bestStep)
+                           + ", on 16 evaluation examples")
+                     != std::string::npos,
+                 card.c_str());
+        char accuracy[32];
+        std::snprintf(accuracy, sizeof accuracy, "| eval_accuracy | %.4f |", last["eval_accuracy"].get<double>());
+        QVERIFY2(card.find(accuracy) != std::string::npos, card.c_str());
+        // The confusion matrix of that evaluation (eval_examples.jsonl: true → predicted), when
+        // the file holds it (the last evaluation's).
+        int64_t c[2][2] = {{0, 0}, {0, 0}};
+        for (const auto &line : linesOf(readAll(m_modelDir + "/eval_examples.jsonl")))
+            if (!line.empty()) {
+                const auto e = nlohmann::json::parse(line);
+                ++c[e["true_label_id"].get<int>()][e["predicted_label_id"].get<int>()];
+            }
+        const std::string matrix = "| true \\ predicted | ham | spam |\n|---|---:|---:|\n| ham | " + std::to_string(c[0][0])
+                                   + " | " + std::to_string(c[0][1]) + " |\n| spam | " + std::to_string(c[1][0]) + " | "
+                                   + std::to_string(c[1][1]) + " |\n";
+        if (bestStep == lastStep)
+            QVERIFY2(card.find(matrix) != std::string::npos, card.c_str());
+        else
+            QVERIFY2(card.find("(No confusion matrix: eval_examples.jsonl holds the evaluation at step "
+                               + std::to_string(lastStep) + ", not this one.)")
+                         != std::string::npos,
+                     card.c_str());
+        // With the latest checkpoint the card has the last evaluation and its confusion matrix.
+        QCOMPARE(exportTo(m_exports + "/card-latest", out, err, {"--predict_checkpoint_path=latest"}), 0);
+        const std::string latest = readAll(m_exports + "/card-latest/README.md");
+        QVERIFY2(latest.find(matrix) != std::string::npos, latest.c_str());
+        QVERIFY2(latest.find("The evaluation of the exported checkpoint, at step " + std::to_string(lastStep)) != std::string::npos,
+                 latest.c_str());
+        QVERIFY2(card.find("- Majority class: always answering \"ham\" (the most frequent training label) is right on 9 of "
+                           "16 evaluation examples, accuracy 0.5625\n")
+                     != std::string::npos,
+                 card.c_str());
+        QVERIFY2(card.find("- Bag of words (prepare_report.json): accuracy 0.8125, macro-F1 0.8000\n") != std::string::npos,
+                 card.c_str());
+        QVERIFY2(card.find("- Hyperparameters: learning_rate 0.001, train_batch_size 8, num_train_epochs 2") != std::string::npos,
+                 card.c_str());
+        QVERIFY(card.find("## Intended use and limitations\n") != std::string::npos);
+        QVERIFY(card.find("AutoModelForSequenceClassification.from_pretrained(") != std::string::npos);
+        QVERIFY(card.find("bert-workbench-cli classify --model_export_path=") != std::string::npos);
+
+        // A run that started from a catalogue model: its licence, language and base_model.
+        auto runConfig = nlohmann::ordered_json::parse(readAll(m_modelDir + "/run_config.json"));
+        const std::string saved = runConfig.dump(2);
+        runConfig["informational"]["pretrained_model"] = "google/bert_uncased_L-2_H-128_A-2";
+        writeFileAtomic(m_modelDir + "/run_config.json", runConfig.dump(2) + "\n");
+        QCOMPARE(exportTo(m_exports + "/card-pretrained", out, err), 0);
+        writeFileAtomic(m_modelDir + "/run_config.json", saved + "\n");
+        const std::string pretrained = readAll(m_exports + "/card-pretrained/README.md");
+        QVERIFY2(pretrained.rfind("---\nlicense: apache-2.0\nlanguage:\n- en\nbase_model: google/bert_uncased_L-2_H-128_A-2\n"
+                                  "pipeline_tag: text-classification\n",
+                                  0)
+                     == 0,
+                 pretrained.c_str());
+        QVERIFY(pretrained.find("- Start: the pretrained model google/bert_uncased_L-2_H-128_A-2\n") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliExport)
+#include "tst_cliexport.moc"

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// The export folder (issue 26): ExportStaging writes it whole or not at all and refuses to mix
+// it with other files; a regression model's export has no labels.txt of "label 0".
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
+#include "core/train/export.h"
+#include "core/train/exportfolder.h"
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> entries(const std::string &dir)
+{
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+class tst_ExportFolder : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string root() const { return m_dir.path().toStdString(); }
+
+private Q_SLOTS:
+    void writtenWholeOrNotAtAll()
+    {
+        const std::string parent = root() + "/whole";
+        const std::string target = parent + "/out";
+        {
+            ExportStaging s(target, false);
+            QCOMPARE(fs::path(s.path()).parent_path(), fs::path(parent));
+            QVERIFY(fs::path(s.path()).filename().string().rfind(".out.partial-", 0) == 0);
+            std::ofstream(s.path() + "/config.json") << "{}\n";
+            QVERIFY(!fs::exists(target)); // nothing at the target before commit()
+            s.commit();
+        }
+        QCOMPARE(entries(parent), std::vector<std::string>{"out"});
+        QCOMPARE(entries(target), std::vector<std::string>{"config.json"});
+
+        // Destroyed without commit (an exception, a full disk): the staging folder goes, the target stays.
+        const std::string other = parent + "/never";
+        try {
+            ExportStaging s(other, false);
+            std::ofstream(s.path() + "/model.safetensors") << "half";
+            throw Error("model.safetensors", "write failed: File too large");
+        } catch (const Error &) {
+        }
+        QCOMPARE(entries(parent), std::vector<std::string>{"out"});
+    }
+
+    void foreignFilesAreNeverMixedOrReplaced()
+    {
+        const std::string file = root() + "/a-file";
+        std::ofstream(file) << "x";
+        QCOMPARE(exportTargetProblem(file, true), std::string("it is a file, not a folder"));
+        const std::string mine = root() + "/mine";
+        fs::create_directories(mine);
+        QCOMPARE(exportTargetProblem(mine, false), std::string()); // empty: fine
+        std::ofstream(mine + "/notes.txt") << "keep";
+        QCOMPARE(exportTargetProblem(mine, false), std::string("the folder is not empty"));
+        QVERIFY(exportTargetProblem(mine, true).find("holds no earlier export") != std::string::npos);
+        QVERIFY_THROWS_EXCEPTION(Error, ExportStaging(mine, true));
+        QCOMPARE(entries(mine), std::vector<std::string>{"notes.txt"});
+        QCOMPARE(entries(root()), (std::vector<std::string>{"a-file", "mine", "whole"})); // no staging folder left
+
+        // An earlier export is replaced whole with --overwrite_output_dir.
+        const std::string earlier = root() + "/earlier";
+        fs::create_directories(earlier);
+        std::ofstream(earlier + "/bert_config.json") << "{}";
+        std::ofstream(earlier + "/stray.txt") << "old";
+        QCOMPARE(exportTargetProblem(earlier, true), std::string());
+        {
+            ExportStaging s(earlier, true);
+            std::ofstream(s.path() + "/model.safetensors") << "new";
+            s.commit();
+        }
+        QCOMPARE(entries(earlier), std::vector<std::string>{"model.safetensors"});
+        for (const auto &name : entries(root()))
+            QVERIFY2(name.find(".replaced-") == std::string::npos && name.find(".partial-") == std::string::npos,
+                     name.c_str());
+
+        Diagnostics diag;
+        checkExportTarget(mine, false, diag);
+        QCOMPARE(diag.errorCount(), 1);
+        QCOMPARE(diag.items().front().field, std::string("model_export_path"));
+        QCOMPARE(diag.items().front().message, "cannot export into " + mine + ": the folder is not empty");
+    }
+
+    void regressionExportHasNoLabelsFile()
+    {
+        Diagnostics diag;
+        const BertConfig cfg = BertConfig::fromJson(
+            nlohmann::json{{"vocab_size", 16}, {"hidden_size", 8}, {"num_hidden_layers", 1}, {"num_attention_heads", 2},
+                           {"intermediate_size", 16}, {"max_position_embeddings", 16}, {"type_vocab_size", 2}},
+            "bert_config.json", diag);
+        QVERIFY(!diag.hasErrors());
+        InputMetaData meta;
+        meta.num_labels = 1;
+        meta.label_type = "float";
+        meta.task_type = "bert_regression";
+        meta.max_seq_length = 8;
+        meta.do_lower_case = true;
+        const std::string dir = root() + "/regression";
+        fs::create_directories(dir);
+        std::ofstream vocab(dir + "-vocab.txt");
+        for (const char *t : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "c", "d", "e", "f", "g", "h", "i",
+                              "j", "k"})
+            vocab << t << "\n";
+        vocab.close();
+        TrainingOptions spec;
+        spec.vocab_file = dir + "-vocab.txt";
+        spec.input_meta_data_path = root() + "/no-such/input_meta_data.json";
+        nn::BertForSequenceClassification model(cfg, 1, nn::makeGenerator(1));
+        std::vector<std::string> warnings;
+        const auto written = exportModelFiles(dir, model, cfg, meta, spec,
+                                              [&](const std::string &w) { warnings.push_back(w); });
+        QCOMPARE(written, (std::vector<std::string>{"model.safetensors", "config.json", "bert_config.json",
+                                                     "input_meta_data.json", "vocab.txt", "tokenizer.json",
+                                                     "tokenizer_config.json"}));
+        QVERIFY(!fs::exists(dir + "/labels.txt"));
+        const auto config = nlohmann::json::parse(readAll(dir + "/config.json"));
+        QCOMPARE(config["problem_type"].get<std::string>(), std::string("regression"));
+        QCOMPARE(config["num_labels"].get<int>(), 1);
+        QVERIFY(!config.contains("id2label"));
+        const auto tok = nlohmann::json::parse(readAll(dir + "/tokenizer.json"));
+        QCOMPARE(tok["model"]["vocab"]["k"].get<int>(), 15);
+        QCOMPARE(tok["post_processor"]["special_tokens"]["[SEP]"]["ids"][0].get<int>(), 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ExportFolder)
+#include "tst_exportfolder.moc"

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+// The export's tokenizer.json (issue 26): Hugging Face's fast-tokenizer file for our
+// tokenizer. Its fields, and Hugging Face's own tokenizer (npm `tokenizers`, the Rust
+// implementation) loading it and giving our input_ids and token_type_ids on the SpamAssassin
+// mails, uncased and cased, single texts and pairs, with truncation.
+#include "core/data/exampledata.h"
+#include "core/data/fulltokenizer.h"
+#include "core/data/hftokenizerjson.h"
+#include "core/data/preparefeatures.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kTokenizersPackage = "tokenizers@0.23.2";
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// The npm cache the tests share ($XDG_CACHE_HOME/bert-workbench/npm, beside the example
+/// data's downloads): `tokenizers` is installed there once; "" with the reason when it cannot be.
+std::string tokenizersModules(QString &why)
+{
+    const std::string prefix = defaultExampleCacheDir() + "/npm";
+    const std::string modules = prefix + "/node_modules";
+    if (fs::exists(modules + "/tokenizers/package.json"))
+        return modules;
+    const QString npm = QStandardPaths::findExecutable(QStringLiteral("npm"));
+    if (npm.isEmpty()) {
+        why = QStringLiteral("npm is not installed (scripts/install-deps.sh installs it)");
+        return {};
+    }
+    fs::create_directories(prefix);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(npm, {QStringLiteral("install"), QStringLiteral("--prefix"), QString::fromStdString(prefix),
+                  QStringLiteral("--no-audit"), QStringLiteral("--no-fund"), QString::fromLatin1(kTokenizersPackage)});
+    if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0
+        || !fs::exists(modules + "/tokenizers/package.json")) {
+        p.kill();
+        why = QStringLiteral("npm could not install %1 into %2 (no network?): %3")
+                  .arg(QString::fromLatin1(kTokenizersPackage), QString::fromStdString(prefix),
+                       QString::fromUtf8(p.readAll()).right(400));
+        return {};
+    }
+    return modules;
+}
+
+/// The text as JSON carries it: invalid UTF-8 bytes become U+FFFD (both tokenizers drop it).
+std::string asValidUtf8(const std::string &bytes)
+{
+    return nlohmann::json::parse(nlohmann::json(bytes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .get<std::string>();
+}
+
+} // namespace
+
+class tst_HfTokenizerJson : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void fieldsAreTheOnesTransformersWrites()
+    {
+        const Vocab vocab = Vocab::fromTokens({"[PAD]", "hello", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s", "world"});
+        const auto j = huggingFaceTokenizerJson(vocab, false, 64);
+        std::vector<std::string> keys;
+        for (const auto &[k, v] : j.items())
+            keys.push_back(k);
+        QCOMPARE(keys, (std::vector<std::string>{"version", "truncation", "padding", "added_tokens", "normalizer",
+                                                  "pre_tokenizer", "post_processor", "decoder", "model"}));
+        QCOMPARE(j["version"], nlohmann::ordered_json("1.0"));
+        QCOMPARE(j["truncation"]["max_length"].get<int64_t>(), int64_t(64));
+        QCOMPARE(j["truncation"]["strategy"], nlohmann::ordered_json("LongestFirst"));
+        QVERIFY(j["padding"].is_null());
+        // The special tokens in id order with their vocab ids.
+        QCOMPARE(j["added_tokens"].size(), size_t(5));
+        const std::vector<std::pair<int, std::string>> special{
+            {0, "[PAD]"}, {2, "[UNK]"}, {3, "[CLS]"}, {4, "[SEP]"}, {5, "[MASK]"}};
+        for (size_t k = 0; k < special.size(); ++k) {
+            QCOMPARE(j["added_tokens"][k]["id"].get<int>(), special[k].first);
+            QCOMPARE(j["added_tokens"][k]["content"].get<std::string>(), special[k].second);
+            QCOMPARE(j["added_tokens"][k]["special"].get<bool>(), true);
+            QCOMPARE(j["added_tokens"][k]["normalized"].get<bool>(), false);
+        }
+        // Cased: no lower-casing, no accent stripping; Chinese characters and clean-up as BasicTokenizer.
+        QCOMPARE(j["normalizer"], (nlohmann::ordered_json{{"type", "BertNormalizer"}, {"clean_text", true},
+                                                          {"handle_chinese_chars", true}, {"strip_accents", false},
+                                                          {"lowercase", false}}));
+        QCOMPARE(huggingFaceTokenizerJson(vocab, true, 64)["normalizer"]["lowercase"].get<bool>(), true);
+        QCOMPARE(huggingFaceTokenizerJson(vocab, true, 64)["normalizer"]["strip_accents"].get<bool>(), true);
+        QCOMPARE(j["pre_tokenizer"]["type"], nlohmann::ordered_json("BertPreTokenizer"));
+        const auto &post = j["post_processor"];
+        QCOMPARE(post["type"], nlohmann::ordered_json("TemplateProcessing"));
+        QCOMPARE(post["single"].size(), size_t(3));
+        QCOMPARE(post["pair"].size(), size_t(5));
+        QCOMPARE(post["pair"][3]["Sequence"]["id"], nlohmann::ordered_json("B"));
+        QCOMPARE(post["pair"][3]["Sequence"]["type_id"].get<int>(), 1);
+        QCOMPARE(post["pair"][4]["SpecialToken"]["type_id"].get<int>(), 1);
+        QCOMPARE(post["special_tokens"]["[CLS]"]["ids"], nlohmann::ordered_json::array({3}));
+        QCOMPARE(post["special_tokens"]["[SEP]"]["ids"], nlohmann::ordered_json::array({4}));
+        QCOMPARE(j["decoder"]["type"], nlohmann::ordered_json("WordPiece"));
+        const auto &model = j["model"];
+        QCOMPARE(model["type"], nlohmann::ordered_json("WordPiece"));
+        QCOMPARE(model["unk_token"], nlohmann::ordered_json("[UNK]"));
+        QCOMPARE(model["continuing_subword_prefix"], nlohmann::ordered_json("##"));
+        QCOMPARE(model["max_input_chars_per_word"].get<int>(), 200); // FullTokenizer's (google-research/bert)
+        QCOMPARE(model["vocab"].size(), size_t(8));
+        QCOMPARE(model["vocab"]["##s"].get<int>(), 6);
+        QCOMPARE(model["vocab"]["world"].get<int>(), 7);
+        // A vocab without [CLS] cannot make the template: an error naming what is missing.
+        QVERIFY_THROWS_EXCEPTION(std::exception, huggingFaceTokenizerJson(Vocab::fromTokens({"[UNK]", "[SEP]"}), true, 8));
+    }
+
+    void huggingFaceTokenizerGivesOurIds_data()
+    {
+        QTest::addColumn<bool>("lower");
+        QTest::newRow("uncased") << true;
+        QTest::newRow("cased") << false;
+    }
+
+    void huggingFaceTokenizerGivesOurIds()
+    {
+        QFETCH(bool, lower);
+        const std::string data = WB_SHARED_DATA_DIR;
+        const std::string vocabPath = data + "/vocab/bert-base-uncased-vocab.txt";
+        if (!fs::exists(vocabPath) || !fs::is_directory(data + "/spamassassin-mini/ham"))
+            QSKIP("the shared SpamAssassin mails are not here (WB_SHARED_DATA_DIR)");
+        if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty())
+            QSKIP("node is not installed (scripts/install-deps.sh installs nodejs)");
+        QString why;
+        const std::string modules = tokenizersModules(why);
+        if (modules.empty())
+            QSKIP(qPrintable(why));
+
+        std::vector<std::string> mails;
+        for (const char *label : {"ham", "spam"}) {
+            std::vector<fs::path> files;
+            for (const auto &e : fs::directory_iterator(data + "/spamassassin-mini/" + label))
+                files.push_back(e.path());
+            std::sort(files.begin(), files.end());
+            for (const auto &f : files)
+                mails.push_back(asValidUtf8(readAll(f.string())));
+        }
+        QVERIFY(mails.size() >= 100);
+
+        const int64_t maxSeqLength = 128; // most mails are longer: truncation is compared too
+        QTemporaryDir dir;
+        const std::string tokenizerPath = dir.filePath(QStringLiteral("tokenizer.json")).toStdString();
+        const Vocab vocab = Vocab::load(vocabPath);
+        std::ofstream(tokenizerPath) << huggingFaceTokenizerJson(vocab, lower, maxSeqLength).dump(2) << "\n";
+
+        // Every mail alone, then pairs of neighbouring mails (the second cut to a few lines so
+        // both sides of _truncate_seq_pair are exercised: one long, one short; two long).
+        struct Row
+        {
+            std::string a, b;
+            bool pair = false;
+        };
+        std::vector<Row> rows;
+        for (const auto &m : mails)
+            rows.push_back({m, {}, false});
+        for (size_t i = 0; i + 1 < mails.size() && i < 60; i += 2)
+            rows.push_back({mails[i], i % 4 == 0 ? mails[i + 1].substr(0, 80) : mails[i + 1], true});
+        rows.push_back({"Héllo WORLD, naïve café!", "東京 ünïcödé", true});
+        const std::string textsPath = dir.filePath(QStringLiteral("texts.jsonl")).toStdString();
+        {
+            std::ofstream out(textsPath, std::ios::binary);
+            for (const auto &r : rows) {
+                nlohmann::json j{{"text_a", r.a}};
+                if (r.pair)
+                    j["text_b"] = r.b;
+                out << j.dump() << "\n";
+            }
+        }
+        const std::string outPath = dir.filePath(QStringLiteral("hf.jsonl")).toStdString();
+        QProcess node;
+        node.setProcessChannelMode(QProcess::MergedChannels);
+        node.start(QStandardPaths::findExecutable(QStringLiteral("node")),
+                   {QStringLiteral(WB_TEST_DATA_DIR "/../support/hf_tokenizer_ids.cjs"), QString::fromStdString(modules),
+                    QString::fromStdString(tokenizerPath), QString::fromStdString(textsPath),
+                    QString::fromStdString(outPath)});
+        QVERIFY(node.waitForFinished(120000));
+        QVERIFY2(node.exitCode() == 0, node.readAll().constData());
+
+        const FullTokenizer ours(vocabPath, lower);
+        std::istringstream hf(readAll(outPath));
+        std::string line;
+        size_t n = 0, truncated = 0, longPairs = 0;
+        for (const auto &r : rows) {
+            QVERIFY(std::getline(hf, line));
+            const auto j = nlohmann::json::parse(line);
+            ExampleFeatures f;
+            buildExampleFeatures(ours, r.a, r.b, r.pair, maxSeqLength, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            size_t len = 0;
+            while (len < f.input_mask.size() && f.input_mask[len])
+                ++len;
+            const std::vector<int64_t> ids(f.input_ids.begin(), f.input_ids.begin() + std::ptrdiff_t(len));
+            const std::vector<int64_t> types(f.segment_ids.begin(), f.segment_ids.begin() + std::ptrdiff_t(len));
+            const auto theirs = j["input_ids"].get<std::vector<int64_t>>();
+            const auto theirTypes = j["token_type_ids"].get<std::vector<int64_t>>();
+            ++n;
+            truncated += f.truncated ? 1 : 0;
+            const auto firstSegment = [](const std::vector<int64_t> &t) {
+                return size_t(std::count(t.begin(), t.end(), 0)) - 2; // without [CLS] and its [SEP]
+            };
+            if (r.pair && firstSegment(types) > size_t(maxSeqLength - 3) / 2
+                && types.size() - firstSegment(types) - 3 >= size_t(maxSeqLength - 3) / 2) {
+                // Both texts longer than half of the 125 tokens left: google-research's
+                // _truncate_seq_pair (and transformers' slow BertTokenizer) keep 63 of text_a
+                // and 62 of text_b; the tokenizers library's LongestFirst gives the odd token to
+                // either text, by the texts' lengths. The one known difference
+                // (docs/file-formats.md): the same length, and each text's tokens are the same
+                // as far as both kept them.
+                const size_t a = firstSegment(types), theirA = firstSegment(theirTypes);
+                QCOMPARE(theirs.size(), ids.size());
+                QVERIFY(theirA + 1 >= a && theirA <= a + 1);
+                const size_t commonA = std::min(a, theirA), b = ids.size() - a - 3, theirB = theirs.size() - theirA - 3;
+                QVERIFY(std::equal(ids.begin(), ids.begin() + std::ptrdiff_t(1 + commonA), theirs.begin()));
+                QVERIFY(std::equal(ids.begin() + std::ptrdiff_t(a + 2), ids.begin() + std::ptrdiff_t(a + 2 + std::min(b, theirB)),
+                                   theirs.begin() + std::ptrdiff_t(theirA + 2)));
+                QCOMPARE(theirs[theirA + 1], int64_t(vocab.id("[SEP]")));
+                ++longPairs;
+                continue;
+            }
+            if (ids != theirs) {
+                size_t k = 0;
+                while (k < ids.size() && k < theirs.size() && ids[k] == theirs[k])
+                    ++k;
+                QFAIL(qPrintable(QStringLiteral("row %1 (%2): ours has %3 ids, Hugging Face's %4; first difference at "
+                                                "%5: %6 vs %7")
+                                     .arg(n - 1)
+                                     .arg(QString::fromLatin1(r.pair ? "pair" : "single"))
+                                     .arg(ids.size())
+                                     .arg(theirs.size())
+                                     .arg(k)
+                                     .arg(k < ids.size() ? QString::fromStdString(vocab.token(int32_t(ids[k]))) 
+                                                            : QStringLiteral("-"))
+                                     .arg(k < theirs.size() ? QString::fromStdString(vocab.token(int32_t(theirs[k])))
+                                                            : QStringLiteral("-"))));
+            }
+            QCOMPARE(theirTypes, types);
+        }
+        QCOMPARE(n, rows.size());
+        QVERIFY(longPairs > 0 && longPairs < 30); // the other pairs are compared exactly
+        QVERIFY2(truncated > 50, "the comparison should include truncated texts");
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_HfTokenizerJson)
+#include "tst_hftokenizerjson.moc"

@@ -1,0 +1,5 @@
+# Sharing a model (issue 26): the export folder (whole or not at all, model card, tokenizer.json).
+wb_add_test(tst_hftokenizerjson NAME core.hftokenizerjson SOURCES core/tst_hftokenizerjson.cpp LIBS wb_data TIMEOUT 600)
+wb_add_test(tst_cliexport NAME cli.export SOURCES cli/tst_cliexport.cpp LIBS wb_cli TIMEOUT 180)
+add_dependencies(tst_cliexport bert-workbench-cli)
+wb_add_test(tst_exportfolder NAME core.exportfolder SOURCES core/tst_exportfolder.cpp LIBS wb_core torch TIMEOUT 60)
