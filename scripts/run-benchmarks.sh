@@ -89,6 +89,18 @@ if [ -x "$BTOK" ]; then
   fi
   rm -rf "$TMPD"
 fi
+# --- the bag-of-words baseline (issue 25): TF-IDF + liblinear on the whole SpamAssassin corpus
+# (6,046 mails, max_seq_length 128; goal <= 5 s) ---
+BBOW="$BUILD/bench/bench_bagofwords"
+CORPUS_TGZ=${WB_BENCH_CORPUS:-$SRC/../shared/data/spamassassin-public-corpus.tar.gz}
+VOCAB=${WB_BENCH_VOCAB:-$SRC/../shared/data/vocab/bert-base-uncased-vocab.txt}
+if [ -x "$BBOW" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ]; then
+  TMPD=$(mktemp -d)
+  tar -xzf "$CORPUS_TGZ" -C "$TMPD"
+  echo "== bag-of-words baseline: SpamAssassin corpus, bert-base-uncased vocab, max_seq_length 128 (goal <= 5 s) ==" | tee -a "$REPORT"
+  "$BBOW" "$TMPD/spamassassin" "$VOCAB" "$TMPD/prepared" "${WB_BENCH_BOW_ROUNDS:-5}" | tee -a "$REPORT"
+  rm -rf "$TMPD"
+fi
 if [ -x "$BUILD/bench/bench_tfrecord" ]; then
   echo "== TFRecord read (both CRCs verified; goal >= 300 MB/s) and Example decoding ==" | tee -a "$REPORT"
   "$BUILD/bench/bench_tfrecord" "${TMPDIR:-/tmp}" "${WB_BENCH_RECORDS:-200000}" | tee -a "$REPORT"

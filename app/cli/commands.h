@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace wb {
+struct BagOfWordsBaseline;
+}
+
 namespace wb::cli {
 
 /// Exit codes of bert-workbench-cli (docs/troubleshooting.md).
@@ -27,6 +31,9 @@ int cmdPretrain(const std::vector<std::string> &args, std::ostream &out, std::os
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// The bag-of-words baseline of prepared data (TF-IDF + logistic regression; issue 25): prints
+/// it and records it in prepare_report.json.
+int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
@@ -68,6 +75,10 @@ struct PreparedText
 /// Returns kExitOk, else the exit code after printing the error to `err` (cmd_prepare.cpp).
 int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText text,
                         std::ostream &out, std::ostream &err);
+
+/// One line about a bag-of-words baseline, as prepare and baseline print it
+/// ("bag-of-words baseline (…): eval_accuracy = 0.9700, eval_macro_f1 = …", or "… none (why)").
+std::string bagOfWordsLine(const BagOfWordsBaseline &baseline);
 
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

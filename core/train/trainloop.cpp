@@ -410,6 +410,9 @@ RunFinished Run::finish(TrainState &s)
     summary.train_loss = r.final_train_loss;
     summary.last_eval = s.lastEval;
     s.extras->describe(summary, r, s.stoppedEarlyAt);
+    if (const std::string verdict = compareWithBagOfWords(summary, m_spec.input_meta_data_path); !verdict.empty()
+        && s.chief)
+        m_obs.logMessage(verdict);
     if (s.chief)
         writeTrainingSummary(m_spec.model_dir, summary);
     r.status = RunStatus::Completed;
