@@ -43,6 +43,7 @@ void MainWindow::clearRunViews()
 {
     m_plot->clear();
     m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
+    m_plot->setBagOfWordsBaseline(std::numeric_limits<double>::quiet_NaN());
     m_plot->clearComparisonRuns();
     m_runs->clear();
     m_evalView->clear();
@@ -60,6 +61,10 @@ void MainWindow::loadBaseline(const TrainingOptions &o)
     const auto baseline = counts ? majorityBaseline(*counts) : std::nullopt;
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
     m_evalView->setBaseline(baseline);
+    // The bag-of-words baseline prepare fitted (TF-IDF + logistic regression): a second line.
+    const auto bagOfWords = bagOfWordsAccuracyFromPrepareReport(q(o.input_meta_data_path));
+    m_plot->setBagOfWordsBaseline(bagOfWords.value_or(std::numeric_limits<double>::quiet_NaN()));
+    m_evalView->setBagOfWordsBaseline(bagOfWords);
 }
 
 void MainWindow::updateLabelNames(const TrainingOptions &o)

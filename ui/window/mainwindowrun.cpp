@@ -89,6 +89,9 @@ void MainWindow::handleFinished(const RunFinished &r)
         for (const QString &w : m_learningWarnings)
             appendLog(tr("warning: %1").arg(w));
         statusBar()->showMessage(tr("The model did not learn: see the Evaluation tab."), 10000);
+    } else if (const QString verdict = m_evalView->bagOfWordsVerdictText();
+               r.status == RunStatus::Completed && !verdict.isEmpty()) {
+        statusBar()->showMessage(verdict, 15000); // the run's Log has the same sentence from the trainer
     }
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     scanRuns(modelDir);
