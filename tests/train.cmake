@@ -22,3 +22,5 @@ wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirfor
 # Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
 wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
+# The embedding view's data (issue 25): PCA, embeddings/step-N.safetensors, TensorBoard projector files.
+wb_add_test(tst_embeddings NAME core.embeddings SOURCES core/tst_embeddings.cpp LIBS wb_rundir)

@@ -34,6 +34,9 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
 /// The bag-of-words baseline of prepared data (TF-IDF + logistic regression; issue 25): prints
 /// it and records it in prepare_report.json.
 int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// The embedding view's CLI (issue 25): 2-D PCA points of a saved evaluation's pooled [CLS]
+/// vectors, and TensorBoard projector files.
+int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
