@@ -126,8 +126,9 @@ std::string bagOfWordsVerdict(double bert, double bagOfWords)
                + " (TF-IDF + logistic regression on the same wordpieces, prepare_report.json)";
     return std::string("BERT did not beat the bag-of-words baseline: ") + numbers
            + " (TF-IDF + logistic regression on the same wordpieces, prepare_report.json). A linear model of word "
-             "counts does as well: train longer or with another learning rate, start from a pretrained model, or "
-             "prefer the simpler model";
+             "counts does " + (bert < bagOfWords ? "better" : "as well")
+           + ": train longer or with another learning rate, start from a pretrained model, or prefer the simpler "
+             "model";
 }
 
 std::string compareWithBagOfWords(TrainingSummary &s, const std::string &metaDataPath)
