@@ -25,3 +25,4 @@ wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LI
 # The embedding view's data (issue 25): PCA, embeddings/step-N.safetensors, TensorBoard projector files.
 wb_add_test(tst_embeddings NAME core.embeddings SOURCES core/tst_embeddings.cpp LIBS wb_rundir)
 wb_add_test(tst_cliembeddings NAME cli.embeddings SOURCES cli/tst_cliembeddings.cpp LIBS wb_cli)
+wb_add_test(tst_embeddingsrun NAME core.embeddingsrun SOURCES core/tst_embeddingsrun.cpp LIBS wb_core torch TIMEOUT 120)
