@@ -61,6 +61,11 @@ if [ -x "$BUILD/bench/bench_lossplot" ]; then
   QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"
 fi
 
+# --- the embedding view (issue 25): PCA and redraw of 5,000 and 10,000 points (goal <= 16 ms at 5,000) ---
+if [ -x "$BUILD/bench/bench_embeddingview" ]; then
+  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_embeddingview" 5000 10000 | tee -a "$REPORT"
+fi
+
 # --- data (issue 3): tokenizer throughput + id parity with Hugging Face tokenizers.js and the
 # Python port of google-research/bert's rules; TFRecord read throughput with CRC checks ---
 BTOK="$BUILD/bench/bench_tokenizer"
