@@ -56,8 +56,7 @@ private Q_SLOTS:
         QCOMPARE(v.mistakeGraph()->data()->size(), 1);
         QVERIFY(std::abs(v.mistakeGraph()->data()->at(0)->key - 0) < 1e-9);
         QVERIFY(std::abs(v.mistakeGraph()->data()->at(0)->value - 1) < 1e-9);
-        QVERIFY(ham->pen().color() != spam->scatterStyle().pen().color() || ham->scatterStyle().pen().color()
-                                                                               != spam->scatterStyle().pen().color());
+        QVERIFY2(ham->pen().color() != spam->pen().color(), qPrintable(ham->pen().color().name() + spam->pen().color().name()));
         QVERIFY2(v.summaryText().startsWith(QStringLiteral("Step 40: 4 eval examples, 1 mistakes (crosses)")),
                  qPrintable(v.summaryText()));
         // The point of "free cruise" (0, 1) is found at its pixel; a click sends its text to Try it.
@@ -89,6 +88,9 @@ private Q_SLOTS:
         QTRY_VERIFY2(v.summaryText().startsWith(QStringLiteral("Step 10: 4 eval examples, 1 mistakes")),
                      qPrintable(v.summaryText()));
         QCOMPARE(v.labelGraph(0)->name(), QStringLiteral("label 0")); // no eval_examples.jsonl: no names
+        v.setModelDir(QString()); // another project: cleared
+        QVERIFY(!v.labelGraph(0));
+        QCOMPARE(v.mistakeGraph()->data()->size(), 0);
     }
 };
 

@@ -10,6 +10,8 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QSlider>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -24,6 +26,20 @@ namespace {
 // Label colours (colour-blind friendly, Okabe & Ito 2008), repeated beyond eight labels.
 const QColor kLabelColours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115), QColor(204, 121, 167),
                                 QColor(86, 180, 233), QColor(213, 94, 0), QColor(240, 228, 66), QColor(0, 0, 0)};
+
+// A disc as a pixmap: QCustomPlot blits a pixmap scatter, several times faster than it draws
+// an ellipse per point (bench_embeddingview; docs/benchmarks.md).
+QPixmap discPixmap(const QColor &colour, int diameter = 6)
+{
+    QPixmap pix(diameter, diameter);
+    pix.fill(Qt::transparent);
+    QPainter painter(&pix);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour);
+    painter.drawEllipse(QRectF(0, 0, diameter, diameter));
+    return pix;
+}
 
 /// One step read and projected off the GUI thread.
 struct LoadedStep
@@ -72,8 +88,18 @@ void EmbeddingView::setModelDir(const QString &modelDir)
     m_modelDir = modelDir;
     m_steps = modelDir.isEmpty() ? std::vector<int64_t>{} : embeddingSteps(modelDir.toStdString());
     m_slider->setEnabled(m_steps.size() > 1);
-    if (m_steps.empty())
+    if (m_steps.empty()) { // another run or none: nothing of the last one stays
+        ++m_generation;
+        for (auto &[id, graph] : m_labelGraphs)
+            m_plot->removeGraph(graph);
+        m_labelGraphs.clear();
+        m_mistakes->data()->clear();
+        m_points.clear();
+        m_rowTexts.clear();
+        m_summary->setText(tr("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors."));
+        m_plot->replot();
         return;
+    }
     const QSignalBlocker block(m_slider);
     m_slider->setRange(0, int(m_steps.size()) - 1);
     m_slider->setValue(int(m_steps.size()) - 1);
@@ -142,7 +168,8 @@ void EmbeddingView::showPoints(const EmbeddingSnapshot &s, const Projection2D &p
                        ? labelNames[size_t(id)]
                        : tr("label %1").arg(id));
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 5));
+        g->setScatterStyle(QCPScatterStyle(discPixmap(colour)));
+        g->setPen(QPen(colour)); // the legend's line, and the colour tests and readers see
         g->setAdaptiveSampling(true);
         g->setData(x, ys[id]);
         m_labelGraphs[id] = g;

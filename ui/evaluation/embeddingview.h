@@ -28,7 +28,8 @@ public:
     explicit EmbeddingView(QWidget *parent = nullptr);
 
     /// Lists the saved steps of `modelDir` and shows the latest, read in the background
-    /// (texts and label names from eval_examples.jsonl when present). An empty dir clears.
+    /// (texts and label names from eval_examples.jsonl when present). A folder without
+    /// embeddings (or an empty path) clears the view.
     void setModelDir(const QString &modelDir);
     /// Shows `s` projected as `p` (index-aligned); `texts` by row, `labelNames` by label id.
     void showPoints(const EmbeddingSnapshot &s, const Projection2D &p, const std::vector<QString> &texts,

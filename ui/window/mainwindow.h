@@ -19,6 +19,7 @@ class QTabWidget;
 namespace wb {
 
 class ConfigurationForm;
+class EmbeddingView;
 class EvaluationView;
 class ExampleLoader;
 class LossPlot;
@@ -202,6 +203,7 @@ private:
     LossPlot *m_plot = nullptr;
     EvaluationView *m_evalView = nullptr;
     TryItPanel *m_tryIt = nullptr;
+    EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
     StartPage *m_start = nullptr;

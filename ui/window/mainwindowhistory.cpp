@@ -9,6 +9,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
+#include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/historyreplay.h"
 #include "ui/evaluation/learningcheck.h"
@@ -116,6 +117,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
     clearRunViews(); // also makes a recorded run still being read stale
     loadBaseline(o);
+    m_embeddings->setModelDir(q(o.model_dir)); // the saved evaluations' vectors, read in the background
     if (o.model_dir.empty())
         return;
     const quint64 generation = m_shownRunGeneration;

@@ -5,6 +5,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
+#include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/historyreplay.h"
 #include "ui/plot/lossplot.h"
@@ -76,6 +77,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     // The trainer writes eval_examples.jsonl after reporting an evaluation and before its checkpoint.
     m_evalView->loadExamples(modelDir);
+    m_embeddings->setModelDir(modelDir); // the evaluation's embeddings/step-N.safetensors
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
 }
