@@ -56,6 +56,8 @@ int main(int argc, char **argv)
             ms.push_back(double(t.nsecsElapsed()) / 1e6);
         }
         std::sort(ms.begin(), ms.end());
+        if (const QString png = qEnvironmentVariable("WB_BENCH_PNG"); !png.isEmpty()) // a look at what was timed
+            v.customPlot()->savePng(png.arg(n));
         std::printf("{\"bench\":\"embedding_view\",\"points\":%ld,\"pca_ms\":%.1f,\"replot_ms_median\":%.2f,"
                     "\"replot_ms_max\":%.2f,\"goal_ms\":16}\n",
                     n, pcaMs, ms[ms.size() / 2], ms.back());

@@ -63,7 +63,10 @@ EmbeddingView::EmbeddingView(QWidget *parent) : QWidget(parent)
     // Many points: no antialiasing of scatters, and the graphs' own adaptive sampling.
     m_plot->setNotAntialiasedElements(QCP::aeScatters | QCP::aePlottables);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // The mistakes' crosses on a layer above the points, so that no point hides one.
+    m_plot->addLayer(QStringLiteral("mistakes"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     m_mistakes = m_plot->addGraph();
+    m_mistakes->setLayer(QStringLiteral("mistakes"));
     m_mistakes->setName(tr("mistakes"));
     m_mistakes->setLineStyle(QCPGraph::lsNone);
     m_mistakes->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 1.5), Qt::NoBrush, 9));
@@ -175,9 +178,7 @@ void EmbeddingView::showPoints(const EmbeddingSnapshot &s, const Projection2D &p
         m_labelGraphs[id] = g;
     }
     m_mistakes->setData(mx, my, true);
-    m_mistakes->setAdaptiveSampling(true);
-    // The mistakes' crosses on top of the points.
-    m_mistakes->setLayer(m_plot->layer(QStringLiteral("main")));
+    m_mistakes->setAdaptiveSampling(false); // every mistake drawn (sampling would thin out close crosses)
     m_plot->rescaleAxes();
     m_points = p.points;
     m_rowTexts = texts;
