@@ -70,6 +70,11 @@ if [ -x "$BUILD/bench/bench_lossplot" ]; then
   QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_lossplot" "${WB_BENCH_PLOT_POINTS:-1000000}" | tee -a "$REPORT"
 fi
 
+# --- the embedding view (issue 25): PCA and redraw of 5,000 and 10,000 points (goal <= 16 ms at 5,000) ---
+if [ -x "$BUILD/bench/bench_embeddingview" ]; then
+  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} "$BUILD/bench/bench_embeddingview" 5000 10000 | tee -a "$REPORT"
+fi
+
 # --- data (issue 3): tokenizer throughput + id parity with Hugging Face tokenizers.js and the
 # Python port of google-research/bert's rules; TFRecord read throughput with CRC checks ---
 BTOK="$BUILD/bench/bench_tokenizer"
@@ -96,6 +101,18 @@ if [ -x "$BTOK" ]; then
   else
     echo "tokenizer benchmark: vocab or corpus missing (set WB_BENCH_VOCAB / WB_BENCH_CORPUS_DIR)" | tee -a "$REPORT"
   fi
+  rm -rf "$TMPD"
+fi
+# --- the bag-of-words baseline (issue 25): TF-IDF + liblinear on the whole SpamAssassin corpus
+# (6,046 mails, max_seq_length 128; goal <= 5 s) ---
+BBOW="$BUILD/bench/bench_bagofwords"
+CORPUS_TGZ=${WB_BENCH_CORPUS:-$SRC/../shared/data/spamassassin-public-corpus.tar.gz}
+VOCAB=${WB_BENCH_VOCAB:-$SRC/../shared/data/vocab/bert-base-uncased-vocab.txt}
+if [ -x "$BBOW" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ]; then
+  TMPD=$(mktemp -d)
+  tar -xzf "$CORPUS_TGZ" -C "$TMPD"
+  echo "== bag-of-words baseline: SpamAssassin corpus, bert-base-uncased vocab, max_seq_length 128 (goal <= 5 s) ==" | tee -a "$REPORT"
+  "$BBOW" "$TMPD/spamassassin" "$VOCAB" "$TMPD/prepared" "${WB_BENCH_BOW_ROUNDS:-5}" | tee -a "$REPORT"
   rm -rf "$TMPD"
 fi
 if [ -x "$BUILD/bench/bench_tfrecord" ]; then

@@ -17,3 +17,5 @@ wb_add_test(tst_mlmmasking NAME core.mlmmasking SOURCES core/tst_mlmmasking.cpp 
 wb_add_test(tst_pretrainingdata NAME core.pretrainingdata SOURCES core/tst_pretrainingdata.cpp LIBS wb_data)
 wb_add_test(tst_clipreparepretraining NAME cli.preparepretraining SOURCES cli/tst_clipreparepretraining.cpp LIBS wb_cli)
 add_dependencies(tst_clipreparepretraining bert-workbench-cli)
+# The bag-of-words baseline (issue 25: TF-IDF + liblinear logistic regression, prepare_report.json).
+wb_add_test(tst_bagofwords NAME core.bagofwords SOURCES core/tst_bagofwords.cpp LIBS wb_data)

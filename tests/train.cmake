@@ -28,3 +28,7 @@ wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.c
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
 # Fill-in-the-blank (FillMaskPredictor, `fill_mask`) on a briefly pretrained tiny model.
 wb_add_test(tst_fillmask NAME core.fillmask SOURCES core/tst_fillmask.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
+# The embedding view's data (issue 25): PCA, embeddings/step-N.safetensors, TensorBoard projector files.
+wb_add_test(tst_embeddings NAME core.embeddings SOURCES core/tst_embeddings.cpp LIBS wb_rundir)
+wb_add_test(tst_cliembeddings NAME cli.embeddings SOURCES cli/tst_cliembeddings.cpp LIBS wb_cli)
+wb_add_test(tst_embeddingsrun NAME core.embeddingsrun SOURCES core/tst_embeddingsrun.cpp LIBS wb_core torch TIMEOUT 120)

@@ -10,6 +10,9 @@ if(WB_BUILD_GUI)
   # Issue 6: "Local workers: N" runs bert-workbench-cli workers and plots the chief's curves.
   wb_add_test(tst_localworkers NAME ui.localworkers SOURCES ui/tst_localworkers.cpp LIBS wb_uicore TIMEOUT 300)
   add_dependencies(tst_localworkers bert-workbench-cli)
+  # Issue 25: the embedding view (PCA points by label, mistakes, hover/click, step slider).
+  wb_add_test(tst_embeddingview NAME ui.embeddingview SOURCES ui/tst_embeddingview.cpp
+              LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 60)
   wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 24: the task "Pretrain on text", its MLM curves and fill-in-the-blank Try it.

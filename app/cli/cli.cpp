@@ -26,6 +26,8 @@ void printUsage(std::ostream &out)
            "  lr_find   learning-rate range test: writes lr_find.json, prints a suggested learning rate\n"
            "  validate  run every pre-flight check, train nothing\n"
            "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
+           "  baseline  the bag-of-words baseline of prepared data (TF-IDF + logistic regression)\n"
+           "  embeddings  2-D PCA points of an evaluation's pooled [CLS] vectors; TensorBoard projector files\n"
            "  prepare_pretraining  unlabelled text -> pretraining TFRecords (create_pretraining_data.py)\n"
            "  example   download and prepare the example project (SpamAssassin, BERT-Tiny)\n"
            "  models    pretrained BERTs: list the catalogue, info, download into the Hugging Face cache\n\n"
@@ -71,6 +73,10 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdLrFind(rest, out, err);
     if (command == "prepare")
         return cmdPrepare(rest, out, err);
+    if (command == "baseline")
+        return cmdBaseline(rest, out, err);
+    if (command == "embeddings")
+        return cmdEmbeddings(rest, out, err);
     if (command == "prepare_pretraining")
         return cmdPreparePretraining(rest, out, err);
     if (command == "example")
@@ -78,7 +84,7 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
     if (command == "models")
         return cmdModels(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, pretrain, predict, export, classify, fill_mask, lr_find, validate, prepare, prepare_pretraining, example, models\n";
+        << "  hint: use one of train, pretrain, predict, export, classify, fill_mask, lr_find, validate, prepare, baseline, embeddings, prepare_pretraining, example, models\n";
     return kExitInvalid;
 }
 

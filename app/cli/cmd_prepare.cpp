@@ -76,6 +76,8 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         << (r.max_tokens_capped ? ">= " : "") << r.max_tokens << "\n";
     out << "  skipped rows: " << r.skipped_rows << "; duplicate texts in train: " << r.train_duplicates
         << "; texts in both train and eval: " << r.train_eval_overlap << "\n";
+    if (r.bag_of_words)
+        out << "  " << bagOfWordsLine(*r.bag_of_words) << "\n";
     for (size_t i = 0; i < r.skipped.size() && i < kListedSkippedRows; ++i)
         err << "warning: " << r.skipped[i].where << ": skipped: " << r.skipped[i].reason << "\n";
     if (r.skipped.size() > kListedSkippedRows)
@@ -140,6 +142,10 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
     f.seed = int64_t(o.seed);
     app.add_option("--seed", f.seed, "seed of the split and the training order")->capture_default_str();
     app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
+    app.add_option("--bag_of_words_baseline", o.bag_of_words_baseline,
+                   "fit the bag-of-words baseline (TF-IDF + logistic regression) on the train split and record its "
+                   "eval accuracy and macro-F1 in prepare_report.json")
+        ->capture_default_str();
 }
 
 } // namespace

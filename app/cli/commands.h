@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace wb {
+struct BagOfWordsBaseline;
+}
+
 namespace wb::cli {
 
 /// Exit codes of bert-workbench-cli (docs/troubleshooting.md).
@@ -28,6 +32,12 @@ int cmdPretrain(const std::vector<std::string> &args, std::ostream &out, std::os
 int cmdPredict(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdExport(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// The bag-of-words baseline of prepared data (TF-IDF + logistic regression; issue 25): prints
+/// it and records it in prepare_report.json.
+int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// The embedding view's CLI (issue 25): 2-D PCA points of a saved evaluation's pooled [CLS]
+/// vectors, and TensorBoard projector files.
+int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).
@@ -76,6 +86,9 @@ int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGi
 /// The progress of prepare and prepare_pretraining on `err`: a bar on a terminal (stderr),
 /// else one line per stage ("reading...", "shuffling..."). The callable keeps state; one per run.
 std::function<void(double fraction, const std::string &stage)> prepareProgressPrinter(std::ostream &err);
+/// One line about a bag-of-words baseline, as prepare and baseline print it
+/// ("bag-of-words baseline (…): eval_accuracy = 0.9700, eval_macro_f1 = …", or "… none (why)").
+std::string bagOfWordsLine(const BagOfWordsBaseline &baseline);
 
 /// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

@@ -6,6 +6,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
+#include "core/data/bagofwords.h"
 #include "core/data/basictokenizer.h"
 #include "core/data/examplecodec.h"
 #include "core/data/fulltokenizer.h"
@@ -463,6 +464,35 @@ void addWarnings(const prep::SourceSplits &src, const Sorted &d, prep::ReadNotes
     }
 }
 
+// The bag-of-words baseline on the split just made, from the records as they will be written
+// (the wordpieces the model sees). Classification with a train split only.
+void fitBaseline(const PrepareOptions &o, const prep::SourceSplits &src, const Sorted &d, PrepareReport &rep,
+                 const StopToken *stop)
+{
+    if (!o.bag_of_words_baseline || d.train.empty())
+        return;
+    if (src.regression) {
+        BagOfWordsBaseline b;
+        b.error = "the task is a regression (" + src.processor + "); the bag-of-words baseline is a classifier";
+        rep.bag_of_words = b;
+        return;
+    }
+    RecordSpec spec;
+    spec.max_seq_length = o.max_seq_length;
+    spec.num_labels = int64_t(src.labels.size());
+    auto documents = [&spec](const std::vector<Job *> &jobs) {
+        std::vector<BagOfWordsDocument> docs;
+        docs.reserve(jobs.size());
+        ClassifierRecord rec;
+        for (const Job *j : jobs) {
+            decodeClassifierRecord(j->out.payload, spec, rec);
+            docs.push_back({bagOfWordsTerms(rec), rec.label_id});
+        }
+        return docs;
+    };
+    rep.bag_of_words = fitBagOfWordsBaseline(documents(d.train), documents(d.eval), spec.num_labels, {}, stop);
+}
+
 // Writes every file to a temporary name first and commits them only when all are complete.
 void writeOutputs(const PrepareOptions &o, const prep::SourceSplits &src, Sorted &d, PrepareReport &rep,
                   const std::function<bool()> &stopRequested, std::chrono::steady_clock::time_point t0)
@@ -514,7 +544,8 @@ void writeOutputs(const PrepareOptions &o, const prep::SourceSplits &src, Sorted
     writeFileAtomic(rep.meta_path, metaJson(o, src, rep, bool(wEval), bool(wTest)));
 }
 
-PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, const std::function<bool()> &stopRequested)
+PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, const std::function<bool()> &stopRequested,
+                  const StopToken *stop)
 {
     const auto t0 = std::chrono::steady_clock::now();
     auto report = [&](double f, const std::string &stage) {
@@ -550,7 +581,11 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     addWarnings(src, sorted, notes, rep);
     throwIfStopped();
 
-    report(0.9, "writing");
+    report(0.9, "baseline");
+    fitBaseline(o, src, sorted, rep, stop);
+    throwIfStopped();
+
+    report(0.95, "writing");
     writeOutputs(o, src, sorted, rep, stopRequested, t0);
     report(1.0, "done");
     return rep;
@@ -565,7 +600,7 @@ std::vector<std::string> prepareTaskNames()
 
 PrepareReport prepareData(const PrepareOptions &o, const PrepareProgress &progress, const StopToken *stop)
 {
-    return run(o, progress, [stop] { return stop && stop->stopRequested(); });
+    return run(o, progress, [stop] { return stop && stop->stopRequested(); }, stop);
 }
 
 } // namespace wb

@@ -69,9 +69,14 @@ struct PrepareOptions
     uint64_t seed = 42;                  ///< split and order shuffle
     int num_threads = 2;                 ///< tokenizer threads
     int max_input_chars_per_word = 200;  ///< WordPiece limit (google-research/bert)
+    /// Fit the bag-of-words baseline (core/data/bagofwords.h: TF-IDF of the wordpieces in the
+    /// records + liblinear logistic regression, C = 1) on the train split, score it on the
+    /// eval split and record it in prepare_report.json (bag_of_words_baseline).
+    bool bag_of_words_baseline = true;
 };
 
-/// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "writing").
+/// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "baseline",
+/// "writing").
 /// Called on the thread that called prepareData().
 using PrepareProgress = std::function<void(double fraction, const std::string &stage)>;
 

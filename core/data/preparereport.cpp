@@ -3,13 +3,47 @@
 // read here.
 #include "core/data/preparereport.h"
 
+#include "core/config/jsonfile.h"
 #include "core/config/jsonrecord.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 
 namespace wb {
+
+namespace {
+
+// How the baseline's features and model are made (docs/file-formats.md): fixed, written so
+// that a reader of the file need not know this version's code.
+constexpr const char *kBagOfWordsFeatures = "wordpieces";
+constexpr const char *kBagOfWordsWeighting = "tfidf: sublinear tf, smooth idf (train only), l2-normalised rows";
+constexpr const char *kBagOfWordsModel = "liblinear L2R_LR (L2-regularised logistic regression), one-vs-rest";
+
+nlohmann::ordered_json finiteOrNull(double v)
+{
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json bagOfWordsJson(const BagOfWordsBaseline &b)
+{
+    nlohmann::ordered_json j;
+    j["eval_accuracy"] = finiteOrNull(b.eval_accuracy);
+    j["eval_macro_f1"] = finiteOrNull(b.eval_macro_f1);
+    if (!b.fitted())
+        j["error"] = b.error;
+    j["train_examples"] = b.train_examples;
+    j["eval_examples"] = b.eval_examples;
+    j["num_features"] = b.num_features;
+    j["features"] = kBagOfWordsFeatures;
+    j["weighting"] = kBagOfWordsWeighting;
+    j["model"] = kBagOfWordsModel;
+    j["C"] = b.C;
+    return j;
+}
+
+} // namespace
 
 std::string prepareReportJson(const PrepareReport &r)
 {
@@ -67,6 +101,8 @@ std::string prepareReportJson(const PrepareReport &r)
     j["train_eval_overlap"] = r.train_eval_overlap;
     j["overlap_examples"] = pairs(r.overlap_examples);
     j["warnings"] = r.warnings;
+    if (r.bag_of_words)
+        j["bag_of_words_baseline"] = bagOfWordsJson(*r.bag_of_words);
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -196,6 +232,24 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     readInt(j, "train_eval_overlap", r.train_eval_overlap);
     readPairs(j, "overlap_examples", r.overlap_examples);
     readStrings(j, "warnings", r.warnings);
+    if (const auto b = j.object("bag_of_words_baseline")) {
+        BagOfWordsBaseline baseline;
+        baseline.eval_accuracy = b->number("eval_accuracy").value_or(baseline.eval_accuracy);
+        baseline.eval_macro_f1 = b->number("eval_macro_f1").value_or(baseline.eval_macro_f1);
+        readString(*b, "error", baseline.error);
+        readInt(*b, "train_examples", baseline.train_examples);
+        readInt(*b, "eval_examples", baseline.eval_examples);
+        readInt(*b, "num_features", baseline.num_features);
+        baseline.C = b->number("C").value_or(baseline.C);
+        for (const auto &[key, value] : {std::pair<const char *, double>{"eval_accuracy", baseline.eval_accuracy},
+                                         {"eval_macro_f1", baseline.eval_macro_f1}}) {
+            if (baseline.fitted() && !std::isfinite(value))
+                b->fail(key, "is missing or null, and no error says why");
+            if (std::isfinite(value) && (value < 0 || value > 1))
+                b->fail(key, "is " + std::to_string(value) + "; expected a share between 0 and 1");
+        }
+        r.bag_of_words = baseline;
+    }
 }
 
 } // namespace
@@ -218,6 +272,16 @@ std::optional<PrepareReport> readPrepareReport(const std::string &metaDataPath)
     if (!text)
         return std::nullopt;
     return parsePrepareReport(*text, path);
+}
+
+std::string recordBagOfWordsBaseline(const std::string &metaDataPath, const BagOfWordsBaseline &baseline)
+{
+    auto report = readPrepareReport(metaDataPath);
+    if (!report)
+        return {};
+    report->bag_of_words = baseline;
+    writeFileAtomic(report->report_path, prepareReportJson(*report));
+    return report->report_path;
 }
 
 std::vector<int64_t> evalCountsByLabelId(const PrepareReport &report)

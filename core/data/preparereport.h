@@ -4,6 +4,8 @@
 // prepare_report.json, beside input_meta_data.json: what prepareData() (core/data/dataprep.h)
 // did, its writer and its one reader (keys in docs/file-formats.md).
 
+#include "core/data/bagofwords.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -67,6 +69,10 @@ struct PrepareReport
     int64_t train_eval_overlap = 0;      ///< eval examples whose text also occurs in train
     std::vector<TextPair> overlap_examples;   ///< up to kReportedPairs of them
     std::vector<std::string> warnings;   ///< human-readable notes, each naming file:line where it can
+    /// The TF-IDF + logistic-regression baseline on the same train/eval split (bagofwords.h);
+    /// unset when prepare was asked not to fit it (or a report of an older version).
+    /// Not fitted (`error` set) for regression, one label, or no eval set.
+    std::optional<BagOfWordsBaseline> bag_of_words;
     std::string train_path, eval_path, test_path, meta_path, labels_path, report_path;
     double seconds = 0.0;                ///< wall time
 };
@@ -95,6 +101,12 @@ PrepareReport parsePrepareReport(const std::string &text, const std::string &sou
 /// Reads the prepare_report.json beside `metaDataPath`; nothing when `metaDataPath` is empty
 /// or there is no report. Throws wb::Error as parsePrepareReport, or when it cannot be read.
 std::optional<PrepareReport> readPrepareReport(const std::string &metaDataPath);
+
+/// Records `baseline` as bag_of_words_baseline in the prepare_report.json beside
+/// `metaDataPath` (read with readPrepareReport, written back atomically with every other key
+/// as it was). Returns the report's path, or empty when there is no report (nothing is
+/// written then). Throws wb::Error naming the file when it cannot be read or written.
+std::string recordBagOfWordsBaseline(const std::string &metaDataPath, const BagOfWordsBaseline &baseline);
 
 /// The eval examples of each label id: eval_label_counts in the order of `labels` (the label
 /// id order of prepare; a label without a count has 0). Empty for regression or a report

@@ -5,6 +5,7 @@
 #include "core/config/labelnames.h"
 #include "core/data/preparereport.h"
 #include "core/train/checkpointio.h"
+#include "core/train/embeddings.h"
 #include "core/train/evalexamples.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     // collective step); the chief writes them, as a one-worker run does.
     (void)singleWorker;
     m_collect = !regression;
+    m_embeddings = m_collect && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
     if (m_collect && chief) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
         try {
@@ -92,6 +94,19 @@ void EvalExtras::writeExamples(int64_t step)
             e.text = detokenizeWordpieces(tokens, &e.text_b);
         }
         rows.push_back(std::move(e));
+    }
+    if (m_embeddings && !m_outputs.pooled.empty() && int64_t(n) <= kMaxEmbeddingExamples
+        && m_outputs.pooled.size() == n * size_t(m_outputs.pooled_width)) {
+        EmbeddingSnapshot snapshot;
+        snapshot.step = step;
+        snapshot.hidden = m_outputs.pooled_width;
+        snapshot.pooled = std::move(m_outputs.pooled);
+        for (const EvalExample &e : rows) {
+            snapshot.example_index.push_back(e.index);
+            snapshot.label_ids.push_back(e.true_label_id);
+            snapshot.predictions.push_back(e.predicted_label_id);
+        }
+        writeEmbeddings(embeddingsPath(m_spec.model_dir, step), snapshot);
     }
     m_outputs = EvalExampleOutputs{};
     writeEvalExamples(evalExamplesPath(m_spec.model_dir), rows);

@@ -21,7 +21,8 @@ namespace wb {
 
 /// What the training loop does at each evaluation besides the metrics (issue 14):
 /// model_dir/eval_examples.jsonl (classification; written by the chief, with every worker's
-/// examples in a multi-worker run), and the
+/// examples in a multi-worker run), the eval examples' pooled [CLS] vectors
+/// (model_dir/embeddings/step-N.safetensors, eval sets up to kMaxEmbeddingExamples), and the
 /// best checkpoint (model_dir/best/ckpt-N + best.json) with early stopping when
 /// --best_checkpoint_metric or --early_stopping_patience is set. One thread.
 class EvalExtras
@@ -34,7 +35,17 @@ public:
                bool singleWorker, int64_t startStep, TrainingObserver &obs);
 
     /// Where evaluate() puts its per-example outputs, or null when none are written.
-    EvalExampleOutputs *sink() { return m_collect ? &m_outputs : nullptr; }
+    EvalExampleOutputs *sink()
+    {
+        m_outputs.keep_pooled = m_embeddings;
+        return m_collect ? &m_outputs : nullptr;
+    }
+
+    /// The embedding view's vectors are saved (model_dir/embeddings/step-N.safetensors) for
+    /// classification eval sets of at most this many examples (larger ones save none: the
+    /// files would grow by N × hidden × 4 bytes per evaluation and the view would not stay fluid).
+    static constexpr int64_t kMaxEmbeddingExamples = 10000;
+    bool savesEmbeddings() const { return m_embeddings; }
 
     /// Writes eval_examples.jsonl from sink() for the evaluation at `step`, then clears it.
     void writeExamples(int64_t step);
@@ -55,6 +66,7 @@ private:
     TrainingObserver &m_obs;
     bool m_chief;
     bool m_collect = false;
+    bool m_embeddings = false;
     bool m_tracking = false;
     std::vector<std::string> m_labels;
     std::optional<Vocab> m_vocab;

@@ -34,7 +34,19 @@ public:
     void add(nn::BertForSequenceClassification &model, ClassifierBatch &batch, const c10::Device &device)
     {
         BatchTensors t = onDevice(toTensors(batch), device);
-        auto logits = model->forward(t.ids, t.mask, t.segments);
+        torch::Tensor logits;
+        if (m_examples && m_examples->keep_pooled && !m_regression) {
+            // The model's forward in eval mode (no dropout), keeping the pooled [CLS] vector.
+            auto hidden = model->encoder->forward(model->embeddings->forward(t.ids, t.segments), t.mask);
+            auto pooled = torch::tanh(model->pooler->forward(hidden.select(1, 0)));
+            logits = model->classifier->forward(pooled).to(torch::kFloat);
+            auto rows = pooled.to(torch::kFloat).cpu().contiguous();
+            m_examples->pooled_width = rows.size(1);
+            const float *p = rows.data_ptr<float>();
+            m_examples->pooled.insert(m_examples->pooled.end(), p, p + rows.numel());
+        } else {
+            logits = model->forward(t.ids, t.mask, t.segments);
+        }
         m_lossSum += lossFor(logits, t, m_regression).item<double>() * double(batch.size);
         logits = logits.cpu(); // no-op on the CPU
         m_count += batch.size;
@@ -81,6 +93,14 @@ public:
         e.probabilities.clear();
         for (const auto &p : probs)
             e.probabilities.emplace_back(p.begin(), p.end());
+        if (e.keep_pooled) {
+            std::vector<double> flat(e.pooled.begin(), e.pooled.end()); // float32 values, exact in double
+            std::vector<int64_t> widths{e.pooled_width};
+            strategy.gatherAcrossWorkers(widths);
+            strategy.gatherAcrossWorkers(flat);
+            e.pooled.assign(flat.begin(), flat.end());
+            e.pooled_width = *std::max_element(widths.begin(), widths.end());
+        }
         if (e.keep_tokens) {
             // Every worker pads to the same max_seq_length; the width travels with the data.
             std::vector<int64_t> widths{e.input_ids.empty() ? 0 : int64_t(e.input_ids.front().size())};

@@ -26,6 +26,13 @@ struct EvalExampleOutputs
     std::vector<double> values;
     /// false: input_ids and segment_ids stay empty (predict's labelled file needs no tokens).
     bool keep_tokens = true;
+    /// true (classification): `pooled` receives each example's pooled [CLS] vector (BERT's
+    /// pooler output, the classifier's input), float32, `pooled_width` values a row, for the
+    /// embedding view (model_dir/embeddings/, core/train/embeddings.h). The logits are then
+    /// computed from that same vector (classifier(pooled): the model's forward in eval mode).
+    bool keep_pooled = false;
+    std::vector<float> pooled;
+    int64_t pooled_width = 0;
 };
 
 /// One evaluation pass over the whole of `data` (reset first): eval_loss is the

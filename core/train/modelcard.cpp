@@ -88,28 +88,17 @@ std::string jsonText(const nlohmann::ordered_json *v)
     return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-/// The bag-of-words baseline of prepare_report.json when the report has one ("baselines":
-/// {"bag_of_words": {...}} or [{"name": "bag_of_words", ...}], or a top-level "bag_of_words").
+/// The bag-of-words baseline of prepare_report.json when the report has one (its
+/// "bag_of_words_baseline" object, core/data/bagofwords.h; absent in older reports).
 std::optional<nlohmann::json> bagOfWords(const std::string &metaDataPath)
 {
     std::ifstream in(prepareReportPath(metaDataPath), std::ios::binary);
     if (!in)
         return std::nullopt;
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (!j.is_object())
+    if (!j.is_object() || !j.contains("bag_of_words_baseline") || !j["bag_of_words_baseline"].is_object())
         return std::nullopt;
-    if (j.contains("baselines")) {
-        const auto &b = j["baselines"];
-        if (b.is_object() && b.contains("bag_of_words") && b["bag_of_words"].is_object())
-            return b["bag_of_words"];
-        if (b.is_array())
-            for (const auto &e : b)
-                if (e.is_object() && e.value("name", "") == "bag_of_words")
-                    return e;
-    }
-    if (j.contains("bag_of_words") && j["bag_of_words"].is_object())
-        return j["bag_of_words"];
-    return std::nullopt;
+    return j["bag_of_words_baseline"];
 }
 
 std::optional<double> numberOf(const nlohmann::json &j, std::initializer_list<const char *> keys)

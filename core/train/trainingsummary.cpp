@@ -5,11 +5,14 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/jsonrecord.h"
+#include "core/data/preparereport.h"
 #include "core/io/metricswriter.h"
 #include "core/io/runeventjson.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 namespace wb {
@@ -55,6 +58,10 @@ std::string trainingSummaryJson(const TrainingSummary &s)
             notes.push_back(nlohmann::ordered_json(n));
         j["coach_notes"] = notes;
     }
+    if (s.bag_of_words_accuracy)
+        j["bag_of_words_accuracy"] = *s.bag_of_words_accuracy;
+    if (s.beat_bag_of_words)
+        j["beat_bag_of_words"] = *s.beat_bag_of_words;
     return j.dump(4) + "\n";
 }
 
@@ -112,6 +119,8 @@ TrainingSummary parseTrainingSummary(const std::string &text, const std::string 
         n.text = row.string("text").value_or("");
         s.coach_notes.push_back(std::move(n));
     }
+    s.bag_of_words_accuracy = j.number("bag_of_words_accuracy");
+    s.beat_bag_of_words = j.boolean("beat_bag_of_words");
     return s;
 }
 
@@ -122,6 +131,37 @@ std::optional<TrainingSummary> readTrainingSummary(const std::string &modelDir)
     if (!text)
         return std::nullopt;
     return parseTrainingSummary(*text, path);
+}
+
+std::string bagOfWordsVerdict(double bert, double bagOfWords)
+{
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, "eval accuracy %.3f vs %.3f", bert, bagOfWords);
+    if (bert > bagOfWords)
+        return std::string("BERT beat the bag-of-words baseline: ") + numbers
+               + " (TF-IDF + logistic regression on the same wordpieces, prepare_report.json)";
+    return std::string("BERT did not beat the bag-of-words baseline: ") + numbers
+           + " (TF-IDF + logistic regression on the same wordpieces, prepare_report.json). A linear model of word "
+             "counts does " + (bert < bagOfWords ? "better" : "as well")
+           + ": train longer or with another learning rate, start from a pretrained model, or prefer the simpler "
+             "model";
+}
+
+std::string compareWithBagOfWords(TrainingSummary &s, const std::string &metaDataPath)
+{
+    if (!s.last_eval || s.last_eval->regression || !std::isfinite(s.last_eval->eval_accuracy))
+        return {};
+    try {
+        const auto report = readPrepareReport(metaDataPath);
+        if (!report || !report->bag_of_words || !report->bag_of_words->fitted())
+            return {};
+        const double bagOfWords = report->bag_of_words->eval_accuracy;
+        s.bag_of_words_accuracy = bagOfWords;
+        s.beat_bag_of_words = s.last_eval->eval_accuracy > bagOfWords;
+        return bagOfWordsVerdict(s.last_eval->eval_accuracy, bagOfWords);
+    } catch (...) {
+        return {};
+    }
 }
 
 } // namespace wb

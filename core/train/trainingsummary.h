@@ -19,6 +19,7 @@ namespace wb {
 /// --early_stopping_patience best_checkpoint_metric and, once an evaluation was made,
 /// best_metric_value, best_step, best_checkpoint; stopped_early_at_step after an early stop;
 /// coach_notes, when the coach said something: [{"step", "id", "severity", "text"}, …].
+/// bag_of_words_accuracy and beat_bag_of_words when the data has a bag-of-words baseline.
 /// A plain value; the functions are thread-safe.
 struct TrainingSummary
 {
@@ -35,7 +36,24 @@ struct TrainingSummary
     std::string best_checkpoint;              ///< with best_metric_value; relative to model_dir
     int64_t stopped_early_at_step = 0;        ///< 0: the run did not stop early
     std::vector<CoachNote> coach_notes;       ///< what the coach said during the run (core/train/coach.h)
+    /// The bag-of-words baseline of the run's data (prepare_report.json's
+    /// bag_of_words_baseline.eval_accuracy, core/data/bagofwords.h) and whether last_eval's
+    /// eval_accuracy is above it; unset when the report has none or there was no evaluation.
+    std::optional<double> bag_of_words_accuracy;
+    std::optional<bool> beat_bag_of_words;
 };
+
+/// Says whether BERT beat the bag-of-words baseline, as the run's end (log, `note:` line,
+/// the window's verdict) says it: "BERT beat the bag-of-words baseline: eval accuracy 0.985 vs
+/// 0.970 …" or "BERT did not beat … : … — …". Accuracies in [0, 1]. Pure.
+std::string bagOfWordsVerdict(double bertAccuracy, double bagOfWordsAccuracy);
+
+/// Fills bag_of_words_accuracy and beat_bag_of_words of `s` (with its last_eval) from the
+/// prepare_report.json beside `metaDataPath` and returns bagOfWordsVerdict(), or empty when
+/// there is nothing to compare (no report, no fitted baseline, regression, no evaluation).
+/// A report that cannot be read counts as none (its reader names the problem where it is
+/// read for the plot). Never throws.
+std::string compareWithBagOfWords(TrainingSummary &s, const std::string &metaDataPath);
 
 /// Returns `<modelDir>/training_summary.json`.
 std::string trainingSummaryPath(const std::string &modelDir);

@@ -462,6 +462,9 @@ RunFinished Run::finish(TrainState &s)
     s.extras->describe(summary, r, s.stoppedEarlyAt);
     if (s.coach)
         summary.coach_notes = s.coach->notes();
+    if (const std::string verdict = compareWithBagOfWords(summary, m_spec.input_meta_data_path); !verdict.empty()
+        && s.chief)
+        m_obs.logMessage(verdict);
     if (s.chief)
         writeTrainingSummary(m_spec.model_dir, summary);
     r.status = RunStatus::Completed;

@@ -109,7 +109,7 @@ private Q_SLOTS:
         report.train_label_counts = {{"ham", 17}, {"spam", 15}};
         report.eval_label_counts = {{"ham", 9}, {"spam", 7}};
         auto reportJson = nlohmann::ordered_json::parse(prepareReportJson(report));
-        reportJson["baselines"] = {{"bag_of_words", {{"eval_accuracy", 0.8125}, {"eval_macro_f1", 0.8}}}};
+        reportJson["bag_of_words_baseline"] = {{"eval_accuracy", 0.8125}, {"eval_macro_f1", 0.8}};
         writeFileAtomic(prepareReportPath(o.input_meta_data_path), reportJson.dump(2) + "\n");
         m_modelDir = o.model_dir;
         std::string out, err;

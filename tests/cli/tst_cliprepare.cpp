@@ -144,6 +144,76 @@ private Q_SLOTS:
                                 "  hint: Pass --label_column=NAME with one of the columns found.\n");
     }
 
+    /// prepare prints and records the bag-of-words baseline; `baseline` computes it again from
+    /// the records (the same numbers) and records it; bad input is a message, not a number.
+    void baselineAtPrepareAndOnDemand()
+    {
+        write(QStringLiteral("bl/vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\nbuy\nnow\nfriend\n");
+        for (int i = 0; i < 12; ++i) {
+            write(QStringLiteral("bl/in/ham/%1.txt").arg(i), i % 2 ? "hello friend" : "hello");
+            write(QStringLiteral("bl/in/spam/%1.txt").arg(i), i % 2 ? "buy now spam" : "spam spam");
+        }
+        const std::string dir = (m_dir.path() + QStringLiteral("/bl")).toStdString();
+        auto reportText = [](const std::string &path) {
+            std::ifstream in(path);
+            return std::string((std::istreambuf_iterator<char>(in)), {});
+        };
+        std::ostringstream out, err;
+        int rc = runCli({"prepare", "--input_data_dir=" + dir + "/in", "--vocab_file=" + dir + "/vocab.txt",
+                         "--max_seq_length=16", "--output_dir=" + dir + "/out", "--eval_fraction=0.25"},
+                        out, err);
+        QVERIFY2(rc == kExitOk, err.str().c_str());
+        const std::string line = "  bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=1): "
+                                 "eval_accuracy = 1.0000, eval_macro_f1 = 1.0000 (train 18, eval 6 examples, 5 features)\n";
+        QVERIFY2(out.str().find(line) != std::string::npos, out.str().c_str());
+        const std::string text = reportText(dir + "/out/prepare_report.json");
+        QVERIFY2(text.find("\"bag_of_words_baseline\": {\n    \"eval_accuracy\": 1.0,\n    \"eval_macro_f1\": 1.0,")
+                     != std::string::npos,
+                 text.c_str());
+
+        std::ostringstream out2, err2;
+        rc = runCli({"baseline", "--data_dir=" + dir + "/out"}, out2, err2);
+        QVERIFY2(rc == kExitOk, err2.str().c_str());
+        QCOMPARE(out2.str().substr(0, out2.str().find('\n') + 1), line.substr(2));
+        QVERIFY(out2.str().find("recorded in " + dir + "/out/prepare_report.json") != std::string::npos);
+        QCOMPARE(reportText(dir + "/out/prepare_report.json"), text); // the same numbers, every other key kept
+
+        // Without the baseline at prepare time the report has no key; baseline adds it.
+        std::ostringstream out3, err3;
+        rc = runCli({"prepare", "--input_data_dir=" + dir + "/in", "--vocab_file=" + dir + "/vocab.txt",
+                     "--max_seq_length=16", "--output_dir=" + dir + "/none", "--eval_fraction=0.25",
+                     "--bag_of_words_baseline=false"},
+                    out3, err3);
+        QVERIFY2(rc == kExitOk, err3.str().c_str());
+        QVERIFY(out3.str().find("bag-of-words") == std::string::npos);
+        QVERIFY(reportText(dir + "/none/prepare_report.json").find("bag_of_words_baseline") == std::string::npos);
+        std::ostringstream out4, err4;
+        rc = runCli({"baseline", "--data_dir=" + dir + "/none"}, out4, err4);
+        QVERIFY2(rc == kExitOk, err4.str().c_str());
+        QVERIFY(reportText(dir + "/none/prepare_report.json").find("\"bag_of_words_baseline\"") != std::string::npos);
+
+        // No eval set: the report says why.
+        std::ostringstream out5, err5;
+        rc = runCli({"prepare", "--input_data_dir=" + dir + "/in", "--vocab_file=" + dir + "/vocab.txt",
+                     "--max_seq_length=16", "--output_dir=" + dir + "/noeval", "--eval_fraction=0"},
+                    out5, err5);
+        QVERIFY2(rc == kExitOk, err5.str().c_str());
+        QVERIFY2(out5.str().find("bag-of-words baseline: none (there is no eval set to score it on (set eval_fraction "
+                                 "above 0, or add a dev file))")
+                     != std::string::npos,
+                 out5.str().c_str());
+        // A missing file is named; a bad C is refused before reading.
+        std::ostringstream out6, err6;
+        rc = runCli({"baseline", "--data_dir=" + dir + "/nowhere"}, out6, err6);
+        QCOMPARE(rc, int(kExitInvalid));
+        QVERIFY2(err6.str().find("error: " + dir + "/nowhere/train.tf_record: the file does not exist") != std::string::npos,
+                 err6.str().c_str());
+        std::ostringstream out7, err7;
+        rc = runCli({"baseline", "--data_dir=" + dir + "/out", "--C=0"}, out7, err7);
+        QCOMPARE(rc, int(kExitInvalid));
+        QVERIFY2(err7.str().find("error: C: C is 0.000000; it must be above 0") != std::string::npos, err7.str().c_str());
+    }
+
     void reportsBadInput()
     {
         std::ostringstream out, err;

@@ -68,6 +68,7 @@ private Q_SLOTS:
     void trainingSummaryRoundTrip();
     void trainingSummaryPerClassMetrics();
     void trainingSummaryErrors();
+    void trainingSummarySaysWhetherBertBeatTheBagOfWords();
     void runConfigOptions();
 };
 
@@ -276,6 +277,70 @@ void tst_RunDirFormats::prepareReportErrors()
     QCOMPARE(t.field, prepareReportPath(meta) + ": max_seq_length");
     t = thrown([&] { readPrepareReport(meta); });
     QCOMPARE(t.field, prepareReportPath(meta) + ": max_seq_length");
+}
+
+/// The run's end compares its last evaluation with the bag-of-words baseline that prepare
+/// recorded beside the meta data (prepare_report.json) and keeps both in the summary.
+void tst_RunDirFormats::trainingSummarySaysWhetherBertBeatTheBagOfWords()
+{
+    QTemporaryDir dir;
+    const std::string meta = dir.filePath(QStringLiteral("input_meta_data.json")).toStdString();
+    TrainingSummary s;
+    s.total_training_steps = 4;
+    s.train_loss = 0.5;
+    EvalMetrics e;
+    e.step = 4;
+    e.eval_accuracy = 0.75;
+    s.last_eval = e;
+    QCOMPARE(compareWithBagOfWords(s, meta), std::string()); // no report: nothing to compare
+    QVERIFY(!s.bag_of_words_accuracy && !s.beat_bag_of_words);
+    QVERIFY(trainingSummaryJson(s).find("bag_of_words") == std::string::npos);
+
+    PrepareReport report;
+    report.labels = {"ham", "spam"};
+    BagOfWordsBaseline b;
+    b.eval_accuracy = 0.8;
+    b.eval_macro_f1 = 0.7;
+    report.bag_of_words = b;
+    {
+        std::ofstream(prepareReportPath(meta)) << prepareReportJson(report);
+    }
+    QCOMPARE(compareWithBagOfWords(s, meta),
+             std::string("BERT did not beat the bag-of-words baseline: eval accuracy 0.750 vs 0.800 (TF-IDF + logistic "
+                         "regression on the same wordpieces, prepare_report.json). A linear model of word counts does "
+                         "better: train longer or with another learning rate, start from a pretrained model, or "
+                         "prefer the simpler model"));
+    QCOMPARE(s.bag_of_words_accuracy, std::optional<double>(0.8));
+    QCOMPARE(s.beat_bag_of_words, std::optional<bool>(false));
+    const std::string text = trainingSummaryJson(s);
+    QVERIFY2(text.find("    \"bag_of_words_accuracy\": 0.8,\n    \"beat_bag_of_words\": false\n}") != std::string::npos,
+             text.c_str());
+    const TrainingSummary back = parseTrainingSummary(text, "m/training_summary.json");
+    QCOMPARE(back.bag_of_words_accuracy, std::optional<double>(0.8));
+    QCOMPARE(back.beat_bag_of_words, std::optional<bool>(false));
+    QCOMPARE(trainingSummaryJson(back), text);
+    QCOMPARE(bagOfWordsVerdict(0.9, 0.8), std::string("BERT beat the bag-of-words baseline: eval accuracy 0.900 vs "
+                                                      "0.800 (TF-IDF + logistic regression on the same wordpieces, "
+                                                      "prepare_report.json)"));
+    QCOMPARE(bagOfWordsVerdict(0.8, 0.8).rfind("BERT did not beat", 0), size_t(0)); // a tie is not a win
+    QVERIFY(bagOfWordsVerdict(0.8, 0.8).find("word counts does as well:") != std::string::npos);
+
+    // Regression runs and baselines that could not be fitted say nothing.
+    TrainingSummary reg;
+    EvalMetrics re;
+    re.regression = true;
+    reg.last_eval = re;
+    QCOMPARE(compareWithBagOfWords(reg, meta), std::string());
+    report.bag_of_words->error = "every training example has the same label (id 0); a classifier needs examples of at least 2 labels";
+    report.bag_of_words->eval_accuracy = kNaN;
+    {
+        std::ofstream(prepareReportPath(meta)) << prepareReportJson(report);
+    }
+    TrainingSummary t;
+    t.last_eval = e;
+    QCOMPARE(compareWithBagOfWords(t, meta), std::string());
+    QVERIFY(!t.bag_of_words_accuracy);
+    QVERIFY_THROWS_EXCEPTION(Error, parseTrainingSummary(R"({"beat_bag_of_words": "yes"})", "f"));
 }
 
 void tst_RunDirFormats::trainingSummaryRoundTrip()

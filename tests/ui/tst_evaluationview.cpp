@@ -125,6 +125,7 @@ private Q_SLOTS:
     void labelNamesFromLabelsTxt();
     void bestEvaluationShownFirstWithMacroF1();
     void fallbackLabelNames();
+    void saysWhetherBertBeatTheBagOfWords();
     void topLossesOrderFilterAndMostConfused();
     void matrixFromExamplesOfARecordedEvaluation();
     void missingAndMalformedFiles();
@@ -197,6 +198,54 @@ void tst_EvaluationView::labelNamesFromLabelsTxt()
     QCOMPARE(w[0], QStringLiteral("The model predicts ham for every evaluation example: it has not learned to tell "
                                   "the labels apart."));
     QVERIFY2(w[1].endsWith(QStringLiteral("(always predicting ham).")), qPrintable(w[1]));
+}
+
+/// The bag-of-words baseline of prepare_report.json: read from the report, shown under the
+/// summary, and the verdict says whether the evaluation shown beat it.
+void tst_EvaluationView::saysWhetherBertBeatTheBagOfWords()
+{
+    QTemporaryDir dir;
+    const QString meta = dir.filePath(QStringLiteral("input_meta_data.json"));
+    QFile report(dir.filePath(QStringLiteral("prepare_report.json")));
+    QVERIFY(report.open(QIODevice::WriteOnly));
+    report.write(R"({"labels": ["ham", "spam"], "bag_of_words_baseline": {"eval_accuracy": 0.97, "eval_macro_f1": 0.96}})");
+    report.close();
+    QCOMPARE(bagOfWordsAccuracyFromPrepareReport(meta), std::optional<double>(0.97));
+
+    EvaluationView v;
+    v.setBagOfWordsBaseline(0.97);
+    QVERIFY2(v.summaryText().contains(QStringLiteral("Bag-of-words baseline 0.970 (TF-IDF + logistic regression on the "
+                                                     "same wordpieces, prepare_report.json): a fine-tuned BERT should "
+                                                     "beat it.")),
+             qPrintable(v.summaryText()));
+    QVERIFY(v.bagOfWordsVerdictText().isEmpty());
+    EvalMetrics m = metrics(40, {{50, 3}, {7, 40}});
+    m.eval_accuracy = 0.952;
+    v.setEvaluation(m);
+    QCOMPARE(v.bagOfWordsVerdictText().left(84),
+             QStringLiteral("BERT did not beat the bag-of-words baseline: eval accuracy 0.952 vs 0.970 (TF-IDF + "));
+    QVERIFY2(v.summaryText().contains(v.bagOfWordsVerdictText()), qPrintable(v.summaryText()));
+    m.eval_accuracy = 0.985;
+    v.setEvaluation(m);
+    QCOMPARE(v.bagOfWordsVerdictText(),
+             QStringLiteral("BERT beat the bag-of-words baseline: eval accuracy 0.985 vs 0.970 (TF-IDF + logistic "
+                            "regression on the same wordpieces, prepare_report.json)"));
+    v.clear(); // keeps the baseline
+    QCOMPARE(v.bagOfWordsBaseline(), std::optional<double>(0.97));
+
+    // A report whose baseline could not be fitted gives its reason; a bad one names the key.
+    QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    report.write(R"x({"bag_of_words_baseline": {"eval_accuracy": null, "eval_macro_f1": null, "error": "every training example has the same label (id 0)"}})x");
+    report.close();
+    QString why, error;
+    QVERIFY(!bagOfWordsAccuracyFromPrepareReport(meta, &error, &why));
+    QCOMPARE(why, QStringLiteral("every training example has the same label (id 0)"));
+    QVERIFY(error.isEmpty());
+    QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    report.write(R"({"bag_of_words_baseline": {"eval_accuracy": "high"}})");
+    report.close();
+    QVERIFY(!bagOfWordsAccuracyFromPrepareReport(meta, &error));
+    QVERIFY2(error.contains(QStringLiteral("bag_of_words_baseline: eval_accuracy")), qPrintable(error));
 }
 
 void tst_EvaluationView::fallbackLabelNames()

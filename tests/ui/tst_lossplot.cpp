@@ -45,6 +45,7 @@ private Q_SLOTS:
     void comparisonOverlay();
     void longerOverlayWidensTheView();
     void overlayDrawsEvalAccuracyWithLegend();
+    void bagOfWordsBaselineIsASecondDashedLine();
     void exportsImages();
 };
 
@@ -340,6 +341,50 @@ void tst_LossPlot::overlayDrawsEvalAccuracyWithLegend()
     plot.removeComparisonRun(QStringLiteral("/tmp/long/metrics.jsonl"));
     QVERIFY(!graphNamed(plot, QStringLiteral("long: eval accuracy")));
     QCOMPARE(legend->itemCount(), items - 3);
+}
+
+/// Beside the majority-class baseline, the bag-of-words baseline of prepare_report.json is a
+/// second dashed line on the accuracy axis, named in the legend with its value.
+void tst_LossPlot::bagOfWordsBaselineIsASecondDashedLine()
+{
+    LossPlot plot;
+    plot.resize(800, 500);
+    QCustomPlot *cp = plot.customPlot();
+    const auto dashedLinesAt = [cp](double y) {
+        QList<QCPItemStraightLine *> found;
+        for (int i = 0; i < cp->itemCount(); ++i)
+            if (auto *line = qobject_cast<QCPItemStraightLine *>(cp->item(i)))
+                if (line->visible() && line->point1->coords().y() == y && line->point2->coords().y() == y
+                    && line->pen().style() == Qt::DashLine
+                    && line->point1->valueAxis() == cp->axisRect(0)->axis(QCPAxis::atRight))
+                    found << line;
+        return found;
+    };
+    QVERIFY(plot.bagOfWordsBaselineLabel().isEmpty());
+    QVERIFY(dashedLinesAt(0.97).isEmpty());
+    plot.setAccuracyBaseline(0.69);
+    plot.setBagOfWordsBaseline(0.97);
+    QCOMPARE(plot.bagOfWordsBaseline(), 0.97);
+    QCOMPARE(plot.bagOfWordsBaselineLabel(), QStringLiteral("bag of words: 0.97"));
+    QCOMPARE(dashedLinesAt(0.97).size(), 1);
+    QCOMPARE(dashedLinesAt(0.69).size(), 1);
+    QVERIFY(dashedLinesAt(0.97).front()->pen().color() != dashedLinesAt(0.69).front()->pen().color());
+    QCPGraph *key = graphNamed(plot, QStringLiteral("bag of words: 0.97"));
+    QVERIFY(key);
+    QVERIFY(cp->legend->hasItemWithPlottable(key));
+    QVERIFY(cp->legend->hasItemWithPlottable(graphNamed(plot, QStringLiteral("majority-class baseline (0.69)"))));
+    QCOMPARE(key->pen().style(), Qt::DashLine);
+    QCOMPARE(key->pen().color(), dashedLinesAt(0.97).front()->pen().color());
+    // It draws (offscreen): the legend's text is on the canvas.
+    QVERIFY(!cp->toPixmap(800, 500).isNull());
+    // A new value renames it; NaN hides line and legend entry; the other baseline stays.
+    plot.setBagOfWordsBaseline(0.9512);
+    QCOMPARE(plot.bagOfWordsBaselineLabel(), QStringLiteral("bag of words: 0.95"));
+    plot.setBagOfWordsBaseline(std::numeric_limits<double>::quiet_NaN());
+    QVERIFY(plot.bagOfWordsBaselineLabel().isEmpty());
+    QVERIFY(!cp->legend->hasItemWithPlottable(key));
+    QVERIFY(dashedLinesAt(0.9512).isEmpty());
+    QCOMPARE(dashedLinesAt(0.69).size(), 1);
 }
 
 void tst_LossPlot::exportsImages()

@@ -5,6 +5,7 @@
 #include "ui/evaluation/toplossesview.h"
 
 #include "core/train/bestmodel.h"
+#include "core/train/trainingsummary.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -276,6 +277,19 @@ void EvaluationView::setBaseline(const std::optional<MajorityBaseline> &baseline
     updateSummary();
 }
 
+void EvaluationView::setBagOfWordsBaseline(std::optional<double> accuracy)
+{
+    m_bagOfWords = accuracy;
+    updateSummary();
+}
+
+QString EvaluationView::bagOfWordsVerdictText() const
+{
+    if (!m_bagOfWords || !m_hasMetrics || m_metrics.regression)
+        return {};
+    return QString::fromStdString(bagOfWordsVerdict(m_metrics.eval_accuracy, *m_bagOfWords));
+}
+
 void EvaluationView::setWarnings(const QStringList &warnings)
 {
     m_warning->setText(warnings.join(QLatin1Char('\n')));
@@ -327,6 +341,12 @@ void EvaluationView::updateSummary()
                     .arg(labelName(m_baseline->majority_label).toHtmlEscaped())
                     .arg(counts.join(QStringLiteral(", ")));
     }
+    if (const QString verdict = bagOfWordsVerdictText(); !verdict.isEmpty())
+        text += QStringLiteral("<br>%1.").arg(verdict.toHtmlEscaped());
+    else if (m_bagOfWords)
+        text += tr("<br>Bag-of-words baseline %1 (TF-IDF + logistic regression on the same wordpieces, "
+                   "prepare_report.json): a fine-tuned BERT should beat it.")
+                    .arg(*m_bagOfWords, 0, 'f', 3);
     if (!m_note.isEmpty())
         text += QStringLiteral("<br><i>%1</i>").arg(m_note.toHtmlEscaped());
     m_summary->setText(text);

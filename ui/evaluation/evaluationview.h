@@ -57,6 +57,13 @@ public:
     /// The majority-class baseline shown under the summary (nothing: unknown). Kept by clear().
     void setBaseline(const std::optional<MajorityBaseline> &baseline);
     std::optional<MajorityBaseline> baseline() const { return m_baseline; }
+    /// The bag-of-words baseline's eval accuracy (prepare_report.json; nothing: none), shown
+    /// under the summary with whether the evaluation shown beats it. Kept by clear().
+    void setBagOfWordsBaseline(std::optional<double> accuracy);
+    std::optional<double> bagOfWordsBaseline() const { return m_bagOfWords; }
+    /// Whether the classification shown beat the bag-of-words baseline (bagOfWordsVerdict(),
+    /// core/train/trainingsummary.h); empty without an evaluation or a baseline.
+    QString bagOfWordsVerdictText() const;
     /// Sentences saying the model did not learn (learningWarnings()); empty hides them.
     void setWarnings(const QStringList &warnings);
     /// A line under the summary (e.g. where a recorded evaluation came from).
@@ -81,6 +88,7 @@ private:
     QString m_evaluation, m_note, m_which;
     std::vector<EvalMetrics> m_seen; ///< the evaluations shown since clear(), for showRunBest()
     std::optional<MajorityBaseline> m_baseline;
+    std::optional<double> m_bagOfWords;
     QLabel *m_warning;
     QLabel *m_summary;
     QTableWidget *m_confusion;

@@ -50,6 +50,25 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
     }
 }
 
+std::optional<double> bagOfWordsAccuracyFromPrepareReport(const QString &inputMetaDataPath, QString *error, QString *why)
+{
+    try {
+        const auto report = readPrepareReport(inputMetaDataPath.toStdString());
+        if (!report || !report->bag_of_words)
+            return std::nullopt;
+        if (!report->bag_of_words->fitted()) {
+            if (why)
+                *why = QString::fromStdString(report->bag_of_words->error);
+            return std::nullopt;
+        }
+        return report->bag_of_words->eval_accuracy;
+    } catch (...) {
+        if (error)
+            *error = QString::fromStdString(describeCurrentException("prepare_report.json").line());
+        return std::nullopt;
+    }
+}
+
 QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline, bool fromScratch,
                              double learningRate, const std::vector<std::string> &labelNames)
 {

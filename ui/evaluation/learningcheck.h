@@ -37,6 +37,14 @@ std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &co
 std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath,
                                                                      QString *error = nullptr);
 
+/// Returns the bag-of-words baseline's eval accuracy from the prepare_report.json beside
+/// `inputMetaDataPath` (bag_of_words_baseline, core/data/bagofwords.h). Nothing when there is
+/// no report, it has no baseline, or none could be fitted (then `*why` gets the report's
+/// reason); a report that cannot be read also gives nothing, and `*error` names the file, the
+/// key and what is wrong. Never throws. Any thread.
+std::optional<double> bagOfWordsAccuracyFromPrepareReport(const QString &inputMetaDataPath, QString *error = nullptr,
+                                                          QString *why = nullptr);
+
 /// What a classification evaluation says about learning, as sentences for the window:
 ///  * every eval example predicted as one label ("predicts only label N");
 ///  * accuracy not above the majority-class baseline (when `baseline` is known);

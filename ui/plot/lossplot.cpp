@@ -65,6 +65,10 @@ struct LossPlot::Private
     QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
     QCPItemStraightLine *baselineLine = nullptr;
     double baseline = std::numeric_limits<double>::quiet_NaN();
+    // The bag-of-words baseline (prepare_report.json): a second dashed line, its own legend entry.
+    QCPGraph *bowKey = nullptr;
+    QCPItemStraightLine *bowLine = nullptr;
+    double bow = std::numeric_limits<double>::quiet_NaN();
     Points trainData, lrData, evalLossData, evalAccData;
     std::vector<double> plannedStep, plannedLr;
     std::unique_ptr<PlotOverlays> overlays;
@@ -284,6 +288,18 @@ void LossPlot::buildBaseline()
     for (QCPItemPosition *p : {d->baselineLine->point1, d->baselineLine->point2})
         p->setAxes(x, y2);
     d->baselineLine->setVisible(false);
+    // The bag-of-words baseline: dashed too, in a colour of its own (no series uses it).
+    const QPen bowPen(QColor(150, 80, 160), 1.5, Qt::DashLine);
+    d->bowKey = d->plot->addGraph(x, y2);
+    d->bowKey->setPen(bowPen);
+    d->bowKey->setName(tr("bag of words"));
+    d->bowKey->removeFromLegend();
+    d->bowLine = new QCPItemStraightLine(d->plot);
+    d->bowLine->setClipAxisRect(d->lossRect);
+    d->bowLine->setPen(bowPen);
+    for (QCPItemPosition *p : {d->bowLine->point1, d->bowLine->point2})
+        p->setAxes(x, y2);
+    d->bowLine->setVisible(false);
 }
 
 void LossPlot::buildLegend()
@@ -557,6 +573,31 @@ void LossPlot::setAccuracyBaseline(double accuracy)
 }
 
 double LossPlot::accuracyBaseline() const { return d->baseline; }
+
+void LossPlot::setBagOfWordsBaseline(double accuracy)
+{
+    const bool show = std::isfinite(accuracy);
+    if (show == std::isfinite(d->bow) && (!show || accuracy == d->bow))
+        return;
+    d->bow = accuracy;
+    d->bowLine->setVisible(show);
+    if (show) {
+        d->bowLine->point1->setCoords(0, accuracy);
+        d->bowLine->point2->setCoords(1, accuracy);
+        d->bowKey->setName(tr("bag of words: %1").arg(accuracy, 0, 'f', 2));
+        d->bowKey->addToLegend();
+    } else {
+        d->bowKey->removeFromLegend();
+    }
+    d->scheduleReplot();
+}
+
+double LossPlot::bagOfWordsBaseline() const { return d->bow; }
+
+QString LossPlot::bagOfWordsBaselineLabel() const
+{
+    return std::isfinite(d->bow) && d->plot->legend->hasItemWithPlottable(d->bowKey) ? d->bowKey->name() : QString();
+}
 
 double LossPlot::smoothing() const { return d->smoothing; }
 

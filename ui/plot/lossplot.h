@@ -47,6 +47,13 @@ public:
     void setAccuracyBaseline(double accuracy);
     /// Returns the baseline shown, NaN when none.
     double accuracyBaseline() const;
+    /// Draws the bag-of-words baseline (TF-IDF + logistic regression, prepare_report.json) as a
+    /// second dashed line on the accuracy axis, its legend entry "bag of words: 0.97" (NaN hides it).
+    void setBagOfWordsBaseline(double accuracy);
+    /// Returns the bag-of-words baseline shown, NaN when none.
+    double bagOfWordsBaseline() const;
+    /// Returns the legend text of the bag-of-words line ("bag of words: 0.97"), empty when hidden.
+    QString bagOfWordsBaselineLabel() const;
 
     double smoothing() const;
     void setSmoothing(double weight);

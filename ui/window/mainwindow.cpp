@@ -8,6 +8,7 @@
 #include "core/config/optiontable.h"
 #include "core/train/preflight.h"
 #include "ui/form/configurationform.h"
+#include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/toplossesview.h"
 #include "ui/dialogs/exampleloader.h"
@@ -150,6 +151,14 @@ void MainWindow::buildTabs()
     m_tabs->addTab(m_start, tr("Start"));
     m_tabs->addTab(m_plot, tr("Training curves"));
     m_tabs->addTab(m_evalView, tr("Evaluation"));
+    // The eval examples' pooled [CLS] vectors, step by step; a click tries the example.
+    m_embeddings = new EmbeddingView;
+    m_embeddings->setObjectName(QStringLiteral("embeddingsTab"));
+    m_tabs->addTab(m_embeddings, tr("Embeddings"));
+    connect(m_embeddings, &EmbeddingView::exampleChosen, this, [this](const QString &text) {
+        m_tryIt->setTexts(text);
+        showTab(QStringLiteral("tryItTab"));
+    });
     m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_fillMask, tr("Try it: fill in the blank"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), false); // the task Pretrain on text

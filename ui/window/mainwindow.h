@@ -19,6 +19,7 @@ class QTabWidget;
 namespace wb {
 
 class ConfigurationForm;
+class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
 class ExampleLoader;
@@ -207,6 +208,7 @@ private:
     EvaluationView *m_evalView = nullptr;
     TryItPanel *m_tryIt = nullptr;
     FillMaskPanel *m_fillMask = nullptr; ///< Try it of a pretraining run (the task Pretrain on text)
+    EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
     RunsTable *m_runs = nullptr;
     QTabWidget *m_tabs = nullptr;
     StartPage *m_start = nullptr;

@@ -9,6 +9,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
+#include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
 #include "ui/plot/historyreplay.h"
@@ -45,6 +46,7 @@ void MainWindow::clearRunViews()
 {
     m_plot->clear();
     m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
+    m_plot->setBagOfWordsBaseline(std::numeric_limits<double>::quiet_NaN());
     m_plot->clearComparisonRuns();
     m_runs->clear();
     m_evalView->clear();
@@ -62,6 +64,10 @@ void MainWindow::loadBaseline(const TrainingOptions &o)
     const auto baseline = counts ? majorityBaseline(*counts) : std::nullopt;
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
     m_evalView->setBaseline(baseline);
+    // The bag-of-words baseline prepare fitted (TF-IDF + logistic regression): a second line.
+    const auto bagOfWords = bagOfWordsAccuracyFromPrepareReport(q(o.input_meta_data_path));
+    m_plot->setBagOfWordsBaseline(bagOfWords.value_or(std::numeric_limits<double>::quiet_NaN()));
+    m_evalView->setBagOfWordsBaseline(bagOfWords);
 }
 
 void MainWindow::updateLabelNames(const TrainingOptions &o)
@@ -113,6 +119,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
     clearRunViews(); // also makes a recorded run still being read stale
     loadBaseline(o);
+    m_embeddings->setModelDir(q(o.model_dir)); // the saved evaluations' vectors, read in the background
     if (o.model_dir.empty())
         return;
     const quint64 generation = m_shownRunGeneration;

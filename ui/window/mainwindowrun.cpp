@@ -5,6 +5,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
+#include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/historyreplay.h"
 #include "ui/plot/lossplot.h"
@@ -86,6 +87,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     // The trainer writes eval_examples.jsonl after reporting an evaluation and before its checkpoint.
     m_evalView->loadExamples(modelDir);
+    m_embeddings->setModelDir(modelDir); // the evaluation's embeddings/step-N.safetensors
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
     m_fillMask->checkpointSaved(modelDir);
@@ -100,6 +102,9 @@ void MainWindow::handleFinished(const RunFinished &r)
         for (const QString &w : m_learningWarnings)
             appendLog(tr("warning: %1").arg(w));
         statusBar()->showMessage(tr("The model did not learn: see the Evaluation tab."), 10000);
+    } else if (const QString verdict = m_evalView->bagOfWordsVerdictText();
+               r.status == RunStatus::Completed && !verdict.isEmpty()) {
+        statusBar()->showMessage(verdict, 15000); // the run's Log has the same sentence from the trainer
     }
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     scanRuns(modelDir);

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// `bert-workbench-cli baseline`: the bag-of-words baseline of prepared data (TF-IDF of the
+// wordpieces in the records + liblinear logistic regression; core/data/bagofwords.h), printed
+// and recorded in prepare_report.json — what prepare does after writing the records.
+#include "app/cli/commands.h"
+
+#include "app/cli/errors.h"
+#include "app/cli/runflags.h"
+#include "core/data/bagofwords.h"
+#include "core/data/preparereport.h"
+#include "core/util/error.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace wb::cli {
+
+namespace {
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+} // namespace
+
+std::string bagOfWordsLine(const BagOfWordsBaseline &b)
+{
+    if (!b.fitted())
+        return "bag-of-words baseline: none (" + b.error + ")";
+    std::ostringstream s;
+    s << "bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=" << b.C
+      << "): eval_accuracy = " << fixed(b.eval_accuracy, 4) << ", eval_macro_f1 = " << fixed(b.eval_macro_f1, 4)
+      << " (train " << b.train_examples << ", eval " << b.eval_examples << " examples, " << b.num_features
+      << " features)";
+    return s.str();
+}
+
+int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("The bag-of-words baseline of prepared data: TF-IDF of the wordpieces the model sees\n"
+                 "(sublinear tf, idf of the train split, L2-normalised rows) and liblinear's\n"
+                 "L2-regularised logistic regression (one-vs-rest), fitted on the train records and\n"
+                 "scored on the eval records. Prints eval_accuracy and eval_macro_f1 and records them in\n"
+                 "prepare_report.json (bag_of_words_baseline) beside the meta data. prepare does the\n"
+                 "same after writing the records.",
+                 "bert-workbench-cli baseline");
+    std::string dataDir;
+    PreparedDataPaths paths;
+    BagOfWordsOptions options;
+    bool writeReport = true;
+    app.add_option("--data_dir", dataDir,
+                   "the folder prepare wrote (train.tf_record, eval.tf_record, input_meta_data.json)");
+    app.add_option("--train_data_path", paths.train_data_path, "training TFRecord (default <data_dir>/train.tf_record)");
+    app.add_option("--eval_data_path", paths.eval_data_path, "evaluation TFRecord (default <data_dir>/eval.tf_record)");
+    app.add_option("--input_meta_data_path", paths.input_meta_data_path,
+                   "input_meta_data.json (default <data_dir>/input_meta_data.json)");
+    app.add_option("--C", options.C, "inverse regularisation strength of the logistic regression")->capture_default_str();
+    app.add_option("--write_report", writeReport, "record the result in prepare_report.json beside the meta data")
+        ->capture_default_str();
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    if (!(options.C > 0))
+        return reportError(err, ErrorText{"C", "C is " + std::to_string(options.C) + "; it must be above 0",
+                                          "the default is 1"},
+                           kExitInvalid);
+    auto orDefault = [&dataDir](std::string &path, const char *name) {
+        if (path.empty() && !dataDir.empty())
+            path = (std::filesystem::path(dataDir) / name).string();
+    };
+    orDefault(paths.train_data_path, "train.tf_record");
+    orDefault(paths.eval_data_path, "eval.tf_record");
+    orDefault(paths.input_meta_data_path, "input_meta_data.json");
+    BagOfWordsBaseline b;
+    try {
+        b = bagOfWordsBaselineOfPreparedData(paths, options);
+    } catch (const Error &) {
+        return reportCurrentException(err, "baseline", kExitInvalid);
+    } catch (...) {
+        return reportCurrentException(err, "baseline", kExitRuntime);
+    }
+    out << bagOfWordsLine(b) << "\n";
+    if (b.fitted())
+        out << "  " << fixed(b.seconds, 2) << " s\n";
+    if (writeReport) {
+        try {
+            const std::string report = recordBagOfWordsBaseline(paths.input_meta_data_path, b);
+            if (report.empty())
+                err << "note: no prepare_report.json beside " << paths.input_meta_data_path << "; nothing recorded\n";
+            else
+                out << "  recorded in " << report << "\n";
+        } catch (...) {
+            return reportCurrentException(err, "prepare_report.json", kExitRuntime);
+        }
+    }
+    if (!b.fitted())
+        return reportError(err, ErrorText{"bag_of_words_baseline", b.error, "the baseline needs a classification task "
+                                                                            "with at least 2 labels in train and an eval set"},
+                           kExitInvalid);
+    return kExitOk;
+}
+
+} // namespace wb::cli

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/train/embeddings.h"
+
+#include <QString>
+#include <QWidget>
+
+#include <map>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QLabel;
+class QSlider;
+
+namespace wb {
+
+/// The embedding view (issue 25): one evaluation's eval examples as 2-D PCA points of their
+/// pooled [CLS] vectors (core/train/embeddings.h), one colour per true label, mistakes marked
+/// with a cross; hovering shows the example's text, a click emits exampleChosen (Try it), and
+/// the step slider replays the saved evaluations (model_dir/embeddings/step-N.safetensors,
+/// read and projected off the GUI thread). GUI thread only.
+class EmbeddingView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit EmbeddingView(QWidget *parent = nullptr);
+
+    /// Lists the saved steps of `modelDir` and shows the latest, read in the background
+    /// (texts and label names from eval_examples.jsonl when present). A folder without
+    /// embeddings (or an empty path) clears the view.
+    void setModelDir(const QString &modelDir);
+    /// Shows `s` projected as `p` (index-aligned); `texts` by row, `labelNames` by label id.
+    void showPoints(const EmbeddingSnapshot &s, const Projection2D &p, const std::vector<QString> &texts,
+                    const std::vector<QString> &labelNames);
+
+    /// The graphs drawn: one per true label (name = label name), and "mistakes".
+    QCPGraph *labelGraph(int64_t labelId) const;
+    QCPGraph *mistakeGraph() const { return m_mistakes; }
+    QSlider *stepSlider() const { return m_slider; }
+    QCustomPlot *customPlot() const { return m_plot; }
+    /// The text under the plot ("step 40: 605 examples, 31 mistakes; …").
+    QString summaryText() const;
+    /// The row nearest to the canvas position (pixels), within `radius` pixels; −1 when none.
+    int rowAt(const QPointF &pixel, double radius = 8) const;
+
+Q_SIGNALS:
+    /// A point was clicked: its example's text, for Try it.
+    void exampleChosen(const QString &text);
+
+private:
+    void loadStep(int64_t step);
+    void mouseMoved(QMouseEvent *event);
+    void mouseClicked(QMouseEvent *event);
+
+    QCustomPlot *m_plot;
+    QSlider *m_slider;
+    QLabel *m_summary;
+    std::map<int64_t, QCPGraph *> m_labelGraphs;
+    QCPGraph *m_mistakes = nullptr;
+    QString m_modelDir;
+    std::vector<int64_t> m_steps;
+    std::vector<QString> m_texts, m_labelNames;
+    std::vector<std::array<double, 2>> m_points;
+    std::vector<QString> m_rowTexts;
+    quint64 m_generation = 0;
+};
+
+} // namespace wb
