@@ -646,13 +646,12 @@ QWidget *TryItPanel::buildExplainRow()
     m_igSteps->setRange(kIgStepsMinimum, kIgStepsMaximum);
     m_igSteps->setValue(int(kDefaultIgSteps));
     m_igSteps->setPrefix(tr("m = "));
-    m_igSteps->setSuffix(tr(" steps"));
     m_igSteps->setToolTip(tr("Integrated Gradients: points on the path from the [PAD] baseline to the text (more: "
                              "slower, and the attributions add up to the logit difference more exactly)"));
     m_explainClassBox = new QComboBox;
     m_explainClassBox->setObjectName(QStringLiteral("tryItExplainClass"));
     m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
-    m_explainClassBox->setToolTip(tr("The class whose logit the attributions explain"));
+    m_explainClassBox->setToolTip(tr("For which class: the class whose logit the attributions explain"));
     m_legend = new AttributionLegend;
     m_legend->setVisible(false);
     m_explainLines = new QLabel;
@@ -685,14 +684,20 @@ QWidget *TryItPanel::buildExplainRow()
     auto *box = new QWidget;
     auto *v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
+    // One narrow row, so that Try it is no wider and no taller than the other tabs (a 1280×800
+    // screen at 150 %): the boxes show the first characters of long names (the full name is in
+    // the list), and the class box's tooltip says what it is for.
     auto *row = new QHBoxLayout;
     row->addWidget(m_explain);
     row->addWidget(m_explainMethod);
     row->addWidget(m_igSteps);
-    row->addWidget(new QLabel(tr("for")));
     row->addWidget(m_explainClassBox);
     row->addStretch(1);
     v->addLayout(row);
+    for (QComboBox *box : {m_explainMethod, m_explainClassBox}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(9);
+    }
     v->addWidget(m_legend);
     v->addWidget(m_explainLines);
     return box;
