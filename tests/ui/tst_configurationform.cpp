@@ -372,7 +372,7 @@ void tst_ConfigurationForm::startFromOffersTheCatalogue()
     auto *lr = form.findChild<QLineEdit *>(QStringLiteral("learning_rate"));
     QVERIFY(lr);
     QCOMPARE(lr->text(), QString());
-    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-05 (the default from pretrained weights)"));
+    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-05 (pretrained)"));
     QVERIFY(!form.options().learning_rate);
 
     // The user picks random weights: the option is empty.
@@ -380,7 +380,7 @@ void tst_ConfigurationForm::startFromOffersTheCatalogue()
     combo->setCurrentIndex(0);
     QCOMPARE(form.options().pretrained_model, std::string());
     QCOMPARE(note->text(), QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
-    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-04 (the default from random weights)"));
+    QCOMPARE(lr->placeholderText(), QStringLiteral("5e-04 (from scratch)"));
     QVERIFY(!form.options().learning_rate); // the form never fills it in
     // A Hub id of the user's own is kept as typed.
     combo->setEditText(QStringLiteral("my-org/my-bert@v2"));

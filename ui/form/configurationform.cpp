@@ -378,10 +378,10 @@ void ConfigurationForm::updateStartFromNote()
     if (m_learningRateEdit) {
         TrainingOptions unset = o;
         unset.learning_rate.reset();
+        // Short enough for the field (the help says the rest): the rate and where it comes from.
         m_learningRateEdit->setPlaceholderText(
-            startsFromPretrainedWeights(o)
-                ? tr("%1 (the default from pretrained weights)").arg(q(shortestNumberText(learningRate(unset))))
-                : tr("%1 (the default from random weights)").arg(q(shortestNumberText(learningRate(unset)))));
+            startsFromPretrainedWeights(o) ? tr("%1 (pretrained)").arg(q(shortestNumberText(learningRate(unset))))
+                                           : tr("%1 (from scratch)").arg(q(shortestNumberText(learningRate(unset)))));
     }
 }
 
