@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
+#include "app/cli/tsvtext.h"
 
 #include "core/config/optiontable.h"
 #include "core/data/textinput.h"
@@ -22,20 +23,6 @@
 namespace wb::cli {
 
 namespace {
-
-std::string number(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
-
-/// One TSV cell: tabs and line breaks would break the row, so they become spaces.
-std::string cell(std::string s)
-{
-    std::replace_if(s.begin(), s.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
-    return s;
-}
 
 const char *kInputFileKinds = "pass a text file: one text per line (.txt), or a .tsv/.csv with a header row, or a "
                               ".jsonl/.json with one record (object) per text";
@@ -112,14 +99,14 @@ void printResults(const std::vector<Classification> &results, const std::vector<
     if (format == "tsv") {
         out << "text" << (pairs ? "\ttext_b" : "") << "\tpredicted_label";
         for (const auto &n : names)
-            out << "\t" << cell(n);
+            out << "\t" << tsvCell(n);
         out << "\n";
     }
     for (const auto &c : results) {
         if (format == "tsv") {
-            out << cell(c.text) << (pairs ? "\t" + cell(c.text_b) : "") << "\t" << cell(c.predicted_label);
+            out << tsvCell(c.text) << (pairs ? "\t" + tsvCell(c.text_b) : "") << "\t" << tsvCell(c.predicted_label);
             for (double p : c.probabilities)
-                out << "\t" << number(p);
+                out << "\t" << tsvNumber(p);
             out << "\n";
             continue;
         }
@@ -152,9 +139,9 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
         const Explanation &e = explanations[t];
         if (format == "tsv") {
             for (size_t k = 0; k < e.tokens.size(); ++k)
-                out << t << "\t" << k << "\t" << cell(e.tokens[k]) << "\t" << number(e.attributions[k]) << "\t"
-                    << cell(e.target_label) << "\t" << cell(c.predicted_label) << "\t"
-                    << number(e.completeness.logit_difference) << "\t" << number(e.completeness.gap) << "\n";
+                out << t << "\t" << k << "\t" << tsvCell(e.tokens[k]) << "\t" << tsvNumber(e.attributions[k]) << "\t"
+                    << tsvCell(e.target_label) << "\t" << tsvCell(c.predicted_label) << "\t"
+                    << tsvNumber(e.completeness.logit_difference) << "\t" << tsvNumber(e.completeness.gap) << "\n";
             continue;
         }
         nlohmann::ordered_json j;

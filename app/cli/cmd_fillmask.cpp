@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
+#include "app/cli/tsvtext.h"
 
 #include "core/config/optiontable.h"
 #include "core/train/fillmask.h"
@@ -17,23 +18,6 @@
 #include <ostream>
 
 namespace wb::cli {
-
-namespace {
-
-std::string number(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
-
-std::string cell(std::string s)
-{
-    std::replace_if(s.begin(), s.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
-    return s;
-}
-
-} // namespace
 
 int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
@@ -98,8 +82,8 @@ int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::os
             for (size_t m = 0; m < r.masks.size(); ++m)
                 for (size_t k = 0; k < r.masks[m].top.size(); ++k) {
                     const MaskCandidate &c = r.masks[m].top[k];
-                    out << cell(t) << '\t' << m + 1 << '\t' << k + 1 << '\t' << cell(c.token) << '\t' << c.token_id << '\t'
-                        << number(c.probability) << '\n';
+                    out << tsvCell(t) << '\t' << m + 1 << '\t' << k + 1 << '\t' << tsvCell(c.token) << '\t' << c.token_id << '\t'
+                        << tsvNumber(c.probability) << '\n';
                 }
         }
         return kExitOk;

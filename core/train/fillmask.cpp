@@ -33,13 +33,6 @@ namespace {
 constexpr const char *kMask = "[MASK]";
 constexpr size_t kMaskLength = 6;
 
-void throwFirstError(const Diagnostics &diag, const std::string &path)
-{
-    for (const auto &d : diag.items())
-        if (d.severity == Severity::Error)
-            throw Error(d.field.empty() ? path : d.field, d.message, d.hint);
-}
-
 /// Where "[MASK]" (ASCII case ignored) starts in `text`, from `from`; npos when nowhere.
 size_t findMask(const std::string &text, size_t from)
 {
@@ -197,17 +190,8 @@ FillMaskPredictor::FillMaskPredictor(const FillMaskSource &src) : d(std::make_un
             casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
         casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
     }
-    Diagnostics diag;
-    auto cfg = BertConfig::load(cfgPath, diag);
-    throwFirstError(diag, cfgPath);
-    if (!cfg)
-        throw Error(cfgPath, "cannot read the model config", "pass --bert_config_file");
-    d->cfg = *cfg;
-    auto meta = InputMetaData::load(metaPath, diag);
-    throwFirstError(diag, metaPath);
-    if (!meta)
-        throw Error(metaPath, "cannot read the meta data", "pass --input_meta_data_path");
-    d->meta = *meta;
+    d->cfg = loadRunModelConfig(cfgPath);
+    d->meta = loadRunMetaData(metaPath);
     if (!d->meta.isPretraining())
         throw Error(metaPath, "task_type is '" + d->meta.task_type + "', not bert_pretraining: this is a classifier",
                     "fill-in-the-blank needs a pretraining run (bert-workbench-cli pretrain) or its export; "

@@ -257,6 +257,37 @@ std::string resolveRecordedPath(const std::string &recorded, const std::string &
 
 } // namespace
 
+namespace {
+
+void throwFirstError(const Diagnostics &diag, const std::string &path)
+{
+    for (const auto &d : diag.items())
+        if (d.severity == Severity::Error)
+            throw Error(d.field.empty() ? path : d.field, d.message, d.hint);
+}
+
+} // namespace
+
+BertConfig loadRunModelConfig(const std::string &path)
+{
+    Diagnostics diag;
+    auto cfg = BertConfig::load(path, diag);
+    throwFirstError(diag, path);
+    if (!cfg)
+        throw Error(path, "cannot read the model config", "pass --bert_config_file");
+    return *cfg;
+}
+
+InputMetaData loadRunMetaData(const std::string &path)
+{
+    Diagnostics diag;
+    auto meta = InputMetaData::load(path, diag);
+    throwFirstError(diag, path);
+    if (!meta)
+        throw Error(path, "cannot read the meta data", "pass --input_meta_data_path");
+    return *meta;
+}
+
 std::string resolveLearningRate(TrainingOptions &o)
 {
     if (o.learning_rate)

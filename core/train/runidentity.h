@@ -123,6 +123,14 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
 /// check reports it). Reads model_dir/run_config.json; thread-safe.
 std::string resolveLearningRate(TrainingOptions &o);
 
+/// The model config at `path` (bert_config.json or Hugging Face's config.json), for a command
+/// that reads a run (classify, Try it, fill_mask): its first error becomes wb::Error naming the
+/// file or key ("pass --bert_config_file" when it cannot be read at all). Reads the file.
+BertConfig loadRunModelConfig(const std::string &path);
+
+/// The input_meta_data.json at `path`, as loadRunModelConfig() does for the config.
+InputMetaData loadRunMetaData(const std::string &path);
+
 /// Returns what `identity` records (`source`: its file, named in errors). Throws
 /// wb::Error("<source>: defining: learning_rate", …) for a key of another type. Pure.
 RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::string &source);

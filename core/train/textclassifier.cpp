@@ -31,13 +31,6 @@ namespace {
 // Tokens counted past max_seq_length to say how long a cut text was (as prepare does).
 constexpr size_t kTokenCountFactor = 4;
 
-void throwFirstError(const Diagnostics &diag, const std::string &path)
-{
-    for (const auto &d : diag.items())
-        if (d.severity == Severity::Error)
-            throw Error(d.field.empty() ? path : d.field, d.message, d.hint);
-}
-
 bool endsWith(const std::string &s, const std::string &suffix)
 {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -150,17 +143,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
             casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
         casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
     }
-    Diagnostics diag;
-    auto cfg = BertConfig::load(cfgPath, diag);
-    throwFirstError(diag, cfgPath);
-    if (!cfg)
-        throw Error(cfgPath, "cannot read the model config", "pass --bert_config_file");
-    d->cfg = *cfg;
-    auto meta = InputMetaData::load(metaPath, diag);
-    throwFirstError(diag, metaPath);
-    if (!meta)
-        throw Error(metaPath, "cannot read the meta data", "pass --input_meta_data_path");
-    d->meta = *meta;
+    d->cfg = loadRunModelConfig(cfgPath);
+    d->meta = loadRunMetaData(metaPath);
     if (src.max_seq_length < 0)
         throw Error("max_seq_length", "max_seq_length is " + std::to_string(src.max_seq_length)
                                           + "; it must be 0 (the meta data's) or a length of at least 2");
