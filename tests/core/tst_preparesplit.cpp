@@ -207,6 +207,48 @@ private Q_SLOTS:
         }
     }
 
+    /// Without skip_bad_rows every bad row is named (up to 20), each with its fix.
+    void everyBadRowIsNamed()
+    {
+        std::string csv = "text,label\n";
+        for (int i = 0; i < 30; ++i)
+            csv += i % 10 == 3 ? "noisy room, thin walls,a\n" : i == 5 ? "no label here,\n" : "text number,a\n";
+        csv += "text number,b\n";
+        const QString path = sub(QStringLiteral("bad.csv"));
+        writeText(path, csv);
+        PrepareOptions o = csvOptions(path.toStdString(), QStringLiteral("bad-out"), 1);
+        try {
+            prepareData(o);
+            QFAIL("bad rows were accepted");
+        } catch (const Error &e) {
+            const std::string p = path.toStdString();
+            QCOMPARE(e.field(), p + ":5"); // the first bad row (i = 3)
+            const std::string m = e.what();
+            QVERIFY2(m.find("3 more bad rows:") != std::string::npos, m.c_str());
+            QVERIFY2(m.find(p + ":7: the label is empty") != std::string::npos, m.c_str());
+            QVERIFY2(m.find(p + ":15: ") != std::string::npos, m.c_str());
+            QVERIFY2(m.find(p + ":25: ") != std::string::npos, m.c_str());
+            const std::string h = e.hint();
+            QVERIFY2(h.find("double quotes when it contains commas") != std::string::npos, h.c_str());
+            QVERIFY2(h.find("Fill in the label") != std::string::npos, h.c_str());
+        }
+        // More than 20: the first 20 are named, the rest counted.
+        std::string many = "text,label\n";
+        for (int i = 0; i < 25; ++i)
+            many += "a, b, c\n";
+        many += "text number,a\ntext number,b\n";
+        writeText(path, many);
+        try {
+            prepareData(o);
+            QFAIL("bad rows were accepted");
+        } catch (const Error &e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("24 more bad rows:") != std::string::npos, m.c_str());
+            QVERIFY2(m.find(":21: ") != std::string::npos && m.find(":22: ") == std::string::npos, m.c_str());
+            QVERIFY2(m.find("(and 5 more)") != std::string::npos, m.c_str());
+        }
+    }
+
     /// A Reuters-like folder of XML files whose texts begin with their label.
     void labelInsideTheTextIsWarned()
     {

@@ -52,6 +52,9 @@ QString formWords(QString text)
         {"label_column", "Label column", "type the column's name into"},
         {"label_list", "Label list", "fill in"},
         {"skip_bad_rows", "Skip bad rows", "tick"},
+        {"email_body_only", "E-mail bodies only", "tick"},
+        {"strip_quoted_replies", "Drop quoted replies", "tick"},
+        {"stratify_split", "stratified by label", "tick"},
         {"input_data_dir", "Input data", "fill in"},
         {"vocab_file", "Vocabulary", "fill in"},
         {"pretrained_model", "Start from", "choose"},
@@ -205,6 +208,20 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
                                  "instead of stopping the preparation"));
     form->addRow(QString(), m_skipBadRows);
+    m_emailBodyOnly = new QCheckBox(tr("E-mail bodies only (drop the header block)"));
+    m_emailBodyOnly->setObjectName(QStringLiteral("emailBodyOnly"));
+    m_emailBodyOnly->setToolTip(tr("For e-mail messages (email_body_only): keep each text's body, without the "
+                                   "Received:, From:, Subject: … header block; MIME mails give their text/plain parts, "
+                                   "decoded"));
+    m_stripQuotedReplies = new QCheckBox(tr("Drop quoted replies (“>” lines)"));
+    m_stripQuotedReplies->setObjectName(QStringLiteral("stripQuotedReplies"));
+    m_stripQuotedReplies->setToolTip(tr("strip_quoted_replies: remove lines starting with “>” and the "
+                                        "“On … wrote:” line above them"));
+    auto *mail = new QHBoxLayout;
+    mail->addWidget(m_emailBodyOnly);
+    mail->addWidget(m_stripQuotedReplies);
+    mail->addStretch(1);
+    form->addRow(QString(), mail);
 }
 
 void PrepareDataDialog::addModelRows(QFormLayout *form)
@@ -239,7 +256,16 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     m_evalFraction->setSingleStep(0.05);
     m_evalFraction->setValue(0.1);
     m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
-    form->addRow(tr("Eval fraction"), m_evalFraction);
+    m_stratifySplit = new QCheckBox(tr("stratified by label"));
+    m_stratifySplit->setObjectName(QStringLiteral("stratifySplit"));
+    m_stratifySplit->setChecked(true);
+    m_stratifySplit->setToolTip(tr("stratify_split: every label keeps its share in the eval set (recorded in "
+                                   "split.jsonl); off: one random cut"));
+    auto *evalRow = new QHBoxLayout;
+    evalRow->addWidget(m_evalFraction);
+    evalRow->addWidget(m_stratifySplit);
+    evalRow->addStretch(1);
+    form->addRow(tr("Eval fraction"), evalRow);
     connect(m_model, &QComboBox::currentTextChanged, this, &PrepareDataDialog::updateModelNote);
     connect(m_vocab, &QLineEdit::textChanged, this, &PrepareDataDialog::updateModelNote);
     updateModelNote();
@@ -301,6 +327,9 @@ PrepareOptions PrepareDataDialog::options() const
     o.label_column = m_labelColumn->text().trimmed().toStdString();
     o.label_list = m_labelList->text().trimmed().toStdString();
     o.skip_bad_rows = m_skipBadRows->isChecked();
+    o.email_body_only = m_emailBodyOnly->isChecked();
+    o.strip_quoted_replies = m_stripQuotedReplies->isChecked();
+    o.stratify_split = m_stratifySplit->isChecked();
     return o;
 }
 
@@ -317,6 +346,9 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_labelColumn->setText(q(o.label_column));
     m_labelList->setText(q(o.label_list));
     m_skipBadRows->setChecked(o.skip_bad_rows);
+    m_emailBodyOnly->setChecked(o.email_body_only);
+    m_stripQuotedReplies->setChecked(o.strip_quoted_replies);
+    m_stratifySplit->setChecked(o.stratify_split);
 }
 
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }

@@ -85,6 +85,7 @@ private:
     QDoubleSpinBox *m_evalFraction;
     QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
     QCheckBox *m_skipBadRows;
+    QCheckBox *m_emailBodyOnly, *m_stripQuotedReplies, *m_stratifySplit;
     QProgressBar *m_progress;
     QLabel *m_stage;
     QPushButton *m_startButton, *m_cancelButton;
