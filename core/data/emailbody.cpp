@@ -105,8 +105,9 @@ std::string parameter(std::string_view value, const std::string &name)
 void takeField(const std::string &name, const std::string &value, Headers &h)
 {
     if (name == "content-type") {
-        const size_t semi = value.find(';');
-        h.content_type = lower(trimView(std::string_view(value).substr(0, semi)));
+        // type/subtype ends at ';' or, in sloppy mailers' "TEXT/PLAIN charset=US-ASCII", at a blank.
+        const std::string_view v = trimView(value);
+        h.content_type = lower(v.substr(0, v.find_first_of("; \t")));
         h.boundary = parameter(value, "boundary");
     } else if (name == "content-transfer-encoding") {
         h.transfer_encoding = lower(trimView(value));

@@ -119,6 +119,8 @@ private Q_SLOTS:
         QVERIFY2(body.find("color") == std::string::npos, body.c_str());
         QVERIFY2(body.find("Buy now & save") != std::string::npos, body.c_str());
         QVERIFY2(body.find("today") != std::string::npos, body.c_str());
+        // A sloppy header without ';' before its parameter is still text/plain.
+        QCOMPARE(emailBody("Content-Type: TEXT/PLAIN charset=US-ASCII\n\nplain words\n"), std::string("plain words"));
         // A single part of another type holds no text.
         QCOMPARE(emailBody("Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"), std::string());
     }
