@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -42,6 +43,18 @@ QStringList tableRows(const QTableWidget *t)
         rows << cells.join(QLatin1Char('|'));
     }
     return rows;
+}
+
+// With WB_SCREENSHOT_DIR set (docs screenshots, run under Xvfb), saves the dialog as
+// <dir>/<name>-<screen width>.png.
+void maybeScreenshot(QWidget &w, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QCoreApplication::processEvents();
+    const QSize screen = w.screen() ? w.screen()->availableSize() : QSize();
+    w.grab().save(QStringLiteral("%1/%2-%3.png").arg(dir, name).arg(screen.width()));
 }
 
 } // namespace
@@ -102,6 +115,9 @@ private Q_SLOTS:
         QVERIFY2(lines[3].startsWith(csv + QStringLiteral(":6: ")), qPrintable(listed));
         QVERIFY2(listed.contains(QStringLiteral("Put the text in double quotes when it contains commas")), qPrintable(listed));
         QVERIFY2(listed.contains(QStringLiteral("tick “Skip bad rows”")), qPrintable(listed));
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        maybeScreenshot(d, QStringLiteral("prepare-data-bad-rows"));
     }
 
     /// Issue 27: the values of the last start come back in a new dialog; the vocabulary is
@@ -214,6 +230,7 @@ private Q_SLOTS:
                      .arg(d.report().seconds, 0, 'f', 1));
         QCOMPARE(d.report().skipped_rows, int64_t(1));
         QVERIFY(QFile::exists(m_dir.path() + QStringLiteral("/out/input_meta_data.json")));
+        maybeScreenshot(d, QStringLiteral("prepare-data-report"));
     }
 
     /// A failure speaks in the dialog's field names, not in command-line flags.
