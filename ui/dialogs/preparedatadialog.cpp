@@ -560,7 +560,8 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
         if (more >= 0) {
             QString listed = m_error;
             listed.replace(QRegularExpression(QStringLiteral("; (?=\\d+ more bad rows?:)")), QStringLiteral("\n"));
-            listed.replace(QRegularExpression(QStringLiteral("(: |; )(?=\\S+:\\d+: )")), QStringLiteral("\n"));
+            listed.replace(QRegularExpression(QStringLiteral("(bad rows?): (?=\\S+:\\d+: )")), QStringLiteral("\\1:\n"));
+            listed.replace(QRegularExpression(QStringLiteral("; (?=\\S+:\\d+: )")), QStringLiteral("\n"));
             m_warnings->setPlainText(listed);
             m_warnings->setVisible(true);
             m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>")
