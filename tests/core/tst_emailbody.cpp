@@ -3,6 +3,7 @@
 // --email_body_only / --strip_quoted_replies on a folder of mails.
 #include "core/data/dataprep.h"
 #include "core/data/emailbody.h"
+#include "core/data/exampledata.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 
@@ -141,6 +142,24 @@ private Q_SLOTS:
         QCOMPARE(stripQuotedReplies("On Thursday we meet."), std::string("On Thursday we meet."));
         QCOMPARE(emailBody("From: a@b\n\nyes\n> question?\n", true), std::string("yes"));
         QCOMPARE(emailBody("From: a@b\n\nyes\n> question?\n", false), std::string("yes\n> question?"));
+    }
+
+    /// The example is prepared from the mails' bodies, with the stratified split.
+    void examplePreparesBodies()
+    {
+        ExampleDataPaths p;
+        p.corpus_dir = "/cache/spamassassin";
+        p.project_dir = "/cache/example-spam";
+        p.vocab_file = "/cache/vocab/bert-base-uncased-vocab.txt";
+        const PrepareOptions o = examplePrepareOptions(p);
+        QCOMPARE(o.email_body_only, true);
+        QCOMPARE(o.strip_quoted_replies, false);
+        QCOMPARE(o.stratify_split, true);
+        QCOMPARE(o.input_data_dir, p.corpus_dir);
+        QCOMPARE(o.output_dir, p.project_dir);
+        QCOMPARE(o.max_seq_length, int64_t(128));
+        QCOMPARE(o.eval_fraction, 0.1);
+        QCOMPARE(o.seed, uint64_t(42));
     }
 
     /// prepare with --email_body_only: the records hold the body's tokens only; the report says so.
