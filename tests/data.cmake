@@ -19,3 +19,6 @@ wb_add_test(tst_clipreparepretraining NAME cli.preparepretraining SOURCES cli/ts
 add_dependencies(tst_clipreparepretraining bert-workbench-cli)
 # The bag-of-words baseline (issue 25: TF-IDF + liblinear logistic regression, prepare_report.json).
 wb_add_test(tst_bagofwords NAME core.bagofwords SOURCES core/tst_bagofwords.cpp LIBS wb_data)
+# Issue 27 "Data": e-mail bodies; the stratified, recorded and reusable split; labels inside the text.
+wb_add_test(tst_emailbody NAME core.emailbody SOURCES core/tst_emailbody.cpp LIBS wb_data)
+wb_add_test(tst_preparesplit NAME core.preparesplit SOURCES core/tst_preparesplit.cpp LIBS wb_data)

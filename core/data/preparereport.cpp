@@ -101,6 +101,15 @@ std::string prepareReportJson(const PrepareReport &r)
     j["train_eval_overlap"] = r.train_eval_overlap;
     j["overlap_examples"] = pairs(r.overlap_examples);
     j["warnings"] = r.warnings;
+    nlohmann::ordered_json leaks = nlohmann::ordered_json::array();
+    for (const LabelInText &l : r.label_in_text)
+        leaks.push_back({{"label", l.label}, {"token", l.token}, {"markup", l.markup}, {"label_texts", l.label_texts},
+                         {"label_texts_with", l.label_texts_with}, {"other_texts", l.other_texts},
+                         {"other_texts_with", l.other_texts_with}, {"examples", l.examples}});
+    j["label_in_text"] = leaks;
+    j["email_body_only"] = r.email_body_only;
+    j["strip_quoted_replies"] = r.strip_quoted_replies;
+    j["split_method"] = r.split_method;
     if (r.bag_of_words)
         j["bag_of_words_baseline"] = bagOfWordsJson(*r.bag_of_words);
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -232,6 +241,25 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     readInt(j, "train_eval_overlap", r.train_eval_overlap);
     readPairs(j, "overlap_examples", r.overlap_examples);
     readStrings(j, "warnings", r.warnings);
+    if (const nlohmann::json *a = j.array("label_in_text")) {
+        r.label_in_text.clear();
+        for (size_t k = 0; k < a->size(); ++k) {
+            const JsonRecord item = j.objectItem("label_in_text", k);
+            LabelInText l;
+            readString(item, "label", l.label);
+            readString(item, "token", l.token);
+            readBool(item, "markup", l.markup);
+            readInt(item, "label_texts", l.label_texts);
+            readInt(item, "label_texts_with", l.label_texts_with);
+            readInt(item, "other_texts", l.other_texts);
+            readInt(item, "other_texts_with", l.other_texts_with);
+            readStrings(item, "examples", l.examples);
+            r.label_in_text.push_back(std::move(l));
+        }
+    }
+    readBool(j, "email_body_only", r.email_body_only);
+    readBool(j, "strip_quoted_replies", r.strip_quoted_replies);
+    readString(j, "split_method", r.split_method);
     if (const auto b = j.object("bag_of_words_baseline")) {
         BagOfWordsBaseline baseline;
         baseline.eval_accuracy = b->number("eval_accuracy").value_or(baseline.eval_accuracy);

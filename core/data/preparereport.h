@@ -30,6 +30,21 @@ struct TextPair
     std::string second;  ///< "file:line" of the later row (train or eval)
 };
 
+/// A label whose name (or a markup tag) is written in most of its texts and rarely in the
+/// others, within the first max_seq_length tokens: the model can read the answer instead of
+/// learning it (e.g. Reuters XML, where every text starts with <TOPICS><D>acq</D></TOPICS>).
+struct LabelInText
+{
+    std::string label;                 ///< the label
+    std::string token;                 ///< what was found: the label's name, or a tag as "<d>"
+    bool markup = false;               ///< `token` is a markup tag, not the label's name
+    int64_t label_texts = 0;           ///< train+eval texts of the label
+    int64_t label_texts_with = 0;      ///< of them, texts holding `token`
+    int64_t other_texts = 0;           ///< texts of the other labels
+    int64_t other_texts_with = 0;      ///< of them, texts holding `token`
+    std::vector<std::string> examples; ///< up to 3 "file:line" of the label's texts that hold it
+};
+
 /// What prepareData() did; also written as prepare_report.json (see prepareReportJson()).
 /// A plain value, safe to copy between threads.
 struct PrepareReport
@@ -69,6 +84,13 @@ struct PrepareReport
     int64_t train_eval_overlap = 0;      ///< eval examples whose text also occurs in train
     std::vector<TextPair> overlap_examples;   ///< up to kReportedPairs of them
     std::vector<std::string> warnings;   ///< human-readable notes, each naming file:line where it can
+    std::vector<LabelInText> label_in_text; ///< labels given away by their texts (see LabelInText)
+    bool email_body_only = false;        ///< the texts were reduced to e-mail bodies (PrepareOptions)
+    bool strip_quoted_replies = false;   ///< quoted replies were removed
+    /// How the eval set was made: "dev" (the input's dev file), "stratified", "random",
+    /// "split_file" (--split_file) or "none" (no eval set).
+    std::string split_method;
+    std::string split_path;              ///< split.jsonl beside the meta data (not in the JSON)
     /// The TF-IDF + logistic-regression baseline on the same train/eval split (bagofwords.h);
     /// unset when prepare was asked not to fit it (or a report of an older version).
     /// Not fitted (`error` set) for regression, one label, or no eval set.

@@ -21,8 +21,33 @@ void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const 
             const std::string &hint)
 {
     if (!skipBadRows)
-        throw Error(where, message, hint);
-    notes.skipped.push_back({where, message});
+        notes.bad.push_back({where, message, hint});
+    else
+        notes.skipped.push_back({where, message});
+}
+
+void throwBadRows(const ReadNotes &notes)
+{
+    if (notes.bad.empty())
+        return;
+    const ReadNotes::BadRow &first = notes.bad.front();
+    if (notes.bad.size() == 1)
+        throw Error(first.where, first.message, first.hint);
+    std::string message = first.message + "; " + std::to_string(notes.bad.size() - 1) + " more bad row"
+        + (notes.bad.size() > 2 ? "s" : "") + ":";
+    const size_t listed = std::min(notes.bad.size(), kListedBadRows);
+    for (size_t i = 1; i < listed; ++i)
+        message += (i > 1 ? ";" : "") + std::string(" ") + notes.bad[i].where + ": " + notes.bad[i].message;
+    if (notes.bad.size() > listed)
+        message += " (and " + std::to_string(notes.bad.size() - listed) + " more)";
+    std::vector<std::string> hints;
+    for (const auto &b : notes.bad)
+        if (std::find(hints.begin(), hints.end(), b.hint) == hints.end())
+            hints.push_back(b.hint);
+    std::string hint;
+    for (const std::string &h : hints)
+        hint += (hint.empty() ? "" : " ") + h;
+    throw Error(first.where, message, hint);
 }
 
 std::string trimmed(const std::string &s)
@@ -144,6 +169,7 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
             RawExample ex;
             ex.path = f;
             ex.where = f;
+            ex.file = f;
             ex.label = label;
             s.train.push_back(std::move(ex));
         }

@@ -22,6 +22,8 @@ struct RawExample
     int64_t label_id = -1;   ///< set by assignLabels()
     float value = 0.0f;      ///< regression label
     std::string where;       ///< "file:line" (folders: the file) for messages
+    std::string file;        ///< the source file (folders: the example's file)
+    int64_t line = 0;        ///< 1-based line where the row starts; 0 for a folder file
     bool skip = false;       ///< a bad row dropped under skip_bad_rows
 };
 
@@ -48,12 +50,26 @@ struct ReadNotes
     std::vector<std::string> nul;      ///< where: texts with NUL bytes
     int64_t bom = 0;
     std::vector<std::string> warnings;
+    /// Bad rows found without skip_bad_rows: thrown together by throwBadRows().
+    struct BadRow
+    {
+        std::string where, message, hint;
+    };
+    std::vector<BadRow> bad;
 };
 
-/// A row problem: thrown as wb::Error(where, message, hint), or, with `skipBadRows`,
-/// recorded in `notes.skipped` (returns normally).
+/// How many bad rows an error lists by name (all are counted).
+constexpr size_t kListedBadRows = 20;
+
+/// A row problem: recorded in `notes.bad` (thrown later by throwBadRows()), or, with
+/// `skipBadRows`, recorded in `notes.skipped`. Returns normally; the caller drops the row.
 void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const std::string &message,
             const std::string &hint);
+
+/// Throws the bad rows of `notes` as one wb::Error: one row as Error(where, message, hint); several
+/// as Error(first where, first message + "; N more bad rows: <where>: <message>; …" (up to
+/// kListedBadRows named), every distinct hint). Returns when there are none.
+void throwBadRows(const ReadNotes &notes);
 
 /// Returns `s` without leading and trailing ASCII whitespace.
 std::string trimmed(const std::string &s);

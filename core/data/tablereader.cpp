@@ -72,6 +72,8 @@ bool toExample(TextInputRecord &rec, const std::string &where, const TextInput &
     if (ex.text_a.find('\0') != std::string::npos || ex.text_b.find('\0') != std::string::npos)
         notes.nul.push_back(where);
     ex.where = where;
+    ex.file = in.path;
+    ex.line = rec.line;
     if (in.columns.label.empty())
         return true;
     ex.label = trimmed(rec.label);

@@ -239,6 +239,9 @@ private Q_SLOTS:
         o.input_data_dir = mini.toStdString();
         o.vocab_file = vocab;
         o.output_dir = sub(QStringLiteral("mini")).toStdString();
+        // The random split these numbers were measured on (before the stratified default); 20
+        // eval mails make the accuracy of one split a coarse number.
+        o.stratify_split = false;
         const PrepareReport r = prepareData(o);
         QVERIFY(r.bag_of_words);
         QVERIFY2(r.bag_of_words->fitted(), r.bag_of_words->error.c_str());

@@ -177,6 +177,9 @@ void tst_RunDirFormats::prepareReportRoundTrip()
     r.train_eval_overlap = 1;
     r.overlap_examples = {{"train.tsv:3", "dev.tsv:1"}};
     r.warnings = {"dev.tsv:4: \"quoted\" \\ backslash"};
+    r.label_in_text = {{"spam", "<d>", true, 10, 9, 20, 1, {"spam/1.xml:2", "spam/2.xml:2"}}};
+    r.email_body_only = true;
+    r.split_method = "stratified";
     const std::string text = prepareReportJson(r);
     const PrepareReport b = parsePrepareReport(text, "p/prepare_report.json");
     QCOMPARE(b.processor_type, r.processor_type);
@@ -212,6 +215,15 @@ void tst_RunDirFormats::prepareReportRoundTrip()
     QCOMPARE(b.overlap_examples[0].first, std::string("train.tsv:3"));
     QCOMPARE(b.overlap_examples[0].second, std::string("dev.tsv:1"));
     QCOMPARE(b.warnings, r.warnings);
+    QCOMPARE(b.label_in_text.size(), size_t(1));
+    QCOMPARE(b.label_in_text[0].token, std::string("<d>"));
+    QCOMPARE(b.label_in_text[0].markup, true);
+    QCOMPARE(b.label_in_text[0].label_texts_with, int64_t(9));
+    QCOMPARE(b.label_in_text[0].other_texts_with, int64_t(1));
+    QCOMPARE(b.label_in_text[0].examples, r.label_in_text[0].examples);
+    QCOMPARE(b.email_body_only, true);
+    QCOMPARE(b.strip_quoted_replies, false);
+    QCOMPARE(b.split_method, std::string("stratified"));
     QCOMPARE(b.report_path, std::string("p/prepare_report.json"));
     QCOMPARE(prepareReportJson(b), text);
     // The window's majority-class baseline: eval counts in label id order.

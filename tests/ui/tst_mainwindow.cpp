@@ -24,9 +24,11 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QStandardPaths>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -106,6 +108,7 @@ private Q_SLOTS:
     void unknownProjectKeyIsWarned();
     void missingModelDirIsAValidationError();
     void prepareDataFollowsStartFrom();
+    void prepareDataTakesTheCurrentVocabulary();
 };
 
 void tst_MainWindow::initTestCase()
@@ -703,6 +706,34 @@ void tst_MainWindow::prepareDataFollowsStartFrom()
     QCOMPARE(w.openPrepareData()->pretrainedModel(), QString()); // random weights: the Vocabulary field
     QCOMPARE(w.findChild<QLabel *>(QStringLiteral("startFromNote"))->text(),
              QStringLiteral("Random weights: the model config and the vocabulary are the files below."));
+}
+
+// Issue 27: with random weights, Prepare Data opens with the vocabulary of the data the form
+// trains on now (prepare_report.json beside its meta data) and says where it came from.
+void tst_MainWindow::prepareDataTakesTheCurrentVocabulary()
+{
+    QTemporaryDir dir;
+    const QString vocab = dir.filePath(QStringLiteral("vocab.txt"));
+    QFile v(vocab);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("[PAD]\n[UNK]\n[CLS]\n[SEP]\n");
+    v.close();
+    QFile report(dir.filePath(QStringLiteral("prepare_report.json")));
+    QVERIFY(report.open(QIODevice::WriteOnly));
+    report.write(QStringLiteral("{\"vocab_file\": \"%1\", \"do_lower_case\": true}\n").arg(vocab).toUtf8());
+    report.close();
+    QSettings().remove(QStringLiteral("prepareData")); // no values remembered from an earlier start
+    MainWindow w;
+    TrainingOptions o;
+    o.input_meta_data_path = dir.filePath(QStringLiteral("input_meta_data.json")).toStdString();
+    w.setOptions(o);
+    PrepareDataDialog *d = w.openPrepareData();
+    const auto *field = d->findChild<QLineEdit *>(QStringLiteral("vocabFile"));
+    QVERIFY(field);
+    QCOMPARE(field->text(), vocab);
+    QCOMPARE(d->findChild<QLabel *>(QStringLiteral("vocabularyNote"))->text(),
+             QStringLiteral("Filled in from the current data (input_meta_data.json)."));
+    d->close();
 }
 
 QTEST_MAIN(tst_MainWindow)

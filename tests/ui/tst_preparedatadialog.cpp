@@ -12,6 +12,8 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -43,6 +45,18 @@ QStringList tableRows(const QTableWidget *t)
     return rows;
 }
 
+// With WB_SCREENSHOT_DIR set (docs screenshots, run under Xvfb), saves the dialog as
+// <dir>/<name>-<screen width>.png.
+void maybeScreenshot(QWidget &w, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QCoreApplication::processEvents();
+    const QSize screen = w.screen() ? w.screen()->availableSize() : QSize();
+    w.grab().save(QStringLiteral("%1/%2-%3.png").arg(dir, name).arg(screen.width()));
+}
+
 } // namespace
 
 class tst_PrepareDataDialog : public QObject
@@ -61,6 +75,102 @@ class tst_PrepareDataDialog : public QObject
     }
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // The dialog remembers its values in QSettings: keep them in the test's folder.
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.path() + QStringLiteral("/settings"));
+    }
+
+    /// Issue 27: without "Skip bad rows" every bad row is named on its own line with its fix;
+    /// a missing vocabulary is said in the form's words.
+    void badRowsAreListedWithTheirFix()
+    {
+        const QString csv = m_dir.path() + QStringLiteral("/bad-rows.csv");
+        writeText(m_dir.path() + QStringLiteral("/vocab-b.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\n");
+        writeText(csv, "text,label\ngood,a\nnoisy room, thin walls,a\ngood,\ngood,b\nloud, small,b\n");
+        PrepareDataDialog d;
+        PrepareOptions o;
+        o.input_data_dir = csv.toStdString();
+        o.classification_task_name = "csv";
+        o.output_dir = (m_dir.path() + QStringLiteral("/out-bad")).toStdString();
+        d.setOptions(o); // no vocabulary first
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(d.lastError(), QStringLiteral("vocab_file: “Vocabulary” is empty: choose the WordPiece vocab.txt.\n"
+                                               "Fill in “Vocabulary” with vocab.txt (the vocab of the model you will fine-tune)."));
+        o.vocab_file = (m_dir.path() + QStringLiteral("/vocab-b.txt")).toStdString();
+        d.setOptions(o);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 2, 60000);
+        QCOMPARE(field<QLabel>(d, "prepareStage")->text(),
+                 QStringLiteral("<span style='color:#b00000'>3 bad rows; each is listed below with its fix.</span>"));
+        const QString listed = field<QPlainTextEdit>(d, "prepareWarnings")->toPlainText();
+        const QStringList lines = listed.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() >= 4, qPrintable(listed));
+        QVERIFY2(lines[0].startsWith(csv + QStringLiteral(":3: ")), qPrintable(listed));
+        QCOMPARE(lines[1], QStringLiteral("2 more bad rows:"));
+        QVERIFY2(lines[2].startsWith(csv + QStringLiteral(":4: the label is empty")), qPrintable(listed));
+        QVERIFY2(lines[3].startsWith(csv + QStringLiteral(":6: ")), qPrintable(listed));
+        QVERIFY2(listed.contains(QStringLiteral("Put the text in double quotes when it contains commas")), qPrintable(listed));
+        QVERIFY2(listed.contains(QStringLiteral("tick “Skip bad rows”")), qPrintable(listed));
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        maybeScreenshot(d, QStringLiteral("prepare-data-bad-rows"));
+    }
+
+    /// Issue 27: the values of the last start come back in a new dialog; the vocabulary is
+    /// pre-filled (and says so) only when empty; the dialog says what it filled in the form.
+    void remembersValuesAndSaysWhatItFilled()
+    {
+        const QString vocab = m_dir.path() + QStringLiteral("/vocab-r.txt");
+        writeText(vocab, "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\n");
+        {
+            PrepareDataDialog d;
+            PrepareOptions o;
+            o.input_data_dir = (m_dir.path() + QStringLiteral("/missing-folder")).toStdString();
+            o.vocab_file = vocab.toStdString();
+            o.output_dir = (m_dir.path() + QStringLiteral("/out-r")).toStdString();
+            o.max_seq_length = 64;
+            o.eval_fraction = 0.2;
+            o.email_body_only = true;
+            o.stratify_split = false;
+            d.setOptions(o);
+            QSignalSpy failed(&d, &PrepareDataDialog::failed);
+            d.start();
+            QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        }
+        PrepareDataDialog d;
+        QCOMPARE(d.options().max_seq_length, int64_t(128)); // a dialog alone starts from the defaults
+        d.restoreSettings();
+        const PrepareOptions back = d.options();
+        QCOMPARE(back.input_data_dir, (m_dir.path() + QStringLiteral("/missing-folder")).toStdString());
+        QCOMPARE(back.vocab_file, vocab.toStdString());
+        QCOMPARE(back.max_seq_length, int64_t(64));
+        QCOMPARE(back.eval_fraction, 0.2);
+        QCOMPARE(back.email_body_only, true);
+        QCOMPARE(back.stratify_split, false);
+        QVERIFY(field<QCheckBox>(d, "emailBodyOnly")->isChecked());
+
+        // Pre-filled only when empty.
+        const QString other = m_dir.path() + QStringLiteral("/vocab-other.txt");
+        writeText(other, "[PAD]\n");
+        QVERIFY(!d.prefillVocabulary(other, QStringLiteral("the example")));
+        QCOMPARE(field<QLineEdit>(d, "vocabFile")->text(), vocab);
+        field<QLineEdit>(d, "vocabFile")->clear();
+        QVERIFY(!d.prefillVocabulary(m_dir.path() + QStringLiteral("/no-such-vocab.txt"), QStringLiteral("the example")));
+        QVERIFY(d.prefillVocabulary(other, QStringLiteral("the example")));
+        QCOMPARE(field<QLineEdit>(d, "vocabFile")->text(), other);
+        QCOMPARE(field<QLabel>(d, "vocabularyNote")->text(), QStringLiteral("Filled in from the example."));
+
+        field<QLabel>(d, "prepareStage")->setText(QStringLiteral("Wrote 5 training examples."));
+        d.noteFilledForm({QStringLiteral("train_data_path"), QStringLiteral("eval_data_path")});
+        QCOMPARE(field<QLabel>(d, "prepareStage")->text(),
+                 QStringLiteral("Wrote 5 training examples. Filled in the form's train_data_path, eval_data_path with "
+                                "the prepared files."));
+    }
+
     /// Train file with an empty label (skipped), a dev file: exact counts and the row named.
     void preparesAndShowsReport()
     {
@@ -120,6 +230,7 @@ private Q_SLOTS:
                      .arg(d.report().seconds, 0, 'f', 1));
         QCOMPARE(d.report().skipped_rows, int64_t(1));
         QVERIFY(QFile::exists(m_dir.path() + QStringLiteral("/out/input_meta_data.json")));
+        maybeScreenshot(d, QStringLiteral("prepare-data-report"));
     }
 
     /// A failure speaks in the dialog's field names, not in command-line flags.

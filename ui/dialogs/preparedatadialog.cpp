@@ -14,6 +14,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -52,6 +53,9 @@ QString formWords(QString text)
         {"label_column", "Label column", "type the column's name into"},
         {"label_list", "Label list", "fill in"},
         {"skip_bad_rows", "Skip bad rows", "tick"},
+        {"email_body_only", "E-mail bodies only", "tick"},
+        {"strip_quoted_replies", "Drop quoted replies", "tick"},
+        {"stratify_split", "stratified by label", "tick"},
         {"input_data_dir", "Input data", "fill in"},
         {"vocab_file", "Vocabulary", "fill in"},
         {"pretrained_model", "Start from", "choose"},
@@ -70,9 +74,17 @@ QString formWords(QString text)
                 v[0] = v[0].toUpper();
             text.replace(m.capturedStart(), m.capturedLength(), v);
         }
+        text.replace(quoted + QLatin1Char('='), quoted + QLatin1Char(' ')
+                                                    + QCoreApplication::translate("wb::PrepareDataDialog", "with") + QLatin1Char(' '));
         text.replace(QStringLiteral("--%1=NAME").arg(name), quoted);
         text.replace(QRegularExpression(QStringLiteral("--%1=").arg(name)), quoted + QStringLiteral(" = "));
         text.replace(QStringLiteral("--") + name, quoted);
+        // create_finetuning_data.py's own wording ("FLAG vocab_file for word-piece tokenizer is
+        // not specified.") names the flag without dashes.
+        text.replace(QStringLiteral("FLAG %1 for word-piece tokenizer is not specified.").arg(name),
+                     QCoreApplication::translate("wb::PrepareDataDialog", "%1 is empty: choose the WordPiece vocab.txt.")
+                         .arg(quoted));
+        text.replace(QStringLiteral("FLAG ") + name, quoted);
     }
     return text;
 }
@@ -205,6 +217,20 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
                                  "instead of stopping the preparation"));
     form->addRow(QString(), m_skipBadRows);
+    m_emailBodyOnly = new QCheckBox(tr("E-mail bodies only (drop the header block)"));
+    m_emailBodyOnly->setObjectName(QStringLiteral("emailBodyOnly"));
+    m_emailBodyOnly->setToolTip(tr("For e-mail messages (email_body_only): keep each text's body, without the "
+                                   "Received:, From:, Subject: … header block; MIME mails give their text/plain parts, "
+                                   "decoded"));
+    m_stripQuotedReplies = new QCheckBox(tr("Drop quoted replies (“>” lines)"));
+    m_stripQuotedReplies->setObjectName(QStringLiteral("stripQuotedReplies"));
+    m_stripQuotedReplies->setToolTip(tr("strip_quoted_replies: remove lines starting with “>” and the "
+                                        "“On … wrote:” line above them"));
+    auto *mail = new QHBoxLayout;
+    mail->addWidget(m_emailBodyOnly);
+    mail->addWidget(m_stripQuotedReplies);
+    mail->addStretch(1);
+    form->addRow(QString(), mail);
 }
 
 void PrepareDataDialog::addModelRows(QFormLayout *form)
@@ -226,6 +252,13 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     form->addRow(QString(), m_modelNote);
     addPathRow(form, tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), BrowseFile, m_vocab,
             QStringLiteral("vocabFile"));
+    m_vocabNote = new QLabel;
+    m_vocabNote->setObjectName(QStringLiteral("vocabularyNote"));
+    m_vocabNote->setWordWrap(true);
+    m_vocabNote->setTextFormat(Qt::PlainText);
+    m_vocabNote->setVisible(false);
+    form->addRow(QString(), m_vocabNote);
+    connect(m_vocab, &QLineEdit::textEdited, m_vocabNote, &QLabel::hide);
     m_maxSeq = new QSpinBox;
     m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
     m_maxSeq->setRange(8, 4096);
@@ -239,7 +272,16 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     m_evalFraction->setSingleStep(0.05);
     m_evalFraction->setValue(0.1);
     m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
-    form->addRow(tr("Eval fraction"), m_evalFraction);
+    m_stratifySplit = new QCheckBox(tr("stratified by label"));
+    m_stratifySplit->setObjectName(QStringLiteral("stratifySplit"));
+    m_stratifySplit->setChecked(true);
+    m_stratifySplit->setToolTip(tr("stratify_split: every label keeps its share in the eval set (recorded in "
+                                   "split.jsonl); off: one random cut"));
+    auto *evalRow = new QHBoxLayout;
+    evalRow->addWidget(m_evalFraction);
+    evalRow->addWidget(m_stratifySplit);
+    evalRow->addStretch(1);
+    form->addRow(tr("Eval fraction"), evalRow);
     connect(m_model, &QComboBox::currentTextChanged, this, &PrepareDataDialog::updateModelNote);
     connect(m_vocab, &QLineEdit::textChanged, this, &PrepareDataDialog::updateModelNote);
     updateModelNote();
@@ -260,7 +302,11 @@ void PrepareDataDialog::buildReportArea()
     m_labelCounts->verticalHeader()->setVisible(false);
     m_labelCounts->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_labelCounts->setVisible(false);
+    m_labelCounts->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_warnings = new QPlainTextEdit;
+    m_warnings->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    // Room for several wrapped warnings without a tiny scroll box.
+    m_warnings->setMinimumHeight(m_warnings->fontMetrics().lineSpacing() * 8);
     m_warnings->setObjectName(QStringLiteral("prepareWarnings"));
     m_warnings->setReadOnly(true);
     m_warnings->setVisible(false);
@@ -301,6 +347,9 @@ PrepareOptions PrepareDataDialog::options() const
     o.label_column = m_labelColumn->text().trimmed().toStdString();
     o.label_list = m_labelList->text().trimmed().toStdString();
     o.skip_bad_rows = m_skipBadRows->isChecked();
+    o.email_body_only = m_emailBodyOnly->isChecked();
+    o.strip_quoted_replies = m_stripQuotedReplies->isChecked();
+    o.stratify_split = m_stratifySplit->isChecked();
     return o;
 }
 
@@ -317,6 +366,9 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_labelColumn->setText(q(o.label_column));
     m_labelList->setText(q(o.label_list));
     m_skipBadRows->setChecked(o.skip_bad_rows);
+    m_emailBodyOnly->setChecked(o.email_body_only);
+    m_stripQuotedReplies->setChecked(o.strip_quoted_replies);
+    m_stratifySplit->setChecked(o.stratify_split);
 }
 
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
@@ -336,6 +388,53 @@ void PrepareDataDialog::updateModelNote()
     m_vocab->setPlaceholderText(model.isEmpty() ? QString() : tr("the model's vocab.txt"));
 }
 
+void PrepareDataDialog::restoreSettings()
+{
+    QSettings s;
+    s.beginGroup(QStringLiteral("prepareData"));
+    if (!s.contains(QStringLiteral("format")))
+        return;
+    PrepareOptions o = options();
+    auto text = [&s](const char *key, std::string &into) {
+        const QString k = QString::fromLatin1(key);
+        if (s.contains(k))
+            into = s.value(k).toString().toStdString();
+    };
+    text("input_data_dir", o.input_data_dir);
+    text("vocab_file", o.vocab_file);
+    text("format", o.classification_task_name);
+    text("output_dir", o.output_dir);
+    text("text_a_column", o.text_a_column);
+    text("text_b_column", o.text_b_column);
+    text("label_column", o.label_column);
+    text("label_list", o.label_list);
+    o.max_seq_length = s.value(QStringLiteral("max_seq_length"), qlonglong(o.max_seq_length)).toLongLong();
+    o.eval_fraction = s.value(QStringLiteral("eval_fraction"), o.eval_fraction).toDouble();
+    o.skip_bad_rows = s.value(QStringLiteral("skip_bad_rows"), o.skip_bad_rows).toBool();
+    o.email_body_only = s.value(QStringLiteral("email_body_only"), o.email_body_only).toBool();
+    o.strip_quoted_replies = s.value(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies).toBool();
+    o.stratify_split = s.value(QStringLiteral("stratify_split"), o.stratify_split).toBool();
+    setOptions(o);
+}
+
+bool PrepareDataDialog::prefillVocabulary(const QString &vocabFile, const QString &from)
+{
+    if (!m_vocab->text().trimmed().isEmpty() || vocabFile.isEmpty() || !QFileInfo(vocabFile).isFile())
+        return false;
+    m_vocab->setText(vocabFile);
+    m_vocabNote->setText(tr("Filled in from %1.").arg(from));
+    m_vocabNote->setVisible(true);
+    return true;
+}
+
+void PrepareDataDialog::noteFilledForm(const QStringList &fields)
+{
+    if (fields.isEmpty())
+        return;
+    m_stage->setText(m_stage->text() + QLatin1Char(' ')
+                     + tr("Filled in the form's %1 with the prepared files.").arg(fields.join(QStringLiteral(", "))));
+}
+
 void PrepareDataDialog::setRunning(bool running)
 {
     m_startButton->setEnabled(!running);
@@ -347,6 +446,25 @@ void PrepareDataDialog::start()
     if (m_job.isRunning())
         return;
     const PrepareOptions o = options();
+    {
+        // Remembered for the next time the dialog opens (restoreSettings).
+        QSettings s;
+        s.beginGroup(QStringLiteral("prepareData"));
+        s.setValue(QStringLiteral("input_data_dir"), q(o.input_data_dir));
+        s.setValue(QStringLiteral("vocab_file"), q(o.vocab_file));
+        s.setValue(QStringLiteral("format"), q(o.classification_task_name));
+        s.setValue(QStringLiteral("output_dir"), q(o.output_dir));
+        s.setValue(QStringLiteral("text_a_column"), q(o.text_a_column));
+        s.setValue(QStringLiteral("text_b_column"), q(o.text_b_column));
+        s.setValue(QStringLiteral("label_column"), q(o.label_column));
+        s.setValue(QStringLiteral("label_list"), q(o.label_list));
+        s.setValue(QStringLiteral("max_seq_length"), qlonglong(o.max_seq_length));
+        s.setValue(QStringLiteral("eval_fraction"), o.eval_fraction);
+        s.setValue(QStringLiteral("skip_bad_rows"), o.skip_bad_rows);
+        s.setValue(QStringLiteral("email_body_only"), o.email_body_only);
+        s.setValue(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies);
+        s.setValue(QStringLiteral("stratify_split"), o.stratify_split);
+    }
     m_error.clear();
     m_progress->setValue(0);
     m_stage->setText(tr("Starting…"));
@@ -393,6 +511,13 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
         m_labelCounts->setItem(i, 2, new QTableWidgetItem(QString::number(e == r.eval_label_counts.end() ? 0 : e->second)));
     }
     m_labelCounts->setVisible(!r.labels.empty());
+    // Tall enough for every label up to 8 rows (more scroll), so the counts read at a glance.
+    m_labelCounts->resizeColumnsToContents();
+    m_labelCounts->horizontalHeader()->setStretchLastSection(true);
+    const int rowsShown = std::min<int>(8, int(r.labels.size()));
+    const int rowHeight = m_labelCounts->verticalHeader()->defaultSectionSize();
+    m_labelCounts->setFixedHeight(m_labelCounts->horizontalHeader()->sizeHint().height() + rowHeight * rowsShown
+                                  + 2 * m_labelCounts->frameWidth() + 2);
     QStringList lines;
     auto column = [&](const QString &what, const std::string &name, bool recognised) {
         if (!name.empty())
@@ -430,7 +555,22 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
         if (!outcome.error.hint.isEmpty())
             m_error += QStringLiteral("\n") + outcome.error.hint;
         m_error = formWords(m_error);
-        m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
+        // Several bad rows make a long message: each on its own line in the text box below.
+        const int more = m_error.indexOf(QRegularExpression(QStringLiteral("; \\d+ more bad rows?:")));
+        if (more >= 0) {
+            QString listed = m_error;
+            listed.replace(QRegularExpression(QStringLiteral("; (?=\\d+ more bad rows?:)")), QStringLiteral("\n"));
+            listed.replace(QRegularExpression(QStringLiteral("(bad rows?): (?=\\S+:\\d+: )")), QStringLiteral("\\1:\n"));
+            listed.replace(QRegularExpression(QStringLiteral("; (?=\\S+:\\d+: )")), QStringLiteral("\n"));
+            m_warnings->setPlainText(listed);
+            m_warnings->setVisible(true);
+            m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>")
+                                 .arg(tr("%1 bad rows; each is listed below with its fix.")
+                                          .arg(m_error.mid(more + 2).section(QLatin1Char(' '), 0, 0).toInt() + 1)
+                                          .toHtmlEscaped()));
+        } else {
+            m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
+        }
         Q_EMIT failed(m_error);
         return;
     }

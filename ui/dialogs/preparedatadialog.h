@@ -50,6 +50,17 @@ public:
     const PrepareReport &report() const { return m_report; }
     QString lastError() const { return m_error; }
 
+    /// Fills the fields with the values of the last start (QSettings group "prepareData"; the
+    /// caller opens the dialog with it, tests keep their own settings). Keeps the defaults
+    /// when nothing was saved.
+    void restoreSettings();
+    /// Sets the Vocabulary field to `vocabFile` when it is empty and the file exists (the
+    /// vocabulary of the data the form trains on now, e.g. the example's); `from` says where it
+    /// came from in the note under the field. Returns whether it filled the field.
+    bool prefillVocabulary(const QString &vocabFile, const QString &from);
+    /// Says in the dialog which of the form's fields the caller filled with the prepared files.
+    void noteFilledForm(const QStringList &fields);
+
 public Q_SLOTS:
     /// Starts preparing with the current options (no-op while running).
     void start();
@@ -85,11 +96,13 @@ private:
     QDoubleSpinBox *m_evalFraction;
     QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
     QCheckBox *m_skipBadRows;
+    QCheckBox *m_emailBodyOnly, *m_stripQuotedReplies, *m_stratifySplit;
     QProgressBar *m_progress;
     QLabel *m_stage;
     QPushButton *m_startButton, *m_cancelButton;
     QTableWidget *m_labelCounts;
     QPlainTextEdit *m_warnings;
+    QLabel *m_vocabNote = nullptr;  ///< "vocabularyNote": where a pre-filled vocabulary came from
     JobHandle m_job;
     PrepareReport m_report;
     QString m_error;

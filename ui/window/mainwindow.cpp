@@ -6,6 +6,8 @@
 #include "core/config/diagnostics.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
+#include "core/data/preparereport.h"
+#include "core/util/error.h"
 #include "core/train/preflight.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/embeddingview.h"
@@ -537,10 +539,13 @@ PrepareDataDialog *MainWindow::openPrepareData()
 {
     if (!m_prepareDialog) {
         m_prepareDialog = new PrepareDataDialog(this);
+        m_prepareDialog->restoreSettings();
         connect(m_prepareDialog, &PrepareDataDialog::prepared, this, [this](const PrepareReport &r) {
             m_form->setPath(QStringLiteral("train_data_path"), q(r.train_path));
             m_form->setPath(QStringLiteral("eval_data_path"), q(r.eval_path));
             m_form->setPath(QStringLiteral("input_meta_data_path"), q(r.meta_path));
+            m_prepareDialog->noteFilledForm({QStringLiteral("train_data_path"), QStringLiteral("eval_data_path"),
+                                             QStringLiteral("input_meta_data_path")});
             appendLog(tr("Prepared data: %1 training, %2 evaluation examples → %3")
                           .arg(r.train_examples).arg(r.eval_examples).arg(q(r.meta_path)));
             for (const std::string &w : r.warnings)
@@ -552,8 +557,20 @@ PrepareDataDialog *MainWindow::openPrepareData()
         });
     }
     // The form's "Start from" is the model the data is prepared for (its vocabulary and casing).
-    if (!m_prepareDialog->isRunning())
+    if (!m_prepareDialog->isRunning()) {
         m_prepareDialog->setPretrainedModel(q(options().pretrained_model));
+        // Without a model of its own, the vocabulary of the data the form trains on now (the
+        // example's, or the last prepared data's).
+        if (options().pretrained_model.empty() && !options().input_meta_data_path.empty()) {
+            try {
+                const PreparedTokenizer t = readPreparedTokenizer(options().input_meta_data_path);
+                m_prepareDialog->prefillVocabulary(q(t.vocab_file), tr("the current data (%1)")
+                                                                        .arg(QFileInfo(q(options().input_meta_data_path)).fileName()));
+            } catch (const Error &) {
+                // An unreadable report: the field stays empty and says what it needs.
+            }
+        }
+    }
     m_prepareDialog->show();
     m_prepareDialog->raise();
     return m_prepareDialog;

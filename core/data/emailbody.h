@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The body of an e-mail message: what `prepare --email_body_only` keeps of each text
+// (docs/file-formats.md, "E-mail bodies").
+
+#include <string>
+#include <string_view>
+
+namespace wb {
+
+/// Returns the body of the e-mail `message` (bytes as stored: an RFC 5322 message, optionally
+/// preceded by an mbox "From " line), without its header block:
+/// - The header block is every line up to the first empty line; folded lines (starting with a
+///   space or tab) belong to the field above; lines may end in CRLF or LF. A text whose first
+///   line is neither a header field ("Name: value", RFC 5322 section 2.2) nor an mbox "From "
+///   line, or whose header block has no empty line after it, or holds a line that is no field,
+///   is not a message: it is returned as it is (CRLF read as LF), so plain texts pass unchanged.
+/// - MIME (RFC 2045/2046): a multipart body yields its text/plain parts (nested multiparts
+///   included, attachments left out), joined by an empty line; without a text/plain part, its
+///   text/html parts with the tags removed and the common entities decoded. A single-part
+///   text/html body is reduced the same way; a body of another non-text type gives "".
+///   Quoted-printable and base64 are decoded; the charset is not converted (prepare reads
+///   bytes that are not UTF-8 as Windows-1252, as for every text).
+/// - With `stripQuotedReplies`, the lines of stripQuotedReplies() are removed as well.
+/// Line ends of the result are LF. Pure; thread-safe; never throws for any input.
+std::string emailBody(std::string_view message, bool stripQuotedReplies = false);
+
+/// Returns `text` without quoted replies: lines whose first non-blank character is '>' and
+/// the attribution line above them, "On <date>, <name> wrote:" (one line, or two lines when
+/// the mail client wrapped it; "wrote:" may be followed by blanks). Line ends become LF.
+/// Pure; thread-safe.
+std::string stripQuotedReplies(std::string_view text);
+
+} // namespace wb

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// E-mail bodies (issue 27, "Data"): emailBody() and stripQuotedReplies(), and prepare's
+// --email_body_only / --strip_quoted_replies on a folder of mails.
+#include "core/data/dataprep.h"
+#include "core/data/emailbody.h"
+#include "core/data/exampledata.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordreader.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <set>
+
+using namespace wb;
+
+namespace {
+
+void writeText(const QString &path, const std::string &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
+}
+
+// A SpamAssassin-like message: mbox line, folded Received header, CRLF line ends.
+const std::string kPlainMail = "From bob@example.com  Fri Aug 23 11:03:37 2002\r\n"
+                               "Received: from mail.example.com\r\n"
+                               "\tby mx.example.org (Postfix) with ESMTP id 5AC99\r\n"
+                               "From: Bob <bob@example.com>\r\n"
+                               "Subject: lunch\r\n"
+                               "\r\n"
+                               "Hi Alice,\r\n"
+                               "lunch on Thursday?\r\n";
+
+} // namespace
+
+class tst_EmailBody : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void headerBlockIsDropped()
+    {
+        QCOMPARE(emailBody(kPlainMail), std::string("Hi Alice,\nlunch on Thursday?"));
+        // LF only, no mbox line, a folded Subject that holds a colon.
+        QCOMPARE(emailBody("Subject: re: the plan\n  continued: here\nTo: a@b\n\nbody line\n"), std::string("body line"));
+        // The body keeps its own empty lines and a line that looks like a header.
+        QCOMPARE(emailBody("From: a@b\n\nfirst\n\nNote: second\n"), std::string("first\n\nNote: second"));
+    }
+
+    void plainTextsPassUnchanged()
+    {
+        QCOMPARE(emailBody("Hi Bob, lunch on Thursday?"), std::string("Hi Bob, lunch on Thursday?"));
+        QCOMPARE(emailBody("hello"), std::string("hello"));
+        // "Note:" looks like a field, but no empty line ends a header block.
+        QCOMPARE(emailBody("Note: the meeting moved"), std::string("Note: the meeting moved"));
+        // The second line is no field: not a header block.
+        QCOMPARE(emailBody("Dear all: hi\nthis is text\n\nmore"), std::string("Dear all: hi\nthis is text\n\nmore"));
+        QCOMPARE(emailBody(""), std::string());
+    }
+
+    void multipartTakesTextPlainDecoded()
+    {
+        const std::string mail = "From: a@b\r\n"
+                                 "Content-Type: multipart/alternative;\r\n"
+                                 "\tboundary=\"XYZ\"\r\n"
+                                 "\r\n"
+                                 "This is a multi-part message in MIME format.\r\n"
+                                 "--XYZ\r\n"
+                                 "Content-Type: text/plain; charset=utf-8\r\n"
+                                 "Content-Transfer-Encoding: quoted-printable\r\n"
+                                 "\r\n"
+                                 "Caf=C3=A9 at noon, a very long line that the sender wrapped with a soft=\r\n"
+                                 " break =3D fine\r\n"
+                                 "--XYZ\r\n"
+                                 "Content-Type: text/html\r\n"
+                                 "\r\n"
+                                 "<p>Caf&eacute; at noon</p>\r\n"
+                                 "--XYZ--\r\n"
+                                 "epilogue\r\n";
+        QCOMPARE(emailBody(mail), std::string("Caf\xC3\xA9 at noon, a very long line that the sender wrapped with a soft"
+                                              " break = fine"));
+    }
+
+    void base64AndNestedMultipartAndAttachment()
+    {
+        // "Hello there\n" in base64; a nested multipart/alternative inside multipart/mixed; a
+        // text/plain attachment that is left out.
+        const std::string mail = "Content-Type: multipart/mixed; boundary=outer\n"
+                                 "\n"
+                                 "--outer\n"
+                                 "Content-Type: multipart/alternative; boundary=\"inner\"\n"
+                                 "\n"
+                                 "--inner\n"
+                                 "Content-Type: text/plain\n"
+                                 "Content-Transfer-Encoding: base64\n"
+                                 "\n"
+                                 "SGVsbG8g\n"
+                                 "dGhlcmUK\n"
+                                 "--inner--\n"
+                                 "--outer\n"
+                                 "Content-Type: text/plain; name=notes.txt\n"
+                                 "Content-Disposition: attachment; filename=notes.txt\n"
+                                 "\n"
+                                 "attached text\n"
+                                 "--outer--\n";
+        QCOMPARE(emailBody(mail), std::string("Hello there\n"));
+    }
+
+    void htmlOnlyBodyLosesItsTags()
+    {
+        const std::string mail = "Content-Type: text/html; charset=us-ascii\n"
+                                 "\n"
+                                 "<html><head><style>p {color: red}</style></head><body><p>Buy&nbsp;now &amp; save</p>"
+                                 "<br>today</body></html>\n";
+        const std::string body = emailBody(mail);
+        QVERIFY2(body.find('<') == std::string::npos, body.c_str());
+        QVERIFY2(body.find("color") == std::string::npos, body.c_str());
+        QVERIFY2(body.find("Buy now & save") != std::string::npos, body.c_str());
+        QVERIFY2(body.find("today") != std::string::npos, body.c_str());
+        // A sloppy header without ';' before its parameter is still text/plain.
+        QCOMPARE(emailBody("Content-Type: TEXT/PLAIN charset=US-ASCII\n\nplain words\n"), std::string("plain words"));
+        // A single part of another type holds no text.
+        QCOMPARE(emailBody("Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"), std::string());
+    }
+
+    void quotedRepliesAreStripped()
+    {
+        const std::string text = "Sounds good, see you then.\n"
+                                 "On Tue, 1 Dec 2026 at 10:00, Bob <bob@example.com> wrote:\n"
+                                 "> lunch on Thursday?\n"
+                                 ">> earlier\n"
+                                 "  > indented quote\n"
+                                 "Alice\n";
+        QCOMPARE(stripQuotedReplies(text), std::string("Sounds good, see you then.\nAlice"));
+        // The attribution wrapped over two lines by the mail client.
+        QCOMPARE(stripQuotedReplies("ok\nOn Tue, 1 Dec 2026, Bob Smith\n<bob@example.com> wrote:\n> hi\n"),
+                 std::string("ok"));
+        // A sentence starting with "On" stays.
+        QCOMPARE(stripQuotedReplies("On Thursday we meet."), std::string("On Thursday we meet."));
+        QCOMPARE(emailBody("From: a@b\n\nyes\n> question?\n", true), std::string("yes"));
+        QCOMPARE(emailBody("From: a@b\n\nyes\n> question?\n", false), std::string("yes\n> question?"));
+    }
+
+    /// The example is prepared from the mails' bodies, with the stratified split.
+    void examplePreparesBodies()
+    {
+        ExampleDataPaths p;
+        p.corpus_dir = "/cache/spamassassin";
+        p.project_dir = "/cache/example-spam";
+        p.vocab_file = "/cache/vocab/bert-base-uncased-vocab.txt";
+        const PrepareOptions o = examplePrepareOptions(p);
+        QCOMPARE(o.email_body_only, true);
+        QCOMPARE(o.strip_quoted_replies, false);
+        QCOMPARE(o.stratify_split, true);
+        QCOMPARE(o.input_data_dir, p.corpus_dir);
+        QCOMPARE(o.output_dir, p.project_dir);
+        QCOMPARE(o.max_seq_length, int64_t(128));
+        QCOMPARE(o.eval_fraction, 0.1);
+        QCOMPARE(o.seed, uint64_t(42));
+    }
+
+    /// prepare with --email_body_only: the records hold the body's tokens only; the report says so.
+    void prepareKeepsOnlyBodies()
+    {
+        const QString in = m_dir.path() + QStringLiteral("/mails");
+        writeText(in + QStringLiteral("/ham/1.eml"), kPlainMail);
+        writeText(in + QStringLiteral("/ham/2.eml"), "From: c@d\n\nlunch\n> received from\n");
+        writeText(in + QStringLiteral("/spam/1.eml"), "Received: from spam\nSubject: buy\n\nbuy now\n");
+        writeText(in + QStringLiteral("/spam/2.eml"), "Received: from spam\n\nbuy\n");
+        const std::string vocabPath = (m_dir.path() + QStringLiteral("/vocab.txt")).toStdString();
+        writeText(QString::fromStdString(vocabPath),
+                  "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhi\nalice\n,\nlunch\non\nthursday\n?\nbuy\nnow\nreceived\nfrom\n>\n");
+        for (const bool bodyOnly : {false, true}) {
+            PrepareOptions o;
+            o.input_data_dir = in.toStdString();
+            o.vocab_file = vocabPath;
+            o.max_seq_length = 64;
+            o.eval_fraction = 0;
+            o.bag_of_words_baseline = false;
+            o.email_body_only = bodyOnly;
+            o.strip_quoted_replies = bodyOnly;
+            o.output_dir = (m_dir.path() + (bodyOnly ? QStringLiteral("/out-body") : QStringLiteral("/out-all"))).toStdString();
+            const PrepareReport r = prepareData(o);
+            QCOMPARE(r.email_body_only, bodyOnly);
+            QCOMPARE(r.strip_quoted_replies, bodyOnly);
+            QCOMPARE(r.train_examples, int64_t(4));
+            RecordSpec spec;
+            spec.max_seq_length = 64;
+            spec.num_labels = 2;
+            TFRecordReader reader(r.train_path);
+            std::string payload;
+            int64_t received = 0, tokens = 0;
+            std::multiset<int64_t> lengths;
+            while (reader.read(payload)) {
+                ClassifierRecord rec;
+                decodeClassifierRecord(payload, spec, rec);
+                int64_t n = 0;
+                for (int64_t id : rec.input_ids) {
+                    n += id != 0 ? 1 : 0;
+                    received += id == 13 ? 1 : 0; // "received"
+                }
+                lengths.insert(n);
+                tokens += n;
+            }
+            if (bodyOnly) {
+                QCOMPARE(received, int64_t(0));
+                // [CLS] hi alice , lunch on thursday ? [SEP] = 9; [CLS] lunch [SEP] = 3;
+                // [CLS] buy now [SEP] = 4; [CLS] buy [SEP] = 3.
+                QCOMPARE(lengths, (std::multiset<int64_t>{3, 3, 4, 9}));
+            } else {
+                QVERIFY(received >= 3);
+                QVERIFY(tokens > 19);
+            }
+            QVERIFY(readPrepareReport(r.meta_path)->email_body_only == bodyOnly);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_EmailBody)
+#include "tst_emailbody.moc"
