@@ -76,13 +76,12 @@ PreflightOutcome preflight(const TrainingOptions &o, RunPurpose purpose, bool as
 {
     PreflightOutcome r;
     if (askAboutUsedDir) {
-        // An obvious form error (a learning rate of 0) comes before the question about the run.
-        PreparedRun invalid;
-        checkOptionValues(o, invalid.validation.diagnostics);
-        if (invalid.validation.diagnostics.hasErrors()) {
-            invalid.options = o;
-            invalid.purpose = purpose;
-            r.prepared = std::move(invalid);
+        // An obvious form error (a learning rate of 0) comes before the question about the run:
+        // then the whole check reports it with every other problem, and nothing is downloaded.
+        Diagnostics values;
+        checkOptionValues(o, values);
+        if (values.hasErrors()) {
+            r.prepared = prepareRun(o, purpose);
             return r;
         }
         r.used = inspectModelDir(o);
