@@ -268,6 +268,12 @@ void estimateMemory(const TrainingOptions &o, ValidationResult &r, int replicas)
 
 } // namespace
 
+void checkOptionValues(const TrainingOptions &o, Diagnostics &diag)
+{
+    checkHyperparameters(o, ValidationScope{}, diag);
+    checkOptionRanges(o, diag, {"lr_find_steps", "lr_find_start", "lr_find_end"}); // the range test's own
+}
+
 ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &scope)
 {
     ValidationResult r;

@@ -59,6 +59,12 @@ struct ValidationScope
 /// Thread-safe; reads files; never throws for bad input.
 ValidationResult validateRun(const TrainingOptions &options, const ValidationScope &scope = {});
 
+/// The checks of a training run's option values alone, as validateRun makes them (the
+/// hyperparameters such as a learning rate ≤ 0, then every option's range): no file is
+/// read. The window runs them before it asks about a model_dir that holds a run, so an
+/// obvious form error comes first. Pure; thread-safe.
+void checkOptionValues(const TrainingOptions &options, Diagnostics &diag);
+
 /// Returns the number of workers the cluster settings describe: TF_CONFIG's worker list
 /// (+ chief), --worker_hosts, --num_local_workers, or WORLD_SIZE; 1 when none is set.
 /// Problems (bad TF_CONFIG JSON, index out of range, duplicates) go to `diag`.

@@ -163,6 +163,14 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     d["total_steps"] = schedule.total_steps;
     d["warmup_steps"] = schedule.warmup_steps;
     j["fingerprints"]["bert_config_sha256"] = sha256Hex(cfg.dump());
+    // The data files as they were read (path and content), so that a changed file is named as
+    // such rather than by what it changed downstream (train_data_size, total_steps).
+    auto &files = j["data_files"];
+    for (const auto &[flag, path] : {std::pair<const char *, const std::string *>{"train_data_path", &o.train_data_path},
+                                     {"eval_data_path", &o.eval_data_path},
+                                     {"input_meta_data_path", &o.input_meta_data_path}})
+        if (!path->empty())
+            files[flag] = {{"path", *path}, {"sha256", fileSha256(*path)}};
     auto &info = j["informational"];
     info["bert_config_file"] = o.bert_config_file;
     info["input_meta_data_path"] = o.input_meta_data_path;
@@ -365,11 +373,48 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
     return notes;
 }
 
-std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current)
+std::vector<std::string> runDataFileDifferences(const RunIdentity &saved, const RunIdentity &current)
 {
     std::vector<std::string> out;
+    const auto was = saved.json.find("data_files"), now = current.json.find("data_files");
+    if (was == saved.json.end() || now == current.json.end() || !was->is_object() || !now->is_object())
+        return out; // written before the data files were recorded
+    auto shortHash = [](const nlohmann::ordered_json &file) {
+        const std::string sha = file.is_object() ? file.value("sha256", std::string()) : std::string();
+        return sha.empty() ? std::string("unreadable") : sha.substr(0, 12);
+    };
+    auto pathOf = [](const nlohmann::ordered_json &file) {
+        return file.is_object() ? file.value("path", std::string()) : std::string();
+    };
+    for (const auto &[flag, old] : was->items()) {
+        const auto it = now->find(flag);
+        if (it == now->end() || !old.is_object() || !it->is_object())
+            continue;
+        if (old.value("sha256", std::string()) == it->value("sha256", std::string()))
+            continue; // the same bytes, wherever they are now
+        const std::string before = pathOf(old), after = pathOf(*it);
+        out.push_back(flag + ": " + (before == after ? after + " changed (sha256 " + shortHash(old) + " → " + shortHash(*it) + ")"
+                                                     : before + " (sha256 " + shortHash(old) + ") → " + after + " (sha256 "
+                                                           + shortHash(*it) + ")"));
+    }
+    return out;
+}
+
+std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current)
+{
+    std::vector<std::string> out = runDataFileDifferences(saved, current);
+    std::vector<std::string> defining;
     jsonDifferences("", saved.json.value("defining", nlohmann::ordered_json::object()),
-                current.json.value("defining", nlohmann::ordered_json::object()), out);
+                current.json.value("defining", nlohmann::ordered_json::object()), defining);
+    const bool dataChanged = !out.empty();
+    for (std::string &d : defining) {
+        const std::string key = d.substr(0, d.find(':'));
+        // Follow from the data (and the epochs, batch size and warm-up, listed on their own):
+        // a changed data file above says why.
+        if (dataChanged && (key == "train_data_size" || key == "steps_per_epoch" || key == "total_steps" || key == "warmup_steps"))
+            continue;
+        out.push_back(std::move(d));
+    }
     return out;
 }
 

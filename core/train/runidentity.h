@@ -25,6 +25,8 @@ namespace wb {
 ///                 "weight_decay_rate": 0.01, "seed": 42, "steps_per_epoch": 8,
 ///                 "total_steps": 8, "warmup_steps": 0},
 ///    "fingerprints": {"bert_config_sha256": "…"},
+///    "data_files": {"train_data_path": {"path": …, "sha256": "…"}, "eval_data_path": {…},
+///                   "input_meta_data_path": {…}},
 ///    "informational": {"bert_config_file": …, "input_meta_data_path": …,
 ///                      "train_data_path": …, "eval_data_path": …, "vocab_file": …,
 ///                      "do_lower_case": …, "pretrained_model": …,
@@ -142,8 +144,19 @@ RecordedRunOptions recordedRunOptions(const RunIdentity &identity, const std::st
 void jsonDifferences(const std::string &prefix, const nlohmann::ordered_json &a, const nlohmann::ordered_json &b,
                      std::vector<std::string> &out);
 
-/// One line per defining entry that differs, "name: old → new" (bert_config entries as
-/// "bert_config.hidden_size: 32 → 64"), in the order of `saved`, then entries only one side has.
+/// One line per data file ("data_files": train_data_path, eval_data_path,
+/// input_meta_data_path, each {"path", "sha256"} of its bytes when the run started) whose
+/// content differs: "train_data_path: /d/train.tf_record changed (sha256 1a2b3c4d5e6f →
+/// 0f9e8d7c6b5a)", or "<flag>: <old path> (sha256 …) → <new path> (sha256 …)" when it moved
+/// too; a file that moved with the same bytes is no difference. Nothing when either side was
+/// written without "data_files" (older runs). Pure.
+std::vector<std::string> runDataFileDifferences(const RunIdentity &saved, const RunIdentity &current);
+
+/// The changed data files first (runDataFileDifferences), then one line per defining entry
+/// that differs, "name: old → new" (bert_config entries as "bert_config.hidden_size: 32 →
+/// 64"), in the order of `saved`, then entries only one side has. When a data file changed,
+/// the entries that follow from it (train_data_size, steps_per_epoch, total_steps,
+/// warmup_steps) are left out: the file is the change.
 std::vector<std::string> runIdentityDifferences(const RunIdentity &saved, const RunIdentity &current);
 
 /// The model_dir pre-flight check (validate, train, the window's validation dialog), all

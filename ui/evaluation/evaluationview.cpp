@@ -31,7 +31,7 @@ QTableWidgetItem *cell(const QString &text)
     return item;
 }
 
-/// Makes `t` exactly as large as its headers and cells, up to kMaxTableSize (scroll bars
+/// Makes `t` as large as its headers and cells, up to kMaxTableSize (scroll bars
 /// beyond it): a 2×2 matrix does not stretch into empty space.
 void fitToContents(QTableWidget *t)
 {
@@ -40,7 +40,12 @@ void fitToContents(QTableWidget *t)
     const int frame = 2 * t->frameWidth();
     const int w = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() + frame;
     const int h = t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + frame;
-    t->setFixedSize(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+    // At most that size, and shrinking below it (scroll bars) on a small screen: a fixed size
+    // made a 3-label run's two tables wider than a 1024-pixel window.
+    t->setMinimumSize(0, 0);
+    t->setMaximumSize(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+    t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    t->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
 }
 
 } // namespace

@@ -153,6 +153,8 @@ void ConfigurationForm::buildTaskRow()
                           "then fine-tune from it."));
     auto *label = new QLabel(tr("Task"));
     label->setBuddy(m_task);
+    m_task->setWhatsThis(m_task->toolTip());
+    label->setWhatsThis(m_task->toolTip());
     row->addRow(label, m_task);
     m_taskNote = new QLabel;
     m_taskNote->setObjectName(QStringLiteral("taskNote"));
@@ -407,9 +409,11 @@ QWidget *ConfigurationForm::createPathEditor(const OptionSpec &spec, Binding &b,
             menu->addAction(item, this, [edit, item] { edit->setText(item); });
     });
     connect(browse, &QToolButton::clicked, this, [this, edit, field, directory, filter, &spec] {
-        const QString start = edit->text().isEmpty() ? QDir::homePath() : QFileInfo(edit->text()).absolutePath();
+        // Next to the file already named, else next to the project's other files (not the
+        // program's working directory).
+        const QString start = edit->text().isEmpty() ? startFolder() : QFileInfo(edit->text()).absolutePath();
         const QString title = QString::fromUtf8(spec.label);
-        const QString path = directory ? QFileDialog::getExistingDirectory(this, title, edit->text().isEmpty() ? QDir::homePath() : edit->text())
+        const QString path = directory ? QFileDialog::getExistingDirectory(this, title, edit->text().isEmpty() ? startFolder() : edit->text())
                                        : QFileDialog::getOpenFileName(this, title, start, filter);
         if (!path.isEmpty()) {
             edit->setText(path);
@@ -455,13 +459,18 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
         });
     }
     editor->setToolTip(tip);
+    // Shift+F1 (What's This?) and a click on the field, its label or its row: the "?" text.
+    named->setWhatsThis(tip);
+    editor->setWhatsThis(tip);
     auto *label = new QLabel(QString::fromUtf8(spec.label));
     label->setToolTip(tip);
+    label->setWhatsThis(tip);
     auto *button = new QToolButton;
     button->setText(QStringLiteral("?"));
     button->setObjectName(field + QStringLiteral("_help"));
     button->setToolTip(tr("Explain %1").arg(QString::fromUtf8(spec.label)));
     button->setAutoRaise(true);
+    button->setWhatsThis(tip);
     button->setFocusPolicy(Qt::NoFocus); // Tab goes from field to field; F1/What's This explain
     connect(button, &QToolButton::clicked, this, [button, tip] {
         QWhatsThis::showText(button->mapToGlobal(QPoint(button->width(), button->height() / 2)), tip, button);
@@ -580,6 +589,23 @@ void ConfigurationForm::resetToDefaults()
             spec.copy(defaults, current);
     setOptions(current);
     Q_EMIT edited();
+}
+
+QString ConfigurationForm::startFolder() const
+{
+    // The data first (what a learner browses for most), then the model's files, then the run.
+    for (const char *flag : {"input_meta_data_path", "train_data_path", "eval_data_path", "bert_config_file", "vocab_file",
+                             "init_checkpoint", "model_dir"})
+        for (const QLineEdit *edit : m_pathEdits) {
+            const QString text = edit->text().trimmed();
+            if (edit->objectName() != QLatin1String(flag) || text.isEmpty() || text.contains(QLatin1Char('*')))
+                continue;
+            const QFileInfo f(text);
+            const QString dir = f.isDir() && QLatin1String(flag) != QLatin1String("model_dir") ? f.absoluteFilePath() : f.absolutePath();
+            if (QFileInfo(dir).isDir())
+                return dir;
+        }
+    return QDir::homePath();
 }
 
 void ConfigurationForm::setPath(const QString &flag, const QString &path)

@@ -42,6 +42,12 @@ public:
     explicit ConfigurationForm(QWidget *parent = nullptr);
     ~ConfigurationForm() override;
 
+    /// Where a file dialog for an empty field starts: the folder of the first existing one of
+    /// the meta data, training data, eval data, BERT config, vocabulary, init checkpoint and
+    /// model_dir (its parent folder) named in the form, else the home folder (never the
+    /// program's working directory).
+    QString startFolder() const;
+
     /// Returns the options shown, over those last set (options without a widget keep
     /// their values). Local workers count only with multi_worker_mirrored. A number field
     /// that does not parse gives NaN, which validation reports.

@@ -8,6 +8,7 @@
 #include "core/config/bertconfig.h"
 
 #include <QCoreApplication>
+#include <QLocale>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
@@ -155,6 +156,16 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
     m_schedule->setText(html);
 }
 
+QString memoryText(const MemoryEstimate &m)
+{
+    // Each part in the unit that shows it (a small model's parameters are MiB, not "0.0" GiB).
+    auto size = [](int64_t bytes) { return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat); };
+    return QCoreApplication::translate("SchedulePanel",
+                                       "Memory: <b>about %1</b> per training process (parameters %2, gradients %3, "
+                                       "optimizer %4, activations %5)")
+        .arg(size(m.total()), size(m.parameters), size(m.gradients), size(m.optimizer), size(m.activations));
+}
+
 namespace {
 
 /// The estimated peak memory of one training process (the per-worker batch), with a warning
@@ -170,8 +181,7 @@ QString memoryLine(const TrainingOptions &o, const BertConfig &c, int64_t labels
     const MemoryEstimate m = estimateTrainingMemory(c, labels, seq, perWorker,
                                                     std::max<int64_t>(1, o.gradient_accumulation_steps), o.dtype,
                                                     o.activation_checkpointing);
-    QString line = QCoreApplication::translate("SchedulePanel", "Memory: <b>%1</b> per training process")
-                       .arg(QString::fromStdString(m.summary()).toHtmlEscaped());
+    QString line = memoryText(m);
     const int64_t physical = physicalMemoryBytes();
     if (physical > 0 && m.total() > physical)
         line += QCoreApplication::translate("SchedulePanel",

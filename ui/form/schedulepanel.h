@@ -4,6 +4,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/memoryestimate.h"
 #include "core/config/trainingoptions.h"
 
 #include <QWidget>
@@ -25,6 +26,11 @@ struct PlannedCurve
 
 /// Returns `n` for people: "950", "12.3 k", "4.39 M".
 QString formatCount(int64_t n);
+
+/// The schedule panel's memory line for `m`: "Memory: <b>about 190.3 MiB</b> per training
+/// process (parameters 17.4 MiB, gradients 17.4 MiB, optimizer 34.8 MiB, activations 12.0 MiB)"
+/// (HTML), each size in its own unit (KiB, MiB, GiB: 1024-based). Pure.
+QString memoryText(const MemoryEstimate &m);
 
 /// The panels below the form: the schedule computed as run_classifier does (epochs,
 /// steps_per_epoch, total_steps, warmup_steps, eval_steps with their formulas, from

@@ -33,7 +33,30 @@ private:
     double m_step = 0;
 };
 
+/// Steps are whole numbers: a tick step under 1 (a 3-step run's 0.5) becomes 1, and one
+/// between (2.5) the whole number below it.
+class StepTicker : public QCPAxisTicker
+{
+protected:
+    double getTickStep(const QCPRange &range) override
+    {
+        const double step = QCPAxisTicker::getTickStep(range);
+        return step < 1 ? 1.0 : std::floor(step);
+    }
+    int getSubTickCount(double tickStep) override
+    {
+        // Sub-ticks only on whole steps too.
+        const int n = QCPAxisTicker::getSubTickCount(tickStep);
+        return tickStep <= 1 ? 0 : (std::fmod(tickStep, double(n + 1)) == 0 ? n : 0);
+    }
+};
+
 } // namespace
+
+QSharedPointer<QCPAxisTicker> stepTicker()
+{
+    return QSharedPointer<StepTicker>::create();
+}
 
 void useLearningRateTicks(QCPAxis *axis)
 {
@@ -60,7 +83,15 @@ void fit(QCustomPlot *plot, QCPAxisRect *lossRect, QCPAxisRect *lrRect, double a
         any = true;
     }
     QCPAxis *x = lossRect->axis(QCPAxis::atBottom);
-    if (any) {
+    if (!any) {
+        // Nothing to show (a new project): the empty view of a new plot, not the last run's axes.
+        x->setRange(0, kEmptySteps);
+        lossRect->axis(QCPAxis::atRight)->setRange(0, accuracyMax);
+        for (QCPAxis *a : {lossRect->axis(QCPAxis::atLeft), lrRect->axis(QCPAxis::atLeft)})
+            a->setRange(a->scaleType() == QCPAxis::stLogarithmic ? QCPRange(0.01, 1) : QCPRange(0, 1));
+        return;
+    }
+    {
         if (keys.size() <= 0)
             keys = QCPRange(keys.lower - 0.5, keys.upper + 0.5);
         // Room on the right, so the last evaluation marker is drawn whole.
@@ -85,7 +116,7 @@ void applyXAxisMode(QCPAxisRect *lossRect, QCPAxisRect *lrRect, LossPlot::XAxis 
     QString label;
     switch (mode) {
     case LossPlot::XAxis::Step:
-        ticker.reset(new QCPAxisTicker);
+        ticker = stepTicker();
         label = LossPlot::tr("step");
         break;
     case LossPlot::XAxis::RelativeTime: {

@@ -3,9 +3,12 @@
 
 #include "ui/plot/lossplot.h"
 
+#include <QSharedPointer>
+
 class QCustomPlot;
 class QCPAxis;
 class QCPAxisRect;
+class QCPAxisTicker;
 
 namespace wb {
 
@@ -13,7 +16,14 @@ namespace wb {
 /// axes are kept equal by the caller). GUI thread only.
 namespace plotaxes {
 
-/// Fits the view to every visible graph of `plot`, in both panels: the x range is the union
+/// The x range of a plot without data (steps 0 to 10), y ranges [0, 1] ([0.01, 1] on a log axis).
+constexpr double kEmptySteps = 10;
+
+/// The step axis' ticker: whole steps only (a 3-step run has ticks 1, 2, 3, never 1.5).
+QSharedPointer<QCPAxisTicker> stepTicker();
+
+/// Fits the view to every visible graph of `plot`, in both panels (without any: the empty
+/// ranges above): the x range is the union
 /// of all graphs' keys (the live run, other runs of any length and, in step mode, the planned
 /// schedule), with room on the right so the last evaluation marker is drawn whole; each loss
 /// and learning-rate axis fits its graphs with 5 % padding (a log axis ×1.5 either way, so the

@@ -40,6 +40,18 @@ std::string findWorkerExecutable()
     return QStandardPaths::findExecutable(QLatin1String(kWorkerBinary)).toStdString();
 }
 
+std::string workerLineForWindow(std::string line)
+{
+    // A worker stopped by the window (SIGINT) says what a terminal user may do next; in the
+    // window Stop is the way, so that hint is left out.
+    for (const std::string hint : {" (Ctrl+C again to quit at once)", "(Ctrl+C again to quit at once)"}) {
+        const auto at = line.find(hint);
+        if (at != std::string::npos)
+            line.erase(at, hint.size());
+    }
+    return line;
+}
+
 RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable)
 {
@@ -60,7 +72,7 @@ RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, 
                         + "; the plot shows the chief's (worker 0) curves");
     LocalClusterSinks sinks;
     sinks.observer = &observer; // the chief's events become the plot's
-    sinks.error_line = [&observer](const std::string &line) { observer.logMessage(line); };
+    sinks.error_line = [&observer](const std::string &line) { observer.logMessage(workerLineForWindow(line)); };
     return runLocalCluster(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers), sinks, &stop)
         .end;
 }

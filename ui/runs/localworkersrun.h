@@ -12,6 +12,10 @@ namespace wb {
 /// else beside the running executable, else on the PATH. Returns "" when none is found.
 std::string findWorkerExecutable();
 
+/// A worker's stderr line as the window's Log shows it: the CLI's "(Ctrl+C again to quit at
+/// once)" hint (the workers' answer to the window's Stop, a SIGINT) is left out. Pure.
+std::string workerLineForWindow(std::string line);
+
 /// Trains `run` (prepared for Train, run.local_workers planned) on its num_workers processes
 /// of `workerExecutable` on this machine (issue 6: the GUI's "Local workers: N"). Each worker runs
 /// `train <toCommandLineFlags(plan.worker)> --progress_format=jsonl` under wb::LocalLauncher; the

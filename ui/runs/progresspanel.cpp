@@ -32,6 +32,7 @@ ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
     m_progress->setValue(0);
     m_progress->setFormat(tr("no run yet")); // "step %v / %m" once a run knows its steps
     m_detail = new QLabel(tr("Not started"));
+    m_detail->setObjectName(QStringLiteral("progressDetail"));
     m_status = new QLabel(tr("Idle"));
     m_status->setObjectName(QStringLiteral("runStatus"));
     // Long details must not widen the window (1024×700 screens): they shrink, the tooltip keeps them.
@@ -81,6 +82,7 @@ void ProgressPanel::clearCoachNotes()
 
 void ProgressPanel::prepare(int64_t totalSteps)
 {
+    m_heldStatus.reset();
     restartTiming();
     clearCoachNotes();
     if (totalSteps > 0) {
@@ -93,6 +95,7 @@ void ProgressPanel::prepare(int64_t totalSteps)
 
 void ProgressPanel::reset()
 {
+    m_heldStatus.reset();
     restartTiming();
     clearCoachNotes();
     m_progress->setRange(0, 1);
@@ -105,6 +108,7 @@ void ProgressPanel::reset()
 
 void ProgressPanel::showRecordedRun(int64_t step, int64_t totalSteps)
 {
+    m_heldStatus.reset();
     restartTiming();
     const int64_t total = totalSteps > 0 ? totalSteps : step;
     m_progress->setRange(0, int(std::max<int64_t>(total, 1)));
@@ -132,6 +136,7 @@ void ProgressPanel::setLearningWarning(const QString &text)
 
 void ProgressPanel::restartTiming()
 {
+    m_startWall = 0;
     m_firstWall = 0;
     m_firstStep = 0;
 }
@@ -143,13 +148,44 @@ void ProgressPanel::setStatus(const QString &text)
     m_status->setStyleSheet(QString());
 }
 
-void ProgressPanel::runStarted(const RunStarted &info)
+void ProgressPanel::holdStatus()
 {
+    if (m_heldStatus) // the check after an answer to the used-model_dir question: the first one counts
+        return;
+    m_heldStatus = HeldStatus{m_status->text(), m_status->styleSheet(), m_status->toolTip()};
+}
+
+void ProgressPanel::restoreStatus()
+{
+    const HeldStatus held = m_heldStatus.value_or(HeldStatus{tr("Idle"), QString(), QString()});
+    m_heldStatus.reset();
+    m_status->setText(held.text);
+    m_status->setStyleSheet(held.styleSheet);
+    m_status->setToolTip(held.toolTip);
+}
+
+void ProgressPanel::runStarted(const RunStarted &info, int workers)
+{
+    m_heldStatus.reset();
+    m_startWall = info.wall_time;
     m_progress->setRange(0, int(info.total_steps));
     m_progress->setValue(int(info.start_step));
     m_progress->setFormat(tr("step %v / %m"));
-    setStatus(tr("Training on %1").arg(QString::fromStdString(info.device)));
+    const QString device = QString::fromStdString(info.device);
+    setStatus(workers > 0 ? (workers == 1 ? tr("Training on 1 worker (%1)").arg(device) : tr("Training on %1 workers (%2)").arg(workers).arg(device)) : tr("Training on %1").arg(device));
 }
+
+QString ProgressPanel::timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond)
+{
+    QString text = tr("%1 elapsed").arg(formatDuration(std::max(0.0, elapsedSeconds)));
+    if (std::isfinite(stepsPerSecond) && stepsPerSecond > 0)
+        text += tr(", about %1 left").arg(formatDuration(double(std::max<int64_t>(stepsLeft, 0)) / stepsPerSecond));
+    return text;
+}
+
+QString ProgressPanel::statusText() const { return m_status->text(); }
+
+QString ProgressPanel::detailText() const { return m_detail->text(); }
 
 void ProgressPanel::stepCompleted(const StepMetrics &m)
 {
@@ -160,16 +196,17 @@ void ProgressPanel::stepCompleted(const StepMetrics &m)
         m_firstWall = m.wall_time;
         m_firstStep = m.step;
     }
-    double eta = std::numeric_limits<double>::quiet_NaN();
-    if (m.step > m_firstStep && m.wall_time > m_firstWall) {
-        const double stepsPerSecond = double(m.step - m_firstStep) / (m.wall_time - m_firstWall);
-        eta = double(m.total_steps - m.step) / stepsPerSecond;
-    }
-    m_detail->setText(tr("epoch %1 · loss %2 · %3 examples/s · ETA %4")
+    // The rate over the wall time since the first step this panel saw: the evaluations and
+    // checkpoints between those steps are in it, so the time left includes theirs.
+    double stepsPerSecond = std::numeric_limits<double>::quiet_NaN();
+    if (m.step > m_firstStep && m.wall_time > m_firstWall)
+        stepsPerSecond = double(m.step - m_firstStep) / (m.wall_time - m_firstWall);
+    const double since = m_startWall > 0 && m_startWall <= m.wall_time ? m_startWall : m_firstWall;
+    m_detail->setText(tr("epoch %1 · loss %2 · %3 examples/s · %4")
                           .arg(m.epoch, 0, 'f', 2)
                           .arg(m.loss, 0, 'f', 4)
                           .arg(m.examples_per_second, 0, 'f', 0)
-                          .arg(formatDuration(eta)));
+                          .arg(timeText(m.wall_time - since, m.total_steps - m.step, stepsPerSecond)));
 }
 
 void ProgressPanel::stopRequested() { m_status->setText(tr("Stopping after this step…")); }
@@ -184,6 +221,7 @@ QString ProgressPanel::earlyStopText(const RunFinished &r)
 
 void ProgressPanel::finished(const RunFinished &r)
 {
+    m_heldStatus.reset();
     switch (r.status) {
     case RunStatus::Completed:
         // An early stop is not a run to the end: the status says so, and which step is the best.

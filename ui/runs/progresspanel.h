@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QLabel;
@@ -13,7 +14,7 @@ class QProgressBar;
 namespace wb {
 
 /// The progress row under the tabs: run status ("Training on cpu", "Completed", "Failed"),
-/// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, ETA); under them
+/// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, time elapsed and left); under them
 /// the coach's latest note (core/train/coach.h; hidden until there is one; its tooltip lists
 /// every note of the run). Object names: "runStatus", "progress", "coachNote". GUI thread only.
 class ProgressPanel : public QWidget
@@ -24,9 +25,14 @@ public:
 
     /// A run is about to start with `totalSteps` steps (≤ 0: not known yet).
     void prepare(int64_t totalSteps);
-    /// Forgets the ETA's reference point (after Resume).
+    /// Forgets the time line's reference points (after Resume).
     void restartTiming();
     void setStatus(const QString &text);
+    /// Keeps the status shown now (text, colour, tooltip) for restoreStatus(): a pre-flight check
+    /// that starts no run gives back "Completed" or "Stopped at step S", not "Idle".
+    void holdStatus();
+    /// Shows the status kept by holdStatus() ("Idle" when none was kept).
+    void restoreStatus();
     /// Back to the empty state ("no run yet"), as in a new project.
     void reset();
     /// Shows a run recorded on disk: step `step` of `totalSteps` (≤ 0: unknown), "Completed"
@@ -42,7 +48,17 @@ public:
     /// The note line's text ("" while hidden).
     QString coachNoteText() const;
 
-    void runStarted(const RunStarted &info);
+    /// The run has started: "Training on <device>", or with `workers` > 0 (local workers)
+    /// "Training on N workers (<device>)"; the elapsed time counts from info.wall_time.
+    void runStarted(const RunStarted &info, int workers = 0);
+    /// The time line of the detail: "0:00:40 elapsed", and with a measured rate
+    /// ("about 0:02:40 left") from `stepsLeft` / `stepsPerSecond`. Seconds; a rate ≤ 0 or NaN
+    /// leaves the remaining time out. Pure.
+    static QString timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond);
+    /// The status's text ("Training on cpu", "Completed", …).
+    QString statusText() const;
+    /// The detail line's text (epoch, loss, examples/s, elapsed and remaining time).
+    QString detailText() const;
     void stepCompleted(const StepMetrics &m);
     void stopRequested();
     /// "Completed", and for an early stop (early_stopping_patience) the detail "stopped early
@@ -58,6 +74,12 @@ private:
     QLabel *m_note = nullptr;
     std::vector<CoachNote> m_notes;
     void clearCoachNotes();
+    struct HeldStatus
+    {
+        QString text, styleSheet, toolTip;
+    };
+    std::optional<HeldStatus> m_heldStatus;
+    double m_startWall = 0; ///< RunStarted::wall_time of this session's run (0: unknown)
     double m_firstWall = 0;
     int64_t m_firstStep = 0;
 };

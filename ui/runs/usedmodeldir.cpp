@@ -23,6 +23,8 @@ namespace {
 // "learning_rate" → "Learning rate" (the form's label), else the name itself.
 QString formName(const std::string &name)
 {
+    if (name == "train_data_size") // run_config's is the examples the schedule used, not the form's cap
+        return QObject::tr("Training examples used");
     const OptionSpec *spec = findOption(name);
     if (spec && spec->group != FormGroup::None && *spec->label)
         return QString::fromUtf8(spec->label);

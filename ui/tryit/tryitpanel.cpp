@@ -491,8 +491,10 @@ void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome
             clearExplanation();
             showChips({});
             showBars(o.labels, nullptr, o.regression);
+            // The text field's placeholder says what to do: a hint here would vanish at the first
+            // key and move everything below it up a line.
             if (o.warnings.empty())
-                showMessage(tr("Type a text to see its wordpieces and the model's answer."), false);
+                showMessage(QString(), false);
             break;
         case TryItOutcome::Kind::Classified:
             showModel(o);

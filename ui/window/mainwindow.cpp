@@ -30,6 +30,7 @@
 #include "ui/form/wheelguard.h"
 
 #include <QApplication>
+#include <QAbstractButton>
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
@@ -39,12 +40,14 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -107,6 +110,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     // only with focus, so scrolling never changes a value unseen.
     guardWheel(this);
     setOptions(TrainingOptions{});
+    m_shownModelDir = q(options().model_dir);
     updateActions();
     updateTitle();
     statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
@@ -224,6 +228,16 @@ void MainWindow::connectForm()
                 m_tryIt->explainText(text, textB, classId);
             });
     connect(m_form, &ConfigurationForm::taskChanged, this, &MainWindow::applyFormTask);
+    // The form's model_dir is the run shown (and the run Resume continues).
+    m_modelDirTimer = new QTimer(this);
+    m_modelDirTimer->setSingleShot(true);
+    m_modelDirTimer->setInterval(400);
+    connect(m_modelDirTimer, &QTimer::timeout, this, &MainWindow::followFormModelDir);
+    connect(m_form, &ConfigurationForm::edited, this, [this] {
+        updateActions();
+        if (q(options().model_dir) != m_shownModelDir)
+            m_modelDirTimer->start();
+    });
 }
 
 void MainWindow::applyFormTask()
@@ -489,7 +503,62 @@ void MainWindow::openExampleProject(const ExampleDataPaths &paths)
         } catch (...) {
             appendLog(tr("warning: %1").arg(currentErrorReport().logLine()));
         }
+        finishOpeningExample(paths, project);
+        return;
     }
+    // The learner changed the example: open it as they left it, or as it was (the example's settings).
+    Diagnostics diag;
+    TrainingOptions saved;
+    try {
+        saved = ProjectFile::load(project, diag);
+    } catch (...) {
+        diag.error(project.toStdString(), currentErrorReport().message.toStdString());
+    }
+    if (diag.hasErrors() || toCommandLineFlags(saved) == toCommandLineFlags(o)) {
+        finishOpeningExample(paths, project);
+        return;
+    }
+    if (!m_exampleChangedBox) {
+        m_exampleChangedBox = new QMessageBox(QMessageBox::Question, tr("The example was changed"), QString(),
+                                              QMessageBox::NoButton, this);
+        m_exampleChangedBox->setObjectName(QStringLiteral("exampleChangedDialog"));
+        m_exampleChangedBox->setWindowModality(Qt::WindowModal);
+        m_exampleChangedBox->addButton(tr("Open as I &left it"), QMessageBox::AcceptRole)
+            ->setObjectName(QStringLiteral("openExampleAsLeft"));
+        m_exampleChangedBox->addButton(tr("Open as it &was"), QMessageBox::DestructiveRole)
+            ->setObjectName(QStringLiteral("resetExample"));
+        m_exampleChangedBox->addButton(QMessageBox::Cancel)->setObjectName(QStringLiteral("cancelExample"));
+    }
+    std::vector<std::string> changed;
+    for (const std::string &flag : toCommandLineFlags(saved))
+        if (const std::vector<std::string> example = toCommandLineFlags(o);
+            std::find(example.begin(), example.end(), flag) == example.end())
+            changed.push_back(flag);
+    m_exampleChangedBox->setText(tr("You changed the example project %1.").arg(project));
+    m_exampleChangedBox->setInformativeText(
+        tr("Open it as you left it, or as it was: the example's settings again (its runs stay where they are).")
+        + (changed.empty() ? QString() : QStringLiteral("\n\n") + tr("Your settings: %1").arg(q(shellJoin(changed)))));
+    m_exampleChangedBox->disconnect(this);
+    connect(m_exampleChangedBox, &QMessageBox::buttonClicked, this, [this, paths, project, o](QAbstractButton *button) {
+        if (button->objectName() == QLatin1String("cancelExample"))
+            return;
+        if (button->objectName() == QLatin1String("resetExample")) {
+            try {
+                ProjectFile::save(project, o);
+                appendLog(tr("The example project %1 is as it was again.").arg(project));
+            } catch (...) {
+                reportError(tr("Cannot reset the example"), currentErrorReport());
+                return;
+            }
+        }
+        finishOpeningExample(paths, project);
+    });
+    m_exampleChangedBox->open();
+}
+
+void MainWindow::finishOpeningExample(const ExampleDataPaths &paths, const QString &project)
+{
+    const TrainingOptions o = ExampleLoader::projectOptions(paths);
     QString openError;
     if (!openProject(project, &openError)) {
         setOptions(o);

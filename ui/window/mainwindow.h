@@ -15,6 +15,7 @@ class QMenu;
 class QMessageBox;
 class QPlainTextEdit;
 class QTabWidget;
+class QTimer;
 
 namespace wb {
 
@@ -22,6 +23,7 @@ class ConfigurationForm;
 class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
+class HelpBrowser;
 class ExampleLoader;
 class LossPlot;
 class LrFindDialog;
@@ -65,6 +67,9 @@ public:
     /// Saves the configuration as a project file (atomic).
     bool saveProject(const QString &path, QString *error = nullptr);
     QString projectPath() const { return m_projectPath; }
+    /// Where the window's file dialogs start (Open, Save Project): the project's folder, else
+    /// next to the form's data (ConfigurationForm::startFolder()).
+    QString fileDialogFolder() const;
 
     /// Writes the preset `index` of bertPresets() as a bert_config.json to `path` and puts
     /// it into the form.
@@ -81,8 +86,11 @@ public:
     /// Returns the path of the document `name` ("tutorial.md") of docs/: installed beside the
     /// program or in the source tree of a build; "" when not found.
     static QString helpDocumentPath(const QString &name);
-    /// Opens docs/`name` in the desktop's viewer (Help → Tutorial, F1).
+    /// Shows docs/`name` in the window's help browser (Help → Tutorial, F1; HelpBrowser);
+    /// an error box only when the file is not found or cannot be read.
     void openHelpDocument(const QString &name);
+    /// The help browser (nullptr until help was first opened).
+    HelpBrowser *helpBrowser() const { return m_help; }
     /// Whether the start page is shown (until a project is open or a run starts).
     bool isStartPageShown() const { return m_start != nullptr; }
     /// Shows the tab with `objectName` ("startTab", "plotTab", "evaluationTab", "tryItTab", "runsTab", "logTab").
@@ -160,7 +168,10 @@ private:
     void updateActions();
     void rebuildRecentProjectsMenu();
     void appendLog(const QString &line);
+    /// Opens the example's project; when the learner changed it, asks first: as they left it
+    /// or as it was ("exampleChangedDialog": "openExampleAsLeft", "resetExample", "cancelExample").
     void openExampleProject(const ExampleDataPaths &paths);
+    void finishOpeningExample(const ExampleDataPaths &paths, const QString &project);
     /// Save (Save As when the project has no file yet); false when cancelled or failed.
     bool saveProjectInteractively();
     /// Runs `action` now, or after Save / Discard when the project has unsaved changes;
@@ -176,6 +187,9 @@ private:
     /// (recordedRunShown, else recordedRunDropped).
     void showRecordedRun(const TrainingOptions &o);
     void applyRecordedRun(const TrainingOptions &o, const RecordedRun &run);
+    /// The form's model_dir is the run shown: after the user changed it (and paused typing),
+    /// shows that folder's recorded run or empty views (not while a run or a check is going).
+    void followFormModelDir();
     /// Draws the history of o's metrics.jsonl up to `upToStep` (a run resumed in a new session).
     void loadRecordedHistory(const TrainingOptions &o, int64_t upToStep);
     /// Lists the runs next to `modelDir` in Compare runs (RunsTable::scanInBackground).
@@ -218,14 +232,18 @@ private:
     QMenu *m_recentProjects = nullptr;
     QMessageBox *m_closeBox = nullptr;
     QMessageBox *m_saveChangesBox = nullptr;
+    QMessageBox *m_exampleChangedBox = nullptr;
     std::function<void()> m_afterSaveQuestion;
     QStringList m_learningWarnings;  ///< of the latest evaluation (empty: it learned)
     PrepareDataDialog *m_prepareDialog = nullptr;
     LrFindDialog *m_lrFindDialog = nullptr;
+    HelpBrowser *m_help = nullptr;
     ExampleLoader *m_example = nullptr;
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
+    QString m_shownModelDir; ///< the model_dir whose run the views show (followFormModelDir)
+    QTimer *m_modelDirTimer = nullptr; ///< waits for the user to pause typing a model_dir
     QString m_announcedScan; ///< the model_dir whose scan ends with "N run(s) found" (Find runs)
 
     QString m_projectPath;

@@ -38,6 +38,7 @@ void MainWindow::newProject()
     m_form->setTask(FormTask::Classify);
     setOptions(TrainingOptions{});
     clearRunViews();
+    m_shownModelDir = q(options().model_dir);
     leaveStartPage();
     statusBar()->showMessage(tr("New project: choose a strategy and the model and data files, then press Train."), 6000);
 }
@@ -53,6 +54,7 @@ void MainWindow::clearRunViews()
     m_progress->reset();
     m_learningWarnings.clear();
     ++m_shownRunGeneration;
+    m_session->setResumableModelDir(QString());
 }
 
 void MainWindow::loadBaseline(const TrainingOptions &o)
@@ -118,6 +120,7 @@ RecordedRun readRecordedRun(const TrainingOptions &o)
 void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
     clearRunViews(); // also makes a recorded run still being read stale
+    m_shownModelDir = q(o.model_dir);
     loadBaseline(o);
     m_embeddings->setModelDir(q(o.model_dir)); // the saved evaluations' vectors, read in the background
     if (o.model_dir.empty())
@@ -145,6 +148,7 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
 {
     if (!run.found)
         return;
+    m_session->setResumableModelDir(run.used.canContinue() ? q(o.model_dir) : QString()); // Resume after a restart
     const QString metrics = q(o.metricsPath());
     const MetricsLog &log = run.log;
     if (!run.metricsError.empty())
@@ -180,6 +184,14 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
     }
     appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(step)
                   .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
+}
+
+void MainWindow::followFormModelDir()
+{
+    const TrainingOptions o = options();
+    if (q(o.model_dir) == m_shownModelDir || m_session->isRunning() || m_session->isChecking())
+        return;
+    guarded(tr("Cannot read the run"), [&] { showRecordedRun(o); }); // empty views when the folder holds none
 }
 
 void MainWindow::loadRecordedHistory(const TrainingOptions &o, int64_t upToStep)

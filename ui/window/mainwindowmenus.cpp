@@ -4,6 +4,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "ui/dialogs/helpbrowser.h"
 #include "ui/dialogs/lrfinddialog.h"
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
@@ -18,9 +19,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
-#include <QUrl>
 #include <QWhatsThis>
-#include <QDesktopServices>
 #include <QCoreApplication>
 #include <QFileInfo>
 
@@ -43,7 +42,7 @@ void MainWindow::buildFileMenu()
     newAction->setObjectName(QStringLiteral("newProjectAction"));
     QAction *openAction = file->addAction(tr("&Open Project…"), QKeySequence::Open, this, [this] {
         askToSaveThen([this] {
-            const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+            const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), fileDialogFolder(),
                                                               tr("BERT Workbench project (*.bwproj *.json);;All files (*)"));
             QString error;
             if (!path.isEmpty() && !openProject(path, &error))
@@ -54,7 +53,8 @@ void MainWindow::buildFileMenu()
     m_recentProjects = file->addMenu(tr("Recent Projects"));
     connect(m_recentProjects, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentProjectsMenu);
     auto saveAs = [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save project"), m_projectPath.isEmpty() ? QStringLiteral("project.bwproj") : m_projectPath,
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save project"),
+                                                          m_projectPath.isEmpty() ? QDir(fileDialogFolder()).filePath(QStringLiteral("project.bwproj")) : m_projectPath,
                                                           tr("BERT Workbench project (*.bwproj)"));
         QString error;
         if (!path.isEmpty() && !saveProject(path, &error))
@@ -190,9 +190,14 @@ LrFindDialog *MainWindow::openLrFinder()
 QString MainWindow::helpDocumentPath(const QString &name)
 {
     const QString appDir = QCoreApplication::applicationDirPath();
-    // Installed (share/doc/bert-workbench), then the source tree's docs/ seen from a build tree.
-    for (const QString &dir : {appDir + QStringLiteral("/../share/doc/bert-workbench"), appDir + QStringLiteral("/../../../docs"),
-                               appDir + QStringLiteral("/../../docs"), appDir + QStringLiteral("/../docs")}) {
+    // Installed (<prefix>/bin → <prefix>/share/doc/bert-workbench, the .deb's /usr), then the
+    // source tree's docs/ seen from a build tree inside it, then the sources this was built from.
+    QStringList dirs{appDir + QStringLiteral("/../share/doc/bert-workbench"), appDir + QStringLiteral("/../../../docs"),
+                     appDir + QStringLiteral("/../../docs"), appDir + QStringLiteral("/../docs")};
+#ifdef WB_SOURCE_DOCS_DIR
+    dirs << QStringLiteral(WB_SOURCE_DOCS_DIR);
+#endif
+    for (const QString &dir : dirs) {
         const QFileInfo f(QDir(dir).filePath(name));
         if (f.isFile())
             return f.canonicalFilePath();
@@ -203,10 +208,21 @@ QString MainWindow::helpDocumentPath(const QString &name)
 void MainWindow::openHelpDocument(const QString &name)
 {
     const QString path = helpDocumentPath(name);
-    if (path.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+    if (path.isEmpty()) {
         reportError(tr("Cannot open the help"),
                     {tr("%1 was not found next to the program").arg(name),
                      tr("read docs/%1 in the BERT Workbench sources or package documentation").arg(name)});
+        return;
+    }
+    if (!m_help)
+        m_help = new HelpBrowser(this);
+    if (!m_help->showDocument(path)) {
+        reportError(tr("Cannot open the help"), {tr("%1 cannot be read").arg(path), tr("check the file's permissions")});
+        return;
+    }
+    m_help->show();
+    m_help->raise();
+    m_help->activateWindow();
 }
 
 } // namespace wb

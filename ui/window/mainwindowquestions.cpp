@@ -5,17 +5,27 @@
 #include "ui/window/mainwindow.h"
 
 
+#include "ui/form/configurationform.h"
+
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
 
 namespace wb {
 
+QString MainWindow::fileDialogFolder() const
+{
+    if (!m_projectPath.isEmpty() && QFileInfo(m_projectPath).absoluteDir().exists())
+        return QFileInfo(m_projectPath).absolutePath();
+    return m_form->startFolder();
+}
+
 bool MainWindow::saveProjectInteractively()
 {
     QString path = m_projectPath;
     if (path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save project"), QStringLiteral("project.bwproj"),
+        path = QFileDialog::getSaveFileName(this, tr("Save project"), QDir(fileDialogFolder()).filePath(QStringLiteral("project.bwproj")),
                                             tr("BERT Workbench project (*.bwproj)"));
         if (path.isEmpty())
             return false;

@@ -47,6 +47,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
 {
     const TrainingOptions &o = prepared.options;
     ++m_shownRunGeneration; // a recorded run still being read is not shown over this one
+    m_shownModelDir = q(o.model_dir);
     m_plot->clear();
     m_evalView->clear();
     m_learningWarnings.clear();

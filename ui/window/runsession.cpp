@@ -5,6 +5,7 @@
 #include "ui/window/runsession.h"
 #include "ui/common/qtext.h"
 
+#include "core/train/preflight.h"
 #include "core/util/errortext.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
@@ -75,6 +76,14 @@ PreflightOutcome preflight(const TrainingOptions &o, RunPurpose purpose, bool as
 {
     PreflightOutcome r;
     if (askAboutUsedDir) {
+        // An obvious form error (a learning rate of 0) comes before the question about the run:
+        // then the whole check reports it with every other problem, and nothing is downloaded.
+        Diagnostics values;
+        checkOptionValues(o, values);
+        if (values.hasErrors()) {
+            r.prepared = prepareRun(o, purpose);
+            return r;
+        }
         r.used = inspectModelDir(o);
         if (r.used.used)
             return r;
@@ -123,7 +132,17 @@ bool RunSession::canTrain() const { return !m_controller->isRunning() && !m_chec
 
 bool RunSession::canStop() const { return m_controller->isRunning() && !m_controller->isStopRequested(); }
 
-bool RunSession::canResume() const { return !m_checking && m_controller->canResume(); }
+bool RunSession::canResume() const
+{
+    return !m_checking && !m_controller->isRunning() && !m_resumableDir.isEmpty()
+           && q(m_form->options().model_dir) == m_resumableDir;
+}
+
+void RunSession::setResumableModelDir(const QString &modelDir)
+{
+    m_resumableDir = modelDir;
+    Q_EMIT stateChanged();
+}
 
 void RunSession::showStatus(const QString &text, int timeoutMs) { m_statusBar->showMessage(text, timeoutMs); }
 
@@ -141,6 +160,7 @@ void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
     const RunPurpose purpose = m_purpose;
     m_checking = true;
     Q_EMIT stateChanged();
+    m_progress->holdStatus(); // a check that starts nothing gives the shown run's status back
     m_progress->setStatus(tr("Checking the configuration…"));
     showStatus(tr("Checking the configuration and the data files…"));
     // prepareRun (the one pre-flight check) scans the data files, initialises CUDA and binds
@@ -168,7 +188,7 @@ void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
                 reportError(tr("Cannot start training"), currentErrorReport());
             }
             if (!started)
-                m_progress->setStatus(tr("Idle"));
+                m_progress->restoreStatus();
             Q_EMIT stateChanged();
             Q_EMIT preflightFinished(started);
         },
@@ -199,6 +219,7 @@ void RunSession::startValidatedRun(const JobOutcome<PreparedRun> &outcome)
     if (const QString warnings = formValidationText(result.diagnostics).warnings; !warnings.isEmpty())
         for (const QString &line : warnings.split(QLatin1Char('\n')))
             Q_EMIT logLine(tr("warning: %1").arg(line));
+    m_workers = prepared.local_workers.num_workers;
     if (resuming) { // the plot, evaluation and progress keep the run that is continued
         m_controller->start(prepared);
         return;
@@ -209,6 +230,7 @@ void RunSession::startValidatedRun(const JobOutcome<PreparedRun> &outcome)
 void RunSession::startNewRun(const PreparedRun &prepared)
 {
     const TrainingOptions &o = prepared.options;
+    m_resumableDir.clear();
     m_form->rememberPaths();
     try {
         // Records the configuration next to the run, for the run comparison table.
@@ -288,11 +310,18 @@ bool RunSession::resume()
         return false;
     // Resume is a run like any other: checked again first (the data may have changed since).
     m_progress->restartTiming();
-    Q_EMIT logLine(tr("Resuming from the latest checkpoint in %1").arg(q(m_controller->lastSpec().model_dir)));
-    m_progress->setStatus(tr("Resuming…"));
-    m_resuming = true;
-    m_purpose = m_controller->lastPurpose(); // a pretraining run resumes as one
-    startPreflight(m_controller->lastSpec(), false);
+    Q_EMIT logLine(tr("Resuming from the latest checkpoint in %1").arg(m_resumableDir));
+    if (m_controller->canResume() && q(m_controller->lastSpec().model_dir) == m_resumableDir) {
+        m_progress->setStatus(tr("Resuming…"));
+        m_resuming = true;
+        m_purpose = m_controller->lastPurpose(); // a pretraining run resumes as one
+        startPreflight(m_controller->lastSpec(), false);
+        return true;
+    }
+    // A run recorded on disk (stopped in an earlier session): the form's options continue it,
+    // as Train → Continue it does; the window draws its history up to the checkpoint.
+    m_purpose = formTaskPurpose(m_form->task());
+    startPreflight(m_form->options(), false);
     return true;
 }
 
@@ -338,7 +367,7 @@ QDialog *RunSession::createUsedModelDirDialog()
         startPreflight(m_form->options(), true); // that folder may hold a run too
     });
     connect(dialog, &QDialog::rejected, this, [this] {
-        m_progress->setStatus(tr("Idle"));
+        m_progress->restoreStatus();
         showStatus(tr("Training not started."), 4000);
         Q_EMIT preflightFinished(false);
     });
@@ -366,7 +395,12 @@ void RunSession::askAboutUsedModelDir(const UsedModelDir &u)
     m_usedDirDialog->open();
 }
 
-void RunSession::handleRunStarted(const RunStarted &info) { m_progress->runStarted(info); }
+void RunSession::handleRunStarted(const RunStarted &info)
+{
+    m_progress->runStarted(info, m_workers);
+    // Until the run ends: where it trains ("Training on 2 workers (cpu)" for a local cluster).
+    showStatus(m_progress->statusText() + QStringLiteral(". ") + tr("Stop writes a checkpoint; Resume continues from it."));
+}
 
 void RunSession::handleCheckpoint(const CheckpointSaved &c)
 {
@@ -396,7 +430,9 @@ void RunSession::showRunError(const RunFinished &r)
 
 void RunSession::handleFinished(const RunFinished &r)
 {
+    m_statusBar->clearMessage(); // "Training on …" ends with the run
     m_progress->finished(r);
+    m_resumableDir = r.status == RunStatus::Cancelled && !r.last_checkpoint.empty() ? q(m_controller->lastSpec().model_dir) : QString();
     switch (r.status) {
     case RunStatus::Completed:
         Q_EMIT logLine(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));

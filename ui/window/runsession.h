@@ -52,8 +52,13 @@ public:
     bool canTrain() const;
     /// Stop is possible: a run is going and no stop was asked yet.
     bool canStop() const;
-    /// Resume is possible: the last run was stopped and no check is going.
+    /// Resume is possible: the form's model_dir holds a run that can be continued (stopped in
+    /// this session, or found there by setResumableModelDir, e.g. after a restart) and no run or
+    /// check is going.
     bool canResume() const;
+    /// The run recorded in `modelDir` can be continued from its latest checkpoint ("": none
+    /// known). The window sets it when it shows a model_dir's run (inspectModelDir).
+    void setResumableModelDir(const QString &modelDir);
     /// The findings of the last pre-flight check.
     const Diagnostics &lastValidation() const { return m_lastValidation; }
     /// The validation error dialog of the last failed Train press (nullptr before).
@@ -128,6 +133,8 @@ private:
     bool m_resuming = false; ///< the pre-flight check in progress is for Resume
     RunPurpose m_purpose = RunPurpose::Train; ///< of the check in progress (the form's task at Train)
     bool m_closing = false;
+    int m_workers = 0; ///< local workers of the run started last (0: in this process)
+    QString m_resumableDir; ///< a model_dir whose run Resume continues (setResumableModelDir, a stopped run)
 };
 
 } // namespace wb
