@@ -9,8 +9,6 @@
 #include "core/util/error.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace wb {
 
@@ -93,16 +91,6 @@ std::optional<PretrainedModel> fetchPretrainedModel(const TrainingOptions &optio
 
 namespace {
 
-std::string fileSha256(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return {};
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return sha256Hex(bytes.str());
-}
-
 /// The data must have been prepared as the model reads text: its vocabulary and casing
 /// (prepare_report.json beside the meta data; data from elsewhere has none and is not checked).
 void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &model, Diagnostics &diag)
@@ -117,7 +105,7 @@ void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &mode
     }
     if (!report)
         return;
-    const std::string modelVocabSha = fileSha256(model.vocab_file);
+    const std::string modelVocabSha = sha256FileHex(model.vocab_file);
     if (!report->vocab_sha256.empty() && !modelVocabSha.empty() && report->vocab_sha256 != modelVocabSha)
         diag.error("pretrained_model",
                    "the data was prepared with another vocabulary than " + o.pretrained_model + "'s: prepare used "

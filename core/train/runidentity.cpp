@@ -10,8 +10,6 @@
 #include "core/util/error.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -24,16 +22,6 @@ constexpr const char *kFormat = "bert-workbench run_config 1";
 std::string valueText(const nlohmann::ordered_json &v)
 {
     return v.is_null() ? std::string("(absent)") : v.dump();
-}
-
-std::string fileSha256(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return {};
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    return sha256Hex(bytes.str());
 }
 
 std::optional<bool> casingOption(const std::string &value)
@@ -84,7 +72,7 @@ RunTokenizer dataTokenizer(const TrainingOptions &o, const InputMetaData &meta)
         // the pre-flight check names an unreadable report where it reads it
     }
     t.vocab_file = !o.vocab_file.empty() ? o.vocab_file : prepared.vocab_file;
-    t.vocab_sha256 = !o.vocab_file.empty() ? fileSha256(o.vocab_file) : prepared.vocab_sha256;
+    t.vocab_sha256 = !o.vocab_file.empty() ? sha256FileHex(o.vocab_file) : prepared.vocab_sha256;
     t.casing = resolveCasing({{"--do_lower_case", casingOption(o.do_lower_case)},
                               {"input_meta_data.json", meta.do_lower_case},
                               {"prepare_report.json", prepared.do_lower_case}},
@@ -170,7 +158,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
                                      {"eval_data_path", &o.eval_data_path},
                                      {"input_meta_data_path", &o.input_meta_data_path}})
         if (!path->empty())
-            files[flag] = {{"path", *path}, {"sha256", fileSha256(*path)}};
+            files[flag] = {{"path", *path}, {"sha256", sha256FileHex(*path)}};
     auto &info = j["informational"];
     info["bert_config_file"] = o.bert_config_file;
     info["input_meta_data_path"] = o.input_meta_data_path;

@@ -65,6 +65,24 @@ private Q_SLOTS:
                  std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
     }
 
+    /// A file's digest is read in pieces: FIPS 180-4's million 'a', a file across several
+    /// 1 MiB pieces equal to the digest of its bytes, and "" for what is not a readable file.
+    void sha256OfFiles()
+    {
+        const QString million = sub(QStringLiteral("million-a.txt"));
+        writeText(million, std::string(1000000, 'a'));
+        QCOMPARE(wb::sha256FileHex(million.toStdString()),
+                 std::string("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
+        std::string big(3 * 1048576 + 17, '\0');
+        for (size_t i = 0; i < big.size(); ++i)
+            big[i] = char((i * 2654435761u) >> 13);
+        const QString bigPath = sub(QStringLiteral("pieces.bin"));
+        writeText(bigPath, big);
+        QCOMPARE(wb::sha256FileHex(bigPath.toStdString()), wb::sha256Hex(big));
+        QCOMPARE(wb::sha256FileHex(sub(QStringLiteral("absent.bin")).toStdString()), std::string());
+        QCOMPARE(wb::sha256FileHex(m_dir.path().toStdString()), std::string());
+    }
+
     void initTestCase()
     {
         std::string v;
