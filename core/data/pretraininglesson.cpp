@@ -276,9 +276,11 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
     pre.options.num_train_epochs = o.pretrain_epochs;
     pre.options.train_batch_size = pre.options.eval_batch_size = o.pretrain_batch_size;
     pre.options.learning_rate = o.pretrain_learning_rate;
-    if (o.pretrain_sequences > 0)
-        pre.options.train_data_size = o.pretrain_sequences;
+    // Four evaluations per epoch; train_data_size caps each interval (run_classifier's
+    // schedule: num_eval_per_epoch "epochs" of train_data_size / num_eval_per_epoch).
     pre.options.num_eval_per_epoch = 4;
+    if (o.pretrain_sequences > 0)
+        pre.options.train_data_size = std::max<int64_t>(1, o.pretrain_sequences / pre.options.num_eval_per_epoch);
 
     PretrainingLessonRun fromPretrained{"finetune-pretrained", false, base};
     fromPretrained.options.input_meta_data_path = (fs::path(d.subset_dir) / "input_meta_data.json").string();

@@ -30,8 +30,9 @@ struct PretrainingLessonOptions
     uint64_t subset_seed = 42;       ///< which rows (and the labelled data's split, as the example's)
     int64_t seed = 42;               ///< the runs' --seed (model initialisation, order, dropout)
     int64_t pretrain_epochs = 1;     ///< epochs over the pretraining sequences
-    /// Pretraining sequences per epoch (train_data_size: the first N of the shuffled records;
-    /// 0: all of them, about 118,000 for the example's mails at length 128).
+    /// Pretraining sequences per epoch, in 4 evaluation intervals (train_data_size =
+    /// pretrain_sequences / 4 caps each; the records are shuffled); 0: all of them, about
+    /// 118,000 for the example's mails at length 128. 6400: 200 steps of 32.
     int64_t pretrain_sequences = 6400;
     int64_t pretrain_batch_size = 32;
     double pretrain_learning_rate = 1e-3;

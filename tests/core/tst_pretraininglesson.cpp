@@ -160,6 +160,10 @@ private Q_SLOTS:
         QCOMPARE(runs[2].options.train_data_path, runs[1].options.train_data_path);
         QCOMPARE(runs[2].options.learning_rate, runs[1].options.learning_rate);
         QCOMPARE(runs[0].options.model_dir, o.output_dir + "/runs/pretrain");
+        // 6400 pretraining sequences: 4 evaluation intervals of 1600 (200 steps of 32).
+        QCOMPARE(runs[0].options.num_eval_per_epoch, int64_t(4));
+        QCOMPARE(runs[0].options.train_data_size.value_or(0), int64_t(1600));
+        QCOMPARE(runs[0].options.train_batch_size, int64_t(32));
     }
 };
 
