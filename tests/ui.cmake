@@ -20,6 +20,8 @@ if(WB_BUILD_GUI)
               LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 240)
   # Issue 16: the window asks before reusing a model_dir or dropping changes; a project knows its run.
   wb_add_test(tst_windowmanners NAME ui.windowmanners SOURCES ui/tst_windowmanners.cpp LIBS wb_ui GUI TIMEOUT 180)
+  # The pretraining lesson from the start page (issue 24).
+  wb_add_test(tst_lessonbutton NAME ui.lesson SOURCES ui/tst_lessonbutton.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 14: Try it classifies typed texts with the latest checkpoint, off the GUI thread.
   wb_add_test(tst_tryitpanel NAME ui.tryitpanel SOURCES ui/tst_tryitpanel.cpp LIBS wb_ui GUI TIMEOUT 300)
   # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.

@@ -23,6 +23,7 @@ class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
 class ExampleLoader;
+class LessonRunner;
 class LossPlot;
 class LrFindDialog;
 class ProgressPanel;
@@ -223,6 +224,7 @@ private:
     PrepareDataDialog *m_prepareDialog = nullptr;
     LrFindDialog *m_lrFindDialog = nullptr;
     ExampleLoader *m_example = nullptr;
+    LessonRunner *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped

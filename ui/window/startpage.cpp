@@ -30,11 +30,16 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     };
     QPushButton *example = button(tr("Open the Example (spam detection)"), QStringLiteral("startOpenExample"),
                                   tr("Prepares a small spam/ham data set and a BERT-Tiny project, ready to train"));
+    QPushButton *lesson = button(tr("Why Pretraining Matters (lesson)"), QStringLiteral("startPretrainingLesson"),
+                                 tr("Pretrains BERT-Tiny on the example's mails without their labels, then fine-tunes it "
+                                    "on 200 labelled mails next to a fine-tune from random weights: three runs, one after "
+                                    "another, compared in Compare runs"));
     QPushButton *prepare = button(tr("Prepare Data…"), QStringLiteral("startPrepareData"),
                                   tr("Turn your own labelled texts (folders, CSV/TSV) into training data"));
     QPushButton *fresh = button(tr("New Project"), QStringLiteral("startNewProject"),
                                 tr("Start with an empty form"));
     connect(example, &QPushButton::clicked, this, &StartPage::openExampleRequested);
+    connect(lesson, &QPushButton::clicked, this, &StartPage::pretrainingLessonRequested);
     connect(prepare, &QPushButton::clicked, this, &StartPage::prepareDataRequested);
     connect(fresh, &QPushButton::clicked, this, &StartPage::newProjectRequested);
     m_recent->setObjectName(QStringLiteral("recentProjectsList"));
@@ -44,6 +49,7 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(example);
+    buttons->addWidget(lesson);
     buttons->addWidget(prepare);
     buttons->addWidget(fresh);
     buttons->addStretch(1);
