@@ -49,7 +49,6 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(example);
-    buttons->addWidget(lesson);
     buttons->addWidget(prepare);
     buttons->addWidget(fresh);
     buttons->addStretch(1);
@@ -58,6 +57,10 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     layout->addWidget(title);
     layout->addWidget(how);
     layout->addLayout(buttons);
+    auto *lessonRow = new QHBoxLayout; // its own row: the window's narrowest width stays the three buttons'
+    lessonRow->addWidget(lesson);
+    lessonRow->addStretch(1);
+    layout->addLayout(lessonRow);
     layout->addSpacing(12);
     layout->addWidget(new QLabel(tr("<b>Recent projects</b>"), this));
     layout->addWidget(m_recent, 1);
