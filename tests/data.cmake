@@ -17,6 +17,9 @@ wb_add_test(tst_mlmmasking NAME core.mlmmasking SOURCES core/tst_mlmmasking.cpp 
 wb_add_test(tst_pretrainingdata NAME core.pretrainingdata SOURCES core/tst_pretrainingdata.cpp LIBS wb_data)
 wb_add_test(tst_clipreparepretraining NAME cli.preparepretraining SOURCES cli/tst_clipreparepretraining.cpp LIBS wb_cli)
 add_dependencies(tst_clipreparepretraining bert-workbench-cli)
+# The pretraining lesson of the example (issue 24): its data, and the lesson command end to end.
+wb_add_test(tst_pretraininglesson NAME core.pretraininglesson SOURCES core/tst_pretraininglesson.cpp LIBS wb_data)
+wb_add_test(tst_clilesson NAME cli.lesson SOURCES cli/tst_clilesson.cpp LIBS wb_cli TIMEOUT 120)
 # The bag-of-words baseline (issue 25: TF-IDF + liblinear logistic regression, prepare_report.json).
 wb_add_test(tst_bagofwords NAME core.bagofwords SOURCES core/tst_bagofwords.cpp LIBS wb_data)
 # Issue 27 "Data": e-mail bodies; the stratified, recorded and reusable split; labels inside the text.

@@ -25,6 +25,8 @@ if(WB_BUILD_GUI)
   # Issue 27 "Help" and "Layout and polish": the tutorial in the window, What's This, the example as it was.
   wb_add_test(tst_windowhelp NAME ui.windowhelp SOURCES ui/tst_windowhelp.cpp
               LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
+  # The pretraining lesson from the start page (issue 24).
+  wb_add_test(tst_lessonbutton NAME ui.lesson SOURCES ui/tst_lessonbutton.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 14: Try it classifies typed texts with the latest checkpoint, off the GUI thread.
   wb_add_test(tst_tryitpanel NAME ui.tryitpanel SOURCES ui/tst_tryitpanel.cpp LIBS wb_ui GUI TIMEOUT 300)
   # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.

@@ -5,6 +5,7 @@
 #include "core/util/errortext.h"
 
 #include <QDir>
+#include <filesystem>
 #include <QProgressDialog>
 
 namespace wb {
@@ -18,22 +19,67 @@ ExampleLoader::~ExampleLoader()
     m_job.waitForFinished();
 }
 
-void ExampleLoader::start()
+void ExampleLoader::showProgressDialog(const QString &title)
 {
-    if (m_job.isRunning())
-        return;
     if (!m_progress) {
         m_progress = new QProgressDialog(tr("Preparing the spam-detection example…"), tr("Cancel"), 0, kJobProgressMax, m_window);
         m_progress->setObjectName(QStringLiteral("exampleProgress"));
-        m_progress->setWindowTitle(tr("Open Example"));
         m_progress->setWindowModality(Qt::WindowModal);
         m_progress->setMinimumDuration(300);
         m_progress->setAutoClose(false);
         m_progress->setAutoReset(false);
         connect(m_progress, &QProgressDialog::canceled, this, [this] { m_job.cancel(); });
     }
+    m_progress->setWindowTitle(title);
     m_progress->reset();
     m_progress->setValue(0);
+}
+
+void ExampleLoader::startLesson()
+{
+    if (m_job.isRunning())
+        return;
+    showProgressDialog(tr("Why Pretraining Matters"));
+    const std::string cacheDir = defaultExampleCacheDir();
+    Q_EMIT logMessage(tr("Preparing the pretraining lesson in %1 (the example's mails without their labels, and 200 "
+                         "labelled ones)")
+                          .arg(QDir(QString::fromStdString(cacheDir)).filePath(QStringLiteral("pretraining-lesson"))));
+    m_job = runBackgroundJob<std::vector<PretrainingLessonRun>>(
+        this,
+        [cacheDir](const JobControl &job) {
+            auto report = [&job](double fraction, const std::string &stage) {
+                job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
+            };
+            const ExampleDataPaths paths = ensureExampleData(cacheDir, report, job.stopToken());
+            PretrainingLessonOptions o;
+            o.corpus_dir = paths.corpus_dir;
+            o.vocab_file = paths.vocab_file;
+            o.bert_config_file = paths.bert_config_file;
+            o.output_dir = (std::filesystem::path(cacheDir) / "pretraining-lesson").string();
+            const PretrainingLessonData d = preparePretrainingLesson(o, report, job.stopToken());
+            return pretrainingLessonRuns(o, d);
+        },
+        [this](JobOutcome<std::vector<PretrainingLessonRun>> outcome) {
+            m_progress->reset();
+            m_progress->hide();
+            if (outcome.cancelled)
+                Q_EMIT logMessage(tr("Lesson preparation cancelled."));
+            else if (!outcome.ok())
+                Q_EMIT failed(outcome.error);
+            else
+                Q_EMIT lessonPrepared(*outcome.value);
+        },
+        [this](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_progress->setLabelText(tr("Preparing the pretraining lesson: %1").arg(stage));
+        });
+}
+
+void ExampleLoader::start()
+{
+    if (m_job.isRunning())
+        return;
+    showProgressDialog(tr("Open Example"));
     const std::string cacheDir = defaultExampleCacheDir();
     Q_EMIT logMessage(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
                           .arg(QString::fromStdString(cacheDir)));

@@ -3,6 +3,7 @@
 
 #include "core/config/trainingoptions.h"
 #include "core/data/exampledata.h"
+#include "core/data/pretraininglesson.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QObject>
@@ -27,6 +28,11 @@ public:
     bool isRunning() const { return m_job.isRunning(); }
     /// Starts the job; does nothing while one runs.
     void start();
+    /// The pretraining lesson (docs/tutorial.md, section 7): obtains the example as start()
+    /// does, then prepares the lesson's data (preparePretrainingLesson) in
+    /// <cache>/pretraining-lesson and emits lessonPrepared() with its three runs. Does nothing
+    /// while a job runs.
+    void startLesson();
 
     /// Returns the example's project options: one_device on the CPU, BERT-Tiny, 3 epochs
     /// with 2 evaluations each; from the pretrained BERT-Tiny when paths.pretrained_model is
@@ -38,10 +44,14 @@ Q_SIGNALS:
     void logMessage(const QString &line);
     /// The example's files are ready.
     void prepared(const wb::ExampleDataPaths &paths);
+    /// The lesson's data is ready: its runs, in order (pretrainingLessonRuns).
+    void lessonPrepared(const std::vector<wb::PretrainingLessonRun> &runs);
     /// The job failed (not emitted after Cancel).
     void failed(const wb::ErrorReport &error);
 
 private:
+    void showProgressDialog(const QString &title);
+
     QWidget *m_window;
     QProgressDialog *m_progress = nullptr;
     JobHandle m_job;

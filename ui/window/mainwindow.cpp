@@ -22,6 +22,7 @@
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
+#include "ui/window/lessonrunner.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
@@ -191,6 +192,8 @@ void MainWindow::buildCentralWidget(QWidget *formPane)
 void MainWindow::connectStartPage()
 {
     connect(m_start, &StartPage::openExampleRequested, this, [this] { askToSaveThen([this] { openExample(); }); });
+    connect(m_start, &StartPage::pretrainingLessonRequested, this,
+            [this] { askToSaveThen([this] { m_example->startLesson(); }); });
     connect(m_start, &StartPage::prepareDataRequested, this, [this] { openPrepareData(); });
     connect(m_start, &StartPage::newProjectRequested, this, [this] { askToSaveThen([this] { newProject(); }); });
     connect(m_start, &StartPage::openProjectRequested, this, [this](const QString &path) {
@@ -286,6 +289,26 @@ void MainWindow::createExampleLoader()
     connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
     connect(m_example, &ExampleLoader::failed, this,
             [this](const ErrorReport &error) { reportError(tr("Cannot open the example"), error); });
+    connect(m_example, &ExampleLoader::lessonPrepared, this, [this](const std::vector<PretrainingLessonRun> &runs) {
+        if (!m_lesson) {
+            m_lesson = new LessonRunner(m_session, [this](const PretrainingLessonRun &run) {
+                m_form->setTask(run.pretrain ? FormTask::Pretrain : FormTask::Classify);
+                setOptions(run.options);
+            }, this);
+            connect(m_lesson, &LessonRunner::runStarting, this, [this](int index) {
+                appendLog(tr("Lesson, run %1 of 3: %2").arg(index + 1).arg(q(m_lesson->runs()[size_t(index)].name)));
+            });
+            connect(m_lesson, &LessonRunner::finished, this, [this] {
+                appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs "
+                             "(docs/tutorial.md, section 7, says what the curves show)."));
+            });
+            connect(m_lesson, &LessonRunner::stopped, this, [this](int index, const QString &reason) {
+                appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
+            });
+        }
+        if (!m_lesson->start(runs))
+            appendLog(tr("The lesson cannot start while a run or a check is going."));
+    });
     connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
         guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
     });

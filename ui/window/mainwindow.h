@@ -25,6 +25,7 @@ class EvaluationView;
 class FillMaskPanel;
 class HelpBrowser;
 class ExampleLoader;
+class LessonRunner;
 class LossPlot;
 class LrFindDialog;
 class ProgressPanel;
@@ -239,6 +240,7 @@ private:
     LrFindDialog *m_lrFindDialog = nullptr;
     HelpBrowser *m_help = nullptr;
     ExampleLoader *m_example = nullptr;
+    LessonRunner *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped

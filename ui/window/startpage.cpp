@@ -30,11 +30,16 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     };
     QPushButton *example = button(tr("Open the Example (spam detection)"), QStringLiteral("startOpenExample"),
                                   tr("Prepares a small spam/ham data set and a BERT-Tiny project, ready to train"));
+    QPushButton *lesson = button(tr("Why Pretraining Matters (lesson)"), QStringLiteral("startPretrainingLesson"),
+                                 tr("Pretrains BERT-Tiny on the example's mails without their labels, then fine-tunes it "
+                                    "on 200 labelled mails next to a fine-tune from random weights: three runs, one after "
+                                    "another, compared in Compare runs"));
     QPushButton *prepare = button(tr("Prepare Data…"), QStringLiteral("startPrepareData"),
                                   tr("Turn your own labelled texts (folders, CSV/TSV) into training data"));
     QPushButton *fresh = button(tr("New Project"), QStringLiteral("startNewProject"),
                                 tr("Start with an empty form"));
     connect(example, &QPushButton::clicked, this, &StartPage::openExampleRequested);
+    connect(lesson, &QPushButton::clicked, this, &StartPage::pretrainingLessonRequested);
     connect(prepare, &QPushButton::clicked, this, &StartPage::prepareDataRequested);
     connect(fresh, &QPushButton::clicked, this, &StartPage::newProjectRequested);
     m_recent->setObjectName(QStringLiteral("recentProjectsList"));
@@ -52,6 +57,10 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     layout->addWidget(title);
     layout->addWidget(how);
     layout->addLayout(buttons);
+    auto *lessonRow = new QHBoxLayout; // its own row: the window's narrowest width stays the three buttons'
+    lessonRow->addWidget(lesson);
+    lessonRow->addStretch(1);
+    layout->addLayout(lessonRow);
     layout->addSpacing(12);
     layout->addWidget(new QLabel(tr("<b>Recent projects</b>"), this));
     layout->addWidget(m_recent, 1);

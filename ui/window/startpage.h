@@ -10,7 +10,7 @@ namespace wb {
 /// The first step for an empty window (issue 16 item 12): Open Example, Prepare Data, New
 /// Project, the recent projects and three lines on how fine-tuning works here. Shown as the
 /// first tab until a project is open. Object names: "startOpenExample", "startPrepareData",
-/// "startNewProject", "recentProjectsList". GUI thread only.
+/// "startNewProject", "startPretrainingLesson", "recentProjectsList". GUI thread only.
 class StartPage : public QWidget
 {
     Q_OBJECT
@@ -23,6 +23,8 @@ public:
 
 Q_SIGNALS:
     void openExampleRequested();
+    /// "Why pretraining matters": the example's pretraining lesson (docs/tutorial.md, section 7).
+    void pretrainingLessonRequested();
     void prepareDataRequested();
     void newProjectRequested();
     void openProjectRequested(const QString &path);

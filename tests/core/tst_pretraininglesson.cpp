@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pretraining lesson's data (issue 24, "The lesson, in the example"): the seeded,
+// stratified 200-row subset, the corpus of one document per mail, the prepared data sets.
+#include "core/data/examplecodec.h"
+#include "core/data/pretraininglesson.h"
+#include "core/data/tfrecordreader.h"
+#include "core/util/error.h"
+#include "support/lessoncorpus.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> readRecords(const std::string &path)
+{
+    std::vector<std::string> out;
+    TFRecordReader r(path);
+    std::string p;
+    while (r.read(p))
+        out.push_back(p);
+    return out;
+}
+
+std::vector<int64_t> labelsOf(int64_t zeros, int64_t ones)
+{
+    std::vector<int64_t> labels;
+    for (int64_t i = 0; i < zeros + ones; ++i)
+        labels.push_back(i % (zeros + ones) < zeros ? 0 : 1);
+    return labels;
+}
+
+} // namespace
+
+class tst_PretrainingLesson : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void subsetIsExactSeededAndStratified()
+    {
+        // The example's training split: 3735 ham, 1706 spam (5441 rows).
+        const std::vector<int64_t> labels = labelsOf(3735, 1706);
+        const std::vector<int64_t> a = selectLabelledSubset(labels, 200, 42);
+        QCOMPARE(a.size(), size_t(200));
+        QCOMPARE(std::set<int64_t>(a.begin(), a.end()).size(), size_t(200)); // no row twice
+        int64_t spam = 0;
+        for (int64_t i : a) {
+            QVERIFY(i >= 0 && i < int64_t(labels.size()));
+            spam += labels[size_t(i)];
+        }
+        // round(200 × 1706/5441) = round(62.71) = 63 spam, 137 ham (largest remainder).
+        QCOMPARE(spam, int64_t(63));
+        QCOMPARE(selectLabelledSubset(labels, 200, 42), a);   // same seed, same rows, same order
+        QVERIFY(selectLabelledSubset(labels, 200, 43) != a);  // another seed, other rows
+    }
+
+    void rareLabelGetsARowAndBadCountsAreErrors()
+    {
+        const std::vector<int64_t> labels = labelsOf(999, 1);
+        const std::vector<int64_t> s = selectLabelledSubset(labels, 10, 1);
+        QCOMPARE(s.size(), size_t(10));
+        QVERIFY(std::find(s.begin(), s.end(), int64_t(999)) != s.end()); // the one row of label 1
+        try {
+            selectLabelledSubset(labels, 1001, 1);
+            QFAIL("expected an error");
+        } catch (const Error &e) {
+            QCOMPARE(e.field(), std::string("num_labelled"));
+            QVERIFY2(std::string(e.what()).find("the training set has 1000") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, selectLabelledSubset(labels, 1, 1)); // two labels present
+    }
+
+    void corpusHasOneDocumentPerMail()
+    {
+        QTemporaryDir dir;
+        const fs::path root(dir.path().toStdString());
+        fs::create_directories(root / "c" / "ham");
+        fs::create_directories(root / "c" / "spam");
+        std::ofstream(root / "c" / "ham" / "b.txt") << "Subject: hi\n\nline one\n\nline two\n";
+        std::ofstream(root / "c" / "ham" / "a.txt", std::ios::binary) << std::string("caf\xE9 \0x", 7); // Latin-1, NUL
+        std::ofstream(root / "c" / "ham" / ".hidden") << "not a mail";
+        std::ofstream(root / "c" / "spam" / "s.txt") << "buy now";
+        const std::string out = (root / "corpus.jsonl").string();
+        QCOMPARE(writeMailCorpusJsonl((root / "c").string(), out), int64_t(3));
+        std::ifstream in(out);
+        std::vector<std::string> texts;
+        std::string line;
+        while (std::getline(in, line))
+            texts.push_back(nlohmann::json::parse(line).at("text").get<std::string>());
+        QCOMPARE(texts.size(), size_t(3));
+        QCOMPARE(texts[0], std::string("caf\xC3\xA9 x")); // windows-1252 é as UTF-8, the NUL dropped
+        QCOMPARE(texts[1], std::string("Subject: hi\n\nline one\n\nline two\n"));
+        QCOMPARE(texts[2], std::string("buy now"));
+        QVERIFY(!fs::exists(out + ".tmp"));
+    }
+
+    void preparesBothDataSets()
+    {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        wbtest::writeLessonCorpus(root, 70, 30);
+        PretrainingLessonOptions o;
+        o.corpus_dir = root + "/mails";
+        o.vocab_file = root + "/vocab.txt";
+        o.bert_config_file = root + "/bert_config.json";
+        o.output_dir = root + "/lesson";
+        o.max_seq_length = 32;
+        o.num_labelled = 40;
+        const PretrainingLessonData d = preparePretrainingLesson(o);
+        QCOMPARE(d.corpus_documents, int64_t(100));
+        const nlohmann::json rep = nlohmann::json::parse(std::ifstream(d.pretraining_dir + "/prepare_report.json"));
+        QCOMPARE(rep.at("documents").get<int64_t>(), int64_t(100)); // one document per mail
+        QCOMPARE(rep.at("masking").get<std::string>(), std::string("dynamic"));
+        // The subset: 40 of the 90 labelled training rows, as they are, each label by its share.
+        const std::vector<std::string> all = readRecords(d.labelled_dir + "/train.tf_record");
+        const std::vector<std::string> sub = readRecords(d.subset_dir + "/train.tf_record");
+        QCOMPARE(all.size(), size_t(90));
+        QCOMPARE(sub.size(), size_t(40));
+        QCOMPARE(d.subset_rows.size(), size_t(40));
+        for (size_t k = 0; k < sub.size(); ++k)
+            QVERIFY(sub[k] == all[size_t(d.subset_rows[k])]);
+        RecordSpec spec;
+        spec.max_seq_length = 32;
+        std::vector<int64_t> inTrain(2, 0), inSubset(2, 0);
+        ClassifierRecord r;
+        for (const std::string &p : all) {
+            decodeClassifierRecord(p, spec, r);
+            ++inTrain[size_t(r.label_id)];
+        }
+        for (const std::string &p : sub) {
+            decodeClassifierRecord(p, spec, r);
+            ++inSubset[size_t(r.label_id)];
+        }
+        QCOMPARE(d.subset_per_label, inSubset);
+        QCOMPARE(inSubset[0] + inSubset[1], int64_t(40));
+        QVERIFY(inSubset[1] > 0 && inSubset[0] > 0);
+        QVERIFY2(std::abs(double(inSubset[1]) - 40.0 * double(inTrain[1]) / 90.0) < 1.0,
+                 (std::to_string(inSubset[1]) + " of " + std::to_string(inTrain[1])).c_str());
+        const nlohmann::json meta = nlohmann::json::parse(std::ifstream(d.subset_dir + "/input_meta_data.json"));
+        QCOMPARE(meta.at("train_data_size").get<int64_t>(), int64_t(40));
+        QCOMPARE(meta.at("eval_data_size").get<int64_t>(), int64_t(10));
+        QCOMPARE(d.eval_data_path, d.labelled_dir + "/eval.tf_record");
+        // The same options again give the same subset.
+        QCOMPARE(preparePretrainingLesson(o).subset_rows, d.subset_rows);
+
+        const std::vector<PretrainingLessonRun> runs = pretrainingLessonRuns(o, d);
+        QCOMPARE(runs.size(), size_t(3));
+        QVERIFY(runs[0].pretrain && !runs[1].pretrain && !runs[2].pretrain);
+        QCOMPARE(runs[1].options.init_checkpoint, runs[0].options.model_dir);
+        QCOMPARE(runs[2].options.init_checkpoint, std::string());
+        QCOMPARE(runs[1].options.train_data_path, d.subset_dir + "/train.tf_record");
+        QCOMPARE(runs[2].options.train_data_path, runs[1].options.train_data_path);
+        QCOMPARE(runs[2].options.learning_rate, runs[1].options.learning_rate);
+        QCOMPARE(runs[0].options.model_dir, o.output_dir + "/runs/pretrain");
+        // 6400 pretraining sequences: 4 evaluation intervals of 1600 (200 steps of 32).
+        QCOMPARE(runs[0].options.num_eval_per_epoch, int64_t(4));
+        QCOMPARE(runs[0].options.train_data_size.value_or(0), int64_t(1600));
+        QCOMPARE(runs[0].options.train_batch_size, int64_t(32));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_PretrainingLesson)
+#include "tst_pretraininglesson.moc"

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pretraining lesson from the start page (issue 24): one click prepares the lesson's data
+// and starts its first run, the masked-LM pretraining, in the window's run session.
+#include "core/train/preparedrun.h"
+#include "support/lessoncorpus.h"
+#include "ui/form/configurationform.h"
+#include "ui/runs/runstable.h"
+#include "ui/window/lessonrunner.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/runsession.h"
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+class tst_LessonButton : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        const std::string vocab = std::string(WB_SHARED_DATA_DIR) + "/vocab/bert-base-uncased-vocab.txt";
+        if (!fs::exists(vocab))
+            QSKIP("needs the bert-base-uncased vocab of the shared test data (the example's vocab)");
+        // An example cache that needs no download: the real vocab and a small corpus of mails.
+        const fs::path cache = fs::path(m_dir.path().toStdString()) / "bert-workbench";
+        fs::create_directories(cache / "vocab");
+        fs::copy_file(vocab, cache / "vocab" / "bert-base-uncased-vocab.txt");
+        const std::string stage = m_dir.path().toStdString() + "/stage";
+        wbtest::writeLessonCorpus(stage, 400, 300);
+        fs::rename(stage + "/mails", cache / "spamassassin");
+        std::ofstream(cache / "spamassassin" / ".complete") << "700\n";
+        qputenv("XDG_CACHE_HOME", m_dir.path().toUtf8());
+    }
+
+    void startPageButtonStartsThePretraining()
+    {
+        MainWindow w;
+        w.show();
+        auto *button = w.findChild<QPushButton *>(QStringLiteral("startPretrainingLesson"));
+        QVERIFY(button);
+        QSignalSpy starting(w.runSession(), &RunSession::runStarting);
+        button->click();
+        QTRY_VERIFY_WITH_TIMEOUT(starting.count() == 1, 120000);
+        const PreparedRun run = starting.at(0).at(0).value<PreparedRun>();
+        QVERIFY(run.purpose == RunPurpose::Pretrain);
+        const std::string lesson = m_dir.path().toStdString() + "/bert-workbench/pretraining-lesson";
+        QCOMPARE(run.options.model_dir, lesson + "/runs/pretrain");
+        QCOMPARE(run.options.train_data_path, lesson + "/pretraining-data/train.tf_record");
+        QCOMPARE(w.findChild<ConfigurationForm *>()->task(), FormTask::Pretrain);
+        // The lesson's data: 700 mails, one document each, and the 200-row subset.
+        std::ifstream meta(lesson + "/labels-200/input_meta_data.json");
+        const std::string text((std::istreambuf_iterator<char>(meta)), {});
+        QVERIFY2(text.find("\"train_data_size\": 200") != std::string::npos, text.c_str());
+        QSignalSpy finished(w.runSession(), &RunSession::runFinished);
+        w.runSession()->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+    }
+
+    void lessonRunsItsThreeRunsInOrder()
+    {
+        // The lesson's runs on a tiny corpus and model, through the window's run session.
+        const std::string root = m_dir.path().toStdString() + "/tiny";
+        wbtest::writeLessonCorpus(root, 60, 40);
+        PretrainingLessonOptions o;
+        o.corpus_dir = root + "/mails";
+        o.vocab_file = root + "/vocab.txt";
+        o.bert_config_file = root + "/bert_config.json";
+        o.output_dir = root + "/lesson";
+        o.max_seq_length = 32;
+        o.num_labelled = 40;
+        o.pretrain_sequences = 0;
+        o.pretrain_batch_size = 8;
+        o.finetune_epochs = 2;
+        o.finetune_batch_size = 8;
+        const std::vector<PretrainingLessonRun> runs = pretrainingLessonRuns(o, preparePretrainingLesson(o));
+        MainWindow w;
+        w.show();
+        auto *form = w.findChild<ConfigurationForm *>();
+        LessonRunner lesson(w.runSession(), [&](const PretrainingLessonRun &r) {
+            form->setTask(r.pretrain ? FormTask::Pretrain : FormTask::Classify);
+            form->setOptions(r.options);
+        });
+        QSignalSpy starting(w.runSession(), &RunSession::runStarting);
+        QSignalSpy done(&lesson, &LessonRunner::finished);
+        QSignalSpy stopped(&lesson, &LessonRunner::stopped);
+        QVERIFY(lesson.start(runs));
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1 || stopped.count() == 1, 120000);
+        QCOMPARE(stopped.count(), 0);
+        QCOMPARE(lesson.currentIndex(), 3);
+        QCOMPARE(starting.count(), 3);
+        const char *names[] = {"pretrain", "finetune-pretrained", "finetune-random"};
+        for (int k = 0; k < 3; ++k) {
+            const PreparedRun r = starting.at(k).at(0).value<PreparedRun>();
+            QCOMPARE(r.options.model_dir, o.output_dir + "/runs/" + names[k]);
+            QVERIFY((r.purpose == RunPurpose::Pretrain) == (k == 0));
+            QVERIFY(fs::exists(o.output_dir + "/runs/" + names[k] + "/training_summary.json"));
+        }
+        QCOMPARE(starting.at(1).at(0).value<PreparedRun>().options.init_checkpoint, o.output_dir + "/runs/pretrain");
+        // Compare runs lists the runs beside the last one: the pretraining and both fine-tunes.
+        auto *table = w.findChild<RunsTable *>();
+        QVERIFY(table);
+        QTRY_VERIFY_WITH_TIMEOUT(table->runCount() >= 3, 30000);
+    }
+};
+
+QTEST_MAIN(tst_LessonButton)
+#include "tst_lessonbutton.moc"
