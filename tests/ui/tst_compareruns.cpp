@@ -6,6 +6,9 @@
 #include "ui/window/mainwindow.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
+#include "ui/window/sweepdialog.h"
+
+#include "core/train/sweep.h"
 
 #include "core/io/metricswriter.h"
 #include "tinyrun.h"
@@ -14,18 +17,25 @@
 #include "ui/runs/rungroup.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
+#include "ui/runs/sweepview.h"
 #include "ui/runs/trainingcontroller.h"
 
 #include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 
@@ -65,6 +75,19 @@ QString cell(const RunsTable &runs, int row, const char *header)
     return QStringLiteral("(no column %1)").arg(QLatin1String(header));
 }
 
+/// With WB_SCREENSHOT_DIR set (docs/screenshots, run under xvfb-run), saves `w` as
+/// <dir>/<name>.png at 1600×1000 after it has drawn: the views the docs show. Otherwise nothing.
+void screenshot(QWidget *w, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    w->resize(1600, 1000);
+    w->show();
+    QTest::qWait(300);
+    QVERIFY(w->grab().save(QDir(dir).filePath(name + QStringLiteral(".png"))));
+}
+
 } // namespace
 
 class tst_CompareRuns : public QObject
@@ -81,6 +104,10 @@ private Q_SLOTS:
     void spreadOfFinalMetrics();
     void seedGroupsByName();
     void runQueueTrainsOneAfterAnother();
+    void seedGroupIsDrawnAsMeanWithBand();
+    void repeatWithSeeds();
+    void sweepViewSortsAndBrushes();
+    void sweepDialogRunsThePlanThroughTheQueue();
 };
 
 void tst_CompareRuns::tensorBoardLogsOfAListedRunKeepItsHyperparameters()
@@ -422,6 +449,232 @@ void tst_CompareRuns::runQueueTrainsOneAfterAnother()
     QCOMPARE(stopped.front().at(1).toString(), QStringLiteral("seed 7 did not pass its check"));
     QCOMPARE(queue.currentIndex(), 0);
     QCOMPARE(queue.completedCount(), 0);
+}
+
+void tst_CompareRuns::seedGroupIsDrawnAsMeanWithBand()
+{
+    QTemporaryDir root;
+    writeRunMetrics(root.filePath(QStringLiteral("m-seed-1")), 0.5, 0.6, 0.9);
+    writeRunMetrics(root.filePath(QStringLiteral("m-seed-2")), 0.5, 0.6, 0.95);
+    writeRunMetrics(root.filePath(QStringLiteral("m-seed-3")), 0.5, 0.6, 0.925);
+    writeRunMetrics(root.filePath(QStringLiteral("other")), 0.5, 0.6, 0.7);
+    LossPlot plot;
+    RunsTable runs(&plot);
+    for (const char *name : {"m-seed-1", "m-seed-2", "m-seed-3", "other"})
+        QVERIFY(runs.addRun(root.filePath(QLatin1String(name) + QStringLiteral("/metrics.jsonl")), true));
+    QCOMPARE(plot.comparisonRunCount(), 4);
+    QCOMPARE(runs.groupsTable()->rowCount(), 1);
+    QCOMPARE(runs.groupsTable()->item(0, 0)->text(), QStringLiteral("m"));
+    QCOMPARE(runs.groupsTable()->item(0, 1)->text(), QStringLiteral("3"));
+    QCOMPARE(runs.groupsTable()->item(0, 2)->text(), QStringLiteral("0.925 ± 0.025 (0.9–0.95, n = 3)"));
+    QCOMPARE(runs.groupsTable()->item(0, 3)->text(), QStringLiteral("0.4 ± 0 (0.4–0.4, n = 3)"));
+    runs.setGroupSeeds(true);
+    QCOMPARE(plot.comparisonRunCount(), 2); // the group's mean and "other"
+    if (!qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR")) {
+        // For the docs: three seeds of one setting (noisy, logged at different steps) and a
+        // run of another setting.
+        QWidget page;
+        auto *layout = new QVBoxLayout(&page);
+        auto *shotPlot = new LossPlot(&page);
+        auto *shotRuns = new RunsTable(shotPlot, &page);
+        layout->addWidget(shotPlot, 3);
+        layout->addWidget(shotRuns, 2);
+        const auto synthetic = [](const QString &name, double scale, double noise, int every, double acc) {
+            RunHistory h;
+            h.name = name;
+            h.sourcePath = QStringLiteral("/runs/") + name;
+            for (int step = every; step <= 340; step += every) {
+                h.trainStep.push_back(step);
+                h.trainWallTime.push_back(step);
+                h.trainLoss.push_back(0.7 * std::exp(-step / (90.0 * scale)) + 0.05 + noise * std::sin(step * 0.37 + scale * 9));
+                h.learningRate.push_back(1e-3);
+            }
+            for (int step = 85; step <= 340; step += 85) {
+                h.evalStep.push_back(step);
+                h.evalWallTime.push_back(step);
+                h.evalLoss.push_back(0.6 * std::exp(-step / (120.0 * scale)) + 0.12);
+                h.evalAccuracy.push_back(acc - 0.25 * std::exp(-step / (100.0 * scale)));
+            }
+            return h;
+        };
+        shotRuns->addHistory(synthetic(QStringLiteral("spam-seed-42"), 1.0, 0.05, 10, 0.95), true);
+        shotRuns->addHistory(synthetic(QStringLiteral("spam-seed-43"), 1.3, 0.06, 5, 0.92), true);
+        shotRuns->addHistory(synthetic(QStringLiteral("spam-seed-44"), 0.8, 0.04, 10, 0.94), true);
+        shotRuns->addHistory(synthetic(QStringLiteral("spam-lr-1e-3"), 2.5, 0.05, 10, 0.85), true);
+        shotRuns->setGroupSeeds(true);
+        screenshot(&page, QStringLiteral("compare-seed-group"));
+    }
+    runs.setGroupSeeds(false);
+    QCOMPARE(plot.comparisonRunCount(), 4);
+
+    const auto groups = seedGroups(runs.runs());
+    QCOMPARE(groups.size(), size_t(1));
+    const RunHistory mean = groupHistory(groups[0], runs.runs());
+    QCOMPARE(mean.name, QStringLiteral("m (mean of 3)"));
+    QCOMPARE(mean.trainStep, (std::vector<double>{10, 20, 30}));
+    QCOMPARE(mean.trainLossLow.size(), size_t(3));
+    QVERIFY(std::abs(mean.trainLoss[1] - 0.4) < 1e-12);
+    QVERIFY(std::abs(mean.evalAccuracy[2] - 0.925) < 1e-12);
+}
+
+void tst_CompareRuns::repeatWithSeeds()
+{
+    QCOMPARE(seedRunDir("/runs/model/", 43), std::string("/runs/model-seed-43"));
+    TrainingOptions o;
+    o.seed = 42;
+    o.model_dir = "/runs/model";
+    const auto three = seedRuns(o, RunPurpose::Train, 3);
+    QCOMPARE(three.size(), size_t(3));
+    QCOMPARE(three[2].options.seed, int64_t(44));
+    QCOMPARE(three[2].options.model_dir, std::string("/runs/model-seed-44"));
+    QCOMPARE(three[0].label, QStringLiteral("seed 42"));
+
+    QTemporaryDir dir;
+    TrainingOptions base = wbtest::writeTinyRun(dir);
+    base.seed = 5;
+    MainWindow w;
+    w.setOptions(base);
+    auto seen = std::make_shared<std::vector<std::string>>();
+    auto mutex = std::make_shared<std::mutex>();
+    w.runSession()->controller()->setRunFunction([seen, mutex](const PreparedRun &p, TrainingObserver &obs, const StopToken &) {
+        {
+            std::lock_guard<std::mutex> lock(*mutex);
+            seen->push_back(p.options.model_dir + " " + std::to_string(p.options.seed));
+        }
+        RunFinished r;
+        r.status = RunStatus::Completed;
+        obs.runFinished(r);
+        return r;
+    });
+    RunQueue *queue = w.repeatWithSeeds(3);
+    QVERIFY(queue);
+    QCOMPARE(queue->objectName(), QStringLiteral("runQueue"));
+    QSignalSpy done(queue, &RunQueue::finished);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(*seen, (std::vector<std::string>{base.model_dir + "-seed-5 5", base.model_dir + "-seed-6 6",
+                                              base.model_dir + "-seed-7 7"}));
+    QVERIFY(w.findChild<RunsTable *>()->groupSeeds());
+    QVERIFY2(w.logText().contains(QStringLiteral("All 3 run(s) completed; Compare runs groups them.")), qPrintable(w.logText()));
+}
+
+void tst_CompareRuns::sweepViewSortsAndBrushes()
+{
+    // Three runs of a sweep: learning_rate 1e-4, 5e-4, 1e-3 with final accuracy 0.8, 0.9, 0.7.
+    QTemporaryDir root;
+    const double lr[] = {1e-4, 5e-4, 1e-3}, acc[] = {0.8, 0.9, 0.7};
+    LossPlot plot;
+    RunsTable runs(&plot);
+    for (int i = 0; i < 3; ++i) {
+        const QString dir = root.filePath(QStringLiteral("run-00%1").arg(i + 1));
+        writeRunMetrics(dir, 0.5, 0.6, acc[i]);
+        TrainingOptions o;
+        o.learning_rate = lr[i];
+        o.model_dir = dir.toStdString();
+        ProjectFile::save(dir + QStringLiteral("/bert_workbench_project.json"), o);
+        QVERIFY(runs.addRun(dir + QStringLiteral("/metrics.jsonl"), false));
+    }
+    SweepView *view = runs.showSweepView();
+    QVERIFY(view);
+    QCOMPARE(view->plot()->axes(), (QStringList{QStringLiteral("learning_rate"), QStringLiteral("eval_accuracy")}));
+    const auto column = [view](int c) {
+        QStringList out;
+        for (int r = 0; r < view->table()->rowCount(); ++r)
+            if (!view->table()->isRowHidden(r))
+                out << view->table()->item(r, c)->text();
+        return out;
+    };
+    QCOMPARE(column(0), (QStringList{QStringLiteral("run-002"), QStringLiteral("run-001"), QStringLiteral("run-003")}));
+    QCOMPARE(column(1), (QStringList{QStringLiteral("0.9"), QStringLiteral("0.8"), QStringLiteral("0.7")}));
+    QCOMPARE(column(2), (QStringList{QStringLiteral("0.0005"), QStringLiteral("0.0001"), QStringLiteral("0.001")}));
+    // Brushing learning_rate to [2e-4, 2e-3] leaves run-002 and run-003.
+    view->plot()->setBrush(0, std::make_pair(2e-4, 2e-3));
+    QCOMPARE(view->plot()->visibleLines(), (std::vector<int>{1, 2}));
+    QCOMPARE(column(0), (QStringList{QStringLiteral("run-002"), QStringLiteral("run-003")}));
+    view->plot()->setBrush(1, std::make_pair(0.85, 1.0)); // and the metric
+    QCOMPARE(column(0), (QStringList{QStringLiteral("run-002")}));
+    view->plot()->setBrush(0, std::nullopt);
+    view->plot()->setBrush(1, std::nullopt);
+    QCOMPARE(column(0).size(), 3);
+    if (!qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR")) {
+        // A 12-run sweep for the docs: learning rate × batch size × warmup.
+        std::vector<RunHistory> sweep;
+        const double lrs[] = {1e-4, 5e-4, 1e-3}, batches[] = {16, 32}, warmups[] = {0.0, 0.1};
+        int n = 0;
+        for (double l : lrs)
+            for (double b : batches)
+                for (double wu : warmups) {
+                    RunHistory h;
+                    h.name = QStringLiteral("run-%1").arg(++n, 3, 10, QLatin1Char('0'));
+                    h.settings = {{"learning_rate", QString::number(l).toStdString()},
+                                  {"train_batch_size", QString::number(b).toStdString()},
+                                  {"warmup_fraction", QString::number(wu).toStdString()}};
+                    const double acc = 0.97 - 40 * std::abs(l - 5e-4) - (b - 16) * 0.002 + wu * 0.1;
+                    h.evalStep = {100, 200};
+                    h.evalLoss = {0.4, 0.2 + (0.97 - acc)};
+                    h.evalAccuracy = {acc - 0.05, acc};
+                    sweep.push_back(h);
+                }
+        SweepView big;
+        big.setRuns(sweep);
+        big.plot()->setBrush(0, std::make_pair(3e-4, 1.1e-3));
+        screenshot(&big, QStringLiteral("compare-sweep-view"));
+    }
+    // By eval_loss: lowest first (all equal here: list order).
+    view->setMetric(QStringLiteral("eval_loss"));
+    QCOMPARE(view->table()->horizontalHeaderItem(1)->text(), QStringLiteral("eval_loss"));
+    QCOMPARE(column(0), (QStringList{QStringLiteral("run-001"), QStringLiteral("run-002"), QStringLiteral("run-003")}));
+}
+
+void tst_CompareRuns::sweepDialogRunsThePlanThroughTheQueue()
+{
+    QTemporaryDir dir;
+    const TrainingOptions base = wbtest::writeTinyRun(dir);
+    MainWindow w;
+    w.setOptions(base);
+    auto seen = std::make_shared<std::vector<std::string>>();
+    auto mutex = std::make_shared<std::mutex>();
+    w.runSession()->controller()->setRunFunction([seen, mutex](const PreparedRun &p, TrainingObserver &obs, const StopToken &) {
+        {
+            std::lock_guard<std::mutex> lock(*mutex);
+            seen->push_back(QFileInfo(QString::fromStdString(p.options.model_dir)).fileName().toStdString() + " lr="
+                            + QString::number(*p.options.learning_rate).toStdString() + " seed=" + std::to_string(p.options.seed));
+        }
+        std::filesystem::create_directories(p.options.model_dir);
+        std::ofstream(p.options.model_dir + "/training_summary.json") << R"({"total_training_steps": 16, "train_loss": 0.25})";
+        RunFinished r;
+        r.status = RunStatus::Completed;
+        obs.runFinished(r);
+        return r;
+    });
+    SweepDialog *d = w.openSweepDialog();
+    QVERIFY(d);
+    const QString folder = dir.filePath(QStringLiteral("sweep"));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepFolder"))->setText(folder);
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_learning_rate"))->setText(QStringLiteral("1e-3,5e-4"));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,2"));
+    auto *planText = d->findChild<QLabel *>(QStringLiteral("sweepPlanText"));
+    QCOMPARE(planText->text(), QStringLiteral("4 run(s), one after another."));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,x"));
+    QVERIFY2(planText->text().startsWith(QStringLiteral("--param: \"seed=1,x\": \"x\" is not a number\n")),
+             qPrintable(planText->text()));
+    QVERIFY2(planText->text().contains(QStringLiteral("write the values as numbers, e.g. learning_rate=1e-5,5e-5")),
+             qPrintable(planText->text()));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,2"));
+    QSignalSpy done(w.findChild<RunQueue *>(QStringLiteral("runQueue")), &RunQueue::finished);
+    d->findChild<QPushButton *>(QStringLiteral("startSweep"))->click();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(*seen, (std::vector<std::string>{"run-001 lr=0.001 seed=1", "run-002 lr=0.001 seed=2",
+                                              "run-003 lr=0.0005 seed=1", "run-004 lr=0.0005 seed=2"}));
+    const auto file = readSweepFile(folder.toStdString());
+    QVERIFY(file);
+    QCOMPARE(file->runs.size(), size_t(4));
+    for (const SweepRunRecord &r : file->runs) {
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+        QCOMPARE(r.final_metrics.at("train_loss"), 0.25);
+    }
+    // The same plan again: nothing left to train (the CLI would skip them too).
+    w.openSweepDialog();
+    QCOMPARE(planText->text(), QStringLiteral("4 of 4 run(s) already completed in this folder; 0 to go."));
 }
 
 QTEST_MAIN(tst_CompareRuns)

@@ -165,4 +165,40 @@ FinalMetrics finalMetrics(const RunHistory &run)
     return f;
 }
 
+RunHistory groupHistory(const RunGroup &group, const std::vector<RunHistory> &runs)
+{
+    std::vector<CurveSeries> train, evalLoss, evalAcc;
+    for (int row : group.rows) {
+        const RunHistory &r = runs[size_t(row)];
+        train.push_back({r.trainStep, r.trainLoss});
+        evalLoss.push_back({r.evalStep, r.evalLoss});
+        evalAcc.push_back({r.evalStep, r.evalAccuracy});
+    }
+    RunHistory h;
+    h.name = QStringLiteral("%1 (mean of %2)").arg(group.name).arg(group.rows.size());
+    h.sourcePath = QStringLiteral("seed-group:") + group.name;
+    const GroupCurve t = groupCurve(train);
+    h.trainStep = t.step;
+    h.trainLoss = t.mean;
+    h.trainLossLow = t.min;
+    h.trainLossHigh = t.max;
+    h.trainWallTime.assign(t.step.size(), 0.0);
+    h.learningRate.assign(t.step.size(), kNaN);
+    // Eval loss and accuracy on one step list: the union of both curves' steps.
+    const GroupCurve el = groupCurve(evalLoss), ea = groupCurve(evalAcc);
+    std::set<double> steps(el.step.begin(), el.step.end());
+    steps.insert(ea.step.begin(), ea.step.end());
+    const auto at = [](const GroupCurve &g, double step) {
+        const auto it = std::find(g.step.begin(), g.step.end(), step);
+        return it == g.step.end() ? kNaN : g.mean[size_t(it - g.step.begin())];
+    };
+    for (double step : steps) {
+        h.evalStep.push_back(step);
+        h.evalWallTime.push_back(0.0);
+        h.evalLoss.push_back(at(el, step));
+        h.evalAccuracy.push_back(at(ea, step));
+    }
+    return h;
+}
+
 } // namespace wb

@@ -67,4 +67,10 @@ struct FinalMetrics
 };
 FinalMetrics finalMetrics(const RunHistory &run);
 
+/// A seed group as one run for the plot: named "<group> (mean of N)", sourcePath
+/// "seed-group:<group>", its train loss, eval loss and eval accuracy the groupCurve means of
+/// the runs `group.rows` of `runs` (wall times 0: a group has no clock), trainLossLow/High the
+/// band. Pure.
+RunHistory groupHistory(const RunGroup &group, const std::vector<RunHistory> &runs);
+
 } // namespace wb

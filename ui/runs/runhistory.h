@@ -45,6 +45,10 @@ struct RunHistory
     /// "informational" objects over them (the run's own record wins; working_directory and
     /// version are left out). Empty when neither file is there (TensorBoard logs).
     std::map<std::string, std::string> settings;
+    /// A seed group's mean curve (groupHistory, ui/runs/rungroup.h) also has the lowest and the
+    /// highest train loss of its runs at each of trainStep: the band drawn around the mean.
+    /// Empty for a run.
+    std::vector<double> trainLossLow, trainLossHigh;
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }
 

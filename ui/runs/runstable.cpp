@@ -3,6 +3,10 @@
 #include "ui/common/backgroundjob.h"
 
 #include "ui/plot/lossplot.h"
+#include "ui/runs/rungroup.h"
+#include "ui/runs/sweepview.h"
+
+#include <QCheckBox>
 
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -18,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace wb {
 
@@ -115,16 +120,90 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     m_table->horizontalHeaderItem(12)->setToolTip(tr("Where the run started: the pretrained model, the init checkpoint's "
                                                      "file, or scratch (random weights)"));
     m_table->horizontalHeaderItem(13)->setToolTip(tr("The highest eval accuracy of the run and the step it was reached at"));
+    m_groupSeeds = new QCheckBox(tr("&Group seeds"), this);
+    m_groupSeeds->setObjectName(QStringLiteral("groupSeeds"));
+    m_groupSeeds->setToolTip(tr("Draw the runs of one setting with several seeds (folders NAME-seed-N, as Repeat with "
+                                "Seeds names them) as their mean curve with a min–max band"));
+    connect(m_groupSeeds, &QCheckBox::toggled, this, [this] { updateGroups(); });
+    m_groups = new QTableWidget(this);
+    m_groups->setObjectName(QStringLiteral("groupsTable"));
+    m_groups->setColumnCount(5);
+    m_groups->setHorizontalHeaderLabels({tr("seed group"), tr("runs"), tr("final eval accuracy"), tr("final eval loss"),
+                                         tr("final train loss")});
+    m_groups->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_groups->horizontalHeader()->setStretchLastSection(true);
+    m_groups->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_groups->setToolTip(tr("Mean ± standard deviation (lowest–highest, number of runs) of each group's final metrics"));
+    m_groups->setMaximumHeight(140);
+    m_groups->hide();
+    auto *sweepButton = new QPushButton(tr("S&weep view…"), this);
+    sweepButton->setObjectName(QStringLiteral("sweepViewButton"));
+    sweepButton->setToolTip(tr("The runs listed, sorted by a metric, and their differing settings in parallel coordinates"));
+    connect(sweepButton, &QPushButton::clicked, this, [this] { showSweepView(); });
     auto *buttons = new QHBoxLayout;
     auto *hint = new QLabel(tr("Check a run to overlay its curves (own colour) on the plot."), this);
     hint->setWordWrap(true); // the buttons keep their room on a narrow window
     buttons->addWidget(hint, 1);
+    buttons->addWidget(m_groupSeeds);
     buttons->addWidget(m_differencesButton);
+    buttons->addWidget(sweepButton);
     buttons->addWidget(scanButton);
     buttons->addWidget(add);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_groups);
+}
+
+SweepView *RunsTable::showSweepView()
+{
+    if (!m_sweepView)
+        m_sweepView = new SweepView(this);
+    m_sweepView->setRuns(m_runs);
+    m_sweepView->open();
+    return m_sweepView;
+}
+
+bool RunsTable::groupSeeds() const { return m_groupSeeds->isChecked(); }
+
+void RunsTable::setGroupSeeds(bool on) { m_groupSeeds->setChecked(on); } // toggled → updateGroups()
+
+void RunsTable::updateGroups()
+{
+    for (const QString &path : std::exchange(m_groupOverlays, {}))
+        m_plot->removeComparisonRun(path);
+    const std::vector<RunGroup> groups = seedGroups(m_runs);
+    m_groups->setRowCount(int(groups.size()));
+    m_groups->setVisible(!groups.empty());
+    std::vector<bool> grouped(m_runs.size(), false);
+    for (int g = 0; g < int(groups.size()); ++g) {
+        const RunGroup &group = groups[size_t(g)];
+        std::vector<double> acc, loss, train;
+        for (int row : group.rows) {
+            const FinalMetrics f = finalMetrics(m_runs[size_t(row)]);
+            acc.push_back(f.evalAccuracy);
+            loss.push_back(f.evalLoss);
+            train.push_back(f.trainLoss);
+            grouped[size_t(row)] = true;
+        }
+        const QString cells[] = {group.name, QString::number(group.rows.size()), spreadText(spreadOf(acc)),
+                                 spreadText(spreadOf(loss)), spreadText(spreadOf(train))};
+        for (int c = 0; c < 5; ++c)
+            m_groups->setItem(g, c, new QTableWidgetItem(cells[c]));
+        m_groups->item(g, 0)->setForeground(colourFor(group.rows.front()));
+        if (groupSeeds()) {
+            const RunHistory mean = groupHistory(group, m_runs);
+            m_plot->addComparisonRun(mean, colourFor(group.rows.front()));
+            m_groupOverlays << mean.sourcePath;
+        }
+    }
+    // The runs of a group: drawn one by one only without grouping (and when checked).
+    for (int row = 0; row < int(m_runs.size()); ++row) {
+        const QTableWidgetItem *item = m_table->item(row, 0);
+        const bool checked = item && (item->flags() & Qt::ItemIsUserCheckable) && item->checkState() == Qt::Checked;
+        if (grouped[size_t(row)])
+            setOverlay(row, checked && !groupSeeds());
+    }
 }
 
 QColor RunsTable::runColour(int index)
@@ -157,7 +236,7 @@ namespace {
 QString runKey(const RunHistory &run)
 {
     const QFileInfo fi(run.sourcePath);
-    return fi.isDir() ? fi.absoluteFilePath() : fi.absolutePath();
+    return fi.isFile() ? fi.absolutePath() : fi.absoluteFilePath(); // a file stands for its folder
 }
 
 } // namespace
@@ -181,10 +260,12 @@ void RunsTable::addHistory(const RunHistory &incoming, bool overlay)
     } else {
         // The same run opened another way (metrics.jsonl, then its TensorBoard logs): one row,
         // one overlay, and nothing it recorded is lost (hyperparameters, summary, labels).
+        // A reload of the same source replaces the row (its files may have changed).
         m_plot->removeComparisonRun(m_runs[row].sourcePath);
-        m_runs[row] = mergeRunHistory(m_runs[row], incoming);
+        m_runs[row] = m_runs[row].sourcePath == incoming.sourcePath ? incoming : mergeRunHistory(m_runs[row], incoming);
     }
     fillRow(row, overlay && !isLive(m_runs[size_t(row)])); // the live run is drawn already
+    updateGroups();
 }
 
 void RunsTable::fillRow(int row, bool overlay)
@@ -314,6 +395,7 @@ void RunsTable::clear()
     const QSignalBlocker blocker(m_table);
     m_table->setRowCount(0);
     m_livePath.clear();
+    updateGroups();
     ++m_scanGeneration; // a scan in flight lists nothing into the emptied table
 }
 
@@ -357,7 +439,11 @@ void RunsTable::setOverlay(int row, bool on)
 {
     if (row < 0 || row >= int(m_runs.size()))
         return;
-    if (on)
+    bool drawnAsGroup = false; // with Group seeds, a group's runs are drawn as its mean
+    if (on && groupSeeds())
+        for (const RunGroup &g : seedGroups(m_runs))
+            drawnAsGroup = drawnAsGroup || std::find(g.rows.begin(), g.rows.end(), row) != g.rows.end();
+    if (on && !drawnAsGroup)
         m_plot->addComparisonRun(m_runs[row], colourFor(row));
     else
         m_plot->removeComparisonRun(m_runs[row].sourcePath);

@@ -7,6 +7,7 @@
 #include <QColor>
 #include <QWidget>
 
+class QCheckBox;
 class QDialog;
 class QPushButton;
 class QTableWidget;
@@ -51,6 +52,17 @@ public:
     /// with one row per setting whose values differ and one column per run. Returns it, or
     /// nullptr with a status message when fewer than two rows are selected.
     QDialog *showDifferences();
+    /// "Group seeds" (check box "groupSeeds"): the runs of one seed group (seedGroups,
+    /// ui/runs/rungroup.h: folders "<name>-seed-<N>", as Repeat with seeds names them) are drawn
+    /// as one mean curve with a min–max band (groupHistory) instead of one curve each. The
+    /// groups table (groupsTable(), shown when there is a group) gives each group's final
+    /// metrics as mean ± standard deviation (min–max, n).
+    void setGroupSeeds(bool on);
+    bool groupSeeds() const;
+    QTableWidget *groupsTable() const { return m_groups; }
+    /// "Sweep view…": the listed runs sorted by a metric and in parallel coordinates
+    /// (SweepView, ui/runs/sweepview.h), e.g. a sweep's run-001 … run-N after Find runs.
+    class SweepView *showSweepView();
     /// Removes every run from the table and its overlays from the plot (a new project).
     void clear();
     int runCount() const { return int(m_runs.size()); }
@@ -73,11 +85,17 @@ private:
     bool isLive(const RunHistory &run) const;
     /// Fills row `row`'s cells from m_runs[row].
     void fillRow(int row, bool overlay);
+    /// Fills the groups table and, with Group seeds, draws each group instead of its runs.
+    void updateGroups();
 
     LossPlot *m_plot;
     QTableWidget *m_table;
     QPushButton *m_differencesButton = nullptr;
+    QCheckBox *m_groupSeeds = nullptr;
+    QTableWidget *m_groups = nullptr;
+    QStringList m_groupOverlays; ///< sourcePaths of the group curves drawn
     QDialog *m_differences = nullptr;
+    class SweepView *m_sweepView = nullptr;
     std::vector<RunHistory> m_runs;
     QString m_livePath;
     quint64 m_scanGeneration = 0; ///< the latest scanInBackground() or clear(); older scans are stale

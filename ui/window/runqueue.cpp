@@ -9,6 +9,29 @@
 
 namespace wb {
 
+std::string seedRunDir(const std::string &modelDir, int64_t seed)
+{
+    std::string base = modelDir;
+    while (base.size() > 1 && base.back() == '/')
+        base.pop_back();
+    return base + "-seed-" + std::to_string(seed);
+}
+
+std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, int count)
+{
+    std::vector<QueuedRun> runs;
+    for (int i = 0; i < count; ++i) {
+        QueuedRun r;
+        r.options = o;
+        r.options.seed = o.seed + i;
+        r.options.model_dir = seedRunDir(o.model_dir, r.options.seed);
+        r.purpose = purpose;
+        r.label = QStringLiteral("seed %1").arg(r.options.seed);
+        runs.push_back(std::move(r));
+    }
+    return runs;
+}
+
 RunQueue::RunQueue(RunSession *session, QObject *parent) : QObject(parent), m_session(session)
 {
     connect(m_session, &RunSession::preflightFinished, this, &RunQueue::onPreflightFinished);

@@ -23,6 +23,15 @@ struct QueuedRun
     QString label;
 };
 
+/// The model_dir of the run with `seed` in Repeat with seeds: "<modelDir>-seed-<seed>" (a
+/// trailing '/' of modelDir dropped), a sibling of modelDir, so Compare runs finds the runs
+/// next to each other and groups them by name (seedGroupName, ui/runs/rungroup.h). Pure.
+std::string seedRunDir(const std::string &modelDir, int64_t seed);
+
+/// Repeat with seeds: `count` runs of `o` (count ≥ 1) with seeds o.seed, o.seed + 1, …, each in
+/// seedRunDir(o.model_dir, seed), labelled "seed N". Pure.
+std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, int count);
+
 /// Runs a list of run configurations one after another through a RunSession (the window's one
 /// run control, so each run is checked, drawn and reported like a Train press). A run whose
 /// model_dir already holds a run continues it from its latest checkpoint (no question); one
