@@ -274,6 +274,10 @@ void writeSweepFile(const std::string &sweepDir, const SweepFile &file)
             e["low"] = p.low;
             e["high"] = p.high;
             e["scale"] = isLogScale(p.name) ? "log" : "linear";
+        } else if (isIntegerOption(p.name)) {
+            auto &values = e["values"] = nlohmann::ordered_json::array();
+            for (double v : p.values)
+                values.push_back(int64_t(v));
         } else {
             e["values"] = p.values;
         }

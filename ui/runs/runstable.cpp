@@ -144,13 +144,16 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     auto *hint = new QLabel(tr("Check a run to overlay its curves (own colour) on the plot."), this);
     hint->setWordWrap(true); // the buttons keep their room on a narrow window
     buttons->addWidget(hint, 1);
-    buttons->addWidget(m_groupSeeds);
-    buttons->addWidget(m_differencesButton);
-    buttons->addWidget(sweepButton);
     buttons->addWidget(scanButton);
     buttons->addWidget(add);
+    auto *views = new QHBoxLayout; // a second row: the window fits a 1280×800 screen at 150 %
+    views->addWidget(m_groupSeeds);
+    views->addStretch(1);
+    views->addWidget(m_differencesButton);
+    views->addWidget(sweepButton);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
+    layout->addLayout(views);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_groups);
 }
