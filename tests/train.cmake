@@ -11,6 +11,8 @@ wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torch
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
 wb_add_test(tst_clirunreaders NAME cli.runreaders SOURCES cli/tst_clirunreaders.cpp LIBS wb_cli TIMEOUT 120)
+# Issue 27: sweeps (the plan, sweep.json, resuming a sweep from the command line).
+wb_add_test(tst_clisweep NAME cli.sweep SOURCES cli/tst_clisweep.cpp LIBS wb_cli TIMEOUT 180)
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)

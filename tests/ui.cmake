@@ -42,4 +42,6 @@ if(WB_BUILD_GUI)
   # Issue 21 §2: a run trained while Try it classifies and the range test runs is the run alone.
   wb_add_test(tst_windowrandomness NAME ui.windowrandomness SOURCES ui/tst_windowrandomness.cpp
               LIBS wb_ui torch GUI TIMEOUT 300)
+  # Issue 27 "Runs": Compare runs, the run queue, seed groups.
+  wb_add_test(tst_compareruns NAME ui.compareruns SOURCES ui/tst_compareruns.cpp LIBS wb_ui GUI TIMEOUT 120)
 endif()

@@ -23,6 +23,7 @@ void printUsage(std::ostream &out)
            "  export    write a stand-alone model folder, Hugging Face-loadable (run_classifier --mode=export_only)\n"
            "  classify  classify texts with an export folder or a checkpoint (TSV or JSON lines)\n"
            "  fill_mask fill in the [MASK]s of texts with a pretraining run's masked LM (top-k tokens)\n"
+           "  sweep     train a grid or random sample of hyperparameters, one run after another (resumable)\n"
            "  lr_find   learning-rate range test: writes lr_find.json, prints a suggested learning rate\n"
            "  validate  run every pre-flight check, train nothing\n"
            "  prepare   raw text -> TFRecords + input_meta_data.json (create_finetuning_data.py)\n"
@@ -71,6 +72,8 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
         return cmdFillMask(rest, out, err);
     if (command == "lr_find")
         return cmdLrFind(rest, out, err);
+    if (command == "sweep")
+        return cmdSweep(rest, out, err);
     if (command == "prepare")
         return cmdPrepare(rest, out, err);
     if (command == "baseline")
@@ -84,7 +87,7 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
     if (command == "models")
         return cmdModels(rest, out, err);
     err << "error: command: unknown command '" << command << "'\n"
-        << "  hint: use one of train, pretrain, predict, export, classify, fill_mask, lr_find, validate, prepare, baseline, embeddings, prepare_pretraining, example, models\n";
+        << "  hint: use one of train, pretrain, predict, export, classify, fill_mask, lr_find, sweep, validate, prepare, baseline, embeddings, prepare_pretraining, example, models\n";
     return kExitInvalid;
 }
 

@@ -47,6 +47,10 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
 int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// The learning-rate range test: writes <model_dir>/lr_find.json and prints the suggestion.
 int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// A sweep (issue 27): the runs of a grid or random sample of hyperparameters, one after another,
+/// each a model_dir under --sweep_dir; sweep.json holds the plan and status, and the same
+/// command resumes (docs/file-formats.md, "Sweep folder").
+int cmdSweep(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Obtains and prepares the example project (SpamAssassin + BERT-Tiny) and prints its paths.
 int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 

@@ -244,11 +244,13 @@ private Q_SLOTS:
         QStringList names;
         for (int g = 0; g < plot->customPlot()->graphCount(); ++g)
             names << plot->customPlot()->graph(g)->name();
-        const QString perplexity = QStringLiteral("eval MLM loss (perplexity %1)")
-                                       .arg(lastEval.at("eval_perplexity").get<double>(), 0, 'g', 4);
+        // The live run is named in the legend by its model_dir (issue 27).
+        const QString run = QDir(QString::fromStdString(m_pretrain.model_dir)).dirName() + QStringLiteral(": ");
+        const QString perplexity = run + QStringLiteral("eval MLM loss (perplexity %1)")
+                                             .arg(lastEval.at("eval_perplexity").get<double>(), 0, 'g', 4);
         QVERIFY2(names.contains(perplexity), qPrintable(names.join(QLatin1Char('|')) + QStringLiteral(" / ") + perplexity));
-        QVERIFY(names.contains(QStringLiteral("train MLM loss (smoothed)")));
-        QVERIFY(names.contains(QStringLiteral("eval MLM accuracy (masked words)")));
+        QVERIFY(names.contains(run + QStringLiteral("train MLM loss (smoothed)")));
+        QVERIFY(names.contains(run + QStringLiteral("eval MLM accuracy (masked words)")));
         // The run's project file records its task.
         Diagnostics diag;
         FormTask recorded = FormTask::Classify;

@@ -61,6 +61,9 @@ struct LossPlot::Private
     QCPAxisRect *lrRect = nullptr;
     QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
     bool pretraining = false; ///< setPretraining(): the curves are named for masked-LM pretraining
+    QString runName;          ///< setRunName(): the live run's legend prefix ("" none)
+    /// `text` as the live run's legend entry: "<run>: <text>" when the run has a name.
+    QString named(const QString &text) const { return runName.isEmpty() ? text : runName + QStringLiteral(": ") + text; }
     QCPGraph *lr = nullptr, *planned = nullptr;
     QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
     QCPItemStraightLine *baselineLine = nullptr;
@@ -469,9 +472,9 @@ namespace {
 
 /// The legend of a pretraining evaluation: the latest perplexity, exp(eval MLM loss), as the
 /// run's eval_perplexity (docs/pretraining.md, "Metrics").
-void showPretrainingEvaluation(QCPGraph *evalLoss, const EvalMetrics &m)
+void showPretrainingEvaluation(QCPGraph *evalLoss, const EvalMetrics &m, const QString &runName)
 {
-    evalLoss->setName(LossPlot::tr("eval MLM loss (perplexity %1)").arg(std::exp(m.eval_loss), 0, 'g', 4));
+    evalLoss->setName((runName.isEmpty() ? QString() : runName + QStringLiteral(": ")) + LossPlot::tr("eval MLM loss (perplexity %1)").arg(std::exp(m.eval_loss), 0, 'g', 4));
 }
 
 } // namespace
@@ -530,7 +533,7 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
         d->evalAcc->addData(k, m.eval_accuracy);
     }
     if (d->pretraining)
-        showPretrainingEvaluation(d->evalLoss, m);
+        showPretrainingEvaluation(d->evalLoss, m, d->runName);
     d->scheduleReplot();
 }
 
@@ -718,15 +721,36 @@ namespace wb {
 void LossPlot::setPretraining(bool on)
 {
     d->pretraining = on;
-    d->raw->setName(on ? tr("train MLM loss (raw)") : tr("train loss (raw)"));
-    d->smoothed->setName(on ? tr("train MLM loss (smoothed)") : tr("train loss (smoothed)"));
-    d->evalLoss->setName(on ? tr("eval MLM loss") : tr("eval loss"));
-    d->evalAcc->setName(on ? tr("eval MLM accuracy (masked words)") : tr("eval accuracy"));
+    d->raw->setName(d->named(on ? tr("train MLM loss (raw)") : tr("train loss (raw)")));
+    d->smoothed->setName(d->named(on ? tr("train MLM loss (smoothed)") : tr("train loss (smoothed)")));
+    d->evalLoss->setName(d->named(on ? tr("eval MLM loss") : tr("eval loss")));
+    d->evalAcc->setName(d->named(on ? tr("eval MLM accuracy (masked words)") : tr("eval accuracy")));
     d->lossRect->axis(QCPAxis::atLeft)->setLabel(on ? tr("MLM loss") : tr("loss"));
     d->lossRect->axis(QCPAxis::atRight)->setLabel(on ? tr("MLM accuracy") : tr("eval accuracy"));
     d->scheduleReplot();
 }
 
 bool LossPlot::isPretraining() const { return d->pretraining; }
+
+void LossPlot::setRunName(const QString &name)
+{
+    d->runName = name;
+    setPretraining(d->pretraining); // names the live curves again
+}
+
+QString LossPlot::runName() const { return d->runName; }
+
+QString LossPlot::seriesName(Series s) const
+{
+    switch (s) {
+    case Series::TrainLoss: return d->raw->name();
+    case Series::SmoothedTrainLoss: return d->smoothed->name();
+    case Series::EvalLoss: return d->evalLoss->name();
+    case Series::EvalAccuracy: return d->evalAcc->name();
+    case Series::LearningRate: return d->lr->name();
+    case Series::PlannedLearningRate: return d->planned->name();
+    }
+    return {};
+}
 
 } // namespace wb

@@ -68,6 +68,12 @@ public:
     /// exp(eval MLM loss)) or back for a classifier. The data stay.
     void setPretraining(bool on);
     bool isPretraining() const;
+    /// Names the live run in the legend: "<name>: train loss (smoothed)", … ("" : unnamed), so
+    /// it can be told from the runs overlaid under Compare runs. The data stay.
+    void setRunName(const QString &name);
+    QString runName() const;
+    /// The legend text of the live run's series `s`.
+    QString seriesName(Series s) const;
 
     /// Returns the number of points the graph of `s` holds (the live run).
     int pointCount(Series s) const;

@@ -76,6 +76,19 @@ void PlotOverlays::add(const RunHistory &history, const QColor &colour)
     r.evalAccuracy->setName(tr("%1: eval accuracy").arg(history.name));
     r.evalAccuracy->setPen(QPen(colour, 1, Qt::DashDotLine));
     r.evalAccuracy->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(colour, 1.5), QBrush(colour), 8));
+    if (!history.trainLossLow.empty() && history.trainLossLow.size() == history.trainLossHigh.size()) {
+        QColor fill = colour;
+        fill.setAlpha(50);
+        r.bandLow = m_plot->addGraph(m_x, m_loss);
+        r.bandHigh = m_plot->addGraph(m_x, m_loss);
+        for (QCPGraph *g : {r.bandLow, r.bandHigh}) {
+            g->setName(tr("%1: train loss min–max").arg(history.name));
+            g->setPen(Qt::NoPen);
+            g->removeFromLegend();
+        }
+        r.bandHigh->setBrush(QBrush(fill));
+        r.bandHigh->setChannelFillGraph(r.bandLow);
+    }
     m_runs.push_back(r);
 }
 
@@ -88,6 +101,10 @@ bool PlotOverlays::remove(const QString &sourcePath)
     m_plot->removeGraph(it->loss);
     m_plot->removeGraph(it->evalLoss);
     m_plot->removeGraph(it->evalAccuracy);
+    if (it->bandLow) {
+        m_plot->removeGraph(it->bandHigh);
+        m_plot->removeGraph(it->bandLow);
+    }
     m_runs.erase(it);
     return true;
 }
@@ -115,6 +132,10 @@ void PlotOverlays::rebuild(const PlotMapping &m)
         r.loss->data()->set(points(h.trainStep, h.trainWallTime, smoothTensorBoard(h.trainLoss, m.smoothing), t0, m, true), true);
         r.evalLoss->data()->set(points(h.evalStep, h.evalWallTime, h.evalLoss, t0, m, true), true);
         r.evalAccuracy->data()->set(points(h.evalStep, h.evalWallTime, h.evalAccuracy, t0, m, false, true), true);
+        if (r.bandLow) {
+            r.bandLow->data()->set(points(h.trainStep, h.trainWallTime, h.trainLossLow, t0, m, true), true);
+            r.bandHigh->data()->set(points(h.trainStep, h.trainWallTime, h.trainLossHigh, t0, m, true), true);
+        }
     }
 }
 

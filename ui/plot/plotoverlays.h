@@ -38,7 +38,9 @@ bool resmoothGraph(QCPGraph *graph, const std::vector<double> &values, const Plo
 /// runs near model_dir). Each run gets, in its colour, three graphs with one legend entry each:
 /// "<run>: train loss" (TensorBoard-smoothed, loss axis), "<run>: eval loss" (square markers,
 /// loss axis) and "<run>: eval accuracy" (diamond markers, accuracy axis; only the finite
-/// values of RunHistory::evalAccuracy, regression runs have none). Runs are identified by
+/// values of RunHistory::evalAccuracy, regression runs have none); a seed group's mean
+/// (RunHistory::trainLossLow/High set) also gets its min–max band, filled in its colour, raw
+/// (unsmoothed), without a legend entry. Runs are identified by
 /// RunHistory::sourcePath. The graphs belong to the QCustomPlot given to the constructor.
 /// GUI thread only.
 class PlotOverlays
@@ -69,6 +71,7 @@ private:
         QCPGraph *loss = nullptr;
         QCPGraph *evalLoss = nullptr;
         QCPGraph *evalAccuracy = nullptr;
+        QCPGraph *bandLow = nullptr, *bandHigh = nullptr; ///< a seed group's min–max train loss
     };
 
     QCustomPlot *m_plot;

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include "core/config/labelnames.h"
+#include "core/config/optiontable.h"
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
 #include "core/util/error.h"
@@ -22,6 +23,19 @@ namespace wb {
 
 namespace {
 
+/// Adds `j` to `out` flat: objects' members as "prefix.key", text without quotes.
+void flattenSettings(const std::string &prefix, const nlohmann::ordered_json &j, std::map<std::string, std::string> &out)
+{
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it)
+            flattenSettings(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
+        return;
+    }
+    if (prefix.empty())
+        return;
+    out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
+}
+
 /// Fills the recorded options and the summary of `h` from the files in `dir` (one reader
 /// each: core/train/runidentity.h, core/train/trainingsummary.h, ui/form/projectfile.h).
 void readRunFiles(const QDir &dir, RunHistory &h)
@@ -31,10 +45,17 @@ void readRunFiles(const QDir &dir, RunHistory &h)
         h.warnings << QString::fromStdString(describeCurrentException(fallbackField).line());
     };
     RecordedRunOptions recorded;
+    std::map<std::string, std::string> runConfigSettings;
     try {
         Diagnostics diag;
-        if (const auto id = readRunConfig(modelDir, diag))
+        if (const auto id = readRunConfig(modelDir, diag)) {
             recorded = recordedRunOptions(*id, runConfigPath(modelDir));
+            for (const char *part : {"defining", "informational"})
+                if (const auto it = id->json.find(part); it != id->json.end())
+                    flattenSettings("", *it, runConfigSettings);
+            runConfigSettings.erase("working_directory");
+            runConfigSettings.erase("version");
+        }
         for (const Diagnostic &d : diag.items())
             h.warnings << QString::fromStdString(d.field + ": " + d.message);
     } catch (...) {
@@ -51,6 +72,11 @@ void readRunFiles(const QDir &dir, RunHistory &h)
             project = std::move(o);
     }
     if (project) {
+        for (const OptionSpec &spec : optionTable()) {
+            const nlohmann::json v = spec.toJson(*project);
+            if (!v.is_null())
+                h.settings[spec.flag] = v.is_string() ? v.get<std::string>() : v.dump();
+        }
         if (!recorded.learning_rate)
             recorded.learning_rate = project->learning_rate;
         if (!recorded.train_batch_size)
@@ -62,6 +88,8 @@ void readRunFiles(const QDir &dir, RunHistory &h)
         if (!recorded.input_meta_data_path)
             recorded.input_meta_data_path = project->input_meta_data_path;
     }
+    for (auto &[key, value] : runConfigSettings)
+        h.settings[key] = value;
     h.recorded = std::move(recorded);
     try {
         h.trainingSummary = readTrainingSummary(modelDir);
@@ -103,6 +131,76 @@ RunHistory RunHistory::load(const QString &path, QString *error)
             h.labelNames = std::move(*names);
     }
     return h;
+}
+
+int recordedFactCount(const RunHistory &run)
+{
+    const RecordedRunOptions &r = run.recorded;
+    return int(bool(r.learning_rate)) + int(bool(r.train_batch_size)) + int(bool(r.num_train_epochs)) + int(bool(r.dtype))
+        + int(bool(r.input_meta_data_path)) + int(run.settings.size()) + int(run.trainingSummary.has_value())
+        + int(!run.labelNames.empty());
+}
+
+RunHistory mergeRunHistory(const RunHistory &existing, const RunHistory &incoming)
+{
+    const bool incomingRicher = recordedFactCount(incoming) >= recordedFactCount(existing);
+    const auto points = [](const RunHistory &h) { return h.trainStep.size() + h.evalStep.size(); };
+    RunHistory out = points(incoming) >= points(existing) ? incoming : existing; // the curves
+    const RunHistory &richer = incomingRicher ? incoming : existing;
+    out.name = richer.name;
+    out.sourcePath = richer.sourcePath;
+    const auto pick = [](auto &to, const auto &a, const auto &b) { to = a ? a : b; };
+    pick(out.recorded.learning_rate, incoming.recorded.learning_rate, existing.recorded.learning_rate);
+    pick(out.recorded.train_batch_size, incoming.recorded.train_batch_size, existing.recorded.train_batch_size);
+    pick(out.recorded.num_train_epochs, incoming.recorded.num_train_epochs, existing.recorded.num_train_epochs);
+    pick(out.recorded.dtype, incoming.recorded.dtype, existing.recorded.dtype);
+    pick(out.recorded.input_meta_data_path, incoming.recorded.input_meta_data_path, existing.recorded.input_meta_data_path);
+    pick(out.trainingSummary, incoming.trainingSummary, existing.trainingSummary);
+    out.labelNames = incoming.labelNames.empty() ? existing.labelNames : incoming.labelNames;
+    out.settings = existing.settings;
+    for (const auto &[key, value] : incoming.settings)
+        out.settings[key] = value;
+    out.warnings = incoming.warnings;
+    return out;
+}
+
+QString runStartText(const RunHistory &run)
+{
+    const auto setting = [&run](const char *key) {
+        const auto it = run.settings.find(key);
+        return it == run.settings.end() ? std::string() : it->second;
+    };
+    if (run.settings.empty())
+        return QStringLiteral("–");
+    if (const std::string model = setting("pretrained_model"); !model.empty())
+        return QString::fromStdString(model);
+    if (const std::string init = setting("init_checkpoint"); !init.empty())
+        return QFileInfo(QString::fromStdString(init)).fileName();
+    return QStringLiteral("scratch");
+}
+
+std::vector<SettingDifference> differingSettings(const std::vector<RunHistory> &runs)
+{
+    std::vector<SettingDifference> out;
+    if (runs.size() < 2)
+        return out;
+    std::map<std::string, bool> keys;
+    for (const RunHistory &r : runs)
+        for (const auto &kv : r.settings)
+            keys[kv.first] = true;
+    for (const auto &kv : keys) {
+        const std::string &key = kv.first;
+        if (key == "model_dir" || key == "metrics_file")
+            continue; // each run's own folder
+        SettingDifference d{key, {}};
+        for (const RunHistory &r : runs) {
+            const auto it = r.settings.find(key);
+            d.values.push_back(it == r.settings.end() ? std::string("–") : it->second);
+        }
+        if (std::adjacent_find(d.values.begin(), d.values.end(), std::not_equal_to<>()) != d.values.end())
+            out.push_back(std::move(d));
+    }
+    return out;
 }
 
 QStringList RunHistory::findRuns(const QString &modelDir)

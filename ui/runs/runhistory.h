@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,16 @@ struct RunHistory
     /// run_config.json or bert_workbench_project.json records it; relative paths from the
     /// run's folder). Empty when unknown (no labels.txt, TensorBoard logs).
     std::vector<std::string> labelNames;
+    /// Every setting the run recorded, flat, by flag name ("learning_rate" → "5e-05",
+    /// "bert_config.hidden_size" → "128"; text values without quotes): the options of
+    /// bert_workbench_project.json (all of them), then run_config.json's "defining" and
+    /// "informational" objects over them (the run's own record wins; working_directory and
+    /// version are left out). Empty when neither file is there (TensorBoard logs).
+    std::map<std::string, std::string> settings;
+    /// A seed group's mean curve (groupHistory, ui/runs/rungroup.h) also has the lowest and the
+    /// highest train loss of its runs at each of trainStep: the band drawn around the mean.
+    /// Empty for a run.
+    std::vector<double> trainLossLow, trainLossHigh;
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }
 
@@ -64,5 +75,33 @@ struct RunHistory
     /// immediate subdirectories and of its sibling directories. Sorted, without duplicates.
     static QStringList findRuns(const QString &modelDir);
 };
+
+/// How many things `run` knows besides its curves: recorded options, settings, summary,
+/// label names (mergeRunHistory keeps the richer record). Pure.
+int recordedFactCount(const RunHistory &run);
+
+/// The same run read twice (its metrics.jsonl, then its TensorBoard logs, or the other way):
+/// one record that loses nothing. The curves come from the read with more points; every
+/// recorded option, setting, the summary and the label names from `incoming` where it has
+/// them, else from `existing`; name and sourcePath from the richer read (recordedFactCount).
+/// Pure.
+RunHistory mergeRunHistory(const RunHistory &existing, const RunHistory &incoming);
+
+/// Where the run started: the "Start from" pretrained model's name (settings' pretrained_model),
+/// else the init_checkpoint's file name, else "scratch" (random weights); "–" without settings.
+QString runStartText(const RunHistory &run);
+
+/// One setting whose values differ between runs (differingSettings): the key and each run's
+/// value in the order of the runs ("–" where a run does not record it).
+struct SettingDifference
+{
+    std::string key;
+    std::vector<std::string> values;
+};
+
+/// The settings (RunHistory::settings) whose values are not the same in all of `runs`, sorted
+/// by key; paths of the run itself (model_dir, metrics_file) are left out. Fewer than two
+/// runs: nothing. Pure.
+std::vector<SettingDifference> differingSettings(const std::vector<RunHistory> &runs);
 
 } // namespace wb

@@ -7,6 +7,9 @@
 #include <QColor>
 #include <QWidget>
 
+class QCheckBox;
+class QDialog;
+class QPushButton;
 class QTableWidget;
 
 namespace wb {
@@ -33,8 +36,33 @@ public:
     /// one comes unchecked) and scanned() follows; when a later scan or clear() came first,
     /// the result is stale and dropped instead (scanDropped()). Returns at once.
     void scanInBackground(const QString &modelDir);
-    /// Sets the live run (already drawn): scans list it, unchecked, so it can be compared.
-    void setLiveMetricsPath(const QString &path) { m_livePath = path; }
+    /// Sets the live run (already drawn in the plot): its row is named "<run> (current)" and
+    /// cannot be checked, so the run is never overlaid on itself; scans list it so it can be
+    /// compared. "" : no live run.
+    void setLiveMetricsPath(const QString &path);
+    QString liveMetricsPath() const { return m_livePath; }
+    /// The runs listed, in row order.
+    const std::vector<RunHistory> &runs() const { return m_runs; }
+    /// The colour of the run in row `index`: the Okabe–Ito qualitative palette (Okabe & Ito,
+    /// "Color Universal Design", 2008) in an order that keeps neighbours apart, repeating after 8.
+    static QColor runColour(int index);
+    /// The differences of the selected rows' settings (differingSettings; two or more rows).
+    std::vector<SettingDifference> selectedDifferences() const;
+    /// Shows "Differences only" of the selected rows: a dialog (object name "differencesDialog")
+    /// with one row per setting whose values differ and one column per run. Returns it, or
+    /// nullptr with a status message when fewer than two rows are selected.
+    QDialog *showDifferences();
+    /// "Group seeds" (check box "groupSeeds"): the runs of one seed group (seedGroups,
+    /// ui/runs/rungroup.h: folders "<name>-seed-<N>", as Repeat with seeds names them) are drawn
+    /// as one mean curve with a min–max band (groupHistory) instead of one curve each. The
+    /// groups table (groupsTable(), shown when there is a group) gives each group's final
+    /// metrics as mean ± standard deviation (min–max, n).
+    void setGroupSeeds(bool on);
+    bool groupSeeds() const;
+    QTableWidget *groupsTable() const { return m_groups; }
+    /// "Sweep view…": the listed runs sorted by a metric and in parallel coordinates
+    /// (SweepView, ui/runs/sweepview.h), e.g. a sweep's run-001 … run-N after Find runs.
+    class SweepView *showSweepView();
     /// Removes every run from the table and its overlays from the plot (a new project).
     void clear();
     int runCount() const { return int(m_runs.size()); }
@@ -52,10 +80,22 @@ Q_SIGNALS:
 
 private:
     void setOverlay(int row, bool on);
-    QColor colourFor(int index) const;
+    QColor colourFor(int index) const { return runColour(index); }
+    /// Whether `run` is the live run (setLiveMetricsPath).
+    bool isLive(const RunHistory &run) const;
+    /// Fills row `row`'s cells from m_runs[row].
+    void fillRow(int row, bool overlay);
+    /// Fills the groups table and, with Group seeds, draws each group instead of its runs.
+    void updateGroups();
 
     LossPlot *m_plot;
     QTableWidget *m_table;
+    QPushButton *m_differencesButton = nullptr;
+    QCheckBox *m_groupSeeds = nullptr;
+    QTableWidget *m_groups = nullptr;
+    QStringList m_groupOverlays; ///< sourcePaths of the group curves drawn
+    QDialog *m_differences = nullptr;
+    class SweepView *m_sweepView = nullptr;
     std::vector<RunHistory> m_runs;
     QString m_livePath;
     quint64 m_scanGeneration = 0; ///< the latest scanInBackground() or clear(); older scans are stale

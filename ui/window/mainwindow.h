@@ -32,6 +32,8 @@ class ProgressPanel;
 class SchedulePanel;
 class StartPage;
 class PrepareDataDialog;
+class RunQueue;
+class SweepDialog;
 class RunsTable;
 class RunSession;
 class TryItPanel;
@@ -119,6 +121,16 @@ public Q_SLOTS:
     /// number of runs added; on failure shows the reason in a window-modal box (object name
     /// "tensorBoardError") and returns 0.
     int openTensorBoardLogs(const QString &logdir = QString());
+    /// Training → Repeat with Seeds…: trains the form's options `count` times, with seeds
+    /// seed, seed + 1, … one after another (RunQueue, seedRuns: model_dir-seed-N beside the
+    /// form's model_dir); when they have completed, Compare runs lists them with Group seeds on.
+    /// Returns the queue (object name "runQueue"), or nullptr (status bar says why) while a run
+    /// is going or without a model_dir.
+    RunQueue *repeatWithSeeds(int count);
+    /// Training → Sweep…: the sweep dialog (SweepDialog, object name "sweepDialog") on the
+    /// form's settings; Start trains the plan's runs through the run queue and records each
+    /// end in sweep.json; when all completed, Compare runs lists them and opens the Sweep view.
+    SweepDialog *openSweepDialog();
     /// Closes the window without asking: a running run is stopped first (checkpoint written)
     /// and the window closes when it has ended. For scripted use (--screenshot).
     void stopAndClose();
@@ -225,6 +237,10 @@ private:
     FillMaskPanel *m_fillMask = nullptr; ///< Try it of a pretraining run (the task Pretrain on text)
     EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
     RunsTable *m_runs = nullptr;
+    RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
+    SweepDialog *m_sweepDialog = nullptr;
+    /// The run queue, created with its Log lines on first use.
+    RunQueue *ensureRunQueue();
     QTabWidget *m_tabs = nullptr;
     StartPage *m_start = nullptr;
     QPlainTextEdit *m_log = nullptr;

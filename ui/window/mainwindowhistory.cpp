@@ -23,6 +23,7 @@
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QStatusBar>
 
@@ -49,6 +50,7 @@ void MainWindow::clearRunViews()
     m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
     m_plot->setBagOfWordsBaseline(std::numeric_limits<double>::quiet_NaN());
     m_plot->clearComparisonRuns();
+    m_plot->setRunName(QString());
     m_runs->clear();
     m_evalView->clear();
     m_progress->reset();
@@ -154,6 +156,10 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
     if (!run.metricsError.empty())
         appendLog(tr("warning: %1").arg(q(run.metricsError)));
     replayHistory(*m_plot, run.history, std::numeric_limits<int64_t>::max());
+    // Named in the legend, and Compare runs lists it and its neighbours without Find runs.
+    m_plot->setRunName(QDir(q(o.model_dir)).dirName());
+    m_runs->setLiveMetricsPath(metrics);
+    scanRuns(q(o.model_dir));
     if (!log.eval.empty()) {
         // The best checkpoint's evaluation when the run kept one (what Try it and export use), else the last.
         QString which;

@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QGuiApplication>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -120,6 +121,26 @@ void MainWindow::buildTrainingMenu()
         statusBar()->showMessage(tr("Copied: %1").arg(command), 8000);
     });
     copyCommand->setToolTip(tr("The same run from a terminal or a script: bert-workbench-cli train with these flags"));
+    QAction *seeds = run->addAction(tr("Repeat with S&eeds…"), this, [this] {
+        auto *ask = new QInputDialog(this);
+        ask->setObjectName(QStringLiteral("repeatSeedsDialog"));
+        ask->setWindowTitle(tr("Repeat with Seeds"));
+        ask->setLabelText(tr("Train these settings this many times, with seeds %1, %2, … one after another:")
+                              .arg(options().seed).arg(options().seed + 1));
+        ask->setInputMode(QInputDialog::IntInput);
+        ask->setIntRange(2, 20);
+        ask->setIntValue(3);
+        ask->setAttribute(Qt::WA_DeleteOnClose);
+        connect(ask, &QInputDialog::intValueSelected, this, [this](int n) { repeatWithSeeds(n); });
+        ask->open();
+    });
+    seeds->setObjectName(QStringLiteral("repeatSeedsAction"));
+    QAction *sweep = run->addAction(tr("S&weep…"), this, [this] { openSweepDialog(); });
+    sweep->setObjectName(QStringLiteral("sweepAction"));
+    sweep->setToolTip(tr("Train a grid or a random sample of learning rates, batch sizes, epochs, warmup, weight "
+                         "decay and seeds one after another (as bert-workbench-cli sweep)"));
+    seeds->setToolTip(tr("How much of a result is the seed? The same settings trained with N seeds, in "
+                         "MODEL_DIR-seed-N folders; Compare runs shows their mean and spread"));
     run->addAction(tr("Find Runs Near the &Model Directory"), this, [this] {
         scanRuns(q(options().model_dir));
         showTab(QStringLiteral("runsTab"));

@@ -18,6 +18,7 @@
 #include "ui/window/runsession.h"
 
 #include <QAction>
+#include <QDir>
 #include <QStatusBar>
 
 #include <limits>
@@ -59,6 +60,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
         loadBaseline(o);
     updateSchedule();
     m_runs->setLiveMetricsPath(q(o.metricsPath()));
+    m_plot->setRunName(QDir(q(o.model_dir)).dirName()); // told apart from the overlaid runs
     leaveStartPage();
     showTab(QStringLiteral("plotTab"));
 }

@@ -155,6 +155,15 @@ bool RunSession::train()
     return true;
 }
 
+bool RunSession::trainOptions(const TrainingOptions &o, RunPurpose purpose)
+{
+    if (!canTrain())
+        return false;
+    m_purpose = purpose;
+    startPreflight(o, false);
+    return true;
+}
+
 void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
 {
     const RunPurpose purpose = m_purpose;

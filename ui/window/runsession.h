@@ -84,6 +84,12 @@ public Q_SLOTS:
     /// Checks the stopped run again and continues it from its latest checkpoint; false (and
     /// nothing) when there is none or a check is going.
     bool resume();
+    /// Starts the pre-flight check of `o` (not the form's options) for `purpose`, as Train does,
+    /// but without the used-model_dir question: a run already in o.model_dir is continued from
+    /// its latest checkpoint. preflightFinished() and, when a run started, runFinished() follow.
+    /// For RunQueue (ui/window/runqueue.h). Returns false (and does nothing) while a run or a
+    /// check is going.
+    bool trainOptions(const TrainingOptions &o, RunPurpose purpose);
 
 Q_SIGNALS:
     /// Running, checking or stop-requested changed (the window enables its actions).

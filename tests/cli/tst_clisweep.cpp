@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 27 "Sweeps": the plan (grid size, a reproducible random sample, the run names and the
+// exact option values), sweep.json, and `bert-workbench-cli sweep` resuming a sweep (finished
+// runs are skipped, an interrupted one continues).
+#include "clirun.h"
+#include "support/tinyrun.h"
+
+#include "core/config/trainingoptions.h"
+#include "core/train/sweep.h"
+#include "core/train/trainingsummary.h"
+#include "core/util/error.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// The message of the wb::Error `f` throws ("" when none).
+template <typename F>
+std::string errorOf(F f)
+{
+    try {
+        f();
+    } catch (const Error &e) {
+        return e.field() + ": " + e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+class tst_CliSweep : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void gridPlan();
+    void randomPlanIsReproducible();
+    void parameterErrors();
+    void sweepFileRoundTrip();
+    void sweepResumesSkippingFinishedRuns();
+};
+
+void tst_CliSweep::gridPlan()
+{
+    SweepSpec spec;
+    spec.parameters = {parseSweepParameter("learning_rate=1e-4,5e-5"), parseSweepParameter("seed=1,2,3")};
+    const auto runs = planSweep(spec);
+    QCOMPARE(runs.size(), size_t(6));
+    QCOMPARE(runs[0].name, std::string("run-001"));
+    QCOMPARE(runs[5].name, std::string("run-006"));
+    // The first parameter changes slowest.
+    QCOMPARE(runs[0].values, (std::vector<std::pair<std::string, double>>{{"learning_rate", 1e-4}, {"seed", 1}}));
+    QCOMPARE(runs[2].values, (std::vector<std::pair<std::string, double>>{{"learning_rate", 1e-4}, {"seed", 3}}));
+    QCOMPARE(runs[3].values, (std::vector<std::pair<std::string, double>>{{"learning_rate", 5e-5}, {"seed", 1}}));
+    QCOMPARE(sweepRunFlags(runs[4]), (std::vector<std::string>{"--learning_rate=5e-05", "--seed=2"}));
+    TrainingOptions o;
+    applySweepRun(o, runs[4]);
+    QCOMPARE(*o.learning_rate, 5e-5);
+    QCOMPARE(o.seed, int64_t(2));
+    // Every sweepable option.
+    SweepSpec all;
+    all.parameters = {parseSweepParameter("train_batch_size=16,32"), parseSweepParameter("num_train_epochs=2"),
+                      parseSweepParameter("warmup_fraction=0,0.1"), parseSweepParameter("weight_decay_rate=0.01")};
+    const auto four = planSweep(all);
+    QCOMPARE(four.size(), size_t(4));
+    QCOMPARE(sweepRunFlags(four[3]), (std::vector<std::string>{"--train_batch_size=32", "--num_train_epochs=2",
+                                                               "--warmup_fraction=0.1", "--weight_decay_rate=0.01"}));
+    applySweepRun(o, four[3]);
+    QCOMPARE(o.train_batch_size, int64_t(32));
+    QCOMPARE(o.num_train_epochs, int64_t(2));
+    QCOMPARE(o.warmup_fraction, 0.1);
+    QCOMPARE(o.weight_decay_rate, 0.01);
+    // More than 999 runs: 4 digits.
+    SweepSpec big;
+    big.parameters = {parseSweepParameter("seed=" + [] {
+        std::string s;
+        for (int i = 0; i < 1000; ++i)
+            s += (i ? "," : "") + std::to_string(i);
+        return s;
+    }())};
+    QCOMPARE(planSweep(big).back().name, std::string("run-1000"));
+    QCOMPARE(planSweep(big).front().name, std::string("run-0001"));
+}
+
+void tst_CliSweep::randomPlanIsReproducible()
+{
+    SweepSpec spec;
+    spec.method = "random";
+    spec.num_runs = 8;
+    spec.sample_seed = 7;
+    spec.parameters = {parseSweepParameter("learning_rate=1e-5:1e-3"), parseSweepParameter("train_batch_size=16,32"),
+                       parseSweepParameter("warmup_fraction=0:0.2"), parseSweepParameter("seed=1:100")};
+    const auto a = planSweep(spec), b = planSweep(spec);
+    QCOMPARE(a.size(), size_t(8));
+    for (size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(a[i].values, b[i].values); // bit for bit
+        const double lr = a[i].values[0].second, bs = a[i].values[1].second, wf = a[i].values[2].second,
+                     seed = a[i].values[3].second;
+        QVERIFY(lr >= 1e-5 && lr <= 1e-3);
+        QVERIFY(bs == 16 || bs == 32);
+        QVERIFY(wf >= 0 && wf <= 0.2);
+        QVERIFY(seed >= 1 && seed <= 100 && seed == std::round(seed));
+    }
+    // The first draw, exactly: mt19937_64(7)'s first output's top 53 bits, log-uniform in [1e-5, 1e-3].
+    std::mt19937_64 rng(7);
+    const double u = double(rng() >> 11) / 9007199254740992.0;
+    QCOMPARE(a[0].values[0].second, std::exp(std::log(1e-5) + u * (std::log(1e-3) - std::log(1e-5))));
+    QCOMPARE(a[0].values[1].second, double(rng() % 2 == 0 ? 16 : 32));
+    spec.sample_seed = 8;
+    QVERIFY(planSweep(spec)[0].values != a[0].values);
+    // A range in a grid, a random sweep without a run count.
+    SweepSpec grid;
+    grid.parameters = {parseSweepParameter("learning_rate=1e-5:1e-3")};
+    QCOMPARE(errorOf([&] { planSweep(grid); }),
+             std::string("--param: learning_rate=1e-05:0.001: a grid needs a list of values, not a range"));
+    spec.num_runs = 0;
+    QCOMPARE(errorOf([&] { planSweep(spec); }), std::string("--num_runs: a random sweep needs 1 to 10000 runs, got 0"));
+}
+
+void tst_CliSweep::parameterErrors()
+{
+    QCOMPARE(errorOf([] { parseSweepParameter("dropout=0.1"); }), std::string("--param: \"dropout=0.1\": \"dropout\" cannot be swept"));
+    QCOMPARE(errorOf([] { parseSweepParameter("seed=1.5"); }), std::string("--param: \"seed=1.5\": seed takes whole numbers, not 1.5"));
+    QCOMPARE(errorOf([] { parseSweepParameter("learning_rate=1e-4,x"); }),
+             std::string("--param: \"learning_rate=1e-4,x\": \"x\" is not a number"));
+    QCOMPARE(errorOf([] { parseSweepParameter("learning_rate=0:1e-3"); }),
+             std::string("--param: \"learning_rate=0:1e-3\": learning_rate is sampled on a log scale, so its range must be positive"));
+    QCOMPARE(errorOf([] { parseSweepParameter("seed=1,1"); }), std::string("--param: \"seed=1,1\": 1 is listed twice"));
+    QCOMPARE(sweepParameterText(parseSweepParameter("learning_rate=0.0001,5e-5")), std::string("learning_rate=0.0001,5e-05"));
+    SweepSpec twice;
+    twice.parameters = {parseSweepParameter("seed=1"), parseSweepParameter("seed=2")};
+    QCOMPARE(errorOf([&] { planSweep(twice); }), std::string("--param: seed is given twice"));
+}
+
+void tst_CliSweep::sweepFileRoundTrip()
+{
+    QTemporaryDir dir;
+    SweepFile f;
+    f.spec.method = "random";
+    f.spec.num_runs = 2;
+    f.spec.sample_seed = 3;
+    f.spec.parameters = {parseSweepParameter("learning_rate=1e-5:1e-3"), parseSweepParameter("seed=1,2")};
+    f.base_flags = {"--distribution_strategy=one_device", "--train_batch_size=8"};
+    f.metric = "eval_loss";
+    for (const SweepRun &r : planSweep(f.spec))
+        f.runs.push_back({r, SweepRunStatus::Pending, {}});
+    f.runs[0].status = SweepRunStatus::Completed;
+    f.runs[0].final_metrics = {{"eval_accuracy", 0.875}, {"eval_loss", NAN}};
+    writeSweepFile(dir.path().toStdString(), f);
+    const auto back = readSweepFile(dir.path().toStdString());
+    QVERIFY(back);
+    QVERIFY(samePlan(f, *back));
+    QCOMPARE(back->spec.method, std::string("random"));
+    QCOMPARE(back->spec.sample_seed, uint64_t(3));
+    QCOMPARE(back->runs[0].status, SweepRunStatus::Completed);
+    QCOMPARE(back->runs[1].status, SweepRunStatus::Pending);
+    QCOMPARE(back->runs[0].final_metrics.at("eval_accuracy"), 0.875);
+    QVERIFY(std::isnan(back->runs[0].final_metrics.at("eval_loss")));
+    QCOMPARE(back->spec.parameters[0].low, 1e-5);
+    QCOMPARE(back->spec.parameters[1].values, (std::vector<double>{1, 2}));
+    QVERIFY(!readSweepFile(dir.path().toStdString() + "/none"));
+    // A file that is not one: named with its key.
+    std::ofstream(dir.path().toStdString() + "/sweep.json") << R"({"format": "bert-workbench sweep 1", "runs": [{"name": "run-001", "status": "done"}]})";
+    QCOMPARE(errorOf([&] { readSweepFile(dir.path().toStdString()); }),
+             dir.path().toStdString() + "/sweep.json: runs[0]: status: expected pending, running, completed, failed or stopped, got \"done\"");
+}
+
+void tst_CliSweep::sweepResumesSkippingFinishedRuns()
+{
+    QTemporaryDir root;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    tiny.num_train_epochs = 1;
+    const TrainingOptions o = wbtest::writeTinyRun(root.path().toStdString(), tiny);
+    std::vector<std::string> args = {"sweep", "--sweep_dir=" + root.path().toStdString() + "/sweep", "--param", "seed=1,2"};
+    for (const std::string &flag : toCommandLineFlags(o))
+        if (flag.rfind("--model_dir", 0) != 0 && flag.rfind("--seed", 0) != 0)
+            args.push_back(flag);
+    std::string out, err;
+    QCOMPARE(wbtest::runCli(args, out, err), 0);
+    const std::string sweepDir = root.path().toStdString() + "/sweep";
+    QVERIFY2(out.find("run-001 (1/2): seed=1") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("run-002 (2/2): seed=2") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("results by eval_accuracy (highest first):") != std::string::npos, out.c_str());
+    auto file = readSweepFile(sweepDir);
+    QVERIFY(file);
+    QCOMPARE(file->runs.size(), size_t(2));
+    for (const SweepRunRecord &r : file->runs) {
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+        QVERIFY(r.final_metrics.count("eval_accuracy"));
+        QVERIFY(fs::exists(sweepDir + "/" + r.run.name + "/training_summary.json"));
+    }
+    QCOMPARE(readAll(sweepDir + "/run-001/run_config.json").find("\"seed\": 1") != std::string::npos, true);
+    QCOMPARE(readAll(sweepDir + "/run-002/run_config.json").find("\"seed\": 2") != std::string::npos, true);
+
+    // Interrupted in run-002 (it has checkpoints but did not complete): the same command
+    // skips run-001 and resumes run-002 from its checkpoint.
+    const std::string firstMetrics = readAll(sweepDir + "/run-001/metrics.jsonl");
+    fs::remove(sweepDir + "/run-002/training_summary.json");
+    file->runs[1].status = SweepRunStatus::Running;
+    file->runs[1].final_metrics.clear();
+    writeSweepFile(sweepDir, *file);
+    QCOMPARE(wbtest::runCli(args, out, err), 0);
+    QVERIFY2(out.find("run-001: completed, skipped") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("run-002 (2/2): seed=2") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("run-001 (1/2)") == std::string::npos, out.c_str());
+    QCOMPARE(readAll(sweepDir + "/run-001/metrics.jsonl"), firstMetrics); // untouched
+    // train continued run-002 from its checkpoint (here already at its last step).
+    QVERIFY2(out.find("Resuming from checkpoint " + sweepDir + "/run-002/ckpt-2 at step 2") != std::string::npos, out.c_str());
+    QCOMPARE(readSweepFile(sweepDir)->runs[1].status, SweepRunStatus::Completed);
+    // Resuming with --sweep_dir alone works too; other flags are refused.
+    std::ofstream(sweepDir + "/run-002/training_summary.json") << readAll(sweepDir + "/run-001/training_summary.json");
+    QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + sweepDir}, out, err), 0);
+    QVERIFY2(out.find("run-001: completed, skipped") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("run-002: completed, skipped") != std::string::npos, out.c_str());
+    std::vector<std::string> other = args;
+    other[3] = "seed=1,3";
+    QCOMPARE(wbtest::runCli(other, out, err), 2);
+    QVERIFY2(err.find("plans other runs or flags than this command") != std::string::npos, err.c_str());
+    QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + sweepDir, "--param", "seed=1", "--model_dir=x"}, out, err), 2);
+    QVERIFY2(err.find("--model_dir") != std::string::npos, err.c_str());
+}
+
+QTEST_APPLESS_MAIN(tst_CliSweep)
+#include "tst_clisweep.moc"

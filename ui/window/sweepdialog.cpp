@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training → Sweep…: a sweep's plan in the window, run through the RunQueue.
+#include "ui/window/sweepdialog.h"
+#include "ui/common/qtext.h"
+
+#include "core/util/error.h"
+#include "core/util/errortext.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace wb {
+
+std::vector<std::string> sweepBaseFlags(const TrainingOptions &o, const SweepSpec &spec)
+{
+    std::vector<std::string> out;
+    for (const std::string &flag : toCommandLineFlags(o)) {
+        const std::string name = flag.substr(2, flag.find('=') == std::string::npos ? std::string::npos : flag.find('=') - 2);
+        bool swept = name == "model_dir";
+        for (const SweepParameter &p : spec.parameters)
+            swept = swept || p.name == name;
+        if (!swept)
+            out.push_back(flag);
+    }
+    return out;
+}
+
+SweepDialog::SweepDialog(QWidget *parent)
+    : QDialog(parent), m_method(new QComboBox(this)), m_numRuns(new QSpinBox(this)), m_sampleSeed(new QSpinBox(this)),
+      m_folder(new QLineEdit(this)), m_planText(new QLabel(this))
+{
+    setObjectName(QStringLiteral("sweepDialog"));
+    setWindowTitle(tr("Sweep"));
+    auto *form = new QFormLayout;
+    for (const std::string &name : sweepableOptions()) {
+        auto *edit = new QLineEdit(this);
+        edit->setObjectName(QStringLiteral("sweepParam_%1").arg(q(name)));
+        edit->setPlaceholderText(tr("the form's value"));
+        edit->setToolTip(tr("Values separated by commas (1e-4,5e-4), or for random search a range low:high"));
+        connect(edit, &QLineEdit::textChanged, this, &SweepDialog::updatePlanText);
+        form->addRow(q(name), edit);
+        m_params[name] = edit;
+    }
+    m_method->setObjectName(QStringLiteral("sweepMethod"));
+    m_method->addItems({QStringLiteral("grid"), QStringLiteral("random")});
+    m_method->setToolTip(tr("grid: every combination; random: this many draws (ranges log-uniform for learning_rate and "
+                            "weight_decay_rate)"));
+    m_numRuns->setObjectName(QStringLiteral("sweepNumRuns"));
+    m_numRuns->setRange(1, 1000);
+    m_numRuns->setValue(8);
+    m_sampleSeed->setObjectName(QStringLiteral("sweepSampleSeed"));
+    m_sampleSeed->setRange(0, 1000000);
+    m_folder->setObjectName(QStringLiteral("sweepFolder"));
+    m_folder->setToolTip(tr("The sweep folder: sweep.json and one model directory per run (run-001, …)"));
+    connect(m_method, &QComboBox::currentTextChanged, this, &SweepDialog::updatePlanText);
+    connect(m_numRuns, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
+    connect(m_sampleSeed, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
+    connect(m_folder, &QLineEdit::textChanged, this, &SweepDialog::updatePlanText);
+    form->addRow(tr("Method"), m_method);
+    form->addRow(tr("Runs (random)"), m_numRuns);
+    form->addRow(tr("Sample seed (random)"), m_sampleSeed);
+    form->addRow(tr("Sweep folder"), m_folder);
+    m_planText->setObjectName(QStringLiteral("sweepPlanText"));
+    m_planText->setWordWrap(true);
+    auto *buttons = new QDialogButtonBox(this);
+    QPushButton *start = buttons->addButton(tr("&Start"), QDialogButtonBox::AcceptRole);
+    start->setObjectName(QStringLiteral("startSweep"));
+    buttons->addButton(QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(start, &QPushButton::clicked, this, [this] {
+        QString error;
+        const std::optional<SweepFile> file = plan(&error);
+        if (!file) {
+            m_planText->setText(error);
+            return;
+        }
+        try {
+            writeSweepFile(sweepDir().toStdString(), *file);
+        } catch (...) {
+            m_planText->setText(q(describeCurrentException(sweepFilePath(sweepDir().toStdString())).line()));
+            return;
+        }
+        accept();
+        Q_EMIT startRequested(*file);
+    });
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_planText);
+    layout->addWidget(buttons);
+}
+
+void SweepDialog::setBaseOptions(const TrainingOptions &o, RunPurpose purpose)
+{
+    m_base = o;
+    m_purpose = purpose;
+    if (m_folder->text().isEmpty() && !o.model_dir.empty())
+        m_folder->setText(q(o.model_dir) + QStringLiteral("-sweep"));
+    updatePlanText();
+}
+
+QString SweepDialog::sweepDir() const { return m_folder->text().trimmed(); }
+
+std::optional<SweepFile> SweepDialog::plan(QString *error) const
+{
+    SweepFile file;
+    try {
+        file.spec.method = m_method->currentText().toStdString();
+        file.spec.num_runs = m_numRuns->value();
+        file.spec.sample_seed = uint64_t(m_sampleSeed->value());
+        for (const std::string &name : sweepableOptions())
+            if (const QString text = m_params.at(name)->text().trimmed(); !text.isEmpty())
+                file.spec.parameters.push_back(parseSweepParameter(name + "=" + text.toStdString()));
+        if (sweepDir().isEmpty())
+            throw Error("sweep folder", "is empty", "name a folder for the sweep's runs");
+        for (const SweepRun &run : planSweep(file.spec))
+            file.runs.push_back({run, SweepRunStatus::Pending, {}});
+        file.base_flags = sweepBaseFlags(m_base, file.spec);
+        if (const auto existing = readSweepFile(sweepDir().toStdString())) {
+            if (!samePlan(file, *existing))
+                throw Error(sweepFilePath(sweepDir().toStdString()), "holds another sweep's plan",
+                            "choose another sweep folder, or the same settings to resume it");
+            file = *existing; // its runs' states: a resume
+        }
+    } catch (...) {
+        if (error)
+            *error = q(describeCurrentException("sweep").toText());
+        return std::nullopt;
+    }
+    return file;
+}
+
+std::vector<QueuedRun> SweepDialog::pendingRuns(const SweepFile &file) const
+{
+    std::vector<QueuedRun> out;
+    for (const SweepRunRecord &r : file.runs) {
+        const std::string dir = sweepRunDir(sweepDir().toStdString(), r.run);
+        if (r.status == SweepRunStatus::Completed && sweepRunCompleted(dir))
+            continue;
+        QueuedRun q;
+        q.options = m_base;
+        applySweepRun(q.options, r.run);
+        q.options.model_dir = dir;
+        q.purpose = m_purpose;
+        q.label = QString::fromStdString(r.run.name);
+        out.push_back(std::move(q));
+    }
+    return out;
+}
+
+void SweepDialog::recordRunEnd(const QString &runName, bool completed, bool stopped)
+{
+    try {
+        std::optional<SweepFile> file = readSweepFile(sweepDir().toStdString());
+        if (!file)
+            return;
+        for (SweepRunRecord &r : file->runs)
+            if (QString::fromStdString(r.run.name) == runName) {
+                r.status = completed ? SweepRunStatus::Completed : stopped ? SweepRunStatus::Stopped : SweepRunStatus::Failed;
+                r.final_metrics = sweepRunFinalMetrics(sweepRunDir(sweepDir().toStdString(), r.run));
+            }
+        writeSweepFile(sweepDir().toStdString(), *file);
+    } catch (...) {
+        m_planText->setText(q(describeCurrentException(sweepFilePath(sweepDir().toStdString())).line()));
+    }
+}
+
+void SweepDialog::updatePlanText()
+{
+    QString error;
+    const std::optional<SweepFile> file = plan(&error);
+    if (!file) {
+        m_planText->setText(error);
+        return;
+    }
+    const size_t pending = pendingRuns(*file).size();
+    m_planText->setText(pending == file->runs.size()
+                            ? tr("%n run(s), one after another.", nullptr, int(file->runs.size()))
+                            : tr("%1 of %2 run(s) already completed in this folder; %3 to go.")
+                                  .arg(file->runs.size() - pending).arg(file->runs.size()).arg(pending));
+}
+
+} // namespace wb
