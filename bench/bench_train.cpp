@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -181,7 +182,13 @@ int main(int argc, char **argv)
         mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
         auto seg = torch::zeros({batch, seq}, torch::kLong);
         auto labels = torch::randint(0, 2, {batch});
-        std::vector<double> times;
+        std::vector<double> times, cpuTimes;
+        // This thread's CPU time (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of the step).
+        auto threadCpu = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+        };
         double phase[3] = {0, 0, 0}; // forward+loss, backward, optimizer of the profiled steps
         OpTimes::self.clear();
         for (int s = 0; s < steps + warmup + profiled; ++s) {
@@ -189,6 +196,7 @@ int main(int argc, char **argv)
             OpTimes::on = profiling;
             using clock = std::chrono::steady_clock;
             const auto t0 = clock::now();
+            const double c0 = threadCpu();
             torch::Tensor logits;
             {
                 AutocastGuard autocast(format, c10::Device(c10::kCPU));
@@ -211,6 +219,7 @@ int main(int argc, char **argv)
                 phase[2] += std::chrono::duration<double>(t3 - t2).count();
             } else if (s >= warmup) {
                 times.push_back(std::chrono::duration<double>(t3 - t0).count());
+                cpuTimes.push_back(threadCpu() - c0);
             }
         }
         OpTimes::on = false;
@@ -232,6 +241,7 @@ int main(int argc, char **argv)
                            {"share", costs[k].first / profiledTotal}});
         std::sort(times.begin(), times.end());
         const double med = times[times.size() / 2];
+        std::sort(cpuTimes.begin(), cpuTimes.end());
         const double eps = double(batch) / med;
         const double flops = cfg.trainingFlopsPerExample(seq, 2);
         const double gemmFlops = gemmFlopsPerExample(cfg, seq, 2);
@@ -246,6 +256,8 @@ int main(int argc, char **argv)
         j["seq"] = seq;
         j["median_step_s"] = med;
         j["examples_per_second"] = eps;
+        // What a step costs on a core of its own (the number to compare on a loaded machine).
+        j["median_step_cpu_s"] = cpuTimes[cpuTimes.size() / 2];
         j["model_gflops_per_example"] = flops / 1e9;
         j["model_gflops_per_second"] = flops * eps / 1e9;
         j["gemm_peak_gflops"] = peak;
