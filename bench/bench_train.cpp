@@ -60,19 +60,35 @@ double measureBf16GemmGflops(int n, int repeats)
     return t > 0 ? 2.0 * double(n) * n * n / t / 1e9 : 0.0;
 }
 
-/// fp32 GEMM throughput of an [m,k]·[k,n] torch::mm, best of `repeats` after one warm-up, GFLOP/s.
+/// This thread's CPU time in seconds (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of a step).
+double threadCpu()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// The best CPU-time GEMM rate seen (GFLOP/s): the peak on a core of its own, for a loaded machine.
+double gCpuPeak = 0;
+
+/// fp32 GEMM throughput of an [m,k]·[k,n] torch::mm, best of `repeats` after one warm-up, GFLOP/s
+/// of wall time (and the thread-CPU-time rate into gCpuPeak).
 double measureGemmShapeGflops(int64_t m, int64_t k, int64_t n, int repeats)
 {
     torch::NoGradGuard guard;
     auto a = torch::randn({m, k}), b = torch::randn({k, n});
     auto c = torch::mm(a, b);
-    double best = 1e30;
+    double best = 1e30, bestCpu = 1e30;
     for (int r = 0; r < repeats; ++r) {
         const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = threadCpu();
         torch::mm_out(c, a, b);
+        bestCpu = std::min(bestCpu, threadCpu() - c0);
         best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    return 2.0 * double(m) * double(k) * double(n) / best / 1e9;
+    const double flops = 2.0 * double(m) * double(k) * double(n);
+    gCpuPeak = std::max(gCpuPeak, flops / bestCpu / 1e9);
+    return flops / best / 1e9;
 }
 
 /// The FLOPs of the GEMMs of one training example of BertForSequenceClassification (forward
@@ -183,12 +199,6 @@ int main(int argc, char **argv)
         auto seg = torch::zeros({batch, seq}, torch::kLong);
         auto labels = torch::randint(0, 2, {batch});
         std::vector<double> times, cpuTimes;
-        // This thread's CPU time (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of the step).
-        auto threadCpu = [] {
-            timespec ts{};
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-            return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-        };
         double phase[3] = {0, 0, 0}; // forward+loss, backward, optimizer of the profiled steps
         OpTimes::self.clear();
         for (int s = 0; s < steps + warmup + profiled; ++s) {
@@ -258,6 +268,10 @@ int main(int argc, char **argv)
         j["examples_per_second"] = eps;
         // What a step costs on a core of its own (the number to compare on a loaded machine).
         j["median_step_cpu_s"] = cpuTimes[cpuTimes.size() / 2];
+        if (gCpuPeak > 0) { // fp32: the share in CPU time, step and peak alike
+            j["gemm_peak_cpu_gflops"] = gCpuPeak;
+            j["step_fraction_of_gemm_peak_cpu"] = gemmFlops * double(batch) / cpuTimes[cpuTimes.size() / 2] / 1e9 / gCpuPeak;
+        }
         j["model_gflops_per_example"] = flops / 1e9;
         j["model_gflops_per_second"] = flops * eps / 1e9;
         j["gemm_peak_gflops"] = peak;
