@@ -13,6 +13,9 @@ if [ -x "$BUILD/bench/bench_train" ] || [ -x "$BUILD/bench_train" ]; then
   BT="$BUILD/bench/bench_train"; [ -x "$BT" ] || BT="$BUILD/bench_train"
   THREADS=${WB_BENCH_THREADS:-1}
   STEPS=${WB_BENCH_STEPS:-15}
+  # One OpenBLAS thread for both programs when one intra-op thread is asked for (issue 28):
+  # OpenBLAS's own pool on top of the step's thread oversubscribes a 2-core machine.
+  [ "$THREADS" = 1 ] && export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
   {
     echo "== training throughput: batch 32, max_seq_length 128, threads $THREADS =="
     for cfg in tiny mini; do
