@@ -12,9 +12,13 @@
 #include "core/train/blascheck.h"
 #include "core/train/precision.h"
 
+#include <ATen/record_function.h>
+
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 using namespace wb;
@@ -56,6 +60,97 @@ double measureBf16GemmGflops(int n, int repeats)
     return t > 0 ? 2.0 * double(n) * n * n / t / 1e9 : 0.0;
 }
 
+/// This thread's CPU time in seconds (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of a step).
+double threadCpu()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+/// The best CPU-time GEMM rate seen (GFLOP/s): the peak on a core of its own, for a loaded machine.
+double gCpuPeak = 0;
+
+/// fp32 GEMM throughput of an [m,k]·[k,n] torch::mm, best of `repeats` after one warm-up, GFLOP/s
+/// of wall time (and the thread-CPU-time rate into gCpuPeak).
+double measureGemmShapeGflops(int64_t m, int64_t k, int64_t n, int repeats)
+{
+    torch::NoGradGuard guard;
+    auto a = torch::randn({m, k}), b = torch::randn({k, n});
+    auto c = torch::mm(a, b);
+    double best = 1e30, bestCpu = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = threadCpu();
+        torch::mm_out(c, a, b);
+        bestCpu = std::min(bestCpu, threadCpu() - c0);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double flops = 2.0 * double(m) * double(k) * double(n);
+    gCpuPeak = std::max(gCpuPeak, flops / bestCpu / 1e9);
+    return flops / best / 1e9;
+}
+
+/// The FLOPs of the GEMMs of one training example of BertForSequenceClassification (forward
+/// and backward), counted from the model's matmuls (core/model/bertmodel.cpp), S = seq, H, I,
+/// L layers, N labels. One multiply-add is 2 FLOPs.
+///   a full block (layers 0 … L−2), forward: Q, K, V, attention output 4·2·S·H²; FFN 2·2·S·H·I;
+///     scores Q·Kᵀ and probs·V 2·2·S²·H (over all heads, H = heads·d)
+///   the last block computes only [CLS] (TF2's output_range=1): K, V 2·2·S·H²; Q and the
+///     attention output 2·2·H²; FFN 2·2·H·I; scores and context 2·2·S·H
+///   pooler 2·H², classifier 2·H·N
+///   backward = 2 × forward: every GEMM has a weight gradient and an input gradient (the
+///   embeddings' LayerNorm needs the gradient of layer 0's input, so no input gradient is skipped).
+double gemmFlopsPerExample(const BertConfig &c, int64_t seq, int64_t labels)
+{
+    const double s = double(seq), h = double(c.hidden_size), i = double(c.intermediate_size);
+    const double full = 8 * s * h * h + 4 * s * h * i + 4 * s * s * h;
+    const double last = 4 * s * h * h + 4 * h * h + 4 * h * i + 4 * s * h;
+    const double forward = double(c.num_hidden_layers - 1) * full + last + 2 * h * h + 2 * h * double(labels);
+    return 3.0 * forward;
+}
+
+/// Self time per operator (ATen ops and autograd nodes) of the calling thread, from
+/// RecordFunction callbacks: a stack of open records, each record's time less its children's.
+struct OpTimes
+{
+    struct Frame
+    {
+        std::string name;
+        std::chrono::steady_clock::time_point t0;
+        double children = 0;
+    };
+    static inline std::vector<Frame> stack;
+    static inline std::map<std::string, double> self; // seconds
+    static inline bool on = false;
+
+    static std::unique_ptr<at::ObserverContext> enter(const at::RecordFunction &fn)
+    {
+        if (on)
+            stack.push_back({fn.name(), std::chrono::steady_clock::now(), 0});
+        return nullptr;
+    }
+    static void leave(const at::RecordFunction &, at::ObserverContext *)
+    {
+        if (!on || stack.empty())
+            return;
+        Frame f = std::move(stack.back());
+        stack.pop_back();
+        const double d = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.t0).count();
+        self[f.name] += d - f.children;
+        if (!stack.empty())
+            stack.back().children += d;
+    }
+};
+
+bool isGemm(const std::string &name)
+{
+    for (const char *g : {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addmm_", "aten::baddbmm_"})
+        if (name == g)
+            return true;
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -70,9 +165,23 @@ int main(int argc, char **argv)
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;
-    const double peak = format == NumberFormat::Bf16
-                            ? std::max({measureBf16GemmGflops(1024, 3), measureBf16GemmGflops(2048, 3)})
-                            : std::max({measureGemmGflops(1024, 3), measureGemmGflops(2048, 3)});
+    // The one-thread GEMM peak of this process: square matmuls and BERT-Mini's own FFN shape
+    // ([B·S, H]·[H, I] = 4096×256×1024), best of them.
+    nlohmann::ordered_json peaks;
+    if (format == NumberFormat::Bf16) {
+        peaks["bf16_1024^3"] = measureBf16GemmGflops(1024, 3);
+        peaks["bf16_2048^3"] = measureBf16GemmGflops(2048, 3);
+    } else {
+        peaks["fp32_1024^3"] = measureGemmShapeGflops(1024, 1024, 1024, 5);
+        peaks["fp32_2048^3"] = measureGemmShapeGflops(2048, 2048, 2048, 3);
+        peaks["fp32_4096x256x1024"] = measureGemmShapeGflops(4096, 256, 1024, 5);
+        peaks["fp32_4096x1024x256"] = measureGemmShapeGflops(4096, 1024, 256, 5);
+    }
+    double peak = 0;
+    for (auto &[k, v] : peaks.items())
+        peak = std::max(peak, v.get<double>());
+    const int profiled = 3; // extra steps under the op timer, after the timed ones
+    at::addThreadLocalCallback(at::RecordFunctionCallback(&OpTimes::enter, &OpTimes::leave));
     for (const std::string name : {"tiny", "mini", "base"}) {
         if ((which == "all" && name == "base") || (which != "all" && which != name))
             continue;
@@ -89,26 +198,63 @@ int main(int argc, char **argv)
         mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
         auto seg = torch::zeros({batch, seq}, torch::kLong);
         auto labels = torch::randint(0, 2, {batch});
-        std::vector<double> times;
-        for (int s = 0; s < steps + warmup; ++s) {
-            const auto t0 = std::chrono::steady_clock::now();
+        std::vector<double> times, cpuTimes;
+        double phase[3] = {0, 0, 0}; // forward+loss, backward, optimizer of the profiled steps
+        OpTimes::self.clear();
+        for (int s = 0; s < steps + warmup + profiled; ++s) {
+            const bool profiling = s >= steps + warmup;
+            OpTimes::on = profiling;
+            using clock = std::chrono::steady_clock;
+            const auto t0 = clock::now();
+            const double c0 = threadCpu();
             torch::Tensor logits;
             {
                 AutocastGuard autocast(format, c10::Device(c10::kCPU));
                 logits = model->forward(ids, mask, seg);
             }
             auto loss = torch::nn::functional::cross_entropy(logits, labels);
+            const auto t1 = clock::now();
             loss.backward();
-            opt.step(1e-4);
-            opt.zeroGrad();
+            const auto t2 = clock::now();
+            {
+                RECORD_FUNCTION("AdamW::step (outside ATen ops)", std::vector<c10::IValue>());
+                opt.step(1e-4);
+                opt.zeroGrad();
+            }
             loss.item<float>();
-            if (s >= warmup)
-                times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            const auto t3 = clock::now();
+            if (profiling) {
+                phase[0] += std::chrono::duration<double>(t1 - t0).count();
+                phase[1] += std::chrono::duration<double>(t2 - t1).count();
+                phase[2] += std::chrono::duration<double>(t3 - t2).count();
+            } else if (s >= warmup) {
+                times.push_back(std::chrono::duration<double>(t3 - t0).count());
+                cpuTimes.push_back(threadCpu() - c0);
+            }
         }
+        OpTimes::on = false;
+        const double profiledTotal = phase[0] + phase[1] + phase[2];
+        double gemm = 0, ops = 0;
+        std::vector<std::pair<double, std::string>> costs;
+        for (auto &[name, t] : OpTimes::self) {
+            ops += t;
+            if (isGemm(name))
+                gemm += t;
+            else
+                costs.emplace_back(t, name);
+        }
+        std::sort(costs.rbegin(), costs.rend());
+        nlohmann::ordered_json top = nlohmann::ordered_json::array();
+        for (size_t k = 0; k < costs.size() && k < 10; ++k)
+            top.push_back({{"op", costs[k].second},
+                           {"ms_per_step", 1e3 * costs[k].first / profiled},
+                           {"share", costs[k].first / profiledTotal}});
         std::sort(times.begin(), times.end());
         const double med = times[times.size() / 2];
+        std::sort(cpuTimes.begin(), cpuTimes.end());
         const double eps = double(batch) / med;
         const double flops = cfg.trainingFlopsPerExample(seq, 2);
+        const double gemmFlops = gemmFlopsPerExample(cfg, seq, 2);
         nlohmann::ordered_json j;
         j["impl"] = "cpp";
         j["config"] = name;
@@ -120,10 +266,30 @@ int main(int argc, char **argv)
         j["seq"] = seq;
         j["median_step_s"] = med;
         j["examples_per_second"] = eps;
+        // What a step costs on a core of its own (the number to compare on a loaded machine).
+        j["median_step_cpu_s"] = cpuTimes[cpuTimes.size() / 2];
+        if (gCpuPeak > 0) { // fp32: the share in CPU time, step and peak alike
+            j["gemm_peak_cpu_gflops"] = gCpuPeak;
+            j["step_fraction_of_gemm_peak_cpu"] = gemmFlops * double(batch) / cpuTimes[cpuTimes.size() / 2] / 1e9 / gCpuPeak;
+        }
         j["model_gflops_per_example"] = flops / 1e9;
         j["model_gflops_per_second"] = flops * eps / 1e9;
         j["gemm_peak_gflops"] = peak;
+        j["gemm_peaks"] = peaks;
         j["fraction_of_gemm_peak"] = flops * eps / 1e9 / peak;
+        // The step's GEMM FLOPs counted exactly (gemmFlopsPerExample) over the step time.
+        j["step_gemm_gflops_per_example"] = gemmFlops / 1e9;
+        j["step_gemm_gflops_per_second"] = gemmFlops * eps / 1e9;
+        j["step_fraction_of_gemm_peak"] = gemmFlops * eps / 1e9 / peak;
+        // Profiled steps (op timer on; a little slower than the timed ones): where a step goes.
+        j["profile"] = {{"steps", profiled},
+                        {"step_s", profiledTotal / profiled},
+                        {"forward_s", phase[0] / profiled},
+                        {"backward_s", phase[1] / profiled},
+                        {"optimizer_s", phase[2] / profiled},
+                        {"gemm_share", gemm / profiledTotal},
+                        {"outside_ops_share", 1.0 - ops / profiledTotal},
+                        {"top_non_gemm", top}};
         std::cout << j.dump() << std::endl;
     }
     return 0;

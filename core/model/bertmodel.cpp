@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/bertmodel.h"
 
+#include "core/model/fusedops.h"
 #include "core/util/error.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -184,14 +185,16 @@ torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Gener
         return x;
     if (p >= 1)
         return x * torch::zeros({}, x.options());
-    // The steps of ATen's CPU dropout (aten/src/ATen/native/Dropout.cpp, _dropout_impl), in
-    // its order and dtypes: the same numbers for the same generator state.
-    const bool onCpu = x.device().is_cpu();
-    torch::Tensor noise = onCpu ? at::empty_like(x, at::MemoryFormat::Contiguous)
-                                : torch::empty(x.sizes(), x.options().device(c10::kCPU));
-    noise.bernoulli_(1 - p, gen);
-    noise.div_(1 - p);
-    return x * (onCpu ? noise : noise.to(x.device()));
+    // One 64-bit draw from the run's generator seeds a counter-based mask (core/model/fusedops.h):
+    // the mask and the scaling in one pass, recomputed in the backward pass.
+    uint64_t seed;
+    {
+        std::lock_guard<std::mutex> lock(gen.mutex());
+        seed = at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
+    }
+    if (x.device().is_cpu())
+        return fusedDropout(x, p, seed);
+    return x * dropoutMask(x.numel(), p, seed).view(x.sizes()).to(x.options());
 }
 
 LinearImpl::LinearImpl(int64_t in, int64_t out, at::Generator &gen)

@@ -25,11 +25,14 @@ void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen);
 
 /// Inverted dropout with its mask drawn from `gen`: when `training` and p > 0 returns
 /// x · m / (1 − p), m ~ Bernoulli(1 − p) elementwise (a fresh mask per call), else `x`
-/// itself. It does what libtorch 1.13's CPU torch::dropout does (aten/src/ATen/native/
-/// Dropout.cpp: a mask like x, bernoulli_(1 − p), div_(1 − p), x · mask), with `gen` for the
-/// default generator, so it gives the same numbers as torch::nn::Dropout with the default
-/// generator in the same state (tested). x: any shape and floating dtype; the gradient flows
-/// through the product. For x off the CPU the mask is drawn on the CPU and copied over.
+/// itself. Each call takes one 64-bit number from `gen` (random64(), under its mutex) as the
+/// seed of a counter-based mask (fusedDropout, core/model/fusedops.h): mask and scaling in one
+/// pass, the mask recomputed from the seed in the backward pass (no mask tensor is kept). The
+/// same generator state gives the same masks (resume, activation checkpointing). Earlier
+/// versions drew the mask with bernoulli_ on `gen` (libtorch's torch::dropout), another
+/// stream: a seed gives other (equally distributed) masks than it did there (docs/benchmarks.md). x: any shape and
+/// floating dtype; the gradient flows through. For x off the CPU the mask is computed on the
+/// CPU and copied over.
 torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Generator &gen);
 
 /// y = x·Wᵀ + b, weight [out, in], bias [out]: torch::nn::Linear with its generator given.

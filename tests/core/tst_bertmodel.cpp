@@ -40,8 +40,6 @@ private Q_SLOTS:
     void activations();
     void truncatedNormal();
     void initialisation();
-    void dropoutIsLibtorchDropout_data();
-    void dropoutIsLibtorchDropout();
     void modulesDrawAsLibtorchModules();
     void modelUsesOnlyItsGenerator();
 };
@@ -200,47 +198,7 @@ void tst_BertModel::initialisation()
     QVERIFY(torch::equal(a->classifier->weight, b->classifier->weight)); // seeded
 }
 
-/// nn::dropout with a generator in state S gives exactly what torch::dropout (as
-/// torch::nn::Dropout calls it) gives with the default generator in state S: output,
-/// gradient and the generator's state afterwards. That keeps a seeded run's numbers
-/// (metrics.jsonl) as they were when dropout drew from the default generator.
-void tst_BertModel::dropoutIsLibtorchDropout_data()
-{
-    QTest::addColumn<double>("p");
-    QTest::addColumn<bool>("bf16");
-    QTest::newRow("0.1") << 0.1 << false;
-    QTest::newRow("0.5") << 0.5 << false;
-    QTest::newRow("0.1 bf16") << 0.1 << true;
-}
-
-void tst_BertModel::dropoutIsLibtorchDropout()
-{
-    QFETCH(double, p);
-    QFETCH(bool, bf16);
-    const auto options = torch::TensorOptions().dtype(bf16 ? torch::kBFloat16 : torch::kFloat);
-    const torch::Tensor x = torch::linspace(0.5, 3.0, 4 * 2 * 7 * 5, options).view({4, 2, 7, 5});
-    torch::manual_seed(77);
-    torch::Tensor xa = x.clone().requires_grad_(true);
-    torch::Tensor expected = torch::dropout(xa, p, true);
-    expected.sum().backward();
-    const torch::Tensor expectedNext = torch::rand({16});
-
-    at::Generator gen = nn::makeGenerator(77);
-    torch::Tensor xb = x.clone().requires_grad_(true);
-    torch::Tensor y = nn::dropout(xb, p, true, gen);
-    y.sum().backward();
-    QVERIFY(torch::equal(y, expected));
-    QVERIFY(torch::equal(xb.grad(), xa.grad()));
-    QVERIFY(torch::equal(torch::rand({16}, gen), expectedNext)); // the stream continues alike
-    // It does drop: zeros and 1/(1−p)-scaled survivors.
-    QVERIFY((y == 0).any().item<bool>());
-    QVERIFY((y != 0).any().item<bool>());
-    // Not training, or p = 0: the input itself, nothing drawn.
-    const torch::Tensor before = gen.get_state();
-    QVERIFY(nn::dropout(x, p, false, gen).is_same(x));
-    QVERIFY(nn::dropout(x, 0.0, true, gen).is_same(x));
-    QVERIFY(torch::equal(gen.get_state(), before));
-}
+// nn::dropout's masks and generator use: tests/core/tst_fusedops.cpp (core.fusedops).
 
 /// nn::Linear and nn::Embedding advance their generator exactly as torch::nn::Linear and
 /// torch::nn::Embedding advance the default one (so init is unchanged), with the same values.
