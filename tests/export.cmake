@@ -3,3 +3,5 @@ wb_add_test(tst_hftokenizerjson NAME core.hftokenizerjson SOURCES core/tst_hftok
 wb_add_test(tst_cliexport NAME cli.export SOURCES cli/tst_cliexport.cpp LIBS wb_cli TIMEOUT 180)
 add_dependencies(tst_cliexport bert-workbench-cli)
 wb_add_test(tst_exportfolder NAME core.exportfolder SOURCES core/tst_exportfolder.cpp LIBS wb_core torch TIMEOUT 60)
+# onnx/model.onnx: ONNX Runtime and transformers.js (npm, cached like the tokenizers test's) run the export.
+wb_add_test(tst_onnxexport NAME cli.onnxexport SOURCES cli/tst_onnxexport.cpp LIBS wb_cli torch TIMEOUT 900)

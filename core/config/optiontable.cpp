@@ -191,6 +191,15 @@ std::vector<OptionSpec> buildTable()
     s.strict_choices = true;
     add(s);
 
+    s = option("onnx_dtype", {}, &O::onnx_dtype, "",
+               "export: the number format of onnx/model.onnx: fp32, or none to leave the ONNX file out",
+               "ONNX number format",
+               "export: the number format of the ONNX graph written to onnx/model.onnx (ONNX Runtime, "
+               "transformers.js). fp32 keeps the model's float32 weights; none writes no ONNX file.");
+    s.choices = {"fp32", "none"};
+    s.strict_choices = true;
+    add(s);
+
     s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
                "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
                "kept one, else the latest)",

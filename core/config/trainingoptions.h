@@ -44,6 +44,8 @@ struct TrainingOptions
     std::string model_export_path;
     /// export: replace an earlier export at model_export_path (a non-empty folder is refused without it).
     bool overwrite_output_dir = false;
+    /// export: the number format of onnx/model.onnx ("fp32"), or "none" to leave the ONNX file out.
+    std::string onnx_dtype = "fp32";
     std::string predict_checkpoint_path;
     std::string metrics_file;    ///< default: <model_dir>/metrics.jsonl
 

@@ -9,6 +9,8 @@
 #include "core/util/error.h"
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"
+#include "core/train/demopage.h"
+#include "core/train/onnxexport.h"
 
 #include <algorithm>
 #include <cmath>
@@ -149,6 +151,14 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     tok["model_max_length"] = meta.max_seq_length;
     tok["max_seq_length"] = meta.max_seq_length;
     put("tokenizer_config.json", tok.dump(2) + "\n");
+    if (spec.onnx_dtype != "none") { // ONNX Runtime, transformers.js (onnx/model.onnx is where it looks)
+        writeOnnxModel((d / "onnx" / "model.onnx").string(), *model, spec.onnx_dtype);
+        written.push_back("onnx/model.onnx");
+        if (!vocab.empty()) { // the page tokenizes with vocab.txt
+            fs::create_directories(d / "demo");
+            put("demo/index.html", demoPageHtml());
+        }
+    }
     return written;
 }
 

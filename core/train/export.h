@@ -35,6 +35,10 @@ namespace wb {
 ///                          of `trained` that is set (what the checkpoint and run_config.json
 ///                          recorded), else the meta data's, else prepare_report.json's, else
 ///                          inferred from the vocab copied (with a warning), else true (warning)
+///   onnx/model.onnx        the classifier as an ONNX graph (writeOnnxModel, core/train/onnxexport.h),
+///                          spec.onnx_dtype "fp32"; none for "none"
+///   demo/index.html        a page that runs onnx/model.onnx in the browser (demoPageHtml,
+///                          core/train/demopage.h); with onnx/model.onnx and vocab.txt only
 /// `dir` is the staging folder of an ExportStaging (core/train/exportfolder.h): the caller
 /// renames it into place when this returns. Every file is written atomically; throws
 /// wb::Error naming the file on failure. `warn` gets each warning ("warning: …"). Returns the

@@ -26,6 +26,7 @@ class FillMaskPanel;
 class HelpBrowser;
 class ExampleLoader;
 class LessonRunner;
+class ExportDialog;
 class LossPlot;
 class LrFindDialog;
 class ProgressPanel;
@@ -116,6 +117,8 @@ public Q_SLOTS:
     /// Training → Find Learning Rate…: opens the range-test dialog on the form's options
     /// (LrFindDialog::begin(): the saved lr_find.json of model_dir, else a new test).
     LrFindDialog *openLrFinder();
+    /// File → Export Model…: the export dialog for the form's model_dir (ExportDialog).
+    ExportDialog *openExportDialog();
     /// File → Open TensorBoard Logs: reads the event files below `logdir` (asks for a folder
     /// when empty), lists each run in Compare runs and overlays it on the plot. Returns the
     /// number of runs added; on failure shows the reason in a window-modal box (object name
@@ -255,6 +258,7 @@ private:
     PrepareDataDialog *m_prepareDialog = nullptr;
     LrFindDialog *m_lrFindDialog = nullptr;
     HelpBrowser *m_help = nullptr;
+    ExportDialog *m_exportDialog = nullptr;
     ExampleLoader *m_example = nullptr;
     LessonRunner *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.

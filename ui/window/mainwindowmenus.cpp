@@ -4,6 +4,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "ui/dialogs/exportdialog.h"
 #include "ui/dialogs/helpbrowser.h"
 #include "ui/dialogs/lrfinddialog.h"
 #include "ui/runs/runstable.h"
@@ -67,6 +68,7 @@ void MainWindow::buildFileMenu()
     file->addAction(tr("Open &Example (spam detection)"), this, [this] { askToSaveThen([this] { openExample(); }); })
         ->setObjectName(QStringLiteral("openExampleAction"));
     file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
+    file->addAction(tr("E&xport Model…"), this, &MainWindow::openExportDialog)->setObjectName(QStringLiteral("exportModelAction"));
     QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
     openLogs->setToolTip(tr("Overlay the scalars of TensorBoard event files (run_classifier, Keras or ours) on the plot"));
     file->addSeparator();
@@ -206,6 +208,18 @@ LrFindDialog *MainWindow::openLrFinder()
     m_lrFindDialog->activateWindow();
     m_lrFindDialog->begin();
     return m_lrFindDialog;
+}
+
+ExportDialog *MainWindow::openExportDialog()
+{
+    if (!m_exportDialog)
+        m_exportDialog = new ExportDialog(q(options().model_dir), this);
+    else if (!m_exportDialog->isRunning())
+        m_exportDialog->setModelDir(q(options().model_dir));
+    m_exportDialog->show();
+    m_exportDialog->raise();
+    m_exportDialog->activateWindow();
+    return m_exportDialog;
 }
 
 QString MainWindow::helpDocumentPath(const QString &name)

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: Apache-2.0
+// The export's onnx/model.onnx (issue 26). ONNX Runtime (npm `onnxruntime-node`, CPU) runs it
+// and gives the logits of our model, and the probabilities `classify` prints, within 1e-4 on
+// SpamAssassin mails of several lengths in batches of several sizes (dynamic batch and
+// sequence axes); two architectures (gelu, and gelu_new with a factorised embedding). The
+// folder is a transformers.js model folder: its text-classification pipeline (npm
+// `@huggingface/transformers`, local files only) gives our labels and probabilities.
+// --onnx_dtype none leaves the file out; an unknown number format is refused.
+#include "clirun.h"
+#include "core/config/bertconfig.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/trainingoptions.h"
+#include "core/data/exampledata.h"
+#include "core/data/fulltokenizer.h"
+#include "core/data/preparefeatures.h"
+#include "core/data/vocab.h"
+#include "core/model/bertmodel.h"
+#include "core/train/export.h"
+#include "core/train/onnxexport.h"
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kPackages[] = {"onnxruntime-node@1.30.0", "@huggingface/transformers@4.3.1"};
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// The npm cache these tests share ($XDG_CACHE_HOME/bert-workbench/npm-onnx, beside the
+/// example data's downloads): onnxruntime-node and @huggingface/transformers are installed there
+/// once (ONNXRUNTIME_NODE_INSTALL=skip: its CPU binaries ship in the package; its install
+/// script would fetch CUDA ones). "" with the reason when they cannot be.
+std::string onnxModules(QString &why)
+{
+    const std::string prefix = defaultExampleCacheDir() + "/npm-onnx";
+    const std::string modules = prefix + "/node_modules";
+    if (fs::exists(modules + "/onnxruntime-node/package.json")
+        && fs::exists(modules + "/@huggingface/transformers/package.json"))
+        return modules;
+    const QString npm = QStandardPaths::findExecutable(QStringLiteral("npm"));
+    if (npm.isEmpty()) {
+        why = QStringLiteral("npm is not installed (scripts/install-deps.sh installs it)");
+        return {};
+    }
+    fs::create_directories(prefix);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("ONNXRUNTIME_NODE_INSTALL"), QStringLiteral("skip"));
+    p.setProcessEnvironment(env);
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    QStringList args{QStringLiteral("install"), QStringLiteral("--prefix"), QString::fromStdString(prefix),
+                     QStringLiteral("--no-audit"), QStringLiteral("--no-fund")};
+    for (const char *pkg : kPackages)
+        args << QString::fromLatin1(pkg);
+    p.start(npm, args);
+    if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0
+        || !fs::exists(modules + "/onnxruntime-node/package.json")) {
+        p.kill();
+        why = QStringLiteral("npm could not install onnxruntime-node and @huggingface/transformers into %1 (no "
+                             "network?): %2")
+                  .arg(QString::fromStdString(prefix), QString::fromUtf8(p.readAll()).right(400));
+        return {};
+    }
+    return modules;
+}
+
+/// The text as JSON carries it: invalid UTF-8 bytes become U+FFFD.
+std::string asValidUtf8(const std::string &bytes)
+{
+    return nlohmann::json::parse(nlohmann::json(bytes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .get<std::string>();
+}
+
+std::vector<double> softmax(const std::vector<double> &z)
+{
+    const double m = *std::max_element(z.begin(), z.end());
+    std::vector<double> p;
+    double sum = 0;
+    for (double v : z)
+        sum += std::exp(v - m);
+    for (double v : z)
+        p.push_back(std::exp(v - m) / sum);
+    return p;
+}
+
+/// Runs node `script` with `args`; fails the test with its output when it fails.
+bool runNode(const QString &script, const QStringList &args, QString &output)
+{
+    QProcess node;
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    node.start(QStandardPaths::findExecutable(QStringLiteral("node")), QStringList{script} + args);
+    const bool done = node.waitForFinished(300000);
+    output = QString::fromUtf8(node.readAll());
+    return done && node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0;
+}
+
+const std::vector<std::string> kLabels{"ham", "spam", "other"};
+
+} // namespace
+
+class tst_OnnxExport : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::string m_vocab;
+    std::vector<std::string> m_mails;
+    std::string m_modules;
+    QString m_skip;
+
+    std::string root() const { return m_tmp.path().toStdString(); }
+
+    /// A random BERT (2 layers, hidden 32, the bert-base-uncased vocabulary, 3 labels,
+    /// initializer_range 0.3 so that the logits differ from text to text) exported to `dir`.
+    nn::BertForSequenceClassification exportRandomModel(const std::string &dir, const std::string &act,
+                                                        std::optional<int64_t> embeddingSize,
+                                                        const std::string &dtype = "fp32")
+    {
+        Diagnostics diag;
+        nlohmann::json c{{"vocab_size", 30522},     {"hidden_size", 32},           {"num_hidden_layers", 2},
+                         {"num_attention_heads", 4}, {"intermediate_size", 64},     {"max_position_embeddings", 128},
+                         {"type_vocab_size", 2},     {"initializer_range", 0.3},    {"hidden_act", act}};
+        if (embeddingSize)
+            c["embedding_size"] = *embeddingSize;
+        const BertConfig cfg = BertConfig::fromJson(c, "bert_config.json", diag);
+        if (diag.hasErrors())
+            throw Error("bert_config.json", "test config rejected");
+        InputMetaData meta;
+        meta.num_labels = int64_t(kLabels.size());
+        meta.max_seq_length = 128;
+        meta.do_lower_case = true;
+        meta.extra["labels"] = kLabels;
+        TrainingOptions spec;
+        spec.vocab_file = m_vocab;
+        spec.input_meta_data_path = root() + "/no-such/input_meta_data.json";
+        spec.onnx_dtype = dtype;
+        nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(7));
+        model->eval();
+        fs::create_directories(dir);
+        exportModelFiles(dir, model, cfg, meta, spec);
+        return model;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        const std::string data = WB_SHARED_DATA_DIR;
+        m_vocab = data + "/vocab/bert-base-uncased-vocab.txt";
+        if (!fs::exists(m_vocab) || !fs::is_directory(data + "/spamassassin-mini/ham")) {
+            m_skip = QStringLiteral("the shared SpamAssassin mails are not here (WB_SHARED_DATA_DIR)");
+            return;
+        }
+        for (const char *label : {"ham", "spam"}) {
+            std::vector<fs::path> files;
+            for (const auto &e : fs::directory_iterator(data + "/spamassassin-mini/" + label))
+                files.push_back(e.path());
+            std::sort(files.begin(), files.end());
+            for (size_t i = 0; i < files.size() && i < 12; ++i)
+                m_mails.push_back(asValidUtf8(readAll(files[i].string())));
+        }
+        // Short texts first (the first batch holds one: a sequence of a few tokens), then the mails.
+        m_mails.insert(m_mails.begin(), {"Free money!!! Click now", "Meeting moved to 3pm, see you there.", "ok"});
+        if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty()) {
+            m_skip = QStringLiteral("node is not installed (scripts/install-deps.sh installs nodejs)");
+            return;
+        }
+        m_modules = onnxModules(m_skip);
+    }
+
+    void onnxRuntimeGivesOurLogits_data()
+    {
+        QTest::addColumn<QString>("act");
+        QTest::addColumn<int>("embeddingSize");
+        QTest::newRow("gelu") << QStringLiteral("gelu") << 0;
+        QTest::newRow("gelu_new, embedding_size 16") << QStringLiteral("gelu_new") << 16;
+    }
+
+    void onnxRuntimeGivesOurLogits()
+    {
+        if (m_modules.empty())
+            QSKIP(qPrintable(m_skip));
+        QFETCH(QString, act);
+        QFETCH(int, embeddingSize);
+        const std::string dir = root() + "/ort-" + act.toStdString() + std::to_string(embeddingSize);
+        auto model = exportRandomModel(dir, act.toStdString(),
+                                       embeddingSize ? std::optional<int64_t>(embeddingSize) : std::nullopt);
+        QVERIFY(fs::exists(dir + "/onnx/model.onnx"));
+
+        // Batches of 1, 3, 8 and 5 texts, each padded to its longest text only (the sequence
+        // axis varies from batch to batch: a few tokens to 128).
+        const FullTokenizer tok(m_vocab, true);
+        const Vocab vocab = Vocab::load(m_vocab);
+        std::vector<ExampleFeatures> features;
+        for (const auto &m : m_mails) {
+            ExampleFeatures f;
+            buildExampleFeatures(tok, m, {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            features.push_back(f);
+        }
+        const std::vector<size_t> sizes{1, 3, 8, 5, 2, 8};
+        nlohmann::json batches = nlohmann::json::array();
+        std::vector<torch::Tensor> ours;
+        std::vector<int64_t> seqLens;
+        size_t at = 0;
+        for (size_t size : sizes) {
+            std::vector<const ExampleFeatures *> rows;
+            for (size_t i = 0; i < size; ++i)
+                rows.push_back(&features[(at + i) % features.size()]);
+            at += size;
+            int64_t seq = 1;
+            for (const auto *f : rows)
+                seq = std::max<int64_t>(seq, std::count(f->input_mask.begin(), f->input_mask.end(), 1));
+            seqLens.push_back(seq);
+            nlohmann::json b;
+            torch::Tensor ids = torch::zeros({int64_t(size), seq}, torch::kLong), mask = torch::zeros_like(ids),
+                          types = torch::zeros_like(ids);
+            for (const char *k : {"input_ids", "attention_mask", "token_type_ids"})
+                b[k] = nlohmann::json::array();
+            for (size_t r = 0; r < size; ++r) {
+                const auto cut = [seq](const std::vector<int64_t> &v) {
+                    return std::vector<int64_t>(v.begin(), v.begin() + seq);
+                };
+                b["input_ids"].push_back(cut(rows[r]->input_ids));
+                b["attention_mask"].push_back(cut(rows[r]->input_mask));
+                b["token_type_ids"].push_back(cut(rows[r]->segment_ids));
+                for (int64_t j = 0; j < seq; ++j) {
+                    ids[int64_t(r)][j] = rows[r]->input_ids[size_t(j)];
+                    mask[int64_t(r)][j] = rows[r]->input_mask[size_t(j)];
+                    types[int64_t(r)][j] = rows[r]->segment_ids[size_t(j)];
+                }
+            }
+            batches.push_back(b);
+            torch::NoGradGuard g;
+            ours.push_back(model->forward(ids, mask, types));
+        }
+        QVERIFY(*std::min_element(seqLens.begin(), seqLens.end()) < 16);
+        QCOMPARE(*std::max_element(seqLens.begin(), seqLens.end()), int64_t(128));
+        const std::string batchesPath = dir + "-batches.json", outPath = dir + "-ort.json";
+        std::ofstream(batchesPath) << batches.dump();
+        QString output;
+        QVERIFY2(runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/ort_logits.cjs"),
+                         {QString::fromStdString(m_modules), QString::fromStdString(dir + "/onnx/model.onnx"),
+                          QString::fromStdString(batchesPath), QString::fromStdString(outPath)},
+                         output),
+                 qPrintable(output));
+        const auto theirs = nlohmann::json::parse(readAll(outPath));
+        QCOMPARE(theirs.size(), sizes.size());
+        double worst = 0, spread = 0;
+        std::map<size_t, std::vector<double>> ortRows; // by text, for classify below
+        size_t row = 0;
+        for (size_t bi = 0; bi < sizes.size(); ++bi) {
+            const auto &t = theirs[bi];
+            QCOMPARE(t["inputs"].get<std::vector<std::string>>(),
+                     (std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}));
+            QCOMPARE(t["outputs"].get<std::vector<std::string>>(), std::vector<std::string>{"logits"});
+            QCOMPARE(t["type"].get<std::string>(), std::string("float32"));
+            QCOMPARE(t["dims"].get<std::vector<int64_t>>(), (std::vector<int64_t>{int64_t(sizes[bi]), 3}));
+            const auto logits = t["logits"].get<std::vector<double>>();
+            const torch::Tensor mine = ours[bi].contiguous();
+            QCOMPARE(logits.size(), size_t(mine.numel()));
+            for (size_t k = 0; k < logits.size(); ++k) {
+                const double v = double(mine.data_ptr<float>()[k]);
+                worst = std::max(worst, std::abs(v - logits[k]));
+                spread = std::max(spread, std::abs(v - double(ours[0].data_ptr<float>()[k % 3])));
+            }
+            for (size_t r = 0; r < sizes[bi]; ++r, ++row)
+                ortRows[row % features.size()] = {logits[r * 3], logits[r * 3 + 1], logits[r * 3 + 2]};
+        }
+        QVERIFY2(worst <= 1e-4, qPrintable(QStringLiteral("largest logit difference %1").arg(worst)));
+        QVERIFY2(spread > 1e-2, "the logits barely differ between texts: the comparison would prove little");
+
+        // `classify` on the export folder prints the softmax of those logits (1e-4).
+        const std::string textsPath = dir + "-texts.jsonl";
+        {
+            std::ofstream out(textsPath, std::ios::binary);
+            for (const auto &m : m_mails)
+                out << nlohmann::json{{"text", m}}.dump() << "\n";
+        }
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + dir, "--input_file=" + textsPath,
+                                 "--output_format=jsonl"},
+                                out, err),
+                 0);
+        std::istringstream lines(out);
+        std::string line;
+        for (size_t i = 0; i < m_mails.size(); ++i) {
+            QVERIFY2(std::getline(lines, line), out.c_str());
+            const auto j = nlohmann::json::parse(line);
+            const auto &row = ortRows.at(i);
+            const auto p = softmax(row);
+            for (size_t k = 0; k < 3; ++k)
+                QVERIFY2(std::abs(j["probabilities"][kLabels[k]].get<double>() - p[k]) <= 1e-4, line.c_str());
+        }
+    }
+
+    void transformersJsPipelineGivesOurProbabilities()
+    {
+        if (m_modules.empty())
+            QSKIP(qPrintable(m_skip));
+        const std::string dir = root() + "/tfjs-model";
+        auto model = exportRandomModel(dir, "gelu", std::nullopt);
+        for (const char *f : {"config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"})
+            QVERIFY2(fs::exists(dir + "/" + f), f);
+        // Texts that fit into max_seq_length: transformers.js 4.3.1 truncates a longer text after
+        // adding the special tokens, so its last token is a wordpiece instead of [SEP]
+        // (docs/file-formats.md, the known difference); the mails' first 300 bytes fit.
+        const FullTokenizer tok(m_vocab, true);
+        const Vocab vocab = Vocab::load(m_vocab);
+        std::vector<std::string> texts;
+        for (const auto &m : m_mails) {
+            const std::string t = asValidUtf8(m.substr(0, 300));
+            ExampleFeatures f;
+            buildExampleFeatures(tok, t, {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            if (!f.truncated)
+                texts.push_back(t);
+        }
+        QVERIFY(texts.size() >= 10);
+        const std::string textsPath = dir + "-texts.jsonl", outPath = dir + "-tfjs.jsonl";
+        {
+            std::ofstream out(textsPath, std::ios::binary);
+            for (const auto &t : texts)
+                out << nlohmann::json{{"text", t}}.dump() << "\n";
+        }
+        QString output;
+        QVERIFY2(runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/transformersjs_classify.mjs"),
+                         {QString::fromStdString(m_modules), QString::fromStdString(dir),
+                          QString::fromStdString(textsPath), QString::fromStdString(outPath)},
+                         output),
+                 qPrintable(output));
+        std::istringstream lines(readAll(outPath));
+        std::string line;
+        for (const auto &m : texts) {
+            QVERIFY(std::getline(lines, line));
+            ExampleFeatures f;
+            buildExampleFeatures(tok, m, {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            const auto t = [](const std::vector<int64_t> &v) { return torch::tensor(v, torch::kLong).unsqueeze(0); };
+            torch::NoGradGuard g;
+            const torch::Tensor logits = model->forward(t(f.input_ids), t(f.input_mask), t(f.segment_ids));
+            const auto p = softmax({double(logits[0][0].item<float>()), double(logits[0][1].item<float>()),
+                                    double(logits[0][2].item<float>())});
+            const auto j = nlohmann::json::parse(line);
+            QCOMPARE(j.size(), size_t(3));
+            for (const auto &e : j) {
+                const auto k = std::find(kLabels.begin(), kLabels.end(), e["label"].get<std::string>()) - kLabels.begin();
+                QVERIFY2(size_t(k) < kLabels.size(), line.c_str());
+                QVERIFY2(std::abs(e["score"].get<double>() - p[size_t(k)]) <= 1e-4, line.c_str());
+            }
+            // Best first, as the pipeline sorts them: our predicted label.
+            const auto best = std::max_element(p.begin(), p.end()) - p.begin();
+            QCOMPARE(j[0]["label"].get<std::string>(), kLabels[size_t(best)]);
+        }
+    }
+
+    void demoPageClassifiesInHeadlessChromium()
+    {
+        if (m_modules.empty())
+            QSKIP(qPrintable(m_skip));
+        QString chromium = QStandardPaths::findExecutable(QStringLiteral("chromium"));
+        if (chromium.isEmpty())
+            QSKIP("chromium is not installed (scripts/install-deps.sh installs Debian's chromium)");
+        const std::string dir = root() + "/demo-model";
+        auto model = exportRandomModel(dir, "gelu", std::nullopt);
+        QVERIFY(fs::exists(dir + "/demo/index.html"));
+        // onnxruntime-web's browser files, as the page's error message asks for them.
+        const std::string dist = m_modules + "/onnxruntime-web/dist";
+        fs::create_directories(dir + "/demo/ort");
+        for (const char *f : {"ort.wasm.min.js", "ort-wasm-simd-threaded.wasm", "ort-wasm-simd-threaded.mjs"})
+            fs::copy_file(dist + "/" + f, dir + "/demo/ort/" + f);
+        const std::vector<std::string> texts{"Free money!!! Click now to WIN a prize, naïve café", asValidUtf8(m_mails[3].substr(0, 1500))};
+        const std::string textsPath = dir + "-texts.json", outPath = dir + "-page.json";
+        std::ofstream(textsPath) << nlohmann::json(texts).dump();
+        QString output;
+        QVERIFY2(runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/demo_page.cjs"),
+                         {chromium, QString::fromStdString(dir), QString::fromStdString(textsPath),
+                          QString::fromStdString(outPath)},
+                         output),
+                 qPrintable(output));
+        const auto pages = nlohmann::json::parse(readAll(outPath));
+        QCOMPARE(pages.size(), texts.size());
+        const FullTokenizer tok(m_vocab, true);
+        const Vocab vocab = Vocab::load(m_vocab);
+        for (size_t i = 0; i < texts.size(); ++i) {
+            const auto &page = pages[i];
+            QVERIFY2(!page.contains("error"), page.dump().c_str());
+            ExampleFeatures f;
+            buildExampleFeatures(tok, texts[i], {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            const auto n = std::count(f.input_mask.begin(), f.input_mask.end(), 1);
+            const std::vector<int64_t> ids(f.input_ids.begin(), f.input_ids.begin() + n);
+            QCOMPARE(page["input_ids"].get<std::vector<int64_t>>(), ids);
+            QCOMPARE(page["wordpieces"].size(), size_t(n));
+            QCOMPARE(page["labels"].get<std::vector<std::string>>(), kLabels);
+            const auto t = [](const std::vector<int64_t> &v) { return torch::tensor(v, torch::kLong).unsqueeze(0); };
+            torch::NoGradGuard g;
+            const torch::Tensor logits = model->forward(t(f.input_ids), t(f.input_mask), t(f.segment_ids));
+            const auto p = softmax({double(logits[0][0].item<float>()), double(logits[0][1].item<float>()),
+                                    double(logits[0][2].item<float>())});
+            const auto theirs = page["probabilities"].get<std::vector<double>>();
+            QCOMPARE(theirs.size(), size_t(3));
+            for (size_t k = 0; k < 3; ++k)
+                QVERIFY2(std::abs(theirs[k] - p[k]) <= 1e-4, page.dump().c_str());
+        }
+        QCOMPARE(pages[0]["wordpieces"][1].get<std::string>(), std::string("free"));
+    }
+
+    void onnxDtypeNoneLeavesTheFileOutAndUnknownIsRefused()
+    {
+        if (!fs::exists(m_vocab))
+            QSKIP("the shared vocabulary is not here (WB_SHARED_DATA_DIR)");
+        const std::string none = root() + "/none";
+        exportRandomModel(none, "gelu", std::nullopt, "none");
+        QVERIFY(fs::exists(none + "/model.safetensors"));
+        QVERIFY(!fs::exists(none + "/onnx"));
+        try {
+            exportRandomModel(root() + "/int4", "gelu", std::nullopt, "int4");
+            QFAIL("int4 was accepted");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("unsupported ONNX number format 'int4'") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_OnnxExport)
+#include "tst_onnxexport.moc"

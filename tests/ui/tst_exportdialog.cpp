@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// File → Export Model… (issue 26): the dialog exports a tiny run off the GUI thread, the folder
+// holds the export's files (onnx/model.onnx and demo/index.html when ONNX is on, none when off),
+// and the dialog's final text says which checkpoint went where and lists the files; a non-empty
+// folder is refused unless "Replace" is checked. The window's File menu opens it on the form's
+// model_dir.
+#include "ui/dialogs/exportdialog.h"
+#include "core/events/stoptoken.h"
+#include "core/events/trainingobserver.h"
+#include "core/train/trainer.h"
+#include "tinyrun.h"
+#include "ui/window/mainwindow.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> entries(const std::string &dir)
+{
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace
+
+class tst_ExportDialog : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::string m_modelDir;
+
+    std::string root() const { return m_tmp.path().toStdString(); }
+
+    /// Runs the dialog's export and waits for its end; returns exportFinished's `ok`.
+    static bool exportWith(ExportDialog &d)
+    {
+        QSignalSpy finished(&d, &ExportDialog::exportFinished);
+        if (!d.findChild<QPushButton *>(QStringLiteral("runExport"))->isEnabled())
+            return false;
+        d.findChild<QPushButton *>(QStringLiteral("runExport"))->click();
+        if (!finished.wait(120000))
+            return false;
+        return finished.front().at(0).toBool();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        wbtest::TinyRun p;
+        p.train_size = 16;
+        p.eval_size = 8;
+        p.max_seq_length = 8;
+        p.num_hidden_layers = 1;
+        p.num_train_epochs = 1;
+        TrainingOptions o = wbtest::writeTinyRun(root() + "/project", p);
+        {
+            std::ofstream vocab(root() + "/project/vocab.txt");
+            vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+            for (int k = 5; k < 100; ++k)
+                vocab << "w" << k << "\n";
+        }
+        o.vocab_file = root() + "/project/vocab.txt";
+        o.do_lower_case = "true";
+        m_modelDir = o.model_dir;
+        TrainingObserver quiet;
+        StopToken stop;
+        const RunFinished r = Trainer().run(o, quiet, stop);
+        QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+    }
+
+    void exportsTheRunAndSaysWhatItWrote()
+    {
+        ExportDialog d(QString::fromStdString(m_modelDir));
+        QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("exportModelDir"))->text(), QString::fromStdString(m_modelDir));
+        const auto *checkpoint = d.findChild<QComboBox *>(QStringLiteral("exportCheckpoint"));
+        QCOMPARE(checkpoint->currentData().toString(), QString()); // the best when kept, else the latest
+        QCOMPARE(checkpoint->itemData(1).toString(), QStringLiteral("latest"));
+        QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("exportOnnx"))->isChecked());
+        const std::string target = root() + "/exports/with-onnx";
+        d.setExportFolder(QString::fromStdString(target));
+        QVERIFY2(exportWith(d), qPrintable(d.resultText()));
+        QCOMPARE(entries(target),
+                 (std::vector<std::string>{"README.md", "bert_config.json", "config.json", "demo", "input_meta_data.json",
+                                           "labels.txt", "model.safetensors", "onnx", "tokenizer.json",
+                                           "tokenizer_config.json", "vocab.txt"}));
+        QVERIFY(fs::file_size(target + "/onnx/model.onnx") > 10000);
+        QVERIFY(fs::exists(target + "/demo/index.html"));
+        // The final text: the checkpoint (no best kept: the latest), the folder, one line per file.
+        const QString text = d.resultText();
+        const QString latest = QString::fromStdString(m_modelDir + "/ckpt-2");
+        QVERIFY2(text.contains(QStringLiteral("Exported %1 to %2:").arg(latest, QString::fromStdString(target))),
+                 qPrintable(text));
+        for (const char *f : {"model.safetensors", "config.json", "tokenizer.json", "onnx/model.onnx", "demo/index.html",
+                              "README.md"})
+            QVERIFY2(text.contains(QStringLiteral("\n  %1  (").arg(QLatin1String(f))), qPrintable(text + QStringLiteral(" / ") + QLatin1String(f)));
+
+        // Again into the same folder: refused (it is not empty) and nothing changes …
+        QVERIFY(!exportWith(d));
+        QVERIFY2(d.resultText().contains(
+                     QStringLiteral("cannot export into %1: the folder is not empty").arg(QString::fromStdString(target))),
+                 qPrintable(d.resultText()));
+        // … unless Replace is checked; without ONNX there is no onnx/ nor demo/.
+        d.findChild<QCheckBox *>(QStringLiteral("exportOverwrite"))->setChecked(true);
+        d.findChild<QCheckBox *>(QStringLiteral("exportOnnx"))->setChecked(false);
+        QVERIFY2(exportWith(d), qPrintable(d.resultText()));
+        QVERIFY(!fs::exists(target + "/onnx"));
+        QVERIFY(!fs::exists(target + "/demo"));
+        QVERIFY(fs::exists(target + "/model.safetensors"));
+        QVERIFY(!d.resultText().contains(QStringLiteral("onnx/model.onnx")));
+    }
+
+    void fileMenuOpensItOnTheFormsModelDir()
+    {
+        MainWindow w;
+        QAction *action = nullptr;
+        for (QAction *a : w.menuBar()->findChildren<QAction *>())
+            if (a->objectName() == QStringLiteral("exportModelAction"))
+                action = a;
+        QVERIFY(action);
+        QVERIFY(action->text().remove(QLatin1Char('&')).contains(QStringLiteral("Export Model")));
+        ExportDialog *d = w.openExportDialog();
+        QVERIFY(d);
+        QVERIFY(d->isVisible());
+        QCOMPARE(d->findChild<QLineEdit *>(QStringLiteral("exportModelDir"))->text(),
+                 QString::fromStdString(w.options().model_dir));
+    }
+};
+
+QTEST_MAIN(tst_ExportDialog)
+#include "tst_exportdialog.moc"

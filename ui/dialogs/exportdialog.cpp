@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/dialogs/exportdialog.h"
+
+#include "core/config/trainingoptions.h"
+#include "core/events/trainingobserver.h"
+#include "core/train/preparedrun.h"
+#include "core/train/runidentity.h"
+#include "core/train/trainer.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <string>
+#include <vector>
+
+namespace wb {
+
+namespace {
+
+QString q(const std::string &s) { return QString::fromStdString(s); }
+
+/// Collects the run's log lines ("Using the best checkpoint …", "Exported … to …:", warnings).
+class CollectingObserver : public TrainingObserver
+{
+public:
+    void logMessage(const std::string &m) override { lines.push_back(m); }
+    std::vector<std::string> lines;
+};
+
+struct ExportResult
+{
+    bool ok = false;
+    std::string text;
+};
+
+/// The CLI's export (app/cli/cmd_train.cpp): the run's recorded files fill the options, one_device.
+ExportResult runExport(TrainingOptions o, const StopToken &stop)
+{
+    ExportResult r;
+    std::string text;
+    for (const auto &note : fillFromRecordedRun(o))
+        text += "note: " + note + "\n";
+    if (o.distribution_strategy.empty())
+        o.distribution_strategy = "one_device";
+    const PreparedRun prepared = prepareRun(o, RunPurpose::Export);
+    if (!prepared.ok()) {
+        for (const auto &d : prepared.validation.diagnostics.items())
+            if (d.severity == Severity::Error)
+                text += "error: " + d.field + ": " + d.message + (d.hint.empty() ? "" : " (" + d.hint + ")") + "\n";
+        r.text = text;
+        return r;
+    }
+    CollectingObserver observer;
+    Trainer trainer;
+    const RunFinished end = trainer.execute(prepared, observer, stop);
+    for (const auto &l : observer.lines)
+        text += l + "\n";
+    r.ok = end.status == RunStatus::Completed;
+    if (!r.ok)
+        text += "error: " + (end.field.empty() ? std::string() : end.field + ": ") + end.message
+                + (end.hint.empty() ? "" : " (" + end.hint + ")") + "\n";
+    r.text = text;
+    return r;
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(const QString &modelDir, QWidget *parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Export Model"));
+    auto *form = new QFormLayout;
+    m_modelDir = new QLineEdit(modelDir, this);
+    m_modelDir->setObjectName(QStringLiteral("exportModelDir"));
+    m_modelDir->setToolTip(tr("The run to export: its model directory (checkpoints, run_config.json)."));
+    form->addRow(tr("Model directory"), m_modelDir);
+    m_checkpoint = new QComboBox(this);
+    m_checkpoint->setObjectName(QStringLiteral("exportCheckpoint"));
+    // "" as --predict_checkpoint_path: the best checkpoint when the run kept one, else the latest.
+    m_checkpoint->addItem(tr("Best (when the run kept one, else the latest)"), QString());
+    m_checkpoint->addItem(tr("Latest"), QStringLiteral("latest"));
+    form->addRow(tr("Checkpoint"), m_checkpoint);
+    auto *folderRow = new QHBoxLayout;
+    m_folder = new QLineEdit(modelDir.isEmpty() ? QString() : QDir(modelDir).filePath(QStringLiteral("export")), this);
+    m_folder->setObjectName(QStringLiteral("exportFolder"));
+    m_folder->setToolTip(tr("A new or empty folder; it is written whole or not at all."));
+    auto *browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export folder"), m_folder->text());
+        if (!dir.isEmpty())
+            m_folder->setText(dir);
+    });
+    folderRow->addWidget(m_folder, 1);
+    folderRow->addWidget(browse);
+    form->addRow(tr("Export folder"), folderRow);
+    m_onnx = new QCheckBox(tr("ONNX model (onnx/model.onnx) and the web page demo (demo/index.html)"), this);
+    m_onnx->setObjectName(QStringLiteral("exportOnnx"));
+    m_onnx->setChecked(true);
+    form->addRow(QString(), m_onnx);
+    m_overwrite = new QCheckBox(tr("Replace an earlier export in that folder"), this);
+    m_overwrite->setObjectName(QStringLiteral("exportOverwrite"));
+    form->addRow(QString(), m_overwrite);
+
+    m_result = new QPlainTextEdit(this);
+    m_result->setObjectName(QStringLiteral("exportResult"));
+    m_result->setReadOnly(true);
+    m_result->setPlaceholderText(tr("What the export wrote appears here."));
+    m_result->setMinimumHeight(140);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    m_run = buttons->addButton(tr("Export"), QDialogButtonBox::ActionRole);
+    m_run->setObjectName(QStringLiteral("runExport"));
+    connect(m_run, &QPushButton::clicked, this, [this] { start(); });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_result, 1);
+    layout->addWidget(buttons);
+    resize(640, 420);
+}
+
+ExportDialog::~ExportDialog()
+{
+    m_job.waitForFinished();
+}
+
+void ExportDialog::setModelDir(const QString &dir)
+{
+    m_modelDir->setText(dir);
+    if (m_folder->text().isEmpty() && !dir.isEmpty())
+        m_folder->setText(QDir(dir).filePath(QStringLiteral("export")));
+}
+
+void ExportDialog::setExportFolder(const QString &dir)
+{
+    m_folder->setText(dir);
+}
+
+QString ExportDialog::resultText() const
+{
+    return m_result->toPlainText();
+}
+
+bool ExportDialog::start()
+{
+    if (isRunning())
+        return false;
+    const QString modelDir = m_modelDir->text().trimmed(), folder = m_folder->text().trimmed();
+    if (modelDir.isEmpty() || folder.isEmpty()) {
+        m_result->setPlainText(modelDir.isEmpty() ? tr("Choose the model directory of the run to export.")
+                                                  : tr("Choose the export folder (a new or empty folder)."));
+        return false;
+    }
+    TrainingOptions o;
+    o.mode = "export_only";
+    o.model_dir = modelDir.toStdString();
+    o.model_export_path = folder.toStdString();
+    o.predict_checkpoint_path = m_checkpoint->currentData().toString().toStdString();
+    o.onnx_dtype = m_onnx->isChecked() ? "fp32" : "none";
+    o.overwrite_output_dir = m_overwrite->isChecked();
+    m_run->setEnabled(false);
+    m_result->setPlainText(tr("Exporting %1 …").arg(modelDir));
+    m_job = runBackgroundJob<ExportResult>(
+        this, [o](const JobControl &c) { return runExport(o, *c.stopToken()); },
+        [this](JobOutcome<ExportResult> outcome) {
+            if (outcome.ok())
+                finish(outcome.value->ok, q(outcome.value->text).trimmed());
+            else
+                finish(false, tr("error: %1").arg(outcome.error.logLine()));
+        });
+    return true;
+}
+
+void ExportDialog::finish(bool ok, const QString &text)
+{
+    m_run->setEnabled(true);
+    m_result->setPlainText(text);
+    Q_EMIT exportFinished(ok, text);
+}
+
+} // namespace wb
