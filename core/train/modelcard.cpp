@@ -122,65 +122,84 @@ std::string hubLanguageCode(const std::string &languages)
     return {};
 }
 
-std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelDir)
+namespace {
+
+/// What the run's files say, read once for all sections (a file that is missing or unreadable
+/// leaves its member empty).
+struct CardInputs
 {
-    // --- what the run left ---------------------------------------------------------------
-    Diagnostics ignored;
     std::optional<RunIdentity> run;
+    nlohmann::ordered_json runJson;
+    std::string metricsError;
+    MetricsLog metrics;
+    std::optional<EvalMetrics> eval; ///< the exported checkpoint's evaluation, else the last
+    std::optional<TrainingSummary> summary;
+    std::vector<EvalExample> examples;
+    std::optional<PrepareReport> report;
+    std::optional<nlohmann::json> bow;
+    std::vector<std::vector<int64_t>> confusion; ///< rows: true label, columns: predicted
+};
+
+CardInputs readCardInputs(const ModelCardModel &m, const std::string &modelDir)
+{
+    CardInputs in;
+    auto &run = in.run;
+    Diagnostics ignored;
     try {
         run = readRunConfig(modelDir, ignored);
     } catch (...) {
     }
-    const nlohmann::ordered_json runJson = run ? run->json : nlohmann::ordered_json();
-    std::string metricsError;
-    const MetricsLog metrics = readMetricsFile((fs::path(modelDir) / "metrics.jsonl").string(), &metricsError);
+    if (run)
+        in.runJson = run->json;
+    in.metrics = readMetricsFile((fs::path(modelDir) / "metrics.jsonl").string(), &in.metricsError);
     // The evaluation of the exported checkpoint (a best checkpoint is often not the last one).
-    std::optional<EvalMetrics> eval;
-    for (const auto &e : metrics.eval)
+    for (const auto &e : in.metrics.eval)
         if (e.step == m.checkpoint_step)
-            eval = e;
-    if (!eval && !metrics.eval.empty())
-        eval = metrics.eval.back();
-    std::optional<TrainingSummary> summary;
+            in.eval = e;
+    if (!in.eval && !in.metrics.eval.empty())
+        in.eval = in.metrics.eval.back();
     try {
-        summary = readTrainingSummary(modelDir);
+        in.summary = readTrainingSummary(modelDir);
     } catch (...) {
     }
-    if (!eval && summary && summary->last_eval)
-        eval = summary->last_eval;
-    std::vector<EvalExample> examples;
+    if (!in.eval && in.summary && in.summary->last_eval)
+        in.eval = in.summary->last_eval;
     try {
         if (fs::exists(evalExamplesPath(modelDir)))
-            examples = readEvalExamples(evalExamplesPath(modelDir));
+            in.examples = readEvalExamples(evalExamplesPath(modelDir));
     } catch (...) {
     }
-    std::optional<PrepareReport> report;
     try {
         if (!m.meta_data_path.empty())
-            report = readPrepareReport(m.meta_data_path);
+            in.report = readPrepareReport(m.meta_data_path);
     } catch (...) {
     }
-    const std::optional<nlohmann::json> bow = m.meta_data_path.empty() ? std::nullopt : bagOfWords(m.meta_data_path);
+    if (!m.meta_data_path.empty())
+        in.bow = bagOfWords(m.meta_data_path);
 
-    // The confusion matrix of the last evaluation: eval_examples.jsonl of that step, else metrics'.
-    std::vector<std::vector<int64_t>> confusion;
-    if (eval && !m.regression) {
-        const size_t n = std::max<size_t>(m.labels.size(), eval->class_support.size());
-        bool fromExamples = !examples.empty() && n > 0;
-        for (const auto &e : examples)
-            fromExamples = fromExamples && e.step == eval->step && e.true_label_id >= 0 && size_t(e.true_label_id) < n
+    // The confusion matrix of the last evaluation: eval_examples.jsonl of that step, else metrics.jsonl's.
+    if (in.eval && !m.regression) {
+        const size_t n = std::max<size_t>(m.labels.size(), in.eval->class_support.size());
+        bool fromExamples = !in.examples.empty() && n > 0;
+        for (const auto &e : in.examples)
+            fromExamples = fromExamples && e.step == in.eval->step && e.true_label_id >= 0 && size_t(e.true_label_id) < n
                            && e.predicted_label_id >= 0 && size_t(e.predicted_label_id) < n;
         if (fromExamples) {
-            confusion.assign(n, std::vector<int64_t>(n, 0));
-            for (const auto &e : examples)
-                ++confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
+            in.confusion.assign(n, std::vector<int64_t>(n, 0));
+            for (const auto &e : in.examples)
+                ++in.confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
         } else {
-            confusion = eval->confusion;
+            in.confusion = in.eval->confusion;
         }
     }
+    return in;
+}
 
-    std::ostringstream o;
-    // --- front matter --------------------------------------------------------------------
+/// The YAML front matter: licence, language, base_model, pipeline_tag, tags, model-index.
+void writeFrontMatter(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &eval = in.eval;
+    const auto &report = in.report;
     o << "---\n";
     if (!m.license.empty()) {
         o << "license: " << m.license << "\n";
@@ -219,8 +238,11 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
         metric("loss", "eval_loss", eval->eval_loss);
     }
     o << "---\n\n";
+}
 
-    // --- title and summary -----------------------------------------------------------------
+/// The title and what the model is.
+void writeSummary(std::ostream &o, const ModelCardModel &m)
+{
     o << "# " << m.name << "\n\n";
     o << "A BERT " << (m.regression ? "regression model" : "text classifier") << " (" << m.num_hidden_layers
       << (m.num_hidden_layers == 1 ? " layer" : " layers") << ", hidden size " << m.hidden_size << ", "
@@ -237,8 +259,12 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
     if (!m.checkpoint_note.empty())
         o << " (" << m.checkpoint_note << ")";
     o << ".\n\n";
+}
 
-    // --- labels ----------------------------------------------------------------------------
+/// "## Labels": ids, names and counts.
+void writeLabels(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &report = in.report;
     o << "## Labels\n\n";
     if (m.regression) {
         o << "One output: a number (regression, trained with the mean squared error).\n\n";
@@ -261,8 +287,17 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
             o << "\n(No prepare_report.json beside the meta data: the label counts are unknown.)\n";
         o << "\n";
     }
+}
 
-    // --- training ----------------------------------------------------------------------------
+/// "## Training": the start, text, data, hyperparameters, time.
+void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &run = in.run;
+    const auto &runJson = in.runJson;
+    const auto &metrics = in.metrics;
+    const auto &eval = in.eval;
+    const auto &summary = in.summary;
+    const auto &report = in.report;
     o << "## Training\n\n";
     if (!m.start.empty())
         o << "- Start: the pretrained model " << m.start << "\n";
@@ -308,8 +343,15 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
           << "evaluation; " << fixed(rate, 1) << " training examples per second on average\n";
     }
     o << "- Hardware: the run does not record its machine; the speed above is the one it measured\n\n";
+}
 
-    // --- evaluation ----------------------------------------------------------------------------
+/// "## Evaluation": the metrics, per-class table and confusion matrix.
+void writeEvaluation(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &metricsError = in.metricsError;
+    const auto &eval = in.eval;
+    const auto &examples = in.examples;
+    const auto &confusion = in.confusion;
     o << "## Evaluation\n\n";
     if (!eval) {
         o << "The run has no evaluation in metrics.jsonl"
@@ -360,8 +402,13 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
               << ", not this one.)\n\n";
         }
     }
+}
 
-    // --- baselines ------------------------------------------------------------------------------
+/// "## Baselines": the majority class and the bag-of-words model.
+void writeBaselines(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &report = in.report;
+    const auto &bow = in.bow;
     if (!m.regression) {
         o << "## Baselines\n\n";
         if (report && report->eval_examples > 0 && !report->train_label_counts.empty()) {
@@ -389,8 +436,34 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
         }
         o << "\nA model worth using beats these clearly on the same evaluation set.\n\n";
     }
+}
 
-    // --- intended use and limitations ---------------------------------------------------------
+/// "## What the coach noticed": the run's warnings (metrics.jsonl "note" lines, core/train/coach.h),
+/// each once, with its step; nothing when the coach had no warning.
+void writeCoachNotes(std::ostream &o, const CardInputs &in)
+{
+    std::vector<const CoachNote *> warnings;
+    for (const CoachNote &n : in.metrics.notes) {
+        if (n.severity != "warning")
+            continue;
+        const bool seen = std::any_of(warnings.begin(), warnings.end(),
+                                      [&](const CoachNote *w) { return w->id == n.id && w->text == n.text; });
+        if (!seen)
+            warnings.push_back(&n);
+    }
+    if (warnings.empty())
+        return;
+    o << "## What the coach noticed during training\n\n";
+    for (const CoachNote *w : warnings)
+        o << "- " << (w->step > 0 ? "Step " + std::to_string(w->step) + ": " : std::string("Before training: "))
+          << w->text << "\n";
+    o << "\n";
+}
+
+/// "## Intended use and limitations".
+void writeLimitations(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
+{
+    const auto &eval = in.eval;
     o << "## Intended use and limitations\n\n"
       << "Use it for texts like the ones it was trained on: the same kind of writing, the same language, the same "
          "labels. It has only seen its training examples, so texts of another kind, topic or time may get confident "
@@ -399,8 +472,11 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
       << " examples; a small evaluation set makes it uncertain. It learns whatever the training labels say, "
          "their mistakes and biases included. Check its answers before they decide anything that matters to a "
          "person.\n\n";
+}
 
-    // --- how to use ------------------------------------------------------------------------------
+/// "## How to use".
+void writeHowToUse(std::ostream &o, const ModelCardModel &m)
+{
     o << "## How to use\n\n"
       << "With Hugging Face transformers (Python), from this folder:\n\n```python\n"
       << "from transformers import AutoTokenizer, AutoModelForSequenceClassification, pipeline\n\n"
@@ -410,9 +486,51 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
       << "print(classifier(\"a text to classify\"))\n```\n\n"
       << "With BERT Workbench's command line:\n\n```sh\n"
       << "bert-workbench-cli classify --model_export_path=path/to/" << m.name << " --text=\"a text to classify\"\n"
-      << "```\n\n"
-      << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
-         "tokenizer_config.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt.\n";
+      << "```\n\n";
+    if (m.onnx) {
+        o << "With ONNX Runtime (onnx/model.onnx: inputs input_ids, attention_mask and token_type_ids, int64 "
+             "[batch, sequence]; output logits, float32 [batch, "
+          << (m.regression ? std::size_t(1) : m.labels.size())
+          << "]), tokenizing with tokenizer.json:\n\n```python\n"
+          << "import numpy as np, onnxruntime as ort\nfrom tokenizers import Tokenizer\n\n"
+          << "tok = Tokenizer.from_file(\"path/to/" << m.name << "/tokenizer.json\")\n"
+          << "enc = tok.encode(\"a text to classify\")\n"
+          << "session = ort.InferenceSession(\"path/to/" << m.name << "/onnx/model.onnx\")\n"
+          << "logits = session.run([\"logits\"], {\"input_ids\": np.array([enc.ids], dtype=np.int64),\n"
+          << "                                    \"attention_mask\": np.array([enc.attention_mask], dtype=np.int64),\n"
+          << "                                    \"token_type_ids\": np.array([enc.type_ids], dtype=np.int64)})[0]\n"
+          << "```\n\n"
+          << "With transformers.js (JavaScript, in Node or the browser), from this folder:\n\n```js\n"
+          << "import { pipeline, env } from '@huggingface/transformers';\n"
+          << "env.localModelPath = 'path/to/'; env.allowRemoteModels = false;\n"
+          << "const classify = await pipeline('text-classification', '" << m.name << "');\n"
+          << "console.log(await classify('a text to classify'));\n```\n\n";
+        if (m.demo_page)
+            o << "demo/index.html is a page that classifies as you type, entirely in the browser, with "
+                 "onnxruntime-web: put onnxruntime-web's ort.wasm.min.js, ort-wasm-simd-threaded.wasm and "
+                 "ort-wasm-simd-threaded.mjs in demo/ort/ (the page names them when they are missing) and serve "
+                 "this folder with any static web server, e.g. `python3 -m http.server`.\n\n";
+    }
+    o << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
+         "tokenizer_config.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"
+      << (m.onnx ? ", onnx/model.onnx" : "") << (m.demo_page ? ", demo/index.html" : "") << ".\n";
+}
+
+} // namespace
+
+std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelDir)
+{
+    const CardInputs in = readCardInputs(m, modelDir);
+    std::ostringstream o;
+    writeFrontMatter(o, m, in);
+    writeSummary(o, m);
+    writeLabels(o, m, in);
+    writeTraining(o, m, in);
+    writeEvaluation(o, m, in);
+    writeBaselines(o, m, in);
+    writeCoachNotes(o, in);
+    writeLimitations(o, m, in);
+    writeHowToUse(o, m);
     return o.str();
 }
 

@@ -28,6 +28,8 @@ struct ModelCardModel
     std::string license;              ///< Hub licence id ("apache-2.0"); empty: unknown ("other")
     std::string language;             ///< ISO 639-1 code ("en", "zh") or "multilingual"; empty: unknown
     std::string meta_data_path;       ///< input_meta_data.json (prepare_report.json is beside it)
+    bool onnx = false;                ///< the export has onnx/model.onnx (the card says how to run it)
+    bool demo_page = false;           ///< the export has demo/index.html
 };
 
 /// Returns README.md of the export folder: a Hugging Face Hub model card (docs/file-formats.md,
@@ -42,7 +44,9 @@ struct ModelCardModel
 /// wall_time), training_summary.json, eval_examples.jsonl (the confusion matrix) and
 /// prepare_report.json beside the meta data (label counts, the majority baseline, and a
 /// bag-of-words baseline when the report has one): labels, training, evaluation, baselines,
-/// intended use and limitations, how to load it. A file that is missing or unreadable leaves
+/// the coach's warnings (metrics.jsonl "note" lines of severity warning, each once), intended
+/// use and limitations, how to load it (transformers; ONNX Runtime and transformers.js when
+/// `m.onnx`; the demo page when `m.demo_page`; this CLI). A file that is missing or unreadable leaves
 /// its part out with a line saying so; never throws for the run's files. Thread-safe.
 std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelDir);
 

@@ -137,6 +137,8 @@ ModelCardModel Run::modelCardFacts(const std::string &ckpt, const std::string &e
         c.do_lower_case = nlohmann::json::parse(in).value("do_lower_case", true);
     } catch (...) {
     }
+    c.onnx = fs::exists(fs::path(exportDir) / "onnx" / "model.onnx");
+    c.demo_page = fs::exists(fs::path(exportDir) / "demo" / "index.html");
     c.checkpoint = ckpt;
     if (isTrainingCheckpointPath(ckpt))
         c.checkpoint_step = readCheckpointHeader(ckpt).step;

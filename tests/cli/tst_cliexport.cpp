@@ -325,6 +325,49 @@ private Q_SLOTS:
                      == 0,
                  pretrained.c_str());
         QVERIFY(pretrained.find("- Start: the pretrained model google/bert_uncased_L-2_H-128_A-2\n") != std::string::npos);
+
+        // The default export has onnx/model.onnx and the page: the card says how to run both.
+        QVERIFY2(card.find("session = ort.InferenceSession(\"path/to/card/onnx/model.onnx\")") != std::string::npos,
+                 card.c_str());
+        QVERIFY(card.find("const classify = await pipeline('text-classification', 'card');") != std::string::npos);
+        QVERIFY(card.find("demo/index.html is a page that classifies as you type") != std::string::npos);
+        QVERIFY(card.find("labels.txt, onnx/model.onnx, demo/index.html.\n") != std::string::npos);
+        QCOMPARE(exportTo(m_exports + "/card-no-onnx", out, err, {"--onnx_dtype=none"}), 0);
+        const std::string noOnnx = readAll(m_exports + "/card-no-onnx/README.md");
+        QVERIFY(noOnnx.find("InferenceSession") == std::string::npos);
+        QVERIFY(noOnnx.find("labels.txt.\n") != std::string::npos);
+    }
+
+    /// The coach's warnings of the run (metrics.jsonl "note" lines) are a section of the card:
+    /// each warning once, with its step; info notes are left out.
+    void modelCardListsTheCoachsWarnings()
+    {
+        const std::string metricsPath = m_modelDir + "/metrics.jsonl";
+        const std::string saved = readAll(metricsPath);
+        std::string out, err;
+        QCOMPARE(exportTo(m_exports + "/card-quiet", out, err), 0);
+        const bool hadWarnings = saved.find("\"severity\":\"warning\"") != std::string::npos;
+        QCOMPARE(readAll(m_exports + "/card-quiet/README.md").find("## What the coach noticed") != std::string::npos,
+                 hadWarnings);
+        const std::string notes =
+            R"({"kind":"note","id":"schedule_short","step":0,"severity":"warning","text":"Only 4 steps: too few to learn."})"
+            "\n"
+            R"({"kind":"note","id":"plateau","step":3,"severity":"info","text":"Not learning yet."})"
+            "\n"
+            R"({"kind":"note","id":"overfitting","step":6,"severity":"warning","text":"eval loss has risen since step 4."})"
+            "\n"
+            R"({"kind":"note","id":"overfitting","step":6,"severity":"warning","text":"eval loss has risen since step 4."})"
+            "\n";
+        writeFileAtomic(metricsPath, (hadWarnings ? std::string() : saved) + notes);
+        QCOMPARE(exportTo(m_exports + "/card-coach", out, err), 0);
+        writeFileAtomic(metricsPath, saved);
+        const std::string card = readAll(m_exports + "/card-coach/README.md");
+        const std::string section = "## What the coach noticed during training\n\n"
+                                    "- Before training: Only 4 steps: too few to learn.\n"
+                                    "- Step 6: eval loss has risen since step 4.\n\n"
+                                    "## Intended use and limitations\n";
+        QVERIFY2(card.find(section) != std::string::npos, card.c_str());
+        QVERIFY(card.find("Not learning yet.") == std::string::npos);
     }
 };
 
