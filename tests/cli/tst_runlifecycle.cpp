@@ -44,7 +44,13 @@ std::map<int64_t, double> trainLosses(const std::string &path, int *duplicates =
     std::ifstream in(path);
     std::string line;
     while (std::getline(in, line)) {
-        const auto j = nlohmann::json::parse(line);
+        // While the run writes, the last line can be read half-written (no newline yet); the
+        // product's readers skip such a line too (MetricsWriter::truncateAfterStep). Any
+        // other line must parse.
+        const bool torn = in.eof();
+        const auto j = nlohmann::json::parse(line, nullptr, !torn);
+        if (j.is_discarded())
+            continue;
         if (j["kind"] == "eval") {
             if (evals)
                 ++*evals;
