@@ -141,8 +141,9 @@ std::string lrFindVerdictText(const LrFindResult &r)
     std::snprintf(drop, sizeof drop, "%.0f %%", 100 * kLrFindFlatDrop);
     if (r.verdict == "flat")
         return std::string("the loss curve is flat: the smoothed loss falls by less than ") + drop
-               + " anywhere in this range, so no learning rate stands out; try more steps, a larger batch, another "
-                 "range, or a pretrained model";
+               + " anywhere in this range, so no learning rate stands out; try more steps from a higher start "
+                 "(e.g. 200 steps from 1e-5: --lr_find_steps=200 --lr_find_start=1e-5 or the dialog's fields), a "
+                 "larger batch, or a pretrained model";
     if (r.verdict == "noisy")
         return "the loss curve is too noisy: the smoothed loss falls by less than the step-to-step noise of the "
                "losses, so no learning rate stands out; try a larger batch or more steps";
