@@ -421,6 +421,19 @@ std::vector<OptionSpec> buildTable()
     s.zero_means = "never";
     add(s);
 
+    s = option("save_embeddings", {}, &O::save_embeddings, "",
+               "write each evaluation's pooled [CLS] vectors to <model_dir>/embeddings/ for the Embeddings tab "
+               "(true/false; 4 bytes x hidden_size per eval example per evaluation)",
+               "Save embeddings (Embeddings tab)",
+               "After every evaluation, writes each eval example's pooled [CLS] vector to the model directory's "
+               "embeddings/ folder, which the Embeddings tab draws. Each evaluation costs 4 bytes x hidden size per "
+               "eval example (BERT-Tiny, 10,000 examples: 5 MB). Turn it off for a big eval set to keep the model "
+               "directory small; the Embeddings tab is then empty. Eval sets over 10,000 examples are never saved.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
     s = option("lr_find_steps", {}, &O::lr_find_steps, "steps", "lr_find: at most this many steps",
                "Range test steps", "Learning-rate range test: how many steps it takes at most.");
     s.minimum = 2;

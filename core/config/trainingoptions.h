@@ -88,6 +88,9 @@ struct TrainingOptions
     // Teaching (issue 14): best model, early stopping, the learning-rate range test.
     std::string best_checkpoint_metric; ///< "", eval_accuracy, eval_loss, eval_f1 or eval_mcc: keep model_dir/best/
     int64_t early_stopping_patience = 0; ///< stop after N evaluations without improvement (0: never)
+    /// Write each evaluation's pooled [CLS] vectors to model_dir/embeddings/step-N.safetensors
+    /// (the Embeddings tab; 4 bytes x hidden_size per eval example per evaluation). false: none.
+    bool save_embeddings = true;
     int64_t lr_find_steps = 100;  ///< lr_find: at most this many steps
     double lr_find_start = 1e-7;  ///< lr_find: first learning rate
     double lr_find_end = 1.0;     ///< lr_find: last learning rate (rises exponentially)

@@ -26,7 +26,7 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     // collective step); the chief writes them, as a one-worker run does.
     (void)singleWorker;
     m_collect = !regression;
-    m_embeddings = m_collect && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
+    m_embeddings = m_collect && spec.save_embeddings && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
     if (m_collect && chief) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
         try {

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
 
 using namespace wb;
 
@@ -72,6 +73,26 @@ private Q_SLOTS:
         const Projection2D proj = pcaProject2D(last.pooled, last.size(), last.hidden);
         QCOMPARE(int64_t(proj.points.size()), last.size());
         QVERIFY(proj.variance[0] >= proj.variance[1]);
+    }
+
+    /// --save_embeddings=false: the run evaluates as before (eval_examples.jsonl is written)
+    /// but model_dir gets no embeddings/ folder at all.
+    void saveEmbeddingsFalseWritesNone()
+    {
+        QTemporaryDir dir;
+        wbtest::TinyRun p;
+        p.num_train_epochs = 1;
+        TrainingOptions o = wbtest::writeTinyRun(dir.path().toStdString(), p);
+        o.num_eval_per_epoch = 1;
+        o.save_embeddings = false;
+        Evals obs;
+        StopToken stop;
+        const RunFinished r = Trainer().run(o, obs, stop);
+        QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+        QCOMPARE(int(obs.evals.size()), 1);
+        QVERIFY(embeddingSteps(o.model_dir).empty());
+        QVERIFY(!std::filesystem::exists(std::filesystem::path(o.model_dir) / "embeddings"));
+        QCOMPARE(int64_t(readEvalExamples(evalExamplesPath(o.model_dir)).size()), p.eval_size);
     }
 };
 
