@@ -92,6 +92,23 @@ private Q_SLOTS:
         QVERIFY(!v.labelGraph(0));
         QCOMPARE(v.mistakeGraph()->data()->size(), 0);
     }
+
+    /// A run with save_embeddings off: the empty view says why, and how to turn it on; a run
+    /// that saves them but has not evaluated yet says "yet".
+    void emptyViewSaysWhy()
+    {
+        QTemporaryDir dir;
+        EmbeddingView v;
+        v.setModelDir(dir.path(), false);
+        QCOMPARE(v.summaryText(),
+                 QStringLiteral("No embeddings: this run does not save them (Save embeddings is off, "
+                                "--save_embeddings=false), so that a big eval set does not fill the model directory. "
+                                "Turn it on under Hyperparameters to see the eval examples here at each evaluation."));
+        QVERIFY(!v.stepSlider()->isEnabled());
+        v.setModelDir(dir.path(), true);
+        QCOMPARE(v.summaryText(),
+                 QStringLiteral("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors."));
+    }
 };
 
 QTEST_MAIN(tst_EmbeddingView)

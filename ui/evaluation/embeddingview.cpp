@@ -86,7 +86,7 @@ EmbeddingView::EmbeddingView(QWidget *parent) : QWidget(parent)
     connect(m_plot, &QCustomPlot::mousePress, this, &EmbeddingView::mouseClicked);
 }
 
-void EmbeddingView::setModelDir(const QString &modelDir)
+void EmbeddingView::setModelDir(const QString &modelDir, bool saved)
 {
     m_modelDir = modelDir;
     m_steps = modelDir.isEmpty() ? std::vector<int64_t>{} : embeddingSteps(modelDir.toStdString());
@@ -99,7 +99,12 @@ void EmbeddingView::setModelDir(const QString &modelDir)
         m_mistakes->data()->clear();
         m_points.clear();
         m_rowTexts.clear();
-        m_summary->setText(tr("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors."));
+        m_summary->setText(
+            saved || modelDir.isEmpty()
+                ? tr("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors.")
+                : tr("No embeddings: this run does not save them (Save embeddings is off, --save_embeddings=false), "
+                     "so that a big eval set does not fill the model directory. Turn it on under Hyperparameters "
+                     "to see the eval examples here at each evaluation."));
         m_plot->replot();
         return;
     }
@@ -180,6 +185,12 @@ void EmbeddingView::showPoints(const EmbeddingSnapshot &s, const Projection2D &p
     m_mistakes->setData(mx, my, true);
     m_mistakes->setAdaptiveSampling(false); // every mistake drawn (sampling would thin out close crosses)
     m_plot->rescaleAxes();
+    // A margin of 5 % on each side: points on the outermost rows are drawn whole, not cut by the frame.
+    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
+        const QCPRange r = axis->range();
+        const double margin = r.size() > 0 ? 0.05 * r.size() : 1.0;
+        axis->setRange(r.lower - margin, r.upper + margin);
+    }
     m_points = p.points;
     m_rowTexts = texts;
     m_summary->setText(tr("Step %1: %2 eval examples, %3 mistakes (crosses); PCA of the pooled [CLS] vectors "

@@ -29,8 +29,9 @@ public:
 
     /// Lists the saved steps of `modelDir` and shows the latest, read in the background
     /// (texts and label names from eval_examples.jsonl when present). A folder without
-    /// embeddings (or an empty path) clears the view.
-    void setModelDir(const QString &modelDir);
+    /// embeddings (or an empty path) clears the view; with `saved` false (the run's
+    /// save_embeddings option is off) its text says that this is why it is empty.
+    void setModelDir(const QString &modelDir, bool saved = true);
     /// Shows `s` projected as `p` (index-aligned); `texts` by row, `labelNames` by label id.
     void showPoints(const EmbeddingSnapshot &s, const Projection2D &p, const std::vector<QString> &texts,
                     const std::vector<QString> &labelNames);

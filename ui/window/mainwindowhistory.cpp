@@ -124,7 +124,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
     clearRunViews(); // also makes a recorded run still being read stale
     m_shownModelDir = q(o.model_dir);
     loadBaseline(o);
-    m_embeddings->setModelDir(q(o.model_dir)); // the saved evaluations' vectors, read in the background
+    m_embeddings->setModelDir(q(o.model_dir), o.save_embeddings); // the saved evaluations' vectors, read in the background
     if (o.model_dir.empty())
         return;
     const quint64 generation = m_shownRunGeneration;

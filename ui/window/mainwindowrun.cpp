@@ -90,7 +90,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     // The trainer writes eval_examples.jsonl after reporting an evaluation and before its checkpoint.
     m_evalView->loadExamples(modelDir);
-    m_embeddings->setModelDir(modelDir); // the evaluation's embeddings/step-N.safetensors
+    m_embeddings->setModelDir(modelDir, m_session->controller()->lastSpec().save_embeddings); // the evaluation's embeddings/step-N.safetensors
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
     m_fillMask->checkpointSaved(modelDir);
