@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "ui/evaluation/toplossesview.h"
+#include "ui/tryit/tryitpanel.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runsession.h"
 
@@ -32,16 +34,22 @@ struct Options
                                        QStringLiteral("png")};
     QCommandLineOption windowSize{QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1600x1000 (screenshots)."),
                                   QStringLiteral("WxH")};
+    QCommandLineOption tryText{QStringLiteral("try-text"),
+                               QStringLiteral("Type this text into Try it with Which words decided ticked (screenshots)."),
+                               QStringLiteral("text")};
+    QCommandLineOption explainTopLoss{QStringLiteral("explain-top-loss"),
+                                      QStringLiteral("Open this Top losses row in Try it once the list is loaded (screenshots)."),
+                                      QStringLiteral("row")};
     QCommandLineParser parser;
 
     void parse(const QApplication &app)
     {
-        for (QCommandLineOption *hidden : {&screenshot, &delay, &tab, &screenshotAtEnd, &windowSize})
+        for (QCommandLineOption *hidden : {&screenshot, &delay, &tab, &screenshotAtEnd, &windowSize, &tryText, &explainTopLoss})
             hidden->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd, windowSize});
+        parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss});
         parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
         parser.process(app);
     }
@@ -91,6 +99,29 @@ void openStartingProject(wb::MainWindow &window, const Options &opts)
         window.showTab(opts.value(opts.tab));
 }
 
+/// --try-text TEXT (Try it, explained) and --explain-top-loss ROW (that row of Top losses
+/// opened in Try it when the list has loaded): the views of the tutorial's screenshots.
+void scheduleScriptedViews(wb::MainWindow &window, const Options &opts)
+{
+    if (opts.isSet(opts.tryText))
+        QTimer::singleShot(300, &window, [&window, text = opts.value(opts.tryText)] {
+            if (auto *tryIt = window.findChild<wb::TryItPanel *>()) {
+                window.showTab(QStringLiteral("tryItTab"));
+                tryIt->setExplainEnabled(true);
+                tryIt->setTexts(text);
+            }
+        });
+    if (opts.isSet(opts.explainTopLoss))
+        if (auto *losses = window.findChild<wb::TopLossesView *>()) {
+            const int row = opts.value(opts.explainTopLoss).toInt();
+            auto *once = new QObject(&window);
+            QObject::connect(losses, &wb::TopLossesView::examplesLoaded, once, [losses, row, once] {
+                QTimer::singleShot(200, losses, [losses, row] { losses->explainRow(row); });
+                once->deleteLater();
+            });
+        }
+}
+
 /// --screenshot PNG: after --screenshot-delay, the window (and an open dialog as -dialog.png), then quit.
 void scheduleScreenshot(wb::MainWindow &window, const Options &opts)
 {
@@ -138,6 +169,7 @@ int main(int argc, char **argv)
     wb::MainWindow window;
     applyWindowSize(window, opts);
     window.show();
+    scheduleScriptedViews(window, opts);
     openStartingProject(window, opts);
     if (opts.isSet(opts.screenshot))
         scheduleScreenshot(window, opts);
