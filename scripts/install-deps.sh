@@ -4,7 +4,7 @@
 set -eu
 PKGS="g++ make cmake ccache pkg-config
 qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
-libtorch-dev libgloo-dev libopenblas0-pthread
+libtorch-dev libgloo-dev libopenblas0-pthread libdnnl-dev
 protobuf-compiler libprotobuf-dev libonnx-dev zlib1g-dev libutf8proc-dev libcli11-dev libssl-dev libarchive-dev libcurl4-openssl-dev liblinear-dev
 xvfb xauth fonts-dejavu-core
 chromium"

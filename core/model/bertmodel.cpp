@@ -208,6 +208,13 @@ LinearImpl::LinearImpl(int64_t in, int64_t out, at::Generator &gen)
     bias.uniform_(-bound, bound, gen);
 }
 
+torch::Tensor LinearImpl::forward(const torch::Tensor &x)
+{
+    if (torch::GradMode::is_enabled() && fastKernels().linear && fastLinearApplies(x, weight, bias))
+        return fastLinear(x, weight, bias);
+    return torch::nn::functional::linear(x, weight, bias);
+}
+
 EmbeddingImpl::EmbeddingImpl(int64_t count, int64_t width, at::Generator &gen)
 {
     weight = register_parameter("weight", torch::empty({count, width}));
@@ -272,12 +279,17 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     auto q = query->forward(qIn).view({b, sq, m_heads, d}).transpose(1, 2);
     auto k = key->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
     auto v = value->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
-    auto scores = torch::baddbmm(maskBias.expand({b, m_heads, sq, s}).reshape({b * m_heads, sq, s}),
-                                 q.reshape({b * m_heads, sq, d}), k.reshape({b * m_heads, s, d}).transpose(1, 2),
-                                 /*beta=*/1.0, /*alpha=*/1.0 / std::sqrt(double(d)));
+    const torch::Tensor qb = q.reshape({b * m_heads, sq, d}), kt = k.reshape({b * m_heads, s, d}).transpose(1, 2),
+                        vb = v.reshape({b * m_heads, s, d}), bias = maskBias.expand({b, m_heads, sq, s});
+    const double scale = 1.0 / std::sqrt(double(d));
+    // The fp32 training step runs both products on oneDNN's batched matmul (nn::fastBatchedMatmul:
+    // the same math, the mask bias added in the GEMM); inference and autocast as before.
+    const bool fast = torch::GradMode::is_enabled() && fastKernels().attention && fastBatchedMatmulApplies(qb, kt, bias);
+    auto scores = fast ? fastBatchedMatmul(qb, kt, scale, bias)
+                       : torch::baddbmm(bias.reshape({b * m_heads, sq, s}), qb, kt, /*beta=*/1.0, /*alpha=*/scale);
     // Softmax in float32 also when autocast computed the scores in bf16/fp16.
     auto probs = dropout(torch::softmax(scores, -1, torch::kFloat), m_attentionDropout, is_training(), m_gen);
-    auto context = torch::bmm(probs, v.reshape({b * m_heads, s, d}))
+    auto context = (fast && fastBatchedMatmulApplies(probs, vb, {}) ? fastBatchedMatmul(probs, vb, 1.0) : torch::bmm(probs, vb))
                        .view({b, m_heads, sq, d})
                        .transpose(1, 2)
                        .reshape({b, sq, h});

@@ -45,8 +45,10 @@ class LinearImpl : public torch::nn::Module
 {
 public:
     LinearImpl(int64_t in, int64_t out, at::Generator &gen);
-    /// [..., in] → [..., out].
-    torch::Tensor forward(const torch::Tensor &x) { return torch::nn::functional::linear(x, weight, bias); }
+    /// [..., in] → [..., out]. With gradients on and float32 CPU tensors outside autocast (the
+    /// fp32 training step) the products run on oneDNN (nn::fastLinear, core/model/fusedops.h;
+    /// equal up to floating-point reassociation); otherwise, inference and bf16 included, as above.
+    torch::Tensor forward(const torch::Tensor &x);
     torch::Tensor weight, bias;
 };
 TORCH_MODULE(Linear);

@@ -3,7 +3,17 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
 #include <torch/csrc/autograd/custom_function.h>
+
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace wb::nn {
 
@@ -111,7 +121,227 @@ struct FusedDropoutFunction : public torch::autograd::Function<FusedDropoutFunct
     }
 };
 
+/// Row-major C[m,n] = alpha·op(A)·op(B) + beta·C with oneDNN (op = 'N' or 'T'), contiguous operands.
+void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c)
+{
+    RECORD_FUNCTION("wb::dnnl_sgemm", std::vector<c10::IValue>());
+    const int64_t lda = ta == 'N' ? k : m, ldb = tb == 'N' ? n : k;
+    const dnnl_status_t st = dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
+    TORCH_CHECK(st == dnnl_success, "oneDNN sgemm failed (status ", int(st), ") for ", m, "x", k, "x", n);
+}
+
+struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &weight, const torch::Tensor &bias)
+    {
+        const int64_t in = weight.size(1), out = weight.size(0);
+        const torch::Tensor x2 = x.reshape({-1, in}).contiguous();
+        const int64_t rows = x2.size(0);
+        // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1).
+        torch::Tensor y = bias.unsqueeze(0).expand({rows, out}).contiguous();
+        if (rows > 0 && in > 0)
+            sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+        ctx->save_for_backward({x2, weight});
+        std::vector<int64_t> shape = x.sizes().vec();
+        shape.back() = out;
+        return y.view(shape);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &x2 = saved[0], &weight = saved[1];
+        const int64_t in = weight.size(1), out = weight.size(0), rows = x2.size(0);
+        const torch::Tensor dy = grads[0].reshape({rows, out}).contiguous();
+        torch::Tensor dx, dw, db;
+        if (ctx->needs_input_grad(0)) {
+            dx = torch::empty({rows, in}, dy.options());
+            if (rows > 0 && out > 0)
+                sgemm('N', 'N', rows, in, out, dy.data_ptr<float>(), weight.data_ptr<float>(), 0.0f, dx.data_ptr<float>());
+            else
+                dx.zero_();
+            std::vector<int64_t> shape = grads[0].sizes().vec();
+            shape.back() = in;
+            dx = dx.view(shape);
+        }
+        if (ctx->needs_input_grad(1)) {
+            if (rows == 0) {
+                dw = torch::zeros({out, in}, dy.options());
+            } else if (out <= in) { // dW = dyᵀ·x straight into [out, in]
+                dw = torch::empty({out, in}, dy.options());
+                sgemm('T', 'N', out, in, rows, dy.data_ptr<float>(), x2.data_ptr<float>(), 0.0f, dw.data_ptr<float>());
+            } else { // (xᵀ·dy)ᵀ: oneDNN runs the product with fewer rows than columns faster
+                torch::Tensor t = torch::empty({in, out}, dy.options());
+                sgemm('T', 'N', in, out, rows, x2.data_ptr<float>(), dy.data_ptr<float>(), 0.0f, t.data_ptr<float>());
+                dw = t.t().contiguous();
+            }
+        }
+        if (ctx->needs_input_grad(2))
+            db = dy.sum(0);
+        return {dx, dw, db};
+    }
+};
+
+bool isCpuFloat(const torch::Tensor &t)
+{
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
+}
+
+/// A 3-D operand oneDNN reads in place: a unit stride in one of the last two dims (else a copy).
+torch::Tensor plainOperand(const torch::Tensor &t)
+{
+    return (t.stride(2) == 1 || t.stride(1) == 1) ? t : t.contiguous();
+}
+
+/// out = alpha·a·b + beta·out over the batch with oneDNN's matmul primitive: a [B, m, k], b [B, k, n]
+/// (plainOperand layouts), out contiguous [B, m, n]. One primitive per shape, layout, alpha, beta,
+/// built once and kept (a training run has a handful).
+void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alpha, float beta, torch::Tensor &out)
+{
+    RECORD_FUNCTION("wb::dnnl_matmul", std::vector<c10::IValue>());
+    using namespace dnnl;
+    static engine eng(engine::kind::cpu, 0);
+    using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, float, float>;
+    static std::mutex mutex;
+    static std::map<Key, std::shared_ptr<matmul>> cache;
+    const auto desc = [](const torch::Tensor &t) {
+        return memory::desc({t.size(0), t.size(1), t.size(2)}, memory::data_type::f32,
+                            {t.stride(0), t.stride(1), t.stride(2)});
+    };
+    const memory::desc amd = desc(a), bmd = desc(b), cmd = desc(out);
+    std::shared_ptr<matmul> prim;
+    {
+        const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), alpha, beta};
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = cache.find(key);
+        if (it == cache.end()) {
+            primitive_attr attr;
+            if (alpha != 1.0f)
+                attr.set_output_scales(0, {alpha});
+            if (beta != 0.0f) {
+                post_ops ops;
+                ops.append_sum(beta);
+                attr.set_post_ops(ops);
+            }
+            if (cache.size() >= 64)
+                cache.clear(); // shapes change (evaluation, another run): start over
+            it = cache.emplace(key, std::make_shared<matmul>(matmul::primitive_desc(matmul::desc(amd, bmd, cmd), attr, eng)))
+                     .first;
+        }
+        prim = it->second;
+    }
+    stream strm(eng);
+    memory ma(amd, eng, a.data_ptr<float>()), mb(bmd, eng, b.data_ptr<float>()), mc(cmd, eng, out.data_ptr<float>());
+    prim->execute(strm, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+    strm.wait();
+}
+
+struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedMatmulFunction>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &a0, const torch::Tensor &b0,
+                                 const torch::Tensor &addend, bool hasAddend, double alpha)
+    {
+        const torch::Tensor a = plainOperand(a0), b = plainOperand(b0);
+        const int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+        torch::Tensor y = torch::empty({batch, m, n}, a.options());
+        float beta = 0.0f;
+        if (hasAddend) {
+            y.view(addend.sizes()).copy_(addend); // never written in place: addend may be a view
+            beta = 1.0f;
+        }
+        if (y.numel() > 0 && k > 0)
+            dnnlBatchedMatmul(a, b, float(alpha), beta, y);
+        else if (!hasAddend)
+            y.zero_();
+        ctx->save_for_backward({a, b});
+        ctx->saved_data["alpha"] = alpha;
+        ctx->saved_data["addend_sizes"] = addend.sizes().vec();
+        return y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &a = saved[0], &b = saved[1];
+        const float alpha = float(ctx->saved_data["alpha"].toDouble());
+        const torch::Tensor dy = plainOperand(grads[0]);
+        torch::Tensor da, db, dAddend;
+        const auto product = [&](const torch::Tensor &x, const torch::Tensor &y, torch::Tensor &out) {
+            out = torch::empty({x.size(0), x.size(1), y.size(2)}, dy.options());
+            if (out.numel() > 0 && x.size(2) > 0)
+                dnnlBatchedMatmul(plainOperand(x), plainOperand(y), alpha, 0.0f, out);
+            else
+                out.zero_();
+        };
+        if (ctx->needs_input_grad(0))
+            product(dy, b.transpose(1, 2), da); // alpha·dy·bᵀ
+        if (ctx->needs_input_grad(1))
+            product(a.transpose(1, 2), dy, db); // alpha·aᵀ·dy
+        if (ctx->needs_input_grad(2))
+            dAddend = grads[0].reshape(ctx->saved_data["addend_sizes"].toIntVector());
+        return {da, db, dAddend, torch::Tensor(), torch::Tensor()};
+    }
+};
+
 } // namespace
+
+namespace {
+std::atomic<bool> gFastLinear{true}, gFastAttention{true};
+} // namespace
+
+void setFastKernels(FastKernels kernels)
+{
+    gFastLinear = kernels.linear;
+    gFastAttention = kernels.attention;
+}
+
+FastKernels fastKernels()
+{
+    return {gFastLinear.load(), gFastAttention.load()};
+}
+
+bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend)
+{
+    if (!isCpuFloat(a) || !isCpuFloat(b) || a.dim() != 3 || b.dim() != 3 || a.size(0) != b.size(0) ||
+        a.size(2) != b.size(1) || at::autocast::is_cpu_enabled())
+        return false;
+    if (!addend.defined())
+        return true;
+    if (!isCpuFloat(addend) || addend.dim() < 2 || addend.size(-2) != a.size(1) || addend.size(-1) != b.size(2))
+        return false;
+    int64_t leading = 1;
+    for (int64_t i = 0; i + 2 < addend.dim(); ++i)
+        leading *= addend.size(i);
+    return leading == a.size(0);
+}
+
+torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha, const torch::Tensor &addend)
+{
+    TORCH_CHECK(fastBatchedMatmulApplies(a, b, addend),
+                "fastBatchedMatmul: expected float32 CPU tensors a [batch, m, k], b [batch, k, n] and an addend "
+                "[..., m, n] whose leading dims multiply to batch, with autocast off; use torch::baddbmm otherwise");
+    // libtorch 1.13's Function::apply needs defined tensors: an empty stand-in when there is no addend.
+    const bool hasAddend = addend.defined();
+    return FastBatchedMatmulFunction::apply(a, b, hasAddend ? addend : torch::empty({0}, a.options()), hasAddend, alpha);
+}
+
+bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
+{
+    return isCpuFloat(x) && isCpuFloat(weight) && isCpuFloat(bias) && x.dim() >= 1 && weight.dim() == 2 &&
+           weight.is_contiguous() && bias.dim() == 1 && bias.size(0) == weight.size(0) &&
+           x.size(-1) == weight.size(1) && !at::autocast::is_cpu_enabled();
+}
+
+torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
+{
+    TORCH_CHECK(fastLinearApplies(x, weight, bias),
+                "fastLinear: expected float32 CPU tensors x [..., in], weight [out, in] (contiguous) and bias [out] "
+                "with autocast off; use torch::nn::functional::linear otherwise");
+    return FastLinearFunction::apply(x, weight, bias);
+}
 
 torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed)
 {

@@ -49,4 +49,46 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 /// 0 < p < 1. Multithreaded over at::parallel_for; the result does not depend on the thread count.
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
+/// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear,
+/// fastBatchedMatmul in the attention); both by default. A process-wide switch for the
+/// benchmark's A/B runs and for tests that compare with the ATen path; set it before a step
+/// runs, not while one does.
+struct FastKernels
+{
+    bool linear = true;
+    bool attention = true;
+};
+void setFastKernels(FastKernels kernels);
+FastKernels fastKernels();
+
+/// True when fastLinear computes linear(x, weight, bias): float32 CPU tensors, weight [out, in]
+/// contiguous, bias [out], autocast off (bf16/fp16 stay with ATen's autocast rules).
+bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
+
+/// y = x·Wᵀ + b (torch::nn::functional::linear up to floating-point reassociation) with its
+/// three products on oneDNN's sgemm, which on the model's shapes (4096×256·256×1024 and
+/// the transposed backward products) runs 20–40 % faster than OpenBLAS on AVX-512
+/// (docs/benchmarks.md, "GEMM shapes"). x [..., in] (any strides), weight [out, in], bias
+/// [out], all float32 on CPU (fastLinearApplies); y [..., out], contiguous. Backward: dx = dy·W,
+/// dW = dyᵀ·x (computed as (xᵀ·dy)ᵀ when out > in, the orientation oneDNN runs faster),
+/// db = Σ dy over the rows; not differentiable twice. Threads: oneDNN's OpenMP pool, the one
+/// ATen's intra-op threads use (torch::set_num_threads). Throws c10::Error on a oneDNN failure.
+torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
+
+/// True when fastBatchedMatmul computes alpha·a·b + addend: a [batch, m, k], b [batch, k, n]
+/// float32 CPU (any strides), addend undefined or float32 [..., m, n] (any strides, e.g. an
+/// expanded view) whose leading dims multiply to batch (the batch flattened row-major), autocast off.
+bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend);
+
+/// y = alpha·a·b + addend (torch::baddbmm(addend.reshape({batch, m, n}), a, b, 1, alpha); torch::bmm(a, b) when addend
+/// is undefined and alpha 1), up to floating-point reassociation, on oneDNN's matmul primitive
+/// (one cached primitive a shape and layout) over the whole batch: the attention products,
+/// 128 matrices of 128×64·64×128 in BERT-Mini, run 1.5–1.9× faster than OpenBLAS's per-matrix
+/// calls (docs/benchmarks.md, "GEMM shapes"). Transposed views are read in place (no copy)
+/// when one of their last two strides is 1. y [batch, m, n] contiguous. Backward: da = alpha·dy·bᵀ,
+/// db = alpha·aᵀ·dy, d(addend) = dy in addend's shape; not differentiable twice. Threads as
+/// fastLinear. Throws c10::Error when oneDNN fails.
+torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha,
+                                const torch::Tensor &addend = torch::Tensor());
+
 } // namespace wb::nn

@@ -3,9 +3,13 @@
 // gradients within float tolerance (core/model/fusedops.h).
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
+#include "core/train/adamw.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/autocast_mode.h>
 #include <QtTest>
+
+#include <stdexcept>
 
 using namespace wb;
 
@@ -19,6 +23,14 @@ private Q_SLOTS:
     void dropoutKeepsTheRightFraction();
     void dropoutDrawsOneNumberFromTheGenerator();
     void dropoutDoesNotDependOnThreads();
+    void fastLinearIsLinear_data();
+    void fastLinearIsLinear();
+    void fastLinearGradientsOfOneInputOnly();
+    void fastLinearOnlyWhereItApplies();
+    void fastBatchedMatmulIsBaddbmm_data();
+    void fastBatchedMatmulIsBaddbmm();
+    void fastBatchedMatmulOnlyWhereItApplies();
+    void trainingStepsMatchTheATenPath();
 };
 
 /// dropoutMask(n, p, seed)[i] is 1/(1−p) exactly where dropoutHash(seed, i) >> 8 is below the
@@ -127,6 +139,234 @@ void tst_FusedOps::dropoutDoesNotDependOnThreads()
     const torch::Tensor two = nn::fusedDropout(x, 0.2, 99);
     torch::set_num_threads(threads);
     QVERIFY(torch::equal(one, two));
+}
+
+void tst_FusedOps::fastLinearIsLinear_data()
+{
+    QTest::addColumn<QList<qint64>>("xShape"); // x's shape before the transpose below
+    QTest::addColumn<bool>("transposed");      // x = the stored tensor's last two dims swapped
+    QTest::addColumn<qint64>("out");
+    QTest::newRow("2-D, out = in") << QList<qint64>{64, 32} << false << qint64(32);
+    QTest::newRow("3-D, out > in (dW as (xᵀ·dy)ᵀ)") << QList<qint64>{4, 16, 24} << false << qint64(96);
+    QTest::newRow("3-D, out < in") << QList<qint64>{4, 16, 96} << false << qint64(24);
+    QTest::newRow("non-contiguous x") << QList<qint64>{3, 40, 17} << true << qint64(29);
+    QTest::newRow("one row, one output") << QList<qint64>{1, 7} << false << qint64(1);
+    QTest::newRow("no rows") << QList<qint64>{0, 8} << false << qint64(5);
+}
+
+/// fastLinear's value and its gradients for x, W and b equal torch::nn::functional::linear's
+/// (float32; tolerance for the other summation order of the GEMM kernels).
+void tst_FusedOps::fastLinearIsLinear()
+{
+    QFETCH(QList<qint64>, xShape);
+    QFETCH(bool, transposed);
+    QFETCH(qint64, out);
+    torch::manual_seed(7);
+    torch::Tensor stored = torch::randn(std::vector<int64_t>(xShape.begin(), xShape.end()));
+    torch::Tensor xBase = transposed ? stored.transpose(-1, -2) : stored;
+    QCOMPARE(xBase.is_contiguous(), !transposed);
+    const int64_t in = xBase.size(-1);
+    const torch::Tensor w0 = torch::randn({out, in}), b0 = torch::randn({out});
+    std::vector<int64_t> yShape = xBase.sizes().vec();
+    yShape.back() = out;
+    const torch::Tensor dy = torch::randn(yShape);
+    auto run = [&](bool fast) {
+        auto x = xBase.detach().clone(at::MemoryFormat::Preserve).requires_grad_(true);
+        if (transposed)
+            x = stored.detach().clone().requires_grad_(true);
+        auto xs = transposed ? x.transpose(-1, -2) : x;
+        auto w = w0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true);
+        if (!nn::fastLinearApplies(xs, w, b))
+            throw std::runtime_error("fastLinearApplies is false");
+        auto y = fast ? nn::fastLinear(xs, w, b) : torch::nn::functional::linear(xs, w, b);
+        y.backward(dy);
+        return std::vector<torch::Tensor>{y.detach(), x.grad(), w.grad(), b.grad()};
+    };
+    const auto fast = run(true), plain = run(false);
+    QCOMPARE(fast[0].sizes().vec(), yShape);
+    const char *what[] = {"y", "dx", "dW", "db"};
+    for (int k = 0; k < 4; ++k) {
+        QVERIFY2(fast[k].defined() && plain[k].defined(), what[k]);
+        QCOMPARE(fast[k].sizes(), plain[k].sizes());
+        const double err = fast[k].numel() ? (fast[k] - plain[k]).abs().max().item<double>() : 0.0;
+        const double scale = plain[k].numel() ? plain[k].abs().max().item<double>() + 1.0 : 1.0;
+        QVERIFY2(err <= 1e-5 * scale,
+                 qPrintable(QStringLiteral("%1: max error %2 (scale %3)").arg(QLatin1String(what[k])).arg(err).arg(scale)));
+    }
+    // The value is x·Wᵀ + b in double precision, within float rounding.
+    const torch::Tensor exact = torch::nn::functional::linear(xBase.to(torch::kDouble), w0.to(torch::kDouble), b0.to(torch::kDouble));
+    if (exact.numel())
+        QVERIFY((fast[0].to(torch::kDouble) - exact).abs().max().item<double>() < 1e-4);
+}
+
+/// Only the gradients asked for are computed: x without requires_grad gets none, W and b do.
+void tst_FusedOps::fastLinearGradientsOfOneInputOnly()
+{
+    torch::manual_seed(3);
+    const torch::Tensor x = torch::randn({5, 6});
+    auto w = torch::randn({4, 6}).requires_grad_(true), b = torch::randn({4}).requires_grad_(true);
+    nn::fastLinear(x, w, b).sum().backward();
+    QVERIFY(torch::allclose(w.grad(), torch::ones({5, 4}).t().mm(x), 1e-5, 1e-5)); // dW = 1ᵀ·x
+    QVERIFY(torch::equal(b.grad(), torch::full({4}, 5.0f)));                           // db = rows
+    // Frozen weights: the gradient reaches x alone.
+    auto x2 = torch::randn({5, 6}).requires_grad_(true);
+    const torch::Tensor w2 = torch::randn({4, 6}), b2 = torch::randn({4});
+    nn::fastLinear(x2, w2, b2).sum().backward();
+    QVERIFY(torch::allclose(x2.grad(), torch::ones({5, 4}).mm(w2), 1e-5, 1e-5));
+}
+
+/// The Linear module takes the fast path only in an fp32 step with gradients on: inference
+/// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
+void tst_FusedOps::fastLinearOnlyWhereItApplies()
+{
+    auto gen = nn::makeGenerator(5);
+    nn::Linear lin(12, 8, gen);
+    torch::manual_seed(11);
+    const torch::Tensor x = torch::randn({3, 10, 12});
+    {
+        torch::NoGradGuard noGrad;
+        QVERIFY(torch::equal(lin->forward(x), torch::nn::functional::linear(x, lin->weight, lin->bias)));
+    }
+    const torch::Tensor y = lin->forward(x);
+    QVERIFY(y.grad_fn() != nullptr);
+    QVERIFY2(y.grad_fn()->name().find("FastLinearFunction") != std::string::npos, y.grad_fn()->name().c_str());
+    QVERIFY(torch::allclose(y, torch::nn::functional::linear(x, lin->weight, lin->bias), 1e-5, 1e-5));
+    QVERIFY(!nn::fastLinearApplies(x.to(torch::kBFloat16), lin->weight, lin->bias));
+    QVERIFY(!nn::fastLinearApplies(x, lin->weight.t().contiguous().t(), lin->bias)); // [out, in], not contiguous
+    QVERIFY(!nn::fastLinearApplies(x, lin->weight, torch::Tensor()));
+    {
+        at::autocast::set_cpu_enabled(true);
+        const bool applies = nn::fastLinearApplies(x, lin->weight, lin->bias);
+        at::autocast::set_cpu_enabled(false);
+        QVERIFY(!applies);
+    }
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fastLinear(x.to(torch::kBFloat16), lin->weight, lin->bias));
+}
+
+void tst_FusedOps::fastBatchedMatmulIsBaddbmm_data()
+{
+    QTest::addColumn<QString>("layout"); // of b: "plain", "transposed" (a view), "strided" (no unit stride)
+    QTest::addColumn<bool>("withAddend");
+    QTest::addColumn<double>("alpha");
+    QTest::newRow("scores: q·kᵀ (view) / √d + mask bias") << QStringLiteral("transposed") << true << 0.125;
+    QTest::newRow("context: probs·v") << QStringLiteral("plain") << false << 1.0;
+    QTest::newRow("b without a unit stride (copied)") << QStringLiteral("strided") << true << 0.5;
+}
+
+/// fastBatchedMatmul(a, b, alpha, addend) and its gradients (a, b, and the [B, 1, 1, n] tensor
+/// the addend is expanded from, as the attention mask bias is) equal torch::baddbmm's.
+void tst_FusedOps::fastBatchedMatmulIsBaddbmm()
+{
+    QFETCH(QString, layout);
+    QFETCH(bool, withAddend);
+    QFETCH(double, alpha);
+    torch::manual_seed(13);
+    const int64_t b = 3, heads = 2, m = 9, k = 5, n = 7;
+    const torch::Tensor a0 = torch::randn({b * heads, m, k}), bias0 = torch::randn({b, 1, 1, n});
+    const torch::Tensor bStore = layout == QLatin1String("transposed") ? torch::randn({b * heads, n, k})
+                                 : layout == QLatin1String("strided")  ? torch::randn({b * heads, k, 2 * n})
+                                                        : torch::randn({b * heads, k, n});
+    const torch::Tensor dy = torch::randn({b * heads, m, n});
+    auto run = [&](bool fast) {
+        auto a = a0.clone().requires_grad_(true), bs = bStore.clone().requires_grad_(true);
+        auto bias = bias0.clone().requires_grad_(true);
+        const torch::Tensor bv = layout == QLatin1String("transposed") ? bs.transpose(1, 2)
+                                 : layout == QLatin1String("strided")  ? bs.slice(2, 0, 2 * n, 2)
+                                                        : bs;
+        const torch::Tensor addend = withAddend ? bias.expand({b, heads, m, n}) : torch::Tensor();
+        torch::Tensor y;
+        if (fast) {
+            if (!nn::fastBatchedMatmulApplies(a, bv, addend))
+                throw std::runtime_error("fastBatchedMatmulApplies is false");
+            y = nn::fastBatchedMatmul(a, bv, alpha, addend);
+        } else {
+            y = withAddend ? torch::baddbmm(addend.reshape({b * heads, m, n}), a, bv, 1.0, alpha)
+                           : torch::bmm(a, bv).mul(alpha);
+        }
+        y.backward(dy);
+        return std::vector<torch::Tensor>{y.detach(), a.grad(), bs.grad(), withAddend ? bias.grad() : torch::zeros({1})};
+    };
+    const auto fast = run(true), plain = run(false);
+    const char *what[] = {"y", "da", "db", "d(bias)"};
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(fast[i].sizes(), plain[i].sizes());
+        const double err = (fast[i] - plain[i]).abs().max().item<double>();
+        QVERIFY2(err <= 1e-5 * (plain[i].abs().max().item<double>() + 1.0),
+                 qPrintable(QStringLiteral("%1: max error %2").arg(QLatin1String(what[i])).arg(err)));
+    }
+    QVERIFY(fast[0].is_contiguous());
+}
+
+/// The attention takes the fast path only with gradients on in float32: the shapes it checks,
+/// and inference equal to baddbmm bit for bit (the model's forward under NoGradGuard).
+void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
+{
+    const torch::Tensor a = torch::randn({4, 3, 5}), b = torch::randn({4, 5, 6});
+    QVERIFY(nn::fastBatchedMatmulApplies(a, b, {}));
+    QVERIFY(nn::fastBatchedMatmulApplies(a, b, torch::zeros({2, 1, 1, 6}).expand({2, 2, 3, 6})));
+    QVERIFY(!nn::fastBatchedMatmulApplies(a, b, torch::zeros({3, 3, 6}))); // leading dims 3 ≠ batch 4
+    QVERIFY(!nn::fastBatchedMatmulApplies(a, torch::randn({4, 4, 6}), {})); // k mismatch
+    QVERIFY(!nn::fastBatchedMatmulApplies(a.to(torch::kBFloat16), b.to(torch::kBFloat16), {}));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fastBatchedMatmul(a, torch::randn({4, 4, 6}), 1.0));
+    // A whole BERT block: fast (grad on) and plain (no grad) forwards agree within float rounding.
+    BertConfig c;
+    c.vocab_size = 50, c.hidden_size = 16, c.num_hidden_layers = 2, c.num_attention_heads = 2,
+    c.intermediate_size = 32, c.max_position_embeddings = 32;
+    nn::BertForSequenceClassification model(c, 2, nn::makeGenerator(9));
+    model->eval();
+    const torch::Tensor ids = torch::randint(0, 50, {2, 12}), seg = torch::zeros({2, 12}, torch::kLong);
+    torch::Tensor mask = torch::ones({2, 12}, torch::kLong);
+    mask.narrow(1, 8, 4).zero_();
+    torch::Tensor plain;
+    {
+        torch::NoGradGuard noGrad;
+        plain = model->forward(ids, mask, seg);
+    }
+    const torch::Tensor fast = model->forward(ids, mask, seg);
+    QVERIFY(fast.requires_grad());
+    QVERIFY2(torch::allclose(fast, plain, 1e-5, 1e-5), "fast and plain forward differ");
+}
+
+/// Five AdamW steps of a small BERT with dropout, the same seed: the oneDNN products (default)
+/// and the ATen ones (nn::setFastKernels off) give the same loss curve up to floating-point
+/// reassociation, and the same dropout masks (the generator advances alike).
+void tst_FusedOps::trainingStepsMatchTheATenPath()
+{
+    const auto losses = [](bool fast) {
+        nn::setFastKernels({fast, fast});
+        BertConfig c;
+        c.vocab_size = 100, c.hidden_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4,
+        c.intermediate_size = 64, c.max_position_embeddings = 64, c.type_vocab_size = 2;
+        auto gen = nn::makeGenerator(21);
+        nn::BertForSequenceClassification model(c, 2, gen);
+        model->train();
+        std::vector<std::pair<std::string, torch::Tensor>> params;
+        for (auto &p : model->named_parameters())
+            params.emplace_back(p.key(), p.value());
+        AdamW opt(params);
+        torch::manual_seed(5);
+        const torch::Tensor ids = torch::randint(0, 100, {4, 16}), seg = torch::zeros({4, 16}, torch::kLong);
+        const torch::Tensor labels = torch::tensor({0, 1, 1, 0});
+        torch::Tensor mask = torch::ones({4, 16}, torch::kLong);
+        mask.narrow(1, 12, 4).zero_();
+        std::vector<double> out;
+        for (int step = 0; step < 5; ++step) {
+            auto loss = torch::nn::functional::cross_entropy(model->forward(ids, mask, seg), labels);
+            loss.backward();
+            opt.step(1e-3);
+            opt.zeroGrad();
+            out.push_back(loss.item<double>());
+        }
+        out.push_back(double(at::check_generator<at::CPUGeneratorImpl>(gen)->random64() % 1000003));
+        nn::setFastKernels({});
+        return out;
+    };
+    const auto fast = losses(true), plain = losses(false);
+    QCOMPARE(fast.back(), plain.back()); // the generator drew the same numbers
+    for (size_t k = 0; k + 1 < fast.size(); ++k)
+        QVERIFY2(std::abs(fast[k] - plain[k]) <= 1e-5 * std::abs(plain[k]),
+                 qPrintable(QStringLiteral("step %1: loss %2 vs %3").arg(k).arg(fast[k], 0, 'g', 9).arg(plain[k], 0, 'g', 9)));
+    QVERIFY(fast[4] != fast[0]); // the steps moved the weights
 }
 
 QTEST_APPLESS_MAIN(tst_FusedOps)
