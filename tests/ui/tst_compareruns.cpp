@@ -3,6 +3,7 @@
 // is named and never overlaid on itself, the list is there after reopening a project, a
 // qualitative palette, strategy / start / best columns, differences only), the run queue,
 // and seed groups (mean curves with a min–max band, the spread of the final metrics).
+#include "ui/window/concurrentsweep.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
@@ -28,6 +29,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
@@ -108,6 +111,7 @@ private Q_SLOTS:
     void repeatWithSeeds();
     void sweepViewSortsAndBrushes();
     void sweepDialogRunsThePlanThroughTheQueue();
+    void sweepDialogTrainsTwoRunsAtOnce();
 };
 
 void tst_CompareRuns::tensorBoardLogsOfAListedRunKeepItsHyperparameters()
@@ -675,6 +679,55 @@ void tst_CompareRuns::sweepDialogRunsThePlanThroughTheQueue()
     // The same plan again: nothing left to train (the CLI would skip them too).
     w.openSweepDialog();
     QCOMPARE(planText->text(), QStringLiteral("4 of 4 run(s) already completed in this folder; 0 to go."));
+}
+
+void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
+{
+    // "Runs at once" 2: bert-workbench-cli sweep --max_concurrent_runs 2 trains both runs at the
+    // same time, each a real tiny run in its own process.
+    const char *cli = WB_BINARY_DIR "/app/cli/bert-workbench-cli";
+    QVERIFY2(QFile::exists(QString::fromLatin1(cli)), cli);
+    qputenv("BERT_WORKBENCH_CLI", cli);
+    QTemporaryDir dir;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    tiny.num_train_epochs = 1;
+    const TrainingOptions base = wbtest::writeTinyRun(dir.path().toStdString(), tiny);
+    MainWindow w;
+    w.setOptions(base);
+    SweepDialog *d = w.openSweepDialog();
+    const QString folder = dir.filePath(QStringLiteral("sweep"));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepFolder"))->setText(folder);
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,2"));
+    d->findChild<QSpinBox *>(QStringLiteral("sweepRunsAtOnce"))->setValue(2);
+    QCOMPARE(d->findChild<QLabel *>(QStringLiteral("sweepPlanText"))->text(),
+             QStringLiteral("2 run(s), up to 2 at once, each in its own process."));
+    QStringList statusWithTwo;
+    connect(w.statusBar(), &QStatusBar::messageChanged, &w, [&statusWithTwo](const QString &m) {
+        if (m.contains(QStringLiteral("(2 at once)")))
+            statusWithTwo << m;
+    });
+    d->findChild<QPushButton *>(QStringLiteral("startSweep"))->click();
+    auto *sweep = w.findChild<ConcurrentSweep *>(QStringLiteral("concurrentSweep"));
+    QVERIFY(sweep);
+    QVERIFY(sweep->isRunning());
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("stopAction"))->isEnabled()); // Stop stops the sweep
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QSignalSpy done(sweep, &ConcurrentSweep::finished);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.first().first().toInt(), 0);
+    QCOMPARE(sweep->mostAtOnce(), 2); // both trained at the same time
+    QCOMPARE(statusWithTwo.value(0), QStringLiteral("Sweep: training run-001, run-002 (2 at once)"));
+    QVERIFY2(w.logText().contains(QStringLiteral("[run-002] ")), qPrintable(w.logText()));
+    const auto file = readSweepFile(folder.toStdString());
+    QVERIFY(file);
+    for (const SweepRunRecord &r : file->runs) {
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+        QVERIFY(QFile::exists(folder + QStringLiteral("/") + QString::fromStdString(r.run.name)
+                              + QStringLiteral("/training_summary.json")));
+    }
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
 }
 
 QTEST_MAIN(tst_CompareRuns)

@@ -22,6 +22,7 @@
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
+#include "ui/window/concurrentsweep.h"
 #include "ui/window/lessonrunner.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
@@ -420,8 +421,9 @@ void MainWindow::updateTitle()
 
 void MainWindow::updateActions()
 {
-    m_trainAction->setEnabled(m_session->canTrain());
-    m_stopAction->setEnabled(m_session->canStop());
+    const bool sweeping = m_concurrentSweep && m_concurrentSweep->isRunning();
+    m_trainAction->setEnabled(m_session->canTrain() && !sweeping);
+    m_stopAction->setEnabled(m_session->canStop() || sweeping);
     m_resumeAction->setEnabled(m_session->canResume());
 }
 

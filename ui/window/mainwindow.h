@@ -34,6 +34,8 @@ class SchedulePanel;
 class StartPage;
 class PrepareDataDialog;
 class RunQueue;
+class ConcurrentSweep;
+struct SweepFile;
 class SweepDialog;
 class RunsTable;
 class RunSession;
@@ -133,6 +135,9 @@ public Q_SLOTS:
     /// Training → Sweep…: the sweep dialog (SweepDialog, object name "sweepDialog") on the
     /// form's settings; Start trains the plan's runs through the run queue and records each
     /// end in sweep.json; when all completed, Compare runs lists them and opens the Sweep view.
+    /// With "Runs at once" above 1 (a classifier's sweep) the runs train at the same time in
+    /// child processes (ConcurrentSweep, object name "concurrentSweep"); the status bar names
+    /// the runs training and Stop stops them all.
     SweepDialog *openSweepDialog();
     /// Closes the window without asking: a running run is stopped first (checkpoint written)
     /// and the window closes when it has ended. For scripted use (--screenshot).
@@ -242,6 +247,9 @@ private:
     RunsTable *m_runs = nullptr;
     RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
     SweepDialog *m_sweepDialog = nullptr;
+    ConcurrentSweep *m_concurrentSweep = nullptr; ///< a sweep with runs at once (openSweepDialog)
+    /// Starts the sweep of `file` (written to the dialog's folder) with runs at once.
+    void startConcurrentSweep(const SweepFile &file);
     /// The run queue, created with its Log lines on first use.
     RunQueue *ensureRunQueue();
     QTabWidget *m_tabs = nullptr;
