@@ -15,6 +15,7 @@
 #include "tinyrun.h"
 #include "ui/form/projectfile.h"
 #include "ui/plot/lossplot.h"
+#include "ui/runs/progresspanel.h"
 #include "ui/runs/rungroup.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
@@ -28,6 +29,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QTabWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -80,6 +83,20 @@ QString cell(const RunsTable &runs, int row, const char *header)
 
 /// With WB_SCREENSHOT_DIR set (docs/screenshots, run under xvfb-run), saves `w` as
 /// <dir>/<name>.png at 1600×1000 after it has drawn: the views the docs show. Otherwise nothing.
+/// With WB_SCREENSHOT_DIR set (under xvfb-run), saves the whole screen — the window and its
+/// open dialog — as <dir>/<name>-<W>x<H>.png. Otherwise nothing.
+void screenGrab(const QString &name)
+{
+    const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QTest::qWait(500);
+    QScreen *screen = QGuiApplication::primaryScreen();
+    const QSize size = screen->size();
+    QVERIFY(screen->grabWindow(0).save(
+        QDir(dir).filePath(QStringLiteral("%1-%2x%3.png").arg(name).arg(size.width()).arg(size.height()))));
+}
+
 void screenshot(QWidget *w, const QString &name)
 {
     const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
@@ -692,10 +709,17 @@ void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
     wbtest::TinyRun tiny;
     tiny.train_size = 16;
     tiny.eval_size = 8;
-    tiny.num_train_epochs = 1;
+    const bool screenshots = !qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR");
+    tiny.num_train_epochs = screenshots ? 60 : 1; // the screenshot is taken while both train
+    tiny.batch_size = screenshots ? 1 : tiny.batch_size;
     const TrainingOptions base = wbtest::writeTinyRun(dir.path().toStdString(), tiny);
     MainWindow w;
     w.setOptions(base);
+    if (screenshots) {
+        w.resize(QGuiApplication::primaryScreen()->availableSize());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+    }
     SweepDialog *d = w.openSweepDialog();
     const QString folder = dir.filePath(QStringLiteral("sweep"));
     d->findChild<QLineEdit *>(QStringLiteral("sweepFolder"))->setText(folder);
@@ -703,6 +727,8 @@ void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
     d->findChild<QSpinBox *>(QStringLiteral("sweepRunsAtOnce"))->setValue(2);
     QCOMPARE(d->findChild<QLabel *>(QStringLiteral("sweepPlanText"))->text(),
              QStringLiteral("2 run(s), up to 2 at once, each in its own process."));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_learning_rate"))->setText(screenshots ? QStringLiteral("1e-3") : QString());
+    screenGrab(QStringLiteral("sweep-dialog"));
     QStringList statusWithTwo;
     connect(w.statusBar(), &QStatusBar::messageChanged, &w, [&statusWithTwo](const QString &m) {
         if (m.contains(QStringLiteral("(2 at once)")))
@@ -715,7 +741,15 @@ void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
     QVERIFY(w.findChild<QAction *>(QStringLiteral("stopAction"))->isEnabled()); // Stop stops the sweep
     QVERIFY(!w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
     QSignalSpy done(sweep, &ConcurrentSweep::finished);
-    QVERIFY(done.wait(120000));
+    if (screenshots) {
+        QTRY_VERIFY_WITH_TIMEOUT(!statusWithTwo.isEmpty() && w.logText().contains(QStringLiteral("[run-001] step"))
+                                     && w.logText().contains(QStringLiteral("[run-002] step")),
+                                 60000);
+        auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.findChild<QWidget *>(QStringLiteral("logTab")));
+        screenGrab(QStringLiteral("sweep-two-at-once"));
+    }
+    QVERIFY(done.wait(screenshots ? 600000 : 120000));
     QCOMPARE(done.first().first().toInt(), 0);
     QCOMPARE(sweep->mostAtOnce(), 2); // both trained at the same time
     QCOMPARE(statusWithTwo.value(0), QStringLiteral("Sweep: training run-001, run-002 (2 at once)"));
@@ -728,6 +762,7 @@ void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
                               + QStringLiteral("/training_summary.json")));
     }
     QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QCOMPARE(w.findChild<ProgressPanel *>()->statusText(), QStringLiteral("Sweep completed"));
 }
 
 QTEST_MAIN(tst_CompareRuns)

@@ -6,6 +6,7 @@
 #include "ui/common/qtext.h"
 
 #include "ui/form/configurationform.h"
+#include "ui/runs/progresspanel.h"
 #include "ui/runs/runstable.h"
 #include "ui/window/concurrentsweep.h"
 #include "ui/window/runqueue.h"
@@ -108,13 +109,17 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
         m_concurrentSweep->setObjectName(QStringLiteral("concurrentSweep"));
         connect(m_concurrentSweep, &ConcurrentSweep::line, this, [this](const QString &text) { appendLog(text); });
         connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this](const QStringList &runs) {
-            if (!runs.isEmpty())
-                statusBar()->showMessage(tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size()))
-                                             .arg(runs.join(QStringLiteral(", "))));
+            if (runs.isEmpty())
+                return;
+            statusBar()->showMessage(
+                tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size())).arg(runs.join(QStringLiteral(", "))));
+            m_progress->setStatus(tr("Sweep: %n run(s) training", nullptr, int(runs.size())));
         });
         connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
             updateActions();
             const QString dir = m_concurrentSweep->sweepDir();
+            m_progress->setStatus(exitCode == 0 ? tr("Sweep completed") : exitCode == 130 ? tr("Sweep stopped")
+                                                                                           : tr("Sweep ended with errors"));
             if (exitCode == 0) {
                 statusBar()->showMessage(tr("Sweep completed"), 6000);
                 appendLog(tr("All runs of the sweep in %1 completed; Compare runs lists them.").arg(dir));

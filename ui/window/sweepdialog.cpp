@@ -57,6 +57,7 @@ SweepDialog::SweepDialog(QWidget *parent)
     m_sampleSeed->setObjectName(QStringLiteral("sweepSampleSeed"));
     m_sampleSeed->setRange(0, 1000000);
     m_folder->setObjectName(QStringLiteral("sweepFolder"));
+    m_folder->setMinimumWidth(fontMetrics().averageCharWidth() * 40); // a path's tail is readable
     m_folder->setToolTip(tr("The sweep folder: sweep.json and one model directory per run (run-001, …)"));
     m_runsAtOnce->setObjectName(QStringLiteral("sweepRunsAtOnce"));
     m_runsAtOnce->setRange(1, 64);
