@@ -23,7 +23,7 @@
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
 #include "ui/window/concurrentsweep.h"
-#include "ui/window/lessonrunner.h"
+#include "ui/window/runqueue.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
@@ -290,29 +290,42 @@ void MainWindow::createExampleLoader()
     connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
     connect(m_example, &ExampleLoader::failed, this,
             [this](const ErrorReport &error) { reportError(tr("Cannot open the example"), error); });
-    connect(m_example, &ExampleLoader::lessonPrepared, this, [this](const std::vector<PretrainingLessonRun> &runs) {
-        if (!m_lesson) {
-            m_lesson = new LessonRunner(m_session, [this](const PretrainingLessonRun &run) {
-                m_form->setTask(run.pretrain ? FormTask::Pretrain : FormTask::Classify);
-                setOptions(run.options);
-            }, this);
-            connect(m_lesson, &LessonRunner::runStarting, this, [this](int index) {
-                appendLog(tr("Lesson, run %1 of 3: %2").arg(index + 1).arg(q(m_lesson->runs()[size_t(index)].name)));
-            });
-            connect(m_lesson, &LessonRunner::finished, this, [this] {
-                appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs "
-                             "(docs/tutorial.md, section 7, says what the curves show)."));
-            });
-            connect(m_lesson, &LessonRunner::stopped, this, [this](int index, const QString &reason) {
-                appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
-            });
-        }
-        if (!m_lesson->start(runs))
-            appendLog(tr("The lesson cannot start while a run or a check is going."));
-    });
+    connect(m_example, &ExampleLoader::lessonPrepared, this, &MainWindow::startLesson);
     connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
         guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
     });
+}
+
+void MainWindow::startLesson(const std::vector<PretrainingLessonRun> &runs)
+{
+    if (!m_lesson) {
+        m_lesson = new RunQueue(m_session, this);
+        m_lesson->setObjectName(QStringLiteral("lessonQueue"));
+        connect(m_lesson, &RunQueue::runStarting, this, [this](int index) {
+            appendLog(tr("Lesson, run %1 of %2: %3").arg(index + 1).arg(m_lesson->runs().size()).arg(m_lesson->runs()[size_t(index)].label));
+        });
+        connect(m_lesson, &RunQueue::finished, this, [this] {
+            appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs "
+                         "(docs/tutorial.md, section 7, says what the curves show)."));
+        });
+        connect(m_lesson, &RunQueue::stopped, this, [this](int index, const QString &reason) {
+            appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
+        });
+    }
+    std::vector<QueuedRun> queued;
+    for (const PretrainingLessonRun &run : runs) {
+        QueuedRun r;
+        r.options = run.options;
+        r.purpose = run.pretrain ? RunPurpose::Pretrain : RunPurpose::Train;
+        r.label = q(run.name);
+        r.show = [this, run] {
+            m_form->setTask(run.pretrain ? FormTask::Pretrain : FormTask::Classify);
+            setOptions(run.options);
+        };
+        queued.push_back(std::move(r));
+    }
+    if (m_lesson->isActive() || !m_session->canTrain() || !m_lesson->setRuns(std::move(queued)) || !m_lesson->start())
+        appendLog(tr("The lesson cannot start while a run or a check is going."));
 }
 
 MainWindow::~MainWindow()

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -25,7 +26,6 @@ class EvaluationView;
 class FillMaskPanel;
 class HelpBrowser;
 class ExampleLoader;
-class LessonRunner;
 class ExportDialog;
 class LossPlot;
 class LrFindDialog;
@@ -35,6 +35,7 @@ class StartPage;
 class PrepareDataDialog;
 class RunQueue;
 class ConcurrentSweep;
+struct PretrainingLessonRun;
 struct SweepFile;
 class SweepDialog;
 class RunsTable;
@@ -268,7 +269,10 @@ private:
     HelpBrowser *m_help = nullptr;
     ExportDialog *m_exportDialog = nullptr;
     ExampleLoader *m_example = nullptr;
-    LessonRunner *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another
+    RunQueue *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another (startLesson)
+    /// The pretraining lesson's three runs through their own RunQueue, each shown in the form
+    /// (task and options) before it starts; Log lines say which run and how it ended.
+    void startLesson(const std::vector<PretrainingLessonRun> &runs);
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
