@@ -278,6 +278,8 @@ private:
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
     QString m_shownModelDir; ///< the model_dir whose run the views show (followFormModelDir)
     QTimer *m_modelDirTimer = nullptr; ///< waits for the user to pause typing a model_dir
+    /// The form's model_dir edits → followFormModelDir after a pause (m_modelDirTimer).
+    void connectFormModelDir();
     QString m_announcedScan; ///< the model_dir whose scan ends with "N run(s) found" (Find runs)
 
     QString m_projectPath;
