@@ -46,4 +46,5 @@ if(WB_BUILD_GUI)
               LIBS wb_ui torch GUI TIMEOUT 300)
   # Issue 27 "Runs": Compare runs, the run queue, seed groups.
   wb_add_test(tst_compareruns NAME ui.compareruns SOURCES ui/tst_compareruns.cpp LIBS wb_ui GUI TIMEOUT 120)
+  add_dependencies(tst_compareruns bert-workbench-cli) # the Sweep dialog's runs at once
 endif()

@@ -6,6 +6,7 @@
 #include "support/tinyrun.h"
 
 #include "core/config/trainingoptions.h"
+#include "core/train/blascheck.h"
 #include "core/train/sweep.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
@@ -14,9 +15,11 @@
 #include <QtTest>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace wb;
@@ -44,6 +47,68 @@ std::string errorOf(F f)
     return {};
 }
 
+/// The CLI the runs at the same time start (BERT_WORKBENCH_CLI, as the window finds it).
+const char *const kCli = WB_BINARY_DIR "/app/cli/bert-workbench-cli";
+
+/// metrics.jsonl without what differs between two identical runs (wall-clock times and rates).
+std::string metricsWithoutTimes(const std::string &path)
+{
+    std::istringstream in(readAll(path));
+    std::string out, line;
+    while (std::getline(in, line)) {
+        for (const char *key : {"\"wall_time\"", "\"elapsed_seconds\"", "\"examples_per_second\"", "\"steps_per_second\"",
+                                "\"step_time_ms\"", "\"eval_seconds\"", "\"timestamp\""}) {
+            for (size_t at; (at = line.find(key)) != std::string::npos;) {
+                size_t end = line.find_first_of(",}", at);
+                line.erase(at, end - at + (end < line.size() && line[end] == ',' ? 1 : 0));
+            }
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+/// The sweep command over `seeds` for the tiny run under `root` (its train flags, without
+/// --model_dir and --seed), plus `extra`.
+std::vector<std::string> sweepArgs(const TrainingOptions &o, const std::string &sweepDir, const std::string &seeds,
+                                   const std::vector<std::string> &extra)
+{
+    std::vector<std::string> args = {"sweep", "--sweep_dir=" + sweepDir, "--param", "seed=" + seeds};
+    for (const std::string &flag : toCommandLineFlags(o))
+        if (flag.rfind("--model_dir", 0) != 0 && flag.rfind("--seed", 0) != 0 && flag.rfind("--num_threads", 0) != 0
+            && flag.rfind("--steps_per_loop", 0) != 0)
+            args.push_back(flag);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+/// An output stream that raises SIGINT (as a terminal's Ctrl+C) once it has seen `trigger`
+/// `count` times: a stop at a known point of the output, without timing.
+class InterruptingBuf : public std::stringbuf
+{
+public:
+    InterruptingBuf(std::string trigger, int count) : m_trigger(std::move(trigger)), m_count(count) {}
+    bool raised = false;
+
+protected:
+    int sync() override
+    {
+        const std::string s = str();
+        int seen = 0;
+        for (size_t at = 0; (at = s.find(m_trigger, at)) != std::string::npos; at += m_trigger.size())
+            ++seen;
+        if (!raised && seen >= m_count) {
+            raised = true;
+            std::raise(SIGINT);
+        }
+        return 0;
+    }
+
+private:
+    std::string m_trigger;
+    int m_count;
+};
+
 } // namespace
 
 class tst_CliSweep : public QObject
@@ -55,6 +120,8 @@ private Q_SLOTS:
     void parameterErrors();
     void sweepFileRoundTrip();
     void sweepResumesSkippingFinishedRuns();
+    void concurrentRunsEqualRunsOneAfterAnother();
+    void interruptedConcurrentSweepResumes();
 };
 
 void tst_CliSweep::gridPlan()
@@ -237,6 +304,111 @@ void tst_CliSweep::sweepResumesSkippingFinishedRuns()
     QVERIFY2(err.find("plans other runs or flags than this command") != std::string::npos, err.c_str());
     QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + sweepDir, "--param", "seed=1", "--model_dir=x"}, out, err), 2);
     QVERIFY2(err.find("--model_dir") != std::string::npos, err.c_str());
+}
+
+void tst_CliSweep::concurrentRunsEqualRunsOneAfterAnother()
+{
+    qputenv("BERT_WORKBENCH_CLI", kCli);
+    QVERIFY2(fs::exists(kCli), kCli);
+    QTemporaryDir root;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    tiny.num_train_epochs = 1;
+    const TrainingOptions o = wbtest::writeTinyRun(root.path().toStdString(), tiny);
+    const std::string one = root.path().toStdString() + "/one", two = root.path().toStdString() + "/two";
+    // One after another, in this process, with the threads each run at the same time gets.
+    const int threads = threadsPerLocalWorker(2);
+    std::string out, err;
+    // --steps_per_loop=1: every step reported (without it the reports are throttled by time).
+    QCOMPARE(wbtest::runCli(sweepArgs(o, one, "1,2", {"--steps_per_loop=1", "--num_threads=" + std::to_string(threads)}), out, err), 0);
+    // Two at the same time, each a child process.
+    QCOMPARE(wbtest::runCli(sweepArgs(o, two, "1,2", {"--steps_per_loop=1", "--max_concurrent_runs=2"}), out, err), 0);
+    QVERIFY2(out.find("training up to 2 runs at the same time, each in its own process with " + std::to_string(threads)
+                      + " intra-op thread" + (threads == 1 ? "" : "s") + " (--num_threads) each")
+                 != std::string::npos,
+             out.c_str());
+    // Both started before either ended.
+    const size_t start1 = out.find("run-001 (1/2): seed=1"), start2 = out.find("run-002 (2/2): seed=2");
+    const size_t end1 = out.find("run-001: completed"), end2 = out.find("run-002: completed");
+    QVERIFY2(start1 != std::string::npos && start2 != std::string::npos, out.c_str());
+    QVERIFY2(end1 != std::string::npos && end2 != std::string::npos, out.c_str());
+    QVERIFY2(std::max(start1, start2) < std::min(end1, end2), out.c_str());
+    QVERIFY2(out.find("[run-001] ") != std::string::npos && out.find("[run-002] ") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("results by eval_accuracy (highest first):") != std::string::npos, out.c_str());
+    const auto a = readSweepFile(one), b = readSweepFile(two);
+    QVERIFY(a && b);
+    for (size_t i = 0; i < 2; ++i) {
+        QCOMPARE(b->runs[i].status, SweepRunStatus::Completed);
+        const std::string name = b->runs[i].run.name;
+        QVERIFY(fs::exists(two + "/" + name + "/training_summary.json"));
+        // The same seed, the same run: the metrics of every step and evaluation are equal.
+        const std::string ma = metricsWithoutTimes(one + "/" + name + "/metrics.jsonl");
+        QVERIFY(ma.size() > 10);
+        QCOMPARE(metricsWithoutTimes(two + "/" + name + "/metrics.jsonl"), ma);
+        QCOMPARE(b->runs[i].final_metrics, a->runs[i].final_metrics);
+        QVERIFY(b->runs[i].final_metrics.count("eval_accuracy"));
+    }
+    // The plan is the same format (only base_flags differ: --num_threads given to the first).
+    QCOMPARE(b->runs.size(), a->runs.size());
+    QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + two, "--max_concurrent_runs=0"}, out, err), 2);
+    QVERIFY2(err.find("--max_concurrent_runs: \"0\" is not a whole number of at least 1") != std::string::npos, err.c_str());
+}
+
+void tst_CliSweep::interruptedConcurrentSweepResumes()
+{
+    qputenv("BERT_WORKBENCH_CLI", kCli);
+    QTemporaryDir root;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    tiny.batch_size = 1;
+    tiny.num_train_epochs = 12; // 192 steps: far from the end when the stop comes
+    TrainingOptions o = wbtest::writeTinyRun(root.path().toStdString(), tiny);
+    o.save_checkpoints_steps = 5;
+    const std::string dir = root.path().toStdString() + "/sweep";
+    const std::vector<std::string> args = sweepArgs(o, dir, "1,2,3", {"--max_concurrent_runs=2"});
+    // Ctrl+C once both runs at the same time have printed a line of theirs.
+    InterruptingBuf buf("[run-002] ", 1);
+    std::ostream out(&buf);
+    std::ostringstream err;
+    QCOMPARE(wb::cli::runCli(args, out, err), 130);
+    QVERIFY(buf.raised);
+    const std::string said = buf.str();
+    QVERIFY2(said.find("run-001: stopped") != std::string::npos, said.c_str());
+    QVERIFY2(said.find("run-002: stopped") != std::string::npos, said.c_str());
+    QVERIFY2(said.find("run-003 (3/3)") == std::string::npos, said.c_str()); // not started after the stop
+    QVERIFY2(err.str().find("sweep stopped; run the same command again to resume it") != std::string::npos, err.str().c_str());
+    auto file = readSweepFile(dir);
+    QVERIFY(file);
+    QCOMPARE(file->runs[0].status, SweepRunStatus::Stopped);
+    QCOMPARE(file->runs[1].status, SweepRunStatus::Stopped);
+    QCOMPARE(file->runs[2].status, SweepRunStatus::Pending);
+    QVERIFY(!fs::exists(dir + "/run-001/training_summary.json"));
+    std::set<std::string> stoppedWithCheckpoint;
+    for (const std::string name : {"run-001", "run-002"})
+        for (const auto &e : fs::directory_iterator(dir + "/" + name))
+            if (e.path().filename().string().rfind("ckpt-", 0) == 0)
+                stoppedWithCheckpoint.insert(name);
+
+    // The same command: each interrupted run resumes, the third one starts; all complete.
+    std::string again, againErr;
+    QCOMPARE(wbtest::runCli(args, again, againErr), 0);
+    QVERIFY2(again.find("run-003 (3/3): seed=3") != std::string::npos, again.c_str());
+    file = readSweepFile(dir);
+    for (const SweepRunRecord &r : file->runs) {
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+        QVERIFY(fs::exists(dir + "/" + r.run.name + "/training_summary.json"));
+    }
+    // Each stopped run continued from the checkpoint it wrote when stopped.
+    for (const std::string name : {"run-001", "run-002"}) {
+        QVERIFY2(stoppedWithCheckpoint.count(name), name.c_str());
+        QVERIFY2(again.find("[" + name + "] Resuming from checkpoint " + dir + "/" + name + "/ckpt-") != std::string::npos,
+                 again.c_str());
+    }
+    // A finished sweep: every run skipped.
+    QCOMPARE(wbtest::runCli(args, again, againErr), 0);
+    QVERIFY2(again.find("run-003: completed, skipped") != std::string::npos, again.c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_CliSweep)

@@ -3,6 +3,7 @@
 // is named and never overlaid on itself, the list is there after reopening a project, a
 // qualitative palette, strategy / start / best columns, differences only), the run queue,
 // and seed groups (mean curves with a min–max band, the spread of the final metrics).
+#include "ui/window/concurrentsweep.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
@@ -14,6 +15,7 @@
 #include "tinyrun.h"
 #include "ui/form/projectfile.h"
 #include "ui/plot/lossplot.h"
+#include "ui/runs/progresspanel.h"
 #include "ui/runs/rungroup.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
@@ -27,7 +29,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QTabWidget>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
@@ -77,6 +83,20 @@ QString cell(const RunsTable &runs, int row, const char *header)
 
 /// With WB_SCREENSHOT_DIR set (docs/screenshots, run under xvfb-run), saves `w` as
 /// <dir>/<name>.png at 1600×1000 after it has drawn: the views the docs show. Otherwise nothing.
+/// With WB_SCREENSHOT_DIR set (under xvfb-run), saves the whole screen — the window and its
+/// open dialog — as <dir>/<name>-<W>x<H>.png. Otherwise nothing.
+void screenGrab(const QString &name)
+{
+    const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QTest::qWait(500);
+    QScreen *screen = QGuiApplication::primaryScreen();
+    const QSize size = screen->size();
+    QVERIFY(screen->grabWindow(0).save(
+        QDir(dir).filePath(QStringLiteral("%1-%2x%3.png").arg(name).arg(size.width()).arg(size.height()))));
+}
+
 void screenshot(QWidget *w, const QString &name)
 {
     const QString dir = qEnvironmentVariable("WB_SCREENSHOT_DIR");
@@ -108,6 +128,7 @@ private Q_SLOTS:
     void repeatWithSeeds();
     void sweepViewSortsAndBrushes();
     void sweepDialogRunsThePlanThroughTheQueue();
+    void sweepDialogTrainsTwoRunsAtOnce();
 };
 
 void tst_CompareRuns::tensorBoardLogsOfAListedRunKeepItsHyperparameters()
@@ -675,6 +696,73 @@ void tst_CompareRuns::sweepDialogRunsThePlanThroughTheQueue()
     // The same plan again: nothing left to train (the CLI would skip them too).
     w.openSweepDialog();
     QCOMPARE(planText->text(), QStringLiteral("4 of 4 run(s) already completed in this folder; 0 to go."));
+}
+
+void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
+{
+    // "Runs at once" 2: bert-workbench-cli sweep --max_concurrent_runs 2 trains both runs at the
+    // same time, each a real tiny run in its own process.
+    const char *cli = WB_BINARY_DIR "/app/cli/bert-workbench-cli";
+    QVERIFY2(QFile::exists(QString::fromLatin1(cli)), cli);
+    qputenv("BERT_WORKBENCH_CLI", cli);
+    QTemporaryDir dir;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    const bool screenshots = !qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR");
+    tiny.num_train_epochs = screenshots ? 60 : 1; // the screenshot is taken while both train
+    tiny.batch_size = screenshots ? 1 : tiny.batch_size;
+    const TrainingOptions base = wbtest::writeTinyRun(dir.path().toStdString(), tiny);
+    MainWindow w;
+    w.setOptions(base);
+    if (screenshots) {
+        w.resize(QGuiApplication::primaryScreen()->availableSize());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+    }
+    SweepDialog *d = w.openSweepDialog();
+    const QString folder = dir.filePath(QStringLiteral("sweep"));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepFolder"))->setText(folder);
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,2"));
+    d->findChild<QSpinBox *>(QStringLiteral("sweepRunsAtOnce"))->setValue(2);
+    QCOMPARE(d->findChild<QLabel *>(QStringLiteral("sweepPlanText"))->text(),
+             QStringLiteral("2 run(s), up to 2 at once, each in its own process."));
+    d->findChild<QLineEdit *>(QStringLiteral("sweepParam_learning_rate"))->setText(screenshots ? QStringLiteral("1e-3") : QString());
+    screenGrab(QStringLiteral("sweep-dialog"));
+    QStringList statusWithTwo;
+    connect(w.statusBar(), &QStatusBar::messageChanged, &w, [&statusWithTwo](const QString &m) {
+        if (m.contains(QStringLiteral("(2 at once)")))
+            statusWithTwo << m;
+    });
+    d->findChild<QPushButton *>(QStringLiteral("startSweep"))->click();
+    auto *sweep = w.findChild<ConcurrentSweep *>(QStringLiteral("concurrentSweep"));
+    QVERIFY(sweep);
+    QVERIFY(sweep->isRunning());
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("stopAction"))->isEnabled()); // Stop stops the sweep
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QSignalSpy done(sweep, &ConcurrentSweep::finished);
+    if (screenshots) {
+        QTRY_VERIFY_WITH_TIMEOUT(!statusWithTwo.isEmpty() && w.logText().contains(QStringLiteral("[run-001] step"))
+                                     && w.logText().contains(QStringLiteral("[run-002] step")),
+                                 60000);
+        auto *tabs = w.findChild<QTabWidget *>();
+        tabs->setCurrentWidget(w.findChild<QWidget *>(QStringLiteral("logTab")));
+        screenGrab(QStringLiteral("sweep-two-at-once"));
+    }
+    QVERIFY(done.wait(screenshots ? 600000 : 120000));
+    QCOMPARE(done.first().first().toInt(), 0);
+    QCOMPARE(sweep->mostAtOnce(), 2); // both trained at the same time
+    QCOMPARE(statusWithTwo.value(0), QStringLiteral("Sweep: training run-001, run-002 (2 at once)"));
+    QVERIFY2(w.logText().contains(QStringLiteral("[run-002] ")), qPrintable(w.logText()));
+    const auto file = readSweepFile(folder.toStdString());
+    QVERIFY(file);
+    for (const SweepRunRecord &r : file->runs) {
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+        QVERIFY(QFile::exists(folder + QStringLiteral("/") + QString::fromStdString(r.run.name)
+                              + QStringLiteral("/training_summary.json")));
+    }
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
+    QCOMPARE(w.findChild<ProgressPanel *>()->statusText(), QStringLiteral("Sweep completed"));
 }
 
 QTEST_MAIN(tst_CompareRuns)

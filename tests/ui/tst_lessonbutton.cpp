@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pretraining lesson from the start page (issue 24): one click prepares the lesson's data
 // and starts its first run, the masked-LM pretraining, in the window's run session.
+#include "core/data/pretraininglesson.h"
 #include "core/train/preparedrun.h"
 #include "support/lessoncorpus.h"
 #include "ui/form/configurationform.h"
 #include "ui/runs/runstable.h"
-#include "ui/window/lessonrunner.h"
 #include "ui/window/mainwindow.h"
+#include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
 
 #include <QPushButton>
@@ -88,17 +89,32 @@ private Q_SLOTS:
         MainWindow w;
         w.show();
         auto *form = w.findChild<ConfigurationForm *>();
-        LessonRunner lesson(w.runSession(), [&](const PretrainingLessonRun &r) {
-            form->setTask(r.pretrain ? FormTask::Pretrain : FormTask::Classify);
-            form->setOptions(r.options);
+        RunQueue lesson(w.runSession());
+        std::vector<QueuedRun> queued;
+        for (const PretrainingLessonRun &r : runs) {
+            QueuedRun run;
+            run.options = r.options;
+            run.purpose = r.pretrain ? RunPurpose::Pretrain : RunPurpose::Train;
+            run.label = QString::fromStdString(r.name);
+            run.show = [form, r] {
+                form->setTask(r.pretrain ? FormTask::Pretrain : FormTask::Classify);
+                form->setOptions(r.options);
+            };
+            queued.push_back(std::move(run));
+        }
+        QStringList shownTasks; // the form's task when each run starts: the run was shown there
+        connect(&lesson, &RunQueue::runStarting, &lesson, [&](int) {
+            shownTasks << (form->task() == FormTask::Pretrain ? QStringLiteral("pretrain") : QStringLiteral("classify"));
         });
         QSignalSpy starting(w.runSession(), &RunSession::runStarting);
-        QSignalSpy done(&lesson, &LessonRunner::finished);
-        QSignalSpy stopped(&lesson, &LessonRunner::stopped);
-        QVERIFY(lesson.start(runs));
+        QSignalSpy done(&lesson, &RunQueue::finished);
+        QSignalSpy stopped(&lesson, &RunQueue::stopped);
+        QVERIFY(lesson.setRuns(std::move(queued)));
+        QVERIFY(lesson.start());
         QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1 || stopped.count() == 1, 120000);
         QCOMPARE(stopped.count(), 0);
         QCOMPARE(lesson.currentIndex(), 3);
+        QCOMPARE(shownTasks, (QStringList{QStringLiteral("pretrain"), QStringLiteral("classify"), QStringLiteral("classify")}));
         QCOMPARE(starting.count(), 3);
         const char *names[] = {"pretrain", "finetune-pretrained", "finetune-random"};
         for (int k = 0; k < 3; ++k) {

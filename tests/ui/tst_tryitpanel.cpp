@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -56,6 +57,24 @@ std::vector<std::string> vocabTokens()
     return t;
 }
 
+/// Where the panel's parts are (in the panel's coordinates): the text field, the wordpiece
+/// area, the answer bars; widgets without an object name are left out. Issue 27: "Try it
+/// jumps a line when typing starts".
+QString layoutPositions(const TryItPanel &p)
+{
+    QStringList out;
+    const auto place = [&p, &out](const QWidget *w, const QString &name) {
+        const QPoint at = w->mapTo(&p, QPoint(0, 0));
+        out << QStringLiteral("%1 %2,%3 %4x%5").arg(name).arg(at.x()).arg(at.y()).arg(w->width()).arg(w->height());
+    };
+    place(p.textEdit(), QStringLiteral("text"));
+    for (const QScrollArea *scroll : p.findChildren<QScrollArea *>())
+        place(scroll, QStringLiteral("scroll"));
+    if (const auto bars = p.findChildren<QProgressBar *>(QStringLiteral("labelBar")); !bars.isEmpty())
+        place(bars.first(), QStringLiteral("firstBar"));
+    return out.join(QStringLiteral("; "));
+}
+
 QStringList chipTokens(const TryItPanel &p)
 {
     QStringList out;
@@ -90,6 +109,7 @@ private Q_SLOTS:
     void chosenModelLastsUntilTheProjectChanges();
     void chosenModelOfOtherLabelsIsSaidSo();
     void keptBestModelIsShownFirst();
+    void textFieldStaysWhenTypingStarts();
 
 private:
     ClassifierSource source() const;
@@ -635,6 +655,30 @@ void tst_TryItPanel::keptBestModelIsShownFirst()
     at80.checkpoint_path = m_opts.model_dir + "/ckpt-80";
     QVERIFY(std::abs(p.shownProbabilities().at(0) - TextClassifier(at80).classify("free cash").probabilities[0]) < 1e-6);
     fs::remove_all(best);
+}
+
+void tst_TryItPanel::textFieldStaysWhenTypingStarts()
+{
+    // Issue 27: "Try it jumps a line when typing starts". The model is loaded and nothing is
+    // typed yet; the first key, and the answer that follows, move nothing.
+    TryItPanel p;
+    p.resize(900, 640);
+    p.setFormSource(source());
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    WAIT_SHOWN(p);
+    QCOMPARE(p.shownLabels(), (QStringList{QStringLiteral("ham"), QStringLiteral("spam")}));
+    QApplication::processEvents();
+    const QString before = layoutPositions(p);
+    p.textEdit()->setFocus();
+    QTest::keyClick(p.textEdit(), Qt::Key_F);
+    QApplication::processEvents();
+    QCOMPARE(layoutPositions(p), before); // at the first key
+    QTest::keyClicks(p.textEdit(), QStringLiteral("ree prize"));
+    QTRY_VERIFY_WITH_TIMEOUT(!chipTokens(p).isEmpty(), kWaitMs); // the answer arrived
+    WAIT_SHOWN(p);
+    QApplication::processEvents();
+    QCOMPARE(layoutPositions(p), before); // and with the answer
 }
 
 QTEST_MAIN(tst_TryItPanel)

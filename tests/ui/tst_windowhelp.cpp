@@ -11,6 +11,7 @@
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
 #include "core/data/exampledata.h"
+#include "support/windowfixtures.h"
 #include "tinyrun.h"
 #include "ui/dialogs/exampleloader.h"
 #include "ui/dialogs/helpbrowser.h"
@@ -61,11 +62,7 @@ private Q_SLOTS:
     void noCliHintInTheLog();
 };
 
-void tst_WindowHelp::initTestCase()
-{
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("bert-workbench-tests"));
-}
+void tst_WindowHelp::initTestCase() { wbtest::useTestSettings(); }
 
 // F1 shows docs/tutorial.md inside the window, with its screenshots; no "was not found" box
 // (it said so although the file was found and only the desktop's opener failed).

@@ -11,6 +11,7 @@
 #include "core/io/metricswriter.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/runidentity.h"
+#include "support/windowfixtures.h"
 #include "tinyrun.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
@@ -48,43 +49,9 @@ using namespace wb;
 
 namespace {
 
-struct RecordingRun
-{
-    std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
-    std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
-};
-
-void installRecorder(MainWindow &w, const RecordingRun &rec)
-{
-    w.runSession()->controller()->setRunFunction([rec](const PreparedRun &prepared_, TrainingObserver &obs, const StopToken &) {
-        const TrainingOptions &spec = prepared_.options;
-        ++*rec.calls;
-        *rec.lastSpec = spec;
-        RunFinished r;
-        r.last_step = 16;
-        obs.runFinished(r);
-        return r;
-    });
-}
-
-/// Leaves a run in o.model_dir as training would: run_config.json for `o`, checkpoint
-/// ckpt-<step> and the checkpoint index.
-void writeUsedModelDir(const TrainingOptions &o, int64_t step)
-{
-    Diagnostics diag;
-    const auto config = BertConfig::load(o.bert_config_file, diag);
-    const auto meta = InputMetaData::load(o.input_meta_data_path, diag);
-    QVERIFY(config && meta);
-    const auto schedule = Schedule::compute(*meta->train_data_size, *meta->eval_data_size, o.num_train_epochs,
-                                            o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
-                                            o.train_data_size, o.warmup_fraction, diag);
-    QVERIFY(schedule);
-    QVERIFY(QDir().mkpath(QString::fromStdString(o.model_dir)));
-    writeRunConfig(o.model_dir, RunIdentity::of(o, *config, *meta, *schedule));
-    const std::string name = "ckpt-" + std::to_string(step);
-    std::ofstream(o.model_dir + "/" + name) << "checkpoint bytes";
-    recordCheckpoint(o.model_dir, name, 0);
-}
+using wbtest::installRecorder;
+using wbtest::RecordingRun;
+using wbtest::writeUsedModelDir;
 
 /// Presses Train; returns the model-directory question when it is asked (nullptr otherwise).
 QDialog *trainAndWaitForQuestion(MainWindow &w)
@@ -139,11 +106,7 @@ private Q_SLOTS:
     void formReadableOnSmallScreens();
 };
 
-void tst_WindowManners::initTestCase()
-{
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("bert-workbench-tests"));
-}
+void tst_WindowManners::initTestCase() { wbtest::useTestSettings(); }
 
 void tst_WindowManners::proposesSiblingFolder()
 {

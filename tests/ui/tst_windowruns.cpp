@@ -11,6 +11,7 @@
 #include "core/io/metricswriter.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/runidentity.h"
+#include "support/windowfixtures.h"
 #include "tinyrun.h"
 #include "ui/dialogs/lrfinddialog.h"
 #include "ui/form/projectfile.h"
@@ -43,53 +44,11 @@ using namespace wb;
 
 namespace {
 
-/// Counts the runs the window starts and keeps the last one's options and purpose; each run
-/// ends at once as completed.
-struct RecordingRun
-{
-    std::shared_ptr<std::atomic<int>> calls = std::make_shared<std::atomic<int>>(0);
-    std::shared_ptr<TrainingOptions> lastSpec = std::make_shared<TrainingOptions>();
-};
+using wbtest::installRecorder;
+using wbtest::RecordingRun;
 
-void installRecorder(MainWindow &w, const RecordingRun &rec)
-{
-    w.runSession()->controller()->setRunFunction([rec](const PreparedRun &prepared, TrainingObserver &obs, const StopToken &) {
-        ++*rec.calls;
-        *rec.lastSpec = prepared.options;
-        RunFinished r;
-        r.last_step = 16;
-        obs.runFinished(r);
-        return r;
-    });
-}
-
-/// Leaves a run in o.model_dir as training would: run_config.json for `o`, checkpoint
-/// ckpt-<step>, the checkpoint index and a metrics.jsonl of `step` training steps.
-void writeRun(const TrainingOptions &o, int64_t step)
-{
-    Diagnostics diag;
-    const auto config = BertConfig::load(o.bert_config_file, diag);
-    const auto meta = InputMetaData::load(o.input_meta_data_path, diag);
-    QVERIFY(config && meta);
-    const auto schedule = Schedule::compute(*meta->train_data_size, *meta->eval_data_size, o.num_train_epochs,
-                                            o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
-                                            o.train_data_size, o.warmup_fraction, diag);
-    QVERIFY(schedule);
-    QVERIFY(QDir().mkpath(QString::fromStdString(o.model_dir)));
-    writeRunConfig(o.model_dir, RunIdentity::of(o, *config, *meta, *schedule));
-    const std::string name = "ckpt-" + std::to_string(step);
-    std::ofstream(o.model_dir + "/" + name) << "checkpoint bytes";
-    recordCheckpoint(o.model_dir, name, 0);
-    MetricsWriter writer(o.metricsPath());
-    for (int64_t s = 1; s <= step; ++s) {
-        StepMetrics m;
-        m.step = s;
-        m.loss = 0.7 - 0.01 * double(s);
-        m.learning_rate = 1e-3;
-        m.wall_time = 1000 + double(s);
-        writer.writeTrain(m);
-    }
-}
+/// Leaves a run in o.model_dir as training would, with a metrics.jsonl of `step` steps.
+void writeRun(const TrainingOptions &o, int64_t step) { wbtest::writeUsedModelDir(o, step, true); }
 
 QString statusText(MainWindow &w) { return w.findChild<QLabel *>(QStringLiteral("runStatus"))->text(); }
 QProgressBar *progressBar(MainWindow &w) { return w.findChild<QProgressBar *>(QStringLiteral("progress")); }
@@ -126,8 +85,7 @@ private Q_SLOTS:
 
 void tst_WindowRuns::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("bert-workbench-tests"));
+    wbtest::useTestSettings();
 }
 
 // Quit during training (a checkpoint at step 8 of 16), reopen the project: "Stopped at step 8"

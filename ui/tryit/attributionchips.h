@@ -12,6 +12,10 @@ namespace wb {
 inline const QColor kAttributionFor{0x21, 0x66, 0xac};
 inline const QColor kAttributionAgainst{0xb2, 0x18, 0x2b};
 
+/// The style sheet of a wordpiece chip in Try it: .arg(background, border, text colour).
+inline const QString kChipStyle =
+    QStringLiteral("QLabel{background:%1;border:1px solid %2;border-radius:4px;padding:1px 4px;color:%3}");
+
 /// The background of a chip whose attribution is `a` when the largest |attribution| of the
 /// text is `maxAbs`: t = min(|a| / maxAbs, 1); each RGB channel is
 /// round(255 + t · (end − 255)), end = kAttributionFor for a > 0, kAttributionAgainst for

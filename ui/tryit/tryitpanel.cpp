@@ -2,6 +2,7 @@
 #include "ui/tryit/tryitpanel.h"
 #include "ui/common/qtext.h"
 #include "ui/tryit/attributionchips.h"
+#include "ui/tryit/tryitrequest.h"
 
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
@@ -37,137 +38,7 @@
 
 namespace wb {
 
-/// The loaded model, shared by the panel's jobs; one job uses it at a time (the mutex).
-struct TryItModelCache
-{
-    std::mutex mutex;
-    std::unique_ptr<TextClassifier> classifier;
-    std::string key;  ///< source, resolved weights and reload epoch it was loaded from
-};
-
-/// What one request produced, copied out of the classifier for the GUI thread.
-struct TryItOutcome
-{
-    enum class Kind { Cancelled, NoModel, NoCheckpoint, Loaded, Classified };
-    Kind kind = Kind::Cancelled;
-    std::string model_dir;
-    std::string weights_path;
-    std::string weights_label; ///< "best, step 42 (eval_accuracy 0.6667)" or "latest, step 60" (a run's checkpoint)
-    std::vector<std::string> labels;
-    std::vector<std::string> warnings;
-    int64_t max_seq_length = 0;
-    bool regression = false;
-    Classification result;
-    std::optional<Explanation> explanation; ///< when asked for and computed
-    std::string explain_error;              ///< why it could not be computed (e.g. a class the model lacks)
-};
-
 namespace {
-
-
-struct TryItRequest
-{
-    ClassifierSource source;
-    /// The project's meta data when `source` is a model the user chose (labels compared), else "".
-    std::string project_meta_data;
-    uint64_t epoch = 0;
-    std::string text, text_b;
-    bool explain = false;
-    ExplainOptions explain_options;
-};
-
-std::string cacheKey(const ClassifierSource &s, uint64_t epoch)
-{
-    const std::string lower = s.do_lower_case ? (*s.do_lower_case ? "1" : "0") : "-";
-    return s.model_export_path + '\n' + s.model_dir + '\n' + s.checkpoint_path + '\n' + s.bert_config_file + '\n'
-           + s.input_meta_data_path + '\n' + s.vocab_file + '\n' + lower + '\n' + std::to_string(s.max_seq_length)
-           + '\n' + std::to_string(epoch);
-}
-
-/// A chosen model whose label names are not the project's (`projectMeta`'s labels.txt, or its
-/// label names): the sentence that says so, else "". Never throws.
-std::string labelMismatch(const std::string &projectMeta, const std::vector<std::string> &modelLabels)
-{
-    if (projectMeta.empty() || modelLabels.empty())
-        return {};
-    try {
-        Diagnostics diag;
-        const auto meta = InputMetaData::load(projectMeta, diag);
-        if (!meta || diag.hasErrors() || meta->isRegression())
-            return {};
-        const std::vector<std::string> project = readLabelNames(projectMeta, meta->num_labels, {}).names;
-        if (project == modelLabels)
-            return {};
-        const auto join = [](const std::vector<std::string> &v) {
-            std::string s;
-            for (const auto &x : v)
-                s += (s.empty() ? "" : ", ") + x;
-            return s;
-        };
-        return "the chosen model's labels (" + join(modelLabels) + ") are not this project's (" + join(project)
-               + "): its answers are in its own labels; choose another model, or Choose… → “The Model directory's checkpoint”";
-    } catch (...) {
-        return {};
-    }
-}
-
-/// Runs on a pool thread: (re)loads the model when its source changed, then classifies.
-TryItOutcome runRequest(const std::shared_ptr<TryItModelCache> &cache, TryItRequest req, const JobControl &control)
-{
-    std::lock_guard<std::mutex> lock(cache->mutex);
-    TryItOutcome out;
-    if (control.isCancelled())
-        return out;
-    ClassifierSource s = std::move(req.source);
-    out.model_dir = s.model_dir;
-    if (s.model_export_path.empty()) {
-        if (s.model_dir.empty()) {
-            out.kind = TryItOutcome::Kind::NoModel;
-            return out;
-        }
-        if (s.checkpoint_path.empty()) {
-            // The run's checkpoint (its best when it kept one, else the latest), pinned now, so
-            // that a new one saved by training is a new key.
-            const RunCheckpointChoice choice = chooseRunCheckpoint(s.model_dir);
-            s.checkpoint_path = choice.path;
-            out.weights_label = choice.label();
-            if (s.checkpoint_path.empty()) {
-                out.kind = TryItOutcome::Kind::NoCheckpoint;
-                return out;
-            }
-        }
-    }
-    const std::string key = cacheKey(s, req.epoch);
-    if (!cache->classifier || cache->key != key) {
-        cache->classifier.reset();
-        cache->key.clear();
-        cache->classifier = std::make_unique<TextClassifier>(s);
-        cache->key = key;
-    }
-    const TextClassifier &c = *cache->classifier;
-    out.weights_path = c.weightsPath();
-    out.labels = c.labelNames();
-    out.warnings = c.warnings();
-    if (const std::string w = labelMismatch(req.project_meta_data, out.labels); !w.empty())
-        out.warnings.push_back(w);
-    out.max_seq_length = c.maxSeqLength();
-    out.regression = c.isRegression();
-    out.kind = TryItOutcome::Kind::Loaded;
-    if (!req.text.empty() && !control.isCancelled()) {
-        if (req.explain) {
-            try {
-                out.explanation = c.explain(req.text, req.text_b, req.explain_options, &out.result);
-            } catch (const Error &e) {
-                out.explain_error = e.field() + ": " + e.what() + (e.hint().empty() ? "" : " (" + e.hint() + ")");
-                out.result = c.classify(req.text, req.text_b);
-            }
-        } else {
-            out.result = c.classify(req.text, req.text_b);
-        }
-        out.kind = TryItOutcome::Kind::Classified;
-    }
-    return out;
-}
 
 /// "bert_config_file: required with --model_dir" → "“BERT config”: required with “Model directory”".
 QString inFormWords(const ErrorReport &e)
@@ -254,8 +125,6 @@ private:
 
     std::vector<QLayoutItem *> m_items;
 };
-
-const QString kChipStyle = QStringLiteral("QLabel{background:%1;border:1px solid %2;border-radius:4px;padding:1px 4px;color:%3}");
 
 } // namespace
 
@@ -368,7 +237,7 @@ TryItPanel::~TryItPanel()
 void TryItPanel::setFormSource(const ClassifierSource &source)
 {
     const uint64_t unchanged = 0;
-    if (cacheKey(source, unchanged) == cacheKey(m_formSource, unchanged))
+    if (tryItCacheKey(source, unchanged) == tryItCacheKey(m_formSource, unchanged))
         return;
     // Another project (or another run of it): a model chosen for the previous one no longer
     // answers for this one; the panel goes back to the form's model.
@@ -451,7 +320,7 @@ uint64_t TryItPanel::refreshNow()
     req.explain_options = explainOptions();
     m_busy->setVisible(true);
     m_job = runBackgroundJob<TryItOutcome>(
-        this, [cache = m_cache, req](const JobControl &control) { return runRequest(cache, req, control); },
+        this, [cache = m_cache, req](const JobControl &control) { return runTryItRequest(cache, req, control); },
         [this, generation](JobOutcome<TryItOutcome> outcome) { applyOutcome(generation, outcome); });
     return generation;
 }
@@ -630,202 +499,6 @@ void TryItPanel::chooseModel()
                                                       tr("Checkpoints (ckpt-* *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         setChosenModel(path);
-}
-
-QWidget *TryItPanel::buildExplainRow()
-{
-    m_explain = new QCheckBox(tr("Which words decided"));
-    m_explain->setObjectName(QStringLiteral("tryItExplain"));
-    m_explain->setToolTip(tr("Shade each wordpiece by how much it pushed the model towards the class (blue) or "
-                             "away from it (red): Integrated Gradients on the word embeddings, or the cheaper "
-                             "gradient × input. Recomputed for every new checkpoint."));
-    m_explainMethod = new QComboBox;
-    m_explainMethod->setObjectName(QStringLiteral("tryItExplainMethod"));
-    m_explainMethod->addItem(tr("Integrated Gradients"), int(AttributionMethod::IntegratedGradients));
-    m_explainMethod->addItem(tr("gradient × input"), int(AttributionMethod::GradientXInput));
-    m_igSteps = new QSpinBox;
-    m_igSteps->setObjectName(QStringLiteral("tryItIgSteps"));
-    m_igSteps->setRange(kIgStepsMinimum, kIgStepsMaximum);
-    m_igSteps->setValue(int(kDefaultIgSteps));
-    m_igSteps->setPrefix(tr("m = "));
-    m_igSteps->setToolTip(tr("Integrated Gradients: points on the path from the [PAD] baseline to the text (more: "
-                             "slower, and the attributions add up to the logit difference more exactly)"));
-    m_explainClassBox = new QComboBox;
-    m_explainClassBox->setObjectName(QStringLiteral("tryItExplainClass"));
-    m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
-    m_explainClassBox->setToolTip(tr("For which class: the class whose logit the attributions explain"));
-    m_legend = new AttributionLegend;
-    m_legend->setVisible(false);
-    m_explainLines = new QLabel;
-    m_explainLines->setObjectName(QStringLiteral("tryItExplanation"));
-    m_explainLines->setWordWrap(true);
-    m_explainLines->setTextFormat(Qt::RichText);
-    m_explainLines->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_explainLines->setVisible(false);
-
-    const auto changed = [this] {
-        m_explainMethod->setEnabled(m_explain->isChecked());
-        m_igSteps->setEnabled(m_explain->isChecked()
-                              && m_explainMethod->currentData().toInt() == int(AttributionMethod::IntegratedGradients));
-        m_explainClassBox->setEnabled(m_explain->isChecked());
-        if (!m_explain->isChecked())
-            clearExplanation();
-        scheduleRefresh();
-    };
-    connect(m_explain, &QCheckBox::toggled, this, changed);
-    connect(m_explainMethod, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_igSteps, &QSpinBox::valueChanged, this, changed);
-    connect(m_explainClassBox, &QComboBox::activated, this, [this, changed] {
-        m_explainClass = m_explainClassBox->currentData().toLongLong();
-        changed();
-    });
-    m_explainMethod->setEnabled(false);
-    m_igSteps->setEnabled(false);
-    m_explainClassBox->setEnabled(false);
-
-    auto *box = new QWidget;
-    auto *v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    // One narrow row, so that Try it is no wider and no taller than the other tabs (a 1280×800
-    // screen at 150 %): the boxes show the first characters of long names (the full name is in
-    // the list), and the class box's tooltip says what it is for.
-    auto *row = new QHBoxLayout;
-    row->addWidget(m_explain);
-    row->addWidget(m_explainMethod);
-    row->addWidget(m_igSteps);
-    row->addWidget(m_explainClassBox);
-    row->addStretch(1);
-    v->addLayout(row);
-    for (QComboBox *box : {m_explainMethod, m_explainClassBox}) {
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(9);
-    }
-    v->addWidget(m_legend);
-    v->addWidget(m_explainLines);
-    return box;
-}
-
-void TryItPanel::setExplainEnabled(bool on) { m_explain->setChecked(on); }
-
-bool TryItPanel::explainEnabled() const { return m_explain->isChecked(); }
-
-void TryItPanel::setExplainOptions(AttributionMethod method, int steps, int64_t classId)
-{
-    const QSignalBlocker b1(m_explainMethod), b2(m_igSteps);
-    m_explainMethod->setCurrentIndex(std::max(0, m_explainMethod->findData(int(method))));
-    m_igSteps->setValue(steps); // the spin box clamps to its range
-    m_explainClass = classId;
-    const int index = m_explainClassBox->findData(qlonglong(classId));
-    m_explainClassBox->setCurrentIndex(index >= 0 ? index : 0);
-    m_igSteps->setEnabled(explainEnabled() && method == AttributionMethod::IntegratedGradients);
-    scheduleRefresh();
-}
-
-ExplainOptions TryItPanel::explainOptions() const
-{
-    ExplainOptions o;
-    o.method = AttributionMethod(m_explainMethod->currentData().toInt());
-    o.ig_steps = m_igSteps->value();
-    o.target_label_id = m_explainClass;
-    return o;
-}
-
-void TryItPanel::explainText(const QString &text, const QString &textB, int64_t classId)
-{
-    {
-        const QSignalBlocker block(m_explain);
-        m_explain->setChecked(true);
-    }
-    m_explainMethod->setEnabled(true);
-    m_explainClassBox->setEnabled(true);
-    setExplainOptions(explainOptions().method, m_igSteps->value(), classId);
-    setTexts(text, textB);
-    refreshNow();
-}
-
-void TryItPanel::updateClassChoice(const std::vector<std::string> &labels, bool regression)
-{
-    // Items: "the predicted class", then one per label (regression: its one value).
-    const int wanted = 1 + int(regression ? 1 : labels.size());
-    bool same = m_explainClassBox->count() == wanted;
-    for (int k = 1; same && k < wanted; ++k)
-        same = m_explainClassBox->itemText(k) == (regression ? tr("value") : q(labels[size_t(k - 1)]));
-    if (same)
-        return;
-    const QSignalBlocker block(m_explainClassBox);
-    m_explainClassBox->clear();
-    m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
-    for (int k = 1; k < wanted; ++k)
-        m_explainClassBox->addItem(regression ? tr("value") : q(labels[size_t(k - 1)]), qlonglong(k - 1));
-    const int index = m_explainClassBox->findData(qlonglong(m_explainClass));
-    m_explainClassBox->setCurrentIndex(index >= 0 ? index : 0);
-}
-
-void TryItPanel::clearExplanation(const QString &why)
-{
-    m_explanation.reset();
-    m_legend->setVisible(false);
-    m_explainLines->setText(why.toHtmlEscaped());
-    m_explainLines->setVisible(!why.isEmpty());
-}
-
-void TryItPanel::showExplanation(const TokenizedText &t, const Explanation &e)
-{
-    showChips(t);
-    m_explanation = e;
-    double maxAbs = 0;
-    for (double a : e.attributions)
-        maxAbs = std::max(maxAbs, std::isfinite(a) ? std::abs(a) : 0.0);
-    const auto chips = m_chips->findChildren<QLabel *>(QStringLiteral("tokenChip"), Qt::FindDirectChildrenOnly);
-    for (int k = 0; k < chips.size() && size_t(k) < e.attributions.size(); ++k) {
-        QLabel *chip = chips[k];
-        const double a = e.attributions[size_t(k)];
-        const bool unknown = size_t(k) < t.unknown.size() && t.unknown[size_t(k)];
-        const QColor bg = attributionColour(a, maxAbs), fg = attributionTextColour(a, maxAbs);
-        chip->setStyleSheet(kChipStyle.arg(bg.name(), unknown ? QStringLiteral("#d04a20") : QStringLiteral("#a0a0a0"), fg.name()));
-        chip->setText(QStringLiteral("%1 <span style=\"color:%2;font-size:small\">%3</span>")
-                          .arg(q(e.tokens[size_t(k)]).toHtmlEscaped(), fg == QColor(Qt::white) ? QStringLiteral("#e0e0e0") : QStringLiteral("#707070"))
-                          .arg(t.input_ids[size_t(k)]));
-        chip->setProperty("attribution", a);
-        chip->setToolTip(tr("%1: %2 to the logit of “%3” (input_id %4)")
-                             .arg(q(e.tokens[size_t(k)]))
-                             .arg(a >= 0 ? QStringLiteral("+%1").arg(a, 0, 'g', 3) : QString::number(a, 'g', 3))
-                             .arg(q(e.target_label))
-                             .arg(t.input_ids[size_t(k)]));
-    }
-    const QString target = q(e.target_label);
-    m_legend->setScale(maxAbs, target);
-    m_legend->setVisible(true);
-
-    const auto list = [](const std::vector<WordAttribution> &words) {
-        QStringList items;
-        for (const WordAttribution &w : words)
-            items << QStringLiteral("%1 (%2%3)")
-                         .arg(q(w.word).toHtmlEscaped(), w.attribution > 0 ? QStringLiteral("+") : QString())
-                         .arg(w.attribution, 0, 'g', 3);
-        return items.isEmpty() ? TryItPanel::tr("none") : items.join(QStringLiteral(", "));
-    };
-    constexpr size_t kTopWords = 5;
-    const QString which = e.target_is_predicted ? tr("“%1” (the predicted class)").arg(target.toHtmlEscaped())
-                                                : tr("“%1”").arg(target.toHtmlEscaped());
-    QString html = tr("<b>For</b> %1: <span style=\"color:%2\">%3</span><br><b>Against</b> it: <span style=\"color:%4\">%5</span>")
-                       .arg(which, kAttributionFor.name(), list(topWords(e.words, kTopWords, true)),
-                            kAttributionAgainst.name(), list(topWords(e.words, kTopWords, false)));
-    const QString check = q(completenessText(e)).toHtmlEscaped();
-    if (e.completeness.steps_too_small)
-        html += QStringLiteral("<br><span style=\"color:#a00000\"><b>%1</b> %2</span>")
-                    .arg(tr("m is too small:"), check);
-    else
-        html += QStringLiteral("<br><span style=\"color:#505050\">%1 %2</span>")
-                    .arg(e.completeness.applies ? tr("Completeness:") : tr("Check:"), check);
-    m_explainLines->setText(html);
-    m_explainLines->setVisible(true);
-}
-
-QString TryItPanel::explanationText() const
-{
-    QTextDocumentFragment f = QTextDocumentFragment::fromHtml(m_explainLines->text());
-    return m_explainLines->isHidden() ? QString() : f.toPlainText();
 }
 
 QString TryItPanel::modelLine() const { return m_modelLine->text(); }

@@ -22,7 +22,8 @@
 #include "ui/runs/runstable.h"
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
-#include "ui/window/lessonrunner.h"
+#include "ui/window/concurrentsweep.h"
+#include "ui/window/runqueue.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 #include "ui/tryit/tryitpanel.h"
@@ -231,16 +232,7 @@ void MainWindow::connectForm()
                 m_tryIt->explainText(text, textB, classId);
             });
     connect(m_form, &ConfigurationForm::taskChanged, this, &MainWindow::applyFormTask);
-    // The form's model_dir is the run shown (and the run Resume continues).
-    m_modelDirTimer = new QTimer(this);
-    m_modelDirTimer->setSingleShot(true);
-    m_modelDirTimer->setInterval(400);
-    connect(m_modelDirTimer, &QTimer::timeout, this, &MainWindow::followFormModelDir);
-    connect(m_form, &ConfigurationForm::edited, this, [this] {
-        updateActions();
-        if (q(options().model_dir) != m_shownModelDir)
-            m_modelDirTimer->start();
-    });
+    connectFormModelDir();
 }
 
 void MainWindow::applyFormTask()
@@ -280,37 +272,6 @@ void MainWindow::connectRunsTable()
         guarded(tr("Cannot read run"), [&] { added = path.isEmpty() || m_runs->addRun(path, true, &error); });
         if (!added)
             reportError(tr("Cannot read run"), {error, QString()});
-    });
-}
-
-void MainWindow::createExampleLoader()
-{
-    m_example = new ExampleLoader(this);
-    connect(m_example, &ExampleLoader::logMessage, this, &MainWindow::appendLog);
-    connect(m_example, &ExampleLoader::failed, this,
-            [this](const ErrorReport &error) { reportError(tr("Cannot open the example"), error); });
-    connect(m_example, &ExampleLoader::lessonPrepared, this, [this](const std::vector<PretrainingLessonRun> &runs) {
-        if (!m_lesson) {
-            m_lesson = new LessonRunner(m_session, [this](const PretrainingLessonRun &run) {
-                m_form->setTask(run.pretrain ? FormTask::Pretrain : FormTask::Classify);
-                setOptions(run.options);
-            }, this);
-            connect(m_lesson, &LessonRunner::runStarting, this, [this](int index) {
-                appendLog(tr("Lesson, run %1 of 3: %2").arg(index + 1).arg(q(m_lesson->runs()[size_t(index)].name)));
-            });
-            connect(m_lesson, &LessonRunner::finished, this, [this] {
-                appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs "
-                             "(docs/tutorial.md, section 7, says what the curves show)."));
-            });
-            connect(m_lesson, &LessonRunner::stopped, this, [this](int index, const QString &reason) {
-                appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
-            });
-        }
-        if (!m_lesson->start(runs))
-            appendLog(tr("The lesson cannot start while a run or a check is going."));
-    });
-    connect(m_example, &ExampleLoader::prepared, this, [this](const ExampleDataPaths &paths) {
-        guarded(tr("Cannot open the example"), [&] { openExampleProject(paths); });
     });
 }
 
@@ -420,8 +381,9 @@ void MainWindow::updateTitle()
 
 void MainWindow::updateActions()
 {
-    m_trainAction->setEnabled(m_session->canTrain());
-    m_stopAction->setEnabled(m_session->canStop());
+    const bool sweeping = m_concurrentSweep && m_concurrentSweep->isRunning();
+    m_trainAction->setEnabled(m_session->canTrain() && !sweeping);
+    m_stopAction->setEnabled(m_session->canStop() || sweeping);
     m_resumeAction->setEnabled(m_session->canResume());
 }
 
@@ -509,92 +471,6 @@ bool MainWindow::writePresetConfig(int index, const QString &path, QString *erro
     ConfigurationForm::addRecentValue(QStringLiteral("bert_config_file"), path);
     appendLog(tr("Wrote %1 (%2)").arg(path, q(all[size_t(index)].name)));
     return true;
-}
-
-void MainWindow::openExample() { m_example->start(); }
-
-void MainWindow::openExampleProject(const ExampleDataPaths &paths)
-{
-    const TrainingOptions o = ExampleLoader::projectOptions(paths);
-    // Two projects side by side, so Compare runs shows both starts.
-    const QString project = QDir(q(paths.project_dir))
-                                .filePath(o.pretrained_model.empty() ? QStringLiteral("spam-example.bwproj")
-                                                                     : QStringLiteral("spam-example-pretrained.bwproj"));
-    if (!QFileInfo::exists(project)) {
-        try {
-            ProjectFile::save(project, o);
-        } catch (...) {
-            appendLog(tr("warning: %1").arg(currentErrorReport().logLine()));
-        }
-        finishOpeningExample(paths, project);
-        return;
-    }
-    // The learner changed the example: open it as they left it, or as it was (the example's settings).
-    Diagnostics diag;
-    TrainingOptions saved;
-    try {
-        saved = ProjectFile::load(project, diag);
-    } catch (...) {
-        diag.error(project.toStdString(), currentErrorReport().message.toStdString());
-    }
-    if (diag.hasErrors() || toCommandLineFlags(saved) == toCommandLineFlags(o)) {
-        finishOpeningExample(paths, project);
-        return;
-    }
-    if (!m_exampleChangedBox) {
-        m_exampleChangedBox = new QMessageBox(QMessageBox::Question, tr("The example was changed"), QString(),
-                                              QMessageBox::NoButton, this);
-        m_exampleChangedBox->setObjectName(QStringLiteral("exampleChangedDialog"));
-        m_exampleChangedBox->setWindowModality(Qt::WindowModal);
-        m_exampleChangedBox->addButton(tr("Open as I &left it"), QMessageBox::AcceptRole)
-            ->setObjectName(QStringLiteral("openExampleAsLeft"));
-        m_exampleChangedBox->addButton(tr("Open as it &was"), QMessageBox::DestructiveRole)
-            ->setObjectName(QStringLiteral("resetExample"));
-        m_exampleChangedBox->addButton(QMessageBox::Cancel)->setObjectName(QStringLiteral("cancelExample"));
-    }
-    std::vector<std::string> changed;
-    for (const std::string &flag : toCommandLineFlags(saved))
-        if (const std::vector<std::string> example = toCommandLineFlags(o);
-            std::find(example.begin(), example.end(), flag) == example.end())
-            changed.push_back(flag);
-    m_exampleChangedBox->setText(tr("You changed the example project %1.").arg(project));
-    m_exampleChangedBox->setInformativeText(
-        tr("Open it as you left it, or as it was: the example's settings again (its runs stay where they are).")
-        + (changed.empty() ? QString() : QStringLiteral("\n\n") + tr("Your settings: %1").arg(q(shellJoin(changed)))));
-    m_exampleChangedBox->disconnect(this);
-    connect(m_exampleChangedBox, &QMessageBox::buttonClicked, this, [this, paths, project, o](QAbstractButton *button) {
-        if (button->objectName() == QLatin1String("cancelExample"))
-            return;
-        if (button->objectName() == QLatin1String("resetExample")) {
-            try {
-                ProjectFile::save(project, o);
-                appendLog(tr("The example project %1 is as it was again.").arg(project));
-            } catch (...) {
-                reportError(tr("Cannot reset the example"), currentErrorReport());
-                return;
-            }
-        }
-        finishOpeningExample(paths, project);
-    });
-    m_exampleChangedBox->open();
-}
-
-void MainWindow::finishOpeningExample(const ExampleDataPaths &paths, const QString &project)
-{
-    const TrainingOptions o = ExampleLoader::projectOptions(paths);
-    QString openError;
-    if (!openProject(project, &openError)) {
-        setOptions(o);
-        appendLog(tr("warning: %1").arg(openError));
-    }
-    if (!paths.start_note.empty())
-        appendLog(tr("The example %1.").arg(q(paths.start_note)));
-    appendLog(o.pretrained_model.empty()
-                  ? tr("Example ready: spam detection (SpamAssassin), BERT-Tiny from random weights, one_device. Press Train.")
-                  : tr("Example ready: spam detection (SpamAssassin), fine-tuning the pretrained BERT-Tiny, one_device. "
-                       "Press Train."));
-    statusBar()->showMessage(tr("Example loaded. Press Train to start."));
-    Q_EMIT exampleReady();
 }
 
 int MainWindow::openTensorBoardLogs(const QString &logdir)

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -25,7 +26,6 @@ class EvaluationView;
 class FillMaskPanel;
 class HelpBrowser;
 class ExampleLoader;
-class LessonRunner;
 class ExportDialog;
 class LossPlot;
 class LrFindDialog;
@@ -34,6 +34,9 @@ class SchedulePanel;
 class StartPage;
 class PrepareDataDialog;
 class RunQueue;
+class ConcurrentSweep;
+struct PretrainingLessonRun;
+struct SweepFile;
 class SweepDialog;
 class RunsTable;
 class RunSession;
@@ -133,6 +136,9 @@ public Q_SLOTS:
     /// Training → Sweep…: the sweep dialog (SweepDialog, object name "sweepDialog") on the
     /// form's settings; Start trains the plan's runs through the run queue and records each
     /// end in sweep.json; when all completed, Compare runs lists them and opens the Sweep view.
+    /// With "Runs at once" above 1 (a classifier's sweep) the runs train at the same time in
+    /// child processes (ConcurrentSweep, object name "concurrentSweep"); the status bar names
+    /// the runs training and Stop stops them all.
     SweepDialog *openSweepDialog();
     /// Closes the window without asking: a running run is stopped first (checkpoint written)
     /// and the window closes when it has ended. For scripted use (--screenshot).
@@ -242,6 +248,9 @@ private:
     RunsTable *m_runs = nullptr;
     RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
     SweepDialog *m_sweepDialog = nullptr;
+    ConcurrentSweep *m_concurrentSweep = nullptr; ///< a sweep with runs at once (openSweepDialog)
+    /// Starts the sweep of `file` (written to the dialog's folder) with runs at once.
+    void startConcurrentSweep(const SweepFile &file);
     /// The run queue, created with its Log lines on first use.
     RunQueue *ensureRunQueue();
     QTabWidget *m_tabs = nullptr;
@@ -260,12 +269,17 @@ private:
     HelpBrowser *m_help = nullptr;
     ExportDialog *m_exportDialog = nullptr;
     ExampleLoader *m_example = nullptr;
-    LessonRunner *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another
+    RunQueue *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another (startLesson)
+    /// The pretraining lesson's three runs through their own RunQueue, each shown in the form
+    /// (task and options) before it starts; Log lines say which run and how it ended.
+    void startLesson(const std::vector<PretrainingLessonRun> &runs);
     /// Counts the shown runs and projects: a recorded run read for an older one is dropped.
     quint64 m_shownRunGeneration = 0;
     quint64 m_diskUseGeneration = 0; ///< the latest checkpoint listing; older ones are dropped
     QString m_shownModelDir; ///< the model_dir whose run the views show (followFormModelDir)
     QTimer *m_modelDirTimer = nullptr; ///< waits for the user to pause typing a model_dir
+    /// The form's model_dir edits → followFormModelDir after a pause (m_modelDirTimer).
+    void connectFormModelDir();
     QString m_announcedScan; ///< the model_dir whose scan ends with "N run(s) found" (Find runs)
 
     QString m_projectPath;

@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QStatusBar>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -190,6 +191,21 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
     }
     appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(step)
                   .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
+}
+
+void MainWindow::connectFormModelDir()
+{
+    // The form's model_dir is the run shown (and the run Resume continues): once the user
+    // pauses typing another one, its run is loaded (followFormModelDir).
+    m_modelDirTimer = new QTimer(this);
+    m_modelDirTimer->setSingleShot(true);
+    m_modelDirTimer->setInterval(400);
+    connect(m_modelDirTimer, &QTimer::timeout, this, &MainWindow::followFormModelDir);
+    connect(m_form, &ConfigurationForm::edited, this, [this] {
+        updateActions();
+        if (q(options().model_dir) != m_shownModelDir)
+            m_modelDirTimer->start();
+    });
 }
 
 void MainWindow::followFormModelDir()

@@ -15,6 +15,7 @@
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/fillmaskpanel.h"
 #include "ui/tryit/tryitpanel.h"
+#include "ui/window/concurrentsweep.h"
 #include "ui/window/runsession.h"
 
 #include <QAction>
@@ -27,7 +28,12 @@ namespace wb {
 
 bool MainWindow::train() { return m_session->train(); }
 
-void MainWindow::stop() { m_session->stop(); }
+void MainWindow::stop()
+{
+    if (m_concurrentSweep && m_concurrentSweep->isRunning())
+        m_concurrentSweep->stop();
+    m_session->stop();
+}
 
 bool MainWindow::resume() { return m_session->resume(); }
 

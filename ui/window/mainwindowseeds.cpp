@@ -6,7 +6,9 @@
 #include "ui/common/qtext.h"
 
 #include "ui/form/configurationform.h"
+#include "ui/runs/progresspanel.h"
 #include "ui/runs/runstable.h"
+#include "ui/window/concurrentsweep.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
 #include "ui/window/sweepdialog.h"
@@ -77,6 +79,14 @@ SweepDialog *MainWindow::openSweepDialog()
                 statusBar()->showMessage(tr("A run is going: start the sweep when it has ended."), 6000);
                 return;
             }
+            if (m_concurrentSweep && m_concurrentSweep->isRunning()) {
+                statusBar()->showMessage(tr("A sweep is going: start this one when it has ended."), 6000);
+                return;
+            }
+            if (m_sweepDialog->runsAtOnce() > 1 && formTaskPurpose(m_form->task()) == RunPurpose::Train) {
+                startConcurrentSweep(file);
+                return;
+            }
             std::vector<QueuedRun> runs = m_sweepDialog->pendingRuns(file);
             appendLog(tr("Sweep in %1: %2 of %n run(s) to train", nullptr, int(file.runs.size()))
                           .arg(m_sweepDialog->sweepDir()).arg(runs.size()));
@@ -90,6 +100,50 @@ SweepDialog *MainWindow::openSweepDialog()
     m_sweepDialog->setBaseOptions(options(), formTaskPurpose(m_form->task()));
     m_sweepDialog->open();
     return m_sweepDialog;
+}
+
+void MainWindow::startConcurrentSweep(const SweepFile &file)
+{
+    if (!m_concurrentSweep) {
+        m_concurrentSweep = new ConcurrentSweep(this);
+        m_concurrentSweep->setObjectName(QStringLiteral("concurrentSweep"));
+        connect(m_concurrentSweep, &ConcurrentSweep::line, this, [this](const QString &text) { appendLog(text); });
+        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this](const QStringList &runs) {
+            if (runs.isEmpty())
+                return;
+            statusBar()->showMessage(
+                tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size())).arg(runs.join(QStringLiteral(", "))));
+            m_progress->setStatus(tr("Sweep: %n run(s) training", nullptr, int(runs.size())));
+        });
+        connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
+            updateActions();
+            const QString dir = m_concurrentSweep->sweepDir();
+            m_progress->setStatus(exitCode == 0 ? tr("Sweep completed") : exitCode == 130 ? tr("Sweep stopped")
+                                                                                           : tr("Sweep ended with errors"));
+            if (exitCode == 0) {
+                statusBar()->showMessage(tr("Sweep completed"), 6000);
+                appendLog(tr("All runs of the sweep in %1 completed; Compare runs lists them.").arg(dir));
+                m_runs->setGroupSeeds(false);
+                scanRuns(dir + QStringLiteral("/run-001"));
+                showTab(QStringLiteral("runsTab"));
+                connect(m_runs, &RunsTable::scanned, this, [this] { m_runs->showSweepView(); }, Qt::SingleShotConnection);
+            } else {
+                statusBar()->showMessage(exitCode == 130 ? tr("Sweep stopped") : tr("Sweep ended with errors"), 6000);
+                appendLog(exitCode == 130 ? tr("The sweep stopped; Training → Sweep… with the same folder resumes it.")
+                                          : tr("The sweep ended with errors (see the lines above); Training → Sweep… "
+                                               "with the same folder goes on with the runs not completed."));
+            }
+        });
+    }
+    QString error;
+    if (!m_concurrentSweep->start(m_sweepDialog->sweepDir(), m_sweepDialog->runsAtOnce(), &error)) {
+        appendLog(tr("The sweep did not start: %1").arg(error));
+        return;
+    }
+    appendLog(tr("Sweep in %1: %n run(s), up to %2 at once, each in its own process", nullptr, int(file.runs.size()))
+                  .arg(m_sweepDialog->sweepDir())
+                  .arg(m_sweepDialog->runsAtOnce()));
+    updateActions();
 }
 
 } // namespace wb

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A list of run configurations trained one after another through the window's RunSession
-// (Repeat with seeds, the Sweep dialog, the pretraining lesson).
+// (Repeat with seeds, the Sweep dialog, the pretraining lesson) — the window's one sequential runner.
 #include "ui/window/runqueue.h"
 
 #include "ui/window/runsession.h"
@@ -70,6 +70,9 @@ void RunQueue::cancel()
 void RunQueue::startCurrent()
 {
     const QueuedRun &run = m_runs[size_t(m_next)];
+    if (run.show)
+        run.show();
+    Q_EMIT runStarting(m_next);
     m_waitingForCheck = true;
     if (!m_session->trainOptions(run.options, run.purpose)) {
         m_waitingForCheck = false;

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <vector>
 
 namespace wb {
@@ -15,12 +16,15 @@ namespace wb {
 class RunSession;
 
 /// One run of a RunQueue: the options it trains with (their own model_dir), the purpose
-/// (fine-tuning or pretraining) and a name for the Log ("seed 43", "run-003").
+/// (fine-tuning or pretraining), a name for the Log ("seed 43", "run-003", "pretrain") and,
+/// optionally, how to show it in the form before it starts (the pretraining lesson puts each
+/// run's task and options there, so the form shows what trains).
 struct QueuedRun
 {
     TrainingOptions options;
     RunPurpose purpose = RunPurpose::Train;
     QString label;
+    std::function<void()> show; ///< called on the GUI thread just before the run's check; may be empty
 };
 
 /// The model_dir of the run with `seed` in Repeat with seeds: "<modelDir>-seed-<seed>" (a
@@ -33,7 +37,8 @@ std::string seedRunDir(const std::string &modelDir, int64_t seed);
 std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, int count);
 
 /// Runs a list of run configurations one after another through a RunSession (the window's one
-/// run control, so each run is checked, drawn and reported like a Train press). A run whose
+/// run control, so each run is checked, drawn and reported like a Train press): Repeat with
+/// seeds, the Sweep dialog and the pretraining lesson. A run whose
 /// model_dir already holds a run continues it from its latest checkpoint (no question); one
 /// that completes starts the next. The queue stops — and keeps the runs not yet started —
 /// when a run fails its check, fails, or is stopped by the user (Stop); start() again goes on
@@ -64,6 +69,8 @@ public:
     int completedCount() const { return m_completed; }
 
 Q_SIGNALS:
+    /// Run `index` is shown (QueuedRun::show) and its check starts.
+    void runStarting(int index);
     /// Run `index` passed its check and trains now.
     void runStarted(int index);
     /// Run `index` ended (`r.status`: Completed, Cancelled or Failed).

@@ -33,7 +33,7 @@ std::vector<std::string> sweepBaseFlags(const TrainingOptions &o, const SweepSpe
 
 SweepDialog::SweepDialog(QWidget *parent)
     : QDialog(parent), m_method(new QComboBox(this)), m_numRuns(new QSpinBox(this)), m_sampleSeed(new QSpinBox(this)),
-      m_folder(new QLineEdit(this)), m_planText(new QLabel(this))
+      m_runsAtOnce(new QSpinBox(this)), m_folder(new QLineEdit(this)), m_planText(new QLabel(this))
 {
     setObjectName(QStringLiteral("sweepDialog"));
     setWindowTitle(tr("Sweep"));
@@ -57,7 +57,15 @@ SweepDialog::SweepDialog(QWidget *parent)
     m_sampleSeed->setObjectName(QStringLiteral("sweepSampleSeed"));
     m_sampleSeed->setRange(0, 1000000);
     m_folder->setObjectName(QStringLiteral("sweepFolder"));
+    m_folder->setMinimumWidth(fontMetrics().averageCharWidth() * 40); // a path's tail is readable
     m_folder->setToolTip(tr("The sweep folder: sweep.json and one model directory per run (run-001, …)"));
+    m_runsAtOnce->setObjectName(QStringLiteral("sweepRunsAtOnce"));
+    m_runsAtOnce->setRange(1, 64);
+    m_runsAtOnce->setValue(1);
+    m_runsAtOnce->setToolTip(tr("1: one run after another in the window. More: that many runs train at the same time, "
+                                "each in its own process (bert-workbench-cli sweep --max_concurrent_runs), the "
+                                "machine's cores split among them"));
+    connect(m_runsAtOnce, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
     connect(m_method, &QComboBox::currentTextChanged, this, &SweepDialog::updatePlanText);
     connect(m_numRuns, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
     connect(m_sampleSeed, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
@@ -66,6 +74,7 @@ SweepDialog::SweepDialog(QWidget *parent)
     form->addRow(tr("Runs (random)"), m_numRuns);
     form->addRow(tr("Sample seed (random)"), m_sampleSeed);
     form->addRow(tr("Sweep folder"), m_folder);
+    form->addRow(tr("Runs at once"), m_runsAtOnce);
     m_planText->setObjectName(QStringLiteral("sweepPlanText"));
     m_planText->setWordWrap(true);
     auto *buttons = new QDialogButtonBox(this);
@@ -105,6 +114,8 @@ void SweepDialog::setBaseOptions(const TrainingOptions &o, RunPurpose purpose)
 }
 
 QString SweepDialog::sweepDir() const { return m_folder->text().trimmed(); }
+
+int SweepDialog::runsAtOnce() const { return m_runsAtOnce->value(); }
 
 std::optional<SweepFile> SweepDialog::plan(QString *error) const
 {
@@ -179,10 +190,16 @@ void SweepDialog::updatePlanText()
         return;
     }
     const size_t pending = pendingRuns(*file).size();
-    m_planText->setText(pending == file->runs.size()
-                            ? tr("%n run(s), one after another.", nullptr, int(file->runs.size()))
-                            : tr("%1 of %2 run(s) already completed in this folder; %3 to go.")
-                                  .arg(file->runs.size() - pending).arg(file->runs.size()).arg(pending));
+    QString text = pending == file->runs.size()
+                       ? (runsAtOnce() == 1 ? tr("%n run(s), one after another.", nullptr, int(file->runs.size()))
+                                            : tr("%n run(s), up to %1 at once, each in its own process.", nullptr,
+                                                 int(file->runs.size()))
+                                                  .arg(runsAtOnce()))
+                       : tr("%1 of %2 run(s) already completed in this folder; %3 to go.")
+                             .arg(file->runs.size() - pending).arg(file->runs.size()).arg(pending);
+    if (runsAtOnce() > 1 && m_purpose != RunPurpose::Train)
+        text += QLatin1Char('\n') + tr("Runs at once trains classifiers only; pretraining sweeps run one after another.");
+    m_planText->setText(text);
 }
 
 } // namespace wb

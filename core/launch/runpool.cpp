@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/launch/runpool.h"
+
+#include "core/launch/childprocess.h"
+#include "core/util/error.h"
+
+#include <csignal>
+#include <list>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace wb {
+
+RunPool::RunPool(RunPoolOptions options) : m_options(std::move(options)) {}
+
+void RunPool::run(const RunPoolSinks &sinks)
+{
+    if (m_options.max_concurrent < 1)
+        throw Error("max_concurrent_runs", "must be at least 1, got " + std::to_string(m_options.max_concurrent));
+    if (m_options.executable.empty())
+        throw Error("max_concurrent_runs", "the program to run is unknown", "run bert-workbench-cli by its path");
+    const std::vector<std::string> env = environmentWithoutCluster();
+    std::list<ChildProcess> running; // std::list: a ChildProcess does not move
+    size_t next = 0;
+    int forwardedStops = 0;
+    bool polledStop = false;
+    const auto lineSink = [&sinks](size_t job) {
+        return [&sinks, job](const std::string &l) {
+            if (sinks.line)
+                sinks.line(job, l);
+        };
+    };
+    for (;;) {
+        if (m_options.stop && !polledStop && m_options.stop->stopRequested()) {
+            polledStop = true;
+            requestStop();
+        }
+        const int stops = m_stopRequests.load();
+        while (forwardedStops < stops && forwardedStops < 2) {
+            for (ChildProcess &c : running)
+                if (c.running)
+                    ::kill(c.pid, SIGINT);
+            ++forwardedStops;
+        }
+        while (forwardedStops == 0 && next < m_options.jobs.size() && int(running.size()) < m_options.max_concurrent) {
+            running.emplace_back();
+            ChildProcess &c = running.back();
+            c.index = int(next);
+            startChild(c, m_options.executable, m_options.jobs[next], env, "max_concurrent_runs",
+                       "run " + std::to_string(next + 1), "lower --max_concurrent_runs or free memory");
+            if (sinks.started)
+                sinks.started(next);
+            ++next;
+        }
+        if (running.empty())
+            break;
+        std::vector<pollfd> fds;
+        for (const ChildProcess &c : running) {
+            if (c.out.valid())
+                fds.push_back(pollfd{c.out.get(), POLLIN, 0});
+            if (c.err.valid())
+                fds.push_back(pollfd{c.err.get(), POLLIN, 0});
+        }
+        if (!fds.empty())
+            ::poll(fds.data(), fds.size(), 100);
+        else
+            ::usleep(50 * 1000);
+        for (auto it = running.begin(); it != running.end();) {
+            ChildProcess &c = *it;
+            drainPipe(c.out, c.outBuf);
+            drainPipe(c.err, c.errBuf);
+            emitLines(c.outBuf, lineSink(size_t(c.index)), std::string(), !c.out.valid());
+            emitLines(c.errBuf, lineSink(size_t(c.index)), std::string(), !c.err.valid());
+            if (c.running) {
+                int status = 0;
+                if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
+                    c.running = false;
+                    c.status = status;
+                }
+            }
+            if (c.running || c.out.valid() || c.err.valid()) {
+                ++it;
+                continue;
+            }
+            const bool interrupted = forwardedStops > 0 && WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGINT;
+            const int code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : interrupted ? 130 : 1;
+            if (sinks.ended)
+                sinks.ended(size_t(c.index), code, describeExitStatus(c.status));
+            it = running.erase(it);
+        }
+    }
+    for (size_t j = next; j < m_options.jobs.size(); ++j)
+        m_notStarted.push_back(j);
+}
+
+} // namespace wb

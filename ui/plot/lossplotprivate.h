@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// LossPlot's private state, shared by its files: lossplot.cpp (the canvas, axes, graphs,
+// legend and controls) and lossplotseries.cpp (the data: steps, evaluations, comparison runs,
+// baselines, smoothing, the x axis, exports). Include only from those files, after
+// #undef QT_NO_KEYWORDS / QT_NO_FOREACH (QCustomPlot 2.1's header uses Qt's keywords).
+#pragma once
+
+#include "ui/plot/lossplot.h"
+
+#include "ui/form/fieldhelp.h"
+#include "ui/plot/plotaxes.h"
+#include "ui/plot/plotcontrolrow.h"
+#include "ui/plot/plotoverlays.h"
+#include "ui/plot/smoothing.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSlider>
+#include <QTimer>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wb {
+
+namespace lossplotdetail {
+
+constexpr int kReplotIntervalMs = 40;       // ≤ 25 Hz: one coalescing single-shot timer (QCustomPlot::rpQueuedReplot)
+constexpr double kLogFloor = 1e-8;          // values ≤ 0 are clamped to this on a log axis
+constexpr double kDefaultSmoothing = 0.6;   // TensorBoard's default
+inline const QColor kLossColour(31, 119, 180);
+inline const QColor kEvalLossColour(255, 127, 14);
+inline const QColor kEvalAccColour(44, 160, 44);
+inline const QColor kLrColour(148, 103, 189);
+
+struct Points
+{
+    std::vector<double> step, wall, value;
+    void clear() { step.clear(); wall.clear(); value.clear(); }
+    int size() const { return int(step.size()); }
+};
+
+} // namespace lossplotdetail
+
+using namespace lossplotdetail; // this header is included only by lossplot*.cpp
+
+struct LossPlot::Private
+{
+    LossPlot *q = nullptr;
+    QCustomPlot *plot = nullptr;
+    QCPAxisRect *lossRect = nullptr;
+    QCPAxisRect *lrRect = nullptr;
+    QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
+    bool pretraining = false; ///< setPretraining(): the curves are named for masked-LM pretraining
+    QString runName;          ///< setRunName(): the live run's legend prefix ("" none)
+    /// `text` as the live run's legend entry: "<run>: <text>" when the run has a name.
+    QString named(const QString &text) const { return runName.isEmpty() ? text : runName + QStringLiteral(": ") + text; }
+    QCPGraph *lr = nullptr, *planned = nullptr;
+    QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
+    QCPItemStraightLine *baselineLine = nullptr;
+    double baseline = std::numeric_limits<double>::quiet_NaN();
+    // The bag-of-words baseline (prepare_report.json): a second dashed line, its own legend entry.
+    QCPGraph *bowKey = nullptr;
+    QCPItemStraightLine *bowLine = nullptr;
+    double bow = std::numeric_limits<double>::quiet_NaN();
+    Points trainData, lrData, evalLossData, evalAccData;
+    std::vector<double> plannedStep, plannedLr;
+    std::unique_ptr<PlotOverlays> overlays;
+    TensorBoardSmoother smoother{kDefaultSmoothing};
+    double smoothing = kDefaultSmoothing;
+    XAxis xMode = XAxis::Step;
+    bool logScale = false;
+    bool follow = true; // auto-rescale until the user zooms or pans
+    double t0 = std::numeric_limits<double>::quiet_NaN();
+    QTimer replotTimer;
+    int replots = 0;
+    QSlider *slider = nullptr;
+    QDoubleSpinBox *smoothingBox = nullptr;
+    QComboBox *xCombo = nullptr;
+    QCheckBox *logBox = nullptr;
+
+    double key(double step, double wall, double runT0) const
+    {
+        switch (xMode) {
+        case XAxis::Step: return step;
+        case XAxis::RelativeTime: return wall - runT0;
+        case XAxis::WallTime: return wall;
+        }
+        return step;
+    }
+    double lossValue(double v) const { return logScale && std::isfinite(v) && v <= 0 ? kLogFloor : v; }
+
+    static QVector<QCPGraphData> build(const std::vector<double> &steps, const std::vector<double> &walls,
+                                       const std::vector<double> &values, const Private &p, double runT0,
+                                       bool lossAxis)
+    {
+        QVector<QCPGraphData> out;
+        out.reserve(int(values.size()));
+        for (std::size_t i = 0; i < values.size(); ++i)
+            out.append(QCPGraphData(p.key(steps[i], walls.empty() ? 0 : walls[i], runT0),
+                                    lossAxis ? p.lossValue(values[i]) : values[i]));
+        return out;
+    }
+
+    void rebuild()
+    {
+        const std::vector<double> sm = smoothTensorBoard(trainData.value, smoothing);
+        raw->data()->set(build(trainData.step, trainData.wall, trainData.value, *this, t0, true), true);
+        smoothed->data()->set(build(trainData.step, trainData.wall, sm, *this, t0, true), true);
+        evalLoss->data()->set(build(evalLossData.step, evalLossData.wall, evalLossData.value, *this, t0, true), true);
+        evalAcc->data()->set(build(evalAccData.step, evalAccData.wall, evalAccData.value, *this, t0, false), true);
+        lr->data()->set(build(lrData.step, lrData.wall, lrData.value, *this, t0, false), true);
+        planned->data()->set(build(plannedStep, {}, plannedLr, *this, t0, false), true);
+        planned->setVisible(xMode == XAxis::Step);
+        smoother = TensorBoardSmoother(smoothing);
+        for (double v : trainData.value)
+            smoother.add(v);
+        overlays->rebuild(mapping());
+        scheduleReplot();
+    }
+
+    PlotMapping mapping() const
+    {
+        return {[this](double step, double wall, double runT0) { return key(step, wall, runT0); },
+                [this](double v) { return lossValue(v); }, smoothing};
+    }
+
+    /// Recomputes only the smoothed curves, in place: keys and raw series stay, so a new
+    /// smoothing weight costs one EMA pass per series over the existing graph data instead of
+    /// rebuilding every container (10^6 points: a few milliseconds plus the replot).
+    void resmooth()
+    {
+        const PlotMapping m = mapping();
+        if (!resmoothGraph(smoothed, trainData.value, m, &smoother) || !overlays->resmooth(m))
+            rebuild(); // also restarts the live smoother
+        scheduleReplot();
+    }
+
+    void scheduleReplot()
+    {
+        if (!replotTimer.isActive())
+            replotTimer.start();
+    }
+
+    void replot()
+    {
+        if (follow)
+            plotaxes::fit(plot, lossRect, lrRect, evalAccData.value.empty() && !overlays->hasAccuracy() ? 1.0 : 1.05);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+
+    static QString tr(const char *s) { return LossPlot::tr(s); }
+
+    const Points *points(Series s) const
+    {
+        switch (s) {
+        case Series::TrainLoss:
+        case Series::SmoothedTrainLoss: return &trainData;
+        case Series::EvalLoss: return &evalLossData;
+        case Series::EvalAccuracy: return &evalAccData;
+        case Series::LearningRate: return &lrData;
+        case Series::PlannedLearningRate: return nullptr;
+        }
+        return nullptr;
+    }
+
+    void showTooltip(QMouseEvent *event);
+};
+
+} // namespace wb

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+// Try it's "Which words decided" row: the explain switch, method, steps and class, and the
+// chips shaded by their attributions with the legend and the top words (the rest of the
+// panel: tryitpanel.cpp; docs/explain.md).
+#include "ui/tryit/tryitpanel.h"
+#include "ui/common/qtext.h"
+#include "ui/tryit/attributionchips.h"
+#include "core/config/inputmetadata.h"
+#include "core/config/labelnames.h"
+#include "core/config/optiontable.h"
+#include "core/train/bestmodel.h"
+#include "core/train/checkpointstate.h"
+#include "core/util/error.h"
+#include "ui/form/fieldhelp.h"
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLayout>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTextDocumentFragment>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+namespace wb {
+
+QWidget *TryItPanel::buildExplainRow()
+{
+    m_explain = new QCheckBox(tr("Which words decided"));
+    m_explain->setObjectName(QStringLiteral("tryItExplain"));
+    m_explain->setToolTip(tr("Shade each wordpiece by how much it pushed the model towards the class (blue) or "
+                             "away from it (red): Integrated Gradients on the word embeddings, or the cheaper "
+                             "gradient × input. Recomputed for every new checkpoint."));
+    m_explainMethod = new QComboBox;
+    m_explainMethod->setObjectName(QStringLiteral("tryItExplainMethod"));
+    m_explainMethod->addItem(tr("Integrated Gradients"), int(AttributionMethod::IntegratedGradients));
+    m_explainMethod->addItem(tr("gradient × input"), int(AttributionMethod::GradientXInput));
+    m_igSteps = new QSpinBox;
+    m_igSteps->setObjectName(QStringLiteral("tryItIgSteps"));
+    m_igSteps->setRange(kIgStepsMinimum, kIgStepsMaximum);
+    m_igSteps->setValue(int(kDefaultIgSteps));
+    m_igSteps->setPrefix(tr("m = "));
+    m_igSteps->setToolTip(tr("Integrated Gradients: points on the path from the [PAD] baseline to the text (more: "
+                             "slower, and the attributions add up to the logit difference more exactly)"));
+    m_explainClassBox = new QComboBox;
+    m_explainClassBox->setObjectName(QStringLiteral("tryItExplainClass"));
+    m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
+    m_explainClassBox->setToolTip(tr("For which class: the class whose logit the attributions explain"));
+    m_legend = new AttributionLegend;
+    m_legend->setVisible(false);
+    m_explainLines = new QLabel;
+    m_explainLines->setObjectName(QStringLiteral("tryItExplanation"));
+    m_explainLines->setWordWrap(true);
+    m_explainLines->setTextFormat(Qt::RichText);
+    m_explainLines->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_explainLines->setVisible(false);
+
+    const auto changed = [this] {
+        m_explainMethod->setEnabled(m_explain->isChecked());
+        m_igSteps->setEnabled(m_explain->isChecked()
+                              && m_explainMethod->currentData().toInt() == int(AttributionMethod::IntegratedGradients));
+        m_explainClassBox->setEnabled(m_explain->isChecked());
+        if (!m_explain->isChecked())
+            clearExplanation();
+        scheduleRefresh();
+    };
+    connect(m_explain, &QCheckBox::toggled, this, changed);
+    connect(m_explainMethod, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_igSteps, &QSpinBox::valueChanged, this, changed);
+    connect(m_explainClassBox, &QComboBox::activated, this, [this, changed] {
+        m_explainClass = m_explainClassBox->currentData().toLongLong();
+        changed();
+    });
+    m_explainMethod->setEnabled(false);
+    m_igSteps->setEnabled(false);
+    m_explainClassBox->setEnabled(false);
+
+    auto *box = new QWidget;
+    auto *v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    // One narrow row, so that Try it is no wider and no taller than the other tabs (a 1280×800
+    // screen at 150 %): the boxes show the first characters of long names (the full name is in
+    // the list), and the class box's tooltip says what it is for.
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_explain);
+    row->addWidget(m_explainMethod);
+    row->addWidget(m_igSteps);
+    row->addWidget(m_explainClassBox);
+    row->addStretch(1);
+    v->addLayout(row);
+    for (QComboBox *box : {m_explainMethod, m_explainClassBox}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(9);
+    }
+    v->addWidget(m_legend);
+    v->addWidget(m_explainLines);
+    return box;
+}
+
+void TryItPanel::setExplainEnabled(bool on) { m_explain->setChecked(on); }
+
+bool TryItPanel::explainEnabled() const { return m_explain->isChecked(); }
+
+void TryItPanel::setExplainOptions(AttributionMethod method, int steps, int64_t classId)
+{
+    const QSignalBlocker b1(m_explainMethod), b2(m_igSteps);
+    m_explainMethod->setCurrentIndex(std::max(0, m_explainMethod->findData(int(method))));
+    m_igSteps->setValue(steps); // the spin box clamps to its range
+    m_explainClass = classId;
+    const int index = m_explainClassBox->findData(qlonglong(classId));
+    m_explainClassBox->setCurrentIndex(index >= 0 ? index : 0);
+    m_igSteps->setEnabled(explainEnabled() && method == AttributionMethod::IntegratedGradients);
+    scheduleRefresh();
+}
+
+ExplainOptions TryItPanel::explainOptions() const
+{
+    ExplainOptions o;
+    o.method = AttributionMethod(m_explainMethod->currentData().toInt());
+    o.ig_steps = m_igSteps->value();
+    o.target_label_id = m_explainClass;
+    return o;
+}
+
+void TryItPanel::explainText(const QString &text, const QString &textB, int64_t classId)
+{
+    {
+        const QSignalBlocker block(m_explain);
+        m_explain->setChecked(true);
+    }
+    m_explainMethod->setEnabled(true);
+    m_explainClassBox->setEnabled(true);
+    setExplainOptions(explainOptions().method, m_igSteps->value(), classId);
+    setTexts(text, textB);
+    refreshNow();
+}
+
+void TryItPanel::updateClassChoice(const std::vector<std::string> &labels, bool regression)
+{
+    // Items: "the predicted class", then one per label (regression: its one value).
+    const int wanted = 1 + int(regression ? 1 : labels.size());
+    bool same = m_explainClassBox->count() == wanted;
+    for (int k = 1; same && k < wanted; ++k)
+        same = m_explainClassBox->itemText(k) == (regression ? tr("value") : q(labels[size_t(k - 1)]));
+    if (same)
+        return;
+    const QSignalBlocker block(m_explainClassBox);
+    m_explainClassBox->clear();
+    m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
+    for (int k = 1; k < wanted; ++k)
+        m_explainClassBox->addItem(regression ? tr("value") : q(labels[size_t(k - 1)]), qlonglong(k - 1));
+    const int index = m_explainClassBox->findData(qlonglong(m_explainClass));
+    m_explainClassBox->setCurrentIndex(index >= 0 ? index : 0);
+}
+
+void TryItPanel::clearExplanation(const QString &why)
+{
+    m_explanation.reset();
+    m_legend->setVisible(false);
+    m_explainLines->setText(why.toHtmlEscaped());
+    m_explainLines->setVisible(!why.isEmpty());
+}
+
+void TryItPanel::showExplanation(const TokenizedText &t, const Explanation &e)
+{
+    showChips(t);
+    m_explanation = e;
+    double maxAbs = 0;
+    for (double a : e.attributions)
+        maxAbs = std::max(maxAbs, std::isfinite(a) ? std::abs(a) : 0.0);
+    const auto chips = m_chips->findChildren<QLabel *>(QStringLiteral("tokenChip"), Qt::FindDirectChildrenOnly);
+    for (int k = 0; k < chips.size() && size_t(k) < e.attributions.size(); ++k) {
+        QLabel *chip = chips[k];
+        const double a = e.attributions[size_t(k)];
+        const bool unknown = size_t(k) < t.unknown.size() && t.unknown[size_t(k)];
+        const QColor bg = attributionColour(a, maxAbs), fg = attributionTextColour(a, maxAbs);
+        chip->setStyleSheet(kChipStyle.arg(bg.name(), unknown ? QStringLiteral("#d04a20") : QStringLiteral("#a0a0a0"), fg.name()));
+        chip->setText(QStringLiteral("%1 <span style=\"color:%2;font-size:small\">%3</span>")
+                          .arg(q(e.tokens[size_t(k)]).toHtmlEscaped(), fg == QColor(Qt::white) ? QStringLiteral("#e0e0e0") : QStringLiteral("#707070"))
+                          .arg(t.input_ids[size_t(k)]));
+        chip->setProperty("attribution", a);
+        chip->setToolTip(tr("%1: %2 to the logit of “%3” (input_id %4)")
+                             .arg(q(e.tokens[size_t(k)]))
+                             .arg(a >= 0 ? QStringLiteral("+%1").arg(a, 0, 'g', 3) : QString::number(a, 'g', 3))
+                             .arg(q(e.target_label))
+                             .arg(t.input_ids[size_t(k)]));
+    }
+    const QString target = q(e.target_label);
+    m_legend->setScale(maxAbs, target);
+    m_legend->setVisible(true);
+
+    const auto list = [](const std::vector<WordAttribution> &words) {
+        QStringList items;
+        for (const WordAttribution &w : words)
+            items << QStringLiteral("%1 (%2%3)")
+                         .arg(q(w.word).toHtmlEscaped(), w.attribution > 0 ? QStringLiteral("+") : QString())
+                         .arg(w.attribution, 0, 'g', 3);
+        return items.isEmpty() ? TryItPanel::tr("none") : items.join(QStringLiteral(", "));
+    };
+    constexpr size_t kTopWords = 5;
+    const QString which = e.target_is_predicted ? tr("“%1” (the predicted class)").arg(target.toHtmlEscaped())
+                                                : tr("“%1”").arg(target.toHtmlEscaped());
+    QString html = tr("<b>For</b> %1: <span style=\"color:%2\">%3</span><br><b>Against</b> it: <span style=\"color:%4\">%5</span>")
+                       .arg(which, kAttributionFor.name(), list(topWords(e.words, kTopWords, true)),
+                            kAttributionAgainst.name(), list(topWords(e.words, kTopWords, false)));
+    const QString check = q(completenessText(e)).toHtmlEscaped();
+    if (e.completeness.steps_too_small)
+        html += QStringLiteral("<br><span style=\"color:#a00000\"><b>%1</b> %2</span>")
+                    .arg(tr("m is too small:"), check);
+    else
+        html += QStringLiteral("<br><span style=\"color:#505050\">%1 %2</span>")
+                    .arg(e.completeness.applies ? tr("Completeness:") : tr("Check:"), check);
+    m_explainLines->setText(html);
+    m_explainLines->setVisible(true);
+}
+
+QString TryItPanel::explanationText() const
+{
+    QTextDocumentFragment f = QTextDocumentFragment::fromHtml(m_explainLines->text());
+    return m_explainLines->isHidden() ? QString() : f.toPlainText();
+}
+
+} // namespace wb

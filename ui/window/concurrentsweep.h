@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+namespace wb {
+
+/// A sweep with several runs at once in the window (the Sweep dialog's "Runs at once" > 1):
+/// `bert-workbench-cli sweep --sweep_dir DIR --max_concurrent_runs N` in a child process
+/// (findWorkerExecutable, ui/runs/localworkersrun.h), which trains up to N runs at the same
+/// time, each a `train` process, and keeps sweep.json (docs/file-formats.md, "Sweep folder").
+/// The window shows its lines in the Log and which runs train now (training()); Stop sends it
+/// SIGINT as a terminal's Ctrl+C does (every run stops after its step with a checkpoint), and
+/// starting the same sweep again resumes it. GUI thread only.
+///
+///     auto *sweep = new ConcurrentSweep(this);
+///     connect(sweep, &ConcurrentSweep::trainingChanged, this, [](const QStringList &runs) { ... });
+///     sweep->start("/runs/lr-sweep", 2);
+class ConcurrentSweep : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ConcurrentSweep(QObject *parent = nullptr);
+    ~ConcurrentSweep() override;
+
+    /// Starts the sweep in `sweepDir` (its sweep.json written already) with up to
+    /// `runsAtOnce` runs at the same time. False, with `*error` saying why (another sweep is
+    /// going, no bert-workbench-cli found), when nothing started.
+    bool start(const QString &sweepDir, int runsAtOnce, QString *error = nullptr);
+    /// Stops every run going on (each writes a checkpoint); a second call quits them at once.
+    void stop();
+    bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
+    /// The runs training now ("run-001", "run-002"), in the order they started.
+    const QStringList &training() const { return m_training; }
+    /// The most runs that trained at the same time in the last start().
+    int mostAtOnce() const { return m_mostAtOnce; }
+    QString sweepDir() const { return m_sweepDir; }
+
+Q_SIGNALS:
+    /// One line the sweep printed (its own or a run's, "[run-001] …").
+    void line(const QString &text);
+    /// The runs training now changed.
+    void trainingChanged(const QStringList &runs);
+    /// The sweep ended: the CLI's exit code (0 every run completed, 130 stopped, 1 a run
+    /// failed or the sweep could not go on, 2 the folder is not a sweep it can resume).
+    void finished(int exitCode);
+
+private:
+    void readLines(QProcess::ProcessChannel channel);
+    void onLine(const QString &text);
+
+    QProcess m_process;
+    QString m_sweepDir;
+    QStringList m_training;
+    QByteArray m_outBuf, m_errBuf;
+    int m_mostAtOnce = 0;
+};
+
+} // namespace wb
