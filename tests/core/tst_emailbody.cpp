@@ -7,20 +7,17 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 
+#include "support/textfiles.h"
+
 #include <QtTest>
 
 #include <fstream>
 #include <set>
 
 using namespace wb;
+using wb::test::writeText;
 
 namespace {
-
-void writeText(const QString &path, const std::string &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
 
 // A SpamAssassin-like message: mbox line, folded Received header, CRLF line ends.
 const std::string kPlainMail = "From bob@example.com  Fri Aug 23 11:03:37 2002\r\n"
