@@ -123,7 +123,13 @@ std::unordered_map<std::string, bool> readSplitFile(const std::string &path)
         const std::string side = j["split"].get<std::string>();
         if (side != "train" && side != "eval")
             continue; // test and skipped rows do not choose a side
-        sides[splitKey(j["file"].get<std::string>(), j.value("line", int64_t(0)))] = side == "eval";
+        const std::string file = j["file"].get<std::string>();
+        const auto [it, added] = sides.emplace(splitKey(file, j.value("line", int64_t(0))), side == "eval");
+        if (!added && it->second != (side == "eval"))
+            throw Error(where,
+                        "the row " + file + (j.contains("line") ? ":" + std::to_string(j["line"].get<int64_t>()) : "")
+                            + " is on both sides: listed before as " + (it->second ? "eval" : "train") + ", here as " + side,
+                        "Keep one line per row (docs/file-formats.md, split.jsonl).");
     }
     return sides;
 }

@@ -27,7 +27,8 @@ std::string splitFileName(const PrepareOptions &o, const std::string &file);
 
 /// Reads the train/eval sides of the split.jsonl at `path` (--split_file): splitKey → true for
 /// eval; test and skipped rows are left out, blank lines ignored. Throws wb::Error("<path>:<line>",
-/// …) for a line that is not a record ({"file": string, "split": string, "line": integer?}), and
+/// …) for a line that is not a record ({"file": string, "split": string, "line": integer?}) or
+/// that puts a row on the other side than an earlier line, and
 /// wb::Error(path, …) for a file that cannot be read.
 std::unordered_map<std::string, bool> readSplitFile(const std::string &path);
 

@@ -123,6 +123,23 @@ private Q_SLOTS:
         QCOMPARE(emailBody("Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"), std::string());
     }
 
+    void decodedHtmlHasLfLineEnds()
+    {
+        // Found by fuzz_emailbody: base64 (and quoted-printable) bring CRLF back inside an HTML
+        // part; the result's line ends are LF there too, as for text/plain.
+        // "<p>One</p>\r\n<p>Two</p>\r\n" in base64:
+        const std::string b64 = "Content-Type: text/html\n"
+                                "Content-Transfer-Encoding: base64\n"
+                                "\n"
+                                "PHA+T25lPC9wPg0KPHA+VHdvPC9wPg0K\n";
+        QCOMPARE(emailBody(b64), std::string("\nOne\n\nTwo\n\n"));
+        const std::string qp = "Content-Type: text/html\n"
+                               "Content-Transfer-Encoding: quoted-printable\n"
+                               "\n"
+                               "One=0D=0A<br>Two=0D\n";
+        QCOMPARE(emailBody(qp), std::string("One\n\nTwo"));
+    }
+
     void quotedRepliesAreStripped()
     {
         const std::string text = "Sounds good, see you then.\n"
