@@ -264,24 +264,31 @@ void throwFirstError(const Diagnostics &diag, const std::string &path)
 
 } // namespace
 
-BertConfig loadRunModelConfig(const std::string &path)
+namespace {
+
+// Loads the file at `path` with T::load (BertConfig, InputMetaData): its first error, or
+// "cannot read the <what>" with `hint` when it gives nothing.
+template <typename T>
+T loadOrThrow(const std::string &path, const char *what, const char *hint)
 {
     Diagnostics diag;
-    auto cfg = BertConfig::load(path, diag);
+    auto loaded = T::load(path, diag);
     throwFirstError(diag, path);
-    if (!cfg)
-        throw Error(path, "cannot read the model config", "pass --bert_config_file");
-    return *cfg;
+    if (!loaded)
+        throw Error(path, std::string("cannot read the ") + what, hint);
+    return *loaded;
+}
+
+} // namespace
+
+BertConfig loadRunModelConfig(const std::string &path)
+{
+    return loadOrThrow<BertConfig>(path, "model config", "pass --bert_config_file");
 }
 
 InputMetaData loadRunMetaData(const std::string &path)
 {
-    Diagnostics diag;
-    auto meta = InputMetaData::load(path, diag);
-    throwFirstError(diag, path);
-    if (!meta)
-        throw Error(path, "cannot read the meta data", "pass --input_meta_data_path");
-    return *meta;
+    return loadOrThrow<InputMetaData>(path, "meta data", "pass --input_meta_data_path");
 }
 
 std::string resolveLearningRate(TrainingOptions &o)
