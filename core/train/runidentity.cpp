@@ -7,6 +7,7 @@
 #include "core/config/jsonrecord.h"
 #include "core/data/preparereport.h"
 #include "core/data/sha256.h"
+#include "core/data/sha256cache.h"
 #include "core/util/error.h"
 
 #include <filesystem>
@@ -158,7 +159,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
                                      {"eval_data_path", &o.eval_data_path},
                                      {"input_meta_data_path", &o.input_meta_data_path}})
         if (!path->empty())
-            files[flag] = {{"path", *path}, {"sha256", sha256FileHex(*path)}};
+            files[flag] = {{"path", *path}, {"sha256", sha256FileHexCached(*path)}}; // an unchanged file is not reread
     auto &info = j["informational"];
     info["bert_config_file"] = o.bert_config_file;
     info["input_meta_data_path"] = o.input_meta_data_path;
