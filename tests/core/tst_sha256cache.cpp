@@ -71,7 +71,7 @@ private Q_SLOTS:
     void unchangedFileIsNotReread()
     {
         writeBytes(m_file, "abcd");
-        setMtime(m_file, m_past, 5);
+        setMtime(m_file, m_past, 0);
         const int64_t r0 = reads();
         QCOMPARE(sha256FileHexCached(m_file), sha256Hex("abcd"));
         QCOMPARE(reads(), r0 + 1);
@@ -83,13 +83,14 @@ private Q_SLOTS:
         QCOMPARE(cache["files"].size(), size_t(1));
         QCOMPARE(cache["files"][0]["path"].get<std::string>(), m_file);
         QCOMPARE(cache["files"][0]["size"].get<int64_t>(), int64_t(4));
-        QCOMPARE(cache["files"][0]["mtime_ns"].get<int64_t>(), m_past * 1000000000 + 5);
+        QCOMPARE(cache["files"][0]["mtime_ns"].get<int64_t>(), m_past * 1000000000);
     }
 
     void touchedFileOfTheSameSizeIsReread()
     {
-        writeBytes(m_file, "wxyz"); // same size, other bytes, a new time stamp
-        setMtime(m_file, m_past, 6);
+        // Same size, other bytes, a time stamp 1 s later (seen at any file system's resolution).
+        writeBytes(m_file, "wxyz");
+        setMtime(m_file, m_past + 1, 0);
         const int64_t r0 = reads();
         QCOMPARE(sha256FileHexCached(m_file), sha256Hex("wxyz"));
         QCOMPARE(reads(), r0 + 1);
@@ -100,7 +101,7 @@ private Q_SLOTS:
     void changedSizeWithTheSameTimeIsReread()
     {
         writeBytes(m_file, "wxyz!");
-        setMtime(m_file, m_past, 6); // the time stamp of the entry
+        setMtime(m_file, m_past + 1, 0); // the time stamp of the entry
         const int64_t r0 = reads();
         QCOMPARE(sha256FileHexCached(m_file), sha256Hex("wxyz!"));
         QCOMPARE(reads(), r0 + 1);
@@ -112,7 +113,7 @@ private Q_SLOTS:
         struct stat st {};
         QVERIFY(::stat(m_file.c_str(), &st) == 0);
         const std::string fake(64, 'a');
-        const nlohmann::json entry = {{"path", m_file},        {"size", 5},   {"mtime_ns", m_past * 1000000000 + 6},
+        const nlohmann::json entry = {{"path", m_file},        {"size", 5},   {"mtime_ns", (m_past + 1) * 1000000000},
                                       {"inode", st.st_ino + 1}, {"device", st.st_dev}, {"sha256", fake}};
         writeBytes(sha256CacheFile(), nlohmann::json({{"format", "bert-workbench sha256 cache 1"}, {"files", {entry}}}).dump());
         const int64_t r0 = reads();
