@@ -16,6 +16,8 @@ wb_add_test(tst_clirunreaders NAME cli.runreaders SOURCES cli/tst_clirunreaders.
 # Issue 27: sweeps (the plan, sweep.json, resuming a sweep from the command line).
 wb_add_test(tst_clisweep NAME cli.sweep SOURCES cli/tst_clisweep.cpp LIBS wb_cli TIMEOUT 180)
 add_dependencies(tst_clisweep bert-workbench-cli) # --max_concurrent_runs starts it
+# sweep.json holds only what the writer and the run flags can hold (found by fuzz_sweepfile).
+wb_add_test(tst_sweepfile NAME core.sweepfile SOURCES core/tst_sweepfile.cpp LIBS wb_rundir)
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)

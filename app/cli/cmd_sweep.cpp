@@ -69,6 +69,17 @@ std::string flagName(const std::string &arg)
     return arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
 }
 
+/// `v` read by `parse` (std::stoll, std::stoull); wb::Error(flag, …, hint) when it reads nothing.
+template <typename Parse>
+auto wholeNumber(const char *flag, const std::string &v, const char *hint, Parse parse)
+{
+    try {
+        return parse(v);
+    } catch (...) {
+        throw Error(flag, "\"" + v + "\" is not a whole number", hint);
+    }
+}
+
 /// Splits the sweep's own flags from train's. Throws wb::Error naming the flag.
 SweepFlags parseSweepFlags(const std::vector<std::string> &args)
 {
@@ -93,19 +104,11 @@ SweepFlags parseSweepFlags(const std::vector<std::string> &args)
             f.spec.method = value();
             methodGiven = true;
         } else if (name == "num_runs") {
-            const std::string v = value();
-            try {
-                f.spec.num_runs = std::stoll(v);
-            } catch (...) {
-                throw Error("--num_runs", "\"" + v + "\" is not a whole number", "e.g. --num_runs 8");
-            }
+            f.spec.num_runs = wholeNumber("--num_runs", value(), "e.g. --num_runs 8",
+                                          [](const std::string &v) { return std::stoll(v); });
         } else if (name == "sample_seed") {
-            const std::string v = value();
-            try {
-                f.spec.sample_seed = std::stoull(v);
-            } catch (...) {
-                throw Error("--sample_seed", "\"" + v + "\" is not a whole number", "e.g. --sample_seed 1");
-            }
+            f.spec.sample_seed = wholeNumber("--sample_seed", value(), "e.g. --sample_seed 1",
+                                             [](const std::string &v) { return std::stoull(v); });
         } else if (name == "metric") {
             f.metric = value();
             f.metricGiven = true;

@@ -38,6 +38,12 @@ std::vector<OptionSpec> buildTable()
 {
     std::vector<OptionSpec> t;
     const auto add = [&t](OptionSpec s) { t.push_back(std::move(s)); };
+    // An option the CLI accepts only with one of `choices` (a bool: {"false", "true"}).
+    const auto addStrict = [&add](OptionSpec s, std::vector<std::string> choices) {
+        s.choices = std::move(choices);
+        s.strict_choices = true;
+        add(std::move(s));
+    };
 
     // --- 1. Where to train (run_classifier's distribution flags) -------------------------
     OptionSpec s = option("distribution_strategy", {"ds"}, &O::distribution_strategy, "",
@@ -187,18 +193,14 @@ std::vector<OptionSpec> buildTable()
                "Replace an earlier export",
                "export: replace the earlier export in the export directory. Without it a folder that is not "
                "empty is refused, so an export never mixes its files with other ones.");
-    s.choices = {"false", "true"};
-    s.strict_choices = true;
-    add(s);
+    addStrict(s, {"false", "true"});
 
     s = option("onnx_dtype", {}, &O::onnx_dtype, "",
                "export: the number format of onnx/model.onnx: fp32, or none to leave the ONNX file out",
                "ONNX number format",
                "export: the number format of the ONNX graph written to onnx/model.onnx (ONNX Runtime, "
                "transformers.js). fp32 keeps the model's float32 weights; none writes no ONNX file.");
-    s.choices = {"fp32", "none"};
-    s.strict_choices = true;
-    add(s);
+    addStrict(s, {"fp32", "none"});
 
     s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
                "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "

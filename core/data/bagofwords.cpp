@@ -141,37 +141,25 @@ struct ModelDeleter
 
 } // namespace
 
-BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &train,
-                                         const std::vector<BagOfWordsDocument> &eval, int64_t numLabels,
-                                         const BagOfWordsOptions &options, const StopToken *stop)
+namespace {
+
+// Why no baseline can be fitted ("" when it can): fewer than two labels, a training set of one
+// label, no eval set. Throws wb::Error for a label id outside [0, numLabels) or a non-positive C
+// or eps.
+std::string whyNoBaseline(const std::vector<BagOfWordsDocument> &train, const std::vector<BagOfWordsDocument> &eval,
+                          int64_t numLabels, const BagOfWordsOptions &options)
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto throwIfStopped = [stop] {
-        if (stop && stop->stopRequested())
-            throw Error("prepare", "cancelled", "Nothing was written.");
-    };
-    BagOfWordsBaseline out;
-    out.train_examples = int64_t(train.size());
-    out.eval_examples = int64_t(eval.size());
-    out.C = options.C;
     std::set<int64_t> trainLabels;
     for (const BagOfWordsDocument &d : train)
         trainLabels.insert(d.label);
-    if (numLabels < 2) {
-        out.error = "the task has " + std::to_string(numLabels) + " label(s); a classifier needs at least 2";
-        return out;
-    }
-    if (trainLabels.size() < 2) {
-        out.error = trainLabels.empty()
-                        ? std::string("the training set is empty")
-                        : "every training example has the same label (id " + std::to_string(*trainLabels.begin())
-                              + "); a classifier needs examples of at least 2 labels";
-        return out;
-    }
-    if (eval.empty()) {
-        out.error = "there is no eval set to score it on (set eval_fraction above 0, or add a dev file)";
-        return out;
-    }
+    if (numLabels < 2)
+        return "the task has " + std::to_string(numLabels) + " label(s); a classifier needs at least 2";
+    if (trainLabels.size() < 2)
+        return trainLabels.empty() ? std::string("the training set is empty")
+                                   : "every training example has the same label (id " + std::to_string(*trainLabels.begin())
+                                         + "); a classifier needs examples of at least 2 labels";
+    if (eval.empty())
+        return "there is no eval set to score it on (set eval_fraction above 0, or add a dev file)";
     for (const auto *docs : {&train, &eval})
         for (const BagOfWordsDocument &d : *docs)
             if (d.label < 0 || d.label >= numLabels)
@@ -180,21 +168,21 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
                             "prepare the data again");
     if (!(options.C > 0) || !(options.eps > 0))
         throw Error("C", "C and eps must be positive", "the defaults are C = 1, eps = 0.01");
+    return {};
+}
 
-    silenceLiblinear();
-    TfidfVectorizer tfidf;
-    tfidf.fit(train);
-    out.num_features = tfidf.numColumns();
-    LiblinearRows trainRows(tfidf, train);
-    throwIfStopped();
-
+// L2-regularised logistic regression (liblinear's L2R_LR, with a bias feature) on `trainRows`.
+std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<BagOfWordsDocument> &train,
+                                                           LiblinearRows &trainRows, int numColumns,
+                                                           const BagOfWordsOptions &options)
+{
     std::vector<double> y;
     y.reserve(train.size());
     for (const BagOfWordsDocument &d : train)
         y.push_back(double(d.label));
     problem prob{};
     prob.l = int(train.size());
-    prob.n = tfidf.numColumns() + 1; // + the bias feature
+    prob.n = numColumns + 1; // + the bias feature
     prob.y = y.data();
     prob.x = trainRows.pointers.data();
     prob.bias = 1.0;
@@ -212,13 +200,17 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
     std::unique_ptr<model, ModelDeleter> fitted(::train(&prob, &param));
     if (!fitted)
         throw Error("bag_of_words_baseline", "liblinear did not return a model");
-    throwIfStopped();
+    return fitted;
+}
 
-    LiblinearRows evalRows(tfidf, eval);
+// Eval accuracy and macro-F1 (the mean over labels of 2·TP / (predicted + actual)) of `fitted`.
+void score(const model &fitted, const std::vector<BagOfWordsDocument> &eval, const LiblinearRows &evalRows,
+           int64_t numLabels, BagOfWordsBaseline &out)
+{
     std::vector<std::vector<int64_t>> confusion(size_t(numLabels), std::vector<int64_t>(size_t(numLabels), 0));
     int64_t correct = 0;
     for (size_t i = 0; i < eval.size(); ++i) {
-        const int64_t predicted = int64_t(std::lround(::predict(fitted.get(), evalRows.pointers[i])));
+        const int64_t predicted = int64_t(std::lround(::predict(&fitted, evalRows.pointers[i])));
         const int64_t truth = eval[i].label;
         correct += predicted == truth;
         if (predicted >= 0 && predicted < numLabels)
@@ -236,6 +228,38 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
         f1Sum += denominator > 0 ? 2.0 * double(confusion[c][c]) / denominator : 0.0;
     }
     out.eval_macro_f1 = f1Sum / double(numLabels);
+}
+
+} // namespace
+
+BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &train,
+                                         const std::vector<BagOfWordsDocument> &eval, int64_t numLabels,
+                                         const BagOfWordsOptions &options, const StopToken *stop)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    auto throwIfStopped = [stop] {
+        if (stop && stop->stopRequested())
+            throw Error("prepare", "cancelled", "Nothing was written.");
+    };
+    BagOfWordsBaseline out;
+    out.train_examples = int64_t(train.size());
+    out.eval_examples = int64_t(eval.size());
+    out.C = options.C;
+    out.error = whyNoBaseline(train, eval, numLabels, options);
+    if (!out.error.empty())
+        return out;
+
+    silenceLiblinear();
+    TfidfVectorizer tfidf;
+    tfidf.fit(train);
+    out.num_features = tfidf.numColumns();
+    LiblinearRows trainRows(tfidf, train);
+    throwIfStopped();
+    const std::unique_ptr<model, ModelDeleter> fitted = fitLogisticRegression(train, trainRows, tfidf.numColumns(), options);
+    throwIfStopped();
+
+    const LiblinearRows evalRows(tfidf, eval);
+    score(*fitted, eval, evalRows, numLabels, out);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }

@@ -8,12 +8,15 @@
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
 #include "core/data/bagofwords.h"
+#include "core/data/badrows.h"
 #include "core/data/basictokenizer.h"
 #include "core/data/examplecodec.h"
 #include "core/data/fulltokenizer.h"
+#include "core/data/labelintext.h"
 #include "core/data/parallelfor.h"
 #include "core/data/preparefeatures.h"
 #include "core/data/preparesource.h"
+#include "core/data/preparesplit.h"
 #include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/trainingobserver.h"
@@ -30,46 +33,13 @@
 namespace wb {
 
 namespace fs = std::filesystem;
+using prep::Converted;
+using prep::Job;
 using prep::RawExample;
+using prep::Sorted;
+using prep::Split;
 
 namespace {
-
-// A warning is given when at least this share of the examples is cut at max_seq_length.
-constexpr double kTruncationWarningShare = 0.25;
-
-enum class Split { Train, Eval, Test };
-
-// What the parallel-for produces per example.
-struct Converted
-{
-    std::string payload;     // encoded tf.train.Example
-    uint64_t text_hash = 0;  // normalizedTextHash of text_a, text_b
-    int64_t tokens = 0;
-    bool truncated = false, capped = false, empty = false;
-    bool latin1 = false, nul = false, bom = false; // folders: file-level findings
-    // Label names (label ids) and markup tags (lower-cased names) within the first
-    // max_seq_length tokens, for the label-in-the-text check (findLabelsInText).
-    std::vector<int64_t> label_names;
-    std::vector<std::string> markup;
-};
-
-struct Job
-{
-    RawExample *ex;
-    Split split;
-    Converted out;
-};
-
-// Deterministic shuffle (std::shuffle's algorithm is implementation-defined).
-template <typename T>
-void shuffleSeeded(std::vector<T> &v, uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    for (size_t i = v.size(); i > 1; --i) {
-        const size_t j = size_t(rng() % i);
-        std::swap(v[i - 1], v[j]);
-    }
-}
 
 constexpr uint64_t kFnvOffset = 1469598103934665603ull;
 constexpr uint64_t kFnvPrime = 1099511628211ull;
@@ -111,18 +81,6 @@ std::string defaultPath(const std::string &given, const std::string &dir, const 
     if (dir.empty())
         return {};
     return (fs::path(dir) / name).string();
-}
-
-// "3 rows were …: a.csv:4, a.csv:9 (and 1 more)".
-std::string namedCount(const std::vector<std::string> &where, const std::string &what)
-{
-    std::string s = std::to_string(where.size()) + " " + what + ": ";
-    const size_t shown = std::min<size_t>(where.size(), 5);
-    for (size_t i = 0; i < shown; ++i)
-        s += (i ? ", " : "") + where[i];
-    if (where.size() > shown)
-        s += " (and " + std::to_string(where.size() - shown) + " more)";
-    return s;
 }
 
 // The ranges of prepare's numeric options: its row of the option table (checkNumericRanges,
@@ -192,56 +150,6 @@ std::string reduceText(const PrepareOptions &o, std::string text)
     return text;
 }
 
-// The label names as lower-cased basic tokens (a name may be several tokens: "comp.graphics").
-struct LabelNames
-{
-    BasicTokenizer lowerCase{true};
-    std::vector<std::vector<std::string>> tokens; // by label id
-    explicit LabelNames(const std::vector<std::string> &labels)
-    {
-        for (const std::string &l : labels) {
-            std::vector<std::string> t;
-            lowerCase.tokenize(l, t, 16);
-            tokens.push_back(std::move(t));
-        }
-    }
-};
-
-// Records in `c` which label names and markup tags ("<" name, "</" name) occur within the first
-// `limit` lower-cased basic tokens of the texts.
-void scanForLabels(const LabelNames &names, std::string_view a, std::string_view b, size_t limit, Converted &c)
-{
-    thread_local std::vector<std::string> toks;
-    toks.clear();
-    names.lowerCase.tokenize(a, toks, limit);
-    if (!b.empty() && toks.size() < limit)
-        names.lowerCase.tokenize(b, toks, limit - toks.size());
-    for (size_t id = 0; id < names.tokens.size(); ++id) {
-        const auto &t = names.tokens[id];
-        if (t.empty() || toks.size() < t.size())
-            continue;
-        for (size_t i = 0; i + t.size() <= toks.size(); ++i)
-            if (std::equal(t.begin(), t.end(), toks.begin() + long(i))) {
-                c.label_names.push_back(int64_t(id));
-                break;
-            }
-    }
-    constexpr size_t kMaxTags = 64;
-    for (size_t i = 0; i + 1 < toks.size() && c.markup.size() < kMaxTags; ++i) {
-        if (toks[i] != "<")
-            continue;
-        size_t n = i + 1;
-        if (toks[n] == "/" && n + 1 < toks.size())
-            ++n;
-        const std::string &name = toks[n];
-        const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
-            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
-        }) && std::isalpha(static_cast<unsigned char>(name[0]));
-        if (word && std::find(c.markup.begin(), c.markup.end(), name) == c.markup.end())
-            c.markup.push_back(name);
-    }
-}
-
 // Tokenizes every job (folders: reads its file first) and encodes its record.
 void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vector<Job> &jobs,
                 const std::function<bool()> &stopRequested, const PrepareProgress &progress)
@@ -252,7 +160,7 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
     const size_t cap = size_t(kTokenCountCap * o.max_seq_length);
     const bool pair = src.pair;
     const BasicTokenizer basic(o.do_lower_case);
-    const LabelNames leakNames(src.labels);
+    const prep::LabelNames leakNames(src.labels);
     auto body = [&](size_t i) {
         Job &job = jobs[i];
         RawExample &ex = *job.ex;
@@ -272,7 +180,7 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
             c.latin1 = latin1a || latin1b;
         }
         if (!src.regression && !src.labels.empty())
-            scanForLabels(leakNames, ex.text_a, ex.text_b, size_t(o.max_seq_length), c);
+            prep::scanForLabels(leakNames, ex.text_a, ex.text_b, size_t(o.max_seq_length), c);
         ExampleFeatures f;
         buildExampleFeatures(tok, ex.text_a, ex.text_b, pair, o.max_seq_length, cls, sep, cap, f);
         thread_local std::vector<std::string> scratch;
@@ -408,13 +316,6 @@ std::vector<Job> makeJobs(const PrepareOptions &o, prep::SourceSplits &src)
     return jobs;
 }
 
-// The converted examples by split, with what the readers and the conversion found.
-struct Sorted
-{
-    std::vector<Job *> train, eval, test;
-    std::vector<std::string> emptyTest, latin1, nul;
-};
-
 // Sorts the converted jobs into their splits; empty texts are skipped (train/eval) or kept
 // with a warning (test: its order is the output's). Token statistics go to `rep`.
 Sorted sortConverted(const PrepareOptions &o, const prep::SourceSplits &src, std::vector<Job> &jobs,
@@ -460,232 +361,6 @@ Sorted sortConverted(const PrepareOptions &o, const prep::SourceSplits &src, std
     return out;
 }
 
-// How many of each label's `counts` go to eval so that they add up to `nEval`: each label its
-// share (largest remainder), at most all but one of its examples, and at least one for each
-// label with two or more examples when `nEval` has room for all of them.
-std::vector<size_t> stratifiedQuotas(const std::vector<size_t> &counts, size_t nEval)
-{
-    const size_t L = counts.size();
-    size_t total = 0;
-    for (size_t c : counts)
-        total += c;
-    std::vector<size_t> q(L, 0);
-    if (total == 0 || nEval == 0)
-        return q;
-    std::vector<double> rest(L, 0.0);
-    size_t given = 0;
-    for (size_t l = 0; l < L; ++l) {
-        const double exact = double(counts[l]) * double(nEval) / double(total);
-        q[l] = std::min(size_t(exact), counts[l] > 0 ? counts[l] - 1 : 0);
-        rest[l] = exact - double(q[l]);
-        given += q[l];
-    }
-    std::vector<size_t> order(L);
-    for (size_t l = 0; l < L; ++l)
-        order[l] = l;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rest[a] > rest[b]; });
-    // Hand out what is left, by largest remainder, to labels that can still give an example.
-    for (bool progress = true; given < nEval && progress;) {
-        progress = false;
-        for (size_t l : order) {
-            if (given >= nEval)
-                break;
-            if (q[l] + 1 < counts[l]) {
-                ++q[l];
-                ++given;
-                progress = true;
-            }
-        }
-    }
-    size_t needing = 0;
-    for (size_t c : counts)
-        needing += c >= 2 ? 1 : 0;
-    if (nEval >= needing) {
-        for (size_t l = 0; l < L; ++l) {
-            if (counts[l] < 2 || q[l] > 0)
-                continue;
-            // Take one from the label with the most eval examples (it keeps at least one).
-            size_t from = L;
-            for (size_t k = 0; k < L; ++k)
-                if (q[k] > 1 && (from == L || q[k] > q[from]))
-                    from = k;
-            if (from == L)
-                break;
-            --q[from];
-            q[l] = 1;
-        }
-    }
-    return q;
-}
-
-// A split.jsonl key: the row's file as split.jsonl names it and its line (0: a whole file).
-std::string splitKey(const std::string &file, int64_t line) { return file + '\x1f' + std::to_string(line); }
-
-// The file name split.jsonl records: relative to input_data_dir when that is a folder, else the
-// file's name.
-std::string splitFileName(const PrepareOptions &o, const std::string &file)
-{
-    std::error_code ec;
-    if (fs::is_directory(o.input_data_dir, ec)) {
-        const fs::path rel = fs::path(file).lexically_relative(o.input_data_dir);
-        if (!rel.empty() && *rel.begin() != "..")
-            return rel.generic_string();
-    }
-    return fs::path(file).filename().generic_string();
-}
-
-// Reads the train/eval sides of a split.jsonl (--split_file): key → true for eval.
-std::unordered_map<std::string, bool> readSplitFile(const std::string &path)
-{
-    std::unordered_map<std::string, bool> sides;
-    const std::string text = prep::readWholeFile(path);
-    size_t start = 0;
-    int64_t lineNo = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        const std::string line = text.substr(start, end - start);
-        start = end + 1;
-        ++lineNo;
-        if (prep::trimmed(line).empty())
-            continue;
-        const std::string where = path + ":" + std::to_string(lineNo);
-        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || !j.contains("file") || !j["file"].is_string() || !j.contains("split")
-            || !j["split"].is_string() || (j.contains("line") && !j["line"].is_number_integer()))
-            throw Error(where, "not a split.jsonl record", "Each line is a JSON object with \"file\", \"split\" and "
-                                                           "optionally \"line\" (docs/file-formats.md, split.jsonl).");
-        const std::string side = j["split"].get<std::string>();
-        if (side != "train" && side != "eval")
-            continue; // test and skipped rows do not choose a side
-        sides[splitKey(j["file"].get<std::string>(), j.value("line", int64_t(0)))] = side == "eval";
-    }
-    return sides;
-}
-
-// Shuffles the training order and, without a dev set, splits off the eval set (stratified by
-// label, at random, or as a split file says); counts labels and truncated examples.
-void splitAndCount(const PrepareOptions &o, const prep::SourceSplits &src, Sorted &d, PrepareReport &rep)
-{
-    shuffleSeeded(d.train, o.seed);
-    rep.split_method = src.hasEval ? "dev" : "none";
-    if (!o.split_file.empty() && src.hasEval)
-        throw Error("split_file", "the input has a dev file, which is the eval set; a split file cannot choose it",
-                    "Leave out --split_file, or remove the dev file.");
-    if (!src.hasEval && !rep.eval_path.empty() && !o.split_file.empty()) {
-        const auto sides = readSplitFile(o.split_file);
-        std::vector<Job *> train, eval;
-        std::vector<std::string> missing;
-        for (Job *j : d.train) {
-            const auto it = sides.find(splitKey(splitFileName(o, j->ex->file), j->ex->line));
-            if (it == sides.end())
-                missing.push_back(j->ex->where);
-            else
-                (it->second ? eval : train).push_back(j);
-        }
-        if (!missing.empty())
-            throw Error(o.split_file, namedCount(missing, "row(s) of the input are not in the split file"),
-                        "Use the split.jsonl of a prepare of the same input, or leave out --split_file.");
-        d.train = std::move(train);
-        d.eval = std::move(eval);
-        rep.split_method = "split_file";
-    } else if (!src.hasEval && !rep.eval_path.empty()) {
-        const size_t nEval = size_t(double(d.train.size()) * o.eval_fraction + 0.5);
-        if (nEval == 0 && o.eval_fraction > 0)
-            rep.warnings.push_back("too few examples to split off an eval set");
-        if (o.stratify_split && !src.regression && nEval > 0) {
-            // Per label, the first of its shuffled examples go to eval; both sets keep the
-            // shuffled order.
-            std::vector<size_t> counts(src.labels.size(), 0);
-            for (const Job *j : d.train)
-                ++counts[size_t(j->ex->label_id)];
-            std::vector<size_t> quota = stratifiedQuotas(counts, nEval);
-            std::vector<Job *> train, eval;
-            for (Job *j : d.train) {
-                size_t &left = quota[size_t(j->ex->label_id)];
-                if (left > 0) {
-                    --left;
-                    eval.push_back(j);
-                } else {
-                    train.push_back(j);
-                }
-            }
-            d.train = std::move(train);
-            d.eval = std::move(eval);
-            rep.split_method = "stratified";
-        } else {
-            d.eval.assign(d.train.end() - long(nEval), d.train.end());
-            d.train.resize(d.train.size() - nEval);
-            rep.split_method = nEval > 0 ? "random" : "none";
-        }
-    }
-    if (rep.eval_path.empty())
-        d.eval.clear();
-    if (rep.train_path.empty())
-        d.train.clear();
-    for (Job *j : d.train) {
-        rep.truncated_examples += j->out.truncated ? 1 : 0;
-        if (!src.regression)
-            ++rep.train_label_counts[src.labels[size_t(j->ex->label_id)]];
-    }
-    for (Job *j : d.eval) {
-        rep.truncated_examples += j->out.truncated ? 1 : 0;
-        if (!src.regression)
-            ++rep.eval_label_counts[src.labels[size_t(j->ex->label_id)]];
-    }
-    for (Job *j : d.test)
-        rep.truncated_examples += j->out.truncated ? 1 : 0;
-    const size_t written = d.train.size() + d.eval.size() + d.test.size();
-    if (written > 0 && double(rep.truncated_examples) >= kTruncationWarningShare * double(written)) {
-        const int percent = int(100.0 * double(rep.truncated_examples) / double(written) + 0.5);
-        rep.warnings.push_back(std::to_string(rep.truncated_examples) + " of " + std::to_string(written) + " examples ("
-                               + std::to_string(percent) + "%) need more than max_seq_length="
-                               + std::to_string(o.max_seq_length) + " tokens and are cut: the model sees only their "
-                               "first tokens. Raise max_seq_length (at most the model's max_position_embeddings, "
-                               "often 512), or shorten the texts to the part that decides the label");
-    }
-}
-
-// Warnings: every one names where to look.
-void addWarnings(const prep::SourceSplits &src, const Sorted &d, prep::ReadNotes &notes, PrepareReport &rep)
-{
-    for (auto &w : notes.warnings)
-        rep.warnings.push_back(std::move(w));
-    if (!src.regression) {
-        for (const auto &l : src.labels) {
-            const int64_t nTrain = rep.train_label_counts.count(l) ? rep.train_label_counts.at(l) : 0;
-            const int64_t nEval = rep.eval_label_counts.count(l) ? rep.eval_label_counts.at(l) : 0;
-            if (!d.train.empty() && nTrain == 0)
-                rep.warnings.push_back("the label '" + l + "' has no training examples; the model cannot learn it");
-            else if (!d.eval.empty() && nEval == 0)
-                rep.warnings.push_back("the label '" + l + "' has " + std::to_string(nTrain)
-                                       + " training example(s) and none in the eval set; its accuracy is not measured");
-        }
-    }
-    rep.texts_latin1 = int64_t(d.latin1.size());
-    rep.texts_with_nul = int64_t(d.nul.size());
-    rep.texts_with_bom += notes.bom;
-    if (!d.latin1.empty())
-        rep.warnings.push_back(namedCount(d.latin1, "text(s) were not valid UTF-8 and were read as Windows-1252 "
-                                                    "(Latin-1; check the file's encoding; save it as UTF-8)"));
-    if (!d.nul.empty())
-        rep.warnings.push_back(namedCount(d.nul, "text(s) contained NUL bytes (dropped by the tokenizer)"));
-    if (rep.texts_with_bom)
-        rep.warnings.push_back(std::to_string(rep.texts_with_bom) + " file(s) started with a byte order mark (removed)");
-    if (!d.emptyTest.empty())
-        rep.warnings.push_back(namedCount(d.emptyTest, "test text(s) are empty after clean-up (kept, to keep the test "
-                                                       "order)"));
-    rep.skipped = std::move(notes.skipped);
-    rep.skipped_rows = int64_t(rep.skipped.size());
-    if (rep.skipped_rows) {
-        std::vector<std::string> where;
-        for (const auto &s : rep.skipped)
-            where.push_back(s.where + " (" + s.reason + ")");
-        rep.warnings.push_back(namedCount(where, "row(s) skipped"));
-    }
-}
-
 // The bag-of-words baseline on the split just made, from the records as they will be written
 // (the wordpieces the model sees). Classification with a train split only.
 void fitBaseline(const PrepareOptions &o, const prep::SourceSplits &src, const Sorted &d, PrepareReport &rep,
@@ -713,154 +388,6 @@ void fitBaseline(const PrepareOptions &o, const prep::SourceSplits &src, const S
         return docs;
     };
     rep.bag_of_words = fitBagOfWordsBaseline(documents(d.train), documents(d.eval), spec.num_labels, {}, stop);
-}
-
-// Thresholds of the label-in-the-text warning: the label's name in at least this share of its
-// texts and at most kLeakOtherShare of the others; a markup tag, stricter (HTML mails are
-// often one label's, without giving its name away).
-constexpr double kLeakLabelShare = 0.5, kLeakOtherShare = 0.1;
-constexpr double kLeakMarkupShare = 0.8, kLeakMarkupOtherShare = 0.05;
-constexpr size_t kLeakExamples = 3;
-
-// "file:line" of the first place `token` (lower-cased; "<d>" as "<d") is written in the folder
-// file `path`, ignoring case; the file's name when it cannot be found.
-std::string placeInFile(const std::string &path, std::string token)
-{
-    if (token.size() > 2 && token.front() == '<' && token.back() == '>')
-        token.pop_back();
-    std::string text;
-    try {
-        text = prep::readWholeFile(path);
-    } catch (const Error &) {
-        return path;
-    }
-    std::string low = text;
-    for (char &ch : low)
-        ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    const size_t at = low.find(token);
-    if (at == std::string::npos)
-        return path;
-    return path + ":" + std::to_string(1 + std::count(text.begin(), text.begin() + long(at), '\n'));
-}
-
-// Labels given away by their texts (PrepareReport::label_in_text): each label's name, and each
-// markup tag, counted in the train and eval texts of that label and of the others.
-void findLabelsInText(const prep::SourceSplits &src, const Sorted &d, PrepareReport &rep)
-{
-    if (src.regression || src.labels.size() < 2)
-        return;
-    const size_t L = src.labels.size();
-    std::vector<int64_t> texts(L, 0), names(L, 0), nameElsewhere(L, 0);
-    std::map<std::string, std::vector<int64_t>> tags; // tag → texts per label holding it
-    std::vector<const Job *> all(d.train.begin(), d.train.end());
-    all.insert(all.end(), d.eval.begin(), d.eval.end());
-    std::sort(all.begin(), all.end()); // file order, for the examples
-    for (const Job *j : all) {
-        const size_t l = size_t(j->ex->label_id);
-        ++texts[l];
-        for (int64_t id : j->out.label_names)
-            ++(size_t(id) == l ? names[l] : nameElsewhere[size_t(id)]);
-        for (const std::string &t : j->out.markup) {
-            auto &v = tags[t];
-            v.resize(L, 0);
-            ++v[l];
-        }
-    }
-    const int64_t total = int64_t(all.size());
-    auto examples = [&](size_t label, const std::string &token, bool markup, int64_t id) {
-        std::vector<std::string> out;
-        for (const Job *j : all) {
-            if (out.size() >= kLeakExamples)
-                break;
-            if (size_t(j->ex->label_id) != label)
-                continue;
-            const bool has = markup ? std::find(j->out.markup.begin(), j->out.markup.end(), token.substr(1, token.size() - 2))
-                                          != j->out.markup.end()
-                                    : std::find(j->out.label_names.begin(), j->out.label_names.end(), id)
-                                          != j->out.label_names.end();
-            if (has)
-                out.push_back(j->ex->path.empty() ? j->ex->where : placeInFile(j->ex->path, token));
-        }
-        return out;
-    };
-    auto share = [](int64_t n, int64_t of) { return of > 0 ? double(n) / double(of) : 0.0; };
-    for (size_t l = 0; l < L; ++l) {
-        const int64_t others = total - texts[l];
-        if (texts[l] == 0 || others == 0)
-            continue;
-        if (share(names[l], texts[l]) >= kLeakLabelShare && share(nameElsewhere[l], others) <= kLeakOtherShare)
-            rep.label_in_text.push_back({src.labels[l], src.labels[l], false, texts[l], names[l], others,
-                                         nameElsewhere[l], examples(l, src.labels[l], false, int64_t(l))});
-        for (const auto &[tag, perLabel] : tags) {
-            int64_t elsewhere = 0;
-            for (size_t k = 0; k < L; ++k)
-                elsewhere += k == l ? 0 : perLabel[k];
-            if (share(perLabel[l], texts[l]) >= kLeakMarkupShare && share(elsewhere, others) <= kLeakMarkupOtherShare) {
-                const std::string token = "<" + tag + ">";
-                rep.label_in_text.push_back(
-                    {src.labels[l], token, true, texts[l], perLabel[l], others, elsewhere, examples(l, token, true, -1)});
-            }
-        }
-    }
-    auto percent = [](int64_t n, int64_t of) { return std::to_string(int(100.0 * double(n) / double(of) + 0.5)) + "%"; };
-    for (const LabelInText &x : rep.label_in_text) {
-        std::string where;
-        for (const std::string &e : x.examples)
-            where += (where.empty() ? "" : ", ") + e;
-        rep.warnings.push_back(
-            std::string(x.markup ? "the markup tag " + x.token : "the label's name '" + x.token + "'") + " is in "
-            + percent(x.label_texts_with, x.label_texts) + " of the texts labelled '" + x.label + "' and in "
-            + percent(x.other_texts_with, x.other_texts) + " of the others, within the first max_seq_length tokens (e.g. "
-            + where + "): the model can read the label from the text instead of learning it. Remove it from the texts "
-            "(e.g. the element that holds the label) before preparing");
-    }
-}
-
-// split.jsonl: every row of the input with the side it went to (docs/file-formats.md).
-std::string splitJsonl(const PrepareOptions &o, const prep::SourceSplits &src, const Sorted &d, const PrepareReport &rep)
-{
-    std::unordered_map<const RawExample *, std::pair<const char *, size_t>> side;
-    const std::pair<const char *, const std::vector<Job *> *> sets[] = {{"train", &d.train}, {"eval", &d.eval}, {"test", &d.test}};
-    for (const auto &[name, jobs] : sets)
-        for (size_t i = 0; i < jobs->size(); ++i)
-            side[(*jobs)[i]->ex] = {name, i};
-    std::string out;
-    auto dump = [&out](const nlohmann::ordered_json &j) {
-        out += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    };
-    for (const std::vector<RawExample> *v : {&src.train, &src.eval, &src.test}) {
-        for (const RawExample &ex : *v) {
-            const auto it = side.find(&ex);
-            if (it == side.end())
-                continue;
-            nlohmann::ordered_json j;
-            j["file"] = splitFileName(o, ex.file);
-            if (ex.line > 0)
-                j["line"] = ex.line;
-            j["split"] = it->second.first;
-            j["index"] = it->second.second;
-            if (v != &src.test) {
-                if (src.regression)
-                    j["label"] = ex.value;
-                else
-                    j["label"] = src.labels[size_t(ex.label_id)];
-            }
-            dump(j);
-        }
-    }
-    for (const SkippedRow &s : rep.skipped) {
-        nlohmann::ordered_json j;
-        const size_t colon = s.where.rfind(':');
-        const bool hasLine = colon != std::string::npos && colon + 1 < s.where.size()
-            && s.where.find_first_not_of("0123456789", colon + 1) == std::string::npos;
-        j["file"] = splitFileName(o, hasLine ? s.where.substr(0, colon) : s.where);
-        if (hasLine)
-            j["line"] = std::stoll(s.where.substr(colon + 1));
-        j["split"] = "skipped";
-        j["reason"] = s.reason;
-        dump(j);
-    }
-    return out;
 }
 
 // Writes every file to a temporary name first and commits them only when all are complete.
@@ -908,7 +435,7 @@ void writeOutputs(const PrepareOptions &o, const prep::SourceSplits &src, Sorted
             w->commit();
     rep.email_body_only = o.email_body_only;
     rep.strip_quoted_replies = o.strip_quoted_replies;
-    writeFileAtomic(rep.split_path, splitJsonl(o, src, d, rep));
+    writeFileAtomic(rep.split_path, prep::splitJsonl(o, src, d, rep));
     if (!src.regression)
         writeFileAtomic(rep.labels_path, labelsText);
     else
@@ -951,10 +478,10 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     throwIfStopped();
 
     Sorted sorted = sortConverted(o, src, jobs, notes, rep);
-    splitAndCount(o, src, sorted, rep);
+    prep::splitAndCount(o, src, sorted, rep);
     findDuplicates(sorted.train, sorted.eval, rep);
-    findLabelsInText(src, sorted, rep);
-    addWarnings(src, sorted, notes, rep);
+    prep::findLabelsInText(src, sorted, rep);
+    prep::addWarnings(src, sorted, notes, rep);
     throwIfStopped();
 
     report(0.9, "baseline");

@@ -409,14 +409,13 @@ std::string emailBody(std::string_view message, bool stripQuotes)
         for (const std::string &p : chosen) {
             if (!body.empty())
                 body += "\n\n";
-            if (fromHtml) {
-                body += htmlToText(p);
-            } else {
-                // Decoding may bring back CRLF line ends (base64 / quoted-printable).
-                for (char c : p)
-                    if (c != '\r')
-                        body += c;
-            }
+            // Decoding may bring back CRLF line ends (base64 / quoted-printable), in HTML too.
+            std::string text;
+            text.reserve(p.size());
+            for (char c : p)
+                if (c != '\r')
+                    text += c;
+            body += fromHtml ? htmlToText(text) : text;
         }
     }
     return stripQuotes ? stripQuotedReplies(body) : body;

@@ -225,7 +225,7 @@ void extract(const std::string &tarball, const std::string &dir, const std::stri
 
 void ensureVocab(const std::string &downloads, const std::string &vocabPath, const StopToken *stop)
 {
-    if (fs::is_regular_file(vocabPath) && sha256Hex(readFile(vocabPath)) == kBertUncasedVocabSha256)
+    if (fs::is_regular_file(vocabPath) && sha256FileHex(vocabPath) == kBertUncasedVocabSha256)
         return;
     const std::string tgz = obtainTarball(downloads, kVocabPackage, kVocabTarball, stop);
     const std::string tmp = (fs::path(downloads) / "unpack-vocab").string();

@@ -175,18 +175,27 @@ void readCounts(const JsonRecord &j, const char *key, std::map<std::string, int6
     }
 }
 
-void readPairs(const JsonRecord &j, const char *key, std::vector<TextPair> &out)
+// Reads the array of objects under `key` into `out` (replacing it; left as it is when the key
+// is absent), each item with `read(item, value)`.
+template <typename T, typename Read>
+void readObjects(const JsonRecord &j, const char *key, std::vector<T> &out, Read read)
 {
     if (const nlohmann::json *a = j.array(key)) {
         out.clear();
         for (size_t k = 0; k < a->size(); ++k) {
-            const JsonRecord item = j.objectItem(key, k);
-            TextPair p;
-            readString(item, "first", p.first);
-            readString(item, "second", p.second);
-            out.push_back(std::move(p));
+            T value;
+            read(j.objectItem(key, k), value);
+            out.push_back(std::move(value));
         }
     }
+}
+
+void readPairs(const JsonRecord &j, const char *key, std::vector<TextPair> &out)
+{
+    readObjects(j, key, out, [](const JsonRecord &item, TextPair &p) {
+        readString(item, "first", p.first);
+        readString(item, "second", p.second);
+    });
 }
 
 /// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
@@ -225,38 +234,26 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     readInt(j, "texts_with_nul", r.texts_with_nul);
     readInt(j, "empty_texts", r.empty_texts);
     readInt(j, "skipped_rows", r.skipped_rows);
-    if (const nlohmann::json *a = j.array("skipped")) {
-        r.skipped.clear();
-        for (size_t k = 0; k < a->size(); ++k) {
-            const JsonRecord item = j.objectItem("skipped", k);
-            SkippedRow row;
-            readString(item, "where", row.where);
-            readString(item, "reason", row.reason);
-            r.skipped.push_back(std::move(row));
-        }
-    }
+    readObjects(j, "skipped", r.skipped, [](const JsonRecord &item, SkippedRow &row) {
+        readString(item, "where", row.where);
+        readString(item, "reason", row.reason);
+    });
     readInt(j, "train_duplicates", r.train_duplicates);
     readInt(j, "conflicting_duplicates", r.conflicting_duplicates);
     readPairs(j, "duplicate_examples", r.duplicate_examples);
     readInt(j, "train_eval_overlap", r.train_eval_overlap);
     readPairs(j, "overlap_examples", r.overlap_examples);
     readStrings(j, "warnings", r.warnings);
-    if (const nlohmann::json *a = j.array("label_in_text")) {
-        r.label_in_text.clear();
-        for (size_t k = 0; k < a->size(); ++k) {
-            const JsonRecord item = j.objectItem("label_in_text", k);
-            LabelInText l;
-            readString(item, "label", l.label);
-            readString(item, "token", l.token);
-            readBool(item, "markup", l.markup);
-            readInt(item, "label_texts", l.label_texts);
-            readInt(item, "label_texts_with", l.label_texts_with);
-            readInt(item, "other_texts", l.other_texts);
-            readInt(item, "other_texts_with", l.other_texts_with);
-            readStrings(item, "examples", l.examples);
-            r.label_in_text.push_back(std::move(l));
-        }
-    }
+    readObjects(j, "label_in_text", r.label_in_text, [](const JsonRecord &item, LabelInText &l) {
+        readString(item, "label", l.label);
+        readString(item, "token", l.token);
+        readBool(item, "markup", l.markup);
+        readInt(item, "label_texts", l.label_texts);
+        readInt(item, "label_texts_with", l.label_texts_with);
+        readInt(item, "other_texts", l.other_texts);
+        readInt(item, "other_texts_with", l.other_texts_with);
+        readStrings(item, "examples", l.examples);
+    });
     readBool(j, "email_body_only", r.email_body_only);
     readBool(j, "strip_quoted_replies", r.strip_quoted_replies);
     readString(j, "split_method", r.split_method);

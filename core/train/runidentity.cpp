@@ -7,6 +7,7 @@
 #include "core/config/jsonrecord.h"
 #include "core/data/preparereport.h"
 #include "core/data/sha256.h"
+#include "core/data/sha256cache.h"
 #include "core/util/error.h"
 
 #include <filesystem>
@@ -158,7 +159,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
                                      {"eval_data_path", &o.eval_data_path},
                                      {"input_meta_data_path", &o.input_meta_data_path}})
         if (!path->empty())
-            files[flag] = {{"path", *path}, {"sha256", sha256FileHex(*path)}};
+            files[flag] = {{"path", *path}, {"sha256", sha256FileHexCached(*path)}}; // an unchanged file is not reread
     auto &info = j["informational"];
     info["bert_config_file"] = o.bert_config_file;
     info["input_meta_data_path"] = o.input_meta_data_path;
@@ -264,24 +265,31 @@ void throwFirstError(const Diagnostics &diag, const std::string &path)
 
 } // namespace
 
-BertConfig loadRunModelConfig(const std::string &path)
+namespace {
+
+// Loads the file at `path` with T::load (BertConfig, InputMetaData): its first error, or
+// "cannot read the <what>" with `hint` when it gives nothing.
+template <typename T>
+T loadOrThrow(const std::string &path, const char *what, const char *hint)
 {
     Diagnostics diag;
-    auto cfg = BertConfig::load(path, diag);
+    auto loaded = T::load(path, diag);
     throwFirstError(diag, path);
-    if (!cfg)
-        throw Error(path, "cannot read the model config", "pass --bert_config_file");
-    return *cfg;
+    if (!loaded)
+        throw Error(path, std::string("cannot read the ") + what, hint);
+    return *loaded;
+}
+
+} // namespace
+
+BertConfig loadRunModelConfig(const std::string &path)
+{
+    return loadOrThrow<BertConfig>(path, "model config", "pass --bert_config_file");
 }
 
 InputMetaData loadRunMetaData(const std::string &path)
 {
-    Diagnostics diag;
-    auto meta = InputMetaData::load(path, diag);
-    throwFirstError(diag, path);
-    if (!meta)
-        throw Error(path, "cannot read the meta data", "pass --input_meta_data_path");
-    return *meta;
+    return loadOrThrow<InputMetaData>(path, "meta data", "pass --input_meta_data_path");
 }
 
 std::string resolveLearningRate(TrainingOptions &o)

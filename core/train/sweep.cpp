@@ -34,6 +34,13 @@ bool isIntegerOption(const std::string &name)
 
 bool isLogScale(const std::string &name) { return name == "learning_rate" || name == "weight_decay_rate"; }
 
+/// Whether option `name` can take `v` as the writer and the flags write it: a finite number,
+/// for the integer options a whole one that int64_t holds exactly (|v| < 2^53).
+bool fitsOption(const std::string &name, double v)
+{
+    return std::isfinite(v) && (!isIntegerOption(name) || (v == std::floor(v) && std::fabs(v) < 9007199254740992.0));
+}
+
 /// The shortest text that reads back as `v` ("5e-05", "0.1", "3").
 std::string exactNumber(double v)
 {
@@ -136,6 +143,9 @@ SweepParameter parseSweepParameter(const std::string &text)
         if (!(p.low < p.high))
             throw Error("--param", "\"" + text + "\": the range's low end must be below its high end",
                         "e.g. learning_rate=1e-5:1e-3");
+        if (!fitsOption(p.name, p.low) || !fitsOption(p.name, p.high))
+            throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers below 2^53",
+                        "e.g. " + p.name + "=1:100");
         if (isLogScale(p.name) && p.low <= 0)
             throw Error("--param", "\"" + text + "\": " + p.name + " is sampled on a log scale, so its range must be positive",
                         "e.g. " + p.name + "=1e-5:1e-3");
@@ -146,6 +156,9 @@ SweepParameter parseSweepParameter(const std::string &text)
         const double v = parseNumber(item, text);
         if (isIntegerOption(p.name) && v != std::floor(v))
             throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers, not " + item,
+                        "e.g. " + p.name + "=16,32");
+        if (!fitsOption(p.name, v))
+            throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers below 2^53, not " + item,
                         "e.g. " + p.name + "=16,32");
         if (!seen.insert(v).second)
             throw Error("--param", "\"" + text + "\": " + item + " is listed twice", "list each value once");
@@ -317,7 +330,13 @@ std::optional<SweepFile> readSweepFile(const std::string &sweepDir)
     SweepFile f;
     f.spec.method = rec->string("method").value_or("grid");
     f.spec.num_runs = rec->integer("num_runs").value_or(0);
-    f.spec.sample_seed = uint64_t(rec->integer("sample_seed").value_or(0));
+    if (rec->has("sample_seed")) {
+        // The writer writes the seed as given (--sample_seed reads an unsigned 64-bit number).
+        const nlohmann::json &seed = rec->json()["sample_seed"];
+        if (!seed.is_number_unsigned())
+            rec->fail("sample_seed", "expected a whole number from 0 to 18446744073709551615");
+        f.spec.sample_seed = seed.get<uint64_t>();
+    }
     if (const auto *params = rec->array("parameters"))
         for (size_t i = 0; i < params->size(); ++i) {
             const JsonRecord p = rec->objectItem("parameters", i);
@@ -329,6 +348,11 @@ std::optional<SweepFile> readSweepFile(const std::string &sweepDir)
             } else {
                 sp.low = p.number("low").value_or(0);
                 sp.high = p.number("high").value_or(0);
+            }
+            try {
+                (void)parseSweepParameter(sweepParameterText(sp)); // the rules of --param
+            } catch (const Error &e) {
+                p.fail(sp.isRange() ? "low" : "values", e.what());
             }
             f.spec.parameters.push_back(sp);
         }
@@ -344,8 +368,16 @@ std::optional<SweepFile> readSweepFile(const std::string &sweepDir)
             if (rr.run.name.empty() || rr.run.name.find('/') != std::string::npos || rr.run.name == "..")
                 r.fail("name", "expected a run folder's name");
             if (const auto values = r.object("values"))
-                for (auto it = values->json().begin(); it != values->json().end(); ++it)
-                    rr.run.values.emplace_back(it.key(), values->number(it.key().c_str()).value_or(0));
+                for (auto it = values->json().begin(); it != values->json().end(); ++it) {
+                    const double v = values->number(it.key().c_str()).value_or(0);
+                    const auto &names = sweepableOptions();
+                    if (std::find(names.begin(), names.end(), it.key()) == names.end())
+                        values->fail(it.key(), "not an option a sweep varies (" + joinOptions() + ")");
+                    if (!fitsOption(it.key(), v))
+                        values->fail(it.key(), isIntegerOption(it.key()) ? "expected a whole number below 2^53"
+                                                                         : "expected a finite number");
+                    rr.run.values.emplace_back(it.key(), v);
+                }
             const std::string status = r.string("status").value_or("pending");
             bool known = false;
             for (SweepRunStatus s : {SweepRunStatus::Pending, SweepRunStatus::Running, SweepRunStatus::Completed,

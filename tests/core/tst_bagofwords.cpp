@@ -8,30 +8,22 @@
 #include "core/data/preparereport.h"
 #include "core/util/error.h"
 
+#include "support/textfiles.h"
+
 #include <QtTest>
 
 #include <cmath>
 #include <fstream>
 
 using namespace wb;
+using wb::test::writeText;
+using wb::test::readText;
 
 namespace {
 
 BagOfWordsDocument doc(std::vector<uint32_t> terms, int64_t label = 0)
 {
     return {std::move(terms), label};
-}
-
-void writeText(const QString &path, const std::string &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void compareRow(const SparseRow &got, const SparseRow &want)

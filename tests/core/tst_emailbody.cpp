@@ -7,20 +7,17 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 
+#include "support/textfiles.h"
+
 #include <QtTest>
 
 #include <fstream>
 #include <set>
 
 using namespace wb;
+using wb::test::writeText;
 
 namespace {
-
-void writeText(const QString &path, const std::string &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
 
 // A SpamAssassin-like message: mbox line, folded Received header, CRLF line ends.
 const std::string kPlainMail = "From bob@example.com  Fri Aug 23 11:03:37 2002\r\n"
@@ -124,6 +121,23 @@ private Q_SLOTS:
         QCOMPARE(emailBody("Content-Type: TEXT/PLAIN charset=US-ASCII\n\nplain words\n"), std::string("plain words"));
         // A single part of another type holds no text.
         QCOMPARE(emailBody("Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"), std::string());
+    }
+
+    void decodedHtmlHasLfLineEnds()
+    {
+        // Found by fuzz_emailbody: base64 (and quoted-printable) bring CRLF back inside an HTML
+        // part; the result's line ends are LF there too, as for text/plain.
+        // "<p>One</p>\r\n<p>Two</p>\r\n" in base64:
+        const std::string b64 = "Content-Type: text/html\n"
+                                "Content-Transfer-Encoding: base64\n"
+                                "\n"
+                                "PHA+T25lPC9wPg0KPHA+VHdvPC9wPg0K\n";
+        QCOMPARE(emailBody(b64), std::string("\nOne\n\nTwo\n\n"));
+        const std::string qp = "Content-Type: text/html\n"
+                               "Content-Transfer-Encoding: quoted-printable\n"
+                               "\n"
+                               "One=0D=0A<br>Two=0D\n";
+        QCOMPARE(emailBody(qp), std::string("One\n\nTwo"));
     }
 
     void quotedRepliesAreStripped()

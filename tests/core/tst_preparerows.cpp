@@ -9,25 +9,17 @@
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
+#include "support/textfiles.h"
+
 #include <QtTest>
 
 #include <fstream>
 
 using namespace wb;
+using wb::test::writeText;
+using wb::test::readText;
 
 namespace {
-
-void writeText(const QString &path, const std::string &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::vector<int64_t> labelIds(const std::string &path)
 {

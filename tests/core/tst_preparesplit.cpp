@@ -3,8 +3,11 @@
 // split.jsonl (which --split_file reuses); a label written inside its texts is warned about.
 #include "core/data/dataprep.h"
 #include "core/data/examplecodec.h"
+#include "core/data/preparesplit.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
+
+#include "support/textfiles.h"
 
 #include <QtTest>
 
@@ -15,20 +18,10 @@
 #include <set>
 
 using namespace wb;
+using wb::test::writeText;
+using wb::test::readText;
 
 namespace {
-
-void writeText(const QString &path, const std::string &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    std::ofstream(path.toStdString(), std::ios::binary) << bytes;
-}
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::vector<nlohmann::json> readJsonLines(const std::string &path)
 {
@@ -205,6 +198,33 @@ private Q_SLOTS:
             QVERIFY2(what.find("reuse.csv:5") != std::string::npos, what.c_str());
             QVERIFY2(what.find("not in the split file") != std::string::npos, what.c_str());
         }
+    }
+
+    /// A split file that puts one row on both sides is an error naming the line (found by
+    /// fuzz_splitfile: the later line used to win silently); the same side twice is kept.
+    void splitFileRowOnBothSidesIsAnError()
+    {
+        const QString path = sub(QStringLiteral("both-sides.jsonl"));
+        writeText(path, "{\"file\":\"a.csv\",\"line\":2,\"split\":\"train\"}\n"
+                        "{\"file\":\"a.csv\",\"line\":3,\"split\":\"eval\"}\n"
+                        "{\"file\":\"a.csv\",\"line\":3,\"split\":\"eval\"}\n"
+                        "\n"
+                        "{\"file\":\"a.csv\",\"line\":2,\"split\":\"eval\"}\n");
+        try {
+            prep::readSplitFile(path.toStdString());
+            QFAIL("a row on both sides was accepted");
+        } catch (const Error &e) {
+            QCOMPARE(e.field(), path.toStdString() + ":5");
+            QCOMPARE(std::string(e.what()), std::string("the row a.csv:2 is on both sides: listed before as train, here as eval"));
+        }
+        writeText(path, "{\"file\":\"a.csv\",\"line\":2,\"split\":\"train\"}\n"
+                        "{\"file\":\"a.csv\",\"line\":3,\"split\":\"eval\"}\n"
+                        "{\"file\":\"a.csv\",\"line\":3,\"split\":\"eval\"}\n"
+                        "{\"file\":\"t.csv\",\"line\":2,\"split\":\"test\"}\n");
+        const auto sides = prep::readSplitFile(path.toStdString());
+        QCOMPARE(sides.size(), size_t(2));
+        QCOMPARE(sides.at(prep::splitKey("a.csv", 2)), false);
+        QCOMPARE(sides.at(prep::splitKey("a.csv", 3)), true);
     }
 
     /// Without skip_bad_rows every bad row is named (up to 20), each with its fix.
