@@ -217,3 +217,20 @@ if [ -x "$CLI" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ] && [ -x /usr/bin/tim
   echo "(wall time includes the process start; prepare tokenizes each text only up to 16 x max_seq_length tokens, prepare_pretraining all of it)" | tee -a "$REPORT"
   rm -rf "$TMPD"
 fi
+
+# --- inference (issue 26): classify's forward pass vs ONNX Runtime on the exported model ---
+BI="$BUILD/bench/bench_inference"; [ -x "$BI" ] || BI="$BUILD/bench_inference"
+if [ -x "$BI" ]; then
+  export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+  {
+    echo "== inference: seq 128, 1 thread, classify vs onnxruntime-node, alternating rounds (goal: >= 0.8x at batch 32) =="
+    for cfg in tiny mini; do
+      for b in 32 1; do
+        reps=10; [ "$b" = 1 ] && reps=100
+        out=$("$BI" "$cfg" "$b" "$reps" 3)
+        echo "$out"
+        python3 -c 'import json,sys; j=json.loads(sys.argv[1]); s=j["profile"]["shares"]; print("%s batch %d: classify %.1f ms, ONNX Runtime %s ms, ratio %s; our time: GEMM %.0f%%, softmax %.0f%%, layer norm %.0f%%, GELU %.0f%%, other %.0f%%" % (j["config"], j["batch"], j["ours_median_ms"], "%.1f" % j["ort_median_ms"] if "ort_median_ms" in j else "-", "%.2fx" % j["ratio_ours_to_ort"] if "ratio_ours_to_ort" in j else "-", 100*s["gemm"], 100*s["softmax"], 100*s["layer_norm"], 100*s["gelu"], 100*s["other"]))' "$out"
+      done
+    done
+  } | tee -a "$REPORT"
+fi

@@ -182,18 +182,9 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
     out << std::flush;
 }
 
-} // namespace
-
-int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+/// classify's flags, as parsed.
+struct ClassifyFlags
 {
-    CLI::App app("Classify texts with an export folder (--model_export_path) or a checkpoint of --model_dir\n"
-                 "(its --bert_config_file and --input_meta_data_path default to the ones the run recorded in\n"
-                 "run_config.json). Texts from --text (repeatable), --input_file (one text per line, a\n"
-                 ".tsv/.csv with a header row, or .jsonl/.json records; the text columns or keys are found\n"
-                 "as prepare finds them) or standard input. Prints a TSV: text, predicted_label and one\n"
-                 "probability column per label name. --explain adds each wordpiece's attribution\n"
-                 "(Integrated Gradients or gradient x input; docs/explain.md).",
-                 "bert-workbench-cli classify");
     ClassifierSource src;
     std::vector<std::string> texts, textsB;
     std::string inputFile, textColumn, textBColumn, format = "tsv";
@@ -201,8 +192,14 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     bool explain = false;
     std::string explainMethod = "integrated_gradients", explainClass;
     int64_t igSteps = kDefaultIgSteps;
-    app.add_option("--model_export_path", src.model_export_path, "export folder (written by export)");
-    app.add_option("--model_dir,--md", src.model_dir, "training run: its latest checkpoint");
+};
+
+void addClassifyFlags(CLI::App &app, ClassifyFlags &f)
+{
+    ClassifierSource &src = f.src;
+    app.add_option("--model_export_path", src.model_export_path,
+                   "export folder (written by export; model.safetensors, or onnx/model.onnx with config.json)");
+    app.add_option("--model_dir,--md", src.model_dir, "training run: its latest checkpoint (or an export folder)");
     app.add_option("--predict_checkpoint_path", src.checkpoint_path, "a checkpoint, or 'best'");
     app.add_option("--bert_config_file", src.bert_config_file, "bert_config.json (with --model_dir; default: the one run_config.json names)");
     app.add_option("--input_meta_data_path", src.input_meta_data_path, "input_meta_data.json (with --model_dir; default: the one run_config.json names)");
@@ -211,73 +208,105 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
         "--do_lower_case,!--nodo_lower_case", [&src](int64_t n) { src.do_lower_case = n > 0; },
         "lower-case the texts (default: the export's tokenizer_config.json, prepare_report.json, else true)");
     app.add_option("--max_seq_length", src.max_seq_length, "tokens per text (default: the meta data's)");
-    app.add_option("--text", texts, "a text to classify (repeatable)");
-    app.add_option("--text_b", textsB, "second segment of the --text at the same position (pair tasks)");
-    app.add_option("--input_file", inputFile,
+    app.add_option("--text", f.texts, "a text to classify (repeatable)");
+    app.add_option("--text_b", f.textsB, "second segment of the --text at the same position (pair tasks)");
+    app.add_option("--input_file", f.inputFile,
                    "texts: one per line (.txt), a .tsv/.csv with a header row, or .jsonl/.json records");
-    app.add_option("--text_a_column,--text_column", textColumn,
+    app.add_option("--text_a_column,--text_column", f.textColumn,
                    "text column (key) of a .tsv/.csv/.jsonl/.json --input_file (default: recognised as prepare does: "
                    "sentence, text, review, text_a, or a pair such as sentence1+sentence2)");
-    app.add_option("--text_b_column", textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
-    app.add_option("--output_format", format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
-    app.add_option("--batch_size", batchSize, "texts per forward pass")->capture_default_str();
-    app.add_flag("--explain", explain,
+    app.add_option("--text_b_column", f.textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
+    app.add_option("--output_format", f.format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
+    app.add_option("--batch_size", f.batchSize, "texts per forward pass")->capture_default_str();
+    app.add_flag("--explain", f.explain,
                  "also write each wordpiece's attribution to the explained class's logit (docs/explain.md)");
-    app.add_option("--explain_method", explainMethod, "integrated_gradients or gradient_x_input (with --explain)")
+    app.add_option("--explain_method", f.explainMethod, "integrated_gradients or gradient_x_input (with --explain)")
         ->check(CLI::IsMember({"integrated_gradients", "gradient_x_input"}))
         ->capture_default_str();
-    app.add_option("--ig_steps", igSteps, "Integrated Gradients steps m, 1 to 1024 (with --explain)")->capture_default_str();
-    app.add_option("--explain_class", explainClass,
+    app.add_option("--ig_steps", f.igSteps, "Integrated Gradients steps m, 1 to 1024 (with --explain)")->capture_default_str();
+    app.add_option("--explain_class", f.explainClass,
                    "the class to explain: a label name or a 0-based index (default: the predicted class)");
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
-    // classify's rows of the option table, checked before any file is read (exit 2).
+}
+
+/// classify's rows of the option table and the --text/--text_b pairing, checked before any
+/// file is read. Returns kExitOk, or kExitInvalid after writing the errors.
+int checkClassifyFlags(const ClassifyFlags &f, std::ostream &err)
+{
     Diagnostics ranges;
-    checkNumericRanges({{"max_seq_length", double(src.max_seq_length), 0, 100000, "0",
+    checkNumericRanges({{"max_seq_length", double(f.src.max_seq_length), 0, 100000, "0",
                          "the meta data's (or tokenizer_config.json's) max_seq_length"},
-                        {"batch_size", double(batchSize), 1, 65536, "32"}},
+                        {"batch_size", double(f.batchSize), 1, 65536, "32"}},
                        ranges);
-    checkNumericRanges(explainOptionRows(double(igSteps)), ranges);
+    checkNumericRanges(explainOptionRows(double(f.igSteps)), ranges);
     if (ranges.hasErrors())
         return reportInvalidConfiguration(err, ranges);
-    if (textsB.size() > texts.size()) {
-        err << "error: text_b: " << textsB.size() << " --text_b for " << texts.size() << " --text\n"
+    if (f.textsB.size() > f.texts.size()) {
+        err << "error: text_b: " << f.textsB.size() << " --text_b for " << f.texts.size() << " --text\n"
             << "  hint: give each --text_b after its --text\n";
         return kExitInvalid;
     }
+    return kExitOk;
+}
+
+/// --explain: classifies and explains each input in turn, then prints them.
+void explainAll(const TextClassifier &classifier, const ClassifyFlags &f,
+                const std::vector<std::pair<std::string, std::string>> &inputs, const std::vector<std::string> &names,
+                bool pairs, std::ostream &out, std::ostream &err)
+{
+    ExplainOptions options;
+    options.method = *parseAttributionMethod(f.explainMethod);
+    options.ig_steps = f.igSteps;
+    if (!f.explainClass.empty())
+        options.target_label_id = resolveLabelChoice(f.explainClass, classifier.labelNames(), classifier.numLabels());
+    std::vector<Classification> results(inputs.size());
+    std::vector<Explanation> explanations;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        explanations.push_back(classifier.explain(inputs[k].first, inputs[k].second, options, &results[k]));
+        if (explanations.back().completeness.steps_too_small)
+            err << "warning: text " << k << ": " << completenessText(explanations.back()) << "\n";
+    }
+    printExplanations(results, explanations, names, pairs, f.format, out);
+}
+
+} // namespace
+
+int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("Classify texts with an export folder (--model_export_path: model.safetensors, or only\n"
+                 "onnx/model.onnx with config.json and the tokenizer files) or a checkpoint of --model_dir\n"
+                 "(its --bert_config_file and --input_meta_data_path default to the ones the run recorded in\n"
+                 "run_config.json). Texts from --text (repeatable), --input_file (one text per line, a\n"
+                 ".tsv/.csv with a header row, or .jsonl/.json records; the text columns or keys are found\n"
+                 "as prepare finds them) or standard input. Prints a TSV: text, predicted_label and one\n"
+                 "probability column per label name. --explain adds each wordpiece's attribution\n"
+                 "(Integrated Gradients or gradient x input; docs/explain.md).",
+                 "bert-workbench-cli classify");
+    ClassifyFlags f;
+    addClassifyFlags(app, f);
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    if (const int invalid = checkClassifyFlags(f, err); invalid != kExitOk)
+        return invalid;
     std::vector<std::pair<std::string, std::string>> inputs;
     try {
-        inputs = collectInputs(texts, textsB, inputFile, textColumn, textBColumn);
+        inputs = collectInputs(f.texts, f.textsB, f.inputFile, f.textColumn, f.textBColumn);
     } catch (const Error &) {
         return reportCurrentException(err, "input_file", kExitInvalid);
     }
-    if (inputs.empty() && !inputFile.empty())
-        err << "warning: input_file: '" << inputFile << "' holds no text to classify (the output has only the header)\n";
+    if (inputs.empty() && !f.inputFile.empty())
+        err << "warning: input_file: '" << f.inputFile << "' holds no text to classify (the output has only the header)\n";
     try {
-        const TextClassifier classifier(src);
+        const TextClassifier classifier(f.src);
         for (const auto &w : classifier.warnings())
             err << "warning: " << w << "\n";
         const bool pairs = std::any_of(inputs.begin(), inputs.end(), [](const auto &p) { return !p.second.empty(); });
         const std::vector<std::string> names =
             classifier.isRegression() ? std::vector<std::string>{"value"} : classifier.labelNames();
-        if (!explain) {
-            printResults(classifier.classifyAll(inputs, batchSize), names, pairs, format, out);
-            return kExitOk;
-        }
-        ExplainOptions options;
-        options.method = *parseAttributionMethod(explainMethod);
-        options.ig_steps = igSteps;
-        if (!explainClass.empty())
-            options.target_label_id = resolveLabelChoice(explainClass, classifier.labelNames(), classifier.numLabels());
-        std::vector<Classification> results(inputs.size());
-        std::vector<Explanation> explanations;
-        for (size_t k = 0; k < inputs.size(); ++k) {
-            explanations.push_back(classifier.explain(inputs[k].first, inputs[k].second, options, &results[k]));
-            if (explanations.back().completeness.steps_too_small)
-                err << "warning: text " << k << ": " << completenessText(explanations.back()) << "\n";
-        }
-        printExplanations(results, explanations, names, pairs, format, out);
+        if (f.explain)
+            explainAll(classifier, f, inputs, names, pairs, out, err);
+        else
+            printResults(classifier.classifyAll(inputs, f.batchSize), names, pairs, f.format, out);
         return kExitOk;
     } catch (const Error &) {
         return reportCurrentException(err, "classify", kExitInvalid);

@@ -5,6 +5,7 @@
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
+#include "core/train/onnxruntimeweb.h"
 #include "core/train/preparedrun.h"
 #include "core/train/runidentity.h"
 #include "core/io/runevents.h"
@@ -151,12 +152,26 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
 
     if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
         return fetched;
-    const PreparedRun prepared = prepareRun(options, purpose); // the one pre-flight check
+    PreparedRun prepared = prepareRun(options, purpose); // the one pre-flight check
     if (!prepared.ok()) {
         reportInvalidConfiguration(err, prepared.validation.diagnostics);
         if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
             out << runEventLine(failedValidation(prepared.validation.diagnostics)) << "\n" << std::flush;
         return kExitInvalid;
+    }
+    // export --demo: onnxruntime-web's files, from --onnxruntime_web_dir or the npm cache
+    // (fetched once from the registry); a failure is bad input and leaves the target as it was.
+    if (purpose == RunPurpose::Export) {
+        try {
+            StopToken fetchStop;
+            InterruptGuard fetchGuard(fetchStop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+            if (const std::string note = resolveDemoRuntime(prepared.options, &fetchStop); !note.empty())
+                err << "note: " << note << "\n";
+        } catch (...) {
+            if (progressFormat == "jsonl")
+                out << runEventLine(failedRun(describeCurrentException("demo"))) << "\n" << std::flush;
+            return reportCurrentException(err, "demo", kExitInvalid);
+        }
     }
     // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.
     if (prepared.runsAsLocalWorkers())

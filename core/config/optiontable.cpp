@@ -202,6 +202,27 @@ std::vector<OptionSpec> buildTable()
                "transformers.js). fp32 keeps the model's float32 weights; none writes no ONNX file.");
     addStrict(s, {"fp32", "none"});
 
+    s = option("demo", {}, &O::demo, "",
+               "export: write the web demo (demo/index.html and onnxruntime-web's files in demo/ort/, fetched once from "
+               "the npm registry, or from --onnxruntime_web_dir)",
+               "Web demo",
+               "export: write demo/index.html, a web page that classifies as you type in the browser, with the "
+               "onnxruntime-web files it runs on in demo/ort/, so the folder works offline. The files are fetched "
+               "once from the npm registry (npm_config_registry) and cached; --onnxruntime_web_dir takes them "
+               "from a local folder instead.");
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("onnxruntime_web_dir", {}, &O::onnxruntime_web_dir, "",
+               "export --demo: a folder with onnxruntime-web's ort.wasm.min.js, ort-wasm-simd-threaded.wasm and "
+               "ort-wasm-simd-threaded.mjs (or an unpacked onnxruntime-web package); no network",
+               "onnxruntime-web folder",
+               "export --demo: take onnxruntime-web's browser files from this folder (or its dist/) instead of the "
+               "npm registry.");
+    s.path = PathKind::Directory;
+    add(s);
+
     s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
                "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
                "kept one, else the latest)",

@@ -46,6 +46,13 @@ struct TrainingOptions
     bool overwrite_output_dir = false;
     /// export: the number format of onnx/model.onnx ("fp32"), or "none" to leave the ONNX file out.
     std::string onnx_dtype = "fp32";
+    /// export: write the web demo, demo/index.html with onnxruntime-web's files in demo/ort/
+    /// (from onnxruntime_web_dir, else fetched from the npm registry; core/train/onnxruntimeweb.h).
+    bool demo = false;
+    /// export --demo: a folder holding onnxruntime-web's ort.wasm.min.js,
+    /// ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs (or an unpacked package with
+    /// them in dist/); empty: the npm cache, filled from the registry.
+    std::string onnxruntime_web_dir;
     std::string predict_checkpoint_path;
     std::string metrics_file;    ///< default: <model_dir>/metrics.jsonl
 

@@ -157,8 +157,9 @@ function update() {
 
 (async () => {
   if (typeof ort === "undefined") {
-    fail("onnxruntime-web is missing: copy ort.wasm.min.js, ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs of npm's onnxruntime-web " +
-         "(its dist/ folder) into demo/ort/, then serve the export folder (e.g. python3 -m http.server) and open demo/.");
+    fail("onnxruntime-web is missing from demo/ort/: export again with --demo (it copies ort.wasm.min.js, " +
+         "ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs of npm's onnxruntime-web there), then serve the " +
+         "export folder (e.g. python3 -m http.server) and open demo/.");
     return;
   }
   ort.env.wasm.wasmPaths = new URL("ort/", document.baseURI).href;

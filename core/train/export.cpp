@@ -11,6 +11,7 @@
 #include "core/train/checkpointio.h"
 #include "core/train/demopage.h"
 #include "core/train/onnxexport.h"
+#include "core/train/onnxruntimeweb.h"
 
 #include <algorithm>
 #include <cmath>
@@ -154,10 +155,19 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     if (spec.onnx_dtype != "none") { // ONNX Runtime, transformers.js (onnx/model.onnx is where it looks)
         writeOnnxModel((d / "onnx" / "model.onnx").string(), *model, spec.onnx_dtype);
         written.push_back("onnx/model.onnx");
-        if (!vocab.empty()) { // the page tokenizes with vocab.txt
-            fs::create_directories(d / "demo");
-            put("demo/index.html", demoPageHtml());
-        }
+    }
+    if (spec.demo || !spec.onnxruntime_web_dir.empty()) { // the page and the runtime it runs on, so that it works offline
+        if (spec.onnx_dtype == "none")
+            throw Error("demo", "the web demo runs onnx/model.onnx, which --onnx_dtype none leaves out",
+                        "export with --onnx_dtype fp32, or without --demo");
+        if (vocab.empty())
+            throw Error("demo", "the web demo tokenizes with vocab.txt, which this export has none of",
+                        "pass --vocab_file (the vocabulary the data was prepared with)");
+        const std::string from = obtainOnnxRuntimeWeb(spec.onnxruntime_web_dir, NpmSettings::fromEnvironment());
+        fs::create_directories(d / "demo");
+        for (const auto &f : copyOnnxRuntimeWeb(from, (d / "demo").string()))
+            written.push_back(f);
+        put("demo/index.html", demoPageHtml());
     }
     return written;
 }

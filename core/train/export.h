@@ -37,8 +37,13 @@ namespace wb {
 ///                          inferred from the vocab copied (with a warning), else true (warning)
 ///   onnx/model.onnx        the classifier as an ONNX graph (writeOnnxModel, core/train/onnxexport.h),
 ///                          spec.onnx_dtype "fp32"; none for "none"
-///   demo/index.html        a page that runs onnx/model.onnx in the browser (demoPageHtml,
-///                          core/train/demopage.h); with onnx/model.onnx and vocab.txt only
+///   demo/ort/…             with spec.demo only: onnxruntime-web's ort.wasm.min.js,
+///                          ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs, copied
+///                          from spec.onnxruntime_web_dir, else from the npm cache (fetched from
+///                          the registry once; obtainOnnxRuntimeWeb, core/train/onnxruntimeweb.h)
+///   demo/index.html        with spec.demo only: a page that runs onnx/model.onnx in the browser
+///                          (demoPageHtml, core/train/demopage.h); needs onnx/model.onnx and
+///                          vocab.txt (else wb::Error, field "demo")
 /// `dir` is the staging folder of an ExportStaging (core/train/exportfolder.h): the caller
 /// renames it into place when this returns. Every file is written atomically; throws
 /// wb::Error naming the file on failure. `warn` gets each warning ("warning: …"). Returns the

@@ -506,10 +506,10 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
           << "const classify = await pipeline('text-classification', '" << m.name << "');\n"
           << "console.log(await classify('a text to classify'));\n```\n\n";
         if (m.demo_page)
-            o << "demo/index.html is a page that classifies as you type, entirely in the browser, with "
-                 "onnxruntime-web: put onnxruntime-web's ort.wasm.min.js, ort-wasm-simd-threaded.wasm and "
-                 "ort-wasm-simd-threaded.mjs in demo/ort/ (the page names them when they are missing) and serve "
-                 "this folder with any static web server, e.g. `python3 -m http.server`.\n\n";
+            o << "demo/index.html is a page that classifies as you type, entirely in the browser and offline: "
+                 "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is: serve "
+                 "this folder with any static web server (`python3 -m http.server` in it) and open "
+                 "http://localhost:8000/demo/ (browsers refuse to load the model from file://).\n\n";
     }
     o << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
          "tokenizer_config.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"

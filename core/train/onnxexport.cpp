@@ -11,6 +11,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
 #include <filesystem>
 #include <functional>
 
@@ -310,6 +313,92 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
     if (!m.SerializeToString(&bytes))
         throw Error(kFile, "cannot serialise the ONNX model", "this is a bug in the ONNX export; please report it");
     return bytes;
+}
+
+namespace {
+
+/// The parameters the graph reads through MatMul: Linear weights, stored [in, out].
+bool storedTransposed(const std::string &name, const torch::Tensor &t)
+{
+    const std::string suffix = "_embeddings.weight"; // the embedding tables are Gathered as they are
+    const bool table = name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return t.dim() == 2 && !table;
+}
+
+std::string shapeText(const std::vector<int64_t> &dims)
+{
+    std::string s = "[";
+    for (size_t k = 0; k < dims.size(); ++k)
+        s += (k ? ", " : "") + std::to_string(dims[k]);
+    return s + "]";
+}
+
+} // namespace
+
+void loadOnnxWeights(const std::string &path, nn::BertForSequenceClassificationImpl &model)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(path, "cannot read the ONNX model", "check the export folder's onnx/model.onnx");
+    onnx::ModelProto m;
+    if (!m.ParseFromIstream(&in))
+        throw Error(path, "not an ONNX model (the protobuf does not parse)",
+                    "pass an export folder written by bert-workbench-cli export");
+    const std::string notOurs = "classify runs the ONNX graphs bert-workbench-cli export writes; export the run again, "
+                                "or pass a folder with model.safetensors";
+    if (m.producer_name() != "bert-workbench" || m.producer_version().empty())
+        throw Error(path, "written by '" + m.producer_name() + "' " + m.producer_version()
+                              + ", not by bert-workbench's export: its weights cannot be read by name",
+                    notOurs);
+    const onnx::GraphProto &g = m.graph();
+    std::vector<std::string> inputs, outputs;
+    for (const auto &v : g.input())
+        inputs.push_back(v.name());
+    for (const auto &v : g.output())
+        outputs.push_back(v.name());
+    if (inputs != std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}
+        || outputs != std::vector<std::string>{"logits"})
+        throw Error(path, "the graph's inputs and outputs are not input_ids, attention_mask, token_type_ids → logits",
+                    notOurs);
+    std::map<std::string, const onnx::TensorProto *> byName;
+    for (const auto &t : g.initializer())
+        byName[t.name()] = &t;
+    torch::NoGradGuard noGrad;
+    for (auto &p : model.named_parameters()) {
+        const std::string &name = p.key();
+        torch::Tensor param = p.value();
+        const auto it = byName.find(name);
+        const std::string where = path + ": initializer " + name;
+        if (it == byName.end())
+            throw Error(where, "missing: the graph lacks a weight of the model config.json describes",
+                        "pass the export folder whole (its config.json and onnx/model.onnx belong together)");
+        const onnx::TensorProto &t = *it->second;
+        const bool transposed = storedTransposed(name, param);
+        std::vector<int64_t> want(param.sizes().begin(), param.sizes().end());
+        if (transposed)
+            std::swap(want[0], want[1]);
+        const std::vector<int64_t> got(t.dims().begin(), t.dims().end());
+        if (got != want || t.data_type() != onnx::TensorProto::FLOAT)
+            throw Error(where,
+                        "is " + shapeText(got) + (t.data_type() == onnx::TensorProto::FLOAT ? "" : " (not float32)")
+                            + ", the model config.json describes needs float32 " + shapeText(want),
+                        "pass the export folder whole (its config.json and onnx/model.onnx belong together)");
+        const size_t n = size_t(param.numel());
+        torch::Tensor values = torch::empty(want, torch::kFloat);
+        if (t.has_raw_data()) {
+            if (t.raw_data().size() != n * sizeof(float))
+                throw Error(where, "holds " + std::to_string(t.raw_data().size()) + " bytes, not "
+                                       + std::to_string(n * sizeof(float)),
+                            "export the run again (the file is damaged)");
+            std::memcpy(values.data_ptr<float>(), t.raw_data().data(), n * sizeof(float));
+        } else {
+            if (size_t(t.float_data_size()) != n)
+                throw Error(where, "holds " + std::to_string(t.float_data_size()) + " values, not " + std::to_string(n),
+                            "export the run again (the file is damaged)");
+            std::copy(t.float_data().begin(), t.float_data().end(), values.data_ptr<float>());
+        }
+        param.copy_(transposed ? values.t() : values);
+    }
 }
 
 void writeOnnxModel(const std::string &path, nn::BertForSequenceClassificationImpl &model, const std::string &dtype)

@@ -36,4 +36,16 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
 void writeOnnxModel(const std::string &path, nn::BertForSequenceClassificationImpl &model,
                     const std::string &dtype = "fp32");
 
+/// Reads the weights of an onnx/model.onnx that onnxModelBytes wrote back into `model` (built
+/// from the export's config.json: the same architecture), so that `classify` and Try it run an
+/// export folder that holds the ONNX file instead of model.safetensors. The file must be ours:
+/// producer_name "bert-workbench" with a producer_version, inputs input_ids, attention_mask,
+/// token_type_ids and output logits, and, for every parameter of `model` (Hugging Face names),
+/// a float32 initialiser of that name with its shape (a dense weight [out, in] stored as
+/// [in, out]: transposed back), raw or float_data. Throws wb::Error naming the file (and the
+/// initialiser) otherwise: not an ONNX file, another producer, a missing or misshapen
+/// initialiser (e.g. a config.json of another model). Thread rules: writes the model's
+/// parameters; the thread that owns the model.
+void loadOnnxWeights(const std::string &path, nn::BertForSequenceClassificationImpl &model);
+
 } // namespace wb

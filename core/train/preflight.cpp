@@ -7,10 +7,12 @@
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
 #include "core/train/exportfolder.h"
+#include "core/train/onnxruntimeweb.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
 #include "core/model/initcheckpoint.h"
+#include "core/util/error.h"
 #include "core/util/tcpport.h"
 
 #include <algorithm>
@@ -309,6 +311,18 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
                    "pass --model_export_path=<directory>");
     else if (o.mode == "export_only")
         checkExportTarget(o.model_export_path, o.overwrite_output_dir, diag);
+    if (o.mode == "export_only" && (o.demo || !o.onnxruntime_web_dir.empty())) {
+        if (o.onnx_dtype == "none")
+            diag.error("demo", "the web demo runs onnx/model.onnx, which --onnx_dtype none leaves out",
+                       "export with --onnx_dtype fp32, or without --demo");
+        if (!o.onnxruntime_web_dir.empty()) {
+            try {
+                onnxRuntimeWebFolder(o.onnxruntime_web_dir);
+            } catch (const Error &e) {
+                diag.error(e.field(), e.what(), e.hint());
+            }
+        }
+    }
 
     // Every numeric option within its range in the option table (one check for the CLI, the
     // window and project files); the specific checks above speak first.

@@ -13,6 +13,7 @@
 #include "core/train/bestmodel.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
+#include "core/train/onnxexport.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
 
@@ -38,6 +39,20 @@ bool endsWith(const std::string &s, const std::string &suffix)
 
 } // namespace
 
+/// The files a classifier reads, as its source names them (step 1 of loading).
+struct ClassifierFiles
+{
+    std::string cfgPath, metaPath, vocab;
+    /// Where the casing may be recorded, in order: the flag, then what the model was trained
+    /// with (tokenizer_config.json of an export; the checkpoint, run_config.json of a run),
+    /// then (added later) the data's meta data and prepare_report.json.
+    std::vector<RecordedCasing> casings;
+    int64_t maxLen = 0;
+    /// An export folder without input_meta_data.json (e.g. config.json + onnx/model.onnx + the
+    /// tokenizer files): the meta data comes from config.json and tokenizer_config.json.
+    bool metaFromConfig = false;
+};
+
 struct TextClassifier::Private
 {
     BertConfig cfg;
@@ -52,6 +67,13 @@ struct TextClassifier::Private
     int32_t cls = 0, sep = 0, unk = 0, pad = 0;
     bool doLowerCase = true;
     std::string casingSource;
+
+    void resolveExportFolder(const ClassifierSource &src, const std::string &folder, ClassifierFiles &f);
+    void resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f);
+    void loadConfigAndMetaData(const ClassifierSource &src, const ClassifierFiles &f);
+    void loadLabelNames(const ClassifierFiles &f);
+    void loadTokenizer(const ClassifierSource &src, ClassifierFiles &f);
+    void loadWeights();
 };
 
 namespace {
@@ -87,117 +109,194 @@ void takeRunFilesFromRunConfig(const std::string &modelDir, std::string &cfgPath
         lower = o.do_lower_case == "true";
 }
 
+/// True for a folder `export` wrote (config.json with model.safetensors or onnx/model.onnx)
+/// that is no training run (no run_config.json): `--model_dir` may name one too.
+bool isExportFolder(const fs::path &dir)
+{
+    std::error_code ec;
+    return fs::is_regular_file(dir / "config.json", ec) && !fs::exists(dir / "run_config.json", ec)
+           && (fs::is_regular_file(dir / "model.safetensors", ec) || fs::is_regular_file(dir / "onnx" / "model.onnx", ec));
+}
+
+/// The meta data of an export folder without input_meta_data.json, from Hugging Face's
+/// config.json (problem_type, id2label, num_labels) and max_seq_length (tokenizer_config.json's).
+InputMetaData metaDataFromHuggingFaceConfig(const std::string &configPath, int64_t maxLen)
+{
+    std::ifstream in(configPath);
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object())
+        throw Error(configPath, "cannot read the export's config.json", "pass the export folder whole");
+    InputMetaData meta;
+    meta.processor_type = "export";
+    if (j.value("problem_type", std::string()) == "regression") {
+        meta.task_type = "bert_regression";
+        meta.label_type = "float";
+        meta.num_labels = 1;
+    } else if (j.contains("id2label") && j["id2label"].is_object() && !j["id2label"].empty()) {
+        meta.num_labels = int64_t(j["id2label"].size());
+    } else if (j.contains("num_labels") && j["num_labels"].is_number_integer()) {
+        meta.num_labels = j["num_labels"].get<int64_t>();
+    } else {
+        throw Error(configPath, "has neither id2label nor num_labels, and the folder no input_meta_data.json",
+                    "pass the export folder whole, or --input_meta_data_path");
+    }
+    meta.max_seq_length = maxLen;
+    return meta;
+}
+
 } // namespace
 
-TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique<Private>())
+void TextClassifier::Private::resolveExportFolder(const ClassifierSource &src, const std::string &folder,
+                                                  ClassifierFiles &f)
 {
-    std::string cfgPath = src.bert_config_file, metaPath = src.input_meta_data_path, vocab = src.vocab_file;
-    // Where the casing may be recorded, in order: the flag, then what the model was trained
-    // with (tokenizer_config.json of an export; the checkpoint, run_config.json of a run),
-    // then the data's meta data and prepare_report.json; else it is inferred from the vocab.
-    std::vector<RecordedCasing> casings{{"--do_lower_case", src.do_lower_case}};
-    int64_t maxLen = src.max_seq_length;
-    if (!src.model_export_path.empty()) {
-        const fs::path dir = src.model_export_path;
-        if (!fs::is_directory(dir))
-            throw Error(src.model_export_path, "not a folder", "pass the folder `export --model_export_path` wrote");
-        if (cfgPath.empty())
-            cfgPath = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
-        if (metaPath.empty())
-            metaPath = (dir / "input_meta_data.json").string();
-        if (vocab.empty())
-            vocab = (dir / "vocab.txt").string();
-        std::ifstream tin(dir / "tokenizer_config.json");
-        const auto tok = nlohmann::json::parse(tin, nullptr, false);
-        if (tok.is_object()) {
-            if (tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
-                casings.push_back({(dir / "tokenizer_config.json").string(), tok["do_lower_case"].get<bool>()});
-            if (maxLen <= 0 && tok.contains("max_seq_length") && tok["max_seq_length"].is_number_integer())
-                maxLen = tok["max_seq_length"].get<int64_t>();
-        }
-        d->weights = src.checkpoint_path.empty() ? (dir / "model.safetensors").string() : src.checkpoint_path;
-    } else {
-        if (src.model_dir.empty())
-            throw Error("model_export_path", "no model given", "pass --model_export_path, or --model_dir with its files");
-        if (src.checkpoint_path.empty()) {
-            // A run that kept a best model is read at its best (as predict, export and the Evaluation tab).
-            const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
-            d->weights = choice.path;
-            d->weightsLabel = choice.label();
-            if (choice.best)
-                d->warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
-                                      + "; pass --predict_checkpoint_path=latest for the last one");
-        } else {
-            d->weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
-        }
-        if (d->weights.empty())
-            throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
-                        "train first, or pass --predict_checkpoint_path");
-        // The run's own --do_lower_case (recorded as given) comes right after the flag; then
-        // what the checkpoint and run_config.json say the run read its text with.
-        std::optional<bool> runFlagLower;
-        takeRunFilesFromRunConfig(src.model_dir, cfgPath, metaPath, vocab, runFlagLower, d->warnings);
-        if (!src.do_lower_case && runFlagLower)
-            casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", runFlagLower});
-        if (isTrainingCheckpointPath(d->weights))
-            casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
-        casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
+    const fs::path dir = folder;
+    if (!fs::is_directory(dir))
+        throw Error(folder, "not a folder", "pass the folder `export --model_export_path` wrote");
+    if (f.cfgPath.empty())
+        f.cfgPath = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
+    if (f.metaPath.empty()) {
+        f.metaPath = (dir / "input_meta_data.json").string();
+        f.metaFromConfig = !fs::exists(f.metaPath) && fs::exists(dir / "config.json");
     }
-    d->cfg = loadRunModelConfig(cfgPath);
-    d->meta = loadRunMetaData(metaPath);
+    if (f.vocab.empty())
+        f.vocab = (dir / "vocab.txt").string();
+    std::ifstream tin(dir / "tokenizer_config.json");
+    const auto tok = nlohmann::json::parse(tin, nullptr, false);
+    if (tok.is_object()) {
+        if (tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
+            f.casings.push_back({(dir / "tokenizer_config.json").string(), tok["do_lower_case"].get<bool>()});
+        if (f.maxLen <= 0 && tok.contains("max_seq_length") && tok["max_seq_length"].is_number_integer())
+            f.maxLen = tok["max_seq_length"].get<int64_t>();
+    }
+    // The safetensors weights first; else the ONNX graph's (an export reduced to onnx/, config and tokenizer).
+    const fs::path safetensors = dir / "model.safetensors", onnx = dir / "onnx" / "model.onnx";
+    if (!src.checkpoint_path.empty())
+        weights = src.checkpoint_path;
+    else
+        weights = (fs::exists(safetensors) || !fs::exists(onnx) ? safetensors : onnx).string();
+}
+
+void TextClassifier::Private::resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f)
+{
+    if (src.checkpoint_path.empty()) {
+        // A run that kept a best model is read at its best (as predict, export and the Evaluation tab).
+        const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
+        weights = choice.path;
+        weightsLabel = choice.label();
+        if (choice.best)
+            warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
+                               + "; pass --predict_checkpoint_path=latest for the last one");
+    } else {
+        weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
+    }
+    if (weights.empty())
+        throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
+                    "train first, or pass --predict_checkpoint_path");
+    // The run's own --do_lower_case (recorded as given) comes right after the flag; then
+    // what the checkpoint and run_config.json say the run read its text with.
+    std::optional<bool> runFlagLower;
+    takeRunFilesFromRunConfig(src.model_dir, f.cfgPath, f.metaPath, f.vocab, runFlagLower, warnings);
+    if (!src.do_lower_case && runFlagLower)
+        f.casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", runFlagLower});
+    if (isTrainingCheckpointPath(weights))
+        f.casings.push_back({weights, readCheckpointHeader(weights).do_lower_case});
+    f.casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
+}
+
+void TextClassifier::Private::loadConfigAndMetaData(const ClassifierSource &src, const ClassifierFiles &f)
+{
+    cfg = loadRunModelConfig(f.cfgPath);
+    meta = f.metaFromConfig ? metaDataFromHuggingFaceConfig(f.cfgPath, f.maxLen > 0 ? f.maxLen : cfg.max_position_embeddings)
+                            : loadRunMetaData(f.metaPath);
     if (src.max_seq_length < 0)
         throw Error("max_seq_length", "max_seq_length is " + std::to_string(src.max_seq_length)
                                           + "; it must be 0 (the meta data's) or a length of at least 2");
-    d->maxSeqLength = maxLen > 0 ? maxLen : d->meta.max_seq_length;
-    if (d->maxSeqLength < 2 || d->maxSeqLength > d->cfg.max_position_embeddings)
+    maxSeqLength = f.maxLen > 0 ? f.maxLen : meta.max_seq_length;
+    if (maxSeqLength < 2 || maxSeqLength > cfg.max_position_embeddings)
         throw Error("max_seq_length", "must be in [2, max_position_embeddings = "
-                                          + std::to_string(d->cfg.max_position_embeddings) + "], got "
-                                          + std::to_string(d->maxSeqLength));
-    if (!d->meta.isRegression()) {
-        LabelNames names = readLabelNames(metaPath, d->meta.num_labels, d->cfg.labelNames());
-        d->labels = names.names;
-        if (!names.warning.empty())
-            d->warnings.push_back(names.warning);
-    }
-    const PreparedTokenizer prepared = readPreparedTokenizer(metaPath);
-    if (vocab.empty() || !fs::exists(vocab))
-        if (!prepared.vocab_file.empty() && src.vocab_file.empty())
-            vocab = prepared.vocab_file;
-    if (vocab.empty())
-        throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
-    casings.push_back({metaPath, d->meta.do_lower_case});
-    casings.push_back({prepareReportPath(metaPath), prepared.do_lower_case});
-    const TokenizerCasing casing = resolveCasing(casings, vocab);
-    if (!casing.warning.empty())
-        d->warnings.push_back("do_lower_case: " + casing.warning);
-    d->doLowerCase = casing.do_lower_case.value_or(true);
-    d->casingSource = casing.source;
-    d->tokenizer = std::make_unique<FullTokenizer>(vocab, d->doLowerCase);
-    if (d->tokenizer->vocab().size() != d->cfg.vocab_size)
-        throw Error(vocab, "has " + std::to_string(d->tokenizer->vocab().size()) + " tokens but the model's vocab_size is "
-                               + std::to_string(d->cfg.vocab_size),
-                    "pass the vocab.txt the model was trained with");
-    d->cls = d->tokenizer->vocab().id("[CLS]");
-    d->sep = d->tokenizer->vocab().id("[SEP]");
-    d->unk = d->tokenizer->vocab().id("[UNK]");
-    // The attribution baseline's token; BERT vocabularies have it as id 0.
-    d->pad = std::max(0, d->tokenizer->vocab().find("[PAD]"));
+                                          + std::to_string(cfg.max_position_embeddings) + "], got "
+                                          + std::to_string(maxSeqLength));
+}
 
+void TextClassifier::Private::loadLabelNames(const ClassifierFiles &f)
+{
+    if (meta.isRegression())
+        return;
+    LabelNames names = readLabelNames(f.metaPath, meta.num_labels, cfg.labelNames());
+    labels = names.names;
+    if (!names.warning.empty())
+        warnings.push_back(names.warning);
+}
+
+void TextClassifier::Private::loadTokenizer(const ClassifierSource &src, ClassifierFiles &f)
+{
+    const PreparedTokenizer prepared = readPreparedTokenizer(f.metaFromConfig ? std::string() : f.metaPath);
+    if (f.vocab.empty() || !fs::exists(f.vocab))
+        if (!prepared.vocab_file.empty() && src.vocab_file.empty())
+            f.vocab = prepared.vocab_file;
+    if (f.vocab.empty())
+        throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
+    f.casings.push_back({f.metaPath, meta.do_lower_case});
+    f.casings.push_back({prepareReportPath(f.metaPath), prepared.do_lower_case});
+    const TokenizerCasing casing = resolveCasing(f.casings, f.vocab);
+    if (!casing.warning.empty())
+        warnings.push_back("do_lower_case: " + casing.warning);
+    doLowerCase = casing.do_lower_case.value_or(true);
+    casingSource = casing.source;
+    tokenizer = std::make_unique<FullTokenizer>(f.vocab, doLowerCase);
+    if (tokenizer->vocab().size() != cfg.vocab_size)
+        throw Error(f.vocab, "has " + std::to_string(tokenizer->vocab().size()) + " tokens but the model's vocab_size is "
+                                 + std::to_string(cfg.vocab_size),
+                    "pass the vocab.txt the model was trained with");
+    cls = tokenizer->vocab().id("[CLS]");
+    sep = tokenizer->vocab().id("[SEP]");
+    unk = tokenizer->vocab().id("[UNK]");
+    // The attribution baseline's token; BERT vocabularies have it as id 0.
+    pad = std::max(0, tokenizer->vocab().find("[PAD]"));
+}
+
+void TextClassifier::Private::loadWeights()
+{
     // The initial weights are replaced by the loaded ones and inference draws nothing: a
     // throwaway stream of its own, so that loading never touches another job's random state.
-    d->model = nn::BertForSequenceClassification(d->cfg, d->meta.num_labels, nn::makeGenerator(0));
-    if (endsWith(d->weights, ".safetensors") || fs::is_directory(d->weights)) {
+    model = nn::BertForSequenceClassification(cfg, meta.num_labels, nn::makeGenerator(0));
+    if (endsWith(weights, ".onnx")) {
+        loadOnnxWeights(weights, *model); // checks that the graph is our export's, every weight with its shape
+    } else if (endsWith(weights, ".safetensors") || fs::is_directory(weights)) {
         // Every tensor must be there; the check below says so in a classifier's words.
-        const CheckpointMatch m = loadInitCheckpoint(d->model, d->weights, /*allowPartialInit=*/true);
+        const CheckpointMatch m = loadInitCheckpoint(model, weights, /*allowPartialInit=*/true);
         if (!m.missing.empty() || m.classifierMissing)
-            throw Error(d->weights, "the weights lack " + std::to_string(m.missing.size())
-                                        + " tensors of the model (e.g. " + (m.missing.empty() ? std::string("classifier.weight") : m.missing.front())
-                                        + "): not a fine-tuned classifier",
+            throw Error(weights, "the weights lack " + std::to_string(m.missing.size())
+                                     + " tensors of the model (e.g. "
+                                     + (m.missing.empty() ? std::string("classifier.weight") : m.missing.front())
+                                     + "): not a fine-tuned classifier",
                         "pass an export folder or a training checkpoint");
     } else {
-        loadCheckpoint(d->weights, d->model, nullptr, false);
+        loadCheckpoint(weights, model, nullptr, false);
     }
-    d->model->eval();
+    model->eval();
+}
+
+TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique<Private>())
+{
+    ClassifierFiles f;
+    f.cfgPath = src.bert_config_file;
+    f.metaPath = src.input_meta_data_path;
+    f.vocab = src.vocab_file;
+    f.casings = {{"--do_lower_case", src.do_lower_case}};
+    f.maxLen = src.max_seq_length;
+    if (!src.model_export_path.empty())
+        d->resolveExportFolder(src, src.model_export_path, f);
+    else if (src.model_dir.empty())
+        throw Error("model_export_path", "no model given", "pass --model_export_path, or --model_dir with its files");
+    else if (isExportFolder(src.model_dir)) // --model_dir naming an export folder
+        d->resolveExportFolder(src, src.model_dir, f);
+    else
+        d->resolveRunCheckpoint(src, f);
+    d->loadConfigAndMetaData(src, f);
+    d->loadLabelNames(f);
+    d->loadTokenizer(src, f);
+    d->loadWeights();
 }
 
 TextClassifier::~TextClassifier() = default;
@@ -237,7 +336,6 @@ Classification TextClassifier::classify(const std::string &a, const std::string 
 std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
                                                         int64_t batchSize) const
 {
-    torch::NoGradGuard guard;
     std::vector<Classification> out;
     out.reserve(pairs.size());
     const int64_t L = d->maxSeqLength;
@@ -259,14 +357,9 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
             }
             out.push_back(std::move(c));
         }
-        const auto opts = torch::TensorOptions().dtype(torch::kInt64);
-        auto tIds = torch::from_blob(ids.data(), {int64_t(n), L}, opts);
-        auto tMask = torch::from_blob(mask.data(), {int64_t(n), L}, opts);
-        auto tSegs = torch::from_blob(segs.data(), {int64_t(n), L}, opts);
-        auto logits = d->model->forward(tIds, tMask, tSegs);
-        auto values = (d->meta.isRegression() ? logits : torch::softmax(logits, -1)).contiguous();
-        const float *p = values.data_ptr<float>();
-        const int64_t width = values.size(1);
+        const std::vector<float> values = probabilitiesOf(ids, mask, segs, int64_t(n));
+        const float *p = values.data();
+        const int64_t width = numLabels;
         for (size_t k = 0; k < n; ++k) {
             Classification &c = out[from + k];
             c.probabilities.assign(p + int64_t(k) * width, p + int64_t(k + 1) * width);
@@ -278,9 +371,30 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
                                         : "label " + std::to_string(c.predicted_label_id);
             }
         }
-        (void)numLabels;
     }
     return out;
+}
+
+std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &input_ids,
+                                                   const std::vector<int64_t> &attention_mask,
+                                                   const std::vector<int64_t> &token_type_ids, int64_t batch) const
+{
+    if (batch < 1 || input_ids.size() % size_t(batch) != 0 || attention_mask.size() != input_ids.size()
+        || token_type_ids.size() != input_ids.size())
+        throw Error("input_ids", "a batch of " + std::to_string(batch) + " needs input_ids, attention_mask and "
+                                     "token_type_ids of batch × sequence values each, got "
+                                     + std::to_string(input_ids.size()) + ", " + std::to_string(attention_mask.size())
+                                     + " and " + std::to_string(token_type_ids.size()));
+    torch::NoGradGuard guard;
+    const int64_t seq = int64_t(input_ids.size()) / batch;
+    const auto opts = torch::TensorOptions().dtype(torch::kInt64);
+    // from_blob only reads: forward never writes its inputs.
+    auto tIds = torch::from_blob(const_cast<int64_t *>(input_ids.data()), {batch, seq}, opts);
+    auto tMask = torch::from_blob(const_cast<int64_t *>(attention_mask.data()), {batch, seq}, opts);
+    auto tSegs = torch::from_blob(const_cast<int64_t *>(token_type_ids.data()), {batch, seq}, opts);
+    const torch::Tensor logits = d->model->forward(tIds, tMask, tSegs);
+    const torch::Tensor values = (d->meta.isRegression() ? logits : torch::softmax(logits, -1)).contiguous();
+    return std::vector<float>(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
 }
 
 std::string TextClassifier::labelName(int64_t id) const

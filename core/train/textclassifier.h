@@ -12,11 +12,18 @@
 namespace wb {
 
 /// Where a TextClassifier takes its model from: an export folder (`model_export_path`,
-/// written by `export`), or a model_dir checkpoint with the files of the run.
+/// written by `export`), or a model_dir checkpoint with the files of the run. An export
+/// folder's weights are its model.safetensors, else its onnx/model.onnx (read back by
+/// initialiser name, core/train/onnxexport.h loadOnnxWeights); without input_meta_data.json
+/// (a folder of config.json, onnx/model.onnx, vocab.txt and tokenizer_config.json) the labels
+/// come from config.json's id2label (problem_type regression: one value) and max_seq_length
+/// from tokenizer_config.json.
 struct ClassifierSource
 {
     std::string model_export_path;       ///< export folder; when set, the fields below are defaults only
-    std::string model_dir;               ///< training run: its latest checkpoint …
+    /// training run: its latest checkpoint …; an export folder (config.json with
+    /// model.safetensors or onnx/model.onnx, no run_config.json) is read as model_export_path
+    std::string model_dir;
     std::string checkpoint_path;         ///< … or this one ("best", a ckpt-N, or a .safetensors file)
     std::string bert_config_file;        ///< with model_dir
     std::string input_meta_data_path;    ///< with model_dir (num_labels, max_seq_length, labels.txt beside)
@@ -93,6 +100,16 @@ public:
     /// Classifies texts in batches of `batchSize`; `pairs[k].second` may be empty.
     std::vector<Classification> classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
                                             int64_t batchSize = 32) const;
+
+    /// The model's forward pass on features already built (classifyAll's, without the
+    /// tokenizer): input_ids, attention_mask (1 = token, 0 = padding) and token_type_ids are
+    /// row-major int64 [batch, sequence] (sequence ≤ max_position_embeddings). Returns the
+    /// softmax probabilities (regression: the values) as row-major float32 [batch, num_labels].
+    /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`. For
+    /// benchmarks and callers with their own tokenization; thread rules as classify().
+    std::vector<float> probabilitiesOf(const std::vector<int64_t> &input_ids,
+                                       const std::vector<int64_t> &attention_mask,
+                                       const std::vector<int64_t> &token_type_ids, int64_t batch) const;
 
     /// Which wordpieces decided (issue 25): the classification of `a` (and `b`) and the
     /// attribution of each of its wordpieces to the logit of options.target_label_id (−1: the

@@ -20,6 +20,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 using namespace wb;
 namespace fs = std::filesystem;
 
@@ -91,12 +96,7 @@ private Q_SLOTS:
         p.mislabel_every = 3;
         const TrainingOptions o = wbtest::writeTinyRun(m_project, p);
         std::ofstream(m_project + "/labels.txt") << "ham\nspam\n";
-        {
-            std::ofstream vocab(m_project + "/vocab.txt");
-            vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-            for (int k = 5; k < 100; ++k)
-                vocab << "w" << k << "\n";
-        }
+        wbtest::writeTinyVocab(m_project + "/vocab.txt");
         // What prepare would have reported (label counts), with a bag-of-words baseline.
         PrepareReport report;
         report.processor_type = "FOLDERS";
@@ -151,9 +151,9 @@ private Q_SLOTS:
         const std::vector<std::string> expected{"model.safetensors", "config.json",    "bert_config.json",
                                                 "input_meta_data.json", "labels.txt", "vocab.txt",
                                                 "tokenizer.json",    "tokenizer_config.json", "onnx/model.onnx",
-                                                "demo/index.html",   "README.md"};
+                                                "README.md"};
         QCOMPARE(listed, expected);
-        QCOMPARE(entries(target), (std::vector<std::string>{"README.md", "bert_config.json", "config.json", "demo",
+        QCOMPARE(entries(target), (std::vector<std::string>{"README.md", "bert_config.json", "config.json",
                                                              "input_meta_data.json", "labels.txt", "model.safetensors",
                                                              "onnx", "tokenizer.json", "tokenizer_config.json",
                                                              "vocab.txt"}));
@@ -199,6 +199,76 @@ private Q_SLOTS:
         for (const auto &name : entries(m_exports))
             QVERIFY2(name.find(".partial-") == std::string::npos && name.find(".replaced-") == std::string::npos,
                      name.c_str());
+    }
+
+    void demoCopiesOnnxRuntimeWebAndTheCardSaysItWorksAsIs()
+    {
+        // --onnxruntime_web_dir: the three files from a local folder (an unpacked package: dist/), no network.
+        const std::string package = root() + "/ort-package";
+        fs::create_directories(package + "/dist");
+        for (const char *f : {"ort.wasm.min.js", "ort-wasm-simd-threaded.wasm", "ort-wasm-simd-threaded.mjs"})
+            std::ofstream(package + "/dist/" + f) << "the bytes of " << f;
+        const std::string target = m_exports + "/demo";
+        std::string out, err;
+        QCOMPARE(exportTo(target, out, err, {"--demo", "--onnxruntime_web_dir=" + package}), 0);
+        for (const char *f : {"ort.wasm.min.js", "ort-wasm-simd-threaded.wasm", "ort-wasm-simd-threaded.mjs"}) {
+            QCOMPARE(readAll(target + "/demo/ort/" + f), std::string("the bytes of ") + f);
+            QVERIFY2(out.find(std::string("\n  demo/ort/") + f + "  (") != std::string::npos, out.c_str());
+        }
+        QVERIFY(fs::exists(target + "/demo/index.html"));
+        QVERIFY2(err.find("note: the web demo runs on onnxruntime-web from " + package + "/dist\n") != std::string::npos,
+                 err.c_str());
+        const std::string card = readAll(target + "/README.md");
+        QVERIFY2(card.find("demo/index.html is a page that classifies as you type, entirely in the browser and offline: "
+                           "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is:")
+                     != std::string::npos,
+                 card.c_str());
+        QVERIFY(card.find("labels.txt, onnx/model.onnx, demo/index.html.\n") != std::string::npos);
+
+        // A folder that lacks a file: exit 2 before anything is written, the file named.
+        fs::remove(package + "/dist/ort-wasm-simd-threaded.mjs");
+        const std::string missing = m_exports + "/demo-missing";
+        QCOMPARE(exportTo(missing, out, err, {"--demo", "--onnxruntime_web_dir=" + package}), 2);
+        QVERIFY2(err.find("error: onnxruntime_web_dir: no ort-wasm-simd-threaded.mjs in " + package + "/dist") != std::string::npos,
+                 err.c_str());
+        QVERIFY(!fs::exists(missing));
+        // The demo needs the ONNX file.
+        QCOMPARE(exportTo(missing, out, err, {"--demo", "--onnx_dtype=none"}), 2);
+        QVERIFY2(err.find("error: demo: the web demo runs onnx/model.onnx, which --onnx_dtype none leaves out") != std::string::npos,
+                 err.c_str());
+        QVERIFY(!fs::exists(missing));
+    }
+
+    void demoWithoutNetworkIsRefusedAndWritesNothing()
+    {
+        // The npm registry unreachable and an empty cache: exit 2, the URL and the fix named,
+        // no export folder, no staging folder.
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+        socklen_t len = sizeof a;
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+        const std::string registry = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+        ::close(fd);
+        const QByteArray oldRegistry = qgetenv("npm_config_registry"), oldCache = qgetenv("XDG_CACHE_HOME");
+        qputenv("npm_config_registry", QByteArray::fromStdString(registry));
+        qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(root() + "/empty-cache"));
+        const std::string target = m_exports + "/demo-offline";
+        std::string out, err;
+        const int code = exportTo(target, out, err, {"--demo"});
+        qputenv("npm_config_registry", oldRegistry);
+        if (oldCache.isEmpty())
+            qunsetenv("XDG_CACHE_HOME");
+        else
+            qputenv("XDG_CACHE_HOME", oldCache);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.find("error: " + registry + "/onnxruntime-web/") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("--onnxruntime_web_dir") != std::string::npos, err.c_str());
+        QVERIFY(!fs::exists(target));
+        for (const auto &name : entries(m_exports))
+            QVERIFY2(name.find(".partial-") == std::string::npos, name.c_str());
     }
 
     void fullDiskLeavesNothing()
@@ -326,12 +396,12 @@ private Q_SLOTS:
                  pretrained.c_str());
         QVERIFY(pretrained.find("- Start: the pretrained model google/bert_uncased_L-2_H-128_A-2\n") != std::string::npos);
 
-        // The default export has onnx/model.onnx and the page: the card says how to run both.
+        // The default export has onnx/model.onnx: the card says how to run it; no demo without --demo.
         QVERIFY2(card.find("session = ort.InferenceSession(\"path/to/card/onnx/model.onnx\")") != std::string::npos,
                  card.c_str());
         QVERIFY(card.find("const classify = await pipeline('text-classification', 'card');") != std::string::npos);
-        QVERIFY(card.find("demo/index.html is a page that classifies as you type") != std::string::npos);
-        QVERIFY(card.find("labels.txt, onnx/model.onnx, demo/index.html.\n") != std::string::npos);
+        QVERIFY(card.find("demo/index.html") == std::string::npos);
+        QVERIFY(card.find("labels.txt, onnx/model.onnx.\n") != std::string::npos);
         QCOMPARE(exportTo(m_exports + "/card-no-onnx", out, err, {"--onnx_dtype=none"}), 0);
         const std::string noOnnx = readAll(m_exports + "/card-no-onnx/README.md");
         QVERIFY(noOnnx.find("InferenceSession") == std::string::npos);

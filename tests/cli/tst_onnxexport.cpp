@@ -17,7 +17,9 @@
 #include "core/model/bertmodel.h"
 #include "core/train/export.h"
 #include "core/train/onnxexport.h"
+#include "core/train/onnxruntimeweb.h"
 #include "core/util/error.h"
+#include "support/npmmodules.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +35,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 using namespace wb;
@@ -40,7 +43,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char *kPackages[] = {"onnxruntime-node@1.30.0", "@huggingface/transformers@4.3.1"};
+const std::vector<std::string> kPackages{"onnxruntime-node@1.30.0", "@huggingface/transformers@4.3.1"};
 
 std::string readAll(const std::string &path)
 {
@@ -48,44 +51,6 @@ std::string readAll(const std::string &path)
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-/// The npm cache these tests share ($XDG_CACHE_HOME/bert-workbench/npm-onnx, beside the
-/// example data's downloads): onnxruntime-node and @huggingface/transformers are installed there
-/// once (ONNXRUNTIME_NODE_INSTALL=skip: its CPU binaries ship in the package; its install
-/// script would fetch CUDA ones). "" with the reason when they cannot be.
-std::string onnxModules(QString &why)
-{
-    const std::string prefix = defaultExampleCacheDir() + "/npm-onnx";
-    const std::string modules = prefix + "/node_modules";
-    if (fs::exists(modules + "/onnxruntime-node/package.json")
-        && fs::exists(modules + "/@huggingface/transformers/package.json"))
-        return modules;
-    const QString npm = QStandardPaths::findExecutable(QStringLiteral("npm"));
-    if (npm.isEmpty()) {
-        why = QStringLiteral("npm is not installed (scripts/install-deps.sh installs it)");
-        return {};
-    }
-    fs::create_directories(prefix);
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("ONNXRUNTIME_NODE_INSTALL"), QStringLiteral("skip"));
-    p.setProcessEnvironment(env);
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    QStringList args{QStringLiteral("install"), QStringLiteral("--prefix"), QString::fromStdString(prefix),
-                     QStringLiteral("--no-audit"), QStringLiteral("--no-fund")};
-    for (const char *pkg : kPackages)
-        args << QString::fromLatin1(pkg);
-    p.start(npm, args);
-    if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0
-        || !fs::exists(modules + "/onnxruntime-node/package.json")) {
-        p.kill();
-        why = QStringLiteral("npm could not install onnxruntime-node and @huggingface/transformers into %1 (no "
-                             "network?): %2")
-                  .arg(QString::fromStdString(prefix), QString::fromUtf8(p.readAll()).right(400));
-        return {};
-    }
-    return modules;
 }
 
 /// The text as JSON carries it: invalid UTF-8 bytes become U+FFFD.
@@ -138,7 +103,8 @@ class tst_OnnxExport : public QObject
     /// initializer_range 0.3 so that the logits differ from text to text) exported to `dir`.
     nn::BertForSequenceClassification exportRandomModel(const std::string &dir, const std::string &act,
                                                         std::optional<int64_t> embeddingSize,
-                                                        const std::string &dtype = "fp32")
+                                                        const std::string &dtype = "fp32",
+                                                        const std::string &onnxRuntimeWebDir = "")
     {
         Diagnostics diag;
         nlohmann::json c{{"vocab_size", 30522},     {"hidden_size", 32},           {"num_hidden_layers", 2},
@@ -158,6 +124,8 @@ class tst_OnnxExport : public QObject
         spec.vocab_file = m_vocab;
         spec.input_meta_data_path = root() + "/no-such/input_meta_data.json";
         spec.onnx_dtype = dtype;
+        spec.demo = !onnxRuntimeWebDir.empty(); // export --demo --onnxruntime_web_dir=…
+        spec.onnxruntime_web_dir = onnxRuntimeWebDir;
         nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(7));
         model->eval();
         fs::create_directories(dir);
@@ -189,7 +157,7 @@ private Q_SLOTS:
             m_skip = QStringLiteral("node is not installed (scripts/install-deps.sh installs nodejs)");
             return;
         }
-        m_modules = onnxModules(m_skip);
+        m_modules = wbtest::npmTestModules("npm-onnx", kPackages, m_skip);
     }
 
     void onnxRuntimeGivesOurLogits_data()
@@ -383,13 +351,16 @@ private Q_SLOTS:
         if (chromium.isEmpty())
             QSKIP("chromium is not installed (scripts/install-deps.sh installs Debian's chromium)");
         const std::string dir = root() + "/demo-model";
-        auto model = exportRandomModel(dir, "gelu", std::nullopt);
+        // export --demo with the installed onnxruntime-web package (the release the export pins:
+        // @huggingface/transformers depends on it) as --onnxruntime_web_dir: the export copies
+        // its three browser files into demo/ort/.
+        const std::string package = m_modules + "/onnxruntime-web";
+        QCOMPARE(nlohmann::json::parse(readAll(package + "/package.json"))["version"].get<std::string>(),
+                 onnxRuntimeWebPin().version);
+        auto model = exportRandomModel(dir, "gelu", std::nullopt, "fp32", package);
         QVERIFY(fs::exists(dir + "/demo/index.html"));
-        // onnxruntime-web's browser files, as the page's error message asks for them.
-        const std::string dist = m_modules + "/onnxruntime-web/dist";
-        fs::create_directories(dir + "/demo/ort");
-        for (const char *f : {"ort.wasm.min.js", "ort-wasm-simd-threaded.wasm", "ort-wasm-simd-threaded.mjs"})
-            fs::copy_file(dist + "/" + f, dir + "/demo/ort/" + f);
+        for (const auto &f : onnxRuntimeWebFiles())
+            QVERIFY2(readAll(dir + "/demo/ort/" + f) == readAll(package + "/dist/" + f), f.c_str());
         const std::vector<std::string> texts{"Free money!!! Click now to WIN a prize, naïve café", asValidUtf8(m_mails[3].substr(0, 1500))};
         const std::string textsPath = dir + "-texts.json", outPath = dir + "-page.json";
         std::ofstream(textsPath) << nlohmann::json(texts).dump();
@@ -401,6 +372,21 @@ private Q_SLOTS:
                  qPrintable(output));
         const auto pages = nlohmann::json::parse(readAll(outPath));
         QCOMPARE(pages.size(), texts.size());
+        // The page asked for the export folder's files only, each found: the runtime from demo/ort/.
+        const std::set<std::string> allowed{"/demo/index.html",        "/config.json",
+                                            "/tokenizer_config.json",  "/vocab.txt",
+                                            "/onnx/model.onnx",        "/demo/ort/ort.wasm.min.js",
+                                            "/demo/ort/ort-wasm-simd-threaded.wasm",
+                                            "/demo/ort/ort-wasm-simd-threaded.mjs"};
+        std::set<std::string> asked;
+        for (const auto &r : nlohmann::json::parse(readAll(outPath + ".requests.json"))) {
+            const std::string line = r.get<std::string>();
+            if (line == "404 /favicon.ico") // the browser's own request
+                continue;
+            QVERIFY2(line.rfind("200 ", 0) == 0 && allowed.count(line.substr(4)), line.c_str());
+            asked.insert(line.substr(4));
+        }
+        QCOMPARE(asked, allowed);
         const FullTokenizer tok(m_vocab, true);
         const Vocab vocab = Vocab::load(m_vocab);
         for (size_t i = 0; i < texts.size(); ++i) {
@@ -424,6 +410,83 @@ private Q_SLOTS:
                 QVERIFY2(std::abs(theirs[k] - p[k]) <= 1e-4, page.dump().c_str());
         }
         QCOMPARE(pages[0]["wordpieces"][1].get<std::string>(), std::string("free"));
+    }
+
+    /// classify's jsonl lines for the mails on `args`' model; fails the test on a non-zero exit.
+    std::vector<nlohmann::json> classifyMails(const std::vector<std::string> &args, const std::string &textsPath)
+    {
+        std::vector<std::string> all{"classify", "--input_file=" + textsPath, "--output_format=jsonl"};
+        all.insert(all.end(), args.begin(), args.end());
+        std::string out, err;
+        const int code = wbtest::runCli(all, out, err);
+        if (code != 0)
+            qWarning("%s", err.c_str());
+        std::vector<nlohmann::json> lines;
+        std::istringstream in(out);
+        for (std::string line; std::getline(in, line);)
+            lines.push_back(nlohmann::json::parse(line));
+        return code == 0 ? lines : std::vector<nlohmann::json>{};
+    }
+
+    void classifyRunsAnOnnxOnlyFolder()
+    {
+        if (m_mails.empty())
+            QSKIP(qPrintable(m_skip));
+        // An export reduced to what ONNX Runtime and transformers.js read: config.json,
+        // onnx/model.onnx and the tokenizer files (no model.safetensors, bert_config.json,
+        // input_meta_data.json nor labels.txt).
+        const std::string full = root() + "/onnx-only-source", only = root() + "/onnx-only";
+        exportRandomModel(full, "gelu", std::nullopt);
+        fs::create_directories(only + "/onnx");
+        for (const char *f : {"config.json", "onnx/model.onnx", "vocab.txt", "tokenizer.json", "tokenizer_config.json"})
+            fs::copy_file(full + "/" + f, only + "/" + f);
+        const std::string textsPath = root() + "/onnx-only-texts.jsonl";
+        {
+            std::ofstream out(textsPath, std::ios::binary);
+            for (const auto &m : m_mails)
+                out << nlohmann::json{{"text", m}}.dump() << "\n";
+        }
+        const auto theirs = classifyMails({"--model_export_path=" + full}, textsPath);
+        const auto mine = classifyMails({"--model_export_path=" + only}, textsPath);
+        const auto asModelDir = classifyMails({"--model_dir=" + only}, textsPath); // an export folder as --model_dir
+        QCOMPARE(theirs.size(), m_mails.size());
+        QCOMPARE(mine.size(), m_mails.size());
+        QCOMPARE(asModelDir.size(), m_mails.size());
+        double worst = 0, spread = 0;
+        for (size_t i = 0; i < m_mails.size(); ++i) {
+            QCOMPARE(mine[i]["predicted_label"], theirs[i]["predicted_label"]);
+            QCOMPARE(mine[i]["truncated"], theirs[i]["truncated"]); // max_seq_length from tokenizer_config.json
+            QCOMPARE(asModelDir[i]["probabilities"], mine[i]["probabilities"]);
+            for (const auto &l : kLabels) {
+                const double a = mine[i]["probabilities"][l].get<double>(), b = theirs[i]["probabilities"][l].get<double>();
+                worst = std::max(worst, std::abs(a - b));
+                spread = std::max(spread, std::abs(b - theirs[0]["probabilities"][l].get<double>()));
+            }
+        }
+        QVERIFY2(worst <= 1e-6, qPrintable(QStringLiteral("largest probability difference %1").arg(worst)));
+        QVERIFY2(spread > 1e-3, "the probabilities barely differ between texts: the comparison would prove little");
+        QVERIFY(std::any_of(mine.begin(), mine.end(), [](const auto &j) { return j["truncated"].template get<bool>(); }));
+
+        // A config.json of another architecture: the initialiser whose shape differs is named.
+        auto config = nlohmann::json::parse(readAll(only + "/config.json"));
+        config["intermediate_size"] = 48;
+        std::ofstream(only + "/config.json") << config.dump(2);
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + only, "--text=hello"}, out, err), 2);
+        QVERIFY2(err.find("error: " + only + "/onnx/model.onnx: initializer bert.encoder.layer.0.intermediate.dense.weight: "
+                          "is [32, 64], the model config.json describes needs float32 [32, 48]")
+                     != std::string::npos,
+                 err.c_str());
+        fs::copy_file(full + "/config.json", only + "/config.json", fs::copy_options::overwrite_existing);
+        // An ONNX graph another tool wrote (its producer_name): refused, not read by guesswork.
+        std::string bytes = readAll(only + "/onnx/model.onnx");
+        const size_t at = bytes.find("bert-workbench");
+        QVERIFY(at != std::string::npos);
+        bytes.replace(at, 14, "other-exporter");
+        std::ofstream(only + "/onnx/model.onnx", std::ios::binary | std::ios::trunc) << bytes;
+        QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + only, "--text=hello"}, out, err), 2);
+        QVERIFY2(err.find("onnx/model.onnx: written by 'other-exporter' ") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("not by bert-workbench's export") != std::string::npos, err.c_str());
     }
 
     void onnxDtypeNoneLeavesTheFileOutAndUnknownIsRefused()

@@ -143,7 +143,7 @@ private Q_SLOTS:
                                               [&](const std::string &w) { warnings.push_back(w); });
         QCOMPARE(written, (std::vector<std::string>{"model.safetensors", "config.json", "bert_config.json",
                                                      "input_meta_data.json", "vocab.txt", "tokenizer.json",
-                                                     "tokenizer_config.json", "onnx/model.onnx", "demo/index.html"}));
+                                                     "tokenizer_config.json", "onnx/model.onnx"}));
         QVERIFY(!fs::exists(dir + "/labels.txt"));
         const auto config = nlohmann::json::parse(readAll(dir + "/config.json"));
         QCOMPARE(config["problem_type"].get<std::string>(), std::string("regression"));

@@ -7,6 +7,7 @@
 #include "core/data/fulltokenizer.h"
 #include "core/data/hftokenizerjson.h"
 #include "core/data/preparefeatures.h"
+#include "support/npmmodules.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,35 +34,6 @@ std::string readAll(const std::string &path)
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-/// The npm cache the tests share ($XDG_CACHE_HOME/bert-workbench/npm, beside the example
-/// data's downloads): `tokenizers` is installed there once; "" with the reason when it cannot be.
-std::string tokenizersModules(QString &why)
-{
-    const std::string prefix = defaultExampleCacheDir() + "/npm";
-    const std::string modules = prefix + "/node_modules";
-    if (fs::exists(modules + "/tokenizers/package.json"))
-        return modules;
-    const QString npm = QStandardPaths::findExecutable(QStringLiteral("npm"));
-    if (npm.isEmpty()) {
-        why = QStringLiteral("npm is not installed (scripts/install-deps.sh installs it)");
-        return {};
-    }
-    fs::create_directories(prefix);
-    QProcess p;
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(npm, {QStringLiteral("install"), QStringLiteral("--prefix"), QString::fromStdString(prefix),
-                  QStringLiteral("--no-audit"), QStringLiteral("--no-fund"), QString::fromLatin1(kTokenizersPackage)});
-    if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0
-        || !fs::exists(modules + "/tokenizers/package.json")) {
-        p.kill();
-        why = QStringLiteral("npm could not install %1 into %2 (no network?): %3")
-                  .arg(QString::fromLatin1(kTokenizersPackage), QString::fromStdString(prefix),
-                       QString::fromUtf8(p.readAll()).right(400));
-        return {};
-    }
-    return modules;
 }
 
 /// The text as JSON carries it: invalid UTF-8 bytes become U+FFFD (both tokenizers drop it).
@@ -147,7 +119,7 @@ private Q_SLOTS:
         if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty())
             QSKIP("node is not installed (scripts/install-deps.sh installs nodejs)");
         QString why;
-        const std::string modules = tokenizersModules(why);
+        const std::string modules = wbtest::npmTestModules("npm", {kTokenizersPackage}, why);
         if (modules.empty())
             QSKIP(qPrintable(why));
 

@@ -4,6 +4,7 @@
 // (<pre id="result">, JSON) from the DOM Chromium dumps.
 // Usage: node demo_page.cjs CHROMIUM EXPORT_FOLDER TEXTS.json OUT.json
 // TEXTS.json: ["...", ...]; OUT.json: [{"text", "wordpieces", "input_ids", "labels", "probabilities"} | {"error"}, ...]
+// OUT.json.requests.json: every path the pages asked the server for, with its status: ["200 /demo/index.html", ...]
 const fs = require("fs");
 const http = require("http");
 const path = require("path");
@@ -13,9 +14,14 @@ const [chromium, folder, textsPath, outPath] = process.argv.slice(2);
 const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
                 ".json": "application/json", ".txt": "text/plain", ".onnx": "application/octet-stream" };
 const root = path.resolve(folder);
+const requests = [];
 const server = http.createServer((req, res) => {
-  const file = path.join(root, decodeURIComponent(new URL(req.url, "http://x").pathname));
-  if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) { res.writeHead(404); res.end(); return; }
+  const pathname = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const file = path.join(root, pathname);
+  if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    requests.push("404 " + pathname); res.writeHead(404); res.end(); return;
+  }
+  requests.push("200 " + pathname);
   res.writeHead(200, { "Content-Type": types[path.extname(file)] || "application/octet-stream" });
   fs.createReadStream(file).pipe(res);
 });
@@ -46,5 +52,6 @@ server.listen(0, "127.0.0.1", async () => {
                            r.stderr.slice(-600) });
   }
   fs.writeFileSync(outPath, JSON.stringify(out));
+  fs.writeFileSync(outPath + ".requests.json", JSON.stringify(requests));
   server.close();
 });

@@ -94,4 +94,14 @@ inline wb::TrainingOptions writeTinyRun(const std::string &root, const TinyRun &
     return o;
 }
 
+/// Writes a vocab.txt for a tiny run's 100 token ids to `path`: [PAD] [UNK] [CLS] [SEP] [MASK],
+/// then w5 … w99 (id k is "w<k>"), for the tests that export or classify a tiny run.
+inline void writeTinyVocab(const std::string &path)
+{
+    std::ofstream vocab(path);
+    vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+    for (int k = 5; k < 100; ++k)
+        vocab << "w" << k << "\n";
+}
+
 } // namespace wbtest

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // File → Export Model… (issue 26): the dialog exports a tiny run off the GUI thread, the folder
-// holds the export's files (onnx/model.onnx and demo/index.html when ONNX is on, none when off),
+// holds the export's files (onnx/model.onnx when ONNX is on, none when off; the Web demo's page and
+// onnxruntime-web files, from the npm cache, when asked),
 // and the dialog's final text says which checkpoint went where and lists the files; a non-empty
 // folder is refused unless "Replace" is checked. The window's File menu opens it on the form's
 // model_dir.
 #include "ui/dialogs/exportdialog.h"
 #include "core/events/stoptoken.h"
 #include "core/events/trainingobserver.h"
+#include "core/train/onnxruntimeweb.h"
 #include "core/train/trainer.h"
 #include "tinyrun.h"
 #include "ui/window/mainwindow.h"
@@ -73,12 +75,7 @@ private Q_SLOTS:
         p.num_hidden_layers = 1;
         p.num_train_epochs = 1;
         TrainingOptions o = wbtest::writeTinyRun(root() + "/project", p);
-        {
-            std::ofstream vocab(root() + "/project/vocab.txt");
-            vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-            for (int k = 5; k < 100; ++k)
-                vocab << "w" << k << "\n";
-        }
+        wbtest::writeTinyVocab(root() + "/project/vocab.txt");
         o.vocab_file = root() + "/project/vocab.txt";
         o.do_lower_case = "true";
         m_modelDir = o.model_dir;
@@ -100,18 +97,16 @@ private Q_SLOTS:
         d.setExportFolder(QString::fromStdString(target));
         QVERIFY2(exportWith(d), qPrintable(d.resultText()));
         QCOMPARE(entries(target),
-                 (std::vector<std::string>{"README.md", "bert_config.json", "config.json", "demo", "input_meta_data.json",
+                 (std::vector<std::string>{"README.md", "bert_config.json", "config.json", "input_meta_data.json",
                                            "labels.txt", "model.safetensors", "onnx", "tokenizer.json",
                                            "tokenizer_config.json", "vocab.txt"}));
         QVERIFY(fs::file_size(target + "/onnx/model.onnx") > 10000);
-        QVERIFY(fs::exists(target + "/demo/index.html"));
         // The final text: the checkpoint (no best kept: the latest), the folder, one line per file.
         const QString text = d.resultText();
         const QString latest = QString::fromStdString(m_modelDir + "/ckpt-2");
         QVERIFY2(text.contains(QStringLiteral("Exported %1 to %2:").arg(latest, QString::fromStdString(target))),
                  qPrintable(text));
-        for (const char *f : {"model.safetensors", "config.json", "tokenizer.json", "onnx/model.onnx", "demo/index.html",
-                              "README.md"})
+        for (const char *f : {"model.safetensors", "config.json", "tokenizer.json", "onnx/model.onnx", "README.md"})
             QVERIFY2(text.contains(QStringLiteral("\n  %1  (").arg(QLatin1String(f))), qPrintable(text + QStringLiteral(" / ") + QLatin1String(f)));
 
         // Again into the same folder: refused (it is not empty) and nothing changes …
@@ -127,6 +122,60 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(target + "/demo"));
         QVERIFY(fs::exists(target + "/model.safetensors"));
         QVERIFY(!d.resultText().contains(QStringLiteral("onnx/model.onnx")));
+    }
+
+    void webDemoTakesOnnxRuntimeWebFromTheCache()
+    {
+        ExportDialog d(QString::fromStdString(m_modelDir));
+        auto *onnx = d.findChild<QCheckBox *>(QStringLiteral("exportOnnx"));
+        auto *demo = d.findChild<QCheckBox *>(QStringLiteral("exportDemo"));
+        QVERIFY(demo);
+        QVERIFY(demo->text().startsWith(QStringLiteral("Web demo")));
+        QVERIFY(!demo->isChecked()); // it downloads onnxruntime-web once: asked for
+        onnx->setChecked(false);     // the page runs onnx/model.onnx
+        QVERIFY(!demo->isEnabled());
+        onnx->setChecked(true);
+        QVERIFY(demo->isEnabled());
+        demo->setChecked(true);
+
+        // Offline, with an empty cache: the error names the cached tarball it needs; nothing is written.
+        const QByteArray oldCache = qgetenv("XDG_CACHE_HOME"), oldOffline = qgetenv("HF_HUB_OFFLINE");
+        const std::string cache = root() + "/xdg-cache";
+        qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(cache));
+        qputenv("HF_HUB_OFFLINE", "1");
+        const std::string target = root() + "/exports/with-demo";
+        d.setExportFolder(QString::fromStdString(target));
+        const std::string version = onnxRuntimeWebPin().version;
+        const std::string folder = cache + "/bert-workbench/npm-packages/onnxruntime-web-" + version;
+        const bool refused = !exportWith(d);
+        const QString refusal = d.resultText();
+        // The cache holding the release's files (as an earlier export left them): used offline.
+        fs::create_directories(folder + "/dist");
+        for (const auto &f : onnxRuntimeWebFiles())
+            std::ofstream(folder + "/dist/" + f) << "cached " << f;
+        const bool exported = exportWith(d);
+        const QString text = d.resultText();
+        qputenv("HF_HUB_OFFLINE", oldOffline);
+        if (oldCache.isEmpty())
+            qunsetenv("XDG_CACHE_HOME");
+        else
+            qputenv("XDG_CACHE_HOME", oldCache);
+        QVERIFY(refused);
+        QVERIFY2(refusal.contains(QString::fromStdString("error: " + folder + ".tgz: onnxruntime-web@" + version
+                                                         + " is not in the cache and offline mode is on")),
+                 qPrintable(refusal));
+        QVERIFY2(exported, qPrintable(text));
+        QVERIFY(fs::exists(target + "/demo/index.html"));
+        for (const auto &f : onnxRuntimeWebFiles()) {
+            std::ifstream in(target + "/demo/ort/" + f);
+            std::string line;
+            std::getline(in, line);
+            QCOMPARE(line, "cached " + f);
+            QVERIFY2(text.contains(QString::fromStdString("\n  demo/ort/" + f + "  (")), qPrintable(text));
+        }
+        QVERIFY2(text.contains(QString::fromStdString("note: the web demo runs on onnxruntime-web " + version + " from "
+                                                      + folder + "/dist")),
+                 qPrintable(text));
     }
 
     void fileMenuOpensItOnTheFormsModelDir()

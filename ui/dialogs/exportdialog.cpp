@@ -3,6 +3,8 @@
 
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
+#include "core/util/errortext.h"
+#include "core/train/onnxruntimeweb.h"
 #include "core/train/preparedrun.h"
 #include "core/train/runidentity.h"
 #include "core/train/trainer.h"
@@ -51,12 +53,21 @@ ExportResult runExport(TrainingOptions o, const StopToken &stop)
         text += "note: " + note + "\n";
     if (o.distribution_strategy.empty())
         o.distribution_strategy = "one_device";
-    const PreparedRun prepared = prepareRun(o, RunPurpose::Export);
+    PreparedRun prepared = prepareRun(o, RunPurpose::Export);
     if (!prepared.ok()) {
         for (const auto &d : prepared.validation.diagnostics.items())
             if (d.severity == Severity::Error)
                 text += "error: " + d.field + ": " + d.message + (d.hint.empty() ? "" : " (" + d.hint + ")") + "\n";
         r.text = text;
+        return r;
+    }
+    try { // the web demo's onnxruntime-web files (the npm cache, fetched once), before the folder is touched
+        if (const std::string note = resolveDemoRuntime(prepared.options, &stop); !note.empty())
+            text += "note: " + note + "\n";
+    } catch (...) {
+        const ErrorText e = describeCurrentException("demo");
+        r.text = text + "error: " + (e.field.empty() ? std::string() : e.field + ": ") + e.message
+                 + (e.hint.empty() ? "" : " (" + e.hint + ")") + "\n";
         return r;
     }
     CollectingObserver observer;
@@ -101,10 +112,20 @@ ExportDialog::ExportDialog(const QString &modelDir, QWidget *parent) : QDialog(p
     folderRow->addWidget(m_folder, 1);
     folderRow->addWidget(browse);
     form->addRow(tr("Export folder"), folderRow);
-    m_onnx = new QCheckBox(tr("ONNX model (onnx/model.onnx) and the web page demo (demo/index.html)"), this);
+    m_onnx = new QCheckBox(tr("ONNX model (onnx/model.onnx, for ONNX Runtime and transformers.js)"), this);
     m_onnx->setObjectName(QStringLiteral("exportOnnx"));
     m_onnx->setChecked(true);
     form->addRow(QString(), m_onnx);
+    m_demo = new QCheckBox(tr("Web demo (demo/index.html with onnxruntime-web in demo/ort/, works offline)"), this);
+    m_demo->setObjectName(QStringLiteral("exportDemo"));
+    m_demo->setToolTip(tr("A web page that classifies as you type, entirely in the browser. onnxruntime-web's "
+                          "files (about 33 MB to download once) come from the npm registry and are cached."));
+    form->addRow(QString(), m_demo);
+    connect(m_onnx, &QCheckBox::toggled, m_demo, [this](bool on) {
+        m_demo->setEnabled(on); // the page runs onnx/model.onnx
+        if (!on)
+            m_demo->setChecked(false);
+    });
     m_overwrite = new QCheckBox(tr("Replace an earlier export in that folder"), this);
     m_overwrite->setObjectName(QStringLiteral("exportOverwrite"));
     form->addRow(QString(), m_overwrite);
@@ -166,6 +187,7 @@ bool ExportDialog::start()
     o.model_export_path = folder.toStdString();
     o.predict_checkpoint_path = m_checkpoint->currentData().toString().toStdString();
     o.onnx_dtype = m_onnx->isChecked() ? "fp32" : "none";
+    o.demo = m_onnx->isChecked() && m_demo->isChecked();
     o.overwrite_output_dir = m_overwrite->isChecked();
     m_run->setEnabled(false);
     m_result->setPlainText(tr("Exporting %1 …").arg(modelDir));

@@ -16,13 +16,14 @@ namespace wb {
 /// File → Export Model…: exports a run (its model_dir) as `bert-workbench-cli export
 /// --model_dir=… --model_export_path=…` does (docs/file-formats.md "The export folder"): the
 /// run's recorded files fill the options (fillFromRecordedRun), the checkpoint is the run's best
-/// or its latest, onnx/model.onnx is on or off (--onnx_dtype fp32 / none), and an earlier export
+/// or its latest, onnx/model.onnx is on or off (--onnx_dtype fp32 / none), the web demo on or off
+/// (--demo: onnxruntime-web from the npm cache, fetched once; off and disabled without ONNX), and an earlier export
 /// is replaced only when asked (--overwrite_output_dir). The export runs off the GUI thread
 /// (runBackgroundJob); the dialog then shows what it wrote ("Exported <ckpt> to <folder>:" and
 /// one line per file with its size) or the error, in the words of the CLI.
 ///
 /// Object names: "exportModelDir", "exportFolder" (line edits), "exportCheckpoint" (combo box,
-/// data "" (the best when the run kept one, else the latest) or "latest"), "exportOnnx", "exportOverwrite" (check boxes), "runExport" (button),
+/// data "" (the best when the run kept one, else the latest) or "latest"), "exportOnnx", "exportDemo", "exportOverwrite" (check boxes), "runExport" (button),
 /// "exportResult" (read-only text). GUI thread only.
 class ExportDialog : public QDialog
 {
@@ -56,6 +57,7 @@ private:
     QLineEdit *m_folder = nullptr;
     QComboBox *m_checkpoint = nullptr;
     QCheckBox *m_onnx = nullptr;
+    QCheckBox *m_demo = nullptr;
     QCheckBox *m_overwrite = nullptr;
     QPushButton *m_run = nullptr;
     QPlainTextEdit *m_result = nullptr;
