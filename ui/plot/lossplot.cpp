@@ -59,7 +59,7 @@ struct LossPlot::Private
     QCustomPlot *plot = nullptr;
     QCPAxisRect *lossRect = nullptr;
     QCPAxisRect *lrRect = nullptr;
-    QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
+    QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr, *evalNsp = nullptr;
     bool pretraining = false; ///< setPretraining(): the curves are named for masked-LM pretraining
     QString runName;          ///< setRunName(): the live run's legend prefix ("" none)
     /// `text` as the live run's legend entry: "<run>: <text>" when the run has a name.
@@ -72,7 +72,7 @@ struct LossPlot::Private
     QCPGraph *bowKey = nullptr;
     QCPItemStraightLine *bowLine = nullptr;
     double bow = std::numeric_limits<double>::quiet_NaN();
-    Points trainData, lrData, evalLossData, evalAccData;
+    Points trainData, lrData, evalLossData, evalAccData, evalNspData;
     std::vector<double> plannedStep, plannedLr;
     std::unique_ptr<PlotOverlays> overlays;
     TensorBoardSmoother smoother{kDefaultSmoothing};
@@ -118,6 +118,7 @@ struct LossPlot::Private
         smoothed->data()->set(build(trainData.step, trainData.wall, sm, *this, t0, true), true);
         evalLoss->data()->set(build(evalLossData.step, evalLossData.wall, evalLossData.value, *this, t0, true), true);
         evalAcc->data()->set(build(evalAccData.step, evalAccData.wall, evalAccData.value, *this, t0, false), true);
+        evalNsp->data()->set(build(evalNspData.step, evalNspData.wall, evalNspData.value, *this, t0, false), true);
         lr->data()->set(build(lrData.step, lrData.wall, lrData.value, *this, t0, false), true);
         planned->data()->set(build(plannedStep, {}, plannedLr, *this, t0, false), true);
         planned->setVisible(xMode == XAxis::Step);
@@ -167,6 +168,7 @@ struct LossPlot::Private
         case Series::SmoothedTrainLoss: return &trainData;
         case Series::EvalLoss: return &evalLossData;
         case Series::EvalAccuracy: return &evalAccData;
+        case Series::EvalNextSentenceAccuracy: return &evalNspData;
         case Series::LearningRate: return &lrData;
         case Series::PlannedLearningRate: return nullptr;
         }
@@ -266,6 +268,11 @@ void LossPlot::buildGraphs()
     d->evalAcc->setName(tr("eval accuracy"));
     d->evalAcc->setPen(QPen(kEvalAccColour, 1, Qt::DotLine));
     d->evalAcc->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kEvalAccColour, 1.5), QBrush(kEvalAccColour), 9));
+    d->evalNsp = d->plot->addGraph(x, y2); // pretraining with next-sentence pairs only
+    d->evalNsp->setName(tr("eval next-sentence accuracy"));
+    d->evalNsp->setPen(QPen(kEvalAccColour.darker(150), 1, Qt::DashDotLine));
+    d->evalNsp->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kEvalAccColour.darker(150), 1.5), QBrush(Qt::white), 8));
+    d->evalNsp->removeFromLegend();
     d->planned = d->plot->addGraph(lrX, lrY);
     d->planned->setName(tr("planned learning rate"));
     d->planned->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
@@ -485,6 +492,8 @@ void LossPlot::clear()
     d->lrData.clear();
     d->evalLossData.clear();
     d->evalAccData.clear();
+    d->evalNspData.clear();
+    d->evalNsp->removeFromLegend();
     d->t0 = std::numeric_limits<double>::quiet_NaN();
     d->follow = true;
     d->rebuild();
@@ -531,6 +540,14 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
         d->evalAccData.wall.push_back(m.wall_time);
         d->evalAccData.value.push_back(m.eval_accuracy);
         d->evalAcc->addData(k, m.eval_accuracy);
+    }
+    if (m.next_sentence) {
+        if (d->evalNspData.value.empty())
+            d->evalNsp->addToLegend();
+        d->evalNspData.step.push_back(step);
+        d->evalNspData.wall.push_back(m.wall_time);
+        d->evalNspData.value.push_back(m.eval_nsp_accuracy);
+        d->evalNsp->addData(k, m.eval_nsp_accuracy);
     }
     if (d->pretraining)
         showPretrainingEvaluation(d->evalLoss, m, d->runName);
@@ -664,6 +681,7 @@ int LossPlot::pointCount(Series s) const
     case Series::SmoothedTrainLoss: return d->smoothed->dataCount();
     case Series::EvalLoss: return d->evalLoss->dataCount();
     case Series::EvalAccuracy: return d->evalAcc->dataCount();
+    case Series::EvalNextSentenceAccuracy: return d->evalNsp->dataCount();
     case Series::LearningRate: return d->lr->dataCount();
     case Series::PlannedLearningRate: return d->planned->dataCount();
     }
@@ -725,6 +743,7 @@ void LossPlot::setPretraining(bool on)
     d->smoothed->setName(d->named(on ? tr("train MLM loss (smoothed)") : tr("train loss (smoothed)")));
     d->evalLoss->setName(d->named(on ? tr("eval MLM loss") : tr("eval loss")));
     d->evalAcc->setName(d->named(on ? tr("eval MLM accuracy (masked words)") : tr("eval accuracy")));
+    d->evalNsp->setName(d->named(tr("eval next-sentence accuracy")));
     d->lossRect->axis(QCPAxis::atLeft)->setLabel(on ? tr("MLM loss") : tr("loss"));
     d->lossRect->axis(QCPAxis::atRight)->setLabel(on ? tr("MLM accuracy") : tr("eval accuracy"));
     d->scheduleReplot();
@@ -747,6 +766,7 @@ QString LossPlot::seriesName(Series s) const
     case Series::SmoothedTrainLoss: return d->smoothed->name();
     case Series::EvalLoss: return d->evalLoss->name();
     case Series::EvalAccuracy: return d->evalAcc->name();
+    case Series::EvalNextSentenceAccuracy: return d->evalNsp->name();
     case Series::LearningRate: return d->lr->name();
     case Series::PlannedLearningRate: return d->planned->name();
     }
