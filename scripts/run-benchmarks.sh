@@ -202,11 +202,11 @@ if [ -x "$CLI" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ] && [ -x /usr/bin/tim
       else
         set -- prepare_pretraining --input_file="$TMPD/x$n.csv" --output_dir="$TMPD/out"
       fi
-      if /usr/bin/time -f "%e %M" -o "$TMPD/time" "$CLI" "$@" --vocab_file="$VOCAB" --max_seq_length=128 \
+      if /usr/bin/time -f "%e %M %U %S" -o "$TMPD/time" "$CLI" "$@" --vocab_file="$VOCAB" --max_seq_length=128 \
           > "$TMPD/log" 2>&1; then
-        read -r secs kb < "$TMPD/time"
-        python3 -c 'import json,sys; c,n,b,s,k=sys.argv[1],int(sys.argv[2]),int(sys.argv[3]),float(sys.argv[4]),int(sys.argv[5]); print(json.dumps({"bench":c,"scale":n,"input_mb":round(b/1e6,1),"wall_seconds":s,"mb_per_second":round(b/1e6/s,2),"peak_rss_mb":round(k/1024)}))' \
-            "$cmd" "$n" "$bytes" "$secs" "$kb" | tee -a "$REPORT"
+        read -r secs kb user sys < "$TMPD/time"
+        python3 -c 'import json,sys; c,n,b,s,k,u,y=sys.argv[1],int(sys.argv[2]),int(sys.argv[3]),float(sys.argv[4]),int(sys.argv[5]),float(sys.argv[6]),float(sys.argv[7]); print(json.dumps({"bench":c,"scale":n,"input_mb":round(b/1e6,1),"wall_seconds":s,"mb_per_second":round(b/1e6/s,2),"cpu_seconds":round(u+y,2),"mb_per_cpu_second":round(b/1e6/(u+y),2),"peak_rss_mb":round(k/1024)}))' \
+            "$cmd" "$n" "$bytes" "$secs" "$kb" "$user" "$sys" | tee -a "$REPORT"
       else
         echo "$cmd ${n}x failed: $(tail -n 3 "$TMPD/log")" | tee -a "$REPORT"
       fi

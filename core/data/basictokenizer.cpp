@@ -7,6 +7,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace wb {
 
@@ -165,17 +166,70 @@ void lowerAndStripAccents(std::u32string &word, std::u32string &scratch)
                word.end());
 }
 
+// The ASCII bytes' classes: what the code-point tests above say for c < 0x80.
+enum AsciiClass : unsigned char { kAsciiWord, kAsciiSkip, kAsciiSpace, kAsciiPunct };
+
+struct AsciiTable
+{
+    AsciiClass c[128];
+    AsciiTable()
+    {
+        for (char32_t i = 0; i < 128; ++i)
+            c[i] = (i == 0 || isControl(i)) ? kAsciiSkip
+                : isWhitespace(i)           ? kAsciiSpace
+                : isPunctuation(i)          ? kAsciiPunct
+                                            : kAsciiWord;
+    }
+};
+const AsciiTable kAscii;
+
+bool chunkIsAscii(std::string_view bytes)
+{
+    unsigned char any = 0;
+    for (const char b : bytes)
+        any |= static_cast<unsigned char>(b);
+    return any < 0x80;
+}
+
 } // namespace
 
-size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> &out, size_t maxTokens) const
+// One scan for both entry points: `emit` gets each token as a view that is valid only during
+// the call. A word of ASCII only (most words of most text) is kept as bytes, lowered as it is
+// read and cut at punctuation in place; a word with any other code point takes the general
+// path (str.lower(), NFD, accents dropped, then the punctuation split).
+size_t BasicTokenizer::scan(std::string_view text, size_t maxTokens, const std::function<void(std::string_view)> &emit) const
 {
-    const size_t start = out.size();
+    size_t count = 0;
+    std::string asciiWord, piece;
     std::u32string word, scratch;
-    std::string piece;
-    auto full = [&] { return out.size() - start >= maxTokens; };
-    auto flush = [&] {
-        if (word.empty())
-            return;
+    bool wordIsAscii = true;
+    auto full = [&] { return count >= maxTokens; };
+    auto put = [&](std::string_view t) {
+        emit(t);
+        ++count;
+    };
+    auto flushAscii = [&] {
+        size_t begin = 0;
+        for (size_t i = 0; i < asciiWord.size(); ++i) {
+            if (full())
+                break;
+            if (kAscii.c[static_cast<unsigned char>(asciiWord[i])] == kAsciiPunct) {
+                if (i > begin) {
+                    put(std::string_view(asciiWord).substr(begin, i - begin));
+                    if (full()) {
+                        begin = i;
+                        break;
+                    }
+                }
+                put(std::string_view(asciiWord).substr(i, 1));
+                begin = i + 1;
+            }
+        }
+        if (begin < asciiWord.size() && !full()) // the rest after the last punctuation
+            put(std::string_view(asciiWord).substr(begin));
+        asciiWord.clear();
+    };
+    auto flushGeneral = [&] {
         if (m_doLowerCase)
             lowerAndStripAccents(word, scratch);
         piece.clear();
@@ -184,24 +238,59 @@ size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> 
                 break;
             if (isPunctuation(c)) {
                 if (!piece.empty()) {
-                    out.push_back(piece);
+                    put(piece);
                     piece.clear();
                     if (full())
                         break;
                 }
                 std::string p;
                 appendUtf8(p, c);
-                out.push_back(std::move(p));
+                put(p);
             } else {
                 appendUtf8(piece, c);
             }
         }
         if (!piece.empty() && !full())
-            out.push_back(piece);
+            put(piece);
         word.clear();
+        wordIsAscii = true;
+    };
+    auto flush = [&] {
+        if (wordIsAscii) {
+            if (!asciiWord.empty())
+                flushAscii();
+        } else {
+            flushGeneral();
+        }
+    };
+    auto push = [&](char32_t c) {
+        if (wordIsAscii && c < 0x80) {
+            asciiWord.push_back(static_cast<char>(m_doLowerCase && c >= 'A' && c <= 'Z' ? c + 32 : c));
+            return;
+        }
+        if (wordIsAscii) { // the word so far moves to the general path (lowering ASCII twice is lowering once)
+            word.assign(asciiWord.begin(), asciiWord.end());
+            asciiWord.clear();
+            wordIsAscii = false;
+        }
+        word.push_back(c);
+    };
+    auto codePoint = [&](char32_t c) {
+        if (c == 0 || c == 0xFFFD || isControl(c))
+            return;
+        if (isWhitespace(c)) {
+            flush();
+        } else if (isCjk(c)) {
+            flush();
+            push(c);
+            flush();
+        } else {
+            push(c);
+        }
     };
 
-    // Decode incrementally (like decodeUtf8Lenient) so a limit stops the work early.
+    // Decode chunk by chunk (like decodeUtf8Lenient) so a limit stops the work early; a chunk of
+    // ASCII only is read byte by byte without decoding.
     size_t dropped = 0;
     size_t pos = 0;
     const size_t kChunk = 4096;
@@ -212,22 +301,32 @@ size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> 
             --end;
         if (end == pos)
             end = std::min(text.size(), pos + kChunk);
-        size_t d = 0;
-        const std::u32string cps = decodeUtf8Lenient(text.substr(pos, end - pos), &d);
-        dropped += d;
+        const std::string_view chunk = text.substr(pos, end - pos);
         pos = end;
-        for (char32_t c : cps) {
-            if (c == 0 || c == 0xFFFD || isControl(c))
-                continue;
-            if (isWhitespace(c)) {
-                flush();
-            } else if (isCjk(c)) {
-                flush();
-                word.push_back(c);
-                flush();
-            } else {
-                word.push_back(c);
+        if (chunkIsAscii(chunk)) {
+            for (const char ch : chunk) {
+                const auto b = static_cast<unsigned char>(ch);
+                switch (kAscii.c[b]) {
+                case kAsciiWord:
+                case kAsciiPunct:
+                    push(b);
+                    break;
+                case kAsciiSpace:
+                    flush();
+                    break;
+                case kAsciiSkip:
+                    break;
+                }
+                if (full())
+                    break;
             }
+            continue;
+        }
+        size_t d = 0;
+        const std::u32string cps = decodeUtf8Lenient(chunk, &d);
+        dropped += d;
+        for (char32_t c : cps) {
+            codePoint(c);
             if (full())
                 break;
         }
@@ -236,6 +335,11 @@ size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> 
     if (!full())
         flush();
     return dropped;
+}
+
+size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> &out, size_t maxTokens) const
+{
+    return scan(text, maxTokens, [&](std::string_view t) { out.emplace_back(t); });
 }
 
 } // namespace wb

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -25,6 +26,10 @@ public:
     /// by `maxTokens` tokens. Returns the number of invalid UTF-8 bytes that were dropped.
     size_t tokenize(std::string_view text, std::vector<std::string> &out,
                     size_t maxTokens = std::numeric_limits<size_t>::max()) const;
+
+    /// The same tokens as tokenize(), each passed to `emit` as a view that is valid only during
+    /// that call (no copies). Returns the number of invalid UTF-8 bytes dropped. Thread-safe.
+    size_t scan(std::string_view text, size_t maxTokens, const std::function<void(std::string_view)> &emit) const;
 
     bool doLowerCase() const { return m_doLowerCase; }
 

@@ -15,32 +15,28 @@ FullTokenizer::FullTokenizer(Vocab vocab, bool doLowerCase, int maxInputCharsPer
 
 std::vector<std::string> FullTokenizer::tokenize(std::string_view text, size_t maxTokens) const
 {
-    std::vector<std::string> words;
-    m_basic.tokenize(text, words, maxTokens);
     std::vector<int32_t> ids;
     std::vector<std::string> pieces;
-    for (const std::string &w : words) {
-        m_wordpiece.tokenizeWord(w, ids, &pieces);
-        if (pieces.size() >= maxTokens)
-            break;
-    }
+    m_basic.scan(text, maxTokens, [&](std::string_view w) {
+        if (pieces.size() < maxTokens)
+            m_wordpiece.tokenizeWord(w, ids, &pieces);
+    });
     if (pieces.size() > maxTokens)
         pieces.resize(maxTokens);
     return pieces;
 }
 
+// The words are WordPiece-split as the basic tokenizer finds them (views, no copies); words
+// after the limit are scanned but not split, so droppedBytes counts as far as before.
 std::vector<int32_t> FullTokenizer::tokenizeToIds(std::string_view text, size_t maxTokens, size_t *droppedBytes) const
 {
-    std::vector<std::string> words;
-    const size_t dropped = m_basic.tokenize(text, words, maxTokens);
+    std::vector<int32_t> ids;
+    const size_t dropped = m_basic.scan(text, maxTokens, [&](std::string_view w) {
+        if (ids.size() < maxTokens)
+            m_wordpiece.tokenizeWord(w, ids, nullptr);
+    });
     if (droppedBytes)
         *droppedBytes = dropped;
-    std::vector<int32_t> ids;
-    for (const std::string &w : words) {
-        m_wordpiece.tokenizeWord(w, ids, nullptr);
-        if (ids.size() >= maxTokens)
-            break;
-    }
     if (ids.size() > maxTokens)
         ids.resize(maxTokens);
     return ids;

@@ -113,15 +113,32 @@ bool parseNumber(const std::string &text, double &value)
     return end && *end == '\0' && std::isfinite(value);
 }
 
-namespace {
-
-bool isHidden(const fs::path &p)
+bool isHiddenName(const fs::path &p)
 {
     const std::string n = p.filename().string();
     return !n.empty() && n[0] == '.';
 }
 
-} // namespace
+std::vector<fs::path> labelFolders(const std::string &dir)
+{
+    std::vector<fs::path> labelDirs;
+    for (const auto &e : fs::directory_iterator(dir))
+        if (e.is_directory() && !isHiddenName(e.path()))
+            labelDirs.push_back(e.path());
+    std::sort(labelDirs.begin(), labelDirs.end(),
+              [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
+    return labelDirs;
+}
+
+std::vector<std::string> labelFolderFiles(const fs::path &labelDir)
+{
+    std::vector<std::string> files;
+    for (const auto &e : fs::directory_iterator(labelDir))
+        if (e.is_regular_file() && !isHiddenName(e.path()))
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
 
 void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
 {
@@ -138,16 +155,11 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
             : "For the folders format, pass the folder that holds one sub-folder per label.";
         throw Error("input_data_dir", "'" + dir + "' is not a folder (the format is folders)", hint);
     }
-    std::vector<fs::path> labelDirs;
-    for (const auto &e : fs::directory_iterator(dir))
-        if (e.is_directory() && !isHidden(e.path()))
-            labelDirs.push_back(e.path());
-    std::sort(labelDirs.begin(), labelDirs.end(),
-              [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
+    const std::vector<fs::path> labelDirs = labelFolders(dir);
     if (labelDirs.size() < 2) {
         int64_t files = 0;
         for (const auto &e : fs::directory_iterator(dir))
-            files += e.is_regular_file() && !isHidden(e.path()) ? 1 : 0;
+            files += e.is_regular_file() && !isHiddenName(e.path()) ? 1 : 0;
         std::string hint = "Put the examples of each class in its own sub-folder, e.g. ham/ and spam/.";
         if (labelDirs.empty() && files > 0)
             hint = "The folder holds " + std::to_string(files) + " file(s) and no label folders: is it one label's "
@@ -158,11 +170,7 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
     }
     for (const fs::path &ld : labelDirs) {
         const std::string label = ld.filename().string();
-        std::vector<std::string> files;
-        for (const auto &e : fs::directory_iterator(ld))
-            if (e.is_regular_file() && !isHidden(e.path()))
-                files.push_back(e.path().string());
-        std::sort(files.begin(), files.end());
+        std::vector<std::string> files = labelFolderFiles(ld);
         if (files.empty())
             throw Error(ld.string(), "the label folder holds no files", "Remove it or add examples.");
         for (std::string &f : files) {

@@ -7,6 +7,7 @@
 #include "core/data/textinput.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,15 @@ bool fieldsToUtf8(std::vector<std::string> &fields);
 
 /// Folder per label (labels = sorted folder names).
 void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes);
+
+/// Whether a folder entry is hidden (its name starts with '.'): label folders and their files
+/// skip these (.DS_Store, .git), for prepare's folders and the pretraining lesson's corpus alike.
+bool isHiddenName(const std::filesystem::path &p);
+/// The label folders of a corpus (a folder per label): its sub-folders that are not hidden,
+/// sorted by name. Throws std::filesystem::filesystem_error when `dir` cannot be listed.
+std::vector<std::filesystem::path> labelFolders(const std::string &dir);
+/// The example files of one label folder: its regular files that are not hidden, sorted by path.
+std::vector<std::string> labelFolderFiles(const std::filesystem::path &labelDir);
 
 /// Generic "tsv" / "csv" with a header row, "jsonl" / "json" with keys (a file, or a folder
 /// with train.<ext> and optional dev/eval/validation.<ext>, test.<ext>); the records are read

@@ -7,10 +7,9 @@
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 namespace wb {
@@ -62,35 +61,132 @@ void readInts(const tensorflow::Example &ex, const std::string &name, int64_t le
     out.assign(v.begin(), v.end());
 }
 
-void setInts(tensorflow::Features &f, const std::string &name, const std::vector<int64_t> &values)
+} // namespace
+
+// The tf.train.Example wire format written directly (protobuf's encoding,
+// https://protobuf.dev/programming-guides/encoding/): Example{features=1} → Features{map
+// feature=1} → one entry per feature {key=1, value=2} → Feature{float_list=2 | int64_list=3} →
+// a packed `value=1`. The bytes equal protobuf's deterministic serialization (entries sorted by
+// key; tested against it in core.pretrainingdata), without building the message.
+namespace {
+
+size_t varintSize(uint64_t v)
 {
-    auto *list = (*f.mutable_feature())[name].mutable_int64_list();
-    list->mutable_value()->Add(values.begin(), values.end());
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+
+char *putVarint(char *out, uint64_t v)
+{
+    while (v >= 0x80) {
+        *out++ = static_cast<char>(v | 0x80);
+        v >>= 7;
+    }
+    *out++ = static_cast<char>(v);
+    return out;
+}
+
+struct WireFeature
+{
+    std::string_view name;
+    bool isInt = true;             // int64_list, else float_list
+    const int64_t *ints = nullptr;
+    const float *floats = nullptr;
+    size_t count = 0;
+    size_t payload = 0, list = 0, feature = 0, entry = 0; // sizes, inner to outer
+};
+
+void measure(WireFeature &f)
+{
+    if (f.isInt) {
+        for (size_t i = 0; i < f.count; ++i)
+            f.payload += varintSize(uint64_t(f.ints[i]));
+    } else {
+        f.payload = 4 * f.count;
+    }
+    f.list = f.count ? 1 + varintSize(f.payload) + f.payload : 0;
+    f.feature = 1 + varintSize(f.list) + f.list;
+    const size_t key = 1 + varintSize(f.name.size()) + f.name.size();
+    f.entry = key + 1 + varintSize(f.feature) + f.feature;
+}
+
+char *write(char *out, const WireFeature &f)
+{
+    *out++ = 0x0A; // Features.feature (map entry)
+    out = putVarint(out, f.entry);
+    *out++ = 0x0A; // entry key
+    out = putVarint(out, f.name.size());
+    std::memcpy(out, f.name.data(), f.name.size());
+    out += f.name.size();
+    *out++ = 0x12; // entry value: Feature
+    out = putVarint(out, f.feature);
+    *out++ = f.isInt ? 0x1A : 0x12; // Feature.int64_list = 3 | float_list = 2
+    out = putVarint(out, f.list);
+    if (!f.count)
+        return out;
+    *out++ = 0x0A; // packed value = 1
+    out = putVarint(out, f.payload);
+    if (f.isInt) {
+        for (size_t i = 0; i < f.count; ++i)
+            out = putVarint(out, uint64_t(f.ints[i]));
+    } else {
+        for (size_t i = 0; i < f.count; ++i) {
+            uint32_t bits;
+            std::memcpy(&bits, &f.floats[i], 4);
+            for (int k = 0; k < 4; ++k)
+                *out++ = static_cast<char>(bits >> (8 * k)); // fixed32, little-endian
+        }
+    }
+    return out;
 }
 
 } // namespace
 
 std::string encodeMaskedLmRecord(const MaskedLmRecord &r)
 {
-    tensorflow::Example ex;
-    auto &f = *ex.mutable_features();
-    setInts(f, "input_ids", r.input_ids);
-    setInts(f, "input_mask", r.input_mask);
-    setInts(f, "segment_ids", r.segment_ids);
+    const int64_t nsp = r.next_sentence_label;
+    auto ints = [](std::string_view name, const std::vector<int64_t> &v) {
+        WireFeature f;
+        f.name = name;
+        f.ints = v.data();
+        f.count = v.size();
+        return f;
+    };
+    WireFeature features[7];
+    size_t n = 0;
+    features[n++] = ints("input_ids", r.input_ids); // in key order
+    features[n++] = ints("input_mask", r.input_mask);
     if (r.has_masks) {
-        setInts(f, "masked_lm_positions", r.masked_lm_positions);
-        setInts(f, "masked_lm_ids", r.masked_lm_ids);
-        auto *w = (*f.mutable_feature())["masked_lm_weights"].mutable_float_list();
-        w->mutable_value()->Add(r.masked_lm_weights.begin(), r.masked_lm_weights.end());
+        features[n++] = ints("masked_lm_ids", r.masked_lm_ids);
+        features[n++] = ints("masked_lm_positions", r.masked_lm_positions);
+        WireFeature w;
+        w.name = "masked_lm_weights";
+        w.isInt = false;
+        w.floats = r.masked_lm_weights.data();
+        w.count = r.masked_lm_weights.size();
+        features[n++] = w;
     }
-    setInts(f, "next_sentence_labels", {r.next_sentence_label});
-    std::string out;
-    {
-        google::protobuf::io::StringOutputStream stream(&out);
-        google::protobuf::io::CodedOutputStream coded(&stream);
-        coded.SetSerializationDeterministic(true);
-        ex.SerializeToCodedStream(&coded);
+    WireFeature label;
+    label.name = "next_sentence_labels";
+    label.ints = &nsp;
+    label.count = 1;
+    features[n++] = label;
+    features[n++] = ints("segment_ids", r.segment_ids);
+    size_t body = 0;
+    for (size_t i = 0; i < n; ++i) {
+        measure(features[i]);
+        body += 1 + varintSize(features[i].entry) + features[i].entry;
     }
+    std::string out(1 + varintSize(body) + body, '\0');
+    char *p = out.data();
+    *p++ = 0x0A; // Example.features
+    p = putVarint(p, body);
+    for (size_t i = 0; i < n; ++i)
+        p = write(p, features[i]);
     return out;
 }
 

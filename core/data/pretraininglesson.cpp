@@ -2,6 +2,7 @@
 #include "core/data/pretraininglesson.h"
 
 #include "core/config/jsonfile.h"
+#include "core/data/emailbody.h"
 #include "core/data/examplecodec.h"
 #include "core/data/preparesource.h"
 #include "core/data/pretrainingdata.h"
@@ -24,12 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool hiddenName(const fs::path &p)
-{
-    const std::string n = p.filename().string();
-    return !n.empty() && n.front() == '.';
-}
-
 void checkStop(const StopToken *stop)
 {
     if (stop && stop->stopRequested())
@@ -50,12 +45,7 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
     std::error_code ec;
     if (!fs::is_directory(corpusDir, ec))
         throw Error(corpusDir, "is not a folder", "Pass the folder that holds one sub-folder of mails per label.");
-    std::vector<fs::path> labelDirs;
-    for (const auto &e : fs::directory_iterator(corpusDir))
-        if (e.is_directory() && !hiddenName(e.path()))
-            labelDirs.push_back(e.path());
-    std::sort(labelDirs.begin(), labelDirs.end(),
-              [](const fs::path &a, const fs::path &b) { return a.filename().string() < b.filename().string(); });
+    const std::vector<fs::path> labelDirs = prep::labelFolders(corpusDir); // as prepare reads the folders
     const std::string tmp = path + ".tmp";
     fs::create_directories(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path());
     int64_t n = 0;
@@ -64,17 +54,12 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
         if (!out)
             throw Error(tmp, "cannot write the corpus file", "Choose a writable --output_dir.");
         for (const fs::path &ld : labelDirs) {
-            std::vector<std::string> files;
-            for (const auto &e : fs::directory_iterator(ld))
-                if (e.is_regular_file() && !hiddenName(e.path()))
-                    files.push_back(e.path().string());
-            std::sort(files.begin(), files.end());
-            for (const std::string &f : files) {
+            for (const std::string &f : prep::labelFolderFiles(ld)) {
                 std::string bytes = prep::readWholeFile(f);
                 if (bytes.compare(0, 3, "\xEF\xBB\xBF") == 0)
                     bytes.erase(0, 3);
-                bool latin1 = false;
-                std::string text = prep::toUtf8(std::move(bytes), latin1);
+                bool latin1 = false; // the body only, as the example's classifier (prepare --email_body_only)
+                std::string text = prep::toUtf8(emailBody(bytes), latin1);
                 text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
                 out << nlohmann::json{{"text", text}}.dump() << '\n';
                 ++n;

@@ -64,9 +64,10 @@ struct PretrainingLessonRun
     TrainingOptions options;
 };
 
-/// Writes `path` as JSON Lines, one object {"text": <mail>} per regular, non-hidden file in the
-/// label folders of `corpusDir` (sorted by label folder, then by path, as prepare's folders
-/// reader takes them): each mail is one document of prepare_pretraining, its lines its
+/// Writes `path` as JSON Lines, one object {"text": <mail body>} per regular, non-hidden file in
+/// the label folders of `corpusDir` (prep::labelFolders and prep::labelFolderFiles, the listing
+/// of prepare's folders reader): each mail's body (emailBody(), as the example's classifier
+/// prepares it with --email_body_only) is one document of prepare_pretraining, its lines its
 /// sentences. Bytes that are not UTF-8 are read as windows-1252 and NUL bytes are dropped
 /// (what prepare does to a mail). Written atomically. Returns the number of mails written.
 /// Throws wb::Error naming the folder or file when it cannot be read or written.

@@ -25,14 +25,21 @@ WordpieceTokenizer::WordpieceTokenizer(const Vocab &vocab, std::string unkToken,
     for (const auto &[key, c] : m_children)
         edges[size_t(key >> 8)].emplace_back(static_cast<unsigned char>(key & 0xFF), c);
     m_children.clear();
-    m_rootTable.assign(512, -1);
+    // The roots and the nodes with many children get a direct table (a byte is one load there);
+    // the rest keep their short sorted edge lists.
+    constexpr size_t kDenseEdges = 6;
+    m_denseOf.assign(nodes, -1);
     m_edgeBegin.assign(nodes + 1, 0);
     for (size_t n = 0; n < nodes; ++n) {
         std::sort(edges[n].begin(), edges[n].end());
         m_edgeBegin[n] = uint32_t(m_edgeByte.size());
+        if (n < 2 || edges[n].size() >= kDenseEdges) {
+            m_denseOf[n] = int32_t(m_denseTable.size());
+            m_denseTable.resize(m_denseTable.size() + 256, -1);
+        }
         for (const auto &[b, c] : edges[n]) {
-            if (n < 2)
-                m_rootTable[n * 256 + b] = c;
+            if (m_denseOf[n] >= 0)
+                m_denseTable[size_t(m_denseOf[n]) + b] = c;
             m_edgeByte.push_back(b);
             m_edgeChild.push_back(c);
         }
@@ -42,8 +49,8 @@ WordpieceTokenizer::WordpieceTokenizer(const Vocab &vocab, std::string unkToken,
 
 int32_t WordpieceTokenizer::child(int32_t node, unsigned char byte) const
 {
-    if (node < 2)
-        return m_rootTable[size_t(node) * 256 + byte];
+    if (const int32_t dense = m_denseOf[size_t(node)]; dense >= 0)
+        return m_denseTable[size_t(dense) + byte];
     for (uint32_t e = m_edgeBegin[size_t(node)], end = m_edgeBegin[size_t(node) + 1]; e < end; ++e) {
         if (m_edgeByte[e] == byte)
             return m_edgeChild[e];

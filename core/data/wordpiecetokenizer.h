@@ -35,7 +35,8 @@ private:
     // Byte trie of the vocab: node 0 = word-initial pieces, node 1 = "##" continuations.
     std::unordered_map<uint64_t, int32_t> m_children; // (node << 8 | byte) -> child node (while building)
     std::vector<int32_t> m_tokenIds;                   // node -> vocab id, or -1
-    std::vector<int32_t> m_rootTable;                  // 2 × 256 direct children of the two roots
+    std::vector<int32_t> m_denseTable;                 // 256 direct children per dense node (the roots, wide nodes)
+    std::vector<int32_t> m_denseOf;                    // node -> its table's first entry, or -1 (edge list)
     std::vector<uint32_t> m_edgeBegin;                 // node -> first edge (CSR), size nodes + 1
     std::vector<unsigned char> m_edgeByte;             // edge -> byte, sorted per node
     std::vector<int32_t> m_edgeChild;                  // edge -> child node

@@ -67,6 +67,10 @@ struct EvalMetrics
     double eval_pearson = 0;       ///< regression
     double eval_spearman = 0;      ///< regression
     int64_t num_examples = 0;
+    /// Pretraining with the next-sentence head (google-research's next_sentence_labels): the
+    /// mean cross-entropy of its logits and the share of pairs whose argmax is the label.
+    bool next_sentence = false;
+    double eval_nsp_loss = 0, eval_nsp_accuracy = 0;
     /// confusion[true][predicted] counts; num_labels × num_labels (classification only)
     std::vector<std::vector<int64_t>> confusion;
 };

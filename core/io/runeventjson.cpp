@@ -151,6 +151,10 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
     j["num_examples"] = v.num_examples;
     j["regression"] = v.regression;
     j["binary"] = v.binary;
+    if (v.next_sentence) {
+        j["eval_nsp_loss"] = number<J>(v.eval_nsp_loss);
+        j["eval_nsp_accuracy"] = number<J>(v.eval_nsp_accuracy);
+    }
     if (v.regression) {
         j["eval_mse"] = number<J>(v.eval_mse);
         j["eval_pearson"] = number<J>(v.eval_pearson);
@@ -203,6 +207,9 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     read(j, "eval_pearson", v.eval_pearson);
     read(j, "eval_spearman", v.eval_spearman);
     read(j, "eval_macro_f1", v.eval_macro_f1);
+    v.next_sentence = j.contains("eval_nsp_accuracy");
+    read(j, "eval_nsp_loss", v.eval_nsp_loss);
+    read(j, "eval_nsp_accuracy", v.eval_nsp_accuracy);
     read(j, "positive_label_id", v.positive_label);
     if (const auto it = j.find("per_class"); it != j.end() && it->is_array() && it->size() <= kMaxConfusionClasses) {
         std::vector<std::string> names;

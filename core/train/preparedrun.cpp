@@ -192,8 +192,8 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
     if (!pretrained.empty() || !dropped.empty())
         run.validation.diagnostics = ordered(run.validation.diagnostics, pretrained, dropped);
     checkPretrainingPurpose(run.options, purpose, run.validation);
-    if (purpose == RunPurpose::Train && run.ok())
-        run.local_workers = planLocalWorkers(run.options);
+    if ((purpose == RunPurpose::Train || purpose == RunPurpose::Pretrain) && run.ok())
+        run.local_workers = planLocalWorkers(run.options); // pretrain --num_local_workers as train's
     return run;
 }
 

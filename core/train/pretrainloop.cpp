@@ -161,6 +161,9 @@ PretrainEval evaluatePretraining(nn::BertForPreTraining &model, PretrainingBatch
     }
     e.metrics.eval_loss = e.mlm_loss;
     e.metrics.eval_accuracy = e.mlm_accuracy;
+    e.metrics.next_sentence = e.nsp;
+    e.metrics.eval_nsp_loss = e.nsp_loss;
+    e.metrics.eval_nsp_accuracy = e.nsp_accuracy;
     e.metrics.num_examples = int64_t(v[6]);
     return e;
 }
@@ -453,6 +456,11 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
                 trainEvents->addScalar("loss", global, sm.loss, sm.wall_time);
                 trainEvents->addScalar("mlm_loss", global, reportSums.mlmLoss(), sm.wall_time);
                 trainEvents->addScalar("mlm_accuracy", global, reportSums.mlmAccuracy(), sm.wall_time);
+                if (reportSums.nspCount > 0) {
+                    trainEvents->addScalar("nsp_loss", global, reportSums.nspLoss / reportSums.nspCount, sm.wall_time);
+                    trainEvents->addScalar("nsp_accuracy", global, reportSums.nspCorrect / reportSums.nspCount,
+                                           sm.wall_time);
+                }
                 trainEvents->addScalar("learning_rate", global, lr, sm.wall_time);
                 trainEvents->addScalar("examples_per_second", global, sm.examples_per_second, sm.wall_time);
                 trainEvents->flush();
@@ -481,11 +489,7 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
                 nlohmann::json line = MetricsWriter::evalJson(e.metrics);
                 line["eval_mlm_loss"] = e.mlm_loss;
                 line["eval_mlm_accuracy"] = e.mlm_accuracy;
-                line["eval_perplexity"] = e.perplexity;
-                if (e.nsp) {
-                    line["eval_nsp_loss"] = e.nsp_loss;
-                    line["eval_nsp_accuracy"] = e.nsp_accuracy;
-                }
+                line["eval_perplexity"] = e.perplexity; // eval_nsp_* come with the metrics (next_sentence)
                 metrics->writeLine(line);
                 if (!evalEvents)
                     evalEvents = std::make_unique<EventWriter>(

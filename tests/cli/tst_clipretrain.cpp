@@ -11,12 +11,15 @@
 #include "support/pretrainingrecords.h"
 #include "support/tinyrun.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include "core/io/metricsreader.h"
+
 #include <nlohmann/json.hpp>
 
 using namespace wb;
@@ -39,10 +42,11 @@ class tst_CliPretrain : public QObject
                 "--learning_rate=2e-3", "--num_threads=1"};
     }
 
-    void writeMeta(const std::string &file, int64_t vocab, const std::string &task = "bert_pretraining") const
+    void writeMeta(const std::string &file, int64_t vocab, const std::string &task = "bert_pretraining",
+                   bool nextSentence = false) const
     {
         std::ofstream(file) << "{\"task_type\": \"" << task << "\", \"max_seq_length\": 16, \"max_predictions_per_seq\": 5, "
-                            << "\"train_data_size\": 64, \"eval_data_size\": 16, \"use_next_sentence_label\": false, "
+                            << "\"train_data_size\": 64, \"eval_data_size\": 16, \"use_next_sentence_label\": " << (nextSentence ? "true" : "false") << ", "
                             << "\"masking\": \"static\", \"masked_lm_prob\": 0.15, \"whole_word_masking\": false, "
                             << "\"vocab_size\": " << vocab << ", \"do_lower_case\": true}";
     }
@@ -114,6 +118,8 @@ private Q_SLOTS:
             QVERIFY(t.contains("mlm_loss") && t.contains("mlm_accuracy"));
         QVERIFY2(epoch10.at("mlm_loss").get<double>() < epoch1.at("mlm_loss").get<double>(),
                  qPrintable(QString::fromStdString(epoch1.dump() + " " + epoch10.dump())));
+        for (const EvalMetrics &e : readMetricsFile(path("pt") + "/metrics.jsonl").eval)
+            QVERIFY(!e.next_sentence); // no next-sentence head, no next-sentence numbers
         QVERIFY(fs::exists(path("pt") + "/ckpt-80"));
         QVERIFY(fs::exists(path("pt") + "/run_config.json"));
         QVERIFY(!fs::is_empty(path("pt") + "/summaries/train"));
@@ -121,6 +127,90 @@ private Q_SLOTS:
         // Running it again is a finished run: nothing changes.
         QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
         QVERIFY2(out.find("already complete at step 80") != std::string::npos, out.c_str());
+    }
+
+    /// With next-sentence pairs the next-sentence loss and accuracy reach metrics.jsonl, the
+    /// observer's EvalMetrics (as the window's plot and the runs' history read them back) and
+    /// TensorBoard, next to the MLM ones.
+    void nextSentenceAccuracyIsReported()
+    {
+        const std::string meta = path("nsp_meta.json"), dir = path("pt-nsp");
+        writeMeta(meta, 100, "bert_pretraining", true);
+        std::string out, err;
+        auto args = common(dir, meta);
+        args.insert(args.begin(), "pretrain");
+        args.push_back("--num_train_epochs=2");
+        QCOMPARE(wbtest::runCli(args, out, err), int(cli::kExitOk));
+        const auto evals = lines(dir + "/metrics.jsonl", "eval");
+        QCOMPARE(evals.size(), size_t(2));
+        std::string readError;
+        const MetricsLog log = readMetricsFile(dir + "/metrics.jsonl", &readError);
+        QVERIFY2(readError.empty(), readError.c_str());
+        QCOMPARE(log.eval.size(), size_t(2));
+        for (size_t k = 0; k < evals.size(); ++k) {
+            const double acc = evals[k].at("eval_nsp_accuracy").get<double>();
+            QCOMPARE(acc * 16.0, std::round(acc * 16.0)); // a share of the 16 eval pairs
+            QVERIFY(evals[k].at("eval_nsp_loss").get<double>() > 0.0);
+            QVERIFY(log.eval[k].next_sentence);
+            QCOMPARE(log.eval[k].eval_nsp_accuracy, acc);
+            QCOMPARE(log.eval[k].eval_nsp_loss, evals[k].at("eval_nsp_loss").get<double>());
+        }
+        for (const auto &t : lines(dir + "/metrics.jsonl", "train"))
+            QVERIFY(t.contains("nsp_loss") && t.contains("nsp_accuracy"));
+        auto folderHolds = [](const std::string &folder, const std::string &tag) {
+            for (const auto &f : fs::directory_iterator(folder)) {
+                std::ifstream in(f.path(), std::ios::binary);
+                if (std::string(std::istreambuf_iterator<char>(in), {}).find(tag) != std::string::npos)
+                    return true;
+            }
+            return false;
+        };
+        QVERIFY(folderHolds(dir + "/summaries/train", "nsp_accuracy"));
+        QVERIFY(folderHolds(dir + "/summaries/validation", "eval_nsp_accuracy"));
+    }
+
+    /// `pretrain --num_local_workers=2` as train has it: two processes on c10d Gloo, the chief
+    /// writes metrics.jsonl and the checkpoints, the MLM loss falls; a run whose last checkpoint
+    /// is gone resumes from the one before and ends where the whole run ended.
+    void localWorkersPretrainAndResume()
+    {
+        const std::string dir = path("pt-local");
+        std::string out, err;
+        auto args = common(dir, m_meta);
+        args.front() = "--distribution_strategy=multi_worker_mirrored"; // as train's local workers
+        args.insert(args.begin(), "pretrain");
+        args.push_back("--num_local_workers=2");
+        // The launcher starts the workers as bert-workbench-cli processes: run the real binary.
+        auto cliProcess = [&args](std::string &text) {
+            QStringList a;
+            for (const std::string &x : args)
+                a << QString::fromStdString(x);
+            QProcess p;
+            p.start(QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli"), a);
+            if (!p.waitForFinished(170000))
+                p.kill();
+            text = (p.readAllStandardOutput() + p.readAllStandardError()).toStdString();
+            return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        };
+        QVERIFY2(cliProcess(out) == int(cli::kExitOk), out.c_str());
+        const auto evals = lines(dir + "/metrics.jsonl", "eval");
+        QCOMPARE(evals.size(), size_t(10)); // the chief's only: one per epoch of 8 steps
+        for (const auto &e : evals)
+            QCOMPARE(e.at("num_examples").get<int64_t>(), int64_t(16)); // both workers' eval shards summed
+        const double first = evals.front().at("eval_mlm_loss").get<double>();
+        const double last = evals.back().at("eval_mlm_loss").get<double>();
+        QVERIFY2(last < 0.8 * first, qPrintable(QStringLiteral("first %1 last %2").arg(first).arg(last)));
+        QVERIFY(fs::exists(dir + "/ckpt-80"));
+        QVERIFY(fs::exists(dir + "/ckpt-72"));
+        fs::remove(dir + "/ckpt-80");
+        QVERIFY2(cliProcess(out) == int(cli::kExitOk), out.c_str());
+        QVERIFY2(out.find("at step 72") != std::string::npos, out.c_str());
+        const auto again = lines(dir + "/metrics.jsonl", "eval");
+        QCOMPARE(again.size(), size_t(10)); // the lines after step 72 were written anew
+        QCOMPARE(again.back().at("step").get<int64_t>(), int64_t(80));
+        const double resumed = again.back().at("eval_mlm_loss").get<double>();
+        QVERIFY2(std::abs(resumed - last) < 1e-5 * last, qPrintable(QStringLiteral("whole %1 resumed %2").arg(last).arg(resumed)));
+        QVERIFY(fs::exists(dir + "/ckpt-80"));
     }
 
     /// prepare_pretraining's default output (dynamic masking: records without masks) trains:

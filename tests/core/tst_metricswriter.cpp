@@ -202,6 +202,19 @@ void tst_MetricsWriter::streamRoundTripsEveryEvent()
     QCOMPARE(rec.evals.at(0).confusion, (std::vector<std::vector<int64_t>>{{5, 0}, {1, 4}}));
     QCOMPARE(rec.evals.at(0).eval_accuracy, 0.9);
     QVERIFY(!rec.evals.at(0).binary);
+    QVERIFY(!rec.evals.at(0).next_sentence);
+    EvalMetrics nsp; // pretraining with next-sentence pairs: the head's loss and accuracy travel too
+    nsp.step = 40;
+    nsp.eval_loss = 5.5;
+    nsp.eval_accuracy = 0.125;
+    nsp.next_sentence = true;
+    nsp.eval_nsp_loss = 0.625;
+    nsp.eval_nsp_accuracy = 0.75;
+    QCOMPARE(decodeRunEvent(runEventLine(nsp), rec), RunEventKind::Eval);
+    QVERIFY(rec.evals.at(1).next_sentence);
+    QCOMPARE(rec.evals.at(1).eval_nsp_loss, 0.625);
+    QCOMPARE(rec.evals.at(1).eval_nsp_accuracy, 0.75);
+    QCOMPARE(rec.evals.at(1).eval_accuracy, 0.125);
     QCOMPARE(decodeRunEvent(runEventLine(CheckpointSaved{170, "/tmp/run/ckpt-170"}), rec), RunEventKind::Checkpoint);
     QCOMPARE(rec.checkpoints.at(0).path, std::string("/tmp/run/ckpt-170"));
     RunFinished f;

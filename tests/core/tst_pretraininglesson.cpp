@@ -87,6 +87,8 @@ private Q_SLOTS:
         std::ofstream(root / "c" / "ham" / "b.txt") << "Subject: hi\n\nline one\n\nline two\n";
         std::ofstream(root / "c" / "ham" / "a.txt", std::ios::binary) << std::string("caf\xE9 \0x", 7); // Latin-1, NUL
         std::ofstream(root / "c" / "ham" / ".hidden") << "not a mail";
+        fs::create_directories(root / "c" / ".git");
+        std::ofstream(root / "c" / ".git" / "x.txt") << "not a label folder";
         std::ofstream(root / "c" / "spam" / "s.txt") << "buy now";
         const std::string out = (root / "corpus.jsonl").string();
         QCOMPARE(writeMailCorpusJsonl((root / "c").string(), out), int64_t(3));
@@ -97,7 +99,7 @@ private Q_SLOTS:
             texts.push_back(nlohmann::json::parse(line).at("text").get<std::string>());
         QCOMPARE(texts.size(), size_t(3));
         QCOMPARE(texts[0], std::string("caf\xC3\xA9 x")); // windows-1252 é as UTF-8, the NUL dropped
-        QCOMPARE(texts[1], std::string("Subject: hi\n\nline one\n\nline two\n"));
+        QCOMPARE(texts[1], std::string("line one\n\nline two")); // the body only, as the classifier's data
         QCOMPARE(texts[2], std::string("buy now"));
         QVERIFY(!fs::exists(out + ".tmp"));
     }

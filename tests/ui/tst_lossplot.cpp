@@ -47,7 +47,41 @@ private Q_SLOTS:
     void overlayDrawsEvalAccuracyWithLegend();
     void bagOfWordsBaselineIsASecondDashedLine();
     void exportsImages();
+    void nextSentenceAccuracyIsACurveOfItsOwn();
 };
+
+/// Pretraining with next-sentence pairs: eval_nsp_accuracy is its own curve on the accuracy
+/// axis, with a legend entry only once such a point came (and none after clear()).
+void tst_LossPlot::nextSentenceAccuracyIsACurveOfItsOwn()
+{
+    LossPlot plot;
+    plot.setPretraining(true);
+    EvalMetrics e;
+    e.step = 10;
+    e.eval_loss = 6.0;
+    e.eval_accuracy = 0.05;
+    plot.addEvaluation(e); // no next-sentence head
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalNextSentenceAccuracy), 0);
+    auto inLegend = [&plot] {
+        return plot.customPlot()->legend->hasItemWithPlottable(plot.customPlot()->graph(4));
+    };
+    QCOMPARE(plot.customPlot()->graph(4)->name(), QStringLiteral("eval next-sentence accuracy"));
+    QVERIFY(!inLegend());
+    e.next_sentence = true;
+    for (int k = 1; k <= 3; ++k) {
+        e.step = 10 * k;
+        e.eval_nsp_accuracy = 0.5 + 0.1 * k;
+        plot.addEvaluation(e);
+    }
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalNextSentenceAccuracy), 3);
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalAccuracy), 4);
+    QCOMPARE(plot.customPlot()->graph(4)->data()->at(2)->value, 0.8);
+    QCOMPARE(plot.seriesName(LossPlot::Series::EvalNextSentenceAccuracy), QStringLiteral("eval next-sentence accuracy"));
+    QVERIFY(inLegend());
+    plot.clear();
+    QCOMPARE(plot.pointCount(LossPlot::Series::EvalNextSentenceAccuracy), 0);
+    QVERIFY(!inLegend());
+}
 
 void tst_LossPlot::receivesEveryPoint()
 {

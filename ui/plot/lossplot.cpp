@@ -97,6 +97,11 @@ void LossPlot::buildGraphs()
     d->evalAcc->setName(tr("eval accuracy"));
     d->evalAcc->setPen(QPen(kEvalAccColour, 1, Qt::DotLine));
     d->evalAcc->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(kEvalAccColour, 1.5), QBrush(kEvalAccColour), 9));
+    d->evalNsp = d->plot->addGraph(x, y2); // pretraining with next-sentence pairs only
+    d->evalNsp->setName(tr("eval next-sentence accuracy"));
+    d->evalNsp->setPen(QPen(kEvalAccColour.darker(150), 1, Qt::DashDotLine));
+    d->evalNsp->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kEvalAccColour.darker(150), 1.5), QBrush(Qt::white), 8));
+    d->evalNsp->removeFromLegend();
     d->planned = d->plot->addGraph(lrX, lrY);
     d->planned->setName(tr("planned learning rate"));
     d->planned->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));

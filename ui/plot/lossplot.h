@@ -25,7 +25,9 @@ class LossPlot : public QWidget
     Q_OBJECT
 public:
     enum class XAxis { Step, RelativeTime, WallTime };
-    enum class Series { TrainLoss, SmoothedTrainLoss, EvalLoss, EvalAccuracy, LearningRate, PlannedLearningRate };
+    /// EvalNextSentenceAccuracy: pretraining with next-sentence pairs (EvalMetrics::next_sentence).
+    enum class Series { TrainLoss, SmoothedTrainLoss, EvalLoss, EvalAccuracy, LearningRate, PlannedLearningRate,
+                        EvalNextSentenceAccuracy };
 
     explicit LossPlot(QWidget *parent = nullptr);
     ~LossPlot() override;

@@ -64,7 +64,7 @@ struct LossPlot::Private
     QCustomPlot *plot = nullptr;
     QCPAxisRect *lossRect = nullptr;
     QCPAxisRect *lrRect = nullptr;
-    QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr;
+    QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr, *evalNsp = nullptr;
     bool pretraining = false; ///< setPretraining(): the curves are named for masked-LM pretraining
     QString runName;          ///< setRunName(): the live run's legend prefix ("" none)
     /// `text` as the live run's legend entry: "<run>: <text>" when the run has a name.
@@ -77,7 +77,7 @@ struct LossPlot::Private
     QCPGraph *bowKey = nullptr;
     QCPItemStraightLine *bowLine = nullptr;
     double bow = std::numeric_limits<double>::quiet_NaN();
-    Points trainData, lrData, evalLossData, evalAccData;
+    Points trainData, lrData, evalLossData, evalAccData, evalNspData;
     std::vector<double> plannedStep, plannedLr;
     std::unique_ptr<PlotOverlays> overlays;
     TensorBoardSmoother smoother{kDefaultSmoothing};
@@ -123,6 +123,7 @@ struct LossPlot::Private
         smoothed->data()->set(build(trainData.step, trainData.wall, sm, *this, t0, true), true);
         evalLoss->data()->set(build(evalLossData.step, evalLossData.wall, evalLossData.value, *this, t0, true), true);
         evalAcc->data()->set(build(evalAccData.step, evalAccData.wall, evalAccData.value, *this, t0, false), true);
+        evalNsp->data()->set(build(evalNspData.step, evalNspData.wall, evalNspData.value, *this, t0, false), true);
         lr->data()->set(build(lrData.step, lrData.wall, lrData.value, *this, t0, false), true);
         planned->data()->set(build(plannedStep, {}, plannedLr, *this, t0, false), true);
         planned->setVisible(xMode == XAxis::Step);
@@ -172,6 +173,7 @@ struct LossPlot::Private
         case Series::SmoothedTrainLoss: return &trainData;
         case Series::EvalLoss: return &evalLossData;
         case Series::EvalAccuracy: return &evalAccData;
+        case Series::EvalNextSentenceAccuracy: return &evalNspData;
         case Series::LearningRate: return &lrData;
         case Series::PlannedLearningRate: return nullptr;
         }

@@ -25,6 +25,8 @@ void LossPlot::clear()
     d->lrData.clear();
     d->evalLossData.clear();
     d->evalAccData.clear();
+    d->evalNspData.clear();
+    d->evalNsp->removeFromLegend();
     d->t0 = std::numeric_limits<double>::quiet_NaN();
     d->follow = true;
     d->rebuild();
@@ -71,6 +73,14 @@ void LossPlot::addEvaluation(const EvalMetrics &m)
         d->evalAccData.wall.push_back(m.wall_time);
         d->evalAccData.value.push_back(m.eval_accuracy);
         d->evalAcc->addData(k, m.eval_accuracy);
+    }
+    if (m.next_sentence) {
+        if (d->evalNspData.value.empty())
+            d->evalNsp->addToLegend();
+        d->evalNspData.step.push_back(step);
+        d->evalNspData.wall.push_back(m.wall_time);
+        d->evalNspData.value.push_back(m.eval_nsp_accuracy);
+        d->evalNsp->addData(k, m.eval_nsp_accuracy);
     }
     if (d->pretraining)
         showPretrainingEvaluation(d->evalLoss, m, d->runName);
@@ -204,6 +214,7 @@ int LossPlot::pointCount(Series s) const
     case Series::SmoothedTrainLoss: return d->smoothed->dataCount();
     case Series::EvalLoss: return d->evalLoss->dataCount();
     case Series::EvalAccuracy: return d->evalAcc->dataCount();
+    case Series::EvalNextSentenceAccuracy: return d->evalNsp->dataCount();
     case Series::LearningRate: return d->lr->dataCount();
     case Series::PlannedLearningRate: return d->planned->dataCount();
     }
@@ -265,6 +276,7 @@ void LossPlot::setPretraining(bool on)
     d->smoothed->setName(d->named(on ? tr("train MLM loss (smoothed)") : tr("train loss (smoothed)")));
     d->evalLoss->setName(d->named(on ? tr("eval MLM loss") : tr("eval loss")));
     d->evalAcc->setName(d->named(on ? tr("eval MLM accuracy (masked words)") : tr("eval accuracy")));
+    d->evalNsp->setName(d->named(tr("eval next-sentence accuracy")));
     d->lossRect->axis(QCPAxis::atLeft)->setLabel(on ? tr("MLM loss") : tr("loss"));
     d->lossRect->axis(QCPAxis::atRight)->setLabel(on ? tr("MLM accuracy") : tr("eval accuracy"));
     d->scheduleReplot();
@@ -287,6 +299,7 @@ QString LossPlot::seriesName(Series s) const
     case Series::SmoothedTrainLoss: return d->smoothed->name();
     case Series::EvalLoss: return d->evalLoss->name();
     case Series::EvalAccuracy: return d->evalAcc->name();
+    case Series::EvalNextSentenceAccuracy: return d->evalNsp->name();
     case Series::LearningRate: return d->lr->name();
     case Series::PlannedLearningRate: return d->planned->name();
     }
