@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: Apache-2.0
+// The rows of the option table (optiontable.h): every flag the CLI, the form and the project
+// file share, section by section in the form's order.
+#include "core/config/optionrows.h"
+
+#include <limits>
+
+namespace wb {
+
+namespace {
+
+
+using O = TrainingOptions;
+
+// Upper bound of int64-valued form fields: int64's maximum, which a double holds only rounded up
+// to 2^63 (the form saturates it to the member's type).
+constexpr double kInt64Max = double(std::numeric_limits<int64_t>::max());
+
+const char *const kJsonFiles = "JSON (*.json);;All files (*)";
+const char *const kRecordFiles = "TFRecord (*.tf_record *.tfrecord *.tfrecords);;All files (*)";
+
+OptionSpec option(const char *flag, std::vector<std::string> aliases, OptionMember member, const char *unit,
+                  const char *summary, const char *label, const char *help)
+{
+    OptionSpec s;
+    s.flag = flag;
+    s.aliases = std::move(aliases);
+    s.member = member;
+    s.unit = unit;
+    s.summary = summary;
+    s.label = label;
+    s.help = help;
+    return s;
+}
+
+/// The table under construction: buildTable()'s sections append to it in the form's order.
+struct OptionRows
+{
+    std::vector<OptionSpec> t;
+    void add(OptionSpec s) { t.push_back(std::move(s)); }
+    /// An option the CLI accepts only with one of `choices` (a bool: {"false", "true"}).
+    void addStrict(OptionSpec s, std::vector<std::string> choices)
+    {
+        s.choices = std::move(choices);
+        s.strict_choices = true;
+        add(std::move(s));
+    }
+};
+
+/// 1. Where to train (run_classifier's distribution flags).
+void addStrategyOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("distribution_strategy", {"ds"}, &O::distribution_strategy, "",
+               "one_device, mirrored or multi_worker_mirrored (required; no default)", "Distribution strategy",
+               "How training is spread over your hardware. one_device trains on one CPU or one GPU "
+               "(the right choice on a laptop). mirrored copies the model to every local GPU and "
+               "averages their gradients. multi_worker_mirrored does the same across several "
+               "processes or machines. There is no default: you must choose one.");
+    s.group = FormGroup::Strategy;
+    s.choices = {"one_device", "mirrored", "multi_worker_mirrored"};
+    add(s);
+
+    s = option("num_gpus", {"ng"}, &O::num_gpus, "GPUs", "GPUs per worker (0 = CPU)", "GPUs",
+               "How many GPUs to use. 0 trains on the CPU. one_device allows at most 1; mirrored uses "
+               "one replica per GPU. Typical: 0 without a GPU, 1 with one.");
+    s.group = FormGroup::Strategy;
+    s.maximum = 64;
+    add(s);
+
+    s = option("worker_hosts", {}, &O::worker_hosts, "", "comma-separated host:port list (multi_worker_mirrored)",
+               "Worker hosts",
+               "multi_worker_mirrored only: the cluster's workers as host:port, comma-separated, the chief first. "
+               "TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK describe a cluster too.");
+    add(s);
+
+    s = option("task_index", {}, &O::task_index, "", "this worker's index in --worker_hosts", "Task index",
+               "This process's position in the worker host list (0 is the chief). -1: not given.");
+    s.minimum = -1;
+    s.maximum = 1024;
+    add(s);
+
+    s = option("num_local_workers", {}, &O::num_local_workers, "workers",
+               "multi_worker_mirrored: start this many workers on this machine", "Local workers",
+               "multi_worker_mirrored only: start this many worker processes on this computer. "
+               "Each trains on its share of every batch and the gradients are averaged, so the "
+               "result matches one worker. The plot shows the chief's (worker 0) curves. Off (0) "
+               "joins the cluster described by TF_CONFIG or MASTER_ADDR/WORLD_SIZE/RANK instead. "
+               "The training batch size must divide by the number of workers.");
+    s.group = FormGroup::Strategy;
+    s.maximum = 64;
+    s.zero_means = "off (use TF_CONFIG or the environment)";
+    add(s);
+
+    s = option("worker_timeout", {"worker_timeout_seconds"}, &O::worker_timeout, "s",
+               "seconds to wait for every worker to join", "Worker timeout",
+               "multi_worker_mirrored only: how long every worker waits for the others to join, "
+               "and for each exchange of gradients. A worker that does not come, or dies, ends the "
+               "run with an error naming it after at most this long. 300 s (the default) leaves "
+               "time to start workers by hand on several machines; 30 s is plenty for local workers.");
+    s.group = FormGroup::Strategy;
+    s.minimum = 1;
+    s.maximum = 24 * 3600;
+    add(s);
+}
+
+/// 2. Model and data.
+void addModelAndDataOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    const auto addStrict = [&rows](OptionSpec s, std::vector<std::string> choices) { rows.addStrict(std::move(s), std::move(choices)); };
+    OptionSpec s = option("bert_config_file", {}, &O::bert_config_file, "", "bert_config.json", "BERT config",
+               "bert_config.json describes the model's shape: layers, width, attention heads, "
+               "vocabulary size. It must match the init checkpoint. Use Model → New config from "
+               "preset to write one (BERT-Tiny trains in minutes on a CPU).");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kJsonFiles;
+    add(s);
+
+    s = option("input_meta_data_path", {}, &O::input_meta_data_path, "", "input_meta_data.json", "Input meta data",
+               "input_meta_data.json is written when the data is prepared. It says how many "
+               "examples and labels there are and the sequence length, which the schedule below "
+               "is computed from.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kJsonFiles;
+    add(s);
+
+    s = option("train_data_path", {}, &O::train_data_path, "", "training TFRecord file(s) or glob", "Training data",
+               "TFRecord file(s) with the training examples (a file, a glob such as train-*.tf_record, "
+               "or a comma-separated list). Make them with File → Prepare Data.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kRecordFiles;
+    add(s);
+
+    s = option("eval_data_path", {}, &O::eval_data_path, "", "evaluation (or predict) TFRecord file(s) or glob",
+               "Evaluation data",
+               "TFRecord file(s) with held-out examples. The model never trains on them; they "
+               "measure how well it generalises after each epoch.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = kRecordFiles;
+    add(s);
+
+    s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
+               "pretrained BERT to start from: Hub id (org/name[@revision]), catalogue name (BERT-Tiny) or "
+               "local model folder; fills bert_config_file, vocab_file, do_lower_case and init_checkpoint unless given",
+               "Start from",
+               "A pretrained BERT to fine-tune: a Hugging Face Hub id such as google/bert_uncased_L-2_H-128_A-2 "
+               "(BERT-Tiny) or google-bert/bert-base-uncased, a short name (BERT-Tiny, BERT-Mini, BERT-Small, "
+               "BERT-Medium), or a folder with config.json, vocab.txt and weights. It is downloaded once into the "
+               "Hugging Face cache (HF_HOME; HF_HUB_OFFLINE=1 uses the cache only) and sets the model config, "
+               "vocabulary, casing and init checkpoint. Leave empty to start from random weights (then use a "
+               "larger learning rate, about 1e-3, for a small model); with a pretrained model 2e-5 to 5e-5 is "
+               "the usual range.");
+    s.group = FormGroup::Files;
+    add(s);
+
+    s = option("init_checkpoint", {}, &O::init_checkpoint, "", "pre-trained weights (HF safetensors or pytorch_model.bin, TF checkpoint)",
+               "Init checkpoint",
+               "Pre-trained weights to start from: a Hugging Face model folder or its model.safetensors / "
+               "pytorch_model.bin (sharded or not; a .bin is read without running code), or a TensorFlow "
+               "checkpoint. "
+               "Fine-tuning a pre-trained model needs far less data. Leave empty to start from "
+               "random weights (fine for small experiments, much worse accuracy).");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = "Weights (*.safetensors *.bin *.pt *.pth *.index.json *.index);;All files (*)";
+    add(s);
+
+    s = option("allow_partial_init", {}, &O::allow_partial_init, "",
+               "let encoder tensors the init checkpoint lacks keep their random initialisation (true/false; "
+               "default false: that is an error)",
+               "Allow a partly loaded encoder",
+               "When the init checkpoint lacks some of the encoder's tensors (its names are under a scope this "
+               "program does not read, or it holds only a classifier head), the run stops with an error that "
+               "says how many are missing: a model trained on a half-random encoder is much worse without "
+               "saying so. Turn this on only to train with those tensors randomly initialised on purpose. A "
+               "missing classifier head is always fine (fine-tuning makes a new one).");
+    s.group = FormGroup::Files;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
+               "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
+               "written. Training again with the same directory resumes from its latest "
+               "checkpoint (the window asks first: continue that run, or start a new one in a fresh "
+               "folder); choose a new directory for a fresh run.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::Directory;
+    add(s);
+
+    s = option("model_export_path", {}, &O::model_export_path, "", "export directory", "Export directory",
+               "export_only: the directory the trained model is exported to.");
+    s.path = PathKind::Directory;
+    add(s);
+
+    s = option("overwrite_output_dir", {}, &O::overwrite_output_dir, "",
+               "export: replace an earlier export in --model_export_path (a non-empty folder is refused without it)",
+               "Replace an earlier export",
+               "export: replace the earlier export in the export directory. Without it a folder that is not "
+               "empty is refused, so an export never mixes its files with other ones.");
+    addStrict(s, {"false", "true"});
+
+    s = option("onnx_dtype", {}, &O::onnx_dtype, "",
+               "export: the number format of onnx/model.onnx: fp32, or none to leave the ONNX file out",
+               "ONNX number format",
+               "export: the number format of the ONNX graph written to onnx/model.onnx (ONNX Runtime, "
+               "transformers.js). fp32 keeps the model's float32 weights; none writes no ONNX file.");
+    addStrict(s, {"fp32", "none"});
+
+    s = option("demo", {}, &O::demo, "",
+               "export: write the web demo (demo/index.html and onnxruntime-web's files in demo/ort/, fetched once from "
+               "the npm registry, or from --onnxruntime_web_dir)",
+               "Web demo",
+               "export: write demo/index.html, a web page that classifies as you type in the browser, with the "
+               "onnxruntime-web files it runs on in demo/ort/, so the folder works offline. The files are fetched "
+               "once from the npm registry (npm_config_registry) and cached; --onnxruntime_web_dir takes them "
+               "from a local folder instead.");
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("onnxruntime_web_dir", {}, &O::onnxruntime_web_dir, "",
+               "export --demo: a folder with onnxruntime-web's ort.wasm.min.js, ort-wasm-simd-threaded.wasm and "
+               "ort-wasm-simd-threaded.mjs (or an unpacked onnxruntime-web package); no network",
+               "onnxruntime-web folder",
+               "export --demo: take onnxruntime-web's browser files from this folder (or its dist/) instead of the "
+               "npm registry.");
+    s.path = PathKind::Directory;
+    add(s);
+
+    s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
+               "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
+               "kept one, else the latest)",
+               "Predict checkpoint",
+               "predict and export: the checkpoint to read, a ckpt-N file, 'best' or 'latest' (default: the best "
+               "checkpoint when the run kept one with Keep best model by, else the latest in the model directory).");
+    s.path = PathKind::File;
+    add(s);
+
+    s = option("metrics_file", {}, &O::metrics_file, "", "metrics.jsonl path (default <model_dir>/metrics.jsonl)",
+               "Metrics file", "Where the run's metrics.jsonl is written (default: in the model directory).");
+    s.path = PathKind::File;
+    add(s);
+
+    s = option("mode", {}, &O::mode, "", "train_and_eval, predict or export_only", "Mode",
+               "What a run does: train and evaluate, predict with a checkpoint, or export one.");
+    s.choices = {"train_and_eval", "predict", "export_only"};
+    s.strict_choices = true;
+    add(s);
+}
+
+/// 3. Hyperparameters.
+void addHyperparameterOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("train_batch_size", {}, &O::train_batch_size, "examples", "global training batch", "Train batch size",
+               "Examples per training step. Larger batches give smoother gradients but need more "
+               "memory. Typical: 16 or 32 for BERT-Base, 32–128 for small models.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 65536;
+    s.defines_run = true;
+    add(s);
+
+    s = option("eval_batch_size", {}, &O::eval_batch_size, "examples", "global evaluation batch", "Eval batch size",
+               "Examples per evaluation step. Only affects speed and memory, not results. "
+               "Typical: the same as the train batch size or larger.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 65536;
+    add(s);
+
+    s = option("learning_rate", {}, &O::learning_rate, "", "peak learning rate", "Learning rate",
+               "How big each update step is, at its peak (after warmup). Too high and the loss "
+               "jumps or becomes NaN; too low and it barely moves. Left empty, it follows the start: "
+               "5e-5 from pretrained weights (a pretrained model or an init checkpoint; BERT's "
+               "fine-tuning range is 2e-5 to 5e-5, small pretrained models also take 1e-4), 5e-4 from "
+               "random weights (small models train from scratch at 1e-4 to 1e-3); a resumed run keeps "
+               "the rate it recorded.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10;
+    s.defines_run = true;
+    add(s);
+
+    s = option("end_lr", {}, &O::end_lr, "", "final learning rate of the decay", "End learning rate",
+               "The learning rate decays linearly from its peak to this value at the last step. "
+               "Typical: 0.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10;
+    s.defines_run = true;
+    add(s);
+
+    s = option("num_train_epochs", {}, &O::num_train_epochs, "epochs", "real epochs", "Epochs",
+               "How many times the model sees every training example. Typical: 2–4 for "
+               "fine-tuning. More epochs can overfit: watch the eval loss rise while the train "
+               "loss keeps falling.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 10000;
+    s.defines_run = true;
+    add(s);
+
+    s = option("num_eval_per_epoch", {}, &O::num_eval_per_epoch, "", "evaluations per epoch", "Evaluations per epoch",
+               "How often to evaluate (and checkpoint) within one epoch. 1 evaluates at the end of "
+               "each epoch; higher values give more points on the eval curve but cost time.");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 1000;
+    s.defines_run = true;
+    add(s);
+
+    s = option("warmup_fraction", {}, &O::warmup_fraction, "", "share of the steps with linear warmup", "Warmup fraction",
+               "Part of training during which the learning rate ramps up from 0 to its peak; "
+               "this keeps the first updates from wrecking pre-trained weights. Typical: 0.1 "
+               "(run_classifier's fixed value).");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1;
+    s.step = 0.05;
+    s.decimals = 2;
+    s.defines_run = true;
+    add(s);
+
+    s = option("weight_decay_rate", {}, &O::weight_decay_rate, "", "AdamW weight decay (not on LayerNorm and biases)",
+               "Weight decay",
+               "AdamW's pull of the weights towards zero, a mild regulariser (not applied to "
+               "biases and LayerNorm). Typical: 0.01.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1;
+    s.step = 0.01;
+    s.decimals = 4;
+    s.defines_run = true;
+    add(s);
+
+    s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
+               "Train data size cap",
+               "Use at most this many training examples per evaluation interval (0 = all); with one "
+               "evaluation per epoch that is per epoch. Handy for a quick trial run on a large dataset.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = kInt64Max;
+    s.zero_means = "all";
+    add(s);
+
+    s = option("steps_per_loop", {}, &O::steps_per_loop, "steps", "steps between progress reports", "Steps per loop",
+               "How many training steps run between two progress reports (default: every step).");
+    s.minimum = 1;
+    s.maximum = kInt64Max;
+    add(s);
+
+    s = option("seed", {}, &O::seed, "", "random seed (init, dropout, shuffling)", "Random seed",
+               "Fixes the random initialisation and shuffling so a run can be repeated exactly. "
+               "Try a few seeds: small datasets give noticeably different results per seed.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = kInt64Max;
+    s.defines_run = true;
+    add(s);
+
+    s = option("log_steps", {}, &O::log_steps, "steps", "examples/s logging interval (0 disables)", "Log steps",
+               "How often (in steps) a speed line with examples per second is written to the log. "
+               "Typical: 100; smaller for short runs.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1000000;
+    add(s);
+
+    s = option("optimizer_type", {}, &O::optimizer_type, "", "optimizer (adamw)", "Optimizer", "The optimizer: adamw (AdamW).");
+    s.defines_run = true;
+    add(s);
+
+    s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (default 5; 0 = all)",
+               "Checkpoints kept",
+               "How many recent checkpoints to keep in the model directory (default 5; 0 keeps all); older "
+               "ones are deleted. Each BERT-Base checkpoint takes about 1.3 GB with optimizer state; the "
+               "space the checkpoints take now is shown beside the field.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 10000;
+    s.zero_means = "all";
+    add(s);
+
+    s = option("save_checkpoints_steps", {"save_steps"}, &O::save_checkpoints_steps, "steps",
+               "also checkpoint every N steps (0 = only at evaluations)", "Checkpoint every",
+               "Writes a checkpoint every N training steps besides the ones after each evaluation "
+               "(TF Estimator's save_checkpoints_steps, Hugging Face's save_steps), so that a crash "
+               "or a killed process loses at most N steps. 0 checkpoints only at evaluations.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1e9;
+    s.zero_means = "evaluations only";
+    add(s);
+
+    s = option("num_threads", {"intra_op_threads"}, &O::num_threads, "threads", "intra-op threads (0 = automatic)",
+               "Threads", "How many CPU threads one training process uses for its operations (0 = automatic).");
+    s.maximum = 1024;
+    s.zero_means = "automatic";
+    add(s);
+
+    s = option("dtype", {}, &O::dtype, "", "number format of the matmuls: fp32, bf16 (CPU and CUDA) or fp16 (CUDA only)",
+               "Number format",
+               "fp32 computes everything in 32-bit floats. bf16 runs the matrix products (linear layers, "
+               "attention) in bfloat16, about 1.5x faster on CPUs with avx512_bf16 or amx_bf16 and on "
+               "recent GPUs; weights, optimizer state, softmax, loss and checkpoints stay fp32, so a run "
+               "can resume in another format. fp16 needs a CUDA GPU and uses dynamic loss scaling "
+               "(run_classifier's --dtype).");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"fp32", "bf16", "fp16"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("gradient_accumulation_steps", {}, &O::gradient_accumulation_steps, "micro-batches",
+               "micro-batches of train_batch_size/N per optimizer step", "Gradient accumulation",
+               "Splits each training batch into N micro-batches of train_batch_size/N examples and adds "
+               "their gradients before one optimizer step: the same steps, schedule and results as the "
+               "whole batch, with about 1/N of the activation memory (Hugging Face's "
+               "gradient_accumulation_steps). train_batch_size must be divisible by N (and by the replicas x N).");
+    s.group = FormGroup::Hyperparameters;
+    s.minimum = 1;
+    s.maximum = 4096;
+    add(s);
+
+    s = option("activation_checkpointing", {}, &O::activation_checkpointing, "",
+               "recompute each encoder block's activations in the backward pass (true/false): ~30% more compute, "
+               "much less activation memory",
+               "Recompute activations (saves memory)",
+               "Keeps only each encoder block's input during the forward pass and recomputes the block in the "
+               "backward pass (per-layer activation checkpointing). Costs about 30% more compute per step and "
+               "needs much less activation memory: BERT-Base at batch 32, sequence 128 trains in 2.6 GB "
+               "instead of 5.6 GB. Results are the same, dropout included. Combines with Gradient accumulation "
+               "and bf16 on a small machine.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+}
+
+/// Teaching: best model, early stopping, learning-rate range test (issue 14).
+void addTeachingOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("best_checkpoint_metric", {}, &O::best_checkpoint_metric, "",
+               "keep the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, eval_loss, eval_f1, "
+               "eval_mcc); --predict_checkpoint_path=best uses it",
+               "Keep best model by",
+               "After every evaluation, keeps a copy of the checkpoint with the best value of this metric so far "
+               "in the model directory's best/ folder (never deleted by Checkpoints kept). Predict, export and "
+               "classify can use it (checkpoint 'best'). eval_f1 and eval_mcc need two labels. Empty: off.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("early_stopping_patience", {}, &O::early_stopping_patience, "evaluations",
+               "stop after N evaluations without improvement of --best_checkpoint_metric (eval_loss when unset; "
+               "0 = never)",
+               "Early stopping patience",
+               "Stops training when this many evaluations in a row did not improve the best-model metric "
+               "(eval_loss when none is chosen), as Hugging Face's EarlyStoppingCallback. The best checkpoint "
+               "is kept. 0 never stops early.");
+    s.group = FormGroup::Hyperparameters;
+    s.maximum = 1000;
+    s.zero_means = "never";
+    add(s);
+
+    s = option("save_embeddings", {}, &O::save_embeddings, "",
+               "write each evaluation's pooled [CLS] vectors to <model_dir>/embeddings/ for the Embeddings tab "
+               "(true/false; 4 bytes x hidden_size per eval example per evaluation)",
+               "Save embeddings (Embeddings tab)",
+               "After every evaluation, writes each eval example's pooled [CLS] vector to the model directory's "
+               "embeddings/ folder, which the Embeddings tab draws. Each evaluation costs 4 bytes x hidden size per "
+               "eval example (BERT-Tiny, 10,000 examples: 5 MB). Turn it off for a big eval set to keep the model "
+               "directory small; the Embeddings tab is then empty. Eval sets over 10,000 examples are never saved.");
+    s.group = FormGroup::Hyperparameters;
+    s.choices = {"false", "true"};
+    s.strict_choices = true;
+    add(s);
+
+    s = option("lr_find_steps", {}, &O::lr_find_steps, "steps", "lr_find: at most this many steps",
+               "Range test steps", "Learning-rate range test: how many steps it takes at most.");
+    s.minimum = 2;
+    s.maximum = 100000;
+    add(s);
+
+    s = option("lr_find_start", {}, &O::lr_find_start, "", "lr_find: first learning rate", "Range test start",
+               "Learning-rate range test: the learning rate of its first step.");
+    s.maximum = 10;
+    add(s);
+
+    s = option("lr_find_end", {}, &O::lr_find_end, "", "lr_find: last learning rate (rises exponentially)",
+               "Range test end", "Learning-rate range test: the learning rate of its last step.");
+    s.maximum = 100;
+    add(s);
+}
+
+/// The tokenizer of the data, for export and classify.
+void addTokenizerOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("vocab_file", {}, &O::vocab_file, "",
+               "vocab.txt the data was prepared with (export copies it; default: prepare_report.json's)",
+               "Vocabulary",
+               "The vocab.txt the data was prepared with. Export copies it into the export folder so that the "
+               "folder classifies texts on its own. Default: the one Prepare data recorded.");
+    s.group = FormGroup::Files;
+    s.path = PathKind::File;
+    s.file_types = "Vocabulary (*.txt)";
+    add(s);
+
+    s = option("do_lower_case", {}, &O::do_lower_case, "",
+               "the data was lower-cased: true or false (export records it; default: prepare_report.json's, else true)",
+               "Lower-case", "Whether the data was lower-cased when it was prepared (uncased models). Default: what "
+               "Prepare data recorded, else true.");
+    s.choices = {"", "true", "false"};
+    s.strict_choices = true;
+    add(s);
+}
+
+} // namespace
+
+std::vector<OptionSpec> buildOptionTable()
+{
+    OptionRows rows;
+    addStrategyOptions(rows);
+    addModelAndDataOptions(rows);
+    addHyperparameterOptions(rows);
+    addTeachingOptions(rows);
+    addTokenizerOptions(rows);
+    return std::move(rows.t);
+}
+
+} // namespace wb
