@@ -138,8 +138,11 @@ struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
         const int64_t in = weight.size(1), out = weight.size(0);
         const torch::Tensor x2 = x.reshape({-1, in}).contiguous();
         const int64_t rows = x2.size(0);
-        // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1).
-        torch::Tensor y = bias.unsqueeze(0).expand({rows, out}).contiguous();
+        // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1). A fresh
+        // tensor: for one row, expand(...).contiguous() would be the bias itself, and the GEMM
+        // would add into the parameter.
+        torch::Tensor y = torch::empty({rows, out}, x2.options());
+        y.copy_(bias.unsqueeze(0).expand({rows, out}));
         if (rows > 0 && in > 0)
             sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
         ctx->save_for_backward({x2, weight});

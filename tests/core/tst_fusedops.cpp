@@ -26,6 +26,7 @@ private Q_SLOTS:
     void fastLinearIsLinear_data();
     void fastLinearIsLinear();
     void fastLinearGradientsOfOneInputOnly();
+    void fastLinearLeavesTheBiasAlone();
     void fastLinearOnlyWhereItApplies();
     void fastBatchedMatmulIsBaddbmm_data();
     void fastBatchedMatmulIsBaddbmm();
@@ -213,6 +214,25 @@ void tst_FusedOps::fastLinearGradientsOfOneInputOnly()
     const torch::Tensor w2 = torch::randn({4, 6}), b2 = torch::randn({4});
     nn::fastLinear(x2, w2, b2).sum().backward();
     QVERIFY(torch::allclose(x2.grad(), torch::ones({5, 4}).mm(w2), 1e-5, 1e-5));
+}
+
+/// One input row: the output must not share the bias's storage (the GEMM adds into it), so the
+/// bias is unchanged and the same input gives the same output twice (found by core.attribution:
+/// a batch of one text changed the model's biases on every pass).
+void tst_FusedOps::fastLinearLeavesTheBiasAlone()
+{
+    torch::manual_seed(4);
+    for (const auto &shape : {std::vector<int64_t>{1, 6}, std::vector<int64_t>{1, 1, 6}}) {
+        const torch::Tensor x = torch::randn(shape).requires_grad_(true);
+        auto w = torch::randn({4, 6}).requires_grad_(true), b = torch::randn({4}).requires_grad_(true);
+        const torch::Tensor before = b.detach().clone();
+        const torch::Tensor y1 = nn::fastLinear(x, w, b);
+        QVERIFY(torch::equal(b.detach(), before));
+        QVERIFY(y1.data_ptr() != b.data_ptr());
+        const torch::Tensor y2 = nn::fastLinear(x, w, b);
+        QVERIFY(torch::equal(y1, y2));
+        QVERIFY(torch::allclose(y1, torch::nn::functional::linear(x, w, before), 1e-5, 1e-5));
+    }
 }
 
 /// The Linear module takes the fast path only in an fp32 step with gradients on: inference
