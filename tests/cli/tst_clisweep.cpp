@@ -87,17 +87,24 @@ std::vector<std::string> sweepArgs(const TrainingOptions &o, const std::string &
 class InterruptingBuf : public std::stringbuf
 {
 public:
-    InterruptingBuf(std::string trigger, int count) : m_trigger(std::move(trigger)), m_count(count) {}
+    /// Raises SIGINT once `trigger` was written `count` times.
+    InterruptingBuf(std::string trigger, int count) : m_triggers{std::move(trigger)}, m_count(count) {}
+    /// Raises SIGINT once every one of `triggers` was written (at least once each).
+    explicit InterruptingBuf(std::vector<std::string> triggers) : m_triggers(std::move(triggers)), m_count(1) {}
     bool raised = false;
 
 protected:
     int sync() override
     {
         const std::string s = str();
-        int seen = 0;
-        for (size_t at = 0; (at = s.find(m_trigger, at)) != std::string::npos; at += m_trigger.size())
-            ++seen;
-        if (!raised && seen >= m_count) {
+        bool all = true;
+        for (const std::string &t : m_triggers) {
+            int seen = 0;
+            for (size_t at = 0; (at = s.find(t, at)) != std::string::npos; at += t.size())
+                ++seen;
+            all = all && seen >= m_count;
+        }
+        if (!raised && all) {
             raised = true;
             std::raise(SIGINT);
         }
@@ -105,7 +112,7 @@ protected:
     }
 
 private:
-    std::string m_trigger;
+    std::vector<std::string> m_triggers;
     int m_count;
 };
 
@@ -368,8 +375,9 @@ void tst_CliSweep::interruptedConcurrentSweepResumes()
     o.save_checkpoints_steps = 5;
     const std::string dir = root.path().toStdString() + "/sweep";
     const std::vector<std::string> args = sweepArgs(o, dir, "1,2,3", {"--max_concurrent_runs=2"});
-    // Ctrl+C once both runs at the same time have printed a line of theirs.
-    InterruptingBuf buf("[run-002] ", 1);
+    // Ctrl+C once both runs, training at the same time, have each written a checkpoint (a
+    // run's first line can come before its model_dir exists; a loaded machine showed it).
+    InterruptingBuf buf(std::vector<std::string>{"[run-001] Saved checkpoint", "[run-002] Saved checkpoint"});
     std::ostream out(&buf);
     std::ostringstream err;
     QCOMPARE(wb::cli::runCli(args, out, err), 130);
