@@ -3,7 +3,7 @@
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
-//                    [kernels: dnnl (default) | aten | linear | attention]
+//                    [kernels: aten (default, the product's) | dnnl | linear | attention]
 // (kernels: which fp32 products run on oneDNN, nn::setFastKernels — "aten" is the step before
 // issue 28 §3, "linear" / "attention" one lever each)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
@@ -191,7 +191,7 @@ int main(int argc, char **argv)
     const NumberFormat format = parseNumberFormat(dtype);
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
-    const std::string kernels = argc > 7 ? argv[7] : "dnnl";
+    const std::string kernels = argc > 7 ? argv[7] : "aten"; // the product's default (nn::FastKernels{})
     if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention") {
         std::cerr << "bench_train: kernels must be dnnl, aten, linear or attention, not '" << kernels << "'\n";
         return 2;

@@ -207,8 +207,9 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
     using namespace dnnl;
     static engine eng(engine::kind::cpu, 0);
     using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, float, float>;
-    static std::mutex mutex;
-    static std::map<Key, std::shared_ptr<matmul>> cache;
+    // One cache per thread: a primitive keeps its own scratchpad, so two threads (a run and the
+    // range test, say) executing one primitive object at the same time could share it.
+    static thread_local std::map<Key, std::shared_ptr<matmul>> cache;
     const auto desc = [](const torch::Tensor &t) {
         return memory::desc({t.size(0), t.size(1), t.size(2)}, memory::data_type::f32,
                             {t.stride(0), t.stride(1), t.stride(2)});
@@ -217,7 +218,6 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
     std::shared_ptr<matmul> prim;
     {
         const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), alpha, beta};
-        std::lock_guard<std::mutex> lock(mutex);
         auto it = cache.find(key);
         if (it == cache.end()) {
             primitive_attr attr;
@@ -292,7 +292,7 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 } // namespace
 
 namespace {
-std::atomic<bool> gFastLinear{true}, gFastAttention{true};
+std::atomic<bool> gFastLinear{false}, gFastAttention{false}; // FastKernels{}: off by default
 } // namespace
 
 void setFastKernels(FastKernels kernels)

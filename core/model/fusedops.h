@@ -50,13 +50,15 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
 /// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear,
-/// fastBatchedMatmul in the attention); both by default. A process-wide switch for the
-/// benchmark's A/B runs and for tests that compare with the ATen path; set it before a step
-/// runs, not while one does.
+/// fastBatchedMatmul in the attention). Off by default: with them on, core.runrandomness and
+/// ui.windowrandomness ("other jobs do not change a run") failed intermittently when a range
+/// test trained beside the run, and the cause is not yet known (docs/benchmarks.md, "The step on
+/// oneDNN"). A process-wide switch for the benchmark's A/B runs and for tests; set it before a
+/// step runs, not while one does.
 struct FastKernels
 {
-    bool linear = true;
-    bool attention = true;
+    bool linear = false;
+    bool attention = false;
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();

@@ -239,6 +239,8 @@ void tst_FusedOps::fastLinearLeavesTheBiasAlone()
 /// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
 void tst_FusedOps::fastLinearOnlyWhereItApplies()
 {
+    nn::setFastKernels({true, true});
+    const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     auto gen = nn::makeGenerator(5);
     nn::Linear lin(12, 8, gen);
     torch::manual_seed(11);
