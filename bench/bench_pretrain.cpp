@@ -4,11 +4,14 @@
 // TF2 AdamW) at batch 32, max_seq_length 128, 20 predictions per sequence, for BERT-Tiny and
 // BERT-Mini. The Python reference is bench/train_reference.py --task pretrain (the same model,
 // gather, loss and AdamW). Prints one JSON object per config.
-// Usage: bench_pretrain [tiny|mini|all] [steps] [threads] [predictions]
+// Usage: bench_pretrain [tiny|mini|all] [steps] [threads] [predictions] [aten|dnnl]
+// (kernels: nn::setFastKernels; the product's default when not given)
 #include "core/config/bertconfig.h"
+#include "core/model/fusedops.h"
 #include "core/model/pretrainingheads.h"
 #include "core/train/adamw.h"
 #include "core/train/blascheck.h"
+#include "core/util/trainingallocator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +45,10 @@ int main(int argc, char **argv)
     const int steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
     const int64_t predictions = argc > 4 ? std::max(1, std::atoi(argv[4])) : 20;
+    const std::string kernels = argc > 5 ? argv[5] : "default"; // "aten", "dnnl" or the product's default
+    if (kernels == "aten" || kernels == "dnnl")
+        nn::setFastKernels({kernels == "dnnl", kernels == "dnnl"});
+    keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;
@@ -89,6 +96,7 @@ int main(int argc, char **argv)
         j["batch"] = batch;
         j["seq"] = seq;
         j["predictions"] = predictions;
+        j["kernels"] = nn::fastKernels().linear ? "dnnl" : "aten";
         j["median_step_s"] = med;
         j["examples_per_second"] = double(batch) / med;
         std::cout << j.dump() << std::endl;

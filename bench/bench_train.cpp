@@ -3,7 +3,7 @@
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
-//                    [kernels: aten (default, the product's) | dnnl | linear | attention]
+//                    [kernels: dnnl (default, the product's) | aten | linear | attention]
 // (kernels: which fp32 products run on oneDNN, nn::setFastKernels — "aten" is the step before
 // issue 28 §3, "linear" / "attention" one lever each)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
@@ -15,6 +15,7 @@
 #include "core/train/adamw.h"
 #include "core/train/blascheck.h"
 #include "core/train/precision.h"
+#include "core/util/trainingallocator.h"
 
 #include <ATen/record_function.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -191,12 +192,13 @@ int main(int argc, char **argv)
     const NumberFormat format = parseNumberFormat(dtype);
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
-    const std::string kernels = argc > 7 ? argv[7] : "aten"; // the product's default (nn::FastKernels{})
+    const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
     if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention") {
         std::cerr << "bench_train: kernels must be dnnl, aten, linear or attention, not '" << kernels << "'\n";
         return 2;
     }
     nn::setFastKernels({kernels == "dnnl" || kernels == "linear", kernels == "dnnl" || kernels == "attention"});
+    keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);
     const int64_t batch = 32, seq = 128;

@@ -3,6 +3,7 @@ wb_add_test(tst_bertconfig NAME core.bertconfig SOURCES core/tst_bertconfig.cpp 
 wb_add_test(tst_inputmetadata NAME core.inputmetadata SOURCES core/tst_inputmetadata.cpp LIBS wb_config)
 wb_add_test(tst_distributionstrategy NAME core.distributionstrategy SOURCES core/tst_distributionstrategy.cpp LIBS wb_config)
 wb_add_test(tst_schedule NAME core.schedule SOURCES core/tst_schedule.cpp LIBS wb_config)
+wb_add_test(tst_trainingallocator NAME core.trainingallocator SOURCES core/tst_trainingallocator.cpp LIBS wb_config)
 wb_add_test(tst_validation NAME core.validation SOURCES core/tst_validation.cpp LIBS wb_core)
 wb_add_test(tst_preparedrun NAME core.preparedrun SOURCES core/tst_preparedrun.cpp LIBS wb_core)
 wb_add_test(tst_clivalidate NAME cli.validate SOURCES cli/tst_clivalidate.cpp LIBS wb_cli CLI11::CLI11)

@@ -125,6 +125,11 @@ struct FusedDropoutFunction : public torch::autograd::Function<FusedDropoutFunct
 void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c)
 {
     RECORD_FUNCTION("wb::dnnl_sgemm", std::vector<c10::IValue>());
+    // oneDNN takes its thread count from this thread's OpenMP setting, which libtorch sets only
+    // at the thread's first parallel ATen op: before that it is OpenMP's default (every CPU),
+    // not torch::get_num_threads(). Settle it first, so the products always run on the intra-op
+    // threads the run asked for, whatever ran before on this thread.
+    at::internal::lazy_init_num_threads();
     const int64_t lda = ta == 'N' ? k : m, ldb = tb == 'N' ? n : k;
     const dnnl_status_t st = dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
     TORCH_CHECK(st == dnnl_success, "oneDNN sgemm failed (status ", int(st), ") for ", m, "x", k, "x", n);
@@ -200,27 +205,41 @@ torch::Tensor plainOperand(const torch::Tensor &t)
 
 /// out = alpha·a·b + beta·out over the batch with oneDNN's matmul primitive: a [B, m, k], b [B, k, n]
 /// (plainOperand layouts), out contiguous [B, m, n]. One primitive per shape, layout, alpha, beta,
-/// built once and kept (a training run has a handful).
+/// built once per thread and kept (a training run has a handful).
+///
+/// Threads: nothing of a primitive is shared between threads. Each thread has its own cache,
+/// and every primitive runs with a scratchpad of its own call (scratchpad_mode::user, a fresh
+/// buffer per execution). oneDNN's default (library mode, built without
+/// DNNL_ENABLE_CONCURRENT_EXEC as Debian builds it) gives a primitive the *executing* thread's
+/// thread-local scratchpad, sized when the primitive was created, possibly on another thread
+/// (oneDNN src/common/scratchpad.cpp, global_scratchpad_t): a primitive used across threads
+/// could then write past a smaller buffer. With a user scratchpad a run's products cannot be
+/// touched by what other threads (the range test, Try it) compute beside it.
 void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alpha, float beta, torch::Tensor &out)
 {
     RECORD_FUNCTION("wb::dnnl_matmul", std::vector<c10::IValue>());
+    at::internal::lazy_init_num_threads(); // as in sgemm: the run's intra-op threads
     using namespace dnnl;
     static engine eng(engine::kind::cpu, 0);
     using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, float, float>;
-    // One cache per thread: a primitive keeps its own scratchpad, so two threads (a run and the
-    // range test, say) executing one primitive object at the same time could share it.
-    static thread_local std::map<Key, std::shared_ptr<matmul>> cache;
+    struct Entry
+    {
+        matmul prim;
+        memory::desc scratchpad;
+    };
+    static thread_local std::map<Key, std::shared_ptr<Entry>> cache;
     const auto desc = [](const torch::Tensor &t) {
         return memory::desc({t.size(0), t.size(1), t.size(2)}, memory::data_type::f32,
                             {t.stride(0), t.stride(1), t.stride(2)});
     };
     const memory::desc amd = desc(a), bmd = desc(b), cmd = desc(out);
-    std::shared_ptr<matmul> prim;
+    std::shared_ptr<Entry> entry;
     {
         const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), alpha, beta};
         auto it = cache.find(key);
         if (it == cache.end()) {
             primitive_attr attr;
+            attr.set_scratchpad_mode(scratchpad_mode::user);
             if (alpha != 1.0f)
                 attr.set_output_scales(0, {alpha});
             if (beta != 0.0f) {
@@ -230,14 +249,17 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
             }
             if (cache.size() >= 64)
                 cache.clear(); // shapes change (evaluation, another run): start over
-            it = cache.emplace(key, std::make_shared<matmul>(matmul::primitive_desc(matmul::desc(amd, bmd, cmd), attr, eng)))
-                     .first;
+            const matmul::primitive_desc pd(matmul::desc(amd, bmd, cmd), attr, eng);
+            it = cache.emplace(key, std::make_shared<Entry>(Entry{matmul(pd), pd.scratchpad_desc()})).first;
         }
-        prim = it->second;
+        entry = it->second;
     }
     stream strm(eng);
     memory ma(amd, eng, a.data_ptr<float>()), mb(bmd, eng, b.data_ptr<float>()), mc(cmd, eng, out.data_ptr<float>());
-    prim->execute(strm, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
+    // This call's own scratchpad (oneDNN asks for 64-byte alignment; libtorch's CPU allocator gives 64).
+    const torch::Tensor pad = torch::empty({int64_t(entry->scratchpad.get_size())}, torch::kUInt8);
+    memory ms(entry->scratchpad, eng, pad.numel() > 0 ? pad.data_ptr() : nullptr);
+    entry->prim.execute(strm, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, ms}});
     strm.wait();
 }
 
@@ -292,7 +314,7 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 } // namespace
 
 namespace {
-std::atomic<bool> gFastLinear{false}, gFastAttention{false}; // FastKernels{}: off by default
+std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention};
 } // namespace
 
 void setFastKernels(FastKernels kernels)

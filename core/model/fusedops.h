@@ -49,16 +49,16 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 /// 0 < p < 1. Multithreaded over at::parallel_for; the result does not depend on the thread count.
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
-/// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear,
-/// fastBatchedMatmul in the attention). Off by default: with them on, core.runrandomness and
-/// ui.windowrandomness ("other jobs do not change a run") failed intermittently when a range
-/// test trained beside the run, and the cause is not yet known (docs/benchmarks.md, "The step on
-/// oneDNN"). A process-wide switch for the benchmark's A/B runs and for tests; set it before a
-/// step runs, not while one does.
+/// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear and the
+/// pretraining decoder, fastBatchedMatmul in the attention). On by default. A process-wide
+/// switch for the benchmark's A/B runs and for tests; set it before a step runs, not while one
+/// does. (Off in session 9 while "other jobs do not change a run" failed intermittently with it
+/// on; the likely cause, a matmul primitive executed on another thread than the one that built it,
+/// and its fix are in docs/benchmarks.md, "The step on oneDNN".)
 struct FastKernels
 {
-    bool linear = false;
-    bool attention = false;
+    bool linear = true;
+    bool attention = true;
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();

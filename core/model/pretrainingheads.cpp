@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/pretrainingheads.h"
 
+#include "core/model/fusedops.h"
 #include "core/model/initcheckpoint.h"
 #include "core/util/error.h"
 
@@ -66,7 +67,11 @@ torch::Tensor BertForPreTrainingImpl::mlmHead(const torch::Tensor &hidden)
     auto h = transformLayerNorm->forward(applyActivation(m_config.hidden_act, transform->forward(hidden)));
     // The tied decoder: the word-embedding table itself (run_pretraining.py's
     // matmul(input_tensor, output_weights, transpose_b=True) + output_bias).
+    // The fp32 training step runs its three products on oneDNN (nn::fastLinear: the same math;
+    // the table's gradient computed as (hᵀ·dlogits)ᵀ, the faster orientation for 30522 outputs).
     const torch::Tensor &table = embeddings->word_embeddings->weight;
+    if (torch::GradMode::is_enabled() && fastKernels().linear && fastLinearApplies(h, table, outputBias))
+        return fastLinear(h, table, outputBias);
     return torch::addmm(outputBias.to(h.scalar_type()), h, table.to(h.scalar_type()).t()).to(torch::kFloat);
 }
 

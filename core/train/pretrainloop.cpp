@@ -29,6 +29,7 @@
 #include "core/train/runidentity.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
+#include "core/util/trainingallocator.h"
 
 #include <chrono>
 #include <cmath>
@@ -179,6 +180,7 @@ RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &
     const BertConfig cfg = *v.bert_config;
     const InputMetaData meta = *v.meta_data;
     const Schedule sched = *v.schedule;
+    keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
     if (spec.num_threads > 0) {
         torch::set_num_threads(spec.num_threads);
         obs.logMessage("intra-op threads: " + std::to_string(spec.num_threads) + " (--num_threads)");

@@ -23,6 +23,7 @@
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
+#include "core/util/trainingallocator.h"
 
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,7 @@ void Run::loadForInference(nn::BertForSequenceClassification &model, const std::
 
 void Run::configureThreads()
 {
+    keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
     if (m_spec.num_threads > 0) {
         torch::set_num_threads(m_spec.num_threads);
         m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");

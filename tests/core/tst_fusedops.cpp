@@ -3,13 +3,16 @@
 // gradients within float tolerance (core/model/fusedops.h).
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
+#include "core/model/pretrainingheads.h"
 #include "core/train/adamw.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>
 #include <QtTest>
 
+#include <atomic>
 #include <stdexcept>
+#include <thread>
 
 using namespace wb;
 
@@ -32,6 +35,8 @@ private Q_SLOTS:
     void fastBatchedMatmulIsBaddbmm();
     void fastBatchedMatmulOnlyWhereItApplies();
     void trainingStepsMatchTheATenPath();
+    void productsDoNotDependOnOtherThreads();
+    void pretrainingDecoderMatchesTheATenPath();
 };
 
 /// dropoutMask(n, p, seed)[i] is 1/(1−p) exactly where dropoutHash(seed, i) >> 8 is below the
@@ -389,6 +394,77 @@ void tst_FusedOps::trainingStepsMatchTheATenPath()
         QVERIFY2(std::abs(fast[k] - plain[k]) <= 1e-5 * std::abs(plain[k]),
                  qPrintable(QStringLiteral("step %1: loss %2 vs %3").arg(k).arg(fast[k], 0, 'g', 9).arg(plain[k], 0, 'g', 9)));
     QVERIFY(fast[4] != fast[0]); // the steps moved the weights
+}
+
+/// The oneDNN products of one thread are the same bits whatever other threads compute at the
+/// same time ("other jobs do not change a run", docs/architecture.md): the attention products
+/// and a Linear, forward and backward, on the main thread while three threads run the same and
+/// other shapes (each building primitives of its own), against the same calls made alone.
+void tst_FusedOps::productsDoNotDependOnOtherThreads()
+{
+    const auto work = [](int64_t batch, int64_t seq, int64_t width, uint64_t seed) {
+        auto gen = nn::makeGenerator(seed);
+        const torch::Tensor q0 = torch::randn({batch, seq, width}, gen), k0 = torch::randn({batch, seq, width}, gen);
+        const torch::Tensor bias = torch::randn({batch, 1, seq}, gen);
+        const torch::Tensor w0 = torch::randn({3 * width, width}, gen), b0 = torch::randn({3 * width}, gen);
+        auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
+        auto w = w0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true);
+        const torch::Tensor scores = nn::fastBatchedMatmul(q, k.transpose(1, 2), 0.125, bias.expand({batch, seq, seq}));
+        const torch::Tensor context = nn::fastBatchedMatmul(torch::softmax(scores, -1), k, 1.0);
+        const torch::Tensor y = nn::fastLinear(context, w, b);
+        y.pow(2).sum().backward();
+        return std::vector<torch::Tensor>{y.detach(), q.grad(), k.grad(), w.grad(), b.grad()};
+    };
+    const auto alone = work(8, 64, 32, 1);
+    std::atomic<bool> done{false};
+    std::atomic<int> rounds{0};
+    std::vector<std::thread> others;
+    for (int t = 0; t < 3; ++t)
+        others.emplace_back([&, t] {
+            while (!done) {
+                work(8, 64, 32, 100 + t);       // the same shapes
+                work(4 + t, 48 + 16 * t, 32, 7); // and others
+                ++rounds;
+            }
+        });
+    bool same = true;
+    for (int i = 0; i < 30 && same; ++i) {
+        const auto busy = work(8, 64, 32, 1);
+        for (size_t j = 0; j < busy.size(); ++j)
+            same = same && torch::equal(busy[j], alone[j]);
+    }
+    done = true;
+    for (auto &t : others)
+        t.join();
+    QVERIFY(rounds > 0);
+    QVERIFY2(same, "a product changed while other threads computed beside it");
+}
+
+/// The pretraining decoder tied to the word embeddings on oneDNN (fastLinear with the table as
+/// the weight) gives the logits and the table's gradient of the ATen addmm within float rounding.
+void tst_FusedOps::pretrainingDecoderMatchesTheATenPath()
+{
+    BertConfig c;
+    c.vocab_size = 300, c.hidden_size = 32, c.num_hidden_layers = 1, c.num_attention_heads = 2,
+    c.intermediate_size = 64, c.max_position_embeddings = 32, c.type_vocab_size = 2;
+    const auto run = [&](bool fast) {
+        nn::setFastKernels({fast, fast});
+        nn::BertForPreTraining model(c, false, nn::makeGenerator(4));
+        model->eval(); // no dropout: the two paths see the same activations
+        torch::manual_seed(8);
+        const torch::Tensor ids = torch::randint(0, 300, {3, 16}), seg = torch::zeros({3, 16}, torch::kLong);
+        const torch::Tensor mask = torch::ones({3, 16}, torch::kLong), positions = torch::randint(0, 16, {3, 5});
+        const auto out = model->forward(ids, mask, seg, positions);
+        out.mlm_logits.pow(2).mean().backward();
+        nn::setFastKernels({});
+        return std::make_pair(out.mlm_logits.detach(), model->embeddings->word_embeddings->weight.grad().clone());
+    };
+    const auto fast = run(true), plain = run(false);
+    QCOMPARE(fast.first.sizes(), (std::vector<int64_t>{3, 5, 300}));
+    QVERIFY2(torch::allclose(fast.first, plain.first, 1e-5, 1e-5), "logits differ");
+    const double err = (fast.second - plain.second).abs().max().item<double>();
+    QVERIFY2(err <= 1e-5 * (plain.second.abs().max().item<double>() + 1.0), qPrintable(QString::number(err)));
+    QVERIFY(plain.second.abs().max().item<double>() > 0);
 }
 
 QTEST_APPLESS_MAIN(tst_FusedOps)
