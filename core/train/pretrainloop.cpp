@@ -171,380 +171,498 @@ PretrainEval evaluatePretraining(nn::BertForPreTraining &model, PretrainingBatch
 
 std::string fmt(double v, int precision = 4) { return formatMetric(v, precision); }
 
-} // namespace
 
-RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &obs,
-                           const StopToken &stop, RunFinished &progress)
+/// One pretraining run in named phases, as the fine-tuning loop's Run (trainloop.cpp): set up
+/// (strategy, model, optimizer), restore (resume, continued pretraining or random weights),
+/// outputs and data, the start (observer, coach, log), the steps (each with its report,
+/// evaluation and checkpoint), the summary.
+class PretrainRun
 {
-    progress = RunFinished{};
-    const BertConfig cfg = *v.bert_config;
-    const InputMetaData meta = *v.meta_data;
-    const Schedule sched = *v.schedule;
-    keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
-    if (spec.num_threads > 0) {
-        torch::set_num_threads(spec.num_threads);
-        obs.logMessage("intra-op threads: " + std::to_string(spec.num_threads) + " (--num_threads)");
+public:
+    PretrainRun(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &obs, const StopToken &stop,
+                RunFinished &progress)
+        : m_spec(spec), m_obs(obs), m_stop(stop), m_progress(progress), m_cfg(*v.bert_config), m_meta(*v.meta_data),
+          m_sched(*v.schedule)
+    {
     }
-    // --- set up: the strategy, the model, the optimizer -----------------------------------
-    std::unique_ptr<Strategy> strategy = makeStrategy(spec, &stop);
-    const bool chief = strategy->isChief();
-    const int64_t perReplica = strategy->perReplicaBatch(spec.train_batch_size);
-    const int64_t microBatches = spec.gradient_accumulation_steps;
-    if (microBatches < 1 || perReplica % microBatches != 0)
-        throw Error("gradient_accumulation_steps",
-                    "the per-replica batch " + std::to_string(perReplica) + " is not divisible into "
-                        + std::to_string(microBatches) + " micro-batches",
-                    "choose a train_batch_size that is a multiple of replicas × gradient_accumulation_steps");
-    const NumberFormat format = parseNumberFormat(spec.dtype);
-    for (const auto &w : checkBlas())
-        obs.logMessage(w);
-    std::error_code ec;
-    fs::create_directories(spec.model_dir, ec);
-    if (ec)
-        throw Error(spec.model_dir, "cannot create the model_dir: " + ec.message(), "choose a writable --model_dir");
-    nn::BertForPreTraining model(cfg, meta.use_next_sentence_label, nn::makeGenerator(uint64_t(spec.seed)));
-    model->setActivationCheckpointing(spec.activation_checkpointing);
-    const c10::Device device = strategy->device();
-    model->to(device);
-    model->train();
-    std::optional<LossScaler> scaler;
-    if (format == NumberFormat::Fp16) {
-        if (!device.is_cuda())
-            throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU", "use --dtype=bf16 or fp32");
-        scaler.emplace();
-    }
-    std::vector<std::pair<std::string, torch::Tensor>> named;
-    for (auto &p : model->named_parameters())
-        named.emplace_back(p.key(), p.value());
-    AdamW opt(named, AdamWOptions{spec.weight_decay_rate});
-    const CheckpointModel view{*model, model->config(), 0, model->generator()};
 
-    // --- restore: resume, continued pretraining, or random weights -------------------------
-    std::string lastCkpt = latestCheckpoint(spec.model_dir);
-    int64_t start = 0;
-    if (!lastCkpt.empty()) {
-        start = loadModelCheckpoint(lastCkpt, view, &opt, true).step;
-        obs.logMessage("Resuming from checkpoint " + lastCkpt + " at step " + std::to_string(start));
-        if (start > sched.total_steps)
-            throw Error(lastCkpt, "the checkpoint is at step " + std::to_string(start) + ", past total_steps "
-                                      + std::to_string(sched.total_steps) + " of this configuration",
-                        "use a new --model_dir");
-    } else if (!spec.init_checkpoint.empty()) {
-        if (isTrainingCheckpointPath(spec.init_checkpoint)) {
-            loadModelCheckpoint(spec.init_checkpoint, view, nullptr, false);
-            obs.logMessage("Init checkpoint " + spec.init_checkpoint + ": weights of a pretraining checkpoint");
-        } else {
-            const CheckpointMatch m = loadPretrainingCheckpoint(model, spec.init_checkpoint, spec.allow_partial_init);
-            obs.logMessage("Init checkpoint " + spec.init_checkpoint + " (continued pretraining): " + m.summary());
+    RunFinished run()
+    {
+        m_progress = RunFinished{};
+        setUp();
+        if (restore())
+            return m_progress;
+        openOutputsAndData();
+        announceStart();
+        for (int64_t step = m_start; step < m_sched.total_steps; ++step) {
+            const std::optional<RunFinished> ended = trainStep(step);
+            if (ended)
+                return *ended;
+            if (m_stoppedEarly)
+                break;
+            if (const std::optional<RunFinished> stopped = afterStep(step + 1))
+                return *stopped;
         }
-    } else {
-        obs.logMessage("Pretraining from random weights (no --init_checkpoint or --pretrained_model)");
+        return finish();
     }
-    progress.last_checkpoint = lastCkpt;
-    progress.last_step = start;
-    if (strategy->worldSize() > 1) {
-        std::vector<int64_t> starts{start};
-        strategy->gatherAcrossWorkers(starts);
+
+private:
+    // --- set up: the strategy, the model, the optimizer ---------------------------------------
+    void setUp()
+    {
+        keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
+        if (m_spec.num_threads > 0) {
+            torch::set_num_threads(m_spec.num_threads);
+            m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
+        }
+        m_strategy = makeStrategy(m_spec, &m_stop);
+        m_chief = m_strategy->isChief();
+        const int64_t perReplica = m_strategy->perReplicaBatch(m_spec.train_batch_size);
+        m_microBatches = m_spec.gradient_accumulation_steps;
+        if (m_microBatches < 1 || perReplica % m_microBatches != 0)
+            throw Error("gradient_accumulation_steps",
+                        "the per-replica batch " + std::to_string(perReplica) + " is not divisible into "
+                            + std::to_string(m_microBatches) + " micro-batches",
+                        "choose a train_batch_size that is a multiple of replicas × gradient_accumulation_steps");
+        m_format = parseNumberFormat(m_spec.dtype);
+        for (const auto &w : checkBlas())
+            m_obs.logMessage(w);
+        std::error_code ec;
+        fs::create_directories(m_spec.model_dir, ec);
+        if (ec)
+            throw Error(m_spec.model_dir, "cannot create the model_dir: " + ec.message(), "choose a writable --model_dir");
+        m_model = nn::BertForPreTraining(m_cfg, m_meta.use_next_sentence_label, nn::makeGenerator(uint64_t(m_spec.seed)));
+        m_model->setActivationCheckpointing(m_spec.activation_checkpointing);
+        m_device = m_strategy->device();
+        m_model->to(m_device);
+        m_model->train();
+        if (m_format == NumberFormat::Fp16) {
+            if (!m_device.is_cuda())
+                throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU", "use --dtype=bf16 or fp32");
+            m_scaler.emplace();
+        }
+        std::vector<std::pair<std::string, torch::Tensor>> named;
+        for (auto &p : m_model->named_parameters())
+            named.emplace_back(p.key(), p.value());
+        m_opt = std::make_unique<AdamW>(named, AdamWOptions{m_spec.weight_decay_rate});
+        m_view.emplace(CheckpointModel{*m_model, m_model->config(), 0, m_model->generator()});
+    }
+
+    // --- restore: resume, continued pretraining, or random weights; true when already complete
+    bool restore()
+    {
+        m_lastCkpt = latestCheckpoint(m_spec.model_dir);
+        if (!m_lastCkpt.empty()) {
+            m_start = loadModelCheckpoint(m_lastCkpt, *m_view, m_opt.get(), true).step;
+            m_obs.logMessage("Resuming from checkpoint " + m_lastCkpt + " at step " + std::to_string(m_start));
+            if (m_start > m_sched.total_steps)
+                throw Error(m_lastCkpt, "the checkpoint is at step " + std::to_string(m_start) + ", past total_steps "
+                                            + std::to_string(m_sched.total_steps) + " of this configuration",
+                            "use a new --model_dir");
+        } else if (!m_spec.init_checkpoint.empty()) {
+            if (isTrainingCheckpointPath(m_spec.init_checkpoint)) {
+                loadModelCheckpoint(m_spec.init_checkpoint, *m_view, nullptr, false);
+                m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": weights of a pretraining checkpoint");
+            } else {
+                const CheckpointMatch m = loadPretrainingCheckpoint(m_model, m_spec.init_checkpoint, m_spec.allow_partial_init);
+                m_obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + " (continued pretraining): " + m.summary());
+            }
+        } else {
+            m_obs.logMessage("Pretraining from random weights (no --init_checkpoint or --pretrained_model)");
+        }
+        m_progress.last_checkpoint = m_lastCkpt;
+        m_progress.last_step = m_start;
+        if (m_strategy->worldSize() > 1)
+            agreeOnTheStart();
+        if (m_start >= m_sched.total_steps || stoppedEarlyAt(m_spec.model_dir, m_start)) {
+            m_progress.status = RunStatus::Completed;
+            m_progress.message = "training was already complete at step " + std::to_string(m_start) + " (" + m_lastCkpt
+                                 + "); nothing was changed";
+            m_obs.logMessage(m_progress.message);
+            return true;
+        }
+        return false;
+    }
+
+    /// Every worker must resume at the chief's step; ranks > 0 reseed their generator.
+    void agreeOnTheStart()
+    {
+        std::vector<int64_t> starts{m_start};
+        m_strategy->gatherAcrossWorkers(starts);
         for (size_t k = 1; k < starts.size(); ++k)
             if (starts[k] != starts[0])
                 throw Error("model_dir", "worker rank " + std::to_string(k) + " would resume at step "
                                              + std::to_string(starts[k]) + " but the chief at step "
                                              + std::to_string(starts[0]),
                             "every worker must see the chief's model_dir (a shared folder), or start all in a new one");
-        strategy->prepare(model->parameters());
-        if (strategy->rank() > 0) {
-            at::Generator &gen = model->generator();
+        m_strategy->prepare(m_model->parameters());
+        if (m_strategy->rank() > 0) {
+            at::Generator &gen = m_model->generator();
             std::lock_guard<std::mutex> lock(gen.mutex());
-            gen.set_current_seed(uint64_t(spec.seed) + 7919 * uint64_t(strategy->rank()) + uint64_t(start));
+            gen.set_current_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(m_strategy->rank()) + uint64_t(m_start));
         }
     }
-    if (start >= sched.total_steps || stoppedEarlyAt(spec.model_dir, start)) {
-        progress.status = RunStatus::Completed;
-        progress.message = "training was already complete at step " + std::to_string(start) + " (" + lastCkpt
-                           + "); nothing was changed";
-        obs.logMessage(progress.message);
-        return progress;
+
+    // --- outputs and data -----------------------------------------------------------------------
+    void openOutputsAndData()
+    {
+        if (m_chief) {
+            MetricsWriter::truncateAfterStep(m_spec.metricsPath(), m_start);
+            m_metrics.emplace(m_spec.metricsPath());
+        }
+        PretrainingDataOptions trainOptions;
+        trainOptions.pattern = m_spec.train_data_path;
+        trainOptions.spec.max_seq_length = m_meta.max_seq_length;
+        trainOptions.spec.max_predictions_per_seq = m_meta.max_predictions_per_seq;
+        trainOptions.spec.vocab_size = m_cfg.vocab_size;
+        trainOptions.spec.type_vocab_size = m_cfg.type_vocab_size;
+        trainOptions.batch_size = m_spec.train_batch_size; // the global batch: every worker reads it, takes its rows
+        trainOptions.training = true;
+        trainOptions.seed = uint64_t(m_spec.seed);
+        PretrainingDataOptions evalOptions = trainOptions;
+        evalOptions.pattern = m_spec.eval_data_path;
+        evalOptions.batch_size = m_spec.eval_batch_size;
+        evalOptions.training = false;
+        evalOptions.num_shards = m_strategy->dataShard().num_shards;
+        evalOptions.shard_index = m_strategy->dataShard().shard_index;
+        if (m_meta.masking == "dynamic") {
+            // New masks each time a sequence is read, from the run's seed (the eval set's masks are
+            // drawn the same at every evaluation: reset() seeds them again).
+            MlmMaskingOptions masking;
+            masking.masked_lm_prob = m_meta.masked_lm_prob.value_or(masking.masked_lm_prob);
+            masking.whole_word_masking = m_meta.whole_word_masking;
+            const Vocab vocab = Vocab::load(dynamicMaskingVocab(m_spec));
+            m_trainData = std::make_unique<DynamicMaskingBatches>(trainOptions, vocab, masking);
+            evalOptions.seed = trainOptions.seed + 1;
+            m_evalData = std::make_unique<DynamicMaskingBatches>(evalOptions, vocab, masking);
+            m_obs.logMessage("masking: dynamic (new masks each epoch; masked_lm_prob "
+                             + std::to_string(masking.masked_lm_prob) + (masking.whole_word_masking ? ", whole words" : "")
+                             + ")");
+        } else {
+            m_trainData = std::make_unique<StaticMaskingBatches>(trainOptions);
+            m_evalData = std::make_unique<StaticMaskingBatches>(evalOptions);
+            m_obs.logMessage("masking: static (the records' own masks)");
+        }
+        m_extras = std::make_unique<EvalExtras>(m_spec, m_cfg, m_meta, m_chief,
+                                                /*singleWorker: no eval_examples.jsonl*/ false, m_start, m_obs);
+        for (int64_t k = 0; k < m_start; ++k) // the data position of an uninterrupted run
+            m_trainData->next(m_batch);
+        m_runConfigWritten = fs::exists(runConfigPath(m_spec.model_dir));
     }
 
-    // --- outputs and data -------------------------------------------------------------------
-    std::optional<MetricsWriter> metrics;
-    std::unique_ptr<EventWriter> trainEvents, evalEvents;
-    if (chief) {
-        MetricsWriter::truncateAfterStep(spec.metricsPath(), start);
-        metrics.emplace(spec.metricsPath());
+    // --- the start: the observer, the coach, the log --------------------------------------------
+    void announceStart()
+    {
+        RunStarted info;
+        info.total_steps = m_sched.total_steps;
+        info.steps_per_epoch = m_sched.steps_per_epoch;
+        info.warmup_steps = m_sched.warmup_steps;
+        info.eval_steps = m_sched.eval_steps;
+        info.start_step = m_start;
+        for (auto &p : m_model->parameters())
+            info.parameter_count += p.numel();
+        info.model_dir = m_spec.model_dir;
+        info.device = m_device.str();
+        info.wall_time = now();
+        m_obs.runStarted(info);
+        // The coach's rules that apply to pretraining: the schedule, divergence, overfitting (the
+        // MLM eval loss); the classification rules stay quiet (regression = true).
+        if (m_chief) {
+            CoachSetup c;
+            c.total_steps = m_sched.total_steps;
+            c.warmup_steps = m_sched.warmup_steps;
+            c.regression = true;
+            c.learning_rate = learningRate(m_spec);
+            c.from_scratch = m_spec.init_checkpoint.empty();
+            c.early_stopping_patience = m_spec.early_stopping_patience;
+            m_coach = std::make_unique<Coach>(c);
+            const auto first = m_coach->start();
+            if (m_start == 0) // a resumed run said them when it began
+                tell(first);
+        }
+        m_obs.logMessage("Pretraining " + std::to_string(info.parameter_count) + " parameters (masked LM"
+                         + (m_meta.use_next_sentence_label ? " + next sentence" : "") + ", "
+                         + std::to_string(m_meta.max_predictions_per_seq) + " predictions per sequence): steps_per_epoch "
+                         + std::to_string(m_sched.steps_per_epoch) + ", total_steps " + std::to_string(m_sched.total_steps)
+                         + ", warmup_steps " + std::to_string(m_sched.warmup_steps)
+                         + (m_start ? ", resuming at step " + std::to_string(m_start) : ""));
+        m_lastReport = now();
     }
-    PretrainingDataOptions trainOptions;
-    trainOptions.pattern = spec.train_data_path;
-    trainOptions.spec.max_seq_length = meta.max_seq_length;
-    trainOptions.spec.max_predictions_per_seq = meta.max_predictions_per_seq;
-    trainOptions.spec.vocab_size = cfg.vocab_size;
-    trainOptions.spec.type_vocab_size = cfg.type_vocab_size;
-    trainOptions.batch_size = spec.train_batch_size; // the global batch: every worker reads it, takes its rows
-    trainOptions.training = true;
-    trainOptions.seed = uint64_t(spec.seed);
-    PretrainingDataOptions evalOptions = trainOptions;
-    evalOptions.pattern = spec.eval_data_path;
-    evalOptions.batch_size = spec.eval_batch_size;
-    evalOptions.training = false;
-    evalOptions.num_shards = strategy->dataShard().num_shards;
-    evalOptions.shard_index = strategy->dataShard().shard_index;
-    std::unique_ptr<PretrainingBatchSource> trainSource, evalSource;
-    if (meta.masking == "dynamic") {
-        // New masks each time a sequence is read, from the run's seed (the eval set's masks are
-        // drawn the same at every evaluation: reset() seeds them again).
-        MlmMaskingOptions masking;
-        masking.masked_lm_prob = meta.masked_lm_prob.value_or(masking.masked_lm_prob);
-        masking.whole_word_masking = meta.whole_word_masking;
-        const Vocab vocab = Vocab::load(dynamicMaskingVocab(spec));
-        trainSource = std::make_unique<DynamicMaskingBatches>(trainOptions, vocab, masking);
-        evalOptions.seed = trainOptions.seed + 1;
-        evalSource = std::make_unique<DynamicMaskingBatches>(evalOptions, vocab, masking);
-        obs.logMessage("masking: dynamic (new masks each epoch; masked_lm_prob " + std::to_string(masking.masked_lm_prob)
-                       + (masking.whole_word_masking ? ", whole words" : "") + ")");
-    } else {
-        trainSource = std::make_unique<StaticMaskingBatches>(trainOptions);
-        evalSource = std::make_unique<StaticMaskingBatches>(evalOptions);
-        obs.logMessage("masking: static (the records' own masks)");
-    }
-    PretrainingBatchSource &trainData = *trainSource, &evalData = *evalSource;
-    EvalExtras extras(spec, cfg, meta, chief, /*singleWorker: no eval_examples.jsonl*/ false, start, obs);
-    PretrainingBatch batch;
-    for (int64_t k = 0; k < start; ++k) // the data position of an uninterrupted run
-        trainData.next(batch);
 
-    RunStarted info;
-    info.total_steps = sched.total_steps;
-    info.steps_per_epoch = sched.steps_per_epoch;
-    info.warmup_steps = sched.warmup_steps;
-    info.eval_steps = sched.eval_steps;
-    info.start_step = start;
-    for (auto &p : model->parameters())
-        info.parameter_count += p.numel();
-    info.model_dir = spec.model_dir;
-    info.device = device.str();
-    info.wall_time = now();
-    obs.runStarted(info);
-    // The coach's rules that apply to pretraining: the schedule, divergence, overfitting (the
-    // MLM eval loss); the classification rules stay quiet (regression = true).
-    std::unique_ptr<Coach> coach;
-    const auto tell = [&](const std::vector<CoachNote> &notes) {
+    void tell(const std::vector<CoachNote> &notes)
+    {
         for (const CoachNote &n : notes) {
-            obs.coachNote(n);
-            metrics->writeNote(n);
+            m_obs.coachNote(n);
+            m_metrics->writeNote(n);
         }
-    };
-    if (chief) {
-        CoachSetup c;
-        c.total_steps = sched.total_steps;
-        c.warmup_steps = sched.warmup_steps;
-        c.regression = true;
-        c.learning_rate = learningRate(spec);
-        c.from_scratch = spec.init_checkpoint.empty();
-        c.early_stopping_patience = spec.early_stopping_patience;
-        coach = std::make_unique<Coach>(c);
-        const auto first = coach->start();
-        if (start == 0) // a resumed run said them when it began
-            tell(first);
     }
-    obs.logMessage("Pretraining " + std::to_string(info.parameter_count) + " parameters (masked LM"
-                   + (meta.use_next_sentence_label ? " + next sentence" : "") + ", "
-                   + std::to_string(meta.max_predictions_per_seq) + " predictions per sequence): steps_per_epoch "
-                   + std::to_string(sched.steps_per_epoch) + ", total_steps " + std::to_string(sched.total_steps)
-                   + ", warmup_steps " + std::to_string(sched.warmup_steps)
-                   + (start ? ", resuming at step " + std::to_string(start) : ""));
 
-    bool runConfigWritten = fs::exists(runConfigPath(spec.model_dir));
-    const auto saveAt = [&](int64_t step) {
-        if (!chief)
+    void saveAt(int64_t step)
+    {
+        if (!m_chief)
             return;
-        if (!runConfigWritten) {
-            writeRunConfig(spec.model_dir, RunIdentity::of(spec, cfg, meta, sched));
-            runConfigWritten = true;
+        if (!m_runConfigWritten) {
+            writeRunConfig(m_spec.model_dir, RunIdentity::of(m_spec, m_cfg, m_meta, m_sched));
+            m_runConfigWritten = true;
         }
         const std::string name = checkpointName(step);
-        const std::string path = (fs::path(spec.model_dir) / name).string();
-        saveModelCheckpoint(path, view, opt, step, meta);
-        for (const auto &gone : recordCheckpoint(spec.model_dir, name, spec.keep_checkpoint_max))
-            obs.logMessage("Deleted old checkpoint " + gone);
-        lastCkpt = path;
-        progress.last_checkpoint = path;
-        obs.checkpointSaved({step, path});
-        obs.logMessage("Saved checkpoint " + path);
-    };
+        const std::string path = (fs::path(m_spec.model_dir) / name).string();
+        saveModelCheckpoint(path, *m_view, *m_opt, step, m_meta);
+        for (const auto &gone : recordCheckpoint(m_spec.model_dir, name, m_spec.keep_checkpoint_max))
+            m_obs.logMessage("Deleted old checkpoint " + gone);
+        m_lastCkpt = path;
+        m_progress.last_checkpoint = path;
+        m_obs.checkpointSaved({step, path});
+        m_obs.logMessage("Saved checkpoint " + path);
+    }
 
-    // --- the steps ------------------------------------------------------------------------
-    const int64_t total = sched.total_steps, perEval = sched.steps_per_epoch;
-    double reportLoss = 0, epochLoss = 0, lastReport = now();
-    int64_t reportSteps = 0, epochSteps = 0, reportExamples = 0, stoppedEarly = 0;
-    MlmSums reportSums;
-    std::optional<EvalMetrics> lastEval;
-    double lr = 0;
-    for (int64_t step = start; step < total; ++step) {
-        lr = sched.learningRate(step, learningRate(spec), spec.end_lr);
-        trainData.next(batch);
-        PretrainTensors all = toTensors(batch);
-        const int64_t perWorker = batch.size / strategy->worldSize();
-        PretrainTensors t = onDevice(rows(all, strategy->rank() * perWorker, perWorker), device);
-        const int64_t micro = t.ids.size(0) / microBatches;
+    // --- one step: forward and backward over the micro-batches, the reduction, the update ------
+    /// A failed run's RunFinished when the loss is not finite; nothing otherwise.
+    std::optional<RunFinished> trainStep(int64_t step)
+    {
+        m_lr = m_sched.learningRate(step, learningRate(m_spec), m_spec.end_lr);
+        m_trainData->next(m_batch);
+        PretrainTensors all = toTensors(m_batch);
+        const int64_t perWorker = m_batch.size / m_strategy->worldSize();
+        PretrainTensors t = onDevice(rows(all, m_strategy->rank() * perWorker, perWorker), m_device);
+        const int64_t micro = t.ids.size(0) / m_microBatches;
         torch::Tensor lossSum;
-        for (int64_t k = 0; k < microBatches; ++k) {
-            const PretrainTensors mt = microBatches == 1 ? t : rows(t, k * micro, micro);
+        for (int64_t k = 0; k < m_microBatches; ++k) {
+            const PretrainTensors mt = m_microBatches == 1 ? t : rows(t, k * micro, micro);
             nn::PretrainingOutput out;
             {
-                AutocastGuard autocast(format, device);
-                out = model->forward(mt.ids, mt.mask, mt.segments, mt.positions);
+                AutocastGuard autocast(m_format, m_device);
+                out = m_model->forward(mt.ids, mt.mask, mt.segments, mt.positions);
             }
             PretrainingLoss l = pretrainingLoss(out.mlm_logits, mt.lmIds, mt.lmWeights, out.nsp_logits, mt.nsp);
-            torch::Tensor loss = microBatches > 1 ? l.loss / double(microBatches) : l.loss;
-            (scaler ? loss * scaler->scale() : loss).backward();
+            torch::Tensor loss = m_microBatches > 1 ? l.loss / double(m_microBatches) : l.loss;
+            (m_scaler ? loss * m_scaler->scale() : loss).backward();
             lossSum = lossSum.defined() ? lossSum + loss.detach() : loss.detach();
-            reportSums.add(out, l, mt);
+            m_reportSums.add(out, l, mt);
         }
         double lossValue = lossSum.item<double>();
-        const auto parameters = model->parameters();
-        const bool stopVote = strategy->reduceGradients(parameters, stop.stopRequested(), &lossValue);
+        const auto parameters = m_model->parameters();
+        m_stopVote = m_strategy->reduceGradients(parameters, m_stop.stopRequested(), &lossValue);
         if (!std::isfinite(lossValue)) {
-            progress.status = RunStatus::Failed;
-            progress.last_step = step;
-            progress.field = "learning_rate";
-            progress.message = "the pretraining loss became " + std::string(std::isnan(lossValue) ? "NaN" : "infinite")
-                               + " at step " + std::to_string(step + 1) + " (learning_rate " + fmt(lr) + "); "
-                               + (lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + lastCkpt);
-            progress.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
-            return progress;
+            m_progress.status = RunStatus::Failed;
+            m_progress.last_step = step;
+            m_progress.field = "learning_rate";
+            m_progress.message = "the pretraining loss became " + std::string(std::isnan(lossValue) ? "NaN" : "infinite")
+                                 + " at step " + std::to_string(step + 1) + " (learning_rate " + fmt(m_lr) + "); "
+                                 + (m_lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + m_lastCkpt);
+            m_progress.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
+            return m_progress;
         }
-        if (!scaler || scaler->unscale(parameters))
-            opt.step(lr);
+        if (!m_scaler || m_scaler->unscale(parameters))
+            m_opt->step(m_lr);
         else
-            opt.skipStep();
-        opt.zeroGrad();
+            m_opt->skipStep();
+        m_opt->zeroGrad();
         const int64_t global = step + 1;
-        reportLoss += lossValue;
-        epochLoss += lossValue;
-        ++reportSteps;
-        ++epochSteps;
-        reportExamples += batch.size;
-        progress.last_step = global;
+        m_reportLoss += lossValue;
+        m_epochLoss += lossValue;
+        ++m_reportSteps;
+        ++m_epochSteps;
+        m_reportExamples += m_batch.size;
+        m_progress.last_step = global;
 
-        const bool stopNow = strategy->worldSize() > 1 ? stopVote : stop.stopRequested();
-        const bool boundary = global % perEval == 0 || global == total;
+        const bool stopNow = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
+        const bool boundary = global % m_sched.steps_per_epoch == 0 || global == m_sched.total_steps;
         const double tnow = now();
-        const bool due = spec.steps_per_loop ? ((global - 1) % perEval + 1) % *spec.steps_per_loop == 0
-                                             : tnow - lastReport >= kReportInterval;
-        if ((due || boundary || stopNow) && reportSteps > 0) {
-            StepMetrics sm;
-            sm.step = global;
-            sm.total_steps = total;
-            sm.epoch = double(global) / double(perEval * spec.num_eval_per_epoch);
-            sm.loss = reportLoss / double(reportSteps);
-            sm.learning_rate = lr;
-            sm.examples_per_second = tnow > lastReport ? double(reportExamples) / (tnow - lastReport) : 0.0;
-            sm.wall_time = tnow;
-            obs.stepCompleted(sm);
-            if (coach)
-                tell(coach->step(sm));
-            if (chief) {
-                nlohmann::json line = MetricsWriter::trainJson(sm);
-                line["mlm_loss"] = reportSums.mlmLoss();
-                line["mlm_accuracy"] = reportSums.mlmAccuracy();
-                if (reportSums.nspCount > 0) {
-                    line["nsp_loss"] = reportSums.nspLoss / reportSums.nspCount;
-                    line["nsp_accuracy"] = reportSums.nspCorrect / reportSums.nspCount;
-                }
-                metrics->writeLine(line);
-                if (!trainEvents)
-                    trainEvents = std::make_unique<EventWriter>((fs::path(spec.model_dir) / "summaries" / "train").string(),
-                                                                sm.wall_time);
-                trainEvents->addScalar("loss", global, sm.loss, sm.wall_time);
-                trainEvents->addScalar("mlm_loss", global, reportSums.mlmLoss(), sm.wall_time);
-                trainEvents->addScalar("mlm_accuracy", global, reportSums.mlmAccuracy(), sm.wall_time);
-                if (reportSums.nspCount > 0) {
-                    trainEvents->addScalar("nsp_loss", global, reportSums.nspLoss / reportSums.nspCount, sm.wall_time);
-                    trainEvents->addScalar("nsp_accuracy", global, reportSums.nspCorrect / reportSums.nspCount,
-                                           sm.wall_time);
-                }
-                trainEvents->addScalar("learning_rate", global, lr, sm.wall_time);
-                trainEvents->addScalar("examples_per_second", global, sm.examples_per_second, sm.wall_time);
-                trainEvents->flush();
-            }
-            progress.final_train_loss = sm.loss;
-            reportLoss = 0;
-            reportSteps = 0;
-            reportExamples = 0;
-            reportSums = MlmSums{};
-            lastReport = tnow;
-        }
+        const bool due = m_spec.steps_per_loop
+                             ? ((global - 1) % m_sched.steps_per_epoch + 1) % *m_spec.steps_per_loop == 0
+                             : tnow - m_lastReport >= kReportInterval;
+        if ((due || boundary || stopNow) && m_reportSteps > 0)
+            reportSteps(global, tnow);
         if (boundary) {
-            PretrainEval e = evaluatePretraining(model, evalData, *strategy, device, format);
-            e.metrics.step = global;
-            e.metrics.wall_time = now();
-            obs.logMessage("Train Step: " + std::to_string(global) + "/" + std::to_string(total)
-                           + "  / loss = " + fmt(epochLoss / double(epochSteps)) + "  learning_rate = " + fmt(lr));
-            obs.logMessage("Eval: mlm_loss = " + fmt(e.mlm_loss) + "  mlm_accuracy = " + fmt(e.mlm_accuracy)
-                           + "  perplexity = " + fmt(e.perplexity)
-                           + (e.nsp ? "  next_sentence_accuracy = " + fmt(e.nsp_accuracy) : std::string()) + "  ("
-                           + std::to_string(e.metrics.num_examples) + " sequences)");
-            obs.evaluationCompleted(e.metrics);
-            if (coach)
-                tell(coach->evaluation(e.metrics));
-            if (chief) {
-                nlohmann::json line = MetricsWriter::evalJson(e.metrics);
-                line["eval_mlm_loss"] = e.mlm_loss;
-                line["eval_mlm_accuracy"] = e.mlm_accuracy;
-                line["eval_perplexity"] = e.perplexity; // eval_nsp_* come with the metrics (next_sentence)
-                metrics->writeLine(line);
-                if (!evalEvents)
-                    evalEvents = std::make_unique<EventWriter>(
-                        (fs::path(spec.model_dir) / "summaries" / "validation").string(), e.metrics.wall_time);
-                const double w = e.metrics.wall_time;
-                evalEvents->addScalar("eval_loss", global, e.mlm_loss, w);
-                evalEvents->addScalar("eval_mlm_loss", global, e.mlm_loss, w);
-                evalEvents->addScalar("eval_mlm_accuracy", global, e.mlm_accuracy, w);
-                evalEvents->addScalar("eval_perplexity", global, e.perplexity, w);
-                if (e.nsp) {
-                    evalEvents->addScalar("eval_nsp_loss", global, e.nsp_loss, w);
-                    evalEvents->addScalar("eval_nsp_accuracy", global, e.nsp_accuracy, w);
-                }
-                evalEvents->flush();
-            }
-            lastEval = e.metrics;
-            progress.final_train_loss = epochLoss / double(epochSteps);
-            epochLoss = 0;
-            epochSteps = 0;
+            evaluate(global);
             saveAt(global);
-            if (extras.afterCheckpoint(e.metrics, lastCkpt))
-                stoppedEarly = global;
-            lastReport = now();
+            if (m_extras->afterCheckpoint(*m_lastEval, m_lastCkpt))
+                m_stoppedEarly = global;
+            m_lastReport = now();
         }
-        if (stoppedEarly)
-            break;
-        if (!boundary && (stopNow || (spec.save_checkpoints_steps > 0 && global % spec.save_checkpoints_steps == 0)))
-            saveAt(global);
-        const bool stopAfter = strategy->worldSize() > 1 ? stopVote : stop.stopRequested();
-        if (stopAfter && global < total) {
-            if (checkpointStep(lastCkpt) != global)
-                saveAt(global);
-            progress.status = RunStatus::Cancelled;
-            progress.message = "stopped by the user after step " + std::to_string(global) + "; checkpoint " + lastCkpt;
-            return progress;
-        }
+        m_boundary = boundary;
+        m_stopNow = stopNow;
+        return std::nullopt;
     }
-    // --- the summary ------------------------------------------------------------------------
-    TrainingSummary summary;
-    summary.total_training_steps = total;
-    summary.train_loss = progress.final_train_loss;
-    summary.last_eval = lastEval;
-    extras.describe(summary, progress, stoppedEarly);
-    if (coach)
-        summary.coach_notes = coach->notes();
-    if (chief)
-        writeTrainingSummary(spec.model_dir, summary);
-    progress.status = RunStatus::Completed;
-    progress.last_step = stoppedEarly ? stoppedEarly : total;
-    progress.message = stoppedEarly ? "stopped early at step " + std::to_string(stoppedEarly) + "; best at step "
-                                          + std::to_string(extras.tracker().best_step)
-                                    : "pretraining completed at step " + std::to_string(total);
-    return progress;
+
+    /// The steps since the last report: the observer, the coach, metrics.jsonl, TensorBoard.
+    void reportSteps(int64_t global, double tnow)
+    {
+        StepMetrics sm;
+        sm.step = global;
+        sm.total_steps = m_sched.total_steps;
+        sm.epoch = double(global) / double(m_sched.steps_per_epoch * m_spec.num_eval_per_epoch);
+        sm.loss = m_reportLoss / double(m_reportSteps);
+        sm.learning_rate = m_lr;
+        sm.examples_per_second = tnow > m_lastReport ? double(m_reportExamples) / (tnow - m_lastReport) : 0.0;
+        sm.wall_time = tnow;
+        m_obs.stepCompleted(sm);
+        if (m_coach)
+            tell(m_coach->step(sm));
+        if (m_chief)
+            writeStepMetrics(sm);
+        m_progress.final_train_loss = sm.loss;
+        m_reportLoss = 0;
+        m_reportSteps = 0;
+        m_reportExamples = 0;
+        m_reportSums = MlmSums{};
+        m_lastReport = tnow;
+    }
+
+    void writeStepMetrics(const StepMetrics &sm)
+    {
+        const MlmSums &r = m_reportSums;
+        nlohmann::json line = MetricsWriter::trainJson(sm);
+        line["mlm_loss"] = r.mlmLoss();
+        line["mlm_accuracy"] = r.mlmAccuracy();
+        if (r.nspCount > 0) {
+            line["nsp_loss"] = r.nspLoss / r.nspCount;
+            line["nsp_accuracy"] = r.nspCorrect / r.nspCount;
+        }
+        m_metrics->writeLine(line);
+        if (!m_trainEvents)
+            m_trainEvents = std::make_unique<EventWriter>((fs::path(m_spec.model_dir) / "summaries" / "train").string(),
+                                                          sm.wall_time);
+        const int64_t global = sm.step;
+        m_trainEvents->addScalar("loss", global, sm.loss, sm.wall_time);
+        m_trainEvents->addScalar("mlm_loss", global, r.mlmLoss(), sm.wall_time);
+        m_trainEvents->addScalar("mlm_accuracy", global, r.mlmAccuracy(), sm.wall_time);
+        if (r.nspCount > 0) {
+            m_trainEvents->addScalar("nsp_loss", global, r.nspLoss / r.nspCount, sm.wall_time);
+            m_trainEvents->addScalar("nsp_accuracy", global, r.nspCorrect / r.nspCount, sm.wall_time);
+        }
+        m_trainEvents->addScalar("learning_rate", global, m_lr, sm.wall_time);
+        m_trainEvents->addScalar("examples_per_second", global, sm.examples_per_second, sm.wall_time);
+        m_trainEvents->flush();
+    }
+
+    /// The evaluation at an epoch boundary: the log, the observer, the coach, metrics.jsonl and
+    /// TensorBoard's validation events.
+    void evaluate(int64_t global)
+    {
+        PretrainEval e = evaluatePretraining(m_model, *m_evalData, *m_strategy, m_device, m_format);
+        e.metrics.step = global;
+        e.metrics.wall_time = now();
+        m_obs.logMessage("Train Step: " + std::to_string(global) + "/" + std::to_string(m_sched.total_steps)
+                         + "  / loss = " + fmt(m_epochLoss / double(m_epochSteps)) + "  learning_rate = " + fmt(m_lr));
+        m_obs.logMessage("Eval: mlm_loss = " + fmt(e.mlm_loss) + "  mlm_accuracy = " + fmt(e.mlm_accuracy)
+                         + "  perplexity = " + fmt(e.perplexity)
+                         + (e.nsp ? "  next_sentence_accuracy = " + fmt(e.nsp_accuracy) : std::string()) + "  ("
+                         + std::to_string(e.metrics.num_examples) + " sequences)");
+        m_obs.evaluationCompleted(e.metrics);
+        if (m_coach)
+            tell(m_coach->evaluation(e.metrics));
+        if (m_chief)
+            writeEvalMetrics(e);
+        m_lastEval = e.metrics;
+        m_progress.final_train_loss = m_epochLoss / double(m_epochSteps);
+        m_epochLoss = 0;
+        m_epochSteps = 0;
+    }
+
+    void writeEvalMetrics(const PretrainEval &e)
+    {
+        nlohmann::json line = MetricsWriter::evalJson(e.metrics);
+        line["eval_mlm_loss"] = e.mlm_loss;
+        line["eval_mlm_accuracy"] = e.mlm_accuracy;
+        line["eval_perplexity"] = e.perplexity; // eval_nsp_* come with the metrics (next_sentence)
+        m_metrics->writeLine(line);
+        if (!m_evalEvents)
+            m_evalEvents = std::make_unique<EventWriter>((fs::path(m_spec.model_dir) / "summaries" / "validation").string(),
+                                                         e.metrics.wall_time);
+        const double w = e.metrics.wall_time;
+        const int64_t global = e.metrics.step;
+        m_evalEvents->addScalar("eval_loss", global, e.mlm_loss, w);
+        m_evalEvents->addScalar("eval_mlm_loss", global, e.mlm_loss, w);
+        m_evalEvents->addScalar("eval_mlm_accuracy", global, e.mlm_accuracy, w);
+        m_evalEvents->addScalar("eval_perplexity", global, e.perplexity, w);
+        if (e.nsp) {
+            m_evalEvents->addScalar("eval_nsp_loss", global, e.nsp_loss, w);
+            m_evalEvents->addScalar("eval_nsp_accuracy", global, e.nsp_accuracy, w);
+        }
+        m_evalEvents->flush();
+    }
+
+    /// Checkpoints between boundaries and the user's stop; the cancelled run's RunFinished.
+    std::optional<RunFinished> afterStep(int64_t global)
+    {
+        if (!m_boundary
+            && (m_stopNow || (m_spec.save_checkpoints_steps > 0 && global % m_spec.save_checkpoints_steps == 0)))
+            saveAt(global);
+        const bool stopAfter = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
+        if (stopAfter && global < m_sched.total_steps) {
+            if (checkpointStep(m_lastCkpt) != global)
+                saveAt(global);
+            m_progress.status = RunStatus::Cancelled;
+            m_progress.message = "stopped by the user after step " + std::to_string(global) + "; checkpoint " + m_lastCkpt;
+            return m_progress;
+        }
+        return std::nullopt;
+    }
+
+    // --- the summary ------------------------------------------------------------------------------
+    RunFinished finish()
+    {
+        const int64_t total = m_sched.total_steps;
+        TrainingSummary summary;
+        summary.total_training_steps = total;
+        summary.train_loss = m_progress.final_train_loss;
+        summary.last_eval = m_lastEval;
+        m_extras->describe(summary, m_progress, m_stoppedEarly);
+        if (m_coach)
+            summary.coach_notes = m_coach->notes();
+        if (m_chief)
+            writeTrainingSummary(m_spec.model_dir, summary);
+        m_progress.status = RunStatus::Completed;
+        m_progress.last_step = m_stoppedEarly ? m_stoppedEarly : total;
+        m_progress.message = m_stoppedEarly ? "stopped early at step " + std::to_string(m_stoppedEarly)
+                                                  + "; best at step " + std::to_string(m_extras->tracker().best_step)
+                                            : "pretraining completed at step " + std::to_string(total);
+        return m_progress;
+    }
+
+    const TrainingOptions &m_spec;
+    TrainingObserver &m_obs;
+    const StopToken &m_stop;
+    RunFinished &m_progress;
+    const BertConfig m_cfg;
+    const InputMetaData m_meta;
+    const Schedule m_sched;
+
+    std::unique_ptr<Strategy> m_strategy;
+    bool m_chief = false;
+    int64_t m_microBatches = 1;
+    NumberFormat m_format = NumberFormat::Fp32;
+    nn::BertForPreTraining m_model{nullptr};
+    c10::Device m_device{c10::kCPU};
+    std::optional<LossScaler> m_scaler;
+    std::unique_ptr<AdamW> m_opt;
+    std::optional<CheckpointModel> m_view;
+
+    std::string m_lastCkpt;
+    int64_t m_start = 0;
+    std::optional<MetricsWriter> m_metrics;
+    std::unique_ptr<EventWriter> m_trainEvents, m_evalEvents;
+    std::unique_ptr<PretrainingBatchSource> m_trainData, m_evalData;
+    std::unique_ptr<EvalExtras> m_extras;
+    PretrainingBatch m_batch;
+    std::unique_ptr<Coach> m_coach;
+    bool m_runConfigWritten = false;
+
+    double m_reportLoss = 0, m_epochLoss = 0, m_lastReport = 0, m_lr = 0;
+    int64_t m_reportSteps = 0, m_epochSteps = 0, m_reportExamples = 0, m_stoppedEarly = 0;
+    MlmSums m_reportSums;
+    std::optional<EvalMetrics> m_lastEval;
+    bool m_stopVote = false, m_boundary = false, m_stopNow = false;
+};
+
+} // namespace
+
+RunFinished runPretraining(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &obs,
+                           const StopToken &stop, RunFinished &progress)
+{
+    return PretrainRun(spec, v, obs, stop, progress).run();
 }
 
 RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResult &v, TrainingObserver &obs)
