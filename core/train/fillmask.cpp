@@ -62,6 +62,23 @@ struct FillMaskPredictor::Private
     int32_t cls = 0, sep = 0, mask = 0;
     bool doLowerCase = true;
 
+    /// Where the model's files are and which casing each source records.
+    struct Files
+    {
+        std::string config, meta, vocab;
+        std::vector<RecordedCasing> casings;
+    };
+    /// The files of an export folder (a BertForMaskedLM folder); sets weights.
+    void locateExport(const FillMaskSource &src, Files &f);
+    /// The files of a pretraining run's model_dir (run_config.json); sets weights.
+    void locateRun(const FillMaskSource &src, Files &f);
+    /// The model config and meta data (must be a pretraining run's), max_seq_length.
+    void readConfig(const Files &f);
+    /// The tokenizer with the casing the sources agree on; its vocabulary must match the model's.
+    void loadTokenizer(const FillMaskSource &src, Files &f);
+    /// The model with the weights; refuses weights without the masked-LM head.
+    void loadModel();
+
     /// The text as the model sees it, and where its [MASK]s are.
     FillMaskResult tokenize(const std::string &text) const;
     /// softmax(MLM logits) [masks, vocab_size] at the result's [MASK] positions.
@@ -131,115 +148,139 @@ torch::Tensor FillMaskPredictor::Private::probabilities(const FillMaskResult &r)
     return torch::softmax(out.mlm_logits[0].to(torch::kFloat64), -1).contiguous(); // [masks, V]
 }
 
-FillMaskPredictor::FillMaskPredictor(const FillMaskSource &src) : d(std::make_unique<Private>())
+void FillMaskPredictor::Private::locateExport(const FillMaskSource &src, Files &f)
 {
-    std::string cfgPath = src.bert_config_file, metaPath = src.input_meta_data_path, vocab = src.vocab_file;
-    std::vector<RecordedCasing> casings{{"--do_lower_case", src.do_lower_case}};
-    if (!src.model_export_path.empty()) {
-        const fs::path dir = src.model_export_path;
-        if (!fs::is_directory(dir))
-            throw Error(src.model_export_path, "not a folder",
-                        "pass the folder `export` wrote for a pretraining run (a BertForMaskedLM folder)");
-        if (cfgPath.empty())
-            cfgPath = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
-        if (metaPath.empty())
-            metaPath = (dir / "input_meta_data.json").string();
-        if (vocab.empty())
-            vocab = (dir / "vocab.txt").string();
-        std::ifstream tin(dir / "tokenizer_config.json");
-        const auto tok = nlohmann::json::parse(tin, nullptr, false);
-        if (tok.is_object() && tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
-            casings.push_back({(dir / "tokenizer_config.json").string(), tok["do_lower_case"].get<bool>()});
-        d->weights = src.checkpoint_path.empty() ? (dir / "model.safetensors").string() : src.checkpoint_path;
+    const fs::path dir = src.model_export_path;
+    if (!fs::is_directory(dir))
+        throw Error(src.model_export_path, "not a folder",
+                    "pass the folder `export` wrote for a pretraining run (a BertForMaskedLM folder)");
+    if (f.config.empty())
+        f.config = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
+    if (f.meta.empty())
+        f.meta = (dir / "input_meta_data.json").string();
+    if (f.vocab.empty())
+        f.vocab = (dir / "vocab.txt").string();
+    std::ifstream tin(dir / "tokenizer_config.json");
+    const auto tok = nlohmann::json::parse(tin, nullptr, false);
+    if (tok.is_object() && tok.contains("do_lower_case") && tok["do_lower_case"].is_boolean())
+        f.casings.push_back({(dir / "tokenizer_config.json").string(), tok["do_lower_case"].get<bool>()});
+    weights = src.checkpoint_path.empty() ? (dir / "model.safetensors").string() : src.checkpoint_path;
+}
+
+void FillMaskPredictor::Private::locateRun(const FillMaskSource &src, Files &f)
+{
+    if (src.model_dir.empty())
+        throw Error("model_dir", "no model given", "pass --model_dir of a pretraining run, or --model_export_path");
+    if (src.checkpoint_path.empty()) {
+        const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
+        weights = choice.path;
+        weightsLabel = choice.label();
+        if (choice.best)
+            warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path);
     } else {
-        if (src.model_dir.empty())
-            throw Error("model_dir", "no model given", "pass --model_dir of a pretraining run, or --model_export_path");
-        if (src.checkpoint_path.empty()) {
-            const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
-            d->weights = choice.path;
-            d->weightsLabel = choice.label();
-            if (choice.best)
-                d->warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path);
-        } else {
-            d->weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
-        }
-        if (d->weights.empty())
-            throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
-                        "pretrain first (the first checkpoint is written at the first evaluation)");
-        // The run's files, as predict and export take them (run_config.json).
-        TrainingOptions o;
-        o.model_dir = src.model_dir;
-        o.bert_config_file = cfgPath;
-        o.input_meta_data_path = metaPath;
-        o.vocab_file = vocab;
-        o.do_lower_case = src.do_lower_case ? (*src.do_lower_case ? "true" : "false") : "";
-        for (auto &note : fillFromRecordedRun(o))
-            d->warnings.push_back(std::move(note));
-        for (const auto &[path, flag] : {std::pair{&o.bert_config_file, "bert_config_file"},
-                                         std::pair{&o.input_meta_data_path, "input_meta_data_path"}})
-            if (path->empty())
-                throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(src.model_dir)
-                                      + " does not name it",
-                            std::string("pass the run's --") + flag);
-        cfgPath = o.bert_config_file;
-        metaPath = o.input_meta_data_path;
-        vocab = o.vocab_file;
-        if (!src.do_lower_case && !o.do_lower_case.empty())
-            casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", o.do_lower_case == "true"});
-        if (isTrainingCheckpointPath(d->weights))
-            casings.push_back({d->weights, readCheckpointHeader(d->weights).do_lower_case});
-        casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
+        weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
     }
-    d->cfg = loadRunModelConfig(cfgPath);
-    d->meta = loadRunMetaData(metaPath);
-    if (!d->meta.isPretraining())
-        throw Error(metaPath, "task_type is '" + d->meta.task_type + "', not bert_pretraining: this is a classifier",
+    if (weights.empty())
+        throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
+                    "pretrain first (the first checkpoint is written at the first evaluation)");
+    // The run's files, as predict and export take them (run_config.json).
+    TrainingOptions o;
+    o.model_dir = src.model_dir;
+    o.bert_config_file = f.config;
+    o.input_meta_data_path = f.meta;
+    o.vocab_file = f.vocab;
+    o.do_lower_case = src.do_lower_case ? (*src.do_lower_case ? "true" : "false") : "";
+    for (auto &note : fillFromRecordedRun(o))
+        warnings.push_back(std::move(note));
+    for (const auto &[path, flag] : {std::pair{&o.bert_config_file, "bert_config_file"},
+                                     std::pair{&o.input_meta_data_path, "input_meta_data_path"}})
+        if (path->empty())
+            throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(src.model_dir)
+                                  + " does not name it",
+                        std::string("pass the run's --") + flag);
+    f.config = o.bert_config_file;
+    f.meta = o.input_meta_data_path;
+    f.vocab = o.vocab_file;
+    if (!src.do_lower_case && !o.do_lower_case.empty())
+        f.casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", o.do_lower_case == "true"});
+    if (isTrainingCheckpointPath(weights))
+        f.casings.push_back({weights, readCheckpointHeader(weights).do_lower_case});
+    f.casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
+}
+
+void FillMaskPredictor::Private::readConfig(const Files &f)
+{
+    cfg = loadRunModelConfig(f.config);
+    meta = loadRunMetaData(f.meta);
+    if (!meta.isPretraining())
+        throw Error(f.meta, "task_type is '" + meta.task_type + "', not bert_pretraining: this is a classifier",
                     "fill-in-the-blank needs a pretraining run (bert-workbench-cli pretrain) or its export; "
                     "use Try it / classify for a classifier");
-    d->maxSeqLength = std::min<int64_t>(d->meta.max_seq_length, d->cfg.max_position_embeddings);
-    if (d->maxSeqLength < 3)
-        throw Error(metaPath, "max_seq_length is " + std::to_string(d->meta.max_seq_length)
-                                  + "; [CLS] [MASK] [SEP] needs at least 3");
+    maxSeqLength = std::min<int64_t>(meta.max_seq_length, cfg.max_position_embeddings);
+    if (maxSeqLength < 3)
+        throw Error(f.meta, "max_seq_length is " + std::to_string(meta.max_seq_length)
+                                + "; [CLS] [MASK] [SEP] needs at least 3");
+}
+
+void FillMaskPredictor::Private::loadTokenizer(const FillMaskSource &src, Files &f)
+{
+    std::string vocab = f.vocab;
     if (vocab.empty() || !fs::exists(vocab)) {
-        const PreparedTokenizer prepared = readPreparedTokenizer(metaPath);
+        const PreparedTokenizer prepared = readPreparedTokenizer(f.meta);
         if (!prepared.vocab_file.empty() && src.vocab_file.empty())
             vocab = prepared.vocab_file;
     }
     if (vocab.empty())
         throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
-    const PreparedTokenizer prepared = readPreparedTokenizer(metaPath);
-    casings.push_back({metaPath, d->meta.do_lower_case});
-    casings.push_back({prepareReportPath(metaPath), prepared.do_lower_case});
-    const TokenizerCasing casing = resolveCasing(casings, vocab);
+    const PreparedTokenizer prepared = readPreparedTokenizer(f.meta);
+    f.casings.push_back({f.meta, meta.do_lower_case});
+    f.casings.push_back({prepareReportPath(f.meta), prepared.do_lower_case});
+    const TokenizerCasing casing = resolveCasing(f.casings, vocab);
     if (!casing.warning.empty())
-        d->warnings.push_back("do_lower_case: " + casing.warning);
-    d->doLowerCase = casing.do_lower_case.value_or(true);
-    d->casingSource = casing.source;
-    d->tokenizer = std::make_unique<FullTokenizer>(vocab, d->doLowerCase);
-    if (d->tokenizer->vocab().size() != d->cfg.vocab_size)
-        throw Error(vocab, "has " + std::to_string(d->tokenizer->vocab().size()) + " tokens but the model's vocab_size is "
-                               + std::to_string(d->cfg.vocab_size),
+        warnings.push_back("do_lower_case: " + casing.warning);
+    doLowerCase = casing.do_lower_case.value_or(true);
+    casingSource = casing.source;
+    tokenizer = std::make_unique<FullTokenizer>(vocab, doLowerCase);
+    if (tokenizer->vocab().size() != cfg.vocab_size)
+        throw Error(vocab, "has " + std::to_string(tokenizer->vocab().size()) + " tokens but the model's vocab_size is "
+                               + std::to_string(cfg.vocab_size),
                     "pass the vocab.txt the model was pretrained with");
-    d->mask = d->tokenizer->vocab().find("[MASK]");
-    if (d->mask < 0)
+    mask = tokenizer->vocab().find("[MASK]");
+    if (mask < 0)
         throw Error(vocab, "has no [MASK] token", "pass the vocab.txt the model was pretrained with");
-    d->cls = d->tokenizer->vocab().id("[CLS]");
-    d->sep = d->tokenizer->vocab().id("[SEP]");
+    cls = tokenizer->vocab().id("[CLS]");
+    sep = tokenizer->vocab().id("[SEP]");
+}
 
+void FillMaskPredictor::Private::loadModel()
+{
     // The loaded weights replace the initial ones and inference draws nothing: a throwaway
     // generator, so loading never touches another job's random state.
-    d->model = nn::BertForPreTraining(d->cfg, d->meta.use_next_sentence_label, nn::makeGenerator(0));
-    if (isTrainingCheckpointPath(d->weights)) {
-        const CheckpointModel view{*d->model, d->model->config(), 0, d->model->generator()};
-        loadModelCheckpoint(d->weights, view, nullptr, false);
+    model = nn::BertForPreTraining(cfg, meta.use_next_sentence_label, nn::makeGenerator(0));
+    if (isTrainingCheckpointPath(weights)) {
+        const CheckpointModel view{*model, model->config(), 0, model->generator()};
+        loadModelCheckpoint(weights, view, nullptr, false);
     } else {
-        const CheckpointMatch m = loadPretrainingCheckpoint(d->model, d->weights, /*allowPartialInit=*/true);
+        const CheckpointMatch m = loadPretrainingCheckpoint(model, weights, /*allowPartialInit=*/true);
         for (const std::string &name : m.missing)
             if (name.rfind("cls.predictions.", 0) == 0)
-                throw Error(d->weights, "the weights lack the masked-LM head (" + name + "): not a pretraining model",
+                throw Error(weights, "the weights lack the masked-LM head (" + name + "): not a pretraining model",
                             "pass the model_dir of a pretraining run or its export (a BertForMaskedLM folder)");
     }
-    d->model->eval();
+    model->eval();
+}
+
+FillMaskPredictor::FillMaskPredictor(const FillMaskSource &src) : d(std::make_unique<Private>())
+{
+    Private::Files files{src.bert_config_file, src.input_meta_data_path, src.vocab_file,
+                         {{"--do_lower_case", src.do_lower_case}}};
+    if (!src.model_export_path.empty())
+        d->locateExport(src, files);
+    else
+        d->locateRun(src, files);
+    d->readConfig(files);
+    d->loadTokenizer(src, files);
+    d->loadModel();
 }
 
 FillMaskPredictor::~FillMaskPredictor() = default;
