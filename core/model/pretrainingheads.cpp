@@ -295,51 +295,68 @@ void addHead(HeadTensors &h, const std::string &path, const std::string &fileNam
 
 } // namespace
 
-CheckpointMatch loadPretrainingCheckpoint(nn::BertForPreTraining &model, const std::string &path, bool allowPartialInit)
+namespace {
+
+/// What a checkpoint file gives the pretraining model: the encoder's tensors by model name
+/// ([out, in] layout) and the head tensors.
+struct PretrainingTensors
 {
-    const CheckpointSource src = locateCheckpoint(path);
-    const BertConfig &cfg = model->config();
-    Diagnostics diag;
-    CheckpointMatch m;
+    CheckpointMatch match;
+    std::map<std::string, torch::Tensor> encoder;
     HeadTensors heads;
-    std::map<std::string, torch::Tensor> encoder; // model name → tensor ([out, in])
-    if (src.format == CheckpointFormat::TensorFlow) {
-        const TfBundle bundle = readTfBundle(src.path);
-        m = matchTfCheckpoint(bundle, cfg, 2, diag, allowPartialInit);
-        throwFirstError(diag);
-        for (const auto &[shard, message] : checkTfBundleShards(bundle))
-            throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
-                                            + fs::path(bundle.prefix).filename().string() + ".index");
-        for (const auto &[fileName, modelName] : m.loaded) {
-            if (modelName.rfind("classifier.", 0) == 0)
-                continue;
-            const TfBundleEntry *e = bundle.find(fileName);
-            const auto map = mapTfVariableName(fileName);
-            torch::Tensor t = tfTensor(bundle, *e);
-            if (map->kernel) {
-                const auto shape = modelShapeOf(*map, e->shape); // [out, in]
-                t = t.reshape({shape[1], shape[0]}).t();
-            } else if (map->flatten) {
-                t = t.reshape({-1});
-            }
-            encoder[modelName] = t;
+};
+
+PretrainingTensors readTfPretraining(const CheckpointSource &src, const BertConfig &cfg, bool allowPartialInit)
+{
+    PretrainingTensors r;
+    Diagnostics diag;
+    const TfBundle bundle = readTfBundle(src.path);
+    r.match = matchTfCheckpoint(bundle, cfg, 2, diag, allowPartialInit);
+    throwFirstError(diag);
+    for (const auto &[shard, message] : checkTfBundleShards(bundle))
+        throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
+                                        + fs::path(bundle.prefix).filename().string() + ".index");
+    for (const auto &[fileName, modelName] : r.match.loaded) {
+        if (modelName.rfind("classifier.", 0) == 0)
+            continue;
+        const TfBundleEntry *e = bundle.find(fileName);
+        const auto map = mapTfVariableName(fileName);
+        torch::Tensor t = tfTensor(bundle, *e);
+        if (map->kernel) {
+            const auto shape = modelShapeOf(*map, e->shape); // [out, in]
+            t = t.reshape({shape[1], shape[0]}).t();
+        } else if (map->flatten) {
+            t = t.reshape({-1});
         }
-        for (const auto &e : bundle.entries)
-            if (const auto hm = mapPretrainingHeadName(e.name))
-                addHead(heads, src.path, e.name, *hm, tfTensor(bundle, e));
-    } else {
-        m = matchCheckpoint(readWeightsTable(src), src.path, cfg, 2, diag, allowPartialInit);
-        throwFirstError(diag);
-        const auto tensors = loadWeights(src);
-        for (const auto &[fileName, modelName] : m.loaded)
-            if (modelName.rfind("classifier.", 0) != 0)
-                encoder[modelName] = tensors.at(fileName);
-        for (const auto &[name, t] : tensors)
-            if (const auto hm = mapPretrainingHeadName(name))
-                addHead(heads, src.path, name, *hm, t.to(torch::kFloat));
+        r.encoder[modelName] = t;
     }
-    // What the encoder matcher listed: keep the classifier of a fine-tuned file out of `loaded`,
-    // and the head tensors out of `unexpected`.
+    for (const auto &e : bundle.entries)
+        if (const auto hm = mapPretrainingHeadName(e.name))
+            addHead(r.heads, src.path, e.name, *hm, tfTensor(bundle, e));
+    return r;
+}
+
+/// safetensors, pytorch_model.bin (sharded or not) or a torch.save state dict.
+PretrainingTensors readOtherPretraining(const CheckpointSource &src, const BertConfig &cfg, bool allowPartialInit)
+{
+    PretrainingTensors r;
+    Diagnostics diag;
+    r.match = matchCheckpoint(readWeightsTable(src), src.path, cfg, 2, diag, allowPartialInit);
+    throwFirstError(diag);
+    const auto tensors = loadWeights(src);
+    for (const auto &[fileName, modelName] : r.match.loaded)
+        if (modelName.rfind("classifier.", 0) != 0)
+            r.encoder[modelName] = tensors.at(fileName);
+    for (const auto &[name, t] : tensors)
+        if (const auto hm = mapPretrainingHeadName(name))
+            addHead(r.heads, src.path, name, *hm, t.to(torch::kFloat));
+    return r;
+}
+
+/// What the encoder matcher listed: keep the classifier of a fine-tuned file out of `loaded`,
+/// and the head tensors out of `unexpected`.
+void tidyEncoderMatch(CheckpointMatch &m)
+{
     m.loaded.erase(std::remove_if(m.loaded.begin(), m.loaded.end(),
                                   [](const auto &l) { return l.second.rfind("classifier.", 0) == 0; }),
                    m.loaded.end());
@@ -347,24 +364,27 @@ CheckpointMatch loadPretrainingCheckpoint(nn::BertForPreTraining &model, const s
                                       [](const std::string &n) { return mapPretrainingHeadName(n).has_value(); }),
                        m.unexpected.end());
     m.classifierMissing = false;
+}
 
+/// The heads into the model: each checked against its shape, listed as loaded or missing. A
+/// file without the next-sentence head, or without any head (a BertModel), gives new heads,
+/// said so; a partial set of MLM heads is ambiguous, so all of them are initialised then.
+void copyHeads(nn::BertForPreTraining &model, const PretrainingTensors &r, const std::string &path, CheckpointMatch &m)
+{
     auto params = model->named_parameters();
-    torch::NoGradGuard guard;
-    for (const auto &[name, t] : encoder)
-        params[name].copy_(t);
     bool headsMissing = false;
-    for (const auto &spec : pretrainingParameters(cfg, model->hasNextSentenceHead())) {
+    for (const auto &spec : pretrainingParameters(model->config(), model->hasNextSentenceHead())) {
         if (spec.name.rfind("cls.", 0) != 0)
             continue;
-        const auto it = heads.heads.find(spec.name);
-        if (it == heads.heads.end()) {
+        const auto it = r.heads.heads.find(spec.name);
+        if (it == r.heads.heads.end()) {
             m.missing.push_back(spec.name);
             headsMissing = true;
             continue;
         }
         const auto &[fileName, t] = it->second;
         if (t.sizes().vec() != spec.shape)
-            throw Error(src.path + ": " + fileName,
+            throw Error(path + ": " + fileName,
                         "shape " + shapeString(t.sizes().vec()) + " in the checkpoint, but the model needs "
                             + shapeString(spec.shape) + " for " + spec.name,
                         spec.name == "cls.predictions.bias"
@@ -373,30 +393,50 @@ CheckpointMatch loadPretrainingCheckpoint(nn::BertForPreTraining &model, const s
                             : "change hidden_size to match the checkpoint, or use a checkpoint made for this config");
         m.loaded.emplace_back(fileName, spec.name);
     }
-    // Heads of a file without the next-sentence head, or without any head (a BertModel):
-    // new heads, said so. A partial set of MLM heads is ambiguous: initialise all of them.
-    if (headsMissing) {
-        const auto keep = heads.heads;
+    torch::NoGradGuard guard;
+    if (headsMissing)
         model->resetHeads();
-        for (const auto &[name, entry] : keep)
-            if (params.contains(name) && entry.second.sizes() == params[name].sizes())
-                params[name].copy_(entry.second);
-    } else {
-        for (const auto &[name, entry] : heads.heads)
-            if (params.contains(name))
-                params[name].copy_(entry.second);
+    for (const auto &[name, entry] : r.heads.heads)
+        if (params.contains(name) && (!headsMissing || entry.second.sizes() == params[name].sizes()))
+            params[name].copy_(entry.second);
+}
+
+/// A decoder stored apart from the word embeddings must have their shape; if it differs from
+/// them in value it is listed as unexpected (the decoder is tied here).
+void checkTiedDecoder(const nn::BertForPreTraining &model, const PretrainingTensors &r, const std::string &path,
+                      CheckpointMatch &m)
+{
+    if (!r.heads.decoder)
+        return;
+    const auto &[fileName, t] = *r.heads.decoder;
+    const auto &table = model->embeddings->word_embeddings->weight;
+    if (t.sizes() != table.sizes())
+        throw Error(path + ": " + fileName,
+                    "shape " + shapeString(t.sizes().vec()) + " of the decoder, but the word embeddings are "
+                        + shapeString(table.sizes().vec()),
+                    "use a checkpoint made for this config (vocab_size " + std::to_string(model->config().vocab_size) + ")");
+    if (!torch::allclose(t, table, 0, 0))
+        m.unexpected.push_back(fileName + " (differs from the word embeddings; the decoder is tied to them here)");
+}
+
+} // namespace
+
+CheckpointMatch loadPretrainingCheckpoint(nn::BertForPreTraining &model, const std::string &path, bool allowPartialInit)
+{
+    const CheckpointSource src = locateCheckpoint(path);
+    const PretrainingTensors r = src.format == CheckpointFormat::TensorFlow
+                                     ? readTfPretraining(src, model->config(), allowPartialInit)
+                                     : readOtherPretraining(src, model->config(), allowPartialInit);
+    CheckpointMatch m = r.match;
+    tidyEncoderMatch(m);
+    {
+        auto params = model->named_parameters();
+        torch::NoGradGuard guard;
+        for (const auto &[name, t] : r.encoder)
+            params[name].copy_(t);
     }
-    if (heads.decoder) {
-        const auto &[fileName, t] = *heads.decoder;
-        const auto &table = model->embeddings->word_embeddings->weight;
-        if (t.sizes() != table.sizes())
-            throw Error(src.path + ": " + fileName,
-                        "shape " + shapeString(t.sizes().vec()) + " of the decoder, but the word embeddings are "
-                            + shapeString(table.sizes().vec()),
-                        "use a checkpoint made for this config (vocab_size " + std::to_string(cfg.vocab_size) + ")");
-        if (!torch::allclose(t, table, 0, 0))
-            m.unexpected.push_back(fileName + " (differs from the word embeddings; the decoder is tied to them here)");
-    }
+    copyHeads(model, r, src.path, m);
+    checkTiedDecoder(model, r, src.path, m);
     return m;
 }
 
