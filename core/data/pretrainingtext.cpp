@@ -144,6 +144,66 @@ size_t firstInvalidUtf8(std::string_view s)
     return std::string_view::npos;
 }
 
+namespace {
+
+/// The inputs with each glob pattern (one that names no existing path) replaced by the files it
+/// matches, sorted as glob(3) gives them; a pattern matching nothing is an error naming it.
+std::vector<std::string> expandPatterns(const std::vector<std::string> &inputs)
+{
+    std::vector<std::string> expanded;
+    for (const std::string &input : inputs) {
+        std::error_code ec;
+        if (input.find_first_of("*?[") == std::string::npos || fs::exists(input, ec)) {
+            expanded.push_back(input);
+            continue;
+        }
+        glob_t g{};
+        const int rc = ::glob(input.c_str(), 0, nullptr, &g);
+        if (rc == 0)
+            for (size_t i = 0; i < g.gl_pathc; ++i)
+                expanded.emplace_back(g.gl_pathv[i]); // sorted by glob(3)
+        ::globfree(&g);
+        if (rc != 0)
+            throw Error(input, "the pattern matches no file", "Check the path of --input_file.");
+    }
+    return expanded;
+}
+
+/// The corpus files in `folder` and below, sorted: the extensions of `format` (lowercase; .txt
+/// for auto and text), hidden files and folders skipped. None is an error naming the folder.
+std::vector<std::string> corpusFilesIn(const std::string &folder, const std::string &format)
+{
+    const std::vector<std::string> exts = format == "csv"   ? std::vector<std::string>{".csv"}
+                                          : format == "tsv"   ? std::vector<std::string>{".tsv"}
+                                          : format == "jsonl" ? std::vector<std::string>{".jsonl", ".ndjson"}
+                                                              : std::vector<std::string>{".txt"};
+    std::vector<std::string> found;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
+    if (ec)
+        throw Error(folder, "cannot read the folder: " + ec.message());
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            throw Error(folder, "cannot read the folder: " + ec.message());
+        const fs::path &p = it->path();
+        if (p.filename().string().rfind('.', 0) == 0) {
+            if (it->is_directory(ec))
+                it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_regular_file(ec) && hasExtension(p, exts))
+            found.push_back(p.string());
+    }
+    std::sort(found.begin(), found.end());
+    if (found.empty())
+        throw Error(folder, "the folder holds no " + exts.front() + " files",
+                    "Put the corpus in " + exts.front() + " files (plain text: one sentence or line per line, "
+                    "documents separated by blank lines), or pass a single file.");
+    return found;
+}
+
+} // namespace
+
 PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inputs, const std::string &format,
                                              const std::string &textColumn)
     : m_textColumn(textColumn)
@@ -164,51 +224,10 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
             return Kind::Jsonl;
         return Kind::Text;
     };
-    std::vector<std::string> expanded;
-    for (const std::string &input : inputs) {
-        std::error_code ec;
-        if (input.find_first_of("*?[") == std::string::npos || fs::exists(input, ec)) {
-            expanded.push_back(input);
-            continue;
-        }
-        glob_t g{};
-        const int rc = ::glob(input.c_str(), 0, nullptr, &g);
-        if (rc == 0)
-            for (size_t i = 0; i < g.gl_pathc; ++i)
-                expanded.emplace_back(g.gl_pathv[i]); // sorted by glob(3)
-        ::globfree(&g);
-        if (rc != 0)
-            throw Error(input, "the pattern matches no file", "Check the path of --input_file.");
-    }
-    for (const std::string &input : expanded) {
+    for (const std::string &input : expandPatterns(inputs)) {
         std::error_code ec;
         if (fs::is_directory(input, ec)) {
-            const std::vector<std::string> exts = f == "csv"   ? std::vector<std::string>{".csv"}
-                                                  : f == "tsv"   ? std::vector<std::string>{".tsv"}
-                                                  : f == "jsonl" ? std::vector<std::string>{".jsonl", ".ndjson"}
-                                                                 : std::vector<std::string>{".txt"};
-            std::vector<std::string> found;
-            fs::recursive_directory_iterator it(input, fs::directory_options::skip_permission_denied, ec), end;
-            if (ec)
-                throw Error(input, "cannot read the folder: " + ec.message());
-            for (; it != end; it.increment(ec)) {
-                if (ec)
-                    throw Error(input, "cannot read the folder: " + ec.message());
-                const fs::path &p = it->path();
-                if (p.filename().string().rfind('.', 0) == 0) {
-                    if (it->is_directory(ec))
-                        it.disable_recursion_pending();
-                    continue;
-                }
-                if (it->is_regular_file(ec) && hasExtension(p, exts))
-                    found.push_back(p.string());
-            }
-            std::sort(found.begin(), found.end());
-            if (found.empty())
-                throw Error(input, "the folder holds no " + exts.front() + " files",
-                            "Put the corpus in " + exts.front() + " files (plain text: one sentence or line per line, "
-                            "documents separated by blank lines), or pass a single file.");
-            for (auto &p : found) {
+            for (auto &p : corpusFilesIn(input, f)) {
                 m_kinds.push_back(kindOf(p));
                 m_files.push_back(std::move(p));
             }
