@@ -2,6 +2,9 @@
 // The coach's rules (core/train/coach.h); its thresholds and texts are kCoachRules.
 #include "core/train/coach.h"
 
+#include "core/config/schedule.h"
+#include "core/config/trainingoptions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -53,6 +56,17 @@ std::string fillCoachText(const char *text, const std::vector<std::pair<std::str
             out.replace(at, key.size(), value);
     }
     return out;
+}
+
+CoachSetup coachSetupFor(const TrainingOptions &spec, const Schedule &sched)
+{
+    CoachSetup c;
+    c.total_steps = sched.total_steps;
+    c.warmup_steps = sched.warmup_steps;
+    c.learning_rate = learningRate(spec);
+    c.from_scratch = spec.init_checkpoint.empty();
+    c.early_stopping_patience = spec.early_stopping_patience;
+    return c;
 }
 
 std::vector<CoachNote> scheduleNotes(const CoachSetup &setup)

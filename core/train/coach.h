@@ -98,6 +98,14 @@ struct CoachSetup
     int64_t early_stopping_patience = 0; ///< the run's flag; 0: the table's k
 };
 
+struct TrainingOptions;
+struct Schedule;
+
+/// A run's coach setup from its options and schedule: total and warmup steps, the peak
+/// learning rate, random weights or not (no init checkpoint), the early-stopping patience.
+/// num_labels and regression stay 0 / false: the caller sets them for its task. Pure.
+CoachSetup coachSetupFor(const TrainingOptions &spec, const Schedule &sched);
+
 /// The notes about a schedule that cannot learn, checked before the first step (step 0):
 /// few_steps, warmup_too_long, lr_pretrained / lr_scratch. Pure.
 std::vector<CoachNote> scheduleNotes(const CoachSetup &setup);

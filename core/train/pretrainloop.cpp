@@ -368,13 +368,8 @@ private:
         // The coach's rules that apply to pretraining: the schedule, divergence, overfitting (the
         // MLM eval loss); the classification rules stay quiet (regression = true).
         if (m_chief) {
-            CoachSetup c;
-            c.total_steps = m_sched.total_steps;
-            c.warmup_steps = m_sched.warmup_steps;
+            CoachSetup c = coachSetupFor(m_spec, m_sched);
             c.regression = true;
-            c.learning_rate = learningRate(m_spec);
-            c.from_scratch = m_spec.init_checkpoint.empty();
-            c.early_stopping_patience = m_spec.early_stopping_patience;
             m_coach = std::make_unique<Coach>(c);
             const auto first = m_coach->start();
             if (m_start == 0) // a resumed run said them when it began

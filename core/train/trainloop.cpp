@@ -261,14 +261,9 @@ void Run::announce(TrainState &s)
     info.wall_time = now();
     m_obs.runStarted(info);
     if (s.chief) {
-        CoachSetup setup;
-        setup.total_steps = m_sched.total_steps;
-        setup.warmup_steps = m_sched.warmup_steps;
+        CoachSetup setup = coachSetupFor(m_spec, m_sched);
         setup.num_labels = m_meta.num_labels;
         setup.regression = m_regression;
-        setup.learning_rate = learningRate(m_spec);
-        setup.from_scratch = m_spec.init_checkpoint.empty();
-        setup.early_stopping_patience = m_spec.early_stopping_patience;
         s.coach = std::make_unique<Coach>(setup);
         const auto first = s.coach->start();
         if (s.start > 0) { // resumed: the coach reads what the run logged so far, and says only what is new
