@@ -11,6 +11,7 @@
 #include "core/train/evalpass.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
+#include "core/util/trainingallocator.h"
 
 #include <torch/torch.h>
 
@@ -120,6 +121,7 @@ LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, con
         const RunFinished f = failedValidation(run.validation.diagnostics);
         throw Error(f.field, f.message, f.hint);
     }
+    keepFreedMemoryForTraining(); // as a training run: the steps' tensors are reused
     const TrainingOptions &spec = run.options;
     const BertConfig cfg = *run.validation.bert_config;
     const InputMetaData meta = *run.validation.meta_data;

@@ -27,7 +27,6 @@
 #include "core/train/runidentity.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
-#include "core/util/trainingallocator.h"
 
 #include <chrono>
 #include <cmath>
@@ -206,7 +205,6 @@ private:
     // --- set up: the strategy, the model, the optimizer ---------------------------------------
     void setUp()
     {
-        keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
         if (m_spec.num_threads > 0) {
             torch::set_num_threads(m_spec.num_threads);
             m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
@@ -458,7 +456,7 @@ private:
         m_progress.last_step = global;
 
         const bool stopNow = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
-        const bool boundary = global % m_sched.steps_per_epoch == 0 || global == m_sched.total_steps;
+        const bool boundary = isBoundary(global);
         const double tnow = now();
         const bool due = m_spec.steps_per_loop
                              ? ((global - 1) % m_sched.steps_per_epoch + 1) % *m_spec.steps_per_loop == 0
@@ -472,7 +470,6 @@ private:
                 m_stoppedEarly = global;
             m_lastReport = now();
         }
-        m_boundary = boundary;
         m_stopNow = stopNow;
         return std::nullopt;
     }
@@ -575,10 +572,16 @@ private:
         m_evalEvents->flush();
     }
 
+    /// An epoch boundary (evaluation and checkpoint) after step `global`, or the last step.
+    bool isBoundary(int64_t global) const
+    {
+        return global % m_sched.steps_per_epoch == 0 || global == m_sched.total_steps;
+    }
+
     /// Checkpoints between boundaries and the user's stop; the cancelled run's RunFinished.
     std::optional<RunFinished> afterStep(int64_t global)
     {
-        if (!m_boundary
+        if (!isBoundary(global)
             && (m_stopNow || (m_spec.save_checkpoints_steps > 0 && global % m_spec.save_checkpoints_steps == 0)))
             saveAt(global);
         const bool stopAfter = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
@@ -645,7 +648,7 @@ private:
     int64_t m_reportSteps = 0, m_epochSteps = 0, m_reportExamples = 0, m_stoppedEarly = 0;
     MlmSums m_reportSums;
     std::optional<EvalMetrics> m_lastEval;
-    bool m_stopVote = false, m_boundary = false, m_stopNow = false;
+    bool m_stopVote = false, m_stopNow = false; ///< this step's vote and stop, as trainStep saw them
 };
 
 } // namespace

@@ -79,7 +79,6 @@ void Run::loadForInference(nn::BertForSequenceClassification &model, const std::
 
 void Run::configureThreads()
 {
-    keepFreedMemoryForTraining(); // the step's large tensors are reused, not mapped afresh
     if (m_spec.num_threads > 0) {
         torch::set_num_threads(m_spec.num_threads);
         m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
@@ -247,6 +246,10 @@ RunFinished Trainer::execute(const PreparedRun &prepared, TrainingObserver &obse
         for (const auto &d : v.diagnostics.items())
             if (d.severity != Severity::Error)
                 observer.logMessage(std::string(severityName(d.severity)) + ": " + d.field + ": " + d.message);
+        // Every run this executes (fine-tuning, pretraining, predict, export): the large tensors
+        // are reused from step to step, not mapped afresh (core/util/trainingallocator.h).
+        if (v.ok())
+            keepFreedMemoryForTraining();
         if (!v.ok()) {
             r = failedValidation(v.diagnostics);
         } else if (!v.bert_config || !v.meta_data) {
