@@ -5,7 +5,7 @@
 // BERT-Mini. The Python reference is bench/train_reference.py --task pretrain (the same model,
 // gather, loss and AdamW). Prints one JSON object per config.
 // Usage: bench_pretrain [tiny|mini|all] [steps] [threads] [predictions] [aten|dnnl]
-// (kernels: nn::setFastKernels; the product's default when not given)
+// (kernels: nn::setFastKernels; dnnl, the product's default, when not given)
 #include "core/config/bertconfig.h"
 #include "core/model/fusedops.h"
 #include "core/model/pretrainingheads.h"
@@ -45,9 +45,12 @@ int main(int argc, char **argv)
     const int steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
     const int64_t predictions = argc > 4 ? std::max(1, std::atoi(argv[4])) : 20;
-    const std::string kernels = argc > 5 ? argv[5] : "default"; // "aten", "dnnl" or the product's default
-    if (kernels == "aten" || kernels == "dnnl")
-        nn::setFastKernels({kernels == "dnnl", kernels == "dnnl"});
+    const std::string kernels = argc > 5 ? argv[5] : "dnnl"; // the product's default (nn::FastKernels{})
+    if (kernels != "aten" && kernels != "dnnl") {
+        std::cerr << "bench_pretrain: kernels must be dnnl or aten, not '" << kernels << "'\n";
+        return 2;
+    }
+    nn::setFastKernels({kernels == "dnnl", kernels == "dnnl"});
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);

@@ -227,13 +227,13 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
         matmul prim;
         memory::desc scratchpad;
     };
-    static thread_local std::map<Key, std::shared_ptr<Entry>> cache;
+    static thread_local std::map<Key, Entry> cache; // map nodes do not move: `entry` stays valid
     const auto desc = [](const torch::Tensor &t) {
         return memory::desc({t.size(0), t.size(1), t.size(2)}, memory::data_type::f32,
                             {t.stride(0), t.stride(1), t.stride(2)});
     };
     const memory::desc amd = desc(a), bmd = desc(b), cmd = desc(out);
-    std::shared_ptr<Entry> entry;
+    const Entry *entry = nullptr;
     {
         const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), alpha, beta};
         auto it = cache.find(key);
@@ -250,9 +250,9 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
             if (cache.size() >= 64)
                 cache.clear(); // shapes change (evaluation, another run): start over
             const matmul::primitive_desc pd(matmul::desc(amd, bmd, cmd), attr, eng);
-            it = cache.emplace(key, std::make_shared<Entry>(Entry{matmul(pd), pd.scratchpad_desc()})).first;
+            it = cache.emplace(key, Entry{matmul(pd), pd.scratchpad_desc()}).first;
         }
-        entry = it->second;
+        entry = &it->second;
     }
     stream strm(eng);
     memory ma(amd, eng, a.data_ptr<float>()), mb(bmd, eng, b.data_ptr<float>()), mc(cmd, eng, out.data_ptr<float>());
