@@ -3,9 +3,10 @@
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
-//                    [kernels: dnnl (default, the product's) | aten | linear | attention]
-// (kernels: which fp32 products run on oneDNN, nn::setFastKernels — "aten" is the step before
-// issue 28 §3, "linear" / "attention" one lever each)
+//                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu]
+// (kernels: which fp32 products run on oneDNN and whether GELU is nn::fusedGelu,
+// nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one lever
+// each, "nogelu" the default less fusedGelu)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
@@ -166,7 +167,9 @@ struct OpTimes
         Frame f = std::move(stack.back());
         stack.pop_back();
         const double d = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.t0).count();
-        self[f.name] += d - f.children;
+        std::string key = f.name;
+        if (getenv("WB_ALL_OPS")) { key += " <"; for (size_t i = stack.size() > 3 ? stack.size() - 3 : 0; i < stack.size(); ++i) key += " " + stack[i].name; }
+        self[key] += d - f.children;
         if (!stack.empty())
             stack.back().children += d;
     }
@@ -193,11 +196,12 @@ int main(int argc, char **argv)
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
     const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
-    if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention") {
-        std::cerr << "bench_train: kernels must be dnnl, aten, linear or attention, not '" << kernels << "'\n";
+    if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention" && kernels != "nogelu") {
+        std::cerr << "bench_train: kernels must be dnnl, aten, linear, attention or nogelu, not '" << kernels << "'\n";
         return 2;
     }
-    nn::setFastKernels({kernels == "dnnl" || kernels == "linear", kernels == "dnnl" || kernels == "attention"});
+    const bool both = kernels == "dnnl" || kernels == "nogelu";
+    nn::setFastKernels({both || kernels == "linear", both || kernels == "attention", kernels == "dnnl"});
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);
@@ -294,6 +298,7 @@ int main(int argc, char **argv)
         double gemm = 0, ops = 0;
         std::vector<std::pair<double, std::string>> costs;
         for (auto &[name, t] : OpTimes::self) {
+            if (getenv("WB_ALL_OPS")) fprintf(stderr, "OP %8.2f ms %s\n", 1e3 * t / profiled, name.c_str());
             ops += t;
             if (isGemm(name))
                 gemm += t;
@@ -323,6 +328,7 @@ int main(int argc, char **argv)
         j["batch"] = batch;
         j["seq"] = seq;
         j["median_step_s"] = med;
+        j["min_step_s"] = times.front(); // the least disturbed step: the number for A/B runs on a shared machine
         j["examples_per_second"] = eps;
         // What a step costs on a core of its own (the number to compare on a loaded machine).
         j["median_step_cpu_s"] = cpuTimes[cpuTimes.size() / 2];

@@ -151,8 +151,8 @@ torch::Tensor checkpointedLayer(BertLayerImpl &layer, const torch::Tensor &hidde
 
 torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
 {
-    if (name == "gelu")
-        return torch::gelu(x);
+    if (name == "gelu") // the training step's: the derivative saved in the same pass (fusedops.h)
+        return torch::GradMode::is_enabled() && fastKernels().gelu && fusedGeluApplies(x) ? fusedGelu(x) : torch::gelu(x);
     if (name == "gelu_new" || name == "gelu_fast" || name == "gelu_pytorch_tanh")
         return torch::gelu(x, "tanh");
     if (name == "relu")
@@ -275,24 +275,30 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     const int64_t d = h / m_heads;
     const torch::Tensor qIn = firstTokenOnly ? hidden.narrow(1, 0, 1) : hidden;
     const int64_t sq = qIn.size(1);
-    // [B,S,H] -> [B,A,S,D]
-    auto q = query->forward(qIn).view({b, sq, m_heads, d}).transpose(1, 2);
-    auto k = key->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
-    auto v = value->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
-    const torch::Tensor qb = q.reshape({b * m_heads, sq, d}), kt = k.reshape({b * m_heads, s, d}).transpose(1, 2),
-                        vb = v.reshape({b * m_heads, s, d}), bias = maskBias.expand({b, m_heads, sq, s});
+    // [B,S,H] -> [B,A,S,D] (strided views of the projections)
+    const auto q = query->forward(qIn).view({b, sq, m_heads, d}).transpose(1, 2);
+    const auto k = key->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
+    const auto v = value->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
+    const torch::Tensor bias = maskBias.expand({b, m_heads, sq, s}), kt = k.transpose(2, 3);
     const double scale = 1.0 / std::sqrt(double(d));
-    // The fp32 training step runs both products on oneDNN's batched matmul (nn::fastBatchedMatmul:
-    // the same math, the mask bias added in the GEMM); inference and autocast as before.
-    const bool fast = torch::GradMode::is_enabled() && fastKernels().attention && fastBatchedMatmulApplies(qb, kt, bias);
-    auto scores = fast ? fastBatchedMatmul(qb, kt, scale, bias)
-                       : torch::baddbmm(bias.reshape({b * m_heads, sq, s}), qb, kt, /*beta=*/1.0, /*alpha=*/scale);
-    // Softmax in float32 also when autocast computed the scores in bf16/fp16.
-    auto probs = dropout(torch::softmax(scores, -1, torch::kFloat), m_attentionDropout, is_training(), m_gen);
-    auto context = (fast && fastBatchedMatmulApplies(probs, vb, {}) ? fastBatchedMatmul(probs, vb, 1.0) : torch::bmm(probs, vb))
-                       .view({b, m_heads, sq, d})
-                       .transpose(1, 2)
-                       .reshape({b, sq, h});
+    // The fp32 training step runs both products on oneDNN's batched matmul over the strided heads
+    // (nn::fastBatchedMatmul: the same math, the mask bias added in the GEMM, the context written
+    // straight into [B, S, A, D], no head copied); inference and autocast as before.
+    const bool fast = torch::GradMode::is_enabled() && fastKernels().attention && fastBatchedMatmulApplies(q, kt, bias);
+    torch::Tensor context;
+    if (fast) {
+        const auto scores = fastBatchedMatmul(q, kt, scale, bias);
+        const auto probs = dropout(torch::softmax(scores, -1), m_attentionDropout, is_training(), m_gen);
+        context = fastBatchedMatmul(probs, v, 1.0, {}, BatchedOutput::HeadsInterleaved);
+    } else {
+        const torch::Tensor qb = q.reshape({b * m_heads, sq, d}), ktb = k.reshape({b * m_heads, s, d}).transpose(1, 2),
+                            vb = v.reshape({b * m_heads, s, d});
+        auto scores = torch::baddbmm(bias.reshape({b * m_heads, sq, s}), qb, ktb, /*beta=*/1.0, /*alpha=*/scale);
+        // Softmax in float32 also when autocast computed the scores in bf16/fp16.
+        auto probs = dropout(torch::softmax(scores, -1, torch::kFloat), m_attentionDropout, is_training(), m_gen);
+        context = torch::bmm(probs, vb).view({b, m_heads, sq, d});
+    }
+    context = context.transpose(1, 2).reshape({b, sq, h});
     auto attn = attentionLayerNorm->forward(
         dropout(attentionOutput->forward(context), m_hiddenDropout, is_training(), m_gen) + qIn);
     auto inter = applyActivation(m_activation, intermediate->forward(attn));

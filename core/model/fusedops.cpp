@@ -135,6 +135,53 @@ void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, co
     TORCH_CHECK(st == dnnl_success, "oneDNN sgemm failed (status ", int(st), ") for ", m, "x", k, "x", n);
 }
 
+/// sums[j] += Σ_i rows[i·stride + j] for i in [0, n), j in [0, cols) (n ≤ kSumRows, cols ≤
+/// kSumCols): float partial sums of the block's columns, then added into the double accumulator.
+/// Vectorised as maskBlock is.
+constexpr int64_t kSumRows = 64, kSumCols = 512;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void addColumnSums(const float *__restrict rows, int64_t n, int64_t cols, int64_t stride, double *__restrict sums)
+{
+    float part[kSumCols];
+    for (int64_t j = 0; j < cols; ++j)
+        part[j] = rows[j];
+    for (int64_t i = 1; i < n; ++i) {
+        const float *row = rows + i * stride;
+        for (int64_t j = 0; j < cols; ++j)
+            part[j] += row[j];
+    }
+    for (int64_t j = 0; j < cols; ++j)
+        sums[j] += double(part[j]);
+}
+
+/// The bias gradient Σ_rows dy: dy contiguous float32 [rows, cols] → [cols]. One sweep over dy
+/// in row order (ATen's dy.sum(0) reads it at under half the memory bandwidth on these shapes),
+/// float partial sums of 64 rows added in double, so the result is as accurate as a pairwise
+/// sum. Columns split between the intra-op threads; the result does not depend on their number.
+torch::Tensor columnSums(const torch::Tensor &dy)
+{
+    const int64_t rows = dy.size(0), cols = dy.size(1);
+    torch::Tensor out = torch::empty({cols}, dy.options());
+    const float *src = dy.data_ptr<float>();
+    float *dst = out.data_ptr<float>();
+    at::parallel_for(0, cols, kSumCols, [&](int64_t from, int64_t to) {
+        for (int64_t c = from; c < to; c += kSumCols) {
+            const int64_t width = std::min(kSumCols, to - c);
+            double sums[kSumCols] = {};
+            for (int64_t r = 0; r < rows; r += kSumRows)
+                addColumnSums(src + r * cols + c, std::min(kSumRows, rows - r), width, cols, sums);
+            for (int64_t j = 0; j < width; ++j)
+                dst[c + j] = float(sums[j]);
+        }
+    });
+    return out;
+}
+
+/// From this many rows on, fastLinear's forward product reads a transposed copy of the weight.
+constexpr int64_t kTransposeWeightRows = 256;
+
 struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
 {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
@@ -148,8 +195,14 @@ struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
         // would add into the parameter.
         torch::Tensor y = torch::empty({rows, out}, x2.options());
         y.copy_(bias.unsqueeze(0).expand({rows, out}));
-        if (rows > 0 && in > 0)
+        if (rows >= kTransposeWeightRows && in > 0) {
+            // x·Wᵀ as x·(Wᵀ stored): oneDNN runs NN 5–10 % faster than NT on the model's shapes
+            // (docs/benchmarks.md, "GEMM shapes"); the copy of W is a small fraction of the product.
+            const torch::Tensor wt = weight.t().contiguous();
+            sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+        } else if (rows > 0 && in > 0) {
             sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+        }
         ctx->save_for_backward({x2, weight});
         std::vector<int64_t> shape = x.sizes().vec();
         shape.back() = out;
@@ -187,7 +240,7 @@ struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
             }
         }
         if (ctx->needs_input_grad(2))
-            db = dy.sum(0);
+            db = columnSums(dy);
         return {dx, dw, db};
     }
 };
@@ -197,15 +250,17 @@ bool isCpuFloat(const torch::Tensor &t)
     return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
 }
 
-/// A 3-D operand oneDNN reads in place: a unit stride in one of the last two dims (else a copy).
+/// An operand oneDNN reads in place: a unit stride in one of the last two dims (else a copy).
 torch::Tensor plainOperand(const torch::Tensor &t)
 {
-    return (t.stride(2) == 1 || t.stride(1) == 1) ? t : t.contiguous();
+    return (t.stride(-1) == 1 || t.stride(-2) == 1) ? t : t.contiguous();
 }
 
-/// out = alpha·a·b + beta·out over the batch with oneDNN's matmul primitive: a [B, m, k], b [B, k, n]
-/// (plainOperand layouts), out contiguous [B, m, n]. One primitive per shape, layout, alpha, beta,
-/// built once per thread and kept (a training run has a handful).
+/// out = alpha·a·b + beta·out over the batch dims with oneDNN's matmul primitive: a [..., m, k],
+/// b [..., k, n] (plainOperand layouts, the same 1 or 2 batch dims), out [..., m, n] with a unit
+/// innermost stride (any other strides: the attention writes its context straight into the
+/// [B, S, A, D] layout). One primitive per shape, layout, alpha, beta, built once per thread and
+/// kept (a training run has a handful).
 ///
 /// Threads: nothing of a primitive is shared between threads. Each thread has its own cache,
 /// and every primitive runs with a scratchpad of its own call (scratchpad_mode::user, a fresh
@@ -221,7 +276,8 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
     at::internal::lazy_init_num_threads(); // as in sgemm: the run's intra-op threads
     using namespace dnnl;
     static engine eng(engine::kind::cpu, 0);
-    using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, float, float>;
+    using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>,
+                           std::vector<int64_t>, float, float>;
     struct Entry
     {
         matmul prim;
@@ -229,13 +285,12 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
     };
     static thread_local std::map<Key, Entry> cache; // map nodes do not move: `entry` stays valid
     const auto desc = [](const torch::Tensor &t) {
-        return memory::desc({t.size(0), t.size(1), t.size(2)}, memory::data_type::f32,
-                            {t.stride(0), t.stride(1), t.stride(2)});
+        return memory::desc(t.sizes().vec(), memory::data_type::f32, t.strides().vec());
     };
     const memory::desc amd = desc(a), bmd = desc(b), cmd = desc(out);
     const Entry *entry = nullptr;
     {
-        const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), alpha, beta};
+        const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), out.strides().vec(), alpha, beta};
         auto it = cache.find(key);
         if (it == cache.end()) {
             primitive_attr attr;
@@ -263,14 +318,50 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
     strm.wait();
 }
 
+/// An uninitialised tensor of `like`'s sizes and, where that is a dense layout with a unit
+/// innermost stride, its strides (a gradient laid out as its input, so the views it flows back
+/// through need no copy); contiguous otherwise.
+torch::Tensor emptyLaidOutAs(const torch::Tensor &like)
+{
+    if (like.is_non_overlapping_and_dense() && like.stride(-1) == 1)
+        return at::empty_strided(like.sizes(), like.strides(), like.options());
+    return torch::empty(like.sizes(), like.options());
+}
+
+/// out = alpha·x·y with out laid out as `like` (the operand whose gradient it is): computed as
+/// (alpha·yᵀ·xᵀ)ᵀ into likeᵀ's layout when `like` is a transposed view (unit stride in its
+/// second-to-last dim), so that layout needs no copy either.
+torch::Tensor productLaidOutAs(const torch::Tensor &x, const torch::Tensor &y, float alpha, const torch::Tensor &like)
+{
+    const bool transposed = like.stride(-1) != 1 && like.stride(-2) == 1;
+    if (transposed) {
+        torch::Tensor outT = emptyLaidOutAs(like.transpose(-1, -2));
+        if (outT.numel() > 0 && x.size(-1) > 0)
+            dnnlBatchedMatmul(plainOperand(y.transpose(-1, -2)), plainOperand(x.transpose(-1, -2)), alpha, 0.0f, outT);
+        else
+            outT.zero_();
+        return outT.transpose(-1, -2);
+    }
+    torch::Tensor out = emptyLaidOutAs(like);
+    if (out.numel() > 0 && x.size(-1) > 0)
+        dnnlBatchedMatmul(plainOperand(x), plainOperand(y), alpha, 0.0f, out);
+    else
+        out.zero_();
+    return out;
+}
+
 struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedMatmulFunction>
 {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &a0, const torch::Tensor &b0,
-                                 const torch::Tensor &addend, bool hasAddend, double alpha)
+                                 const torch::Tensor &addend, bool hasAddend, double alpha, bool interleaved)
     {
         const torch::Tensor a = plainOperand(a0), b = plainOperand(b0);
-        const int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
-        torch::Tensor y = torch::empty({batch, m, n}, a.options());
+        std::vector<int64_t> sizes = a.sizes().vec();
+        sizes.back() = b.size(-1);
+        const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+        // [B, A, m, n] stored as [B, m, A, n] when asked (interleaved: the heads' outputs side by side).
+        torch::Tensor y = interleaved ? at::empty_strided(sizes, {m * sizes[1] * n, n, sizes[1] * n, 1}, a.options())
+                                      : torch::empty(sizes, a.options());
         float beta = 0.0f;
         if (hasAddend) {
             y.view(addend.sizes()).copy_(addend); // never written in place: addend may be a view
@@ -294,63 +385,65 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
         const float alpha = float(ctx->saved_data["alpha"].toDouble());
         const torch::Tensor dy = plainOperand(grads[0]);
         torch::Tensor da, db, dAddend;
-        const auto product = [&](const torch::Tensor &x, const torch::Tensor &y, torch::Tensor &out) {
-            out = torch::empty({x.size(0), x.size(1), y.size(2)}, dy.options());
-            if (out.numel() > 0 && x.size(2) > 0)
-                dnnlBatchedMatmul(plainOperand(x), plainOperand(y), alpha, 0.0f, out);
-            else
-                out.zero_();
-        };
         if (ctx->needs_input_grad(0))
-            product(dy, b.transpose(1, 2), da); // alpha·dy·bᵀ
+            da = productLaidOutAs(dy, b.transpose(-1, -2), alpha, a); // alpha·dy·bᵀ
         if (ctx->needs_input_grad(1))
-            product(a.transpose(1, 2), dy, db); // alpha·aᵀ·dy
+            db = productLaidOutAs(a.transpose(-1, -2), dy, alpha, b); // alpha·aᵀ·dy
         if (ctx->needs_input_grad(2))
             dAddend = grads[0].reshape(ctx->saved_data["addend_sizes"].toIntVector());
-        return {da, db, dAddend, torch::Tensor(), torch::Tensor()};
+        return {da, db, dAddend, torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
 } // namespace
 
 namespace {
-std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention};
+std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu};
 } // namespace
 
 void setFastKernels(FastKernels kernels)
 {
     gFastLinear = kernels.linear;
     gFastAttention = kernels.attention;
+    gFastGelu = kernels.gelu;
 }
 
 FastKernels fastKernels()
 {
-    return {gFastLinear.load(), gFastAttention.load()};
+    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load()};
 }
 
 bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend)
 {
-    if (!isCpuFloat(a) || !isCpuFloat(b) || a.dim() != 3 || b.dim() != 3 || a.size(0) != b.size(0) ||
-        a.size(2) != b.size(1) || at::autocast::is_cpu_enabled())
+    if (!isCpuFloat(a) || !isCpuFloat(b) || a.dim() < 3 || a.dim() > 4 || b.dim() != a.dim() ||
+        a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2) || a.size(-1) != b.size(-2) ||
+        at::autocast::is_cpu_enabled())
         return false;
     if (!addend.defined())
         return true;
-    if (!isCpuFloat(addend) || addend.dim() < 2 || addend.size(-2) != a.size(1) || addend.size(-1) != b.size(2))
+    if (!isCpuFloat(addend) || addend.dim() < 2 || addend.size(-2) != a.size(-2) || addend.size(-1) != b.size(-1))
         return false;
-    int64_t leading = 1;
+    int64_t leading = 1, batch = 1;
     for (int64_t i = 0; i + 2 < addend.dim(); ++i)
         leading *= addend.size(i);
-    return leading == a.size(0);
+    for (int64_t i = 0; i + 2 < a.dim(); ++i)
+        batch *= a.size(i);
+    return leading == batch;
 }
 
-torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha, const torch::Tensor &addend)
+torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha, const torch::Tensor &addend,
+                                BatchedOutput layout)
 {
     TORCH_CHECK(fastBatchedMatmulApplies(a, b, addend),
-                "fastBatchedMatmul: expected float32 CPU tensors a [batch, m, k], b [batch, k, n] and an addend "
-                "[..., m, n] whose leading dims multiply to batch, with autocast off; use torch::baddbmm otherwise");
+                "fastBatchedMatmul: expected float32 CPU tensors a [batch..., m, k], b [batch..., k, n] (1 or 2 batch "
+                "dims, the same in both) and an addend [..., m, n] whose leading dims multiply to the batch, with "
+                "autocast off; use torch::baddbmm otherwise");
+    TORCH_CHECK(layout == BatchedOutput::Contiguous || a.dim() == 4,
+                "fastBatchedMatmul: the heads-interleaved output needs 4-D operands [B, A, m, k] and [B, A, k, n]");
     // libtorch 1.13's Function::apply needs defined tensors: an empty stand-in when there is no addend.
     const bool hasAddend = addend.defined();
-    return FastBatchedMatmulFunction::apply(a, b, hasAddend ? addend : torch::empty({0}, a.options()), hasAddend, alpha);
+    return FastBatchedMatmulFunction::apply(a, b, hasAddend ? addend : torch::empty({0}, a.options()), hasAddend, alpha,
+                                            layout == BatchedOutput::HeadsInterleaved);
 }
 
 bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)

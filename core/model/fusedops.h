@@ -50,7 +50,8 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
 /// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear and the
-/// pretraining decoder, fastBatchedMatmul in the attention). On by default. A process-wide
+/// pretraining decoder, fastBatchedMatmul in the attention), and whether its GELU is fusedGelu.
+/// On by default. A process-wide
 /// switch for the benchmark's A/B runs and for tests; set it before a step runs, not while one
 /// does. (Off in session 9 while "other jobs do not change a run" failed intermittently with it
 /// on; the likely cause, a matmul primitive executed on another thread than the one that built it,
@@ -59,6 +60,7 @@ struct FastKernels
 {
     bool linear = true;
     bool attention = true;
+    bool gelu = true; ///< fusedGelu for hidden_act "gelu" in the training step
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();
@@ -77,20 +79,44 @@ bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, cons
 /// ATen's intra-op threads use (torch::set_num_threads). Throws c10::Error on a oneDNN failure.
 torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
 
-/// True when fastBatchedMatmul computes alpha·a·b + addend: a [batch, m, k], b [batch, k, n]
-/// float32 CPU (any strides), addend undefined or float32 [..., m, n] (any strides, e.g. an
-/// expanded view) whose leading dims multiply to batch (the batch flattened row-major), autocast off.
+/// True when fastBatchedMatmul computes alpha·a·b + addend: a [batch..., m, k], b [batch..., k, n]
+/// (1 or 2 batch dims, equal in both; any strides) float32 CPU, addend undefined or float32
+/// [..., m, n] (any strides, e.g. an expanded view) whose leading dims multiply to the batch
+/// (flattened row-major), autocast off.
 bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend);
 
-/// y = alpha·a·b + addend (torch::baddbmm(addend.reshape({batch, m, n}), a, b, 1, alpha); torch::bmm(a, b) when addend
-/// is undefined and alpha 1), up to floating-point reassociation, on oneDNN's matmul primitive
-/// (one cached primitive a shape and layout) over the whole batch: the attention products,
-/// 128 matrices of 128×64·64×128 in BERT-Mini, run 1.5–1.9× faster than OpenBLAS's per-matrix
-/// calls (docs/benchmarks.md, "GEMM shapes"). Transposed views are read in place (no copy)
-/// when one of their last two strides is 1. y [batch, m, n] contiguous. Backward: da = alpha·dy·bᵀ,
-/// db = alpha·aᵀ·dy, d(addend) = dy in addend's shape; not differentiable twice. Threads as
-/// fastLinear. Throws c10::Error when oneDNN fails.
+/// How fastBatchedMatmul lays out its result.
+enum class BatchedOutput
+{
+    Contiguous,       ///< [batch..., m, n] row-major
+    HeadsInterleaved, ///< [B, A, m, n] stored as [B, m, A, n]: y.transpose(1, 2).reshape({B, m, A·n}) is a view
+};
+
+/// y = alpha·a·b + addend (torch::baddbmm / torch::matmul up to floating-point reassociation) on
+/// oneDNN's matmul primitive (one cached primitive a shape and layout) over the whole batch: the
+/// attention products, 128 matrices of 128×64·64×128 in BERT-Mini, run 1.5–1.9× faster than
+/// OpenBLAS's per-matrix calls (docs/benchmarks.md, "GEMM shapes"). Operands are read in place
+/// when one of their last two strides is 1: the attention passes the heads as strided views of
+/// the [B, S, H] projections ([B, A, S, D] with strides S·H, D, H, 1), and no head is copied.
+/// y [batch..., m, n] as `layout` says. Backward: da = alpha·dy·bᵀ and db = alpha·aᵀ·dy, each
+/// laid out as its operand where that is dense (so the views they flow back through are free),
+/// d(addend) = dy in addend's shape; not differentiable twice. Threads as fastLinear. Throws
+/// c10::Error when the operands do not fit (fastBatchedMatmulApplies) or oneDNN fails.
 torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha,
-                                const torch::Tensor &addend = torch::Tensor());
+                                const torch::Tensor &addend = torch::Tensor(),
+                                BatchedOutput layout = BatchedOutput::Contiguous);
+
+/// True when fusedGelu computes gelu(x): a float32 CPU tensor.
+bool fusedGeluApplies(const torch::Tensor &x);
+
+/// torch::gelu(x) (the erf form, hidden_act "gelu") with its derivative computed in the same
+/// pass and saved for the backward pass, which is then one multiplication (dx = dy · gelu′(x))
+/// instead of ATen's gelu_backward, which evaluates erf and exp again. Φ by Abramowitz & Stegun
+/// 7.1.26 (|error| ≤ 1.5·10⁻⁷, as ATen's vectorised erf; with float rounding Φ is within 4·10⁻⁷,
+/// tested): y within 4·10⁻⁷·|x| of the exact x·Φ(x), and as close to torch::gelu.
+/// x: float32 CPU, any shape and strides; y contiguous, x's shape. Saves one tensor of x's size
+/// (gelu′(x)) instead of x. Not differentiable twice. Multithreaded over at::parallel_for; the
+/// values do not depend on the thread count. Throws c10::Error when !fusedGeluApplies(x).
+torch::Tensor fusedGelu(const torch::Tensor &x);
 
 } // namespace wb::nn

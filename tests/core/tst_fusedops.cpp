@@ -34,6 +34,9 @@ private Q_SLOTS:
     void fastBatchedMatmulIsBaddbmm_data();
     void fastBatchedMatmulIsBaddbmm();
     void fastBatchedMatmulOnlyWhereItApplies();
+    void fastBatchedMatmulOverStridedHeads();
+    void fusedGeluIsTheErfFormula();
+    void fusedGeluOnlyWhereItApplies();
     void trainingStepsMatchTheATenPath();
     void productsDoNotDependOnOtherThreads();
     void pretrainingDecoderMatchesTheATenPath();
@@ -158,6 +161,9 @@ void tst_FusedOps::fastLinearIsLinear_data()
     QTest::newRow("non-contiguous x") << QList<qint64>{3, 40, 17} << true << qint64(29);
     QTest::newRow("one row, one output") << QList<qint64>{1, 7} << false << qint64(1);
     QTest::newRow("no rows") << QList<qint64>{0, 8} << false << qint64(5);
+    // ≥ 256 rows: the forward reads a transposed copy of W; 601 rows and 600 columns: the bias
+    // gradient's 64-row blocks end short and its columns come in two blocks of at most 512.
+    QTest::newRow("many rows, many columns") << QList<qint64>{601, 40} << false << qint64(600);
 }
 
 /// fastLinear's value and its gradients for x, W and b equal torch::nn::functional::linear's
@@ -244,7 +250,7 @@ void tst_FusedOps::fastLinearLeavesTheBiasAlone()
 /// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
 void tst_FusedOps::fastLinearOnlyWhereItApplies()
 {
-    nn::setFastKernels({true, true});
+    nn::setFastKernels({true, true, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     auto gen = nn::makeGenerator(5);
     nn::Linear lin(12, 8, gen);
@@ -324,6 +330,98 @@ void tst_FusedOps::fastBatchedMatmulIsBaddbmm()
     QVERIFY(fast[0].is_contiguous());
 }
 
+/// The attention's layout: heads as strided views [B, A, S, D] of [B, S, H] projections (no copy),
+/// the context written as [B, S, A, D]. Values and the projections' gradients equal
+/// torch::matmul's on the same views, and the gradients come back in the projections' own
+/// layout (contiguous [B, S, H]: the views they flow back through cost nothing).
+void tst_FusedOps::fastBatchedMatmulOverStridedHeads()
+{
+    torch::manual_seed(17);
+    const int64_t b = 3, s = 10, heads = 2, d = 4, h = heads * d;
+    for (const int64_t sq : {s, int64_t(1)}) { // all tokens, and the last layer's [CLS] query only
+        const torch::Tensor q0 = torch::randn({b, sq, h}), k0 = torch::randn({b, s, h}), v0 = torch::randn({b, s, h});
+        const torch::Tensor bias0 = torch::randn({b, 1, 1, s}), dctx = torch::randn({b, sq, h});
+        auto run = [&](bool fast) {
+            auto qp = q0.clone().requires_grad_(true), kp = k0.clone().requires_grad_(true),
+                 vp = v0.clone().requires_grad_(true);
+            const auto q = qp.view({b, sq, heads, d}).transpose(1, 2), k = kp.view({b, s, heads, d}).transpose(1, 2),
+                       v = vp.view({b, s, heads, d}).transpose(1, 2);
+            const auto bias = bias0.expand({b, heads, sq, s});
+            torch::Tensor ctx;
+            if (fast) {
+                const auto probs = torch::softmax(nn::fastBatchedMatmul(q, k.transpose(2, 3), 0.5, bias), -1);
+                ctx = nn::fastBatchedMatmul(probs, v, 1.0, {}, nn::BatchedOutput::HeadsInterleaved);
+                if (!ctx.transpose(1, 2).is_contiguous())
+                    throw std::runtime_error("the context is not stored as [B, S, A, D]");
+            } else {
+                ctx = torch::matmul(torch::softmax(torch::matmul(q, k.transpose(2, 3)) * 0.5 + bias, -1), v);
+            }
+            ctx.transpose(1, 2).reshape({b, sq, h}).backward(dctx);
+            return std::vector<torch::Tensor>{ctx.detach(), qp.grad(), kp.grad(), vp.grad()};
+        };
+        const auto fast = run(true), plain = run(false);
+        const char *what[] = {"context", "dq", "dk", "dv"};
+        for (int i = 0; i < 4; ++i) {
+            const double err = (fast[i] - plain[i]).abs().max().item<double>();
+            QVERIFY2(err <= 1e-5 * (plain[i].abs().max().item<double>() + 1.0),
+                     qPrintable(QStringLiteral("sq %1, %2: max error %3").arg(sq).arg(QLatin1String(what[i])).arg(err)));
+        }
+    }
+    // The layout is refused where it does not fit: 3-D operands have no heads to interleave.
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fastBatchedMatmul(torch::randn({4, 3, 5}), torch::randn({4, 5, 6}), 1.0, {},
+                                                               nn::BatchedOutput::HeadsInterleaved));
+}
+
+/// fusedGelu against the formula in float64, x·Φ(x) and its derivative Φ(x) + x·φ(x), over
+/// [−12, 12] densely (both tails, where the exponential's clamp acts) and at 0 and ±tiny: Φ within
+/// 4·10⁻⁷ (the erf approximation's 1.5·10⁻⁷ and float cancellation near 0), so y within
+/// 4·10⁻⁷·|x| plus rounding. And close to torch::gelu, which it replaces in the training step.
+void tst_FusedOps::fusedGeluIsTheErfFormula()
+{
+    torch::Tensor x = torch::cat({torch::linspace(-12.0, 12.0, 240001), torch::tensor({0.0f, 1e-30f, -1e-30f, 1e-3f})});
+    x.requires_grad_(true);
+    const torch::Tensor y = nn::fusedGelu(x);
+    const torch::Tensor dy = torch::rand_like(x) + 0.5;
+    y.backward(dy);
+    const torch::Tensor xd = x.detach().to(torch::kDouble);
+    const torch::Tensor cdf = 0.5 * (1.0 + torch::erf(xd / std::sqrt(2.0)));
+    const torch::Tensor pdf = torch::exp(-0.5 * xd * xd) / std::sqrt(2.0 * M_PI);
+    const torch::Tensor yRef = xd * cdf, gRef = dy.to(torch::kDouble) * (cdf + xd * pdf);
+    const torch::Tensor yErr = (y.detach().to(torch::kDouble) - yRef).abs() - (4e-7 * xd.abs() + 1.2e-7 * yRef.abs());
+    const torch::Tensor gErr = (x.grad().to(torch::kDouble) - gRef).abs() - (4e-7 * (xd.abs() + 1.0) * dy.to(torch::kDouble));
+    QVERIFY2(yErr.max().item<double>() <= 0.0, qPrintable(QStringLiteral("y off by %1 more than allowed at x = %2")
+                                                                .arg(yErr.max().item<double>())
+                                                                .arg(x[yErr.argmax()].item<double>())));
+    QVERIFY2(gErr.max().item<double>() <= 0.0, qPrintable(QStringLiteral("dx off by %1 more than allowed at x = %2")
+                                                                .arg(gErr.max().item<double>())
+                                                                .arg(x[gErr.argmax()].item<double>())));
+    QCOMPARE(y[240001].item<float>(), 0.0f); // gelu(0) = 0 exactly, and gelu′(0) = ½
+    QCOMPARE(x.grad()[240001].item<float>(), 0.5f * dy[240001].item<float>());
+    QVERIFY(torch::allclose(y.detach(), torch::gelu(x.detach()), 1e-6, 2e-6));
+    // Any strides in, contiguous out; the same values as the contiguous input gives.
+    const torch::Tensor m = torch::randn({7, 5});
+    QVERIFY(torch::equal(nn::fusedGelu(m.t()), nn::fusedGelu(m.t().contiguous())));
+}
+
+/// float32 CPU only; the model's "gelu" takes it with gradients on and the switch on, and gives
+/// torch::gelu otherwise (inference is unchanged bit for bit).
+void tst_FusedOps::fusedGeluOnlyWhereItApplies()
+{
+    QVERIFY(nn::fusedGeluApplies(torch::randn({3})));
+    QVERIFY(!nn::fusedGeluApplies(torch::randn({3}, torch::kDouble)));
+    QVERIFY(!nn::fusedGeluApplies(torch::randn({3}).to(torch::kBFloat16)));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedGelu(torch::randn({3}, torch::kDouble)));
+    const torch::Tensor x = torch::randn({1000});
+    {
+        torch::NoGradGuard noGrad;
+        QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
+    }
+    QVERIFY(!torch::equal(nn::applyActivation("gelu", x), torch::gelu(x))); // the fused one: another erf
+    nn::setFastKernels({true, true, false});
+    const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
+    QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
+}
+
 /// The attention takes the fast path only with gradients on in float32: the shapes it checks,
 /// and inference equal to baddbmm bit for bit (the model's forward under NoGradGuard).
 void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
@@ -360,7 +458,7 @@ void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
 void tst_FusedOps::trainingStepsMatchTheATenPath()
 {
     const auto losses = [](bool fast) {
-        nn::setFastKernels({fast, fast});
+        nn::setFastKernels({fast, fast, fast});
         BertConfig c;
         c.vocab_size = 100, c.hidden_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4,
         c.intermediate_size = 64, c.max_position_embeddings = 64, c.type_vocab_size = 2;
@@ -448,7 +546,7 @@ void tst_FusedOps::pretrainingDecoderMatchesTheATenPath()
     c.vocab_size = 300, c.hidden_size = 32, c.num_hidden_layers = 1, c.num_attention_heads = 2,
     c.intermediate_size = 64, c.max_position_embeddings = 32, c.type_vocab_size = 2;
     const auto run = [&](bool fast) {
-        nn::setFastKernels({fast, fast});
+        nn::setFastKernels({fast, fast, fast});
         nn::BertForPreTraining model(c, false, nn::makeGenerator(4));
         model->eval(); // no dropout: the two paths see the same activations
         torch::manual_seed(8);
