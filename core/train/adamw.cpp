@@ -2,30 +2,12 @@
 #include "core/train/adamw.h"
 
 #include "core/model/parameternames.h"
+#include "core/train/adamwupdate.h"
 #include "core/util/error.h"
 
 #include <cmath>
 
 namespace wb {
-
-namespace {
-
-// no-math-errno lets GCC vectorise the sqrt (v is never negative).
-__attribute__((optimize("no-math-errno"))) void fusedUpdate(float *__restrict p, float *__restrict m, float *__restrict v, const float *__restrict g,
-                 int64_t n, float gscale, float decay, float b1, float b2, float alpha, float eps)
-{
-    const float c1 = 1.0f - b1, c2 = 1.0f - b2, keep = 1.0f - decay;
-    for (int64_t i = 0; i < n; ++i) {
-        const float gi = g[i] * gscale;
-        const float mi = b1 * m[i] + c1 * gi;
-        const float vi = b2 * v[i] + c2 * gi * gi;
-        m[i] = mi;
-        v[i] = vi;
-        p[i] = p[i] * keep - alpha * mi / (std::sqrt(vi) + eps);
-    }
-}
-
-} // namespace
 
 AdamW::AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOptions options)
     : m_params(std::move(params)), m_options(options)
@@ -63,7 +45,7 @@ double AdamW::step(double lr)
         const double decay = m_decay[k] ? lr * m_options.weight_decay_rate : 0.0;
         if (p.device().is_cpu() && p.scalar_type() == torch::kFloat && p.is_contiguous() && g.is_contiguous()
             && g.scalar_type() == torch::kFloat) {
-            fusedUpdate(p.data_ptr<float>(), m_m[k].data_ptr<float>(), m_v[k].data_ptr<float>(), g.data_ptr<float>(),
+            adamwUpdate(p.data_ptr<float>(), m_m[k].data_ptr<float>(), m_v[k].data_ptr<float>(), g.data_ptr<float>(),
                         p.numel(), float(gscale), float(decay), float(b1), float(b2), float(alpha), float(eps));
         } else {
             if (gscale != 1.0)

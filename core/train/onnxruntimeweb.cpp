@@ -40,7 +40,7 @@ const std::vector<std::string> &onnxRuntimeWebFiles()
 std::string onnxRuntimeWebFolder(const std::string &dir)
 {
     std::error_code ec;
-    for (const fs::path candidate : {fs::path(dir), fs::path(dir) / "dist"}) {
+    for (const fs::path &candidate : {fs::path(dir), fs::path(dir) / "dist"}) {
         bool all = true;
         for (const auto &f : onnxRuntimeWebFiles())
             all = all && fs::is_regular_file(candidate / f, ec);

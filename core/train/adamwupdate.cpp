@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built with -fno-math-errno and without the torch PCH (core/CMakeLists.txt): the square root
+// then has no errno side path, and the loop below vectorises.
+#include "core/train/adamwupdate.h"
+
+#include <cmath>
+
+namespace wb {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void adamwUpdate(float *__restrict p, float *__restrict m, float *__restrict v, const float *__restrict grad, int64_t n,
+                 float gscale, float decay, float beta1, float beta2, float alpha, float eps)
+{
+    const float c1 = 1.0f - beta1, c2 = 1.0f - beta2, keep = 1.0f - decay;
+    for (int64_t i = 0; i < n; ++i) {
+        const float gi = grad[i] * gscale;
+        const float mi = beta1 * m[i] + c1 * gi;
+        const float vi = beta2 * v[i] + c2 * gi * gi;
+        m[i] = mi;
+        v[i] = vi;
+        p[i] = p[i] * keep - alpha * mi / (std::sqrt(vi) + eps);
+    }
+}
+
+} // namespace wb
