@@ -3,10 +3,10 @@
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
-//                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu]
-// (kernels: which fp32 products run on oneDNN and whether GELU is nn::fusedGelu,
-// nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one lever
-// each, "nogelu" the default less fusedGelu)
+//                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu | nosoftmax]
+// (kernels: which fp32 products run on oneDNN and whether GELU and the attention's softmax are
+// fused, nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one
+// lever each, "nogelu" / "nosoftmax" the default less nn::fusedGelu / nn::fusedAttentionSoftmax)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
@@ -196,12 +196,15 @@ int main(int argc, char **argv)
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
     const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
-    if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention" && kernels != "nogelu") {
-        std::cerr << "bench_train: kernels must be dnnl, aten, linear, attention or nogelu, not '" << kernels << "'\n";
+    if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention" && kernels != "nogelu" &&
+        kernels != "nosoftmax") {
+        std::cerr << "bench_train: kernels must be dnnl, aten, linear, attention, nogelu or nosoftmax, not '" << kernels
+                  << "'\n";
         return 2;
     }
-    const bool both = kernels == "dnnl" || kernels == "nogelu";
-    nn::setFastKernels({both || kernels == "linear", both || kernels == "attention", kernels == "dnnl"});
+    const bool both = kernels == "dnnl" || kernels == "nogelu" || kernels == "nosoftmax";
+    nn::setFastKernels({both || kernels == "linear", both || kernels == "attention", both && kernels != "nogelu",
+                        both && kernels != "nosoftmax"});
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);

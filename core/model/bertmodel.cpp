@@ -179,6 +179,17 @@ void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen)
     t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0, gen).erfinv_().mul_(stddev * std::sqrt(2.0));
 }
 
+namespace {
+
+/// The one 64-bit draw from the run's generator a dropout call makes.
+uint64_t dropoutSeed(at::Generator &gen)
+{
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    return at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
+}
+
+} // namespace
+
 torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Generator &gen)
 {
     if (!training || p <= 0 || x.numel() == 0)
@@ -187,11 +198,7 @@ torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Gener
         return x * torch::zeros({}, x.options());
     // One 64-bit draw from the run's generator seeds a counter-based mask (core/model/fusedops.h):
     // the mask and the scaling in one pass, recomputed in the backward pass.
-    uint64_t seed;
-    {
-        std::lock_guard<std::mutex> lock(gen.mutex());
-        seed = at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
-    }
+    const uint64_t seed = dropoutSeed(gen);
     if (x.device().is_cpu())
         return fusedDropout(x, p, seed);
     return x * dropoutMask(x.numel(), p, seed).view(x.sizes()).to(x.options());
@@ -287,8 +294,14 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     const bool fast = torch::GradMode::is_enabled() && fastKernels().attention && fastBatchedMatmulApplies(q, kt, bias);
     torch::Tensor context;
     if (fast) {
-        const auto scores = fastBatchedMatmul(q, kt, scale, bias);
-        const auto probs = dropout(torch::softmax(scores, -1), m_attentionDropout, is_training(), m_gen);
+        // With the mask bias, softmax and dropout in one pass (nn::fusedAttentionSoftmax: the same
+        // draw from the generator as dropout() makes, and the same mask) the product adds no bias.
+        const bool fused = fastKernels().softmax && m_attentionDropout < 1.0 && fusedAttentionSoftmaxApplies(bias, maskBias);
+        const auto scores = fused ? fastBatchedMatmul(q, kt, scale) : fastBatchedMatmul(q, kt, scale, bias);
+        const bool drop = is_training() && m_attentionDropout > 0.0;
+        const auto probs = !fused ? dropout(torch::softmax(scores, -1), m_attentionDropout, is_training(), m_gen)
+                                  : fusedAttentionSoftmax(scores, maskBias, drop ? m_attentionDropout : 0.0,
+                                                          drop ? dropoutSeed(m_gen) : 0);
         context = fastBatchedMatmul(probs, v, 1.0, {}, BatchedOutput::HeadsInterleaved);
     } else {
         const torch::Tensor qb = q.reshape({b * m_heads, sq, d}), ktb = k.reshape({b * m_heads, s, d}).transpose(1, 2),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/fusedops.h"
 
+#include "core/model/rowkernels.h"
+
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/autocast_mode.h>
@@ -23,40 +25,6 @@ namespace {
 constexpr int64_t kBlock = 2048;
 constexpr int64_t kGrain = 32768;
 
-/// scale[i − begin] = keep-scale of element i, for i in [begin, end) (end − begin ≤ kBlock).
-/// Compiled for AVX-512, AVX2 and the x86-64 baseline; the loader picks the best the CPU has
-/// (GCC function multi-versioning), so the package runs on any x86-64.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void maskBlock(float *__restrict scale, uint64_t seed, int64_t begin, int64_t end, uint32_t threshold, float s)
-{
-    const int64_t n = end - begin;
-    if ((uint64_t(begin) >> 32) == (uint64_t(end - 1) >> 32)) {
-        // One 2³² block of indices: k1 is a loop constant (the usual case), so the loop vectorises.
-        const uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32) + uint32_t(uint64_t(begin) >> 32) * 0x85ebca6bU;
-        const uint32_t lo = uint32_t(begin);
-        for (int64_t j = 0; j < n; ++j) {
-            uint32_t x = (lo + uint32_t(j)) * 0x9e3779b1U + k0;
-            x ^= x >> 16;
-            x *= 0x7feb352dU;
-            x ^= x >> 15;
-            x *= 0x846ca68bU;
-            x ^= x >> 16;
-            x ^= k1;
-            x ^= x >> 16;
-            x *= 0x7feb352dU;
-            x ^= x >> 15;
-            x *= 0x846ca68bU;
-            x ^= x >> 16;
-            scale[j] = (x >> 8) < threshold ? s : 0.0f;
-        }
-    } else {
-        for (int64_t j = 0; j < n; ++j)
-            scale[j] = (dropoutHash(seed, uint64_t(begin + j)) >> 8) < threshold ? s : 0.0f;
-    }
-}
-
 /// out = in · mask(seed) / keep over contiguous buffers of n elements.
 template<typename T>
 void applyMask(const T *in, T *out, int64_t n, double p, uint64_t seed)
@@ -67,7 +35,7 @@ void applyMask(const T *in, T *out, int64_t n, double p, uint64_t seed)
         float scale[kBlock];
         for (int64_t b = from; b < to; b += kBlock) {
             const int64_t e = std::min(to, b + kBlock);
-            maskBlock(scale, seed, b, e, threshold, s);
+            kernels::dropoutScales(scale, seed, b, e, threshold, s);
             const T *src = in + b;
             T *dst = out + b;
             for (int64_t j = 0; j < e - b; ++j)
@@ -85,7 +53,7 @@ void applyMask<double>(const double *in, double *out, int64_t n, double p, uint6
         float scale[kBlock];
         for (int64_t b = from; b < to; b += kBlock) {
             const int64_t e = std::min(to, b + kBlock);
-            maskBlock(scale, seed, b, e, threshold, 1.0f);
+            kernels::dropoutScales(scale, seed, b, e, threshold, 1.0f);
             for (int64_t j = 0; j < e - b; ++j)
                 out[b + j] = scale[j] != 0.0f ? in[b + j] * s : 0.0;
         }
@@ -137,7 +105,7 @@ void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, co
 
 /// sums[j] += Σ_i rows[i·stride + j] for i in [0, n), j in [0, cols) (n ≤ kSumRows, cols ≤
 /// kSumCols): float partial sums of the block's columns, then added into the double accumulator.
-/// Vectorised as maskBlock is.
+/// Vectorised as the kernels of core/model/rowkernels.cpp are.
 constexpr int64_t kSumRows = 64, kSumCols = 512;
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -398,7 +366,8 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 } // namespace
 
 namespace {
-std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu};
+std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu},
+    gFastSoftmax{FastKernels{}.softmax};
 } // namespace
 
 void setFastKernels(FastKernels kernels)
@@ -406,11 +375,12 @@ void setFastKernels(FastKernels kernels)
     gFastLinear = kernels.linear;
     gFastAttention = kernels.attention;
     gFastGelu = kernels.gelu;
+    gFastSoftmax = kernels.softmax;
 }
 
 FastKernels fastKernels()
 {
-    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load()};
+    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load(), gFastSoftmax.load()};
 }
 
 bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend)

@@ -2,39 +2,13 @@
 // Core-private: includes <torch/torch.h>. Never include from ui/ or app/.
 #pragma once
 
+#include "core/model/dropouthash.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
 
 namespace wb::nn {
-
-/// The keep/drop decision of element `index` of a dropout mask with 64-bit `seed`: a
-/// counter-based hash (two rounds of a 32-bit integer mixer over index and seed), kept when
-/// its top 24 bits are below keepThreshold(keep). Pure function: the same (seed, index)
-/// always gives the same bit, on any thread and in any order, so a mask needs no stored
-/// state and can be recomputed in the backward pass.
-inline uint32_t dropoutHash(uint64_t seed, uint64_t index)
-{
-    auto mix = [](uint32_t x) {
-        // A 32-bit finaliser (xorshift-multiply, constants from C. Wellons' hash-prospector
-        // "lowbias32"); bijective, full avalanche.
-        x ^= x >> 16;
-        x *= 0x7feb352dU;
-        x ^= x >> 15;
-        x *= 0x846ca68bU;
-        x ^= x >> 16;
-        return x;
-    };
-    const uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32) + uint32_t(index >> 32) * 0x85ebca6bU;
-    return mix(mix(uint32_t(index) * 0x9e3779b1U + k0) ^ k1);
-}
-
-/// 2²⁴·keep rounded: element i is kept when dropoutHash(seed, i) >> 8 is below it, so the
-/// keep probability is keep to within 2⁻²⁴.
-inline uint32_t keepThreshold(double keep)
-{
-    return uint32_t(std::llround(keep * double(1u << 24)));
-}
 
 /// The mask nn::dropout(x, p, …) applies, as a tensor: float32 [numel] with
 /// 1/(1 − p) where element i is kept and 0 where it is dropped, for the seed the call drew.
@@ -60,7 +34,8 @@ struct FastKernels
 {
     bool linear = true;
     bool attention = true;
-    bool gelu = true; ///< fusedGelu for hidden_act "gelu" in the training step
+    bool gelu = true;    ///< fusedGelu for hidden_act "gelu" in the training step
+    bool softmax = true; ///< fusedAttentionSoftmax in the attention (with `attention` on)
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();
@@ -105,6 +80,22 @@ enum class BatchedOutput
 torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, double alpha,
                                 const torch::Tensor &addend = torch::Tensor(),
                                 BatchedOutput layout = BatchedOutput::Contiguous);
+
+/// True when fusedAttentionSoftmax applies: float32 CPU scores [B, A, Sq, S] with 1 ≤ S ≤ 2048
+/// and a mask bias [B, 1, 1, S] (any strides).
+bool fusedAttentionSoftmaxApplies(const torch::Tensor &scores, const torch::Tensor &maskBias);
+
+/// The attention's probabilities in one pass per row: P = softmax(scores + maskBias) over the
+/// last dim (the mask broadcast over heads and queries), then dropout with probability p and
+/// the 64-bit `seed`: out = P · m / (1 − p), m exactly the mask fusedDropout(P, p, seed) applies
+/// (element i of the contiguous [B, A, Sq, S] order). p = 0: out = P. Equals
+/// fusedDropout(torch::softmax(scores + maskBias, -1), p, seed) up to the exponential's rounding
+/// (about 1 ulp; a term more than 87 below its row's maximum is exactly 0, as masked keys are).
+/// Backward: dP = dout · m / (1 − p), dscores = P ⊙ (dP − Σ P ⊙ dP) per row, the mask
+/// recomputed from the seed; saves P only; no gradient for the mask bias. Not differentiable
+/// twice. Multithreaded over rows; the result does not depend on the thread count.
+/// Throws c10::Error when !fusedAttentionSoftmaxApplies or p is outside [0, 1).
+torch::Tensor fusedAttentionSoftmax(const torch::Tensor &scores, const torch::Tensor &maskBias, double p, uint64_t seed);
 
 /// True when fusedGelu computes gelu(x): a float32 CPU tensor.
 bool fusedGeluApplies(const torch::Tensor &x);

@@ -37,6 +37,8 @@ private Q_SLOTS:
     void fastBatchedMatmulOverStridedHeads();
     void fusedGeluIsTheErfFormula();
     void fusedGeluOnlyWhereItApplies();
+    void fusedAttentionSoftmaxIsSoftmaxThenDropout_data();
+    void fusedAttentionSoftmaxIsSoftmaxThenDropout();
     void trainingStepsMatchTheATenPath();
     void productsDoNotDependOnOtherThreads();
     void pretrainingDecoderMatchesTheATenPath();
@@ -250,7 +252,7 @@ void tst_FusedOps::fastLinearLeavesTheBiasAlone()
 /// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
 void tst_FusedOps::fastLinearOnlyWhereItApplies()
 {
-    nn::setFastKernels({true, true, true});
+    nn::setFastKernels({true, true, true, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     auto gen = nn::makeGenerator(5);
     nn::Linear lin(12, 8, gen);
@@ -417,9 +419,66 @@ void tst_FusedOps::fusedGeluOnlyWhereItApplies()
         QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
     }
     QVERIFY(!torch::equal(nn::applyActivation("gelu", x), torch::gelu(x))); // the fused one: another erf
-    nn::setFastKernels({true, true, false});
+    nn::setFastKernels({true, true, false, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
+}
+
+void tst_FusedOps::fusedAttentionSoftmaxIsSoftmaxThenDropout_data()
+{
+    QTest::addColumn<double>("p");
+    QTest::addColumn<qint64>("keys"); // S: a multiple of the 16 lanes, and not
+    QTest::newRow("dropout 0.1, S = 128") << 0.1 << qint64(128);
+    QTest::newRow("dropout 0.3, S = 37") << 0.3 << qint64(37);
+    QTest::newRow("no dropout, S = 5") << 0.0 << qint64(5);
+}
+
+/// fusedAttentionSoftmax(scores, mask, p, seed) against its plain formula,
+/// fusedDropout(softmax(scores + mask), p, seed) (no dropout: the softmax alone): values and the
+/// scores' gradient within float rounding, masked keys (bias −10000) exactly 0, and the same
+/// kept elements (the same mask from the same seed).
+void tst_FusedOps::fusedAttentionSoftmaxIsSoftmaxThenDropout()
+{
+    QFETCH(double, p);
+    QFETCH(qint64, keys);
+    torch::manual_seed(23);
+    const int64_t b = 3, heads = 2, queries = 4;
+    const torch::Tensor scores0 = torch::randn({b, heads, queries, keys}) * 4;
+    torch::Tensor mask = torch::zeros({b, 1, 1, keys});
+    mask[1].narrow(-1, keys - 2, 2).fill_(-10000.0); // the second sequence is padded
+    const torch::Tensor dy = torch::randn({b, heads, queries, keys});
+    const uint64_t seed = 0x5eedULL;
+    auto run = [&](bool fused) {
+        auto scores = scores0.clone().requires_grad_(true);
+        torch::Tensor y;
+        if (fused) {
+            if (!nn::fusedAttentionSoftmaxApplies(scores, mask))
+                throw std::runtime_error("fusedAttentionSoftmaxApplies is false");
+            y = nn::fusedAttentionSoftmax(scores, mask, p, seed);
+        } else {
+            y = torch::softmax(scores + mask, -1);
+            if (p > 0)
+                y = nn::fusedDropout(y, p, seed);
+        }
+        y.backward(dy);
+        return std::vector<torch::Tensor>{y.detach(), scores.grad()};
+    };
+    const auto fused = run(true), plain = run(false);
+    for (int i = 0; i < 2; ++i) {
+        const double err = (fused[i] - plain[i]).abs().max().item<double>();
+        QVERIFY2(err <= 1e-6 * (plain[i].abs().max().item<double>() + 1.0),
+                 qPrintable(QStringLiteral("%1: max error %2").arg(QLatin1String(i ? "d(scores)" : "probs")).arg(err)));
+    }
+    QVERIFY(torch::equal(fused[0] == 0, plain[0] == 0)); // the same elements dropped and masked
+    QVERIFY(torch::all(fused[0][1].narrow(-1, keys - 2, 2) == 0).item<bool>());
+    // Rows of the probabilities (before dropout) sum to 1.
+    if (p == 0.0)
+        QVERIFY(torch::allclose(fused[0].sum(-1), torch::ones({b, heads, queries}), 1e-6, 1e-6));
+    // Where it does not apply: a mask per query, another dtype, rows over 2048, p ≥ 1.
+    QVERIFY(!nn::fusedAttentionSoftmaxApplies(scores0, torch::zeros({b, 1, queries, keys})));
+    QVERIFY(!nn::fusedAttentionSoftmaxApplies(scores0.to(torch::kDouble), mask));
+    QVERIFY(!nn::fusedAttentionSoftmaxApplies(torch::zeros({1, 1, 1, 2049}), torch::zeros({1, 1, 1, 2049})));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedAttentionSoftmax(scores0, mask, 1.0, seed));
 }
 
 /// The attention takes the fast path only with gradients on in float32: the shapes it checks,
@@ -458,7 +517,7 @@ void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
 void tst_FusedOps::trainingStepsMatchTheATenPath()
 {
     const auto losses = [](bool fast) {
-        nn::setFastKernels({fast, fast, fast});
+        nn::setFastKernels({fast, fast, fast, fast});
         BertConfig c;
         c.vocab_size = 100, c.hidden_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4,
         c.intermediate_size = 64, c.max_position_embeddings = 64, c.type_vocab_size = 2;
@@ -546,7 +605,7 @@ void tst_FusedOps::pretrainingDecoderMatchesTheATenPath()
     c.vocab_size = 300, c.hidden_size = 32, c.num_hidden_layers = 1, c.num_attention_heads = 2,
     c.intermediate_size = 64, c.max_position_embeddings = 32, c.type_vocab_size = 2;
     const auto run = [&](bool fast) {
-        nn::setFastKernels({fast, fast, fast});
+        nn::setFastKernels({fast, fast, fast, fast});
         nn::BertForPreTraining model(c, false, nn::makeGenerator(4));
         model->eval(); // no dropout: the two paths see the same activations
         torch::manual_seed(8);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Built with -fno-math-errno -fno-trapping-math and without the torch PCH (core/CMakeLists.txt):
+// without them GCC keeps float comparisons and square roots out of vector code. Every loop is
+// compiled for AVX-512, AVX2 and the x86-64 baseline, and the loader picks the best the CPU has
+// (GCC function multi-versioning), so the package runs on any x86-64.
+#include "core/model/rowkernels.h"
+
+#include "core/model/dropouthash.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define WB_VECTOR_CLONES
+#endif
+
+namespace wb::nn::kernels {
+
+namespace {
+
+/// e^w for w ≤ 0, exactly 0 below −87 (where e^w leaves the normal floats): Cody–Waite reduction
+/// to r = w − n·ln2 ∈ [−½ln2, ½ln2], Cephes' degree-5 polynomial for eʳ (about 1 ulp), times 2ⁿ
+/// built in the exponent bits. Branch-free, so the loops that call it vectorise.
+inline float expNonPositive(float w)
+{
+    constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+    constexpr float kRound = 12582912.0f; // 1.5·2²³: adding and subtracting it rounds to an integer
+    const float wc = std::max(w, -87.0f);
+    const float fn = (wc * kLog2e + kRound) - kRound;
+    const float r = (wc - fn * kLn2Hi) - fn * kLn2Lo;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const float er = p * r * r + r + 1.0f;
+    const int32_t bits = (int32_t(fn) + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return w < -87.0f ? 0.0f : er * scale;
+}
+
+constexpr int kLanes = 16; // partial sums and maxima: one vector's worth, reduced in a fixed order
+
+} // namespace
+
+/// y = x·Φ(x) and g = Φ(x) + x·φ(x) = dy/dx over n floats, Φ and φ the standard normal's CDF and
+/// density. Φ(x) = ½(1 + sign(x)·erf(|x|/√2)) with erf from Abramowitz & Stegun 7.1.26
+/// (|error| ≤ 1.5·10⁻⁷, the formula ATen's vectorised erf uses): erf(z) = 1 − t·P(t)·e⁻ᶻ², t =
+/// 1/(1 + p·z). The one exponential e⁻ᶻ² = e^(−x²/2) serves both Φ and φ = e^(−x²/2)/√(2π), which
+/// is what makes the pair cheaper than ATen's gelu and gelu_backward apart (two erfs, three
+/// exponentials). The exponential: Cody–Waite reduction to r ∈ [−½ln2, ½ln2], Cephes' degree-5
+/// polynomial for eʳ (expNonPositive), scaled by 2ⁿ through the exponent bits.
+WB_VECTOR_CLONES
+void geluWithDerivative(const float *__restrict x, float *__restrict y, float *__restrict g, int64_t n)
+{
+    constexpr float kP = 0.3275911f, kA1 = 0.254829592f, kA2 = -0.284496736f, kA3 = 1.421413741f,
+                    kA4 = -1.453152027f, kA5 = 1.061405429f;
+    constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
+    for (int64_t i = 0; i < n; ++i) {
+        const float xi = x[i];
+        // z = |x|/√2 clamped to ≤ 9.3, where erfc(z) < 10⁻³⁸ and every use of e^(−z²) rounds to 0
+        // (and z² cannot overflow). A NaN stays NaN.
+        const float z = std::min(std::fabs(xi) * kInvSqrt2, 9.3f);
+        const float e = expNonPositive(-z * z);
+        const float t = 1.0f / (1.0f + kP * z);
+        const float poly = ((((kA5 * t + kA4) * t + kA3) * t + kA2) * t + kA1) * t;
+        const float erfz = 1.0f - poly * e;
+        const float cdf = 0.5f + 0.5f * std::copysign(erfz, xi);
+        y[i] = xi * cdf;
+        g[i] = cdf + xi * e * kInvSqrt2Pi;
+    }
+}
+
+WB_VECTOR_CLONES
+void softmaxRow(const float *__restrict x, const float *__restrict bias, float *__restrict p, int64_t n)
+{
+    float lane[kLanes];
+    std::fill(lane, lane + kLanes, x[0] + bias[0]);
+    const int64_t body = n / kLanes * kLanes;
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] = std::max(lane[l], x[j + l] + bias[j + l]);
+    float m = lane[0];
+    for (int l = 1; l < kLanes; ++l)
+        m = std::max(m, lane[l]);
+    for (int64_t j = body; j < n; ++j)
+        m = std::max(m, x[j] + bias[j]);
+    for (int64_t j = 0; j < n; ++j)
+        p[j] = expNonPositive(x[j] + bias[j] - m);
+    std::fill(lane, lane + kLanes, 0.0f);
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] += p[j + l];
+    float sum = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        sum += lane[l];
+    for (int64_t j = body; j < n; ++j)
+        sum += p[j];
+    const float inv = 1.0f / sum; // ≥ 1: the largest term is e⁰
+    for (int64_t j = 0; j < n; ++j)
+        p[j] *= inv;
+}
+
+WB_VECTOR_CLONES
+void softmaxRowBackward(const float *__restrict p, const float *__restrict dp, float *__restrict dx, int64_t n)
+{
+    float lane[kLanes] = {};
+    const int64_t body = n / kLanes * kLanes;
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] += p[j + l] * dp[j + l];
+    float dot = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        dot += lane[l];
+    for (int64_t j = body; j < n; ++j)
+        dot += p[j] * dp[j];
+    for (int64_t j = 0; j < n; ++j)
+        dx[j] = p[j] * (dp[j] - dot);
+}
+
+WB_VECTOR_CLONES
+void dropoutScales(float *__restrict scale, uint64_t seed, int64_t begin, int64_t end, uint32_t threshold, float s)
+{
+    const int64_t n = end - begin;
+    if ((uint64_t(begin) >> 32) == (uint64_t(end - 1) >> 32)) {
+        // One 2³² block of indices: k1 is a loop constant (the usual case), so the loop vectorises.
+        const uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32) + uint32_t(uint64_t(begin) >> 32) * 0x85ebca6bU;
+        const uint32_t lo = uint32_t(begin);
+        for (int64_t j = 0; j < n; ++j) {
+            uint32_t x = (lo + uint32_t(j)) * 0x9e3779b1U + k0;
+            x ^= x >> 16;
+            x *= 0x7feb352dU;
+            x ^= x >> 15;
+            x *= 0x846ca68bU;
+            x ^= x >> 16;
+            x ^= k1;
+            x ^= x >> 16;
+            x *= 0x7feb352dU;
+            x ^= x >> 15;
+            x *= 0x846ca68bU;
+            x ^= x >> 16;
+            scale[j] = (x >> 8) < threshold ? s : 0.0f;
+        }
+    } else {
+        for (int64_t j = 0; j < n; ++j)
+            scale[j] = (dropoutHash(seed, uint64_t(begin + j)) >> 8) < threshold ? s : 0.0f;
+    }
+}
+
+} // namespace wb::nn::kernels
