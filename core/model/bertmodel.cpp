@@ -283,9 +283,16 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     const torch::Tensor qIn = firstTokenOnly ? hidden.narrow(1, 0, 1) : hidden;
     const int64_t sq = qIn.size(1);
     // [B,S,H] -> [B,A,S,D] (strided views of the projections)
-    const auto q = query->forward(qIn).view({b, sq, m_heads, d}).transpose(1, 2);
-    const auto k = key->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
-    const auto v = value->forward(hidden).view({b, s, m_heads, d}).transpose(1, 2);
+    std::array<torch::Tensor, 3> qkv;
+    if (!firstTokenOnly && torch::GradMode::is_enabled() && fastKernels().linear &&
+        fastLinearApplies(hidden, query->weight, query->bias) && fastLinearApplies(hidden, key->weight, key->bias) &&
+        fastLinearApplies(hidden, value->weight, value->bias)) // one node: the input's gradient summed in the GEMMs
+        qkv = fastLinear3(hidden, query->weight, query->bias, key->weight, key->bias, value->weight, value->bias);
+    else
+        qkv = {query->forward(qIn), key->forward(hidden), value->forward(hidden)};
+    const auto q = qkv[0].view({b, sq, m_heads, d}).transpose(1, 2);
+    const auto k = qkv[1].view({b, s, m_heads, d}).transpose(1, 2);
+    const auto v = qkv[2].view({b, s, m_heads, d}).transpose(1, 2);
     const torch::Tensor bias = maskBias.expand({b, m_heads, sq, s}), kt = k.transpose(2, 3);
     const double scale = 1.0 / std::sqrt(double(d));
     // The fp32 training step runs both products on oneDNN's batched matmul over the strided heads

@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -150,31 +151,69 @@ torch::Tensor columnSums(const torch::Tensor &dy)
 /// From this many rows on, fastLinear's forward product reads a transposed copy of the weight.
 constexpr int64_t kTransposeWeightRows = 256;
 
+/// x2·Wᵀ + b for x2 [rows, in] contiguous, W [out, in], b [out]: y [rows, out].
+torch::Tensor linearRows(const torch::Tensor &x2, const torch::Tensor &weight, const torch::Tensor &bias)
+{
+    const int64_t in = weight.size(1), out = weight.size(0), rows = x2.size(0);
+    // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1). A fresh
+    // tensor: for one row, expand(...).contiguous() would be the bias itself, and the GEMM
+    // would add into the parameter.
+    torch::Tensor y = torch::empty({rows, out}, x2.options());
+    y.copy_(bias.unsqueeze(0).expand({rows, out}));
+    if (rows >= kTransposeWeightRows && in > 0) {
+        // x·Wᵀ as x·(Wᵀ stored): oneDNN runs NN 5–10 % faster than NT on the model's shapes
+        // (docs/benchmarks.md, "GEMM shapes"); the copy of W is a small fraction of the product.
+        const torch::Tensor wt = weight.t().contiguous();
+        sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+    } else if (rows > 0 && in > 0) {
+        sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+    }
+    return y;
+}
+
+/// dx = dy·W + beta·dx for dy [rows, out] contiguous, W [out, in], dx [rows, in] contiguous.
+void inputGradient(const torch::Tensor &dy, const torch::Tensor &weight, float beta, torch::Tensor &dx)
+{
+    const int64_t in = weight.size(1), out = weight.size(0), rows = dy.size(0);
+    if (rows > 0 && out > 0 && in > 0)
+        sgemm('N', 'N', rows, in, out, dy.data_ptr<float>(), weight.data_ptr<float>(), beta, dx.data_ptr<float>());
+    else if (beta == 0.0f)
+        dx.zero_();
+}
+
+/// dW = dyᵀ·x2 [out, in] for dy [rows, out] and x2 [rows, in], both contiguous.
+torch::Tensor weightGradient(const torch::Tensor &dy, const torch::Tensor &x2)
+{
+    const int64_t in = x2.size(1), out = dy.size(1), rows = dy.size(0);
+    if (rows == 0)
+        return torch::zeros({out, in}, dy.options());
+    if (out <= in) { // dW = dyᵀ·x straight into [out, in]
+        torch::Tensor dw = torch::empty({out, in}, dy.options());
+        sgemm('T', 'N', out, in, rows, dy.data_ptr<float>(), x2.data_ptr<float>(), 0.0f, dw.data_ptr<float>());
+        return dw;
+    }
+    // (xᵀ·dy)ᵀ: oneDNN runs the product with fewer rows than columns faster
+    torch::Tensor t = torch::empty({in, out}, dy.options());
+    sgemm('T', 'N', in, out, rows, x2.data_ptr<float>(), dy.data_ptr<float>(), 0.0f, t.data_ptr<float>());
+    return t.t().contiguous();
+}
+
+/// x's shape with its last dim set to `last`.
+std::vector<int64_t> withLastDim(const torch::Tensor &x, int64_t last)
+{
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.back() = last;
+    return shape;
+}
+
 struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
 {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
                                  const torch::Tensor &weight, const torch::Tensor &bias)
     {
-        const int64_t in = weight.size(1), out = weight.size(0);
-        const torch::Tensor x2 = x.reshape({-1, in}).contiguous();
-        const int64_t rows = x2.size(0);
-        // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1). A fresh
-        // tensor: for one row, expand(...).contiguous() would be the bias itself, and the GEMM
-        // would add into the parameter.
-        torch::Tensor y = torch::empty({rows, out}, x2.options());
-        y.copy_(bias.unsqueeze(0).expand({rows, out}));
-        if (rows >= kTransposeWeightRows && in > 0) {
-            // x·Wᵀ as x·(Wᵀ stored): oneDNN runs NN 5–10 % faster than NT on the model's shapes
-            // (docs/benchmarks.md, "GEMM shapes"); the copy of W is a small fraction of the product.
-            const torch::Tensor wt = weight.t().contiguous();
-            sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), 1.0f, y.data_ptr<float>());
-        } else if (rows > 0 && in > 0) {
-            sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
-        }
+        const torch::Tensor x2 = x.reshape({-1, weight.size(1)}).contiguous();
         ctx->save_for_backward({x2, weight});
-        std::vector<int64_t> shape = x.sizes().vec();
-        shape.back() = out;
-        return y.view(shape);
+        return linearRows(x2, weight, bias).view(withLastDim(x, weight.size(0)));
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
@@ -182,34 +221,67 @@ struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
     {
         const auto saved = ctx->get_saved_variables();
         const torch::Tensor &x2 = saved[0], &weight = saved[1];
-        const int64_t in = weight.size(1), out = weight.size(0), rows = x2.size(0);
-        const torch::Tensor dy = grads[0].reshape({rows, out}).contiguous();
+        const torch::Tensor dy = grads[0].reshape({x2.size(0), weight.size(0)}).contiguous();
         torch::Tensor dx, dw, db;
         if (ctx->needs_input_grad(0)) {
-            dx = torch::empty({rows, in}, dy.options());
-            if (rows > 0 && out > 0)
-                sgemm('N', 'N', rows, in, out, dy.data_ptr<float>(), weight.data_ptr<float>(), 0.0f, dx.data_ptr<float>());
-            else
-                dx.zero_();
-            std::vector<int64_t> shape = grads[0].sizes().vec();
-            shape.back() = in;
-            dx = dx.view(shape);
+            dx = torch::empty({x2.size(0), weight.size(1)}, dy.options());
+            inputGradient(dy, weight, 0.0f, dx);
+            dx = dx.view(withLastDim(grads[0], weight.size(1)));
         }
-        if (ctx->needs_input_grad(1)) {
-            if (rows == 0) {
-                dw = torch::zeros({out, in}, dy.options());
-            } else if (out <= in) { // dW = dyᵀ·x straight into [out, in]
-                dw = torch::empty({out, in}, dy.options());
-                sgemm('T', 'N', out, in, rows, dy.data_ptr<float>(), x2.data_ptr<float>(), 0.0f, dw.data_ptr<float>());
-            } else { // (xᵀ·dy)ᵀ: oneDNN runs the product with fewer rows than columns faster
-                torch::Tensor t = torch::empty({in, out}, dy.options());
-                sgemm('T', 'N', in, out, rows, x2.data_ptr<float>(), dy.data_ptr<float>(), 0.0f, t.data_ptr<float>());
-                dw = t.t().contiguous();
-            }
-        }
+        if (ctx->needs_input_grad(1))
+            dw = weightGradient(dy, x2);
         if (ctx->needs_input_grad(2))
             db = columnSums(dy);
         return {dx, dw, db};
+    }
+};
+
+/// Three Linears of one input (the attention's query, key and value): their products as
+/// FastLinearFunction's, and the input's gradient accumulated in the GEMMs (beta = 1) instead of
+/// by three tensors added afterwards.
+struct FastLinear3Function : public torch::autograd::Function<FastLinear3Function>
+{
+    static torch::autograd::variable_list forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                                  const torch::Tensor &w0, const torch::Tensor &b0,
+                                                  const torch::Tensor &w1, const torch::Tensor &b1,
+                                                  const torch::Tensor &w2, const torch::Tensor &b2)
+    {
+        const torch::Tensor x2 = x.reshape({-1, w0.size(1)}).contiguous();
+        ctx->save_for_backward({x2, w0, w1, w2});
+        ctx->saved_data["x_sizes"] = x.sizes().vec();
+        ctx->set_materialize_grads(false); // an output unused by the loss: no gradient for its W and b
+        return {linearRows(x2, w0, b0).view(withLastDim(x, w0.size(0))), linearRows(x2, w1, b1).view(withLastDim(x, w1.size(0))),
+                linearRows(x2, w2, b2).view(withLastDim(x, w2.size(0)))};
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &x2 = saved[0];
+        torch::autograd::variable_list out(7);
+        torch::Tensor dx;
+        for (int k = 0; k < 3; ++k) {
+            const torch::Tensor &weight = saved[1 + k];
+            if (!grads[k].defined()) // an output that did not reach the loss
+                continue;
+            const torch::Tensor dy = grads[k].reshape({x2.size(0), weight.size(0)}).contiguous();
+            if (ctx->needs_input_grad(0)) {
+                const bool first = !dx.defined();
+                if (first)
+                    dx = torch::empty({x2.size(0), weight.size(1)}, dy.options());
+                inputGradient(dy, weight, first ? 0.0f : 1.0f, dx);
+            }
+            if (ctx->needs_input_grad(1 + 2 * k))
+                out[1 + 2 * k] = weightGradient(dy, x2);
+            if (ctx->needs_input_grad(2 + 2 * k))
+                out[2 + 2 * k] = columnSums(dy);
+        }
+        if (ctx->needs_input_grad(0)) {
+            const auto sizes = ctx->saved_data["x_sizes"].toIntVector();
+            out[0] = dx.defined() ? dx.view(sizes) : torch::zeros(sizes, x2.options());
+        }
+        return out;
     }
 };
 
@@ -429,6 +501,17 @@ torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, co
                 "fastLinear: expected float32 CPU tensors x [..., in], weight [out, in] (contiguous) and bias [out] "
                 "with autocast off; use torch::nn::functional::linear otherwise");
     return FastLinearFunction::apply(x, weight, bias);
+}
+
+std::array<torch::Tensor, 3> fastLinear3(const torch::Tensor &x, const torch::Tensor &w0, const torch::Tensor &b0,
+                                         const torch::Tensor &w1, const torch::Tensor &b1, const torch::Tensor &w2,
+                                         const torch::Tensor &b2)
+{
+    TORCH_CHECK(fastLinearApplies(x, w0, b0) && fastLinearApplies(x, w1, b1) && fastLinearApplies(x, w2, b2),
+                "fastLinear3: expected float32 CPU tensors x [..., in], weights [out, in] (contiguous) and biases [out] "
+                "with autocast off; use torch::nn::functional::linear otherwise");
+    const auto y = FastLinear3Function::apply(x, w0, b0, w1, b1, w2, b2);
+    return {y[0], y[1], y[2]};
 }
 
 torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed)

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include <array>
+
 #include <cstdint>
 
 namespace wb::nn {
@@ -53,6 +55,14 @@ bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, cons
 /// db = Σ dy over the rows; not differentiable twice. Threads: oneDNN's OpenMP pool, the one
 /// ATen's intra-op threads use (torch::set_num_threads). Throws c10::Error on a oneDNN failure.
 torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
+
+/// fastLinear(x, w0, b0), fastLinear(x, w1, b1), fastLinear(x, w2, b2) in one autograd node
+/// (the attention's query, key and value of one input): the same products, and in the backward
+/// pass x's gradient accumulated in the GEMMs (dx = dy₀·W₀ + dy₁·W₁ + dy₂·W₂, β = 1) rather than
+/// three [rows, in] tensors added by the autograd engine. Shapes, threads and errors as fastLinear.
+std::array<torch::Tensor, 3> fastLinear3(const torch::Tensor &x, const torch::Tensor &w0, const torch::Tensor &b0,
+                                         const torch::Tensor &w1, const torch::Tensor &b1, const torch::Tensor &w2,
+                                         const torch::Tensor &b2);
 
 /// True when fastBatchedMatmul computes alpha·a·b + addend: a [batch..., m, k], b [batch..., k, n]
 /// (1 or 2 batch dims, equal in both; any strides) float32 CPU, addend undefined or float32

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void fastLinearGradientsOfOneInputOnly();
     void fastLinearLeavesTheBiasAlone();
     void fastLinearOnlyWhereItApplies();
+    void fastLinear3IsThreeLinears();
     void fastBatchedMatmulIsBaddbmm_data();
     void fastBatchedMatmulIsBaddbmm();
     void fastBatchedMatmulOnlyWhereItApplies();
@@ -276,6 +277,53 @@ void tst_FusedOps::fastLinearOnlyWhereItApplies()
         QVERIFY(!applies);
     }
     QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fastLinear(x.to(torch::kBFloat16), lin->weight, lin->bias));
+}
+
+/// fastLinear3 (the attention's query, key and value in one node) equals three linears: values,
+/// the three weights' and biases' gradients, and the input's gradient (accumulated in the GEMMs),
+/// also when one output does not reach the loss (its gradient undefined: its parameters get none).
+void tst_FusedOps::fastLinear3IsThreeLinears()
+{
+    torch::manual_seed(29);
+    const torch::Tensor x0 = torch::randn({3, 300, 16}); // 900 rows: the forward's transposed-weight path
+    std::vector<torch::Tensor> w0, b0, dy;
+    for (int64_t out : {16, 8, 24}) {
+        w0.push_back(torch::randn({out, 16}));
+        b0.push_back(torch::randn({out}));
+        dy.push_back(torch::randn({3, 300, out}));
+    }
+    for (const bool useAll : {true, false}) {
+        auto run = [&](bool fused) {
+            auto x = x0.clone().requires_grad_(true);
+            std::vector<torch::Tensor> w, b;
+            for (int k = 0; k < 3; ++k) {
+                w.push_back(w0[k].clone().requires_grad_(true));
+                b.push_back(b0[k].clone().requires_grad_(true));
+            }
+            std::array<torch::Tensor, 3> y;
+            if (fused)
+                y = nn::fastLinear3(x, w[0], b[0], w[1], b[1], w[2], b[2]);
+            else
+                for (int k = 0; k < 3; ++k)
+                    y[k] = torch::nn::functional::linear(x, w[k], b[k]);
+            const torch::Tensor loss = (y[0] * dy[0]).sum() + (useAll ? (y[1] * dy[1]).sum() : torch::zeros({})) +
+                                       (y[2] * dy[2]).sum();
+            loss.backward();
+            std::vector<torch::Tensor> r{y[0].detach(), y[1].detach(), y[2].detach(), x.grad()};
+            for (int k = 0; k < 3; ++k) {
+                r.push_back(w[k].grad().defined() ? w[k].grad() : torch::full({1}, -1.0));
+                r.push_back(b[k].grad().defined() ? b[k].grad() : torch::full({1}, -1.0));
+            }
+            return r;
+        };
+        const auto fused = run(true), plain = run(false);
+        for (size_t i = 0; i < fused.size(); ++i) {
+            QCOMPARE(fused[i].sizes(), plain[i].sizes());
+            const double err = (fused[i] - plain[i]).abs().max().item<double>();
+            QVERIFY2(err <= 1e-4 * (plain[i].abs().max().item<double>() + 1.0),
+                     qPrintable(QStringLiteral("useAll %1, tensor %2: max error %3").arg(useAll).arg(i).arg(err)));
+        }
+    }
 }
 
 void tst_FusedOps::fastBatchedMatmulIsBaddbmm_data()
