@@ -276,6 +276,14 @@ BertLayerImpl::BertLayerImpl(const BertConfig &c, at::Generator gen)
     outputLayerNorm = out->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
 }
 
+torch::Tensor BertLayerImpl::dropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p)
+{
+    // The same draw and mask as dropout(x) + residual, in one pass (nn::fusedDropoutAdd).
+    if (is_training() && p > 0.0 && p < 1.0 && fusedDropoutAddApplies(x, residual))
+        return fusedDropoutAdd(x, residual, p, dropoutSeed(m_gen));
+    return dropout(x, p, is_training(), m_gen) + residual;
+}
+
 torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::Tensor &maskBias, bool firstTokenOnly)
 {
     const int64_t b = hidden.size(0), s = hidden.size(1), h = hidden.size(2);
@@ -319,10 +327,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
         context = torch::bmm(probs, vb).view({b, m_heads, sq, d});
     }
     context = context.transpose(1, 2).reshape({b, sq, h});
-    auto attn = attentionLayerNorm->forward(
-        dropout(attentionOutput->forward(context), m_hiddenDropout, is_training(), m_gen) + qIn);
+    auto attn = attentionLayerNorm->forward(dropoutAdd(attentionOutput->forward(context), qIn, m_hiddenDropout));
     auto inter = applyActivation(m_activation, intermediate->forward(attn));
-    return outputLayerNorm->forward(dropout(output->forward(inter), m_hiddenDropout, is_training(), m_gen) + attn);
+    return outputLayerNorm->forward(dropoutAdd(output->forward(inter), attn, m_hiddenDropout));
 }
 
 BertEncoderImpl::BertEncoderImpl(const BertConfig &c, at::Generator gen)

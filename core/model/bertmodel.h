@@ -119,6 +119,8 @@ public:
     at::Generator &generator() { return m_gen; }
 
 private:
+    /// dropout(x, p) + residual (in one pass in the fp32 training step: nn::fusedDropoutAdd).
+    torch::Tensor dropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p);
     int64_t m_heads;
     std::string m_activation;
     double m_hiddenDropout, m_attentionDropout;

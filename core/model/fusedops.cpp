@@ -90,6 +90,46 @@ struct FusedDropoutFunction : public torch::autograd::Function<FusedDropoutFunct
     }
 };
 
+/// out = x · mask(seed) / keep + residual: float32, same shape; one pass.
+torch::Tensor maskedAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed)
+{
+    const torch::Tensor in = x.contiguous(), res = residual.contiguous();
+    torch::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
+    const float *src = in.data_ptr<float>(), *add = res.data_ptr<float>();
+    float *dst = out.data_ptr<float>();
+    const uint32_t threshold = keepThreshold(1.0 - p);
+    const float s = float(1.0 / (1.0 - p));
+    at::parallel_for(0, in.numel(), kGrain, [&](int64_t from, int64_t to) {
+        float scale[kBlock];
+        for (int64_t b = from; b < to; b += kBlock) {
+            const int64_t e = std::min(to, b + kBlock);
+            kernels::dropoutScales(scale, seed, b, e, threshold, s);
+            for (int64_t j = 0; j < e - b; ++j)
+                dst[b + j] = src[b + j] * scale[j] + add[b + j];
+        }
+    });
+    return out;
+}
+
+struct FusedDropoutAddFunction : public torch::autograd::Function<FusedDropoutAddFunction>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &residual, double p, int64_t seed)
+    {
+        ctx->saved_data["p"] = p;
+        ctx->saved_data["seed"] = seed;
+        return maskedAdd(x, residual, p, uint64_t(seed));
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const double p = ctx->saved_data["p"].toDouble();
+        const int64_t seed = ctx->saved_data["seed"].toInt();
+        return {FusedDropoutFunction::apply(grads[0], p, seed), grads[0], torch::Tensor(), torch::Tensor()};
+    }
+};
+
 /// Row-major C[m,n] = alpha·op(A)·op(B) + beta·C with oneDNN (op = 'N' or 'T'), contiguous operands.
 void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c)
 {
@@ -519,6 +559,19 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed)
     torch::Tensor ones = torch::ones({numel});
     torch::NoGradGuard guard;
     return maskedCopy(ones, p, seed);
+}
+
+bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residual)
+{
+    return isCpuFloat(x) && isCpuFloat(residual) && x.sizes() == residual.sizes();
+}
+
+torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed)
+{
+    TORCH_CHECK(fusedDropoutAddApplies(x, residual),
+                "fusedDropoutAdd: expected float32 CPU tensors of one shape; use fusedDropout(x) + residual otherwise");
+    TORCH_CHECK(p > 0.0 && p < 1.0, "fusedDropoutAdd: dropout probability must be in (0, 1), got ", p);
+    return FusedDropoutAddFunction::apply(x, residual, p, int64_t(seed));
 }
 
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed)

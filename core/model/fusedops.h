@@ -25,6 +25,15 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 /// 0 < p < 1. Multithreaded over at::parallel_for; the result does not depend on the thread count.
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
+/// True when fusedDropoutAdd applies: float32 CPU tensors of one shape.
+bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residual);
+
+/// fusedDropout(x, p, seed) + residual in one pass (the dropout before each residual connection):
+/// the same mask, the sum rounded once per element more or less as the two ops would (the
+/// compiler may fuse the multiply-add). y contiguous, x's shape. Backward: dx as fusedDropout's,
+/// d(residual) = dy. 0 < p < 1. Throws c10::Error otherwise or when !fusedDropoutAddApplies.
+torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed);
+
 /// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear and the
 /// pretraining decoder, fastBatchedMatmul in the attention), and whether its GELU is fusedGelu.
 /// On by default. A process-wide

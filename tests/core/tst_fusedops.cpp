@@ -26,6 +26,7 @@ private Q_SLOTS:
     void dropoutKeepsTheRightFraction();
     void dropoutDrawsOneNumberFromTheGenerator();
     void dropoutDoesNotDependOnThreads();
+    void dropoutAddIsDropoutPlusResidual();
     void fastLinearIsLinear_data();
     void fastLinearIsLinear();
     void fastLinearGradientsOfOneInputOnly();
@@ -151,6 +152,31 @@ void tst_FusedOps::dropoutDoesNotDependOnThreads()
     const torch::Tensor two = nn::fusedDropout(x, 0.2, 99);
     torch::set_num_threads(threads);
     QVERIFY(torch::equal(one, two));
+}
+
+/// fusedDropoutAdd(x, r, p, seed) = fusedDropout(x, p, seed) + r (values within one rounding:
+/// the multiply-add may be fused), the same dropped elements, and its gradients (dy through the
+/// mask for x, dy itself for r); a strided residual (the last layer's [CLS] rows) is read as is.
+void tst_FusedOps::dropoutAddIsDropoutPlusResidual()
+{
+    torch::manual_seed(31);
+    const torch::Tensor x0 = torch::randn({4, 9, 70}), stored = torch::randn({4, 5, 9, 70}), dy = torch::randn({4, 9, 70});
+    const uint64_t seed = 0xabcdef12345ULL;
+    auto run = [&](bool fused) {
+        auto x = x0.clone().requires_grad_(true), rs = stored.clone().requires_grad_(true);
+        const auto r = rs.select(1, 2); // not contiguous
+        const auto y = fused ? nn::fusedDropoutAdd(x, r, 0.2, seed) : nn::fusedDropout(x, 0.2, seed) + r;
+        y.backward(dy);
+        return std::vector<torch::Tensor>{y.detach(), x.grad(), rs.grad()};
+    };
+    const auto fused = run(true), plain = run(false);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY2(torch::allclose(fused[i], plain[i], 1e-6, 1e-6), qPrintable(QStringLiteral("tensor %1").arg(i)));
+    QVERIFY(torch::equal(fused[1] == 0, plain[1] == 0)); // the same mask on the gradient
+    QVERIFY(torch::equal(fused[2], plain[2]));          // the residual's gradient is dy
+    QVERIFY(!nn::fusedDropoutAddApplies(x0, x0.narrow(2, 0, 69)));
+    QVERIFY(!nn::fusedDropoutAddApplies(x0.to(torch::kBFloat16), x0.to(torch::kBFloat16)));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedDropoutAdd(x0, x0, 0.0, seed));
 }
 
 void tst_FusedOps::fastLinearIsLinear_data()
