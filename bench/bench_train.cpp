@@ -167,9 +167,7 @@ struct OpTimes
         Frame f = std::move(stack.back());
         stack.pop_back();
         const double d = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.t0).count();
-        std::string key = f.name;
-        if (getenv("WB_ALL_OPS")) { key += " <"; for (size_t i = stack.size() > 3 ? stack.size() - 3 : 0; i < stack.size(); ++i) key += " " + stack[i].name; }
-        self[key] += d - f.children;
+        self[f.name] += d - f.children;
         if (!stack.empty())
             stack.back().children += d;
     }
@@ -301,7 +299,6 @@ int main(int argc, char **argv)
         double gemm = 0, ops = 0;
         std::vector<std::pair<double, std::string>> costs;
         for (auto &[name, t] : OpTimes::self) {
-            if (getenv("WB_ALL_OPS")) fprintf(stderr, "OP %8.2f ms %s\n", 1e3 * t / profiled, name.c_str());
             ops += t;
             if (isGemm(name))
                 gemm += t;

@@ -28,7 +28,8 @@ struct AttentionSoftmaxFunction : public torch::autograd::Function<AttentionSoft
                                  const torch::Tensor &bias0, double p, int64_t seed)
     {
         const torch::Tensor scores = scores0.contiguous(), bias = bias0.contiguous();
-        const int64_t n = scores.size(-1), rows = scores.numel() / n, rowsPerBias = rows / (bias.numel() / n);
+        const int64_t n = scores.size(-1), rows = scores.numel() / n;
+        const int64_t rowsPerBias = rows > 0 ? rows / (bias.numel() / n) : 1; // no batch: nothing to compute
         const Keep keep(p);
         torch::Tensor probs = torch::empty_like(scores), out = keep.drop ? torch::empty_like(scores) : probs;
         const float *ps = scores.data_ptr<float>(), *pb = bias.data_ptr<float>();

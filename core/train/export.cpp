@@ -10,6 +10,7 @@
 #include "core/model/initcheckpoint.h"
 #include "core/train/checkpointio.h"
 #include "core/train/demopage.h"
+#include "core/train/exportfolder.h"
 #include "core/train/onnxexport.h"
 #include "core/train/onnxruntimeweb.h"
 
@@ -17,8 +18,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -123,12 +122,7 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     if (vocab.empty()) {
         say("no vocab.txt in the export: pass --vocab_file (the vocabulary the data was prepared with)");
     } else {
-        std::ifstream in(vocab, std::ios::binary);
-        if (!in)
-            throw Error(vocab, "cannot read the vocabulary to copy into the export", "check --vocab_file");
-        std::ostringstream text;
-        text << in.rdbuf();
-        put("vocab.txt", text.str());
+        put("vocab.txt", readVocabularyForExport(vocab));
     }
     std::vector<RecordedCasing> recorded{
         {"--do_lower_case",

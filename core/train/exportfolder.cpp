@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <fcntl.h>
@@ -146,6 +148,16 @@ std::vector<std::string> describeExportFiles(const std::string &dir, const std::
         lines.push_back("  " + n + "  (" + buf + ")");
     }
     return lines;
+}
+
+std::string readVocabularyForExport(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(path, "cannot read the vocabulary to copy into the export", "check --vocab_file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 } // namespace wb

@@ -49,4 +49,8 @@ private:
 /// Sizes in bytes, kB, MB (powers of 1000). Files that are missing are left out.
 std::vector<std::string> describeExportFiles(const std::string &dir, const std::vector<std::string> &names);
 
+/// The bytes of the vocabulary file `path`, to be copied into an export as vocab.txt.
+/// Throws wb::Error naming the file (fix: --vocab_file) when it cannot be read.
+std::string readVocabularyForExport(const std::string &path);
+
 } // namespace wb

@@ -16,8 +16,6 @@
 #include "core/util/error.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -59,12 +57,7 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
         obs.logMessage("warning: no vocab.txt in the export: pass --vocab_file (the vocabulary the corpus was prepared "
                        "with)");
     } else {
-        std::ifstream in(vocab, std::ios::binary);
-        if (!in)
-            throw Error(vocab, "cannot read the vocabulary to copy into the export", "check --vocab_file");
-        std::ostringstream text;
-        text << in.rdbuf();
-        put("vocab.txt", text.str());
+        put("vocab.txt", readVocabularyForExport(vocab));
     }
     const bool lower = !spec.do_lower_case.empty() ? spec.do_lower_case == "true"
                                                    : meta.do_lower_case.value_or(prepared.do_lower_case.value_or(true));

@@ -549,6 +549,11 @@ void tst_FusedOps::fusedAttentionSoftmaxIsSoftmaxThenDropout()
     if (p == 0.0)
         QVERIFY(torch::allclose(fused[0].sum(-1), torch::ones({b, heads, queries}), 1e-6, 1e-6));
     // Where it does not apply: a mask per query, another dtype, rows over 2048, p ≥ 1.
+    // An empty batch gives an empty result (no division by its zero rows).
+    QCOMPARE(nn::fusedAttentionSoftmax(torch::zeros({0, heads, queries, keys}), torch::zeros({0, 1, 1, keys}), p, seed)
+                 .sizes()
+                 .vec(),
+             (std::vector<int64_t>{0, heads, queries, keys}));
     QVERIFY(!nn::fusedAttentionSoftmaxApplies(scores0, torch::zeros({b, 1, queries, keys})));
     QVERIFY(!nn::fusedAttentionSoftmaxApplies(scores0.to(torch::kDouble), mask));
     QVERIFY(!nn::fusedAttentionSoftmaxApplies(torch::zeros({1, 1, 1, 2049}), torch::zeros({1, 1, 1, 2049})));
