@@ -50,7 +50,8 @@ int main(int argc, char **argv)
         std::cerr << "bench_pretrain: kernels must be dnnl or aten, not '" << kernels << "'\n";
         return 2;
     }
-    nn::setFastKernels({kernels == "dnnl", kernels == "dnnl", kernels == "dnnl", kernels == "dnnl"});
+    const bool dnnl = kernels == "dnnl";
+    nn::setFastKernels({dnnl, dnnl, dnnl, dnnl, dnnl, dnnl});
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);

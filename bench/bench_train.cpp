@@ -3,10 +3,13 @@
 // batch 32, max_seq_length 128, for BERT-Tiny and BERT-Mini, plus the measured GEMM peak.
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
-//                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu | nosoftmax]
-// (kernels: which fp32 products run on oneDNN and whether GELU and the attention's softmax are
-// fused, nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one
-// lever each, "nogelu" / "nosoftmax" the default less nn::fusedGelu / nn::fusedAttentionSoftmax)
+//                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu | nosoftmax |
+//                     nolayernorm | nobias]
+// (kernels: which fp32 products run on oneDNN and which element-wise passes are fused,
+// nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one
+// lever each, "nogelu" / "nosoftmax" / "nolayernorm" the default less nn::fusedGelu /
+// nn::fusedAttentionSoftmax / nn::fusedLayerNorm, "nobias" the default with each product's bias
+// added before it rather than in the pass after it)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
@@ -194,15 +197,17 @@ int main(int argc, char **argv)
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
     const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
-    if (kernels != "dnnl" && kernels != "aten" && kernels != "linear" && kernels != "attention" && kernels != "nogelu" &&
-        kernels != "nosoftmax") {
-        std::cerr << "bench_train: kernels must be dnnl, aten, linear, attention, nogelu or nosoftmax, not '" << kernels
-                  << "'\n";
+    const std::vector<std::string> kernelChoices{"dnnl",    "aten",      "linear",      "attention",
+                                                 "nogelu",  "nosoftmax", "nolayernorm", "nobias"};
+    if (std::find(kernelChoices.begin(), kernelChoices.end(), kernels) == kernelChoices.end()) {
+        std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
+                     "nolayernorm, nobias; not '"
+                  << kernels << "'\n";
         return 2;
     }
-    const bool both = kernels == "dnnl" || kernels == "nogelu" || kernels == "nosoftmax";
-    nn::setFastKernels({both || kernels == "linear", both || kernels == "attention", both && kernels != "nogelu",
-                        both && kernels != "nosoftmax"});
+    const bool all = kernels != "aten" && kernels != "linear" && kernels != "attention"; // the default less one
+    nn::setFastKernels({all || kernels == "linear", all || kernels == "attention", all && kernels != "nogelu",
+                        all && kernels != "nosoftmax", all && kernels != "nolayernorm", all && kernels != "nobias"});
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);

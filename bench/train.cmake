@@ -7,6 +7,10 @@ add_executable(bench_train ${CMAKE_CURRENT_SOURCE_DIR}/bench_train.cpp)
 target_link_libraries(bench_train PRIVATE wb_core torch ${WB_DNNL_LIB} wb_warnings)
 target_include_directories(bench_train PRIVATE ${WB_DNNL_INCLUDE})
 add_dependencies(benchmarks bench_train)
+# The step's kernel choices A/B, taking turns step by step in one process (session 12).
+add_executable(bench_stepab ${CMAKE_CURRENT_SOURCE_DIR}/bench_stepab.cpp)
+target_link_libraries(bench_stepab PRIVATE wb_core torch wb_warnings)
+add_dependencies(benchmarks bench_stepab)
 # Masked-LM pretraining throughput (issue 24) vs bench/train_reference.py --task pretrain.
 add_executable(bench_pretrain ${CMAKE_CURRENT_SOURCE_DIR}/bench_pretrain.cpp)
 target_link_libraries(bench_pretrain PRIVATE wb_core torch wb_warnings)

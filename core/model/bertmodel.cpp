@@ -165,6 +165,14 @@ torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
                 "use gelu, gelu_new, relu, tanh, silu or swish");
 }
 
+torch::Tensor applyLayerNorm(torch::nn::LayerNorm &layerNorm, const torch::Tensor &x)
+{
+    if (torch::GradMode::is_enabled() && fastKernels().layerNorm &&
+        fusedLayerNormApplies(x, layerNorm->weight, layerNorm->bias))
+        return fusedLayerNorm(x, layerNorm->weight, layerNorm->bias, layerNorm->options.eps());
+    return layerNorm->forward(x);
+}
+
 at::Generator makeGenerator(uint64_t seed)
 {
     return at::make_generator<at::CPUGeneratorImpl>(seed);
@@ -251,7 +259,7 @@ torch::Tensor BertEmbeddingsImpl::fromWordVectors(const torch::Tensor &wordVecto
     const int64_t seq = wordVectors.size(1);
     auto x = wordVectors + token_type_embeddings->forward(segmentIds);
     x = x + position_embeddings->weight.narrow(0, 0, seq).unsqueeze(0);
-    x = dropout(LayerNorm->forward(x), m_dropout, is_training(), m_gen);
+    x = dropout(applyLayerNorm(LayerNorm, x), m_dropout, is_training(), m_gen);
     if (!embedding_projection.is_empty())
         x = embedding_projection->forward(x);
     return x;
@@ -276,12 +284,35 @@ BertLayerImpl::BertLayerImpl(const BertConfig &c, at::Generator gen)
     outputLayerNorm = out->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
 }
 
-torch::Tensor BertLayerImpl::dropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p)
+torch::Tensor BertLayerImpl::denseDropoutAdd(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
+                                             double p)
 {
-    // The same draw and mask as dropout(x) + residual, in one pass (nn::fusedDropoutAdd).
-    if (is_training() && p > 0.0 && p < 1.0 && fusedDropoutAddApplies(x, residual))
-        return fusedDropoutAdd(x, residual, p, dropoutSeed(m_gen));
-    return dropout(x, p, is_training(), m_gen) + residual;
+    if (is_training() && p > 0.0 && p < 1.0) {
+        // The same draw and mask as dropout(dense(x)) + residual, in one pass (nn::fusedDropoutAdd);
+        // with the bias added in that pass too when the product runs on oneDNN (no bias copy
+        // before the product, no column sum of its own after it).
+        const FastKernels fast = fastKernels();
+        if (torch::GradMode::is_enabled() && fast.linear && fast.bias && fastLinearApplies(x, dense->weight, dense->bias)) {
+            const torch::Tensor y = fastLinear(x, dense->weight, {});
+            if (fusedDropoutAddApplies(y, residual, dense->bias))
+                return fusedDropoutAdd(y, residual, p, dropoutSeed(m_gen), dense->bias);
+            return dropout(y + dense->bias, p, true, m_gen) + residual;
+        }
+        const torch::Tensor y = dense->forward(x);
+        if (fusedDropoutAddApplies(y, residual))
+            return fusedDropoutAdd(y, residual, p, dropoutSeed(m_gen));
+        return dropout(y, p, true, m_gen) + residual;
+    }
+    return dropout(dense->forward(x), p, is_training(), m_gen) + residual;
+}
+
+torch::Tensor BertLayerImpl::intermediateActivation(const torch::Tensor &x)
+{
+    const FastKernels fast = fastKernels();
+    if (m_activation == "gelu" && torch::GradMode::is_enabled() && fast.linear && fast.bias && fast.gelu &&
+        fastLinearApplies(x, intermediate->weight, intermediate->bias)) // (then fusedGelu applies to x·Wᵀ and b)
+        return fusedGelu(fastLinear(x, intermediate->weight, {}), intermediate->bias);
+    return applyActivation(m_activation, intermediate->forward(x));
 }
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::Tensor &maskBias, bool firstTokenOnly)
@@ -327,9 +358,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
         context = torch::bmm(probs, vb).view({b, m_heads, sq, d});
     }
     context = context.transpose(1, 2).reshape({b, sq, h});
-    auto attn = attentionLayerNorm->forward(dropoutAdd(attentionOutput->forward(context), qIn, m_hiddenDropout));
-    auto inter = applyActivation(m_activation, intermediate->forward(attn));
-    return outputLayerNorm->forward(dropoutAdd(output->forward(inter), attn, m_hiddenDropout));
+    auto attn = applyLayerNorm(attentionLayerNorm, denseDropoutAdd(attentionOutput, context, qIn, m_hiddenDropout));
+    auto inter = intermediateActivation(attn);
+    return applyLayerNorm(outputLayerNorm, denseDropoutAdd(output, inter, attn, m_hiddenDropout));
 }
 
 BertEncoderImpl::BertEncoderImpl(const BertConfig &c, at::Generator gen)

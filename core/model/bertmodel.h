@@ -12,6 +12,10 @@ namespace wb::nn {
 /// tanh, silu/swish) applied to `x`. Throws wb::Error for an unknown name.
 torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x);
 
+/// layerNorm->forward(x), in the fp32 training step (grad mode on, nn::fastKernels().layerNorm)
+/// by nn::fusedLayerNorm: the same formula, one vectorised pass per row each way.
+torch::Tensor applyLayerNorm(torch::nn::LayerNorm &layerNorm, const torch::Tensor &x);
+
 /// A random stream of its own: libtorch's CPU generator (mt19937; the engine and state
 /// format of the default generator) seeded with `seed`, as torch::manual_seed(seed) seeds the
 /// default one. Every run, range test and model owns one (docs/architecture.md "Random
@@ -119,8 +123,13 @@ public:
     at::Generator &generator() { return m_gen; }
 
 private:
-    /// dropout(x, p) + residual (in one pass in the fp32 training step: nn::fusedDropoutAdd).
-    torch::Tensor dropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p);
+    /// dropout(dense(x), p) + residual (in the fp32 training step in one pass after the product,
+    /// with dense's bias added in that pass: nn::fusedDropoutAdd).
+    torch::Tensor denseDropoutAdd(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
+                                  double p);
+    /// applyActivation(m_activation, intermediate(x)) (GELU in the fp32 training step with the
+    /// product's bias added in GELU's pass: nn::fusedGelu).
+    torch::Tensor intermediateActivation(const torch::Tensor &x);
     int64_t m_heads;
     std::string m_activation;
     double m_hiddenDropout, m_attentionDropout;

@@ -22,114 +22,6 @@ namespace wb::nn {
 
 namespace {
 
-// Index blocks of one kernel call: small enough to stay in L1, large enough to vectorise.
-constexpr int64_t kBlock = 2048;
-constexpr int64_t kGrain = 32768;
-
-/// out = in · mask(seed) / keep over contiguous buffers of n elements.
-template<typename T>
-void applyMask(const T *in, T *out, int64_t n, double p, uint64_t seed)
-{
-    const uint32_t threshold = keepThreshold(1.0 - p);
-    const float s = float(1.0 / (1.0 - p));
-    at::parallel_for(0, n, kGrain, [&](int64_t from, int64_t to) {
-        float scale[kBlock];
-        for (int64_t b = from; b < to; b += kBlock) {
-            const int64_t e = std::min(to, b + kBlock);
-            kernels::dropoutScales(scale, seed, b, e, threshold, s);
-            const T *src = in + b;
-            T *dst = out + b;
-            for (int64_t j = 0; j < e - b; ++j)
-                dst[j] = T(float(src[j]) * scale[j]);
-        }
-    });
-}
-
-template<>
-void applyMask<double>(const double *in, double *out, int64_t n, double p, uint64_t seed)
-{
-    const uint32_t threshold = keepThreshold(1.0 - p);
-    const double s = 1.0 / (1.0 - p);
-    at::parallel_for(0, n, kGrain, [&](int64_t from, int64_t to) {
-        float scale[kBlock];
-        for (int64_t b = from; b < to; b += kBlock) {
-            const int64_t e = std::min(to, b + kBlock);
-            kernels::dropoutScales(scale, seed, b, e, threshold, 1.0f);
-            for (int64_t j = 0; j < e - b; ++j)
-                out[b + j] = scale[j] != 0.0f ? in[b + j] * s : 0.0;
-        }
-    });
-}
-
-torch::Tensor maskedCopy(const torch::Tensor &x, double p, uint64_t seed)
-{
-    const torch::Tensor in = x.contiguous();
-    torch::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
-    AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, in.scalar_type(), "wb_fused_dropout", [&] {
-        applyMask<scalar_t>(in.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), in.numel(), p, seed);
-    });
-    return out;
-}
-
-struct FusedDropoutFunction : public torch::autograd::Function<FusedDropoutFunction>
-{
-    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x, double p, int64_t seed)
-    {
-        ctx->saved_data["p"] = p;
-        ctx->saved_data["seed"] = seed;
-        return maskedCopy(x, p, uint64_t(seed));
-    }
-
-    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
-                                                   torch::autograd::variable_list grads)
-    {
-        const double p = ctx->saved_data["p"].toDouble();
-        const int64_t seed = ctx->saved_data["seed"].toInt();
-        // The same mask on the gradient; through apply() so a double backward works too.
-        return {FusedDropoutFunction::apply(grads[0], p, seed), torch::Tensor(), torch::Tensor()};
-    }
-};
-
-/// out = x · mask(seed) / keep + residual: float32, same shape; one pass.
-torch::Tensor maskedAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed)
-{
-    const torch::Tensor in = x.contiguous(), res = residual.contiguous();
-    torch::Tensor out = at::empty_like(in, at::MemoryFormat::Contiguous);
-    const float *src = in.data_ptr<float>(), *add = res.data_ptr<float>();
-    float *dst = out.data_ptr<float>();
-    const uint32_t threshold = keepThreshold(1.0 - p);
-    const float s = float(1.0 / (1.0 - p));
-    at::parallel_for(0, in.numel(), kGrain, [&](int64_t from, int64_t to) {
-        float scale[kBlock];
-        for (int64_t b = from; b < to; b += kBlock) {
-            const int64_t e = std::min(to, b + kBlock);
-            kernels::dropoutScales(scale, seed, b, e, threshold, s);
-            for (int64_t j = 0; j < e - b; ++j)
-                dst[b + j] = src[b + j] * scale[j] + add[b + j];
-        }
-    });
-    return out;
-}
-
-struct FusedDropoutAddFunction : public torch::autograd::Function<FusedDropoutAddFunction>
-{
-    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
-                                 const torch::Tensor &residual, double p, int64_t seed)
-    {
-        ctx->saved_data["p"] = p;
-        ctx->saved_data["seed"] = seed;
-        return maskedAdd(x, residual, p, uint64_t(seed));
-    }
-
-    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
-                                                   torch::autograd::variable_list grads)
-    {
-        const double p = ctx->saved_data["p"].toDouble();
-        const int64_t seed = ctx->saved_data["seed"].toInt();
-        return {FusedDropoutFunction::apply(grads[0], p, seed), grads[0], torch::Tensor(), torch::Tensor()};
-    }
-};
-
 /// Row-major C[m,n] = alpha·op(A)·op(B) + beta·C with oneDNN (op = 'N' or 'T'), contiguous operands.
 void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c)
 {
@@ -197,16 +89,20 @@ torch::Tensor linearRows(const torch::Tensor &x2, const torch::Tensor &weight, c
     const int64_t in = weight.size(1), out = weight.size(0), rows = x2.size(0);
     // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1). A fresh
     // tensor: for one row, expand(...).contiguous() would be the bias itself, and the GEMM
-    // would add into the parameter.
+    // would add into the parameter. Without a bias the GEMM writes y (beta = 0).
     torch::Tensor y = torch::empty({rows, out}, x2.options());
-    y.copy_(bias.unsqueeze(0).expand({rows, out}));
+    const float beta = bias.defined() ? 1.0f : 0.0f;
+    if (bias.defined())
+        y.copy_(bias.unsqueeze(0).expand({rows, out}));
+    else if (in == 0)
+        y.zero_();
     if (rows >= kTransposeWeightRows && in > 0) {
         // x·Wᵀ as x·(Wᵀ stored): oneDNN runs NN 5–10 % faster than NT on the model's shapes
         // (docs/benchmarks.md, "GEMM shapes"); the copy of W is a small fraction of the product.
         const torch::Tensor wt = weight.t().contiguous();
-        sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+        sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), beta, y.data_ptr<float>());
     } else if (rows > 0 && in > 0) {
-        sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), 1.0f, y.data_ptr<float>());
+        sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), beta, y.data_ptr<float>());
     }
     return y;
 }
@@ -246,33 +142,66 @@ std::vector<int64_t> withLastDim(const torch::Tensor &x, int64_t last)
     return shape;
 }
 
+/// FastLinearFunction's and FastLinearNoBiasFunction's forward pass (bias undefined: none).
+torch::Tensor linearForward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x, const torch::Tensor &weight,
+                            const torch::Tensor &bias)
+{
+    const torch::Tensor x2 = x.reshape({-1, weight.size(1)}).contiguous();
+    ctx->save_for_backward({x2, weight});
+    return linearRows(x2, weight, bias).view(withLastDim(x, weight.size(0)));
+}
+
+/// Their backward pass: {dx, dW} and, with a bias, db.
+torch::autograd::variable_list linearBackward(torch::autograd::AutogradContext *ctx, const torch::Tensor &grad,
+                                              bool withBias)
+{
+    const auto saved = ctx->get_saved_variables();
+    const torch::Tensor &x2 = saved[0], &weight = saved[1];
+    const torch::Tensor dy = grad.reshape({x2.size(0), weight.size(0)}).contiguous();
+    torch::Tensor dx, dw, db;
+    if (ctx->needs_input_grad(0)) {
+        dx = torch::empty({x2.size(0), weight.size(1)}, dy.options());
+        inputGradient(dy, weight, 0.0f, dx);
+        dx = dx.view(withLastDim(grad, weight.size(1)));
+    }
+    if (ctx->needs_input_grad(1))
+        dw = weightGradient(dy, x2);
+    if (!withBias)
+        return {dx, dw};
+    if (ctx->needs_input_grad(2))
+        db = columnSums(dy);
+    return {dx, dw, db};
+}
+
 struct FastLinearFunction : public torch::autograd::Function<FastLinearFunction>
 {
     static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
                                  const torch::Tensor &weight, const torch::Tensor &bias)
     {
-        const torch::Tensor x2 = x.reshape({-1, weight.size(1)}).contiguous();
-        ctx->save_for_backward({x2, weight});
-        return linearRows(x2, weight, bias).view(withLastDim(x, weight.size(0)));
+        return linearForward(ctx, x, weight, bias);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
                                                    torch::autograd::variable_list grads)
     {
-        const auto saved = ctx->get_saved_variables();
-        const torch::Tensor &x2 = saved[0], &weight = saved[1];
-        const torch::Tensor dy = grads[0].reshape({x2.size(0), weight.size(0)}).contiguous();
-        torch::Tensor dx, dw, db;
-        if (ctx->needs_input_grad(0)) {
-            dx = torch::empty({x2.size(0), weight.size(1)}, dy.options());
-            inputGradient(dy, weight, 0.0f, dx);
-            dx = dx.view(withLastDim(grads[0], weight.size(1)));
-        }
-        if (ctx->needs_input_grad(1))
-            dw = weightGradient(dy, x2);
-        if (ctx->needs_input_grad(2))
-            db = columnSums(dy);
-        return {dx, dw, db};
+        return linearBackward(ctx, grads[0], true);
+    }
+};
+
+/// x·Wᵀ alone (the bias added by the element-wise pass after the product). A node of its own:
+/// an autograd function's inputs must all be defined tensors.
+struct FastLinearNoBiasFunction : public torch::autograd::Function<FastLinearNoBiasFunction>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x,
+                                 const torch::Tensor &weight)
+    {
+        return linearForward(ctx, x, weight, torch::Tensor());
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        return linearBackward(ctx, grads[0], false);
     }
 };
 
@@ -479,7 +408,7 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 
 namespace {
 std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu},
-    gFastSoftmax{FastKernels{}.softmax};
+    gFastSoftmax{FastKernels{}.softmax}, gFastLayerNorm{FastKernels{}.layerNorm}, gFastBias{FastKernels{}.bias};
 } // namespace
 
 void setFastKernels(FastKernels kernels)
@@ -488,11 +417,14 @@ void setFastKernels(FastKernels kernels)
     gFastAttention = kernels.attention;
     gFastGelu = kernels.gelu;
     gFastSoftmax = kernels.softmax;
+    gFastLayerNorm = kernels.layerNorm;
+    gFastBias = kernels.bias;
 }
 
 FastKernels fastKernels()
 {
-    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load(), gFastSoftmax.load()};
+    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load(),
+            gFastSoftmax.load(), gFastLayerNorm.load(), gFastBias.load()};
 }
 
 bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend)
@@ -530,17 +462,17 @@ torch::Tensor fastBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, 
 
 bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
 {
-    return isCpuFloat(x) && isCpuFloat(weight) && isCpuFloat(bias) && x.dim() >= 1 && weight.dim() == 2 &&
-           weight.is_contiguous() && bias.dim() == 1 && bias.size(0) == weight.size(0) &&
-           x.size(-1) == weight.size(1) && !at::autocast::is_cpu_enabled();
+    const bool biasFits = !bias.defined() || (isCpuFloat(bias) && bias.dim() == 1 && bias.size(0) == weight.size(0));
+    return isCpuFloat(x) && isCpuFloat(weight) && biasFits && x.dim() >= 1 && weight.dim() == 2 &&
+           weight.is_contiguous() && x.size(-1) == weight.size(1) && !at::autocast::is_cpu_enabled();
 }
 
 torch::Tensor fastLinear(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
 {
     TORCH_CHECK(fastLinearApplies(x, weight, bias),
                 "fastLinear: expected float32 CPU tensors x [..., in], weight [out, in] (contiguous) and bias [out] "
-                "with autocast off; use torch::nn::functional::linear otherwise");
-    return FastLinearFunction::apply(x, weight, bias);
+                "(or none) with autocast off; use torch::nn::functional::linear otherwise");
+    return bias.defined() ? FastLinearFunction::apply(x, weight, bias) : FastLinearNoBiasFunction::apply(x, weight);
 }
 
 std::array<torch::Tensor, 3> fastLinear3(const torch::Tensor &x, const torch::Tensor &w0, const torch::Tensor &b0,
@@ -552,31 +484,6 @@ std::array<torch::Tensor, 3> fastLinear3(const torch::Tensor &x, const torch::Te
                 "with autocast off; use torch::nn::functional::linear otherwise");
     const auto y = FastLinear3Function::apply(x, w0, b0, w1, b1, w2, b2);
     return {y[0], y[1], y[2]};
-}
-
-torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed)
-{
-    torch::Tensor ones = torch::ones({numel});
-    torch::NoGradGuard guard;
-    return maskedCopy(ones, p, seed);
-}
-
-bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residual)
-{
-    return isCpuFloat(x) && isCpuFloat(residual) && x.sizes() == residual.sizes();
-}
-
-torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed)
-{
-    TORCH_CHECK(fusedDropoutAddApplies(x, residual),
-                "fusedDropoutAdd: expected float32 CPU tensors of one shape; use fusedDropout(x) + residual otherwise");
-    TORCH_CHECK(p > 0.0 && p < 1.0, "fusedDropoutAdd: dropout probability must be in (0, 1), got ", p);
-    return FusedDropoutAddFunction::apply(x, residual, p, int64_t(seed));
-}
-
-torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed)
-{
-    return FusedDropoutFunction::apply(x, p, int64_t(seed));
 }
 
 } // namespace wb::nn

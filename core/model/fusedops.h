@@ -25,17 +25,24 @@ torch::Tensor dropoutMask(int64_t numel, double p, uint64_t seed);
 /// 0 < p < 1. Multithreaded over at::parallel_for; the result does not depend on the thread count.
 torch::Tensor fusedDropout(const torch::Tensor &x, double p, uint64_t seed);
 
-/// True when fusedDropoutAdd applies: float32 CPU tensors of one shape.
-bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residual);
+/// True when fusedDropoutAdd applies: float32 CPU x and residual of one shape [..., n], and no
+/// bias or a float32 CPU bias [n].
+bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residual,
+                            const torch::Tensor &bias = torch::Tensor());
 
-/// fusedDropout(x, p, seed) + residual in one pass (the dropout before each residual connection):
-/// the same mask, the sum rounded once per element more or less as the two ops would (the
-/// compiler may fuse the multiply-add). y contiguous, x's shape. Backward: dx as fusedDropout's,
-/// d(residual) = dy. 0 < p < 1. Throws c10::Error otherwise or when !fusedDropoutAddApplies.
-torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed);
+/// fusedDropout(x + bias, p, seed) + residual in one pass (the dropout before each residual
+/// connection, with the bias of the product before it added here instead of in the product;
+/// bias optional, [n] over x's last dim): the same mask, the sum rounded once per element more or
+/// less as the ops would (the compiler may fuse the multiply-add). y contiguous, x's shape.
+/// Backward: dx as fusedDropout's, d(residual) = dy, d(bias) = Σ_rows dx summed in the same pass
+/// (64-row float blocks added in double). 0 < p < 1. Throws c10::Error otherwise or when
+/// !fusedDropoutAddApplies. Differentiable twice only without a bias.
+torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed,
+                              const torch::Tensor &bias = torch::Tensor());
 
 /// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear and the
-/// pretraining decoder, fastBatchedMatmul in the attention), and whether its GELU is fusedGelu.
+/// pretraining decoder, fastBatchedMatmul in the attention), and which of its element-wise
+/// passes are the fused ones below.
 /// On by default. A process-wide
 /// switch for the benchmark's A/B runs and for tests; set it before a step runs, not while one
 /// does. (Off in session 9 while "other jobs do not change a run" failed intermittently with it
@@ -47,19 +54,26 @@ struct FastKernels
     bool attention = true;
     bool gelu = true;    ///< fusedGelu for hidden_act "gelu" in the training step
     bool softmax = true; ///< fusedAttentionSoftmax in the attention (with `attention` on)
+    bool layerNorm = true; ///< fusedLayerNorm for the model's LayerNorms in the training step
+    /// With `linear` on: the bias of the products followed by GELU (with `gelu` on) or by dropout
+    /// and the residual connection added in that pass (fusedGelu, fusedDropoutAdd with a bias)
+    /// instead of before the product.
+    bool bias = true;
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();
 
 /// True when fastLinear computes linear(x, weight, bias): float32 CPU tensors, weight [out, in]
-/// contiguous, bias [out], autocast off (bf16/fp16 stay with ATen's autocast rules).
+/// contiguous, bias [out] or undefined (no bias), autocast off (bf16/fp16 stay with ATen's
+/// autocast rules).
 bool fastLinearApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
 
 /// y = x·Wᵀ + b (torch::nn::functional::linear up to floating-point reassociation) with its
 /// three products on oneDNN's sgemm, which on the model's shapes (4096×256·256×1024 and
 /// the transposed backward products) runs 20–40 % faster than OpenBLAS on AVX-512
 /// (docs/benchmarks.md, "GEMM shapes"). x [..., in] (any strides), weight [out, in], bias
-/// [out], all float32 on CPU (fastLinearApplies); y [..., out], contiguous. Backward: dx = dy·W,
+/// [out] or undefined (y = x·Wᵀ: the bias added by the pass after the product), all float32 on
+/// CPU (fastLinearApplies); y [..., out], contiguous. Backward: dx = dy·W,
 /// dW = dyᵀ·x (computed as (xᵀ·dy)ᵀ when out > in, the orientation oneDNN runs faster),
 /// db = Σ dy over the rows; not differentiable twice. Threads: oneDNN's OpenMP pool, the one
 /// ATen's intra-op threads use (torch::set_num_threads). Throws c10::Error on a oneDNN failure.
@@ -116,17 +130,36 @@ bool fusedAttentionSoftmaxApplies(const torch::Tensor &scores, const torch::Tens
 /// Throws c10::Error when !fusedAttentionSoftmaxApplies or p is outside [0, 1).
 torch::Tensor fusedAttentionSoftmax(const torch::Tensor &scores, const torch::Tensor &maskBias, double p, uint64_t seed);
 
-/// True when fusedGelu computes gelu(x): a float32 CPU tensor.
-bool fusedGeluApplies(const torch::Tensor &x);
+/// True when fusedGelu computes gelu(x + bias): x a float32 CPU tensor, bias undefined or float32
+/// CPU [x.size(-1)].
+bool fusedGeluApplies(const torch::Tensor &x, const torch::Tensor &bias = torch::Tensor());
 
-/// torch::gelu(x) (the erf form, hidden_act "gelu") with its derivative computed in the same
-/// pass and saved for the backward pass, which is then one multiplication (dx = dy · gelu′(x))
-/// instead of ATen's gelu_backward, which evaluates erf and exp again. Φ by Abramowitz & Stegun
-/// 7.1.26 (|error| ≤ 1.5·10⁻⁷, as ATen's vectorised erf; with float rounding Φ is within 4·10⁻⁷,
-/// tested): y within 4·10⁻⁷·|x| of the exact x·Φ(x), and as close to torch::gelu.
+/// torch::gelu(x + bias) (the erf form, hidden_act "gelu"; bias optional, [n] added to each row of
+/// x [..., n]: the intermediate product's bias, added here instead of before the product) with
+/// its derivative computed in the same pass and saved for the backward pass, which is then one
+/// multiplication (dx = dy · gelu′(x + b)) instead of ATen's gelu_backward, which evaluates erf
+/// and exp again; with a bias the same pass also sums dx over the rows into the bias gradient
+/// (64-row float blocks added in double, as the Linear's bias gradient is). Φ by Abramowitz &
+/// Stegun 7.1.26 (|error| ≤ 1.5·10⁻⁷, as ATen's vectorised erf; with float rounding Φ is within
+/// 4·10⁻⁷, tested): y within 4·10⁻⁷·|x| of the exact x·Φ(x), and as close to torch::gelu.
 /// x: float32 CPU, any shape and strides; y contiguous, x's shape. Saves one tensor of x's size
-/// (gelu′(x)) instead of x. Not differentiable twice. Multithreaded over at::parallel_for; the
-/// values do not depend on the thread count. Throws c10::Error when !fusedGeluApplies(x).
-torch::Tensor fusedGelu(const torch::Tensor &x);
+/// (gelu′) instead of x. Not differentiable twice. Multithreaded over at::parallel_for; the
+/// values do not depend on the thread count. Throws c10::Error when !fusedGeluApplies(x, bias).
+torch::Tensor fusedGelu(const torch::Tensor &x, const torch::Tensor &bias = torch::Tensor());
+
+/// True when fusedLayerNorm computes torch::layer_norm(x, {n}, weight, bias, eps): float32 CPU
+/// x [..., n] with n ≥ 1, weight and bias float32 CPU [n], autocast off.
+bool fusedLayerNormApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias);
+
+/// LayerNorm over the last dim, y = (x − μ)/√(σ² + eps)·weight + bias per row (μ, σ² the row's
+/// mean and biased variance): torch::layer_norm's formula, in one vectorised pass per row forward
+/// and one backward (dx, and the weight and bias gradients summed over the rows in 64-row float
+/// blocks added in double), instead of ATen's generic kernels (docs/benchmarks.md, session 12).
+/// Values within float rounding of torch::layer_norm (another summation order). Saves x
+/// (contiguous) and each row's μ and 1/√(σ² + eps). y contiguous, x's shape. Not differentiable
+/// twice. Multithreaded over rows; the result does not depend on the thread count. Throws
+/// c10::Error when !fusedLayerNormApplies or eps < 0.
+torch::Tensor fusedLayerNorm(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
+                             double eps);
 
 } // namespace wb::nn

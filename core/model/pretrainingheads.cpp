@@ -64,7 +64,7 @@ BertForPreTrainingImpl::BertForPreTrainingImpl(const BertConfig &c, bool nextSen
 
 torch::Tensor BertForPreTrainingImpl::mlmHead(const torch::Tensor &hidden)
 {
-    auto h = transformLayerNorm->forward(applyActivation(m_config.hidden_act, transform->forward(hidden)));
+    auto h = applyLayerNorm(transformLayerNorm, applyActivation(m_config.hidden_act, transform->forward(hidden)));
     // The tied decoder: the word-embedding table itself (run_pretraining.py's
     // matmul(input_tensor, output_weights, transpose_b=True) + output_bias).
     // The fp32 training step runs its three products on oneDNN (nn::fastLinear: the same math;

@@ -46,8 +46,6 @@ inline float expNonPositive(float w)
 
 constexpr int kLanes = 16; // partial sums and maxima: one vector's worth, reduced in a fixed order
 
-} // namespace
-
 /// y = x·Φ(x) and g = Φ(x) + x·φ(x) = dy/dx over n floats, Φ and φ the standard normal's CDF and
 /// density. Φ(x) = ½(1 + sign(x)·erf(|x|/√2)) with erf from Abramowitz & Stegun 7.1.26
 /// (|error| ≤ 1.5·10⁻⁷, the formula ATen's vectorised erf uses): erf(z) = 1 − t·P(t)·e⁻ᶻ², t =
@@ -55,24 +53,141 @@ constexpr int kLanes = 16; // partial sums and maxima: one vector's worth, reduc
 /// is what makes the pair cheaper than ATen's gelu and gelu_backward apart (two erfs, three
 /// exponentials). The exponential: Cody–Waite reduction to r ∈ [−½ln2, ½ln2], Cephes' degree-5
 /// polynomial for eʳ (expNonPositive), scaled by 2ⁿ through the exponent bits.
-WB_VECTOR_CLONES
-void geluWithDerivative(const float *__restrict x, float *__restrict y, float *__restrict g, int64_t n)
+/// (The loop body of geluWithDerivative and biasGeluRow.)
+inline void geluPair(float xi, float &y, float &g)
 {
     constexpr float kP = 0.3275911f, kA1 = 0.254829592f, kA2 = -0.284496736f, kA3 = 1.421413741f,
                     kA4 = -1.453152027f, kA5 = 1.061405429f;
     constexpr float kInvSqrt2 = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
-    for (int64_t i = 0; i < n; ++i) {
-        const float xi = x[i];
-        // z = |x|/√2 clamped to ≤ 9.3, where erfc(z) < 10⁻³⁸ and every use of e^(−z²) rounds to 0
-        // (and z² cannot overflow). A NaN stays NaN.
-        const float z = std::min(std::fabs(xi) * kInvSqrt2, 9.3f);
-        const float e = expNonPositive(-z * z);
-        const float t = 1.0f / (1.0f + kP * z);
-        const float poly = ((((kA5 * t + kA4) * t + kA3) * t + kA2) * t + kA1) * t;
-        const float erfz = 1.0f - poly * e;
-        const float cdf = 0.5f + 0.5f * std::copysign(erfz, xi);
-        y[i] = xi * cdf;
-        g[i] = cdf + xi * e * kInvSqrt2Pi;
+    // z = |x|/√2 clamped to ≤ 9.3, where erfc(z) < 10⁻³⁸ and every use of e^(−z²) rounds to 0
+    // (and z² cannot overflow). A NaN stays NaN.
+    const float z = std::min(std::fabs(xi) * kInvSqrt2, 9.3f);
+    const float e = expNonPositive(-z * z);
+    const float t = 1.0f / (1.0f + kP * z);
+    const float poly = ((((kA5 * t + kA4) * t + kA3) * t + kA2) * t + kA1) * t;
+    const float erfz = 1.0f - poly * e;
+    const float cdf = 0.5f + 0.5f * std::copysign(erfz, xi);
+    y = xi * cdf;
+    g = cdf + xi * e * kInvSqrt2Pi;
+}
+
+} // namespace
+
+WB_VECTOR_CLONES
+void geluWithDerivative(const float *__restrict x, float *__restrict y, float *__restrict g, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        geluPair(x[i], y[i], g[i]);
+}
+
+WB_VECTOR_CLONES
+void biasGeluRow(const float *__restrict x, const float *__restrict bias, float *__restrict y, float *__restrict g,
+                 int64_t n)
+{
+    for (int64_t j = 0; j < n; ++j)
+        geluPair(x[j] + bias[j], y[j], g[j]);
+}
+
+WB_VECTOR_CLONES
+void mulRowAddTo(const float *__restrict a, const float *__restrict b, float *__restrict out, float *__restrict sums,
+                 int64_t n)
+{
+    for (int64_t j = 0; j < n; ++j) {
+        const float v = a[j] * b[j];
+        out[j] = v;
+        sums[j] += v;
+    }
+}
+
+WB_VECTOR_CLONES
+void biasDropoutAddRow(const float *__restrict x, const float *__restrict bias, const float *__restrict scale,
+                       const float *__restrict residual, float *__restrict y, int64_t n)
+{
+    for (int64_t j = 0; j < n; ++j)
+        y[j] = (x[j] + bias[j]) * scale[j] + residual[j];
+}
+
+namespace {
+
+/// Σ v[j] over n floats: kLanes partial sums, then the lanes and the tail in a fixed order.
+inline float rowSum(const float *__restrict v, int64_t n)
+{
+    float lane[kLanes] = {};
+    const int64_t body = n / kLanes * kLanes;
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] += v[j + l];
+    float sum = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        sum += lane[l];
+    for (int64_t j = body; j < n; ++j)
+        sum += v[j];
+    return sum;
+}
+
+/// Σ (v[j] − c)² over n floats, ordered as rowSum.
+inline float rowSquaredDeviation(const float *__restrict v, float c, int64_t n)
+{
+    float lane[kLanes] = {};
+    const int64_t body = n / kLanes * kLanes;
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] += (v[j + l] - c) * (v[j + l] - c);
+    float sum = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        sum += lane[l];
+    for (int64_t j = body; j < n; ++j)
+        sum += (v[j] - c) * (v[j] - c);
+    return sum;
+}
+
+} // namespace
+
+WB_VECTOR_CLONES
+void layerNormRow(const float *__restrict x, const float *__restrict gamma, const float *__restrict beta, float eps,
+                  float *__restrict y, float *__restrict stats, int64_t n)
+{
+    const float mean = rowSum(x, n) / float(n);
+    const float rstd = 1.0f / std::sqrt(rowSquaredDeviation(x, mean, n) / float(n) + eps);
+    for (int64_t j = 0; j < n; ++j)
+        y[j] = (x[j] - mean) * rstd * gamma[j] + beta[j];
+    stats[0] = mean;
+    stats[1] = rstd;
+}
+
+WB_VECTOR_CLONES
+void layerNormRowBackward(const float *__restrict dy, const float *__restrict x, const float *__restrict gamma,
+                          const float *__restrict stats, float *__restrict dx, float *__restrict dgamma,
+                          float *__restrict dbeta, int64_t n)
+{
+    const float mean = stats[0], rstd = stats[1];
+    const int64_t body = n / kLanes * kLanes;
+    // Σ ĝ and Σ ĝ·x̂ in two loops of one accumulator each: one loop with both did not vectorise
+    // (GCC interleaved the lanes with shuffles, 3× slower).
+    float lane[kLanes] = {};
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lane[l] += dy[j + l] * gamma[j + l];
+    float sum = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        sum += lane[l];
+    for (int64_t j = body; j < n; ++j)
+        sum += dy[j] * gamma[j];
+    float laneDot[kLanes] = {};
+    for (int64_t j = 0; j < body; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            laneDot[l] += dy[j + l] * gamma[j + l] * ((x[j + l] - mean) * rstd);
+    float dot = 0.0f;
+    for (int l = 0; l < kLanes; ++l)
+        dot += laneDot[l];
+    for (int64_t j = body; j < n; ++j)
+        dot += dy[j] * gamma[j] * ((x[j] - mean) * rstd);
+    const float meanG = sum / float(n), meanGx = dot / float(n);
+    for (int64_t j = 0; j < n; ++j) {
+        const float xhat = (x[j] - mean) * rstd;
+        dx[j] = rstd * (dy[j] * gamma[j] - meanG - xhat * meanGx);
+        dgamma[j] += dy[j] * xhat;
+        dbeta[j] += dy[j];
     }
 }
 

@@ -230,7 +230,7 @@ void tst_BertModel::modulesDrawAsLibtorchModules()
         ol->bias.copy_(tl->bias);
     }
     for (const bool fast : {false, true}) {
-        nn::setFastKernels({fast, fast, fast, fast});
+        nn::setFastKernels({fast, fast, fast, fast, fast, fast});
         const auto same = [fast](const torch::Tensor &a, const torch::Tensor &b) {
             return fast ? torch::allclose(a, b, 1e-5, 1e-5) : torch::equal(a, b);
         };

@@ -279,7 +279,7 @@ void tst_FusedOps::fastLinearLeavesTheBiasAlone()
 /// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
 void tst_FusedOps::fastLinearOnlyWhereItApplies()
 {
-    nn::setFastKernels({true, true, true, true});
+    nn::setFastKernels({true, true, true, true, true, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     auto gen = nn::makeGenerator(5);
     nn::Linear lin(12, 8, gen);
@@ -295,7 +295,8 @@ void tst_FusedOps::fastLinearOnlyWhereItApplies()
     QVERIFY(torch::allclose(y, torch::nn::functional::linear(x, lin->weight, lin->bias), 1e-5, 1e-5));
     QVERIFY(!nn::fastLinearApplies(x.to(torch::kBFloat16), lin->weight, lin->bias));
     QVERIFY(!nn::fastLinearApplies(x, lin->weight.t().contiguous().t(), lin->bias)); // [out, in], not contiguous
-    QVERIFY(!nn::fastLinearApplies(x, lin->weight, torch::Tensor()));
+    QVERIFY(nn::fastLinearApplies(x, lin->weight, torch::Tensor())); // no bias: x·Wᵀ (tst_fusedrows)
+    QVERIFY(!nn::fastLinearApplies(x, lin->weight, torch::zeros({7})));
     {
         at::autocast::set_cpu_enabled(true);
         const bool applies = nn::fastLinearApplies(x, lin->weight, lin->bias);
@@ -493,7 +494,7 @@ void tst_FusedOps::fusedGeluOnlyWhereItApplies()
         QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
     }
     QVERIFY(!torch::equal(nn::applyActivation("gelu", x), torch::gelu(x))); // the fused one: another erf
-    nn::setFastKernels({true, true, false, true});
+    nn::setFastKernels({true, true, false, true, true, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
 }
@@ -596,7 +597,7 @@ void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
 void tst_FusedOps::trainingStepsMatchTheATenPath()
 {
     const auto losses = [](bool fast) {
-        nn::setFastKernels({fast, fast, fast, fast});
+        nn::setFastKernels({fast, fast, fast, fast, fast, fast});
         BertConfig c;
         c.vocab_size = 100, c.hidden_size = 32, c.num_hidden_layers = 2, c.num_attention_heads = 4,
         c.intermediate_size = 64, c.max_position_embeddings = 64, c.type_vocab_size = 2;
@@ -684,7 +685,7 @@ void tst_FusedOps::pretrainingDecoderMatchesTheATenPath()
     c.vocab_size = 300, c.hidden_size = 32, c.num_hidden_layers = 1, c.num_attention_heads = 2,
     c.intermediate_size = 64, c.max_position_embeddings = 32, c.type_vocab_size = 2;
     const auto run = [&](bool fast) {
-        nn::setFastKernels({fast, fast, fast, fast});
+        nn::setFastKernels({fast, fast, fast, fast, fast, fast});
         nn::BertForPreTraining model(c, false, nn::makeGenerator(4));
         model->eval(); // no dropout: the two paths see the same activations
         torch::manual_seed(8);

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// A/B of the fp32 training step's kernel choices (nn::setFastKernels) in one process: the kernel
+// sets take turns step by step on one BERT-Mini (or -Tiny) model, so a slow minute of a shared
+// machine falls on all of them alike; separate runs minutes apart differed by up to 25 % here
+// (docs/benchmarks.md, session 12). Prints one JSON object per set: its steps' min, lower
+// quartile and median in seconds. One intra-op thread unless told otherwise.
+// Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
+//   SET: dnnl (the product's default) | aten | nogelu | nosoftmax | nolayernorm | nobias
+#include "core/model/bertmodel.h"
+#include "core/model/fusedops.h"
+#include "core/train/adamw.h"
+#include "core/util/trainingallocator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+using namespace wb;
+
+namespace {
+
+/// The kernel set a name stands for: the default less one fused pass, or none of them ("aten").
+bool kernelsFor(const std::string &name, nn::FastKernels &out)
+{
+    static const std::vector<std::string> names{"dnnl", "aten", "nogelu", "nosoftmax", "nolayernorm", "nobias"};
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        return false;
+    const bool all = name != "aten";
+    out = {all, all, all && name != "nogelu", all && name != "nosoftmax", all && name != "nolayernorm",
+           all && name != "nobias"};
+    return true;
+}
+
+BertConfig configFor(const std::string &name)
+{
+    BertConfig c;
+    c.vocab_size = 30522;
+    c.num_hidden_layers = name == "tiny" ? 2 : 4;
+    c.hidden_size = name == "tiny" ? 128 : 256;
+    c.num_attention_heads = name == "tiny" ? 2 : 4;
+    c.intermediate_size = 4 * c.hidden_size;
+    return c;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::string which = argc > 1 ? argv[1] : "mini";
+    const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 12;
+    const int threads = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
+    std::vector<std::pair<std::string, nn::FastKernels>> sets;
+    for (int i = 4; i < argc; ++i) {
+        nn::FastKernels k;
+        if (!kernelsFor(argv[i], k)) {
+            std::cerr << "bench_stepab: a set is one of dnnl, aten, nogelu, nosoftmax, nolayernorm, nobias; not '"
+                      << argv[i] << "'\n";
+            return 2;
+        }
+        sets.emplace_back(argv[i], k);
+    }
+    if ((which != "mini" && which != "tiny") || sets.empty()) {
+        std::cerr << "usage: bench_stepab [mini|tiny] [rounds] [threads] SET...\n";
+        return 2;
+    }
+    keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
+    torch::set_num_threads(threads);
+    const BertConfig cfg = configFor(which);
+    nn::BertForSequenceClassification model(cfg, 2, nn::makeGenerator(1));
+    model->train();
+    std::vector<std::pair<std::string, torch::Tensor>> params;
+    for (auto &p : model->named_parameters())
+        params.emplace_back(p.key(), p.value());
+    AdamW opt(params);
+    const int64_t batch = 32, seq = 128;
+    const auto ids = torch::randint(0, cfg.vocab_size, {batch, seq});
+    auto mask = torch::ones({batch, seq}, torch::kLong);
+    mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
+    const auto seg = torch::zeros({batch, seq}, torch::kLong), labels = torch::randint(0, 2, {batch});
+    std::map<std::string, std::vector<double>> times;
+    const int warmup = 2; // rounds not timed: the allocator's and oneDNN's first-use costs
+    for (int r = 0; r < warmup + rounds; ++r)
+        for (const auto &[name, kernels] : sets) {
+            nn::setFastKernels(kernels);
+            const auto t0 = std::chrono::steady_clock::now();
+            auto loss = torch::nn::functional::cross_entropy(model->forward(ids, mask, seg), labels);
+            loss.backward();
+            opt.step(1e-4);
+            opt.zeroGrad();
+            loss.item<float>();
+            if (r >= warmup)
+                times[name].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    for (const auto &[name, kernels] : sets) {
+        auto &t = times[name];
+        std::sort(t.begin(), t.end());
+        nlohmann::ordered_json j;
+        j["config"] = which;
+        j["kernels"] = name;
+        j["threads"] = threads;
+        j["steps"] = t.size();
+        j["min_step_s"] = t.front();
+        j["q1_step_s"] = t[t.size() / 4];
+        j["median_step_s"] = t[t.size() / 2];
+        std::cout << j.dump() << "\n";
+    }
+    return 0;
+}

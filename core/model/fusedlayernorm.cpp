@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// LayerNorm over the last dim, one vectorised pass per row each way: nn::fusedLayerNorm.
+#include "core/model/fusedops.h"
+
+#include "core/model/rowblocks.h"
+#include "core/model/rowkernels.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+namespace wb::nn {
+
+namespace {
+
+constexpr int64_t kGrain = 32768; // elements a task covers at least
+
+int64_t rowGrain(int64_t cols)
+{
+    return std::max<int64_t>(1, kGrain / std::max<int64_t>(1, cols));
+}
+
+struct FusedLayerNormFunction : public torch::autograd::Function<FusedLayerNormFunction>
+{
+    static torch::Tensor forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &x0,
+                                 const torch::Tensor &weight0, const torch::Tensor &bias0, double eps)
+    {
+        const torch::Tensor x = x0.contiguous(), weight = weight0.contiguous(), bias = bias0.contiguous();
+        const int64_t cols = x.size(-1), rows = x.numel() / cols;
+        torch::Tensor y = torch::empty_like(x), stats = torch::empty({rows, 2}, x.options());
+        const float *px = x.data_ptr<float>(), *pw = weight.data_ptr<float>(), *pb = bias.data_ptr<float>();
+        float *py = y.data_ptr<float>(), *ps = stats.data_ptr<float>();
+        at::parallel_for(0, rows, rowGrain(cols), [&](int64_t from, int64_t to) {
+            for (int64_t r = from; r < to; ++r)
+                kernels::layerNormRow(px + r * cols, pw, pb, float(eps), py + r * cols, ps + 2 * r, cols);
+        });
+        ctx->save_for_backward({x, weight, stats});
+        return y;
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                   torch::autograd::variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const torch::Tensor &x = saved[0], &weight = saved[1], &stats = saved[2];
+        const torch::Tensor dy = grads[0].contiguous();
+        const int64_t cols = x.size(-1), rows = x.numel() / cols;
+        torch::Tensor dx = torch::empty_like(x);
+        const float *pdy = dy.data_ptr<float>(), *px = x.data_ptr<float>(), *pw = weight.data_ptr<float>(),
+                    *ps = stats.data_ptr<float>();
+        float *pdx = dx.data_ptr<float>();
+        // The weight's gradient in partial[0, cols), the bias's in partial[cols, 2·cols).
+        const torch::Tensor sums = sumOverRowBlocks(rows, 2 * cols, [&](int64_t from, int64_t to, float *partial) {
+            for (int64_t r = from; r < to; ++r)
+                kernels::layerNormRowBackward(pdy + r * cols, px + r * cols, pw, ps + 2 * r, pdx + r * cols, partial,
+                                              partial + cols, cols);
+        });
+        return {dx, sums.narrow(0, 0, cols), sums.narrow(0, cols, cols), torch::Tensor()};
+    }
+};
+
+bool isCpuFloat(const torch::Tensor &t)
+{
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
+}
+
+} // namespace
+
+bool fusedLayerNormApplies(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias)
+{
+    return isCpuFloat(x) && isCpuFloat(weight) && isCpuFloat(bias) && x.dim() >= 1 && x.size(-1) >= 1 &&
+           weight.dim() == 1 && bias.dim() == 1 && weight.size(0) == x.size(-1) && bias.size(0) == x.size(-1) &&
+           !at::autocast::is_cpu_enabled();
+}
+
+torch::Tensor fusedLayerNorm(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias, double eps)
+{
+    TORCH_CHECK(fusedLayerNormApplies(x, weight, bias),
+                "fusedLayerNorm: expected float32 CPU tensors x [..., n] (n ≥ 1), weight [n] and bias [n] with "
+                "autocast off; use torch::layer_norm otherwise");
+    TORCH_CHECK(eps >= 0.0, "fusedLayerNorm: eps must be ≥ 0, not ", eps);
+    return FusedLayerNormFunction::apply(x, weight, bias, eps);
+}
+
+} // namespace wb::nn
