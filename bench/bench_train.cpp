@@ -242,6 +242,10 @@ int main(int argc, char **argv)
     };
     measurePeaks();
     const int profiled = 3; // extra steps under the op timer, after the timed ones
+    // One untimed step between the last peak measurement and the profiled steps: right after it
+    // the step's allocations land on pages the peak's matrices left, and the first touch of
+    // each showed up as tens of ms of aten::fill_ / copy_ that a run's steps never pay.
+    const int settle = 1;
     at::addThreadLocalCallback(at::RecordFunctionCallback(&OpTimes::enter, &OpTimes::leave));
     for (const std::string name : {"tiny", "mini", "base"}) {
         if ((which == "all" && name == "base") || (which != "all" && which != name))
@@ -262,8 +266,8 @@ int main(int argc, char **argv)
         std::vector<double> times, cpuTimes;
         double phase[3] = {0, 0, 0}; // forward+loss, backward, optimizer of the profiled steps
         OpTimes::self.clear();
-        for (int s = 0; s < steps + warmup + profiled; ++s) {
-            const bool profiling = s >= steps + warmup;
+        for (int s = 0; s < steps + warmup + settle + profiled; ++s) {
+            const bool profiling = s >= steps + warmup + settle;
             OpTimes::on = profiling;
             using clock = std::chrono::steady_clock;
             const auto t0 = clock::now();
@@ -288,7 +292,7 @@ int main(int argc, char **argv)
                 phase[0] += std::chrono::duration<double>(t1 - t0).count();
                 phase[1] += std::chrono::duration<double>(t2 - t1).count();
                 phase[2] += std::chrono::duration<double>(t3 - t2).count();
-            } else if (s >= warmup) {
+            } else if (s >= warmup && s < warmup + steps) {
                 times.push_back(std::chrono::duration<double>(t3 - t0).count());
                 cpuTimes.push_back(threadCpu() - c0);
             }
