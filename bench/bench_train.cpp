@@ -185,40 +185,31 @@ bool isGemm(const std::string &name)
     return false;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+/// Sets the kernels `name` stands for (the usage line above); false for an unknown name.
+bool setKernels(const std::string &name)
 {
-    const std::string which = argc > 1 ? argv[1] : "all";
-    const int steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
-    const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
-    const std::string dtype = argc > 4 ? argv[4] : "fp32";
-    const NumberFormat format = parseNumberFormat(dtype);
-    const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
-    const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
-    const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
-    const std::vector<std::string> kernelChoices{"dnnl",    "aten",      "linear",      "attention",
-                                                 "nogelu",  "nosoftmax", "nolayernorm", "nobias"};
-    if (std::find(kernelChoices.begin(), kernelChoices.end(), kernels) == kernelChoices.end()) {
-        std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
-                     "nolayernorm, nobias; not '"
-                  << kernels << "'\n";
-        return 2;
-    }
-    const bool all = kernels != "aten" && kernels != "linear" && kernels != "attention"; // the default less one
-    nn::setFastKernels({all || kernels == "linear", all || kernels == "attention", all && kernels != "nogelu",
-                        all && kernels != "nosoftmax", all && kernels != "nolayernorm", all && kernels != "nobias"});
-    keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
-    if (threads > 0)
-        torch::set_num_threads(threads);
-    const int64_t batch = 32, seq = 128;
-    // The one-thread GEMM peak of this process: square matmuls and BERT-Mini's own FFN shape
-    // ([B·S, H]·[H, I] = 4096×256×1024), best of them, measured before the model is built,
-    // halfway through the timed steps and after them: a shared virtual machine can be caught
-    // in a slow moment, and one measurement then understates the peak (docs/benchmarks.md).
-    nlohmann::ordered_json peaks;
-    std::vector<double> peakSamples; // the best shape of each measurement, GFLOP/s
-    const auto measurePeaks = [&]() {
+    const std::vector<std::string> choices{"dnnl",   "aten",      "linear",      "attention",
+                                           "nogelu", "nosoftmax", "nolayernorm", "nobias"};
+    if (std::find(choices.begin(), choices.end(), name) == choices.end())
+        return false;
+    const bool all = name != "aten" && name != "linear" && name != "attention"; // the default less one
+    nn::setFastKernels({all || name == "linear", all || name == "attention", all && name != "nogelu",
+                        all && name != "nosoftmax", all && name != "nolayernorm", all && name != "nobias"});
+    return true;
+}
+
+/// The one-thread GEMM peak of this process: square matmuls and BERT-Mini's own FFN shape
+/// ([B·S, H]·[H, I] = 4096×256×1024), best of them, measured before the model is built,
+/// halfway through the timed steps and after them: a shared virtual machine can be caught
+/// in a slow moment, and one measurement then understates the peak (docs/benchmarks.md).
+struct Peaks
+{
+    NumberFormat format = NumberFormat::Fp32;
+    nlohmann::ordered_json perShape;  ///< the best of every measurement, per shape, GFLOP/s
+    std::vector<double> samples;      ///< the best shape of each measurement, GFLOP/s
+
+    void measure()
+    {
         nlohmann::ordered_json p;
         if (format == NumberFormat::Bf16) {
             p["bf16_1024^3"] = measureBf16GemmGflops(1024, 3);
@@ -235,17 +226,168 @@ int main(int argc, char **argv)
         double best = 0;
         for (auto &[k, v] : p.items()) {
             best = std::max(best, v.get<double>());
-            if (!peaks.contains(k) || peaks[k].get<double>() < v.get<double>())
-                peaks[k] = v; // best of every measurement, per shape
+            if (!perShape.contains(k) || perShape[k].get<double>() < v.get<double>())
+                perShape[k] = v;
         }
-        peakSamples.push_back(best);
-    };
-    measurePeaks();
-    const int profiled = 3; // extra steps under the op timer, after the timed ones
+        samples.push_back(best);
+    }
+    double best() const { return *std::max_element(samples.begin(), samples.end()); }
+};
+
+/// What the steps of one config measured.
+struct StepTimes
+{
+    std::vector<double> wall, cpu; ///< the timed steps, seconds, sorted
+    double phase[3] = {0, 0, 0};  ///< forward+loss, backward, optimizer of the profiled steps, summed
+    int profiled = 3;              ///< extra steps under the op timer, after the timed ones
+};
+
+/// warmup untimed steps, `steps` timed ones (the peak measured again halfway and after them),
+/// one untimed step to settle, then the profiled ones under OpTimes.
+StepTimes runSteps(nn::BertForSequenceClassification &model, const BertConfig &cfg, NumberFormat format, int warmup,
+                   int steps, Peaks &peaks)
+{
+    const int64_t batch = 32, seq = 128;
+    std::vector<std::pair<std::string, torch::Tensor>> params;
+    for (auto &p : model->named_parameters())
+        params.emplace_back(p.key(), p.value());
+    AdamW opt(params);
+    auto ids = torch::randint(0, cfg.vocab_size, {batch, seq});
+    auto mask = torch::ones({batch, seq}, torch::kLong);
+    mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
+    auto seg = torch::zeros({batch, seq}, torch::kLong);
+    auto labels = torch::randint(0, 2, {batch});
     // One untimed step between the last peak measurement and the profiled steps: right after it
     // the step's allocations land on pages the peak's matrices left, and the first touch of
     // each showed up as tens of ms of aten::fill_ / copy_ that a run's steps never pay.
     const int settle = 1;
+    StepTimes out;
+    OpTimes::self.clear();
+    for (int s = 0; s < steps + warmup + settle + out.profiled; ++s) {
+        const bool profiling = s >= steps + warmup + settle;
+        OpTimes::on = profiling;
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
+        const double c0 = threadCpu();
+        torch::Tensor logits;
+        {
+            AutocastGuard autocast(format, c10::Device(c10::kCPU));
+            logits = model->forward(ids, mask, seg);
+        }
+        auto loss = torch::nn::functional::cross_entropy(logits, labels);
+        const auto t1 = clock::now();
+        loss.backward();
+        const auto t2 = clock::now();
+        {
+            RECORD_FUNCTION("AdamW::step (outside ATen ops)", std::vector<c10::IValue>());
+            opt.step(1e-4);
+            opt.zeroGrad();
+        }
+        loss.item<float>();
+        const auto t3 = clock::now();
+        if (profiling) {
+            out.phase[0] += std::chrono::duration<double>(t1 - t0).count();
+            out.phase[1] += std::chrono::duration<double>(t2 - t1).count();
+            out.phase[2] += std::chrono::duration<double>(t3 - t2).count();
+        } else if (s >= warmup && s < warmup + steps) {
+            out.wall.push_back(std::chrono::duration<double>(t3 - t0).count());
+            out.cpu.push_back(threadCpu() - c0);
+        }
+        // The peak again halfway through the timed steps and right after them (untimed).
+        if (s == warmup + steps / 2 || s == warmup + steps - 1)
+            peaks.measure();
+    }
+    OpTimes::on = false;
+    std::sort(out.wall.begin(), out.wall.end());
+    std::sort(out.cpu.begin(), out.cpu.end());
+    return out;
+}
+
+/// The profiled steps (op timer on; a little slower than the timed ones): where a step goes.
+nlohmann::ordered_json profileReport(const StepTimes &t)
+{
+    const double total = t.phase[0] + t.phase[1] + t.phase[2];
+    double gemm = 0, ops = 0;
+    std::vector<std::pair<double, std::string>> costs;
+    for (auto &[name, seconds] : OpTimes::self) {
+        ops += seconds;
+        if (isGemm(name))
+            gemm += seconds;
+        else
+            costs.emplace_back(seconds, name);
+    }
+    std::sort(costs.rbegin(), costs.rend());
+    nlohmann::ordered_json top = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < costs.size() && k < 10; ++k)
+        top.push_back({{"op", costs[k].second},
+                       {"ms_per_step", 1e3 * costs[k].first / t.profiled},
+                       {"share", costs[k].first / total}});
+    return {{"steps", t.profiled},
+            {"step_s", total / t.profiled},
+            {"forward_s", t.phase[0] / t.profiled},
+            {"backward_s", t.phase[1] / t.profiled},
+            {"optimizer_s", t.phase[2] / t.profiled},
+            {"gemm_share", gemm / total},
+            {"outside_ops_share", 1.0 - ops / total},
+            {"top_non_gemm", top}};
+}
+
+/// The throughput and GEMM-peak shares of one config (median step, best step, CPU time).
+void addThroughput(nlohmann::ordered_json &j, const BertConfig &cfg, const StepTimes &t, const Peaks &peaks)
+{
+    const int64_t batch = 32, seq = 128;
+    const double med = t.wall[t.wall.size() / 2], eps = double(batch) / med, peak = peaks.best();
+    const double flops = cfg.trainingFlopsPerExample(seq, 2), gemmFlops = gemmFlopsPerExample(cfg, seq, 2);
+    j["median_step_s"] = med;
+    j["min_step_s"] = t.wall.front(); // the least disturbed step: the number for A/B runs on a shared machine
+    j["examples_per_second"] = eps;
+    // What a step costs on a core of its own (the number to compare on a loaded machine).
+    j["median_step_cpu_s"] = t.cpu[t.cpu.size() / 2];
+    if (gCpuPeak > 0) { // fp32: the share in CPU time, step and peak alike
+        j["gemm_peak_cpu_gflops"] = gCpuPeak;
+        j["step_fraction_of_gemm_peak_cpu"] = gemmFlops * double(batch) / t.cpu[t.cpu.size() / 2] / 1e9 / gCpuPeak;
+    }
+    j["model_gflops_per_example"] = flops / 1e9;
+    j["model_gflops_per_second"] = flops * eps / 1e9;
+    j["gemm_peak_gflops"] = peak;
+    j["gemm_peaks"] = peaks.perShape;
+    // Each measurement's best (before, halfway, after the steps) and their spread.
+    j["gemm_peak_samples"] = peaks.samples;
+    j["gemm_peak_spread"] = 1.0 - *std::min_element(peaks.samples.begin(), peaks.samples.end()) / peak;
+    j["fraction_of_gemm_peak"] = flops * eps / 1e9 / peak;
+    // The step's GEMM FLOPs counted exactly (gemmFlopsPerExample) over the step time.
+    j["step_gemm_gflops_per_example"] = gemmFlops / 1e9;
+    j["step_gemm_gflops_per_second"] = gemmFlops * eps / 1e9;
+    j["step_fraction_of_gemm_peak"] = gemmFlops * eps / 1e9 / peak;
+    // The same share for the least disturbed step: like for like with the peak, which is the
+    // best of its repetitions too (on a shared machine the median step carries the noise).
+    j["best_step_fraction_of_gemm_peak"] = gemmFlops * double(batch) / t.wall.front() / 1e9 / peak;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::string which = argc > 1 ? argv[1] : "all";
+    const int steps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 0;
+    const std::string dtype = argc > 4 ? argv[4] : "fp32";
+    const NumberFormat format = parseNumberFormat(dtype);
+    const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
+    const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
+    const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
+    if (!setKernels(kernels)) {
+        std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
+                     "nolayernorm, nobias; not '"
+                  << kernels << "'\n";
+        return 2;
+    }
+    keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
+    if (threads > 0)
+        torch::set_num_threads(threads);
+    Peaks peaks;
+    peaks.format = format;
+    peaks.measure();
     at::addThreadLocalCallback(at::RecordFunctionCallback(&OpTimes::enter, &OpTimes::leave));
     for (const std::string name : {"tiny", "mini", "base"}) {
         if ((which == "all" && name == "base") || (which != "all" && which != name))
@@ -254,78 +396,7 @@ int main(int argc, char **argv)
         nn::BertForSequenceClassification model(cfg, 2, nn::makeGenerator(1));
         model->train();
         model->setActivationCheckpointing(checkpointing);
-        std::vector<std::pair<std::string, torch::Tensor>> params;
-        for (auto &p : model->named_parameters())
-            params.emplace_back(p.key(), p.value());
-        AdamW opt(params);
-        auto ids = torch::randint(0, cfg.vocab_size, {batch, seq});
-        auto mask = torch::ones({batch, seq}, torch::kLong);
-        mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
-        auto seg = torch::zeros({batch, seq}, torch::kLong);
-        auto labels = torch::randint(0, 2, {batch});
-        std::vector<double> times, cpuTimes;
-        double phase[3] = {0, 0, 0}; // forward+loss, backward, optimizer of the profiled steps
-        OpTimes::self.clear();
-        for (int s = 0; s < steps + warmup + settle + profiled; ++s) {
-            const bool profiling = s >= steps + warmup + settle;
-            OpTimes::on = profiling;
-            using clock = std::chrono::steady_clock;
-            const auto t0 = clock::now();
-            const double c0 = threadCpu();
-            torch::Tensor logits;
-            {
-                AutocastGuard autocast(format, c10::Device(c10::kCPU));
-                logits = model->forward(ids, mask, seg);
-            }
-            auto loss = torch::nn::functional::cross_entropy(logits, labels);
-            const auto t1 = clock::now();
-            loss.backward();
-            const auto t2 = clock::now();
-            {
-                RECORD_FUNCTION("AdamW::step (outside ATen ops)", std::vector<c10::IValue>());
-                opt.step(1e-4);
-                opt.zeroGrad();
-            }
-            loss.item<float>();
-            const auto t3 = clock::now();
-            if (profiling) {
-                phase[0] += std::chrono::duration<double>(t1 - t0).count();
-                phase[1] += std::chrono::duration<double>(t2 - t1).count();
-                phase[2] += std::chrono::duration<double>(t3 - t2).count();
-            } else if (s >= warmup && s < warmup + steps) {
-                times.push_back(std::chrono::duration<double>(t3 - t0).count());
-                cpuTimes.push_back(threadCpu() - c0);
-            }
-            // The peak again halfway through the timed steps and right after them (untimed).
-            if (s == warmup + steps / 2 || s == warmup + steps - 1)
-                measurePeaks();
-        }
-        double peak = 0;
-        for (double p : peakSamples)
-            peak = std::max(peak, p);
-        OpTimes::on = false;
-        const double profiledTotal = phase[0] + phase[1] + phase[2];
-        double gemm = 0, ops = 0;
-        std::vector<std::pair<double, std::string>> costs;
-        for (auto &[name, t] : OpTimes::self) {
-            ops += t;
-            if (isGemm(name))
-                gemm += t;
-            else
-                costs.emplace_back(t, name);
-        }
-        std::sort(costs.rbegin(), costs.rend());
-        nlohmann::ordered_json top = nlohmann::ordered_json::array();
-        for (size_t k = 0; k < costs.size() && k < 10; ++k)
-            top.push_back({{"op", costs[k].second},
-                           {"ms_per_step", 1e3 * costs[k].first / profiled},
-                           {"share", costs[k].first / profiledTotal}});
-        std::sort(times.begin(), times.end());
-        const double med = times[times.size() / 2];
-        std::sort(cpuTimes.begin(), cpuTimes.end());
-        const double eps = double(batch) / med;
-        const double flops = cfg.trainingFlopsPerExample(seq, 2);
-        const double gemmFlops = gemmFlopsPerExample(cfg, seq, 2);
+        const StepTimes t = runSteps(model, cfg, format, warmup, steps, peaks);
         nlohmann::ordered_json j;
         j["impl"] = "cpp";
         j["config"] = name;
@@ -334,41 +405,10 @@ int main(int argc, char **argv)
         j["kernels"] = kernels;
         j["threads"] = torch::get_num_threads();
         j["blas"] = loadedBlas();
-        j["batch"] = batch;
-        j["seq"] = seq;
-        j["median_step_s"] = med;
-        j["min_step_s"] = times.front(); // the least disturbed step: the number for A/B runs on a shared machine
-        j["examples_per_second"] = eps;
-        // What a step costs on a core of its own (the number to compare on a loaded machine).
-        j["median_step_cpu_s"] = cpuTimes[cpuTimes.size() / 2];
-        if (gCpuPeak > 0) { // fp32: the share in CPU time, step and peak alike
-            j["gemm_peak_cpu_gflops"] = gCpuPeak;
-            j["step_fraction_of_gemm_peak_cpu"] = gemmFlops * double(batch) / cpuTimes[cpuTimes.size() / 2] / 1e9 / gCpuPeak;
-        }
-        j["model_gflops_per_example"] = flops / 1e9;
-        j["model_gflops_per_second"] = flops * eps / 1e9;
-        j["gemm_peak_gflops"] = peak;
-        j["gemm_peaks"] = peaks;
-        // Each measurement's best (before, halfway, after the steps) and their spread.
-        j["gemm_peak_samples"] = peakSamples;
-        j["gemm_peak_spread"] = 1.0 - *std::min_element(peakSamples.begin(), peakSamples.end()) / peak;
-        j["fraction_of_gemm_peak"] = flops * eps / 1e9 / peak;
-        // The step's GEMM FLOPs counted exactly (gemmFlopsPerExample) over the step time.
-        j["step_gemm_gflops_per_example"] = gemmFlops / 1e9;
-        j["step_gemm_gflops_per_second"] = gemmFlops * eps / 1e9;
-        j["step_fraction_of_gemm_peak"] = gemmFlops * eps / 1e9 / peak;
-        // The same share for the least disturbed step: like for like with the peak, which is the
-        // best of its repetitions too (on a shared machine the median step carries the noise).
-        j["best_step_fraction_of_gemm_peak"] = gemmFlops * double(batch) / times.front() / 1e9 / peak;
-        // Profiled steps (op timer on; a little slower than the timed ones): where a step goes.
-        j["profile"] = {{"steps", profiled},
-                        {"step_s", profiledTotal / profiled},
-                        {"forward_s", phase[0] / profiled},
-                        {"backward_s", phase[1] / profiled},
-                        {"optimizer_s", phase[2] / profiled},
-                        {"gemm_share", gemm / profiledTotal},
-                        {"outside_ops_share", 1.0 - ops / profiledTotal},
-                        {"top_non_gemm", top}};
+        j["batch"] = 32;
+        j["seq"] = 128;
+        addThroughput(j, cfg, t, peaks);
+        j["profile"] = profileReport(t);
         std::cout << j.dump() << std::endl;
     }
     return 0;

@@ -38,6 +38,15 @@ if [ -x "$BUILD/bench/bench_train" ] || [ -x "$BUILD/bench_train" ]; then
   } | tee -a "$REPORT"
 fi
 
+# --- the fp32 step's fused passes, A/B in one process (issue 28): each kernel set every 3rd step ---
+BA="$BUILD/bench/bench_stepab"
+if [ -x "$BA" ]; then
+  {
+    echo "== the step's fused passes, A/B step by step (BERT-Mini, 1 thread): dnnl = the product's =="
+    OPENBLAS_NUM_THREADS=1 "$BA" mini "${WB_BENCH_STEPS:-15}" 1 dnnl nobias nolayernorm
+  } | tee -a "$REPORT"
+fi
+
 # --- masked-LM pretraining throughput (issue 24): C++ step vs PyTorch from Python, back to back ---
 BP="$BUILD/bench/bench_pretrain"
 if [ -x "$BP" ]; then

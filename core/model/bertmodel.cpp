@@ -306,6 +306,26 @@ torch::Tensor BertLayerImpl::denseDropoutAdd(Linear &dense, const torch::Tensor 
     return dropout(dense->forward(x), p, is_training(), m_gen) + residual;
 }
 
+torch::Tensor BertLayerImpl::addAndNorm(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
+                                        torch::nn::LayerNorm &layerNorm)
+{
+    const double p = m_hiddenDropout;
+    const FastKernels fast = fastKernels();
+    // The fp32 training step: the product without its bias, then bias, dropout, residual and
+    // LayerNorm in one pass (nn::fusedAddNorm: the same draw and mask as denseDropoutAdd).
+    if (is_training() && p > 0.0 && p < 1.0 && torch::GradMode::is_enabled() && fast.linear && fast.bias &&
+        fast.layerNorm && fastLinearApplies(x, dense->weight, dense->bias) &&
+        layerNorm->options.normalized_shape() == std::vector<int64_t>{dense->weight.size(0)} &&
+        fusedLayerNormApplies(residual, layerNorm->weight, layerNorm->bias) && residual.size(-1) == dense->weight.size(0)) {
+        const torch::Tensor y = fastLinear(x, dense->weight, {});
+        if (fusedAddNormApplies(y, residual, dense->bias, layerNorm->weight, layerNorm->bias))
+            return fusedAddNorm(y, residual, dense->bias, p, dropoutSeed(m_gen), layerNorm->weight, layerNorm->bias,
+                                layerNorm->options.eps());
+        return applyLayerNorm(layerNorm, dropout(y + dense->bias, p, true, m_gen) + residual);
+    }
+    return applyLayerNorm(layerNorm, denseDropoutAdd(dense, x, residual, p));
+}
+
 torch::Tensor BertLayerImpl::intermediateActivation(const torch::Tensor &x)
 {
     const FastKernels fast = fastKernels();
@@ -358,9 +378,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
         context = torch::bmm(probs, vb).view({b, m_heads, sq, d});
     }
     context = context.transpose(1, 2).reshape({b, sq, h});
-    auto attn = applyLayerNorm(attentionLayerNorm, denseDropoutAdd(attentionOutput, context, qIn, m_hiddenDropout));
+    auto attn = addAndNorm(attentionOutput, context, qIn, attentionLayerNorm);
     auto inter = intermediateActivation(attn);
-    return applyLayerNorm(outputLayerNorm, denseDropoutAdd(output, inter, attn, m_hiddenDropout));
+    return addAndNorm(output, inter, attn, outputLayerNorm);
 }
 
 BertEncoderImpl::BertEncoderImpl(const BertConfig &c, at::Generator gen)

@@ -127,6 +127,11 @@ private:
     /// with dense's bias added in that pass: nn::fusedDropoutAdd).
     torch::Tensor denseDropoutAdd(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
                                   double p);
+    /// layerNorm(denseDropoutAdd(dense, x, residual, hidden dropout)): in the fp32 training step
+    /// the product without its bias, then bias, dropout, residual and LayerNorm in one pass
+    /// (nn::fusedAddNorm).
+    torch::Tensor addAndNorm(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
+                             torch::nn::LayerNorm &layerNorm);
     /// applyActivation(m_activation, intermediate(x)) (GELU in the fp32 training step with the
     /// product's bias added in GELU's pass: nn::fusedGelu).
     torch::Tensor intermediateActivation(const torch::Tensor &x);

@@ -54,7 +54,9 @@ struct FastKernels
     bool attention = true;
     bool gelu = true;    ///< fusedGelu for hidden_act "gelu" in the training step
     bool softmax = true; ///< fusedAttentionSoftmax in the attention (with `attention` on)
-    bool layerNorm = true; ///< fusedLayerNorm for the model's LayerNorms in the training step
+    /// fusedLayerNorm for the model's LayerNorms in the training step, and with `linear` and `bias`
+    /// on, fusedAddNorm for the encoder layers' "add & norm".
+    bool layerNorm = true;
     /// With `linear` on: the bias of the products followed by GELU (with `gelu` on) or by dropout
     /// and the residual connection added in that pass (fusedGelu, fusedDropoutAdd with a bias)
     /// instead of before the product.
@@ -161,5 +163,23 @@ bool fusedLayerNormApplies(const torch::Tensor &x, const torch::Tensor &weight, 
 /// c10::Error when !fusedLayerNormApplies or eps < 0.
 torch::Tensor fusedLayerNorm(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
                              double eps);
+
+/// True when fusedAddNorm applies: fusedLayerNormApplies(x, weight, lnBias), residual float32
+/// CPU of x's shape, bias float32 CPU [n].
+bool fusedAddNormApplies(const torch::Tensor &x, const torch::Tensor &residual, const torch::Tensor &bias,
+                         const torch::Tensor &weight, const torch::Tensor &lnBias);
+
+/// fusedLayerNorm(fusedDropoutAdd(x, residual, p, seed, bias), weight, lnBias, eps) in one
+/// autograd node and one pass per row each way (the transformer layer's "add & norm" after a
+/// product that ran without its bias): the same dropout mask, the same values up to the
+/// multiply-add's rounding. Saves the sum before the LayerNorm and each row's μ and
+/// 1/√(σ² + eps) instead of the sum and the LayerNorm's output apart. Backward: d(sum) from the
+/// LayerNorm, then dx = d(sum)·mask/keep in the same pass; d(residual) = d(sum); the bias,
+/// weight and lnBias gradients summed over the rows in 64-row float blocks added in double.
+/// y contiguous, x's shape. Not differentiable twice. Multithreaded over rows; the result does
+/// not depend on the thread count. Throws c10::Error when !fusedAddNormApplies, p ∉ (0, 1) or
+/// eps < 0.
+torch::Tensor fusedAddNorm(const torch::Tensor &x, const torch::Tensor &residual, const torch::Tensor &bias, double p,
+                           uint64_t seed, const torch::Tensor &weight, const torch::Tensor &lnBias, double eps);
 
 } // namespace wb::nn

@@ -2,7 +2,8 @@
 // The row-wise fused passes of the training step (issue 28, session 12) against their plain
 // formulas: LayerNorm (nn::fusedLayerNorm), GELU with the product's bias (nn::fusedGelu(x, b)),
 // dropout + residual with the bias (nn::fusedDropoutAdd(…, b)) and the product without one
-// (nn::fastLinear(x, W, {})): values and gradients, the bias gradients summed as the Linear's.
+// (nn::fastLinear(x, W, {})), and all of it before LayerNorm in one pass (nn::fusedAddNorm):
+// values and gradients, the bias gradients summed as the Linear's.
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
 
@@ -21,6 +22,8 @@ private Q_SLOTS:
     void geluWithBiasIsGeluOfTheSum();
     void dropoutAddWithBiasIsDropoutOfTheSum_data();
     void dropoutAddWithBiasIsDropoutOfTheSum();
+    void addNormIsLayerNormOfDropoutAdd_data();
+    void addNormIsLayerNormOfDropoutAdd();
     void linearWithoutBias();
     void sumsDoNotDependOnThreads();
 };
@@ -178,6 +181,43 @@ void tst_FusedRows::dropoutAddWithBiasIsDropoutOfTheSum()
     QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedDropoutAdd(x0, r0, 0.1, seed, torch::randn({cols + 1})));
 }
 
+void tst_FusedRows::addNormIsLayerNormOfDropoutAdd_data()
+{
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::newRow("BERT-like rows, 64-row blocks end short") << qint64(130) << qint64(256);
+    QTest::newRow("rows wider than one mask block (2048)") << qint64(3) << qint64(2100);
+    QTest::newRow("odd width") << qint64(7) << qint64(37);
+}
+
+/// fusedAddNorm(x, r, b, p, seed, w, lb) = fusedLayerNorm(fusedDropoutAdd(x, r, p, seed, b), w, lb):
+/// the same mask, values and all five gradients within float rounding.
+void tst_FusedRows::addNormIsLayerNormOfDropoutAdd()
+{
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    torch::manual_seed(41);
+    const torch::Tensor x0 = torch::randn({rows, cols}), r0 = torch::randn({rows, cols}) * 2, b0 = torch::randn({cols});
+    const torch::Tensor w0 = torch::randn({cols}), lb0 = torch::randn({cols}), dy = torch::randn({rows, cols});
+    const uint64_t seed = 0x1234fedcULL;
+    auto run = [&](bool fused) {
+        auto x = x0.clone().requires_grad_(true), r = r0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true),
+             w = w0.clone().requires_grad_(true), lb = lb0.clone().requires_grad_(true);
+        const auto y = fused ? nn::fusedAddNorm(x, r, b, 0.1, seed, w, lb, 1e-12)
+                             : nn::fusedLayerNorm(nn::fusedDropoutAdd(x, r, 0.1, seed, b), w, lb, 1e-12);
+        y.backward(dy);
+        return std::vector<torch::Tensor>{y.detach(), x.grad(), r.grad(), b.grad(), w.grad(), lb.grad()};
+    };
+    const auto fused = run(true), plain = run(false);
+    for (size_t i = 0; i < fused.size(); ++i)
+        QVERIFY2(relativeError(fused[i], plain[i]) < 1e-5,
+                 qPrintable(QStringLiteral("tensor %1 off by %2").arg(i).arg(relativeError(fused[i], plain[i]))));
+    QVERIFY(torch::equal(fused[1] == 0, plain[1] == 0)); // the same elements dropped
+    QVERIFY(!nn::fusedAddNormApplies(x0, r0, torch::randn({cols + 1}), w0, lb0));
+    QVERIFY(!nn::fusedAddNormApplies(x0, r0.narrow(1, 0, cols - 1), b0, w0, lb0));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedAddNorm(x0, r0, b0, 0.0, seed, w0, lb0, 1e-12));
+}
+
 /// fastLinear(x, W, {}) = x·Wᵀ and gives no bias gradient; from 256 rows (the transposed-weight
 /// product) and below.
 void tst_FusedRows::linearWithoutBias()
@@ -205,7 +245,8 @@ void tst_FusedRows::sumsDoNotDependOnThreads()
     auto grads = [&]() {
         auto x = x0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true),
              lb = b0.clone().requires_grad_(true);
-        const auto y = nn::fusedLayerNorm(nn::fusedDropoutAdd(nn::fusedGelu(x, b), r0, 0.1, 77), w, lb, 1e-12);
+        const auto y = nn::fusedAddNorm(nn::fusedLayerNorm(nn::fusedDropoutAdd(nn::fusedGelu(x, b), r0, 0.1, 77), w, lb, 1e-12),
+                                        r0, b, 0.1, 78, w, lb, 1e-12);
         y.backward(dy);
         return std::vector<torch::Tensor>{y.detach(), x.grad(), b.grad(), w.grad(), lb.grad()};
     };
