@@ -4,6 +4,7 @@
 // process, each with its own ProcessGroupGloo, i.e. the same TCP path as local workers).
 // Usage: bench_allreduce [ranks=2] [iterations=10] [bucket_mb=4]
 // Prints one JSON object per config.
+#include "bench/benchconfig.h"
 #include "core/distribute/processgroup.h"
 #include "core/model/bertmodel.h"
 
@@ -17,22 +18,6 @@
 
 using namespace wb;
 
-namespace {
-
-BertConfig config(const std::string &name)
-{
-    BertConfig c;
-    c.vocab_size = 30522;
-    c.type_vocab_size = 2;
-    c.hidden_size = name == "tiny" ? 128 : 256;
-    c.num_hidden_layers = name == "tiny" ? 2 : 4;
-    c.num_attention_heads = name == "tiny" ? 2 : 4;
-    c.intermediate_size = 4 * c.hidden_size;
-    return c;
-}
-
-} // namespace
-
 int main(int argc, char **argv)
 {
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 2;
@@ -40,7 +25,7 @@ int main(int argc, char **argv)
     const double bucketMb = argc > 3 ? std::atof(argv[3]) : 4.0;
     torch::set_num_threads(1);
     for (const std::string name : {"tiny", "mini"}) {
-        nn::BertForSequenceClassification model(config(name), 2, nn::makeGenerator(0));
+        nn::BertForSequenceClassification model(benchConfig(name), 2, nn::makeGenerator(0));
         std::vector<torch::Tensor> shapes;
         int64_t bytes = 0;
         for (auto &p : model->parameters()) {

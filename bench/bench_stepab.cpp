@@ -6,6 +6,7 @@
 // quartile and median in seconds. One intra-op thread unless told otherwise.
 // Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
 //   SET: dnnl (the product's default) | aten | nogelu | nosoftmax | nolayernorm | nobias
+#include "bench/benchconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
 #include "core/train/adamw.h"
@@ -34,17 +35,6 @@ bool kernelsFor(const std::string &name, nn::FastKernels &out)
     return true;
 }
 
-BertConfig configFor(const std::string &name)
-{
-    BertConfig c;
-    c.vocab_size = 30522;
-    c.num_hidden_layers = name == "tiny" ? 2 : 4;
-    c.hidden_size = name == "tiny" ? 128 : 256;
-    c.num_attention_heads = name == "tiny" ? 2 : 4;
-    c.intermediate_size = 4 * c.hidden_size;
-    return c;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -68,7 +58,7 @@ int main(int argc, char **argv)
     }
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     torch::set_num_threads(threads);
-    const BertConfig cfg = configFor(which);
+    const BertConfig cfg = benchConfig(which);
     nn::BertForSequenceClassification model(cfg, 2, nn::makeGenerator(1));
     model->train();
     std::vector<std::pair<std::string, torch::Tensor>> params;

@@ -13,6 +13,7 @@
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
+#include "bench/benchconfig.h"
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
@@ -38,21 +39,6 @@ namespace {
 // 1 is enough for a peak-memory run, whose peak comes with the optimizer state of step 1).
 constexpr int kWarmup = 3;
 
-BertConfig configFor(const std::string &name)
-{
-    BertConfig c;
-    c.vocab_size = 30522;
-    c.type_vocab_size = 2;
-    c.max_position_embeddings = 512;
-    if (name == "tiny") {
-        c.num_hidden_layers = 2, c.hidden_size = 128, c.num_attention_heads = 2, c.intermediate_size = 512;
-    } else if (name == "base") {
-        c.num_hidden_layers = 12, c.hidden_size = 768, c.num_attention_heads = 12, c.intermediate_size = 3072;
-    } else {
-        c.num_hidden_layers = 4, c.hidden_size = 256, c.num_attention_heads = 4, c.intermediate_size = 1024;
-    }
-    return c;
-}
 /// GEMM throughput in bfloat16 (torch::mm on bf16 n×n matrices), median of `repeats`, GFLOP/s.
 double measureBf16GemmGflops(int n, int repeats)
 {
@@ -392,7 +378,7 @@ int main(int argc, char **argv)
     for (const std::string name : {"tiny", "mini", "base"}) {
         if ((which == "all" && name == "base") || (which != "all" && which != name))
             continue;
-        const BertConfig cfg = configFor(name);
+        const BertConfig cfg = benchConfig(name);
         nn::BertForSequenceClassification model(cfg, 2, nn::makeGenerator(1));
         model->train();
         model->setActivationCheckpointing(checkpointing);

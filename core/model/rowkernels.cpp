@@ -207,16 +207,7 @@ void softmaxRow(const float *__restrict x, const float *__restrict bias, float *
         m = std::max(m, x[j] + bias[j]);
     for (int64_t j = 0; j < n; ++j)
         p[j] = expNonPositive(x[j] + bias[j] - m);
-    std::fill(lane, lane + kLanes, 0.0f);
-    for (int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            lane[l] += p[j + l];
-    float sum = 0.0f;
-    for (int l = 0; l < kLanes; ++l)
-        sum += lane[l];
-    for (int64_t j = body; j < n; ++j)
-        sum += p[j];
-    const float inv = 1.0f / sum; // ≥ 1: the largest term is e⁰
+    const float inv = 1.0f / rowSum(p, n); // the sum is ≥ 1: the largest term is e⁰
     for (int64_t j = 0; j < n; ++j)
         p[j] *= inv;
 }

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// The BERT configurations the training benchmarks run (bench_train, bench_stepab,
+// bench_allreduce): Google's BERT-Tiny (L2 H128), BERT-Mini (L4 H256) and BERT-Base (L12 H768),
+// with the uncased vocabulary and two segment types, as the example and the lessons use them.
+#pragma once
+
+#include "core/config/bertconfig.h"
+
+#include <string>
+
+namespace wb {
+
+/// "tiny", "base", or anything else for "mini".
+inline BertConfig benchConfig(const std::string &name)
+{
+    BertConfig c;
+    c.vocab_size = 30522;
+    c.type_vocab_size = 2;
+    c.max_position_embeddings = 512;
+    if (name == "tiny") {
+        c.num_hidden_layers = 2, c.hidden_size = 128, c.num_attention_heads = 2, c.intermediate_size = 512;
+    } else if (name == "base") {
+        c.num_hidden_layers = 12, c.hidden_size = 768, c.num_attention_heads = 12, c.intermediate_size = 3072;
+    } else {
+        c.num_hidden_layers = 4, c.hidden_size = 256, c.num_attention_heads = 4, c.intermediate_size = 1024;
+    }
+    return c;
+}
+
+} // namespace wb
