@@ -25,7 +25,11 @@ double AdamW::step(double lr)
     double sumSq = 0;
     for (auto &[name, p] : m_params) {
         const auto &g = p.grad();
-        if (g.defined()) {
+        if (!g.defined())
+            continue;
+        if (g.device().is_cpu() && g.scalar_type() == torch::kFloat && g.is_contiguous()) {
+            sumSq += sumOfSquares(g.data_ptr<float>(), g.numel()); // one vectorised sweep (adamwupdate.h)
+        } else {
             const double n = g.norm().item<double>();
             sumSq += n * n;
         }

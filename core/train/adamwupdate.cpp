@@ -3,13 +3,18 @@
 // then has no errno side path, and the loop below vectorises.
 #include "core/train/adamwupdate.h"
 
+#include <algorithm>
 #include <cmath>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define WB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define WB_VECTOR_CLONES
+#endif
 
 namespace wb {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+WB_VECTOR_CLONES
 void adamwUpdate(float *__restrict p, float *__restrict m, float *__restrict v, const float *__restrict grad, int64_t n,
                  float gscale, float decay, float beta1, float beta2, float alpha, float eps)
 {
@@ -22,6 +27,28 @@ void adamwUpdate(float *__restrict p, float *__restrict m, float *__restrict v, 
         v[i] = vi;
         p[i] = p[i] * keep - alpha * mi / (std::sqrt(vi) + eps);
     }
+}
+
+WB_VECTOR_CLONES
+double sumOfSquares(const float *__restrict grad, int64_t n)
+{
+    constexpr int kLanes = 16;
+    constexpr int64_t kBlock = 4096;
+    double total = 0.0;
+    for (int64_t b = 0; b < n; b += kBlock) {
+        const int64_t e = std::min(n, b + kBlock), body = b + (e - b) / kLanes * kLanes;
+        float lane[kLanes] = {};
+        for (int64_t i = b; i < body; i += kLanes)
+            for (int l = 0; l < kLanes; ++l)
+                lane[l] += grad[i + l] * grad[i + l];
+        double block = 0.0;
+        for (int l = 0; l < kLanes; ++l)
+            block += double(lane[l]);
+        for (int64_t i = body; i < e; ++i)
+            block += double(grad[i]) * double(grad[i]);
+        total += block;
+    }
+    return total;
 }
 
 } // namespace wb

@@ -17,4 +17,11 @@ namespace wb {
 void adamwUpdate(float *p, float *m, float *v, const float *grad, int64_t n, float gscale, float decay, float beta1,
                  float beta2, float alpha, float eps);
 
+/// Σ grad[i]² over n contiguous float32 elements (one tensor's share of the global norm the
+/// clip uses): 16 float lanes over blocks of 4096 elements, each block's lanes added in double in
+/// a fixed order, so the result is within a few ulp of the exact sum and the same on every run.
+/// Vectorised as adamwUpdate is (ATen's norm read the gradients at half the memory bandwidth).
+/// Thread rules: none (pure function of its buffer).
+double sumOfSquares(const float *grad, int64_t n);
+
 } // namespace wb

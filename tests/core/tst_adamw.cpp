@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/schedule.h"
 #include "core/train/adamw.h"
+#include "core/train/adamwupdate.h"
 
 #include <QtTest>
 
@@ -16,6 +17,7 @@ private Q_SLOTS:
     void learningRate();
     void oneStepMatchesHandComputation();
     void clipsByGlobalNorm();
+    void globalNormIsTheSumOfSquares();
     void secondStepUsesBiasCorrection();
     void saveAndLoadState();
 };
@@ -86,6 +88,28 @@ void tst_AdamW::clipsByGlobalNorm()
     QVERIFY(std::abs(opt.firstMoment(0)[0].item<double>() - 0.06) < 1e-7);
     QVERIFY(std::abs(opt.firstMoment(0)[1].item<double>() - 0.08) < 1e-7);
     QCOMPARE(w[0].item<float>(), 0.0f); // lr 0: no change
+}
+
+/// The global norm's vectorised sweep (sumOfSquares) equals Σ g² in double within float
+/// rounding, for lengths with and without a tail after the 16 lanes and across 4096-element
+/// blocks; the step returns √ of the sum over all tensors, and a non-contiguous gradient takes
+/// ATen's norm.
+void tst_AdamW::globalNormIsTheSumOfSquares()
+{
+    torch::manual_seed(3);
+    for (int64_t n : {int64_t(0), int64_t(1), int64_t(15), int64_t(16), int64_t(4097), int64_t(100003)}) {
+        const torch::Tensor g = torch::randn({n}) * 3;
+        const double exact = n > 0 ? g.to(torch::kDouble).pow(2).sum().item<double>() : 0.0;
+        const double got = sumOfSquares(g.data_ptr<float>(), n);
+        QVERIFY2(std::abs(got - exact) <= 1e-6 * exact, qPrintable(QStringLiteral("n %1: %2 vs %3").arg(n).arg(got).arg(exact)));
+    }
+    auto a = torch::zeros({300, 7}).requires_grad_(), b = torch::zeros({5}).requires_grad_();
+    AdamW opt({{"a.weight", a}, {"b.bias", b}});
+    a.mutable_grad() = torch::randn({7, 300}).t(); // not contiguous: ATen's norm
+    b.mutable_grad() = torch::randn({5});
+    const double exact = std::sqrt(a.grad().to(torch::kDouble).pow(2).sum().item<double>() +
+                                   b.grad().to(torch::kDouble).pow(2).sum().item<double>());
+    QVERIFY(std::abs(opt.step(0.0) - exact) <= 1e-6 * exact);
 }
 
 void tst_AdamW::secondStepUsesBiasCorrection()
