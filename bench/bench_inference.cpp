@@ -119,6 +119,85 @@ std::string runCapture(const std::string &command)
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
+/// An export folder of a randomly initialised model of `cfg` in `dir` (created): what classify
+/// reads (model.safetensors, onnx/model.onnx, a vocabulary of vocab_size made-up wordpieces).
+void writeExportFolder(const fs::path &dir, const BertConfig &cfg, int64_t seq)
+{
+    fs::create_directories(dir);
+    {
+        std::ofstream vocab(dir / "vocab-source.txt");
+        vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+        for (int64_t k = 5; k < cfg.vocab_size; ++k)
+            vocab << "t" << k << "\n";
+    }
+    InputMetaData meta;
+    meta.num_labels = 2;
+    meta.max_seq_length = seq;
+    meta.do_lower_case = true;
+    TrainingOptions spec;
+    spec.vocab_file = (dir / "vocab-source.txt").string();
+    spec.input_meta_data_path = (dir / "no-such" / "input_meta_data.json").string();
+    nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(1));
+    model->eval();
+    exportModelFiles(dir.string(), model, cfg, meta, spec);
+}
+
+/// batch × seq random wordpieces (ids from 1000 up), each row [CLS] … [SEP], no padding.
+std::vector<int64_t> randomIds(const BertConfig &cfg, int64_t batch, int64_t seq)
+{
+    auto gen = nn::makeGenerator(2);
+    const torch::Tensor r = torch::randint(1000, cfg.vocab_size, {batch, seq}, gen, torch::kLong).contiguous();
+    std::vector<int64_t> ids(r.data_ptr<int64_t>(), r.data_ptr<int64_t>() + r.numel());
+    for (int64_t b = 0; b < batch; ++b) {
+        ids[size_t(b * seq)] = 2;            // [CLS]
+        ids[size_t(b * seq + seq - 1)] = 3;  // [SEP]
+    }
+    return ids;
+}
+
+/// Where our time goes: three more passes under the operator timer, shares by category and the
+/// five largest other operators.
+nlohmann::ordered_json operatorProfile(const TextClassifier &classifier, const std::vector<int64_t> &ids,
+                                       const std::vector<int64_t> &mask, const std::vector<int64_t> &types,
+                                       int64_t batch)
+{
+    at::addThreadLocalCallback(at::RecordFunctionCallback(&OpTimer::enter, &OpTimer::leave));
+    OpTimer::on = true;
+    const auto p0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < 3; ++k)
+        classifier.probabilitiesOf(ids, mask, types, batch);
+    const double profiled = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+    OpTimer::on = false;
+    std::map<std::string, double> byCategory;
+    std::vector<std::pair<double, std::string>> topOther;
+    for (const auto &[op, t] : OpTimer::self) {
+        byCategory[category(op)] += t;
+        if (category(op) == "other")
+            topOther.emplace_back(t, op);
+    }
+    std::sort(topOther.rbegin(), topOther.rend());
+    nlohmann::ordered_json shares = nlohmann::ordered_json::object();
+    for (const char *c : {"gemm", "softmax", "layer_norm", "gelu", "other"})
+        shares[c] = byCategory[c] / profiled;
+    nlohmann::ordered_json others = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < topOther.size() && k < 5; ++k)
+        others.push_back({{"op", topOther[k].second}, {"share", topOther[k].first / profiled}});
+    return {{"passes", 3}, {"ms_per_pass", 1e3 * profiled / 3}, {"shares", shares}, {"top_other", others}};
+}
+/// ONNX Runtime's median time against ours, and how far apart the first row's probabilities are
+/// (the same model, the same inputs): ortLogits that row's two logits, probs ours.
+void addOrtComparison(nlohmann::ordered_json &j, const std::vector<double> &oursMs, const std::vector<double> &ortMs,
+                      const std::vector<double> &ortLogits, const std::vector<float> &probs, int64_t batch)
+{
+    j["ort_median_ms"] = median(ortMs);
+    j["ort_examples_per_second"] = 1e3 * double(batch) / median(ortMs);
+    j["ratio_ours_to_ort"] = median(ortMs) / median(oursMs); // throughput ratio: ≥ 0.8 is the goal
+    const double m = std::max(ortLogits[0], ortLogits[1]);
+    const double z = std::exp(ortLogits[0] - m) + std::exp(ortLogits[1] - m);
+    j["max_probability_difference"] = std::max(std::abs(std::exp(ortLogits[0] - m) / z - probs[0]),
+                                               std::abs(std::exp(ortLogits[1] - m) / z - probs[1]));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -134,37 +213,13 @@ int main(int argc, char **argv)
     // The export folder classify reads (model.safetensors, onnx/model.onnx, a vocab of vocab_size).
     const BertConfig cfg = configFor(which);
     const fs::path dir = fs::temp_directory_path() / ("bench-inference-" + which + "-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    {
-        std::ofstream vocab(dir / "vocab-source.txt");
-        vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-        for (int64_t k = 5; k < cfg.vocab_size; ++k)
-            vocab << "t" << k << "\n";
-    }
-    InputMetaData meta;
-    meta.num_labels = 2;
-    meta.max_seq_length = seq;
-    meta.do_lower_case = true;
-    TrainingOptions spec;
-    spec.vocab_file = (dir / "vocab-source.txt").string();
-    spec.input_meta_data_path = (dir / "no-such" / "input_meta_data.json").string();
-    {
-        nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(1));
-        model->eval();
-        exportModelFiles(dir.string(), model, cfg, meta, spec);
-    }
+    writeExportFolder(dir, cfg, seq);
     ClassifierSource src;
     src.model_export_path = dir.string();
     const TextClassifier classifier(src);
 
-    // One batch of random wordpieces, [CLS] … [SEP], no padding; the same for both runtimes.
-    auto gen = nn::makeGenerator(2);
-    const torch::Tensor r = torch::randint(1000, cfg.vocab_size, {batch, seq}, gen, torch::kLong).contiguous();
-    std::vector<int64_t> ids(r.data_ptr<int64_t>(), r.data_ptr<int64_t>() + r.numel());
-    for (int64_t b = 0; b < batch; ++b) {
-        ids[size_t(b * seq)] = 2;            // [CLS]
-        ids[size_t(b * seq + seq - 1)] = 3;  // [SEP]
-    }
+    // One batch of random wordpieces; the same for both runtimes.
+    const std::vector<int64_t> ids = randomIds(cfg, batch, seq);
     const std::vector<int64_t> mask(ids.size(), 1), types(ids.size(), 0);
     const fs::path inputs = dir / "inputs.json";
     std::ofstream(inputs) << nlohmann::json{{"batch", batch}, {"seq", seq}, {"input_ids", ids},
@@ -199,28 +254,6 @@ int main(int argc, char **argv)
         perRound.push_back(rj);
     }
 
-    // Where our time goes: three more passes under the operator timer.
-    at::addThreadLocalCallback(at::RecordFunctionCallback(&OpTimer::enter, &OpTimer::leave));
-    OpTimer::on = true;
-    const auto p0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < 3; ++k)
-        classifier.probabilitiesOf(ids, mask, types, batch);
-    const double profiled = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
-    OpTimer::on = false;
-    std::map<std::string, double> byCategory;
-    std::vector<std::pair<double, std::string>> topOther;
-    for (const auto &[op, t] : OpTimer::self) {
-        byCategory[category(op)] += t;
-        if (category(op) == "other")
-            topOther.emplace_back(t, op);
-    }
-    std::sort(topOther.rbegin(), topOther.rend());
-    nlohmann::ordered_json shares = nlohmann::ordered_json::object();
-    for (const char *c : {"gemm", "softmax", "layer_norm", "gelu", "other"})
-        shares[c] = byCategory[c] / profiled;
-    nlohmann::ordered_json others = nlohmann::ordered_json::array();
-    for (size_t k = 0; k < topOther.size() && k < 5; ++k)
-        others.push_back({{"op", topOther[k].second}, {"share", topOther[k].first / profiled}});
 
     nlohmann::ordered_json j;
     j["bench"] = "inference";
@@ -231,21 +264,12 @@ int main(int argc, char **argv)
     j["blas"] = loadedBlas();
     j["ours_median_ms"] = median(oursMs);
     j["ours_examples_per_second"] = 1e3 * double(batch) / median(oursMs);
-    if (!ortMs.empty()) {
-        j["ort_median_ms"] = median(ortMs);
-        j["ort_examples_per_second"] = 1e3 * double(batch) / median(ortMs);
-        j["ratio_ours_to_ort"] = median(ortMs) / median(oursMs); // throughput ratio: ≥ 0.8 is the goal
-        // The first row's probabilities agree (the same model, the same inputs).
-        const auto logits = ortLast["logits"].get<std::vector<double>>();
-        const double m = std::max(logits[0], logits[1]);
-        const double z = std::exp(logits[0] - m) + std::exp(logits[1] - m);
-        j["max_probability_difference"] =
-            std::max(std::abs(std::exp(logits[0] - m) / z - probs[0]), std::abs(std::exp(logits[1] - m) / z - probs[1]));
-    } else {
+    if (!ortMs.empty())
+        addOrtComparison(j, oursMs, ortMs, ortLast["logits"].get<std::vector<double>>(), probs, batch);
+    else
         j["ort"] = "not run: node or onnxruntime-node (" + modules + ") is missing";
-    }
     j["rounds"] = perRound;
-    j["profile"] = {{"passes", 3}, {"ms_per_pass", 1e3 * profiled / 3}, {"shares", shares}, {"top_other", others}};
+    j["profile"] = operatorProfile(classifier, ids, mask, types, batch);
     std::cout << j.dump() << std::endl;
     std::error_code ec;
     fs::remove_all(dir, ec);

@@ -5,7 +5,8 @@
 // (docs/benchmarks.md, session 12). Prints one JSON object per set: its steps' min, lower
 // quartile and median in seconds. One intra-op thread unless told otherwise.
 // Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
-//   SET: dnnl (the product's default) | aten | nogelu | nosoftmax | nolayernorm | nobias
+//   SET: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias
+//   (bench/benchconfig.h, benchKernels)
 #include "bench/benchconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
@@ -21,21 +22,6 @@
 
 using namespace wb;
 
-namespace {
-
-/// The kernel set a name stands for: the default less one fused pass, or none of them ("aten").
-bool kernelsFor(const std::string &name, nn::FastKernels &out)
-{
-    static const std::vector<std::string> names{"dnnl", "aten", "nogelu", "nosoftmax", "nolayernorm", "nobias"};
-    if (std::find(names.begin(), names.end(), name) == names.end())
-        return false;
-    const bool all = name != "aten";
-    out = {all, all, all && name != "nogelu", all && name != "nosoftmax", all && name != "nolayernorm",
-           all && name != "nobias"};
-    return true;
-}
-
-} // namespace
 
 int main(int argc, char **argv)
 {
@@ -45,8 +31,9 @@ int main(int argc, char **argv)
     std::vector<std::pair<std::string, nn::FastKernels>> sets;
     for (int i = 4; i < argc; ++i) {
         nn::FastKernels k;
-        if (!kernelsFor(argv[i], k)) {
-            std::cerr << "bench_stepab: a set is one of dnnl, aten, nogelu, nosoftmax, nolayernorm, nobias; not '"
+        if (!benchKernels(argv[i], k)) {
+            std::cerr << "bench_stepab: a set is one of dnnl, aten, linear, attention, nogelu, nosoftmax, nolayernorm, "
+                         "nobias; not '"
                       << argv[i] << "'\n";
             return 2;
         }

@@ -171,19 +171,6 @@ bool isGemm(const std::string &name)
     return false;
 }
 
-/// Sets the kernels `name` stands for (the usage line above); false for an unknown name.
-bool setKernels(const std::string &name)
-{
-    const std::vector<std::string> choices{"dnnl",   "aten",      "linear",      "attention",
-                                           "nogelu", "nosoftmax", "nolayernorm", "nobias"};
-    if (std::find(choices.begin(), choices.end(), name) == choices.end())
-        return false;
-    const bool all = name != "aten" && name != "linear" && name != "attention"; // the default less one
-    nn::setFastKernels({all || name == "linear", all || name == "attention", all && name != "nogelu",
-                        all && name != "nosoftmax", all && name != "nolayernorm", all && name != "nobias"});
-    return true;
-}
-
 /// The one-thread GEMM peak of this process: square matmuls and BERT-Mini's own FFN shape
 /// ([B·S, H]·[H, I] = 4096×256×1024), best of them, measured before the model is built,
 /// halfway through the timed steps and after them: a shared virtual machine can be caught
@@ -362,12 +349,14 @@ int main(int argc, char **argv)
     const bool checkpointing = argc > 5 && std::string(argv[5]) == "ckpt";
     const int warmup = argc > 6 ? std::max(0, std::atoi(argv[6])) : kWarmup;
     const std::string kernels = argc > 7 ? argv[7] : "dnnl"; // the product's default (nn::FastKernels{})
-    if (!setKernels(kernels)) {
+    nn::FastKernels fastKernels;
+    if (!benchKernels(kernels, fastKernels)) {
         std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
                      "nolayernorm, nobias; not '"
                   << kernels << "'\n";
         return 2;
     }
+    nn::setFastKernels(fastKernels);
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     if (threads > 0)
         torch::set_num_threads(threads);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The BERT configurations the training benchmarks run (bench_train, bench_stepab,
 // bench_allreduce): Google's BERT-Tiny (L2 H128), BERT-Mini (L4 H256) and BERT-Base (L12 H768),
-// with the uncased vocabulary and two segment types, as the example and the lessons use them.
+// with the uncased vocabulary and two segment types, as the example and the lessons use them;
+// and the kernel sets their A/B runs name (nn::setFastKernels).
 #pragma once
 
 #include "core/config/bertconfig.h"
+#include "core/model/fusedops.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace wb {
 
@@ -25,6 +29,28 @@ inline BertConfig benchConfig(const std::string &name)
         c.num_hidden_layers = 4, c.hidden_size = 256, c.num_attention_heads = 4, c.intermediate_size = 1024;
     }
     return c;
+}
+
+/// The kernel sets a benchmark takes by name.
+inline const std::vector<std::string> &benchKernelNames()
+{
+    static const std::vector<std::string> names{"dnnl",   "aten",      "linear",      "attention",
+                                                "nogelu", "nosoftmax", "nolayernorm", "nobias"};
+    return names;
+}
+
+/// The kernels `name` stands for: "dnnl" the product's default (nn::FastKernels{}), "aten"
+/// none of them (the step before issue 28 §3), "linear" / "attention" one lever each, "no…"
+/// the default less one fused pass. False for an unknown name.
+inline bool benchKernels(const std::string &name, nn::FastKernels &out)
+{
+    const auto &names = benchKernelNames();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        return false;
+    const bool all = name != "aten" && name != "linear" && name != "attention";
+    out = {all || name == "linear", all || name == "attention", all && name != "nogelu",
+           all && name != "nosoftmax", all && name != "nolayernorm", all && name != "nobias"};
+    return true;
 }
 
 } // namespace wb

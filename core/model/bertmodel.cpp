@@ -284,20 +284,27 @@ BertLayerImpl::BertLayerImpl(const BertConfig &c, at::Generator gen)
     outputLayerNorm = out->register_module("LayerNorm", layerNorm(h, c.layer_norm_eps));
 }
 
+namespace {
+
+/// The fp32 training step's products whose bias the pass after them adds (FastKernels::bias):
+/// grad mode on, the oneDNN products and the bias switch on, and dense(x) a fastLinear.
+bool fastBiasAfter(const torch::Tensor &x, Linear &dense)
+{
+    const FastKernels fast = fastKernels();
+    return torch::GradMode::is_enabled() && fast.linear && fast.bias && fastLinearApplies(x, dense->weight, dense->bias);
+}
+
+} // namespace
+
 torch::Tensor BertLayerImpl::denseDropoutAdd(Linear &dense, const torch::Tensor &x, const torch::Tensor &residual,
                                              double p)
 {
     if (is_training() && p > 0.0 && p < 1.0) {
         // The same draw and mask as dropout(dense(x)) + residual, in one pass (nn::fusedDropoutAdd);
         // with the bias added in that pass too when the product runs on oneDNN (no bias copy
-        // before the product, no column sum of its own after it).
-        const FastKernels fast = fastKernels();
-        if (torch::GradMode::is_enabled() && fast.linear && fast.bias && fastLinearApplies(x, dense->weight, dense->bias)) {
-            const torch::Tensor y = fastLinear(x, dense->weight, {});
-            if (fusedDropoutAddApplies(y, residual, dense->bias))
-                return fusedDropoutAdd(y, residual, p, dropoutSeed(m_gen), dense->bias);
-            return dropout(y + dense->bias, p, true, m_gen) + residual;
-        }
+        // before the product, no column sum of its own after it). The residual has dense(x)'s shape.
+        if (fastBiasAfter(x, dense) && fusedDropoutAddApplies(residual, residual, dense->bias))
+            return fusedDropoutAdd(fastLinear(x, dense->weight, {}), residual, p, dropoutSeed(m_gen), dense->bias);
         const torch::Tensor y = dense->forward(x);
         if (fusedDropoutAddApplies(y, residual))
             return fusedDropoutAdd(y, residual, p, dropoutSeed(m_gen));
@@ -310,27 +317,19 @@ torch::Tensor BertLayerImpl::addAndNorm(Linear &dense, const torch::Tensor &x, c
                                         torch::nn::LayerNorm &layerNorm)
 {
     const double p = m_hiddenDropout;
-    const FastKernels fast = fastKernels();
     // The fp32 training step: the product without its bias, then bias, dropout, residual and
-    // LayerNorm in one pass (nn::fusedAddNorm: the same draw and mask as denseDropoutAdd).
-    if (is_training() && p > 0.0 && p < 1.0 && torch::GradMode::is_enabled() && fast.linear && fast.bias &&
-        fast.layerNorm && fastLinearApplies(x, dense->weight, dense->bias) &&
-        layerNorm->options.normalized_shape() == std::vector<int64_t>{dense->weight.size(0)} &&
-        fusedLayerNormApplies(residual, layerNorm->weight, layerNorm->bias) && residual.size(-1) == dense->weight.size(0)) {
-        const torch::Tensor y = fastLinear(x, dense->weight, {});
-        if (fusedAddNormApplies(y, residual, dense->bias, layerNorm->weight, layerNorm->bias))
-            return fusedAddNorm(y, residual, dense->bias, p, dropoutSeed(m_gen), layerNorm->weight, layerNorm->bias,
-                                layerNorm->options.eps());
-        return applyLayerNorm(layerNorm, dropout(y + dense->bias, p, true, m_gen) + residual);
-    }
+    // LayerNorm in one pass (nn::fusedAddNorm: the same draw and mask as denseDropoutAdd). The
+    // residual has dense(x)'s shape, so it stands in for it in the check.
+    if (is_training() && p > 0.0 && p < 1.0 && fastKernels().layerNorm && fastBiasAfter(x, dense) &&
+        fusedAddNormApplies(residual, residual, dense->bias, layerNorm->weight, layerNorm->bias))
+        return fusedAddNorm(fastLinear(x, dense->weight, {}), residual, dense->bias, p, dropoutSeed(m_gen),
+                            layerNorm->weight, layerNorm->bias, layerNorm->options.eps());
     return applyLayerNorm(layerNorm, denseDropoutAdd(dense, x, residual, p));
 }
 
 torch::Tensor BertLayerImpl::intermediateActivation(const torch::Tensor &x)
 {
-    const FastKernels fast = fastKernels();
-    if (m_activation == "gelu" && torch::GradMode::is_enabled() && fast.linear && fast.bias && fast.gelu &&
-        fastLinearApplies(x, intermediate->weight, intermediate->bias)) // (then fusedGelu applies to x·Wᵀ and b)
+    if (m_activation == "gelu" && fastKernels().gelu && fastBiasAfter(x, intermediate)) // (fusedGelu applies to x·Wᵀ, b)
         return fusedGelu(fastLinear(x, intermediate->weight, {}), intermediate->bias);
     return applyActivation(m_activation, intermediate->forward(x));
 }

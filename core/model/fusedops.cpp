@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/fusedops.h"
 
+#include "core/model/rowblocks.h"
 #include "core/model/rowkernels.h"
 
 #include <ATen/Dispatch.h>
@@ -36,48 +37,19 @@ void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, co
     TORCH_CHECK(st == dnnl_success, "oneDNN sgemm failed (status ", int(st), ") for ", m, "x", k, "x", n);
 }
 
-/// sums[j] += Σ_i rows[i·stride + j] for i in [0, n), j in [0, cols) (n ≤ kSumRows, cols ≤
-/// kSumCols): float partial sums of the block's columns, then added into the double accumulator.
-/// Vectorised as the kernels of core/model/rowkernels.cpp are.
-constexpr int64_t kSumRows = 64, kSumCols = 512;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void addColumnSums(const float *__restrict rows, int64_t n, int64_t cols, int64_t stride, double *__restrict sums)
-{
-    float part[kSumCols];
-    for (int64_t j = 0; j < cols; ++j)
-        part[j] = rows[j];
-    for (int64_t i = 1; i < n; ++i) {
-        const float *row = rows + i * stride;
-        for (int64_t j = 0; j < cols; ++j)
-            part[j] += row[j];
-    }
-    for (int64_t j = 0; j < cols; ++j)
-        sums[j] += double(part[j]);
-}
-
 /// The bias gradient Σ_rows dy: dy contiguous float32 [rows, cols] → [cols]. One sweep over dy
 /// in row order (ATen's dy.sum(0) reads it at under half the memory bandwidth on these shapes),
-/// float partial sums of 64 rows added in double, so the result is as accurate as a pairwise
-/// sum. Columns split between the intra-op threads; the result does not depend on their number.
+/// float partial sums of 64 rows added in double (sumOverRowBlocks, as the fused passes' bias
+/// gradients), so the result is as accurate as a pairwise sum and does not depend on the number
+/// of threads.
 torch::Tensor columnSums(const torch::Tensor &dy)
 {
     const int64_t rows = dy.size(0), cols = dy.size(1);
-    torch::Tensor out = torch::empty({cols}, dy.options());
     const float *src = dy.data_ptr<float>();
-    float *dst = out.data_ptr<float>();
-    at::parallel_for(0, cols, kSumCols, [&](int64_t from, int64_t to) {
-        for (int64_t c = from; c < to; c += kSumCols) {
-            const int64_t width = std::min(kSumCols, to - c);
-            double sums[kSumCols] = {};
-            for (int64_t r = 0; r < rows; r += kSumRows)
-                addColumnSums(src + r * cols + c, std::min(kSumRows, rows - r), width, cols, sums);
-            for (int64_t j = 0; j < width; ++j)
-                dst[c + j] = float(sums[j]);
-        }
+    return sumOverRowBlocks(rows, cols, [&](int64_t from, int64_t to, float *partial) {
+        for (int64_t r = from; r < to; ++r)
+            kernels::addRowTo(src + r * cols, partial, cols);
     });
-    return out;
 }
 
 /// From this many rows on, fastLinear's forward product reads a transposed copy of the weight.

@@ -89,6 +89,13 @@ void biasGeluRow(const float *__restrict x, const float *__restrict bias, float 
 }
 
 WB_VECTOR_CLONES
+void addRowTo(const float *__restrict row, float *__restrict sums, int64_t n)
+{
+    for (int64_t j = 0; j < n; ++j)
+        sums[j] += row[j];
+}
+
+WB_VECTOR_CLONES
 void mulRowAddTo(const float *__restrict a, const float *__restrict b, float *__restrict out, float *__restrict sums,
                  int64_t n)
 {

@@ -15,6 +15,9 @@ void geluWithDerivative(const float *x, float *y, float *g, int64_t n);
 /// before the GELU, added here instead of in the product: nn::fusedGelu with a bias).
 void biasGeluRow(const float *x, const float *bias, float *y, float *g, int64_t n);
 
+/// sums[j] += row[j] for j < n (a bias gradient's column sums, a row at a time).
+void addRowTo(const float *row, float *sums, int64_t n);
+
 /// out[j] = a[j]·b[j] and sums[j] += out[j] for j < n: a gradient through an element-wise factor
 /// (GELU's derivative, the dropout mask) and, in the same pass, its column sums (a bias gradient).
 void mulRowAddTo(const float *a, const float *b, float *out, float *sums, int64_t n);
