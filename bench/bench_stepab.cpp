@@ -5,12 +5,17 @@
 // (docs/benchmarks.md, session 12). Prints one JSON object per set: its steps' min, lower
 // quartile and median in seconds. One intra-op thread unless told otherwise.
 // Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
-//   SET: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias
+//   SET: KERNELS or KERNELS@CPU
+//   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias
 //   (bench/benchconfig.h, benchKernels)
+//   CPU: default | avx2 | avx512, the instruction-set variant of the workbench's own vector loops
+//   (core/util/cpucapability.h); without it, the best this CPU has. (ATen's and oneDNN's own
+//   kernels follow ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA for the whole process.)
 #include "bench/benchconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
 #include "core/train/adamw.h"
+#include "core/util/cpucapability.h"
 #include "core/util/trainingallocator.h"
 
 #include <algorithm>
@@ -19,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 using namespace wb;
 
@@ -28,16 +34,30 @@ int main(int argc, char **argv)
     const std::string which = argc > 1 ? argv[1] : "mini";
     const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 12;
     const int threads = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
-    std::vector<std::pair<std::string, nn::FastKernels>> sets;
+    struct Set
+    {
+        std::string name;
+        nn::FastKernels kernels;
+        CpuCapability cpu;
+    };
+    std::vector<Set> sets;
     for (int i = 4; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const size_t at = arg.find('@');
         nn::FastKernels k;
-        if (!benchKernels(argv[i], k)) {
-            std::cerr << "bench_stepab: a set is one of dnnl, aten, linear, attention, nogelu, nosoftmax, nolayernorm, "
-                         "nobias; not '"
-                      << argv[i] << "'\n";
+        const std::optional<CpuCapability> cpu =
+            at == std::string::npos ? detectedCpuCapability() : parseCpuCapability(arg.substr(at + 1));
+        if (!benchKernels(arg.substr(0, at), k) || !cpu) {
+            std::cerr << "bench_stepab: a set is KERNELS or KERNELS@CPU, KERNELS one of dnnl, aten, linear, attention, "
+                         "nogelu, nosoftmax, nolayernorm, nobias and CPU one of default, avx2, avx512; not '"
+                      << arg << "'\n";
             return 2;
         }
-        sets.emplace_back(argv[i], k);
+        if (std::min(int(*cpu), int(detectedCpuCapability())) != int(*cpu)) {
+            std::cerr << "bench_stepab: this CPU has no " << cpuCapabilityName(*cpu) << " ('" << arg << "')\n";
+            return 2;
+        }
+        sets.push_back({arg, k, *cpu});
     }
     if ((which != "mini" && which != "tiny") || sets.empty()) {
         std::cerr << "usage: bench_stepab [mini|tiny] [rounds] [threads] SET...\n";
@@ -60,8 +80,9 @@ int main(int argc, char **argv)
     std::map<std::string, std::vector<double>> times;
     const int warmup = 2; // rounds not timed: the allocator's and oneDNN's first-use costs
     for (int r = 0; r < warmup + rounds; ++r)
-        for (const auto &[name, kernels] : sets) {
+        for (const auto &[name, kernels, cpu] : sets) {
             nn::setFastKernels(kernels);
+            const ScopedCpuCapability useCpu(cpu);
             const auto t0 = std::chrono::steady_clock::now();
             auto loss = torch::nn::functional::cross_entropy(model->forward(ids, mask, seg), labels);
             loss.backward();
@@ -71,12 +92,13 @@ int main(int argc, char **argv)
             if (r >= warmup)
                 times[name].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
-    for (const auto &[name, kernels] : sets) {
+    for (const auto &[name, kernels, cpu] : sets) {
         auto &t = times[name];
         std::sort(t.begin(), t.end());
         nlohmann::ordered_json j;
         j["config"] = which;
         j["kernels"] = name;
+        j["cpu_capability"] = cpuCapabilityName(cpu);
         j["threads"] = threads;
         j["steps"] = t.size();
         j["min_step_s"] = t.front();

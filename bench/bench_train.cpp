@@ -20,6 +20,7 @@
 #include "core/train/adamw.h"
 #include "core/train/blascheck.h"
 #include "core/train/precision.h"
+#include "core/util/cpucapability.h"
 #include "core/util/trainingallocator.h"
 
 #include <ATen/record_function.h>
@@ -379,6 +380,12 @@ int main(int argc, char **argv)
         j["activation_checkpointing"] = checkpointing;
         j["kernels"] = kernels;
         j["threads"] = torch::get_num_threads();
+        // The instruction set each part runs at: ours (WB_CPU_CAPABILITY), ATen's element-wise
+        // kernels (ATEN_CPU_CAPABILITY) and oneDNN's (ONEDNN_MAX_CPU_ISA); unset = the CPU's best.
+        j["cpu_capability"] = cpuCapabilityName(cpuCapability());
+        for (const char *var : {"ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA"})
+            if (const char *v = std::getenv(var))
+                j[var] = v;
         j["blas"] = loadedBlas();
         j["batch"] = 32;
         j["seq"] = 128;

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Built with -fno-math-errno -fno-trapping-math and without the torch PCH (core/CMakeLists.txt):
 // without them GCC keeps float comparisons and square roots out of vector code. Every loop is
-// compiled for AVX-512, AVX2 and the x86-64 baseline, and the loader picks the best the CPU has
-// (GCC function multi-versioning), so the package runs on any x86-64.
+// compiled for AVX-512, AVX2 and the x86-64 baseline and runs in the variant cpuCapability()
+// names, the best the CPU has unless WB_CPU_CAPABILITY asks for less (core/util/vectorvariants.h),
+// so the package runs on any x86-64 and each variant can be tested on one machine.
 #include "core/model/rowkernels.h"
 
 #include "core/model/dropouthash.h"
+#include "core/util/vectorvariants.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define WB_VECTOR_CLONES
-#endif
 
 namespace wb::nn::kernels {
 
@@ -24,7 +20,7 @@ namespace {
 /// e^w for w ≤ 0, exactly 0 below −87 (where e^w leaves the normal floats): Cody–Waite reduction
 /// to r = w − n·ln2 ∈ [−½ln2, ½ln2], Cephes' degree-5 polynomial for eʳ (about 1 ulp), times 2ⁿ
 /// built in the exponent bits. Branch-free, so the loops that call it vectorise.
-inline float expNonPositive(float w)
+WB_VECTOR_BODY float expNonPositive(float w)
 {
     constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
     constexpr float kRound = 12582912.0f; // 1.5·2²³: adding and subtracting it rounds to an integer
@@ -54,7 +50,7 @@ constexpr int kLanes = 16; // partial sums and maxima: one vector's worth, reduc
 /// exponentials). The exponential: Cody–Waite reduction to r ∈ [−½ln2, ½ln2], Cephes' degree-5
 /// polynomial for eʳ (expNonPositive), scaled by 2ⁿ through the exponent bits.
 /// (The loop body of geluWithDerivative and biasGeluRow.)
-inline void geluPair(float xi, float &y, float &g)
+WB_VECTOR_BODY void geluPair(float xi, float &y, float &g)
 {
     constexpr float kP = 0.3275911f, kA1 = 0.254829592f, kA2 = -0.284496736f, kA3 = 1.421413741f,
                     kA4 = -1.453152027f, kA5 = 1.061405429f;
@@ -73,31 +69,36 @@ inline void geluPair(float xi, float &y, float &g)
 
 } // namespace
 
-WB_VECTOR_CLONES
-void geluWithDerivative(const float *__restrict x, float *__restrict y, float *__restrict g, int64_t n)
+WB_VECTOR_BODY void geluWithDerivativeBody(const float *__restrict x, float *__restrict y, float *__restrict g,
+                                           int64_t n)
 {
     for (int64_t i = 0; i < n; ++i)
         geluPair(x[i], y[i], g[i]);
 }
+WB_VECTOR_VARIANTS(void, geluWithDerivative,
+                   (const float *__restrict x, float *__restrict y, float *__restrict g, int64_t n),
+                   (x, y, g, n))
 
-WB_VECTOR_CLONES
-void biasGeluRow(const float *__restrict x, const float *__restrict bias, float *__restrict y, float *__restrict g,
-                 int64_t n)
+WB_VECTOR_BODY void biasGeluRowBody(const float *__restrict x, const float *__restrict bias, float *__restrict y,
+                                    float *__restrict g, int64_t n)
 {
     for (int64_t j = 0; j < n; ++j)
         geluPair(x[j] + bias[j], y[j], g[j]);
 }
+WB_VECTOR_VARIANTS(void, biasGeluRow,
+                   (const float *__restrict x, const float *__restrict bias, float *__restrict y, float *__restrict g,
+                    int64_t n),
+                   (x, bias, y, g, n))
 
-WB_VECTOR_CLONES
-void addRowTo(const float *__restrict row, float *__restrict sums, int64_t n)
+WB_VECTOR_BODY void addRowToBody(const float *__restrict row, float *__restrict sums, int64_t n)
 {
     for (int64_t j = 0; j < n; ++j)
         sums[j] += row[j];
 }
+WB_VECTOR_VARIANTS(void, addRowTo, (const float *__restrict row, float *__restrict sums, int64_t n), (row, sums, n))
 
-WB_VECTOR_CLONES
-void mulRowAddTo(const float *__restrict a, const float *__restrict b, float *__restrict out, float *__restrict sums,
-                 int64_t n)
+WB_VECTOR_BODY void mulRowAddToBody(const float *__restrict a, const float *__restrict b, float *__restrict out,
+                                    float *__restrict sums, int64_t n)
 {
     for (int64_t j = 0; j < n; ++j) {
         const float v = a[j] * b[j];
@@ -105,19 +106,27 @@ void mulRowAddTo(const float *__restrict a, const float *__restrict b, float *__
         sums[j] += v;
     }
 }
+WB_VECTOR_VARIANTS(void, mulRowAddTo,
+                   (const float *__restrict a, const float *__restrict b, float *__restrict out,
+                    float *__restrict sums, int64_t n),
+                   (a, b, out, sums, n))
 
-WB_VECTOR_CLONES
-void biasDropoutAddRow(const float *__restrict x, const float *__restrict bias, const float *__restrict scale,
-                       const float *__restrict residual, float *__restrict y, int64_t n)
+WB_VECTOR_BODY void biasDropoutAddRowBody(const float *__restrict x, const float *__restrict bias,
+                                          const float *__restrict scale, const float *__restrict residual,
+                                          float *__restrict y, int64_t n)
 {
     for (int64_t j = 0; j < n; ++j)
         y[j] = (x[j] + bias[j]) * scale[j] + residual[j];
 }
+WB_VECTOR_VARIANTS(void, biasDropoutAddRow,
+                   (const float *__restrict x, const float *__restrict bias, const float *__restrict scale,
+                    const float *__restrict residual, float *__restrict y, int64_t n),
+                   (x, bias, scale, residual, y, n))
 
 namespace {
 
 /// Σ v[j] over n floats: kLanes partial sums, then the lanes and the tail in a fixed order.
-inline float rowSum(const float *__restrict v, int64_t n)
+WB_VECTOR_BODY float rowSum(const float *__restrict v, int64_t n)
 {
     float lane[kLanes] = {};
     const int64_t body = n / kLanes * kLanes;
@@ -133,7 +142,7 @@ inline float rowSum(const float *__restrict v, int64_t n)
 }
 
 /// Σ (v[j] − c)² over n floats, ordered as rowSum.
-inline float rowSquaredDeviation(const float *__restrict v, float c, int64_t n)
+WB_VECTOR_BODY float rowSquaredDeviation(const float *__restrict v, float c, int64_t n)
 {
     float lane[kLanes] = {};
     const int64_t body = n / kLanes * kLanes;
@@ -150,9 +159,9 @@ inline float rowSquaredDeviation(const float *__restrict v, float c, int64_t n)
 
 } // namespace
 
-WB_VECTOR_CLONES
-void layerNormRow(const float *__restrict x, const float *__restrict gamma, const float *__restrict beta, float eps,
-                  float *__restrict y, float *__restrict stats, int64_t n)
+WB_VECTOR_BODY void layerNormRowBody(const float *__restrict x, const float *__restrict gamma,
+                                     const float *__restrict beta, float eps, float *__restrict y,
+                                     float *__restrict stats, int64_t n)
 {
     const float mean = rowSum(x, n) / float(n);
     const float rstd = 1.0f / std::sqrt(rowSquaredDeviation(x, mean, n) / float(n) + eps);
@@ -161,11 +170,15 @@ void layerNormRow(const float *__restrict x, const float *__restrict gamma, cons
     stats[0] = mean;
     stats[1] = rstd;
 }
+WB_VECTOR_VARIANTS(void, layerNormRow,
+                   (const float *__restrict x, const float *__restrict gamma, const float *__restrict beta, float eps,
+                    float *__restrict y, float *__restrict stats, int64_t n),
+                   (x, gamma, beta, eps, y, stats, n))
 
-WB_VECTOR_CLONES
-void layerNormRowBackward(const float *__restrict dy, const float *__restrict x, const float *__restrict gamma,
-                          const float *__restrict stats, float *__restrict dx, float *__restrict dgamma,
-                          float *__restrict dbeta, int64_t n)
+WB_VECTOR_BODY void layerNormRowBackwardBody(const float *__restrict dy, const float *__restrict x,
+                                             const float *__restrict gamma, const float *__restrict stats,
+                                             float *__restrict dx, float *__restrict dgamma, float *__restrict dbeta,
+                                             int64_t n)
 {
     const float mean = stats[0], rstd = stats[1];
     const int64_t body = n / kLanes * kLanes;
@@ -197,12 +210,18 @@ void layerNormRowBackward(const float *__restrict dy, const float *__restrict x,
         dbeta[j] += dy[j];
     }
 }
+WB_VECTOR_VARIANTS(void, layerNormRowBackward,
+                   (const float *__restrict dy, const float *__restrict x, const float *__restrict gamma,
+                    const float *__restrict stats, float *__restrict dx, float *__restrict dgamma,
+                    float *__restrict dbeta, int64_t n),
+                   (dy, x, gamma, stats, dx, dgamma, dbeta, n))
 
-WB_VECTOR_CLONES
-void softmaxRow(const float *__restrict x, const float *__restrict bias, float *__restrict p, int64_t n)
+WB_VECTOR_BODY void softmaxRowBody(const float *__restrict x, const float *__restrict bias, float *__restrict p,
+                                   int64_t n)
 {
     float lane[kLanes];
-    std::fill(lane, lane + kLanes, x[0] + bias[0]);
+    for (int l = 0; l < kLanes; ++l)
+        lane[l] = x[0] + bias[0];
     const int64_t body = n / kLanes * kLanes;
     for (int64_t j = 0; j < body; j += kLanes)
         for (int l = 0; l < kLanes; ++l)
@@ -218,9 +237,12 @@ void softmaxRow(const float *__restrict x, const float *__restrict bias, float *
     for (int64_t j = 0; j < n; ++j)
         p[j] *= inv;
 }
+WB_VECTOR_VARIANTS(void, softmaxRow,
+                   (const float *__restrict x, const float *__restrict bias, float *__restrict p, int64_t n),
+                   (x, bias, p, n))
 
-WB_VECTOR_CLONES
-void softmaxRowBackward(const float *__restrict p, const float *__restrict dp, float *__restrict dx, int64_t n)
+WB_VECTOR_BODY void softmaxRowBackwardBody(const float *__restrict p, const float *__restrict dp,
+                                           float *__restrict dx, int64_t n)
 {
     float lane[kLanes] = {};
     const int64_t body = n / kLanes * kLanes;
@@ -235,9 +257,12 @@ void softmaxRowBackward(const float *__restrict p, const float *__restrict dp, f
     for (int64_t j = 0; j < n; ++j)
         dx[j] = p[j] * (dp[j] - dot);
 }
+WB_VECTOR_VARIANTS(void, softmaxRowBackward,
+                   (const float *__restrict p, const float *__restrict dp, float *__restrict dx, int64_t n),
+                   (p, dp, dx, n))
 
-WB_VECTOR_CLONES
-void dropoutScales(float *__restrict scale, uint64_t seed, int64_t begin, int64_t end, uint32_t threshold, float s)
+WB_VECTOR_BODY void dropoutScalesBody(float *__restrict scale, uint64_t seed, int64_t begin, int64_t end,
+                                      uint32_t threshold, float s)
 {
     const int64_t n = end - begin;
     if ((uint64_t(begin) >> 32) == (uint64_t(end - 1) >> 32)) {
@@ -264,5 +289,8 @@ void dropoutScales(float *__restrict scale, uint64_t seed, int64_t begin, int64_
             scale[j] = (dropoutHash(seed, uint64_t(begin + j)) >> 8) < threshold ? s : 0.0f;
     }
 }
+WB_VECTOR_VARIANTS(void, dropoutScales,
+                   (float *__restrict scale, uint64_t seed, int64_t begin, int64_t end, uint32_t threshold, float s),
+                   (scale, seed, begin, end, threshold, s))
 
 } // namespace wb::nn::kernels

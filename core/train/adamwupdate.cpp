@@ -3,20 +3,16 @@
 // then has no errno side path, and the loop below vectorises.
 #include "core/train/adamwupdate.h"
 
+#include "core/util/vectorvariants.h"
+
 #include <algorithm>
 #include <cmath>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define WB_VECTOR_CLONES
-#endif
-
 namespace wb {
 
-WB_VECTOR_CLONES
-void adamwUpdate(float *__restrict p, float *__restrict m, float *__restrict v, const float *__restrict grad, int64_t n,
-                 float gscale, float decay, float beta1, float beta2, float alpha, float eps)
+WB_VECTOR_BODY void adamwUpdateBody(float *__restrict p, float *__restrict m, float *__restrict v,
+                                    const float *__restrict grad, int64_t n, float gscale, float decay, float beta1,
+                                    float beta2, float alpha, float eps)
 {
     const float c1 = 1.0f - beta1, c2 = 1.0f - beta2, keep = 1.0f - decay;
     for (int64_t i = 0; i < n; ++i) {
@@ -28,9 +24,12 @@ void adamwUpdate(float *__restrict p, float *__restrict m, float *__restrict v, 
         p[i] = p[i] * keep - alpha * mi / (std::sqrt(vi) + eps);
     }
 }
+WB_VECTOR_VARIANTS(void, adamwUpdate,
+                   (float *__restrict p, float *__restrict m, float *__restrict v, const float *__restrict grad,
+                    int64_t n, float gscale, float decay, float beta1, float beta2, float alpha, float eps),
+                   (p, m, v, grad, n, gscale, decay, beta1, beta2, alpha, eps))
 
-WB_VECTOR_CLONES
-double sumOfSquares(const float *__restrict grad, int64_t n)
+WB_VECTOR_BODY double sumOfSquaresBody(const float *__restrict grad, int64_t n)
 {
     constexpr int kLanes = 16;
     constexpr int64_t kBlock = 4096;
@@ -50,5 +49,6 @@ double sumOfSquares(const float *__restrict grad, int64_t n)
     }
     return total;
 }
+WB_VECTOR_VARIANTS(double, sumOfSquares, (const float *__restrict grad, int64_t n), (grad, n))
 
 } // namespace wb

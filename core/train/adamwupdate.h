@@ -11,7 +11,8 @@ namespace wb {
 /// m ← β₁m + (1−β₁)g, v ← β₂v + (1−β₂)g², p ← p·(1 − decay) − alpha·m/(√v + eps).
 /// alpha is the bias-corrected learning rate lr·√(1−β₂ᵗ)/(1−β₁ᵗ) and decay lr·weight_decay_rate
 /// (0 for excluded parameters); epsilon outside the root, as TF2. The loop is compiled for
-/// AVX-512, AVX2 and the x86-64 baseline and picked at load time; each element's arithmetic is
+/// AVX-512, AVX2 and the x86-64 baseline and runs in the variant cpuCapability() names
+/// (core/util/cpucapability.h), all giving the same bits; each element's arithmetic is
 /// the scalar formula's in the same order (its file is built with -fno-math-errno, which is what
 /// lets GCC vectorise the square root). Thread rules: none (pure function of its buffers).
 void adamwUpdate(float *p, float *m, float *v, const float *grad, int64_t n, float gscale, float decay, float beta1,
