@@ -4,14 +4,20 @@
 // machine falls on all of them alike; separate runs minutes apart differed by up to 25 % here
 // (docs/benchmarks.md, session 12). Prints one JSON object per set: its steps' min, lower
 // quartile and median in seconds. One intra-op thread unless told otherwise.
+// Each round also measures the one-thread GEMM peak (oneDNN's sgemm, the better of 1024³ and
+// BERT-Mini's FFN shape 4096×256×1024, best of 3 each) just before its steps, and each set's
+// share of the peak is reported both against that round's peak (the median over rounds of
+// step GEMM GFLOP/s ÷ the round's peak: like for like when the machine's speed drifts) and,
+// as bench_train reports it, of its median step against the best peak of the whole run.
 // Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
 //   SET: KERNELS or KERNELS@CPU
-//   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias
+//   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias | dwdnnl | dwblas
 //   (bench/benchconfig.h, benchKernels)
 //   CPU: default | avx2 | avx512, the instruction-set variant of the workbench's own vector loops
 //   (core/util/cpucapability.h); without it, the best this CPU has. (ATen's and oneDNN's own
 //   kernels follow ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA for the whole process.)
 #include "bench/benchconfig.h"
+#include "bench/benchpeak.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
 #include "core/train/adamw.h"
@@ -49,7 +55,7 @@ int main(int argc, char **argv)
             at == std::string::npos ? detectedCpuCapability() : parseCpuCapability(arg.substr(at + 1));
         if (!benchKernels(arg.substr(0, at), k) || !cpu) {
             std::cerr << "bench_stepab: a set is KERNELS or KERNELS@CPU, KERNELS one of dnnl, aten, linear, attention, "
-                         "nogelu, nosoftmax, nolayernorm, nobias and CPU one of default, avx2, avx512; not '"
+                         "nogelu, nosoftmax, nolayernorm, nobias, dwdnnl, dwblas and CPU one of default, avx2, avx512; not '"
                       << arg << "'\n";
             return 2;
         }
@@ -77,9 +83,15 @@ int main(int argc, char **argv)
     auto mask = torch::ones({batch, seq}, torch::kLong);
     mask.narrow(1, seq * 3 / 4, seq / 4).zero_();
     const auto seg = torch::zeros({batch, seq}, torch::kLong), labels = torch::randint(0, 2, {batch});
-    std::map<std::string, std::vector<double>> times;
+    std::map<std::string, std::vector<double>> times, shares;
+    std::vector<double> peaks;
+    const double gemmFlopsPerStep = gemmFlopsPerExample(cfg, seq, 2) * double(batch);
     const int warmup = 2; // rounds not timed: the allocator's and oneDNN's first-use costs
-    for (int r = 0; r < warmup + rounds; ++r)
+    for (int r = 0; r < warmup + rounds; ++r) {
+        const double peak =
+            std::max(dnnlGemmRate(1024, 1024, 1024, 3).wall, dnnlGemmRate(4096, 256, 1024, 3).wall);
+        if (r >= warmup)
+            peaks.push_back(peak);
         for (const auto &[name, kernels, cpu] : sets) {
             nn::setFastKernels(kernels);
             const ScopedCpuCapability useCpu(cpu);
@@ -89,12 +101,19 @@ int main(int argc, char **argv)
             opt.step(1e-4);
             opt.zeroGrad();
             loss.item<float>();
-            if (r >= warmup)
-                times[name].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            const double step = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (r >= warmup) {
+                times[name].push_back(step);
+                shares[name].push_back(gemmFlopsPerStep / step / 1e9 / peak);
+            }
         }
+    }
+    const double bestPeak = *std::max_element(peaks.begin(), peaks.end());
+    std::sort(peaks.begin(), peaks.end());
     for (const auto &[name, kernels, cpu] : sets) {
-        auto &t = times[name];
+        auto &t = times[name], &share = shares[name];
         std::sort(t.begin(), t.end());
+        std::sort(share.begin(), share.end());
         nlohmann::ordered_json j;
         j["config"] = which;
         j["kernels"] = name;
@@ -104,6 +123,11 @@ int main(int argc, char **argv)
         j["min_step_s"] = t.front();
         j["q1_step_s"] = t[t.size() / 4];
         j["median_step_s"] = t[t.size() / 2];
+        j["step_gemm_gflops"] = gemmFlopsPerStep / 1e9;
+        j["round_peak_gflops_median"] = peaks[peaks.size() / 2];
+        j["gemm_peak_gflops"] = bestPeak;
+        j["median_share_of_round_peak"] = share[share.size() / 2];
+        j["median_step_share_of_gemm_peak"] = gemmFlopsPerStep / t[t.size() / 2] / 1e9 / bestPeak;
         std::cout << j.dump() << "\n";
     }
     return 0;

@@ -4,16 +4,18 @@
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
 //                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu | nosoftmax |
-//                     nolayernorm | nobias]
+//                     nolayernorm | nobias | dwdnnl | dwblas]
 // (kernels: which fp32 products run on oneDNN and which element-wise passes are fused,
 // nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one
 // lever each, "nogelu" / "nosoftmax" / "nolayernorm" the default less nn::fusedGelu /
 // nn::fusedAttentionSoftmax / nn::fusedLayerNorm, "nobias" the default with each product's bias
-// added before it rather than in the pass after it)
+// added before it rather than in the pass after it, "dwdnnl" / "dwblas" the weight gradients on
+// oneDNN / the BLAS whatever the automatic choice is: nn::automaticWeightGradientLibrary)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
 #include "bench/benchconfig.h"
+#include "bench/benchpeak.h"
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
@@ -57,14 +59,6 @@ double measureBf16GemmGflops(int n, int repeats)
     return t > 0 ? 2.0 * double(n) * n * n / t / 1e9 : 0.0;
 }
 
-/// This thread's CPU time in seconds (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of a step).
-double threadCpu()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
 /// The best CPU-time GEMM rate seen (GFLOP/s): the peak on a core of its own, for a loaded machine.
 double gCpuPeak = 0;
 
@@ -88,46 +82,13 @@ double measureGemmShapeGflops(int64_t m, int64_t k, int64_t n, int repeats)
     return flops / best / 1e9;
 }
 
-/// The same with oneDNN's sgemm (C = A·B, row-major), the kernel the fp32 step's Linear
-/// products run on (nn::fastLinear): the peak is the best of both libraries.
+/// oneDNN's sgemm (bench/benchpeak.h), the kernel the fp32 step's Linear products run on
+/// (nn::fastLinear): the peak is the best of both libraries.
 double measureDnnlGemmGflops(int64_t m, int64_t k, int64_t n, int repeats)
 {
-    torch::NoGradGuard guard;
-    auto a = torch::randn({m, k}), b = torch::randn({k, n}), c = torch::empty({m, n});
-    const auto run = [&]() {
-        dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data_ptr<float>(), k, b.data_ptr<float>(), n, 0.0f, c.data_ptr<float>(), n);
-    };
-    run();
-    double best = 1e30, bestCpu = 1e30;
-    for (int r = 0; r < repeats; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = threadCpu();
-        run();
-        bestCpu = std::min(bestCpu, threadCpu() - c0);
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    const double flops = 2.0 * double(m) * double(k) * double(n);
-    gCpuPeak = std::max(gCpuPeak, flops / bestCpu / 1e9);
-    return flops / best / 1e9;
-}
-
-/// The FLOPs of the GEMMs of one training example of BertForSequenceClassification (forward
-/// and backward), counted from the model's matmuls (core/model/bertmodel.cpp), S = seq, H, I,
-/// L layers, N labels. One multiply-add is 2 FLOPs.
-///   a full block (layers 0 … L−2), forward: Q, K, V, attention output 4·2·S·H²; FFN 2·2·S·H·I;
-///     scores Q·Kᵀ and probs·V 2·2·S²·H (over all heads, H = heads·d)
-///   the last block computes only [CLS] (TF2's output_range=1): K, V 2·2·S·H²; Q and the
-///     attention output 2·2·H²; FFN 2·2·H·I; scores and context 2·2·S·H
-///   pooler 2·H², classifier 2·H·N
-///   backward = 2 × forward: every GEMM has a weight gradient and an input gradient (the
-///   embeddings' LayerNorm needs the gradient of layer 0's input, so no input gradient is skipped).
-double gemmFlopsPerExample(const BertConfig &c, int64_t seq, int64_t labels)
-{
-    const double s = double(seq), h = double(c.hidden_size), i = double(c.intermediate_size);
-    const double full = 8 * s * h * h + 4 * s * h * i + 4 * s * s * h;
-    const double last = 4 * s * h * h + 4 * h * h + 4 * h * i + 4 * s * h;
-    const double forward = double(c.num_hidden_layers - 1) * full + last + 2 * h * h + 2 * h * double(labels);
-    return 3.0 * forward;
+    const GemmRate r = dnnlGemmRate(m, k, n, repeats);
+    gCpuPeak = std::max(gCpuPeak, r.cpu);
+    return r.wall;
 }
 
 /// Self time per operator (ATen ops and autograd nodes) of the calling thread, from
@@ -283,11 +244,13 @@ nlohmann::ordered_json profileReport(const StepTimes &t)
     const double total = t.phase[0] + t.phase[1] + t.phase[2];
     double gemm = 0, ops = 0;
     std::vector<std::pair<double, std::string>> costs;
+    nlohmann::ordered_json gemms = nlohmann::ordered_json::object(); // ms per step, per GEMM op
     for (auto &[name, seconds] : OpTimes::self) {
         ops += seconds;
-        if (isGemm(name))
+        if (isGemm(name)) {
             gemm += seconds;
-        else
+            gemms[name] = 1e3 * seconds / t.profiled;
+        } else
             costs.emplace_back(seconds, name);
     }
     std::sort(costs.rbegin(), costs.rend());
@@ -302,6 +265,7 @@ nlohmann::ordered_json profileReport(const StepTimes &t)
             {"backward_s", t.phase[1] / t.profiled},
             {"optimizer_s", t.phase[2] / t.profiled},
             {"gemm_share", gemm / total},
+            {"gemm_ms_per_step", gemms},
             {"outside_ops_share", 1.0 - ops / total},
             {"top_non_gemm", top}};
 }
@@ -353,7 +317,7 @@ int main(int argc, char **argv)
     nn::FastKernels fastKernels;
     if (!benchKernels(kernels, fastKernels)) {
         std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
-                     "nolayernorm, nobias; not '"
+                     "nolayernorm, nobias, dwdnnl, dwblas; not '"
                   << kernels << "'\n";
         return 2;
     }
@@ -383,6 +347,8 @@ int main(int argc, char **argv)
         // The instruction set each part runs at: ours (WB_CPU_CAPABILITY), ATen's element-wise
         // kernels (ATEN_CPU_CAPABILITY) and oneDNN's (ONEDNN_MAX_CPU_ISA); unset = the CPU's best.
         j["cpu_capability"] = cpuCapabilityName(cpuCapability());
+        j["weight_gradients_automatic"] =
+            nn::automaticWeightGradientLibrary() == nn::WeightGradientLibrary::Blas ? "blas" : "onednn";
         for (const char *var : {"ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA"})
             if (const char *v = std::getenv(var))
                 j[var] = v;

@@ -34,14 +34,15 @@ inline BertConfig benchConfig(const std::string &name)
 /// The kernel sets a benchmark takes by name.
 inline const std::vector<std::string> &benchKernelNames()
 {
-    static const std::vector<std::string> names{"dnnl",   "aten",      "linear",      "attention",
-                                                "nogelu", "nosoftmax", "nolayernorm", "nobias"};
+    static const std::vector<std::string> names{"dnnl",   "aten",        "linear", "attention", "nogelu",
+                                                "nosoftmax", "nolayernorm", "nobias", "dwdnnl",    "dwblas"};
     return names;
 }
 
 /// The kernels `name` stands for: "dnnl" the product's default (nn::FastKernels{}), "aten"
 /// none of them (the step before issue 28 §3), "linear" / "attention" one lever each, "no…"
-/// the default less one fused pass. False for an unknown name.
+/// the default less one fused pass, "dwdnnl" / "dwblas" the default with the weight gradients on
+/// oneDNN / the BLAS whatever automaticWeightGradientLibrary() says. False for an unknown name.
 inline bool benchKernels(const std::string &name, nn::FastKernels &out)
 {
     const auto &names = benchKernelNames();
@@ -50,6 +51,8 @@ inline bool benchKernels(const std::string &name, nn::FastKernels &out)
     const bool all = name != "aten" && name != "linear" && name != "attention";
     out = {all || name == "linear", all || name == "attention", all && name != "nogelu",
            all && name != "nosoftmax", all && name != "nolayernorm", all && name != "nobias"};
+    if (name == "dwdnnl" || name == "dwblas")
+        out.weightGradients = name == "dwdnnl" ? nn::WeightGradientLibrary::OneDnn : nn::WeightGradientLibrary::Blas;
     return true;
 }
 

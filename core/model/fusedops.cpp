@@ -3,6 +3,7 @@
 
 #include "core/model/rowblocks.h"
 #include "core/model/rowkernels.h"
+#include "core/util/blaslibrary.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -89,12 +90,21 @@ void inputGradient(const torch::Tensor &dy, const torch::Tensor &weight, float b
         dx.zero_();
 }
 
+bool weightGradientsOnBlas();
+
 /// dW = dyᵀ·x2 [out, in] for dy [rows, out] and x2 [rows, in], both contiguous.
 torch::Tensor weightGradient(const torch::Tensor &dy, const torch::Tensor &x2)
 {
     const int64_t in = x2.size(1), out = dy.size(1), rows = dy.size(0);
     if (rows == 0)
         return torch::zeros({out, in}, dy.options());
+    if (weightGradientsOnBlas()) {
+        // OpenBLAS keeps a thread count of its own (every CPU): the run's intra-op threads instead.
+        setOpenBlasThreads(at::get_num_threads());
+        torch::Tensor dw = torch::empty({out, in}, dy.options());
+        torch::mm_out(dw, dy.t(), x2);
+        return dw;
+    }
     if (out <= in) { // dW = dyᵀ·x straight into [out, in]
         torch::Tensor dw = torch::empty({out, in}, dy.options());
         sgemm('T', 'N', out, in, rows, dy.data_ptr<float>(), x2.data_ptr<float>(), 0.0f, dw.data_ptr<float>());
@@ -379,6 +389,7 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 } // namespace
 
 namespace {
+std::atomic<WeightGradientLibrary> gWeightGradients{FastKernels{}.weightGradients};
 std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu},
     gFastSoftmax{FastKernels{}.softmax}, gFastLayerNorm{FastKernels{}.layerNorm}, gFastBias{FastKernels{}.bias};
 } // namespace
@@ -391,13 +402,39 @@ void setFastKernels(FastKernels kernels)
     gFastSoftmax = kernels.softmax;
     gFastLayerNorm = kernels.layerNorm;
     gFastBias = kernels.bias;
+    gWeightGradients = kernels.weightGradients;
 }
 
 FastKernels fastKernels()
 {
-    return {gFastLinear.load(), gFastAttention.load(), gFastGelu.load(),
-            gFastSoftmax.load(), gFastLayerNorm.load(), gFastBias.load()};
+    return {gFastLinear.load(),    gFastAttention.load(), gFastGelu.load(),       gFastSoftmax.load(),
+            gFastLayerNorm.load(), gFastBias.load(),      gWeightGradients.load()};
 }
+
+WeightGradientLibrary weightGradientLibraryFor(unsigned dnnlIsa, const std::string &blas)
+{
+    // dnnl_cpu_isa_t values are sets of feature bits (avx2_vnni is above avx512_core in value)
+    const auto has = [dnnlIsa](dnnl_cpu_isa_t feature) { return (dnnlIsa & unsigned(feature)) == unsigned(feature); };
+    const bool avx2Class = has(dnnl_cpu_isa_avx2) && !has(dnnl_cpu_isa_avx512_core);
+    return (blas == "openblas" || blas == "mkl") && avx2Class ? WeightGradientLibrary::Blas
+                                                              : WeightGradientLibrary::OneDnn;
+}
+
+WeightGradientLibrary automaticWeightGradientLibrary()
+{
+    static const WeightGradientLibrary automatic =
+        weightGradientLibraryFor(unsigned(dnnl_get_effective_cpu_isa()), loadedBlas());
+    return automatic;
+}
+
+namespace {
+bool weightGradientsOnBlas()
+{
+    const WeightGradientLibrary chosen = gWeightGradients.load(std::memory_order_relaxed);
+    return (chosen == WeightGradientLibrary::Automatic ? automaticWeightGradientLibrary() : chosen) ==
+           WeightGradientLibrary::Blas;
+}
+} // namespace
 
 bool fastBatchedMatmulApplies(const torch::Tensor &a, const torch::Tensor &b, const torch::Tensor &addend)
 {

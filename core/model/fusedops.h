@@ -40,6 +40,11 @@ bool fusedDropoutAddApplies(const torch::Tensor &x, const torch::Tensor &residua
 torch::Tensor fusedDropoutAdd(const torch::Tensor &x, const torch::Tensor &residual, double p, uint64_t seed,
                               const torch::Tensor &bias = torch::Tensor());
 
+/// Where fastLinear's weight gradients dW = dyᵀ·x run (the products that sum over the batch's
+/// rows, with a transposed operand): oneDNN's sgemm, or the BLAS libtorch links (at::mm).
+/// Automatic: automaticWeightGradientLibrary().
+enum class WeightGradientLibrary { Automatic, OneDnn, Blas };
+
 /// Which products of the fp32 training step run on oneDNN (fastLinear in nn::Linear and the
 /// pretraining decoder, fastBatchedMatmul in the attention), and which of its element-wise
 /// passes are the fused ones below.
@@ -61,9 +66,25 @@ struct FastKernels
     /// and the residual connection added in that pass (fusedGelu, fusedDropoutAdd with a bias)
     /// instead of before the product.
     bool bias = true;
+    /// With `linear` on: where the weight gradients run.
+    WeightGradientLibrary weightGradients = WeightGradientLibrary::Automatic;
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();
+
+/// What WeightGradientLibrary::Automatic is in this process: Blas where oneDNN runs with AVX2
+/// but without AVX-512 (its effective ISA: the CPU's, or lower where ONEDNN_MAX_CPU_ISA asks) and
+/// libtorch's BLAS is OpenBLAS or MKL; OneDnn otherwise. Measured on BERT-Mini's step
+/// (docs/benchmarks.md, session 13): with oneDNN held to AVX2 its weight-gradient products
+/// 256×4096×1024 ran at 45 GFLOP/s, OpenBLAS's at 90–98 (the step 0.80 s instead of 0.92 s);
+/// with AVX-512 oneDNN's ran at 160+ and OpenBLAS's (AVX2 kernels) at 90; with SSE4.1 only,
+/// oneDNN's step was 7 % faster than with OpenBLAS's Nehalem kernels. A function of the machine and the environment only, so a
+/// run and its resume on one machine make the same choice (and the same bits). Thread-safe.
+WeightGradientLibrary automaticWeightGradientLibrary();
+
+/// automaticWeightGradientLibrary()'s rule for oneDNN's effective ISA `dnnlIsa` (a
+/// dnnl_cpu_isa_t value) and libtorch's BLAS `blas` (as loadedBlas() names it).
+WeightGradientLibrary weightGradientLibraryFor(unsigned dnnlIsa, const std::string &blas);
 
 /// True when fastLinear computes linear(x, weight, bias): float32 CPU tensors, weight [out, in]
 /// contiguous, bias [out] or undefined (no bias), autocast off (bf16/fp16 stay with ATen's

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 
 namespace wb {
 
@@ -16,24 +15,6 @@ namespace {
 // Below this a 512² fp32 GEMM is certainly not an optimised BLAS (OpenBLAS: ~100+).
 constexpr double kSlowGemmGflops = 10.0;
 } // namespace
-
-std::string loadedBlas()
-{
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    bool reference = false;
-    while (std::getline(maps, line)) {
-        if (line.find("openblas") != std::string::npos)
-            return "openblas";
-        if (line.find("libmkl") != std::string::npos)
-            return "mkl";
-        if (line.find("libblis") != std::string::npos)
-            return "blis";
-        if (line.find("/blas/libblas.so") != std::string::npos || line.find("libblas.so") != std::string::npos)
-            reference = true;
-    }
-    return reference ? "reference" : "unknown";
-}
 
 double measureGemmGflops(int n, int repeats)
 {

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/util/blaslibrary.h" // loadedBlas
+
 #include <string>
 #include <vector>
 
 namespace wb {
-
-/// Returns the name of the BLAS library mapped into this process ("openblas", "mkl",
-/// "blis", "reference" for the netlib libblas, or "unknown"), from /proc/self/maps.
-std::string loadedBlas();
 
 /// Measures fp32 GEMM throughput with torch::mm on n×n matrices (median of `repeats`
 /// runs after one warm-up), in GFLOP/s. Uses the calling thread's torch settings.

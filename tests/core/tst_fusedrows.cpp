@@ -9,6 +9,7 @@
 
 #include <ATen/Parallel.h>
 #include <QtTest>
+#include <oneapi/dnnl/dnnl_types.h>
 
 using namespace wb;
 
@@ -25,6 +26,8 @@ private Q_SLOTS:
     void addNormIsLayerNormOfDropoutAdd_data();
     void addNormIsLayerNormOfDropoutAdd();
     void linearWithoutBias();
+    void weightGradientsOnEitherLibrary();
+    void weightGradientLibraryRule();
     void sumsDoNotDependOnThreads();
 };
 
@@ -233,6 +236,47 @@ void tst_FusedRows::linearWithoutBias()
         QVERIFY(torch::allclose(x.grad(), torch::matmul(dy, w0), 1e-5, 1e-5));
         QVERIFY(torch::allclose(w.grad(), torch::matmul(dy.t(), x0), 1e-4, 1e-4));
     }
+}
+
+/// fastLinear's weight gradient is dyᵀ·x whichever library computes it, on both of its oneDNN
+/// orientations (out ≤ in straight, out > in transposed) and the BLAS's.
+void tst_FusedRows::weightGradientsOnEitherLibrary()
+{
+    torch::manual_seed(31);
+    const nn::FastKernels before = nn::fastKernels();
+    const auto restore = qScopeGuard([before] { nn::setFastKernels(before); });
+    for (const auto library : {nn::WeightGradientLibrary::OneDnn, nn::WeightGradientLibrary::Blas}) {
+        nn::FastKernels k;
+        k.weightGradients = library;
+        nn::setFastKernels(k);
+        for (const auto &[out, in] : {std::pair<int64_t, int64_t>{24, 40}, {40, 24}}) {
+            const torch::Tensor x0 = torch::randn({300, in}), w0 = torch::randn({out, in}), b0 = torch::randn({out});
+            const torch::Tensor dy = torch::randn({300, out});
+            auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
+            auto b = b0.clone().requires_grad_(true);
+            nn::fastLinear(x, w, b).backward(dy);
+            const double err = relativeError(w.grad(), torch::matmul(dy.to(torch::kDouble).t(), x0.to(torch::kDouble)));
+            QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("library %1, [%2, %3]: %4")
+                                                .arg(int(library))
+                                                .arg(out)
+                                                .arg(in)
+                                                .arg(err)));
+            QVERIFY(relativeError(x.grad(), torch::matmul(dy, w0)) < 1e-5);
+        }
+    }
+}
+
+void tst_FusedRows::weightGradientLibraryRule()
+{
+    using L = nn::WeightGradientLibrary;
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx512_core, "openblas"), L::OneDnn);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx512_core_amx, "mkl"), L::OneDnn);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "openblas"), L::Blas);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2_vnni, "mkl"), L::Blas);
+    // the netlib reference BLAS is slower than any oneDNN; SSE4.1-only: oneDNN measured faster
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "reference"), L::OneDnn);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_sse41, "openblas"), L::OneDnn);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx, "openblas"), L::OneDnn);
 }
 
 /// The bias and LayerNorm parameter gradients are summed in fixed 64-row blocks: the same bits
