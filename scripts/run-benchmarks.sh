@@ -43,7 +43,13 @@ BA="$BUILD/bench/bench_stepab"
 if [ -x "$BA" ]; then
   {
     echo "== the step's fused passes, A/B step by step (BERT-Mini, 1 thread): dnnl = the product's =="
+    echo "   (median_share_of_round_peak: the step against the GEMM peak measured in the same round; goal >= 0.75)"
     OPENBLAS_NUM_THREADS=1 "$BA" mini "${WB_BENCH_STEPS:-15}" 1 dnnl nobias nolayernorm
+    # The same step as an AVX2-only CPU would run it: oneDNN, ATen and our own loops held to AVX2
+    # (docs/benchmarks.md, session 13); dwdnnl = the weight gradients left on oneDNN.
+    echo "== the step with every library held to AVX2 (BERT-Mini, 1 thread): dnnl@avx2 = the product's =="
+    ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_NUM_THREADS=1 \
+      "$BA" mini "${WB_BENCH_STEPS:-10}" 1 dnnl@avx2 dwdnnl@avx2
   } | tee -a "$REPORT"
 fi
 
