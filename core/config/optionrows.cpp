@@ -104,11 +104,10 @@ void addStrategyOptions(OptionRows &rows)
     add(s);
 }
 
-/// 2. Model and data.
-void addModelAndDataOptions(OptionRows &rows)
+/// The model config, the meta data and the prepared training and evaluation records.
+void addDataFileOptions(OptionRows &rows)
 {
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
-    const auto addStrict = [&rows](OptionSpec s, std::vector<std::string> choices) { rows.addStrict(std::move(s), std::move(choices)); };
     OptionSpec s = option("bert_config_file", {}, &O::bert_config_file, "", "bert_config.json", "BERT config",
                "bert_config.json describes the model's shape: layers, width, attention heads, "
                "vocabulary size. It must match the init checkpoint. Use Model → New config from "
@@ -143,8 +142,13 @@ void addModelAndDataOptions(OptionRows &rows)
     s.path = PathKind::File;
     s.file_types = kRecordFiles;
     add(s);
+}
 
-    s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
+/// What training starts from: a pretrained model or an init checkpoint, and how strictly it loads.
+void addStartingWeightOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
                "pretrained BERT to start from: Hub id (org/name[@revision]), catalogue name (BERT-Tiny) or "
                "local model folder; fills bert_config_file, vocab_file, do_lower_case and init_checkpoint unless given",
                "Start from",
@@ -183,8 +187,14 @@ void addModelAndDataOptions(OptionRows &rows)
     s.choices = {"false", "true"};
     s.strict_choices = true;
     add(s);
+}
 
-    s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
+/// Where a run writes: the model directory, and the export folder with its ONNX file and web demo.
+void addOutputOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    const auto addStrict = [&rows](OptionSpec s, std::vector<std::string> choices) { rows.addStrict(std::move(s), std::move(choices)); };
+    OptionSpec s = option("model_dir", {"md"}, &O::model_dir, "", "checkpoints, metrics and summaries (required)", "Model directory",
                "Where checkpoints, metrics.jsonl, TensorBoard summaries and predictions are "
                "written. Training again with the same directory resumes from its latest "
                "checkpoint (the window asks first: continue that run, or start a new one in a fresh "
@@ -232,8 +242,13 @@ void addModelAndDataOptions(OptionRows &rows)
                "npm registry.");
     s.path = PathKind::Directory;
     add(s);
+}
 
-    s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
+/// The checkpoint predict and export read, the metrics file and what a run does.
+void addRunModeOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
                "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
                "kept one, else the latest)",
                "Predict checkpoint",
@@ -254,8 +269,17 @@ void addModelAndDataOptions(OptionRows &rows)
     add(s);
 }
 
-/// 3. Hyperparameters.
-void addHyperparameterOptions(OptionRows &rows)
+/// 2. Model and data.
+void addModelAndDataOptions(OptionRows &rows)
+{
+    addDataFileOptions(rows);
+    addStartingWeightOptions(rows);
+    addOutputOptions(rows);
+    addRunModeOptions(rows);
+}
+
+/// The batch sizes and the learning rate at its peak and at the end of the decay.
+void addBatchAndRateOptions(OptionRows &rows)
 {
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
     OptionSpec s = option("train_batch_size", {}, &O::train_batch_size, "examples", "global training batch", "Train batch size",
@@ -294,8 +318,13 @@ void addHyperparameterOptions(OptionRows &rows)
     s.maximum = 10;
     s.defines_run = true;
     add(s);
+}
 
-    s = option("num_train_epochs", {}, &O::num_train_epochs, "epochs", "real epochs", "Epochs",
+/// How long training runs, how often it evaluates, its warmup and its weight decay.
+void addScheduleOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("num_train_epochs", {}, &O::num_train_epochs, "epochs", "real epochs", "Epochs",
                "How many times the model sees every training example. Typical: 2–4 for "
                "fine-tuning. More epochs can overfit: watch the eval loss rise while the train "
                "loss keeps falling.");
@@ -335,8 +364,13 @@ void addHyperparameterOptions(OptionRows &rows)
     s.decimals = 4;
     s.defines_run = true;
     add(s);
+}
 
-    s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
+/// The data cap, the progress and logging intervals, the seed and the optimizer.
+void addLoopOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("train_data_size", {}, &O::train_data_size, "examples", "cap on training examples",
                "Train data size cap",
                "Use at most this many training examples per evaluation interval (0 = all); with one "
                "evaluation per epoch that is per epoch. Handy for a quick trial run on a large dataset.");
@@ -369,8 +403,13 @@ void addHyperparameterOptions(OptionRows &rows)
     s = option("optimizer_type", {}, &O::optimizer_type, "", "optimizer (adamw)", "Optimizer", "The optimizer: adamw (AdamW).");
     s.defines_run = true;
     add(s);
+}
 
-    s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (default 5; 0 = all)",
+/// How many checkpoints are kept and how often they are written between evaluations.
+void addCheckpointOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("keep_checkpoint_max", {}, &O::keep_checkpoint_max, "checkpoints", "checkpoints to keep (default 5; 0 = all)",
                "Checkpoints kept",
                "How many recent checkpoints to keep in the model directory (default 5; 0 keeps all); older "
                "ones are deleted. Each BERT-Base checkpoint takes about 1.3 GB with optimizer state; the "
@@ -389,8 +428,13 @@ void addHyperparameterOptions(OptionRows &rows)
     s.maximum = 1e9;
     s.zero_means = "evaluations only";
     add(s);
+}
 
-    s = option("num_threads", {"intra_op_threads"}, &O::num_threads, "threads", "intra-op threads (0 = automatic)",
+/// Threads, the number format, and the two ways to train in less memory (micro-batches, recomputation).
+void addComputeOptions(OptionRows &rows)
+{
+    const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
+    OptionSpec s = option("num_threads", {"intra_op_threads"}, &O::num_threads, "threads", "intra-op threads (0 = automatic)",
                "Threads", "How many CPU threads one training process uses for its operations (0 = automatic).");
     s.maximum = 1024;
     s.zero_means = "automatic";
@@ -432,6 +476,16 @@ void addHyperparameterOptions(OptionRows &rows)
     s.choices = {"false", "true"};
     s.strict_choices = true;
     add(s);
+}
+
+/// 3. Hyperparameters.
+void addHyperparameterOptions(OptionRows &rows)
+{
+    addBatchAndRateOptions(rows);
+    addScheduleOptions(rows);
+    addLoopOptions(rows);
+    addCheckpointOptions(rows);
+    addComputeOptions(rows);
 }
 
 /// Teaching: best model, early stopping, learning-rate range test (issue 14).
