@@ -191,55 +191,125 @@ bool chunkIsAscii(std::string_view bytes)
     return any < 0x80;
 }
 
-} // namespace
+/// The most bytes scan() decodes at a time, so that a limit on the tokens stops the work early.
+const size_t kChunk = 4096;
 
-// One scan for both entry points: `emit` gets each token as a view that is valid only during
-// the call. A word of ASCII only (most words of most text) is kept as bytes, lowered as it is
-// read and cut at punctuation in place; a word with any other code point takes the general
-// path (str.lower(), NFD, accents dropped, then the punctuation split).
-size_t BasicTokenizer::scan(std::string_view text, size_t maxTokens, const std::function<void(std::string_view)> &emit) const
+/// Cuts the next chunk of `text` at `pos` (at most kChunk bytes, ending before a UTF-8 lead byte so
+/// no sequence straddles two chunks) and moves `pos` past it.
+std::string_view nextChunk(std::string_view text, size_t &pos)
 {
-    size_t count = 0;
-    std::string asciiWord, piece;
-    std::u32string word, scratch;
-    bool wordIsAscii = true;
-    auto full = [&] { return count >= maxTokens; };
-    auto put = [&](std::string_view t) {
-        emit(t);
-        ++count;
-    };
-    auto flushAscii = [&] {
-        size_t begin = 0;
-        for (size_t i = 0; i < asciiWord.size(); ++i) {
+    size_t end = std::min(text.size(), pos + kChunk);
+    while (end < text.size() && end > pos && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+        --end;
+    if (end == pos)
+        end = std::min(text.size(), pos + kChunk);
+    const std::string_view chunk = text.substr(pos, end - pos);
+    pos = end;
+    return chunk;
+}
+
+/// The state of one BasicTokenizer::scan: the word being read (as bytes while it is ASCII only,
+/// else as code points), the tokens emitted so far and the limit on them.
+class TokenScanner
+{
+public:
+    TokenScanner(bool doLowerCase, size_t maxTokens, const std::function<void(std::string_view)> &emit)
+        : m_doLowerCase(doLowerCase), m_maxTokens(maxTokens), m_emit(emit)
+    {
+    }
+
+    /// Whether `maxTokens` tokens have been emitted.
+    bool full() const { return m_count >= m_maxTokens; }
+
+    /// Reads a chunk of ASCII bytes without decoding it, stopping once full().
+    void asciiChunk(std::string_view chunk)
+    {
+        for (const char ch : chunk) {
+            const auto b = static_cast<unsigned char>(ch);
+            switch (kAscii.c[b]) {
+            case kAsciiWord:
+            case kAsciiPunct:
+                push(b);
+                break;
+            case kAsciiSpace:
+                flush();
+                break;
+            case kAsciiSkip:
+                break;
+            }
             if (full())
                 break;
-            if (kAscii.c[static_cast<unsigned char>(asciiWord[i])] == kAsciiPunct) {
+        }
+    }
+
+    /// Reads decoded code points, stopping once full().
+    void codePoints(const std::u32string &cps)
+    {
+        for (char32_t c : cps) {
+            codePoint(c);
+            if (full())
+                break;
+        }
+    }
+
+    /// Emits the tokens of the word read so far, if any.
+    void flush()
+    {
+        if (m_wordIsAscii) {
+            if (!m_asciiWord.empty())
+                flushAscii();
+        } else {
+            flushGeneral();
+        }
+    }
+
+private:
+    /// Passes one token to `emit` and counts it.
+    void put(std::string_view t)
+    {
+        m_emit(t);
+        ++m_count;
+    }
+
+    /// Emits the ASCII word (lowered as it was read), cut at punctuation in place.
+    void flushAscii()
+    {
+        const std::string_view w(m_asciiWord);
+        size_t begin = 0;
+        for (size_t i = 0; i < w.size(); ++i) {
+            if (full())
+                break;
+            if (kAscii.c[static_cast<unsigned char>(w[i])] == kAsciiPunct) {
                 if (i > begin) {
-                    put(std::string_view(asciiWord).substr(begin, i - begin));
+                    put(w.substr(begin, i - begin));
                     if (full()) {
                         begin = i;
                         break;
                     }
                 }
-                put(std::string_view(asciiWord).substr(i, 1));
+                put(w.substr(i, 1));
                 begin = i + 1;
             }
         }
-        if (begin < asciiWord.size() && !full()) // the rest after the last punctuation
-            put(std::string_view(asciiWord).substr(begin));
-        asciiWord.clear();
-    };
-    auto flushGeneral = [&] {
+        if (begin < w.size() && !full()) // the rest after the last punctuation
+            put(w.substr(begin));
+        m_asciiWord.clear();
+    }
+
+    /// Emits the word of code points: lowered with accents dropped when doLowerCase, then split
+    /// at punctuation.
+    void flushGeneral()
+    {
         if (m_doLowerCase)
-            lowerAndStripAccents(word, scratch);
-        piece.clear();
-        for (char32_t c : word) {
+            lowerAndStripAccents(m_word, m_scratch);
+        m_piece.clear();
+        for (char32_t c : m_word) {
             if (full())
                 break;
             if (isPunctuation(c)) {
-                if (!piece.empty()) {
-                    put(piece);
-                    piece.clear();
+                if (!m_piece.empty()) {
+                    put(m_piece);
+                    m_piece.clear();
                     if (full())
                         break;
                 }
@@ -247,35 +317,34 @@ size_t BasicTokenizer::scan(std::string_view text, size_t maxTokens, const std::
                 appendUtf8(p, c);
                 put(p);
             } else {
-                appendUtf8(piece, c);
+                appendUtf8(m_piece, c);
             }
         }
-        if (!piece.empty() && !full())
-            put(piece);
-        word.clear();
-        wordIsAscii = true;
-    };
-    auto flush = [&] {
-        if (wordIsAscii) {
-            if (!asciiWord.empty())
-                flushAscii();
-        } else {
-            flushGeneral();
-        }
-    };
-    auto push = [&](char32_t c) {
-        if (wordIsAscii && c < 0x80) {
-            asciiWord.push_back(static_cast<char>(m_doLowerCase && c >= 'A' && c <= 'Z' ? c + 32 : c));
+        if (!m_piece.empty() && !full())
+            put(m_piece);
+        m_word.clear();
+        m_wordIsAscii = true;
+    }
+
+    /// Appends a code point of a word: to the ASCII bytes while the word has no other code point.
+    void push(char32_t c)
+    {
+        if (m_wordIsAscii && c < 0x80) {
+            m_asciiWord.push_back(static_cast<char>(m_doLowerCase && c >= 'A' && c <= 'Z' ? c + 32 : c));
             return;
         }
-        if (wordIsAscii) { // the word so far moves to the general path (lowering ASCII twice is lowering once)
-            word.assign(asciiWord.begin(), asciiWord.end());
-            asciiWord.clear();
-            wordIsAscii = false;
+        if (m_wordIsAscii) { // the word so far moves to the general path (lowering ASCII twice is lowering once)
+            m_word.assign(m_asciiWord.begin(), m_asciiWord.end());
+            m_asciiWord.clear();
+            m_wordIsAscii = false;
         }
-        word.push_back(c);
-    };
-    auto codePoint = [&](char32_t c) {
+        m_word.push_back(c);
+    }
+
+    /// Reads one decoded code point: drops it, ends a word at whitespace, makes a CJK ideograph a
+    /// word of its own, else adds it to the word.
+    void codePoint(char32_t c)
+    {
         if (c == 0 || c == 0xFFFD || isControl(c))
             return;
         if (isWhitespace(c)) {
@@ -287,53 +356,44 @@ size_t BasicTokenizer::scan(std::string_view text, size_t maxTokens, const std::
         } else {
             push(c);
         }
-    };
+    }
 
+    const bool m_doLowerCase;
+    const size_t m_maxTokens;
+    const std::function<void(std::string_view)> &m_emit;
+    size_t m_count = 0;
+    std::string m_asciiWord, m_piece;
+    std::u32string m_word, m_scratch;
+    bool m_wordIsAscii = true;
+};
+
+} // namespace
+
+// One scan for both entry points: `emit` gets each token as a view that is valid only during
+// the call. A word of ASCII only (most words of most text) is kept as bytes, lowered as it is
+// read and cut at punctuation in place; a word with any other code point takes the general
+// path (str.lower(), NFD, accents dropped, then the punctuation split).
+size_t BasicTokenizer::scan(std::string_view text, size_t maxTokens, const std::function<void(std::string_view)> &emit) const
+{
+    TokenScanner scanner(m_doLowerCase, maxTokens, emit);
     // Decode chunk by chunk (like decodeUtf8Lenient) so a limit stops the work early; a chunk of
     // ASCII only is read byte by byte without decoding.
     size_t dropped = 0;
     size_t pos = 0;
-    const size_t kChunk = 4096;
-    while (pos < text.size() && !full()) {
-        // Cut at a UTF-8 lead byte so no sequence straddles two chunks.
-        size_t end = std::min(text.size(), pos + kChunk);
-        while (end < text.size() && end > pos && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-            --end;
-        if (end == pos)
-            end = std::min(text.size(), pos + kChunk);
-        const std::string_view chunk = text.substr(pos, end - pos);
-        pos = end;
+    while (pos < text.size() && !scanner.full()) {
+        const std::string_view chunk = nextChunk(text, pos);
         if (chunkIsAscii(chunk)) {
-            for (const char ch : chunk) {
-                const auto b = static_cast<unsigned char>(ch);
-                switch (kAscii.c[b]) {
-                case kAsciiWord:
-                case kAsciiPunct:
-                    push(b);
-                    break;
-                case kAsciiSpace:
-                    flush();
-                    break;
-                case kAsciiSkip:
-                    break;
-                }
-                if (full())
-                    break;
-            }
+            scanner.asciiChunk(chunk);
             continue;
         }
         size_t d = 0;
         const std::u32string cps = decodeUtf8Lenient(chunk, &d);
         dropped += d;
-        for (char32_t c : cps) {
-            codePoint(c);
-            if (full())
-                break;
-        }
+        scanner.codePoints(cps);
     }
     // A word still open at the end (or when stopping early) completes the count.
-    if (!full())
-        flush();
+    if (!scanner.full())
+        scanner.flush();
     return dropped;
 }
 
