@@ -196,18 +196,10 @@ std::string heads(GraphBuilder &b, const std::string &x, int64_t a, int64_t d, b
                     keys ? "keys_t" : "heads_t");
 }
 
-} // namespace
-
-std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const std::string &dtype)
+/// Sets the model's header (IR version, producer, opset 17) and declares the graph's inputs
+/// input_ids, attention_mask, token_type_ids [batch, sequence] and its output logits [batch, numLabels].
+void declareModel(onnx::ModelProto &m, int64_t numLabels)
 {
-    if (dtype != "fp32")
-        throw Error("onnx_dtype", "unsupported ONNX number format '" + dtype + "'",
-                    "use --onnx_dtype fp32, or none to leave the ONNX file out");
-    torch::NoGradGuard noGrad;
-    const BertConfig &c = model.config();
-    const int64_t heads_ = c.num_attention_heads, d = c.hidden_size / c.num_attention_heads;
-
-    onnx::ModelProto m;
     m.set_ir_version(8);
     m.set_producer_name("bert-workbench");
     m.set_producer_version(WB_VERSION);
@@ -220,17 +212,18 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
     g.set_name("bert_for_sequence_classification");
     for (const char *in : {"input_ids", "attention_mask", "token_type_ids"})
         addInput(g, in, onnx::TensorProto::INT64, {"batch", "sequence"});
-    {
-        onnx::ValueInfoProto *v = g.add_output();
-        v->set_name("logits");
-        auto *t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(onnx::TensorProto::FLOAT);
-        t->mutable_shape()->add_dim()->set_dim_param("batch");
-        t->mutable_shape()->add_dim()->set_dim_value(model.numLabels());
-    }
-    GraphBuilder b(g);
+    onnx::ValueInfoProto *v = g.add_output();
+    v->set_name("logits");
+    auto *t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_param("batch");
+    t->mutable_shape()->add_dim()->set_dim_value(numLabels);
+}
 
-    // Embeddings: word + token type + position (the first `sequence` rows), LayerNorm.
+/// The embeddings: word + token type + position (the first `sequence` rows), LayerNorm, then the
+/// projection to hidden_size where the model has one. Returns the value [B,S,H].
+std::string embeddingsGraph(GraphBuilder &b, nn::BertForSequenceClassificationImpl &model)
+{
     auto &e = *model.embeddings;
     const std::string words =
         b.op("Gather", {b.weight("bert.embeddings.word_embeddings.weight", e.word_embeddings->weight), "input_ids"},
@@ -250,56 +243,73 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
                        b.ints({0}), seqLen, b.ints({0})},
              "positions"); // [S, E]
     std::string hidden = b.op("Add", {b.op("Add", {words, types}), positions}, "embeddings");
-    hidden = b.layerNorm(hidden, "bert.embeddings.LayerNorm", e.LayerNorm, c.layer_norm_eps);
+    hidden = b.layerNorm(hidden, "bert.embeddings.LayerNorm", e.LayerNorm, model.config().layer_norm_eps);
     if (!e.embedding_projection.is_empty())
         hidden = b.dense(hidden, "bert.embeddings.embedding_projection", e.embedding_projection);
+    return hidden;
+}
 
-    // The additive mask [B,1,1,S]: (1 − attention_mask)·(−10000).
+/// The additive mask [B,1,1,S]: (1 − attention_mask)·(−10000).
+std::string maskBiasGraph(GraphBuilder &b)
+{
     const std::string maskF = b.opWith("Cast", {"attention_mask"},
                                        [](onnx::NodeProto *n) {
                                            GraphBuilder::attr(n, "to", int64_t(onnx::TensorProto::FLOAT));
                                        },
                                        "mask_float");
-    const std::string maskBias = b.op(
+    return b.op(
         "Unsqueeze",
         {b.op("Mul", {b.op("Sub", {b.floatScalar(1.0f), maskF}), b.floatScalar(float(kMaskedLogit))}), b.ints({1, 2})},
         "mask_bias");
-    const std::string scale = b.floatScalar(float(1.0 / std::sqrt(double(d))));
+}
 
-    const auto &layers = model.encoder->layers;
-    for (size_t l = 0; l < layers.size(); ++l) {
-        const auto &L = *layers[l];
-        const std::string p = "bert.encoder.layer." + std::to_string(l) + ".";
-        const bool firstTokenOnly = l + 1 == layers.size(); // the pooler reads [CLS] only
-        const std::string qIn =
-            firstTokenOnly ? b.op("Slice", {hidden, b.ints({0}), b.ints({1}), b.ints({1})}, "cls") : hidden;
-        const std::string q = heads(b, b.dense(qIn, p + "attention.self.query", L.query), heads_, d, false);
-        const std::string k = heads(b, b.dense(hidden, p + "attention.self.key", L.key), heads_, d, true);
-        const std::string v = heads(b, b.dense(hidden, p + "attention.self.value", L.value), heads_, d, false);
-        const std::string scores = b.op("Add", {b.op("Mul", {b.op("MatMul", {q, k}), scale}), maskBias}, "scores");
-        const std::string probs = b.opWith("Softmax", {scores},
-                                           [](onnx::NodeProto *n) { GraphBuilder::attr(n, "axis", int64_t(-1)); },
-                                           "probs");
-        const std::string ctx = b.op(
-            "Reshape",
-            {b.opWith("Transpose", {b.op("MatMul", {probs, v})},
-                      [](onnx::NodeProto *n) { GraphBuilder::attr(n, "perm", std::vector<int64_t>{0, 2, 1, 3}); }),
-             b.ints({0, 0, c.hidden_size})},
-            "context");
-        const std::string attn =
-            b.layerNorm(b.op("Add", {b.dense(ctx, p + "attention.output.dense", L.attentionOutput), qIn}),
-                        p + "attention.output.LayerNorm", L.attentionLayerNorm, c.layer_norm_eps);
-        const std::string inter = activation(b, c.hidden_act, b.dense(attn, p + "intermediate.dense", L.intermediate));
-        hidden = b.layerNorm(b.op("Add", {b.dense(inter, p + "output.dense", L.output), attn}), p + "output.LayerNorm",
-                             L.outputLayerNorm, c.layer_norm_eps);
-    }
+/// One encoder layer (weights named `p`…) over `hidden`: self-attention with `maskBias` and the
+/// scores' `scale`, its residual LayerNorm, then the feed-forward block and its LayerNorm. With
+/// `firstTokenOnly` the queries are the [CLS] position only and the result is [B,1,H].
+std::string encoderLayerGraph(GraphBuilder &b, const BertConfig &c, const nn::BertLayerImpl &L, const std::string &p,
+                              const std::string &hidden, const std::string &maskBias, const std::string &scale,
+                              bool firstTokenOnly)
+{
+    const int64_t heads_ = c.num_attention_heads, d = c.hidden_size / c.num_attention_heads;
+    const std::string qIn =
+        firstTokenOnly ? b.op("Slice", {hidden, b.ints({0}), b.ints({1}), b.ints({1})}, "cls") : hidden;
+    const std::string q = heads(b, b.dense(qIn, p + "attention.self.query", L.query), heads_, d, false);
+    const std::string k = heads(b, b.dense(hidden, p + "attention.self.key", L.key), heads_, d, true);
+    const std::string v = heads(b, b.dense(hidden, p + "attention.self.value", L.value), heads_, d, false);
+    const std::string scores = b.op("Add", {b.op("Mul", {b.op("MatMul", {q, k}), scale}), maskBias}, "scores");
+    const std::string probs = b.opWith("Softmax", {scores},
+                                       [](onnx::NodeProto *n) { GraphBuilder::attr(n, "axis", int64_t(-1)); },
+                                       "probs");
+    const std::string ctx = b.op(
+        "Reshape",
+        {b.opWith("Transpose", {b.op("MatMul", {probs, v})},
+                  [](onnx::NodeProto *n) { GraphBuilder::attr(n, "perm", std::vector<int64_t>{0, 2, 1, 3}); }),
+         b.ints({0, 0, c.hidden_size})},
+        "context");
+    const std::string attn =
+        b.layerNorm(b.op("Add", {b.dense(ctx, p + "attention.output.dense", L.attentionOutput), qIn}),
+                    p + "attention.output.LayerNorm", L.attentionLayerNorm, c.layer_norm_eps);
+    const std::string inter = activation(b, c.hidden_act, b.dense(attn, p + "intermediate.dense", L.intermediate));
+    return b.layerNorm(b.op("Add", {b.dense(inter, p + "output.dense", L.output), attn}), p + "output.LayerNorm",
+                       L.outputLayerNorm, c.layer_norm_eps);
+}
+
+/// The pooler (dense + tanh on [CLS] of `hidden`) and the classifier, whose result is the
+/// graph's output "logits".
+void classifierGraph(GraphBuilder &b, nn::BertForSequenceClassificationImpl &model, const std::string &hidden)
+{
     const std::string cls = b.opWith("Gather", {hidden, b.intScalar(0)},
                                      [](onnx::NodeProto *n) { GraphBuilder::attr(n, "axis", int64_t(1)); },
                                      "cls_hidden"); // [B,H]
     const std::string pooled = b.op("Tanh", {b.dense(cls, "bert.pooler.dense", model.pooler)}, "pooled");
     const std::string logits = b.dense(pooled, "classifier", model.classifier);
     b.node("Identity", {logits}, "logits");
+}
 
+/// The bytes of `m` once ONNX's checker accepts it. Throws wb::Error when the checker rejects it,
+/// when it is over protobuf's 2 GB limit or when it cannot be serialised.
+std::string checkedModelBytes(const onnx::ModelProto &m)
+{
     try {
         onnx::checker::check_model(m);
     } catch (const std::exception &ex) {
@@ -313,6 +323,34 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
     if (!m.SerializeToString(&bytes))
         throw Error(kFile, "cannot serialise the ONNX model", "this is a bug in the ONNX export; please report it");
     return bytes;
+}
+
+} // namespace
+
+std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const std::string &dtype)
+{
+    if (dtype != "fp32")
+        throw Error("onnx_dtype", "unsupported ONNX number format '" + dtype + "'",
+                    "use --onnx_dtype fp32, or none to leave the ONNX file out");
+    torch::NoGradGuard noGrad;
+    const BertConfig &c = model.config();
+    const int64_t d = c.hidden_size / c.num_attention_heads;
+
+    onnx::ModelProto m;
+    declareModel(m, model.numLabels());
+    GraphBuilder b(*m.mutable_graph());
+
+    std::string hidden = embeddingsGraph(b, model);
+    const std::string maskBias = maskBiasGraph(b);
+    const std::string scale = b.floatScalar(float(1.0 / std::sqrt(double(d))));
+    const auto &layers = model.encoder->layers;
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const bool firstTokenOnly = l + 1 == layers.size(); // the pooler reads [CLS] only
+        hidden = encoderLayerGraph(b, c, *layers[l], "bert.encoder.layer." + std::to_string(l) + ".", hidden, maskBias,
+                                   scale, firstTokenOnly);
+    }
+    classifierGraph(b, model, hidden);
+    return checkedModelBytes(m);
 }
 
 namespace {
