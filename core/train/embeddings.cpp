@@ -205,26 +205,26 @@ void fixSign(std::vector<double> &axis)
             x = -x;
 }
 
-} // namespace
-
-Projection2D pcaProject2D(const std::vector<float> &x, int64_t n, int64_t h)
+/// The mean of each column of the N × H row-major `x`.
+std::vector<double> columnMeans(const std::vector<float> &x, size_t N, size_t H)
 {
-    Projection2D p;
-    if (n <= 0 || h <= 0 || x.size() != size_t(n) * size_t(h))
-        throw Error("embeddings", "PCA of " + std::to_string(n) + " × " + std::to_string(h) + " points got "
-                                      + std::to_string(x.size()) + " values");
-    const auto N = size_t(n), H = size_t(h);
-    p.mean.assign(H, 0.0);
+    std::vector<double> mean(H, 0.0);
     for (size_t r = 0; r < N; ++r)
         for (size_t c = 0; c < H; ++c)
-            p.mean[c] += double(x[r * H + c]);
-    for (double &m : p.mean)
+            mean[c] += double(x[r * H + c]);
+    for (double &m : mean)
         m /= double(N);
-    // Covariance (upper triangle, mirrored), divided by N − 1.
+    return mean;
+}
+
+/// The covariance matrix (H × H, row-major) of the rows of `x` about `mean`: the upper triangle,
+/// mirrored, divided by N − 1 (0 for a single row).
+std::vector<double> covariance(const std::vector<float> &x, const std::vector<double> &mean, size_t N, size_t H)
+{
     std::vector<double> cov(H * H, 0.0), centred(H);
     for (size_t r = 0; r < N; ++r) {
         for (size_t c = 0; c < H; ++c)
-            centred[c] = double(x[r * H + c]) - p.mean[c];
+            centred[c] = double(x[r * H + c]) - mean[c];
         for (size_t i = 0; i < H; ++i) {
             const double ci = centred[i];
             double *row = &cov[i * H];
@@ -238,9 +238,14 @@ Projection2D pcaProject2D(const std::vector<float> &x, int64_t n, int64_t h)
             cov[i * H + j] *= scale;
             cov[j * H + i] = cov[i * H + j];
         }
+    return cov;
+}
 
-    // Orthogonal iteration on two vectors from a fixed start (a 64-bit LCG, Knuth's MMIX
-    // constants), then Rayleigh-Ritz on the 2 × 2 projection.
+/// Orthogonal iteration on two vectors from a fixed start (a 64-bit LCG, Knuth's MMIX
+/// constants): an orthonormal basis of the plane of the symmetric H × H `cov`'s two largest
+/// eigenvalues (H ≥ 2).
+std::array<std::vector<double>, 2> dominantPlane(const std::vector<double> &cov, size_t H)
+{
     std::vector<double> q1(H), q2(H);
     uint64_t state = 0x9E3779B97F4A7C15ull;
     for (size_t i = 0; i < H; ++i) {
@@ -251,36 +256,59 @@ Projection2D pcaProject2D(const std::vector<float> &x, int64_t n, int64_t h)
     }
     orthonormalise(q1, {});
     orthonormalise(q2, {&q1});
+    for (int iteration = 0; iteration < 500; ++iteration) {
+        std::vector<double> z1 = multiply(cov, q1, H), z2 = multiply(cov, q2, H);
+        orthonormalise(z1, {});
+        orthonormalise(z2, {&z1});
+        // The change of the subspace: how much of the new basis lies outside the old one.
+        double change = 0;
+        for (const auto *z : {&z1, &z2}) {
+            const double a = dot(*z, q1), b = dot(*z, q2);
+            change = std::max(change, 1.0 - (a * a + b * b));
+        }
+        q1 = std::move(z1);
+        q2 = std::move(z2);
+        if (change < 1e-15)
+            break;
+    }
+    return {std::move(q1), std::move(q2)};
+}
+
+/// Rayleigh-Ritz on the 2 × 2 projection of `cov` onto the plane `q`: sets p.axes to the
+/// eigenvectors in that plane and p.variance to their eigenvalues, the larger first.
+void rayleighRitz(const std::vector<double> &cov, size_t H, const std::array<std::vector<double>, 2> &q,
+                  Projection2D &p)
+{
+    const std::vector<double> &q1 = q[0], &q2 = q[1];
+    const std::vector<double> c1 = multiply(cov, q1, H), c2 = multiply(cov, q2, H);
+    const double a = dot(q1, c1), b = dot(q1, c2), d = dot(q2, c2);
+    const double mid = 0.5 * (a + d), radius = std::hypot(0.5 * (a - d), b);
+    const double l1 = mid + radius, l2 = mid - radius;
+    // Eigenvector (cos t, sin t) of [[a, b], [b, d]] for l1: tan 2t = 2b / (a − d).
+    const double t = 0.5 * std::atan2(2.0 * b, a - d);
+    const double ct = std::cos(t), st = std::sin(t);
+    p.axes[0].resize(H);
+    p.axes[1].resize(H);
+    for (size_t i = 0; i < H; ++i) {
+        p.axes[0][i] = ct * q1[i] + st * q2[i];
+        p.axes[1][i] = -st * q1[i] + ct * q2[i];
+    }
+    p.variance = {std::max(0.0, l1), std::max(0.0, l2)};
+}
+
+} // namespace
+
+Projection2D pcaProject2D(const std::vector<float> &x, int64_t n, int64_t h)
+{
+    Projection2D p;
+    if (n <= 0 || h <= 0 || x.size() != size_t(n) * size_t(h))
+        throw Error("embeddings", "PCA of " + std::to_string(n) + " × " + std::to_string(h) + " points got "
+                                      + std::to_string(x.size()) + " values");
+    const auto N = size_t(n), H = size_t(h);
+    p.mean = columnMeans(x, N, H);
+    const std::vector<double> cov = covariance(x, p.mean, N, H);
     if (H >= 2) {
-        for (int iteration = 0; iteration < 500; ++iteration) {
-            std::vector<double> z1 = multiply(cov, q1, H), z2 = multiply(cov, q2, H);
-            orthonormalise(z1, {});
-            orthonormalise(z2, {&z1});
-            // The change of the subspace: how much of the new basis lies outside the old one.
-            double change = 0;
-            for (const auto *z : {&z1, &z2}) {
-                const double a = dot(*z, q1), b = dot(*z, q2);
-                change = std::max(change, 1.0 - (a * a + b * b));
-            }
-            q1 = std::move(z1);
-            q2 = std::move(z2);
-            if (change < 1e-15)
-                break;
-        }
-        const std::vector<double> c1 = multiply(cov, q1, H), c2 = multiply(cov, q2, H);
-        const double a = dot(q1, c1), b = dot(q1, c2), d = dot(q2, c2);
-        const double mid = 0.5 * (a + d), radius = std::hypot(0.5 * (a - d), b);
-        const double l1 = mid + radius, l2 = mid - radius;
-        // Eigenvector (cos t, sin t) of [[a, b], [b, d]] for l1: tan 2t = 2b / (a − d).
-        const double t = 0.5 * std::atan2(2.0 * b, a - d);
-        const double ct = std::cos(t), st = std::sin(t);
-        p.axes[0].resize(H);
-        p.axes[1].resize(H);
-        for (size_t i = 0; i < H; ++i) {
-            p.axes[0][i] = ct * q1[i] + st * q2[i];
-            p.axes[1][i] = -st * q1[i] + ct * q2[i];
-        }
-        p.variance = {std::max(0.0, l1), std::max(0.0, l2)};
+        rayleighRitz(cov, H, dominantPlane(cov, H), p);
     } else {
         p.axes[0] = {1.0};
         p.axes[1] = {0.0};
@@ -288,6 +316,7 @@ Projection2D pcaProject2D(const std::vector<float> &x, int64_t n, int64_t h)
     }
     for (auto &axis : p.axes)
         fixSign(axis);
+    std::vector<double> centred(H);
     p.points.resize(N);
     for (size_t r = 0; r < N; ++r) {
         for (size_t c = 0; c < H; ++c)
