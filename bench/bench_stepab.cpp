@@ -9,18 +9,22 @@
 // share of the peak is reported both against that round's peak (the median over rounds of
 // step GEMM GFLOP/s ÷ the round's peak: like for like when the machine's speed drifts) and,
 // as bench_train reports it, of its median step against the best peak of the whole run.
-// Usage: bench_stepab [mini|tiny] [rounds, default 12] [threads, default 1] SET...
-//   SET: KERNELS or KERNELS@CPU
+// Usage: bench_stepab mini|tiny ROUNDS THREADS SET...   (e.g. bench_stepab mini 12 1 dnnl nobias)
+//   ROUNDS: timed steps per set (after 2 untimed rounds); THREADS: intra-op threads
+//   SET: KERNELS or KERNELS@CPU, each set named once
 //   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias | dwdnnl | dwblas
 //   (bench/benchconfig.h, benchKernels)
 //   CPU: default | avx2 | avx512, the instruction-set variant of the workbench's own vector loops
-//   (core/util/cpucapability.h); without it, the best this CPU has. (ATen's and oneDNN's own
-//   kernels follow ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA for the whole process.)
+//   (core/util/cpucapability.h); without it, cpuCapability(): the best this CPU has, or what
+//   WB_CPU_CAPABILITY asks. (ATen's and oneDNN's own kernels follow ATEN_CPU_CAPABILITY and
+//   ONEDNN_MAX_CPU_ISA for the whole process; each line reports them.)
+// Medians of an even count are the mean of the middle two.
 #include "bench/benchconfig.h"
 #include "bench/benchpeak.h"
 #include "core/model/bertmodel.h"
 #include "core/model/fusedops.h"
 #include "core/train/adamw.h"
+#include "core/util/blaslibrary.h"
 #include "core/util/cpucapability.h"
 #include "core/util/trainingallocator.h"
 
@@ -34,41 +38,112 @@
 
 using namespace wb;
 
+namespace {
+
+struct Set
+{
+    std::string name;
+    nn::FastKernels kernels;
+    CpuCapability cpu;
+};
+
+struct Options
+{
+    std::string which;
+    int rounds = 0, threads = 0;
+    std::vector<Set> sets;
+};
+
+constexpr const char *kUsage =
+    "usage: bench_stepab mini|tiny ROUNDS THREADS SET...   (e.g. bench_stepab mini 12 1 dnnl nobias)\n"
+    "  SET: KERNELS or KERNELS@CPU, each set named once\n"
+    "  KERNELS: dnnl, aten, linear, attention, nogelu, nosoftmax, nolayernorm, nobias, dwdnnl, dwblas\n"
+    "  CPU: default, avx2, avx512\n";
+
+/// A whole positive number, or nullopt.
+std::optional<int> positiveInt(const std::string &text)
+{
+    if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    const int v = std::stoi(text);
+    return v > 0 ? std::optional<int>(v) : std::nullopt;
+}
+
+/// One SET argument; prints what is wrong with it and returns nullopt.
+std::optional<Set> parseSet(const std::string &arg)
+{
+    const size_t at = arg.find('@');
+    const std::string kernels = arg.substr(0, at);
+    nn::FastKernels k;
+    if (!benchKernels(kernels, k)) {
+        std::cerr << "bench_stepab: '" << kernels << "' in '" << arg << "' is not a kernel set\n" << kUsage;
+        return std::nullopt;
+    }
+    const std::optional<CpuCapability> cpu =
+        at == std::string::npos ? cpuCapability() : parseCpuCapability(arg.substr(at + 1));
+    if (!cpu) {
+        std::cerr << "bench_stepab: '" << arg.substr(at + 1) << "' in '" << arg << "' is not a CPU capability\n"
+                  << kUsage;
+        return std::nullopt;
+    }
+    if (std::min(int(*cpu), int(detectedCpuCapability())) != int(*cpu)) {
+        std::cerr << "bench_stepab: this CPU has no " << cpuCapabilityName(*cpu) << " ('" << arg << "')\n";
+        return std::nullopt;
+    }
+    return Set{arg, k, *cpu};
+}
+
+/// The command line, or nullopt after printing why it is not one.
+std::optional<Options> parseOptions(int argc, char **argv)
+{
+    Options o;
+    o.which = argc > 1 ? argv[1] : "";
+    const std::optional<int> rounds = argc > 2 ? positiveInt(argv[2]) : std::nullopt;
+    const std::optional<int> threads = argc > 3 ? positiveInt(argv[3]) : std::nullopt;
+    if ((o.which != "mini" && o.which != "tiny") || !rounds || !threads || argc < 5) {
+        std::cerr << kUsage;
+        return std::nullopt;
+    }
+    o.rounds = *rounds, o.threads = *threads;
+    for (int i = 4; i < argc; ++i) {
+        const std::optional<Set> set = parseSet(argv[i]);
+        if (!set)
+            return std::nullopt;
+        for (const Set &seen : o.sets)
+            if (seen.name == set->name) {
+                std::cerr << "bench_stepab: the set '" << set->name << "' is named twice\n";
+                return std::nullopt;
+            }
+        o.sets.push_back(*set);
+    }
+    return o;
+}
+
+/// The median of `v` (the mean of the middle two for an even count).
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The library the set's weight gradients ran on.
+const char *weightGradientsName(const nn::FastKernels &k)
+{
+    const nn::WeightGradientLibrary lib = k.weightGradients == nn::WeightGradientLibrary::Automatic
+                                              ? nn::automaticWeightGradientLibrary()
+                                              : k.weightGradients;
+    return lib == nn::WeightGradientLibrary::Blas ? "blas" : "onednn";
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
-    const std::string which = argc > 1 ? argv[1] : "mini";
-    const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 12;
-    const int threads = argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
-    struct Set
-    {
-        std::string name;
-        nn::FastKernels kernels;
-        CpuCapability cpu;
-    };
-    std::vector<Set> sets;
-    for (int i = 4; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const size_t at = arg.find('@');
-        nn::FastKernels k;
-        const std::optional<CpuCapability> cpu =
-            at == std::string::npos ? detectedCpuCapability() : parseCpuCapability(arg.substr(at + 1));
-        if (!benchKernels(arg.substr(0, at), k) || !cpu) {
-            std::cerr << "bench_stepab: a set is KERNELS or KERNELS@CPU, KERNELS one of dnnl, aten, linear, attention, "
-                         "nogelu, nosoftmax, nolayernorm, nobias, dwdnnl, dwblas and CPU one of default, avx2, avx512; not '"
-                      << arg << "'\n";
-            return 2;
-        }
-        if (std::min(int(*cpu), int(detectedCpuCapability())) != int(*cpu)) {
-            std::cerr << "bench_stepab: this CPU has no " << cpuCapabilityName(*cpu) << " ('" << arg << "')\n";
-            return 2;
-        }
-        sets.push_back({arg, k, *cpu});
-    }
-    if ((which != "mini" && which != "tiny") || sets.empty()) {
-        std::cerr << "usage: bench_stepab [mini|tiny] [rounds] [threads] SET...\n";
+    const std::optional<Options> options = parseOptions(argc, argv);
+    if (!options)
         return 2;
-    }
+    const auto &[which, rounds, threads, sets] = *options;
     keepFreedMemoryForTraining(); // as a run does (core/util/trainingallocator.h)
     torch::set_num_threads(threads);
     const BertConfig cfg = benchConfig(which);
@@ -109,25 +184,28 @@ int main(int argc, char **argv)
         }
     }
     const double bestPeak = *std::max_element(peaks.begin(), peaks.end());
-    std::sort(peaks.begin(), peaks.end());
     for (const auto &[name, kernels, cpu] : sets) {
-        auto &t = times[name], &share = shares[name];
+        auto &t = times[name];
         std::sort(t.begin(), t.end());
-        std::sort(share.begin(), share.end());
         nlohmann::ordered_json j;
         j["config"] = which;
         j["kernels"] = name;
         j["cpu_capability"] = cpuCapabilityName(cpu);
+        for (const char *var : {"ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA"})
+            if (const char *v = std::getenv(var))
+                j[var] = v;
+        j["weight_gradients"] = weightGradientsName(kernels);
+        j["blas"] = loadedBlas();
         j["threads"] = threads;
         j["steps"] = t.size();
         j["min_step_s"] = t.front();
         j["q1_step_s"] = t[t.size() / 4];
-        j["median_step_s"] = t[t.size() / 2];
-        j["step_gemm_gflops"] = gemmFlopsPerStep / 1e9;
-        j["round_peak_gflops_median"] = peaks[peaks.size() / 2];
+        j["median_step_s"] = median(t);
+        j["step_gemm_gflop"] = gemmFlopsPerStep / 1e9; // GFLOP per step, not a rate
+        j["round_peak_gflops_median"] = median(peaks);
         j["gemm_peak_gflops"] = bestPeak;
-        j["median_share_of_round_peak"] = share[share.size() / 2];
-        j["median_step_share_of_gemm_peak"] = gemmFlopsPerStep / t[t.size() / 2] / 1e9 / bestPeak;
+        j["median_share_of_round_peak"] = median(shares[name]);
+        j["median_step_share_of_gemm_peak"] = gemmFlopsPerStep / median(t) / 1e9 / bestPeak;
         std::cout << j.dump() << "\n";
     }
     return 0;

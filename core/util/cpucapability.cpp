@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 
@@ -85,8 +86,11 @@ const char *cpuCapabilityName(CpuCapability capability)
 
 std::optional<CpuCapability> parseCpuCapability(const std::string &name)
 {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return char(std::tolower(ch)); });
     for (const CpuCapability c : {CpuCapability::Baseline, CpuCapability::Avx2, CpuCapability::Avx512})
-        if (name == cpuCapabilityName(c))
+        if (lower == cpuCapabilityName(c))
             return c;
     return std::nullopt;
 }

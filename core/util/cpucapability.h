@@ -18,8 +18,8 @@ enum class CpuCapability { Baseline = 0, Avx2 = 1, Avx512 = 2 };
 CpuCapability detectedCpuCapability();
 
 /// The variant the vector loops use: detectedCpuCapability(), or lower where the environment
-/// variable WB_CPU_CAPABILITY asks for it (`default`, `avx2` or `avx512`: the names ATen's
-/// ATEN_CPU_CAPABILITY uses), or where a ScopedCpuCapability is alive. A request above what the CPU
+/// variable WB_CPU_CAPABILITY asks for it (`default`, `avx2` or `avx512`, the names ATen's
+/// ATEN_CPU_CAPABILITY uses, in any letter case), or where a ScopedCpuCapability is alive. A request above what the CPU
 /// supports is lowered to what it supports; an unknown name is reported once on stderr and ignored.
 /// Read once, on first use. Thread-safe; a relaxed atomic load after the first call.
 CpuCapability cpuCapability();
@@ -32,7 +32,8 @@ CpuCapability resolveCpuCapability(const char *requested, CpuCapability detected
 /// "default", "avx2" or "avx512": the names WB_CPU_CAPABILITY takes.
 const char *cpuCapabilityName(CpuCapability capability);
 
-/// The capability of a name as cpuCapabilityName writes it; nullopt for any other string.
+/// The capability of a name as cpuCapabilityName writes it, in any letter case ("AVX2" as
+/// ONEDNN_MAX_CPU_ISA spells it); nullopt for any other string.
 std::optional<CpuCapability> parseCpuCapability(const std::string &name);
 
 /// For tests and benchmarks: makes cpuCapability() return min(capability, detectedCpuCapability())

@@ -40,6 +40,8 @@ void tst_CpuVariants::resolveRule()
     // Asking for more than the CPU has gives what it has.
     QCOMPARE(resolveCpuCapability("avx512", C::Avx2, &warning), C::Avx2);
     QVERIFY(warning.empty());
+    QCOMPARE(resolveCpuCapability("AVX2", C::Avx512, &warning), C::Avx2); // as ONEDNN_MAX_CPU_ISA spells it
+    QVERIFY(warning.empty());
     QCOMPARE(resolveCpuCapability("AVX2 ", C::Avx512, &warning), C::Avx512);
     QCOMPARE(QString::fromStdString(warning),
              QStringLiteral("WB_CPU_CAPABILITY=AVX2  is not one of default, avx2, avx512; it is ignored and the "

@@ -275,6 +275,8 @@ void tst_FusedRows::weightGradientLibraryRule()
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2_vnni, "mkl"), L::Blas);
     // the netlib reference BLAS is slower than any oneDNN; SSE4.1-only: oneDNN measured faster
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "reference"), L::OneDnn);
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "blis"), L::OneDnn); // not measured
+    QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "unknown"), L::OneDnn);
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_sse41, "openblas"), L::OneDnn);
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx, "openblas"), L::OneDnn);
 }
