@@ -54,11 +54,17 @@ struct Options
     std::vector<Set> sets;
 };
 
-constexpr const char *kUsage =
-    "usage: bench_stepab mini|tiny ROUNDS THREADS SET...   (e.g. bench_stepab mini 12 1 dnnl nobias)\n"
-    "  SET: KERNELS or KERNELS@CPU, each set named once\n"
-    "  KERNELS: dnnl, aten, linear, attention, nogelu, nosoftmax, nolayernorm, nobias, dwdnnl, dwblas\n"
-    "  CPU: default, avx2, avx512\n";
+/// The usage text, with the kernel sets benchKernels knows.
+std::string usage()
+{
+    std::string kernels;
+    for (const std::string &name : benchKernelNames())
+        kernels += (kernels.empty() ? "" : ", ") + name;
+    return "usage: bench_stepab mini|tiny ROUNDS THREADS SET...   (e.g. bench_stepab mini 12 1 dnnl nobias)\n"
+           "  SET: KERNELS or KERNELS@CPU, each set named once\n"
+           "  KERNELS: " +
+           kernels + "\n  CPU: default, avx2, avx512\n";
+}
 
 /// A whole positive number, or nullopt.
 std::optional<int> positiveInt(const std::string &text)
@@ -76,14 +82,14 @@ std::optional<Set> parseSet(const std::string &arg)
     const std::string kernels = arg.substr(0, at);
     nn::FastKernels k;
     if (!benchKernels(kernels, k)) {
-        std::cerr << "bench_stepab: '" << kernels << "' in '" << arg << "' is not a kernel set\n" << kUsage;
+        std::cerr << "bench_stepab: '" << kernels << "' in '" << arg << "' is not a kernel set\n" << usage();
         return std::nullopt;
     }
     const std::optional<CpuCapability> cpu =
         at == std::string::npos ? cpuCapability() : parseCpuCapability(arg.substr(at + 1));
     if (!cpu) {
         std::cerr << "bench_stepab: '" << arg.substr(at + 1) << "' in '" << arg << "' is not a CPU capability\n"
-                  << kUsage;
+                  << usage();
         return std::nullopt;
     }
     if (std::min(int(*cpu), int(detectedCpuCapability())) != int(*cpu)) {
@@ -101,7 +107,7 @@ std::optional<Options> parseOptions(int argc, char **argv)
     const std::optional<int> rounds = argc > 2 ? positiveInt(argv[2]) : std::nullopt;
     const std::optional<int> threads = argc > 3 ? positiveInt(argv[3]) : std::nullopt;
     if ((o.which != "mini" && o.which != "tiny") || !rounds || !threads || argc < 5) {
-        std::cerr << kUsage;
+        std::cerr << usage();
         return std::nullopt;
     }
     o.rounds = *rounds, o.threads = *threads;
