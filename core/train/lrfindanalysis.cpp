@@ -46,33 +46,37 @@ size_t lrFindValley(const std::vector<double> &values, size_t begin, size_t end)
     return begin + maxStart + size_t(sections) + size_t(sections / 2);
 }
 
-void analyzeLrFind(LrFindResult &r)
+namespace {
+
+/// The bias-corrected exponential moving average (β = kLrFindBeta) of the first `n` losses.
+std::vector<double> smoothedLosses(const std::vector<double> &losses, size_t n)
 {
-    const size_t n = std::min(r.learning_rates.size(), r.losses.size());
-    r.smoothed.clear();
-    r.suggestion_index = r.min_index = r.steep_index = -1;
-    r.suggestion = r.min_loss_lr = r.min_over_10 = r.steep = 0;
-    r.verdict = "ok";
+    std::vector<double> smoothed;
     double avg = 0;
     for (size_t k = 0; k < n; ++k) {
-        avg = kLrFindBeta * avg + (1 - kLrFindBeta) * r.losses[k];
-        r.smoothed.push_back(avg / (1 - std::pow(kLrFindBeta, double(k + 1))));
+        avg = kLrFindBeta * avg + (1 - kLrFindBeta) * losses[k];
+        smoothed.push_back(avg / (1 - std::pow(kLrFindBeta, double(k + 1))));
     }
-    if (n == 0) {
-        r.verdict = "short";
-        return;
-    }
-    // The first steps' smoothed values rest on a handful of losses, so their noise would pass
-    // for the steepest descent or the minimum of a flat curve: like fastai's skip_start=10,
-    // the search skips them (up to a tenth of the steps).
-    const size_t skip = std::min<size_t>(kLrFindSkipStart, n / 10);
+    return smoothed;
+}
+
+/// The index of the smallest finite value of `smoothed` from `skip` on (`skip` itself when none is).
+size_t minimumIndex(const std::vector<double> &smoothed, size_t skip)
+{
     size_t best = skip;
-    for (size_t k = skip + 1; k < n; ++k)
-        if (std::isfinite(r.smoothed[k]) && (!std::isfinite(r.smoothed[best]) || r.smoothed[k] < r.smoothed[best]))
+    for (size_t k = skip + 1; k < smoothed.size(); ++k)
+        if (std::isfinite(smoothed[k]) && (!std::isfinite(smoothed[best]) || smoothed[k] < smoothed[best]))
             best = k;
-    r.min_index = int64_t(best);
-    r.min_loss_lr = r.learning_rates[best];
-    // Steepest descent: most negative d(smoothed)/d(ln lr), up to the minimum.
+    return best;
+}
+
+/// Steepest descent: the index from `skip` up to the minimum `best` with the most negative
+/// d(smoothed)/d(ln lr) (to the end when the minimum lies within two steps of `skip`); `best`
+/// when no step has a slope.
+size_t steepestDescentIndex(const std::vector<double> &learningRates, const std::vector<double> &smoothed,
+                            size_t skip, size_t best)
+{
+    const size_t n = smoothed.size();
     const size_t last = best >= skip + 2 ? best : n - 1;
     size_t steep = 0;
     double steepest = 0;
@@ -81,51 +85,99 @@ void analyzeLrFind(LrFindResult &r)
         const size_t a = k == 0 ? 0 : k - 1, b = std::min(k + 1, n - 1);
         if (a == b)
             continue;
-        const double dx = std::log(r.learning_rates[b]) - std::log(r.learning_rates[a]);
-        if (dx <= 0 || !std::isfinite(r.smoothed[a]) || !std::isfinite(r.smoothed[b]))
+        const double dx = std::log(learningRates[b]) - std::log(learningRates[a]);
+        if (dx <= 0 || !std::isfinite(smoothed[a]) || !std::isfinite(smoothed[b]))
             continue;
-        const double g = (r.smoothed[b] - r.smoothed[a]) / dx;
+        const double g = (smoothed[b] - smoothed[a]) / dx;
         if (!found || g < steepest) {
             steepest = g;
             steep = k;
             found = true;
         }
     }
-    r.steep_index = int64_t(found ? steep : best);
-    r.steep = r.learning_rates[size_t(r.steep_index)];
-    // Does the curve say anything? Its drop up to the minimum against its start and its noise.
-    double top = r.smoothed[best];
+    return found ? steep : best;
+}
+
+/// The largest finite smoothed loss from `skip` to the minimum `best` (at least the minimum's).
+double curveTop(const std::vector<double> &smoothed, size_t skip, size_t best)
+{
+    double top = smoothed[best];
     for (size_t k = skip; k <= best; ++k)
-        if (std::isfinite(r.smoothed[k]))
-            top = std::max(top, r.smoothed[k]);
-    const double drop = top - r.smoothed[best];
-    // The valley of the descent, from its start (the last step still above top − 10 % of the
-    // drop: a long flat start would otherwise draw the valley into it) to the minimum (the loss
-    // starts to rise after it).
+        if (std::isfinite(smoothed[k]))
+            top = std::max(top, smoothed[k]);
+    return top;
+}
+
+/// The start of the descent: the last step from `skip` to the minimum `best` still above
+/// top − kLrFindDescentStart of the drop (a long flat start would otherwise draw the valley into it).
+size_t descentStart(const std::vector<double> &smoothed, size_t skip, size_t best, double top, double drop)
+{
     size_t descent = skip;
     for (size_t k = skip; k <= best; ++k)
-        if (std::isfinite(r.smoothed[k]) && r.smoothed[k] >= top - kLrFindDescentStart * drop)
+        if (std::isfinite(smoothed[k]) && smoothed[k] >= top - kLrFindDescentStart * drop)
             descent = k;
-    const size_t valley = lrFindValley(r.smoothed, descent, best + 1);
+    return descent;
+}
+
+/// The step-to-step noise of the raw losses from `skip` to the minimum `best`: the standard
+/// deviation of their finite differences over √2 (0 with fewer than two differences).
+double lossNoise(const std::vector<double> &losses, size_t skip, size_t best)
+{
     double sum = 0, sum2 = 0;
     size_t count = 0;
     for (size_t k = skip; k < best; ++k)
-        if (std::isfinite(r.losses[k]) && std::isfinite(r.losses[k + 1])) {
-            const double d = r.losses[k + 1] - r.losses[k];
+        if (std::isfinite(losses[k]) && std::isfinite(losses[k + 1])) {
+            const double d = losses[k + 1] - losses[k];
             sum += d;
             sum2 += d * d;
             ++count;
         }
-    const double noise = count >= 2 ? std::sqrt(std::max(0.0, (sum2 - sum * sum / double(count)) / double(count - 1)) / 2.0)
-                                    : 0.0;
+    return count >= 2 ? std::sqrt(std::max(0.0, (sum2 - sum * sum / double(count)) / double(count - 1)) / 2.0) : 0.0;
+}
+
+/// The verdict on a curve of `n` steps whose minimum `best` lies `drop` below its `top`, with
+/// step-to-step `noise`: "short", "rising", "flat", "noisy" or "ok" (LrFindResult::verdict).
+std::string curveVerdict(size_t n, size_t skip, size_t best, double top, double drop, double noise)
+{
     if (int64_t(n) < kLrFindMinSteps)
+        return "short";
+    if (best == skip)
+        return "rising";
+    if (!(drop >= kLrFindFlatDrop * std::abs(top)))
+        return "flat";
+    if (drop < noise)
+        return "noisy";
+    return "ok";
+}
+
+} // namespace
+
+void analyzeLrFind(LrFindResult &r)
+{
+    const size_t n = std::min(r.learning_rates.size(), r.losses.size());
+    r.suggestion_index = r.min_index = r.steep_index = -1;
+    r.suggestion = r.min_loss_lr = r.min_over_10 = r.steep = 0;
+    r.verdict = "ok";
+    r.smoothed = smoothedLosses(r.losses, n);
+    if (n == 0) {
         r.verdict = "short";
-    else if (best == skip)
-        r.verdict = "rising";
-    else if (!(drop >= kLrFindFlatDrop * std::abs(top)))
-        r.verdict = "flat";
-    else if (drop < noise)
-        r.verdict = "noisy";
+        return;
+    }
+    // The first steps' smoothed values rest on a handful of losses, so their noise would pass
+    // for the steepest descent or the minimum of a flat curve: like fastai's skip_start=10,
+    // the search skips them (up to a tenth of the steps).
+    const size_t skip = std::min<size_t>(kLrFindSkipStart, n / 10);
+    const size_t best = minimumIndex(r.smoothed, skip);
+    r.min_index = int64_t(best);
+    r.min_loss_lr = r.learning_rates[best];
+    r.steep_index = int64_t(steepestDescentIndex(r.learning_rates, r.smoothed, skip, best));
+    r.steep = r.learning_rates[size_t(r.steep_index)];
+    // Does the curve say anything? Its drop up to the minimum against its start and its noise.
+    const double top = curveTop(r.smoothed, skip, best);
+    const double drop = top - r.smoothed[best];
+    // The valley of the descent, from its start to the minimum (the loss starts to rise after it).
+    const size_t valley = lrFindValley(r.smoothed, descentStart(r.smoothed, skip, best, top, drop), best + 1);
+    r.verdict = curveVerdict(n, skip, best, top, drop, lossNoise(r.losses, skip, best));
     if (r.verdict != "ok")
         return;
     r.suggestion_index = int64_t(valley);
