@@ -176,6 +176,72 @@ std::vector<CoachNote> Coach::step(const StepMetrics &m)
     return out;
 }
 
+void Coach::sayOverfitting(std::vector<CoachNote> &out, const EvalMetrics &em, double trainLoss)
+{
+    const CoachRule &rule = coachRule("overfitting");
+    const int64_t k = m_setup.early_stopping_patience > 0 ? m_setup.early_stopping_patience : int64_t(rule.threshold);
+    size_t best = 0;
+    for (size_t i = 1; i < m_evals.size(); ++i)
+        if (std::isfinite(m_evals[i].eval_loss) && !(m_evals[i].eval_loss >= m_evals[best].eval_loss))
+            best = i;
+    const size_t after = m_evals.size() - 1 - best;
+    const bool trainFalls = std::isfinite(trainLoss) && std::isfinite(m_evals[best].train_loss)
+                            && trainLoss < m_evals[best].train_loss;
+    if (after >= size_t(k) && k > 0 && trainFalls) {
+        const std::string since = std::to_string(m_evals[best + 1].step);
+        const std::string bestStep = std::to_string(m_evals[best].step);
+        say(out,
+            noteOf(rule, em.step,
+                   {{"since", since}, {"best", bestStep}, {"k", std::to_string(k)},
+                    {"stop", std::to_string(m_evals[best + size_t(k)].step)}}),
+            bestStep);
+    }
+}
+
+void Coach::sayPlateau(std::vector<CoachNote> &out, const EvalMetrics &em, double trainLoss)
+{
+    const CoachRule &rule = coachRule("plateau");
+    const double ln = std::log(double(m_setup.num_labels));
+    if (std::isfinite(trainLoss) && double(em.step) >= rule.threshold2 * double(m_setup.total_steps)
+        && std::abs(trainLoss - ln) <= rule.threshold * ln)
+        say(out,
+            noteOf(rule, em.step,
+                   {{"loss", num(trainLoss, "%.3f")}, {"num_labels", std::to_string(m_setup.num_labels)},
+                    {"ln", num(ln, "%.3f")}}),
+            "plateau");
+}
+
+void Coach::sayConstantClassifier(std::vector<CoachNote> &out, const EvalMetrics &em,
+                                  const std::optional<std::pair<int, double>> &majority)
+{
+    const CoachRule &rule = coachRule("constant_classifier");
+    const bool constant = em.binary && majority && em.eval_f1 == 0 && em.eval_mcc == 0
+                          && std::abs(em.eval_accuracy - majority->second) <= rule.threshold;
+    m_allConstant = m_allConstant && constant;
+    if (m_allConstant && constant)
+        say(out,
+            noteOf(rule, em.step,
+                   {{"evals", std::to_string(m_evals.size())}, {"step", std::to_string(em.step)},
+                    {"accuracy", num(em.eval_accuracy, "%.3f")}, {"label", labelName(em.label_names, majority->first)}}),
+            "constant");
+}
+
+void Coach::saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em)
+{
+    const CoachRule &rule = coachRule("small_eval_set");
+    const double n = double(em.num_examples);
+    const double p = std::clamp(em.eval_accuracy, 0.0, 1.0);
+    const double half = n > 0 ? 1.96 * std::sqrt(p * (1 - p) / n) : 1.0;
+    if (n > 0 && half > rule.threshold) {
+        const double needed = std::ceil(1.96 * 1.96 * p * (1 - p) / (rule.threshold * rule.threshold));
+        say(out,
+            noteOf(rule, em.step,
+                   {{"n", std::to_string(em.num_examples)}, {"accuracy", num(p, "%.3f")},
+                    {"points", num(100 * half, "%.1f")}, {"needed", num(needed, "%.0f")}}),
+            "small");
+    }
+}
+
 std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
 {
     std::vector<CoachNote> out;
@@ -185,80 +251,19 @@ std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
     m_intervalCount = 0;
     m_evals.push_back({em.step, em.eval_loss, trainLoss});
 
-    // overfitting: the evaluations after the lowest eval_loss are all above it, k of them at
-    // least, and the train loss still falls.
-    {
-        const CoachRule &rule = coachRule("overfitting");
-        const int64_t k = m_setup.early_stopping_patience > 0 ? m_setup.early_stopping_patience
-                                                              : int64_t(rule.threshold);
-        size_t best = 0;
-        for (size_t i = 1; i < m_evals.size(); ++i)
-            if (std::isfinite(m_evals[i].eval_loss) && !(m_evals[i].eval_loss >= m_evals[best].eval_loss))
-                best = i;
-        const size_t after = m_evals.size() - 1 - best;
-        const bool trainFalls = std::isfinite(trainLoss) && std::isfinite(m_evals[best].train_loss)
-                                && trainLoss < m_evals[best].train_loss;
-        if (after >= size_t(k) && k > 0 && trainFalls) {
-            const std::string since = std::to_string(m_evals[best + 1].step);
-            const std::string bestStep = std::to_string(m_evals[best].step);
-            say(out,
-                noteOf(rule, em.step,
-                       {{"since", since}, {"best", bestStep}, {"k", std::to_string(k)},
-                        {"stop", std::to_string(m_evals[best + size_t(k)].step)}}),
-                bestStep);
-        }
-    }
+    sayOverfitting(out, em, trainLoss);
     if (m_setup.regression || m_setup.num_labels < 2 || em.regression)
         return out;
-
-    // plateau near ln(num_labels), from a quarter of the run on.
-    {
-        const CoachRule &rule = coachRule("plateau");
-        const double ln = std::log(double(m_setup.num_labels));
-        if (std::isfinite(trainLoss) && double(em.step) >= rule.threshold2 * double(m_setup.total_steps)
-            && std::abs(trainLoss - ln) <= rule.threshold * ln)
-            say(out,
-                noteOf(rule, em.step,
-                       {{"loss", num(trainLoss, "%.3f")}, {"num_labels", std::to_string(m_setup.num_labels)},
-                        {"ln", num(ln, "%.3f")}}),
-                "plateau");
-    }
-
-    // constant_classifier (binary): every evaluation so far answers the majority label.
+    sayPlateau(out, em, trainLoss);
     const auto majority = majorityShare(em.confusion);
-    {
-        const CoachRule &rule = coachRule("constant_classifier");
-        const bool constant = em.binary && majority && em.eval_f1 == 0 && em.eval_mcc == 0
-                              && std::abs(em.eval_accuracy - majority->second) <= rule.threshold;
-        m_allConstant = m_allConstant && constant;
-        if (m_allConstant && constant)
-            say(out,
-                noteOf(rule, em.step,
-                       {{"evals", std::to_string(m_evals.size())}, {"step", std::to_string(em.step)},
-                        {"accuracy", num(em.eval_accuracy, "%.3f")}, {"label", labelName(em.label_names, majority->first)}}),
-                "constant");
-    }
+    sayConstantClassifier(out, em, majority);
     // one_class, below_baseline (+ from_scratch): said when their content changes, so not
     // again at every evaluation; quiet while constant_classifier says it all.
     if (!m_allConstant)
         for (CoachNote &n : learningNotes(em, majority, m_setup.from_scratch, m_setup.learning_rate, em.label_names))
             say(out, n, n.id == "one_class" ? n.text : n.id); // the predicted label is its content
-
     // small_eval_set: once, at the first evaluation.
-    {
-        const CoachRule &rule = coachRule("small_eval_set");
-        const double n = double(em.num_examples);
-        const double p = std::clamp(em.eval_accuracy, 0.0, 1.0);
-        const double half = n > 0 ? 1.96 * std::sqrt(p * (1 - p) / n) : 1.0;
-        if (n > 0 && half > rule.threshold) {
-            const double needed = std::ceil(1.96 * 1.96 * p * (1 - p) / (rule.threshold * rule.threshold));
-            say(out,
-                noteOf(rule, em.step,
-                       {{"n", std::to_string(em.num_examples)}, {"accuracy", num(p, "%.3f")},
-                        {"points", num(100 * half, "%.1f")}, {"needed", num(needed, "%.0f")}}),
-                "small");
-        }
-    }
+    saySmallEvalSet(out, em);
     return out;
 }
 

@@ -144,6 +144,16 @@ public:
 
 private:
     void say(std::vector<CoachNote> &out, CoachNote note, const std::string &content);
+    /// overfitting: the evaluations after the lowest eval_loss are all above it, k of them at
+    /// least (early_stopping_patience, else the rule's threshold), and `trainLoss` still falls.
+    void sayOverfitting(std::vector<CoachNote> &out, const EvalMetrics &em, double trainLoss);
+    /// plateau: `trainLoss` near ln(num_labels), from a quarter of the run on.
+    void sayPlateau(std::vector<CoachNote> &out, const EvalMetrics &em, double trainLoss);
+    /// constant_classifier (binary): every evaluation so far answers the `majority` label.
+    void sayConstantClassifier(std::vector<CoachNote> &out, const EvalMetrics &em,
+                               const std::optional<std::pair<int, double>> &majority);
+    /// small_eval_set: the half-width of the accuracy's 95 % interval is above the rule's threshold.
+    void saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em);
 
     CoachSetup m_setup;
     std::vector<CoachNote> m_notes;
