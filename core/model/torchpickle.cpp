@@ -44,13 +44,42 @@ struct ZipEntry
     uint64_t header = 0;   ///< local header offset
 };
 
-std::map<std::string, ZipEntry> readZipDirectory(std::istream &in, uint64_t fileSize, const std::string &path)
+/// The error for a zip archive that is corrupt; `what` says how.
+Error zipCorrupt(const std::string &path, const std::string &what)
 {
-    const auto corrupt = [&](const std::string &what) {
-        return Error(path, "the zip archive is corrupt: " + what,
-                     "the file is truncated or damaged; download or save it again");
-    };
-    // End of central directory record: within the last 22 + 65535 bytes (APPNOTE.TXT 4.3.16).
+    return Error(path, "the zip archive is corrupt: " + what, "the file is truncated or damaged; download or save it again");
+}
+
+/// Where the central directory lies, as the end-of-central-directory record says.
+struct ZipDirectoryExtent
+{
+    uint64_t eocd = 0;     ///< the end-of-central-directory record's offset in the file
+    uint64_t count = 0;    ///< entries
+    uint64_t size = 0;     ///< bytes
+    uint64_t offset = 0;
+};
+
+/// Replaces `d`'s count, size and offset with those of the ZIP64 end-of-central-directory record,
+/// found through its locator 20 bytes before the end-of-central-directory record (APPNOTE.TXT 4.3.14-15).
+void readZip64EndOfDirectory(std::istream &in, uint64_t fileSize, const std::string &path, ZipDirectoryExtent &d)
+{
+    if (d.eocd < 20)
+        throw zipCorrupt(path, "a ZIP64 archive without its locator");
+    const std::string loc = readAt(in, fileSize, d.eocd - 20, 20, path, "the ZIP64 locator");
+    if (loc.compare(0, 4, "PK\x06\x07") != 0)
+        throw zipCorrupt(path, "a ZIP64 archive without its locator");
+    const std::string rec = readAt(in, fileSize, le(loc, 8, 8), 56, path, "the ZIP64 end-of-central-directory record");
+    if (rec.compare(0, 4, "PK\x06\x06") != 0)
+        throw zipCorrupt(path, "the ZIP64 end-of-central-directory record is missing");
+    d.count = le(rec, 32, 8);
+    d.size = le(rec, 40, 8);
+    d.offset = le(rec, 48, 8);
+}
+
+/// Finds the end of central directory record (within the last 22 + 65535 bytes, APPNOTE.TXT
+/// 4.3.16) and returns the central directory's extent from it or from its ZIP64 record.
+ZipDirectoryExtent readEndOfDirectory(std::istream &in, uint64_t fileSize, const std::string &path)
+{
     const uint64_t tailSize = std::min<uint64_t>(fileSize, 22 + 65535);
     const std::string tail = readAt(in, fileSize, fileSize - tailSize, tailSize, path, "the end of the zip archive");
     size_t eocd = std::string::npos;
@@ -60,68 +89,80 @@ std::map<std::string, ZipEntry> readZipDirectory(std::istream &in, uint64_t file
             break;
         }
     if (eocd == std::string::npos)
-        throw corrupt("no end-of-central-directory record (the file is cut short)");
-    const uint64_t eocdAbs = fileSize - tailSize + eocd;
-    uint64_t count = le(tail, eocd + 10, 2), cdSize = le(tail, eocd + 12, 4), cdOffset = le(tail, eocd + 16, 4);
-    if (count == 0xFFFF || cdSize == 0xFFFFFFFF || cdOffset == 0xFFFFFFFF) {
-        // ZIP64 end of central directory locator (20 bytes before) and record (APPNOTE.TXT 4.3.14-15).
-        if (eocdAbs < 20)
-            throw corrupt("a ZIP64 archive without its locator");
-        const std::string loc = readAt(in, fileSize, eocdAbs - 20, 20, path, "the ZIP64 locator");
-        if (loc.compare(0, 4, "PK\x06\x07") != 0)
-            throw corrupt("a ZIP64 archive without its locator");
-        const std::string rec = readAt(in, fileSize, le(loc, 8, 8), 56, path, "the ZIP64 end-of-central-directory record");
-        if (rec.compare(0, 4, "PK\x06\x06") != 0)
-            throw corrupt("the ZIP64 end-of-central-directory record is missing");
-        count = le(rec, 32, 8);
-        cdSize = le(rec, 40, 8);
-        cdOffset = le(rec, 48, 8);
+        throw zipCorrupt(path, "no end-of-central-directory record (the file is cut short)");
+    ZipDirectoryExtent d;
+    d.eocd = fileSize - tailSize + eocd;
+    d.count = le(tail, eocd + 10, 2);
+    d.size = le(tail, eocd + 12, 4);
+    d.offset = le(tail, eocd + 16, 4);
+    if (d.count == 0xFFFF || d.size == 0xFFFFFFFF || d.offset == 0xFFFFFFFF)
+        readZip64EndOfDirectory(in, fileSize, path, d);
+    return d;
+}
+
+/// Applies the ZIP64 extended information (extra field header 0x0001) in cd[x, xEnd) of the
+/// entry `name`: it holds the fields of `e` that are 0xFFFFFFFF, in order.
+void readZip64Extra(const std::string &cd, size_t x, size_t xEnd, const std::string &name, ZipEntry &e,
+                    const std::string &path)
+{
+    while (x + 4 <= xEnd) {
+        const uint64_t id = le(cd, x, 2), len = le(cd, x + 2, 2);
+        if (x + 4 + len > xEnd)
+            throw zipCorrupt(path, "the extra field of '" + name + "' is damaged");
+        if (id == 1) {
+            size_t f = x + 4;
+            for (uint64_t *field : {&e.size, &e.csize, &e.header})
+                if (*field == 0xFFFFFFFF) {
+                    if (f + 8 > x + 4 + len)
+                        throw zipCorrupt(path, "the ZIP64 field of '" + name + "' is too short");
+                    *field = le(cd, f, 8);
+                    f += 8;
+                }
+        }
+        x += 4 + len;
     }
-    if (cdOffset > eocdAbs || cdSize > eocdAbs - cdOffset)
-        throw corrupt("the central directory lies outside the file");
-    if (cdSize > kMaxPickleBytes)
-        throw corrupt("the central directory is " + std::to_string(cdSize) + " bytes, far more than torch.save writes");
-    if (count > kMaxZipEntries || count > cdSize / 46)
-        throw corrupt("the central directory claims " + std::to_string(count) + " entries in " + std::to_string(cdSize)
-                      + " bytes");
-    const std::string cd = readAt(in, fileSize, cdOffset, cdSize, path, "the central directory");
+}
+
+/// Reads central directory entry `k`, at offset `p` of the directory `cd`, into `name` and `e`.
+/// Returns the entry's length in bytes.
+size_t readCentralEntry(const std::string &cd, size_t p, uint64_t k, const std::string &path, std::string &name,
+                        ZipEntry &e)
+{
+    if (p + 46 > cd.size() || cd.compare(p, 4, "PK\x01\x02") != 0)
+        throw zipCorrupt(path, "central directory entry " + std::to_string(k) + " is damaged");
+    e.flags = uint16_t(le(cd, p + 8, 2));
+    e.method = uint16_t(le(cd, p + 10, 2));
+    e.crc = uint32_t(le(cd, p + 16, 4));
+    e.csize = le(cd, p + 20, 4);
+    e.size = le(cd, p + 24, 4);
+    const size_t nameLen = le(cd, p + 28, 2), extraLen = le(cd, p + 30, 2), commentLen = le(cd, p + 32, 2);
+    e.header = le(cd, p + 42, 4);
+    if (p + 46 + nameLen + extraLen + commentLen > cd.size())
+        throw zipCorrupt(path, "central directory entry " + std::to_string(k) + " runs past the directory");
+    name = cd.substr(p + 46, nameLen);
+    readZip64Extra(cd, p + 46 + nameLen, p + 46 + nameLen + extraLen, name, e, path);
+    return 46 + nameLen + extraLen + commentLen;
+}
+
+std::map<std::string, ZipEntry> readZipDirectory(std::istream &in, uint64_t fileSize, const std::string &path)
+{
+    const ZipDirectoryExtent d = readEndOfDirectory(in, fileSize, path);
+    if (d.offset > d.eocd || d.size > d.eocd - d.offset)
+        throw zipCorrupt(path, "the central directory lies outside the file");
+    if (d.size > kMaxPickleBytes)
+        throw zipCorrupt(path, "the central directory is " + std::to_string(d.size)
+                                   + " bytes, far more than torch.save writes");
+    if (d.count > kMaxZipEntries || d.count > d.size / 46)
+        throw zipCorrupt(path, "the central directory claims " + std::to_string(d.count) + " entries in "
+                                   + std::to_string(d.size) + " bytes");
+    const std::string cd = readAt(in, fileSize, d.offset, d.size, path, "the central directory");
     std::map<std::string, ZipEntry> entries;
     size_t p = 0;
-    for (uint64_t k = 0; k < count; ++k) {
-        if (p + 46 > cd.size() || cd.compare(p, 4, "PK\x01\x02") != 0)
-            throw corrupt("central directory entry " + std::to_string(k) + " is damaged");
+    for (uint64_t k = 0; k < d.count; ++k) {
+        std::string name;
         ZipEntry e;
-        e.flags = uint16_t(le(cd, p + 8, 2));
-        e.method = uint16_t(le(cd, p + 10, 2));
-        e.crc = uint32_t(le(cd, p + 16, 4));
-        e.csize = le(cd, p + 20, 4);
-        e.size = le(cd, p + 24, 4);
-        const size_t nameLen = le(cd, p + 28, 2), extraLen = le(cd, p + 30, 2), commentLen = le(cd, p + 32, 2);
-        e.header = le(cd, p + 42, 4);
-        if (p + 46 + nameLen + extraLen + commentLen > cd.size())
-            throw corrupt("central directory entry " + std::to_string(k) + " runs past the directory");
-        const std::string name = cd.substr(p + 46, nameLen);
-        // ZIP64 extended information (header 0x0001): the fields that are 0xFFFFFFFF, in order.
-        size_t x = p + 46 + nameLen;
-        const size_t xEnd = x + extraLen;
-        while (x + 4 <= xEnd) {
-            const uint64_t id = le(cd, x, 2), len = le(cd, x + 2, 2);
-            if (x + 4 + len > xEnd)
-                throw corrupt("the extra field of '" + name + "' is damaged");
-            if (id == 1) {
-                size_t f = x + 4;
-                for (uint64_t *field : {&e.size, &e.csize, &e.header})
-                    if (*field == 0xFFFFFFFF) {
-                        if (f + 8 > x + 4 + len)
-                            throw corrupt("the ZIP64 field of '" + name + "' is too short");
-                        *field = le(cd, f, 8);
-                        f += 8;
-                    }
-            }
-            x += 4 + len;
-        }
+        p += readCentralEntry(cd, p, k, path, name, e);
         entries[name] = e;
-        p += 46 + nameLen + extraLen + commentLen;
     }
     return entries;
 }
