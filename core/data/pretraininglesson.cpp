@@ -138,28 +138,13 @@ std::vector<int64_t> selectLabelledSubset(const std::vector<int64_t> &labels, in
     return out;
 }
 
-PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o, const PrepareProgress &progress,
-                                               const StopToken *stop)
+namespace {
+
+/// (a) The masked-LM pretraining data of the lesson's corpus file (d.corpus_file, d.corpus_documents
+/// set): into <output_dir>/pretraining-data, sets d.pretraining_dir.
+void prepareLessonPretrainingData(const PretrainingLessonOptions &o, const fs::path &out, PretrainingLessonData &d,
+                                  const StopToken *stop)
 {
-    if (o.output_dir.empty())
-        throw Error("output_dir", "no output folder was given", "Pass --output_dir=<folder> for the lesson's files.");
-    if (o.num_labelled < 1)
-        throw Error("num_labelled", "must be at least 1, got " + std::to_string(o.num_labelled), "The lesson uses 200.");
-    auto say = [&](double f, const std::string &stage) {
-        if (progress)
-            progress(f, stage);
-    };
-    PretrainingLessonData d;
-    const fs::path out(o.output_dir);
-    fs::create_directories(out);
-
-    // (a) The unlabelled corpus: every mail's text, one document per mail.
-    say(0.0, "writing the unlabelled corpus");
-    d.corpus_file = (out / "corpus.jsonl").string();
-    d.corpus_documents = writeMailCorpusJsonl(o.corpus_dir, d.corpus_file);
-    checkStop(stop);
-
-    say(0.1, "preparing the pretraining data");
     PretrainingDataOptions po;
     po.input_files = {d.corpus_file};
     po.input_format = "jsonl";
@@ -174,10 +159,13 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
     // not minutes), at most 10 % of a small corpus.
     po.eval_fraction = std::min(0.1, 60.0 / double(d.corpus_documents));
     preparePretrainingData(po, {}, stop);
-    checkStop(stop);
+}
 
-    // (b) The labelled data as the example prepares it, then the subset of its training rows.
-    say(0.5, "preparing the labelled data");
+/// (b) The labelled data as the example prepares it: into <output_dir>/labelled, sets
+/// d.labelled_dir and d.eval_data_path.
+PrepareReport prepareLessonLabelledData(const PretrainingLessonOptions &o, const fs::path &out,
+                                        PretrainingLessonData &d, const StopToken *stop)
+{
     PrepareOptions lo;
     lo.input_data_dir = o.corpus_dir;
     lo.vocab_file = o.vocab_file;
@@ -191,17 +179,27 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
     lo.bag_of_words_baseline = false;
     const PrepareReport lrep = prepareData(lo, {}, stop);
     d.eval_data_path = lrep.eval_path;
-    checkStop(stop);
+    return lrep;
+}
 
-    say(0.9, "choosing the labelled subset");
-    const std::string metaPath = lrep.meta_path;
-    nlohmann::ordered_json meta;
-    {
-        std::ifstream in(metaPath);
-        meta = nlohmann::ordered_json::parse(in, nullptr, false);
-        if (meta.is_discarded() || !meta.is_object())
-            throw Error(metaPath, "is not a JSON object", "Prepare the labelled data again.");
-    }
+/// The labelled data's input_meta_data.json as an object; wb::Error naming the file otherwise.
+nlohmann::ordered_json readLessonMeta(const std::string &metaPath)
+{
+    std::ifstream in(metaPath);
+    nlohmann::ordered_json meta = nlohmann::ordered_json::parse(in, nullptr, false);
+    if (meta.is_discarded() || !meta.is_object())
+        throw Error(metaPath, "is not a JSON object", "Prepare the labelled data again.");
+    return meta;
+}
+
+/// The subset of o.num_labelled training rows (selectLabelledSubset) written to
+/// <output_dir>/labels-N: train.tf_record, labels.txt where the labelled data has one, and
+/// input_meta_data.json with its train_data_size. Sets d.subset_rows, d.subset_per_label and
+/// d.subset_dir.
+void writeLabelledSubset(const PretrainingLessonOptions &o, const fs::path &out, const PrepareReport &lrep,
+                         PretrainingLessonData &d)
+{
+    nlohmann::ordered_json meta = readLessonMeta(lrep.meta_path);
     RecordSpec spec;
     spec.max_seq_length = o.max_seq_length;
     spec.num_labels = meta.value("num_labels", int64_t(2));
@@ -237,6 +235,42 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
                         std::string(std::istreambuf_iterator<char>(in), {}));
     }
     writeFileAtomic((fs::path(d.subset_dir) / "input_meta_data.json").string(), meta.dump(4) + "\n");
+}
+
+} // namespace
+
+PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o, const PrepareProgress &progress,
+                                               const StopToken *stop)
+{
+    if (o.output_dir.empty())
+        throw Error("output_dir", "no output folder was given", "Pass --output_dir=<folder> for the lesson's files.");
+    if (o.num_labelled < 1)
+        throw Error("num_labelled", "must be at least 1, got " + std::to_string(o.num_labelled), "The lesson uses 200.");
+    auto say = [&](double f, const std::string &stage) {
+        if (progress)
+            progress(f, stage);
+    };
+    PretrainingLessonData d;
+    const fs::path out(o.output_dir);
+    fs::create_directories(out);
+
+    // (a) The unlabelled corpus: every mail's text, one document per mail.
+    say(0.0, "writing the unlabelled corpus");
+    d.corpus_file = (out / "corpus.jsonl").string();
+    d.corpus_documents = writeMailCorpusJsonl(o.corpus_dir, d.corpus_file);
+    checkStop(stop);
+
+    say(0.1, "preparing the pretraining data");
+    prepareLessonPretrainingData(o, out, d, stop);
+    checkStop(stop);
+
+    // (b) The labelled data as the example prepares it, then the subset of its training rows.
+    say(0.5, "preparing the labelled data");
+    const PrepareReport lrep = prepareLessonLabelledData(o, out, d, stop);
+    checkStop(stop);
+
+    say(0.9, "choosing the labelled subset");
+    writeLabelledSubset(o, out, lrep, d);
     say(1.0, "done");
     return d;
 }
