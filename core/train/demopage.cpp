@@ -8,7 +8,10 @@
 
 namespace wb {
 
-std::string demoPageHtml()
+namespace {
+
+/// The page's <head>: its title and style sheet.
+const char *pageHead()
 {
     return R"html(<!DOCTYPE html>
 <html lang="en">
@@ -33,7 +36,13 @@ std::string demoPageHtml()
   #result { display: none; }
 </style>
 </head>
-<body>
+)html";
+}
+
+/// The page's visible part: the text box, the button, the result bars, and onnxruntime-web's script.
+const char *pageBody()
+{
+    return R"html(<body>
 <h1 id="title">Text classifier</h1>
 <p id="status">Loading the model…</p>
 <textarea id="text" placeholder="Type a text to classify" disabled></textarea>
@@ -42,7 +51,13 @@ std::string demoPageHtml()
 <div id="pieces" class="pieces"></div>
 <pre id="result"></pre>
 <script src="ort/ort.wasm.min.js"></script>
-<script>
+)html";
+}
+
+/// The start of the page's script: its status line and the WordPiece tokenizer.
+const char *pageTokenizerScript()
+{
+    return R"html(<script>
 "use strict";
 const statusLine = document.getElementById("status");
 function fail(message) { statusLine.textContent = message; statusLine.className = "error"; }
@@ -99,7 +114,13 @@ function wordpieces(word, vocab) {
   return pieces;
 }
 
-// --- the model ------------------------------------------------------------------------------
+)html";
+}
+
+/// The page's model code: its files fetched, a text classified by the ONNX session, the result bars.
+const char *pageModelScript()
+{
+    return R"html(// --- the model ------------------------------------------------------------------------------
 let session = null, vocab = null, labels = [], lower = true, maxSeqLength = 128;
 
 async function fetchText(path) {
@@ -149,7 +170,14 @@ function show(r) {
   document.getElementById("result").textContent = JSON.stringify(r);
 }
 
-let pending = Promise.resolve();
+)html";
+}
+
+/// The end of the page's script: classification as the text changes, and the start-up that loads
+/// the vocabulary, labels and model.
+const char *pageStartScript()
+{
+    return R"html(let pending = Promise.resolve();
 function update() {
   const text = document.getElementById("text").value;
   pending = pending.then(() => classify(text)).then(show).catch((e) => fail(String(e)));
@@ -190,6 +218,14 @@ function update() {
 </body>
 </html>
 )html";
+}
+
+} // namespace
+
+std::string demoPageHtml()
+{
+    return std::string(pageHead()) + pageBody() + pageTokenizerScript() + pageModelScript() +
+           pageStartScript();
 }
 
 } // namespace wb
