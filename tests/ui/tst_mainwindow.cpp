@@ -540,9 +540,13 @@ void tst_MainWindow::localWorkersFollowStrategy()
     QVERIFY(!w.commandLine().contains(QStringLiteral("num_local_workers")));
 }
 
-void tst_MainWindow::openTensorBoardLogs()
+namespace {
+
+/// Two runs' TensorBoard logs below <root>/logs: a Keras-style one (logs/keras-run: train/ and
+/// validation/ with epoch_* tags) and one of ours (logs/ours/summaries/{train,validation}).
+/// Returns the folder of ours.
+QString writeTensorBoardLogs(const QTemporaryDir &dir)
 {
-    QTemporaryDir dir;
     // A Keras-style run: train/ and validation/ with epoch_* tags, below logs/keras-run.
     const QString keras = dir.filePath(QStringLiteral("logs/keras-run"));
     {
@@ -573,6 +577,15 @@ void tst_MainWindow::openTensorBoardLogs()
         e.wall_time = 2001;
         w.writeEval(e);
     }
+    return ours;
+}
+
+} // namespace
+
+void tst_MainWindow::openTensorBoardLogs()
+{
+    QTemporaryDir dir;
+    const QString ours = writeTensorBoardLogs(dir);
 
     QString error;
     const std::vector<RunHistory> runs = RunHistory::fromTensorBoard(dir.filePath(QStringLiteral("logs")), &error);
