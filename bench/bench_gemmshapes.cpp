@@ -6,6 +6,8 @@
 // batch × heads against one call per head (and oneDNN's matmul primitive, cached).
 // Prints one JSON object per product and variant (docs/benchmarks.md, "GEMM shapes").
 // Usage: bench_gemmshapes [rounds, default 7] [threads, default 1]
+#include "bench/benchpeak.h"
+
 #include <ATen/ATen.h>
 #include <torch/torch.h>
 
@@ -22,12 +24,7 @@
 
 namespace {
 
-double threadCpu()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+using wb::threadCpu; // bench/benchpeak.h
 
 /// One way of computing one product: a callable, its FLOPs, and the best wall / CPU time seen.
 struct Variant
