@@ -240,6 +240,7 @@ class tst_TfCheckpoint : public QObject
 private Q_SLOTS:
     void initTestCase() { torch::manual_seed(1); }
     void realTf1Index();
+    void realTf1IndexMatchesTheModel();
     void mapsNames_data();
     void mapsNames();
     void endToEndTf1SeveralBlocks();
@@ -324,6 +325,16 @@ void tst_TfCheckpoint::realTf1Index()
     QVERIFY(q && q->kernel);
     QCOMPARE(q->model_name, std::string("bert.encoder.layer.11.attention.self.query.weight"));
 
+}
+
+/// The same real index matched against its bert_config.json: what loads, what is missing or
+/// skipped, and the pre-flight check's message about the absent data shard.
+void tst_TfCheckpoint::realTf1IndexMatchesTheModel()
+{
+    const std::string dir = std::string(WB_SHARED_DATA_DIR) + "/tf-checkpoint";
+    if (!fs::exists(dir + "/bert_model.ckpt.index"))
+        QSKIP("shared TF checkpoint index not present");
+    const TfBundle b = readTfBundle(dir + "/bert_model.ckpt");
     Diagnostics cfgDiag;
     const auto cfg = BertConfig::load(dir + "/bert_config.json", cfgDiag);
     QVERIFY(cfg && !cfgDiag.hasErrors());
