@@ -12,7 +12,7 @@
 // Usage: bench_stepab mini|tiny ROUNDS THREADS SET...   (e.g. bench_stepab mini 12 1 dnnl nobias)
 //   ROUNDS: timed steps per set (after 2 untimed rounds); THREADS: intra-op threads
 //   SET: KERNELS or KERNELS@CPU, each set named once
-//   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias | dwdnnl | dwblas
+//   KERNELS: dnnl (the product's default) | aten | linear | attention | nogelu | nosoftmax | nolayernorm | nobias | dwdnnl | dwblas | noblocked
 //   (bench/benchconfig.h, benchKernels)
 //   CPU: default | avx2 | avx512, the instruction-set variant of the workbench's own vector loops
 //   (core/util/cpucapability.h); without it, cpuCapability(): the best this CPU has, or what

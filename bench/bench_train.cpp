@@ -4,13 +4,14 @@
 // Prints one JSON object per config.
 // Usage: bench_train [tiny|mini|base|all] [steps] [threads] [fp32|bf16] [ckpt|-] [warmup steps, default 3]
 //                    [kernels: dnnl (default, the product's) | aten | linear | attention | nogelu | nosoftmax |
-//                     nolayernorm | nobias | dwdnnl | dwblas]
+//                     nolayernorm | nobias | dwdnnl | dwblas | noblocked]
 // (kernels: which fp32 products run on oneDNN and which element-wise passes are fused,
 // nn::setFastKernels — "aten" is the step before issue 28 §3, "linear" / "attention" one
 // lever each, "nogelu" / "nosoftmax" / "nolayernorm" the default less nn::fusedGelu /
 // nn::fusedAttentionSoftmax / nn::fusedLayerNorm, "nobias" the default with each product's bias
 // added before it rather than in the pass after it, "dwdnnl" / "dwblas" the weight gradients on
-// oneDNN / the BLAS whatever the automatic choice is: nn::automaticWeightGradientLibrary)
+// oneDNN / the BLAS whatever the automatic choice is: nn::automaticWeightGradientLibrary,
+// "noblocked" the attention over the whole batch instead of nn::blockedAttention's blocks)
 // (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
@@ -317,7 +318,7 @@ int main(int argc, char **argv)
     nn::FastKernels fastKernels;
     if (!benchKernels(kernels, fastKernels)) {
         std::cerr << "bench_train: kernels must be one of dnnl, aten, linear, attention, nogelu, nosoftmax, "
-                     "nolayernorm, nobias, dwdnnl, dwblas; not '"
+                     "nolayernorm, nobias, dwdnnl, dwblas, noblocked; not '"
                   << kernels << "'\n";
         return 2;
     }

@@ -35,13 +35,14 @@ inline BertConfig benchConfig(const std::string &name)
 inline const std::vector<std::string> &benchKernelNames()
 {
     static const std::vector<std::string> names{"dnnl",   "aten",        "linear", "attention", "nogelu",
-                                                "nosoftmax", "nolayernorm", "nobias", "dwdnnl",    "dwblas"};
+                                                "nosoftmax", "nolayernorm", "nobias", "dwdnnl",    "dwblas", "noblocked"};
     return names;
 }
 
 /// The kernels `name` stands for: "dnnl" the product's default (nn::FastKernels{}), "aten"
 /// none of them (the step before issue 28 §3), "linear" / "attention" one lever each, "no…"
-/// the default less one fused pass, "dwdnnl" / "dwblas" the default with the weight gradients on
+/// the default less one fused pass ("noblocked": the attention over the whole batch, not in
+/// blocks, nn::blockedAttention), "dwdnnl" / "dwblas" the default with the weight gradients on
 /// oneDNN / the BLAS whatever automaticWeightGradientLibrary() says. False for an unknown name.
 inline bool benchKernels(const std::string &name, nn::FastKernels &out)
 {
@@ -51,6 +52,7 @@ inline bool benchKernels(const std::string &name, nn::FastKernels &out)
     const bool all = name != "aten" && name != "linear" && name != "attention";
     out = {all || name == "linear", all || name == "attention", all && name != "nogelu",
            all && name != "nosoftmax", all && name != "nolayernorm", all && name != "nobias"};
+    out.blockedAttention = all && name != "noblocked";
     if (name == "dwdnnl" || name == "dwblas")
         out.weightGradients = name == "dwdnnl" ? nn::WeightGradientLibrary::OneDnn : nn::WeightGradientLibrary::Blas;
     return true;

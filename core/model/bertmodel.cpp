@@ -362,12 +362,18 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
         // With the mask bias, softmax and dropout in one pass (nn::fusedAttentionSoftmax: the same
         // draw from the generator as dropout() makes, and the same mask) the product adds no bias.
         const bool fused = fastKernels().softmax && m_attentionDropout < 1.0 && fusedAttentionSoftmaxApplies(bias, maskBias);
-        const auto scores = fused ? fastBatchedMatmul(q, kt, scale) : fastBatchedMatmul(q, kt, scale, bias);
         const bool drop = is_training() && m_attentionDropout > 0.0;
-        const auto probs = !fused ? dropout(torch::softmax(scores, -1), m_attentionDropout, is_training(), m_gen)
-                                  : fusedAttentionSoftmax(scores, maskBias, drop ? m_attentionDropout : 0.0,
-                                                          drop ? dropoutSeed(m_gen) : 0);
-        context = fastBatchedMatmul(probs, v, 1.0, {}, BatchedOutput::HeadsInterleaved);
+        if (fused && fastKernels().blockedAttention && blockedAttentionApplies(q, k, v, maskBias)) {
+            // The same products, softmax, mask and seed a block of heads at a time (nn::blockedAttention).
+            context = blockedAttention(q, k, v, maskBias, scale, drop ? m_attentionDropout : 0.0,
+                                       drop ? dropoutSeed(m_gen) : 0);
+        } else {
+            const auto scores = fused ? fastBatchedMatmul(q, kt, scale) : fastBatchedMatmul(q, kt, scale, bias);
+            const auto probs = !fused ? dropout(torch::softmax(scores, -1), m_attentionDropout, is_training(), m_gen)
+                                      : fusedAttentionSoftmax(scores, maskBias, drop ? m_attentionDropout : 0.0,
+                                                              drop ? dropoutSeed(m_gen) : 0);
+            context = fastBatchedMatmul(probs, v, 1.0, {}, BatchedOutput::HeadsInterleaved);
+        }
     } else {
         const torch::Tensor qb = q.reshape({b * m_heads, sq, d}), ktb = k.reshape({b * m_heads, s, d}).transpose(1, 2),
                             vb = v.reshape({b * m_heads, s, d});

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/fusedops.h"
 
+#include "core/model/dnnlmatmul.h"
 #include "core/model/rowblocks.h"
 #include "core/model/rowkernels.h"
 #include "core/util/blaslibrary.h"
@@ -247,15 +248,21 @@ torch::Tensor plainOperand(const torch::Tensor &t)
     return (t.stride(-1) == 1 || t.stride(-2) == 1) ? t : t.contiguous();
 }
 
+/// A tensor's layout for oneDNN's matmul (core/model/dnnlmatmul.h).
+MatmulLayout layoutOf(const torch::Tensor &t)
+{
+    return {t.sizes().vec(), t.strides().vec()};
+}
+
 /// out = alpha·a·b + beta·out over the batch dims with oneDNN's matmul primitive: a [..., m, k],
 /// b [..., k, n] (plainOperand layouts, the same 1 or 2 batch dims), out [..., m, n] with a unit
 /// innermost stride (any other strides: the attention writes its context straight into the
 /// [B, S, A, D] layout). One primitive per shape, layout, alpha, beta, built once per thread and
 /// kept (a training run has a handful).
 ///
-/// Threads: nothing of a primitive is shared between threads. Each thread has its own cache,
-/// and every primitive runs with a scratchpad of its own call (scratchpad_mode::user, a fresh
-/// buffer per execution). oneDNN's default (library mode, built without
+/// Threads: nothing of a primitive is shared between threads. Each thread has its own plans,
+/// and every primitive runs with a scratchpad of the running thread (scratchpad_mode::user;
+/// matmulPlan, core/model/dnnlmatmul.h). oneDNN's default (library mode, built without
 /// DNNL_ENABLE_CONCURRENT_EXEC as Debian builds it) gives a primitive the *executing* thread's
 /// thread-local scratchpad, sized when the primitive was created, possibly on another thread
 /// (oneDNN src/common/scratchpad.cpp, global_scratchpad_t): a primitive used across threads
@@ -265,48 +272,8 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
 {
     RECORD_FUNCTION("wb::dnnl_matmul", std::vector<c10::IValue>());
     at::internal::lazy_init_num_threads(); // as in sgemm: the run's intra-op threads
-    using namespace dnnl;
-    static engine eng(engine::kind::cpu, 0);
-    using Key = std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>,
-                           std::vector<int64_t>, float, float>;
-    struct Entry
-    {
-        matmul prim;
-        memory::desc scratchpad;
-    };
-    static thread_local std::map<Key, Entry> cache; // map nodes do not move: `entry` stays valid
-    const auto desc = [](const torch::Tensor &t) {
-        return memory::desc(t.sizes().vec(), memory::data_type::f32, t.strides().vec());
-    };
-    const memory::desc amd = desc(a), bmd = desc(b), cmd = desc(out);
-    const Entry *entry = nullptr;
-    {
-        const Key key{a.sizes().vec(), a.strides().vec(), b.sizes().vec(), b.strides().vec(), out.strides().vec(), alpha, beta};
-        auto it = cache.find(key);
-        if (it == cache.end()) {
-            primitive_attr attr;
-            attr.set_scratchpad_mode(scratchpad_mode::user);
-            if (alpha != 1.0f)
-                attr.set_output_scales(0, {alpha});
-            if (beta != 0.0f) {
-                post_ops ops;
-                ops.append_sum(beta);
-                attr.set_post_ops(ops);
-            }
-            if (cache.size() >= 64)
-                cache.clear(); // shapes change (evaluation, another run): start over
-            const matmul::primitive_desc pd(matmul::desc(amd, bmd, cmd), attr, eng);
-            it = cache.emplace(key, Entry{matmul(pd), pd.scratchpad_desc()}).first;
-        }
-        entry = &it->second;
-    }
-    stream strm(eng);
-    memory ma(amd, eng, a.data_ptr<float>()), mb(bmd, eng, b.data_ptr<float>()), mc(cmd, eng, out.data_ptr<float>());
-    // This call's own scratchpad (oneDNN asks for 64-byte alignment; libtorch's CPU allocator gives 64).
-    const torch::Tensor pad = torch::empty({int64_t(entry->scratchpad.get_size())}, torch::kUInt8);
-    memory ms(entry->scratchpad, eng, pad.numel() > 0 ? pad.data_ptr() : nullptr);
-    entry->prim.execute(strm, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, ms}});
-    strm.wait();
+    matmulPlan(layoutOf(a), layoutOf(b), layoutOf(out), alpha, beta)
+        .run(a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>());
 }
 
 /// An uninitialised tensor of `like`'s sizes and, where that is a dense layout with a unit
@@ -391,7 +358,8 @@ struct FastBatchedMatmulFunction : public torch::autograd::Function<FastBatchedM
 namespace {
 std::atomic<WeightGradientLibrary> gWeightGradients{FastKernels{}.weightGradients};
 std::atomic<bool> gFastLinear{FastKernels{}.linear}, gFastAttention{FastKernels{}.attention}, gFastGelu{FastKernels{}.gelu},
-    gFastSoftmax{FastKernels{}.softmax}, gFastLayerNorm{FastKernels{}.layerNorm}, gFastBias{FastKernels{}.bias};
+    gFastSoftmax{FastKernels{}.softmax}, gFastLayerNorm{FastKernels{}.layerNorm}, gFastBias{FastKernels{}.bias},
+    gBlockedAttention{FastKernels{}.blockedAttention};
 } // namespace
 
 void setFastKernels(FastKernels kernels)
@@ -403,12 +371,13 @@ void setFastKernels(FastKernels kernels)
     gFastLayerNorm = kernels.layerNorm;
     gFastBias = kernels.bias;
     gWeightGradients = kernels.weightGradients;
+    gBlockedAttention = kernels.blockedAttention;
 }
 
 FastKernels fastKernels()
 {
     return {gFastLinear.load(),    gFastAttention.load(), gFastGelu.load(),       gFastSoftmax.load(),
-            gFastLayerNorm.load(), gFastBias.load(),      gWeightGradients.load()};
+            gFastLayerNorm.load(), gFastBias.load(),      gWeightGradients.load(), gBlockedAttention.load()};
 }
 
 WeightGradientLibrary weightGradientLibraryFor(unsigned dnnlIsa, const std::string &blas)

@@ -68,6 +68,10 @@ struct FastKernels
     bool bias = true;
     /// With `linear` on: where the weight gradients run.
     WeightGradientLibrary weightGradients = WeightGradientLibrary::Automatic;
+    /// With `attention` and `softmax` on: the attention as blockedAttention (a block of heads at a
+    /// time, its score matrices in cache) instead of fastBatchedMatmul, fusedAttentionSoftmax and
+    /// fastBatchedMatmul over the whole batch.
+    bool blockedAttention = true;
 };
 void setFastKernels(FastKernels kernels);
 FastKernels fastKernels();
@@ -152,6 +156,32 @@ bool fusedAttentionSoftmaxApplies(const torch::Tensor &scores, const torch::Tens
 /// twice. Multithreaded over rows; the result does not depend on the thread count.
 /// Throws c10::Error when !fusedAttentionSoftmaxApplies or p is outside [0, 1).
 torch::Tensor fusedAttentionSoftmax(const torch::Tensor &scores, const torch::Tensor &maskBias, double p, uint64_t seed);
+
+/// True when blockedAttention applies: float32 CPU q [B, A, Sq, D], k [B, A, S, D], v [B, A, S, Dv]
+/// (any strides) and a mask bias [B, 1, 1, S], with Sq, D, Dv ≥ 1 and 1 ≤ S ≤ 2048, autocast off.
+bool blockedAttentionApplies(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                             const torch::Tensor &maskBias);
+
+/// The attention of the fp32 training step in one node: context = Out·v with Out = P · m / (1 − p)
+/// and P = softmax(scale·q·kᵀ + maskBias), the same values as
+/// fastBatchedMatmul(fusedAttentionSoftmax(fastBatchedMatmul(q, kᵀ, scale), maskBias, p, seed), v)
+/// (the same dropout mask m, element i of P's contiguous [B, A, Sq, S] order; the same products on
+/// oneDNN's matmul primitive, here per block), but computed a block of heads of one batch element
+/// at a time, so that a block's scores, probabilities and their gradients stay in cache between
+/// the products and the row passes (a block: the most heads whose Sq × S matrices fit 256 KB,
+/// a divisor of A; all 4 of BERT-Mini's at S = 128). Of the [B, A, Sq, S] tensors only P is
+/// written to memory (saved for the backward pass); the batched path writes and reads five.
+/// Returns [B, A, Sq, Dv] stored as [B, Sq, A, Dv] (context.transpose(1, 2).reshape({B, Sq, A·Dv})
+/// is a view). Backward: dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Outᵀ·dC with dS the softmax's
+/// backward pass of dC·vᵀ·m / (1 − p) (the mask recomputed from the seed), each laid out as its
+/// operand where that is dense; no gradient for the mask bias; not differentiable twice.
+/// Measured on BERT-Mini's step: docs/benchmarks.md, "The attention in blocks".
+/// Threads: the blocks on at::parallel_for, each product on one thread inside the parallel
+/// region (on the calling thread's OpenMP threads when it runs inline); a run and its resume with
+/// the same thread count give the same bits. Throws c10::Error when !blockedAttentionApplies or
+/// p is outside [0, 1).
+torch::Tensor blockedAttention(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+                               const torch::Tensor &maskBias, double scale, double p, uint64_t seed);
 
 /// True when fusedGelu computes gelu(x + bias): x a float32 CPU tensor, bias undefined or float32
 /// CPU [x.size(-1)].

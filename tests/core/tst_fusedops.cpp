@@ -41,6 +41,10 @@ private Q_SLOTS:
     void fusedGeluOnlyWhereItApplies();
     void fusedAttentionSoftmaxIsSoftmaxThenDropout_data();
     void fusedAttentionSoftmaxIsSoftmaxThenDropout();
+    void blockedAttentionIsTheBatchedPath_data();
+    void blockedAttentionIsTheBatchedPath();
+    void blockedAttentionOnAnyThreads();
+    void blockedAttentionOnlyWhereItApplies();
     void trainingStepsMatchTheATenPath();
     void productsDoNotDependOnOtherThreads();
     void pretrainingDecoderMatchesTheATenPath();
@@ -594,6 +598,145 @@ void tst_FusedOps::fastBatchedMatmulOnlyWhereItApplies()
 /// Five AdamW steps of a small BERT with dropout, the same seed: the oneDNN products (default)
 /// and the ATen ones (nn::setFastKernels off) give the same loss curve up to floating-point
 /// reassociation, and the same dropout masks (the generator advances alike).
+namespace {
+
+/// The attention's inputs as the model has them: q, k, v strided head views [B, A, S, D] of
+/// [B, S, A·D] projections (q of the first sq tokens), a mask bias [B, 1, 1, S] with the second
+/// sequence padded, and a context gradient [B, sq, A·D].
+struct AttentionInputs
+{
+    AttentionInputs(int64_t b, int64_t heads, int64_t sq, int64_t s, int64_t d, uint64_t seed)
+        : b(b), heads(heads), sq(sq), s(s), d(d)
+    {
+        auto gen = nn::makeGenerator(seed);
+        q = torch::randn({b, sq, heads * d}, gen), k = torch::randn({b, s, heads * d}, gen);
+        v = torch::randn({b, s, heads * d}, gen), dctx = torch::randn({b, sq, heads * d}, gen);
+        mask = torch::zeros({b, 1, 1, s});
+        if (b > 1)
+            mask[1].narrow(-1, s - s / 3, s / 3).fill_(-10000.0);
+    }
+    int64_t b, heads, sq, s, d;
+    torch::Tensor q, k, v, mask, dctx;
+
+    /// {context [B, A, sq, D], dq, dk, dv} through blockedAttention, or the batched path it
+    /// replaces (fastBatchedMatmul, fusedAttentionSoftmax, fastBatchedMatmul).
+    std::vector<torch::Tensor> run(bool blocked, double p, uint64_t seed) const
+    {
+        auto qp = q.clone().requires_grad_(true), kp = k.clone().requires_grad_(true), vp = v.clone().requires_grad_(true);
+        const auto heads4 = [&](const torch::Tensor &t, int64_t len) { return t.view({b, len, heads, d}).transpose(1, 2); };
+        const auto qh = heads4(qp, sq), kh = heads4(kp, s), vh = heads4(vp, s);
+        const double scale = 1.0 / std::sqrt(double(d));
+        torch::Tensor ctx;
+        if (blocked) {
+            if (!nn::blockedAttentionApplies(qh, kh, vh, mask))
+                throw std::runtime_error("blockedAttentionApplies is false");
+            ctx = nn::blockedAttention(qh, kh, vh, mask, scale, p, seed);
+            if (!ctx.transpose(1, 2).is_contiguous())
+                throw std::runtime_error("the context is not stored as [B, S, A, D]");
+        } else {
+            const auto probs = nn::fusedAttentionSoftmax(nn::fastBatchedMatmul(qh, kh.transpose(2, 3), scale), mask, p, seed);
+            ctx = nn::fastBatchedMatmul(probs, vh, 1.0, {}, nn::BatchedOutput::HeadsInterleaved);
+        }
+        ctx.transpose(1, 2).reshape({b, sq, heads * d}).backward(dctx);
+        return {ctx.detach(), qp.grad(), kp.grad(), vp.grad()};
+    }
+};
+
+/// The largest difference of a and b relative to b's largest magnitude (+ 1).
+double relativeError(const torch::Tensor &a, const torch::Tensor &b)
+{
+    return (a - b).abs().max().item<double>() / (b.abs().max().item<double>() + 1.0);
+}
+
+} // namespace
+
+void tst_FusedOps::blockedAttentionIsTheBatchedPath_data()
+{
+    QTest::addColumn<qint64>("heads");
+    QTest::addColumn<qint64>("queries"); // sq: all tokens, or the last layer's [CLS] only
+    QTest::addColumn<qint64>("keys");
+    QTest::addColumn<double>("p");
+    // Blocks: all 4 heads of a sequence (BERT-Mini's), 3 of 6 (two blocks a sequence), one head
+    // (300 × 300 scores are over a block's 256 KB), and odd sizes off the 16 lanes.
+    QTest::newRow("4 heads, S = 128, dropout 0.1") << qint64(4) << qint64(128) << qint64(128) << 0.1;
+    QTest::newRow("6 heads, S = 128, dropout 0.1") << qint64(6) << qint64(128) << qint64(128) << 0.1;
+    QTest::newRow("2 heads, S = 300, dropout 0.2") << qint64(2) << qint64(300) << qint64(300) << 0.2;
+    QTest::newRow("3 heads, S = 37, no dropout") << qint64(3) << qint64(37) << qint64(37) << 0.0;
+    QTest::newRow("[CLS] query only, dropout 0.1") << qint64(4) << qint64(1) << qint64(128) << 0.1;
+}
+
+/// blockedAttention against the batched path it replaces in the training step: the context and
+/// the gradients of q, k and v within float rounding (the same products and row kernels, in
+/// blocks; a different dropout mask would be far off), and the context against the plain
+/// formula with the mask fusedDropout applies.
+void tst_FusedOps::blockedAttentionIsTheBatchedPath()
+{
+    QFETCH(qint64, heads);
+    QFETCH(qint64, queries);
+    QFETCH(qint64, keys);
+    QFETCH(double, p);
+    const AttentionInputs in(3, heads, queries, keys, 16, 31);
+    const uint64_t seed = 0xa77e57ULL;
+    const auto blocked = in.run(true, p, seed), batched = in.run(false, p, seed);
+    const char *what[] = {"context", "dq", "dk", "dv"};
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(blocked[size_t(i)].sizes(), batched[size_t(i)].sizes());
+        const double err = relativeError(blocked[size_t(i)], batched[size_t(i)]);
+        QVERIFY2(err <= 1e-6, qPrintable(QStringLiteral("%1: relative error %2").arg(QLatin1String(what[i])).arg(err)));
+        QVERIFY(batched[size_t(i)].abs().max().item<double>() > 0);
+    }
+    // Against the plain formula too: softmax(q·kᵀ/√d + mask) with the same mask applied by fusedDropout.
+    const auto qh = in.q.view({in.b, queries, heads, 16}).transpose(1, 2),
+               kh = in.k.view({in.b, keys, heads, 16}).transpose(1, 2), vh = in.v.view({in.b, keys, heads, 16}).transpose(1, 2);
+    torch::Tensor probs = torch::softmax(torch::matmul(qh, kh.transpose(2, 3)) * 0.25 + in.mask, -1);
+    if (p > 0)
+        probs = nn::fusedDropout(probs, p, seed);
+    const double plainErr = relativeError(blocked[0], torch::matmul(probs, vh));
+    QVERIFY2(plainErr <= 1e-5, qPrintable(QStringLiteral("context against the formula: %1").arg(plainErr)));
+}
+
+/// The blocks on one intra-op thread and on two give the same bits (each block's products run on
+/// one thread either way), and on two threads every block is computed whole: oneDNN runs a
+/// primitive on one thread inside a parallel region but splits its work for the threads it was
+/// built for, so a primitive built for two would leave half of each product unwritten there.
+void tst_FusedOps::blockedAttentionOnAnyThreads()
+{
+    const int before = torch::get_num_threads();
+    const AttentionInputs in(6, 4, 64, 64, 16, 32);
+    torch::set_num_threads(1);
+    const auto one = in.run(true, 0.1, 9);
+    torch::set_num_threads(2);
+    const auto two = in.run(true, 0.1, 9), twoBatched = in.run(false, 0.1, 9);
+    torch::set_num_threads(before);
+    for (size_t i = 0; i < one.size(); ++i) {
+        QVERIFY2(torch::equal(one[i], two[i]), qPrintable(QStringLiteral("output %1 differs between 1 and 2 threads").arg(i)));
+        QVERIFY2(relativeError(two[i], twoBatched[i]) <= 1e-6, qPrintable(QStringLiteral("output %1").arg(i)));
+    }
+}
+
+/// Where blockedAttention does not apply (the model then takes the batched path): another dtype, a
+/// mask per query, keys over 2048, mismatched heads or key lengths, autocast; p ≥ 1 throws.
+void tst_FusedOps::blockedAttentionOnlyWhereItApplies()
+{
+    const torch::Tensor q = torch::randn({2, 4, 8, 16}), k = torch::randn({2, 4, 8, 16}), v = torch::randn({2, 4, 8, 16});
+    const torch::Tensor mask = torch::zeros({2, 1, 1, 8});
+    QVERIFY(nn::blockedAttentionApplies(q, k, v, mask));
+    QVERIFY(!nn::blockedAttentionApplies(q.to(torch::kDouble), k, v, mask));
+    QVERIFY(!nn::blockedAttentionApplies(q, k, v, torch::zeros({2, 1, 8, 8})));
+    QVERIFY(!nn::blockedAttentionApplies(q, k, torch::randn({2, 4, 9, 16}), mask));
+    QVERIFY(!nn::blockedAttentionApplies(q, torch::randn({2, 2, 8, 16}), v, mask));
+    QVERIFY(!nn::blockedAttentionApplies(torch::randn({1, 1, 1, 4}), torch::randn({1, 1, 2049, 4}),
+                                         torch::randn({1, 1, 2049, 4}), torch::zeros({1, 1, 1, 2049})));
+    {
+        at::autocast::set_cpu_enabled(true);
+        const bool applies = nn::blockedAttentionApplies(q, k, v, mask);
+        at::autocast::set_cpu_enabled(false);
+        QVERIFY(!applies);
+    }
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::blockedAttention(q, k, v, mask, 0.25, 1.0, 1));
+    QVERIFY_THROWS_EXCEPTION(c10::Error, nn::blockedAttention(q, k, v, torch::zeros({2, 1, 8, 8}), 0.25, 0.1, 1));
+}
+
 void tst_FusedOps::trainingStepsMatchTheATenPath()
 {
     const auto losses = [](bool fast) {
