@@ -2,6 +2,7 @@
 // The attention of the fp32 training step a block of heads at a time, its score matrices kept in
 // cache: nn::blockedAttention.
 #include "core/model/dnnlmatmul.h"
+#include "core/model/fusedcommon.h"
 #include "core/model/fusedops.h"
 #include "core/model/rowkernels.h"
 
@@ -20,14 +21,9 @@ namespace {
 constexpr int64_t kMaxKeys = 2048;          // the longest row of scores (one dropoutScales call)
 constexpr int64_t kBlockFloats = 64 * 1024; // a block's score matrices: at most 256 KB, or one head
 
-/// The keep mask's scale for dropout probability p (1/(1 − p)), and its threshold.
-struct Keep
-{
-    explicit Keep(double p) : drop(p > 0.0), threshold(keepThreshold(1.0 - p)), scale(drop ? float(1.0 / (1.0 - p)) : 1.0f) {}
-    bool drop;
-    uint32_t threshold;
-    float scale;
-};
+using detail::Keep;
+using detail::emptyLaidOutAs;
+using detail::isCpuFloat;
 
 /// How many heads one block holds: the largest divisor of `heads` whose score matrices
 /// ([heads, sq, s] floats) fit kBlockFloats, at least one.
@@ -78,14 +74,6 @@ MatmulLayout scratch(int64_t g, int64_t m, int64_t n, bool transposed = false)
 torch::Tensor unitLastStride(const torch::Tensor &t)
 {
     return t.stride(-1) == 1 ? t : t.contiguous();
-}
-
-/// An uninitialised tensor of `like`'s sizes and strides where those are dense, contiguous otherwise.
-torch::Tensor emptyLike(const torch::Tensor &like)
-{
-    if (like.is_non_overlapping_and_dense() && like.stride(-1) == 1)
-        return at::empty_strided(like.sizes(), like.strides(), like.options());
-    return torch::empty(like.sizes(), like.options());
 }
 
 struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttentionFunction>
@@ -151,8 +139,8 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
         const torch::Tensor dc = unitLastStride(grads[0]);
         const Dims n(q, k, v);
         const bool wantQ = ctx->needs_input_grad(0), wantK = ctx->needs_input_grad(1), wantV = ctx->needs_input_grad(2);
-        torch::Tensor dq = wantQ ? emptyLike(q) : torch::Tensor(), dk = wantK ? emptyLike(k) : torch::Tensor(),
-                      dv = wantV ? emptyLike(v) : torch::Tensor();
+        torch::Tensor dq = wantQ ? emptyLaidOutAs(q) : torch::Tensor(), dk = wantK ? emptyLaidOutAs(k) : torch::Tensor(),
+                      dv = wantV ? emptyLaidOutAs(v) : torch::Tensor();
         const float *pq = q.data_ptr<float>(), *pk = k.data_ptr<float>(), *pv = v.data_ptr<float>(),
                     *pp = probs.data_ptr<float>(), *pdc = dc.data_ptr<float>();
         at::internal::lazy_init_num_threads();
@@ -203,11 +191,6 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
         return {dq, dk, dv, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
-
-bool isCpuFloat(const torch::Tensor &t)
-{
-    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
-}
 
 } // namespace
 

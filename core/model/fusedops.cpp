@@ -2,6 +2,7 @@
 #include "core/model/fusedops.h"
 
 #include "core/model/dnnlmatmul.h"
+#include "core/model/fusedcommon.h"
 #include "core/model/rowblocks.h"
 #include "core/model/rowkernels.h"
 #include "core/util/blaslibrary.h"
@@ -237,10 +238,7 @@ struct FastLinear3Function : public torch::autograd::Function<FastLinear3Functio
     }
 };
 
-bool isCpuFloat(const torch::Tensor &t)
-{
-    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
-}
+using detail::isCpuFloat;
 
 /// An operand oneDNN reads in place: a unit stride in one of the last two dims (else a copy).
 torch::Tensor plainOperand(const torch::Tensor &t)
@@ -276,15 +274,7 @@ void dnnlBatchedMatmul(const torch::Tensor &a, const torch::Tensor &b, float alp
         .run(a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>());
 }
 
-/// An uninitialised tensor of `like`'s sizes and, where that is a dense layout with a unit
-/// innermost stride, its strides (a gradient laid out as its input, so the views it flows back
-/// through need no copy); contiguous otherwise.
-torch::Tensor emptyLaidOutAs(const torch::Tensor &like)
-{
-    if (like.is_non_overlapping_and_dense() && like.stride(-1) == 1)
-        return at::empty_strided(like.sizes(), like.strides(), like.options());
-    return torch::empty(like.sizes(), like.options());
-}
+using detail::emptyLaidOutAs;
 
 /// out = alpha·x·y with out laid out as `like` (the operand whose gradient it is): computed as
 /// (alpha·yᵀ·xᵀ)ᵀ into likeᵀ's layout when `like` is a transposed view (unit stride in its

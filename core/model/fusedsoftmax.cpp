@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The attention's softmax with the mask bias and the dropout in one pass: nn::fusedAttentionSoftmax.
+#include "core/model/fusedcommon.h"
 #include "core/model/fusedops.h"
 
 #include "core/model/rowkernels.h"
@@ -13,14 +14,7 @@ namespace {
 
 constexpr int64_t kMaxRow = 2048; // the longest row (one dropoutScales call)
 
-/// The keep mask's scale for dropout probability p (1/(1 − p)), and its threshold.
-struct Keep
-{
-    explicit Keep(double p) : drop(p > 0.0), threshold(keepThreshold(1.0 - p)), scale(drop ? float(1.0 / (1.0 - p)) : 1.0f) {}
-    bool drop;
-    uint32_t threshold;
-    float scale;
-};
+using detail::Keep;
 
 struct AttentionSoftmaxFunction : public torch::autograd::Function<AttentionSoftmaxFunction>
 {
@@ -83,9 +77,7 @@ struct AttentionSoftmaxFunction : public torch::autograd::Function<AttentionSoft
 
 bool fusedAttentionSoftmaxApplies(const torch::Tensor &scores, const torch::Tensor &maskBias)
 {
-    const auto isCpuFloat = [](const torch::Tensor &t) {
-        return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided;
-    };
+    using detail::isCpuFloat;
     if (!isCpuFloat(scores) || !isCpuFloat(maskBias) || scores.dim() != 4 || maskBias.dim() != 4)
         return false;
     const int64_t n = scores.size(3);
