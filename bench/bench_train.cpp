@@ -128,7 +128,7 @@ struct OpTimes
 bool isGemm(const std::string &name)
 {
     for (const char *g : {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addmm_", "aten::baddbmm_",
-                          "wb::dnnl_sgemm", "wb::dnnl_matmul"})
+                          "wb::dnnl_sgemm", "wb::dnnl_matmul", "wb::attention_matmul"})
         if (name == g)
             return true;
     return false;

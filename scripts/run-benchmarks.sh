@@ -44,7 +44,7 @@ if [ -x "$BA" ]; then
   {
     echo "== the step's fused passes, A/B step by step (BERT-Mini, 1 thread): dnnl = the product's =="
     echo "   (median_share_of_round_peak: the step against the GEMM peak measured in the same round; goal >= 0.75)"
-    OPENBLAS_NUM_THREADS=1 "$BA" mini "${WB_BENCH_STEPS:-15}" 1 dnnl nobias nolayernorm
+    OPENBLAS_NUM_THREADS=1 "$BA" mini "${WB_BENCH_STEPS:-15}" 1 dnnl nobias nolayernorm noblocked
     # The same step as an AVX2-only CPU would run it: oneDNN, ATen and our own loops held to AVX2
     # (docs/benchmarks.md, session 13); dwdnnl = the weight gradients left on oneDNN.
     echo "== the step with every library held to AVX2 (BERT-Mini, 1 thread): dnnl@avx2 = the product's =="

@@ -53,6 +53,14 @@ struct Dims
     int64_t batchOf(int64_t i) const { return i / (heads / group); }
 };
 
+/// One of the block's products (plan.run), marked as a product for profilers: the benchmark's
+/// GEMM share counts it, the softmax and dropout around it stay in the calling function's time.
+void runProduct(const MatmulPlan &plan, const float *a, const float *b, float *out)
+{
+    RECORD_FUNCTION("wb::attention_matmul", std::vector<c10::IValue>());
+    plan.run(a, b, out);
+}
+
 /// A block of `g` heads of [B, A, m, n] tensor t as oneDNN sees it: [g, m, n], or [g, n, m]
 /// (its transpose) read in place.
 MatmulLayout heads(const torch::Tensor &t, int64_t g, bool transposed = false)
@@ -103,7 +111,7 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
             std::vector<float> block(size_t(g * n.sq * n.s));
             float mask[kMaxKeys];
             for (int64_t i = from; i < to; ++i) {
-                scores.run(pq + n.offset(q, i), pk + n.offset(k, i), block.data());
+                runProduct(scores, pq + n.offset(q, i), pk + n.offset(k, i), block.data());
                 const int64_t row0 = n.firstRow(i);
                 float *blockProbs = pp + row0 * n.s;
                 const float *rowBias = pb + n.batchOf(i) * n.s;
@@ -117,7 +125,7 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
                             row[j] = prow[j] * mask[j];
                     }
                 }
-                product.run(keep.drop ? block.data() : blockProbs, pv + n.offset(v, i), pc + n.offset(context, i));
+                runProduct(product, keep.drop ? block.data() : blockProbs, pv + n.offset(v, i), pc + n.offset(context, i));
             }
         });
         ctx->save_for_backward({q, k, v, probs});
@@ -161,7 +169,7 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
             std::vector<float> ds(size_t(g * n.sq * n.s)), out(ds.size());
             float dp[kMaxKeys];
             for (int64_t i = from; i < to; ++i) {
-                gradOut.run(pdc + n.offset(dc, i), pv + n.offset(v, i), ds.data());
+                runProduct(gradOut, pdc + n.offset(dc, i), pv + n.offset(v, i), ds.data());
                 const int64_t row0 = n.firstRow(i);
                 const float *blockProbs = pp + row0 * n.s;
                 float *dScores = keep.drop ? ds.data() : out.data();
@@ -181,11 +189,12 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
                     kernels::softmaxRowBackward(prow, grad, dScores + r * n.s, n.s);
                 }
                 if (wantQ)
-                    gradQ.run(dScores, pk + n.offset(k, i), dq.data_ptr<float>() + n.offset(dq, i));
+                    runProduct(gradQ, dScores, pk + n.offset(k, i), dq.data_ptr<float>() + n.offset(dq, i));
                 if (wantK)
-                    gradK.run(dScores, pq + n.offset(q, i), dk.data_ptr<float>() + n.offset(dk, i));
+                    runProduct(gradK, dScores, pq + n.offset(q, i), dk.data_ptr<float>() + n.offset(dk, i));
                 if (wantV)
-                    gradV.run(keep.drop ? out.data() : blockProbs, pdc + n.offset(dc, i), dv.data_ptr<float>() + n.offset(dv, i));
+                    runProduct(gradV, keep.drop ? out.data() : blockProbs, pdc + n.offset(dc, i),
+                               dv.data_ptr<float>() + n.offset(dv, i));
             }
         });
         return {dq, dk, dv, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
