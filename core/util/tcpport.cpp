@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <random>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,7 +35,19 @@ bool tcpPortAvailable(int port, std::string *why)
     return ok;
 }
 
-int pickFreeTcpPort()
+std::pair<int, int> ephemeralPortRange()
+{
+    std::ifstream f("/proc/sys/net/ipv4/ip_local_port_range");
+    int low = 0, high = 0;
+    if (f >> low >> high && low > 0 && low <= high && high < 65536)
+        return {low, high};
+    return {32768, 60999};
+}
+
+namespace {
+
+/// The kernel's choice of a free port on 127.0.0.1 (from the ephemeral range).
+int kernelsFreePort()
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
@@ -51,6 +65,23 @@ int pickFreeTcpPort()
     }
     ::close(fd);
     return ntohs(addr.sin_port);
+}
+
+} // namespace
+
+int pickFreeTcpPort()
+{
+    constexpr int kLowest = 10000; // above the ports services commonly listen on
+    // room for worker ports numbered on from it (the local launcher's port + rank) below the range
+    const int below = ephemeralPortRange().first - 1 - 64;
+    if (below > kLowest) {
+        thread_local std::mt19937 pick{std::random_device{}()};
+        std::uniform_int_distribution<int> port(kLowest, below);
+        for (int attempt = 0; attempt < 64; ++attempt)
+            if (const int p = port(pick); tcpPortAvailable(p))
+                return p;
+    }
+    return kernelsFreePort();
 }
 
 } // namespace wb

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <map>
 #include <netinet/in.h>
+#include <set>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -202,9 +203,18 @@ private Q_SLOTS:
 
     void freePort()
     {
-        const int port = pickFreeTcpPort();
-        QVERIFY(port > 0 && port < 65536);
-        QVERIFY(tcpPortAvailable(port));
+        // Below the ephemeral range, where no outgoing connection can take it before the
+        // caller listens; and different ports across calls (random, not the same first free one).
+        const auto [low, high] = ephemeralPortRange();
+        QVERIFY(low <= high);
+        std::set<int> seen;
+        for (int k = 0; k < 8; ++k) {
+            const int port = pickFreeTcpPort();
+            QVERIFY2(port >= 10000 && port + 64 < low, qPrintable(QString::number(port)));
+            QVERIFY(tcpPortAvailable(port));
+            seen.insert(port);
+        }
+        QVERIFY(seen.size() > 1);
     }
 };
 
