@@ -7,6 +7,12 @@
 
 #include <torch/torch.h>
 
+// at::parallel_for is a header template that runs its whole range on the calling thread unless
+// this file is compiled with OpenMP: the fused passes would then ignore the run's threads.
+#ifndef _OPENMP
+#error "compile the fused kernels with OpenMP (-fopenmp; core/CMakeLists.txt links OpenMP::OpenMP_CXX)"
+#endif
+
 namespace wb::nn::detail {
 
 /// A float32 CPU tensor in the strided layout (what the fused kernels read and write).

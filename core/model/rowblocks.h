@@ -10,6 +10,12 @@
 #include <algorithm>
 #include <vector>
 
+// at::parallel_for is a header template that runs its whole range on the calling thread unless
+// this file is compiled with OpenMP: the fused passes would then ignore the run's threads.
+#ifndef _OPENMP
+#error "compile the fused kernels with OpenMP (-fopenmp; core/CMakeLists.txt links OpenMP::OpenMP_CXX)"
+#endif
+
 namespace wb::nn {
 
 /// Rows a block's float partial sums cover before they are added in double.

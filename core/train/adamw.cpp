@@ -5,6 +5,9 @@
 #include "core/train/adamwupdate.h"
 #include "core/util/error.h"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
 #include <cmath>
 
 namespace wb {
@@ -19,16 +22,71 @@ AdamW::AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOpt
     }
 }
 
+namespace {
+
+/// 4096 elements: sumOfSquares' own block (core/train/adamwupdate.cpp), so that one call per
+/// block returns exactly the partial sum that a call over the whole tensor adds in.
+constexpr int64_t kBlock = 4096;
+
+/// Whether tensor t takes the vectorised path (float32, CPU, contiguous).
+bool plainFloat(const torch::Tensor &t)
+{
+    return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous();
+}
+
+/// One block of one parameter's contiguous float32 buffers: n elements from p, m, v and g.
+struct Block
+{
+    float *p, *m, *v;
+    const float *g;
+    int64_t n;
+    float decay;
+    bool update; ///< p (and so m, v) take the vectorised update too, not only g's sum
+};
+
+} // namespace
+
 double AdamW::step(double lr)
 {
     torch::NoGradGuard guard;
+    const auto decayOf = [&](size_t k) { return m_decay[k] ? lr * m_options.weight_decay_rate : 0.0; };
+    // The blocks of every gradient the vectorised sweeps handle, one list for all parameters, so
+    // that the intra-op threads share the work of small and large tensors alike; per tensor,
+    // where its blocks end.
+    std::vector<Block> blocks;
+    std::vector<size_t> tensorEnd(m_params.size());
+    for (size_t k = 0; k < m_params.size(); ++k) {
+        torch::Tensor &p = m_params[k].second;
+        const torch::Tensor &g = p.grad();
+        if (plainFloat(g)) {
+            const bool update = plainFloat(p);
+            float *pp = update ? p.data_ptr<float>() : nullptr, *pm = update ? m_m[k].data_ptr<float>() : nullptr,
+                  *pv = update ? m_v[k].data_ptr<float>() : nullptr;
+            const float *pg = g.data_ptr<float>();
+            for (int64_t from = 0; from < g.numel(); from += kBlock)
+                blocks.push_back({update ? pp + from : nullptr, update ? pm + from : nullptr,
+                                  update ? pv + from : nullptr, pg + from, std::min(kBlock, g.numel() - from),
+                                  float(decayOf(k)), update});
+        }
+        tensorEnd[k] = blocks.size();
+    }
+    // Σ g²: each block's sum on any thread, added in block order and tensor by tensor as one
+    // sequential sweep adds them, so the norm has the same bits on every thread count.
+    std::vector<double> blockSums(blocks.size());
+    at::parallel_for(0, int64_t(blocks.size()), 16, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i)
+            blockSums[size_t(i)] = sumOfSquares(blocks[size_t(i)].g, blocks[size_t(i)].n);
+    });
     double sumSq = 0;
-    for (auto &[name, p] : m_params) {
-        const auto &g = p.grad();
+    for (size_t k = 0, next = 0; k < m_params.size(); ++k) {
+        const torch::Tensor &g = m_params[k].second.grad();
         if (!g.defined())
             continue;
-        if (g.device().is_cpu() && g.scalar_type() == torch::kFloat && g.is_contiguous()) {
-            sumSq += sumOfSquares(g.data_ptr<float>(), g.numel()); // one vectorised sweep (adamwupdate.h)
+        if (plainFloat(g)) {
+            double tensorSum = 0.0;
+            for (; next < tensorEnd[k]; ++next)
+                tensorSum += blockSums[next];
+            sumSq += tensorSum;
         } else {
             const double n = g.norm().item<double>();
             sumSq += n * n;
@@ -41,25 +99,28 @@ double AdamW::step(double lr)
     const double alpha = lr * std::sqrt(1.0 - std::pow(m_options.beta2, t)) / (1.0 - std::pow(m_options.beta1, t));
     const double b1 = m_options.beta1, b2 = m_options.beta2, eps = m_options.epsilon;
 
+    // The update: element by element, so any split of the blocks over threads gives the same bits.
+    at::parallel_for(0, int64_t(blocks.size()), 16, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+            const Block &x = blocks[size_t(i)];
+            if (x.update)
+                adamwUpdate(x.p, x.m, x.v, x.g, x.n, float(gscale), x.decay, float(b1), float(b2), float(alpha),
+                            float(eps));
+        }
+    });
     for (size_t k = 0; k < m_params.size(); ++k) {
         torch::Tensor &p = m_params[k].second;
         torch::Tensor g = p.grad();
-        if (!g.defined())
+        if (!g.defined() || (plainFloat(g) && plainFloat(p)))
             continue;
-        const double decay = m_decay[k] ? lr * m_options.weight_decay_rate : 0.0;
-        if (p.device().is_cpu() && p.scalar_type() == torch::kFloat && p.is_contiguous() && g.is_contiguous()
-            && g.scalar_type() == torch::kFloat) {
-            adamwUpdate(p.data_ptr<float>(), m_m[k].data_ptr<float>(), m_v[k].data_ptr<float>(), g.data_ptr<float>(),
-                        p.numel(), float(gscale), float(decay), float(b1), float(b2), float(alpha), float(eps));
-        } else {
-            if (gscale != 1.0)
-                g = g * gscale;
-            if (decay != 0.0)
-                p.mul_(1.0 - decay);
-            m_m[k].mul_(b1).add_(g, 1.0 - b1);
-            m_v[k].mul_(b2).addcmul_(g, g, 1.0 - b2);
-            p.addcdiv_(m_m[k], m_v[k].sqrt().add_(eps), -alpha);
-        }
+        const double decay = decayOf(k);
+        if (gscale != 1.0)
+            g = g * gscale;
+        if (decay != 0.0)
+            p.mul_(1.0 - decay);
+        m_m[k].mul_(b1).add_(g, 1.0 - b1);
+        m_v[k].mul_(b2).addcmul_(g, g, 1.0 - b2);
+        p.addcdiv_(m_m[k], m_v[k].sqrt().add_(eps), -alpha);
     }
     ++m_iterations;
     return norm;

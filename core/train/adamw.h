@@ -28,7 +28,9 @@ struct AdamWOptions
 ///   m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²
 ///   w ← w − lr·√(1−β₂ᵗ)/(1−β₁ᵗ) · m / (√v + ε)
 ///
-/// float32 CPU tensors are updated by one fused pass per tensor (no temporaries); other
+/// float32 CPU tensors are updated by one fused pass (no temporaries), in blocks of 4096
+/// elements spread over the run's intra-op threads (at::parallel_for); the global norm adds the
+/// blocks' sums in a fixed order, so the update has the same bits on any thread count. Other
 /// devices use in-place torch ops. Parameters without a gradient are skipped, as in TF.
 /// Thread rules: not thread-safe; use from the training thread only.
 class AdamW

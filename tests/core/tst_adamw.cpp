@@ -19,6 +19,7 @@ private Q_SLOTS:
     void clipsByGlobalNorm();
     void globalNormIsTheSumOfSquares();
     void secondStepUsesBiasCorrection();
+    void stepDoesNotDependOnThreads();
     void saveAndLoadState();
 };
 
@@ -128,6 +129,75 @@ void tst_AdamW::secondStepUsesBiasCorrection()
         p -= lr[t - 1] * std::sqrt(1 - std::pow(0.999, t)) / (1 - std::pow(0.9, t)) * m / (std::sqrt(v) + 1e-6);
     }
     QVERIFY(std::abs(w.item<double>() - p) < 1e-6);
+}
+
+/// The update is spread over the intra-op threads in 4096-element blocks: 1, 2 and 3 threads give
+/// the same parameters, moments and norm bit for bit, and the norm is the one a sequential sweep
+/// of each whole tensor gives (sumOfSquares per tensor, added in order), exactly.
+void tst_AdamW::stepDoesNotDependOnThreads()
+{
+    const int before = torch::get_num_threads();
+    torch::manual_seed(17);
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
+        {"emb.weight", {3001, 37}}, {"ln.bias", {1}}, {"dense.weight", {100003}}, {"empty.weight", {0}},
+        {"k.bias", {4096}}, {"strided.weight", {64, 9}}};
+    std::vector<torch::Tensor> start, grads;
+    for (const auto &[name, shape] : shapes) {
+        start.push_back(torch::randn(shape));
+        grads.push_back(torch::randn(shape) * 0.5);
+    }
+    struct Result
+    {
+        std::vector<torch::Tensor> params, m, v;
+        std::vector<double> norms;
+    };
+    const auto run = [&](int threads) {
+        torch::set_num_threads(threads);
+        std::vector<std::pair<std::string, torch::Tensor>> named;
+        for (size_t k = 0; k < shapes.size(); ++k)
+            named.emplace_back(shapes[k].first, start[k].clone().requires_grad_());
+        AdamW opt(named);
+        Result r;
+        for (int step = 0; step < 2; ++step) {
+            for (size_t k = 0; k < shapes.size(); ++k) {
+                torch::Tensor g = grads[k] * double(step + 1);
+                if (shapes[k].first == "strided.weight")
+                    g = g.t().contiguous().t(); // not contiguous: ATen's ops
+                named[k].second.mutable_grad() = g;
+            }
+            r.norms.push_back(opt.step(1e-3));
+        }
+        for (size_t k = 0; k < shapes.size(); ++k) {
+            r.params.push_back(named[k].second.detach().clone());
+            r.m.push_back(opt.firstMoment(k).clone());
+            r.v.push_back(opt.secondMoment(k).clone());
+        }
+        return r;
+    };
+    const Result one = run(1), two = run(2), three = run(3);
+    torch::set_num_threads(before);
+    for (const Result *other : {&two, &three}) {
+        QCOMPARE(other->norms, one.norms);
+        for (size_t k = 0; k < shapes.size(); ++k) {
+            QVERIFY2(torch::equal(other->params[k], one.params[k]), shapes[k].first.c_str());
+            QVERIFY2(torch::equal(other->m[k], one.m[k]), shapes[k].first.c_str());
+            QVERIFY2(torch::equal(other->v[k], one.v[k]), shapes[k].first.c_str());
+        }
+    }
+    // The first step's norm: per tensor one sequential sweep, tensors added in order.
+    double sumSq = 0;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+        if (shapes[k].first == "strided.weight") {
+            const double n = (grads[k] * 1.0).t().contiguous().t().norm().item<double>(); // as the step saw it
+            sumSq += n * n;
+        } else {
+            sumSq += sumOfSquares(grads[k].data_ptr<float>(), grads[k].numel());
+        }
+    }
+    QCOMPARE(one.norms[0], std::sqrt(sumSq));
+    // And the parameters moved (the clip at 1.0 applied: the norm is far above it).
+    QVERIFY(one.norms[0] > 10.0);
+    QVERIFY(!torch::equal(one.params[0], start[0]));
 }
 
 void tst_AdamW::saveAndLoadState()
