@@ -36,10 +36,11 @@ public:
 
 /// Inside an OpenMP parallel region (at::parallel_for's workers): makes this thread's plans
 /// from here to the region's end one-thread plans. oneDNN runs a primitive on one thread inside
-/// a parallel region but splits its work for the OpenMP thread count of its creation, so a
-/// primitive built for two threads would there compute half of its product. Call it first in a
-/// parallel_for body that asks for plans. Outside a parallel region: nothing (the products use
-/// the calling thread's OpenMP threads).
+/// a parallel region, and a primitive may lay out its work and scratchpad for the OpenMP thread
+/// count of its creation; a plan built for the region's one thread is what runs there. (With
+/// libdnnl 2.6.3, brgemm and gemm:jit, two-thread plans run inside a region gave correct products
+/// too; the rule costs nothing.) Call it first in a parallel_for body that asks for plans.
+/// Outside a parallel region: nothing (the products use the calling thread's OpenMP threads).
 void oneThreadPerProductInParallelRegion();
 
 /// The calling thread's plan for these layouts and factors: built on the first call and kept
