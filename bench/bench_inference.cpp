@@ -72,10 +72,11 @@ struct OpTimer
 
 std::string category(const std::string &op)
 {
-    for (const char *g : {"aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm"})
+    for (const char *g : {"aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm", "wb::dnnl_sgemm", "wb::dnnl_matmul",
+                          "wb::attention_matmul"})
         if (op == g)
             return "gemm";
-    if (op.find("softmax") != std::string::npos)
+    if (op.find("softmax") != std::string::npos || op == "wb::blocked_attention") // its self time: mask and softmax
         return "softmax";
     if (op.find("layer_norm") != std::string::npos)
         return "layer_norm";

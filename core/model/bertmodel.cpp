@@ -152,7 +152,7 @@ torch::Tensor checkpointedLayer(BertLayerImpl &layer, const torch::Tensor &hidde
 torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
 {
     if (name == "gelu") // the training step's: the derivative saved in the same pass (fusedops.h)
-        return torch::GradMode::is_enabled() && fastKernels().gelu && fusedGeluApplies(x) ? fusedGelu(x) : torch::gelu(x);
+        return fastKernels().gelu && fusedGeluApplies(x) ? fusedGelu(x) : torch::gelu(x);
     if (name == "gelu_new" || name == "gelu_fast" || name == "gelu_pytorch_tanh")
         return torch::gelu(x, "tanh");
     if (name == "relu")
@@ -167,7 +167,7 @@ torch::Tensor applyActivation(const std::string &name, const torch::Tensor &x)
 
 torch::Tensor applyLayerNorm(torch::nn::LayerNorm &layerNorm, const torch::Tensor &x)
 {
-    if (torch::GradMode::is_enabled() && fastKernels().layerNorm &&
+    if (fastKernels().layerNorm &&
         fusedLayerNormApplies(x, layerNorm->weight, layerNorm->bias))
         return fusedLayerNorm(x, layerNorm->weight, layerNorm->bias, layerNorm->options.eps());
     return layerNorm->forward(x);
@@ -225,7 +225,7 @@ LinearImpl::LinearImpl(int64_t in, int64_t out, at::Generator &gen)
 
 torch::Tensor LinearImpl::forward(const torch::Tensor &x)
 {
-    if (torch::GradMode::is_enabled() && fastKernels().linear && fastLinearApplies(x, weight, bias))
+    if (fastKernels().linear && fastLinearApplies(x, weight, bias))
         return fastLinear(x, weight, bias);
     return torch::nn::functional::linear(x, weight, bias);
 }
@@ -291,7 +291,7 @@ namespace {
 bool fastBiasAfter(const torch::Tensor &x, Linear &dense)
 {
     const FastKernels fast = fastKernels();
-    return torch::GradMode::is_enabled() && fast.linear && fast.bias && fastLinearApplies(x, dense->weight, dense->bias);
+    return fast.linear && fast.bias && fastLinearApplies(x, dense->weight, dense->bias);
 }
 
 } // namespace
@@ -342,7 +342,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     const int64_t sq = qIn.size(1);
     // [B,S,H] -> [B,A,S,D] (strided views of the projections)
     std::array<torch::Tensor, 3> qkv;
-    if (!firstTokenOnly && torch::GradMode::is_enabled() && fastKernels().linear &&
+    if (!firstTokenOnly && fastKernels().linear &&
         fastLinearApplies(hidden, query->weight, query->bias) && fastLinearApplies(hidden, key->weight, key->bias) &&
         fastLinearApplies(hidden, value->weight, value->bias)) // one node: the input's gradient summed in the GEMMs
         qkv = fastLinear3(hidden, query->weight, query->bias, key->weight, key->bias, value->weight, value->bias);
@@ -356,7 +356,7 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     // The fp32 training step runs both products on oneDNN's batched matmul over the strided heads
     // (nn::fastBatchedMatmul: the same math, the mask bias added in the GEMM, the context written
     // straight into [B, S, A, D], no head copied); inference and autocast as before.
-    const bool fast = torch::GradMode::is_enabled() && fastKernels().attention && fastBatchedMatmulApplies(q, kt, bias);
+    const bool fast = fastKernels().attention && fastBatchedMatmulApplies(q, kt, bias);
     torch::Tensor context;
     if (fast) {
         // With the mask bias, softmax and dropout in one pass (nn::fusedAttentionSoftmax: the same

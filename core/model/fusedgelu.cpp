@@ -6,6 +6,7 @@
 #include "core/model/rowkernels.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 namespace wb::nn {
@@ -100,6 +101,7 @@ bool fusedGeluApplies(const torch::Tensor &x, const torch::Tensor &bias)
 
 torch::Tensor fusedGelu(const torch::Tensor &x, const torch::Tensor &bias)
 {
+    RECORD_FUNCTION("wb::fused_gelu", std::vector<c10::IValue>()); // its forward pass, for profilers
     TORCH_CHECK(fusedGeluApplies(x, bias),
                 "fusedGelu: expected a float32 CPU tensor x [..., n] and no bias or a float32 bias [n]; "
                 "use torch::gelu otherwise");

@@ -9,6 +9,7 @@
 #include "core/model/rowkernels.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -162,6 +163,7 @@ bool fusedAddNormApplies(const torch::Tensor &x, const torch::Tensor &residual, 
 torch::Tensor fusedAddNorm(const torch::Tensor &x, const torch::Tensor &residual, const torch::Tensor &bias, double p,
                            uint64_t seed, const torch::Tensor &weight, const torch::Tensor &lnBias, double eps)
 {
+    RECORD_FUNCTION("wb::fused_add_layer_norm", std::vector<c10::IValue>()); // its forward pass, for profilers
     TORCH_CHECK(fusedAddNormApplies(x, residual, bias, weight, lnBias),
                 "fusedAddNorm: expected float32 CPU tensors x and residual of one shape [..., n] (n ≥ 1), bias, weight "
                 "and LayerNorm bias [n], with autocast off; use fusedLayerNorm(fusedDropoutAdd(…)) otherwise");
@@ -172,6 +174,7 @@ torch::Tensor fusedAddNorm(const torch::Tensor &x, const torch::Tensor &residual
 
 torch::Tensor fusedLayerNorm(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias, double eps)
 {
+    RECORD_FUNCTION("wb::fused_layer_norm", std::vector<c10::IValue>()); // its forward pass, for profilers
     TORCH_CHECK(fusedLayerNormApplies(x, weight, bias),
                 "fusedLayerNorm: expected float32 CPU tensors x [..., n] (n ≥ 1), weight [n] and bias [n] with "
                 "autocast off; use torch::layer_norm otherwise");

@@ -16,6 +16,7 @@
 #include "core/train/onnxexport.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
+#include "core/util/trainingallocator.h"
 
 #include <torch/torch.h>
 
@@ -279,6 +280,10 @@ void TextClassifier::Private::loadWeights()
 
 TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique<Private>())
 {
+    // Each forward pass allocates the same large activations (BERT-Mini at batch 32: 16 MiB a
+    // product): reused from pass to pass, not mapped afresh and page-faulted in each time, which
+    // cost 2/3 of a batch's time (docs/benchmarks.md, "Inference"; core/util/trainingallocator.h).
+    keepFreedMemoryForTraining();
     ClassifierFiles f;
     f.cfgPath = src.bert_config_file;
     f.metaPath = src.input_meta_data_path;

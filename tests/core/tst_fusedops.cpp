@@ -279,8 +279,9 @@ void tst_FusedOps::fastLinearLeavesTheBiasAlone()
     }
 }
 
-/// The Linear module takes the fast path only in an fp32 step with gradients on: inference
-/// (no grad), bf16 and autocast run torch::nn::functional::linear, bit for bit.
+/// The Linear module takes the fast path in fp32, with gradients on (the training step) and off
+/// (evaluation, predict, classify: the same bits); bf16 and autocast run
+/// torch::nn::functional::linear.
 void tst_FusedOps::fastLinearOnlyWhereItApplies()
 {
     nn::setFastKernels({true, true, true, true, true, true});
@@ -289,11 +290,13 @@ void tst_FusedOps::fastLinearOnlyWhereItApplies()
     nn::Linear lin(12, 8, gen);
     torch::manual_seed(11);
     const torch::Tensor x = torch::randn({3, 10, 12});
+    const torch::Tensor y = lin->forward(x);
     {
         torch::NoGradGuard noGrad;
-        QVERIFY(torch::equal(lin->forward(x), torch::nn::functional::linear(x, lin->weight, lin->bias)));
+        const torch::Tensor inference = lin->forward(x);
+        QVERIFY(inference.grad_fn() == nullptr);
+        QVERIFY(torch::equal(inference, y.detach()));
     }
-    const torch::Tensor y = lin->forward(x);
     QVERIFY(y.grad_fn() != nullptr);
     QVERIFY2(y.grad_fn()->name().find("FastLinearFunction") != std::string::npos, y.grad_fn()->name().c_str());
     QVERIFY(torch::allclose(y, torch::nn::functional::linear(x, lin->weight, lin->bias), 1e-5, 1e-5));
@@ -485,7 +488,7 @@ void tst_FusedOps::fusedGeluIsTheErfFormula()
 }
 
 /// float32 CPU only; the model's "gelu" takes it with gradients on and the switch on, and gives
-/// torch::gelu otherwise (inference is unchanged bit for bit).
+/// torch::gelu otherwise (inference takes the fused pass too, with the same bits).
 void tst_FusedOps::fusedGeluOnlyWhereItApplies()
 {
     QVERIFY(nn::fusedGeluApplies(torch::randn({3})));
@@ -493,11 +496,12 @@ void tst_FusedOps::fusedGeluOnlyWhereItApplies()
     QVERIFY(!nn::fusedGeluApplies(torch::randn({3}).to(torch::kBFloat16)));
     QVERIFY_THROWS_EXCEPTION(c10::Error, nn::fusedGelu(torch::randn({3}, torch::kDouble)));
     const torch::Tensor x = torch::randn({1000});
+    const torch::Tensor training = nn::applyActivation("gelu", x);
+    QVERIFY(!torch::equal(training, torch::gelu(x))); // the fused one: another erf
     {
-        torch::NoGradGuard noGrad;
-        QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
+        torch::NoGradGuard noGrad; // inference takes the same fused pass: the same bits
+        QVERIFY(torch::equal(nn::applyActivation("gelu", x), training));
     }
-    QVERIFY(!torch::equal(nn::applyActivation("gelu", x), torch::gelu(x))); // the fused one: another erf
     nn::setFastKernels({true, true, false, true, true, true});
     const auto restore = qScopeGuard([] { nn::setFastKernels({}); });
     QVERIFY(torch::equal(nn::applyActivation("gelu", x), torch::gelu(x)));
