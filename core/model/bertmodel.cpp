@@ -355,7 +355,8 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor &hidden, const torch::T
     const double scale = 1.0 / std::sqrt(double(d));
     // The fp32 training step runs both products on oneDNN's batched matmul over the strided heads
     // (nn::fastBatchedMatmul: the same math, the mask bias added in the GEMM, the context written
-    // straight into [B, S, A, D], no head copied); inference and autocast as before.
+    // straight into [B, S, A, D], no head copied), and inference with it (gradients off); autocast
+    // as before.
     const bool fast = fastKernels().attention && fastBatchedMatmulApplies(q, kt, bias);
     torch::Tensor context;
     if (fast) {

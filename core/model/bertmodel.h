@@ -49,9 +49,10 @@ class LinearImpl : public torch::nn::Module
 {
 public:
     LinearImpl(int64_t in, int64_t out, at::Generator &gen);
-    /// [..., in] → [..., out]. With gradients on and float32 CPU tensors outside autocast (the
-    /// fp32 training step) the products run on oneDNN (nn::fastLinear, core/model/fusedops.h;
-    /// equal up to floating-point reassociation); otherwise, inference and bf16 included, as above.
+    /// [..., in] → [..., out]. With float32 CPU tensors outside autocast (the fp32 training step,
+    /// and evaluation and inference with gradients off: the same bits) the products run on oneDNN
+    /// (nn::fastLinear, core/model/fusedops.h; equal to torch::nn::Linear's up to floating-point
+    /// reassociation); otherwise (bf16, autocast, other devices) as above.
     torch::Tensor forward(const torch::Tensor &x);
     torch::Tensor weight, bias;
 };
