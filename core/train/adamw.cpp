@@ -34,84 +34,103 @@ bool plainFloat(const torch::Tensor &t)
     return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous();
 }
 
-/// One block of one parameter's contiguous float32 buffers: n elements from p, m, v and g.
+/// One parameter's buffers as the vectorised passes read them: g when its gradient is a float32
+/// CPU contiguous tensor, and p, m, v too when the parameter is one (else null: torch ops update it).
+struct Buffers
+{
+    const float *g = nullptr;
+    float *p = nullptr, *m = nullptr, *v = nullptr;
+};
+
+/// One block of one parameter's gradient: n elements of parameter k from element `from`.
 struct Block
 {
-    float *p, *m, *v;
-    const float *g;
-    int64_t n;
-    float decay;
-    bool update; ///< p (and so m, v) take the vectorised update too, not only g's sum
+    size_t k;
+    int64_t from, n;
 };
+
+/// The blocks of every gradient with buffers, in parameter order: one list for all parameters,
+/// so that the intra-op threads share the work of small and large tensors alike.
+std::vector<Block> gradientBlocks(const std::vector<std::pair<std::string, torch::Tensor>> &params,
+                                  const std::vector<Buffers> &buffers)
+{
+    std::vector<Block> blocks;
+    for (size_t k = 0; k < params.size(); ++k)
+        if (buffers[k].g)
+            for (int64_t from = 0, n = params[k].second.grad().numel(); from < n; from += kBlock)
+                blocks.push_back({k, from, std::min(kBlock, n - from)});
+    return blocks;
+}
+
+/// ‖G‖₂ over all gradients: each block's Σ g² on any thread, then added in block order, tensor
+/// by tensor, as one sequential sweep of each tensor adds them (the same bits on every thread
+/// count); other gradients by ATen's norm, in parameter order.
+double globalNorm(const std::vector<std::pair<std::string, torch::Tensor>> &params, const std::vector<Buffers> &buffers,
+                  const std::vector<Block> &blocks)
+{
+    std::vector<double> blockSums(blocks.size());
+    at::parallel_for(0, int64_t(blocks.size()), 16, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+            const Block &x = blocks[size_t(i)];
+            blockSums[size_t(i)] = sumOfSquares(buffers[x.k].g + x.from, x.n);
+        }
+    });
+    double sumSq = 0;
+    size_t next = 0;
+    for (size_t k = 0; k < params.size(); ++k) {
+        if (buffers[k].g) {
+            double tensorSum = 0.0;
+            for (; next < blocks.size() && blocks[next].k == k; ++next)
+                tensorSum += blockSums[next];
+            sumSq += tensorSum;
+        } else if (const torch::Tensor &g = params[k].second.grad(); g.defined()) {
+            const double n = g.norm().item<double>();
+            sumSq += n * n;
+        }
+    }
+    return std::sqrt(sumSq);
+}
 
 } // namespace
 
 double AdamW::step(double lr)
 {
     torch::NoGradGuard guard;
-    const auto decayOf = [&](size_t k) { return m_decay[k] ? lr * m_options.weight_decay_rate : 0.0; };
-    // The blocks of every gradient the vectorised sweeps handle, one list for all parameters, so
-    // that the intra-op threads share the work of small and large tensors alike; per tensor,
-    // where its blocks end.
-    std::vector<Block> blocks;
-    std::vector<size_t> tensorEnd(m_params.size());
+    std::vector<Buffers> buffers(m_params.size());
     for (size_t k = 0; k < m_params.size(); ++k) {
         torch::Tensor &p = m_params[k].second;
-        const torch::Tensor &g = p.grad();
-        if (plainFloat(g)) {
-            const bool update = plainFloat(p);
-            float *pp = update ? p.data_ptr<float>() : nullptr, *pm = update ? m_m[k].data_ptr<float>() : nullptr,
-                  *pv = update ? m_v[k].data_ptr<float>() : nullptr;
-            const float *pg = g.data_ptr<float>();
-            for (int64_t from = 0; from < g.numel(); from += kBlock)
-                blocks.push_back({update ? pp + from : nullptr, update ? pm + from : nullptr,
-                                  update ? pv + from : nullptr, pg + from, std::min(kBlock, g.numel() - from),
-                                  float(decayOf(k)), update});
-        }
-        tensorEnd[k] = blocks.size();
-    }
-    // Σ g²: each block's sum on any thread, added in block order and tensor by tensor as one
-    // sequential sweep adds them, so the norm has the same bits on every thread count.
-    std::vector<double> blockSums(blocks.size());
-    at::parallel_for(0, int64_t(blocks.size()), 16, [&](int64_t a, int64_t b) {
-        for (int64_t i = a; i < b; ++i)
-            blockSums[size_t(i)] = sumOfSquares(blocks[size_t(i)].g, blocks[size_t(i)].n);
-    });
-    double sumSq = 0;
-    for (size_t k = 0, next = 0; k < m_params.size(); ++k) {
-        const torch::Tensor &g = m_params[k].second.grad();
-        if (!g.defined())
+        if (!plainFloat(p.grad()))
             continue;
-        if (plainFloat(g)) {
-            double tensorSum = 0.0;
-            for (; next < tensorEnd[k]; ++next)
-                tensorSum += blockSums[next];
-            sumSq += tensorSum;
-        } else {
-            const double n = g.norm().item<double>();
-            sumSq += n * n;
+        buffers[k].g = p.grad().data_ptr<float>();
+        if (plainFloat(p)) {
+            buffers[k].p = p.data_ptr<float>();
+            buffers[k].m = m_m[k].data_ptr<float>();
+            buffers[k].v = m_v[k].data_ptr<float>();
         }
     }
-    const double norm = std::sqrt(sumSq);
+    const std::vector<Block> blocks = gradientBlocks(m_params, buffers);
+    const double norm = globalNorm(m_params, buffers, blocks);
     const double clip = m_options.clip_norm;
     const double gscale = clip > 0 && norm > clip ? clip / norm : 1.0;
     const double t = double(m_iterations + 1);
     const double alpha = lr * std::sqrt(1.0 - std::pow(m_options.beta2, t)) / (1.0 - std::pow(m_options.beta1, t));
     const double b1 = m_options.beta1, b2 = m_options.beta2, eps = m_options.epsilon;
+    const auto decayOf = [&](size_t k) { return m_decay[k] ? lr * m_options.weight_decay_rate : 0.0; };
 
     // The update: element by element, so any split of the blocks over threads gives the same bits.
     at::parallel_for(0, int64_t(blocks.size()), 16, [&](int64_t a, int64_t b) {
         for (int64_t i = a; i < b; ++i) {
             const Block &x = blocks[size_t(i)];
-            if (x.update)
-                adamwUpdate(x.p, x.m, x.v, x.g, x.n, float(gscale), x.decay, float(b1), float(b2), float(alpha),
-                            float(eps));
+            if (const Buffers &f = buffers[x.k]; f.p)
+                adamwUpdate(f.p + x.from, f.m + x.from, f.v + x.from, f.g + x.from, x.n, float(gscale),
+                            float(decayOf(x.k)), float(b1), float(b2), float(alpha), float(eps));
         }
     });
+    // Other devices, dtypes and layouts: in-place torch ops.
     for (size_t k = 0; k < m_params.size(); ++k) {
         torch::Tensor &p = m_params[k].second;
         torch::Tensor g = p.grad();
-        if (!g.defined() || (plainFloat(g) && plainFloat(p)))
+        if (!g.defined() || buffers[k].p)
             continue;
         const double decay = decayOf(k);
         if (gscale != 1.0)
