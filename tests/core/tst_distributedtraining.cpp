@@ -43,6 +43,34 @@ std::map<std::string, torch::Tensor> readParameters(const std::string &checkpoin
     return out;
 }
 
+/// The two-worker run's eval_examples.jsonl holds the one-worker run's examples (27: both
+/// shards, gathered): the same labels and predictions, losses within 1e-4, in any order; its
+/// confusion matrix is `expectedConfusion` (the chief's reported one). QTest failures return.
+void sameEvalExamples(const std::string &onePath, const std::string &twoPath,
+                      const std::vector<std::vector<int64_t>> &expectedConfusion)
+{
+    const auto exOne = readEvalExamples(onePath);
+    const auto exTwo = readEvalExamples(twoPath);
+    QCOMPARE(int(exOne.size()), 27);
+    QCOMPARE(int(exTwo.size()), 27);
+    std::vector<std::tuple<int64_t, int64_t, double>> rowsOne, rowsTwo; // (true, predicted, loss)
+    for (const auto &e : exOne)
+        rowsOne.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
+    for (const auto &e : exTwo)
+        rowsTwo.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
+    std::sort(rowsOne.begin(), rowsOne.end());
+    std::sort(rowsTwo.begin(), rowsTwo.end());
+    for (size_t i = 0; i < rowsOne.size(); ++i) {
+        QCOMPARE(std::get<0>(rowsTwo[i]), std::get<0>(rowsOne[i]));
+        QCOMPARE(std::get<1>(rowsTwo[i]), std::get<1>(rowsOne[i]));
+        QVERIFY2(std::abs(std::get<2>(rowsTwo[i]) - std::get<2>(rowsOne[i])) < 1e-4, qPrintable(QString::number(i)));
+    }
+    std::vector<std::vector<int64_t>> confusion(2, std::vector<int64_t>(2, 0));
+    for (const auto &e : exTwo)
+        ++confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
+    QCOMPARE(confusion, expectedConfusion);
+}
+
 } // namespace
 
 class tst_DistributedTraining : public QObject
@@ -159,26 +187,8 @@ private Q_SLOTS:
         // The chief writes eval_examples.jsonl as a one-worker run does: every example (both
         // shards, gathered), the same labels, predictions and losses, so Top losses and the
         // confusion matrix work after reopening (no file was written before).
-        const auto exOne = readEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString());
-        const auto exTwo = readEvalExamples(m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString());
-        QCOMPARE(int(exOne.size()), 27);
-        QCOMPARE(int(exTwo.size()), 27);
-        std::vector<std::tuple<int64_t, int64_t, double>> rowsOne, rowsTwo; // (true, predicted, loss)
-        for (const auto &e : exOne)
-            rowsOne.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
-        for (const auto &e : exTwo)
-            rowsTwo.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
-        std::sort(rowsOne.begin(), rowsOne.end());
-        std::sort(rowsTwo.begin(), rowsTwo.end());
-        for (size_t i = 0; i < rowsOne.size(); ++i) {
-            QCOMPARE(std::get<0>(rowsTwo[i]), std::get<0>(rowsOne[i]));
-            QCOMPARE(std::get<1>(rowsTwo[i]), std::get<1>(rowsOne[i]));
-            QVERIFY2(std::abs(std::get<2>(rowsTwo[i]) - std::get<2>(rowsOne[i])) < 1e-4, qPrintable(QString::number(i)));
-        }
-        std::vector<std::vector<int64_t>> confusion(2, std::vector<int64_t>(2, 0));
-        for (const auto &e : exTwo)
-            ++confusion[size_t(e.true_label_id)][size_t(e.predicted_label_id)];
-        QCOMPARE(confusion, e2.confusion);
+        sameEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString(),
+                         m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString(), e2.confusion);
     }
 
 private:
