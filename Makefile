@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test bench package clean fuzz
+.PHONY: all deps configure build run test bench package clean fuzz sanitize
 
 all: build
 
@@ -29,6 +29,19 @@ bench: deps
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
 	@./scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# The product and every test built with AddressSanitizer and UndefinedBehaviorSanitizer in a build
+# folder of its own, then the whole suite run; any sanitizer report fails its test
+# (docs/reliability.md, "Sanitizers"). -O1 without NDEBUG: assertions stay on.
+SANITIZE_DIR ?= build-sanitize
+SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0
+sanitize: deps
+	@cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+	    -DWB_SANITIZE=ON -DWB_BUILD_BENCH=OFF -DWB_TEST_TIMEOUT_SCALE=4 $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(SANITIZE_DIR) -j$(JOBS)
+	cd $(SANITIZE_DIR) && $(SANITIZE_ENV) QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j$(JOBS) --timeout 3600
 
 # libFuzzer targets (clang; build-fuzz), FUZZ_SECONDS per target from fuzz/corpus/<target>;
 # not part of `make test` (docs/reliability.md, "Fuzzing").

@@ -46,7 +46,8 @@ std::string valueName(const wb::OptionSpec &s)
     switch (s.type()) {
     case wb::OptionType::Integer:
     case wb::OptionType::OptionalInteger: return "n";
-    case wb::OptionType::Real: return "x";
+    case wb::OptionType::Real:
+    case wb::OptionType::OptionalReal: return "x";
     case wb::OptionType::Text: break;
     }
     return "value";

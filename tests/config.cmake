@@ -7,3 +7,5 @@ wb_add_test(tst_trainingallocator NAME core.trainingallocator SOURCES core/tst_t
 wb_add_test(tst_validation NAME core.validation SOURCES core/tst_validation.cpp LIBS wb_core)
 wb_add_test(tst_preparedrun NAME core.preparedrun SOURCES core/tst_preparedrun.cpp LIBS wb_core)
 wb_add_test(tst_clivalidate NAME cli.validate SOURCES cli/tst_clivalidate.cpp LIBS wb_cli CLI11::CLI11)
+# Every command's --help: valid UTF-8, no control bytes, each flag's type name from the option table.
+wb_add_test(tst_clihelp NAME cli.help SOURCES cli/tst_clihelp.cpp LIBS wb_cli)

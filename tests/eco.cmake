@@ -27,4 +27,4 @@ add_test(NAME packaging.manpage
          COMMAND ${CMAKE_COMMAND} -DWB_CLI=$<TARGET_FILE:bert-workbench-cli>
                  -DWB_MANPAGE=${PROJECT_BINARY_DIR}/packaging/bert-workbench-cli.1
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/packaging/check_manpage.cmake)
-set_tests_properties(packaging.manpage PROPERTIES TIMEOUT 60)
+wb_test_timeout(packaging.manpage 60)

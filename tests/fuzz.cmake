@@ -27,4 +27,4 @@ target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
 target_link_libraries(wb_fuzzreplay PRIVATE wb_rundir wb_launch Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC
                       OpenSSL::Crypto Threads::Threads)
 add_test(NAME fuzz.replay COMMAND wb_fuzzreplay ${_wb_fuzz_dir})
-set_tests_properties(fuzz.replay PROPERTIES TIMEOUT 60)
+wb_test_timeout(fuzz.replay 60)

@@ -3,4 +3,5 @@
 # no Qt in core, torch only where allowed, the front-ends torch-free.
 add_test(NAME core.layering
          COMMAND ${CMAKE_COMMAND} -DWB_SOURCE_DIR=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_layers.cmake)
-set_tests_properties(core.layering PROPERTIES TIMEOUT 60 LABELS "layering")
+set_tests_properties(core.layering PROPERTIES LABELS "layering")
+wb_test_timeout(core.layering 60)

@@ -23,8 +23,7 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
                     throw CLI::ValidationError(std::string("--") + spec.flag, error);
             },
             spec.summary);
-        static const char *const kTypeNames[] = {"TEXT", "INT", "FLOAT", "INT"};
-        opt->type_name(kTypeNames[int(spec.type())]);
+        opt->type_name(optionTypeName(spec.type()));
         // A flag given twice takes the last value, as absl flags do for run_classifier.
         opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
         if (spec.strict_choices)

@@ -125,7 +125,9 @@ void readOtherKeys(const nlohmann::json &j, const std::string &source, Diagnosti
 }
 
 // task_type and num_labels must agree (run_classifier would silently train a regression).
-void checkTask(const nlohmann::json &j, bool hasTask, std::optional<int64_t> numLabels, const std::string &source,
+// numLabels: the value of num_labels when hasNumLabels (a flag and a value rather than a
+// std::optional, which GCC 12 reports as maybe-uninitialized once this is inlined).
+void checkTask(const nlohmann::json &j, bool hasTask, bool hasNumLabels, int64_t numLabels, const std::string &source,
                Diagnostics &diag, InputMetaData &m)
 {
     if (hasTask && m.task_type != "bert_classification" && m.task_type != "bert_regression")
@@ -133,32 +135,32 @@ void checkTask(const nlohmann::json &j, bool hasTask, std::optional<int64_t> num
                    "task_type '" + m.task_type + "' is not a sentence classification, regression or pretraining task",
                    "use bert_classification, bert_regression or bert_pretraining (other tasks such as SQuAD are not "
                    "supported)");
-    const bool classification = hasTask ? m.task_type == "bert_classification" : (numLabels && *numLabels > 1);
-    if (numLabels) {
-        if (*numLabels < 1)
-            diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(*numLabels),
+    const bool classification = hasTask ? m.task_type == "bert_classification" : (hasNumLabels && numLabels > 1);
+    if (hasNumLabels) {
+        const int64_t n = numLabels;
+        if (n < 1)
+            diag.error(fieldName(source, "num_labels"), "num_labels must be ≥ 1, got " + std::to_string(n),
                        "set it to the number of classes (1 means regression)");
-        else if (*numLabels > kMaxNumLabels) // found by fuzz/fuzz_inputmetadata: overflowed the parameter count
-            diag.error(fieldName(source, "num_labels"),
-                       "num_labels must be ≤ 1000000, got " + std::to_string(*numLabels),
+        else if (n > kMaxNumLabels) // found by fuzz/fuzz_inputmetadata: overflowed the parameter count
+            diag.error(fieldName(source, "num_labels"), "num_labels must be ≤ 1000000, got " + std::to_string(n),
                        "set it to the number of classes in the training data");
         else
-            m.num_labels = *numLabels;
+            m.num_labels = n;
     }
-    if (classification && !numLabels && !j.contains("num_labels")) {
+    if (classification && !hasNumLabels && !j.contains("num_labels")) {
         diag.error(fieldName(source, "num_labels"),
                    "task_type is bert_classification but num_labels is missing (run_classifier would silently "
                    "train a regression)",
                    "add \"num_labels\": <number of classes>, e.g. 2");
-    } else if (hasTask && m.task_type == "bert_classification" && numLabels && *numLabels == 1) {
+    } else if (hasTask && m.task_type == "bert_classification" && hasNumLabels && numLabels == 1) {
         diag.error(fieldName(source, "num_labels"),
                    "num_labels is 1, which means regression, but task_type is bert_classification",
                    "set num_labels to the number of classes, or task_type to bert_regression");
-    } else if (hasTask && m.task_type == "bert_regression" && numLabels && *numLabels > 1) {
+    } else if (hasTask && m.task_type == "bert_regression" && hasNumLabels && numLabels > 1) {
         diag.error(fieldName(source, "num_labels"),
-                   "task_type is bert_regression but num_labels is " + std::to_string(*numLabels),
+                   "task_type is bert_regression but num_labels is " + std::to_string(numLabels),
                    "remove num_labels for a regression task, or set task_type to bert_classification");
-    } else if (!hasTask && !numLabels) {
+    } else if (!hasTask && !hasNumLabels) {
         diag.warning(fieldName(source, "num_labels"), "neither task_type nor num_labels is set: treated as regression",
                      "add \"task_type\" and \"num_labels\" to make the task explicit");
     }
@@ -190,14 +192,13 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
     InputMetaData m;
     detail::readString(j, "processor_type", m.processor_type, source, diag);
     const bool hasTask = detail::readString(j, "task_type", m.task_type, source, diag);
-    int64_t n = 0;
-    const std::optional<int64_t> numLabels =
-        detail::readInt(j, "num_labels", n, source, diag) ? std::optional<int64_t>(n) : std::nullopt;
+    int64_t numLabels = 0;
+    const bool hasNumLabels = detail::readInt(j, "num_labels", numLabels, source, diag);
     readCommonKeys(j, source, diag, m);
     if (hasTask && m.task_type == "bert_pretraining")
         return pretrainingFromJson(j, std::move(m), source, diag);
     readOtherKeys(j, source, diag, m);
-    checkTask(j, hasTask, numLabels, source, diag, m);
+    checkTask(j, hasTask, hasNumLabels, numLabels, source, diag, m);
     checkLabelTypeAndSizes(j, source, diag, m);
     return m;
 }

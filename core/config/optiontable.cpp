@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/optiontable.h"
+
 #include "core/config/jsonfields.h"
 #include "core/config/optionrows.h"
 
@@ -7,6 +8,7 @@
 #include <charconv>
 #include <limits>
 #include <cmath>
+#include <type_traits>
 
 namespace wb {
 
@@ -63,15 +65,37 @@ std::string parseReal(const std::string &text, double &out)
 
 OptionType OptionSpec::type() const
 {
-    switch (member.index()) {
-    case 0:
-    case 5: return OptionType::Text; // bool: the choices "false" and "true"
-    case 1:
-    case 2: return OptionType::Integer;
-    case 3: return OptionType::Real;
-    case 6: return OptionType::OptionalReal;
-    default: return OptionType::OptionalInteger;
+    // By the member's type, not its index in OptionMember: a new alternative must be named here or
+    // the build fails (the lambda has no fallback).
+    return std::visit(
+        [](auto m) -> OptionType {
+            using T = std::remove_reference_t<decltype(std::declval<TrainingOptions>().*m)>;
+            if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
+                return OptionType::Text; // bool: the choices "false" and "true"
+            else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t>)
+                return OptionType::Integer;
+            else if constexpr (std::is_same_v<T, double>)
+                return OptionType::Real;
+            else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+                return OptionType::OptionalInteger;
+            else if constexpr (std::is_same_v<T, std::optional<double>>)
+                return OptionType::OptionalReal;
+            else
+                static_assert(sizeof(T) == 0, "OptionSpec::type: an OptionMember alternative without an OptionType");
+        },
+        member);
+}
+
+const char *optionTypeName(OptionType type)
+{
+    switch (type) { // no default: -Wswitch names a new OptionType that has no name here
+    case OptionType::Text: return "TEXT";
+    case OptionType::Integer:
+    case OptionType::OptionalInteger: return "INT";
+    case OptionType::Real:
+    case OptionType::OptionalReal: return "FLOAT";
     }
+    return "TEXT"; // not reached: every enumerator is handled above
 }
 
 bool OptionSpec::hasName(std::string_view name) const

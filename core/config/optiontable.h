@@ -31,6 +31,10 @@ enum class OptionType
     OptionalReal,    ///< std::optional<double>: unset means "not given" (the default follows other options)
 };
 
+/// The value's name in `--help` ("TEXT", "INT", "FLOAT"), as CLI11 names its own types.
+/// Defined for every OptionType (a switch without default, so -Wswitch catches a new one).
+const char *optionTypeName(OptionType type);
+
 /// Where the window shows an option. None: no widget (the window still keeps the value).
 enum class FormGroup
 {

@@ -12,6 +12,11 @@ namespace {
 // The state of one parseTextRows() pass over a buffer.
 struct RowParser
 {
+    RowParser(std::string_view text, const TextRowDialect &dialect, const std::string &fileName)
+        : text(text), dialect(dialect), fileName(fileName)
+    {
+    }
+
     std::string_view text;
     const TextRowDialect &dialect;
     const std::string &fileName;
@@ -126,7 +131,8 @@ struct RowParser
 
 TextRows parseTextRows(std::string_view text, const TextRowDialect &dialect, const std::string &fileName)
 {
-    return RowParser{text, dialect, fileName, {}}.run();
+    RowParser parser(text, dialect, fileName);
+    return parser.run();
 }
 
 char detectCsvDelimiter(std::string_view text)
