@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,6 +139,13 @@ public:
             m_err << "\r\033[K" << std::flush;
         m_barShown = false;
     }
+    /// Prints the model's notes that no progress report said already.
+    void printNotes(const std::vector<std::string> &notes)
+    {
+        for (const auto &note : notes)
+            if (std::find(m_noticed.begin(), m_noticed.end(), note) == m_noticed.end())
+                m_err << "note: " << note << "\n";
+    }
 
 private:
     static double now()
@@ -146,6 +154,18 @@ private:
     }
     void show(const DownloadProgress &p)
     {
+        if (!p.notice.empty()) { // said at once, on its own line
+            m_noticed.push_back(p.notice);
+            if (m_jsonl) {
+                m_out << nlohmann::json{{"event", "notice"}, {"repo_id", p.repo_id}, {"file", p.file},
+                                        {"message", p.notice}}.dump()
+                      << "\n" << std::flush;
+            } else {
+                clearBar();
+                m_err << "note: " << p.notice << "\n" << std::flush;
+            }
+            return;
+        }
         if (m_jsonl) {
             m_out << progressJson(p).dump() << "\n" << std::flush;
         } else if (m_tty) {
@@ -165,6 +185,7 @@ private:
     bool m_tty;
     bool m_barShown = false;
     double m_lastPlain = -1e9;
+    std::vector<std::string> m_noticed;
 };
 
 int cmdModelsList(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
@@ -271,14 +292,22 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
 {
     CLI::App app("Download a pretrained BERT into the Hugging Face cache ($HF_HUB_CACHE, else $HF_HOME/hub, else\n"
                  "~/.cache/huggingface/hub): config.json, vocab.txt, tokenizer_config.json and one weights file\n"
-                 "(model.safetensors preferred). A model already in the cache is used without a request. Prints\n"
+                 "(model.safetensors preferred). Every file is checked against the Hub's sha256 (LFS files) or git\n"
+                 "blob id and size before it enters the cache. A model already in the cache is used without a\n"
+                 "request once its files have their recorded sizes; a damaged file is downloaded again. Prints\n"
                  "the paths. Ctrl+C stops; the part downloaded so far is resumed next time (exit 130).",
                  "bert-workbench-cli models download");
     std::string model;
     bool refresh = false;
+    bool verify = false;
     std::string progressFormat = "text";
     app.add_option("model", model, "Hub id org/name[@revision], catalogue name or local folder")->required();
-    app.add_flag("--refresh", refresh, "ask the Hub for the revision's latest commit even when the cache has it");
+    app.add_flag("--refresh", refresh,
+                 "ask the Hub for the revision's latest commit even when the cache has it, check every cached file "
+                 "against the Hub's size and its sha256 (or git blob id), and download damaged ones again");
+    app.add_flag("--verify", verify,
+                 "check every cached file's sha256 (or git blob id) before it is used, not only its size; damaged "
+                 "ones are downloaded again (offline: an error)");
     app.add_option("--progress_format", progressFormat,
                    "text (progress bar or lines on stderr) or jsonl (one JSON event per line on stdout, for tools)")
         ->check(CLI::IsMember({"text", "jsonl"}))
@@ -288,6 +317,7 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
         return code;
     HubSettings settings = HubSettings::fromEnvironment();
     settings.refresh = refresh;
+    settings.verify = verify || refresh;
     const bool jsonl = progressFormat == "jsonl";
     DownloadPrinter printer(out, err, jsonl);
     const DownloadProgressFn progress = printer.callback();
@@ -310,8 +340,7 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
     try {
         const PretrainedModel m = resolvePretrainedModel(model, settings, progress, stop);
         clearBar();
-        for (const auto &note : m.notes)
-            err << "note: " << note << "\n";
+        printer.printNotes(m.notes);
         if (jsonl) {
             finished("completed", nullptr, &m);
         } else {
@@ -350,8 +379,7 @@ int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostre
         if (m && !m->from_cache && !jsonl)
             err << "downloaded " << formatBytes(m->bytes_downloaded) << " of " << options.pretrained_model << " into "
                 << m->folder << "\n";
-        for (const auto &note : m ? m->notes : std::vector<std::string>{})
-            err << "note: " << note << "\n";
+        printer.printNotes(m ? m->notes : std::vector<std::string>{});
         return kExitOk;
     } catch (const HubError &e) {
         printer.clearBar();

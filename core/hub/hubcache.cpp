@@ -4,11 +4,16 @@
 #include "core/hub/huberror.h"
 #include "core/hub/hubparse.h"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <memory>
 #include <sstream>
 #include <unistd.h>
 
@@ -46,7 +51,73 @@ void makeDirs(const fs::path &dir)
         ioError(dir.string(), "cannot create the folder", ec.value());
 }
 
+bool isHexOf(const std::string &s, size_t n)
+{
+    return s.size() == n && s.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+}
+
+std::string lowerHex(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
 } // namespace
+
+BlobNameKind blobNameKind(const std::string &etag)
+{
+    if (isHexOf(etag, 64))
+        return BlobNameKind::Sha256;
+    if (isHexOf(etag, 40))
+        return BlobNameKind::GitBlobSha1;
+    return BlobNameKind::Opaque;
+}
+
+std::string fileDigest(const std::string &path, BlobNameKind kind)
+{
+    if (kind == BlobNameKind::Opaque)
+        return {};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        ioError(path, "cannot read the cached file", errno);
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    EVP_DigestInit_ex(ctx.get(), kind == BlobNameKind::Sha256 ? EVP_sha256() : EVP_sha1(), nullptr);
+    if (kind == BlobNameKind::GitBlobSha1) { // git hashes "blob <size>\0" before the bytes
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            const int err = errno;
+            ::close(fd);
+            ioError(path, "cannot read the cached file", err);
+        }
+        const std::string head = "blob " + std::to_string(int64_t(st.st_size)) + std::string(1, '\0');
+        EVP_DigestUpdate(ctx.get(), head.data(), head.size());
+    }
+    std::vector<char> buf(size_t(1) << 20);
+    for (;;) {
+        const ssize_t n = ::read(fd, buf.data(), buf.size());
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            const int err = errno;
+            ::close(fd);
+            ioError(path, "cannot read the cached file", err);
+        }
+        EVP_DigestUpdate(ctx.get(), buf.data(), size_t(n));
+    }
+    ::close(fd);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx.get(), md, &len);
+    static const char *digits = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < len; ++i) {
+        out += digits[md[i] >> 4];
+        out += digits[md[i] & 15];
+    }
+    return out;
+}
 
 HubCache::HubCache(std::string root) : m_root(std::move(root)) {}
 
@@ -153,6 +224,67 @@ bool HubCache::isKnownMissing(const HubId &id, const std::string &commit, const 
 {
     std::error_code ec;
     return fs::exists(repoDir(id) + "/.no_exist/" + commit + "/" + file, ec);
+}
+
+std::string HubCache::snapshotBlob(const HubId &id, const std::string &commit, const std::string &file) const
+{
+    std::error_code ec;
+    const fs::path link = snapshotFile(id, commit, file);
+    const fs::path target = fs::read_symlink(link, ec);
+    if (ec)
+        return {};
+    const fs::path blob = (link.parent_path() / target).lexically_normal();
+    if (blob.parent_path() != fs::path(repoDir(id) + "/blobs").lexically_normal())
+        return {};
+    return blob.filename().string();
+}
+
+void HubCache::recordBlobSize(const HubId &id, const std::string &etag, int64_t size) const
+{
+    if (recordedBlobSize(id, etag) == size)
+        return;
+    const fs::path record = repoDir(id) + "/.blob_sizes/" + etag;
+    std::error_code ec;
+    fs::create_directories(record.parent_path(), ec);
+    const std::string tmp = record.string() + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << size;
+        if (!out.flush()) {
+            fs::remove(tmp, ec);
+            return;
+        }
+    }
+    if (std::rename(tmp.c_str(), record.c_str()) != 0)
+        fs::remove(tmp, ec);
+}
+
+int64_t HubCache::recordedBlobSize(const HubId &id, const std::string &etag) const
+{
+    const std::string text = readSmallFile(repoDir(id) + "/.blob_sizes/" + etag);
+    if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+        return -1;
+    return std::stoll(text);
+}
+
+std::string HubCache::blobDamage(const HubId &id, const std::string &etag, int64_t expectedSize, bool hash) const
+{
+    const std::string blob = blobPath(id, etag);
+    std::error_code ec;
+    const auto size = fs::file_size(blob, ec);
+    if (ec)
+        return {};
+    const int64_t expected = expectedSize >= 0 ? expectedSize : recordedBlobSize(id, etag);
+    if (expected >= 0 && int64_t(size) != expected)
+        return std::to_string(size) + " bytes, expected " + std::to_string(expected);
+    const BlobNameKind kind = blobNameKind(etag);
+    if (!hash || kind == BlobNameKind::Opaque)
+        return {};
+    const std::string got = fileDigest(blob, kind);
+    if (got != lowerHex(etag))
+        return std::string(kind == BlobNameKind::Sha256 ? "its sha256 is " : "its git blob sha1 is ") + got
+               + ", not its name";
+    return {};
 }
 
 std::vector<std::string> HubCache::snapshotFiles(const HubId &id, const std::string &commit) const

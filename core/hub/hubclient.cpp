@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -380,11 +381,27 @@ std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const st
     for (int attempt = 1;; ++attempt) {
         std::string u = url;
         HttpResult r;
-        // Only same-host redirects (a renamed repo) are followed; a redirect to another host
-        // (the CDN of LFS files) is where the bytes are fetched from, without the token.
+        // What the chain of answers advertised, first value first: a later answer (the
+        // storage's own ETag, a redirect's Content-Length) never replaces it.
+        std::string commit, linkedEtag, linkedSize, etag;
+        const auto keepFirst = [](std::string &kept, const std::string &value) {
+            if (kept.empty())
+                kept = value;
+        };
+        // A redirect to the Hub's own origin is followed while no answer has named the file's
+        // digest (a renamed repo: 307 to /new-org/new-name/resolve/...); once one has, its
+        // redirect is where the bytes are (another host, or a path on this one) and the digest
+        // and size stay this answer's. A redirect to another origin is never followed here:
+        // the bytes are fetched from it, without the token.
         for (int hop = 0; hop <= kMaxRedirects; ++hop) {
             r = m_http->perform("HEAD", u, true, {}, 0, {}, progress);
-            if (r.status >= 300 && r.status < 400 && !r.redirect_url.empty() && sameOrigin(r.redirect_url, u)) {
+            if (r.curl_code != CURLE_OK || r.status < 200 || r.status >= 400)
+                break;
+            keepFirst(commit, header(r, "x-repo-commit"));
+            keepFirst(linkedEtag, header(r, "x-linked-etag"));
+            keepFirst(linkedSize, header(r, "x-linked-size"));
+            keepFirst(etag, header(r, "etag"));
+            if (r.status >= 300 && !r.redirect_url.empty() && linkedEtag.empty() && sameOrigin(r.redirect_url, u)) {
                 u = r.redirect_url;
                 continue;
             }
@@ -394,23 +411,26 @@ std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const st
             throw HubError(HubErrorKind::Stopped, fieldFor(id, file), "stopped by the user");
         if (r.curl_code == CURLE_OK && (r.status == 200 || (r.status >= 300 && r.status < 400))) {
             HubFileMetadata m;
-            m.commit = header(r, "x-repo-commit");
-            const std::string linked = header(r, "x-linked-etag");
-            m.lfs = !linked.empty();
-            m.etag = normalizeEtag(m.lfs ? linked : header(r, "etag"));
-            m.size = parseSize(m.lfs ? header(r, "x-linked-size") : header(r, "content-length"));
-            if (m.size < 0 && m.lfs)
+            m.commit = commit;
+            m.lfs = !linkedEtag.empty();
+            m.etag = normalizeEtag(m.lfs ? linkedEtag : etag);
+            m.size = m.lfs ? parseSize(linkedSize) : -1;
+            if (m.size < 0 && r.status == 200) // the answer that serves the bytes; a redirect's says nothing
                 m.size = parseSize(header(r, "content-length"));
             m.location = r.status >= 300 && !r.redirect_url.empty() ? r.redirect_url : u;
-            if (m.etag.empty() || !isSafeRepoPath(m.etag) || m.etag.find('/') != std::string::npos)
+            if (m.etag.empty() || !isSafeRepoPath(m.etag) || m.etag.find('/') != std::string::npos
+                || m.etag.rfind(".", 0) == 0)
                 throw HubError(HubErrorKind::Http, fieldFor(id, file),
                                "the Hub's answer for " + u + " has no usable ETag or X-Linked-Etag",
                                "The server at HF_ENDPOINT (" + m_settings.endpoint
                                    + ") may not be a Hugging Face Hub, or a proxy strips headers.");
-            if (m.lfs && (m.etag.size() != 64 || m.etag.find_first_not_of("0123456789abcdef") != std::string::npos))
+            if (m.lfs && blobNameKind(m.etag) != BlobNameKind::Sha256)
                 throw HubError(HubErrorKind::Http, fieldFor(id, file),
                                "the Hub's X-Linked-Etag for " + u + " is not a sha256: '" + m.etag + "'",
                                "Check HF_ENDPOINT (" + m_settings.endpoint + ").");
+            if (blobNameKind(m.etag) != BlobNameKind::Opaque) // a digest names its blob in lower case
+                std::transform(m.etag.begin(), m.etag.end(), m.etag.begin(),
+                               [](unsigned char c) { return char(std::tolower(c)); });
             return m;
         }
         if (allowMissing && r.status == 404 && header(r, "x-error-code") == "EntryNotFound")
@@ -551,8 +571,9 @@ void checkFreeSpace(const std::string &blob, int64_t needed, const HubId &id, co
                        "Free disk space there, or point HF_HUB_CACHE (or HF_HOME) at a disk with room.");
 }
 
-/// The finished part must have the Hub's size and, for LFS files, its sha256; a part that
-/// does not is deleted.
+/// The finished part must have the Hub's size and the digest its blob name claims (the sha256
+/// of LFS files, git's blob sha1 of the others; a mirror's opaque ETag claims none): a part
+/// that does not is deleted, so that no blob is ever stored under a name its bytes do not match.
 void verifyPart(HubPartFile &part, const HubFileMetadata &meta, const HubId &id, const std::string &file)
 {
     std::error_code ec;
@@ -562,20 +583,23 @@ void verifyPart(HubPartFile &part, const HubFileMetadata &meta, const HubId &id,
         fs::remove(part.path(), ec);
         throw HubError(HubErrorKind::Checksum, field,
                        "the download of " + file + " has " + std::to_string(size) + " bytes, the Hub said "
-                           + std::to_string(meta.size),
+                           + std::to_string(meta.size) + "; the file was deleted",
                        "Download it again (bert-workbench-cli models download " + id.toString()
-                           + "); if it repeats, a proxy may alter downloads.");
+                           + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
     }
-    if (meta.lfs) {
-        const std::string got = part.hash().hex();
-        if (got != meta.etag) {
-            fs::remove(part.path(), ec);
-            throw HubError(HubErrorKind::Checksum, field,
-                           "the download of " + file + " is corrupt: its sha256 is " + got + ", the Hub's X-Linked-Etag is "
-                               + meta.etag + "; the file was deleted",
-                           "Download it again (bert-workbench-cli models download " + id.toString()
-                               + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
-        }
+    const BlobNameKind kind = blobNameKind(meta.etag);
+    if (kind == BlobNameKind::Opaque)
+        return;
+    const std::string got = kind == BlobNameKind::Sha256 ? part.hash().hex() : fileDigest(part.path(), kind);
+    if (got != meta.etag) {
+        fs::remove(part.path(), ec);
+        const std::string what = kind == BlobNameKind::Sha256 ? "sha256" : "git blob sha1";
+        const std::string claim = meta.lfs ? "X-Linked-Etag" : "ETag";
+        throw HubError(HubErrorKind::Checksum, field,
+                       "the download of " + file + " is corrupt: its " + what + " is " + got + ", the Hub's " + claim
+                           + " is " + meta.etag + "; the file was deleted",
+                       "Download it again (bert-workbench-cli models download " + id.toString()
+                           + "); if it repeats, a proxy or the mirror at HF_ENDPOINT serves damaged files.");
     }
 }
 
@@ -636,7 +660,8 @@ void HubClient::downloadPart(HubPartFile &part, const HubId &id, const std::stri
 }
 
 int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::string &commit, const std::string &file,
-                         const HubFileMetadata &meta, const std::function<void(int64_t)> &onBytes)
+                         const HubFileMetadata &meta, const std::function<void(int64_t)> &onBytes,
+                         const std::function<void(const std::string &)> &onNotice)
 {
     const std::string field = fieldFor(id, file);
     const std::string blob = cache.blobPath(id, meta.etag);
@@ -646,17 +671,24 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
         if (onBytes)
             onBytes(int64_t(fs::file_size(blob, ec)));
     };
-    if (fs::is_regular_file(blob, ec)) {
-        finish();
-        return 0;
-    }
     fs::create_directories(fs::path(blob).parent_path(), ec);
     if (ec)
         diskError(fs::path(blob).parent_path().string(), ec.value(), file);
     BlobLock lock(cache.lockPath(id, meta.etag), m_stop, field);
-    if (fs::is_regular_file(blob, ec)) { // another process finished it meanwhile
-        finish();
-        return 0;
+    if (fs::is_regular_file(blob, ec)) {
+        // A blob in the cache is used only once checked (huggingface_hub #4768 checks the size):
+        // the size always; its bytes against its name before it is linked anew, and on request.
+        const bool linked = cache.snapshotBlob(id, commit, file) == meta.etag;
+        const std::string damage = cache.blobDamage(id, meta.etag, meta.size, !linked || m_settings.verify);
+        if (damage.empty()) {
+            cache.recordBlobSize(id, meta.etag, int64_t(fs::file_size(blob, ec)));
+            finish();
+            return 0;
+        }
+        if (onNotice)
+            onNotice(field + ": blobs/" + meta.etag + " is damaged (" + damage + "): downloading it again");
+        if (!fs::remove(blob, ec) && ec)
+            diskError(blob, ec.value(), file);
     }
     HubPartFile part(blob + ".incomplete", file);
     if (meta.size >= 0)
@@ -669,6 +701,7 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
     }
     if (std::rename(part.path().c_str(), blob.c_str()) != 0)
         diskError(blob, errno, file);
+    cache.recordBlobSize(id, meta.etag, int64_t(fs::file_size(blob, ec)));
     finish();
     return part.transferred();
 }

@@ -28,6 +28,10 @@ struct HubSettings
     /// Ask the Hub for the revision's current commit even when the cache has a complete
     /// snapshot for it (default false: a cached model is used with no request at all).
     bool refresh = false;
+    /// Check every cached blob's bytes against its name (sha256 or git blob sha1) before it is
+    /// used, not only its size; a damaged one is downloaded again (an error offline). The
+    /// CLI's `models download --verify` and `--refresh` set it (default false: the size only).
+    bool verify = false;
     /// Attempts per request for transient failures (connection errors, cut transfers, 429,
     /// 5xx), including the first; at least 1.
     int max_attempts = 5;

@@ -202,8 +202,35 @@ HubId hubIdFor(const std::string &text, std::optional<HubId> *legacy)
     return parseHubId(text);
 }
 
-/// A complete snapshot in the cache, or nothing.
-std::optional<PretrainedModel> fromSnapshot(const HubCache &cache, const HubId &id, const std::string &source)
+/// The fix for a damaged cached file, as a hint.
+std::string refreshHint(const HubId &id)
+{
+    return "Download it again: bert-workbench-cli models download --refresh " + id.toString()
+           + " (it checks every cached file of the model and fetches the damaged ones again).";
+}
+
+/// Checks the blobs behind the snapshot's files `files` (paths relative to it): their recorded
+/// size, and with `hash` their digest. Throws HubError(Checksum) naming the first damaged one.
+void checkSnapshotBlobs(const HubCache &cache, const HubId &id, const std::string &commit,
+                        const std::vector<std::string> &files, bool hash)
+{
+    for (const auto &f : files) {
+        const std::string blob = cache.snapshotBlob(id, commit, f);
+        if (blob.empty())
+            continue; // a copied file, no blob name to check it against
+        const std::string damage = cache.blobDamage(id, blob, -1, hash);
+        if (!damage.empty())
+            throw HubError(HubErrorKind::Checksum, id.repo_id + ": " + f,
+                           "the cached copy of " + f + " (" + cache.blobPath(id, blob) + ") is damaged (" + damage
+                               + "): it changed in the Hugging Face cache after it was downloaded",
+                           refreshHint(id));
+    }
+}
+
+/// A complete snapshot in the cache, or nothing; a damaged file is HubError(Checksum)
+/// (checkSnapshotBlobs).
+std::optional<PretrainedModel> fromSnapshot(const HubCache &cache, const HubId &id, const std::string &source,
+                                            bool hash)
 {
     const std::string commit = cache.cachedCommit(id);
     if (commit.empty())
@@ -228,6 +255,14 @@ std::optional<PretrainedModel> fromSnapshot(const HubCache &cache, const HubId &
     } catch (const HubError &) { // a damaged index in the cache: fetch again
         return std::nullopt;
     }
+    std::vector<std::string> used = {"config.json", "vocab.txt"};
+    if (!m.tokenizer_config_file.empty())
+        used.push_back("tokenizer_config.json");
+    for (const auto &path : m.weights_files)
+        used.push_back(path.substr(m.folder.size() + 1));
+    if (!m.weights_index_file.empty())
+        used.push_back(m.weights_index_file.substr(m.folder.size() + 1));
+    checkSnapshotBlobs(cache, id, commit, used, hash);
     m.from_cache = true;
     setLowerCase(m, source);
     return m;
@@ -267,6 +302,16 @@ public:
         m_completed += m_fileDone;
         m_fileDone = 0;
         report(true);
+    }
+    /// A report of its own carrying `text` (DownloadProgress::notice).
+    void notice(const std::string &text)
+    {
+        if (!m_fn)
+            return;
+        DownloadProgress p = m_p;
+        p.file_finished = false;
+        p.notice = text;
+        m_fn(p);
     }
 
 private:
@@ -357,10 +402,10 @@ std::optional<PretrainedModel> findCachedPretrainedModel(const std::string &idOr
     if (!legacy && id.repo_id.rfind("google-bert/", 0) == 0)
         legacy = HubId{id.repo_id.substr(12), id.revision};
     const HubCache cache(settings.cache_dir);
-    if (auto m = fromSnapshot(cache, id, idOrFolder))
+    if (auto m = fromSnapshot(cache, id, idOrFolder, settings.verify))
         return m;
     if (legacy)
-        if (auto m = fromSnapshot(cache, *legacy, idOrFolder))
+        if (auto m = fromSnapshot(cache, *legacy, idOrFolder, settings.verify))
             return m;
     return std::nullopt;
 }
@@ -477,12 +522,19 @@ public:
         }
         return m_transferred;
     }
+    /// What the user should know (damaged cached blobs that were downloaded again).
+    const std::vector<std::string> &notes() const { return m_notes; }
 
 private:
     void fetchOne(const std::string &f, const HubFileMetadata &m)
     {
         m_tracker.begin(f);
-        m_transferred += m_client.fetch(m_cache, m_id, m_commit, f, m, [&](int64_t done) { m_tracker.bytes(done); });
+        m_transferred += m_client.fetch(
+            m_cache, m_id, m_commit, f, m, [&](int64_t done) { m_tracker.bytes(done); },
+            [&](const std::string &text) {
+                m_notes.push_back(text);
+                m_tracker.notice(text);
+            });
         m_tracker.end();
     }
 
@@ -494,6 +546,7 @@ private:
     std::vector<std::pair<std::string, HubFileMetadata>> m_metas;
     std::string m_commit;
     int64_t m_transferred = 0;
+    std::vector<std::string> m_notes;
 };
 
 } // namespace
@@ -511,9 +564,27 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
         rethrowWithFolderNote(e, idOrFolder);
     }
     const HubCache cache(settings.cache_dir);
-    std::optional<PretrainedModel> cached = findCachedPretrainedModel(idOrFolder, settings);
+    // With a refresh the downloads check every cached blob (HubClient::fetch), so the cache
+    // lookup does not hash them first.
+    HubSettings lookup = settings;
+    lookup.verify = settings.verify && (!settings.refresh || settings.offline);
+    std::optional<PretrainedModel> cached;
+    std::optional<HubError> damaged; // a damaged cached file: downloaded again below
+    try {
+        cached = findCachedPretrainedModel(idOrFolder, lookup);
+    } catch (const HubError &e) {
+        if (e.kind() != HubErrorKind::Checksum)
+            throw;
+        damaged = e;
+    }
     if (cached && (!settings.refresh || settings.offline))
         return *cached;
+    if (settings.offline && damaged)
+        throw HubError(HubErrorKind::Checksum, damaged->field(), damaged->what(),
+                       "HF_HUB_OFFLINE=1 forbids downloading it again: unset HF_HUB_OFFLINE and run "
+                       "'bert-workbench-cli models download --refresh "
+                           + id.toString() + "', or copy the model's folder " + id.cacheFolderName()
+                           + " again from a machine where it is whole.");
     if (settings.offline)
         notCached(id, settings, "model " + id.toString() + " is not in the Hugging Face cache and HF_HUB_OFFLINE=1 "
                                 "forbids downloading it");
@@ -528,6 +599,10 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
                                     + "); the cached snapshot " + cached->commit + " was used");
             return *cached;
         }
+        if (e.kind() == HubErrorKind::Network && damaged)
+            throw HubError(HubErrorKind::Checksum, damaged->field(),
+                           damaged->what() + std::string("; it cannot be downloaded again now: ") + e.what(),
+                           e.hint());
         rethrowWithFolderNote(e, idOrFolder);
     }
     const WeightsChoice weights = checkRepoFiles(info, id);
@@ -548,13 +623,14 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
         cache.markMissing(id, commit, "tokenizer_config.json");
     cache.writeRef(id, commit);
 
-    std::optional<PretrainedModel> m = fromSnapshot(cache, HubId{id.repo_id, commit}, idOrFolder);
+    std::optional<PretrainedModel> m = fromSnapshot(cache, HubId{id.repo_id, commit}, idOrFolder, false);
     if (!m)
         throw HubError(HubErrorKind::Io, cache.snapshotDir(id, commit),
                        "the downloaded snapshot is incomplete", "Download it again.");
     m->revision = id.revision;
     m->from_cache = transferred == 0;
     m->bytes_downloaded = transferred;
+    m->notes.insert(m->notes.end(), fetch.notes().begin(), fetch.notes().end());
     return *m;
 }
 

@@ -29,6 +29,10 @@ struct DownloadProgress
     double bytes_per_second = 0;    ///< transfer rate over the last few seconds (0 at first)
     double seconds_left = -1;       ///< (bytes_total - bytes_done) / rate; -1 while unknown
     bool file_finished = false;     ///< this report ends `file` (it is verified and in the cache)
+    /// Non-empty in a report of its own that says something the user should know now, e.g.
+    /// "test-org/m: model.safetensors: blobs/<sha256> is damaged (1000 bytes, expected 4096):
+    /// downloading it again". Also in PretrainedModel::notes at the end.
+    std::string notice;
 };
 
 /// Receives progress, on the thread that called resolvePretrainedModel, at most about
@@ -66,14 +70,20 @@ struct PretrainedModel
 /// Hub id "org/name[@revision]" (parseHubId). For a Hub id:
 ///  - a complete snapshot of the revision in the Hugging Face cache (config.json, vocab.txt,
 ///    weights; whoever downloaded it, this product or huggingface_hub) is used with no
-///    request at all, unless settings.refresh;
+///    request at all, unless settings.refresh, once each file's blob has its recorded size
+///    (HubCache::blobDamage; with settings.verify also its sha256 or git blob sha1). A damaged
+///    blob is downloaded again (a `notice` says so); offline it is HubError(Checksum) naming
+///    the blob and the fix;
 ///  - settings.offline: the cache only; a missing model is HubError(NotCached) naming the
 ///    folder to copy and where;
 ///  - else GET {endpoint}/api/models/{repo}/revision/{rev} lists the files and the commit,
 ///    and config.json, vocab.txt, tokenizer_config.json (when the repo has it) and ONE
 ///    weights file (chooseWeights: model.safetensors, else its index + shards, else
 ///    pytorch_model.bin, else its index + shards) are fetched into the cache (HubCache) with
-///    retries, Range resume and the sha256 check of LFS files; refs/<revision> is written last.
+///    retries and Range resume; every blob is stored under its name only after its bytes
+///    match it (sha256 of LFS files, git blob sha1 of others) and the Hub's size, wherever the
+///    Hub's redirect sent the download (HubClient::fetch); blobs already in the cache are
+///    checked before they are linked; refs/<revision> is written last.
 /// do_lower_case is tokenizer_config.json's, else the catalogue's, else 'uncased' → true /
 /// 'cased' → false in the id, else true.
 ///
@@ -93,8 +103,11 @@ PretrainedModel resolvePretrainedModel(const std::string &idOrFolder, const HubS
 /// The cache-only lookup: never touches the network. Returns the model when `idOrFolder`
 /// is a usable local folder or a complete snapshot of the revision is in settings.cache_dir
 /// (settings.offline and refresh are ignored); nothing otherwise. Throws HubError(InvalidId)
-/// for text that is neither a folder, a catalogue name nor a Hub id, and HubError(LocalFolder)
-/// for an existing folder without the model files. Thread-safe.
+/// for text that is neither a folder, a catalogue name nor a Hub id, HubError(LocalFolder)
+/// for an existing folder without the model files, and HubError(Checksum) for a snapshot
+/// file whose cached blob is damaged (not its recorded size; with settings.verify, not its
+/// digest): the message names the blob and says "the cached copy … is damaged", the hint
+/// `bert-workbench-cli models download --refresh <id>`. Thread-safe.
 std::optional<PretrainedModel> findCachedPretrainedModel(const std::string &idOrFolder, const HubSettings &settings);
 
 /// Returns true when `text` names a local path rather than a Hub id: an existing folder, or
