@@ -17,6 +17,8 @@ wb_add_test(tst_cliexample NAME cli.example SOURCES cli/tst_cliexample.cpp LIBS 
 # Pretraining data (issue 24): masking, records, the streaming prepare_pretraining.
 wb_add_test(tst_mlmmasking NAME core.mlmmasking SOURCES core/tst_mlmmasking.cpp LIBS wb_data)
 wb_add_test(tst_pretrainingdata NAME core.pretrainingdata SOURCES core/tst_pretrainingdata.cpp LIBS wb_data)
+# Lines longer than the reader's 1 MiB limit are cut between tokens, counted and reported (issue 41, kind 3).
+wb_add_test(tst_pretraininglonglines NAME core.pretraininglonglines SOURCES core/tst_pretraininglonglines.cpp LIBS wb_data)
 wb_add_test(tst_clipreparepretraining NAME cli.preparepretraining SOURCES cli/tst_clipreparepretraining.cpp LIBS wb_cli)
 add_dependencies(tst_clipreparepretraining bert-workbench-cli)
 # The pretraining lesson of the example (issue 24): its data, and the lesson command end to end.

@@ -50,6 +50,17 @@ void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream
         << " in both train and eval" << (r.duplicate_check_saturated ? " (the check stopped at 1.5 M documents)" : "")
         << "\n";
     out << "  sentences: " << r.sentences << "; longer than a sequence and split: " << r.sentences_split << "\n";
+    out << "  lines over 1 MiB read in parts: " << r.long_lines_split;
+    if (r.long_lines_split) {
+        out << " (" << r.long_line_cuts << " cut(s), ";
+        if (r.long_line_cuts_inside_a_word)
+            out << r.long_line_cuts_inside_a_word << " inside a word";
+        else
+            out << "all between tokens";
+        const PretrainingLineSplit &first = r.long_line_splits.front();
+        out << "; first: " << first.where << " at byte " << first.cut_offsets.front() << ")";
+    }
+    out << "\n";
     out << "  tokens: " << r.tokens << "; [UNK]: " << r.unk_tokens << " (" << std::fixed << std::setprecision(2)
         << 100.0 * r.unk_rate << std::defaultfloat << "%)\n";
     out << "  sequences: " << r.train_sequences << " train (dupe_factor " << r.dupe_factor << "), " << r.eval_sequences

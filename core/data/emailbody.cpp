@@ -5,6 +5,8 @@
 // boundaries, section 5.1.1). Only what a classifier needs: the readable text.
 #include "core/data/emailbody.h"
 
+#include "core/data/unicodetext.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -227,8 +229,78 @@ std::string decodeBase64(const std::string &in)
     return out;
 }
 
-// Text of an HTML part: tags (and the contents of style and script elements) removed, the
-// common entities decoded, runs of blank lines collapsed.
+// How a tag shows in the text of an HTML part: block elements (and <br>) end a line; phrasing
+// (inline) elements, as the HTML Living Standard's "phrasing content" lists them, show as
+// nothing, so that a word with a tag inside it (<b>W</b>ord, the <span>s mail editors put
+// inside words) stays one word; any other tag (a cell, an image) separates words.
+enum class TagText { Nothing, Space, LineBreak };
+
+TagText tagText(std::string_view lowTag)
+{
+    size_t k = 1; // after '<'
+    if (k < lowTag.size() && lowTag[k] == '/')
+        ++k;
+    size_t e = k;
+    while (e < lowTag.size() && (std::isalnum(static_cast<unsigned char>(lowTag[e])) || lowTag[e] == ':'))
+        ++e;
+    const std::string_view name = lowTag.substr(k, e - k);
+    static const char *const kLineBreak[] = {"br", "p", "div", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+                                             "table", "ul", "ol", "dl", "dt", "dd", "blockquote", "pre", "hr",
+                                             "section", "article", "header", "footer", "title"};
+    static const char *const kNothing[] = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del",
+                                           "dfn", "em", "font", "i", "ins", "kbd", "mark", "nobr", "q", "s",
+                                           "samp", "small", "span", "strike", "strong", "sub", "sup", "time",
+                                           "tt", "u", "var", "wbr", "o:p"};
+    for (const char *n : kLineBreak)
+        if (name == n)
+            return TagText::LineBreak;
+    for (const char *n : kNothing)
+        if (name == n)
+            return TagText::Nothing;
+    return TagText::Space;
+}
+
+// Decodes the character reference at html[i] ('&'): a numeric one (&#233; &#xE9;) or one of the
+// named ones mail editors write most; appends its text and returns its length, or 0 when there is
+// none (the '&' is kept as written).
+size_t characterReference(const std::string &html, const std::string &low, size_t i, std::string &out)
+{
+    if (i + 2 < html.size() && html[i + 1] == '#') {
+        const bool hex = low[i + 2] == 'x';
+        size_t k = i + (hex ? 3 : 2);
+        const size_t begin = k;
+        uint32_t cp = 0;
+        while (k < html.size() && k - begin < 8 && std::isxdigit(static_cast<unsigned char>(html[k]))
+               && (hex || std::isdigit(static_cast<unsigned char>(html[k])))) {
+            const int d = hexValue(html[k]);
+            cp = cp * (hex ? 16u : 10u) + uint32_t(d);
+            ++k;
+        }
+        if (k == begin || k >= html.size() || html[k] != ';' || cp == 0 || cp > 0x10FFFF
+            || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        appendUtf8(out, char32_t(cp));
+        return k + 1 - i;
+    }
+    static const std::pair<const char *, const char *> kEntities[] = {
+        {"&nbsp;", " "}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"},
+        {"&shy;", ""}, {"&rsquo;", "\u2019"}, {"&lsquo;", "\u2018"}, {"&rdquo;", "\u201D"},
+        {"&ldquo;", "\u201C"}, {"&ndash;", "\u2013"}, {"&mdash;", "\u2014"}, {"&hellip;", "\u2026"},
+        {"&euro;", "\u20AC"}, {"&pound;", "\u00A3"}, {"&copy;", "\u00A9"}, {"&reg;", "\u00AE"},
+        {"&trade;", "\u2122"}, {"&bull;", "\u2022"}, {"&middot;", "\u00B7"}, {"&laquo;", "\u00AB"},
+        {"&raquo;", "\u00BB"}, {"&zwnj;", "\u200C"}, {"&zwj;", "\u200D"}};
+    for (const auto &[name, text] : kEntities) {
+        const size_t n = std::char_traits<char>::length(name);
+        if (low.compare(i, n, name) == 0) {
+            out += text;
+            return n;
+        }
+    }
+    return 0;
+}
+
+// Text of an HTML part: tags (and the contents of style and script elements, and comments)
+// removed as tagText() says, character references decoded, runs of blank lines collapsed.
 std::string htmlToText(const std::string &html)
 {
     std::string out;
@@ -238,6 +310,11 @@ std::string htmlToText(const std::string &html)
     while (i < html.size()) {
         const char c = html[i];
         if (c == '<') {
+            if (low.compare(i, 4, "<!--") == 0) { // a comment (Outlook's conditional ones too): nothing
+                const size_t close = low.find("-->", i + 4);
+                i = close == std::string::npos ? html.size() : close + 3;
+                continue;
+            }
             for (const char *skip : {"style", "script"}) {
                 const std::string open = std::string("<") + skip;
                 if (low.compare(i, open.size(), open) == 0) {
@@ -249,30 +326,19 @@ std::string htmlToText(const std::string &html)
             const size_t end = html.find('>', i);
             if (end == std::string::npos)
                 break;
-            const std::string tag = low.substr(i, std::min<size_t>(4, end - i));
-            if (tag.rfind("<br", 0) == 0 || tag.rfind("<p", 0) == 0 || tag.rfind("</p", 0) == 0
-                || tag.rfind("<div", 0) == 0 || tag.rfind("<tr", 0) == 0 || tag.rfind("<li", 0) == 0)
-                out += '\n';
-            else
-                out += ' ';
+            switch (tagText(std::string_view(low).substr(i, end - i))) {
+            case TagText::LineBreak: out += '\n'; break;
+            case TagText::Space: out += ' '; break;
+            case TagText::Nothing: break;
+            }
             i = end + 1;
             continue;
         }
         if (c == '&') {
-            static const std::pair<const char *, const char *> kEntities[] = {
-                {"&nbsp;", " "}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&apos;", "'"}};
-            bool done = false;
-            for (const auto &[name, text] : kEntities) {
-                const size_t n = std::char_traits<char>::length(name);
-                if (low.compare(i, n, name) == 0) {
-                    out += text;
-                    i += n;
-                    done = true;
-                    break;
-                }
-            }
-            if (done)
+            if (const size_t n = characterReference(html, low, i, out)) {
+                i += n;
                 continue;
+            }
         }
         out += c;
         ++i;

@@ -17,8 +17,11 @@ namespace wb {
 ///   is not a message: it is returned as it is (CRLF read as LF), so plain texts pass unchanged.
 /// - MIME (RFC 2045/2046): a multipart body yields its text/plain parts (nested multiparts
 ///   included, attachments left out), joined by an empty line; without a text/plain part, its
-///   text/html parts with the tags removed and the common entities decoded. A single-part
-///   text/html body is reduced the same way; a body of another non-text type gives "".
+///   text/html parts reduced to text: inline (phrasing) tags and comments removed without a
+///   trace, so that no word is split (W<b>or</b>ld is one word), block tags ending lines, other
+///   tags separating words, style/script contents dropped, numeric character references and the
+///   common named ones decoded. A single-part text/html body is reduced the same way; a body of
+///   another non-text type gives "".
 ///   Quoted-printable and base64 are decoded; the charset is not converted (prepare reads
 ///   bytes that are not UTF-8 as Windows-1252, as for every text).
 /// - With `stripQuotedReplies`, the lines of stripQuotedReplies() are removed as well.

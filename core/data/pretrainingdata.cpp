@@ -590,6 +590,10 @@ void readAndBuild(const PretrainingDataOptions &o, const FullTokenizer &tok, Pre
 void finishCounts(const PretrainingDataOptions &o, const PretrainingTextReader &reader, PretrainingDataReport &rep)
 {
     rep.empty_rows = reader.emptyRows();
+    rep.long_lines_split = reader.linesSplit();
+    rep.long_line_cuts = reader.lineCuts();
+    rep.long_line_cuts_inside_a_word = reader.lineCutsInsideAWord();
+    rep.long_line_splits = reader.lineSplits();
     rep.text_column = reader.textColumn();
     rep.text_column_recognised = reader.textColumnRecognised();
     rep.unk_rate = rep.tokens ? double(rep.unk_tokens) / double(rep.tokens) : 0.0;

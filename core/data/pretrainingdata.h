@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/data/pretrainingtext.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -58,6 +60,11 @@ struct PretrainingDataReport
     int64_t documents_longer_than_a_sequence = 0;    ///< more tokens than fit one sequence: spread over several
     int64_t long_documents_cut = 0;         ///< cut into pieces of at most 64 sequences' tokens for the split
     int64_t sentences_split = 0;            ///< lines longer than a sequence, cut into sequence-sized parts
+    /// Lines longer than 1 MiB (PretrainingTextReader::kMaxSentenceBytes) read in parts: the lines,
+    /// the cuts, and of those the cuts inside a word (a run of more than 1 MiB without whitespace,
+    /// cut at a character boundary); every other cut is between two tokens, so no token changes.
+    int64_t long_lines_split = 0, long_line_cuts = 0, long_line_cuts_inside_a_word = 0;
+    std::vector<PretrainingLineSplit> long_line_splits; ///< the first 20 of those lines: where, and where cut
     /// Documents whose tokens equal an earlier document's (by a 64-bit hash): in the same split
     /// (`duplicate_documents`), or one in train and one in eval (`train_eval_overlap_documents`,
     /// counted once for the later one). The hash table has a fixed size: beyond about 1.5 M

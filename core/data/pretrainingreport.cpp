@@ -46,6 +46,18 @@ std::vector<std::string> pretrainingDataWarnings(const PretrainingDataOptions &o
         warnings.push_back(std::to_string(rep.train_eval_overlap_documents)
                                + " eval document(s) are also in the training set: the eval MLM loss will look better "
                                  "than it is; remove the repeated documents from the corpus");
+    if (rep.long_line_cuts_inside_a_word) {
+        std::string first;
+        for (const auto &l : rep.long_line_splits)
+            if (l.cuts_inside_a_word) {
+                first = " (first: " + l.where + ")";
+                break;
+            }
+        warnings.push_back(std::to_string(rep.long_line_cuts_inside_a_word) + " cut(s) inside a word: "
+                               + "a run of more than 1 MiB without whitespace" + first
+                               + " was read in parts cut at a character boundary (such a word is [UNK] whole or "
+                                 "cut); check that the file is text with spaces between its words");
+    }
     if (rep.empty_rows)
         warnings.push_back(std::to_string(rep.empty_rows) + " row(s) had an empty text and were left out");
     return warnings;
@@ -93,6 +105,18 @@ std::string pretrainingReportJson(const PretrainingDataReport &r)
     j["documents_longer_than_a_sequence"] = r.documents_longer_than_a_sequence;
     j["long_documents_cut"] = r.long_documents_cut;
     j["sentences_split"] = r.sentences_split;
+    j["long_lines_split"] = r.long_lines_split;
+    j["long_line_cuts"] = r.long_line_cuts;
+    j["long_line_cuts_inside_a_word"] = r.long_line_cuts_inside_a_word;
+    j["long_line_splits"] = nlohmann::ordered_json::array();
+    for (const PretrainingLineSplit &l : r.long_line_splits) {
+        nlohmann::ordered_json e;
+        e["where"] = l.where;
+        e["cuts"] = l.cuts;
+        e["cuts_inside_a_word"] = l.cuts_inside_a_word;
+        e["cut_offsets"] = l.cut_offsets;
+        j["long_line_splits"].push_back(std::move(e));
+    }
     j["duplicate_documents"] = r.duplicate_documents;
     j["train_eval_overlap_documents"] = r.train_eval_overlap_documents;
     j["duplicate_check_saturated"] = r.duplicate_check_saturated;

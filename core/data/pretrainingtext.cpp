@@ -20,8 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kBlockBytes = size_t(1) << 20;         // one fread
-constexpr size_t kMaxRowBytes = size_t(256) << 20;      // one CSV/TSV row
-constexpr size_t kMaxJsonLineBytes = size_t(64) << 20;  // one JSONL line
+constexpr size_t kMaxCutOffsetsListed = 64;             // PretrainingLineSplit::cut_offsets of one line
 
 // prepare's single text columns (core/data/textinput.h, TextInputSpec), compared ignoring
 // ASCII case. A second list on purpose: readTextInput() reads a whole file, and this reader
@@ -106,7 +105,91 @@ bool hasExtension(const fs::path &p, const std::vector<std::string> &exts)
     return std::find(exts.begin(), exts.end(), e) != exts.end();
 }
 
+bool isContinuationByte(char c)
+{
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+// The code point of the UTF-8 sequence at s[i], and its length in `len`; len 0 when the bytes
+// there are no complete sequence (a continuation byte, a bad lead byte, or cut off by the end).
+char32_t decodeAt(std::string_view s, size_t i, size_t &len)
+{
+    len = 0;
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+        len = 1;
+        return c;
+    }
+    size_t n;
+    char32_t cp;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1Fu;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, cp = c & 0x0Fu;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07u;
+    else
+        return 0;
+    if (i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k) {
+        if (!isContinuationByte(s[i + k]))
+            return 0;
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+    }
+    len = n;
+    return cp;
+}
+
+// A character that BERT's BasicTokenizer never puts inside a token together with its neighbours
+// (transformers tokenization_bert.py): whitespace (_is_whitespace: the four ASCII blanks and the
+// space separators Zs; U+2028/U+2029, which Python's str.split() splits at, as
+// core/data/basictokenizer.cpp) and CJK ideographs (_is_chinese_char: a token of their own).
+// \f and \v are control characters there, dropped but not separating, so they are not here.
+bool separatesTokens(char32_t c)
+{
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        return true;
+    if (c < 0x80)
+        return false;
+    if (c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F
+        || c == 0x205F || c == 0x3000)
+        return true;
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
+        || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF)
+        || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
 } // namespace
+
+size_t tokenBoundaryCut(std::string_view s, size_t limit, bool &insideWord)
+{
+    insideWord = false;
+    if (s.size() <= limit)
+        return s.size();
+    if (limit == 0)
+        return std::min<size_t>(1, s.size());
+    // The last character boundary at or before `limit`.
+    size_t p = limit;
+    while (p > 0 && isContinuationByte(s[p]))
+        --p;
+    const size_t characterCut = p;
+    size_t len = 0;
+    bool atSeparator = separatesTokens(decodeAt(s, p, len)) && len > 0; // the character that would begin part 2
+    while (p > 0) {
+        size_t q = p - 1; // the character before p
+        while (q > 0 && p - q < 4 && isContinuationByte(s[q]))
+            --q;
+        const char32_t before = decodeAt(s, q, len);
+        const bool beforeSeparates = len == p - q && separatesTokens(before);
+        if (atSeparator || beforeSeparates)
+            return p;
+        atSeparator = beforeSeparates;
+        p = q;
+    }
+    insideWord = true;
+    return characterCut > 0 ? characterCut : limit; // 0 only for bytes that are not UTF-8 (an error later)
+}
 
 size_t firstInvalidUtf8(std::string_view s)
 {
@@ -275,6 +358,8 @@ bool PretrainingTextReader::openNext()
     m_eof = false;
     m_line = 0;
     m_pendingCr = false;
+    m_lineCut = false;
+    m_lineStart = 0;
     m_headerRead = false;
     m_rows.clear();
     m_rowPos = 0;
@@ -326,9 +411,11 @@ void PretrainingTextReader::checkBytes(std::string_view bytes, uint64_t offset) 
                     "Save the file as UTF-8 (e.g. iconv -f windows-1252 -t utf-8 in.txt > out.txt).");
 }
 
-bool PretrainingTextReader::readLine(std::string &line, uint64_t &offset)
+bool PretrainingTextReader::readLine(std::string &line, uint64_t &offset, bool *part)
 {
     const size_t cap = m_kind == Kind::Jsonl ? kMaxJsonLineBytes : kMaxSentenceBytes;
+    if (part)
+        *part = m_lineCut;
     while (true) {
         if (m_pendingCr) {
             if (m_pos >= m_buf.size() && fill())
@@ -345,33 +432,65 @@ bool PretrainingTextReader::readLine(std::string &line, uint64_t &offset)
             m_pendingCr = m_buf[k] == '\r';
             m_pos = k + 1;
             ++m_line;
+            m_lineCut = false;
             return true;
         }
         if (m_buf.size() - m_pos > cap) {
             if (m_kind == Kind::Jsonl)
                 throw Error(m_path + ":" + std::to_string(m_line + 1), "the line is longer than 64 MB",
                             "Write one JSON object per line with texts of reasonable size.");
-            size_t cut = m_pos + cap;
-            while (cut > m_pos && (static_cast<unsigned char>(m_buf[cut]) & 0xC0) == 0x80)
-                --cut;
+            // A line longer than a sentence: cut between two tokens (tokenBoundaryCut), so that the
+            // parts tokenize as the line does, and counted.
+            bool insideWord = false;
+            const size_t cut = m_pos + tokenBoundaryCut(std::string_view(m_buf).substr(m_pos), cap, insideWord);
             offset = m_bufOffset + m_pos;
+            if (!m_lineCut)
+                m_lineStart = offset;
             line.assign(m_buf, m_pos, cut - m_pos);
             checkBytes(line, offset);
+            noteCut(m_path + ":" + std::to_string(m_line + 1), m_lineCut, m_bufOffset + cut - m_lineStart, insideWord);
+            m_lineCut = true;
             m_pos = cut;
+            if (part)
+                *part = true;
             return true;
         }
         if (m_eof) {
-            if (m_pos >= m_buf.size())
+            if (m_pos >= m_buf.size()) {
+                m_lineCut = false;
                 return false;
+            }
             offset = m_bufOffset + m_pos;
             line.assign(m_buf, m_pos, std::string::npos);
             checkBytes(line, offset);
             m_pos = m_buf.size();
             ++m_line;
+            m_lineCut = false;
             return true;
         }
         fill();
     }
+}
+
+void PretrainingTextReader::noteCut(const std::string &where, bool sameLine, uint64_t offset, bool insideWord)
+{
+    ++m_lineCuts;
+    m_lineCutsInsideAWord += insideWord ? 1 : 0;
+    if (!sameLine) {
+        ++m_linesSplit;
+        m_lastSplitListed = m_lineSplits.size() < kMaxLineSplitsListed;
+        if (m_lastSplitListed) {
+            m_lineSplits.emplace_back();
+            m_lineSplits.back().where = where;
+        }
+    }
+    if (!m_lastSplitListed)
+        return;
+    PretrainingLineSplit &s = m_lineSplits.back();
+    ++s.cuts;
+    s.cuts_inside_a_word += insideWord ? 1 : 0;
+    if (s.cut_offsets.size() < kMaxCutOffsetsListed)
+        s.cut_offsets.push_back(offset);
 }
 
 bool PretrainingTextReader::nextText(PretrainingTextDocument &doc)
@@ -383,9 +502,12 @@ bool PretrainingTextReader::nextText(PretrainingTextDocument &doc)
     m_pending.clear();
     while (true) {
         const int64_t lineNo = m_line + 1;
-        if (!readLine(line, offset))
+        bool part = false;
+        if (!readLine(line, offset, &part))
             return !doc.sentences.empty();
         if (isBlank(line)) {
+            if (part)
+                continue; // only blanks between two cuts of a long line: no sentence, no document end
             if (!doc.sentences.empty())
                 return true;
             cont = false;
@@ -449,15 +571,13 @@ void PretrainingTextReader::splitText(const std::string &text, PretrainingTextDo
     // One document per row: its lines are the sentences; parts of at most kMaxDocumentPartBytes.
     size_t bytes = 0, i = 0;
     const std::string where = doc.where;
-    auto add = [&](std::string_view s) {
+    auto add = [&](std::string_view s, size_t lineOffset) {
         if (isBlank(s))
             return;
+        bool cutBefore = false;
         while (!s.empty()) {
-            size_t take = std::min(s.size(), kMaxSentenceBytes);
-            while (take < s.size() && take > 0 && (static_cast<unsigned char>(s[take]) & 0xC0) == 0x80)
-                --take;
-            if (take == 0)
-                take = std::min(s.size(), kMaxSentenceBytes);
+            bool insideWord = false;
+            const size_t take = tokenBoundaryCut(s, kMaxSentenceBytes, insideWord);
             if (bytes >= kMaxDocumentPartBytes) {
                 m_rows.push_back(std::move(doc));
                 doc = PretrainingTextDocument{};
@@ -465,15 +585,22 @@ void PretrainingTextReader::splitText(const std::string &text, PretrainingTextDo
                 doc.continues = true;
                 bytes = 0;
             }
-            doc.sentences.emplace_back(s.substr(0, take));
-            bytes += take;
+            if (!isBlank(s.substr(0, take))) {
+                doc.sentences.emplace_back(s.substr(0, take));
+                bytes += take;
+            }
             s.remove_prefix(take);
+            lineOffset += take;
+            if (!s.empty()) {
+                noteCut(where, cutBefore, lineOffset, insideWord);
+                cutBefore = true;
+            }
         }
     };
     while (i <= text.size()) {
         const size_t k = text.find_first_of("\r\n", i);
         const size_t end = k == std::string::npos ? text.size() : k;
-        add(std::string_view(text).substr(i, end - i));
+        add(std::string_view(text).substr(i, end - i), i);
         if (k == std::string::npos)
             break;
         i = k + 1;

@@ -19,6 +19,28 @@ struct PretrainingTextDocument
     bool continues = false;        ///< a further part of the previous document (cut at kMaxDocumentPartBytes)
 };
 
+/// A line longer than PretrainingTextReader::kMaxSentenceBytes, read in parts (one sentence each).
+struct PretrainingLineSplit
+{
+    std::string where;             ///< "file:line" of the line; csv/tsv/jsonl: of the row (or JSONL line)
+    /// Where each later part begins: bytes from the start of the line (plain text) or of the
+    /// row's text (csv/tsv/jsonl: the field or value after unquoting / unescaping).
+    std::vector<uint64_t> cut_offsets; ///< the first 64 cuts
+    int64_t cuts = 0;                  ///< cuts in the line (parts − 1)
+    int64_t cuts_inside_a_word = 0;    ///< of those, cuts inside a word (no token boundary within the limit)
+};
+
+/// Where to cut `text` when it is longer than `limit` bytes (limit > 0): the length of the first
+/// part, at most `limit`, chosen so that no token of BERT's BasicTokenizer (transformers'
+/// tokenization_bert.py: _tokenize_chinese_chars, then whitespace_tokenize) spans the cut, and so
+/// the parts' tokens are the whole text's: the last character boundary in (0, limit] with a
+/// separating character on either side of it, whitespace (space, tab, CR, LF, the Unicode space
+/// separators Zs, U+2028/U+2029) or a CJK ideograph. The whitespace stays in one of the parts.
+/// Without such a boundary (a single "word" longer than `limit`), the last UTF-8 character
+/// boundary in (0, limit], and `insideWord` is set. Returns text.size() when the text is not
+/// longer than `limit`. Pure; reads only inside `text`, whatever its bytes.
+size_t tokenBoundaryCut(std::string_view text, size_t limit, bool &insideWord);
+
 /// Reads the documents of a pretraining corpus one at a time, never the whole corpus
 /// (docs/pretraining.md, "Input formats"):
 /// - plain text ("text"; any file that is not .csv/.tsv/.jsonl): one sentence or line per
@@ -31,8 +53,13 @@ struct PretrainingTextDocument
 /// The text column (csv/tsv) or key (jsonl) is `textColumn` (exact, else ignoring ASCII case)
 /// or recognised as prepare recognises a single text column: sentence, text or review.
 /// A UTF-8 byte order mark at a file's start is skipped; "\r\n" and "\r" end lines too.
-/// Bounded memory: a document is handed out in parts of at most kMaxDocumentPartBytes, a line
-/// in sentences of at most kMaxSentenceBytes (cut at a UTF-8 character boundary).
+/// Bounded memory: a document is handed out in parts of at most kMaxDocumentPartBytes (between
+/// sentences), a line (plain text, or a line of a row's text) longer than kMaxSentenceBytes in
+/// sentences of at most kMaxSentenceBytes, cut where tokenBoundaryCut() says: between tokens, so
+/// that the parts' tokens are the line's; only a single "word" longer than kMaxSentenceBytes is
+/// cut inside, at a UTF-8 character boundary. Every such line is counted (linesSplit(),
+/// lineCutsInsideAWord(), lineSplits()). A CSV/TSV row or a JSONL line is never cut: one longer
+/// than kMaxRowBytes / kMaxJsonLineBytes is an error.
 ///
 /// Errors (wb::Error, field = the file, or "file:line"): a file that cannot be read, a binary
 /// file (a NUL byte; the message gives its byte offset), bytes that are not UTF-8 (the byte
@@ -44,6 +71,9 @@ class PretrainingTextReader
 public:
     static constexpr size_t kMaxDocumentPartBytes = size_t(1) << 20; ///< text bytes per document part
     static constexpr size_t kMaxSentenceBytes = size_t(1) << 20;     ///< bytes per sentence (a longer line is cut)
+    static constexpr size_t kMaxRowBytes = size_t(256) << 20;        ///< one CSV/TSV row (longer: an error)
+    static constexpr size_t kMaxJsonLineBytes = size_t(64) << 20;    ///< one JSONL line (longer: an error)
+    static constexpr size_t kMaxLineSplitsListed = 20;               ///< lineSplits() keeps the first ones
 
     /// `inputs`: files, folders and glob patterns (glob(3), e.g. "corpus/*.txt"; sorted), read
     /// in this order. `format`: "auto" (folder → its .txt
@@ -70,6 +100,14 @@ public:
     bool textColumnRecognised() const { return m_textColumnRecognised; }
     /// Rows (csv/tsv/jsonl) whose text was empty or only whitespace; they are not documents.
     int64_t emptyRows() const { return m_emptyRows; }
+    /// Lines longer than kMaxSentenceBytes read in parts so far, the cuts made in them, and of
+    /// those the cuts inside a word (see tokenBoundaryCut()).
+    int64_t linesSplit() const { return m_linesSplit; }
+    int64_t lineCuts() const { return m_lineCuts; }
+    int64_t lineCutsInsideAWord() const { return m_lineCutsInsideAWord; }
+    /// The first kMaxLineSplitsListed lines split, in input order (each complete once the reader
+    /// has moved past it).
+    const std::vector<PretrainingLineSplit> &lineSplits() const { return m_lineSplits; }
 
 private:
     enum class Kind { Text, Csv, Tsv, Jsonl };
@@ -78,9 +116,10 @@ private:
     bool nextText(PretrainingTextDocument &doc);
     bool nextRow(PretrainingTextDocument &doc);
     bool nextJsonl(PretrainingTextDocument &doc);
-    bool readLine(std::string &line, uint64_t &offset);
+    bool readLine(std::string &line, uint64_t &offset, bool *part = nullptr);
     void checkBytes(std::string_view bytes, uint64_t offset) const;
     void splitText(const std::string &text, PretrainingTextDocument &doc);
+    void noteCut(const std::string &where, bool sameLine, uint64_t offset, bool insideWord);
     std::string pickColumn(const std::vector<std::string> &names, const std::string &where);
 
     std::vector<std::string> m_files;
@@ -92,6 +131,9 @@ private:
     std::string m_formatName;
     uint64_t m_totalBytes = 0, m_bytesDone = 0, m_fileBytesRead = 0;
     int64_t m_emptyRows = 0;
+    int64_t m_linesSplit = 0, m_lineCuts = 0, m_lineCutsInsideAWord = 0;
+    std::vector<PretrainingLineSplit> m_lineSplits;
+    bool m_lastSplitListed = false; // the line cut last has an entry in m_lineSplits
 
     // The open file.
     FILE *m_file = nullptr;
@@ -103,6 +145,8 @@ private:
     bool m_eof = false;
     int64_t m_line = 0;          // lines consumed
     bool m_pendingCr = false;    // the last line ended with '\r' (a following '\n' belongs to it)
+    bool m_lineCut = false;      // the line being read has been cut (its next part continues it)
+    uint64_t m_lineStart = 0;    // file offset of the line being read
     // csv/tsv
     bool m_headerRead = false;
     size_t m_column = 0;

@@ -171,6 +171,29 @@ private Q_SLOTS:
         QVERIFY2(r.err.find("vocab_file") != std::string::npos, r.err.c_str());
     }
 
+    /// A line of more than 1 MiB (text extracted from a PDF) is read in parts cut between two
+    /// words: no [UNK] appears, and the summary and the report say where the line was cut.
+    void longLineIsCutBetweenWordsAndReported()
+    {
+        std::string line;
+        while (line.size() < (size_t(1) << 20) + 5000)
+            line += line.size() % 7 ? "the cat sat on the mat " : "the dogs ran after the cats ";
+        write("pdf.txt", line + "\n");
+        const Result r = runInProcess(args("pdf.txt", "pdf", {QStringLiteral("--max_seq_length=128"),
+                                                               QStringLiteral("--eval_fraction=0")}));
+        QVERIFY2(r.code == 0, r.err.c_str());
+        QVERIFY2(r.out.find("[UNK]: 0 ") != std::string::npos, r.out.c_str());
+        QVERIFY2(r.out.find("lines over 1 MiB read in parts: 1 (1 cut(s), all between tokens; first: " + path("pdf.txt")
+                            + ":1 at byte ")
+                     != std::string::npos,
+                 r.out.c_str());
+        const auto report = nlohmann::json::parse(std::ifstream(path("pdf/prepare_report.json")));
+        QCOMPARE(report["long_lines_split"].get<int>(), 1);
+        QCOMPARE(report["long_line_cuts_inside_a_word"].get<int>(), 0);
+        const auto at = report["long_line_splits"][0]["cut_offsets"][0].get<size_t>();
+        QVERIFY(at <= (size_t(1) << 20) && (line[at] == ' ' || line[at - 1] == ' '));
+    }
+
     /// A full disk (the file size limit, SIGXFSZ ignored so that write() fails with EFBIG):
     /// exit 2, the file named, nothing left in the output folder.
     void fullDiskLeavesNothing()

@@ -106,6 +106,21 @@ private Q_SLOTS:
         QCOMPARE(emailBody(mail), std::string("Hello there\n"));
     }
 
+    /// Inline tags, comments and character references inside a word leave it whole (mail
+    /// editors put <span>s inside words, Outlook writes &rsquo;); block tags end lines; cells
+    /// and images separate words.
+    void htmlNeverSplitsAWord()
+    {
+        const std::string mail = "Content-Type: text/html\n"
+                                 "\n"
+                                 "<div>Hel<span style=\"color:red\">lo</span> W<b>or</b><i>ld</i><!-- x > y -->s "
+                                 "caf&#233; na&#xEF;ve don&rsquo;t co<wbr>operate</div><pre>pre</pre>"
+                                 "<table><tr><td>one</td><td>two</td></tr></table><p>x<img src=\"a.gif\">y</p>"
+                                 "a&#0;b &#xD800; &bogus;\n";
+        QCOMPARE(emailBody(mail), std::string("\nHello Worlds caf\xC3\xA9 na\xC3\xAFve don\xE2\x80\x99t cooperate\n"
+                                              "\npre\n\n one  two \n\nx y\na&#0;b &#xD800; &bogus;"));
+    }
+
     void htmlOnlyBodyLosesItsTags()
     {
         const std::string mail = "Content-Type: text/html; charset=us-ascii\n"
