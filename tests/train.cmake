@@ -36,6 +36,9 @@ wb_add_test(tst_lrfindanalysis NAME core.lrfindanalysis SOURCES core/tst_lrfinda
 # Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
 wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
+# pretrain as a drop-in for run_pretraining.py (issue 41): create_pretraining_data.py's records, no meta file.
+wb_add_test(tst_clirunpretraining NAME cli.runpretraining SOURCES cli/tst_clirunpretraining.cpp LIBS wb_cli wb_core torch
+            TIMEOUT 120)
 # Fill-in-the-blank (FillMaskPredictor, `fill_mask`) on a briefly pretrained tiny model.
 wb_add_test(tst_fillmask NAME core.fillmask SOURCES core/tst_fillmask.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
 # The embedding view's data (issue 25): PCA, embeddings/step-N.safetensors, TensorBoard projector files.

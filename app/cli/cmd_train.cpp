@@ -7,12 +7,14 @@
 
 #include "core/train/onnxruntimeweb.h"
 #include "core/train/preparedrun.h"
+#include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <ostream>
@@ -120,12 +122,124 @@ int exitCodeFor(const RunFinished &r)
     return kExitRuntime;
 }
 
+/// google-research/bert run_pretraining.py's flags that are not run options of the table
+/// (docs/pretraining.md, "From google-research/bert"); `pretrain` only. Its --bert_config_file,
+/// --init_checkpoint, --train_batch_size, --eval_batch_size, --learning_rate,
+/// --save_checkpoints_steps, --num_train_steps and --num_warmup_steps are run options.
+struct RunPretrainingFlags
+{
+    std::string input_file;  ///< comma-separated globs: --train_data_path
+    std::string output_dir;  ///< --model_dir
+    RecordShapeFlags shapes; ///< checked against the records (or the meta data)
+    bool do_train = false, do_eval = false, use_tpu = false;
+    CLI::Option *doTrain = nullptr, *doEval = nullptr;
+    std::optional<int64_t> max_eval_steps, iterations_per_loop, num_tpu_cores;
+    std::string tpu_name, tpu_zone, gcp_project, master;
+};
+
+void addRunPretrainingFlags(CLI::App &app, RunPretrainingFlags &f)
+{
+    const std::string group = "run_pretraining.py's flags (google-research/bert)";
+    app.add_option("--input_file", f.input_file,
+                   "training records: a file, a glob or a comma-separated list of globs (= --train_data_path)")
+        ->group(group);
+    app.add_option("--output_dir", f.output_dir, "checkpoints, metrics and summaries (= --model_dir)")->group(group);
+    app.add_option("--max_seq_length", f.shapes.max_seq_length,
+                   "tokens per record: checked against the records (or the meta data); an error when they differ")
+        ->group(group);
+    app.add_option("--max_predictions_per_seq", f.shapes.max_predictions_per_seq,
+                   "masked positions per record: checked as --max_seq_length")
+        ->group(group);
+    f.doTrain = app.add_flag("--do_train,!--nodo_train", f.do_train, "train (pretrain always trains; false is an error)")
+                    ->group(group);
+    f.doEval = app.add_flag("--do_eval,!--nodo_eval", f.do_eval,
+                            "evaluate (pretrain evaluates every epoch and at the end in any case)")
+                   ->group(group);
+    app.add_option("--max_eval_steps", f.max_eval_steps,
+                   "accepted and ignored: an evaluation reads the whole evaluation set")
+        ->group(group);
+    app.add_option("--iterations_per_loop", f.iterations_per_loop, "= --steps_per_loop (steps between progress reports)")
+        ->group(group);
+    app.add_flag("--use_tpu,!--nouse_tpu", f.use_tpu, "TPUs are not supported: true is an error (false is accepted)")
+        ->group(group);
+    app.add_option("--tpu_name", f.tpu_name, "TPU only: accepted and ignored")->group(group);
+    app.add_option("--tpu_zone", f.tpu_zone, "TPU only: accepted and ignored")->group(group);
+    app.add_option("--gcp_project", f.gcp_project, "TPU only: accepted and ignored")->group(group);
+    app.add_option("--master", f.master, "TPU only: accepted and ignored")->group(group);
+    app.add_option("--num_tpu_cores", f.num_tpu_cores, "TPU only: accepted and ignored")->group(group);
+    // A flag given twice takes the last value, as absl's flags (and the run options) do.
+    for (CLI::Option *opt : app.get_options())
+        if (opt->get_group() == group)
+            opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+/// Takes run_pretraining.py's flags into `o` (notes on `err`), then the records' shapes
+/// (resolveRecordsMetaData). Returns kExitOk, or kExitInvalid after reporting.
+int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, std::ostream &err, Diagnostics &diag)
+{
+    const auto alias = [&diag](const char *flag, const std::string &given, const char *canonical, std::string &value) {
+        if (given.empty())
+            return;
+        if (!value.empty() && value != given)
+            diag.error(flag, "--" + std::string(flag) + "=" + given + " and --" + canonical + "=" + value + " name the same thing",
+                       "pass one of them");
+        else
+            value = given;
+    };
+    alias("input_file", f.input_file, "train_data_path", o.train_data_path);
+    alias("output_dir", f.output_dir, "model_dir", o.model_dir);
+    const bool trainOff = f.doTrain->count() > 0 && !f.do_train;
+    const bool evalOff = f.doEval->count() > 0 && !f.do_eval;
+    if (trainOff && (evalOff || f.doEval->count() == 0))
+        diag.error("do_train", "at least one of --do_train or --do_eval must be true (run_pretraining.py's rule)",
+                   "pass --do_train=true --do_eval=true");
+    else if (trainOff)
+        diag.error("do_train",
+                   "--do_train=false with --do_eval (evaluating a checkpoint without training) is not supported by "
+                   "pretrain, which always trains",
+                   "leave --do_train on: pretrain evaluates every epoch and at the last step; to score a model_dir "
+                   "that is complete, run the same command again (it reports the run as complete)");
+    if (f.use_tpu)
+        diag.error("use_tpu", "TPUs are not supported: pretrain runs on the CPU or on CUDA GPUs",
+                   "leave out --use_tpu (and --tpu_name, --num_tpu_cores); --num_gpus=1 trains on a GPU");
+    if (diag.hasErrors())
+        return reportInvalidConfiguration(err, diag);
+    if (evalOff)
+        err << "note: --do_eval=false: pretrain evaluates every epoch and at the last step all the same\n";
+    if (f.max_eval_steps)
+        err << "note: --max_eval_steps is ignored: each evaluation reads the whole evaluation set\n";
+    if (!f.tpu_name.empty() || !f.tpu_zone.empty() || !f.gcp_project.empty() || !f.master.empty() || f.num_tpu_cores)
+        err << "note: --tpu_name, --tpu_zone, --gcp_project, --master and --num_tpu_cores are ignored (TPU only)\n";
+    if (f.iterations_per_loop && !o.steps_per_loop)
+        o.steps_per_loop = f.iterations_per_loop;
+    // run_pretraining.py has no strategy flag: one device (or this machine's GPUs), unless a cluster is described.
+    if (o.distribution_strategy.empty() && o.num_local_workers == 0 && o.worker_hosts.empty()
+        && !std::getenv("TF_CONFIG") && !std::getenv("WORLD_SIZE")) {
+        o.distribution_strategy = o.num_gpus > 1 ? "mirrored" : "one_device";
+        err << "note: --distribution_strategy not given: " << o.distribution_strategy << "\n";
+    }
+    // run_pretraining.py --do_eval evaluates on --input_file (a meta file counts its own eval set).
+    if (o.eval_data_path.empty() && !o.train_data_path.empty() && o.input_meta_data_path.empty()) {
+        o.eval_data_path = o.train_data_path;
+        err << "note: no --eval_data_path: evaluating on the training records, as run_pretraining.py --do_eval does\n";
+    }
+    const std::vector<std::string> notes = resolveRecordsMetaData(o, f.shapes, diag);
+    if (diag.hasErrors())
+        return reportInvalidConfiguration(err, diag);
+    for (const std::string &note : notes)
+        err << "note: " << note << "\n";
+    return kExitOk;
+}
+
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
             const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     CLI::App app(description, "bert-workbench-cli " + command);
     TrainingOptions options;
     addRunFlags(app, options);
+    RunPretrainingFlags pretraining;
+    if (purpose == RunPurpose::Pretrain)
+        addRunPretrainingFlags(app, pretraining);
     std::string progressFormat = "text";
     app.add_option("--progress_format", progressFormat,
                    "text (progress bar or lines) or jsonl (one JSON event per line on stdout, for tools)")
@@ -134,6 +248,14 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
+    if (purpose == RunPurpose::Pretrain) {
+        Diagnostics diag;
+        if (const int taken = applyRunPretrainingFlags(pretraining, options, err, diag); taken != kExitOk) {
+            if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
+                out << runEventLine(failedValidation(diag)) << "\n" << std::flush;
+            return taken;
+        }
+    }
     // predict and export read a run: what it recorded fills the options not given, as for
     // classify (one rule: fillFromRecordedRun); said on stderr (stdout may be JSON lines).
     if (purpose == RunPurpose::Predict || purpose == RunPurpose::Export) {
@@ -205,7 +327,9 @@ int cmdPretrain(const std::vector<std::string> &args, std::ostream &out, std::os
                    "'prepare_pretraining' (task_type bert_pretraining), with train's flags: from random weights,\n"
                    "or continued pretraining from --init_checkpoint / --pretrained_model. Evaluates the MLM loss,\n"
                    "MLM accuracy and perplexity every epoch; resumes from the latest checkpoint in --model_dir.\n"
-                   "'export' of the model_dir writes a Hugging Face BertForMaskedLM folder.",
+                   "'export' of the model_dir writes a Hugging Face BertForMaskedLM folder. run_pretraining.py's\n"
+                   "flags work too (--input_file, --output_dir, --num_train_steps, ...): records of\n"
+                   "create_pretraining_data.py train without an input_meta_data.json (docs/pretraining.md).",
                    args, out, err);
 }
 

@@ -354,6 +354,26 @@ void addScheduleOptions(OptionRows &rows)
     s.defines_run = true;
     add(s);
 
+    // google-research/bert run_pretraining.py's step counts (docs/pretraining.md, "From
+    // google-research/bert"); `pretrain` only, so no form field. Not defines_run: the
+    // total_steps and warmup_steps they give are recorded (run_config.json of older runs
+    // has no such key, and resuming them must not see a difference).
+    s = option("num_train_steps", {}, &O::num_train_steps, "steps",
+               "pretrain: optimizer steps of the run (run_pretraining.py's flag; replaces num_train_epochs)",
+               "Training steps",
+               "pretrain only: how many optimizer steps the run takes, as run_pretraining.py's --num_train_steps; "
+               "the data repeats as often as needed. Unset: num_train_epochs decides.");
+    s.minimum = 1;
+    s.maximum = kInt64Max;
+    add(s);
+
+    s = option("num_warmup_steps", {}, &O::num_warmup_steps, "steps",
+               "pretrain: linear warmup steps (run_pretraining.py's flag; replaces warmup_fraction)", "Warmup steps",
+               "pretrain only: how many steps the learning rate ramps up from 0 to its peak, as run_pretraining.py's "
+               "--num_warmup_steps. Unset: warmup_fraction of the steps.");
+    s.maximum = kInt64Max;
+    add(s);
+
     s = option("weight_decay_rate", {}, &O::weight_decay_rate, "", "AdamW weight decay (not on LayerNorm and biases)",
                "Weight decay",
                "AdamW's pull of the weights towards zero, a mild regulariser (not applied to "

@@ -76,6 +76,13 @@ struct TrainingOptions
     std::string optimizer_type = "adamw";
     double weight_decay_rate = 0.01;
     double warmup_fraction = 0.1; ///< warmup_steps = int(epochs·N·0.1/B)
+    /// `pretrain` only (google-research/bert run_pretraining.py's --num_train_steps): the
+    /// run's optimizer steps, instead of num_train_epochs × steps per epoch; evaluations stay
+    /// every steps_per_epoch steps, plus one at the last step. Unset: the epochs decide.
+    std::optional<int64_t> num_train_steps;
+    /// `pretrain` only (run_pretraining.py's --num_warmup_steps): linear warmup steps, instead of
+    /// warmup_fraction. Unset: warmup_fraction of the steps.
+    std::optional<int64_t> num_warmup_steps;
     int64_t seed = 42;
     int keep_checkpoint_max = 5;  ///< newest checkpoints kept; 0 keeps all, as TF's CheckpointManager(max_to_keep=None)
     int64_t save_checkpoints_steps = 0; ///< also checkpoint every N steps (TF Estimator RunConfig); 0: only at evaluations

@@ -265,6 +265,79 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
     r.next_sentence_label = nsp[0];
 }
 
+namespace {
+
+/// The length of `name` in `ex` when it is an int64_list; -1 when absent; throws for another kind.
+int64_t intListLength(const tensorflow::Example &ex, const std::string &name)
+{
+    const tensorflow::Feature *f = find(ex, name);
+    if (!f)
+        return -1;
+    if (f->kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, "feature '" + name + "' is a " + kindName(*f) + ", expected an int64_list", kWriteHint);
+    return f->int64_list().value_size();
+}
+
+bool anyEqualsOne(const tensorflow::Example &ex, const std::string &name)
+{
+    const tensorflow::Feature *f = find(ex, name);
+    if (!f || f->kind_case() != tensorflow::Feature::kInt64List)
+        return false;
+    const auto &v = f->int64_list().value();
+    return std::find(v.begin(), v.end(), int64_t(1)) != v.end();
+}
+
+} // namespace
+
+MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern)
+{
+    MaskedLmRecordShapes s;
+    s.files = expandFilePattern(pattern);
+    std::string payload;
+    for (const std::string &file : s.files) {
+        TFRecordReader reader(file);
+        while (reader.read(payload)) {
+            try {
+                const tensorflow::Example ex = parseExample(payload);
+                const int64_t L = intListLength(ex, "input_ids");
+                if (L < 0)
+                    throw Error({}, "feature 'input_ids' is missing; the record has " + describeFeatures(ex), kWriteHint);
+                const int64_t P = intListLength(ex, "masked_lm_positions");
+                if (s.records == 0) {
+                    s.max_seq_length = L;
+                    s.has_masks = P >= 0;
+                    s.max_predictions_per_seq = std::max<int64_t>(P, 0);
+                    s.first_record = reader.location();
+                } else if (L != s.max_seq_length) {
+                    throw Error({}, "input_ids has " + std::to_string(L) + " tokens, but " + s.first_record + " has "
+                                        + std::to_string(s.max_seq_length)
+                                        + ": every record of a set must have one max_seq_length",
+                                "train on records written with one --max_seq_length (pass the sets of other lengths "
+                                "in runs of their own)");
+                } else if ((P >= 0) != s.has_masks || (P >= 0 && P != s.max_predictions_per_seq)) {
+                    const auto describe = [](int64_t n) {
+                        return n < 0 ? std::string("no masked_lm_positions") : std::to_string(n) + " masked_lm_positions";
+                    };
+                    throw Error({}, "the record has " + describe(P) + ", but " + s.first_record + " has "
+                                        + describe(s.has_masks ? s.max_predictions_per_seq : -1)
+                                        + ": every record of a set must have one max_predictions_per_seq",
+                                "train on records written with one --max_predictions_per_seq and one kind of masking");
+                }
+                s.next_sentence = s.next_sentence || anyEqualsOne(ex, "segment_ids")
+                                  || anyEqualsOne(ex, "next_sentence_labels");
+            } catch (const Error &e) {
+                throw Error(reader.location(), e.what(), e.hint());
+            }
+            ++s.records;
+        }
+    }
+    if (s.records == 0)
+        throw Error(pattern, "the files hold no record",
+                    "write the records with create_pretraining_data.py or 'bert-workbench-cli prepare_pretraining' "
+                    "(an empty corpus gives no sequences)");
+    return s;
+}
+
 void appendToBatch(PretrainingBatch &b, const MaskedLmRecord &r)
 {
     if (b.size == 0) {

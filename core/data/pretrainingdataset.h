@@ -54,6 +54,31 @@ std::string encodeMaskedLmRecord(const MaskedLmRecord &r);
 /// the feature, the value and the fix (callers prefix the file and record). Thread-safe.
 void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, MaskedLmRecord &r);
 
+/// The shapes of a pretraining record set, read from the records themselves (for records
+/// without an input_meta_data.json, such as create_pretraining_data.py's). A plain value.
+struct MaskedLmRecordShapes
+{
+    std::vector<std::string> files;       ///< the files read, in order
+    int64_t records = 0;                  ///< records in all files
+    int64_t max_seq_length = 0;           ///< L: the length of every record's input_ids
+    int64_t max_predictions_per_seq = 0;  ///< P: the length of masked_lm_positions; 0 without masks
+    bool has_masks = false;               ///< the records carry masked_lm_* (static masking)
+    /// Some record has a segment_ids value of 1 or a next_sentence_labels of 1: sentence pairs
+    /// (create_pretraining_data.py always writes them), so the next-sentence head applies.
+    bool next_sentence = false;
+    std::string first_record;             ///< "<file>: record 0 at byte 0": where L and P were read
+};
+
+/// Reads every record of `pattern` (expandFilePattern: a file, globs, a comma-separated list)
+/// and returns their shapes. Every record must have the first one's input_ids length and
+/// masked_lm_positions length (or no masked_lm_* at all when the first has none); a record
+/// that differs, has no input_ids, or does not parse throws wb::Error whose field is
+/// "<file>: record <i> at byte <offset>" and whose message names both lengths and the first
+/// record. An empty set (no record in any file) throws naming the pattern. Values are not
+/// checked here (decodeMaskedLmRecord does that). Reads the files once; memory: one record.
+/// Thread-safe.
+MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern);
+
 /// One batch, row-major. [size × L] input_ids/input_mask/segment_ids, [size × P]
 /// masked_lm_positions/ids/weights, [size] next_sentence_labels.
 struct PretrainingBatch

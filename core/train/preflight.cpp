@@ -8,6 +8,7 @@
 #include "core/config/optiontable.h"
 #include "core/train/exportfolder.h"
 #include "core/train/onnxruntimeweb.h"
+#include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
@@ -237,11 +238,13 @@ void checkTrainingInputs(const TrainingOptions &o, const ValidationScope &scope,
                 diag.error(o.input_meta_data_path + ": eval_data_size", "eval_data_size is missing (needed to compute eval_steps)",
                            "add \"eval_data_size\": <number of evaluation records>");
         }
-        if (r.meta_data && r.meta_data->train_data_size && (r.meta_data->eval_data_size || !scope.require_eval_data))
+        if (r.meta_data && r.meta_data->train_data_size && (r.meta_data->eval_data_size || !scope.require_eval_data)) {
             r.schedule = Schedule::compute(*r.meta_data->train_data_size, r.meta_data->eval_data_size.value_or(0),
                                            o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size,
                                            o.eval_batch_size, o.train_data_size, o.warmup_fraction, diag);
-        else if (o.train_batch_size <= 0 || o.num_eval_per_epoch <= 0 || o.eval_batch_size <= 0)
+            if (r.schedule) // pretrain's --num_train_steps / --num_warmup_steps (run_pretraining.py's)
+                applyStepCounts(o, *r.schedule);
+        } else if (o.train_batch_size <= 0 || o.num_eval_per_epoch <= 0 || o.eval_batch_size <= 0)
             Schedule::compute(0, 0, o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
                               o.train_data_size, o.warmup_fraction, diag);
     }

@@ -11,6 +11,11 @@
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
+#include "core/config/jsonfile.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace wb {
 
@@ -80,6 +85,137 @@ void checkDynamicMaskingVocab(const TrainingOptions &o, const BertConfig &cfg, D
 
 } // namespace
 
+namespace {
+
+namespace fs = std::filesystem;
+
+/// run_pretraining.py's default --max_predictions_per_seq, for records without masks.
+constexpr int64_t kDefaultMaxPredictions = 20;
+
+/// An error on `flag` when it is set and differs from `actual`, which `where` describes.
+void checkShapeFlag(const char *flag, const std::optional<int64_t> &given, int64_t actual, const std::string &where,
+                    const std::string &rewrite, Diagnostics &diag)
+{
+    if (!given || *given == actual)
+        return;
+    diag.error(flag,
+               "--" + std::string(flag) + "=" + std::to_string(*given) + ", but " + where + " " + flag + " "
+                   + std::to_string(actual),
+               "pass --" + std::string(flag) + "=" + std::to_string(actual) + " (or leave the flag out), or " + rewrite
+                   + " --" + flag + "=" + std::to_string(*given));
+}
+
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
+}
+
+} // namespace
+
+std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const RecordShapeFlags &flags, Diagnostics &diag)
+{
+    std::vector<std::string> notes;
+    if (!o.input_meta_data_path.empty()) {
+        Diagnostics scratch; // validateRun reports the file's own problems
+        const std::optional<InputMetaData> meta = InputMetaData::load(o.input_meta_data_path, scratch);
+        if (meta && meta->isPretraining()) {
+            const std::string where = o.input_meta_data_path + " says";
+            const std::string rewrite = "prepare the records again with";
+            checkShapeFlag("max_seq_length", flags.max_seq_length, meta->max_seq_length, where, rewrite, diag);
+            checkShapeFlag("max_predictions_per_seq", flags.max_predictions_per_seq, meta->max_predictions_per_seq,
+                           where, rewrite, diag);
+        }
+        return notes;
+    }
+    if (o.train_data_path.empty() || o.model_dir.empty())
+        return notes;
+    const int errorsBefore = diag.errorCount();
+    const std::string rewrite = "write the records again (create_pretraining_data.py or prepare_pretraining) with";
+    MaskedLmRecordShapes train, eval;
+    try {
+        train = readMaskedLmRecordShapes(o.train_data_path);
+    } catch (...) {
+        const ErrorText t = describeCurrentException("train_data_path");
+        diag.error(t.field, t.message, t.hint);
+        return notes;
+    }
+    const std::string trainWhere = "the records of " + train.files.front() + " have";
+    checkShapeFlag("max_seq_length", flags.max_seq_length, train.max_seq_length, trainWhere, rewrite, diag);
+    if (train.has_masks)
+        checkShapeFlag("max_predictions_per_seq", flags.max_predictions_per_seq, train.max_predictions_per_seq,
+                       trainWhere, rewrite, diag);
+    eval = train;
+    if (!o.eval_data_path.empty() && o.eval_data_path != o.train_data_path) {
+        try {
+            eval = readMaskedLmRecordShapes(o.eval_data_path);
+        } catch (...) {
+            const ErrorText t = describeCurrentException("eval_data_path");
+            diag.error(t.field, t.message, t.hint);
+            return notes;
+        }
+        const auto shape = [](const MaskedLmRecordShapes &s) {
+            return "max_seq_length " + std::to_string(s.max_seq_length) + " and "
+                + (s.has_masks ? "max_predictions_per_seq " + std::to_string(s.max_predictions_per_seq)
+                               : std::string("no masks"));
+        };
+        if (eval.max_seq_length != train.max_seq_length || eval.has_masks != train.has_masks
+            || eval.max_predictions_per_seq != train.max_predictions_per_seq)
+            diag.error("eval_data_path",
+                       "the evaluation records (" + eval.first_record + ") have " + shape(eval)
+                           + ", the training records (" + train.first_record + ") " + shape(train),
+                       "evaluate on records written with the training records' settings");
+    }
+    if (diag.errorCount() != errorsBefore)
+        return notes;
+
+    InputMetaData meta;
+    meta.task_type = "bert_pretraining";
+    meta.num_labels = 0;
+    meta.max_seq_length = train.max_seq_length;
+    meta.max_predictions_per_seq = train.has_masks ? train.max_predictions_per_seq
+                                                   : flags.max_predictions_per_seq.value_or(kDefaultMaxPredictions);
+    meta.train_data_size = train.records;
+    meta.eval_data_size = eval.records;
+    meta.use_next_sentence_label = train.next_sentence;
+    meta.masking = train.has_masks ? "static" : "dynamic";
+    const std::string path = (fs::path(o.model_dir) / kRecordsMetaDataName).string();
+    const std::string text = meta.toJson().dump(2) + "\n";
+    try {
+        std::error_code ec;
+        fs::create_directories(o.model_dir, ec);
+        if (ec)
+            throw Error("model_dir", "cannot create '" + o.model_dir + "': " + ec.message(),
+                        "choose a --model_dir (--output_dir) you can write to");
+        if (readText(path) != text)
+            writeFileAtomic(path, text);
+    } catch (...) {
+        const ErrorText t = describeCurrentException("model_dir");
+        diag.error(t.field, t.message, t.hint);
+        return notes;
+    }
+    o.input_meta_data_path = path;
+    notes.push_back("no --input_meta_data_path: read the shapes from the records (" + std::to_string(train.records)
+                    + " training records in " + std::to_string(train.files.size()) + " file(s), "
+                    + std::to_string(eval.records) + " evaluation records; max_seq_length "
+                    + std::to_string(meta.max_seq_length) + ", max_predictions_per_seq "
+                    + std::to_string(meta.max_predictions_per_seq) + ", " + meta.masking + " masking"
+                    + (meta.use_next_sentence_label ? ", next-sentence labels" : "") + ") and wrote them to " + path);
+    return notes;
+}
+
+void applyStepCounts(const TrainingOptions &o, Schedule &s)
+{
+    if (o.num_train_steps) {
+        s.total_steps = *o.num_train_steps;
+        if (s.steps_per_epoch > 0)
+            s.epochs = (s.total_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
+        s.warmup_steps = int64_t(double(s.total_steps) * o.warmup_fraction);
+    }
+    if (o.num_warmup_steps)
+        s.warmup_steps = *o.num_warmup_steps;
+}
+
 std::string dynamicMaskingVocab(const TrainingOptions &o)
 {
     if (!o.vocab_file.empty())
@@ -89,6 +225,14 @@ std::string dynamicMaskingVocab(const TrainingOptions &o)
 
 void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, ValidationResult &r)
 {
+    if (purpose == RunPurpose::Train || purpose == RunPurpose::LrFind)
+        for (const auto &[flag, given] : {std::pair<const char *, bool>{"num_train_steps", bool(o.num_train_steps)},
+                                          {"num_warmup_steps", bool(o.num_warmup_steps)}})
+            if (given)
+                r.diagnostics.error(flag,
+                                    "--" + std::string(flag) + " is pretrain's flag (run_pretraining.py's); "
+                                        + runPurposeName(purpose) + " counts --num_train_epochs and --warmup_fraction",
+                                    "leave --" + std::string(flag) + " out, or pretrain with 'bert-workbench-cli pretrain'");
     if (!r.meta_data)
         return;
     Diagnostics &diag = r.diagnostics;
