@@ -179,8 +179,7 @@ private Q_SLOTS:
         while (line.size() < (size_t(1) << 20) + 5000)
             line += line.size() % 7 ? "the cat sat on the mat " : "the dogs ran after the cats ";
         write("pdf.txt", line + "\n");
-        const Result r = runInProcess(args("pdf.txt", "pdf", {QStringLiteral("--max_seq_length=128"),
-                                                               QStringLiteral("--eval_fraction=0")}));
+        const Result r = runInProcess(args("pdf.txt", "pdf", {QStringLiteral("--eval_fraction=0")}));
         QVERIFY2(r.code == 0, r.err.c_str());
         QVERIFY2(r.out.find("[UNK]: 0 ") != std::string::npos, r.out.c_str());
         QVERIFY2(r.out.find("lines over 1 MiB read in parts: 1 (1 cut(s), all between tokens; first: " + path("pdf.txt")
