@@ -174,10 +174,13 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
                 if (k < v.label_names.size())
                     c["label"] = v.label_names[k];
                 c["label_id"] = int64_t(k);
-                c["precision"] = number<J>(k < v.class_precision.size() ? v.class_precision[k] : 0.0);
-                c["recall"] = number<J>(k < v.class_recall.size() ? v.class_recall[k] : 0.0);
+                // A value the metrics do not hold is null (a count: absent), not 0 (docs/file-formats.md).
+                const double none = std::numeric_limits<double>::quiet_NaN();
+                c["precision"] = number<J>(k < v.class_precision.size() ? v.class_precision[k] : none);
+                c["recall"] = number<J>(k < v.class_recall.size() ? v.class_recall[k] : none);
                 c["f1"] = number<J>(v.class_f1[k]);
-                c["support"] = k < v.class_support.size() ? v.class_support[k] : 0;
+                if (k < v.class_support.size())
+                    c["support"] = v.class_support[k];
                 perClass.push_back(c);
             }
             j["per_class"] = perClass;

@@ -23,7 +23,7 @@ struct LrFindResult
     std::vector<double> losses;          ///< training loss of each step (mean cross-entropy / MSE)
     std::vector<double> smoothed;        ///< bias-corrected exponential moving average of losses (β = 0.98)
     /// The suggested learning rate: fastai's "valley" of `smoothed` (lrFindValley); 0 when the
-    /// curve says nothing (verdict not "ok").
+    /// curve says nothing (verdict not "ok"), written as null in lr_find.json.
     double suggestion = 0;
     int64_t suggestion_index = -1;
     double min_loss_lr = 0;              ///< learning rate at the minimum of `smoothed`
@@ -86,7 +86,8 @@ std::string lrFindVerdictText(const LrFindResult &r);
 
 /// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",
 /// "suggestion", "min_loss_lr", "min_over_10", "diverged", "suggestion_rule" ("valley"),
-/// "steep", "verdict"}.
+/// "steep", "verdict"}. A rate that is 0 or not finite in `r` (none: a curve that says
+/// nothing, a range with no step) is null, never 0; so is a loss that is not finite.
 std::string lrFindJson(const LrFindResult &r);
 
 /// Returns model_dir/lr_find.json's path.
@@ -95,7 +96,8 @@ std::string lrFindPath(const std::string &modelDir);
 /// Reads lr_find.json's text (`source` names it in errors) — lrFindJson's twin: steps,
 /// learning_rates, losses and smoothed (null, a value that was not finite, reads as NaN;
 /// "smoothed" may be absent), suggestion, min_loss_lr, min_over_10 and diverged come back as
-/// written (steep and verdict when present, else 0 and "ok"); suggestion_index, min_index
+/// written (steep and verdict when present, else 0 and "ok"); a rate that is null, absent,
+/// 0 or negative reads as 0 (none); suggestion_index, min_index
 /// and steep_index (not in the file) are -1, path is `source`.
 /// "steps" absent reads as 1 … N. Throws wb::Error("<source>: <key>", …) when the text is
 /// not a JSON object, "learning_rates" or "losses" is missing or empty, an array's length

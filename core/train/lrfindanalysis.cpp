@@ -219,12 +219,16 @@ std::string lrFindJson(const LrFindResult &r)
     j["learning_rates"] = r.learning_rates;
     j["losses"] = finite(r.losses);
     j["smoothed"] = finite(r.smoothed);
-    j["suggestion"] = r.suggestion;
-    j["min_loss_lr"] = r.min_loss_lr;
-    j["min_over_10"] = r.min_over_10;
+    // A rate the curve did not give (0 in LrFindResult) is null, never 0: a reader would take 0 for a rate.
+    const auto rate = [](double v) {
+        return std::isfinite(v) && v > 0 ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+    };
+    j["suggestion"] = rate(r.suggestion);
+    j["min_loss_lr"] = rate(r.min_loss_lr);
+    j["min_over_10"] = rate(r.min_over_10);
     j["diverged"] = r.diverged;
     j["suggestion_rule"] = "valley";
-    j["steep"] = r.steep;
+    j["steep"] = rate(r.steep);
     j["verdict"] = r.verdict;
     return j.dump(2) + "\n";
 }
@@ -267,12 +271,18 @@ LrFindResult parseLrFindJson(const std::string &text, const std::string &source)
         if (haveSmoothed)
             r.smoothed.push_back(j.numberItem("smoothed", k));
     }
-    r.suggestion = j.number("suggestion").value_or(0);
-    r.min_loss_lr = j.number("min_loss_lr").value_or(0);
-    r.min_over_10 = j.number("min_over_10").value_or(0);
+    // null (what lrFindJson writes for a rate the curve did not give) or absent: none, 0 here.
+    // Files of earlier releases wrote 0 for none: read the same.
+    const auto rate = [&j](const char *key) {
+        const double v = j.number(key).value_or(0);
+        return std::isfinite(v) && v > 0 ? v : 0.0;
+    };
+    r.suggestion = rate("suggestion");
+    r.min_loss_lr = rate("min_loss_lr");
+    r.min_over_10 = rate("min_over_10");
     r.diverged = j.boolean("diverged").value_or(false);
     (void)j.string("suggestion_rule"); // checked for its type only
-    r.steep = j.number("steep").value_or(0);
+    r.steep = rate("steep");
     r.verdict = j.string("verdict").value_or("ok");
     r.path = source;
     return r;

@@ -4,6 +4,8 @@
 // as such instead of a suggestion — on crafted curves with exact indices. Torch-free (wb_rundir).
 #include "core/train/lrfind.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QtTest>
 
 #include <cmath>
@@ -184,6 +186,75 @@ private Q_SLOTS:
         // An older file without the keys reads as "ok".
         const LrFindResult old = parseLrFindJson(R"({"learning_rates":[1e-4],"losses":[0.7]})", "old.json");
         QCOMPARE(old.verdict, std::string("ok"));
+    }
+
+    /// A rate the curve does not give is null in lr_find.json, never 0 (issue 41: a reader took
+    /// "suggestion": 0.0 for a learning rate), for each verdict that gives none and for a test
+    /// with no step; the reader gives it back as none (0), as it reads the 0 of older files.
+    void absentRatesAreNullNotZero_data()
+    {
+        QTest::addColumn<QString>("verdict");
+        QTest::newRow("flat") << "flat";
+        QTest::newRow("noisy") << "noisy";
+        QTest::newRow("rising") << "rising";
+        QTest::newRow("short") << "short";
+        QTest::newRow("no step") << "short";
+    }
+
+    void absentRatesAreNullNotZero()
+    {
+        QFETCH(QString, verdict);
+        const std::string row = QTest::currentDataTag();
+        LrFindResult r;
+        if (row == "flat")
+            r = curve(100, 1e-6, 1.0, [](int k, double x) { return 0.69 + (k % 2 == 0 ? 0.01 : -0.01) + explode(x); });
+        else if (row == "noisy")
+            r = curve(100, 1e-6, 1.0, [](int k, double x) {
+                return 0.69 - 0.05 * (1 + std::tanh(2.0 * (x + 2.5))) + (k % 3 == 0 ? 0.3 : -0.15) + explode(x);
+            });
+        else if (row == "rising")
+            r = curve(50, 1e-2, 10.0, [](int k, double) { return 0.7 + 0.05 * k; });
+        else if (row == "short")
+            r = curve(10, 1e-5, 1e-1, [](int k, double) { return 1.0 - 0.05 * k; });
+        else
+            analyzeLrFind(r);
+        QCOMPARE(r.verdict, verdict.toStdString());
+        const std::string text = lrFindJson(r);
+        const auto j = nlohmann::json::parse(text);
+        QVERIFY2(j.at("suggestion").is_null(), text.c_str());
+        QVERIFY2(j.at("min_over_10").is_null(), text.c_str());
+        for (const auto &[key, value] : j.items()) // no rate, no flag, no count of this file is a 0
+            QVERIFY2(!(value.is_number() && value.get<double>() == 0), key.c_str());
+        if (row == "no step") { // nothing was measured: no minimum, no steepest descent either
+            QVERIFY(j.at("min_loss_lr").is_null());
+            QVERIFY(j.at("steep").is_null());
+            return; // (a file of no step is refused by the reader: lrFindErrors)
+        } else { // the curve has a minimum and a steepest descent, shown though not suggested
+            QCOMPARE(j.at("min_loss_lr").get<double>(), r.min_loss_lr);
+            QCOMPARE(j.at("steep").get<double>(), r.steep);
+        }
+        const LrFindResult back = parseLrFindJson(text, "lr_find.json");
+        QCOMPARE(back.suggestion, 0.0);
+        QCOMPARE(back.min_over_10, 0.0);
+        QCOMPARE(back.min_loss_lr, r.min_loss_lr);
+        QCOMPARE(back.verdict, r.verdict);
+        QVERIFY(lrFindVerdictText(back) == lrFindVerdictText(r));
+    }
+
+    void suggestionIsANumberWhenThereIsOne()
+    {
+        const LrFindResult r = curve(100, 1e-6, 1.0, [](int, double x) { return 0.7 - 0.3 * std::tanh(x + 3.0) + explode(x); });
+        QCOMPARE(r.verdict, std::string("ok"));
+        QVERIFY(r.suggestion > 0);
+        const auto j = nlohmann::json::parse(lrFindJson(r));
+        QCOMPARE(j.at("suggestion").get<double>(), r.suggestion);
+        // Files of earlier releases wrote 0 for none; null and 0 read alike.
+        const LrFindResult zero = parseLrFindJson(
+            R"({"learning_rates":[1e-4],"losses":[0.7],"suggestion":0.0,"min_over_10":null,"steep":0,"verdict":"short"})",
+            "old.json");
+        QCOMPARE(zero.suggestion, 0.0);
+        QCOMPARE(zero.min_over_10, 0.0);
+        QCOMPARE(zero.steep, 0.0);
     }
 };
 

@@ -9,6 +9,8 @@
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -67,6 +69,7 @@ private Q_SLOTS:
     void prepareReportErrors();
     void trainingSummaryRoundTrip();
     void trainingSummaryPerClassMetrics();
+    void perClassValueNotHeldIsNull();
     void trainingSummaryErrors();
     void trainingSummarySaysWhetherBertBeatTheBagOfWords();
     void runConfigOptions();
@@ -522,6 +525,36 @@ void tst_RunDirFormats::trainingSummaryPerClassMetrics()
         QVERIFY2(err.field().find("per_class[0]") != std::string::npos && err.field().find("support") != std::string::npos,
                  err.field().c_str());
     }
+}
+
+// A per-class value the metrics do not hold is null (a count: left out) in training_summary.json
+// and metrics.jsonl, never 0 (issue 41); the readers take it.
+void tst_RunDirFormats::perClassValueNotHeldIsNull()
+{
+    TrainingSummary s;
+    s.total_training_steps = 4;
+    s.train_loss = 0.5;
+    EvalMetrics e;
+    e.step = 4;
+    e.num_examples = 4;
+    e.eval_accuracy = 0.75;
+    e.class_f1 = {0.8, 0.5};
+    e.class_precision = {0.9}; // the second class's precision, recall and support are not held
+    e.label_names = {"ham", "spam"};
+    s.last_eval = e;
+    const std::string text = trainingSummaryJson(s);
+    const auto j = nlohmann::json::parse(text);
+    const auto &perClass = j.at("last_eval").at("per_class");
+    QCOMPARE(perClass.size(), size_t(2));
+    QCOMPARE(perClass[0]["precision"].get<double>(), 0.9);
+    QVERIFY2(perClass[1]["precision"].is_null(), text.c_str());
+    QVERIFY2(perClass[0]["recall"].is_null() && perClass[1]["recall"].is_null(), text.c_str());
+    QVERIFY2(!perClass[0].contains("support") && !perClass[1].contains("support"), text.c_str());
+    QCOMPARE(perClass[1]["f1"].get<double>(), 0.5);
+    const TrainingSummary b = parseTrainingSummary(text, "m/training_summary.json");
+    QVERIFY(b.last_eval);
+    QCOMPARE(b.last_eval->class_f1, e.class_f1);
+    QVERIFY(std::isnan(b.last_eval->class_precision.at(1)));
 }
 
 QTEST_GUILESS_MAIN(tst_RunDirFormats)
