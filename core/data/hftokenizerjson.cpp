@@ -2,6 +2,8 @@
 #include "core/data/hftokenizerjson.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace wb {
 
@@ -60,6 +62,55 @@ nlohmann::ordered_json huggingFaceTokenizerJson(const Vocab &vocab, bool doLower
         v[vocab.token(int32_t(id))] = vocab.find(vocab.token(int32_t(id))); // a repeated token: its last line
     j["model"] = Json{{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"continuing_subword_prefix", "##"},
                       {"max_input_chars_per_word", maxInputCharsPerWord}, {"vocab", v}};
+    return j;
+}
+
+nlohmann::ordered_json huggingFaceSpecialTokensMap(const Vocab &vocab)
+{
+    // Throws naming the vocab file when one is missing.
+    for (const char *required : {"[UNK]", "[CLS]", "[SEP]"})
+        (void)vocab.id(required);
+    Json j;
+    j["cls_token"] = "[CLS]";
+    if (vocab.find("[MASK]") >= 0)
+        j["mask_token"] = "[MASK]";
+    j["pad_token"] = vocab.find("[PAD]") >= 0 ? std::string("[PAD]") : vocab.token(0);
+    j["sep_token"] = "[SEP]";
+    j["unk_token"] = "[UNK]";
+    return j;
+}
+
+nlohmann::ordered_json huggingFaceTokenizerConfig(const Vocab &vocab, bool doLowerCase, int64_t maxSeqLength)
+{
+    const Json special = huggingFaceSpecialTokensMap(vocab);
+    // added_tokens_decoder: keyed by the id as text, sorted as Python's json.dumps(sort_keys=True) sorts them.
+    std::map<std::string, Json> decoder;
+    for (const auto &[role, token] : special.items()) {
+        const std::string text = token.get<std::string>();
+        decoder[std::to_string(vocab.find(text))] =
+            Json{{"content", text}, {"lstrip", false}, {"normalized", false}, {"rstrip", false},
+                 {"single_word", false}, {"special", true}};
+    }
+    Json added = Json::object();
+    for (const auto &[id, entry] : decoder)
+        added[id] = entry;
+    Json j;
+    j["added_tokens_decoder"] = added;
+    j["clean_up_tokenization_spaces"] = true;
+    j["cls_token"] = special["cls_token"];
+    j["do_basic_tokenize"] = true;
+    j["do_lower_case"] = doLowerCase;
+    if (special.contains("mask_token"))
+        j["mask_token"] = special["mask_token"];
+    j["max_seq_length"] = maxSeqLength;
+    j["model_max_length"] = maxSeqLength;
+    j["never_split"] = nullptr;
+    j["pad_token"] = special["pad_token"];
+    j["sep_token"] = special["sep_token"];
+    j["strip_accents"] = nullptr;
+    j["tokenize_chinese_chars"] = true;
+    j["tokenizer_class"] = "BertTokenizer";
+    j["unk_token"] = special["unk_token"];
     return j;
 }
 

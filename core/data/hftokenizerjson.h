@@ -30,4 +30,31 @@ namespace wb {
 nlohmann::ordered_json huggingFaceTokenizerJson(const Vocab &vocab, bool doLowerCase, int64_t maxSeqLength,
                                                 int maxInputCharsPerWord = 200);
 
+/// The special tokens of `vocab` as transformers' BertTokenizer(Fast) names them:
+/// unk_token "[UNK]", sep_token "[SEP]", cls_token "[CLS]" (required: throws wb::Error naming
+/// the vocab file without one), pad_token "[PAD]" (else the token of id 0, the id the
+/// workbench pads with), mask_token "[MASK]" (left out when the vocab has none). Keys sorted,
+/// values the tokens' text. This is special_tokens_map.json (transformers' save_pretrained,
+/// tokenization_utils_base.py). Pure; thread-safe.
+nlohmann::ordered_json huggingFaceSpecialTokensMap(const Vocab &vocab);
+
+/// transformers' tokenizer_config.json for BertTokenizer / BertTokenizerFast, key by key what
+/// save_pretrained writes (tokenization_utils_base.py; the init arguments of
+/// models/bert/tokenization_bert.py), keys sorted as it sorts them:
+///   added_tokens_decoder      {"<id>": {"content", "lstrip", "normalized", "rstrip",
+///                             "single_word", "special"}} of the special tokens
+///   clean_up_tokenization_spaces true; do_basic_tokenize true; never_split null
+///   cls_token, mask_token, pad_token, sep_token, unk_token   huggingFaceSpecialTokensMap's
+///   do_lower_case             `doLowerCase`; strip_accents null (follows do_lower_case, as
+///                             google-research's BasicTokenizer); tokenize_chinese_chars true
+///   model_max_length          `maxSeqLength` (tokens, special tokens included)
+///   max_seq_length            `maxSeqLength` again: the workbench's own key (classify, the demo
+///                             page read it); transformers passes unknown keys through
+///   tokenizer_class           "BertTokenizer" (transformers writes the slow class's name for
+///                             the fast one too, and loads tokenizer.json when it is there)
+/// transformers.js reads pad_token etc. from here (tokenization_utils.js): without pad_token a
+/// batch of texts of different lengths cannot be padded. Throws as huggingFaceSpecialTokensMap.
+/// Pure; thread-safe.
+nlohmann::ordered_json huggingFaceTokenizerConfig(const Vocab &vocab, bool doLowerCase, int64_t maxSeqLength);
+
 } // namespace wb

@@ -6,6 +6,18 @@
 // Tensor, env.wasm.wasmPaths (https://onnxruntime.ai/docs/api/js/).
 #include "core/train/demopage.h"
 
+#include "core/config/jsonfile.h"
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
 namespace wb {
 
 namespace {
@@ -51,6 +63,8 @@ const char *pageBody()
 <div id="pieces" class="pieces"></div>
 <pre id="result"></pre>
 <script src="ort/ort.wasm.min.js"></script>
+<script src="ort/ort-wasm-simd-threaded.js"></script>
+<script src="model/export.js"></script>
 )html";
 }
 
@@ -117,17 +131,36 @@ function wordpieces(word, vocab) {
 )html";
 }
 
-/// The page's model code: its files fetched, a text classified by the ONNX session, the result bars.
+/// The page's model code: its files read by <script> (a page opened from disk, file://, may
+/// not fetch()), a text classified by the ONNX session, the result bars.
 const char *pageModelScript()
 {
     return R"html(// --- the model ------------------------------------------------------------------------------
 let session = null, vocab = null, labels = [], lower = true, maxSeqLength = 128;
 
-async function fetchText(path) {
-  const r = await fetch(path);
-  if (!r.ok) throw new Error("cannot read " + path + " (" + r.status + ")");
-  return r.text();
+// The export's files come as scripts (demo/model/, demo/ort/): a page opened from disk
+// (file://) may run scripts beside it but not fetch() them, so the bytes are base64 text.
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onload = () => resolve();
+    s.onerror = () => reject(new Error("cannot read demo/" + src));
+    document.head.appendChild(s);
+  });
 }
+function base64Into(text, bytes, at) {
+  const raw = atob(text);
+  if (at + raw.length > bytes.length) throw new Error("the model's parts hold more bytes than demo/model/export.js says");
+  for (let i = 0; i < raw.length; ++i) bytes[at + i] = raw.charCodeAt(i);
+  return raw.length;
+}
+let modelBytes = null, modelFilled = 0, partExpected = 0;
+window.wbDemoModelPart = (index, text) => {
+  if (index !== partExpected) throw new Error("demo/model/: part " + index + " where part " + partExpected + " belongs");
+  modelFilled += base64Into(text, modelBytes, modelFilled);
+  ++partExpected;
+};
 
 async function classify(text) {
   const pieces = ["[CLS]"];
@@ -142,6 +175,7 @@ async function classify(text) {
     token_type_ids: new ort.Tensor("int64", new BigInt64Array(n), [1, n]),
   };
   const logits = Array.from((await session.run(feeds)).logits.data);
+  if (labels.length !== logits.length) labels = logits.map((_, k) => labels[k] ?? "label " + k);
   const m = Math.max(...logits);
   const e = logits.map((v) => Math.exp(v - m));
   const sum = e.reduce((a, b) => a + b, 0);
@@ -174,7 +208,7 @@ function show(r) {
 }
 
 /// The end of the page's script: classification as the text changes, and the start-up that loads
-/// the vocabulary, labels and model.
+/// the vocabulary, labels, model and runtime from the scripts beside the page.
 const char *pageStartScript()
 {
     return R"html(let pending = Promise.resolve();
@@ -184,27 +218,36 @@ function update() {
 }
 
 (async () => {
-  if (typeof ort === "undefined") {
-    fail("onnxruntime-web is missing from demo/ort/: export again with --demo (it copies ort.wasm.min.js, " +
-         "ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs of npm's onnxruntime-web there), then serve the " +
-         "export folder (e.g. python3 -m http.server) and open demo/.");
+  const again = " Export again with --demo (the window's Export Model…: Web demo): it writes demo/ whole.";
+  if (typeof ort === "undefined" || typeof wbDemoOrt === "undefined") {
+    fail("onnxruntime-web is missing from demo/ort/ (ort.wasm.min.js, ort-wasm-simd-threaded.js)." + again);
     return;
   }
-  ort.env.wasm.wasmPaths = new URL("ort/", document.baseURI).href;
-  ort.env.wasm.numThreads = 1;
+  if (typeof wbDemoExport === "undefined") {
+    fail("demo/model/export.js is missing." + again);
+    return;
+  }
   try {
-    const config = JSON.parse(await fetchText("../config.json"));
-    const tok = JSON.parse(await fetchText("../tokenizer_config.json"));
-    lower = tok.do_lower_case !== false;
-    maxSeqLength = tok.max_seq_length || tok.model_max_length || 128;
-    const n = config.num_labels || Object.keys(config.id2label || {}).length;
-    labels = Array.from({ length: n }, (_, k) => (config.id2label || {})[String(k)] ?? "label " + k);
+    const d = wbDemoExport;
+    lower = d.do_lower_case !== false;
+    maxSeqLength = d.max_seq_length || 128;
+    labels = d.labels.slice();
     vocab = new Map();
-    (await fetchText("../vocab.txt")).split("\n").forEach((t, i) => { t = t.replace(/\r$/, ""); if (t) vocab.set(t, i); });
-    session = await ort.InferenceSession.create("../onnx/model.onnx", { executionProviders: ["wasm"] });
+    d.vocab.split("\n").forEach((t, i) => { t = t.replace(/\r$/, ""); if (t) vocab.set(t, i); });
+    modelBytes = new Uint8Array(d.model_bytes);
+    for (const part of d.model_parts) await loadScript("model/" + part);
+    if (modelFilled !== d.model_bytes)
+      throw new Error("demo/model/ holds " + modelFilled + " bytes of the model, not " + d.model_bytes);
+    // onnxruntime-web takes its WebAssembly binary as bytes and its module as a blob: URL, so it
+    // never fetches a file.
+    const wasm = new Uint8Array(wbDemoOrt.wasm_bytes);
+    base64Into(wbDemoOrt.wasm, wasm, 0);
+    ort.env.wasm.wasmBinary = wasm;
+    ort.env.wasm.wasmPaths = { mjs: URL.createObjectURL(new Blob([wbDemoOrt.mjs], { type: "text/javascript" })) };
+    ort.env.wasm.numThreads = 1;
+    session = await ort.InferenceSession.create(modelBytes, { executionProviders: ["wasm"] });
   } catch (e) {
-    fail("Cannot load the model: " + e + ". Serve the export folder with a static server (browsers refuse file:// " +
-         "reads) and open demo/index.html there.");
+    fail("Cannot load the model: " + e + "." + again);
     return;
   }
   statusLine.textContent = "Ready: " + labels.join(", ") + ". Runs in this browser; nothing is sent anywhere.";
@@ -220,7 +263,124 @@ function update() {
 )html";
 }
 
+constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Appends the base64 text (RFC 4648, with padding) of `n` bytes at `data` to `out`.
+void appendBase64(const unsigned char *data, size_t n, std::string &out)
+{
+    out.reserve(out.size() + (n + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        const unsigned v = unsigned(data[i]) << 16 | unsigned(data[i + 1]) << 8 | unsigned(data[i + 2]);
+        out += kBase64Alphabet[v >> 18 & 63];
+        out += kBase64Alphabet[v >> 12 & 63];
+        out += kBase64Alphabet[v >> 6 & 63];
+        out += kBase64Alphabet[v & 63];
+    }
+    if (n - i == 1) {
+        const unsigned v = unsigned(data[i]) << 16;
+        out += kBase64Alphabet[v >> 18 & 63];
+        out += kBase64Alphabet[v >> 12 & 63];
+        out += "==";
+    } else if (n - i == 2) {
+        const unsigned v = unsigned(data[i]) << 16 | unsigned(data[i + 1]) << 8;
+        out += kBase64Alphabet[v >> 18 & 63];
+        out += kBase64Alphabet[v >> 12 & 63];
+        out += kBase64Alphabet[v >> 6 & 63];
+        out += '=';
+    }
+}
+
+std::string readWhole(const fs::path &path, const char *what)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (in)
+        text << in.rdbuf();
+    if (!in || in.bad())
+        throw Error(path.string(), std::string("cannot read ") + what + " for the web demo",
+                    "check that the export folder is readable, then export again with --demo");
+    return text.str();
+}
+
+/// JSON text with invalid UTF-8 replaced (a vocab line of another encoding).
+std::string jsonText(const nlohmann::ordered_json &j)
+{
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 } // namespace
+
+std::string base64Text(const std::string &bytes)
+{
+    std::string out;
+    appendBase64(reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size(), out);
+    return out;
+}
+
+std::vector<std::string> writeDemoData(const std::string &exportDir, const std::vector<std::string> &labels,
+                                       bool doLowerCase, int64_t maxSeqLength, size_t partBytes)
+{
+    if (partBytes < 3)
+        partBytes = 3;
+    partBytes -= partBytes % 3; // whole base64 quanta: each part decodes on its own
+    const fs::path dir = exportDir;
+    std::vector<std::string> written;
+    // onnxruntime-web's module (text) and WebAssembly binary (base64) as one script.
+    {
+        const std::string mjs = readWhole(dir / "demo" / "ort" / "ort-wasm-simd-threaded.mjs", "onnxruntime-web's module");
+        const std::string wasm = readWhole(dir / "demo" / "ort" / "ort-wasm-simd-threaded.wasm", "onnxruntime-web's binary");
+        std::string text = "// onnxruntime-web's ort-wasm-simd-threaded.mjs and .wasm for demo/index.html (written by export --demo)\n"
+                           "window.wbDemoOrt = {\"mjs\": " + jsonText(mjs) + ",\n\"wasm_bytes\": " + std::to_string(wasm.size())
+                           + ",\n\"wasm\": \"";
+        appendBase64(reinterpret_cast<const unsigned char *>(wasm.data()), wasm.size(), text);
+        text += "\"};\n";
+        writeFileAtomic((dir / "demo" / "ort" / "ort-wasm-simd-threaded.js").string(), text);
+        written.push_back("demo/ort/ort-wasm-simd-threaded.js");
+    }
+    // The model in parts of partBytes (a script's text has a length limit in browsers: V8's is
+    // about 512 M characters), read and written a part at a time.
+    const fs::path model = dir / "onnx" / "model.onnx";
+    std::ifstream in(model, std::ios::binary);
+    if (!in)
+        throw Error(model.string(), "cannot read the ONNX model for the web demo",
+                    "export with --onnx_dtype fp32 (the demo runs onnx/model.onnx)");
+    fs::create_directories(dir / "demo" / "model");
+    std::vector<std::string> parts;
+    std::string buffer(partBytes, '\0');
+    uint64_t total = 0;
+    for (;;) {
+        in.read(buffer.data(), std::streamsize(partBytes));
+        const size_t got = size_t(in.gcount());
+        if (got == 0)
+            break;
+        char name[32];
+        std::snprintf(name, sizeof name, "model-%03zu.js", parts.size());
+        std::string text = "wbDemoModelPart(" + std::to_string(parts.size()) + ", \"";
+        appendBase64(reinterpret_cast<const unsigned char *>(buffer.data()), got, text);
+        text += "\");\n";
+        writeFileAtomic((dir / "demo" / "model" / name).string(), text);
+        written.push_back(std::string("demo/model/") + name);
+        parts.push_back(name);
+        total += got;
+        if (got < partBytes)
+            break;
+    }
+    if (in.bad())
+        throw Error(model.string(), "cannot read the ONNX model for the web demo", "check the export folder, then export again");
+    nlohmann::ordered_json j;
+    j["labels"] = labels;
+    j["do_lower_case"] = doLowerCase;
+    j["max_seq_length"] = maxSeqLength;
+    j["vocab"] = readWhole(dir / "vocab.txt", "vocab.txt");
+    j["model_bytes"] = total;
+    j["model_parts"] = parts;
+    writeFileAtomic((dir / "demo" / "model" / "export.js").string(),
+                    "// The export's labels, casing, vocab.txt and the parts of onnx/model.onnx for demo/index.html "
+                    "(written by export --demo)\nwindow.wbDemoExport = " + jsonText(j) + ";\n");
+    written.push_back("demo/model/export.js");
+    return written;
+}
 
 std::string demoPageHtml()
 {

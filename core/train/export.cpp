@@ -34,6 +34,23 @@ std::string floatText(float v)
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const std::string &vocabPath, bool lower,
+                                                                           int64_t maxSeqLength)
+{
+    if (vocabPath.empty()) { // no vocab: the names BertTokenizer defaults to, no ids to give
+        nlohmann::ordered_json tok = huggingFaceTokenizerConfig(
+            Vocab::fromTokens({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}), lower, maxSeqLength);
+        tok.erase("added_tokens_decoder");
+        return {{"tokenizer_config.json", tok.dump(2) + "\n"}};
+    }
+    const Vocab vocab = Vocab::load(vocabPath);
+    // The fast tokenizer's file (transformers' BertTokenizerFast, tokenizers, transformers.js),
+    // then what save_pretrained writes beside it.
+    return {{"tokenizer.json", huggingFaceTokenizerJson(vocab, lower, maxSeqLength).dump(2) + "\n"},
+            {"tokenizer_config.json", huggingFaceTokenizerConfig(vocab, lower, maxSeqLength).dump(2) + "\n"},
+            {"special_tokens_map.json", huggingFaceSpecialTokensMap(vocab).dump(2) + "\n"}};
+}
+
 std::vector<std::string> modelLabelNames(const BertConfig &cfg, const InputMetaData &meta,
                                          const std::string &metaDataPath)
 {
@@ -81,6 +98,8 @@ nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vecto
         j["label2id"] = label2id;
     }
     j["torch_dtype"] = "float32";
+    j["transformers_version"] = kTransformersFormatVersion;
+    j["use_cache"] = true;
     return j;
 }
 
@@ -134,18 +153,9 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
     if (!casing.warning.empty())
         say("do_lower_case: " + casing.warning);
     const bool lower = casing.do_lower_case.value_or(true);
-    if (!vocab.empty()) // the fast tokenizer's file (transformers' BertTokenizerFast, tokenizers, transformers.js)
-        put("tokenizer.json", huggingFaceTokenizerJson(Vocab::load((d / "vocab.txt").string()), lower,
-                                                       meta.max_seq_length)
-                                  .dump(2) + "\n");
-    nlohmann::ordered_json tok;
-    // transformers writes the slow class's name for BertTokenizerFast too ("Fast" removed) and
-    // loads the fast tokenizer from tokenizer.json when it is there.
-    tok["tokenizer_class"] = "BertTokenizer";
-    tok["do_lower_case"] = lower;
-    tok["model_max_length"] = meta.max_seq_length;
-    tok["max_seq_length"] = meta.max_seq_length;
-    put("tokenizer_config.json", tok.dump(2) + "\n");
+    for (const auto &[name, text] : huggingFaceTokenizerFiles(vocab.empty() ? std::string() : (d / "vocab.txt").string(),
+                                                             lower, meta.max_seq_length))
+        put(name, text);
     if (spec.onnx_dtype != "none") { // ONNX Runtime, transformers.js (onnx/model.onnx is where it looks)
         writeOnnxModel((d / "onnx" / "model.onnx").string(), *model, spec.onnx_dtype);
         written.push_back("onnx/model.onnx");
@@ -160,6 +170,11 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
         const std::string from = obtainOnnxRuntimeWeb(spec.onnxruntime_web_dir, NpmSettings::fromEnvironment());
         fs::create_directories(d / "demo");
         for (const auto &f : copyOnnxRuntimeWeb(from, (d / "demo").string()))
+            written.push_back(f);
+        // The page reads scripts only (a page opened from disk may not fetch()): the model,
+        // vocabulary and runtime as scripts beside it.
+        for (const auto &f : writeDemoData(d.string(), meta.isRegression() ? std::vector<std::string>() : names, lower,
+                                           meta.max_seq_length))
             written.push_back(f);
         put("demo/index.html", demoPageHtml());
     }
@@ -201,7 +216,7 @@ std::string writeLabelledPredictions(const std::string &modelDir, const std::vec
         nlohmann::ordered_json j;
         j["index"] = int64_t(i);
         if (regression) {
-            j["prediction"] = finiteOrNull(row.empty() ? 0.0 : double(row[0]));
+            j["prediction"] = row.empty() ? nlohmann::ordered_json() : finiteOrNull(double(row[0])); // none: null, not 0
             if (i < targets.size())
                 j["label"] = finiteOrNull(targets[i]);
         } else {

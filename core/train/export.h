@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wb {
@@ -18,8 +19,9 @@ namespace wb {
 /// alone for `classify` and that Hugging Face transformers loads as
 /// BertForSequenceClassification (with BertTokenizer):
 ///   model.safetensors      float32, HF names (bert.embeddings.word_embeddings.weight, …, classifier.weight)
-///   config.json            HF's config: model_type "bert", architectures, id2label/label2id,
-///                          layer_norm_eps, problem_type (left out for a factorised embedding_size,
+///   config.json            HF's config (huggingFaceConfig): every BertConfig key, model_type
+///                          "bert", architectures, id2label/label2id, problem_type, torch_dtype,
+///                          transformers_version (left out for a factorised embedding_size,
 ///                          which HF's BERT cannot express; `warn` says so)
 ///   bert_config.json       google-research/bert's keys
 ///   input_meta_data.json   the meta data
@@ -30,20 +32,26 @@ namespace wb {
 ///                          records (left out with a warning when neither is readable)
 ///   tokenizer.json         Hugging Face's fast-tokenizer file for vocab.txt and the casing below
 ///                          (huggingFaceTokenizerJson, core/data/hftokenizerjson.h); none without vocab.txt
-///   tokenizer_config.json  {"tokenizer_class": "BertTokenizer", "do_lower_case", "model_max_length",
-///                          "max_seq_length"}; do_lower_case: spec's --do_lower_case, else the first
+///   tokenizer_config.json  what transformers' save_pretrained writes for BertTokenizer(Fast)
+///                          (huggingFaceTokenizerConfig: the special tokens, do_lower_case,
+///                          model_max_length, …) plus "max_seq_length"; do_lower_case: spec's --do_lower_case, else the first
 ///                          of `trained` that is set (what the checkpoint and run_config.json
 ///                          recorded), else the meta data's, else prepare_report.json's, else
 ///                          inferred from the vocab copied (with a warning), else true (warning)
+///   special_tokens_map.json  {"cls_token", "mask_token", "pad_token", "sep_token", "unk_token"}
+///                          (huggingFaceSpecialTokensMap); none without vocab.txt
 ///   onnx/model.onnx        the classifier as an ONNX graph (writeOnnxModel, core/train/onnxexport.h),
 ///                          spec.onnx_dtype "fp32"; none for "none"
 ///   demo/ort/…             with spec.demo only: onnxruntime-web's ort.wasm.min.js,
 ///                          ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs, copied
 ///                          from spec.onnxruntime_web_dir, else from the npm cache (fetched from
 ///                          the registry once; obtainOnnxRuntimeWeb, core/train/onnxruntimeweb.h)
-///   demo/index.html        with spec.demo only: a page that runs onnx/model.onnx in the browser
-///                          (demoPageHtml, core/train/demopage.h); needs onnx/model.onnx and
-///                          vocab.txt (else wb::Error, field "demo")
+///   demo/model/, demo/ort/ort-wasm-simd-threaded.js  with spec.demo only: the labels,
+///                          casing, vocab.txt and onnx/model.onnx (base64 parts) and the runtime
+///                          as scripts for the page (writeDemoData, core/train/demopage.h)
+///   demo/index.html        with spec.demo only: a page that runs onnx/model.onnx in the browser,
+///                          opened from disk (file://) or served (demoPageHtml); needs
+///                          onnx/model.onnx and vocab.txt (else wb::Error, field "demo")
 /// `dir` is the staging folder of an ExportStaging (core/train/exportfolder.h): the caller
 /// renames it into place when this returns. Every file is written atomically; throws
 /// wb::Error naming the file on failure. `warn` gets each warning ("warning: …"). Returns the
@@ -54,9 +62,27 @@ std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSeq
                                           const std::function<void(const std::string &)> &warn = {},
                                           const std::vector<RecordedCasing> &trained = {});
 
-/// Returns Hugging Face's config.json for `cfg` with these label names (id2label/label2id;
-/// problem_type "regression" for a one-output regression head, else
-/// "single_label_classification"). Pure; thread-safe.
+/// The transformers release whose save_pretrained output the export's Hugging Face files
+/// follow key by key (config.json's "transformers_version").
+inline constexpr const char *kTransformersFormatVersion = "4.46.3";
+
+/// The tokenizer files of an export, as (name, text) in writing order, for the vocabulary at
+/// `vocabPath` with this casing and max_seq_length: tokenizer.json (huggingFaceTokenizerJson),
+/// tokenizer_config.json (huggingFaceTokenizerConfig) and special_tokens_map.json
+/// (huggingFaceSpecialTokensMap), core/data/hftokenizerjson.h. `vocabPath` "": only
+/// tokenizer_config.json, with BertTokenizer's default token names and no added_tokens_decoder.
+/// Throws wb::Error naming the vocab file when it cannot be read or lacks [UNK], [CLS] or [SEP].
+std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const std::string &vocabPath, bool lower,
+                                                                           int64_t maxSeqLength);
+
+/// Returns Hugging Face's config.json for `cfg` with these label names, key by key what
+/// transformers' save_pretrained writes for BertForSequenceClassification
+/// (configuration_utils.py to_diff_dict; models/bert/configuration_bert.py): architectures,
+/// model_type "bert", every BertConfig key (vocab_size … layer_norm_eps, pad_token_id 0,
+/// position_embedding_type "absolute", use_cache true, classifier_dropout null), num_labels,
+/// problem_type ("regression" for a one-output regression head, else
+/// "single_label_classification"), id2label/label2id (not for regression), torch_dtype
+/// "float32" and transformers_version (kTransformersFormatVersion). Pure; thread-safe.
 nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
                                          bool regression);
 

@@ -507,12 +507,13 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
           << "console.log(await classify('a text to classify'));\n```\n\n";
         if (m.demo_page)
             o << "demo/index.html is a page that classifies as you type, entirely in the browser and offline: "
-                 "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is: serve "
-                 "this folder with any static web server (`python3 -m http.server` in it) and open "
-                 "http://localhost:8000/demo/ (browsers refuse to load the model from file://).\n\n";
+                 "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is: open "
+                 "it from disk (file://), or serve this folder with any static web server (`python3 -m "
+                 "http.server` in it) and open http://localhost:8000/demo/. It reads the model from the scripts "
+                 "in demo/model/, so keep demo/ whole.\n\n";
     }
     o << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
-         "tokenizer_config.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"
+         "tokenizer_config.json, special_tokens_map.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"
       << (m.onnx ? ", onnx/model.onnx" : "") << (m.demo_page ? ", demo/index.html" : "") << ".\n";
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The export of a pretraining run (docs/pretraining.md): a Hugging Face BertForMaskedLM folder
 // (model.safetensors, config.json, bert_config.json, input_meta_data.json, vocab.txt,
-// tokenizer_config.json) that a fill-mask pipeline loads, written whole or not at all.
+// tokenizer.json, tokenizer_config.json, special_tokens_map.json) that a fill-mask pipeline loads, written whole or not at all.
 #include "core/train/pretrainrun.h"
 
 #include "core/config/jsonfile.h"
@@ -46,7 +46,9 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
     written.push_back("model.safetensors");
     nlohmann::ordered_json config = huggingFaceConfig(cfg, {}, false);
     config["architectures"] = {"BertForMaskedLM"};
-    for (const char *k : {"num_labels", "problem_type", "id2label", "label2id", "classifier_dropout"})
+    // What save_pretrained leaves out of a BertForMaskedLM's config (configuration_utils.py
+    // to_diff_dict: no head labels; classifier_dropout stays, a BertConfig key).
+    for (const char *k : {"num_labels", "problem_type", "id2label", "label2id"})
         config.erase(k);
     put("config.json", config.dump(2) + "\n");
     put("bert_config.json", cfg.toJson().dump(2) + "\n");
@@ -61,12 +63,11 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
     }
     const bool lower = !spec.do_lower_case.empty() ? spec.do_lower_case == "true"
                                                    : meta.do_lower_case.value_or(prepared.do_lower_case.value_or(true));
-    nlohmann::ordered_json tok;
-    tok["tokenizer_class"] = "BertTokenizer";
-    tok["do_lower_case"] = lower;
-    tok["mask_token"] = "[MASK]";
-    tok["model_max_length"] = meta.max_seq_length;
-    put("tokenizer_config.json", tok.dump(2) + "\n");
+    // tokenizer.json, tokenizer_config.json (mask_token for the fill-mask pipeline) and
+    // special_tokens_map.json, as for a classifier.
+    for (const auto &[name, text] :
+         huggingFaceTokenizerFiles(vocab.empty() ? std::string() : (d / "vocab.txt").string(), lower, meta.max_seq_length))
+        put(name, text);
     const std::vector<std::string> files = describeExportFiles(staging.path(), written);
     staging.commit();
     std::string list;

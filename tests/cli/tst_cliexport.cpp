@@ -148,15 +148,17 @@ private Q_SLOTS:
         std::vector<std::string> listed;
         for (auto it = at + 1; it != lines.end() && it->rfind("  ", 0) == 0; ++it)
             listed.push_back(it->substr(2, it->find("  (", 2) - 2));
-        const std::vector<std::string> expected{"model.safetensors", "config.json",    "bert_config.json",
-                                                "input_meta_data.json", "labels.txt", "vocab.txt",
-                                                "tokenizer.json",    "tokenizer_config.json", "onnx/model.onnx",
+        const std::vector<std::string> expected{"model.safetensors",     "config.json",
+                                                "bert_config.json",      "input_meta_data.json",
+                                                "labels.txt",            "vocab.txt",
+                                                "tokenizer.json",        "tokenizer_config.json",
+                                                "special_tokens_map.json", "onnx/model.onnx",
                                                 "README.md"};
         QCOMPARE(listed, expected);
         QCOMPARE(entries(target), (std::vector<std::string>{"README.md", "bert_config.json", "config.json",
                                                              "input_meta_data.json", "labels.txt", "model.safetensors",
-                                                             "onnx", "tokenizer.json", "tokenizer_config.json",
-                                                             "vocab.txt"}));
+                                                             "onnx", "special_tokens_map.json", "tokenizer.json",
+                                                             "tokenizer_config.json", "vocab.txt"}));
         // No staging folder is left beside it.
         QCOMPARE(entries(m_exports), std::vector<std::string>{"alone"});
         QVERIFY2(out.find("warning") == std::string::npos, out.c_str());
@@ -165,8 +167,68 @@ private Q_SLOTS:
         QCOMPARE(tok["model"]["vocab"]["w42"].get<int>(), 42);
         QCOMPARE(tok["normalizer"]["lowercase"].get<bool>(), true);
         QCOMPARE(tok["truncation"]["max_length"].get<int>(), 8);
-        const auto tokConfig = nlohmann::json::parse(readAll(target + "/tokenizer_config.json"));
-        QCOMPARE(tokConfig["tokenizer_class"].get<std::string>(), std::string("BertTokenizer"));
+        checkHuggingFaceFiles(target);
+    }
+
+    /// The export's Hugging Face files, key by key what transformers' save_pretrained writes for
+    /// BertTokenizerFast and BertForSequenceClassification (issue 41: without pad_token,
+    /// transformers.js cannot pad a batch of texts). The tiny vocab: [PAD] 0, [UNK] 1, [CLS] 2,
+    /// [SEP] 3, [MASK] 4.
+    void checkHuggingFaceFiles(const std::string &target)
+    {
+        const auto tokConfig = nlohmann::ordered_json::parse(readAll(target + "/tokenizer_config.json"));
+        std::vector<std::string> keys;
+        for (const auto &[k, v] : tokConfig.items())
+            keys.push_back(k);
+        // save_pretrained's keys (sorted, as it writes them), and the workbench's max_seq_length.
+        QCOMPARE(keys, (std::vector<std::string>{"added_tokens_decoder", "clean_up_tokenization_spaces", "cls_token",
+                                                 "do_basic_tokenize", "do_lower_case", "mask_token", "max_seq_length",
+                                                 "model_max_length", "never_split", "pad_token", "sep_token",
+                                                 "strip_accents", "tokenize_chinese_chars", "tokenizer_class",
+                                                 "unk_token"}));
+        QCOMPARE(tokConfig["tokenizer_class"], nlohmann::ordered_json("BertTokenizer"));
+        QCOMPARE(tokConfig["pad_token"], nlohmann::ordered_json("[PAD]"));
+        QCOMPARE(tokConfig["unk_token"], nlohmann::ordered_json("[UNK]"));
+        QCOMPARE(tokConfig["cls_token"], nlohmann::ordered_json("[CLS]"));
+        QCOMPARE(tokConfig["sep_token"], nlohmann::ordered_json("[SEP]"));
+        QCOMPARE(tokConfig["mask_token"], nlohmann::ordered_json("[MASK]"));
+        QCOMPARE(tokConfig["do_lower_case"], nlohmann::ordered_json(true));
+        QCOMPARE(tokConfig["tokenize_chinese_chars"], nlohmann::ordered_json(true));
+        QVERIFY(tokConfig["strip_accents"].is_null());
+        QVERIFY(tokConfig["never_split"].is_null());
+        QCOMPARE(tokConfig["do_basic_tokenize"], nlohmann::ordered_json(true));
+        QCOMPARE(tokConfig["clean_up_tokenization_spaces"], nlohmann::ordered_json(true));
+        QCOMPARE(tokConfig["model_max_length"], nlohmann::ordered_json(8));
+        QCOMPARE(tokConfig["max_seq_length"], nlohmann::ordered_json(8));
+        const auto added = tokConfig["added_tokens_decoder"];
+        QCOMPARE(added.size(), size_t(5));
+        const char *special[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+        for (int id = 0; id < 5; ++id) {
+            const auto &e = added.at(std::to_string(id));
+            QCOMPARE(e, (nlohmann::ordered_json{{"content", special[id]}, {"lstrip", false}, {"normalized", false},
+                                                {"rstrip", false}, {"single_word", false}, {"special", true}}));
+        }
+        QCOMPARE(nlohmann::ordered_json::parse(readAll(target + "/special_tokens_map.json")),
+                 (nlohmann::ordered_json{{"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}, {"pad_token", "[PAD]"},
+                                         {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}}));
+        // config.json: every BertConfig key (configuration_bert.py), the head's, and save_pretrained's own.
+        const auto config = nlohmann::json::parse(readAll(target + "/config.json"));
+        for (const char *k : {"architectures", "model_type", "vocab_size", "hidden_size", "num_hidden_layers",
+                              "num_attention_heads", "intermediate_size", "hidden_act", "hidden_dropout_prob",
+                              "attention_probs_dropout_prob", "max_position_embeddings", "type_vocab_size",
+                              "initializer_range", "layer_norm_eps", "pad_token_id", "position_embedding_type",
+                              "use_cache", "classifier_dropout", "id2label", "label2id", "problem_type",
+                              "torch_dtype", "transformers_version"})
+            QVERIFY2(config.contains(k), k);
+        QCOMPARE(config["architectures"], nlohmann::json::array({"BertForSequenceClassification"}));
+        QCOMPARE(config["id2label"], (nlohmann::json{{"0", "ham"}, {"1", "spam"}}));
+        QCOMPARE(config["label2id"], (nlohmann::json{{"ham", 0}, {"spam", 1}}));
+        QCOMPARE(config["problem_type"], nlohmann::json("single_label_classification"));
+        QCOMPARE(config["use_cache"], nlohmann::json(true));
+        QCOMPARE(config["pad_token_id"], nlohmann::json(0));
+        QVERIFY(config["classifier_dropout"].is_null());
+        QCOMPARE(config["torch_dtype"], nlohmann::json("float32"));
+        QVERIFY(config["transformers_version"].is_string());
     }
 
     void nonEmptyFolderIsRefusedUnlessAsked()
@@ -220,9 +282,15 @@ private Q_SLOTS:
                  err.c_str());
         const std::string card = readAll(target + "/README.md");
         QVERIFY2(card.find("demo/index.html is a page that classifies as you type, entirely in the browser and offline: "
-                           "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is:")
+                           "it runs onnx/model.onnx with the onnxruntime-web files in demo/ort/. It works as it is: open "
+                           "it from disk (file://), or serve this folder")
                      != std::string::npos,
                  card.c_str());
+        // The scripts the page reads instead of fetch(): the runtime, the model in base64, the rest.
+        for (const char *f : {"demo/ort/ort-wasm-simd-threaded.js", "demo/model/model-000.js", "demo/model/export.js"})
+            QVERIFY2(out.find(std::string("\n  ") + f + "  (") != std::string::npos, f);
+        QVERIFY(readAll(target + "/demo/ort/ort-wasm-simd-threaded.js").find("\"mjs\": \"the bytes of ort-wasm-simd-threaded.mjs\"")
+                != std::string::npos);
         QVERIFY(card.find("labels.txt, onnx/model.onnx, demo/index.html.\n") != std::string::npos);
 
         // A folder that lacks a file: exit 2 before anything is written, the file named.

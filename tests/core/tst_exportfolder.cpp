@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace wb;
@@ -143,7 +144,8 @@ private Q_SLOTS:
                                               [&](const std::string &w) { warnings.push_back(w); });
         QCOMPARE(written, (std::vector<std::string>{"model.safetensors", "config.json", "bert_config.json",
                                                      "input_meta_data.json", "vocab.txt", "tokenizer.json",
-                                                     "tokenizer_config.json", "onnx/model.onnx"}));
+                                                     "tokenizer_config.json", "special_tokens_map.json",
+                                                     "onnx/model.onnx"}));
         QVERIFY(!fs::exists(dir + "/labels.txt"));
         const auto config = nlohmann::json::parse(readAll(dir + "/config.json"));
         QCOMPARE(config["problem_type"].get<std::string>(), std::string("regression"));
@@ -152,6 +154,26 @@ private Q_SLOTS:
         const auto tok = nlohmann::json::parse(readAll(dir + "/tokenizer.json"));
         QCOMPARE(tok["model"]["vocab"]["k"].get<int>(), 15);
         QCOMPARE(tok["post_processor"]["special_tokens"]["[SEP]"]["ids"][0].get<int>(), 3);
+    }
+
+    /// predictions.jsonl: a prediction the model did not give (no output) is null, never 0
+    /// (issue 41); a non-finite one too; a real 0 stays 0.
+    void absentPredictionIsNull()
+    {
+        const std::string dir = root() + "/predictions";
+        fs::create_directories(dir);
+        const std::string path = writeLabelledPredictions(
+            dir, {{}, {std::numeric_limits<float>::quiet_NaN()}, {0.0f}, {2.5f}}, {}, {}, {1.0, 2.0, 3.0, 4.0}, true);
+        std::istringstream lines(readAll(path));
+        std::vector<nlohmann::json> rows;
+        for (std::string line; std::getline(lines, line);)
+            rows.push_back(nlohmann::json::parse(line));
+        QCOMPARE(rows.size(), size_t(4));
+        QVERIFY2(rows[0]["prediction"].is_null(), rows[0].dump().c_str());
+        QVERIFY2(rows[1]["prediction"].is_null(), rows[1].dump().c_str());
+        QCOMPARE(rows[2]["prediction"].get<double>(), 0.0);
+        QCOMPARE(rows[3]["prediction"].get<double>(), 2.5);
+        QCOMPARE(rows[0]["label"].get<double>(), 1.0);
     }
 };
 

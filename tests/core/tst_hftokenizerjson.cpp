@@ -102,6 +102,53 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, huggingFaceTokenizerJson(Vocab::fromTokens({"[UNK]", "[SEP]"}), true, 8));
     }
 
+    /// tokenizer_config.json and special_tokens_map.json as transformers' save_pretrained writes
+    /// them for BertTokenizerFast (issue 41): the special tokens with the vocab's ids (a vocab of
+    /// another order), casing, lengths; a vocab without [PAD] pads with its token 0, one without
+    /// [MASK] names none.
+    void tokenizerConfigIsTheOneSavePretrainedWrites()
+    {
+        const Vocab vocab = Vocab::fromTokens({"[PAD]", "hello", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s", "world"});
+        const auto j = huggingFaceTokenizerConfig(vocab, false, 64);
+        std::vector<std::string> keys;
+        for (const auto &[k, v] : j.items())
+            keys.push_back(k);
+        QCOMPARE(keys, (std::vector<std::string>{"added_tokens_decoder", "clean_up_tokenization_spaces", "cls_token",
+                                                  "do_basic_tokenize", "do_lower_case", "mask_token", "max_seq_length",
+                                                  "model_max_length", "never_split", "pad_token", "sep_token",
+                                                  "strip_accents", "tokenize_chinese_chars", "tokenizer_class",
+                                                  "unk_token"}));
+        QCOMPARE(j["do_lower_case"], nlohmann::ordered_json(false));
+        QCOMPARE(j["model_max_length"], nlohmann::ordered_json(64));
+        QCOMPARE(j["pad_token"], nlohmann::ordered_json("[PAD]"));
+        std::vector<std::string> ids;
+        for (const auto &[id, e] : j["added_tokens_decoder"].items()) {
+            ids.push_back(id + "=" + e["content"].get<std::string>());
+            QCOMPARE(e["special"], nlohmann::ordered_json(true));
+            QCOMPARE(e["normalized"], nlohmann::ordered_json(false));
+        }
+        QCOMPARE(ids, (std::vector<std::string>{"0=[PAD]", "2=[UNK]", "3=[CLS]", "4=[SEP]", "5=[MASK]"}));
+        QCOMPARE(huggingFaceSpecialTokensMap(vocab),
+                 (nlohmann::ordered_json{{"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}, {"pad_token", "[PAD]"},
+                                         {"sep_token", "[SEP]"}, {"unk_token", "[UNK]"}}));
+
+        // No [PAD] nor [MASK]: the workbench pads with id 0, so that token pads; no mask_token.
+        const Vocab bare = Vocab::fromTokens({"<pad>", "[UNK]", "[CLS]", "[SEP]", "a"});
+        const auto b = huggingFaceTokenizerConfig(bare, true, 32);
+        QCOMPARE(b["pad_token"], nlohmann::ordered_json("<pad>"));
+        QVERIFY(!b.contains("mask_token"));
+        QCOMPARE(b["added_tokens_decoder"]["0"]["content"], nlohmann::ordered_json("<pad>"));
+        QVERIFY(!huggingFaceSpecialTokensMap(bare).contains("mask_token"));
+        // Without [CLS]: refused, the vocab named.
+        bool threw = false;
+        try {
+            (void)huggingFaceTokenizerConfig(Vocab::fromTokens({"[PAD]", "[UNK]", "[SEP]"}), true, 32);
+        } catch (const std::exception &e) {
+            threw = std::string(e.what()).find("[CLS]") != std::string::npos;
+        }
+        QVERIFY(threw);
+    }
+
     void huggingFaceTokenizerGivesOurIds_data()
     {
         QTest::addColumn<bool>("lower");

@@ -98,8 +98,8 @@ private Q_SLOTS:
         QVERIFY2(exportWith(d), qPrintable(d.resultText()));
         QCOMPARE(entries(target),
                  (std::vector<std::string>{"README.md", "bert_config.json", "config.json", "input_meta_data.json",
-                                           "labels.txt", "model.safetensors", "onnx", "tokenizer.json",
-                                           "tokenizer_config.json", "vocab.txt"}));
+                                           "labels.txt", "model.safetensors", "onnx", "special_tokens_map.json",
+                                           "tokenizer.json", "tokenizer_config.json", "vocab.txt"}));
         QVERIFY(fs::file_size(target + "/onnx/model.onnx") > 10000);
         // The final text: the checkpoint (no best kept: the latest), the folder, one line per file.
         const QString text = d.resultText();
