@@ -140,6 +140,10 @@ struct RunPretrainingFlags
 void addRunPretrainingFlags(CLI::App &app, RunPretrainingFlags &f)
 {
     const std::string group = "run_pretraining.py's flags (google-research/bert)";
+    // run_pretraining.py has no strategy flag; applyRunPretrainingFlags picks one.
+    app.get_option("--distribution_strategy")
+        ->description("one_device, mirrored or multi_worker_mirrored (default: one_device, mirrored with --num_gpus > 1, "
+                      "unless a cluster is described)");
     app.add_option("--input_file", f.input_file,
                    "training records: a file, a glob or a comma-separated list of globs (= --train_data_path)")
         ->group(group);
@@ -197,8 +201,8 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
         diag.error("do_train",
                    "--do_train=false with --do_eval (evaluating a checkpoint without training) is not supported by "
                    "pretrain, which always trains",
-                   "leave --do_train on: pretrain evaluates every epoch and at the last step; to score a model_dir "
-                   "that is complete, run the same command again (it reports the run as complete)");
+                   "leave --do_train on: pretrain evaluates every epoch and at the last step (eval_mlm_loss in "
+                   "<output_dir>/metrics.jsonl)");
     if (f.use_tpu)
         diag.error("use_tpu", "TPUs are not supported: pretrain runs on the CPU or on CUDA GPUs",
                    "leave out --use_tpu (and --tpu_name, --num_tpu_cores); --num_gpus=1 trains on a GPU");
@@ -246,7 +250,15 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
         ->check(CLI::IsMember({"text", "jsonl"}))
         ->capture_default_str();
     int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
+    std::vector<std::string> given = args;
+    if (purpose == RunPurpose::Pretrain) // absl reads "--do_train True" too
+        for (size_t k = 0; k + 1 < given.size(); ++k)
+            if ((given[k] == "--do_train" || given[k] == "--do_eval" || given[k] == "--use_tpu")
+                && (given[k + 1] == "true" || given[k + 1] == "false" || given[k + 1] == "True" || given[k + 1] == "False")) {
+                given[k] += "=" + given[k + 1];
+                given.erase(given.begin() + std::ptrdiff_t(k + 1));
+            }
+    if (!parseFlags(app, given, out, err, code))
         return code;
     if (purpose == RunPurpose::Pretrain) {
         Diagnostics diag;

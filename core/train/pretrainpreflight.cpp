@@ -13,6 +13,7 @@
 #include "core/util/errortext.h"
 #include "core/config/jsonfile.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -174,7 +175,8 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
     meta.num_labels = 0;
     meta.max_seq_length = train.max_seq_length;
     meta.max_predictions_per_seq = train.has_masks ? train.max_predictions_per_seq
-                                                   : flags.max_predictions_per_seq.value_or(kDefaultMaxPredictions);
+                                                   : flags.max_predictions_per_seq.value_or(
+                                                       std::min(kDefaultMaxPredictions, train.max_seq_length));
     meta.train_data_size = train.records;
     meta.eval_data_size = eval.records;
     meta.use_next_sentence_label = train.next_sentence;

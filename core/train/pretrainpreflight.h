@@ -50,7 +50,7 @@ inline constexpr const char *kRecordsMetaDataName = "records_meta_data.json";
 ///   evaluation records of other shapes than the training ones, is an error naming both values
 ///   and the file. Otherwise <model_dir>/records_meta_data.json is written (atomically, only
 ///   when its text changes) with task_type bert_pretraining, max_seq_length,
-///   max_predictions_per_seq (the records'; without masks the flag's, else 20),
+///   max_predictions_per_seq (the records'; without masks the flag's, else min(20, L)),
 ///   train_data_size and eval_data_size (records counted), use_next_sentence_label (some
 ///   record has segment 1 or label 1) and masking (static with masked_lm_*, else dynamic),
 ///   and options.input_meta_data_path names it. Nothing is read or written when
