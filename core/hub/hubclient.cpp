@@ -414,7 +414,7 @@ std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const st
             m.commit = commit;
             m.lfs = !linkedEtag.empty();
             m.etag = normalizeEtag(m.lfs ? linkedEtag : etag);
-            m.size = m.lfs ? parseSize(linkedSize) : -1;
+            m.size = linkedSize.empty() ? -1 : parseSize(linkedSize);
             if (m.size < 0 && r.status == 200) // the answer that serves the bytes; a redirect's says nothing
                 m.size = parseSize(header(r, "content-length"));
             m.location = r.status >= 300 && !r.redirect_url.empty() ? r.redirect_url : u;
@@ -679,9 +679,11 @@ int64_t HubClient::fetch(const HubCache &cache, const HubId &id, const std::stri
         // A blob in the cache is used only once checked (huggingface_hub #4768 checks the size):
         // the size always; its bytes against its name before it is linked anew, and on request.
         const bool linked = cache.snapshotBlob(id, commit, file) == meta.etag;
-        const std::string damage = cache.blobDamage(id, meta.etag, meta.size, !linked || m_settings.verify);
+        const bool hash = !linked || m_settings.verify;
+        const std::string damage = cache.blobDamage(id, meta.etag, meta.size, hash);
         if (damage.empty()) {
-            cache.recordBlobSize(id, meta.etag, int64_t(fs::file_size(blob, ec)));
+            if (meta.size >= 0 || (hash && blobNameKind(meta.etag) != BlobNameKind::Opaque)) // checked: recorded
+                cache.recordBlobSize(id, meta.etag, int64_t(fs::file_size(blob, ec)));
             finish();
             return 0;
         }

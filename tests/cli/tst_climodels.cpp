@@ -12,6 +12,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -19,6 +21,14 @@
 namespace {
 
 const std::string kCommit = "89abcdef0123456789abcdef0123456789abcdef";
+
+std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 std::vector<std::string> lines(const std::string &text)
 {
@@ -169,6 +179,85 @@ private Q_SLOTS:
                           "kept in ") != std::string::npos, err.c_str());
         const nlohmann::json last = nlohmann::json::parse(lines(out).back());
         QCOMPARE(last["status"].get<std::string>(), std::string("cancelled"));
+    }
+
+    /// A blob damaged in the cache is never used or re-linked: `models download` (the recorded
+    /// size), `--verify` and `--refresh` (the sha256) download it again and say so; offline it
+    /// is an error naming the blob and the fix.
+    void damagedCacheDownloadedAgain()
+    {
+        const wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit, 20000);
+        m_server.addRepo("test-org/damaged", repo);
+        const std::string weights = repo.files.at("model.safetensors").content;
+        const std::string sha = wbtest::sha256Hex(weights);
+        const std::string repoDir = m_home.path().toStdString() + "/hub/models--test-org--damaged";
+        const std::string blob = repoDir + "/blobs/" + sha;
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/damaged"}, out, err), 0);
+
+        std::filesystem::resize_file(blob, 1000);
+        const std::string sizeNote = "note: test-org/damaged: model.safetensors: blobs/" + sha
+                                     + " is damaged (1000 bytes, expected " + std::to_string(weights.size())
+                                     + "): downloading it again\n";
+        ::setenv("HF_HUB_OFFLINE", "1", 1);
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/damaged"}, out, err), 1);
+        QVERIFY2(err.find("error: test-org/damaged: model.safetensors: the cached copy of model.safetensors (" + blob
+                          + ") is damaged (1000 bytes, expected " + std::to_string(weights.size()) + ")")
+                     == 0, err.c_str());
+        QVERIFY2(err.find("unset HF_HUB_OFFLINE and run 'bert-workbench-cli models download --refresh test-org/damaged'")
+                     != std::string::npos, err.c_str());
+        ::unsetenv("HF_HUB_OFFLINE");
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/damaged"}, out, err), 0);
+        QVERIFY2(err.find(sizeNote) != std::string::npos, err.c_str());
+        QVERIFY2(err.find(sizeNote, err.find(sizeNote) + 1) == std::string::npos, err.c_str()); // said once
+        QVERIFY2(err.find("in the cache already") == std::string::npos, err.c_str());
+        QCOMPARE(readFile(blob), weights);
+
+        for (const char *flag : {"--refresh", "--verify"}) {
+            std::string b = readFile(blob);
+            b[b.size() / 2] ^= 0x10;
+            std::ofstream(blob, std::ios::binary | std::ios::trunc) << b;
+            QCOMPARE(wbtest::runCli({"models", "download", "test-org/damaged", flag}, out, err), 0);
+            QVERIFY2(err.find("note: test-org/damaged: model.safetensors: blobs/" + sha + " is damaged (its sha256 is "
+                              + wbtest::sha256Hex(b) + ", not its name): downloading it again\n")
+                         != std::string::npos, (std::string(flag) + ": " + err).c_str());
+            QCOMPARE(readFile(blob), weights);
+        }
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/damaged", "--refresh", "--progress_format=jsonl"}, out,
+                                err), 0);
+        QVERIFY2(out.find("\"event\":\"notice\"") == std::string::npos, out.c_str()); // whole: nothing to say
+    }
+
+    /// A mirror that serves LFS files from a path on its own host: a damaged file is refused
+    /// (exit 1, nothing linked), and the honest file afterwards is downloaded, not taken from
+    /// the cache.
+    void ownHostStorageVerified()
+    {
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit);
+        wbtest::HubTestFile &w = repo.files["model.safetensors"];
+        w.storage = wbtest::HubTestFile::Storage::SameHostPath;
+        w.served_content = w.content;
+        w.served_content[w.content.size() - 3] ^= 0x40;
+        m_server.addRepo("test-org/mirror", repo);
+        const std::string sha = wbtest::sha256Hex(w.content);
+        const std::string repoDir = m_home.path().toStdString() + "/hub/models--test-org--mirror";
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/mirror"}, out, err), 1);
+        QVERIFY2(err.find("error: test-org/mirror: model.safetensors: the download of model.safetensors is corrupt: its "
+                          "sha256 is " + wbtest::sha256Hex(w.served_content) + ", the Hub's X-Linked-Etag is " + sha)
+                     != std::string::npos, err.c_str());
+        QVERIFY(!std::filesystem::exists(repoDir + "/blobs/" + sha));
+        QVERIFY(!std::filesystem::exists(
+            std::filesystem::symlink_status(repoDir + "/snapshots/" + kCommit + "/model.safetensors")));
+        QVERIFY(!std::filesystem::exists(repoDir + "/refs/main"));
+
+        wbtest::HubTestFile honest = w;
+        honest.served_content.clear();
+        m_server.setFile("test-org/mirror", "model.safetensors", honest);
+        QCOMPARE(wbtest::runCli({"models", "download", "test-org/mirror"}, out, err), 0);
+        QVERIFY2(err.find("downloaded ") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("in the cache already") == std::string::npos, err.c_str());
+        QCOMPARE(readFile(repoDir + "/blobs/" + sha), honest.content);
     }
 
     /// Exit codes: 2 for what the user fixes, 1 for runtime failures; errors in the CLI's form.

@@ -447,6 +447,249 @@ private Q_SLOTS:
         QVERIFY(!findCachedPretrainedModel(kRepo, m_settings));
     }
 
+    /// Wherever the Hub's 302 sends an LFS download (another port, a path on its own origin,
+    /// absolute or relative, the same port under another host name), the X-Linked-Etag and
+    /// X-Linked-Size of the first answer are what the bytes are checked against: corrupted,
+    /// truncated and always-cut files are refused and leave no blob and no link; an honest
+    /// server afterwards is downloaded from, not answered from the cache. The token reaches
+    /// the Hub's origin only.
+    void storageVerifiedWhereverServed_data()
+    {
+        QTest::addColumn<int>("storage");
+        QTest::addColumn<QString>("faultName");
+        using St = wbtest::HubTestFile::Storage;
+        const std::pair<St, const char *> storages[] = {{St::Cdn, "other port"},
+                                                         {St::SameHostPath, "own host, absolute"},
+                                                         {St::SameHostRelative, "own host, relative"},
+                                                         {St::OtherHostName, "other host name"}};
+        for (const auto &[st, name] : storages)
+            for (const char *fault : {"none", "corrupted", "truncated", "cut"})
+                QTest::newRow((std::string(name) + ", " + fault).c_str()) << int(st) << QString::fromLatin1(fault);
+    }
+    void storageVerifiedWhereverServed()
+    {
+        QFETCH(int, storage);
+        QFETCH(QString, faultName);
+        const std::string fault = faultName.toStdString();
+        using St = wbtest::HubTestFile::Storage;
+        wbtest::HubTestServer server;
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit, 20000);
+        wbtest::HubTestFile &w = repo.files["model.safetensors"];
+        w.storage = St(storage);
+        const std::string weights = w.content;
+        const std::string sha = wbtest::sha256Hex(weights);
+        std::string served;
+        if (fault == "corrupted") {
+            served = weights;
+            served[served.size() / 2] ^= 0x01;
+            w.served_content = served;
+        } else if (fault == "truncated") {
+            served = weights.substr(0, weights.size() - 1000);
+            w.served_content = served;
+        } else if (fault == "cut") {
+            w.cut_always = true;
+        }
+        server.addRepo(kRepo, repo);
+        HubSettings s = settingsFor(server);
+        s.token = "hf_secret";
+        s.token_source = "HF_TOKEN";
+        StopToken stop;
+        const std::string repoDir = m_settings.cache_dir + "/models--test-org--tiny-bert";
+        const std::string link = repoDir + "/snapshots/" + kCommit + "/model.safetensors";
+        if (fault == "none") {
+            const PretrainedModel m = resolvePretrainedModel(kRepo, s, {}, stop);
+            QCOMPARE(fs::read_symlink(link).string(), "../../blobs/" + sha);
+            QCOMPARE(wbtest::sha256Hex(readFile(m.weights_files.at(0))), sha);
+            int storageRequests = 0;
+            for (const auto &r : server.requests()) {
+                const bool atStorage = r.server == "cdn" || r.path.rfind("/lfs-storage/", 0) == 0;
+                storageRequests += atStorage;
+                const bool otherOrigin = r.server == "cdn" || r.headers.at("host").rfind("localhost:", 0) == 0;
+                QVERIFY2(r.headers.count("authorization") == (otherOrigin ? 0u : 1u), r.path.c_str());
+            }
+            QCOMPARE(storageRequests, 1);
+            return;
+        }
+        const HubErrorKind kind = fault == "cut" ? HubErrorKind::Network : HubErrorKind::Checksum;
+        const std::string msg = expectHubError([&] { resolvePretrainedModel(kRepo, s, {}, stop); }, kind);
+        QVERIFY2(msg.find("test-org/tiny-bert: model.safetensors: ") == 0, msg.c_str());
+        if (fault == "corrupted")
+            QVERIFY2(msg.find("is corrupt: its sha256 is " + wbtest::sha256Hex(served) + ", the Hub's X-Linked-Etag is "
+                              + sha + "; the file was deleted") != std::string::npos, msg.c_str());
+        if (fault == "truncated")
+            QVERIFY2(msg.find("has " + std::to_string(served.size()) + " bytes, the Hub said "
+                              + std::to_string(weights.size())) != std::string::npos, msg.c_str());
+        // No blob under any name but the checked small files', no link, no ref.
+        QVERIFY(!fs::exists(fs::symlink_status(link)));
+        QVERIFY(!fs::exists(repoDir + "/refs/main"));
+        for (const auto &e : fs::directory_iterator(repoDir + "/blobs")) {
+            const std::string name = e.path().filename().string();
+            QVERIFY2(name.size() == 40 || (fault == "cut" && name == sha + ".incomplete"), name.c_str());
+        }
+        QVERIFY(!findCachedPretrainedModel(kRepo, s));
+
+        // The honest server afterwards: downloaded (or resumed), not "in the cache already".
+        wbtest::HubTestFile honest = repo.files["model.safetensors"];
+        honest.served_content.clear();
+        honest.cut_always = false;
+        server.setFile(kRepo, "model.safetensors", honest);
+        const PretrainedModel m = resolvePretrainedModel(kRepo, s, {}, stop);
+        QVERIFY(!m.from_cache);
+        QVERIFY(m.bytes_downloaded > 0);
+        QCOMPARE(wbtest::sha256Hex(readFile(m.weights_files.at(0))), sha);
+        QCOMPARE(fs::read_symlink(link).string(), "../../blobs/" + sha);
+    }
+
+    /// A renamed repo (307, relative Location to the new name) is followed, and the digest of
+    /// the answer behind it is still checked, also for storage on the Hub's own host.
+    void renamedRepoKeepsTheDigest()
+    {
+        wbtest::HubTestServer server;
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit);
+        repo.files["model.safetensors"].storage = wbtest::HubTestFile::Storage::SameHostRelative;
+        server.addRepo(kRepo, repo);
+        server.renameRepo("old-org/tiny-bert", kRepo);
+        StopToken stop;
+        const PretrainedModel m = resolvePretrainedModel("old-org/tiny-bert", settingsFor(server), {}, stop);
+        const std::string sha = wbtest::sha256Hex(repo.files["model.safetensors"].content);
+        QCOMPARE(fs::read_symlink(m.weights_files.at(0)).string(), "../../blobs/" + sha);
+        QCOMPARE(readFile(m.weights_files.at(0)), repo.files["model.safetensors"].content);
+        bool renamed = false;
+        for (const auto &r : server.requests())
+            renamed = renamed || r.path.rfind("/old-org/tiny-bert/resolve/", 0) == 0;
+        QVERIFY(renamed);
+
+        wbtest::HubTestFile bad = repo.files["model.safetensors"];
+        bad.served_content = bad.content;
+        bad.served_content[100] ^= 0x20;
+        server.setFile(kRepo, "model.safetensors", bad);
+        server.renameRepo("old-org/other", kRepo);
+        const std::string msg = expectHubError(
+            [&] { resolvePretrainedModel("old-org/other", settingsFor(server), {}, stop); }, HubErrorKind::Checksum);
+        QVERIFY2(msg.find("is corrupt: its sha256 is " + wbtest::sha256Hex(bad.served_content)) != std::string::npos,
+                 msg.c_str());
+        QVERIFY(!fs::exists(m_settings.cache_dir + "/models--old-org--other/blobs/" + sha));
+    }
+
+    /// A file that is not LFS is checked against its git blob id (the Hub's ETag): damaged
+    /// bytes are refused and never stored under that name.
+    void gitBlobIdChecked()
+    {
+        wbtest::HubTestServer server;
+        wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit);
+        const std::string vocab = repo.files["vocab.txt"].content;
+        std::string damaged = vocab;
+        damaged[3] = 'X';
+        repo.files["vocab.txt"].served_content = damaged;
+        server.addRepo(kRepo, repo);
+        StopToken stop;
+        const std::string msg =
+            expectHubError([&] { resolvePretrainedModel(kRepo, settingsFor(server), {}, stop); }, HubErrorKind::Checksum);
+        QVERIFY2(msg.find("test-org/tiny-bert: vocab.txt: the download of vocab.txt is corrupt: its git blob sha1 is "
+                          + wbtest::gitBlobSha1(damaged) + ", the Hub's ETag is " + wbtest::gitBlobSha1(vocab))
+                     == 0, msg.c_str());
+        const std::string repoDir = m_settings.cache_dir + "/models--test-org--tiny-bert";
+        QVERIFY(!fs::exists(repoDir + "/blobs/" + wbtest::gitBlobSha1(vocab)));
+        QVERIFY(!fs::exists(fs::symlink_status(repoDir + "/snapshots/" + kCommit + "/vocab.txt")));
+    }
+
+    /// A blob damaged in the cache (truncated, or a flipped byte) is checked before it is used:
+    /// the size always (recorded at download, or the Hub's), the digest when asked (verify,
+    /// refresh) and before it is linked anew; a damaged one is downloaded again, saying so.
+    /// Cache-only lookups and offline use name the blob and the fix.
+    void damagedCacheBlob()
+    {
+        wbtest::HubTestServer server;
+        const wbtest::HubTestRepo repo = wbtest::tinyRepo(kCommit, 20000);
+        server.addRepo(kRepo, repo);
+        StopToken stop;
+        const std::string weights = repo.files.at("model.safetensors").content;
+        const std::string sha = wbtest::sha256Hex(weights);
+        const std::string repoDir = m_settings.cache_dir + "/models--test-org--tiny-bert";
+        const std::string blob = repoDir + "/blobs/" + sha;
+        const std::string link = repoDir + "/snapshots/" + kCommit + "/model.safetensors";
+        resolvePretrainedModel(kRepo, settingsFor(server), {}, stop);
+        const auto truncateBlob = [&] { fs::resize_file(blob, weights.size() - 4096); };
+        const auto flipByte = [&] {
+            std::string b = readFile(blob);
+            b[b.size() / 3] ^= 0x04;
+            std::ofstream(blob, std::ios::binary | std::ios::trunc) << b;
+        };
+        const std::string sizeDamage = "blobs/" + sha + " is damaged (" + std::to_string(weights.size() - 4096)
+                                       + " bytes, expected " + std::to_string(weights.size()) + ")";
+
+        // 1. Truncated: a cache-only lookup (what a run's preparation does) says so and how to fix it.
+        truncateBlob();
+        std::string msg = expectHubError([&] { findCachedPretrainedModel(kRepo, settingsFor(server)); },
+                                         HubErrorKind::Checksum);
+        QVERIFY2(msg.find("test-org/tiny-bert: model.safetensors: the cached copy of model.safetensors (" + blob
+                          + ") is damaged (" + std::to_string(weights.size() - 4096) + " bytes, expected "
+                          + std::to_string(weights.size()) + ")") == 0, msg.c_str());
+        QVERIFY2(msg.find("bert-workbench-cli models download --refresh test-org/tiny-bert") != std::string::npos,
+                 msg.c_str());
+        // Offline: the same, with what to do without the network.
+        HubSettings offline = settingsFor(server);
+        offline.offline = true;
+        msg = expectHubError([&] { resolvePretrainedModel(kRepo, offline, {}, stop); }, HubErrorKind::Checksum);
+        QVERIFY2(msg.find("the cached copy of model.safetensors") != std::string::npos, msg.c_str());
+        QVERIFY2(msg.find("unset HF_HUB_OFFLINE and run 'bert-workbench-cli models download --refresh test-org/tiny-bert'")
+                     != std::string::npos, msg.c_str());
+        // Online: downloaded again, with a notice.
+        std::vector<std::string> notices;
+        const auto collect = [&](const DownloadProgress &p) {
+            if (!p.notice.empty())
+                notices.push_back(p.notice);
+        };
+        PretrainedModel m = resolvePretrainedModel(kRepo, settingsFor(server), collect, stop);
+        QCOMPARE(notices.size(), size_t(1));
+        QCOMPARE(notices[0], "test-org/tiny-bert: model.safetensors: " + sizeDamage + ": downloading it again");
+        QCOMPARE(m.notes, notices);
+        QVERIFY(!m.from_cache);
+        QCOMPARE(readFile(blob), weights);
+
+        // 2. A flipped byte keeps the size: found when the digest is asked for (verify, refresh).
+        flipByte();
+        QVERIFY(resolvePretrainedModel(kRepo, settingsFor(server), {}, stop).from_cache); // the size only
+        for (const char *how : {"verify", "refresh"}) {
+            notices.clear();
+            HubSettings s = settingsFor(server);
+            s.verify = true;
+            s.refresh = std::string(how) == "refresh";
+            if (!s.refresh) {
+                msg = expectHubError([&] { findCachedPretrainedModel(kRepo, s); }, HubErrorKind::Checksum);
+                QVERIFY2(msg.find("is damaged (its sha256 is ") != std::string::npos, msg.c_str());
+            }
+            m = resolvePretrainedModel(kRepo, s, collect, stop);
+            QCOMPARE(notices.size(), size_t(1));
+            QVERIFY2(notices[0].find("blobs/" + sha + " is damaged (its sha256 is ") != std::string::npos,
+                     notices[0].c_str());
+            QVERIFY2(notices[0].find(", not its name): downloading it again") != std::string::npos, notices[0].c_str());
+            QCOMPARE(readFile(blob), weights);
+            flipByte();
+        }
+
+        // 3. A blob that is linked anew is hashed first: never re-linked damaged.
+        fs::remove(link);
+        notices.clear();
+        m = resolvePretrainedModel(kRepo, settingsFor(server), collect, stop);
+        QCOMPARE(notices.size(), size_t(1));
+        QCOMPARE(readFile(m.weights_files.at(0)), weights);
+
+        // 4. A cache written by huggingface_hub (no recorded size), truncated: the refresh
+        //    compares the Hub's X-Linked-Size.
+        fs::remove_all(repoDir + "/.blob_sizes");
+        truncateBlob();
+        QVERIFY(findCachedPretrainedModel(kRepo, settingsFor(server))); // nothing recorded to compare
+        HubSettings refresh = settingsFor(server);
+        refresh.refresh = true;
+        notices.clear();
+        m = resolvePretrainedModel(kRepo, refresh, collect, stop);
+        QCOMPARE(notices.size(), size_t(1));
+        QCOMPARE(notices[0], "test-org/tiny-bert: model.safetensors: " + sizeDamage + ": downloading it again");
+        QCOMPARE(readFile(blob), weights);
+        QCOMPARE(readFile(repoDir + "/.blob_sizes/" + sha), std::to_string(weights.size()));
+    }
+
     /// Errors in words: each names the model, the file and the fix; user errors vs runtime.
     void errors_data()
     {

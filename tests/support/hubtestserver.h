@@ -6,9 +6,15 @@
 //                                                X-Linked-Size and a 302 to the "CDN" (a second
 //                                                port, so another origin)
 //   GET  /cdn/{n}  (CDN port)                    the bytes, with Range support
+//   GET  /lfs-storage/{n}  (Hub port)            the same, for storage on the Hub's own host
+// Where the 302 of an LFS file points is chosen per file (HubTestFile::storage): the CDN port
+// (same host name, another port), a path on the Hub's own origin (absolute or relative
+// Location), or the Hub's port under another host name ("localhost" for 127.0.0.1).
+// A renamed repo (renameRepo) answers 307 with a relative Location to the new name.
 // Errors carry X-Error-Code (RepoNotFound, RevisionNotFound, EntryNotFound, GatedRepo).
-// Faults per file: a cut connection (half the body, once), a slow transfer, a wrong
-// X-Linked-Etag, a 503 before the first answer. Every request is recorded.
+// Faults per file: a cut connection (half the body, once or always), a slow transfer, a wrong
+// X-Linked-Etag, other bytes than announced (corrupted, truncated), a 503 before the first
+// answer. Every request is recorded.
 // Plain POSIX sockets; one server thread handles one connection at a time (Connection: close).
 #pragma once
 
@@ -74,6 +80,18 @@ struct HubTestFile
     int fail_once_status = 0;       ///< answer the first resolve request with this status (e.g. 503)
     bool missing_on_resolve = false; ///< listed by the API, but resolve answers 404 EntryNotFound
     std::string announced_size;      ///< announce this X-Linked-Size instead of the true one
+    /// Where an LFS file's 302 points.
+    enum class Storage {
+        Cdn,              ///< http://127.0.0.1:<cdn port>/cdn/<n>: same host name, another port
+        SameHostPath,     ///< http://127.0.0.1:<hub port>/lfs-storage/<n>: the Hub's own origin
+        SameHostRelative, ///< /lfs-storage/<n>: a relative Location on the Hub's origin
+        OtherHostName,    ///< http://localhost:<hub port>/lfs-storage/<n>: same port, another host name
+    };
+    Storage storage = Storage::Cdn;
+    /// Non-empty: these bytes are served (with their own Content-Length) while the headers
+    /// announce `content`'s digest and size: a corrupted or truncated file.
+    std::string served_content;
+    bool cut_always = false; ///< every body GET sends half the bytes (of a full Content-Length), then closes
 };
 
 /// A test repo: a commit and its files.
@@ -120,6 +138,18 @@ public:
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_repos[repoId] = repo;
+    }
+    /// Makes `oldId` a renamed repo: its requests get a 307 to the same path under `newId`.
+    void renameRepo(const std::string &oldId, const std::string &newId)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_renames[oldId] = newId;
+    }
+    /// Changes one file of a repo (e.g. to serve it honestly after a fault).
+    void setFile(const std::string &repoId, const std::string &file, const HubTestFile &data)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_repos[repoId].files[file] = data;
     }
     std::vector<HubTestRequest> requests() const
     {
@@ -251,9 +281,22 @@ private:
         }
         const bool body = r.method != "HEAD";
         if (server == "cdn")
-            serveCdn(fd, r, body);
+            serveStorage(fd, r, body, "/cdn/");
+        else if (r.path.rfind("/lfs-storage/", 0) == 0)
+            serveStorage(fd, r, body, "/lfs-storage/");
         else
             serveHub(fd, r, body);
+    }
+
+    /// A renamed repo's request: 307 to the same path under the new name (relative Location).
+    bool redirectRenamed(int fd, const HubTestRequest &r, const std::string &repo, const std::string &prefix, bool body)
+    {
+        auto it = m_renames.find(repo);
+        if (it == m_renames.end())
+            return false;
+        const std::string target = prefix + it->second + r.path.substr(prefix.size() + repo.size());
+        respond(fd, 307, "Temporary Redirect", {"Location: " + target}, {}, body);
+        return true;
     }
 
     void serveHub(int fd, const HubTestRequest &r, bool body)
@@ -263,6 +306,8 @@ private:
         if (r.path.rfind(api, 0) == 0) {
             const auto rev = r.path.find("/revision/");
             const std::string repo = r.path.substr(api.size(), rev == std::string::npos ? std::string::npos : rev - api.size());
+            if (redirectRenamed(fd, r, repo, api, body))
+                return;
             auto it = m_repos.find(repo);
             if (it == m_repos.end())
                 return error(fd, 401, "RepoNotFound", "Repository not found", body);
@@ -286,6 +331,8 @@ private:
         const auto slash = rest.find('/');
         const std::string revision = rest.substr(0, slash);
         const std::string file = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+        if (redirectRenamed(fd, r, repo, "/", body))
+            return;
         auto it = m_repos.find(repo);
         if (it == m_repos.end())
             return error(fd, 401, "RepoNotFound", "Repository not found", body);
@@ -311,7 +358,7 @@ private:
         std::vector<std::string> headers = {"X-Repo-Commit: " + repoData.commit};
         if (!data.lfs) {
             headers.push_back("ETag: \"" + gitBlobSha1(data.content) + "\"");
-            const std::string content = data.content;
+            const std::string content = data.served_content.empty() ? data.content : data.served_content;
             lock.unlock();
             return respond(fd, 200, "OK", headers, content, body);
         }
@@ -322,15 +369,26 @@ private:
         headers.push_back("X-Linked-Size: "
                           + (data.announced_size.empty() ? std::to_string(data.content.size()) : data.announced_size));
         headers.push_back("ETag: \"" + sha + "\"");
-        headers.push_back("Location: http://127.0.0.1:" + std::to_string(m_cdnPort) + "/cdn/" + std::to_string(id)
-                          + "?expires=1");
+        const std::string object = "/" + std::to_string(id) + "?expires=1";
+        const std::string hubPort = std::to_string(m_hubPort);
+        switch (data.storage) {
+        case HubTestFile::Storage::Cdn:
+            headers.push_back("Location: http://127.0.0.1:" + std::to_string(m_cdnPort) + "/cdn" + object);
+            break;
+        case HubTestFile::Storage::SameHostPath:
+            headers.push_back("Location: http://127.0.0.1:" + hubPort + "/lfs-storage" + object);
+            break;
+        case HubTestFile::Storage::SameHostRelative: headers.push_back("Location: /lfs-storage" + object); break;
+        case HubTestFile::Storage::OtherHostName:
+            headers.push_back("Location: http://localhost:" + hubPort + "/lfs-storage" + object);
+            break;
+        }
         respond(fd, 302, "Found", headers, {}, body);
     }
 
-    void serveCdn(int fd, const HubTestRequest &r, bool body)
+    void serveStorage(int fd, const HubTestRequest &r, bool body, const std::string &prefix)
     {
         std::unique_lock<std::mutex> lock(m_mutex);
-        const std::string prefix = "/cdn/";
         size_t id = 0;
         try {
             id = std::stoul(r.path.substr(prefix.size()));
@@ -340,15 +398,16 @@ private:
         if (r.path.rfind(prefix, 0) != 0 || id >= m_cdn.size())
             return respond(fd, 404, "Not Found", {}, "no such object", body);
         HubTestFile &f = m_repos[m_cdn[id].repo].files[m_cdn[id].file];
-        const std::string content = f.content;
-        const bool cut = f.cut_once && body;
-        if (cut)
+        const std::string content = f.served_content.empty() ? f.content : f.served_content;
+        const bool cut = (f.cut_once || f.cut_always) && body;
+        if (f.cut_once && body)
             f.cut_once = false;
         const int slow = f.slow_ms;
+        const std::string objectName = sha256Hex(f.content); // a store that names objects by their digest
         lock.unlock();
         size_t start = 0;
         int status = 200;
-        std::vector<std::string> headers;
+        std::vector<std::string> headers = {"ETag: \"" + objectName + "\""};
         if (auto range = r.headers.find("range"); range != r.headers.end() && range->second.rfind("bytes=", 0) == 0) {
             start = std::stoul(range->second.substr(6));
             if (start >= content.size())
@@ -384,6 +443,7 @@ private:
     std::atomic<bool> m_quit{false};
     mutable std::mutex m_mutex;
     std::map<std::string, HubTestRepo> m_repos;
+    std::map<std::string, std::string> m_renames;
     std::vector<CdnEntry> m_cdn;
     std::vector<HubTestRequest> m_requests;
     std::thread m_thread;
