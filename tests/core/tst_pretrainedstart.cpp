@@ -239,6 +239,41 @@ private Q_SLOTS:
         qunsetenv("HF_HUB_OFFLINE");
     }
 
+    // 4b. A weights blob damaged in the cache: preparing a run names the cached copy and the
+    //     fix (not a damaged download, not the loader's "truncated"); the front-ends' fetch
+    //     downloads it again, and the run is ready.
+    void damagedCachedWeightsAreNamed()
+    {
+        const std::string weights = readAll(fixture("pytorch_model.bin"));
+        const std::string blob = path("hf_home") + "/hub/models--test-org--tiny-bert-uncased/blobs/"
+                                 + wbtest::sha256Hex(weights);
+        QVERIFY(fs::exists(blob));
+        fs::resize_file(blob, weights.size() / 2);
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Validate);
+        QVERIFY(!r.ok());
+        QString said;
+        for (const auto &d : r.validation.diagnostics.items())
+            if (d.severity == Severity::Error)
+                said += QString::fromStdString(d.field + ": " + d.message + " | " + d.hint + "\n");
+        QVERIFY2(said.startsWith(QStringLiteral("test-org/tiny-bert-uncased: pytorch_model.bin: the cached copy of "
+                                                "pytorch_model.bin (")), qPrintable(said));
+        QVERIFY2(said.contains(QString::fromStdString(" is damaged (" + std::to_string(weights.size() / 2)
+                                                      + " bytes, expected " + std::to_string(weights.size()) + ")")),
+                 qPrintable(said));
+        QVERIFY2(said.contains(QStringLiteral("bert-workbench-cli models download --refresh test-org/tiny-bert-uncased")),
+                 qPrintable(said));
+
+        StopToken stop;
+        std::string notice;
+        const auto fetched = fetchPretrainedModel(
+            m_options, [&](const DownloadProgress &p) { notice += p.notice; }, stop);
+        QVERIFY(fetched && !fetched->from_cache);
+        QVERIFY2(notice.find("is damaged (" + std::to_string(weights.size() / 2) + " bytes") != std::string::npos,
+                 notice.c_str());
+        QCOMPARE(readAll(blob), weights);
+        QVERIFY(prepareRun(m_options, RunPurpose::Validate).ok());
+    }
+
     // 5. Data prepared for another tokenizer: an error naming both sides.
     void dataOfAnotherTokenizerIsRefused()
     {
