@@ -285,7 +285,8 @@ private Q_SLOTS:
         TrainingOptions cased = m_options;
         cased.do_lower_case = "false";
         int casingErrors = 0;
-        for (const auto &d : prepareRun(cased, RunPurpose::Validate).validation.diagnostics.items())
+        const PreparedRun casedRun = prepareRun(cased, RunPurpose::Validate); // (iterating a temporary's member dangles)
+        for (const auto &d : casedRun.validation.diagnostics.items())
             casingErrors += d.severity == Severity::Error && d.message.find("prepared cased") != std::string::npos;
         QCOMPARE(casingErrors, 0);
         fs::remove(report);
