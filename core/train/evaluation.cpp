@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace wb {
@@ -55,9 +56,10 @@ void computeClassificationMetrics(const std::vector<int64_t> &labels, const std:
 
 double pearson(const std::vector<double> &a, const std::vector<double> &b)
 {
+    const double undefined = std::numeric_limits<double>::quiet_NaN(); // not 0: no correlation was measured
     const size_t n = a.size();
     if (n == 0 || b.size() != n)
-        return 0.0;
+        return undefined;
     const double ma = std::accumulate(a.begin(), a.end(), 0.0) / double(n);
     const double mb = std::accumulate(b.begin(), b.end(), 0.0) / double(n);
     double sab = 0, saa = 0, sbb = 0;
@@ -66,7 +68,7 @@ double pearson(const std::vector<double> &a, const std::vector<double> &b)
         saa += (a[k] - ma) * (a[k] - ma);
         sbb += (b[k] - mb) * (b[k] - mb);
     }
-    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+    return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : undefined;
 }
 
 static std::vector<double> ranks(const std::vector<double> &x)
@@ -101,7 +103,7 @@ void computeRegressionMetrics(const std::vector<double> &targets, const std::vec
     double se = 0;
     for (size_t k = 0; k < targets.size(); ++k)
         se += (predictions[k] - targets[k]) * (predictions[k] - targets[k]);
-    m.eval_mse = targets.empty() ? 0.0 : se / double(targets.size());
+    m.eval_mse = targets.empty() ? std::numeric_limits<double>::quiet_NaN() : se / double(targets.size());
     m.eval_pearson = pearson(targets, predictions);
     m.eval_spearman = spearman(targets, predictions);
 }

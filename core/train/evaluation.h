@@ -17,16 +17,18 @@ namespace wb {
 void computeClassificationMetrics(const std::vector<int64_t> &labels, const std::vector<int64_t> &predictions,
                                   int64_t numLabels, EvalMetrics &m);
 
-/// Fills eval_mse, eval_pearson and eval_spearman (average ranks for ties; 0 when a
-/// variance is zero) from targets and predictions of equal length. Sets regression and
-/// num_examples. Thread-safe.
+/// Fills eval_mse, eval_pearson and eval_spearman (average ranks for ties) from targets and
+/// predictions of equal length. A correlation that is undefined (a constant series: a model
+/// that predicts one value) is NaN, written as null (scipy.stats.pearsonr's nan), never 0;
+/// eval_mse of no example is NaN too. Sets regression and num_examples. Thread-safe.
 void computeRegressionMetrics(const std::vector<double> &targets, const std::vector<double> &predictions,
                               EvalMetrics &m);
 
-/// Pearson correlation of two equal-length series (0 when either is constant).
+/// Pearson correlation of two equal-length series; NaN when it is undefined (either series
+/// constant, empty, or lengths that differ).
 double pearson(const std::vector<double> &a, const std::vector<double> &b);
 
-/// Spearman rank correlation (Pearson of average ranks).
+/// Spearman rank correlation (Pearson of average ranks); NaN when undefined, as pearson().
 double spearman(const std::vector<double> &a, const std::vector<double> &b);
 
 } // namespace wb

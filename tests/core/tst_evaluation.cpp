@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <cmath>
+
 using namespace wb;
 
 class tst_Evaluation : public QObject
@@ -68,7 +70,17 @@ void tst_Evaluation::regression()
     QVERIFY(std::abs(m.eval_pearson - pearson({1, 2, 3, 4}, {1.5, 2, 2.5, 5})) < 1e-12);
     QVERIFY(m.eval_pearson > 0.9 && m.eval_pearson < 1.0);
     QVERIFY(std::abs(pearson({1, 2, 3}, {3, 2, 1}) + 1.0) < 1e-12);
-    QCOMPARE(pearson({1, 1, 1}, {1, 2, 3}), 0.0);
+    // A constant series has no correlation to measure: NaN, written as null (issue 41), never 0.
+    QVERIFY(std::isnan(pearson({1, 1, 1}, {1, 2, 3})));
+    QVERIFY(std::isnan(pearson({}, {})));
+    EvalMetrics constant;
+    computeRegressionMetrics({1, 2, 3, 4}, {2.5, 2.5, 2.5, 2.5}, constant);
+    QCOMPARE(constant.eval_mse, 1.25);
+    QVERIFY(std::isnan(constant.eval_pearson));
+    QVERIFY(std::isnan(constant.eval_spearman));
+    const nlohmann::json line = constant;
+    QVERIFY2(line.at("eval_pearson").is_null() && line.at("eval_spearman").is_null(), line.dump().c_str());
+    QCOMPARE(line.at("eval_mse").get<double>(), 1.25);
 }
 
 void tst_Evaluation::spearmanTies()

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace wb {
 
@@ -316,8 +317,10 @@ void EvaluationView::updateSummary()
                    .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4)
                    .arg(m_which.isEmpty() ? QString() : tr(" <b>(%1)</b>").arg(m_which.toHtmlEscaped()));
         if (m.regression) {
+            // null in metrics.jsonl (a correlation of a constant prediction is undefined) reads as NaN.
+            const auto value = [](double v) { return std::isfinite(v) ? QString::number(v, 'f', 4) : EvaluationView::tr("n/a"); };
             text += tr(", MSE %1, Pearson %2, Spearman %3")
-                        .arg(m.eval_mse, 0, 'f', 4).arg(m.eval_pearson, 0, 'f', 4).arg(m.eval_spearman, 0, 'f', 4);
+                        .arg(value(m.eval_mse), value(m.eval_pearson), value(m.eval_spearman));
         } else {
             text += tr(", accuracy %1").arg(m.eval_accuracy, 0, 'f', 4);
             // F1 and MCC take label 1 as the positive class (binary tasks).
