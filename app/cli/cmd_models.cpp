@@ -74,15 +74,17 @@ std::string progressText(const DownloadProgress &p)
 
 nlohmann::json progressJson(const DownloadProgress &p)
 {
+    // A number not known yet (DownloadProgress's -1, or no rate measured yet) is null, never 0 or -1.
+    const auto known = [](double v, bool ok) { return ok ? nlohmann::json(v) : nlohmann::json(); };
     return {{"event", "download"},
             {"repo_id", p.repo_id},
             {"file", p.file},
             {"file_index", p.file_index},
             {"file_count", p.file_count},
             {"bytes_done", p.bytes_done},
-            {"bytes_total", p.bytes_total},
-            {"bytes_per_second", p.bytes_per_second},
-            {"seconds_left", p.seconds_left},
+            {"bytes_total", p.bytes_total >= 0 ? nlohmann::json(p.bytes_total) : nlohmann::json()},
+            {"bytes_per_second", known(p.bytes_per_second, p.bytes_per_second > 0)},
+            {"seconds_left", known(p.seconds_left, p.seconds_left >= 0)},
             {"file_finished", p.file_finished}};
 }
 

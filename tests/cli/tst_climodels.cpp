@@ -137,6 +137,9 @@ private Q_SLOTS:
             QCOMPARE(e["event"].get<std::string>(), std::string("download"));
             QCOMPARE(e["repo_id"].get<std::string>(), std::string("test-org/jsonl"));
             QVERIFY(e["bytes_total"].get<int64_t>() > 0);
+            // Not known yet: null, never 0 or -1 (issue 41).
+            QVERIFY2(e["bytes_per_second"].is_null() || e["bytes_per_second"].get<double>() > 0, l[i].c_str());
+            QVERIFY2(e["seconds_left"].is_null() || e["seconds_left"].get<double>() >= 0, l[i].c_str());
             ++downloads;
         }
         QVERIFY(downloads >= 4); // at least one per file
