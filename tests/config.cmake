@@ -4,6 +4,8 @@ wb_add_test(tst_inputmetadata NAME core.inputmetadata SOURCES core/tst_inputmeta
 wb_add_test(tst_distributionstrategy NAME core.distributionstrategy SOURCES core/tst_distributionstrategy.cpp LIBS wb_config)
 wb_add_test(tst_schedule NAME core.schedule SOURCES core/tst_schedule.cpp LIBS wb_config)
 wb_add_test(tst_trainingallocator NAME core.trainingallocator SOURCES core/tst_trainingallocator.cpp LIBS wb_config)
+# One helper per job in core/util (issue 42): SHA-1/256/512 and git blob ids, hex encode/decode.
+wb_add_test(tst_digest NAME core.digest SOURCES core/tst_digest.cpp LIBS wb_config)
 wb_add_test(tst_validation NAME core.validation SOURCES core/tst_validation.cpp LIBS wb_core)
 wb_add_test(tst_preparedrun NAME core.preparedrun SOURCES core/tst_preparedrun.cpp LIBS wb_core)
 wb_add_test(tst_clivalidate NAME cli.validate SOURCES cli/tst_clivalidate.cpp LIBS wb_cli CLI11::CLI11)

@@ -17,9 +17,9 @@
 #include "core/data/preparefeatures.h"
 #include "core/data/preparesource.h"
 #include "core/data/preparesplit.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/trainingobserver.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

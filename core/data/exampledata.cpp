@@ -2,7 +2,7 @@
 #include "core/data/exampledata.h"
 
 #include "core/config/jsonfile.h"
-#include "core/data/sha256.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "core/util/uniquefd.h"

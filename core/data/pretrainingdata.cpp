@@ -11,9 +11,9 @@
 #include "core/data/pretrainingrecord.h"
 #include "core/data/pretrainingtext.h"
 #include "core/data/recordbuckets.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/stoptoken.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

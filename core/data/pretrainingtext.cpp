@@ -4,6 +4,7 @@
 
 #include "core/data/textrows.h"
 #include "core/util/error.h"
+#include "core/util/hex.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,8 +43,9 @@ bool isBlank(std::string_view s)
 
 std::string hexByte(unsigned char c)
 {
-    const char *d = "0123456789ABCDEF";
-    return std::string("0x") + d[c >> 4] + d[c & 15];
+    std::string out = "0x";
+    appendHexByte(out, c, HexCase::Upper);
+    return out;
 }
 
 // End (one past the line break) of the last complete row of `s`; 0 when there is none yet.

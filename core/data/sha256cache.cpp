@@ -2,8 +2,9 @@
 #include "core/data/sha256cache.h"
 
 #include "core/config/jsonfile.h"
-#include "core/data/sha256.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
+#include "core/util/hex.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,7 +60,7 @@ std::optional<FileKey> keyOf(const std::string &absolute)
 
 bool isSha256Hex(const std::string &s)
 {
-    return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+    return s.size() == 64 && isLowerHex(s);
 }
 
 // The cache's entries; none when the file is missing or not the format.

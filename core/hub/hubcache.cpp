@@ -3,19 +3,17 @@
 
 #include "core/hub/huberror.h"
 #include "core/hub/hubparse.h"
-
-#include <openssl/evp.h>
+#include "core/util/digest.h"
+#include "core/util/hex.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <memory>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -53,7 +51,7 @@ void makeDirs(const fs::path &dir)
 
 bool isHexOf(const std::string &s, size_t n)
 {
-    return s.size() == n && s.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+    return s.size() == n && isHex(s);
 }
 
 std::string lowerHex(std::string s)
@@ -77,46 +75,12 @@ std::string fileDigest(const std::string &path, BlobNameKind kind)
 {
     if (kind == BlobNameKind::Opaque)
         return {};
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        ioError(path, "cannot read the cached file", errno);
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
-    EVP_DigestInit_ex(ctx.get(), kind == BlobNameKind::Sha256 ? EVP_sha256() : EVP_sha1(), nullptr);
-    if (kind == BlobNameKind::GitBlobSha1) { // git hashes "blob <size>\0" before the bytes
-        struct stat st {};
-        if (::fstat(fd, &st) != 0) {
-            const int err = errno;
-            ::close(fd);
-            ioError(path, "cannot read the cached file", err);
-        }
-        const std::string head = "blob " + std::to_string(int64_t(st.st_size)) + std::string(1, '\0');
-        EVP_DigestUpdate(ctx.get(), head.data(), head.size());
-    }
-    std::vector<char> buf(size_t(1) << 20);
-    for (;;) {
-        const ssize_t n = ::read(fd, buf.data(), buf.size());
-        if (n == 0)
-            break;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            const int err = errno;
-            ::close(fd);
-            ioError(path, "cannot read the cached file", err);
-        }
-        EVP_DigestUpdate(ctx.get(), buf.data(), size_t(n));
-    }
-    ::close(fd);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx.get(), md, &len);
-    static const char *digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < len; ++i) {
-        out += digits[md[i] >> 4];
-        out += digits[md[i] & 15];
-    }
-    return out;
+    int err = 0;
+    std::string hex = kind == BlobNameKind::Sha256 ? fileDigestHex(path, DigestKind::Sha256, &err)
+                                                   : gitBlobSha1FileHex(path, &err);
+    if (hex.empty())
+        ioError(path, "cannot read the cached file", err);
+    return hex;
 }
 
 HubCache::HubCache(std::string root) : m_root(std::move(root)) {}

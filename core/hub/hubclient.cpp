@@ -3,9 +3,9 @@
 
 #include "core/hub/httpclient.h"
 #include "core/hub/huberror.h"
+#include "core/util/digest.h"
 
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cctype>
@@ -93,20 +93,19 @@ std::string hostOf(const std::string &endpoint)
     return h.substr(0, h.find('/'));
 }
 
-/// SHA-256 with OpenSSL's EVP interface, computed on a worker thread in blocks of
-/// kHashBlock bytes, so that hashing overlaps receiving and writing (one block is filled while
-/// the other is hashed). Thread rules: one caller thread.
-class Sha256
+/// SHA-256 (core/util/digest.h) computed on a worker thread in blocks of kHashBlock bytes, so
+/// that hashing overlaps receiving and writing (one block is filled while the other is hashed).
+/// Thread rules: one caller thread.
+class BackgroundSha256
 {
 public:
-    Sha256() : m_ctx(EVP_MD_CTX_new())
+    BackgroundSha256()
     {
-        EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr);
         m_fill.reserve(kHashBlock);
         m_work.reserve(kHashBlock);
         m_worker = std::thread([this] { run(); });
     }
-    ~Sha256()
+    ~BackgroundSha256()
     {
         {
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -114,12 +113,11 @@ public:
         }
         m_cv.notify_all();
         m_worker.join();
-        EVP_MD_CTX_free(m_ctx);
     }
     void reset()
     {
         drain();
-        EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr);
+        m_digest.reset();
         m_fill.clear();
         m_bytes = 0;
     }
@@ -135,16 +133,7 @@ public:
     {
         handOver();
         drain();
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int len = 0;
-        EVP_DigestFinal_ex(m_ctx, md, &len);
-        static const char *digits = "0123456789abcdef";
-        std::string out;
-        for (unsigned int i = 0; i < len; ++i) {
-            out += digits[md[i] >> 4];
-            out += digits[md[i] & 15];
-        }
-        return out;
+        return m_digest.finishHex();
     }
 
 private:
@@ -172,14 +161,14 @@ private:
             if (!m_busy)
                 return;
             lock.unlock();
-            EVP_DigestUpdate(m_ctx, m_work.data(), m_work.size());
+            m_digest.update(m_work.data(), m_work.size());
             lock.lock();
             m_busy = false;
             m_cv.notify_all();
         }
     }
 
-    EVP_MD_CTX *m_ctx;
+    Digest m_digest{DigestKind::Sha256}; ///< updated by the worker while m_busy, else by the caller
     int64_t m_bytes = 0;
     std::vector<char> m_fill; ///< filled by update() (caller thread)
     std::vector<char> m_work; ///< hashed by the worker while m_busy
@@ -458,7 +447,7 @@ public:
         const auto n = fs::file_size(m_path, e);
         return e ? 0 : int64_t(n);
     }
-    Sha256 &hash() { return m_hash; }
+    BackgroundSha256 &hash() { return m_hash; }
     int writeErrno() const { return m_writeErrno ? m_writeErrno : EIO; }
     /// Bytes received from the network by this process.
     int64_t transferred() const { return m_transferred; }
@@ -546,7 +535,7 @@ public:
 
 private:
     std::string m_path, m_file;
-    Sha256 m_hash;
+    BackgroundSha256 m_hash;
     int m_fd = -1;
     int m_writeErrno = 0;
     int64_t m_transferred = 0;

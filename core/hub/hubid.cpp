@@ -2,6 +2,7 @@
 #include "core/hub/hubid.h"
 
 #include "core/hub/huberror.h"
+#include "core/util/hex.h"
 
 #include <cctype>
 
@@ -98,25 +99,18 @@ HubId parseHubId(const std::string &raw)
 
 bool isCommitHash(const std::string &text)
 {
-    if (text.size() != 40)
-        return false;
-    for (char c : text)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    return true;
+    return text.size() == 40 && isLowerHex(text);
 }
 
 std::string urlEncodeSegment(const std::string &s)
 {
-    static const char *hex = "0123456789ABCDEF";
     std::string out;
     for (unsigned char c : s) {
         if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
             out += char(c);
         } else {
             out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
+            appendHexByte(out, c, HexCase::Upper);
         }
     }
     return out;

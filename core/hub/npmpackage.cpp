@@ -2,6 +2,7 @@
 #include "core/hub/npmpackage.h"
 
 #include "core/hub/httpclient.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <archive.h>
@@ -40,31 +41,17 @@ bool truthy(std::string v)
     return v == "1" || v == "on" || v == "yes" || v == "true";
 }
 
-struct DigestCloser
+/// Finishes a SHA-512 as npm's integrity string, "sha512-<base64>" (ssri's Subresource
+/// Integrity form; base64 with padding, OpenSSL's EVP_EncodeBlock).
+std::string npmIntegrity(Digest &sha512)
 {
-    void operator()(EVP_MD_CTX *c) const { EVP_MD_CTX_free(c); }
-};
-
-/// SHA-512 over a stream of blocks, finished as npm's "sha512-<base64>".
-class Sha512
-{
-public:
-    Sha512() : m_ctx(EVP_MD_CTX_new()) { EVP_DigestInit_ex(m_ctx.get(), EVP_sha512(), nullptr); }
-    void add(const char *data, size_t n) { EVP_DigestUpdate(m_ctx.get(), data, n); }
-    std::string integrity()
-    {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int len = 0;
-        EVP_DigestFinal_ex(m_ctx.get(), md, &len);
-        std::string b64(4 * ((len + 2) / 3) + 1, '\0');
-        const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(b64.data()), md, int(len));
-        b64.resize(size_t(n));
-        return "sha512-" + b64;
-    }
-
-private:
-    std::unique_ptr<EVP_MD_CTX, DigestCloser> m_ctx;
-};
+    const std::string md = sha512.finishBytes();
+    std::string b64(4 * ((md.size() + 2) / 3) + 1, '\0');
+    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(b64.data()),
+                                  reinterpret_cast<const unsigned char *>(md.data()), int(md.size()));
+    b64.resize(size_t(n));
+    return "sha512-" + b64;
+}
 
 std::string withFallback(const std::string &hint, const std::string &fallback)
 {
@@ -146,9 +133,9 @@ void downloadTarball(const NpmPackagePin &pin, const NpmSettings &s, const std::
     if (!out)
         throw Error(part, std::string("cannot write the download: ") + std::strerror(errno),
                     "check that the cache folder is writable (XDG_CACHE_HOME)");
-    Sha512 sha;
+    Digest sha(DigestKind::Sha512);
     const HttpSink sink = [&](const char *data, size_t n, long) {
-        sha.add(data, n);
+        sha.update(data, n);
         return bool(out.write(data, std::streamsize(n)));
     };
     const HttpResult got = getFollowing(http, tarUrl, sink, stop, at);
@@ -163,7 +150,7 @@ void downloadTarball(const NpmPackagePin &pin, const NpmSettings &s, const std::
                             + (written ? describeFailure(got) : std::string("the file could not be written (disk full?)")),
                     withFallback("check the network connection and export again", fallback));
     }
-    const std::string actual = sha.integrity();
+    const std::string actual = npmIntegrity(sha);
     if (actual != pin.integrity) {
         fs::remove(part, ec);
         throw Error(at, "the downloaded " + pin.name + "@" + pin.version + " has integrity " + actual
@@ -269,13 +256,13 @@ std::string npmIntegrityOfFile(const std::string &path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(path, "cannot read the file to check its integrity");
-    Sha512 sha;
+    Digest sha(DigestKind::Sha512);
     std::vector<char> buf(1 << 16);
     while (in) {
         in.read(buf.data(), std::streamsize(buf.size()));
-        sha.add(buf.data(), size_t(in.gcount()));
+        sha.update(buf.data(), size_t(in.gcount()));
     }
-    return sha.integrity();
+    return npmIntegrity(sha);
 }
 
 std::string npmPackageCacheFolder(const NpmPackagePin &pin, const NpmSettings &settings)

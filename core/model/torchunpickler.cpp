@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/torchunpickler.h"
 
+#include "core/util/hex.h"
+
 #include <cstring>
 
 namespace wb::torchpickle_detail {
 
 std::string hexByte(unsigned v)
 {
-    const char *digits = "0123456789abcdef";
-    return std::string("0x") + digits[(v >> 4) & 15] + digits[v & 15];
+    std::string out = "0x";
+    appendHexByte(out, static_cast<unsigned char>(v & 255));
+    return out;
 }
 
 // --- byte access --------------------------------------------------------------------------

@@ -2,10 +2,10 @@
 #include "core/train/preparedrun.h"
 
 #include "core/data/preparereport.h"
-#include "core/data/sha256.h"
 #include "core/hub/huberror.h"
 #include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <algorithm>

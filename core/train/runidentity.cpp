@@ -6,8 +6,8 @@
 #include "core/config/optiontable.h"
 #include "core/config/jsonrecord.h"
 #include "core/data/preparereport.h"
-#include "core/data/sha256.h"
 #include "core/data/sha256cache.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <filesystem>

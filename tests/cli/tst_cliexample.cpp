@@ -6,7 +6,7 @@
 
 #include "app/cli/errors.h"
 #include "core/data/exampledata.h"
-#include "core/data/sha256.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 

@@ -4,8 +4,8 @@
 #include "core/events/stoptoken.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include "support/textfiles.h"

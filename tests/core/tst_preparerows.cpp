@@ -5,8 +5,8 @@
 #include "core/data/examplecodec.h"
 #include "core/config/labelnames.h"
 #include "core/data/preparesource.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include "support/textfiles.h"

@@ -7,10 +7,10 @@
 // or vocabulary is refused, naming both sides.
 #include "core/config/jsonfile.h"
 #include "core/data/examplecodec.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/train/preparedrun.h"
 #include "core/train/trainer.h"
+#include "core/util/digest.h"
 #include "support/hubtestserver.h"
 #include "support/recordingobserver.h"
 

@@ -5,9 +5,9 @@
 #include "core/data/pretrainingdata.h"
 #include "core/data/pretrainingrecord.h"
 #include "core/data/pretrainingtext.h"
-#include "core/data/sha256.h"
 #include "core/data/tfrecordreader.h"
 #include "core/data/tfrecordwriter.h"
+#include "core/util/digest.h"
 #include "core/util/error.h"
 
 #include <QtTest>

@@ -3,8 +3,8 @@
 // again; a touched file of the same size, a changed size with the same time stamp, or a cache
 // entry that differs in any key part makes it read; a malformed cache is ignored and rewritten.
 // Reads are counted with the test hook detail::sha256CachedReads().
-#include "core/data/sha256.h"
 #include "core/data/sha256cache.h"
+#include "core/util/digest.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
