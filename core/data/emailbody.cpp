@@ -6,6 +6,7 @@
 #include "core/data/emailbody.h"
 
 #include "core/data/unicodetext.h"
+#include "core/util/hex.h"
 
 #include <algorithm>
 #include <cctype>
@@ -152,17 +153,6 @@ size_t readHeaders(const std::vector<std::string_view> &lines, size_t begin, siz
     return std::string::npos; // no empty line: not a message
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 // RFC 2045 6.7: "=XX" is a byte, "=" at a line end is a soft line break.
 std::string decodeQuotedPrintable(const std::string &in)
 {
@@ -184,8 +174,8 @@ std::string decodeQuotedPrintable(const std::string &in)
             i = j;
             continue;
         }
-        if (i + 2 < in.size() && hexValue(in[i + 1]) >= 0 && hexValue(in[i + 2]) >= 0) {
-            out += char(hexValue(in[i + 1]) * 16 + hexValue(in[i + 2]));
+        if (i + 2 < in.size() && hexDigitValue(in[i + 1]) >= 0 && hexDigitValue(in[i + 2]) >= 0) {
+            out += char(hexDigitValue(in[i + 1]) * 16 + hexDigitValue(in[i + 2]));
             i += 2;
         } else {
             out += '='; // not an escape: kept as written
@@ -272,7 +262,7 @@ size_t characterReference(const std::string &html, const std::string &low, size_
         uint32_t cp = 0;
         while (k < html.size() && k - begin < 8 && std::isxdigit(static_cast<unsigned char>(html[k]))
                && (hex || std::isdigit(static_cast<unsigned char>(html[k])))) {
-            const int d = hexValue(html[k]);
+            const int d = hexDigitValue(html[k]);
             cp = cp * (hex ? 16u : 10u) + uint32_t(d);
             ++k;
         }

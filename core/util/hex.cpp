@@ -8,8 +8,9 @@ namespace {
 constexpr char kLowerDigits[] = "0123456789abcdef";
 constexpr char kUpperDigits[] = "0123456789ABCDEF";
 
-/// The value of one hex digit of either case, or -1.
-int nibble(char c)
+} // namespace
+
+int hexDigitValue(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -19,8 +20,6 @@ int nibble(char c)
         return c - 'A' + 10;
     return -1;
 }
-
-} // namespace
 
 void appendHexByte(std::string &out, unsigned char byte, HexCase letters)
 {
@@ -45,8 +44,8 @@ std::optional<std::string> hexDecode(std::string_view hex)
     std::string out;
     out.reserve(hex.size() / 2);
     for (size_t i = 0; i < hex.size(); i += 2) {
-        const int hi = nibble(hex[i]);
-        const int lo = nibble(hex[i + 1]);
+        const int hi = hexDigitValue(hex[i]);
+        const int lo = hexDigitValue(hex[i + 1]);
         if (hi < 0 || lo < 0)
             return std::nullopt;
         out += char((hi << 4) | lo);
@@ -57,7 +56,7 @@ std::optional<std::string> hexDecode(std::string_view hex)
 bool isHex(std::string_view s)
 {
     for (char c : s)
-        if (nibble(c) < 0)
+        if (hexDigitValue(c) < 0)
             return false;
     return true;
 }

@@ -18,6 +18,9 @@ std::string hexEncode(std::string_view bytes, HexCase letters = HexCase::Lower);
 /// Appends the two hex digits of `byte` to `out` ('\xab' → "ab", or "AB" with HexCase::Upper).
 void appendHexByte(std::string &out, unsigned char byte, HexCase letters = HexCase::Lower);
 
+/// Returns the value (0–15) of the hex digit `c` of either case, or -1 when `c` is not one.
+int hexDigitValue(char c);
+
 /// Returns the bytes that the hex digits `hex` spell (either case: "01aB" → "\x01\xab"), or
 /// nothing when `hex` has an odd length or a character that is not a hex digit. Thread-safe.
 std::optional<std::string> hexDecode(std::string_view hex);

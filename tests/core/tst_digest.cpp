@@ -180,6 +180,12 @@ void tst_Digest::hexRoundTrips()
     QCOMPARE(*wb::hexDecode(wb::hexEncode(all, wb::HexCase::Upper)), all);
     QCOMPARE(*wb::hexDecode("01aB"), std::string("\x01\xab", 2));
     QCOMPARE(*wb::hexDecode(""), std::string());
+    QCOMPARE(wb::hexDigitValue('0'), 0);
+    QCOMPARE(wb::hexDigitValue('9'), 9);
+    QCOMPARE(wb::hexDigitValue('a'), 10);
+    QCOMPARE(wb::hexDigitValue('F'), 15);
+    QCOMPARE(wb::hexDigitValue('g'), -1);
+    QCOMPARE(wb::hexDigitValue('@'), -1);
 }
 
 void tst_Digest::hexDecodeRefuses()
