@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // Build tool (not installed): writes the man page with its TRAINING FLAGS section generated
 // from the option table (core/config/optiontable.h), so the page lists every flag the CLI
-// takes, with the same summary, unit and default as `--help`.
+// takes, with the same summary, unit and default as `--help`, and its COMMANDS section from
+// the CLI's command registry (app/cli/commandregistry.h), so it lists every command the CLI
+// dispatches, in the order of `bert-workbench-cli --help`.
 //
-//   bert-workbench-manoptions <page.1 with a {{TRAINING_OPTIONS}} comment line> <output page>
+//   bert-workbench-manoptions <page.1.in> <output page>
+//
+// The input page holds a {{TRAINING_OPTIONS}} comment line, and a COMMANDS region: a
+// {{COMMANDS}} comment line, then per command a {{COMMAND name}} comment line followed by its
+// paragraph (roff), then an {{END_COMMANDS}} comment line.
 
+#include "app/cli/commandregistry.h"
 #include "core/config/optiontable.h"
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -81,6 +90,38 @@ std::string optionsSection()
     return out.str();
 }
 
+/// The paragraphs of the page's COMMANDS region (roff, each line ending in '\n'), by command name.
+using CommandParagraphs = std::map<std::string, std::string>;
+
+/// The COMMANDS section: one .TP paragraph per registered command, in registry order, headed
+/// by its name; its text is the page's paragraph for it, else the registry's summary. A
+/// paragraph for a name the registry lacks is an error (a removed or misspelt command).
+std::string commandsSection(const CommandParagraphs &paragraphs, const std::string &page, std::string &error)
+{
+    for (const auto &entry : paragraphs) {
+        const std::string &name = entry.first;
+        if (!wb::cli::findCommand(name)) {
+            error = page + ": {{COMMAND " + name +
+                    "}}: no such command in app/cli/commandregistry.cpp; rename or remove the paragraph";
+            return {};
+        }
+    }
+    std::ostringstream out;
+    for (const wb::cli::CommandSpec &c : wb::cli::commandRegistry()) {
+        out << ".TP\n.B " << roff(c.name) << "\n";
+        const auto it = paragraphs.find(c.name);
+        if (it != paragraphs.end() && !it->second.empty()) {
+            out << it->second;
+        } else {
+            std::string summary = c.summary;
+            if (!summary.empty())
+                summary[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(summary[0])));
+            out << roff(summary) << ".\n";
+        }
+    }
+    return out.str();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -94,16 +135,46 @@ int main(int argc, char **argv)
         std::cerr << "error: " << argv[1] << ": cannot be read\n";
         return 1;
     }
+    const std::string commandPrefix = ".\\\" {{COMMAND ";
     std::ostringstream page;
     std::string line;
     bool replaced = false;
+    enum { Before, InCommands, After } commands = Before;
+    CommandParagraphs paragraphs;
+    std::string *paragraph = nullptr; // the paragraph being read, inside the COMMANDS region
     while (std::getline(in, line)) {
-        if (line == ".\\\" {{TRAINING_OPTIONS}}") {
+        if (commands == InCommands) {
+            if (line == ".\\\" {{END_COMMANDS}}") {
+                std::string error;
+                page << commandsSection(paragraphs, argv[1], error);
+                if (!error.empty()) {
+                    std::cerr << "error: " << error << "\n";
+                    return 1;
+                }
+                commands = After;
+            } else if (line.rfind(commandPrefix, 0) == 0 && line.size() > commandPrefix.size() + 2 &&
+                       line.compare(line.size() - 2, 2, "}}") == 0) {
+                const std::string name = line.substr(commandPrefix.size(), line.size() - commandPrefix.size() - 2);
+                if (paragraphs.count(name)) {
+                    std::cerr << "error: " << argv[1] << ": {{COMMAND " << name << "}} appears twice; keep one\n";
+                    return 1;
+                }
+                paragraph = &paragraphs[name];
+            } else if (paragraph) {
+                *paragraph += line + "\n";
+            } // else: a comment before the first {{COMMAND}} line, left out of the page
+        } else if (line == ".\\\" {{TRAINING_OPTIONS}}") {
             page << optionsSection();
             replaced = true;
+        } else if (line == ".\\\" {{COMMANDS}}" && commands == Before) {
+            commands = InCommands;
         } else {
             page << line << "\n";
         }
+    }
+    if (commands != After) {
+        std::cerr << "error: " << argv[1] << ": no {{COMMANDS}} ... {{END_COMMANDS}} region to replace\n";
+        return 1;
     }
     if (!replaced) {
         std::cerr << "error: " << argv[1] << ": no {{TRAINING_OPTIONS}} line to replace\n";

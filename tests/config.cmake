@@ -11,3 +11,7 @@ wb_add_test(tst_preparedrun NAME core.preparedrun SOURCES core/tst_preparedrun.c
 wb_add_test(tst_clivalidate NAME cli.validate SOURCES cli/tst_clivalidate.cpp LIBS wb_cli CLI11::CLI11)
 # Every command's --help: valid UTF-8, no control bytes, each flag's type name from the option table.
 wb_add_test(tst_clihelp NAME cli.help SOURCES cli/tst_clihelp.cpp LIBS wb_cli)
+# The CLI's commands from one registry (issue 42): usage, dispatch, the unknown-command hint
+# with "did you mean", and the man page's COMMANDS section.
+wb_add_test(tst_clicommands NAME cli.commands SOURCES cli/tst_clicommands.cpp LIBS wb_cli)
+add_dependencies(tst_clicommands wb_manpage)
