@@ -2,6 +2,7 @@
 // Every command's --help is clean text: valid UTF-8, no control bytes but newlines, and each
 // typed flag names its own value type (issue 41: --learning_rate's type name once indexed past
 // the end of a four-entry table and printed whatever followed it in memory).
+#include "app/cli/commandregistry.h"
 #include "clirun.h"
 #include "core/config/optiontable.h"
 
@@ -87,12 +88,9 @@ private Q_SLOTS:
     void helpIsCleanText_data()
     {
         QTest::addColumn<QStringList>("args");
-        const char *const commands[] = {"train", "pretrain", "predict", "export", "classify", "fill_mask",
-                                        "lr_find", "sweep", "validate", "prepare", "baseline", "embeddings",
-                                        "prepare_pretraining", "example", "models"};
         QTest::newRow("top level") << QStringList{QStringLiteral("--help")};
-        for (const char *c : commands)
-            QTest::newRow(c) << QStringList{QString::fromLatin1(c), QStringLiteral("--help")};
+        for (const wb::cli::CommandSpec &c : wb::cli::commandRegistry())
+            QTest::newRow(c.name) << QStringList{QString::fromLatin1(c.name), QStringLiteral("--help")};
         for (const char *sub : {"list", "info", "download"})
             QTest::newRow((std::string("models ") + sub).c_str())
                 << QStringList{QStringLiteral("models"), QString::fromLatin1(sub), QStringLiteral("--help")};
