@@ -17,49 +17,27 @@ namespace wb {
 
 namespace {
 
-const EVP_MD *algorithm(DigestKind kind)
+/// What each DigestKind is: OpenSSL's algorithm, the field and name errors use, the size.
+struct KindFacts
 {
-    switch (kind) {
-    case DigestKind::Sha1: return EVP_sha1();
-    case DigestKind::Sha256: return EVP_sha256();
-    case DigestKind::Sha512: return EVP_sha512();
-    }
-    return EVP_sha256();
-}
+    const EVP_MD *(*algorithm)();
+    const char *field;
+    const char *name;
+    unsigned int size; // bytes
+};
 
-const char *fieldOf(DigestKind kind)
+const KindFacts &factsOf(DigestKind kind)
 {
-    switch (kind) {
-    case DigestKind::Sha1: return "sha1";
-    case DigestKind::Sha256: return "sha256";
-    case DigestKind::Sha512: return "sha512";
-    }
-    return "sha256";
-}
-
-const char *nameOf(DigestKind kind)
-{
-    switch (kind) {
-    case DigestKind::Sha1: return "SHA-1";
-    case DigestKind::Sha256: return "SHA-256";
-    case DigestKind::Sha512: return "SHA-512";
-    }
-    return "SHA-256";
-}
-
-unsigned int sizeOf(DigestKind kind)
-{
-    switch (kind) {
-    case DigestKind::Sha1: return 20;
-    case DigestKind::Sha256: return 32;
-    case DigestKind::Sha512: return 64;
-    }
-    return 32;
+    static const KindFacts kSha1{&EVP_sha1, "sha1", "SHA-1", 20};
+    static const KindFacts kSha256{&EVP_sha256, "sha256", "SHA-256", 32};
+    static const KindFacts kSha512{&EVP_sha512, "sha512", "SHA-512", 64};
+    return kind == DigestKind::Sha1 ? kSha1 : kind == DigestKind::Sha512 ? kSha512 : kSha256;
 }
 
 [[noreturn]] void fail(DigestKind kind, const char *verb)
 {
-    throw Error(fieldOf(kind), std::string("OpenSSL could not ") + verb + " a " + nameOf(kind) + " digest");
+    const KindFacts &facts = factsOf(kind);
+    throw Error(facts.field, std::string("OpenSSL could not ") + verb + " a " + facts.name + " digest");
 }
 
 /// Closes a file descriptor when it goes out of scope.
@@ -110,7 +88,7 @@ std::string hashFile(const std::string &path, DigestKind kind, bool gitBlob, int
 Digest::Digest(DigestKind kind) : m_kind(kind), m_ctx(EVP_MD_CTX_new())
 {
     // OpenSSL's libcrypto does the hashing (a well-kept library, not our own SHA code).
-    if (!m_ctx || EVP_DigestInit_ex(m_ctx, algorithm(m_kind), nullptr) != 1) {
+    if (!m_ctx || EVP_DigestInit_ex(m_ctx, factsOf(m_kind).algorithm(), nullptr) != 1) {
         EVP_MD_CTX_free(m_ctx);
         fail(m_kind, "start");
     }
@@ -129,7 +107,7 @@ void Digest::update(const void *data, size_t size)
 
 void Digest::reset()
 {
-    if (EVP_DigestInit_ex(m_ctx, algorithm(m_kind), nullptr) != 1)
+    if (EVP_DigestInit_ex(m_ctx, factsOf(m_kind).algorithm(), nullptr) != 1)
         fail(m_kind, "start");
 }
 
@@ -137,7 +115,7 @@ std::string Digest::finishBytes()
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int size = 0;
-    if (EVP_DigestFinal_ex(m_ctx, md, &size) != 1 || size != sizeOf(m_kind))
+    if (EVP_DigestFinal_ex(m_ctx, md, &size) != 1 || size != factsOf(m_kind).size)
         fail(m_kind, "compute");
     reset();
     return std::string(reinterpret_cast<const char *>(md), size);
