@@ -4,6 +4,7 @@
 // checkpoints → summary) with the parts that differ — the model (BertForPreTraining), the
 // batches (PretrainingBatchSource), the loss and the metrics — and the same strategies,
 // number formats, optimizer, schedule, checkpoint format, best checkpoint and early stopping.
+// The set-up, the run directory and the start are shared with fine-tuning (trainingloop.h).
 #include "core/train/coach.h"
 #include "core/train/pretrainrun.h"
 
@@ -17,7 +18,6 @@
 #include "core/model/pretrainingheads.h"
 #include "core/train/adamw.h"
 #include "core/train/bestmodel.h"
-#include "core/train/blascheck.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/evalextras.h"
@@ -25,6 +25,7 @@
 #include "core/train/precision.h"
 #include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
+#include "core/train/trainingloop.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
@@ -205,40 +206,12 @@ private:
     // --- set up: the strategy, the model, the optimizer ---------------------------------------
     void setUp()
     {
-        if (m_spec.num_threads > 0) {
-            torch::set_num_threads(m_spec.num_threads);
-            m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
-        }
-        m_strategy = makeStrategy(m_spec, &m_stop);
-        m_chief = m_strategy->isChief();
-        const int64_t perReplica = m_strategy->perReplicaBatch(m_spec.train_batch_size);
-        m_microBatches = m_spec.gradient_accumulation_steps;
-        if (m_microBatches < 1 || perReplica % m_microBatches != 0)
-            throw Error("gradient_accumulation_steps",
-                        "the per-replica batch " + std::to_string(perReplica) + " is not divisible into "
-                            + std::to_string(m_microBatches) + " micro-batches",
-                        "choose a train_batch_size that is a multiple of replicas × gradient_accumulation_steps");
-        m_format = parseNumberFormat(m_spec.dtype);
-        for (const auto &w : checkBlas())
-            m_obs.logMessage(w);
-        std::error_code ec;
-        fs::create_directories(m_spec.model_dir, ec);
-        if (ec)
-            throw Error(m_spec.model_dir, "cannot create the model_dir: " + ec.message(), "choose a writable --model_dir");
-        m_model = nn::BertForPreTraining(m_cfg, m_meta.use_next_sentence_label, nn::makeGenerator(uint64_t(m_spec.seed)));
-        m_model->setActivationCheckpointing(m_spec.activation_checkpointing);
-        m_device = m_strategy->device();
-        m_model->to(m_device);
-        m_model->train();
-        if (m_format == NumberFormat::Fp16) {
-            if (!m_device.is_cuda())
-                throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU", "use --dtype=bf16 or fp32");
-            m_scaler.emplace();
-        }
-        std::vector<std::pair<std::string, torch::Tensor>> named;
-        for (auto &p : m_model->named_parameters())
-            named.emplace_back(p.key(), p.value());
-        m_opt = std::make_unique<AdamW>(named, AdamWOptions{m_spec.weight_decay_rate});
+        setUpLoop(m_loop, m_spec, m_obs, m_stop, [this]() -> torch::nn::Module & {
+            m_model = nn::BertForPreTraining(m_cfg, m_meta.use_next_sentence_label,
+                                             nn::makeGenerator(uint64_t(m_spec.seed)));
+            m_model->setActivationCheckpointing(m_spec.activation_checkpointing);
+            return *m_model;
+        });
         m_view.emplace(CheckpointModel{*m_model, m_model->config(), 0, m_model->generator()});
     }
 
@@ -247,7 +220,7 @@ private:
     {
         m_lastCkpt = latestCheckpoint(m_spec.model_dir);
         if (!m_lastCkpt.empty()) {
-            m_start = loadModelCheckpoint(m_lastCkpt, *m_view, m_opt.get(), true).step;
+            m_start = loadModelCheckpoint(m_lastCkpt, *m_view, m_loop.opt.get(), true).step;
             m_obs.logMessage("Resuming from checkpoint " + m_lastCkpt + " at step " + std::to_string(m_start));
             if (m_start > m_sched.total_steps)
                 throw Error(m_lastCkpt, "the checkpoint is at step " + std::to_string(m_start) + ", past total_steps "
@@ -266,8 +239,7 @@ private:
         }
         m_progress.last_checkpoint = m_lastCkpt;
         m_progress.last_step = m_start;
-        if (m_strategy->worldSize() > 1)
-            agreeOnTheStart();
+        agreeOnTheStart(m_loop, m_start, m_model->parameters(), m_model->generator(), m_spec.seed);
         if (m_start >= m_sched.total_steps || stoppedEarlyAt(m_spec.model_dir, m_start)) {
             m_progress.status = RunStatus::Completed;
             m_progress.message = "training was already complete at step " + std::to_string(m_start) + " (" + m_lastCkpt
@@ -278,32 +250,11 @@ private:
         return false;
     }
 
-    /// Every worker must resume at the chief's step; ranks > 0 reseed their generator.
-    void agreeOnTheStart()
-    {
-        std::vector<int64_t> starts{m_start};
-        m_strategy->gatherAcrossWorkers(starts);
-        for (size_t k = 1; k < starts.size(); ++k)
-            if (starts[k] != starts[0])
-                throw Error("model_dir", "worker rank " + std::to_string(k) + " would resume at step "
-                                             + std::to_string(starts[k]) + " but the chief at step "
-                                             + std::to_string(starts[0]),
-                            "every worker must see the chief's model_dir (a shared folder), or start all in a new one");
-        m_strategy->prepare(m_model->parameters());
-        if (m_strategy->rank() > 0) {
-            at::Generator &gen = m_model->generator();
-            std::lock_guard<std::mutex> lock(gen.mutex());
-            gen.set_current_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(m_strategy->rank()) + uint64_t(m_start));
-        }
-    }
-
     // --- outputs and data -----------------------------------------------------------------------
     void openOutputsAndData()
     {
-        if (m_chief) {
-            MetricsWriter::truncateAfterStep(m_spec.metricsPath(), m_start);
-            m_metrics.emplace(m_spec.metricsPath());
-        }
+        if (m_loop.chief) // a killed run's temporaries removed, metrics.jsonl cut at the checkpoint
+            openRunDirectory(m_spec, m_start, m_metrics);
         PretrainingDataOptions trainOptions;
         trainOptions.pattern = m_spec.train_data_path;
         trainOptions.spec.max_seq_length = m_meta.max_seq_length;
@@ -317,8 +268,8 @@ private:
         evalOptions.pattern = m_spec.eval_data_path;
         evalOptions.batch_size = m_spec.eval_batch_size;
         evalOptions.training = false;
-        evalOptions.num_shards = m_strategy->dataShard().num_shards;
-        evalOptions.shard_index = m_strategy->dataShard().shard_index;
+        evalOptions.num_shards = m_loop.strategy->dataShard().num_shards;
+        evalOptions.shard_index = m_loop.strategy->dataShard().shard_index;
         if (m_meta.masking == "dynamic") {
             // New masks each time a sequence is read, from the run's seed (the eval set's masks are
             // drawn the same at every evaluation: reset() seeds them again).
@@ -337,7 +288,7 @@ private:
             m_evalData = std::make_unique<StaticMaskingBatches>(evalOptions);
             m_obs.logMessage("masking: static (the records' own masks)");
         }
-        m_extras = std::make_unique<EvalExtras>(m_spec, m_cfg, m_meta, m_chief,
+        m_extras = std::make_unique<EvalExtras>(m_spec, m_cfg, m_meta, m_loop.chief,
                                                 /*singleWorker: no eval_examples.jsonl*/ false, m_start, m_obs);
         for (int64_t k = 0; k < m_start; ++k) // the data position of an uninterrupted run
             m_trainData->next(m_batch);
@@ -347,21 +298,11 @@ private:
     // --- the start: the observer, the coach, the log --------------------------------------------
     void announceStart()
     {
-        RunStarted info;
-        info.total_steps = m_sched.total_steps;
-        info.steps_per_epoch = m_sched.steps_per_epoch;
-        info.warmup_steps = m_sched.warmup_steps;
-        info.eval_steps = m_sched.eval_steps;
-        info.start_step = m_start;
-        for (auto &p : m_model->parameters())
-            info.parameter_count += p.numel();
-        info.model_dir = m_spec.model_dir;
-        info.device = m_device.str();
-        info.wall_time = now();
+        const RunStarted info = runStartedInfo(m_loop, m_sched, m_start, *m_model, m_spec.model_dir);
         m_obs.runStarted(info);
         // The coach's rules that apply to pretraining: the schedule, divergence, overfitting (the
         // MLM eval loss); the classification rules stay quiet (regression = true).
-        if (m_chief) {
+        if (m_loop.chief) {
             CoachSetup c = coachSetupFor(m_spec, m_sched);
             c.regression = true;
             m_coach = std::make_unique<Coach>(c);
@@ -388,7 +329,7 @@ private:
 
     void saveAt(int64_t step)
     {
-        if (!m_chief)
+        if (!m_loop.chief)
             return;
         if (!m_runConfigWritten) {
             writeRunConfig(m_spec.model_dir, RunIdentity::of(m_spec, m_cfg, m_meta, m_sched));
@@ -396,7 +337,7 @@ private:
         }
         const std::string name = checkpointName(step);
         const std::string path = (fs::path(m_spec.model_dir) / name).string();
-        saveModelCheckpoint(path, *m_view, *m_opt, step, m_meta);
+        saveModelCheckpoint(path, *m_view, *m_loop.opt, step, m_meta);
         for (const auto &gone : recordCheckpoint(m_spec.model_dir, name, m_spec.keep_checkpoint_max))
             m_obs.logMessage("Deleted old checkpoint " + gone);
         m_lastCkpt = path;
@@ -412,26 +353,26 @@ private:
         m_lr = m_sched.learningRate(step, learningRate(m_spec), m_spec.end_lr);
         m_trainData->next(m_batch);
         PretrainTensors all = toTensors(m_batch);
-        const int64_t perWorker = m_batch.size / m_strategy->worldSize();
-        PretrainTensors t = onDevice(rows(all, m_strategy->rank() * perWorker, perWorker), m_device);
-        const int64_t micro = t.ids.size(0) / m_microBatches;
+        const int64_t perWorker = m_batch.size / m_loop.strategy->worldSize();
+        PretrainTensors t = onDevice(rows(all, m_loop.strategy->rank() * perWorker, perWorker), m_loop.device);
+        const int64_t micro = t.ids.size(0) / m_loop.microBatches;
         torch::Tensor lossSum;
-        for (int64_t k = 0; k < m_microBatches; ++k) {
-            const PretrainTensors mt = m_microBatches == 1 ? t : rows(t, k * micro, micro);
+        for (int64_t k = 0; k < m_loop.microBatches; ++k) {
+            const PretrainTensors mt = m_loop.microBatches == 1 ? t : rows(t, k * micro, micro);
             nn::PretrainingOutput out;
             {
-                AutocastGuard autocast(m_format, m_device);
+                AutocastGuard autocast(m_loop.format, m_loop.device);
                 out = m_model->forward(mt.ids, mt.mask, mt.segments, mt.positions);
             }
             PretrainingLoss l = pretrainingLoss(out.mlm_logits, mt.lmIds, mt.lmWeights, out.nsp_logits, mt.nsp);
-            torch::Tensor loss = m_microBatches > 1 ? l.loss / double(m_microBatches) : l.loss;
-            (m_scaler ? loss * m_scaler->scale() : loss).backward();
+            torch::Tensor loss = m_loop.microBatches > 1 ? l.loss / double(m_loop.microBatches) : l.loss;
+            (m_loop.scaler ? loss * m_loop.scaler->scale() : loss).backward();
             lossSum = lossSum.defined() ? lossSum + loss.detach() : loss.detach();
             m_reportSums.add(out, l, mt);
         }
         double lossValue = lossSum.item<double>();
         const auto parameters = m_model->parameters();
-        m_stopVote = m_strategy->reduceGradients(parameters, m_stop.stopRequested(), &lossValue);
+        m_stopVote = m_loop.strategy->reduceGradients(parameters, m_stop.stopRequested(), &lossValue);
         if (!std::isfinite(lossValue)) {
             m_progress.status = RunStatus::Failed;
             m_progress.last_step = step;
@@ -442,11 +383,11 @@ private:
             m_progress.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
             return m_progress;
         }
-        if (!m_scaler || m_scaler->unscale(parameters))
-            m_opt->step(m_lr);
+        if (!m_loop.scaler || m_loop.scaler->unscale(parameters))
+            m_loop.opt->step(m_lr);
         else
-            m_opt->skipStep();
-        m_opt->zeroGrad();
+            m_loop.opt->skipStep();
+        m_loop.opt->zeroGrad();
         const int64_t global = step + 1;
         m_reportLoss += lossValue;
         m_epochLoss += lossValue;
@@ -455,7 +396,7 @@ private:
         m_reportExamples += m_batch.size;
         m_progress.last_step = global;
 
-        const bool stopNow = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
+        const bool stopNow = m_loop.strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
         const bool boundary = isBoundary(global);
         const double tnow = now();
         const bool due = m_spec.steps_per_loop
@@ -488,7 +429,7 @@ private:
         m_obs.stepCompleted(sm);
         if (m_coach)
             tell(m_coach->step(sm));
-        if (m_chief)
+        if (m_loop.chief)
             writeStepMetrics(sm);
         m_progress.final_train_loss = sm.loss;
         m_reportLoss = 0;
@@ -529,7 +470,7 @@ private:
     /// TensorBoard's validation events.
     void evaluate(int64_t global)
     {
-        PretrainEval e = evaluatePretraining(m_model, *m_evalData, *m_strategy, m_device, m_format);
+        PretrainEval e = evaluatePretraining(m_model, *m_evalData, *m_loop.strategy, m_loop.device, m_loop.format);
         e.metrics.step = global;
         e.metrics.wall_time = now();
         m_obs.logMessage("Train Step: " + std::to_string(global) + "/" + std::to_string(m_sched.total_steps)
@@ -541,7 +482,7 @@ private:
         m_obs.evaluationCompleted(e.metrics);
         if (m_coach)
             tell(m_coach->evaluation(e.metrics));
-        if (m_chief)
+        if (m_loop.chief)
             writeEvalMetrics(e);
         m_lastEval = e.metrics;
         m_progress.final_train_loss = m_epochLoss / double(m_epochSteps);
@@ -584,7 +525,7 @@ private:
         if (!isBoundary(global)
             && (m_stopNow || (m_spec.save_checkpoints_steps > 0 && global % m_spec.save_checkpoints_steps == 0)))
             saveAt(global);
-        const bool stopAfter = m_strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
+        const bool stopAfter = m_loop.strategy->worldSize() > 1 ? m_stopVote : m_stop.stopRequested();
         if (stopAfter && global < m_sched.total_steps) {
             if (checkpointStep(m_lastCkpt) != global)
                 saveAt(global);
@@ -606,7 +547,7 @@ private:
         m_extras->describe(summary, m_progress, m_stoppedEarly);
         if (m_coach)
             summary.coach_notes = m_coach->notes();
-        if (m_chief)
+        if (m_loop.chief)
             writeTrainingSummary(m_spec.model_dir, summary);
         m_progress.status = RunStatus::Completed;
         m_progress.last_step = m_stoppedEarly ? m_stoppedEarly : total;
@@ -624,14 +565,8 @@ private:
     const InputMetaData m_meta;
     const Schedule m_sched;
 
-    std::unique_ptr<Strategy> m_strategy;
-    bool m_chief = false;
-    int64_t m_microBatches = 1;
-    NumberFormat m_format = NumberFormat::Fp32;
+    LoopParts m_loop; ///< strategy, device, number format, micro-batches, optimizer (trainingloop.h)
     nn::BertForPreTraining m_model{nullptr};
-    c10::Device m_device{c10::kCPU};
-    std::optional<LossScaler> m_scaler;
-    std::unique_ptr<AdamW> m_opt;
     std::optional<CheckpointModel> m_view;
 
     std::string m_lastCkpt;

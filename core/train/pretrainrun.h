@@ -14,7 +14,8 @@ namespace wb {
 /// evaluating on eval_data_path every steps_per_epoch steps, with the fine-tuning run's
 /// parts: the strategies (one_device, mirrored, multi_worker_mirrored), number formats,
 /// gradient accumulation, AdamW and its schedule, the checkpoint format and index
-/// (ckpt-N, `checkpoint`, run_config.json: resume continues the same run), best checkpoint
+/// (ckpt-N, `checkpoint`, run_config.json: resume continues the same run; a killed run's
+/// ckpt-N.tmp and <name>.tmp.<pid> are removed at the start), best checkpoint
 /// and early stopping (--best_checkpoint_metric eval_loss = the eval MLM loss, or
 /// eval_accuracy = the MLM accuracy). Weights: the latest checkpoint in model_dir, else
 /// --init_checkpoint (loadPretrainingCheckpoint, or a pretraining ckpt-N), else random.

@@ -32,7 +32,6 @@ private:
     nn::BertForSequenceClassification makeModel();
     std::string checkpointForInference() const;
     void loadForInference(nn::BertForSequenceClassification &model, const std::string &path);
-    void configureThreads();
     /// What the model card needs beyond the run's files (export; `exportDir`: the staging folder).
     ModelCardModel modelCardFacts(const std::string &ckpt, const std::string &exportDir) const;
 

@@ -21,6 +21,7 @@
 #include "core/train/pretrainrun.h"
 #include "core/train/run.h"
 #include "core/train/runidentity.h"
+#include "core/train/trainingloop.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "core/util/trainingallocator.h"
@@ -77,24 +78,10 @@ void Run::loadForInference(nn::BertForSequenceClassification &model, const std::
     }
 }
 
-void Run::configureThreads()
-{
-    if (m_spec.num_threads > 0) {
-        torch::set_num_threads(m_spec.num_threads);
-        m_obs.logMessage("intra-op threads: " + std::to_string(m_spec.num_threads) + " (--num_threads)");
-    } else {
-        // Automatic: keep libtorch's own choice (one thread per physical core as it counts
-        // them); BLAS brings its own pool. Raising torch's OpenMP threads on top made
-        // training slower here (docs/benchmarks.md).
-        m_obs.logMessage("intra-op threads: " + std::to_string(torch::get_num_threads())
-                         + " (automatic; --num_threads overrides)");
-    }
-}
-
 RunFinished Run::predict()
 {
     RunFinished r;
-    configureThreads();
+    configureThreads(m_spec, m_obs);
     auto model = makeModel();
     const std::string ckpt = checkpointForInference();
     loadForInference(model, ckpt);

@@ -13,7 +13,6 @@
 #include "core/model/initcheckpoint.h"
 #include "core/train/adamw.h"
 #include "core/train/batching.h"
-#include "core/train/blascheck.h"
 #include "core/train/checkpointio.h"
 #include "core/train/checkpointstate.h"
 #include "core/train/coach.h"
@@ -24,6 +23,7 @@
 #include "core/train/precision.h"
 #include "core/train/run.h"
 #include "core/train/runidentity.h"
+#include "core/train/trainingloop.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
@@ -47,28 +47,6 @@ double now()
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-/// Removes the temporary files a killed run can leave in model_dir: "ckpt-N.tmp" and
-/// writeFileAtomic's "<name>.tmp.<pid>". Only names this program writes; best effort.
-void removeStaleTemporaries(const std::string &modelDir)
-{
-    std::error_code ec;
-    std::vector<fs::path> stale;
-    for (fs::directory_iterator it(modelDir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const auto dot = name.rfind(".tmp");
-        if (dot == std::string::npos)
-            continue;
-        const std::string rest = name.substr(dot + 4);
-        const bool ours = (rest.empty() && name.rfind("ckpt-", 0) == 0)
-                          || (rest.size() > 1 && rest[0] == '.'
-                              && rest.find_first_not_of("0123456789", 1) == std::string::npos);
-        if (ours)
-            stale.push_back(it->path());
-    }
-    for (const auto &p : stale)
-        fs::remove(p, ec);
-}
-
 /// Passes the coach's new notes to the observer and metrics.jsonl (core/train/coach.h).
 void tell(TrainingObserver &obs, std::optional<MetricsWriter> &metrics, const std::vector<CoachNote> &notes)
 {
@@ -81,16 +59,11 @@ void tell(TrainingObserver &obs, std::optional<MetricsWriter> &metrics, const st
 
 } // namespace
 
-struct Run::TrainState
+/// The loop's parts (strategy, device, number format, micro-batches, optimizer: trainingloop.h)
+/// and what fine-tuning adds.
+struct Run::TrainState : LoopParts
 {
-    std::unique_ptr<Strategy> strategy;
-    bool chief = true;
-    c10::Device device = c10::Device(c10::kCPU);
     nn::BertForSequenceClassification model{nullptr};
-    std::unique_ptr<AdamW> opt;
-    NumberFormat format = NumberFormat::Fp32;
-    std::optional<LossScaler> scaler; // fp16 only
-    int64_t microBatches = 1;         // --gradient_accumulation_steps
     int64_t start = 0;
     std::string lastCkpt;
     bool runConfigWritten = false;
@@ -116,50 +89,10 @@ struct Run::TrainState
 
 void Run::setUp(TrainState &s)
 {
-    configureThreads();
-    // multi_worker_mirrored: joins the cluster here (waits for every worker, bounded by
-    // --worker_timeout). Only the chief writes checkpoints, metrics and the summary.
-    s.strategy = makeStrategy(m_spec, &m_stop); // a Stop while the cluster forms ends the wait
-    s.chief = s.strategy->isChief();
-    const int64_t perReplica = s.strategy->perReplicaBatch(m_spec.train_batch_size); // throws when not divisible
-    s.microBatches = m_spec.gradient_accumulation_steps;
-    if (s.microBatches < 1 || perReplica % s.microBatches != 0)
-        throw Error("gradient_accumulation_steps",
-                    "the per-replica batch " + std::to_string(perReplica) + " is not divisible into "
-                        + std::to_string(s.microBatches) + " micro-batches",
-                    "choose a train_batch_size that is a multiple of replicas × gradient_accumulation_steps");
-    s.format = parseNumberFormat(m_spec.dtype);
-    if (s.strategy->worldSize() > 1)
-        m_obs.logMessage("multi_worker_mirrored: worker rank " + std::to_string(s.strategy->rank()) + " of "
-                         + std::to_string(s.strategy->worldSize()) + (s.chief ? " (chief)" : ""));
-    for (const auto &w : checkBlas())
-        m_obs.logMessage(w);
-    std::error_code ec;
-    fs::create_directories(m_spec.model_dir, ec);
-    if (ec)
-        throw Error(m_spec.model_dir, "cannot create the model_dir: " + ec.message(),
-                    "choose a writable --model_dir");
-    s.model = makeModel();
-    if (s.model->encoder->activationCheckpointing())
-        m_obs.logMessage("activation checkpointing: each encoder block is recomputed in the backward pass "
-                         "(--activation_checkpointing)");
-    // The optimizer's slots are created beside the parameters: move the model first.
-    s.device = s.strategy->device();
-    s.model->to(s.device);
-    s.model->train();
-    if (s.format == NumberFormat::Fp16) {
-        if (!s.device.is_cuda())
-            throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU",
-                        "use --dtype=bf16 (or fp32) on the CPU, or --num_gpus=1 on a CUDA machine");
-        s.scaler.emplace();
-    }
-    if (s.format != NumberFormat::Fp32 || s.microBatches > 1)
-        m_obs.logMessage("number format " + m_spec.dtype + " (float32 weights, optimizer state and checkpoints)"
-                         + (s.microBatches > 1 ? ", " + std::to_string(s.microBatches)
-                                                     + " micro-batches of " + std::to_string(perReplica / s.microBatches)
-                                                     + " examples per step"
-                                               : std::string()));
-    s.opt = std::make_unique<AdamW>(namedParameters(s.model), AdamWOptions{m_spec.weight_decay_rate});
+    setUpLoop(s, m_spec, m_obs, m_stop, [&]() -> torch::nn::Module & {
+        s.model = makeModel();
+        return *s.model;
+    });
 }
 
 void Run::restore(TrainState &s)
@@ -183,25 +116,7 @@ void Run::restore(TrainState &s)
     }
     m_progress.last_checkpoint = s.lastCkpt;
     m_progress.last_step = s.start;
-    if (s.strategy->worldSize() > 1) {
-        // Every worker resumes from the chief's checkpoint, then starts from its parameters.
-        std::vector<int64_t> starts{s.start};
-        s.strategy->gatherAcrossWorkers(starts);
-        for (size_t k = 1; k < starts.size(); ++k)
-            if (starts[k] != starts[0])
-                throw Error("model_dir",
-                            "worker rank " + std::to_string(k) + " would resume at step " + std::to_string(starts[k])
-                                + " but the chief at step " + std::to_string(starts[0]),
-                            "every worker must see the chief's model_dir (a shared folder), or start all in a new one");
-        s.strategy->prepare(s.model->parameters());
-        // Own dropout masks per worker (deterministic, so a resumed run repeats them);
-        // the chief keeps its stream, which its checkpoints record.
-        if (s.strategy->rank() > 0) {
-            at::Generator &gen = s.model->generator();
-            std::lock_guard<std::mutex> lock(gen.mutex());
-            gen.set_current_seed(uint64_t(m_spec.seed) + 7919 * uint64_t(s.strategy->rank()) + uint64_t(s.start));
-        }
-    }
+    agreeOnTheStart(s, s.start, s.model->parameters(), s.model->generator(), m_spec.seed);
 }
 
 RunFinished Run::alreadyComplete(const TrainState &s)
@@ -226,10 +141,7 @@ RunFinished Run::alreadyComplete(const TrainState &s)
 void Run::openOutputs(TrainState &s)
 {
     if (s.chief) {
-        removeStaleTemporaries(m_spec.model_dir);
-        const std::string metricsPath = m_spec.metricsPath();
-        MetricsWriter::truncateAfterStep(metricsPath, s.start); // drop what was logged after the checkpoint
-        s.metrics.emplace(metricsPath);
+        openRunDirectory(m_spec, s.start, s.metrics);
         s.summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
     }
     s.trainData = std::make_unique<ClassifierDataset>(
@@ -246,19 +158,8 @@ void Run::openOutputs(TrainState &s)
 
 void Run::announce(TrainState &s)
 {
-    RunStarted info;
-    info.total_steps = m_sched.total_steps;
-    info.steps_per_epoch = m_sched.steps_per_epoch;
-    info.warmup_steps = m_sched.warmup_steps;
-    info.eval_steps = m_sched.eval_steps;
-    info.start_step = s.start;
+    RunStarted info = runStartedInfo(s, m_sched, s.start, *s.model, m_spec.model_dir);
     info.num_labels = m_meta.num_labels;
-    info.parameter_count = 0;
-    for (auto &p : s.model->parameters())
-        info.parameter_count += p.numel();
-    info.model_dir = m_spec.model_dir;
-    info.device = s.device.str();
-    info.wall_time = now();
     m_obs.runStarted(info);
     if (s.chief) {
         CoachSetup setup = coachSetupFor(m_spec, m_sched);

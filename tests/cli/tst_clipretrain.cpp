@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -167,6 +168,30 @@ private Q_SLOTS:
         };
         QVERIFY(folderHolds(dir + "/summaries/train", "nsp_accuracy"));
         QVERIFY(folderHolds(dir + "/summaries/validation", "eval_nsp_accuracy"));
+    }
+
+    /// A model_dir with the temporaries a killed run leaves (kill -9 during a checkpoint and
+    /// during writeFileAtomic): `pretrain` removes them, as `train` does, and trains. Names
+    /// that are not the program's own stay.
+    void killedRunsTemporariesAreRemoved()
+    {
+        const std::string dir = path("pt-killed");
+        fs::create_directories(dir);
+        std::ofstream(dir + "/ckpt-2.tmp") << "half a checkpoint";
+        std::ofstream(dir + "/run_config.json.tmp.4242") << "{\"defin";
+        std::ofstream(dir + "/notes.tmp") << "the user's"; // not a name this program writes
+        std::string out, err;
+        auto args = common(dir, m_meta);
+        std::replace(args.begin(), args.end(), std::string("--num_train_epochs=10"), std::string("--num_train_epochs=1"));
+        args.insert(args.begin(), "pretrain");
+        QVERIFY2(wbtest::runCli(args, out, err) == int(cli::kExitOk), (out + err).c_str());
+        QVERIFY2(out.find("Pretraining from random weights") != std::string::npos, out.c_str());
+        QVERIFY(!fs::exists(dir + "/ckpt-2.tmp"));
+        QVERIFY(!fs::exists(dir + "/run_config.json.tmp.4242"));
+        QVERIFY(fs::exists(dir + "/notes.tmp"));
+        QVERIFY(fs::exists(dir + "/ckpt-8")); // one epoch of 8 steps
+        QVERIFY(fs::exists(dir + "/run_config.json"));
+        QCOMPARE(lines(dir + "/metrics.jsonl", "eval").size(), size_t(1));
     }
 
     /// `pretrain --num_local_workers=2` as train has it: two processes on c10d Gloo, the chief
