@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/file.h>
@@ -95,7 +96,7 @@ std::string hostOf(const std::string &endpoint)
 
 /// SHA-256 (core/util/digest.h) computed on a worker thread in blocks of kHashBlock bytes, so
 /// that hashing overlaps receiving and writing (one block is filled while the other is hashed).
-/// Thread rules: one caller thread.
+/// A wb::Error of the digest on the worker is thrown again by hex(). Thread rules: one caller thread.
 class BackgroundSha256
 {
 public:
@@ -118,6 +119,7 @@ public:
     {
         drain();
         m_digest.reset();
+        m_failure = nullptr;
         m_fill.clear();
         m_bytes = 0;
     }
@@ -133,6 +135,8 @@ public:
     {
         handOver();
         drain();
+        if (m_failure)
+            std::rethrow_exception(m_failure);
         return m_digest.finishHex();
     }
 
@@ -161,14 +165,22 @@ private:
             if (!m_busy)
                 return;
             lock.unlock();
-            m_digest.update(m_work.data(), m_work.size());
+            std::exception_ptr failure;
+            try {
+                m_digest.update(m_work.data(), m_work.size());
+            } catch (...) {
+                failure = std::current_exception();
+            }
             lock.lock();
+            if (failure && !m_failure)
+                m_failure = failure;
             m_busy = false;
             m_cv.notify_all();
         }
     }
 
     Digest m_digest{DigestKind::Sha256}; ///< updated by the worker while m_busy, else by the caller
+    std::exception_ptr m_failure;         ///< the worker's first error since reset() (under m_mutex)
     int64_t m_bytes = 0;
     std::vector<char> m_fill; ///< filled by update() (caller thread)
     std::vector<char> m_work; ///< hashed by the worker while m_busy
