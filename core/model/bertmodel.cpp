@@ -170,6 +170,11 @@ torch::Tensor applyLayerNorm(torch::nn::LayerNorm &layerNorm, const torch::Tenso
     if (fastKernels().layerNorm &&
         fusedLayerNormApplies(x, layerNorm->weight, layerNorm->bias))
         return fusedLayerNorm(x, layerNorm->weight, layerNorm->bias, layerNorm->options.eps());
+    // Under bf16 autocast a product's output (the MLM head's transform) reaches LayerNorm in
+    // bf16, and libtorch 1.13's CPU layer_norm refuses a bf16 input with float32 weights: the
+    // normalisation runs in the weights' type, as the encoder's (whose residual sum is float32).
+    if (x.scalar_type() != layerNorm->weight.scalar_type())
+        return layerNorm->forward(x.to(layerNorm->weight.scalar_type()));
     return layerNorm->forward(x);
 }
 

@@ -2,6 +2,7 @@
 // --dtype and --gradient_accumulation_steps (issue 17): autocast scopes, bf16 training with
 // float32 weights and checkpoints, accumulation equal to the whole batch.
 #include "core/model/bertmodel.h"
+#include "core/model/pretrainingheads.h"
 #include "core/train/checkpointio.h"
 #include "core/train/precision.h"
 #include "core/train/trainer.h"
@@ -89,6 +90,7 @@ private Q_SLOTS:
     void autocastScopesTheMatmuls();
     void lossScalerFollowsKeras();
     void bf16TrainsWithFloat32Weights();
+    void bf16PretrainingHeads();
     void accumulationEqualsWholeBatch();
     void activationCheckpointingTrainsTheSame();
 
@@ -208,6 +210,44 @@ void tst_Precision::bf16TrainsWithFloat32Weights()
     const RunFinished r2 = t.run(resumed, rec2, stop);
     QVERIFY2(r2.status == RunStatus::Completed, (r2.message + " " + r2.hint).c_str());
     QCOMPARE(r2.last_step, int64_t(48)); // already complete: nothing refused, nothing changed
+}
+
+/// The masked-LM head under bf16 autocast (its transform's bf16 output once reached a float32
+/// LayerNorm: "expected scalar type BFloat16 but found Float"): float32 logits close to fp32's,
+/// and a backward pass that reaches the tied word embeddings.
+void tst_Precision::bf16PretrainingHeads()
+{
+    BertConfig c;
+    c.vocab_size = 50;
+    c.hidden_size = 16;
+    c.num_hidden_layers = 1;
+    c.num_attention_heads = 2;
+    c.intermediate_size = 32;
+    c.max_position_embeddings = 16;
+    c.hidden_dropout_prob = 0;
+    c.attention_probs_dropout_prob = 0;
+    nn::BertForPreTraining model(c, /*nextSentence=*/true, nn::makeGenerator(7));
+    model->train();
+    const auto ids = torch::randint(5, 50, {2, 8}, torch::kLong);
+    const auto mask = torch::ones({2, 8}, torch::kLong);
+    const auto segments = torch::zeros({2, 8}, torch::kLong);
+    const auto positions = torch::tensor({1, 3, 2, 5}, torch::kLong).view({2, 2});
+    const torch::Tensor fp32 = model->forward(ids, mask, segments, positions).mlm_logits.detach();
+    nn::PretrainingOutput out;
+    {
+        AutocastGuard guard(NumberFormat::Bf16, c10::Device(c10::kCPU));
+        out = model->forward(ids, mask, segments, positions);
+    }
+    QCOMPARE(out.mlm_logits.scalar_type(), c10::kFloat);
+    QCOMPARE(out.mlm_logits.sizes().vec(), (std::vector<int64_t>{2, 2, 50}));
+    QVERIFY(out.nsp_logits.defined());
+    const double gap = (out.mlm_logits.detach() - fp32).abs().max().item<double>();
+    QVERIFY2(gap < 0.1, std::to_string(gap).c_str()); // bf16 keeps ~3 significant digits
+    out.mlm_logits.sum().backward();
+    const torch::Tensor grad = model->embeddings->word_embeddings->weight.grad();
+    QVERIFY(grad.defined());
+    QVERIFY(torch::isfinite(grad).all().item<bool>());
+    QVERIFY(grad.abs().sum().item<double>() > 0);
 }
 
 void tst_Precision::accumulationEqualsWholeBatch()
