@@ -146,6 +146,27 @@ Diagnostics ordered(const Diagnostics &all, const Diagnostics &first, const std:
     return out;
 }
 
+/// A Hub model whose files failed a check (a weights file that does not parse, a config that
+/// does not read): when the cause is a cached file that no longer matches its blob name (a byte
+/// changed by a disk or a copy, a truncation that kept no size record), that is said first, with
+/// the fix (`models download --refresh`), so it is not taken for a bad model or a bad download.
+/// Hashes every file of the snapshot: only on this error path.
+void nameDamagedCachedFile(const std::string &source, const PretrainedModel &model, Diagnostics &diag)
+{
+    if (model.repo_id.empty())
+        return; // a local folder: no digest to check its files against
+    HubSettings settings = HubSettings::fromEnvironment();
+    settings.verify = true;
+    try {
+        findCachedPretrainedModel(source, settings);
+    } catch (const HubError &e) {
+        if (e.kind() == HubErrorKind::Checksum)
+            diag.error(e.field().empty() ? "pretrained_model" : e.field(), e.what(), e.hint());
+    } catch (const Error &) {
+        // other failures are reported where the files are read
+    }
+}
+
 } // namespace
 
 PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
@@ -188,6 +209,8 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
         TrainingOptions asGiven = run.options;
         asGiven.do_lower_case = casingGiven;
         checkDataMatchesModel(asGiven, *run.pretrained, pretrained);
+        if (!run.validation.ok())
+            nameDamagedCachedFile(run.options.pretrained_model, *run.pretrained, pretrained);
     }
     if (!pretrained.empty() || !dropped.empty())
         run.validation.diagnostics = ordered(run.validation.diagnostics, pretrained, dropped);

@@ -274,6 +274,55 @@ private Q_SLOTS:
         QVERIFY(prepareRun(m_options, RunPurpose::Validate).ok());
     }
 
+    /// Damage the size check cannot see: a changed byte (same size), and a truncation in a cache
+    /// without size records (huggingface_hub's). The weights then fail to parse; the run's
+    /// preparation says first that the cached copy is damaged, with the fix.
+    void sameSizeDamageIsNamedWhenTheWeightsFail_data()
+    {
+        QTest::addColumn<bool>("truncate");
+        QTest::newRow("changed bytes") << false;
+        QTest::newRow("truncated, no size record") << true;
+    }
+
+    void sameSizeDamageIsNamedWhenTheWeightsFail()
+    {
+        QFETCH(bool, truncate);
+        const std::string weights = readAll(fixture("pytorch_model.bin"));
+        const std::string repo = path("hf_home") + "/hub/models--test-org--tiny-bert-uncased";
+        const std::string blob = repo + "/blobs/" + wbtest::sha256Hex(weights);
+        QVERIFY(fs::exists(blob));
+        if (truncate) {
+            fs::remove_all(repo + "/.blob_sizes");
+            fs::resize_file(blob, weights.size() / 3);
+        } else {
+            std::string damaged = weights;
+            for (size_t k = 0; k < 64 && k < damaged.size(); ++k)
+                damaged[k] = char(~damaged[k]); // the archive's header: the weights no longer read
+            fs::remove(blob);
+            std::ofstream(blob, std::ios::binary) << damaged;
+        }
+        const PreparedRun r = prepareRun(m_options, RunPurpose::Validate);
+        QVERIFY(!r.ok());
+        const Diagnostic *first = nullptr;
+        for (const auto &d : r.validation.diagnostics.items())
+            if (d.severity == Severity::Error && !first)
+                first = &d;
+        QVERIFY(first);
+        const std::string said = first->field + ": " + first->message + " | " + first->hint;
+        QVERIFY2(said.find("the cached copy of pytorch_model.bin (") != std::string::npos, said.c_str());
+        QVERIFY2(said.find(") is damaged (") != std::string::npos, said.c_str());
+        QVERIFY2(said.find("bert-workbench-cli models download --refresh test-org/tiny-bert-uncased") != std::string::npos,
+                 said.c_str());
+        // The fix works: --refresh hashes the cached blobs and fetches the damaged one again.
+        StopToken stop;
+        HubSettings settings = HubSettings::fromEnvironment();
+        settings.refresh = true;
+        settings.verify = true; // as `models download --refresh` sets it
+        resolvePretrainedModel(m_options.pretrained_model, settings, {}, stop);
+        QCOMPARE(readAll(blob), weights);
+        QVERIFY(prepareRun(m_options, RunPurpose::Validate).ok());
+    }
+
     // 5. Data prepared for another tokenizer: an error naming both sides.
     void dataOfAnotherTokenizerIsRefused()
     {
