@@ -64,7 +64,7 @@ bool isCased(char32_t c)
     return utf8proc_tolower(i) != i || utf8proc_toupper(i) != i;
 }
 
-bool isCaseIgnorable(char32_t c)
+bool caseIgnorable(char32_t c)
 {
     switch (c) {
     case 0x27: case 0x2E: case 0x3A: case 0xB7: case 0x387: case 0x5F4: case 0x2018: case 0x2019:
@@ -85,7 +85,7 @@ bool isFinalSigma(const std::u32string &w, size_t i)
     bool before = false;
     while (j > 0) {
         --j;
-        if (isCaseIgnorable(w[j]))
+        if (caseIgnorable(w[j]))
             continue;
         before = isCased(w[j]);
         break;
@@ -93,7 +93,7 @@ bool isFinalSigma(const std::u32string &w, size_t i)
     if (!before)
         return false;
     for (size_t k = i + 1; k < w.size(); ++k) {
-        if (isCaseIgnorable(w[k]))
+        if (caseIgnorable(w[k]))
             continue;
         return !isCased(w[k]);
     }
@@ -401,5 +401,10 @@ size_t BasicTokenizer::tokenize(std::string_view text, std::vector<std::string> 
 {
     return scan(text, maxTokens, [&](std::string_view t) { out.emplace_back(t); });
 }
+
+bool isBertWhitespace(char32_t c) { return isWhitespace(c); }
+bool isBertPunctuation(char32_t c) { return isPunctuation(c); }
+bool isBertCjkIdeograph(char32_t c) { return isCjk(c); }
+bool isCaseIgnorable(char32_t c) { return caseIgnorable(c); }
 
 } // namespace wb

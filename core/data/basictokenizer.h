@@ -37,4 +37,15 @@ private:
     bool m_doLowerCase;
 };
 
+/// BasicTokenizer's character classes, for code that must cut text only where the tokenizer
+/// separates tokens anyway (core/data/pretrainingtext.h): whitespace (space, \t, \n, \r, Zs,
+/// U+2028/U+2029), punctuation (ASCII 33–47, 58–64, 91–96, 123–126 or category P*), the CJK
+/// ideographs that become tokens of their own (tokenization.py _is_chinese_char), and Python's
+/// case-ignorable characters (the context of str.lower()'s final sigma: U+03A3 lowers to ς or σ
+/// by the cased letters around it, skipping these). Pure; thread-safe.
+bool isBertWhitespace(char32_t c);
+bool isBertPunctuation(char32_t c);
+bool isBertCjkIdeograph(char32_t c);
+bool isCaseIgnorable(char32_t c);
+
 } // namespace wb

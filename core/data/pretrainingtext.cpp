@@ -2,6 +2,7 @@
 // Streaming reader of pretraining corpora: plain text, folders of .txt, CSV/TSV and JSONL.
 #include "core/data/pretrainingtext.h"
 
+#include "core/data/basictokenizer.h"
 #include "core/data/textrows.h"
 #include "core/util/error.h"
 #include "core/util/hex.h"
@@ -143,23 +144,20 @@ char32_t decodeAt(std::string_view s, size_t i, size_t &len)
     return cp;
 }
 
-// A character that BERT's BasicTokenizer never puts inside a token together with its neighbours
-// (transformers tokenization_bert.py): whitespace (_is_whitespace: the four ASCII blanks and the
-// space separators Zs; U+2028/U+2029, which Python's str.split() splits at, as
-// core/data/basictokenizer.cpp) and CJK ideographs (_is_chinese_char: a token of their own).
-// \f and \v are control characters there, dropped but not separating, so they are not here.
-bool separatesTokens(char32_t c)
+// Whitespace and CJK ideographs separate BasicTokenizer's tokens wherever they stand
+// (core/data/basictokenizer.h). \f and \v are control characters there, dropped but not
+// separating, so they are not separators here.
+bool separatesTokens(char32_t c) { return isBertWhitespace(c) || isBertCjkIdeograph(c); }
+
+// A boundary beside a punctuation character also separates tokens (each punctuation character
+// is a token of its own), unless lower-casing reads across it: str.lower() turns U+03A3 into ς
+// or σ by the cased letters around it, skipping case-ignorable characters (".", "'", ":" …).
+// With neither neighbour case-ignorable nor a sigma, no sigma's context crosses the cut.
+bool punctuationBoundary(char32_t before, char32_t after)
 {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-        return true;
-    if (c < 0x80)
+    if (!isBertPunctuation(before) && !isBertPunctuation(after))
         return false;
-    if (c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F
-        || c == 0x205F || c == 0x3000)
-        return true;
-    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF)
-        || (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF)
-        || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+    return !isCaseIgnorable(before) && !isCaseIgnorable(after) && before != 0x03A3 && after != 0x03A3;
 }
 
 } // namespace
@@ -177,16 +175,19 @@ size_t tokenBoundaryCut(std::string_view s, size_t limit, bool &insideWord)
         --p;
     const size_t characterCut = p;
     size_t len = 0;
-    bool atSeparator = separatesTokens(decodeAt(s, p, len)) && len > 0; // the character that would begin part 2
+    char32_t at = decodeAt(s, p, len); // the character that would begin part 2
+    bool atValid = len > 0;
     while (p > 0) {
         size_t q = p - 1; // the character before p
         while (q > 0 && p - q < 4 && isContinuationByte(s[q]))
             --q;
         const char32_t before = decodeAt(s, q, len);
-        const bool beforeSeparates = len == p - q && separatesTokens(before);
-        if (atSeparator || beforeSeparates)
+        const bool beforeValid = len == p - q;
+        if ((atValid && separatesTokens(at)) || (beforeValid && separatesTokens(before))
+            || (atValid && beforeValid && punctuationBoundary(before, at)))
             return p;
-        atSeparator = beforeSeparates;
+        at = before;
+        atValid = beforeValid;
         p = q;
     }
     insideWord = true;

@@ -35,7 +35,9 @@ struct PretrainingLineSplit
 /// tokenization_bert.py: _tokenize_chinese_chars, then whitespace_tokenize) spans the cut, and so
 /// the parts' tokens are the whole text's: the last character boundary in (0, limit] with a
 /// separating character on either side of it, whitespace (space, tab, CR, LF, the Unicode space
-/// separators Zs, U+2028/U+2029) or a CJK ideograph. The whitespace stays in one of the parts.
+/// separators Zs, U+2028/U+2029) or a CJK ideograph, or a punctuation character that no
+/// lower-casing context crosses (neither neighbour case-ignorable nor U+03A3: str.lower()'s final
+/// sigma reads across case-ignorable characters). The whitespace stays in one of the parts.
 /// Without such a boundary (a single "word" longer than `limit`), the last UTF-8 character
 /// boundary in (0, limit], and `insideWord` is set. Returns text.size() when the text is not
 /// longer than `limit`. Pure; reads only inside `text`, whatever its bytes.

@@ -178,6 +178,34 @@ private Q_SLOTS:
         QVERIFY(inside);
         // Bytes that are not UTF-8: never 0, never past the limit.
         QCOMPARE(tokenBoundaryCut("\x80\x80\x80\x80\x80", 3, inside), size_t(3));
+        // Beside punctuation (a token of its own): "can," | "house", not "can,ho" | "use".
+        QCOMPARE(tokenBoundaryCut("can,house", 6, inside), size_t(4));
+        QVERIFY(!inside);
+        QCOMPARE(tokenBoundaryCut("can(house", 6, inside), size_t(4));
+        QVERIFY(!inside);
+        // Not beside a case-ignorable one ('.', '\'', ':'): lower-casing reads across those
+        // (final sigma), so "ΑΣ.Β" keeps its σ: the cut falls before, between "ab" and ",".
+        QCOMPARE(tokenBoundaryCut("ab,\xCE\x91\xCE\xA3.\xCE\x92" "cd", 9, inside), size_t(3));
+        QVERIFY(!inside);
+        QCOMPARE(tokenBoundaryCut("abc.def", 5, inside), size_t(5));
+        QVERIFY(inside);
+    }
+
+    /// A long line without blanks but with punctuation (text from tables, URLs, dumps) is cut
+    /// beside a punctuation character: the same tokens as the whole line, no cut inside a word.
+    void punctuationLongLineKeepsEveryToken()
+    {
+        std::string line;
+        while (line.size() < PretrainingTextReader::kMaxSentenceBytes * 3 / 2)
+            line += "can,house;";
+        const std::string in = dir() + "/punct.txt";
+        writeFile(in, line + "\n");
+        const FullTokenizer tok(vocab(), false);
+        const ReadResult r = readAll(in);
+        QCOMPARE(r.linesSplit, int64_t(1));
+        QVERIFY(r.cuts >= 1);
+        QCOMPARE(r.cutsInsideAWord, int64_t(0));
+        QVERIFY(tokensOf(tok, r.sentences) == tokensOf(tok, {line}));
     }
 
     /// Plain text: lines of more than 1 and 2 MiB with words across every limit and read block
