@@ -11,6 +11,7 @@
 #include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <ostream>
@@ -94,7 +95,7 @@ struct PretrainingFlags
     std::string inputs;         ///< --input_file: a comma-separated list
     std::string pretrainedModel;
     bool noLowerCase = false;
-    CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr;
+    CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr, *maxPredictions = nullptr;
 };
 
 void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
@@ -114,8 +115,10 @@ void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
     f.lowerCase = app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
     app.add_flag("--nodo_lower_case", f.noLowerCase, "keep case and accents (cased models)");
     f.maxSeq = app.add_option("--max_seq_length", o.max_seq_length, "tokens per sequence incl. [CLS]/[SEP]")->capture_default_str();
-    app.add_option("--max_predictions_per_seq", o.max_predictions_per_seq, "masked LM predictions per sequence")
-        ->capture_default_str();
+    f.maxPredictions = app.add_option("--max_predictions_per_seq", o.max_predictions_per_seq,
+                                      "masked LM predictions per sequence (default 20, fewer when max_seq_length ×\n"
+                                      "masked_lm_prob fills fewer: e.g. 12 at --max_seq_length=64)")
+                           ->capture_default_str();
     app.add_option("--masked_lm_prob", o.masked_lm_prob, "share of the tokens to mask")->capture_default_str();
     app.add_option("--short_seq_prob", o.short_seq_prob, "share of sequences shorter than max_seq_length (random length)")
         ->capture_default_str();
@@ -191,6 +194,11 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     f.o.input_files = splitCommaList(f.inputs);
     if (const int chosen = chooseTokenizer(f, out, err); chosen != kExitOk)
         return chosen;
+    // create_pretraining_data.py's default of 20 fits 128 tokens; a shorter sequence without the
+    // flag gets what it can fill (an explicit value is checked as given).
+    if (f.maxPredictions->count() == 0 && f.o.max_seq_length >= 1 && f.o.masked_lm_prob > 0.0 && f.o.masked_lm_prob <= 1.0)
+        f.o.max_predictions_per_seq =
+            std::min(f.o.max_predictions_per_seq, maxUsefulPredictionsPerSeq(f.o.max_seq_length, f.o.masked_lm_prob));
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
     StopToken stop;

@@ -430,9 +430,10 @@ void checkOptions(const PretrainingDataOptions &o)
         throw Error("max_predictions_per_seq",
                     "max_predictions_per_seq=" + std::to_string(o.max_predictions_per_seq) + " is more than masked_lm_prob="
                         + fixed(o.masked_lm_prob, 2) + " can fill in a sequence of max_seq_length="
-                        + std::to_string(o.max_seq_length) + ": at most "
+                        + std::to_string(o.max_seq_length) + ": about "
                         + std::to_string(std::max<int64_t>(1, int64_t(std::nearbyint(double(o.max_seq_length - 2) * o.masked_lm_prob))))
-                        + " positions of a sequence are masked, the other slots would always be padding",
+                        + " positions of a sequence are masked, and slots beyond " + std::to_string(most)
+                        + " would always be padding",
                     "Use --max_predictions_per_seq=" + std::to_string(most) + " or less (about max_seq_length × "
                         "masked_lm_prob), or raise --masked_lm_prob.");
     if (!(o.short_seq_prob >= 0.0 && o.short_seq_prob <= 1.0))

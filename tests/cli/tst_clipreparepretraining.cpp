@@ -147,6 +147,25 @@ private Q_SLOTS:
         QVERIFY(meta["eval_data_size"].get<int>() > 0);
     }
 
+    /// Without --max_predictions_per_seq, a short max_seq_length gets what it can fill (the
+    /// default 20 was an error at 16 tokens); a value given is checked as given.
+    void defaultPredictionsFollowTheLength()
+    {
+        write("p.txt", corpus(20));
+        const QStringList base = {QStringLiteral("prepare_pretraining"), QString::fromStdString("--input_file=" + path("p.txt")),
+                                  QString::fromStdString("--vocab_file=" + path("vocab.txt")), QStringLiteral("--max_seq_length=16")};
+        const Result r = runInProcess(base + QStringList{QString::fromStdString("--output_dir=" + path("pred"))});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto meta = nlohmann::json::parse(std::ifstream(path("pred/input_meta_data.json")));
+        QCOMPARE(meta["max_predictions_per_seq"].get<int>(), 4); // 16 × 0.15 = 2.4, in slots of 4
+        const Result given = runInProcess(base + QStringList{QString::fromStdString("--output_dir=" + path("pred20")),
+                                                             QStringLiteral("--max_predictions_per_seq=20")});
+        QCOMPARE(given.code, 2);
+        QVERIFY2(given.err.find("slots beyond 4 would always be padding") != std::string::npos, given.err.c_str());
+        QVERIFY2(given.err.find("--max_predictions_per_seq=4 or less") != std::string::npos, given.err.c_str());
+        verifyEmpty("pred20");
+    }
+
     void badInputExitsTwo()
     {
         write("bin.txt", std::string("hello\0world", 11));

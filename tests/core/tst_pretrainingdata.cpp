@@ -637,7 +637,8 @@ private Q_SLOTS:
         o.max_predictions_per_seq = 40;
         e = errorOf(o);
         QVERIFY2(e.find("max_predictions_per_seq: max_predictions_per_seq=40 is more than masked_lm_prob=0.15 can fill "
-                        "in a sequence of max_seq_length=128: at most 19 positions") != std::string::npos, e.c_str());
+                        "in a sequence of max_seq_length=128: about 19 positions") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("slots beyond 20 would always be padding") != std::string::npos, e.c_str());
         QVERIFY2(e.find("--max_predictions_per_seq=20 or less") != std::string::npos, e.c_str());
         verifyNothingWritten(dir() + "/o5");
         // The output folder cannot be made (a file is in the way).
