@@ -19,7 +19,8 @@ namespace {
 
 /// e^w for w ≤ 0, exactly 0 below −87 (where e^w leaves the normal floats): Cody–Waite reduction
 /// to r = w − n·ln2 ∈ [−½ln2, ½ln2], Cephes' degree-5 polynomial for eʳ (about 1 ulp), times 2ⁿ
-/// built in the exponent bits. Branch-free, so the loops that call it vectorise.
+/// built in the exponent bits. Branch-free, so the loops that call it vectorise. A NaN w gives
+/// NaN, with no undefined operation on the way.
 WB_VECTOR_BODY float expNonPositive(float w)
 {
     constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
@@ -34,7 +35,11 @@ WB_VECTOR_BODY float expNonPositive(float w)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     const float er = p * r * r + r + 1.0f;
-    const int32_t bits = (int32_t(fn) + 127) << 23;
+    // fn ∈ [−126, 0] for w ∈ [−87, 0]; a NaN or +∞ w (a diverged run's scores) would make the
+    // float→int conversion and the shift undefined, so fn is held to [−127, 128] first (a NaN
+    // becomes −127; er is NaN then and so is the result). Same bits for every w ≤ 0.
+    const float fnc = std::min(fn > -127.0f ? fn : -127.0f, 128.0f);
+    const uint32_t bits = uint32_t(int32_t(fnc) + 127) << 23;
     float scale;
     std::memcpy(&scale, &bits, sizeof scale);
     return w < -87.0f ? 0.0f : er * scale;

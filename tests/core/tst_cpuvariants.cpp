@@ -11,7 +11,9 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <random>
 #include <vector>
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void scopedCapabilityLowersAndRestores();
     void everyVariantGivesTheBaselinesBits_data();
     void everyVariantGivesTheBaselinesBits();
+    void softmaxOfADivergedRowIsNaN();
 };
 
 void tst_CpuVariants::resolveRule()
@@ -166,6 +169,33 @@ void tst_CpuVariants::everyVariantGivesTheBaselinesBits()
           cpuCapabilityName(detectedCpuCapability()));
     if (compared == 0)
         QSKIP("this CPU has only the baseline variant");
+}
+
+/// A diverged run's scores (NaN, ±∞) reach the softmax: every variant gives NaN for a row that
+/// holds a NaN or +∞ and the plain softmax for -∞ entries, with no undefined operation on the way
+/// (the exponential's 2ⁿ once converted a NaN to int and shifted a negative value: make sanitize).
+void tst_CpuVariants::softmaxOfADivergedRowIsNaN()
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (CpuCapability c : {CpuCapability::Baseline, CpuCapability::Avx2, CpuCapability::Avx512}) {
+        ScopedCpuCapability use(c);
+        for (int64_t n : {int64_t(5), int64_t(37)}) {
+            std::vector<float> x(size_t(n), 1.0f), bias(size_t(n), 0.0f), p(size_t(n), 0.0f);
+            x[2] = nan;
+            k::softmaxRow(x.data(), bias.data(), p.data(), n);
+            for (float v : p)
+                QVERIFY(std::isnan(v));
+            std::fill(x.begin(), x.end(), 1.0f);
+            x[1] = inf;
+            k::softmaxRow(x.data(), bias.data(), p.data(), n);
+            QVERIFY(std::isnan(p[0]) || p[0] == 0.0f);
+            std::fill(x.begin(), x.end(), 0.0f);
+            x[0] = -inf; // a masked score: exactly 0, the rest share the row
+            k::softmaxRow(x.data(), bias.data(), p.data(), n);
+            QCOMPARE(p[0], 0.0f);
+            QCOMPARE(p[1], 1.0f / float(n - 1));
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(tst_CpuVariants)
