@@ -2,7 +2,6 @@
 // Streaming reader of pretraining corpora: plain text, folders of .txt, CSV/TSV and JSONL.
 #include "core/data/pretrainingtext.h"
 
-#include "core/data/basictokenizer.h"
 #include "core/data/textrows.h"
 #include "core/util/error.h"
 #include "core/util/hex.h"
@@ -107,130 +106,6 @@ bool hasExtension(const fs::path &p, const std::vector<std::string> &exts)
     const std::string e = lowerAscii(p.extension().string());
     return std::find(exts.begin(), exts.end(), e) != exts.end();
 }
-
-bool isContinuationByte(char c)
-{
-    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-
-// The code point of the UTF-8 sequence at s[i], and its length in `len`; len 0 when the bytes
-// there are no complete sequence (a continuation byte, a bad lead byte, or cut off by the end).
-char32_t decodeAt(std::string_view s, size_t i, size_t &len)
-{
-    len = 0;
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-        len = 1;
-        return c;
-    }
-    size_t n;
-    char32_t cp;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, cp = c & 0x1Fu;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, cp = c & 0x0Fu;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, cp = c & 0x07u;
-    else
-        return 0;
-    if (i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; ++k) {
-        if (!isContinuationByte(s[i + k]))
-            return 0;
-        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
-    }
-    len = n;
-    return cp;
-}
-
-// Whitespace and CJK ideographs separate BasicTokenizer's tokens wherever they stand
-// (core/data/basictokenizer.h). \f and \v are control characters there, dropped but not
-// separating, so they are not separators here.
-bool separatesTokens(char32_t c) { return isBertWhitespace(c) || isBertCjkIdeograph(c); }
-
-// A boundary beside a punctuation character also separates tokens (each punctuation character
-// is a token of its own), unless lower-casing reads across it: str.lower() turns U+03A3 into ς
-// or σ by the cased letters around it, skipping case-ignorable characters (".", "'", ":" …).
-// With neither neighbour case-ignorable nor a sigma, no sigma's context crosses the cut.
-bool punctuationBoundary(char32_t before, char32_t after)
-{
-    if (!isBertPunctuation(before) && !isBertPunctuation(after))
-        return false;
-    return !isCaseIgnorable(before) && !isCaseIgnorable(after) && before != 0x03A3 && after != 0x03A3;
-}
-
-} // namespace
-
-size_t tokenBoundaryCut(std::string_view s, size_t limit, bool &insideWord)
-{
-    insideWord = false;
-    if (s.size() <= limit)
-        return s.size();
-    if (limit == 0)
-        return std::min<size_t>(1, s.size());
-    // The last character boundary at or before `limit`.
-    size_t p = limit;
-    while (p > 0 && isContinuationByte(s[p]))
-        --p;
-    const size_t characterCut = p;
-    size_t len = 0;
-    char32_t at = decodeAt(s, p, len); // the character that would begin part 2
-    bool atValid = len > 0;
-    while (p > 0) {
-        size_t q = p - 1; // the character before p
-        while (q > 0 && p - q < 4 && isContinuationByte(s[q]))
-            --q;
-        const char32_t before = decodeAt(s, q, len);
-        const bool beforeValid = len == p - q;
-        if ((atValid && separatesTokens(at)) || (beforeValid && separatesTokens(before))
-            || (atValid && beforeValid && punctuationBoundary(before, at)))
-            return p;
-        at = before;
-        atValid = beforeValid;
-        p = q;
-    }
-    insideWord = true;
-    return characterCut > 0 ? characterCut : limit; // 0 only for bytes that are not UTF-8 (an error later)
-}
-
-size_t firstInvalidUtf8(std::string_view s)
-{
-    size_t i = 0;
-    const size_t n = s.size();
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t len;
-        uint32_t cp, min;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2, cp = c & 0x1Fu, min = 0x80;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3, cp = c & 0x0Fu, min = 0x800;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4, cp = c & 0x07u, min = 0x10000;
-        } else {
-            return i;
-        }
-        if (i + len > n)
-            return i;
-        for (size_t k = 1; k < len; ++k) {
-            const auto d = static_cast<unsigned char>(s[i + k]);
-            if ((d & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (d & 0x3Fu);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += len;
-    }
-    return std::string_view::npos;
-}
-
-namespace {
 
 /// The inputs with each glob pattern (one that names no existing path) replaced by the files it
 /// matches, sorted as glob(3) gives them; a pattern matching nothing is an error naming it.
