@@ -55,14 +55,20 @@ nlohmann::json MetricsWriter::evalJson(const EvalMetrics &m)
     return j;
 }
 
-void MetricsWriter::writeTrain(const StepMetrics &m)
+void MetricsWriter::writeTrain(const StepMetrics &m, const std::vector<std::pair<std::string, double>> &fields)
 {
-    appendText(dumpLine(trainJson(m)) + "\n");
+    nlohmann::ordered_json j = trainJson(m);
+    for (const auto &[key, value] : fields)
+        j[key] = value;
+    appendText(dumpLine(j) + "\n");
 }
 
-void MetricsWriter::writeEval(const EvalMetrics &m)
+void MetricsWriter::writeEval(const EvalMetrics &m, const std::vector<std::pair<std::string, double>> &fields)
 {
-    appendText(dumpLine(evalJson(m)) + "\n");
+    nlohmann::json j = evalJson(m);
+    for (const auto &[key, value] : fields)
+        j[key] = value;
+    appendText(dumpLine(j) + "\n");
 }
 
 void MetricsWriter::writeNote(const CoachNote &n)

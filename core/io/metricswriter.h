@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wb {
 
@@ -26,8 +28,11 @@ public:
     MetricsWriter(const MetricsWriter &) = delete;
     MetricsWriter &operator=(const MetricsWriter &) = delete;
 
-    void writeTrain(const StepMetrics &m);
-    void writeEval(const EvalMetrics &m);
+    /// A "train" line; `fields`: a task's own values (pretraining: mlm_loss, mlm_accuracy,
+    /// nsp_*), appended after the standard keys.
+    void writeTrain(const StepMetrics &m, const std::vector<std::pair<std::string, double>> &fields = {});
+    /// An "eval" line; `fields`: a task's own values (pretraining: eval_mlm_loss …), merged in.
+    void writeEval(const EvalMetrics &m, const std::vector<std::pair<std::string, double>> &fields = {});
     /// {"kind":"note","step":…,"id":…,"severity":…,"text":…}: a coach note (core/train/coach.h).
     void writeNote(const CoachNote &n);
     /// Appends `j` as one line. Throws wb::Error when the write fails (disk full).

@@ -4,7 +4,10 @@
 #include "core/events/trainingobserver.h"
 
 #include <memory>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wb {
 
@@ -34,11 +37,18 @@ public:
     SummaryWriter(const SummaryWriter &) = delete;
     SummaryWriter &operator=(const SummaryWriter &) = delete;
 
-    /// Appends loss, learning_rate and examples_per_second at `m.step`.
-    void writeTrain(const StepMetrics &m);
+    /// Appends loss, `fields` (a task's own train values, e.g. pretraining's mlm_loss),
+    /// learning_rate and examples_per_second at `m.step`.
+    void writeTrain(const StepMetrics &m, const std::vector<std::pair<std::string, double>> &fields = {});
 
-    /// Appends the evaluation metrics that apply to the task at `m.step`.
+    /// Appends the evaluation metrics that apply to the task at `m.step` (evalScalars).
     void writeEval(const EvalMetrics &m);
+
+    /// Appends `scalars` (tag, value), in order, to the validation events at `step`.
+    void writeValidation(int64_t step, double wall_time, const std::vector<std::pair<std::string, double>> &scalars);
+
+    /// The validation tags of a classification or regression evaluation, as listed above.
+    static std::vector<std::pair<std::string, double>> evalScalars(const EvalMetrics &m);
 
     /// Returns `model_dir/summaries/train`.
     std::string trainDir() const;

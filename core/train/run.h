@@ -11,7 +11,8 @@
 
 namespace wb {
 
-/// One validated run of Trainer::run: train (core/train/trainloop.cpp), predict or export
+/// One validated run of Trainer::run: train (the TrainingLoop over FineTuningTask,
+/// core/train/finetuningtask.cpp), predict or export
 /// (core/train/trainer.cpp). Throws wb::Error, c10::Error or std::exception on failure;
 /// Trainer::run turns them into RunFinished. Thread rules: one thread.
 class Run
@@ -27,25 +28,11 @@ public:
     const RunFinished &progress() const { return m_progress; }
 
 private:
-    struct TrainState; // trainloop.cpp
-
     nn::BertForSequenceClassification makeModel();
     std::string checkpointForInference() const;
     void loadForInference(nn::BertForSequenceClassification &model, const std::string &path);
     /// What the model card needs beyond the run's files (export; `exportDir`: the staging folder).
     ModelCardModel modelCardFacts(const std::string &ckpt, const std::string &exportDir) const;
-
-    // The phases of train(), in order (trainloop.cpp).
-    void setUp(TrainState &s);
-    void restore(TrainState &s);
-    RunFinished alreadyComplete(const TrainState &s);
-    void openOutputs(TrainState &s);
-    void announce(TrainState &s);
-    bool trainStep(TrainState &s, int64_t step);
-    void report(TrainState &s, bool force);
-    void evaluateAndCheckpoint(TrainState &s);
-    void saveCheckpointAt(TrainState &s, int64_t step);
-    RunFinished finish(TrainState &s);
 
     const TrainingOptions &m_spec;
     TrainingObserver &m_obs;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Trainer facade and the predict/export runs; the training loop is core/train/trainloop.cpp,
+// Trainer facade and the predict/export runs; the training loop is core/train/trainingloop.cpp
+// (fine-tuning's task: finetuningtask.cpp),
 // batching core/train/batching.*, the checkpoint format core/train/checkpointio.*,
 // evaluation core/train/evalpass.*, export files core/train/export.*.
 #include "core/train/trainer.h"

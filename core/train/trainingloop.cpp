@@ -2,9 +2,16 @@
 #include "core/train/trainingloop.h"
 
 #include "core/train/blascheck.h"
+#include "core/io/metricsreader.h"
+#include "core/io/summarywriter.h"
+#include "core/train/bestmodel.h"
+#include "core/train/checkpointstate.h"
+#include "core/train/evalpass.h"
+#include "core/train/runidentity.h"
 #include "core/util/error.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 
@@ -145,6 +152,360 @@ RunStarted runStartedInfo(const LoopParts &parts, const Schedule &schedule, int6
     info.wall_time =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     return info;
+}
+
+} // namespace wb
+
+// --- TrainingLoop ---------------------------------------------------------------------------
+// run() in named phases: setUpLoop → restore → (alreadyComplete) → openOutputs → announce →
+// for each step: trainStep, report, evaluateAndCheckpoint / interval checkpoint → finish.
+
+namespace wb {
+
+namespace {
+
+// Without --steps_per_loop, observer hooks are throttled to one StepMetrics per this many seconds.
+constexpr double kReportInterval = 0.05;
+
+double wallNow()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+/// The loop's parts (setUpLoop) and its state between phases.
+struct TrainingLoop::State : LoopParts
+{
+    TrainingTask *task = nullptr;
+    std::optional<CheckpointModel> model;
+    int64_t start = 0;
+    std::string lastCkpt;
+    bool runConfigWritten = false;
+
+    std::optional<MetricsWriter> metrics;
+    std::unique_ptr<SummaryWriter> summaries;
+    std::unique_ptr<EvalExtras> extras; // eval_examples.jsonl, best checkpoint, early stopping
+    std::unique_ptr<Coach> coach;       // the chief's: notes on the metric stream
+
+    // Per-step values and the accumulators of the current report and evaluation interval.
+    int64_t global = 0;
+    double lr = 0;
+    bool stopVote = false;
+    double reportLoss = 0, epochLoss = 0;
+    int64_t reportSteps = 0, epochSteps = 0, reportExamples = 0;
+    double lastReport = 0, logStart = 0;
+    int64_t logStartStep = 0;
+    std::optional<EvalMetrics> lastEval;
+    int64_t stoppedEarlyAt = 0;
+};
+
+TrainingLoop::TrainingLoop(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
+                           const Schedule &schedule, TrainingObserver &obs, const StopToken &stop, RunFinished &progress)
+    : m_spec(spec), m_cfg(cfg), m_meta(meta), m_sched(schedule), m_obs(obs), m_stop(stop), m_progress(progress)
+{
+}
+
+TrainingLoop::~TrainingLoop() = default;
+
+void TrainingLoop::tell(State &s, const std::vector<CoachNote> &notes)
+{
+    for (const CoachNote &n : notes) {
+        m_obs.coachNote(n);
+        if (s.metrics)
+            s.metrics->writeNote(n);
+    }
+}
+
+bool TrainingLoop::restore(State &s)
+{
+    s.lastCkpt = latestCheckpoint(m_spec.model_dir);
+    if (!s.lastCkpt.empty()) {
+        // Model, optimizer slots and the dropout RNG: the next step is the step an
+        // uninterrupted run would take (the data position is restored in openOutputs).
+        s.start = loadModelCheckpoint(s.lastCkpt, *s.model, s.opt.get(), true).step;
+        m_obs.logMessage("Resuming from checkpoint " + s.lastCkpt + " at step " + std::to_string(s.start));
+        if (s.start > m_sched.total_steps)
+            throw Error(s.lastCkpt, "the checkpoint is at step " + std::to_string(s.start) + ", past total_steps "
+                                        + std::to_string(m_sched.total_steps) + " of this configuration",
+                        "use a new --model_dir");
+        s.runConfigWritten = fs::exists(runConfigPath(m_spec.model_dir));
+    } else {
+        s.task->initialWeights(m_obs);
+    }
+    m_progress.last_checkpoint = s.lastCkpt;
+    m_progress.last_step = s.start;
+    agreeOnTheStart(s, s.start, s.model->module.parameters(), s.model->generator, m_spec.seed);
+    // An early stop is a finished run.
+    return s.start >= m_sched.total_steps || stoppedEarlyAt(m_spec.model_dir, s.start);
+}
+
+RunFinished TrainingLoop::alreadyComplete(const State &s)
+{
+    // Touch no result file: report what the finished run wrote.
+    RunFinished &r = m_progress;
+    r.status = RunStatus::Completed;
+    r.last_step = s.start;
+    r.last_checkpoint = s.lastCkpt;
+    try {
+        if (const auto summary = readTrainingSummary(m_spec.model_dir); summary && std::isfinite(summary->train_loss))
+            r.final_train_loss = summary->train_loss;
+    } catch (const Error &e) { // the run is complete whatever its summary says
+        m_obs.logMessage("warning: " + e.field() + ": " + e.what() + " (" + e.hint() + ")");
+    }
+    r.message = "training was already complete at step " + std::to_string(s.start) + " (" + s.lastCkpt
+                + "); nothing was changed";
+    m_obs.logMessage(r.message);
+    return r;
+}
+
+void TrainingLoop::openOutputs(State &s)
+{
+    if (s.chief) { // a killed run's temporaries removed, metrics.jsonl cut at the checkpoint
+        openRunDirectory(m_spec, s.start, s.metrics);
+        s.summaries = std::make_unique<SummaryWriter>(m_spec.model_dir);
+    }
+    s.task->openData(s, s.start);
+    s.extras = std::make_unique<EvalExtras>(m_spec, m_cfg, m_meta, s.chief, s.task->writesEvalExamples(s), s.start,
+                                            m_obs);
+}
+
+void TrainingLoop::announce(State &s)
+{
+    RunStarted info = runStartedInfo(s, m_sched, s.start, s.model->module, m_spec.model_dir);
+    CoachSetup setup = coachSetupFor(m_spec, m_sched);
+    s.task->describe(info, setup);
+    m_obs.runStarted(info);
+    if (s.chief) {
+        s.coach = std::make_unique<Coach>(setup);
+        const auto first = s.coach->start();
+        if (s.start > 0) { // resumed: the coach reads what the run logged so far, and says only what is new
+            const MetricsLog log = readMetricsFile(m_spec.metricsPath());
+            size_t e = 0;
+            for (const StepMetrics &m : log.train) {
+                for (; e < log.eval.size() && log.eval[e].step < m.step; ++e)
+                    s.coach->evaluation(log.eval[e]);
+                s.coach->step(m);
+            }
+            for (; e < log.eval.size(); ++e)
+                s.coach->evaluation(log.eval[e]);
+        } else {
+            tell(s, first);
+        }
+    }
+    m_obs.logMessage(s.task->announcement(info) + ": steps_per_epoch " + std::to_string(info.steps_per_epoch)
+                     + ", total_steps " + std::to_string(info.total_steps) + ", warmup_steps "
+                     + std::to_string(m_sched.warmup_steps)
+                     + (s.start ? ", resuming at step " + std::to_string(s.start) : ""));
+    s.lastReport = s.logStart = wallNow();
+    s.logStartStep = s.start;
+}
+
+bool TrainingLoop::trainStep(State &s, int64_t step)
+{
+    s.lr = m_sched.learningRate(step, learningRate(m_spec), m_spec.end_lr);
+    const int64_t examples = s.task->nextBatch(s);
+    // Gradient accumulation: N equal micro-batches, each loss divided by N, so the summed
+    // gradients and losses are those of the whole batch (the loss is a mean over examples).
+    torch::Tensor lossSum; // the step's loss, read once after the micro-batches (one sync on CUDA)
+    for (int64_t k = 0; k < s.microBatches; ++k) {
+        torch::Tensor loss = s.task->microBatchLoss(s, k);
+        if (s.microBatches > 1)
+            loss = loss / double(s.microBatches);
+        (s.scaler ? loss * s.scaler->scale() : loss).backward();
+        lossSum = lossSum.defined() ? lossSum + loss.detach() : loss.detach();
+    }
+    double lossValue = lossSum.item<double>(); // the NaN check and the reports need it
+    // Average gradients and loss over the workers, once per optimizer step; all agree on
+    // stopping after this step.
+    const auto parameters = s.model->module.parameters();
+    s.stopVote = s.strategy->reduceGradients(parameters, m_stop.stopRequested(), &lossValue);
+    if (!std::isfinite(lossValue)) {
+        RunFinished &r = m_progress;
+        r.status = RunStatus::Failed;
+        r.last_step = step;
+        r.field = "learning_rate";
+        r.message = "the " + s.task->noun() + " loss became " + std::string(std::isnan(lossValue) ? "NaN" : "infinite")
+                    + " at step " + std::to_string(step + 1) + " (learning_rate " + formatMetric(s.lr) + "); "
+                    + (s.lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + s.lastCkpt);
+        r.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
+        if (s.coach) {
+            StepMetrics nan;
+            nan.step = step + 1;
+            nan.total_steps = m_sched.total_steps;
+            nan.loss = lossValue;
+            nan.learning_rate = s.lr;
+            tell(s, s.coach->step(nan));
+        }
+        return false;
+    }
+    // fp16: an overflowing step is skipped and counted (Keras LossScaleOptimizer).
+    if (!s.scaler || s.scaler->unscale(parameters))
+        s.opt->step(s.lr);
+    else
+        s.opt->skipStep();
+    s.opt->zeroGrad();
+    s.global = step + 1;
+    s.reportLoss += lossValue;
+    s.epochLoss += lossValue;
+    ++s.reportSteps;
+    ++s.epochSteps;
+    s.reportExamples += examples;
+    m_progress.last_step = s.global;
+    return true;
+}
+
+void TrainingLoop::report(State &s, bool force)
+{
+    const double tnow = wallNow();
+    const int64_t perEval = m_sched.steps_per_epoch;
+    bool due;
+    if (m_spec.steps_per_loop) // run_classifier: a loop of steps_per_loop steps, cut at each evaluation
+        due = ((s.global - 1) % perEval + 1) % *m_spec.steps_per_loop == 0;
+    else
+        due = tnow - s.lastReport >= kReportInterval;
+    if ((due || force) && s.reportSteps > 0) {
+        StepMetrics sm;
+        sm.step = s.global;
+        sm.total_steps = m_sched.total_steps;
+        sm.epoch = double(s.global) / double(perEval * m_spec.num_eval_per_epoch);
+        sm.loss = s.reportLoss / double(s.reportSteps);
+        sm.learning_rate = s.lr;
+        sm.examples_per_second = tnow > s.lastReport ? double(s.reportExamples) / (tnow - s.lastReport) : 0.0;
+        sm.wall_time = tnow;
+        const NamedScalars fields = s.task->reportFields();
+        m_obs.stepCompleted(sm);
+        if (s.metrics)
+            s.metrics->writeTrain(sm, fields);
+        if (s.coach)
+            tell(s, s.coach->step(sm));
+        if (s.summaries)
+            s.summaries->writeTrain(sm, fields);
+        m_progress.final_train_loss = sm.loss;
+        s.reportLoss = 0;
+        s.reportSteps = 0;
+        s.reportExamples = 0;
+        s.lastReport = tnow;
+    }
+    if (m_spec.log_steps > 0 && s.global % m_spec.log_steps == 0) {
+        const double elapsed = tnow - s.logStart;
+        m_obs.logMessage("TimeHistory: " + formatMetric(elapsed, 3) + " seconds, "
+                         + formatMetric(double((s.global - s.logStartStep) * m_spec.train_batch_size) / elapsed, 4)
+                         + " examples/second between steps " + std::to_string(s.logStartStep) + " and "
+                         + std::to_string(s.global));
+        s.logStart = tnow;
+        s.logStartStep = s.global;
+    }
+}
+
+void TrainingLoop::evaluateAndCheckpoint(State &s)
+{
+    TaskEvaluation ev = s.task->evaluate(s, *s.extras);
+    EvalMetrics &em = ev.metrics;
+    em.step = s.global;
+    em.wall_time = wallNow();
+    m_obs.logMessage("Train Step: " + std::to_string(s.global) + "/" + std::to_string(m_sched.total_steps)
+                     + "  / loss = " + formatMetric(s.epochLoss / double(s.epochSteps))
+                     + "  learning_rate = " + formatMetric(s.lr));
+    m_obs.logMessage(ev.log_line);
+    m_obs.evaluationCompleted(em);
+    if (s.metrics)
+        s.metrics->writeEval(em, ev.fields);
+    if (s.coach)
+        tell(s, s.coach->evaluation(em));
+    if (s.summaries)
+        s.summaries->writeValidation(em.step, em.wall_time, ev.tensorboard);
+    s.lastEval = em;
+    s.extras->writeExamples(s.global);
+    m_progress.final_train_loss = s.epochLoss / double(s.epochSteps);
+    s.epochLoss = 0;
+    s.epochSteps = 0;
+    saveCheckpointAt(s, s.global);
+    if (s.extras->afterCheckpoint(em, s.lastCkpt))
+        s.stoppedEarlyAt = s.global;
+    s.lastReport = wallNow(); // keep eval and checkpoint time out of examples/s
+}
+
+void TrainingLoop::saveCheckpointAt(State &s, int64_t step)
+{
+    if (!s.chief)
+        return;
+    // run_config.json first: a checkpoint never exists without the identity of its run.
+    if (!s.runConfigWritten) {
+        writeRunConfig(m_spec.model_dir, RunIdentity::of(m_spec, m_cfg, m_meta, m_sched));
+        s.runConfigWritten = true;
+    }
+    const std::string name = checkpointName(step);
+    const std::string path = (fs::path(m_spec.model_dir) / name).string();
+    saveModelCheckpoint(path, *s.model, *s.opt, step, s.task->checkpointMeta());
+    for (const auto &gone : recordCheckpoint(m_spec.model_dir, name, m_spec.keep_checkpoint_max))
+        m_obs.logMessage("Deleted old checkpoint " + gone);
+    s.lastCkpt = path;
+    m_progress.last_checkpoint = path;
+    m_obs.checkpointSaved({step, path});
+    m_obs.logMessage("Saved checkpoint " + path);
+}
+
+RunFinished TrainingLoop::finish(State &s)
+{
+    RunFinished &r = m_progress;
+    const int64_t total = m_sched.total_steps;
+    TrainingSummary summary;
+    summary.total_training_steps = total;
+    summary.train_loss = r.final_train_loss;
+    summary.last_eval = s.lastEval;
+    s.extras->describe(summary, r, s.stoppedEarlyAt);
+    if (s.coach)
+        summary.coach_notes = s.coach->notes();
+    s.task->finishSummary(summary, s.chief, m_obs);
+    if (s.chief)
+        writeTrainingSummary(m_spec.model_dir, summary);
+    r.status = RunStatus::Completed;
+    r.last_step = s.stoppedEarlyAt ? s.stoppedEarlyAt : total;
+    r.message = s.stoppedEarlyAt ? "stopped early at step " + std::to_string(s.stoppedEarlyAt) + "; best at step "
+                                       + std::to_string(s.extras->tracker().best_step)
+                                 : s.task->noun() + " completed at step " + std::to_string(total);
+    return r;
+}
+
+RunFinished TrainingLoop::run(TrainingTask &task)
+{
+    m_progress = RunFinished{}; // kept up to date, so a failure can still report how far it got
+    State s;
+    s.task = &task;
+    setUpLoop(s, m_spec, m_obs, m_stop, [&]() -> torch::nn::Module & { return task.buildModel(); });
+    s.model.emplace(task.checkpointModel());
+    if (restore(s))
+        return alreadyComplete(s);
+    openOutputs(s);
+    announce(s);
+    const int64_t total = m_sched.total_steps;
+    const int64_t perEval = m_sched.steps_per_epoch;
+    const int64_t interval = m_spec.save_checkpoints_steps;
+    for (int64_t step = s.start; step < total; ++step) {
+        if (!trainStep(s, step))
+            return m_progress;
+        const bool stopNow = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
+        const bool boundary = s.global % perEval == 0 || s.global == total;
+        report(s, boundary || stopNow);
+        if (boundary)
+            evaluateAndCheckpoint(s);
+        if (s.stoppedEarlyAt)
+            return finish(s);
+        if (!boundary && (stopNow || (interval > 0 && s.global % interval == 0)))
+            saveCheckpointAt(s, s.global);
+        // A stop requested during the evaluation or the checkpoint counts after this step too.
+        const bool stopAfter = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
+        if (stopAfter && s.global < total) {
+            if (checkpointStep(s.lastCkpt) != s.global)
+                saveCheckpointAt(s, s.global);
+            m_progress.status = RunStatus::Cancelled;
+            m_progress.message = "stopped by the user after step " + std::to_string(s.global) + "; checkpoint "
+                                 + s.lastCkpt;
+            return m_progress;
+        }
+    }
+    return finish(s);
 }
 
 } // namespace wb
