@@ -8,17 +8,23 @@
 #include "app/cli/interrupt.h"
 
 #include "core/launch/locallauncher.h"
-#include "core/launch/runpool.h"
+#include "core/launch/runexecutor.h"
 #include "core/train/blascheck.h"
 #include "core/train/sweep.h"
+#include "core/train/sweepdriver.h"
+#include "core/train/sweepevents.h"
 #include "core/util/error.h"
+#include "core/util/errortext.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <streambuf>
 #include <thread>
 
 namespace wb::cli {
@@ -46,6 +52,9 @@ const char *const kSweepHelp =
     "                         machine's intra-op threads split among them (default 1: one after another;\n"
     "                         not part of the plan, so a resume may choose another N)\n"
     "  --dry_run              write sweep.json and print the plan; train nothing\n"
+    "  --progress_format text|jsonl  text (default: the lines above) or jsonl: one JSON event per line on\n"
+    "                         stdout (sweep_started, run_skipped, run_started, run_progress with each run's\n"
+    "                         own train event, run_log, run_ended, sweep_finished; docs/cli.md)\n"
     "Every other flag is passed to 'train' for every run (see 'bert-workbench-cli train --help'); not\n"
     "--model_dir, and not the options swept.\n";
 
@@ -57,6 +66,7 @@ struct SweepFlags
     bool metricGiven = false;
     bool dryRun = false;
     int maxConcurrentRuns = 1;
+    std::string progressFormat = "text"; ///< "text" or "jsonl" (core/train/sweepevents.h)
     std::vector<std::string> trainFlags;
 };
 
@@ -129,6 +139,11 @@ SweepFlags parseSweepFlags(const std::vector<std::string> &args)
                 throw Error("--max_concurrent_runs", "\"" + v + "\" is not a whole number of at least 1",
                             "e.g. --max_concurrent_runs 2 (1 trains the runs one after another)");
             f.maxConcurrentRuns = n;
+        } else if (name == "progress_format") {
+            f.progressFormat = value();
+            if (f.progressFormat != "text" && f.progressFormat != "jsonl")
+                throw Error("--progress_format", "\"" + f.progressFormat + "\" is not text or jsonl",
+                            "use --progress_format=jsonl for one JSON event per line, or leave it out for text");
         } else if (name == "dry_run")
             f.dryRun = true;
         else if (name == "model_dir")
@@ -149,8 +164,6 @@ SweepFlags parseSweepFlags(const std::vector<std::string> &args)
     return f;
 }
 
-bool lowerIsBetter(const std::string &metric) { return metric == "eval_loss" || metric == "train_loss"; }
-
 std::string valuesText(const SweepRun &run)
 {
     std::string s;
@@ -159,141 +172,254 @@ std::string valuesText(const SweepRun &run)
     return s;
 }
 
-/// The results, best first by `metric` (runs without it last, in plan order).
-void printResults(const SweepFile &file, std::ostream &out)
+/// The results, best first by the sweep's metric (runs without it last, in plan order).
+void printResults(const SweepDriver &d, std::ostream &out)
 {
-    std::vector<const SweepRunRecord *> order;
-    for (const SweepRunRecord &r : file.runs)
-        order.push_back(&r);
-    const auto metricOf = [&file](const SweepRunRecord *r) {
-        const auto it = r->final_metrics.find(file.metric);
-        return it == r->final_metrics.end() ? NAN : it->second;
-    };
-    std::stable_sort(order.begin(), order.end(), [&](const SweepRunRecord *a, const SweepRunRecord *b) {
-        const double x = metricOf(a), y = metricOf(b);
-        if (!std::isfinite(y))
-            return std::isfinite(x);
-        if (!std::isfinite(x))
-            return false;
-        return lowerIsBetter(file.metric) ? x < y : x > y;
-    });
-    out << "results by " << file.metric << (lowerIsBetter(file.metric) ? " (lowest first)" : " (highest first)") << ":\n";
-    for (const SweepRunRecord *r : order) {
-        const double m = metricOf(r);
+    const SweepFile &file = d.file();
+    const bool lower = SweepDriver::lowerIsBetter(file.metric);
+    out << "results by " << file.metric << (lower ? " (lowest first)" : " (highest first)") << ":\n";
+    for (const size_t i : d.resultsOrder()) {
+        const SweepRunRecord &r = file.runs[i];
+        const double m = d.metricOf(i);
         std::ostringstream v;
         if (std::isfinite(m))
             v << std::fixed << std::setprecision(4) << m;
         else
             v << "-";
-        out << "  " << r->run.name << "  " << file.metric << " " << v.str() << "  " << sweepRunStatusName(r->status)
-            << "  " << valuesText(r->run) << "\n";
+        out << "  " << r.run.name << "  " << file.metric << " " << v.str() << "  " << sweepRunStatusName(r.status)
+            << "  " << valuesText(r.run) << "\n";
     }
 }
 
 /// The sweep to run: sweep.json's when the command resumes one (only --sweep_dir, or the same
 /// plan again), else the plan of the flags. Throws wb::Error for flags that mix plans.
-SweepFile loadOrPlanSweep(const SweepFlags &flags)
+SweepDriver loadOrPlanSweep(const SweepFlags &flags)
 {
-    const std::optional<SweepFile> existing = readSweepFile(flags.sweepDir);
-    if (existing && flags.spec.parameters.empty()) {
-        if (!flags.trainFlags.empty() || (flags.metricGiven && flags.metric != existing->metric))
-            throw Error("--sweep_dir", "resuming " + sweepFilePath(flags.sweepDir) + " takes its own flags",
-                        "give only --sweep_dir to resume, or the sweep's --param and train flags as first given");
-        return *existing;
+    if (flags.spec.parameters.empty()) {
+        if (std::optional<SweepDriver> existing = SweepDriver::resume(flags.sweepDir)) {
+            if (!flags.trainFlags.empty() || (flags.metricGiven && flags.metric != existing->file().metric))
+                throw Error("--sweep_dir", "resuming " + sweepFilePath(flags.sweepDir) + " takes its own flags",
+                            "give only --sweep_dir to resume, or the sweep's --param and train flags as first given");
+            return std::move(*existing);
+        }
     }
-    SweepFile file;
-    file.spec = flags.spec;
-    file.base_flags = flags.trainFlags;
-    file.metric = flags.metric;
-    for (const SweepRun &run : planSweep(flags.spec))
-        file.runs.push_back({run, SweepRunStatus::Pending, {}});
-    if (existing) {
-        if (!samePlan(file, *existing))
-            throw Error(sweepFilePath(flags.sweepDir),
-                        "plans other runs or flags than this command (a sweep is resumed with the same flags)",
-                        "run the command that started it again (or just --sweep_dir " + flags.sweepDir
-                            + "), or choose another --sweep_dir");
-        return *existing;
-    }
-    return file;
+    SweepFile planned;
+    planned.spec = flags.spec;
+    planned.base_flags = flags.trainFlags;
+    planned.metric = flags.metric;
+    return SweepDriver::planOrResume(flags.sweepDir, SweepDriver::withPlannedRuns(std::move(planned)),
+                                     "plans other runs or flags than this command (a sweep is resumed with the same flags)",
+                                     "run the command that started it again (or just --sweep_dir " + flags.sweepDir
+                                         + "), or choose another --sweep_dir");
 }
 
-/// A sweep being trained: sweep.json kept up to date as runs start and end.
-struct SweepProgress
+/// A std::streambuf that hands each complete line to `sink` (without the '\n'): a run's
+/// `train --progress_format=jsonl` output, in this process, wrapped into the sweep's events.
+class LineBuf : public std::streambuf
+{
+public:
+    explicit LineBuf(std::function<void(const std::string &)> sink) : m_sink(std::move(sink)) {}
+    ~LineBuf() override
+    {
+        if (!m_line.empty())
+            m_sink(m_line);
+    }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (traits_type::eq_int_type(c, traits_type::eof()))
+            return traits_type::not_eof(c);
+        put(traits_type::to_char_type(c));
+        return c;
+    }
+    std::streamsize xsputn(const char *s, std::streamsize n) override
+    {
+        for (std::streamsize k = 0; k < n; ++k)
+            put(s[k]);
+        return n;
+    }
+
+private:
+    void put(char ch)
+    {
+        if (ch != '\n') {
+            m_line += ch;
+            return;
+        }
+        m_sink(m_line);
+        m_line.clear();
+    }
+    std::function<void(const std::string &)> m_sink;
+    std::string m_line;
+};
+
+/// What `sweep` says as its runs start and end: the text lines (as ever) or, with
+/// --progress_format=jsonl, the sweep's events (core/train/sweepevents.h) on `out`.
+struct SweepOutput
 {
     const SweepFlags &flags;
-    SweepFile &file;
+    SweepDriver &driver;
     std::ostream &out;
     std::ostream &err;
-    int failed = 0;
 
-    void save() const { writeSweepFile(flags.sweepDir, file); }
-    std::string runDir(size_t i) const { return sweepRunDir(flags.sweepDir, file.runs[i].run); }
+    bool jsonl() const { return flags.progressFormat == "jsonl"; }
+    void event(const SweepEvent &e) const { out << sweepEventLine(e) << "\n" << std::flush; }
+    const std::string &name(size_t i) const { return driver.file().runs[i].run.name; }
 
-    /// The runs still to train, in plan order (a completed one is skipped, said on `out`).
-    std::vector<size_t> pendingRuns() const
+    void sweepStarted(size_t toTrain, int maxConcurrent) const
     {
-        std::vector<size_t> pending;
-        for (size_t i = 0; i < file.runs.size(); ++i) {
-            if (file.runs[i].status == SweepRunStatus::Completed && sweepRunCompleted(runDir(i)))
-                out << file.runs[i].run.name << ": completed, skipped\n";
-            else
-                pending.push_back(i);
+        const SweepFile &file = driver.file();
+        if (!jsonl()) {
+            out << "sweep " << flags.sweepDir << ": " << file.runs.size() << " run(s), " << file.spec.method << "\n";
+            return;
         }
-        return pending;
+        SweepEvent e;
+        e.kind = SweepEventKind::SweepStarted;
+        e.sweep_dir = flags.sweepDir;
+        e.method = file.spec.method;
+        e.metric = file.metric;
+        e.runs = int64_t(file.runs.size());
+        e.to_train = int64_t(toTrain);
+        e.max_concurrent_runs = maxConcurrent;
+        event(e);
     }
 
-    /// `train`'s arguments for run `i` (without the command): the shared flags, the run's
-    /// values and its model_dir; `train` resumes from the run's latest checkpoint.
-    std::vector<std::string> trainArgs(size_t i) const
+    void skipped(size_t i) const
     {
-        std::vector<std::string> args = file.base_flags;
-        for (const std::string &f : sweepRunFlags(file.runs[i].run))
-            args.push_back(f);
-        args.push_back("--model_dir=" + runDir(i));
-        return args;
-    }
-
-    /// Run `i` starts: "run-002 (2/4): seed=2" and its status "running" (throws when sweep.json
-    /// cannot be written).
-    void started(size_t i)
-    {
-        out << file.runs[i].run.name << " (" << i + 1 << "/" << file.runs.size() << "): " << valuesText(file.runs[i].run)
-            << "\n" << std::flush;
-        file.runs[i].status = SweepRunStatus::Running;
-        save();
-    }
-
-    /// Run `i` ended with `train`'s exit `code`: its status and final metrics (throws when
-    /// sweep.json cannot be written).
-    void ended(size_t i, int code)
-    {
-        SweepRunRecord &r = file.runs[i];
-        r.status = code == kExitOk ? SweepRunStatus::Completed
-                                   : code == kExitStopped ? SweepRunStatus::Stopped : SweepRunStatus::Failed;
-        r.final_metrics = sweepRunFinalMetrics(runDir(i));
-        save();
-        if (code != kExitOk && code != kExitStopped) {
-            ++failed;
-            err << "warning: " << r.run.name << " failed (exit " << code << "); the sweep goes on with the next run\n";
+        if (!jsonl()) {
+            out << name(i) << ": completed, skipped\n";
+            return;
         }
+        SweepEvent e;
+        e.kind = SweepEventKind::RunSkipped;
+        e.run = name(i);
+        event(e);
+    }
+
+    /// "run-002 (2/4): seed=2", or run_started; the run's status "running" in sweep.json.
+    void started(size_t i) const
+    {
+        const SweepFile &file = driver.file();
+        if (!jsonl()) {
+            out << name(i) << " (" << i + 1 << "/" << file.runs.size() << "): " << valuesText(file.runs[i].run) << "\n"
+                << std::flush;
+        } else {
+            SweepEvent e;
+            e.kind = SweepEventKind::RunStarted;
+            e.run = name(i);
+            e.number = int64_t(i + 1);
+            e.runs = int64_t(file.runs.size());
+            e.values = file.runs[i].run.values;
+            e.model_dir = driver.runDir(i);
+            event(e);
+        }
+        driver.started(i);
+    }
+
+    /// One line of run `i` (its `train` output): "[run-001] …", or run_progress / run_log.
+    void line(size_t i, const std::string &text) const
+    {
+        if (!jsonl()) {
+            out << "[" << name(i) << "] " << text << "\n" << std::flush;
+            return;
+        }
+        SweepEvent e;
+        e.kind = SweepEventKind::RunProgress; // written as run_log when the line is not JSON
+        e.run = name(i);
+        e.data = text;
+        event(e);
+    }
+
+    /// Run `i` ended with `train`'s exit `code`: its status and final metrics in sweep.json,
+    /// then, for runs at the same time (`said`), "run-002: completed" (or run_ended).
+    void ended(size_t i, int code, const std::string &how, bool said) const
+    {
+        const SweepRunStatus status = SweepDriver::statusOfExitCode(code);
+        if (said && !jsonl())
+            out << name(i) << ": " << (code == kExitOk ? "completed" : code == kExitStopped ? "stopped" : "failed, " + how)
+                << "\n" << std::flush;
+        driver.ended(i, status);
+        if (jsonl()) {
+            SweepEvent e;
+            e.kind = SweepEventKind::RunEnded;
+            e.run = name(i);
+            e.status = sweepRunStatusName(status);
+            e.exit_code = code;
+            e.metric = driver.file().metric;
+            e.value = driver.metricOf(i);
+            e.final_metrics = driver.file().runs[i].final_metrics;
+            event(e);
+        }
+        if (status == SweepRunStatus::Failed)
+            err << "warning: " << name(i) << " failed (exit " << code << "); the sweep goes on with the next run\n";
+    }
+
+    /// The end: sweep_finished with `exitCode` (jsonl only; the text says its results itself);
+    /// `status` "planned" for --dry_run, else from the exit code.
+    void sweepFinished(int exitCode, const std::string &message = {}, const char *status = nullptr) const
+    {
+        if (!jsonl())
+            return;
+        SweepEvent e;
+        e.kind = SweepEventKind::SweepFinished;
+        e.status = status ? status : exitCode == kExitOk ? "completed" : exitCode == kExitStopped ? "stopped" : "failed";
+        e.exit_code = exitCode;
+        e.runs = int64_t(driver.file().runs.size());
+        for (const SweepRunRecord &r : driver.file().runs) {
+            e.completed += r.status == SweepRunStatus::Completed;
+            e.stopped += r.status == SweepRunStatus::Stopped;
+            e.failed += r.status == SweepRunStatus::Failed;
+        }
+        const std::vector<size_t> order = driver.resultsOrder();
+        if (!order.empty() && std::isfinite(driver.metricOf(order.front())))
+            e.best_run = name(order.front());
+        e.message = message;
+        event(e);
     }
 };
 
-/// One run after another, in this process (each like `train`). Returns kExitStopped when a run
-/// was stopped, else kExitOk (failed runs are counted in `p.failed`).
-int trainOneAfterAnother(SweepProgress &p)
+/// The jobs of `pending` for an executor: each run's `train` arguments plus `extra`.
+std::vector<RunJob> jobsOf(const SweepDriver &d, const std::vector<size_t> &pending, const std::vector<std::string> &extra)
 {
-    for (const size_t i : p.pendingRuns()) {
-        p.started(i);
-        const int code = cmdTrain(p.trainArgs(i), p.out, p.err);
-        p.ended(i, code);
-        if (code == kExitStopped) {
-            p.err << "sweep stopped at " << p.file.runs[i].run.name << "; run the same command again to resume it\n";
-            return kExitStopped;
-        }
+    std::vector<RunJob> jobs;
+    for (const size_t i : pending) {
+        RunJob job{d.file().runs[i].run.name, d.trainArgs(i)};
+        job.args.insert(job.args.end(), extra.begin(), extra.end());
+        jobs.push_back(std::move(job));
     }
-    return kExitOk;
+    return jobs;
+}
+
+/// One run after another, in this process (each like `train`; SequentialExecutor). Returns
+/// kExitStopped when a run was stopped, else kExitOk (failed runs are counted by the driver).
+int trainOneAfterAnother(const SweepOutput &o, const std::vector<size_t> &pending)
+{
+    const std::vector<std::string> extra =
+        o.jsonl() ? std::vector<std::string>{"--progress_format=jsonl"} : std::vector<std::string>{};
+    size_t current = 0;
+    SequentialExecutor executor([&](const RunJob &job) {
+        if (!o.jsonl())
+            return cmdTrain(job.args, o.out, o.err);
+        LineBuf buf([&](const std::string &line) { o.line(pending[current], line); });
+        std::ostream lines(&buf);
+        return cmdTrain(job.args, lines, o.err);
+    });
+    bool stopped = false;
+    RunExecutorSinks sinks;
+    sinks.started = [&](size_t job) {
+        current = job;
+        o.started(pending[job]);
+    };
+    sinks.ended = [&](size_t job, int code, const std::string &how) {
+        o.ended(pending[job], code, how, false);
+        if (code == kExitStopped) {
+            stopped = true;
+            o.err << "sweep stopped at " << o.name(pending[job]) << "; run the same command again to resume it\n";
+        }
+    };
+    executor.run(jobsOf(o.driver, pending, extra), sinks);
+    return stopped ? kExitStopped : kExitOk;
 }
 
 /// The program a run at the same time runs: BERT_WORKBENCH_CLI when set (as the window finds
@@ -304,58 +430,52 @@ std::string runExecutable()
     return fromEnv && *fromEnv ? std::string(fromEnv) : currentExecutable();
 }
 
-/// Up to flags.maxConcurrentRuns runs at the same time, each `train` in a child process
-/// (RunPool) with the intra-op threads split among them (unless the flags set --num_threads);
-/// each child's lines on `out` prefixed "[run-001] ". Ctrl+C stops every run going on (each
-/// writes a checkpoint) and starts no other. Returns kExitStopped when stopped, else kExitOk.
-int trainAtTheSameTime(SweepProgress &p)
+bool threadsGiven(const SweepDriver &d)
 {
-    const std::vector<size_t> pending = p.pendingRuns();
+    for (const std::string &f : d.file().base_flags)
+        if (flagName(f) == "num_threads")
+            return true;
+    return false;
+}
+
+/// Up to flags.maxConcurrentRuns runs at the same time, each `train` in a child process
+/// (ProcessPoolExecutor) with the intra-op threads split among them (unless the flags set
+/// --num_threads); each child's lines on `out` prefixed "[run-001] " (or as run_progress
+/// events). Ctrl+C stops every run going on (each writes a checkpoint) and starts no other.
+/// Returns kExitStopped when stopped, else kExitOk.
+int trainAtTheSameTime(const SweepOutput &o, const std::vector<size_t> &pending)
+{
     if (pending.empty())
         return kExitOk;
-    const int n = std::max(1, std::min<int>(p.flags.maxConcurrentRuns, int(pending.size())));
+    const int maxRuns = o.flags.maxConcurrentRuns;
+    const int n = std::max(1, std::min<int>(maxRuns, int(pending.size())));
     const unsigned cores = std::thread::hardware_concurrency();
-    bool threadsGiven = false;
-    for (const std::string &f : p.file.base_flags)
-        threadsGiven = threadsGiven || flagName(f) == "num_threads";
+    const bool ownThreads = threadsGiven(o.driver);
     const int threads = threadsPerLocalWorker(n);
-    p.out << "training up to " << p.flags.maxConcurrentRuns << " runs at the same time, each in its own process"
-          << (threadsGiven ? std::string(" with the sweep's --num_threads")
-                           : " with " + std::to_string(threads) + " intra-op thread" + (threads == 1 ? "" : "s")
-                                 + " (--num_threads) each")
-          << (cores > 0 ? " (this machine has " + std::to_string(cores) + " cores)" : std::string()) << "\n";
-    if (cores > 0 && unsigned(p.flags.maxConcurrentRuns) > cores)
-        p.err << "warning: --max_concurrent_runs " << p.flags.maxConcurrentRuns << " is more than this machine's "
-              << cores << " cores: the runs share them and each trains slower than it would alone\n";
-    RunPoolOptions o;
-    o.executable = runExecutable();
-    o.max_concurrent = n;
+    if (!o.jsonl())
+        o.out << "training up to " << maxRuns << " runs at the same time, each in its own process"
+              << (ownThreads ? std::string(" with the sweep's --num_threads")
+                             : " with " + std::to_string(threads) + " intra-op thread" + (threads == 1 ? "" : "s")
+                                   + " (--num_threads) each")
+              << (cores > 0 ? " (this machine has " + std::to_string(cores) + " cores)" : std::string()) << "\n";
+    if (cores > 0 && unsigned(maxRuns) > cores)
+        o.err << "warning: --max_concurrent_runs " << maxRuns << " is more than this machine's " << cores
+              << " cores: the runs share them and each trains slower than it would alone\n";
+    std::vector<std::string> extra;
+    if (!ownThreads)
+        extra.push_back("--num_threads=" + std::to_string(threads));
+    if (o.jsonl())
+        extra.push_back("--progress_format=jsonl");
     StopToken stop;
-    o.stop = &stop;
-    for (const size_t i : pending) {
-        std::vector<std::string> job{"train"};
-        for (std::string &a : p.trainArgs(i))
-            job.push_back(std::move(a));
-        if (!threadsGiven)
-            job.push_back("--num_threads=" + std::to_string(threads));
-        o.jobs.push_back(std::move(job));
-    }
+    ProcessPoolExecutor executor(runExecutable(), n, &stop);
     InterruptGuard guard(stop, "\nstopping the sweep's runs after their current step (Ctrl+C again to quit at once)...\n");
-    RunPool pool(std::move(o));
-    RunPoolSinks sinks;
-    sinks.started = [&](size_t job) { p.started(pending[job]); };
-    sinks.line = [&](size_t job, const std::string &line) {
-        p.out << "[" << p.file.runs[pending[job]].run.name << "] " << line << "\n" << std::flush;
-    };
-    sinks.ended = [&](size_t job, int code, const std::string &how) {
-        const std::string &name = p.file.runs[pending[job]].run.name;
-        p.out << name << ": " << (code == kExitOk ? "completed" : code == kExitStopped ? "stopped" : "failed, " + how)
-              << "\n" << std::flush;
-        p.ended(pending[job], code);
-    };
-    pool.run(sinks);
+    RunExecutorSinks sinks;
+    sinks.started = [&](size_t job) { o.started(pending[job]); };
+    sinks.line = [&](size_t job, const std::string &line) { o.line(pending[job], line); };
+    sinks.ended = [&](size_t job, int code, const std::string &how) { o.ended(pending[job], code, how, true); };
+    executor.run(jobsOf(o.driver, pending, extra), sinks);
     if (stop.stopRequested()) {
-        p.err << "sweep stopped; run the same command again to resume it (completed runs are skipped)\n";
+        o.err << "sweep stopped; run the same command again to resume it (completed runs are skipped)\n";
         return kExitStopped;
     }
     return kExitOk;
@@ -369,35 +489,62 @@ int cmdSweep(const std::vector<std::string> &args, std::ostream &out, std::ostre
         out << kSweepHelp;
         return kExitOk;
     }
+    const bool jsonl = std::find(args.begin(), args.end(), "--progress_format=jsonl") != args.end();
+    const auto failedToStart = [&](int code) {
+        if (jsonl) { // the event stream ends with sweep_finished whatever happened
+            SweepEvent e;
+            e.kind = SweepEventKind::SweepFinished;
+            e.status = "failed";
+            e.exit_code = code;
+            e.message = describeCurrentException("sweep").line();
+            out << sweepEventLine(e) << "\n" << std::flush;
+        }
+        return reportCurrentException(err, "sweep", code);
+    };
     SweepFlags flags;
-    SweepFile file;
+    std::optional<SweepDriver> driver;
     try {
         flags = parseSweepFlags(args);
-        file = loadOrPlanSweep(flags);
+        driver = loadOrPlanSweep(flags);
     } catch (...) {
-        return reportCurrentException(err, "sweep", kExitInvalid);
+        return failedToStart(kExitInvalid);
     }
-    SweepProgress progress{flags, file, out, err};
+    const SweepOutput output{flags, *driver, out, err};
     try {
-        progress.save();
-        out << "sweep " << flags.sweepDir << ": " << file.runs.size() << " run(s), " << file.spec.method << "\n";
+        driver->save();
+        std::vector<size_t> skipped;
+        const std::vector<size_t> pending = driver->pendingRuns(&skipped);
+        output.sweepStarted(pending.size(), flags.maxConcurrentRuns);
         if (flags.dryRun) {
-            for (const SweepRunRecord &r : file.runs)
-                out << "  " << r.run.name << "  " << valuesText(r.run) << "\n";
+            if (!output.jsonl())
+                for (const SweepRunRecord &r : driver->file().runs)
+                    out << "  " << r.run.name << "  " << valuesText(r.run) << "\n";
+            else
+                output.sweepFinished(kExitOk, {}, "planned");
             return kExitOk;
         }
-        const int code = flags.maxConcurrentRuns > 1 ? trainAtTheSameTime(progress) : trainOneAfterAnother(progress);
-        if (code != kExitOk)
+        for (const size_t i : skipped)
+            output.skipped(i);
+        const int code = flags.maxConcurrentRuns > 1 ? trainAtTheSameTime(output, pending)
+                                                     : trainOneAfterAnother(output, pending);
+        if (code != kExitOk) {
+            output.sweepFinished(code);
             return code;
+        }
     } catch (...) {
+        if (output.jsonl())
+            output.sweepFinished(kExitRuntime, describeCurrentException(sweepFilePath(flags.sweepDir)).line());
         return reportCurrentException(err, sweepFilePath(flags.sweepDir), kExitRuntime);
     }
-    printResults(file, out);
-    if (progress.failed > 0) {
-        err << "error: sweep: " << progress.failed << " of " << file.runs.size() << " run(s) failed\n"
+    if (!output.jsonl())
+        printResults(*driver, out);
+    if (driver->failedCount() > 0) {
+        output.sweepFinished(kExitRuntime);
+        err << "error: sweep: " << driver->failedCount() << " of " << driver->file().runs.size() << " run(s) failed\n"
             << "  hint: see each run's messages above; fix the cause and run the same command again (completed runs are skipped)\n";
         return kExitRuntime;
     }
+    output.sweepFinished(kExitOk);
     return kExitOk;
 }
 

@@ -2,7 +2,8 @@
 #pragma once
 
 // Torch-free and Qt-free (POSIX): the child processes of LocalLauncher (local workers) and
-// RunPool (a sweep's runs at the same time), with RAII for their pipes and processes.
+// ProcessPoolExecutor (a sweep's runs at the same time, runexecutor.h), with RAII for their
+// pipes and processes.
 
 #include "core/util/uniquefd.h"
 
@@ -18,7 +19,7 @@ namespace wb {
 /// SIGKILL and reaps it, so no launch leaves orphans or zombies behind.
 struct ChildProcess
 {
-    int index = 0; ///< a local worker's rank; a RunPool job's index
+    int index = 0; ///< a local worker's rank; a ProcessPoolExecutor job's index
     pid_t pid = -1;
     UniqueFd out;  ///< read end of the child's stdout
     UniqueFd err;  ///< read end of the child's stderr

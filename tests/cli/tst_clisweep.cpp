@@ -8,11 +8,14 @@
 #include "core/config/trainingoptions.h"
 #include "core/train/blascheck.h"
 #include "core/train/sweep.h"
+#include "core/train/sweepevents.h"
 #include "core/train/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <csignal>
@@ -129,6 +132,7 @@ private Q_SLOTS:
     void sweepResumesSkippingFinishedRuns();
     void concurrentRunsEqualRunsOneAfterAnother();
     void interruptedConcurrentSweepResumes();
+    void jsonlEventsOfATinySweep();
 };
 
 void tst_CliSweep::gridPlan()
@@ -417,6 +421,98 @@ void tst_CliSweep::interruptedConcurrentSweepResumes()
     // A finished sweep: every run skipped.
     QCOMPARE(wbtest::runCli(args, again, againErr), 0);
     QVERIFY2(again.find("run-003: completed, skipped") != std::string::npos, again.c_str());
+}
+
+/// The lines of `out` that are not a run's own output (run_progress, run_log).
+std::vector<std::string> sweepLevelLines(const std::string &out)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+        const SweepEventKind k = decodeSweepEvent(line).kind;
+        if (k != SweepEventKind::RunProgress && k != SweepEventKind::RunLog)
+            lines.push_back(line);
+    }
+    return lines;
+}
+
+/// run_ended's line for `r` of sweep.json, the numbers as JSON writes them.
+std::string runEndedLine(const SweepRunRecord &r)
+{
+    nlohmann::ordered_json m = nlohmann::ordered_json::object();
+    for (const auto &[k, v] : r.final_metrics)
+        m[k] = v;
+    return "{\"event\":\"run_ended\",\"run\":\"" + r.run.name
+           + "\",\"status\":\"completed\",\"exit_code\":0,\"metric\":\"eval_accuracy\",\"value\":"
+           + nlohmann::ordered_json(r.final_metrics.at("eval_accuracy")).dump() + ",\"final_metrics\":" + m.dump() + "}";
+}
+
+void tst_CliSweep::jsonlEventsOfATinySweep()
+{
+    QTemporaryDir root;
+    wbtest::TinyRun tiny;
+    tiny.train_size = 16;
+    tiny.eval_size = 8;
+    tiny.num_train_epochs = 1;
+    const TrainingOptions o = wbtest::writeTinyRun(root.path().toStdString(), tiny);
+    const std::string dir = root.path().toStdString() + "/sweep";
+    const std::vector<std::string> args = sweepArgs(o, dir, "1,2", {"--progress_format=jsonl"});
+    std::string out, err;
+    QCOMPARE(wbtest::runCli(args, out, err), 0);
+    const auto file = readSweepFile(dir);
+    QVERIFY(file);
+    QCOMPARE(file->runs.size(), size_t(2));
+    // The best run by eval_accuracy (the first on a tie).
+    const bool secondBetter = file->runs[1].final_metrics.at("eval_accuracy") > file->runs[0].final_metrics.at("eval_accuracy");
+    const std::vector<std::string> expected = {
+        "{\"event\":\"sweep_started\",\"sweep_dir\":\"" + dir
+            + "\",\"method\":\"grid\",\"metric\":\"eval_accuracy\",\"runs\":2,\"to_train\":2,\"max_concurrent_runs\":1}",
+        "{\"event\":\"run_started\",\"run\":\"run-001\",\"number\":1,\"runs\":2,\"values\":{\"seed\":1},\"model_dir\":\"" + dir
+            + "/run-001\"}",
+        runEndedLine(file->runs[0]),
+        "{\"event\":\"run_started\",\"run\":\"run-002\",\"number\":2,\"runs\":2,\"values\":{\"seed\":2},\"model_dir\":\"" + dir
+            + "/run-002\"}",
+        runEndedLine(file->runs[1]),
+        std::string("{\"event\":\"sweep_finished\",\"status\":\"completed\",\"exit_code\":0,\"runs\":2,\"completed\":2,"
+                    "\"stopped\":0,\"failed\":0,\"best_run\":\"")
+            + (secondBetter ? "run-002" : "run-001") + "\"}"};
+    const std::vector<std::string> got = sweepLevelLines(out);
+    QCOMPARE(got.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+        QCOMPARE(QString::fromStdString(got[i]), QString::fromStdString(expected[i]));
+    // Every line of stdout is an event; each run's own train events come inside run_progress,
+    // from its run_started to its finished, between the sweep's run_started and run_ended.
+    std::istringstream in(out);
+    std::vector<std::string> trainEvents;
+    for (std::string line; std::getline(in, line);) {
+        const SweepEvent e = decodeSweepEvent(line);
+        QVERIFY2(e.kind != SweepEventKind::NotAnEvent, line.c_str());
+        if (e.kind == SweepEventKind::RunProgress) {
+            const nlohmann::json data = nlohmann::json::parse(e.data);
+            const std::string event = data.at("event").get<std::string>();
+            if (event == "run_started" || event == "finished")
+                trainEvents.push_back(e.run + " " + event + (event == "finished" ? " " + data.at("status").get<std::string>() : ""));
+        }
+    }
+    QCOMPARE(trainEvents, (std::vector<std::string>{"run-001 run_started", "run-001 finished completed", "run-002 run_started",
+                                                   "run-002 finished completed"}));
+    QVERIFY2(out.find("results by") == std::string::npos, out.c_str()); // no text on stdout
+
+    // The same command again: both runs skipped.
+    QCOMPARE(wbtest::runCli(args, out, err), 0);
+    QCOMPARE(sweepLevelLines(out),
+             (std::vector<std::string>{
+                 "{\"event\":\"sweep_started\",\"sweep_dir\":\"" + dir
+                     + "\",\"method\":\"grid\",\"metric\":\"eval_accuracy\",\"runs\":2,\"to_train\":0,\"max_concurrent_runs\":1}",
+                 "{\"event\":\"run_skipped\",\"run\":\"run-001\"}", "{\"event\":\"run_skipped\",\"run\":\"run-002\"}",
+                 expected.back()}));
+    // Flags it cannot start with: the stream still ends with sweep_finished.
+    QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + dir + "-2", "--param", "seed=1,x", "--progress_format=jsonl"}, out, err), 2);
+    QCOMPARE(out, std::string("{\"event\":\"sweep_finished\",\"status\":\"failed\",\"exit_code\":2,\"runs\":0,\"completed\":0,"
+                              "\"stopped\":0,\"failed\":0,\"best_run\":null,\"message\":\"--param: \\\"seed=1,x\\\": \\\"x\\\" "
+                              "is not a number\"}\n"));
+    QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + dir, "--progress_format=xml"}, out, err), 2);
+    QVERIFY2(err.find("--progress_format: \"xml\" is not text or jsonl") != std::string::npos, err.c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_CliSweep)

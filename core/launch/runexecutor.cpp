@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/launch/runpool.h"
+// The CLI's executors of a sweep's runs: one after another in this process, or N child
+// processes at the same time.
+#include "core/launch/runexecutor.h"
 
 #include "core/launch/childprocess.h"
 #include "core/util/error.h"
@@ -12,13 +14,43 @@
 
 namespace wb {
 
-RunPool::RunPool(RunPoolOptions options) : m_options(std::move(options)) {}
-
-void RunPool::run(const RunPoolSinks &sinks)
+SequentialExecutor::SequentialExecutor(std::function<int(const RunJob &)> train, const StopToken *stop)
+    : m_train(std::move(train)), m_stop(stop)
 {
-    if (m_options.max_concurrent < 1)
-        throw Error("max_concurrent_runs", "must be at least 1, got " + std::to_string(m_options.max_concurrent));
-    if (m_options.executable.empty())
+}
+
+void SequentialExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
+{
+    size_t next = 0;
+    for (; next < jobs.size(); ++next) {
+        if (m_stopRequested.load() || (m_stop && m_stop->stopRequested()))
+            break;
+        if (sinks.started)
+            sinks.started(next);
+        const int code = m_train(jobs[next]);
+        if (sinks.ended)
+            sinks.ended(next, code, "exited with code " + std::to_string(code));
+        if (code == 130) {
+            ++next;
+            break;
+        }
+    }
+    for (size_t j = next; j < jobs.size(); ++j)
+        m_notStarted.push_back(j);
+    if (sinks.finished)
+        sinks.finished();
+}
+
+ProcessPoolExecutor::ProcessPoolExecutor(std::string executable, int maxConcurrent, const StopToken *stop)
+    : m_executable(std::move(executable)), m_maxConcurrent(maxConcurrent), m_stop(stop)
+{
+}
+
+void ProcessPoolExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
+{
+    if (m_maxConcurrent < 1)
+        throw Error("max_concurrent_runs", "must be at least 1, got " + std::to_string(m_maxConcurrent));
+    if (m_executable.empty())
         throw Error("max_concurrent_runs", "the program to run is unknown", "run bert-workbench-cli by its path");
     const std::vector<std::string> env = environmentWithoutCluster();
     std::list<ChildProcess> running; // std::list: a ChildProcess does not move
@@ -32,7 +64,7 @@ void RunPool::run(const RunPoolSinks &sinks)
         };
     };
     for (;;) {
-        if (m_options.stop && !polledStop && m_options.stop->stopRequested()) {
+        if (m_stop && !polledStop && m_stop->stopRequested()) {
             polledStop = true;
             requestStop();
         }
@@ -43,12 +75,14 @@ void RunPool::run(const RunPoolSinks &sinks)
                     ::kill(c.pid, SIGINT);
             ++forwardedStops;
         }
-        while (forwardedStops == 0 && next < m_options.jobs.size() && int(running.size()) < m_options.max_concurrent) {
+        while (forwardedStops == 0 && next < jobs.size() && int(running.size()) < m_maxConcurrent) {
             running.emplace_back();
             ChildProcess &c = running.back();
             c.index = int(next);
-            startChild(c, m_options.executable, m_options.jobs[next], env, "max_concurrent_runs",
-                       "run " + std::to_string(next + 1), "lower --max_concurrent_runs or free memory");
+            std::vector<std::string> argv{"train"};
+            argv.insert(argv.end(), jobs[next].args.begin(), jobs[next].args.end());
+            startChild(c, m_executable, argv, env, "max_concurrent_runs", "run " + std::to_string(next + 1),
+                       "lower --max_concurrent_runs or free memory");
             if (sinks.started)
                 sinks.started(next);
             ++next;
@@ -90,8 +124,10 @@ void RunPool::run(const RunPoolSinks &sinks)
             it = running.erase(it);
         }
     }
-    for (size_t j = next; j < m_options.jobs.size(); ++j)
+    for (size_t j = next; j < jobs.size(); ++j)
         m_notStarted.push_back(j);
+    if (sinks.finished)
+        sinks.finished();
 }
 
 } // namespace wb
