@@ -13,6 +13,8 @@ wb_add_test(tst_metricswriter NAME core.metricswriter SOURCES core/tst_metricswr
 wb_add_test(tst_initcheckpoint NAME core.initcheckpoint SOURCES core/tst_initcheckpoint.cpp LIBS wb_core torch)
 # Weights as the Hub has them (issue 22): pytorch_model.bin read without running it, sharded checkpoints.
 wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torchcheckpoint.cpp LIBS wb_core torch)
+# The one training loop (issue 42): a task of its own plugs in and gets checkpoints, resume, reports, stops.
+wb_add_test(tst_trainingloop NAME core.trainingloop SOURCES core/tst_trainingloop.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
 wb_add_test(tst_clirunreaders NAME cli.runreaders SOURCES cli/tst_clirunreaders.cpp LIBS wb_cli TIMEOUT 120)
