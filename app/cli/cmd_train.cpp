@@ -5,6 +5,7 @@
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
+#include "core/train/coach.h"
 #include "core/train/onnxruntimeweb.h"
 #include "core/train/preparedrun.h"
 #include "core/train/pretrainpreflight.h"
@@ -65,13 +66,14 @@ public:
         // Warnings go to stderr: stdout holds what the command did (export's file list).
         (line.rfind("warning: ", 0) == 0 ? m_err : m_out) << line << "\n" << std::flush;
     }
-    /// The coach's notes go to stderr as they arise (stdout keeps the progress), and again in the end.
+    /// The coach's notes go to stderr as they arise or are withdrawn (stdout keeps the progress),
+    /// and the current ones again in the end.
     void coachNote(const CoachNote &n) override
     {
         clearBar();
         m_out << std::flush;
-        m_err << "note: " << n.text << "\n" << std::flush;
-        m_notes.push_back(n);
+        m_err << (n.severity == kWithdrawn ? "note withdrawn: " : "note: ") << n.text << "\n" << std::flush;
+        applyCoachNote(m_notes, n); // the log lines are the history; the end lists the current set
     }
     void runFinished(const RunFinished &r) override
     {
@@ -88,7 +90,7 @@ public:
             m_out << runStatusName(r.status) << ": " << r.message << "\n";
         }
         if (!m_notes.empty()) {
-            m_err << "the coach said " << m_notes.size() << " thing(s) during this run:\n";
+            m_err << "the coach's notes at the end of this run (" << m_notes.size() << "):\n";
             for (const CoachNote &n : m_notes)
                 m_err << "  step " << n.step << ": " << n.text << "\n";
         }
@@ -109,7 +111,7 @@ private:
     bool m_barShown = false;
     double m_lastPlain = 0;
     int64_t m_total = 0;
-    std::vector<CoachNote> m_notes;
+    std::vector<CoachNote> m_notes; ///< the coach's current set
 };
 
 int exitCodeFor(const RunFinished &r)

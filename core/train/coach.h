@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The coach (issue 25 §3): rules over a run's metric stream — the values metrics.jsonl holds —
-// that say in plain words what is happening and what to try. Torch-free (wb_rundir): the
-// training loop feeds it, and so can a test or a tool reading a recorded metrics.jsonl.
+// The coach (issue 25 §3): rules over a run's facts (core/train/runfacts.h) and its metric
+// stream — the values metrics.jsonl holds — that say in plain words what is happening and what
+// to try. The coach is the only author of advice: every view shows its current notes.
+// Torch-free (wb_rundir): the training loop feeds it, and so can a test or a tool reading a
+// recorded metrics.jsonl (coachNotesOf).
 // docs/tutorial.md "What the coach says" lists the rules; docs/file-formats.md the "note" event.
 
 #include "core/events/trainingobserver.h"
+#include "core/train/runfacts.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +32,10 @@ struct CoachRule
     const char *text;
 };
 
+/// The severity of a note that withdraws the note of its id: its condition no longer holds
+/// (the text is the withdrawn note's). The coach's notes are a current set (Coach::current()).
+inline constexpr const char *kWithdrawn = "withdrawn";
+
 /// THE table of the coach's thresholds and messages, one row per rule. Thresholds:
 ///  * overfitting: threshold = k, the evaluations after the lowest eval_loss that are all above
 ///    it (the run's --early_stopping_patience when > 0 replaces k), while the mean train loss
@@ -38,13 +45,21 @@ struct CoachRule
 ///    train loss of the interval within threshold (relative) of ln(num_labels);
 ///  * constant_classifier: every evaluation so far of a binary task has eval_f1 = 0,
 ///    eval_mcc = 0 and eval_accuracy within threshold of the majority share;
-///  * one_class / below_baseline: one evaluation predicts one label only / its accuracy is not
-///    above the majority share (+ threshold);
+///  * one_class / below_baseline: the latest evaluation predicts one label only / its accuracy
+///    is not above the majority share (+ threshold);
+///  * below_bag_of_words: the run's last evaluation (at total_steps) is not above the
+///    bag-of-words baseline (+ threshold); {advice} follows the start;
+///  * rate_pretrained / rate_own_pretraining / rate_scratch / rate_unknown: the rate advice
+///    while the run does not learn (constant_classifier, one_class or below_baseline hold), one
+///    rule per start; {position} places the rate against kLearningRateRanges (core/train/runfacts.h);
 ///  * small_eval_set: the binomial 95 % interval of the accuracy, ±1.96·sqrt(p(1−p)/n), is
 ///    wider than ±threshold;
 ///  * few_steps: total_steps < threshold; warmup_too_long: warmup_steps ≥ total_steps;
-///  * lr_pretrained / lr_scratch: learning_rate outside [threshold, threshold2] when the run
-///    starts from an init checkpoint / from random weights.
+///  * lr_pretrained / lr_own_pretraining / lr_scratch: learning_rate outside the far band of
+///    its start's row of kLearningRateRanges.
+/// A note is withdrawn (kWithdrawn) when its condition no longer holds at a later evaluation:
+/// overfitting, divergence, plateau, constant_classifier, one_class, below_baseline,
+/// below_bag_of_words and the rate advice; the notes before the first step and small_eval_set stay.
 inline constexpr CoachRule kCoachRules[] = {
     {"overfitting", "warning", 3, 0,
      "eval loss has risen since step {since} (best {best}); early stopping with patience {k} would have stopped at "
@@ -61,10 +76,16 @@ inline constexpr CoachRule kCoachRules[] = {
      "The model predicts {label} for every evaluation example: it has not learned to tell the labels apart."},
     {"below_baseline", "warning", 1e-9, 0,
      "Eval accuracy {accuracy} does not beat the majority-class baseline {baseline} (always predicting {label})."},
-    {"from_scratch", "info", 1e-4, 10,
-     "There is no init checkpoint, so the model trains from random weights: the usual fine-tuning learning rates (2e-5 "
-     "to 5e-5) are meant for pretrained weights. Try a higher one, such as {lr} (Training → Find Learning Rate… "
-     "measures one), or set an init checkpoint."},
+    {"below_bag_of_words", "info", 0, 0,
+     "Eval accuracy {accuracy} does not beat the bag-of-words baseline {baseline}: a linear model of word counts does "
+     "{as_well} on this data. {advice}, or prefer the simpler model."},
+    {"rate_pretrained", "info", 0, 0, "The run starts from {start}: learning_rate {lr} {position}."},
+    {"rate_own_pretraining", "info", 0, 0, "The run starts from {start}: learning_rate {lr} {position}."},
+    {"rate_scratch", "info", 0, 0,
+     "The run starts from random weights (no pretrained model or init checkpoint): learning_rate {lr} {position}."},
+    {"rate_unknown", "info", 0, 0,
+     "The run starts from {start}, whose usual learning rate this program cannot know: measure one with Find "
+     "Learning Rate (Training → Find Learning Rate…)."},
     {"small_eval_set", "info", 0.05, 0,
      "the eval set has {n} examples: its accuracy {accuracy} is known only to ±{points} points (95 % interval); about "
      "{needed} examples would give ±5"},
@@ -73,11 +94,15 @@ inline constexpr CoachRule kCoachRules[] = {
     {"warmup_too_long", "warning", 0, 0,
      "the warmup ({warmup} steps) is not shorter than the run ({steps} steps): the learning rate never reaches "
      "{lr}; lower --warmup_proportion"},
-    {"lr_pretrained", "warning", 5e-6, 5e-4,
-     "learning_rate {lr} is far from the usual range for fine-tuning a pretrained model (2e-5 to 5e-5)"},
-    {"lr_scratch", "warning", 1e-4, 1e-2,
-     "learning_rate {lr} is far from the usual range for a model trained from random weights (1e-4 to 1e-3); try "
-     "Find Learning Rate"},
+    {"lr_pretrained", "warning", 0, 0,
+     "learning_rate {lr} is far {direction} the usual range for {words} ({low} to {high}); try {suggest} or Find "
+     "Learning Rate"},
+    {"lr_own_pretraining", "warning", 0, 0,
+     "learning_rate {lr} is far {direction} the usual range for {words} ({low} to {high}); try {suggest} or Find "
+     "Learning Rate"},
+    {"lr_scratch", "warning", 0, 0,
+     "learning_rate {lr} is far {direction} the usual range for {words} ({low} to {high}); try {suggest} or Find "
+     "Learning Rate"},
 };
 
 /// Returns the row of `id` in kCoachRules. Throws std::out_of_range for an unknown id.
@@ -86,46 +111,46 @@ const CoachRule &coachRule(const std::string &id);
 /// Returns `rule.text` with each `{name}` replaced by its value. Pure.
 std::string fillCoachText(const char *text, const std::vector<std::pair<std::string, std::string>> &values);
 
-/// What the coach knows about a run before its first step. A plain value.
-struct CoachSetup
-{
-    int64_t total_steps = 0;
-    int64_t warmup_steps = 0;
-    int64_t num_labels = 0;           ///< 1 or regression: the classification rules stay quiet
-    bool regression = false;
-    double learning_rate = 0;         ///< --learning_rate (the peak)
-    bool from_scratch = false;        ///< no init checkpoint: random weights
-    int64_t early_stopping_patience = 0; ///< the run's flag; 0: the table's k
-};
+/// What the coach knows about a run before its first step: its facts (core/train/runfacts.h).
+using CoachSetup = RunFacts;
 
 struct TrainingOptions;
 struct Schedule;
 
-/// A run's coach setup from its options and schedule: total and warmup steps, the peak
-/// learning rate, random weights or not (no init checkpoint), the early-stopping patience.
-/// num_labels and regression stay 0 / false: the caller sets them for its task. Pure.
+/// A run's coach setup from its options and schedule: runFactsFor() (the start, the peak
+/// learning rate, total and warmup steps, the early-stopping patience, the prepare report's
+/// baselines). num_labels and regression stay 0 / false: the caller sets them for its task.
+/// Reads files beside the options' paths; never throws.
 CoachSetup coachSetupFor(const TrainingOptions &spec, const Schedule &sched);
 
 /// The notes about a schedule that cannot learn, checked before the first step (step 0):
-/// few_steps, warmup_too_long, lr_pretrained / lr_scratch. Pure.
+/// few_steps, warmup_too_long, lr_pretrained / lr_own_pretraining / lr_scratch. Pure.
 std::vector<CoachNote> scheduleNotes(const CoachSetup &setup);
 
-/// What one classification evaluation says about learning (the window's end verdict and the
-/// coach share it): one_class ("predicts only label N"), below_baseline (accuracy not above
-/// `majority`'s share: {label id, share in [0, 1]}; none: not checked), and with either,
-/// when `fromScratch`, the from_scratch advice with max(1e-4, 10 × learningRate). Labels are
-/// named by `labelNames` (id order; "label N" beyond it). Empty for regression. Pure.
-std::vector<CoachNote> learningNotes(const EvalMetrics &em, const std::optional<std::pair<int, double>> &majority,
-                                     bool fromScratch, double learningRate, const std::vector<std::string> &labelNames);
+/// The rate advice for a run with `facts` that does not learn: the rate_* rule of its start,
+/// placing its learning rate against kLearningRateRanges (below / above: try the row's
+/// suggestion; inside: the rate alone does not explain it, measure one with the finder; no row:
+/// the finder). Pure.
+CoachNote rateAdvice(const RunFacts &facts, int64_t step);
 
 /// The majority label and its share of the examples of a confusion matrix's rows
 /// (confusion[true][predicted]; the lowest id on ties); nothing when it counts no example.
 std::optional<std::pair<int, double>> majorityShare(const std::vector<std::vector<int64_t>> &confusion);
 
+/// Whether `id` is one of the notes that say the run did not learn, and why (what the window's
+/// Evaluation box and "Completed — did not learn" show): divergence, constant_classifier,
+/// one_class, below_baseline and the rate advice (rate_*). Pure.
+bool isLearningVerdict(const std::string &id);
+
+/// Applies `note` to the current set `current`: replaces the note of its id, or removes it
+/// when `note` is a withdrawal (kWithdrawn). What a view that receives the notes one by one
+/// (the window, the CLI) keeps. Pure.
+void applyCoachNote(std::vector<CoachNote> &current, const CoachNote &note);
+
 /// The rule set evaluated over a run's metric stream, step by step. Feed it what the run logs,
-/// in order; each call returns the notes that arose (each said once: a note of the same id
-/// comes again only when its content, not its step, changes). Not thread-safe: one run, one
-/// thread (the training thread).
+/// in order; each call returns the notes that arose or were withdrawn (each said once: a note
+/// of the same id comes again only when its content, not its step, changes, or after it was
+/// withdrawn). Not thread-safe: one run, one thread (the training thread).
 class Coach
 {
 public:
@@ -136,14 +161,23 @@ public:
     /// A logged train step (metrics.jsonl's "train" line): divergence.
     std::vector<CoachNote> step(const StepMetrics &m);
     /// An evaluation (metrics.jsonl's "eval" line): overfitting, plateau, constant_classifier,
-    /// one_class, below_baseline, from_scratch, small_eval_set.
+    /// one_class, below_baseline, the rate advice, below_bag_of_words, small_eval_set; and the
+    /// withdrawal of those whose condition no longer holds. Without a confusion matrix (a
+    /// recorded "eval" line) the setup's majority stands in and one_class is not checked.
     std::vector<CoachNote> evaluation(const EvalMetrics &m);
 
-    /// Every note said so far, in order.
+    /// Every note said so far, withdrawals included, in order: the run's log.
     const std::vector<CoachNote> &notes() const { return m_notes; }
+    /// The notes that hold now, in the order they were said: what every view shows.
+    const std::vector<CoachNote> &current() const { return m_current; }
+    /// The run's facts with the verdict of the current notes.
+    const RunFacts &facts() const { return m_setup; }
 
 private:
     void say(std::vector<CoachNote> &out, CoachNote note, const std::string &content);
+    void withdraw(std::vector<CoachNote> &out, const std::string &id, int64_t step);
+    bool holds(const std::string &id) const;
+    void updateVerdict();
     /// overfitting: the evaluations after the lowest eval_loss are all above it, k of them at
     /// least (early_stopping_patience, else the rule's threshold), and `trainLoss` still falls.
     void sayOverfitting(std::vector<CoachNote> &out, const EvalMetrics &em, double trainLoss);
@@ -152,18 +186,34 @@ private:
     /// constant_classifier (binary): every evaluation so far answers the `majority` label.
     void sayConstantClassifier(std::vector<CoachNote> &out, const EvalMetrics &em,
                                const std::optional<std::pair<int, double>> &majority);
+    /// one_class, below_baseline and, while any finding holds, the rate advice.
+    void sayLearning(std::vector<CoachNote> &out, const EvalMetrics &em,
+                     const std::optional<std::pair<int, double>> &majority);
+    /// below_bag_of_words at the last evaluation.
+    void sayBagOfWords(std::vector<CoachNote> &out, const EvalMetrics &em);
     /// small_eval_set: the half-width of the accuracy's 95 % interval is above the rule's threshold.
     void saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em);
 
     CoachSetup m_setup;
     std::vector<CoachNote> m_notes;
-    std::map<std::string, std::string> m_said; ///< id → content of its last note
+    std::vector<CoachNote> m_current;
+    std::map<std::string, std::string> m_said; ///< id → content of its current note
     std::optional<double> m_firstLoss;
+    bool m_lastLossFinite = true;
     double m_intervalSum = 0;                  ///< train losses logged since the last evaluation
     int64_t m_intervalCount = 0;
+    bool m_intervalDiverged = false;           ///< a loss of the interval was not finite or far above the first
     struct Eval { int64_t step; double eval_loss; double train_loss; };
     std::vector<Eval> m_evals;
     bool m_allConstant = true;
 };
+
+struct MetricsLog;
+
+/// The coach over a recorded metric stream (metrics.jsonl: its "train" and "eval" lines in step
+/// order, as the training loop fed them), for a past run: its current notes. `facts` (from
+/// recordedRunFacts()) gets the verdict. The window's views of a past run and the model card
+/// show these. Pure.
+std::vector<CoachNote> coachNotesOf(RunFacts &facts, const MetricsLog &log);
 
 } // namespace wb

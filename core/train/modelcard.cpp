@@ -7,7 +7,9 @@
 #include "core/config/diagnostics.h"
 #include "core/data/preparereport.h"
 #include "core/io/metricsreader.h"
+#include "core/train/coach.h"
 #include "core/train/evalexamples.h"
+#include "core/train/runfacts.h"
 #include "core/train/runidentity.h"
 #include "core/train/trainingsummary.h"
 
@@ -128,6 +130,7 @@ namespace {
 /// leaves its member empty).
 struct CardInputs
 {
+    std::string modelDir;
     std::optional<RunIdentity> run;
     nlohmann::ordered_json runJson;
     std::string metricsError;
@@ -143,6 +146,7 @@ struct CardInputs
 CardInputs readCardInputs(const ModelCardModel &m, const std::string &modelDir)
 {
     CardInputs in;
+    in.modelDir = modelDir;
     auto &run = in.run;
     Diagnostics ignored;
     try {
@@ -299,10 +303,15 @@ void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &i
     const auto &summary = in.summary;
     const auto &report = in.report;
     o << "## Training\n\n";
-    if (!m.start.empty())
+    if (!m.start.empty()) {
         o << "- Start: the pretrained model " << m.start << "\n";
-    else
-        o << "- Start: random weights, or an --init_checkpoint (run_config.json does not record one)\n";
+    } else { // the run's facts (core/train/runfacts.h): what its run_config.json records
+        const RunFacts facts = recordedRunFacts(in.modelDir);
+        if (facts.start == WeightsStart::Unknown)
+            o << "- Start: random weights, or an --init_checkpoint (run_config.json does not record one)\n";
+        else
+            o << "- Start: " << startWords(facts) << "\n";
+    }
     o << "- Text: " << (m.do_lower_case ? "lower-cased, accents stripped (uncased)" : "case and accents kept (cased)")
       << ", WordPiece, at most " << m.max_seq_length << " tokens per example ([CLS] and [SEP] included; longer texts are cut)\n";
     if (report)
@@ -438,19 +447,18 @@ void writeBaselines(std::ostream &o, const ModelCardModel &m, const CardInputs &
     }
 }
 
-/// "## What the coach noticed": the run's warnings (metrics.jsonl "note" lines, core/train/coach.h),
-/// each once, with its step; nothing when the coach had no warning.
+/// "## What the coach noticed": the coach's current warnings at the end of the run (metrics.jsonl
+/// "note" lines applied in order, core/train/coach.h: a withdrawn note is gone), each once, with
+/// its step; nothing when the coach had no warning left.
 void writeCoachNotes(std::ostream &o, const CardInputs &in)
 {
+    std::vector<CoachNote> current;
+    for (const CoachNote &n : in.metrics.notes)
+        applyCoachNote(current, n);
     std::vector<const CoachNote *> warnings;
-    for (const CoachNote &n : in.metrics.notes) {
-        if (n.severity != "warning")
-            continue;
-        const bool seen = std::any_of(warnings.begin(), warnings.end(),
-                                      [&](const CoachNote *w) { return w->id == n.id && w->text == n.text; });
-        if (!seen)
+    for (const CoachNote &n : current)
+        if (n.severity == "warning")
             warnings.push_back(&n);
-    }
     if (warnings.empty())
         return;
     o << "## What the coach noticed during training\n\n";

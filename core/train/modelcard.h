@@ -44,7 +44,8 @@ struct ModelCardModel
 /// wall_time), training_summary.json, eval_examples.jsonl (the confusion matrix) and
 /// prepare_report.json beside the meta data (label counts, the majority baseline, and a
 /// bag-of-words baseline when the report has one): labels, training, evaluation, baselines,
-/// the coach's warnings (metrics.jsonl "note" lines of severity warning, each once), intended
+/// the coach's current warnings (metrics.jsonl "note" lines applied in order, a withdrawn one
+/// gone; severity warning, each once), the start from run_config.json's facts, intended
 /// use and limitations, how to load it (transformers; ONNX Runtime and transformers.js when
 /// `m.onnx`; the demo page when `m.demo_page`; this CLI). A file that is missing or unreadable leaves
 /// its part out with a line saying so; never throws for the run's files. Thread-safe.

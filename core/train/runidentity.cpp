@@ -7,6 +7,7 @@
 #include "core/config/jsonrecord.h"
 #include "core/data/preparereport.h"
 #include "core/data/sha256cache.h"
+#include "core/train/runfacts.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
 
@@ -171,6 +172,10 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
         info["do_lower_case"] = o.do_lower_case;
     if (!o.pretrained_model.empty()) // where the filled paths above came from ("Start from")
         info["pretrained_model"] = o.pretrained_model;
+    // Where the weights came from, for the advice on a past run (core/train/runfacts.h).
+    info["init_checkpoint"] = o.init_checkpoint;
+    info["weights_start"] = weightsStartName(weightsStartOf(o));
+    info["task_type"] = meta.task_type;
     std::error_code ec;
     if (const fs::path cwd = fs::current_path(ec); !ec) // what the relative paths above are relative to
         info["working_directory"] = cwd.string();

@@ -45,7 +45,8 @@ struct TrainingSummary
 
 /// Says whether BERT beat the bag-of-words baseline, as the run's end (log, `note:` line,
 /// the window's verdict) says it: "BERT beat the bag-of-words baseline: eval accuracy 0.985 vs
-/// 0.970 …" or "BERT did not beat … : … — …". Accuracies in [0, 1]. Pure.
+/// 0.970 …" or "BERT did not beat … : …": the fact only; what to try is the coach's
+/// below_bag_of_words note (core/train/coach.h). Accuracies in [0, 1]. Pure.
 std::string bagOfWordsVerdict(double bertAccuracy, double bagOfWordsAccuracy);
 
 /// Fills bag_of_words_accuracy and beat_bag_of_words of `s` (with its last_eval) from the

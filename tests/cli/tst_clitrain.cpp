@@ -145,7 +145,7 @@ private Q_SLOTS:
                                           "weights (1e-4 to 1e-3); try Find Learning Rate");
         QVERIFY2(e.contains(QStringLiteral("note: ") + few + QStringLiteral("\nnote: ") + lr + QStringLiteral("\n")),
                  err.c_str());
-        QVERIFY2(e.contains(QStringLiteral("\nthe coach said ")), err.c_str());
+        QVERIFY2(e.contains(QStringLiteral("\nthe coach's notes at the end of this run (")), err.c_str());
         QVERIFY2(e.contains(QStringLiteral("  step 0: ") + few + QStringLiteral("\n  step 0: ") + lr), err.c_str());
         QVERIFY(QString::fromStdString(out).indexOf(QStringLiteral("note: ")) < 0); // stdout keeps the progress
         std::string readError;

@@ -57,7 +57,8 @@ CoachSetup binarySetup()
     s.warmup_steps = 100;
     s.num_labels = 2;
     s.learning_rate = 5e-5;
-    s.from_scratch = false;
+    s.start = WeightsStart::HubPretrained;
+    s.start_name = "BERT-Tiny";
     return s;
 }
 
@@ -65,7 +66,8 @@ QString texts(const std::vector<CoachNote> &notes)
 {
     QStringList out;
     for (const auto &n : notes)
-        out << QString::fromStdString(n.id + "@" + std::to_string(n.step) + ": " + n.text);
+        out << QString::fromStdString((n.severity == kWithdrawn ? "withdrawn " : "") + n.id + "@"
+                                      + std::to_string(n.step) + ": " + n.text);
     return out.join(QLatin1Char('\n'));
 }
 
@@ -89,7 +91,7 @@ private Q_SLOTS:
     void constantClassifierThenOneClass();
     void oneClassBelowBaselineFromScratch();
     void smallEvalSet();
-    void learningNotesMatchTheWindowsVerdict();
+    void rateAdviceFollowsTheStart();
     void notesInMetricsJsonlStreamAndSummary();
 };
 
@@ -100,7 +102,8 @@ void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
         QVERIFY2(ids.insert(r.id).second, r.id);
         QVERIFY(std::string(r.severity) == "info" || std::string(r.severity) == "warning");
     }
-    QCOMPARE(ids.size(), size_t(12));
+    QCOMPARE(ids.size(), size_t(std::size(kCoachRules)));
+    QCOMPARE(ids.size(), size_t(17));
     QCOMPARE(coachRule("overfitting").threshold, 3.0);
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, coachRule("no_such_rule"));
     QCOMPARE(fillCoachText("a {x} b {y} {x}", {{"x", "1"}, {"y", "{x}"}}), std::string("a 1 b {x} 1"));
@@ -112,25 +115,29 @@ void tst_Coach::scheduleThatCannotLearn()
     s.total_steps = 30;
     s.warmup_steps = 40;
     s.learning_rate = 5e-5;
-    s.from_scratch = true;
+    s.start = WeightsStart::Random;
     const auto notes = scheduleNotes(s);
     QCOMPARE(texts(notes),
              QStringLiteral("few_steps@0: the run has only 30 training steps: too few to learn much; train more "
                             "epochs or use a smaller batch\n"
                             "warmup_too_long@0: the warmup (40 steps) is not shorter than the run (30 steps): the "
                             "learning rate never reaches 5e-05; lower --warmup_proportion\n"
-                            "lr_scratch@0: learning_rate 5e-05 is far from the usual range for a model trained from "
-                            "random weights (1e-4 to 1e-3); try Find Learning Rate"));
+                            "lr_scratch@0: learning_rate 5e-5 is far below the usual range for a model trained from "
+                            "random weights (1e-4 to 1e-3); try 5e-4 or Find Learning Rate"));
     QCOMPARE(notes[0].severity, std::string("warning"));
     // A pretrained start: 5e-5 is the usual; 0.01 and 0 are not.
     s.total_steps = 300;
     s.warmup_steps = 30;
-    s.from_scratch = false;
+    s.start = WeightsStart::HubPretrained;
     QVERIFY(scheduleNotes(s).empty());
     s.learning_rate = 0.01;
     QCOMPARE(texts(scheduleNotes(s)),
-             QStringLiteral("lr_pretrained@0: learning_rate 0.01 is far from the usual range for fine-tuning a "
-                            "pretrained model (2e-5 to 5e-5)"));
+             QStringLiteral("lr_pretrained@0: learning_rate 0.01 is far above the usual range for fine-tuning a "
+                            "pretrained model (2e-5 to 5e-5); try 5e-5 or Find Learning Rate"));
+    // No range for an init checkpoint of unknown making: no lr note, whatever the rate.
+    s.start = WeightsStart::OtherCheckpoint;
+    QVERIFY(scheduleNotes(s).empty());
+    s.start = WeightsStart::HubPretrained;
     s.learning_rate = 0;
     QCOMPARE(scheduleNotes(s).size(), size_t(1));
     // The Coach says them once, at start().
@@ -143,7 +150,7 @@ void tst_Coach::scheduleThatCannotLearn()
 void tst_Coach::scheduleThatCanLearnSaysNothing()
 {
     CoachSetup s = binarySetup();
-    s.from_scratch = true;
+    s.start = WeightsStart::Random;
     s.learning_rate = 1e-3;
     QVERIFY(scheduleNotes(s).empty());
     s.total_steps = 50; // the threshold itself is enough
@@ -170,9 +177,12 @@ void tst_Coach::overfitting()
     QCOMPARE(texts(all), QStringLiteral("overfitting@500: eval loss has risen since step 300 (best 200); early "
                                         "stopping with patience 3 would have stopped at 500"));
     QCOMPARE(all[0].severity, std::string("warning"));
-    // A new best and another rise: new content, said again.
+    // A new best: the rise is over, the note withdrawn; another rise: said again.
     coach.step(stepOf(700, 0.05));
-    QVERIFY(coach.evaluation(binaryEval(700, 0.40, kGood)).empty());
+    QCOMPARE(texts(coach.evaluation(binaryEval(700, 0.40, kGood))),
+             QStringLiteral("withdrawn overfitting@700: eval loss has risen since step 300 (best 200); early stopping "
+                            "with patience 3 would have stopped at 500"));
+    QVERIFY(coach.current().empty());
     for (int64_t s : {800, 900, 1000}) {
         coach.step(stepOf(s, 0.01));
         const auto notes = coach.evaluation(binaryEval(s, 0.45 + double(s) / 1e4, kGood));
@@ -261,19 +271,33 @@ void tst_Coach::constantClassifierThenOneClass()
     const auto first = coach.evaluation(binaryEval(100, 0.67, {{6000, 0}, {4000, 0}}));
     QCOMPARE(texts(first), QStringLiteral("constant_classifier@100: constant classifier: every evaluation so far (1, "
                                           "up to step 100) has eval_f1 0, eval_mcc 0 and eval_accuracy 0.600, the "
-                                          "share of the majority label ham: the model answers ham for everything"));
+                                          "share of the majority label ham: the model answers ham for everything\n"
+                                          "rate_pretrained@100: The run starts from the pretrained model BERT-Tiny: "
+                                          "learning_rate 5e-5 is within the usual range for fine-tuning a pretrained "
+                                          "model (2e-5 to 5e-5), so the rate alone does not explain it: measure one "
+                                          "with Find Learning Rate (Training → Find Learning Rate…)."));
+    QCOMPARE(coach.facts().verdict, RunVerdict::NotLearning);
     coach.step(stepOf(200, 0.3));
     QVERIFY(coach.evaluation(binaryEval(200, 0.67, {{6000, 0}, {4000, 0}})).empty()); // once
     // Now it answers spam for everything: no longer the constant majority answer.
     coach.step(stepOf(300, 0.2));
     QCOMPARE(texts(coach.evaluation(binaryEval(300, 0.9, {{0, 6000}, {0, 4000}}))),
-             QStringLiteral("one_class@300: The model predicts spam for every evaluation example: it has not learned "
+             QStringLiteral("withdrawn constant_classifier@300: constant classifier: every evaluation so far (1, up "
+                            "to step 100) has eval_f1 0, eval_mcc 0 and eval_accuracy 0.600, the share of the majority "
+                            "label ham: the model answers ham for everything\n"
+                            "one_class@300: The model predicts spam for every evaluation example: it has not learned "
                             "to tell the labels apart.\n"
                             "below_baseline@300: Eval accuracy 0.400 does not beat the majority-class baseline 0.600 "
                             "(always predicting ham)."));
-    // It learns: nothing new.
+    // It learns: every finding and the rate advice are withdrawn; nothing is current but nothing new is said.
     coach.step(stepOf(400, 0.1));
-    QVERIFY(coach.evaluation(binaryEval(400, 0.5, {{5500, 500}, {500, 3500}})).empty());
+    const auto learned = coach.evaluation(binaryEval(400, 0.5, {{5500, 500}, {500, 3500}}));
+    QCOMPARE(learned.size(), size_t(3));
+    for (const CoachNote &n : learned)
+        QCOMPARE(n.severity, std::string(kWithdrawn));
+    QVERIFY(coach.current().empty());
+    QCOMPARE(coach.facts().verdict, RunVerdict::Learning);
+    QCOMPARE(coach.notes().size(), size_t(8)); // the log keeps everything, withdrawals included
 }
 
 void tst_Coach::oneClassBelowBaselineFromScratch()
@@ -282,7 +306,7 @@ void tst_Coach::oneClassBelowBaselineFromScratch()
     setup.total_steps = 1000;
     setup.num_labels = 3;
     setup.learning_rate = 5e-5;
-    setup.from_scratch = true;
+    setup.start = WeightsStart::Random;
     Coach coach(setup);
     EvalMetrics e;
     e.step = 250;
@@ -297,10 +321,10 @@ void tst_Coach::oneClassBelowBaselineFromScratch()
                             "learned to tell the labels apart.\n"
                             "below_baseline@250: Eval accuracy 0.200 does not beat the majority-class baseline 0.500 "
                             "(always predicting a).\n"
-                            "from_scratch@250: There is no init checkpoint, so the model trains from random weights: "
-                            "the usual fine-tuning learning rates (2e-5 to 5e-5) are meant for pretrained weights. Try "
-                            "a higher one, such as 0.0005 (Training → Find Learning Rate… measures one), or set an init "
-                            "checkpoint."));
+                            "rate_scratch@250: The run starts from random weights (no pretrained model or init "
+                            "checkpoint): learning_rate 5e-5 is below the usual range for a model trained from random "
+                            "weights (1e-4 to 1e-3): try 5e-4, or measure one with Find Learning Rate (Training → Find "
+                            "Learning Rate…)."));
     // The same verdict at the next evaluation: said once.
     e.step = 500;
     e.eval_accuracy = 0.2;
@@ -320,19 +344,40 @@ void tst_Coach::smallEvalSet()
     QVERIFY(big.evaluation(binaryEval(100, 0.4, kGood)).empty()); // 1000 examples: ±2.5
 }
 
-void tst_Coach::learningNotesMatchTheWindowsVerdict()
+void tst_Coach::rateAdviceFollowsTheStart()
 {
-    EvalMetrics e = binaryEval(10, 0.7, {{60, 0}, {40, 0}});
-    // The window passes the prepare report's majority; without one, no baseline check.
-    QCOMPARE(learningNotes(e, std::nullopt, false, 5e-5, {}).size(), size_t(1));
-    const auto notes = learningNotes(e, std::make_pair(0, 0.6), true, 1e-3, {"ham", "spam"});
-    QCOMPARE(notes.size(), size_t(3));
-    QCOMPARE(notes[0].text, std::string("The model predicts ham for every evaluation example: it has not learned to "
-                                        "tell the labels apart."));
-    QVERIFY(notes[2].text.find("such as 0.01 (") != std::string::npos); // 10 × 1e-3
-    EvalMetrics regression;
-    regression.regression = true;
-    QVERIFY(learningNotes(regression, std::make_pair(0, 0.6), true, 1e-3, {}).empty());
+    RunFacts f;
+    f.learning_rate = 9;
+    f.start = WeightsStart::Random;
+    QCOMPARE(rateAdvice(f, 7).text,
+             std::string("The run starts from random weights (no pretrained model or init checkpoint): learning_rate 9 "
+                         "is above the usual range for a model trained from random weights (1e-4 to 1e-3): try 5e-4, "
+                         "or measure one with Find Learning Rate (Training → Find Learning Rate…)."));
+    QCOMPARE(rateAdvice(f, 7).id, std::string("rate_scratch"));
+    f.start = WeightsStart::OwnPretraining;
+    f.start_name = "runs/pre";
+    f.learning_rate = 5e-5;
+    QCOMPARE(rateAdvice(f, 7).text,
+             std::string("The run starts from your own pretraining in runs/pre: learning_rate 5e-5 is below the usual "
+                         "range for fine-tuning a short pretraining of your own (1e-4 to 1e-3): try 2e-4, or measure "
+                         "one with Find Learning Rate (Training → Find Learning Rate…)."));
+    f.start = WeightsStart::OtherCheckpoint;
+    f.start_name = "w.safetensors";
+    QCOMPARE(rateAdvice(f, 7).text,
+             std::string("The run starts from the init checkpoint w.safetensors, whose usual learning rate this "
+                         "program cannot know: measure one with Find Learning Rate (Training → Find Learning Rate…)."));
+    f.start = WeightsStart::Unknown;
+    QCOMPARE(rateAdvice(f, 7).id, std::string("rate_unknown"));
+    // Every row's suggestion lies in its range, and its range inside its far band.
+    for (const LearningRateRange &r : kLearningRateRanges) {
+        QVERIFY(r.low <= r.suggest && r.suggest <= r.high);
+        QVERIFY(r.far_below <= r.low && r.high <= r.far_above);
+    }
+    QCOMPARE(rateWords(5e-4), std::string("5e-4"));
+    QCOMPARE(rateWords(2e-5), std::string("2e-5"));
+    QCOMPARE(rateWords(1.5e-3), std::string("1.5e-3"));
+    QCOMPARE(rateWords(0.01), std::string("0.01"));
+    QCOMPARE(rateWords(9), std::string("9"));
 }
 
 void tst_Coach::notesInMetricsJsonlStreamAndSummary()

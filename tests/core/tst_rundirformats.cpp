@@ -322,9 +322,7 @@ void tst_RunDirFormats::trainingSummarySaysWhetherBertBeatTheBagOfWords()
     }
     QCOMPARE(compareWithBagOfWords(s, meta),
              std::string("BERT did not beat the bag-of-words baseline: eval accuracy 0.750 vs 0.800 (TF-IDF + logistic "
-                         "regression on the same wordpieces, prepare_report.json). A linear model of word counts does "
-                         "better: train longer or with another learning rate, start from a pretrained model, or "
-                         "prefer the simpler model"));
+                         "regression on the same wordpieces, prepare_report.json)"));
     QCOMPARE(s.bag_of_words_accuracy, std::optional<double>(0.8));
     QCOMPARE(s.beat_bag_of_words, std::optional<bool>(false));
     const std::string text = trainingSummaryJson(s);
@@ -338,7 +336,10 @@ void tst_RunDirFormats::trainingSummarySaysWhetherBertBeatTheBagOfWords()
                                                       "0.800 (TF-IDF + logistic regression on the same wordpieces, "
                                                       "prepare_report.json)"));
     QCOMPARE(bagOfWordsVerdict(0.8, 0.8).rfind("BERT did not beat", 0), size_t(0)); // a tie is not a win
-    QVERIFY(bagOfWordsVerdict(0.8, 0.8).find("word counts does as well:") != std::string::npos);
+    // The fact only: what to try is the coach's below_bag_of_words note.
+    QCOMPARE(bagOfWordsVerdict(0.8, 0.9), std::string("BERT did not beat the bag-of-words baseline: eval accuracy "
+                                                      "0.800 vs 0.900 (TF-IDF + logistic regression on the same "
+                                                      "wordpieces, prepare_report.json)"));
 
     // Regression runs and baselines that could not be fitted say nothing.
     TrainingSummary reg;

@@ -3,6 +3,7 @@
 // data, else "label N") and lists the evaluation's top losses and most-confused pairs from
 // model_dir/eval_examples.jsonl, filtered by a click on a confusion-matrix cell.
 #include "core/config/labelnames.h"
+#include "core/train/coach.h"
 #include "core/train/evalexamples.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
@@ -193,11 +194,32 @@ void tst_EvaluationView::labelNamesFromLabelsTxt()
     // The learning check names the label too.
     EvalMetrics oneClass = metrics(40, {{60, 0}, {40, 0}});
     oneClass.eval_accuracy = 0.6;
-    const QStringList w = learningWarnings(oneClass, majorityBaseline({60, 40}), false, 5e-5, names.names);
-    QCOMPARE(w.size(), 2);
-    QCOMPARE(w[0], QStringLiteral("The model predicts ham for every evaluation example: it has not learned to tell "
-                                  "the labels apart."));
-    QVERIFY2(w[1].endsWith(QStringLiteral("(always predicting ham).")), qPrintable(w[1]));
+    oneClass.label_names = names.names; // the loop's evaluations carry the names the coach uses
+    RunFacts facts;
+    facts.start = WeightsStart::HubPretrained;
+    facts.start_name = "BERT-Tiny";
+    facts.learning_rate = 5e-5;
+    facts.num_labels = 2;
+    Coach coach(facts);
+    coach.evaluation(oneClass);
+    const QStringList w = learningVerdictTexts(coach.current());
+    QCOMPARE(w.size(), 2); // a binary constant classifier, then the rate advice of its start
+    QVERIFY2(w[0].endsWith(QStringLiteral("the share of the majority label ham: the model answers ham for everything")),
+             qPrintable(w[0]));
+    QVERIFY2(w[1].startsWith(QStringLiteral("The run starts from the pretrained model BERT-Tiny: learning_rate 5e-5 is "
+                                            "within the usual range for fine-tuning a pretrained model (2e-5 to 5e-5)")),
+             qPrintable(w[1]));
+    // Three labels, one predicted: the label is named in the coach's one_class note.
+    EvalMetrics three = metrics(40, {{60, 0, 0}, {20, 0, 0}, {20, 0, 0}});
+    three.binary = false;
+    three.eval_accuracy = 0.6;
+    three.label_names = {"ham", "spam", "phish"};
+    facts.num_labels = 3;
+    Coach threeCoach(facts);
+    threeCoach.evaluation(three);
+    QCOMPARE(learningVerdictTexts(threeCoach.current()).value(0),
+             QStringLiteral("The model predicts ham for every evaluation example: it has not learned to tell the "
+                            "labels apart."));
 }
 
 /// The bag-of-words baseline of prepare_report.json: read from the report, shown under the
@@ -225,6 +247,13 @@ void tst_EvaluationView::saysWhetherBertBeatTheBagOfWords()
     QCOMPARE(v.bagOfWordsVerdictText().left(84),
              QStringLiteral("BERT did not beat the bag-of-words baseline: eval accuracy 0.952 vs 0.970 (TF-IDF + "));
     QVERIFY2(v.summaryText().contains(v.bagOfWordsVerdictText()), qPrintable(v.summaryText()));
+    // What to try is the coach's note, shown under the sentence; withdrawn, it goes.
+    const CoachNote advice{"below_bag_of_words", 40, "info", "Train longer."};
+    v.setCoachNotes({advice});
+    QVERIFY2(v.summaryText().contains(v.bagOfWordsVerdictText() + QStringLiteral(". Train longer.")),
+             qPrintable(v.summaryText()));
+    v.setCoachNotes({});
+    QVERIFY(!v.summaryText().contains(QStringLiteral("Train longer.")));
     m.eval_accuracy = 0.985;
     v.setEvaluation(m);
     QCOMPARE(v.bagOfWordsVerdictText(),

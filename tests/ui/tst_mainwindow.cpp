@@ -241,6 +241,8 @@ void tst_MainWindow::coachNoteShowsUnderTheProgressBar()
     w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.coachNote({"few_steps", 0, "warning", "the run has only 4 training steps"});
         obs.coachNote({"constant_classifier", 4, "warning", "constant classifier: the model answers ham"});
+        obs.coachNote({"plateau", 4, "info", "not learning yet"});
+        obs.coachNote({"plateau", 8, "withdrawn", "not learning yet"}); // its condition no longer holds
         RunFinished r;
         r.last_step = 4;
         return r;
@@ -259,9 +261,15 @@ void tst_MainWindow::coachNoteShowsUnderTheProgressBar()
     QCOMPARE(line->toolTip(), QStringLiteral("step 0: the run has only 4 training steps\n"
                                              "step 4: constant classifier: the model answers ham"));
     QVERIFY(w.logText().contains(QStringLiteral("note: the run has only 4 training steps")));
-    QVERIFY(w.logText().contains(QStringLiteral("The coach said 2 thing(s) during this run:\n"
-                                                "  step 0: the run has only 4 training steps\n"
-                                                "  step 4: constant classifier: the model answers ham")));
+    QVERIFY(w.logText().contains(QStringLiteral("note withdrawn: not learning yet")));
+    // The views show the current set: the withdrawn note is gone from the line, the Evaluation
+    // box and the run's end.
+    QVERIFY2(w.logText().contains(QStringLiteral("The coach's notes at the end of this run (2):\n"
+                                                 "  step 0: the run has only 4 training steps\n"
+                                                 "  step 4: constant classifier: the model answers ham")),
+             qPrintable(w.logText()));
+    QCOMPARE(w.findChild<EvaluationView *>()->warningText(),
+             QStringLiteral("constant classifier: the model answers ham"));
     // A new run starts with an empty line.
     w.runSession()->controller()->setRunFunction([](const PreparedRun &, TrainingObserver &, const StopToken &) {
         RunFinished r;

@@ -15,6 +15,7 @@
 #include "tinyrun.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
+#include "core/train/coach.h"
 #include "ui/form/configurationform.h"
 #include "ui/plot/lossplot.h"
 #include "ui/plot/plotcontrolrow.h"
@@ -461,33 +462,37 @@ void tst_WindowManners::baselineAndLearningWarnings()
     EvalMetrics oneClass;
     oneClass.eval_accuracy = 0.6;
     oneClass.confusion = {{60, 0}, {40, 0}};
-    QStringList w = learningWarnings(oneClass, majorityBaseline(trueLabelCounts(oneClass.confusion)), true, 5e-5);
+    // What the window says about learning is the coach's (core/train/coach.h): its current notes.
+    RunFacts facts;
+    facts.start = WeightsStart::Random;
+    facts.learning_rate = 5e-4;
+    facts.num_labels = 2;
+    facts.total_steps = 16;
+    Coach coach(facts);
+    const std::vector<CoachNote> said = coach.evaluation(oneClass);
+    QStringList w = learningVerdictTexts(coach.current());
     QCOMPARE(w.size(), 3);
     QVERIFY2(w[0].contains(QStringLiteral("predicts label 0 for every")), qPrintable(w[0]));
     QVERIFY2(w[1].contains(QStringLiteral("0.600 does not beat the majority-class baseline 0.600")), qPrintable(w[1]));
-    QVERIFY2(w[2].contains(QStringLiteral("2e-5 to 5e-5")) && w[2].contains(QStringLiteral("0.0005")), qPrintable(w[2]));
+    QVERIFY2(w[2].contains(QStringLiteral("within the usual range for a model trained from random weights (1e-4 to "
+                                          "1e-3)")),
+             qPrintable(w[2]));
     QVERIFY2(w[2].contains(QStringLiteral("Training → Find Learning Rate…")), qPrintable(w[2]));
-    // With an init checkpoint, no learning-rate advice.
-    QCOMPARE(learningWarnings(oneClass, majorityBaseline({60, 40}), false, 5e-5).size(), 2);
-    // The 2-worker case of the issue: one class predicted, the minority one, accuracy 0.40.
-    EvalMetrics minority;
-    minority.eval_accuracy = 0.4;
-    minority.confusion = {{0, 60}, {0, 40}};
-    w = learningWarnings(minority, majorityBaseline({60, 40}), false, 5e-5);
-    QCOMPARE(w.size(), 2);
-    QVERIFY(w[0].contains(QStringLiteral("predicts label 1")));
-    // A model that learned: no warning.
+    // A model that learned at the next evaluation: every one of them withdrawn.
     EvalMetrics good;
     good.eval_accuracy = 0.9;
     good.confusion = {{55, 5}, {5, 35}};
-    QVERIFY(learningWarnings(good, majorityBaseline({60, 40}), true, 5e-5).isEmpty());
+    coach.evaluation(good);
+    QVERIFY(learningVerdictTexts(coach.current()).isEmpty());
 
     // The window: baseline on the accuracy axis and in the evaluation view, a warning on "Completed".
     QTemporaryDir dir;
     const TrainingOptions o = wbtest::writeTinyRun(dir); // no init checkpoint: from scratch
     MainWindow win;
-    win.runSession()->controller()->setRunFunction([oneClass](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
+    win.runSession()->controller()->setRunFunction([oneClass, said](const PreparedRun &, TrainingObserver &obs, const StopToken &) {
         obs.evaluationCompleted(oneClass);
+        for (const CoachNote &n : said) // the training loop's coach says them after the evaluation
+            obs.coachNote(n);
         RunFinished r;
         r.last_step = 16;
         obs.runFinished(r);

@@ -302,6 +302,16 @@ void EvaluationView::setWarnings(const QStringList &warnings)
     m_warning->setVisible(!warnings.isEmpty());
 }
 
+void EvaluationView::setCoachNotes(const std::vector<CoachNote> &current)
+{
+    setWarnings(learningVerdictTexts(current));
+    m_bagOfWordsAdvice.clear();
+    for (const CoachNote &n : current)
+        if (n.id == "below_bag_of_words")
+            m_bagOfWordsAdvice = QString::fromStdString(n.text);
+    updateSummary();
+}
+
 void EvaluationView::setNote(const QString &text)
 {
     m_note = text;
@@ -349,8 +359,11 @@ void EvaluationView::updateSummary()
                     .arg(labelName(m_baseline->majority_label).toHtmlEscaped())
                     .arg(counts.join(QStringLiteral(", ")));
     }
-    if (const QString verdict = bagOfWordsVerdictText(); !verdict.isEmpty())
+    if (const QString verdict = bagOfWordsVerdictText(); !verdict.isEmpty()) {
         text += QStringLiteral("<br>%1.").arg(verdict.toHtmlEscaped());
+        if (!m_bagOfWordsAdvice.isEmpty()) // the advice is the coach's
+            text += QStringLiteral(" %1").arg(m_bagOfWordsAdvice.toHtmlEscaped());
+    }
     else if (m_bagOfWords)
         text += tr("<br>Bag-of-words baseline %1 (TF-IDF + logistic regression on the same wordpieces, "
                    "prepare_report.json): a fine-tuned BERT should beat it.")

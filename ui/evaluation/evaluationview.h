@@ -64,8 +64,12 @@ public:
     /// Whether the classification shown beat the bag-of-words baseline (bagOfWordsVerdict(),
     /// core/train/trainingsummary.h); empty without an evaluation or a baseline.
     QString bagOfWordsVerdictText() const;
-    /// Sentences saying the model did not learn (learningWarnings()); empty hides them.
+    /// Sentences saying the model did not learn; empty hides them. setCoachNotes() sets them.
     void setWarnings(const QStringList &warnings);
+    /// The coach's current notes of the run shown (core/train/coach.h), the only source of the
+    /// view's advice: the box of notes that say it did not learn (learningVerdictTexts()) and,
+    /// under the bag-of-words sentence, the coach's below_bag_of_words note.
+    void setCoachNotes(const std::vector<CoachNote> &current);
     /// A line under the summary (e.g. where a recorded evaluation came from).
     void setNote(const QString &text);
     /// The summary as plain text (step, metrics, baseline, note).
@@ -89,6 +93,7 @@ private:
     std::vector<EvalMetrics> m_seen; ///< the evaluations shown since clear(), for showRunBest()
     std::optional<MajorityBaseline> m_baseline;
     std::optional<double> m_bagOfWords;
+    QString m_bagOfWordsAdvice; ///< the coach's below_bag_of_words note ("" when it has none)
     QLabel *m_warning;
     QLabel *m_summary;
     QTableWidget *m_confusion;

@@ -69,16 +69,12 @@ std::optional<double> bagOfWordsAccuracyFromPrepareReport(const QString &inputMe
     }
 }
 
-QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline, bool fromScratch,
-                             double learningRate, const std::vector<std::string> &labelNames)
+QStringList learningVerdictTexts(const std::vector<CoachNote> &current)
 {
-    // The rules and their words are the coach's (core/train/coach.h), shared with the CLI.
-    std::optional<std::pair<int, double>> majority;
-    if (baseline)
-        majority = std::make_pair(baseline->majority_label, baseline->accuracy);
     QStringList out;
-    for (const CoachNote &n : learningNotes(m, majority, fromScratch, learningRate, labelNames))
-        out << QString::fromStdString(n.text);
+    for (const CoachNote &n : current)
+        if (isLearningVerdict(n.id))
+            out << QString::fromStdString(n.text);
     return out;
 }
 

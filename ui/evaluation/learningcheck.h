@@ -45,16 +45,10 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
 std::optional<double> bagOfWordsAccuracyFromPrepareReport(const QString &inputMetaDataPath, QString *error = nullptr,
                                                           QString *why = nullptr);
 
-/// What a classification evaluation says about learning, as sentences for the window:
-///  * every eval example predicted as one label ("predicts only label N");
-///  * accuracy not above the majority-class baseline (when `baseline` is known);
-///  * and, with either finding and `fromScratch` (no init checkpoint), that the usual
-///    fine-tuning rates 2e-5–5e-5 are meant for pretrained weights, with a higher rate to try.
-/// Labels are named by `labelNames` (label id order; "label N" beyond it).
-/// Empty when the model beats the baseline with more than one predicted label, and for
-/// regression. Thread-safe.
-QStringList learningWarnings(const EvalMetrics &m, const std::optional<MajorityBaseline> &baseline,
-                             bool fromScratch, double learningRate,
-                             const std::vector<std::string> &labelNames = {});
+/// The coach's current notes (core/train/coach.h) that say the run did not learn, and why
+/// (isLearningVerdict: divergence, constant_classifier, one_class, below_baseline, the rate
+/// advice), as the window's sentences: the Evaluation box and "Completed — did not learn". The
+/// coach is their only author; empty when the run learns. Thread-safe.
+QStringList learningVerdictTexts(const std::vector<CoachNote> &current);
 
 } // namespace wb

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/progresspanel.h"
 
+#include "core/train/coach.h"
+
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 #include <QLabel>
@@ -56,7 +58,25 @@ ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
 
 void ProgressPanel::showCoachNote(const CoachNote &n)
 {
-    m_notes.push_back(n);
+    applyCoachNote(m_notes, n); // a current set: a withdrawn note leaves it
+    showCurrentNotes();
+}
+
+void ProgressPanel::setCoachNotes(const std::vector<CoachNote> &current)
+{
+    m_notes = current;
+    showCurrentNotes();
+}
+
+void ProgressPanel::showCurrentNotes()
+{
+    if (m_notes.empty()) {
+        m_note->clear();
+        m_note->setToolTip(QString());
+        m_note->hide();
+        return;
+    }
+    const CoachNote &n = m_notes.back();
     const QString colour = n.severity == "warning" ? QStringLiteral("#a06000") : QStringLiteral("#205080");
     m_note->setText(QStringLiteral("<span style='color:%1'>").arg(colour) + tr("Coach, step %1:").arg(n.step)
                     + QStringLiteral("</span> ") + QString::fromStdString(n.text).toHtmlEscaped());

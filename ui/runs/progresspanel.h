@@ -15,8 +15,8 @@ namespace wb {
 
 /// The progress row under the tabs: run status ("Training on cpu", "Completed", "Failed"),
 /// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, time elapsed and left); under them
-/// the coach's latest note (core/train/coach.h; hidden until there is one; its tooltip lists
-/// every note of the run). Object names: "runStatus", "progress", "coachNote". GUI thread only.
+/// the coach's latest current note (core/train/coach.h; hidden while there is none; its tooltip
+/// lists the current notes: a withdrawn note leaves both). Object names: "runStatus", "progress", "coachNote". GUI thread only.
 class ProgressPanel : public QWidget
 {
     Q_OBJECT
@@ -41,9 +41,12 @@ public:
     /// After "Completed": the model did not learn (`text` explains why; also the tooltip).
     void setLearningWarning(const QString &text);
 
-    /// The coach's note `n`: shown in the line under the bar, kept in coachNotes().
+    /// The coach's note `n` (a withdrawal removes the note of its id, core/train/coach.h):
+    /// the line under the bar shows the latest current note, its tooltip all of them.
     void showCoachNote(const CoachNote &n);
-    /// The notes of the current run, in order (emptied by prepare() and reset()).
+    /// The coach's current notes of a run recorded on disk (coachNotesOf), shown as above.
+    void setCoachNotes(const std::vector<CoachNote> &current);
+    /// The coach's current notes of the run shown, in the order said (emptied by prepare() and reset()).
     const std::vector<CoachNote> &coachNotes() const { return m_notes; }
     /// The note line's text ("" while hidden).
     QString coachNoteText() const;
@@ -72,8 +75,9 @@ private:
     QLabel *m_detail = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_note = nullptr;
-    std::vector<CoachNote> m_notes;
+    std::vector<CoachNote> m_notes; ///< the coach's current set
     void clearCoachNotes();
+    void showCurrentNotes();
     struct HeldStatus
     {
         QString text, styleSheet, toolTip;

@@ -9,6 +9,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
+#include "core/train/coach.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
@@ -54,6 +55,7 @@ void MainWindow::clearRunViews()
     m_plot->setRunName(QString());
     m_runs->clear();
     m_evalView->clear();
+    m_evalView->setCoachNotes({});
     m_progress->reset();
     m_learningWarnings.clear();
     ++m_shownRunGeneration;
@@ -99,6 +101,7 @@ struct RecordedRun
     MetricsLog log;
     std::string metricsError;
     RunHistory history;
+    std::vector<CoachNote> coach; ///< the coach's current notes over the recorded run (coachNotesOf)
 };
 
 namespace {
@@ -115,6 +118,10 @@ RecordedRun readRecordedRun(const TrainingOptions &o)
     r.found = true;
     r.log = readMetricsFile(metrics.toStdString(), &r.metricsError);
     r.history = RunHistory::load(metrics);
+    // The run's facts from its run_config.json (the project's options where it has none), and
+    // the coach over its metric stream: what the live run's views showed, withdrawn notes gone.
+    RunFacts facts = recordedRunFacts(o.model_dir, &o);
+    r.coach = coachNotesOf(facts, r.log);
     return r;
 }
 
@@ -181,14 +188,11 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
         totalSteps = run.history.trainingSummary->total_training_steps;
     if (step > 0)
         m_progress->showRecordedRun(step, totalSteps);
-    if (!log.eval.empty()) {
-        const EvalMetrics &last = log.eval.back();
-        m_learningWarnings = learningWarnings(last, m_evalView->baseline(), o.init_checkpoint.empty(), learningRate(o),
-                                              m_evalView->labelNames());
-        m_evalView->setWarnings(m_learningWarnings);
-        if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
-            m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
-    }
+    m_progress->setCoachNotes(run.coach); // the coach is the only author of advice
+    m_evalView->setCoachNotes(run.coach);
+    m_learningWarnings = learningVerdictTexts(run.coach);
+    if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
+        m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
     appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(step)
                   .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
 }
@@ -240,10 +244,7 @@ void MainWindow::showLearningCheck(const EvalMetrics &m)
         baseline = m_evalView->baseline();
     m_evalView->setBaseline(baseline);
     m_plot->setAccuracyBaseline(baseline ? baseline->accuracy : std::numeric_limits<double>::quiet_NaN());
-    const TrainingOptions o = m_session->controller()->lastSpec();
-    m_learningWarnings = learningWarnings(m, baseline, o.init_checkpoint.empty(), learningRate(o),
-                                          m_evalView->labelNames());
-    m_evalView->setWarnings(m_learningWarnings);
+    // What the evaluation says about learning is the coach's: its notes follow (RunSession::coachNotesChanged).
 }
 
 } // namespace wb

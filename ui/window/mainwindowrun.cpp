@@ -7,6 +7,7 @@
 
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
+#include "ui/evaluation/learningcheck.h"
 #include "ui/plot/historyreplay.h"
 #include "ui/plot/lossplot.h"
 #include "ui/runs/progresspanel.h"
@@ -44,6 +45,11 @@ void MainWindow::connectRunSession()
     connect(m_session, &RunSession::stateChanged, this, &MainWindow::updateActions);
     connect(m_session, &RunSession::runStarting, this, &MainWindow::handleRunStarting);
     connect(m_session, &RunSession::runFinished, this, &MainWindow::handleFinished);
+    // The coach is the only author of advice: the Evaluation box shows its current notes.
+    connect(m_session, &RunSession::coachNotesChanged, this, [this] {
+        m_learningWarnings = learningVerdictTexts(m_progress->coachNotes());
+        m_evalView->setCoachNotes(m_progress->coachNotes());
+    });
     connect(controller, &TrainingController::runStarted, this, &MainWindow::handleRunStarted);
     connect(controller, &TrainingController::stepCompleted, m_plot, &LossPlot::addStep);
     connect(controller, &TrainingController::evaluationCompleted, this, &MainWindow::handleEvaluation);
@@ -57,6 +63,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
     m_shownModelDir = q(o.model_dir);
     m_plot->clear();
     m_evalView->clear();
+    m_evalView->setCoachNotes({});
     m_learningWarnings.clear();
     const bool pretraining = prepared.purpose == RunPurpose::Pretrain;
     m_plot->setPretraining(pretraining);

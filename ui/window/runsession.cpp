@@ -5,6 +5,7 @@
 #include "ui/window/runsession.h"
 #include "ui/common/qtext.h"
 
+#include "core/train/coach.h"
 #include "core/train/preflight.h"
 #include "core/util/errortext.h"
 #include "ui/form/configurationform.h"
@@ -114,7 +115,9 @@ RunSession::RunSession(ConfigurationForm *form, ProgressPanel *progress, QStatus
     connect(m_controller, &TrainingController::logMessage, this, &RunSession::logLine);
     connect(m_controller, &TrainingController::coachNote, this, [this](const CoachNote &n) { // the coach: line + Log
         m_progress->showCoachNote(n);
-        Q_EMIT logLine(tr("note: %1").arg(QString::fromStdString(n.text)));
+        Q_EMIT logLine(n.severity == kWithdrawn ? tr("note withdrawn: %1").arg(QString::fromStdString(n.text))
+                                                : tr("note: %1").arg(QString::fromStdString(n.text)));
+        Q_EMIT coachNotesChanged();
     });
     connect(m_controller, &TrainingController::finished, this, &RunSession::handleFinished);
     connect(m_controller, &TrainingController::runningChanged, this, &RunSession::stateChanged);
@@ -459,8 +462,8 @@ void RunSession::handleFinished(const RunFinished &r)
         showRunError(r);
         break;
     }
-    if (const auto &notes = m_progress->coachNotes(); !notes.empty()) { // the run's summary lists the coach's notes
-        Q_EMIT logLine(tr("The coach said %n thing(s) during this run:", nullptr, int(notes.size())));
+    if (const auto &notes = m_progress->coachNotes(); !notes.empty()) { // the run's summary: the coach's current notes
+        Q_EMIT logLine(tr("The coach's notes at the end of this run (%n):", nullptr, int(notes.size())));
         for (const CoachNote &n : notes)
             Q_EMIT logLine(tr("  step %1: %2").arg(n.step).arg(QString::fromStdString(n.text)));
     }

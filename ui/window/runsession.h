@@ -96,6 +96,8 @@ Q_SIGNALS:
     void stateChanged();
     /// A line for the Log.
     void logLine(const QString &line);
+    /// The coach's current notes changed (ProgressPanel::coachNotes(); core/train/coach.h).
+    void coachNotesChanged();
     /// A new run (not a resumed one) passed its check and starts now: the views start empty.
     void runStarting(const wb::PreparedRun &prepared);
     /// The run has ended; the session has shown its end (progress line, Log, dialog).
