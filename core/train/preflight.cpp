@@ -8,7 +8,6 @@
 #include "core/config/optiontable.h"
 #include "core/train/exportfolder.h"
 #include "core/train/onnxruntimeweb.h"
-#include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
 #include "core/data/datacheck.h"
 #include "core/distribute/devices.h"
@@ -62,6 +61,23 @@ int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
 }
 
 namespace {
+
+/// run_pretraining.py's step counts over the schedule computed from the epochs:
+/// total_steps = --num_train_steps and epochs = ceil(total_steps / steps_per_epoch) when set;
+/// warmup_steps = --num_warmup_steps when set, else (with num_train_steps)
+/// int(total_steps × warmup_fraction). steps_per_epoch (the evaluation interval) is kept.
+/// (Other purposes refuse the two flags: checkPretrainingPurpose.)
+void applyStepCounts(const TrainingOptions &o, Schedule &s)
+{
+    if (o.num_train_steps) {
+        s.total_steps = *o.num_train_steps;
+        if (s.steps_per_epoch > 0)
+            s.epochs = (s.total_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
+        s.warmup_steps = int64_t(double(s.total_steps) * o.warmup_fraction);
+    }
+    if (o.num_warmup_steps)
+        s.warmup_steps = *o.num_warmup_steps;
+}
 
 // The steps of validateRun, in its order. Each adds its findings to r.diagnostics.
 

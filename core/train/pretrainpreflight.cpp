@@ -206,18 +206,6 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
     return notes;
 }
 
-void applyStepCounts(const TrainingOptions &o, Schedule &s)
-{
-    if (o.num_train_steps) {
-        s.total_steps = *o.num_train_steps;
-        if (s.steps_per_epoch > 0)
-            s.epochs = (s.total_steps + s.steps_per_epoch - 1) / s.steps_per_epoch;
-        s.warmup_steps = int64_t(double(s.total_steps) * o.warmup_fraction);
-    }
-    if (o.num_warmup_steps)
-        s.warmup_steps = *o.num_warmup_steps;
-}
-
 std::string dynamicMaskingVocab(const TrainingOptions &o)
 {
     if (!o.vocab_file.empty())

@@ -60,12 +60,6 @@ inline constexpr const char *kRecordsMetaDataName = "records_meta_data.json";
 std::vector<std::string> resolveRecordsMetaData(TrainingOptions &options, const RecordShapeFlags &flags,
                                                 Diagnostics &diag);
 
-/// Applies run_pretraining.py's step counts to `schedule` (computed from the epochs):
-/// total_steps = options.num_train_steps and epochs = ceil(total_steps / steps_per_epoch) when
-/// set; warmup_steps = options.num_warmup_steps when set, else (with num_train_steps)
-/// int(total_steps × warmup_fraction). steps_per_epoch (the evaluation interval) is kept. Pure.
-void applyStepCounts(const TrainingOptions &options, Schedule &schedule);
-
 /// The vocabulary dynamic masking draws its [MASK] and random tokens from: --vocab_file (or
 /// the one --pretrained_model filled in), else the vocab_file prepare_pretraining recorded in
 /// the prepare_report.json beside the meta data; "" when neither names one. Throws wb::Error
