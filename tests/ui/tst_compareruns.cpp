@@ -10,6 +10,7 @@
 #include "ui/window/sweepdialog.h"
 
 #include "core/train/sweep.h"
+#include "core/train/sweepdriver.h"
 
 #include "core/io/metricswriter.h"
 #include "tinyrun.h"
@@ -129,6 +130,8 @@ private Q_SLOTS:
     void sweepViewSortsAndBrushes();
     void sweepDialogRunsThePlanThroughTheQueue();
     void sweepDialogTrainsTwoRunsAtOnce();
+    void groupSeedsGroupsASweepOverSeed();
+    void concurrentSweepFollowsItsEvents();
 };
 
 void tst_CompareRuns::tensorBoardLogsOfAListedRunKeepItsHyperparameters()
@@ -540,15 +543,24 @@ void tst_CompareRuns::seedGroupIsDrawnAsMeanWithBand()
 
 void tst_CompareRuns::repeatWithSeeds()
 {
-    QCOMPARE(seedRunDir("/runs/model/", 43), std::string("/runs/model-seed-43"));
+    // Repeat with Seeds is a sweep over seed: model_dir-seeds/run-001, … with sweep.json.
+    QCOMPARE(seedSweepDir("/runs/model/"), std::string("/runs/model-seeds"));
     TrainingOptions o;
     o.seed = 42;
     o.model_dir = "/runs/model";
-    const auto three = seedRuns(o, RunPurpose::Train, 3);
-    QCOMPARE(three.size(), size_t(3));
-    QCOMPARE(three[2].options.seed, int64_t(44));
-    QCOMPARE(three[2].options.model_dir, std::string("/runs/model-seed-44"));
-    QCOMPARE(three[0].label, QStringLiteral("seed 42"));
+    const SweepFile three = seedSweep(o, 3);
+    QCOMPARE(three.runs.size(), size_t(3));
+    QCOMPARE(three.spec.parameters.size(), size_t(1));
+    QCOMPARE(three.spec.parameters[0].name, std::string("seed"));
+    QCOMPARE(three.runs[2].run.name, std::string("run-003"));
+    QCOMPARE(three.runs[2].run.values, (std::vector<std::pair<std::string, double>>{{"seed", 44.0}}));
+    for (const std::string &flag : three.base_flags)
+        QVERIFY2(flag.rfind("--seed", 0) != 0 && flag.rfind("--model_dir", 0) != 0, flag.c_str());
+    const SweepDriver planned("/runs/model-seeds", three);
+    const QueuedRun third = sweepQueuedRun(o, RunPurpose::Train, planned, 2, true);
+    QCOMPARE(third.options.seed, int64_t(44));
+    QCOMPARE(third.options.model_dir, std::string("/runs/model-seeds/run-003"));
+    QCOMPARE(third.label, QStringLiteral("seed 44"));
 
     QTemporaryDir dir;
     TrainingOptions base = wbtest::writeTinyRun(dir);
@@ -572,10 +584,24 @@ void tst_CompareRuns::repeatWithSeeds()
     QCOMPARE(queue->objectName(), QStringLiteral("runQueue"));
     QSignalSpy done(queue, &RunQueue::finished);
     QVERIFY(done.wait(60000));
-    QCOMPARE(*seen, (std::vector<std::string>{base.model_dir + "-seed-5 5", base.model_dir + "-seed-6 6",
-                                              base.model_dir + "-seed-7 7"}));
+    const std::string sweepDir = base.model_dir + "-seeds";
+    QCOMPARE(*seen, (std::vector<std::string>{sweepDir + "/run-001 5", sweepDir + "/run-002 6", sweepDir + "/run-003 7"}));
     QVERIFY(w.findChild<RunsTable *>()->groupSeeds());
     QVERIFY2(w.logText().contains(QStringLiteral("All 3 run(s) completed; Compare runs groups them.")), qPrintable(w.logText()));
+    // sweep.json as any sweep keeps it; its runs are one seed group (Group seeds reads it).
+    const auto file = readSweepFile(sweepDir);
+    QVERIFY(file);
+    QCOMPARE(file->runs.size(), size_t(3));
+    for (const SweepRunRecord &r : file->runs)
+        QCOMPARE(r.status, SweepRunStatus::Completed);
+    const std::string group = QFileInfo(QString::fromStdString(sweepDir)).fileName().toStdString();
+    QCOMPARE(sweepSeedGroup(sweepDir + "/run-002"), group);
+    // The same settings with another number of seeds: refused, the folder left as it is.
+    QVERIFY(!w.repeatWithSeeds(2));
+    QVERIFY2(w.logText().contains(QStringLiteral("Repeat with Seeds did not start: ") + QString::fromStdString(sweepDir)
+                                  + QStringLiteral("/sweep.json: holds another Repeat with Seeds (other settings or seeds)")),
+             qPrintable(w.logText()));
+    QCOMPARE(readSweepFile(sweepDir)->runs.size(), size_t(3));
 }
 
 void tst_CompareRuns::sweepViewSortsAndBrushes()
@@ -763,6 +789,99 @@ void tst_CompareRuns::sweepDialogTrainsTwoRunsAtOnce()
     }
     QVERIFY(w.findChild<QAction *>(QStringLiteral("trainAction"))->isEnabled());
     QCOMPARE(w.findChild<ProgressPanel *>()->statusText(), QStringLiteral("Sweep completed"));
+}
+
+void tst_CompareRuns::groupSeedsGroupsASweepOverSeed()
+{
+    // A sweep over learning_rate × seed (run-001 1e-3/1, run-002 1e-3/2, run-003 5e-4/1,
+    // run-004 5e-4/2), Repeat with Seeds' sweep (model-seeds: seed alone) and a sweep that does
+    // not vary seed (lr-only): Group seeds groups the runs that differ in seed only.
+    QTemporaryDir root;
+    const auto plan = [&root](const char *folder, const std::vector<std::string> &params) {
+        SweepFile f;
+        for (const std::string &p : params)
+            f.spec.parameters.push_back(parseSweepParameter(p));
+        f = SweepDriver::withPlannedRuns(f);
+        SweepDriver d(root.filePath(QLatin1String(folder)).toStdString(), f);
+        d.save();
+        std::vector<QString> runs;
+        for (size_t i = 0; i < f.runs.size(); ++i)
+            runs.push_back(QString::fromStdString(d.runDir(i)));
+        return runs;
+    };
+    std::vector<QString> dirs;
+    for (const QString &d : plan("sweep", {"learning_rate=1e-3,5e-4", "seed=1,2"}))
+        dirs.push_back(d);
+    for (const QString &d : plan("model-seeds", {"seed=7,8,9"}))
+        dirs.push_back(d);
+    for (const QString &d : plan("lr-only", {"learning_rate=1e-3,5e-4"}))
+        dirs.push_back(d);
+    const double acc[] = {0.8, 0.9, 0.6, 0.7, 0.9, 0.95, 0.925, 0.5, 0.55};
+    LossPlot plot;
+    RunsTable runs(&plot);
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        writeRunMetrics(dirs[i], 0.5, 0.6, acc[i]);
+        QVERIFY(runs.addRun(dirs[i] + QStringLiteral("/metrics.jsonl"), true));
+    }
+    QCOMPARE(runs.runs()[1].seedGroup, QStringLiteral("sweep learning_rate=0.001"));
+    QCOMPARE(runs.runs()[7].seedGroup, QString());
+    const auto groups = seedGroups(runs.runs());
+    QCOMPARE(groups.size(), size_t(3));
+    QCOMPARE(groups[0].name, QStringLiteral("sweep learning_rate=0.001"));
+    QCOMPARE(groups[0].rows, (std::vector<int>{0, 1}));
+    QCOMPARE(groups[1].name, QStringLiteral("sweep learning_rate=0.0005"));
+    QCOMPARE(groups[1].rows, (std::vector<int>{2, 3}));
+    QCOMPARE(groups[2].name, QStringLiteral("model-seeds"));
+    QCOMPARE(groups[2].rows, (std::vector<int>{4, 5, 6}));
+    QCOMPARE(runs.groupsTable()->rowCount(), 3);
+    QCOMPARE(runs.groupsTable()->item(2, 0)->text(), QStringLiteral("model-seeds"));
+    QCOMPARE(runs.groupsTable()->item(2, 2)->text(), QStringLiteral("0.925 ± 0.025 (0.9–0.95, n = 3)"));
+    QCOMPARE(plot.comparisonRunCount(), 9);
+    runs.setGroupSeeds(true);
+    QCOMPARE(plot.comparisonRunCount(), 5); // three means and the two lr-only runs
+}
+
+void tst_CompareRuns::concurrentSweepFollowsItsEvents()
+{
+    // A sweep's event stream (bert-workbench-cli sweep --progress_format=jsonl), fed as the child
+    // process would: the runs training follow run_started/run_ended only, never prose.
+    ConcurrentSweep sweep;
+    QList<QStringList> training;
+    QStringList lines;
+    connect(&sweep, &ConcurrentSweep::trainingChanged, &sweep, [&training](const QStringList &runs) { training << runs; });
+    connect(&sweep, &ConcurrentSweep::line, &sweep, [&lines](const QString &l) { lines << l; });
+    const char *stream[] = {
+        R"({"event":"sweep_started","sweep_dir":"/s","method":"grid","metric":"eval_accuracy","runs":3,"to_train":2,"max_concurrent_runs":2})",
+        R"({"event":"run_skipped","run":"run-001"})",
+        R"({"event":"run_started","run":"run-002","number":2,"runs":3,"values":{"learning_rate":0.001,"seed":2},"model_dir":"/s/run-002"})",
+        R"({"event":"run_started","run":"run-003","number":3,"runs":3,"values":{"learning_rate":0.001,"seed":3},"model_dir":"/s/run-003"})",
+        R"({"event":"run_progress","run":"run-002","data":{"event":"step","step":3,"total_steps":8,"epoch":0.4,"loss":0.5,"learning_rate":0.001,"examples_per_second":10,"wall_time":1}})",
+        R"({"event":"run_progress","run":"run-003","data":{"event":"checkpoint","step":4,"path":"/s/run-003/ckpt-4"}})",
+        R"({"event":"run_log","run":"run-003","line":"note: a warning"})",
+        "run-004 (4/4): seed=4", // prose (an older CLI's text): passed on, never read as a start
+        R"({"event":"run_ended","run":"run-002","status":"completed","exit_code":0,"metric":"eval_accuracy","value":0.75,"final_metrics":{"eval_accuracy":0.75}})",
+        R"({"event":"run_ended","run":"run-003","status":"failed","exit_code":1,"metric":"eval_accuracy","value":null,"final_metrics":{}})",
+        R"({"event":"sweep_finished","status":"failed","exit_code":1,"runs":3,"completed":2,"stopped":0,"failed":1,"best_run":"run-002"})"};
+    for (const char *l : stream)
+        sweep.readEventLine(QString::fromUtf8(l));
+    QCOMPARE(training, (QList<QStringList>{{QStringLiteral("run-002")},
+                                           {QStringLiteral("run-002"), QStringLiteral("run-003")},
+                                           {QStringLiteral("run-003")},
+                                           {}}));
+    QCOMPARE(sweep.mostAtOnce(), 2);
+    QCOMPARE(sweep.training(), QStringList());
+    QCOMPARE(sweep.finishedStatus(), QStringLiteral("failed"));
+    QCOMPARE(lines, (QStringList{QStringLiteral("sweep /s: 3 run(s), grid; 2 to train, up to 2 at once"),
+                                 QStringLiteral("run-001: completed, skipped"),
+                                 QStringLiteral("run-002 (2/3): learning_rate=0.001 seed=2"),
+                                 QStringLiteral("run-003 (3/3): learning_rate=0.001 seed=3"),
+                                 QStringLiteral("[run-002] step 3/8  loss 0.5"),
+                                 QStringLiteral("[run-003] Saved checkpoint /s/run-003/ckpt-4"),
+                                 QStringLiteral("[run-003] note: a warning"),
+                                 QStringLiteral("run-004 (4/4): seed=4"),
+                                 QStringLiteral("run-002: completed"),
+                                 QStringLiteral("run-003: failed (exit 1)"),
+                                 QStringLiteral("sweep failed: 2 completed, 0 stopped, 1 failed; best run-002")}));
 }
 
 QTEST_MAIN(tst_CompareRuns)

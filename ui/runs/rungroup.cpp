@@ -141,7 +141,8 @@ std::vector<RunGroup> seedGroups(const std::vector<RunHistory> &runs)
     std::vector<RunGroup> groups;
     std::map<QString, size_t> index;
     for (int row = 0; row < int(runs.size()); ++row) {
-        const QString name = seedGroupName(runs[size_t(row)].name);
+        const RunHistory &run = runs[size_t(row)];
+        const QString name = run.seedGroup.isEmpty() ? seedGroupName(run.name) : run.seedGroup;
         if (name.isEmpty())
             continue;
         if (!index.count(name)) {

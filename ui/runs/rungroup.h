@@ -45,12 +45,15 @@ Spread spreadOf(const std::vector<double> &values);
 /// "0.9375 ± 0.0125 (0.925–0.95, n = 3)", "–" when n = 0; ± is left out when n = 1. Pure.
 QString spreadText(const Spread &s);
 
-/// The seed group a run belongs to by its folder name: "<base>-seed-<N>" (Repeat with seeds
-/// names its runs so) belongs to "<base>"; any other name to none (""). Pure.
+/// The seed group a run belongs to by its folder name: "<base>-seed-<N>" (Repeat with Seeds
+/// named its runs so before it became a sweep over seed) belongs to "<base>"; any other name to
+/// none (""). Pure.
 QString seedGroupName(const QString &runName);
 
-/// Runs of the same seed group (seedGroupName), two or more; `rows` are indexes into the list
-/// given to seedGroups, in list order; groups in the order of their first run.
+/// Runs of the same seed group, two or more: the group their sweep records (RunHistory::seedGroup:
+/// a sweep over seed, Repeat with Seeds) or, for runs without one, seedGroupName of their
+/// folder name (Repeat with Seeds' older "<base>-seed-N" folders); `rows` are indexes into the
+/// list given to seedGroups, in list order; groups in the order of their first run.
 struct RunGroup
 {
     QString name;

@@ -9,6 +9,7 @@
 #include "core/config/optiontable.h"
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
+#include "core/train/sweepdriver.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "ui/form/projectfile.h"
@@ -125,6 +126,7 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     if (!readError.empty())
         return h; // as far as the file could be read; no summary
     readRunFiles(info.absoluteDir(), h);
+    h.seedGroup = QString::fromStdString(sweepSeedGroup(info.absolutePath().toStdString()));
     if (const auto &meta = h.recorded.input_meta_data_path; meta && !meta->empty()) {
         const QFileInfo metaInfo(info.absoluteDir(), QString::fromStdString(*meta));
         if (auto names = readLabelsFile(QDir(metaInfo.absolutePath()).filePath(QStringLiteral("labels.txt")).toStdString()))
@@ -161,6 +163,7 @@ RunHistory mergeRunHistory(const RunHistory &existing, const RunHistory &incomin
     for (const auto &[key, value] : incoming.settings)
         out.settings[key] = value;
     out.warnings = incoming.warnings;
+    out.seedGroup = incoming.seedGroup.isEmpty() ? existing.seedGroup : incoming.seedGroup;
     return out;
 }
 

@@ -49,6 +49,10 @@ struct RunHistory
     /// highest train loss of its runs at each of trainStep: the band drawn around the mean.
     /// Empty for a run.
     std::vector<double> trainLossLow, trainLossHigh;
+    /// The seed group its sweep records (wb::sweepSeedGroup, core/train/sweepdriver.h: a run of
+    /// a sweep over seed, Repeat with Seeds' too: "model-seeds", "lr-sweep learning_rate=0.001");
+    /// empty otherwise (seedGroups then reads an older "<name>-seed-N" folder name).
+    QString seedGroup;
 
     bool isEmpty() const { return trainStep.empty() && evalStep.empty(); }
 

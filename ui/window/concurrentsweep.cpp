@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Training → Sweep… with "Runs at once" > 1: the CLI's `sweep --max_concurrent_runs` in a child
-// process, its progress in the window.
+// process, followed through its jsonl events.
 #include "ui/window/concurrentsweep.h"
 
 #include "ui/runs/localworkersrun.h"
 
-#include <QRegularExpression>
+#include "core/io/runevents.h"
+#include "core/train/sweep.h"
+#include "core/train/sweepevents.h"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <utility>
 
@@ -20,13 +23,11 @@ ConcurrentSweep::ConcurrentSweep(QObject *parent) : QObject(parent)
     connect(&m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
         readLines(QProcess::StandardOutput);
         readLines(QProcess::StandardError);
-        for (QByteArray *rest : {&m_outBuf, &m_errBuf})
-            if (!rest->isEmpty())
-                onLine(QString::fromUtf8(std::exchange(*rest, {})));
-        if (!m_training.isEmpty()) {
-            m_training.clear();
-            Q_EMIT trainingChanged(m_training);
-        }
+        if (!m_outBuf.isEmpty())
+            onLine(QProcess::StandardOutput, QString::fromUtf8(std::exchange(m_outBuf, {})));
+        if (!m_errBuf.isEmpty())
+            onLine(QProcess::StandardError, QString::fromUtf8(std::exchange(m_errBuf, {})));
+        setTraining({});
         Q_EMIT finished(status == QProcess::NormalExit ? exitCode : 1);
     });
 }
@@ -58,10 +59,12 @@ bool ConcurrentSweep::start(const QString &sweepDir, int runsAtOnce, QString *er
     m_sweepDir = sweepDir;
     m_training.clear();
     m_mostAtOnce = 0;
+    m_finishedStatus.clear();
     m_outBuf.clear();
     m_errBuf.clear();
     m_process.start(QString::fromStdString(cli), {QStringLiteral("sweep"), QStringLiteral("--sweep_dir=") + sweepDir,
-                                                  QStringLiteral("--max_concurrent_runs=%1").arg(runsAtOnce)});
+                                                  QStringLiteral("--max_concurrent_runs=%1").arg(runsAtOnce),
+                                                  QStringLiteral("--progress_format=jsonl")});
     if (!m_process.waitForStarted(10000)) {
         if (error)
             *error = tr("could not start %1: %2").arg(QString::fromStdString(cli), m_process.errorString());
@@ -86,23 +89,133 @@ void ConcurrentSweep::readLines(QProcess::ProcessChannel channel)
         buf.remove(0, nl + 1);
         if (const qsizetype cr = text.lastIndexOf(QLatin1Char('\r')); cr >= 0)
             text = text.mid(cr + 1); // a progress bar's last state
-        onLine(text);
+        onLine(channel, text);
     }
 }
 
-void ConcurrentSweep::onLine(const QString &text)
+namespace {
+
+/// A run's own `train` events (inside run_progress) as the Log lines `train` would print.
+class RunLogLines : public TrainingObserver
 {
-    // The sweep's own lines (app/cli/cmd_sweep.cpp): "run-002 (2/4): seed=2" when a run starts,
-    // "run-002: completed" / "run-002: stopped" / "run-002: failed, …" when it ends.
-    static const QRegularExpression started(QStringLiteral("^(run-\\d+) \\(\\d+/\\d+\\): "));
-    static const QRegularExpression ended(QStringLiteral("^(run-\\d+): (completed|stopped|failed)"));
-    Q_EMIT line(text);
-    if (const auto m = started.match(text); m.hasMatch() && !m_training.contains(m.captured(1))) {
-        m_training << m.captured(1);
-        m_mostAtOnce = std::max<int>(m_mostAtOnce, int(m_training.size()));
-        Q_EMIT trainingChanged(m_training);
-    } else if (const auto e = ended.match(text); e.hasMatch() && m_training.removeAll(e.captured(1)) > 0) {
-        Q_EMIT trainingChanged(m_training);
+public:
+    explicit RunLogLines(QString run) : m_prefix(QStringLiteral("[%1] ").arg(run)) {}
+    QStringList lines;
+
+    void runStarted(const RunStarted &i) override
+    {
+        lines << m_prefix + QStringLiteral("started: %1 steps from step %2").arg(i.total_steps).arg(i.start_step);
+    }
+    void stepCompleted(const StepMetrics &m) override
+    {
+        lines << m_prefix + QStringLiteral("step %1/%2  loss %3").arg(m.step).arg(m.total_steps).arg(m.loss, 0, 'g', 4);
+    }
+    void evaluationCompleted(const EvalMetrics &m) override
+    {
+        QString text = m_prefix + QStringLiteral("eval at step %1: eval_loss %2").arg(m.step).arg(m.eval_loss, 0, 'g', 4);
+        if (!m.regression && std::isfinite(m.eval_accuracy))
+            text += QStringLiteral(", eval_accuracy %1").arg(m.eval_accuracy, 0, 'g', 4);
+        lines << text;
+    }
+    void checkpointSaved(const CheckpointSaved &c) override
+    {
+        lines << m_prefix + QStringLiteral("Saved checkpoint %1").arg(QString::fromStdString(c.path));
+    }
+    void logMessage(const std::string &line) override { lines << m_prefix + QString::fromStdString(line); }
+    void coachNote(const CoachNote &n) override { lines << m_prefix + QString::fromStdString(n.text); }
+
+private:
+    QString m_prefix;
+};
+
+/// The swept values of a run_started event as the CLI's text says them ("learning_rate=0.001 seed=2").
+QString valuesText(const SweepEvent &e)
+{
+    SweepRun run;
+    run.values = e.values;
+    QStringList parts;
+    for (const std::string &flag : sweepRunFlags(run))
+        parts << QString::fromStdString(flag.substr(2));
+    return parts.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+void ConcurrentSweep::setTraining(const QStringList &runs)
+{
+    if (runs == m_training)
+        return;
+    m_training = runs;
+    m_mostAtOnce = std::max<int>(m_mostAtOnce, int(m_training.size()));
+    Q_EMIT trainingChanged(m_training);
+}
+
+void ConcurrentSweep::onLine(QProcess::ProcessChannel channel, const QString &text)
+{
+    if (channel == QProcess::StandardOutput)
+        readEventLine(text);
+    else
+        Q_EMIT line(text); // the sweep's notes, warnings and errors
+}
+
+void ConcurrentSweep::readEventLine(const QString &text)
+{
+    const SweepEvent e = decodeSweepEvent(text.toStdString());
+    const QString run = QString::fromStdString(e.run);
+    switch (e.kind) {
+    case SweepEventKind::NotAnEvent:
+        Q_EMIT line(text);
+        return;
+    case SweepEventKind::SweepStarted:
+        Q_EMIT line(tr("sweep %1: %2 run(s), %3; %4 to train, up to %5 at once")
+                        .arg(QString::fromStdString(e.sweep_dir))
+                        .arg(e.runs)
+                        .arg(QString::fromStdString(e.method))
+                        .arg(e.to_train)
+                        .arg(e.max_concurrent_runs));
+        return;
+    case SweepEventKind::RunSkipped:
+        Q_EMIT line(tr("%1: completed, skipped").arg(run));
+        return;
+    case SweepEventKind::RunStarted: {
+        Q_EMIT line(QStringLiteral("%1 (%2/%3): %4").arg(run).arg(e.number).arg(e.runs).arg(valuesText(e)));
+        if (!m_training.contains(run))
+            setTraining(QStringList(m_training) << run);
+        return;
+    }
+    case SweepEventKind::RunProgress: {
+        RunLogLines lines(run);
+        RunFinished finished;
+        const RunEventKind kind = decodeRunEvent(e.data, lines, &finished);
+        if (kind == RunEventKind::Finished)
+            lines.lines << QStringLiteral("[%1] finished: %2").arg(run, QString::fromStdString(runStatusName(finished.status)));
+        for (const QString &l : lines.lines)
+            Q_EMIT line(l);
+        return;
+    }
+    case SweepEventKind::RunLog:
+        Q_EMIT line(QStringLiteral("[%1] %2").arg(run, QString::fromStdString(e.line)));
+        return;
+    case SweepEventKind::RunEnded: {
+        const QString status = QString::fromStdString(e.status);
+        Q_EMIT line(status == QLatin1String("failed") ? tr("%1: failed (exit %2)").arg(run).arg(e.exit_code)
+                                                      : QStringLiteral("%1: %2").arg(run, status));
+        QStringList rest = m_training;
+        rest.removeAll(run);
+        setTraining(rest);
+        return;
+    }
+    case SweepEventKind::SweepFinished:
+        m_finishedStatus = QString::fromStdString(e.status);
+        Q_EMIT line(e.message.empty() ? tr("sweep %1: %2 completed, %3 stopped, %4 failed%5")
+                                            .arg(QString::fromStdString(e.status))
+                                            .arg(e.completed)
+                                            .arg(e.stopped)
+                                            .arg(e.failed)
+                                            .arg(e.best_run.empty() ? QString()
+                                                                    : tr("; best %1").arg(QString::fromStdString(e.best_run)))
+                                      : tr("sweep %1: %2").arg(QString::fromStdString(e.status), QString::fromStdString(e.message)));
+        return;
     }
 }
 

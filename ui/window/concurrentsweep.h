@@ -9,12 +9,14 @@
 namespace wb {
 
 /// A sweep with several runs at once in the window (the Sweep dialog's "Runs at once" > 1):
-/// `bert-workbench-cli sweep --sweep_dir DIR --max_concurrent_runs N` in a child process
-/// (findWorkerExecutable, ui/runs/localworkersrun.h), which trains up to N runs at the same
-/// time, each a `train` process, and keeps sweep.json (docs/file-formats.md, "Sweep folder").
-/// The window shows its lines in the Log and which runs train now (training()); Stop sends it
-/// SIGINT as a terminal's Ctrl+C does (every run stops after its step with a checkpoint), and
-/// starting the same sweep again resumes it. GUI thread only.
+/// `bert-workbench-cli sweep --sweep_dir DIR --max_concurrent_runs N --progress_format=jsonl`
+/// in a child process (findWorkerExecutable, ui/runs/localworkersrun.h), which drives the sweep
+/// (SweepDriver over its ProcessPoolExecutor: up to N `train` processes at the same time) and
+/// keeps sweep.json (docs/file-formats.md, "Sweep folder"). The window follows its event
+/// stream (decodeSweepEvent, core/train/sweepevents.h): which runs train now (training()) and
+/// Log lines made from the events (line()); Stop sends it SIGINT as a terminal's Ctrl+C does
+/// (every run stops after its step with a checkpoint), and starting the same sweep again
+/// resumes it. GUI thread only.
 ///
 ///     auto *sweep = new ConcurrentSweep(this);
 ///     connect(sweep, &ConcurrentSweep::trainingChanged, this, [](const QStringList &runs) { ... });
@@ -38,6 +40,13 @@ public:
     /// The most runs that trained at the same time in the last start().
     int mostAtOnce() const { return m_mostAtOnce; }
     QString sweepDir() const { return m_sweepDir; }
+    /// Reads one line of the sweep's stdout: an event updates training() and says a Log line
+    /// (line()); any other text is passed on as it is. start() feeds it the child's stdout; a
+    /// recorded stream may be replayed through it (tests).
+    void readEventLine(const QString &text);
+    /// The sweep's last sweep_finished event: its status ("completed", "stopped", "failed"),
+    /// "" before one came.
+    QString finishedStatus() const { return m_finishedStatus; }
 
 Q_SIGNALS:
     /// One line the sweep printed (its own or a run's, "[run-001] …").
@@ -50,13 +59,15 @@ Q_SIGNALS:
 
 private:
     void readLines(QProcess::ProcessChannel channel);
-    void onLine(const QString &text);
+    void onLine(QProcess::ProcessChannel channel, const QString &text);
+    void setTraining(const QStringList &runs);
 
     QProcess m_process;
     QString m_sweepDir;
     QStringList m_training;
     QByteArray m_outBuf, m_errBuf;
     int m_mostAtOnce = 0;
+    QString m_finishedStatus;
 };
 
 } // namespace wb

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 class QAction;
@@ -38,6 +39,8 @@ class ConcurrentSweep;
 struct PretrainingLessonRun;
 struct SweepFile;
 class SweepDialog;
+class SweepDriver;
+enum class RunPurpose;
 class RunsTable;
 class RunSession;
 class TryItPanel;
@@ -127,15 +130,18 @@ public Q_SLOTS:
     /// number of runs added; on failure shows the reason in a window-modal box (object name
     /// "tensorBoardError") and returns 0.
     int openTensorBoardLogs(const QString &logdir = QString());
-    /// Training → Repeat with Seeds…: trains the form's options `count` times, with seeds
-    /// seed, seed + 1, … one after another (RunQueue, seedRuns: model_dir-seed-N beside the
-    /// form's model_dir); when they have completed, Compare runs lists them with Group seeds on.
-    /// Returns the queue (object name "runQueue"), or nullptr (status bar says why) while a run
-    /// is going or without a model_dir.
+    /// Training → Repeat with Seeds…: a sweep over seed (seedSweep, ui/window/sweepdialog.h):
+    /// the form's options trained `count` times, with seeds seed, seed + 1, … one after another
+    /// in the sweep folder model_dir-seeds (run-001, …; sweep.json kept as by any sweep); when
+    /// they have completed, Compare runs lists them with Group seeds on. The same again goes on
+    /// with the runs not completed. Returns the queue (object name "runQueue"), or nullptr
+    /// (status bar and Log say why) while a run is going, without a model_dir, or when
+    /// model_dir-seeds holds another plan.
     RunQueue *repeatWithSeeds(int count);
     /// Training → Sweep…: the sweep dialog (SweepDialog, object name "sweepDialog") on the
-    /// form's settings; Start trains the plan's runs through the run queue and records each
-    /// end in sweep.json; when all completed, Compare runs lists them and opens the Sweep view.
+    /// form's settings; Start trains the plan's runs through the run queue (trainSweepInWindow)
+    /// and records each start and end in sweep.json; when all completed, Compare runs lists
+    /// them and opens the Sweep view.
     /// With "Runs at once" above 1 (a classifier's sweep) the runs train at the same time in
     /// child processes (ConcurrentSweep, object name "concurrentSweep"); the status bar names
     /// the runs training and Stop stops them all.
@@ -251,6 +257,13 @@ private:
     ConcurrentSweep *m_concurrentSweep = nullptr; ///< a sweep with runs at once (openSweepDialog)
     /// Starts the sweep of `file` (written to the dialog's folder) with runs at once.
     void startConcurrentSweep(const SweepFile &file);
+    /// The sweep the window trains one run after another (the Sweep dialog's or Repeat with
+    /// Seeds'): its loop (plan, started, ended) once, over the run queue as its RunExecutor.
+    std::shared_ptr<SweepDriver> m_windowSweep;
+    /// Trains the runs of `sweep` not completed yet on `base` (each run's values and folder
+    /// over it) through the run queue, sweep.json kept; at the end Compare runs lists them
+    /// (`bySeed`: Repeat with Seeds, Group seeds on; else the Sweep view).
+    void trainSweepInWindow(const SweepDriver &sweep, const TrainingOptions &base, RunPurpose purpose, bool bySeed);
     /// The run queue, created with its Log lines on first use.
     RunQueue *ensureRunQueue();
     QTabWidget *m_tabs = nullptr;

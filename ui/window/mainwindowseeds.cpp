@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training → Repeat with Seeds: the form's settings trained with N seeds one after another
-// (RunQueue), then grouped in Compare runs (mean curve with a min–max band, spread of the
-// final metrics).
+// Training → Repeat with Seeds (a sweep over seed) and Training → Sweep…: the window's sweeps,
+// one SweepDriver over the RunQueue (or the CLI's sweep with runs at once, ConcurrentSweep);
+// seeds are then grouped in Compare runs (mean curve with a min–max band, spread of the final
+// metrics).
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
@@ -13,7 +14,12 @@
 #include "ui/window/runsession.h"
 #include "ui/window/sweepdialog.h"
 
+#include "core/train/sweepdriver.h"
+#include "core/util/errortext.h"
+
 #include <QStatusBar>
+
+#include <optional>
 
 namespace wb {
 
@@ -29,24 +35,47 @@ RunQueue *MainWindow::ensureRunQueue()
         connect(m_queue, &RunQueue::stopped, this, [this](int, const QString &reason) {
             appendLog(tr("The runs one after another stopped: %1. Train → Repeat with Seeds again goes on.").arg(reason));
         });
-        connect(m_queue, &RunQueue::runEnded, this, [this](int index, const RunFinished &r) {
-            if (m_queue->property("sweep").toBool() && m_sweepDialog)
-                m_sweepDialog->recordRunEnd(m_queue->runs()[size_t(index)].label, r.status == RunStatus::Completed,
-                                            r.status == RunStatus::Cancelled);
-        });
-        connect(m_queue, &RunQueue::finished, this, [this] {
-            const std::vector<QueuedRun> &runs = m_queue->runs();
-            const bool sweep = m_queue->property("sweep").toBool();
-            appendLog(sweep ? tr("All %n run(s) of the sweep completed; Compare runs lists them.", nullptr, int(runs.size()))
-                            : tr("All %n run(s) completed; Compare runs groups them.", nullptr, int(runs.size())));
-            m_runs->setGroupSeeds(!sweep);
-            scanRuns(q(runs.front().options.model_dir));
-            showTab(QStringLiteral("runsTab"));
-            if (sweep)
-                connect(m_runs, &RunsTable::scanned, this, [this] { m_runs->showSweepView(); }, Qt::SingleShotConnection);
-        });
     }
     return m_queue;
+}
+
+void MainWindow::trainSweepInWindow(const SweepDriver &sweep, const TrainingOptions &base, RunPurpose purpose, bool bySeed)
+{
+    ensureRunQueue();
+    m_windowSweep = std::make_shared<SweepDriver>(sweep);
+    const std::shared_ptr<SweepDriver> d = m_windowSweep;
+    const std::vector<size_t> pending = d->pendingRuns();
+    std::vector<RunJob> jobs;
+    for (const size_t i : pending)
+        jobs.push_back({d->file().runs[i].run.name, d->trainArgs(i)});
+    m_queue->setRunMaker([d, base, purpose, bySeed](const RunJob &job) {
+        return sweepQueuedRun(base, purpose, *d, d->indexOf(job.name).value_or(0), bySeed);
+    });
+    // sweep.json is kept as the CLI keeps it; a file that cannot be written is said in the Log.
+    const auto record = [this, d](const std::function<void()> &f) {
+        try {
+            f();
+        } catch (...) {
+            appendLog(q(describeCurrentException(sweepFilePath(d->sweepDir())).line()));
+        }
+    };
+    RunExecutorSinks sinks;
+    sinks.started = [record, d, pending](size_t job) { record([&] { d->started(pending[job]); }); };
+    sinks.ended = [record, d, pending](size_t job, int code, const std::string &) {
+        record([&] { d->ended(pending[job], SweepDriver::statusOfExitCode(code)); });
+    };
+    sinks.finished = [this, d, pending, bySeed] {
+        if (pending.empty() || m_queue->completedCount() < int(m_queue->runs().size()))
+            return; // stopped: the queue's stopped() said why
+        appendLog(bySeed ? tr("All %n run(s) completed; Compare runs groups them.", nullptr, int(pending.size()))
+                         : tr("All %n run(s) of the sweep completed; Compare runs lists them.", nullptr, int(pending.size())));
+        m_runs->setGroupSeeds(bySeed);
+        scanRuns(q(d->runDir(pending.front())));
+        showTab(QStringLiteral("runsTab"));
+        if (!bySeed)
+            connect(m_runs, &RunsTable::scanned, this, [this] { m_runs->showSweepView(); }, Qt::SingleShotConnection);
+    };
+    m_queue->run(std::move(jobs), std::move(sinks));
 }
 
 RunQueue *MainWindow::repeatWithSeeds(int count)
@@ -58,13 +87,23 @@ RunQueue *MainWindow::repeatWithSeeds(int count)
         return nullptr;
     }
     if (o.model_dir.empty() || count < 1) {
-        statusBar()->showMessage(tr("Choose the model directory first: the runs go beside it (MODEL_DIR-seed-N)."), 6000);
+        statusBar()->showMessage(tr("Choose the model directory first: the runs go beside it (MODEL_DIR-seeds)."), 6000);
         return nullptr;
     }
-    m_queue->setProperty("sweep", false);
-    m_queue->setRuns(seedRuns(o, formTaskPurpose(m_form->task()), count));
+    const std::string dir = seedSweepDir(o.model_dir);
+    std::optional<SweepDriver> sweep;
+    try {
+        sweep = SweepDriver::planOrResume(dir, seedSweep(o, count), "holds another Repeat with Seeds (other settings or seeds)",
+                                          "choose another model directory, or the same settings and number of seeds to go on");
+        sweep->save();
+    } catch (...) {
+        const QString text = q(describeCurrentException(sweepFilePath(dir)).line());
+        appendLog(tr("Repeat with Seeds did not start: %1").arg(text));
+        statusBar()->showMessage(text, 6000);
+        return nullptr;
+    }
     appendLog(tr("Repeat with %1 seeds: %2 … %3").arg(count).arg(o.seed).arg(o.seed + count - 1));
-    m_queue->start();
+    trainSweepInWindow(*sweep, o, formTaskPurpose(m_form->task()), true);
     return m_queue;
 }
 
@@ -87,14 +126,13 @@ SweepDialog *MainWindow::openSweepDialog()
                 startConcurrentSweep(file);
                 return;
             }
-            std::vector<QueuedRun> runs = m_sweepDialog->pendingRuns(file);
+            const SweepDriver sweep(m_sweepDialog->sweepDir().toStdString(), file);
+            const size_t pending = sweep.pendingRuns().size();
             appendLog(tr("Sweep in %1: %2 of %n run(s) to train", nullptr, int(file.runs.size()))
-                          .arg(m_sweepDialog->sweepDir()).arg(runs.size()));
-            if (runs.empty())
+                          .arg(m_sweepDialog->sweepDir()).arg(pending));
+            if (pending == 0)
                 return;
-            m_queue->setProperty("sweep", true);
-            m_queue->setRuns(std::move(runs));
-            m_queue->start();
+            trainSweepInWindow(sweep, options(), formTaskPurpose(m_form->task()), false);
         });
     }
     m_sweepDialog->setBaseOptions(options(), formTaskPurpose(m_form->task()));

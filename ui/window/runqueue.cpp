@@ -1,36 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // A list of run configurations trained one after another through the window's RunSession
-// (Repeat with seeds, the Sweep dialog, the pretraining lesson) — the window's one sequential runner.
+// (the window's sweeps as their RunExecutor, the pretraining lesson) — the window's one sequential
+// runner.
 #include "ui/window/runqueue.h"
 
 #include "ui/window/runsession.h"
 
 #include <QTimer>
 
+#include <utility>
+
 namespace wb {
-
-std::string seedRunDir(const std::string &modelDir, int64_t seed)
-{
-    std::string base = modelDir;
-    while (base.size() > 1 && base.back() == '/')
-        base.pop_back();
-    return base + "-seed-" + std::to_string(seed);
-}
-
-std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, int count)
-{
-    std::vector<QueuedRun> runs;
-    for (int i = 0; i < count; ++i) {
-        QueuedRun r;
-        r.options = o;
-        r.options.seed = o.seed + i;
-        r.options.model_dir = seedRunDir(o.model_dir, r.options.seed);
-        r.purpose = purpose;
-        r.label = QStringLiteral("seed %1").arg(r.options.seed);
-        runs.push_back(std::move(r));
-    }
-    return runs;
-}
 
 RunQueue::RunQueue(RunSession *session, QObject *parent) : QObject(parent), m_session(session)
 {
@@ -45,7 +25,54 @@ bool RunQueue::setRuns(std::vector<QueuedRun> runs)
     m_runs = std::move(runs);
     m_next = 0;
     m_completed = 0;
+    m_sinks = {};
+    m_hasSinks = false;
     return true;
+}
+
+void RunQueue::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
+{
+    std::vector<QueuedRun> runs;
+    if (m_maker)
+        for (const RunJob &job : jobs)
+            runs.push_back(m_maker(job));
+    if (!m_maker || !setRuns(std::move(runs))) {
+        if (sinks.finished)
+            sinks.finished();
+        return;
+    }
+    m_sinks = std::move(sinks);
+    m_hasSinks = true;
+    if (!start())
+        finishSinks();
+}
+
+void RunQueue::requestStop()
+{
+    if (!m_active)
+        return;
+    cancel();
+    if (m_running || m_waitingForCheck)
+        m_session->stop();
+}
+
+std::vector<size_t> RunQueue::notStarted() const
+{
+    std::vector<size_t> out;
+    // The run at m_next has not started unless it is going (it ended stopped or failed: it did).
+    for (size_t j = size_t(m_next) + (m_endedAtNext ? 1 : 0); j < m_runs.size(); ++j)
+        out.push_back(j);
+    return out;
+}
+
+void RunQueue::finishSinks()
+{
+    if (!m_hasSinks)
+        return;
+    RunExecutorSinks sinks = std::exchange(m_sinks, {});
+    m_hasSinks = false;
+    if (sinks.finished)
+        sinks.finished();
 }
 
 bool RunQueue::start()
@@ -54,6 +81,7 @@ bool RunQueue::start()
         return false;
     m_active = true;
     m_cancelled = false;
+    m_endedAtNext = false;
     startCurrent();
     return m_active;
 }
@@ -90,6 +118,9 @@ void RunQueue::onPreflightFinished(bool started)
         return;
     }
     m_running = true;
+    m_endedAtNext = false;
+    if (m_hasSinks && m_sinks.started)
+        m_sinks.started(size_t(m_next));
     Q_EMIT runStarted(m_next);
 }
 
@@ -102,6 +133,13 @@ void RunQueue::onRunFinished(const RunFinished &r)
     if (r.status == RunStatus::Completed) {
         ++m_completed;
         ++m_next;
+    } else {
+        m_endedAtNext = true;
+    }
+    if (m_hasSinks && m_sinks.ended) {
+        const int code = r.status == RunStatus::Completed ? 0 : r.status == RunStatus::Cancelled ? 130 : 1;
+        m_sinks.ended(size_t(index), code,
+                      r.status == RunStatus::Completed ? "completed" : r.status == RunStatus::Cancelled ? "stopped" : "failed");
     }
     Q_EMIT runEnded(index, r);
     if (r.status != RunStatus::Completed) {
@@ -116,6 +154,7 @@ void RunQueue::onRunFinished(const RunFinished &r)
     if (m_next >= int(m_runs.size())) {
         m_active = false;
         Q_EMIT finished();
+        finishSinks();
         return;
     }
     // After the session's own handlers of this run's end (the window lists the run, etc.).
@@ -131,6 +170,7 @@ void RunQueue::halt(const QString &reason)
 {
     m_active = false;
     Q_EMIT stopped(m_next, reason);
+    finishSinks();
 }
 
 } // namespace wb

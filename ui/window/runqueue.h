@@ -3,6 +3,7 @@
 
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
+#include "core/launch/runexecutor.h"
 #include "core/train/preparedrun.h"
 
 #include <QObject>
@@ -27,18 +28,11 @@ struct QueuedRun
     std::function<void()> show; ///< called on the GUI thread just before the run's check; may be empty
 };
 
-/// The model_dir of the run with `seed` in Repeat with seeds: "<modelDir>-seed-<seed>" (a
-/// trailing '/' of modelDir dropped), a sibling of modelDir, so Compare runs finds the runs
-/// next to each other and groups them by name (seedGroupName, ui/runs/rungroup.h). Pure.
-std::string seedRunDir(const std::string &modelDir, int64_t seed);
-
-/// Repeat with seeds: `count` runs of `o` (count ≥ 1) with seeds o.seed, o.seed + 1, …, each in
-/// seedRunDir(o.model_dir, seed), labelled "seed N". Pure.
-std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, int count);
-
 /// Runs a list of run configurations one after another through a RunSession (the window's one
-/// run control, so each run is checked, drawn and reported like a Train press): Repeat with
-/// seeds, the Sweep dialog and the pretraining lesson. A run whose
+/// run control, so each run is checked, drawn and reported like a Train press): the window's
+/// sweeps (the Sweep dialog, Repeat with Seeds) as their RunExecutor (core/launch/runexecutor.h:
+/// run() with RunJobs made into QueuedRuns by setRunMaker), and the pretraining lesson through
+/// setRuns/start. A run whose
 /// model_dir already holds a run continues it from its latest checkpoint (no question); one
 /// that completes starts the next. The queue stops — and keeps the runs not yet started —
 /// when a run fails its check, fails, or is stopped by the user (Stop); start() again goes on
@@ -48,13 +42,27 @@ std::vector<QueuedRun> seedRuns(const TrainingOptions &o, RunPurpose purpose, in
 ///     queue->setRuns({{seed1Options, RunPurpose::Train, "seed 1"}, {seed2Options, RunPurpose::Train, "seed 2"}});
 ///     connect(queue, &RunQueue::finished, this, [] { ... });
 ///     queue->start();
-class RunQueue : public QObject
+class RunQueue : public QObject, public RunExecutor
 {
     Q_OBJECT
 public:
     explicit RunQueue(RunSession *session, QObject *parent = nullptr);
 
-    /// Replaces the list (only while idle: returns false while a queued run is going).
+    /// RunExecutor: how run() makes each job into a QueuedRun (its options, purpose, label).
+    void setRunMaker(std::function<QueuedRun(const RunJob &)> maker) { m_maker = std::move(maker); }
+    /// RunExecutor, asynchronous: replaces the list with the jobs (setRunMaker's QueuedRuns) and
+    /// starts; returns at once. The sinks are called on the GUI thread as the signals below
+    /// are emitted (exit code 0 completed, 130 stopped, 1 failed); sinks.finished when every
+    /// run completed or the queue stopped (a failed check, a failed run, Stop, cancel(); at
+    /// once when it cannot start: busy, nothing to run, no maker). GUI thread only.
+    void run(std::vector<RunJob> jobs, RunExecutorSinks sinks) override;
+    /// RunExecutor: cancel() and Stop of the run going on (it writes a checkpoint). GUI thread.
+    void requestStop() override;
+    /// RunExecutor: the jobs of the last run() not started (the queue stopped before them).
+    std::vector<size_t> notStarted() const override;
+
+    /// Replaces the list (only while idle: returns false while a queued run is going); the
+    /// sinks of an earlier run() are dropped.
     bool setRuns(std::vector<QueuedRun> runs);
     const std::vector<QueuedRun> &runs() const { return m_runs; }
     /// Starts (or goes on with) the first run not completed; false when the session is busy,
@@ -86,8 +94,12 @@ private:
     void onPreflightFinished(bool started);
     void onRunFinished(const RunFinished &r);
     void halt(const QString &reason);
+    void finishSinks();
 
     RunSession *m_session;
+    std::function<QueuedRun(const RunJob &)> m_maker;
+    RunExecutorSinks m_sinks;
+    bool m_hasSinks = false;
     std::vector<QueuedRun> m_runs;
     int m_next = 0;
     int m_completed = 0;
@@ -95,6 +107,7 @@ private:
     bool m_waitingForCheck = false;
     bool m_running = false;
     bool m_cancelled = false;
+    bool m_endedAtNext = false; ///< the run at m_next ended (stopped or failed) without completing
 };
 
 } // namespace wb

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training → Sweep…: a sweep's plan in the window, run through the RunQueue.
+// Training → Sweep…: a sweep's plan in the window (a SweepDriver), and Repeat with Seeds' sweep
+// over seed.
 #include "ui/window/sweepdialog.h"
 #include "ui/common/qtext.h"
 
@@ -29,6 +30,38 @@ std::vector<std::string> sweepBaseFlags(const TrainingOptions &o, const SweepSpe
             out.push_back(flag);
     }
     return out;
+}
+
+QueuedRun sweepQueuedRun(const TrainingOptions &base, RunPurpose purpose, const SweepDriver &sweep, size_t i, bool bySeed)
+{
+    const SweepRun &run = sweep.file().runs.at(i).run;
+    QueuedRun q;
+    q.options = base;
+    applySweepRun(q.options, run);
+    q.options.model_dir = sweep.runDir(i);
+    q.purpose = purpose;
+    q.label = bySeed ? QStringLiteral("seed %1").arg(q.options.seed) : QString::fromStdString(run.name);
+    return q;
+}
+
+std::string seedSweepDir(const std::string &modelDir)
+{
+    std::string base = modelDir;
+    while (base.size() > 1 && base.back() == '/')
+        base.pop_back();
+    return base + "-seeds";
+}
+
+SweepFile seedSweep(const TrainingOptions &o, int count)
+{
+    SweepFile f;
+    SweepParameter seeds;
+    seeds.name = "seed";
+    for (int i = 0; i < count; ++i)
+        seeds.values.push_back(double(o.seed + i));
+    f.spec.parameters.push_back(seeds);
+    f.base_flags = sweepBaseFlags(o, f.spec);
+    return SweepDriver::withPlannedRuns(std::move(f));
 }
 
 SweepDialog::SweepDialog(QWidget *parent)
@@ -84,19 +117,19 @@ SweepDialog::SweepDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(start, &QPushButton::clicked, this, [this] {
         QString error;
-        const std::optional<SweepFile> file = plan(&error);
-        if (!file) {
+        const std::optional<SweepDriver> sweep = plan(&error);
+        if (!sweep) {
             m_planText->setText(error);
             return;
         }
         try {
-            writeSweepFile(sweepDir().toStdString(), *file);
+            sweep->save();
         } catch (...) {
             m_planText->setText(q(describeCurrentException(sweepFilePath(sweepDir().toStdString())).line()));
             return;
         }
         accept();
-        Q_EMIT startRequested(*file);
+        Q_EMIT startRequested(sweep->file());
     });
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -117,79 +150,39 @@ QString SweepDialog::sweepDir() const { return m_folder->text().trimmed(); }
 
 int SweepDialog::runsAtOnce() const { return m_runsAtOnce->value(); }
 
-std::optional<SweepFile> SweepDialog::plan(QString *error) const
+std::optional<SweepDriver> SweepDialog::plan(QString *error) const
 {
-    SweepFile file;
     try {
-        file.spec.method = m_method->currentText().toStdString();
-        file.spec.num_runs = m_numRuns->value();
-        file.spec.sample_seed = uint64_t(m_sampleSeed->value());
+        SweepFile planned;
+        planned.spec.method = m_method->currentText().toStdString();
+        planned.spec.num_runs = m_numRuns->value();
+        planned.spec.sample_seed = uint64_t(m_sampleSeed->value());
         for (const std::string &name : sweepableOptions())
             if (const QString text = m_params.at(name)->text().trimmed(); !text.isEmpty())
-                file.spec.parameters.push_back(parseSweepParameter(name + "=" + text.toStdString()));
+                planned.spec.parameters.push_back(parseSweepParameter(name + "=" + text.toStdString()));
         if (sweepDir().isEmpty())
             throw Error("sweep folder", "is empty", "name a folder for the sweep's runs");
-        for (const SweepRun &run : planSweep(file.spec))
-            file.runs.push_back({run, SweepRunStatus::Pending, {}});
-        file.base_flags = sweepBaseFlags(m_base, file.spec);
-        if (const auto existing = readSweepFile(sweepDir().toStdString())) {
-            if (!samePlan(file, *existing))
-                throw Error(sweepFilePath(sweepDir().toStdString()), "holds another sweep's plan",
-                            "choose another sweep folder, or the same settings to resume it");
-            file = *existing; // its runs' states: a resume
-        }
+        planned = SweepDriver::withPlannedRuns(std::move(planned));
+        planned.base_flags = sweepBaseFlags(m_base, planned.spec);
+        return SweepDriver::planOrResume(sweepDir().toStdString(), std::move(planned), "holds another sweep's plan",
+                                         "choose another sweep folder, or the same settings to resume it");
     } catch (...) {
         if (error)
             *error = q(describeCurrentException("sweep").toText());
         return std::nullopt;
-    }
-    return file;
-}
-
-std::vector<QueuedRun> SweepDialog::pendingRuns(const SweepFile &file) const
-{
-    std::vector<QueuedRun> out;
-    for (const SweepRunRecord &r : file.runs) {
-        const std::string dir = sweepRunDir(sweepDir().toStdString(), r.run);
-        if (r.status == SweepRunStatus::Completed && sweepRunCompleted(dir))
-            continue;
-        QueuedRun q;
-        q.options = m_base;
-        applySweepRun(q.options, r.run);
-        q.options.model_dir = dir;
-        q.purpose = m_purpose;
-        q.label = QString::fromStdString(r.run.name);
-        out.push_back(std::move(q));
-    }
-    return out;
-}
-
-void SweepDialog::recordRunEnd(const QString &runName, bool completed, bool stopped)
-{
-    try {
-        std::optional<SweepFile> file = readSweepFile(sweepDir().toStdString());
-        if (!file)
-            return;
-        for (SweepRunRecord &r : file->runs)
-            if (QString::fromStdString(r.run.name) == runName) {
-                r.status = completed ? SweepRunStatus::Completed : stopped ? SweepRunStatus::Stopped : SweepRunStatus::Failed;
-                r.final_metrics = sweepRunFinalMetrics(sweepRunDir(sweepDir().toStdString(), r.run));
-            }
-        writeSweepFile(sweepDir().toStdString(), *file);
-    } catch (...) {
-        m_planText->setText(q(describeCurrentException(sweepFilePath(sweepDir().toStdString())).line()));
     }
 }
 
 void SweepDialog::updatePlanText()
 {
     QString error;
-    const std::optional<SweepFile> file = plan(&error);
-    if (!file) {
+    const std::optional<SweepDriver> sweep = plan(&error);
+    if (!sweep) {
         m_planText->setText(error);
         return;
     }
-    const size_t pending = pendingRuns(*file).size();
+    const SweepFile *file = &sweep->file();
+    const size_t pending = sweep->pendingRuns().size();
     QString text = pending == file->runs.size()
                        ? (runsAtOnce() == 1 ? tr("%n run(s), one after another.", nullptr, int(file->runs.size()))
                                             : tr("%n run(s), up to %1 at once, each in its own process.", nullptr,

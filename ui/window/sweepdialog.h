@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/train/sweep.h"
+#include "core/train/sweepdriver.h"
 #include "ui/window/runqueue.h"
 
 #include <QDialog>
@@ -19,8 +20,9 @@ namespace wb {
 /// Training → Sweep…: the plan of `bert-workbench-cli sweep` built in the window (one field per
 /// sweepable option: "1e-4,5e-4" or, for random search, "1e-5:1e-3"; the method, the number of
 /// runs and the sample seed; the sweep folder; how many runs train at once), trained on the
-/// form's other settings one run after another through the RunQueue, or with "Runs at once"
-/// above 1 by the CLI's `sweep --max_concurrent_runs` (ConcurrentSweep). The folder is the CLI's
+/// form's other settings one run after another (the window's SweepDriver over the RunQueue, its
+/// RunExecutor), or with "Runs at once" above 1 by the CLI's `sweep --max_concurrent_runs`
+/// (ConcurrentSweep, which follows its jsonl events). The folder is the CLI's
 /// format (sweep.json and run-001 …, docs/file-formats.md), so either can resume the other's
 /// sweep. Object names: "sweepDialog", "sweepParam_<option>", "sweepMethod", "sweepNumRuns",
 /// "sweepSampleSeed", "sweepFolder", "sweepRunsAtOnce", "sweepPlanText", "startSweep". GUI thread only.
@@ -32,18 +34,14 @@ public:
 
     /// The folder proposed for the form's model_dir ("<model_dir>-sweep").
     void setBaseOptions(const TrainingOptions &o, RunPurpose purpose);
-    /// The plan of the fields (with sweep.json's state when the folder holds the same plan), or
-    /// nothing with `*error` saying what to fix ("--param: …").
-    std::optional<SweepFile> plan(QString *error) const;
-    /// The runs of `file` not completed yet, on the base options, each in its run folder.
-    std::vector<QueuedRun> pendingRuns(const SweepFile &file) const;
+    /// The sweep of the fields (SweepDriver::planOrResume: with sweep.json's state when the
+    /// folder holds the same plan), or nothing with `*error` saying what to fix ("--param: …").
+    /// Reads sweep.json (a small file) on the GUI thread.
+    std::optional<SweepDriver> plan(QString *error) const;
     QString sweepDir() const;
     /// "Runs at once": 1 trains one run after another in the window; more, that many at the
     /// same time, each in its own process.
     int runsAtOnce() const;
-    /// Records in sweep.json how run `runName` ended (status and final metrics). Reads and
-    /// writes small files on the GUI thread (as the CLI does between runs).
-    void recordRunEnd(const QString &runName, bool completed, bool stopped);
 
 Q_SIGNALS:
     /// Start pressed on a valid plan (already written to sweep.json).
@@ -64,5 +62,17 @@ private:
 /// The `train` flags a sweep's runs share: `o` as command-line flags without --model_dir and
 /// without the options `file` sweeps (sweep.json's base_flags). Pure.
 std::vector<std::string> sweepBaseFlags(const TrainingOptions &o, const SweepSpec &spec);
+
+/// Run `i` of `sweep` as the window trains it: `base` with the run's values, its model_dir the
+/// run's folder, labelled with its name ("run-002"), or "seed N" when `bySeed`. Pure.
+QueuedRun sweepQueuedRun(const TrainingOptions &base, RunPurpose purpose, const SweepDriver &sweep, size_t i, bool bySeed);
+
+/// Repeat with Seeds' sweep folder for `modelDir`: "<modelDir>-seeds" (a trailing '/' dropped),
+/// beside it; its runs are run-001, run-002, … as any sweep's. Pure.
+std::string seedSweepDir(const std::string &modelDir);
+
+/// Repeat with Seeds as a sweep: `o` trained `count` times (count ≥ 1) with seeds o.seed,
+/// o.seed + 1, … (a grid over seed; base_flags from sweepBaseFlags), its runs planned. Pure.
+SweepFile seedSweep(const TrainingOptions &o, int count);
 
 } // namespace wb
