@@ -5,10 +5,8 @@
 #include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
+#include "core/util/tarball.h"
 #include "core/util/uniquefd.h"
-
-#include <archive.h>
-#include <archive_entry.h>
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +18,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <poll.h>
 #include <regex>
 #include <sstream>
@@ -165,18 +162,8 @@ void extract(const std::string &tarball, const std::string &dir, const std::stri
 {
     fs::remove_all(dir);
     fs::create_directories(dir);
-    struct ArchiveCloser
-    {
-        void operator()(archive *a) const { archive_read_free(a); }
-    };
-    std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
-    if (!a)
-        throw Error(tarball, "cannot unpack the archive: out of memory");
-    archive_read_support_filter_gzip(a.get());
-    archive_read_support_format_tar(a.get());
-    const std::string deleteHint = "Delete the file so that it is downloaded again.";
-    if (archive_read_open_filename(a.get(), tarball.c_str(), 1 << 16) != ARCHIVE_OK)
-        throw Error(tarball, std::string("cannot unpack the archive: ") + archive_error_string(a.get()), deleteHint);
+    const UnpackWording wording{"archive", "Delete the file so that it is downloaded again.", {}, {}};
+    const ArchiveReader a = openTarGz(tarball, wording);
     int64_t written = 0;
     archive_entry *entry = nullptr;
     while (true) {
@@ -184,7 +171,7 @@ void extract(const std::string &tarball, const std::string &dir, const std::stri
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-            throw Error(tarball, std::string("cannot unpack the archive: ") + archive_error_string(a.get()), deleteHint);
+            throwUnpackError(a.get(), tarball, wording);
         checkStop(stop);
         const char *rawName = archive_entry_pathname(entry);
         const std::string name = rawName ? rawName : "";
@@ -193,7 +180,7 @@ void extract(const std::string &tarball, const std::string &dir, const std::stri
             continue;
         const fs::path rel = fs::path(name).lexically_normal();
         if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
-            throw Error(tarball + ": " + name, "the archive names a path outside its folder", deleteHint);
+            throw Error(tarball + ": " + name, "the archive names a path outside its folder", wording.damagedHint);
         const fs::path target = fs::path(dir) / rel;
         const auto type = archive_entry_filetype(entry);
         if (type == AE_IFDIR) {
@@ -202,25 +189,11 @@ void extract(const std::string &tarball, const std::string &dir, const std::stri
         }
         if (type != AE_IFREG)
             continue; // links and devices have no place in a data package
-        fs::create_directories(target.parent_path());
-        std::ofstream out(target, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw Error(target.string(), std::string("cannot write an unpacked file: ") + std::strerror(errno));
-        const void *block = nullptr;
-        size_t size = 0;
-        la_int64_t offset = 0;
-        int rc;
-        while ((rc = archive_read_data_block(a.get(), &block, &size, &offset)) == ARCHIVE_OK)
-            out.write(static_cast<const char *>(block), std::streamsize(size));
-        if (rc != ARCHIVE_EOF)
-            throw Error(tarball + ": " + name, std::string("cannot unpack the archive: ") + archive_error_string(a.get()),
-                        deleteHint);
-        if (!out.flush())
-            throw Error(target.string(), "cannot write an unpacked file (disk full?)");
+        writeEntryData(a.get(), target, tarball + ": " + name, wording);
         ++written;
     }
     if (written == 0)
-        throw Error(tarball, "the archive holds no '" + member + "'", deleteHint);
+        throw Error(tarball, "the archive holds no '" + member + "'", wording.damagedHint);
 }
 
 void ensureVocab(const std::string &downloads, const std::string &vocabPath, const StopToken *stop)

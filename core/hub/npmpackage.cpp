@@ -4,9 +4,8 @@
 #include "core/hub/httpclient.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
+#include "core/util/tarball.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
@@ -166,23 +165,14 @@ void downloadTarball(const NpmPackagePin &pin, const NpmSettings &s, const std::
     }
 }
 
-struct ArchiveCloser
-{
-    void operator()(archive *a) const { archive_read_free(a); }
-};
-
 /// Writes the package's `files` ("package/<file>" in the tarball) into `dir`. Throws wb::Error.
 void extractFiles(const std::string &tgz, const std::vector<std::string> &files, const std::string &dir,
                   const std::string &fallback)
 {
-    std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
-    if (!a)
-        throw Error(tgz, "cannot unpack the package: out of memory");
-    archive_read_support_filter_gzip(a.get());
-    archive_read_support_format_tar(a.get());
-    const std::string again = withFallback("delete " + tgz + " so that it is downloaded again", fallback);
-    if (archive_read_open_filename(a.get(), tgz.c_str(), 1 << 16) != ARCHIVE_OK)
-        throw Error(tgz, std::string("cannot unpack the package: ") + archive_error_string(a.get()), again);
+    const UnpackWording wording{"package", withFallback("delete " + tgz + " so that it is downloaded again", fallback),
+                                "check that the cache folder is writable (XDG_CACHE_HOME)",
+                                "free disk space in the cache folder (XDG_CACHE_HOME)"};
+    const ArchiveReader a = openTarGz(tgz, wording);
     std::set<std::string> wanted(files.begin(), files.end());
     archive_entry *entry = nullptr;
     while (!wanted.empty()) {
@@ -190,7 +180,7 @@ void extractFiles(const std::string &tgz, const std::vector<std::string> &files,
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-            throw Error(tgz, std::string("cannot unpack the package: ") + archive_error_string(a.get()), again);
+            throwUnpackError(a.get(), tgz, wording);
         const char *raw = archive_entry_pathname(entry);
         std::string name = raw ? raw : "";
         if (name.rfind("package/", 0) != 0 || archive_entry_filetype(entry) != AE_IFREG)
@@ -198,24 +188,7 @@ void extractFiles(const std::string &tgz, const std::vector<std::string> &files,
         name = name.substr(8);
         if (!wanted.count(name))
             continue; // only the named files: no path from the archive reaches the disk otherwise
-        const fs::path target = fs::path(dir) / name;
-        fs::create_directories(target.parent_path());
-        std::ofstream out(target, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw Error(target.string(), std::string("cannot write an unpacked file: ") + std::strerror(errno),
-                        "check that the cache folder is writable (XDG_CACHE_HOME)");
-        const void *block = nullptr;
-        size_t size = 0;
-        la_int64_t offset = 0;
-        int rc;
-        while ((rc = archive_read_data_block(a.get(), &block, &size, &offset)) == ARCHIVE_OK)
-            out.write(static_cast<const char *>(block), std::streamsize(size));
-        if (rc != ARCHIVE_EOF)
-            throw Error(tgz + ": " + name, std::string("cannot unpack the package: ") + archive_error_string(a.get()),
-                        again);
-        if (!out.flush())
-            throw Error(target.string(), "cannot write an unpacked file (disk full?)",
-                        "free disk space in the cache folder (XDG_CACHE_HOME)");
+        writeEntryData(a.get(), fs::path(dir) / name, tgz + ": " + name, wording);
         wanted.erase(name);
     }
     if (!wanted.empty())
