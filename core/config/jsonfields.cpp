@@ -21,89 +21,84 @@ std::string describe(const nlohmann::json &v)
     return std::string(v.type_name()) + " " + s;
 }
 
+/// Returns the value of `key`, or null when `j` lacks the key or its value is null (an error
+/// in `diag`: a null is no value).
+const nlohmann::json *valueOf(const nlohmann::json &j, const char *key, const std::string &source, Diagnostics &diag)
+{
+    const auto it = j.find(key);
+    if (it == j.end())
+        return nullptr;
+    if (it->is_null()) {
+        diag.error(fieldName(source, key), "the value is null", "give a value, or remove the key to use its default");
+        return nullptr;
+    }
+    return &*it;
+}
+
+/// Adds the error "expected <expected>, got <v>" for `key` to `diag`; returns false.
+bool wrongType(const nlohmann::json &v, const char *key, const char *expected, const char *hint,
+               const std::string &source, Diagnostics &diag)
+{
+    diag.error(fieldName(source, key), std::string("expected ") + expected + ", got " + describe(v), hint);
+    return false;
+}
+
 } // namespace
 
 bool readInt(const nlohmann::json &j, const char *key, int64_t &out, const std::string &source, Diagnostics &diag)
 {
-    const auto it = j.find(key);
-    if (it == j.end())
+    const nlohmann::json *v = valueOf(j, key, source, diag);
+    if (!v)
         return false;
-    if (it->is_null()) {
-        diag.error(fieldName(source, key), "the value is null",
-                   "give a value, or remove the key to use its default");
-        return false;
-    }
-    if (it->is_number_integer()) {
-        out = it->get<int64_t>();
+    if (v->is_number_integer()) {
+        out = v->get<int64_t>();
         return true;
     }
-    if (it->is_number_float()) {
-        const double v = it->get<double>();
-        if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) {
-            out = int64_t(v);
+    if (v->is_number_float()) {
+        const double d = v->get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
+            out = int64_t(d);
             return true;
         }
     }
-    diag.error(fieldName(source, key), "expected an integer, got " + describe(*it),
-               "write a whole number without quotes or a decimal point");
-    return false;
+    return wrongType(*v, key, "an integer", "write a whole number without quotes or a decimal point", source, diag);
 }
 
 bool readNumber(const nlohmann::json &j, const char *key, double &out, const std::string &source, Diagnostics &diag)
 {
-    const auto it = j.find(key);
-    if (it == j.end())
+    const nlohmann::json *v = valueOf(j, key, source, diag);
+    if (!v)
         return false;
-    if (it->is_null()) {
-        diag.error(fieldName(source, key), "the value is null",
-                   "give a value, or remove the key to use its default");
-        return false;
-    }
-    if (it->is_number()) {
-        out = it->get<double>();
+    if (v->is_number()) {
+        out = v->get<double>();
         return true;
     }
-    diag.error(fieldName(source, key), "expected a number, got " + describe(*it),
-               "write a number without quotes");
-    return false;
+    return wrongType(*v, key, "a number", "write a number without quotes", source, diag);
 }
 
 bool readString(const nlohmann::json &j, const char *key, std::string &out, const std::string &source,
                 Diagnostics &diag)
 {
-    const auto it = j.find(key);
-    if (it == j.end())
+    const nlohmann::json *v = valueOf(j, key, source, diag);
+    if (!v)
         return false;
-    if (it->is_null()) {
-        diag.error(fieldName(source, key), "the value is null",
-                   "give a value, or remove the key to use its default");
-        return false;
-    }
-    if (it->is_string()) {
-        out = it->get<std::string>();
+    if (v->is_string()) {
+        out = v->get<std::string>();
         return true;
     }
-    diag.error(fieldName(source, key), "expected a string, got " + describe(*it),
-               std::string("put the value in double quotes"));
-    return false;
+    return wrongType(*v, key, "a string", "put the value in double quotes", source, diag);
 }
 
 bool readBool(const nlohmann::json &j, const char *key, bool &out, const std::string &source, Diagnostics &diag)
 {
-    const auto it = j.find(key);
-    if (it == j.end())
+    const nlohmann::json *v = valueOf(j, key, source, diag);
+    if (!v)
         return false;
-    if (it->is_null()) {
-        diag.error(fieldName(source, key), "the value is null",
-                   "give a value, or remove the key to use its default");
-        return false;
-    }
-    if (it->is_boolean()) {
-        out = it->get<bool>();
+    if (v->is_boolean()) {
+        out = v->get<bool>();
         return true;
     }
-    diag.error(fieldName(source, key), "expected true or false, got " + describe(*it), "write true or false without quotes");
-    return false;
+    return wrongType(*v, key, "true or false", "write true or false without quotes", source, diag);
 }
 
 std::string formatNumber(double v)
