@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 #include "core/data/bagofwords.h"
 #include "core/data/preparereport.h"
@@ -57,8 +58,8 @@ int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::os
                    "the folder prepare wrote (train.tf_record, eval.tf_record, input_meta_data.json)");
     app.add_option("--train_data_path", paths.train_data_path, "training TFRecord (default <data_dir>/train.tf_record)");
     app.add_option("--eval_data_path", paths.eval_data_path, "evaluation TFRecord (default <data_dir>/eval.tf_record)");
-    app.add_option("--input_meta_data_path", paths.input_meta_data_path,
-                   "input_meta_data.json (default <data_dir>/input_meta_data.json)");
+    addRowFlag(app, trainingFlagRow("input_meta_data_path"), paths.input_meta_data_path,
+               "<data_dir>/input_meta_data.json");
     app.add_option("--C", options.C, "inverse regularisation strength of the logistic regression")->capture_default_str();
     app.add_option("--write_report", writeReport, "record the result in prepare_report.json beside the meta data")
         ->capture_default_str();

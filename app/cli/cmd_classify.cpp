@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 #include "app/cli/tsvtext.h"
 
@@ -194,38 +195,30 @@ struct ClassifyFlags
     int64_t igSteps = kDefaultIgSteps;
 };
 
+/// classify's flags from its table (classifyFlagTable(), core/config/commandoptions.h).
 void addClassifyFlags(CLI::App &app, ClassifyFlags &f)
 {
     ClassifierSource &src = f.src;
-    app.add_option("--model_export_path", src.model_export_path,
-                   "export folder (written by export; model.safetensors, or onnx/model.onnx with config.json)");
-    app.add_option("--model_dir,--md", src.model_dir, "training run: its latest checkpoint (or an export folder)");
-    app.add_option("--predict_checkpoint_path", src.checkpoint_path, "a checkpoint, or 'best'");
-    app.add_option("--bert_config_file", src.bert_config_file, "bert_config.json (with --model_dir; default: the one run_config.json names)");
-    app.add_option("--input_meta_data_path", src.input_meta_data_path, "input_meta_data.json (with --model_dir; default: the one run_config.json names)");
-    app.add_option("--vocab_file", src.vocab_file, "vocab.txt (default: the export's, or prepare_report.json's)");
-    app.add_flag_function(
-        "--do_lower_case,!--nodo_lower_case", [&src](int64_t n) { src.do_lower_case = n > 0; },
-        "lower-case the texts (default: the export's tokenizer_config.json, prepare_report.json, else true)");
-    app.add_option("--max_seq_length", src.max_seq_length, "tokens per text (default: the meta data's)");
-    app.add_option("--text", f.texts, "a text to classify (repeatable)");
-    app.add_option("--text_b", f.textsB, "second segment of the --text at the same position (pair tasks)");
-    app.add_option("--input_file", f.inputFile,
-                   "texts: one per line (.txt), a .tsv/.csv with a header row, or .jsonl/.json records");
-    app.add_option("--text_a_column,--text_column", f.textColumn,
-                   "text column (key) of a .tsv/.csv/.jsonl/.json --input_file (default: recognised as prepare does: "
-                   "sentence, text, review, text_a, or a pair such as sentence1+sentence2)");
-    app.add_option("--text_b_column", f.textBColumn, "second-segment column (default: the pair's second, e.g. sentence2)");
-    app.add_option("--output_format", f.format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
-    app.add_option("--batch_size", f.batchSize, "texts per forward pass")->capture_default_str();
-    app.add_flag("--explain", f.explain,
-                 "also write each wordpiece's attribution to the explained class's logit (docs/explain.md)");
-    app.add_option("--explain_method", f.explainMethod, "integrated_gradients or gradient_x_input (with --explain)")
-        ->check(CLI::IsMember({"integrated_gradients", "gradient_x_input"}))
-        ->capture_default_str();
-    app.add_option("--ig_steps", f.igSteps, "Integrated Gradients steps m, 1 to 1024 (with --explain)")->capture_default_str();
-    app.add_option("--explain_class", f.explainClass,
-                   "the class to explain: a label name or a 0-based index (default: the predicted class)");
+    const std::vector<FlagRow> &t = classifyFlagTable();
+    addTableFlag(app, t, "model_export_path", src.model_export_path);
+    addTableFlag(app, t, "model_dir", src.model_dir);
+    addTableFlag(app, t, "predict_checkpoint_path", src.checkpoint_path);
+    addTableFlag(app, t, "bert_config_file", src.bert_config_file, "the one run_config.json names");
+    addTableFlag(app, t, "input_meta_data_path", src.input_meta_data_path, "the one run_config.json names");
+    addTableFlag(app, t, "vocab_file", src.vocab_file, "the export's, or prepare_report.json's");
+    addTableFlag(app, t, "do_lower_case", src.do_lower_case); // default: the export's, else prepare_report.json's, else true
+    addTableFlag(app, t, "max_seq_length", src.max_seq_length);
+    addTableFlag(app, t, "text", f.texts);
+    addTableFlag(app, t, "text_b", f.textsB);
+    addTableFlag(app, t, "input_file", f.inputFile);
+    addTableFlag(app, t, "text_a_column", f.textColumn);
+    addTableFlag(app, t, "text_b_column", f.textBColumn);
+    addTableFlag(app, t, "output_format", f.format);
+    addTableFlag(app, t, "batch_size", f.batchSize);
+    addTableFlag(app, t, "explain", f.explain);
+    addTableFlag(app, t, "explain_method", f.explainMethod);
+    addTableFlag(app, t, "ig_steps", f.igSteps);
+    addTableFlag(app, t, "explain_class", f.explainClass);
 }
 
 /// classify's rows of the option table and the --text/--text_b pairing, checked before any
@@ -233,9 +226,9 @@ void addClassifyFlags(CLI::App &app, ClassifyFlags &f)
 int checkClassifyFlags(const ClassifyFlags &f, std::ostream &err)
 {
     Diagnostics ranges;
-    checkNumericRanges({{"max_seq_length", double(f.src.max_seq_length), 0, 100000, "0",
-                         "the meta data's (or tokenizer_config.json's) max_seq_length"},
-                        {"batch_size", double(f.batchSize), 1, 65536, "32"}},
+    const std::vector<FlagRow> &t = classifyFlagTable();
+    checkNumericRanges({numericOption(flagRow(t, "max_seq_length"), double(f.src.max_seq_length), "0"),
+                        numericOption(flagRow(t, "batch_size"), double(f.batchSize), "32")},
                        ranges);
     checkNumericRanges(explainOptionRows(double(f.igSteps)), ranges);
     if (ranges.hasErrors())

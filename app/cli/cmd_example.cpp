@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 
 #include "core/data/exampledata.h"
@@ -122,30 +123,25 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
     std::string lesson;
     bool printOnly = false;
     PretrainingLessonOptions lo;
-    app.add_option("--cache_dir", cacheDir, "cache folder ($XDG_CACHE_HOME/bert-workbench)")->capture_default_str();
-    app.add_option("--lesson", lesson, "pretraining: prepare and run the pretraining lesson")
-        ->check(CLI::IsMember({"pretraining"}));
-    app.add_option("--output_dir", lo.output_dir, "lesson: the folder of its data and runs (runs/<name>)");
-    app.add_flag("--print_only", printOnly, "lesson: prepare the data and print the three commands, run nothing");
-    app.add_option("--corpus_dir", lo.corpus_dir, "lesson: your own folder per label instead of the example's mails");
-    app.add_option("--vocab_file", lo.vocab_file, "lesson with --corpus_dir: vocab.txt");
-    app.add_option("--bert_config_file", lo.bert_config_file, "lesson with --corpus_dir: the model's config");
-    app.add_option("--max_seq_length", lo.max_seq_length, "lesson: tokens per sequence")->capture_default_str();
-    app.add_option("--num_labelled", lo.num_labelled, "lesson: labelled training rows of the fine-tunes")->capture_default_str();
-    app.add_option("--subset_seed", lo.subset_seed, "lesson: which rows are labelled")->capture_default_str();
-    app.add_option("--seed", lo.seed, "lesson: the runs' seed")->capture_default_str();
-    app.add_option("--pretrain_epochs", lo.pretrain_epochs, "lesson: epochs of pretraining")->capture_default_str();
-    app.add_option("--pretrain_sequences", lo.pretrain_sequences, "lesson: pretraining sequences per epoch (0: all)")
-        ->capture_default_str();
-    app.add_option("--pretrain_batch_size", lo.pretrain_batch_size, "lesson: batch size of pretraining")
-        ->capture_default_str();
-    app.add_option("--pretrain_learning_rate", lo.pretrain_learning_rate, "lesson: peak learning rate of pretraining")
-        ->capture_default_str();
-    app.add_option("--finetune_epochs", lo.finetune_epochs, "lesson: epochs of each fine-tune")->capture_default_str();
-    app.add_option("--finetune_batch_size", lo.finetune_batch_size, "lesson: batch size of the fine-tunes")
-        ->capture_default_str();
-    app.add_option("--finetune_learning_rate", lo.finetune_learning_rate, "lesson: peak learning rate of both fine-tunes")
-        ->capture_default_str();
+    const std::vector<FlagRow> &t = exampleFlagTable();
+    addTableFlag(app, t, "cache_dir", cacheDir);
+    addTableFlag(app, t, "lesson", lesson);
+    addTableFlag(app, t, "output_dir", lo.output_dir);
+    addTableFlag(app, t, "print_only", printOnly);
+    addTableFlag(app, t, "corpus_dir", lo.corpus_dir);
+    addTableFlag(app, t, "vocab_file", lo.vocab_file, "the example's bert-base-uncased vocab.txt");
+    addTableFlag(app, t, "bert_config_file", lo.bert_config_file, "the example's BERT-Tiny");
+    addTableFlag(app, t, "max_seq_length", lo.max_seq_length);
+    addTableFlag(app, t, "num_labelled", lo.num_labelled);
+    addTableFlag(app, t, "subset_seed", lo.subset_seed);
+    addTableFlag(app, t, "seed", lo.seed);
+    addTableFlag(app, t, "pretrain_epochs", lo.pretrain_epochs);
+    addTableFlag(app, t, "pretrain_sequences", lo.pretrain_sequences);
+    addTableFlag(app, t, "pretrain_batch_size", lo.pretrain_batch_size);
+    addTableFlag(app, t, "pretrain_learning_rate", lo.pretrain_learning_rate);
+    addTableFlag(app, t, "finetune_epochs", lo.finetune_epochs);
+    addTableFlag(app, t, "finetune_batch_size", lo.finetune_batch_size);
+    addTableFlag(app, t, "finetune_learning_rate", lo.finetune_learning_rate);
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;

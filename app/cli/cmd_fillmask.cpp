@@ -3,6 +3,7 @@
 // (FillMaskPredictor, the window's fill-in-the-blank Try it; docs/pretraining.md).
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 #include "app/cli/tsvtext.h"
 
@@ -31,15 +32,14 @@ int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::os
     std::vector<std::string> texts;
     std::string format = "tsv";
     int64_t topK = 10;
-    app.add_option("--model_export_path", src.model_export_path, "export folder of a pretraining run");
+    // The flags other commands take too: their one row each (core/config/commandoptions.h).
+    addRowFlag(app, trainingFlagRow("model_export_path"), src.model_export_path); // a BertForMaskedLM export
     app.add_option("--model_dir,--md", src.model_dir, "pretraining run: its best or latest checkpoint");
-    app.add_option("--predict_checkpoint_path", src.checkpoint_path, "a checkpoint, 'best' or 'latest'");
-    app.add_option("--bert_config_file", src.bert_config_file, "bert_config.json (default: the run's)");
-    app.add_option("--input_meta_data_path", src.input_meta_data_path, "input_meta_data.json (default: the run's)");
-    app.add_option("--vocab_file", src.vocab_file, "vocab.txt (default: the run's, the export's or prepare_report.json's)");
-    app.add_flag_function(
-        "--do_lower_case,!--nodo_lower_case", [&src](int64_t n) { src.do_lower_case = n > 0; },
-        "lower-case the texts (default: as the model was pretrained)");
+    addRowFlag(app, trainingFlagRow("predict_checkpoint_path"), src.checkpoint_path);
+    addRowFlag(app, trainingFlagRow("bert_config_file"), src.bert_config_file, "the run's");
+    addRowFlag(app, trainingFlagRow("input_meta_data_path"), src.input_meta_data_path, "the run's");
+    addRowFlag(app, sharedFlagRow("vocab_file"), src.vocab_file, "the run's, the export's or prepare_report.json's");
+    addRowFlag(app, sharedFlagRow("do_lower_case"), src.do_lower_case); // default: as the model was pretrained
     // allow_extra_args(false): a text "[MASK]" is one text, not a CLI11 list in brackets.
     app.add_option("--text", texts, "a text with one or more [MASK] (repeatable)")->required()->allow_extra_args(false);
     app.add_option("--top_k", topK, "candidates per [MASK]")->capture_default_str();

@@ -4,6 +4,7 @@
 
 #include "core/hub/pretrainedmodel.h"
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 
 #include "core/config/bertconfig.h"
@@ -92,76 +93,48 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         err << "warning: " << w << "\n";
 }
 
-/// Which of the flags a pretrained model fills were given on the command line.
-/// prepare's flags, bound to `o` and the few values read beside it.
+/// prepare's flags, bound to `o` and the few values read beside it; which of the flags a
+/// pretrained model fills were given on the command line.
 struct PrepareFlags
 {
     PrepareOptions o;
-    bool noLowerCase = false;
     std::string pretrainedModel;
     int64_t seed = 42;
     CLI::Option *vocab = nullptr, *lower = nullptr, *maxSeq = nullptr;
 };
 
+/// prepare's flags from its table (prepareFlagTable(), core/config/commandoptions.h).
 void addPrepareFlags(CLI::App &app, PrepareFlags &f)
 {
     PrepareOptions &o = f.o;
-    app.add_option("--input_data_dir", o.input_data_dir, "folder with the raw data (tsv/csv/jsonl/json: or a single file)")
-        ->required();
-    f.vocab = app.add_option("--vocab_file", o.vocab_file,
-                                       "WordPiece vocab.txt of the model (required unless --pretrained_model)");
-    app.add_option("--pretrained_model,--model_name_or_path", f.pretrainedModel,
-                   "the pretrained BERT the data is for (Hub id, catalogue name or folder): its vocab.txt and\n"
-                   "casing, downloaded into the Hugging Face cache when missing");
-    f.lower = app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
-    app.add_flag("--nodo_lower_case", f.noLowerCase, "keep case and accents (cased models)");
-    f.maxSeq = app.add_option("--max_seq_length", o.max_seq_length,
-                                        "tokens per example incl. [CLS]/[SEP] (with --pretrained_model at most its "
-                                        "max_position_embeddings)")
-                             ->capture_default_str();
-    app.add_option("--classification_task_name", o.classification_task_name,
-                   "folders, tsv, csv, jsonl, json or a GLUE task name")
-        ->capture_default_str();
-    app.add_option("--mnli_type", o.mnli_type, "MNLI dev/test set: matched or mismatched")->capture_default_str();
-    app.add_option("--output_dir", o.output_dir,
-                   "write train.tf_record, eval.tf_record, input_meta_data.json, labels.txt here");
-    app.add_option("--train_data_output_path", o.train_data_output_path, "training TFRecord output");
-    app.add_option("--eval_data_output_path", o.eval_data_output_path, "evaluation TFRecord output");
-    app.add_option("--test_data_output_path", o.test_data_output_path, "test TFRecord output (needs a test file)");
-    app.add_flag("--write_test", o.write_test, "with --output_dir: also write test.tf_record");
-    app.add_option("--meta_data_file_path", o.meta_data_file_path, "input_meta_data.json output");
-    app.add_option("--eval_fraction", o.eval_fraction, "share split off as eval set when there is no dev file")
-        ->capture_default_str();
-    app.add_option("--text_a_column", o.text_a_column,
-                   "tsv/csv/jsonl/json: column (key) of the first text (default: recognised from the header: "
-                   "sentence, text, review, text_a, sentence1+sentence2, question+sentence, premise+hypothesis, "
-                   "question1+question2, text_a+text_b)");
-    app.add_option("--text_b_column", o.text_b_column, "tsv/csv: column of the second text (pairs)");
-    app.add_option("--label_column", o.label_column,
-                   "tsv/csv: label column (default: recognised from the header: label, labels, class, category, "
-                   "target, sentiment)");
-    app.add_option("--label_list", o.label_list,
-                   "tsv/csv/folders: comma-separated labels that fix the label set and id order (a,b,c)");
-    app.add_flag("--skip_bad_rows", o.skip_bad_rows,
-                 "skip rows with a wrong field count or an empty/unknown label (each is listed) instead of failing");
+    const std::vector<FlagRow> &t = prepareFlagTable();
+    addTableFlag(app, t, "input_data_dir", o.input_data_dir);
+    f.vocab = addTableFlag(app, t, "vocab_file", o.vocab_file);
+    addTableFlag(app, t, "pretrained_model", f.pretrainedModel);
+    f.lower = addTableFlag(app, t, "do_lower_case", o.do_lower_case);
+    f.maxSeq = addTableFlag(app, t, "max_seq_length", o.max_seq_length);
+    addTableFlag(app, t, "classification_task_name", o.classification_task_name);
+    addTableFlag(app, t, "mnli_type", o.mnli_type);
+    addTableFlag(app, t, "output_dir", o.output_dir);
+    addTableFlag(app, t, "train_data_output_path", o.train_data_output_path);
+    addTableFlag(app, t, "eval_data_output_path", o.eval_data_output_path);
+    addTableFlag(app, t, "test_data_output_path", o.test_data_output_path);
+    addTableFlag(app, t, "write_test", o.write_test);
+    addTableFlag(app, t, "meta_data_file_path", o.meta_data_file_path);
+    addTableFlag(app, t, "eval_fraction", o.eval_fraction);
+    addTableFlag(app, t, "text_a_column", o.text_a_column);
+    addTableFlag(app, t, "text_b_column", o.text_b_column);
+    addTableFlag(app, t, "label_column", o.label_column);
+    addTableFlag(app, t, "label_list", o.label_list);
+    addTableFlag(app, t, "skip_bad_rows", o.skip_bad_rows);
     f.seed = int64_t(o.seed);
-    app.add_option("--seed", f.seed, "seed of the split and the training order")->capture_default_str();
-    app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
-    app.add_option("--bag_of_words_baseline", o.bag_of_words_baseline,
-                   "fit the bag-of-words baseline (TF-IDF + logistic regression) on the train split and record its "
-                   "eval accuracy and macro-F1 in prepare_report.json")
-        ->capture_default_str();
-    app.add_flag("--email_body_only", o.email_body_only,
-                 "e-mail data: keep only each text's body (drop the RFC 5322 header block; MIME: the text/plain "
-                 "parts, quoted-printable and base64 decoded)");
-    app.add_flag("--strip_quoted_replies", o.strip_quoted_replies,
-                 "drop quoted replies: lines starting with '>' and 'On ... wrote:' lines");
-    app.add_option("--stratify_split", o.stratify_split,
-                   "split off the eval set per label, keeping each label's share (classification without a dev "
-                   "file); false: one random cut")
-        ->capture_default_str();
-    app.add_option("--split_file", o.split_file,
-                   "reuse the train/eval split of an earlier prepare of the same input (its split.jsonl)");
+    addTableFlag(app, t, "seed", f.seed);
+    addTableFlag(app, t, "num_threads", o.num_threads);
+    addTableFlag(app, t, "bag_of_words_baseline", o.bag_of_words_baseline);
+    addTableFlag(app, t, "email_body_only", o.email_body_only);
+    addTableFlag(app, t, "strip_quoted_replies", o.strip_quoted_replies);
+    addTableFlag(app, t, "stratify_split", o.stratify_split);
+    addTableFlag(app, t, "split_file", o.split_file);
 }
 
 } // namespace
@@ -234,8 +207,6 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     if (!parseFlags(app, args, out, err, code))
         return code;
     const int64_t seed = flags.seed;
-    if (flags.noLowerCase)
-        o.do_lower_case = false;
     if (seed < 0)
         return reportError(err,
                            ErrorText{"seed", "seed is " + std::to_string(seed) + "; it must be between 0 and "
@@ -244,7 +215,7 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
                            kExitInvalid);
     o.seed = uint64_t(seed);
     if (!flags.pretrainedModel.empty()) {
-        const PrepareFlagsGiven given{flags.vocab->count() > 0, flags.lower->count() > 0 || flags.noLowerCase,
+        const PrepareFlagsGiven given{flags.vocab->count() > 0, flags.lower->count() > 0,
                                       flags.maxSeq->count() > 0};
         if (const int filled = takePretrainedModel(flags.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err); filled != kExitOk)
             return filled;

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/runflags.h"
 #include "core/config/bertconfig.h"
@@ -94,52 +95,33 @@ struct PretrainingFlags
     PretrainingDataOptions o;
     std::string inputs;         ///< --input_file: a comma-separated list
     std::string pretrainedModel;
-    bool noLowerCase = false;
     CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr, *maxPredictions = nullptr;
 };
 
+/// prepare_pretraining's flags from its table (preparePretrainingFlagTable()).
 void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
 {
     PretrainingDataOptions &o = f.o;
-    app.add_option("--input_file,--input_data_dir", f.inputs,
-                   "text file, folder of .txt files, .csv/.tsv/.jsonl, a glob ('corpus/*.txt'), or a comma-separated list")
-        ->required();
-    app.add_option("--input_format", o.input_format, "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl")
-        ->capture_default_str();
-    app.add_option("--text_column", o.text_column,
-                   "csv/tsv/jsonl: column or key of the text (default: recognised: sentence, text or review)");
-    f.vocab = app.add_option("--vocab_file", o.vocab_file, "WordPiece vocab.txt (required unless --pretrained_model)");
-    app.add_option("--pretrained_model,--model_name_or_path", f.pretrainedModel,
-                   "the BERT to (continue to) pretrain (Hub id, catalogue name or folder): its vocab.txt and casing,\n"
-                   "downloaded into the Hugging Face cache when missing");
-    f.lowerCase = app.add_flag("--do_lower_case", o.do_lower_case, "lower-case and strip accents (uncased models; default true)");
-    app.add_flag("--nodo_lower_case", f.noLowerCase, "keep case and accents (cased models)");
-    f.maxSeq = app.add_option("--max_seq_length", o.max_seq_length, "tokens per sequence incl. [CLS]/[SEP]")->capture_default_str();
-    f.maxPredictions = app.add_option("--max_predictions_per_seq", o.max_predictions_per_seq,
-                                      "masked LM predictions per sequence (default 20, fewer when max_seq_length ×\n"
-                                      "masked_lm_prob fills fewer: e.g. 12 at --max_seq_length=64)")
-                           ->capture_default_str();
-    app.add_option("--masked_lm_prob", o.masked_lm_prob, "share of the tokens to mask")->capture_default_str();
-    app.add_option("--short_seq_prob", o.short_seq_prob, "share of sequences shorter than max_seq_length (random length)")
-        ->capture_default_str();
-    app.add_option("--dupe_factor", o.dupe_factor,
-                   "times each training document is turned into sequences (default: 10 with --masking=static, 1 with "
-                   "dynamic)");
-    app.add_option("--random_seed", o.random_seed, "seed of every random choice")->capture_default_str();
-    app.add_flag("--do_whole_word_mask", o.do_whole_word_mask, "mask all WordPiece pieces of a word together");
-    app.add_flag("--next_sentence", o.next_sentence,
-                 "write sentence pairs with next_sentence_labels (google-research); default: pack contiguous text");
-    app.add_option("--masking", o.masking,
-                   "dynamic (new masks every epoch, by the trainer) or static (masks in the records)")
-        ->capture_default_str();
-    app.add_option("--eval_fraction", o.eval_fraction, "share of the documents held out as eval set")
-        ->capture_default_str();
-    app.add_option("--output_dir", o.output_dir, "write train.tf_record(s), eval.tf_record, input_meta_data.json here")
-        ->required();
-    app.add_option("--num_output_shards", o.num_output_shards,
-                   "train files: 1 = train.tf_record, N = train.tf_record-0000i-of-0000N")
-        ->capture_default_str();
-    app.add_option("--num_threads", o.num_threads, "tokenizer threads")->capture_default_str();
+    const std::vector<FlagRow> &t = preparePretrainingFlagTable();
+    addTableFlag(app, t, "input_file", f.inputs);
+    addTableFlag(app, t, "input_format", o.input_format);
+    addTableFlag(app, t, "text_column", o.text_column);
+    f.vocab = addTableFlag(app, t, "vocab_file", o.vocab_file);
+    addTableFlag(app, t, "pretrained_model", f.pretrainedModel);
+    f.lowerCase = addTableFlag(app, t, "do_lower_case", o.do_lower_case);
+    f.maxSeq = addTableFlag(app, t, "max_seq_length", o.max_seq_length);
+    f.maxPredictions = addTableFlag(app, t, "max_predictions_per_seq", o.max_predictions_per_seq);
+    addTableFlag(app, t, "masked_lm_prob", o.masked_lm_prob);
+    addTableFlag(app, t, "short_seq_prob", o.short_seq_prob);
+    addTableFlag(app, t, "dupe_factor", o.dupe_factor);
+    addTableFlag(app, t, "random_seed", o.random_seed);
+    addTableFlag(app, t, "do_whole_word_mask", o.do_whole_word_mask);
+    addTableFlag(app, t, "next_sentence", o.next_sentence);
+    addTableFlag(app, t, "masking", o.masking);
+    addTableFlag(app, t, "eval_fraction", o.eval_fraction);
+    addTableFlag(app, t, "output_dir", o.output_dir);
+    addTableFlag(app, t, "num_output_shards", o.num_output_shards);
+    addTableFlag(app, t, "num_threads", o.num_threads);
 }
 
 std::vector<std::string> splitCommaList(const std::string &list)
@@ -165,7 +147,7 @@ int chooseTokenizer(PretrainingFlags &f, std::ostream &out, std::ostream &err)
         PrepareFlagsGiven given;
         given.vocab_file = f.vocab->count() > 0;
         given.max_seq_length = f.maxSeq->count() > 0;
-        given.do_lower_case = f.lowerCase->count() > 0 || f.noLowerCase;
+        given.do_lower_case = f.lowerCase->count() > 0;
         return takePretrainedModel(f.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
     }
     if (o.vocab_file.empty())
@@ -189,8 +171,6 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
-    if (f.noLowerCase)
-        f.o.do_lower_case = false;
     f.o.input_files = splitCommaList(f.inputs);
     if (const int chosen = chooseTokenizer(f, out, err); chosen != kExitOk)
         return chosen;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
@@ -124,21 +125,8 @@ int exitCodeFor(const RunFinished &r)
     return kExitRuntime;
 }
 
-/// google-research/bert run_pretraining.py's flags that are not run options of the table
-/// (docs/pretraining.md, "From google-research/bert"); `pretrain` only. Its --bert_config_file,
-/// --init_checkpoint, --train_batch_size, --eval_batch_size, --learning_rate,
-/// --save_checkpoints_steps, --num_train_steps and --num_warmup_steps are run options.
-struct RunPretrainingFlags
-{
-    std::string input_file;  ///< comma-separated globs: --train_data_path
-    std::string output_dir;  ///< --model_dir
-    RecordShapeFlags shapes; ///< checked against the records (or the meta data)
-    bool do_train = false, do_eval = false, use_tpu = false;
-    CLI::Option *doTrain = nullptr, *doEval = nullptr;
-    std::optional<int64_t> max_eval_steps, iterations_per_loop, num_tpu_cores;
-    std::string tpu_name, tpu_zone, gcp_project, master;
-};
-
+/// run_pretraining.py's flags (runPretrainingOptions(), core/config/commandoptions.h), each row
+/// bound to its member of `f`, in a --help group of their own; `pretrain` only.
 void addRunPretrainingFlags(CLI::App &app, RunPretrainingFlags &f)
 {
     const std::string group = "run_pretraining.py's flags (google-research/bert)";
@@ -146,37 +134,11 @@ void addRunPretrainingFlags(CLI::App &app, RunPretrainingFlags &f)
     app.get_option("--distribution_strategy")
         ->description("one_device, mirrored or multi_worker_mirrored (default: one_device, mirrored with --num_gpus > 1, "
                       "unless a cluster is described)");
-    app.add_option("--input_file", f.input_file,
-                   "training records: a file, a glob or a comma-separated list of globs (= --train_data_path)")
-        ->group(group);
-    app.add_option("--output_dir", f.output_dir, "checkpoints, metrics and summaries (= --model_dir)")->group(group);
-    app.add_option("--max_seq_length", f.shapes.max_seq_length,
-                   "tokens per record: checked against the records (or the meta data); an error when they differ")
-        ->group(group);
-    app.add_option("--max_predictions_per_seq", f.shapes.max_predictions_per_seq,
-                   "masked positions per record: checked as --max_seq_length")
-        ->group(group);
-    f.doTrain = app.add_flag("--do_train,!--nodo_train", f.do_train, "train (pretrain always trains; false is an error)")
-                    ->group(group);
-    f.doEval = app.add_flag("--do_eval,!--nodo_eval", f.do_eval,
-                            "evaluate (pretrain evaluates every epoch and at the end in any case)")
-                   ->group(group);
-    app.add_option("--max_eval_steps", f.max_eval_steps,
-                   "accepted and ignored: an evaluation reads the whole evaluation set")
-        ->group(group);
-    app.add_option("--iterations_per_loop", f.iterations_per_loop, "= --steps_per_loop (steps between progress reports)")
-        ->group(group);
-    app.add_flag("--use_tpu,!--nouse_tpu", f.use_tpu, "TPUs are not supported: true is an error (false is accepted)")
-        ->group(group);
-    app.add_option("--tpu_name", f.tpu_name, "TPU only: accepted and ignored")->group(group);
-    app.add_option("--tpu_zone", f.tpu_zone, "TPU only: accepted and ignored")->group(group);
-    app.add_option("--gcp_project", f.gcp_project, "TPU only: accepted and ignored")->group(group);
-    app.add_option("--master", f.master, "TPU only: accepted and ignored")->group(group);
-    app.add_option("--num_tpu_cores", f.num_tpu_cores, "TPU only: accepted and ignored")->group(group);
-    // A flag given twice takes the last value, as absl's flags (and the run options) do.
-    for (CLI::Option *opt : app.get_options())
-        if (opt->get_group() == group)
-            opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    for (const RunPretrainingOption &option : runPretrainingOptions()) {
+        CLI::Option *opt = std::visit([&](auto m) { return addRowFlag(app, option.row, f.*m); }, option.member);
+        // A flag given twice takes the last value, as absl's flags (and the run options) do.
+        opt->group(group)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
 }
 
 /// Takes run_pretraining.py's flags into `o` (notes on `err`), then the records' shapes
@@ -194,9 +156,9 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
     };
     alias("input_file", f.input_file, "train_data_path", o.train_data_path);
     alias("output_dir", f.output_dir, "model_dir", o.model_dir);
-    const bool trainOff = f.doTrain->count() > 0 && !f.do_train;
-    const bool evalOff = f.doEval->count() > 0 && !f.do_eval;
-    if (trainOff && (evalOff || f.doEval->count() == 0))
+    const bool trainOff = f.do_train.has_value() && !*f.do_train;
+    const bool evalOff = f.do_eval.has_value() && !*f.do_eval;
+    if (trainOff && (evalOff || !f.do_eval))
         diag.error("do_train", "at least one of --do_train or --do_eval must be true (run_pretraining.py's rule)",
                    "pass --do_train=true --do_eval=true");
     else if (trainOff)
@@ -205,7 +167,7 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
                    "pretrain, which always trains",
                    "leave --do_train on: pretrain evaluates every epoch and at the last step (eval_mlm_loss in "
                    "<output_dir>/metrics.jsonl)");
-    if (f.use_tpu)
+    if (f.use_tpu.value_or(false))
         diag.error("use_tpu", "TPUs are not supported: pretrain runs on the CPU or on CUDA GPUs",
                    "leave out --use_tpu (and --tpu_name, --num_tpu_cores); --num_gpus=1 trains on a GPU");
     if (diag.hasErrors())
@@ -229,7 +191,8 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
         o.eval_data_path = o.train_data_path;
         err << "note: no --eval_data_path: evaluating on the training records, as run_pretraining.py --do_eval does\n";
     }
-    const std::vector<std::string> notes = resolveRecordsMetaData(o, f.shapes, diag);
+    const std::vector<std::string> notes =
+        resolveRecordsMetaData(o, RecordShapeFlags{f.max_seq_length, f.max_predictions_per_seq}, diag);
     if (diag.hasErrors())
         return reportInvalidConfiguration(err, diag);
     for (const std::string &note : notes)

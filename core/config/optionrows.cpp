@@ -3,6 +3,8 @@
 // file share, section by section in the form's order.
 #include "core/config/optionrows.h"
 
+#include "core/config/commandoptions.h"
+
 #include <limits>
 
 namespace wb {
@@ -149,8 +151,7 @@ void addStartingWeightOptions(OptionRows &rows)
 {
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
     OptionSpec s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
-               "pretrained BERT to start from: Hub id (org/name[@revision]), catalogue name (BERT-Tiny) or "
-               "local model folder; fills bert_config_file, vocab_file, do_lower_case and init_checkpoint unless given",
+               sharedFlagRow("pretrained_model").summary, // one text for every command that takes the flag
                "Start from",
                "A pretrained BERT to fine-tune: a Hugging Face Hub id such as google/bert_uncased_L-2_H-128_A-2 "
                "(BERT-Tiny) or google-bert/bert-base-uncased, a short name (BERT-Tiny, BERT-Mini, BERT-Small, "
@@ -249,7 +250,7 @@ void addRunModeOptions(OptionRows &rows)
 {
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
     OptionSpec s = option("predict_checkpoint_path", {}, &O::predict_checkpoint_path, "",
-               "checkpoint for predict/export: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
+               "the checkpoint to read: a ckpt-N, 'best' or 'latest' (default: the best checkpoint when the run "
                "kept one, else the latest)",
                "Predict checkpoint",
                "predict and export: the checkpoint to read, a ckpt-N file, 'best' or 'latest' (default: the best "
@@ -571,8 +572,7 @@ void addTokenizerOptions(OptionRows &rows)
 {
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
     OptionSpec s = option("vocab_file", {}, &O::vocab_file, "",
-               "vocab.txt the data was prepared with (export copies it; default: prepare_report.json's)",
-               "Vocabulary",
+               sharedFlagRow("vocab_file").summary, "Vocabulary",
                "The vocab.txt the data was prepared with. Export copies it into the export folder so that the "
                "folder classifies texts on its own. Default: the one Prepare data recorded.");
     s.group = FormGroup::Files;
@@ -581,8 +581,7 @@ void addTokenizerOptions(OptionRows &rows)
     add(s);
 
     s = option("do_lower_case", {}, &O::do_lower_case, "",
-               "the data was lower-cased: true or false (export records it; default: prepare_report.json's, else true)",
-               "Lower-case", "Whether the data was lower-cased when it was prepared (uncased models). Default: what "
+               sharedFlagRow("do_lower_case").summary, "Lower-case", "Whether the data was lower-cased when it was prepared (uncased models). Default: what "
                "Prepare data recorded, else true.");
     s.choices = {"", "true", "false"};
     s.strict_choices = true;

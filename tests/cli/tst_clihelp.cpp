@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,31 @@ std::string flagLine(const std::string &help, const std::string &flag)
                                                                                               : stop - begin - 1);
 }
 
+/// The description `help` gives `--flag` on its option line (CLI11 writes it from column 30, on
+/// the next line when the names and type fill the column), or "" when no option line names it.
+std::string flagDescription(const std::string &help, const std::string &flag)
+{
+    constexpr size_t kColumn = 30;
+    std::vector<std::string> lines;
+    std::istringstream in(help);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string &line = lines[i];
+        if (line.rfind("  -", 0) != 0)
+            continue;
+        const std::string names = line.substr(2, line.find(' ', 2) - 2) + ",";
+        if (names.find("--" + flag + ",") == std::string::npos && names.find("--" + flag + "{") == std::string::npos)
+            continue;
+        // Names and type of 28 characters or more end the line; the description follows, indented.
+        const bool nextLine = i + 1 < lines.size() && lines[i + 1].rfind(std::string(kColumn, ' '), 0) == 0;
+        if (nextLine)
+            return lines[i + 1].substr(kColumn);
+        return line.size() > kColumn ? line.substr(kColumn) : std::string();
+    }
+    return {};
+}
+
 } // namespace
 
 class tst_CliHelp : public QObject
@@ -132,6 +158,50 @@ private Q_SLOTS:
         QVERIFY2(flagLine(out, "learning_rate").find(" FLOAT") != std::string::npos, out.c_str());
         QCOMPARE(std::string(wb::optionTypeName(wb::OptionType::OptionalReal)), std::string("FLOAT"));
         QCOMPARE(std::string(wb::optionTypeName(wb::OptionType::OptionalInteger)), std::string("INT"));
+    }
+
+    /// A flag several commands take with one meaning has one help text: the same description
+    /// in every command's --help (max_seq_length once had four texts in prepare,
+    /// prepare_pretraining, classify and example).
+    void sharedFlagsHaveOneHelpText()
+    {
+        std::vector<std::pair<std::string, std::string>> helps; // command, --help
+        for (const wb::cli::CommandSpec &c : wb::cli::commandRegistry()) {
+            std::string out, err;
+            QCOMPARE(wbtest::runCli({c.name, "--help"}, out, err), 0);
+            helps.emplace_back(c.name, out);
+        }
+        for (const char *flag : {"max_seq_length", "vocab_file", "do_lower_case", "pretrained_model", "eval_fraction",
+                                 "text_a_column", "text_b_column", "bert_config_file",
+                                 "input_meta_data_path", "predict_checkpoint_path", "model_export_path"}) {
+            std::string first, firstCommand;
+            int commands = 0;
+            for (const auto &[command, help] : helps) {
+                if (command == "pretrain" && std::string(flag) == "max_seq_length")
+                    continue; // run_pretraining.py's flag: the records' length, checked, not chosen
+                const std::string description = flagDescription(help, flag);
+                if (description.empty())
+                    continue;
+                ++commands;
+                if (first.empty()) {
+                    first = description;
+                    firstCommand = command;
+                    continue;
+                }
+                QVERIFY2(description == first, (std::string("--") + flag + ": " + firstCommand + " says '" + first
+                                                + "', " + command + " says '" + description + "'")
+                                                   .c_str());
+            }
+            QVERIFY2(commands >= 2, flag); // the flag is shared
+        }
+        // The texts are the rows' (core/config/commandoptions.h), in the commands that take them.
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"prepare", "--help"}, out, err), 0);
+        QCOMPARE(flagDescription(out, "max_seq_length"),
+                 std::string("tokens per sequence, [CLS] and [SEP] included; longer texts are cut (at most the "
+                             "model's max_position_embeddings)"));
+        QCOMPARE(flagDescription(out, "do_lower_case"),
+                 std::string("lower-case and strip accents: true for uncased models, false for cased ones"));
     }
 };
 
