@@ -3,15 +3,19 @@
 // from the option table (core/config/optiontable.h), so the page lists every flag the CLI
 // takes, with the same summary, unit and default as `--help`, and its COMMANDS section from
 // the CLI's command registry (app/cli/commandregistry.h), so it lists every command the CLI
-// dispatches, in the order of `bert-workbench-cli --help`.
+// dispatches, in the order of `bert-workbench-cli --help`, and its COMMAND FLAGS section from
+// each command's own CLI11 app (app/cli/runflags.h, collectCommandFlags), so every flag of every
+// command is on the page.
 //
 //   bert-workbench-manoptions <page.1.in> <output page>
 //
-// The input page holds a {{TRAINING_OPTIONS}} comment line, and a COMMANDS region: a
+// The input page holds a {{TRAINING_OPTIONS}} comment line, a {{COMMAND_FLAGS}} comment line,
+// and a COMMANDS region: a
 // {{COMMANDS}} comment line, then per command a {{COMMAND name}} comment line followed by its
 // paragraph (roff), then an {{END_COMMANDS}} comment line.
 
 #include "app/cli/commandregistry.h"
+#include "app/cli/runflags.h"
 #include "core/config/optiontable.h"
 
 #include <cctype>
@@ -20,6 +24,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -122,6 +128,83 @@ std::string commandsSection(const CommandParagraphs &paragraphs, const std::stri
     return out.str();
 }
 
+/// Whether `flags` holds every option of the training table: the command takes the COMMON FLAGS.
+bool takesCommonFlags(const std::vector<wb::cli::FlagDoc> &flags)
+{
+    for (const wb::OptionSpec &s : wb::optionTable()) {
+        bool found = false;
+        for (const wb::cli::FlagDoc &d : flags)
+            found = found || (!d.names.empty() && d.names.front() == s.flag);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/// One .TP paragraph per flag: its names, value type, summary, default and other spellings.
+void writeFlags(std::ostringstream &out, const std::vector<wb::cli::FlagDoc> &flags, bool skipCommon)
+{
+    for (const wb::cli::FlagDoc &d : flags) {
+        if (d.names.empty() || (skipCommon && wb::findOption(d.names.front())))
+            continue;
+        const std::string &name = d.names.front();
+        out << ".TP\n";
+        if (d.type.empty())
+            out << ".B \\-\\-" << roff(name) << "\n";
+        else
+            out << ".BI \\-\\-" << roff(name) << "= " << roff(d.type) << "\n";
+        std::string text = d.description;
+        for (char &c : text)
+            if (c == '\n')
+                c = ' ';
+        out << roff(text) << (text.empty() || text.back() == '.' ? "" : ".");
+        if (d.required)
+            out << " Required.";
+        if (!d.default_text.empty())
+            out << " Default: \\fB" << roff(d.default_text) << "\\fR.";
+        std::vector<std::string> also, negations;
+        for (size_t i = 1; i < d.names.size(); ++i)
+            (d.names[i] == "no" + name ? negations : also).push_back(d.names[i]);
+        for (const std::string &n : negations)
+            out << " \\fB\\-\\-" << roff(n) << "\\fR turns it off.";
+        if (!also.empty()) {
+            out << " Also spelled";
+            for (size_t i = 0; i < also.size(); ++i)
+                out << (i ? ", " : " ") << "\\fB\\-\\-" << roff(also[i]) << "\\fR";
+            out << ".";
+        }
+        out << "\n";
+    }
+}
+
+/// The COMMAND FLAGS section: per registered command (and subcommand), the flags of its CLI11
+/// app (collectCommandFlags) that are not COMMON FLAGS, so every flag any command takes is on
+/// the page. A command without a CLI11 app (sweep) is described in its COMMANDS paragraph.
+std::string commandFlagsSection()
+{
+    std::ostringstream out;
+    for (const wb::cli::CommandSpec &c : wb::cli::commandRegistry()) {
+        std::vector<std::pair<std::string, std::vector<std::string>>> parts; // heading, args
+        if (c.subcommands.empty())
+            parts.push_back({c.name, {}});
+        for (const char *sub : c.subcommands)
+            parts.push_back({std::string(c.name) + " " + sub, {sub}});
+        for (const auto &part : parts) {
+            const std::vector<wb::cli::FlagDoc> flags = wb::cli::collectCommandFlags(c.run, part.second);
+            if (flags.empty())
+                continue;
+            const bool common = takesCommonFlags(flags);
+            std::ostringstream body;
+            writeFlags(body, flags, common);
+            out << ".SS " << roff(part.first) << "\n";
+            if (common)
+                out << "The COMMON FLAGS" << (body.str().empty() ? ".\n" : ", and:\n");
+            out << body.str();
+        }
+    }
+    return out.str();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -139,6 +222,7 @@ int main(int argc, char **argv)
     std::ostringstream page;
     std::string line;
     bool replaced = false;
+    bool commandFlags = false;
     enum { Before, InCommands, After } commands = Before;
     CommandParagraphs paragraphs;
     std::string *paragraph = nullptr; // the paragraph being read, inside the COMMANDS region
@@ -163,6 +247,9 @@ int main(int argc, char **argv)
             } else if (paragraph) {
                 *paragraph += line + "\n";
             } // else: a comment before the first {{COMMAND}} line, left out of the page
+        } else if (line == ".\\\" {{COMMAND_FLAGS}}") {
+            page << commandFlagsSection();
+            commandFlags = true;
         } else if (line == ".\\\" {{TRAINING_OPTIONS}}") {
             page << optionsSection();
             replaced = true;
@@ -174,6 +261,10 @@ int main(int argc, char **argv)
     }
     if (commands != After) {
         std::cerr << "error: " << argv[1] << ": no {{COMMANDS}} ... {{END_COMMANDS}} region to replace\n";
+        return 1;
+    }
+    if (!commandFlags) {
+        std::cerr << "error: " << argv[1] << ": no {{COMMAND_FLAGS}} line to replace\n";
         return 1;
     }
     if (!replaced) {

@@ -34,7 +34,8 @@ const std::vector<CommandSpec> &commandRegistry()
         {"prepare_pretraining", "unlabelled text -> pretraining TFRecords (create_pretraining_data.py)",
          cmdPreparePretraining},
         {"example", "download and prepare the example project (SpamAssassin, BERT-Tiny)", cmdExample},
-        {"models", "pretrained BERTs: list the catalogue, info, download into the Hugging Face cache", cmdModels},
+        {"models", "pretrained BERTs: list the catalogue, info, download into the Hugging Face cache", cmdModels,
+         {"list", "info", "download"}},
     };
     return registry;
 }

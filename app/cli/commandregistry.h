@@ -19,6 +19,9 @@ struct CommandSpec
     const char *name;    ///< as typed: "train", "prepare_pretraining"
     const char *summary; ///< one line (ASCII) for the usage text's "Commands:" list
     CommandFunction run;
+    /// The subcommands a command dispatches to ("models list"), each with flags of its own
+    /// (the man page lists them); empty for a command without subcommands.
+    std::vector<const char *> subcommands{};
 };
 
 /// Every subcommand, in the order the usage text lists them. The one list: the usage text,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <sstream>
 
 namespace wb::cli {
 
@@ -34,9 +35,57 @@ void addRunFlags(CLI::App &app, TrainingOptions &o)
     }
 }
 
+namespace {
+
+/// Where parseFlags records an app's flags instead of parsing (collectCommandFlags), else null.
+thread_local std::vector<FlagDoc> *t_collecting = nullptr;
+
+std::vector<FlagDoc> flagDocs(const CLI::App &app)
+{
+    std::vector<FlagDoc> docs;
+    for (const CLI::Option *opt : app.get_options()) {
+        if (opt->get_lnames().empty() || opt->get_lnames().front() == "help")
+            continue; // positionals and -h,--help
+        FlagDoc d;
+        d.names = opt->get_lnames();
+        d.type = opt->get_type_name();
+        d.description = opt->get_description();
+        d.default_text = opt->get_default_str();
+        d.group = opt->get_group();
+        d.required = opt->get_required();
+        docs.push_back(std::move(d));
+    }
+    return docs;
+}
+
+} // namespace
+
+std::vector<FlagDoc> collectCommandFlags(int (*command)(const std::vector<std::string> &, std::ostream &, std::ostream &),
+                                         std::vector<std::string> args)
+{
+    std::vector<FlagDoc> docs;
+    std::vector<FlagDoc> *const outer = t_collecting;
+    t_collecting = &docs;
+    args.push_back("--help");
+    std::ostringstream out, err;
+    try {
+        command(args, out, err);
+    } catch (...) {
+        t_collecting = outer;
+        throw;
+    }
+    t_collecting = outer;
+    return docs;
+}
+
 bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
                 int &exitCode)
 {
+    if (t_collecting) {
+        *t_collecting = flagDocs(app);
+        exitCode = kExitOk;
+        return false;
+    }
     // CLI11 would take the *next* argument as the value of "--flag=" (an empty value), so
     // "--model_dir= --learning_rate=1e-3" trained into a directory named "--learning_rate=1e-3".
     std::vector<std::string> checked;

@@ -13,6 +13,24 @@ namespace wb::cli {
 /// ValidationError naming the flag. `--distribution_strategy` and `--model_dir` have no default.
 void addRunFlags(CLI::App &app, TrainingOptions &options);
 
+/// One flag as a command's CLI11 app declares it: what the man page lists.
+struct FlagDoc
+{
+    std::vector<std::string> names; ///< long names without "--": the flag, aliases, negations
+    std::string type;               ///< CLI11's type name ("INT", "TEXT:{tsv,jsonl}"); "" for a switch
+    std::string description;        ///< the `--help` summary
+    std::string default_text;       ///< the default `--help` shows ("" when none)
+    std::string group;              ///< the `--help` group ("Options" unless set)
+    bool required = false;
+};
+
+/// The flags of the CLI11 app a command parses `args` with: runs `command(args + {"--help"})`
+/// while parseFlags only records its app's flags (nothing is printed or run). Empty for a
+/// command that parses its flags without parseFlags (sweep, or `models` without a
+/// subcommand). Thread-safe: the recording is per thread.
+std::vector<FlagDoc> collectCommandFlags(int (*command)(const std::vector<std::string> &, std::ostream &, std::ostream &),
+                                         std::vector<std::string> args);
+
 /// Parses `args` with `app`. On --help prints help to `out` and returns 0 via `exitCode`;
 /// on a flag error prints "error: <flag>: <message>" to `err` and sets exitCode 2.
 /// Returns true when the command should go on.

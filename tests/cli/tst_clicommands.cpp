@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -54,6 +55,42 @@ std::string joined(const std::vector<std::string> &names)
 std::string hintLine(const std::vector<std::string> &names)
 {
     return "  hint: use one of " + joined(names) + "\n";
+}
+
+/// The long flag names of the option lines of a `--help` text (CLI11's "  --a,--b TYPE  …", and
+/// sweep's "  --name VALUE  …"): every name a command accepts, aliases and negations included.
+std::set<std::string> helpFlagNames(const std::string &help)
+{
+    std::set<std::string> names;
+    std::istringstream in(help);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("  -", 0) != 0)
+            continue;
+        const std::string column = line.substr(2, line.find(' ', 2) - 2); // "--a,--b{false}"
+        for (size_t at = column.find("--"); at != std::string::npos; at = column.find("--", at + 2)) {
+            size_t end = at + 2;
+            while (end < column.size() && (std::islower(static_cast<unsigned char>(column[end])) || column[end] == '_'
+                                           || std::isdigit(static_cast<unsigned char>(column[end]))))
+                ++end;
+            const std::string name = column.substr(at + 2, end - at - 2);
+            if (!name.empty() && name != "help")
+                names.insert(name);
+        }
+    }
+    return names;
+}
+
+/// Whether the man page (roff) names `--flag` ("\-\-flag" not followed by more of a name).
+bool pageNamesFlag(const std::string &page, const std::string &flag)
+{
+    const std::string needle = "\\-\\-" + flag;
+    for (size_t at = page.find(needle); at != std::string::npos; at = page.find(needle, at + 1)) {
+        const size_t end = at + needle.size();
+        if (end >= page.size() || !(std::isalnum(static_cast<unsigned char>(page[end])) || page[end] == '_'))
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -237,6 +274,40 @@ private Q_SLOTS:
         QCOMPARE(headings, registryNames());
         for (size_t i = 0; i < headings.size(); ++i)
             QVERIFY2(paragraphLines[i] > 0, headings[i].c_str());
+    }
+
+    /// The man page documents every flag of every command: each long name (aliases and
+    /// negations too) that a registered command's --help lists, its subcommands' included
+    /// (the page once listed only the training flags, not prepare's, classify's or example's).
+    void manPageDocumentsEveryFlag()
+    {
+        const std::string path = std::string(WB_BINARY_DIR) + "/packaging/bert-workbench-cli.1";
+        std::ifstream in(path);
+        QVERIFY2(in, (path + ": not built (target wb_manpage)").c_str());
+        std::ostringstream text;
+        text << in.rdbuf();
+        const std::string page = text.str();
+        std::vector<std::vector<std::string>> invocations;
+        for (const wb::cli::CommandSpec &c : wb::cli::commandRegistry()) {
+            invocations.push_back({c.name});
+            for (const char *sub : c.subcommands)
+                invocations.push_back({c.name, sub});
+        }
+        std::string missing;
+        size_t checked = 0;
+        for (std::vector<std::string> args : invocations) {
+            const std::string command = args.size() > 1 ? args[0] + " " + args[1] : args[0];
+            args.push_back("--help");
+            std::string out, err;
+            QCOMPARE(wbtest::runCli(args, out, err), 0);
+            for (const std::string &flag : helpFlagNames(out)) {
+                ++checked;
+                if (!pageNamesFlag(page, flag))
+                    missing += " " + command + ":--" + flag;
+            }
+        }
+        QVERIFY2(missing.empty(), ("the man page lacks" + missing).c_str());
+        QVERIFY2(checked > 300, std::to_string(checked).c_str()); // every command's flags were read
     }
 };
 
