@@ -5,13 +5,17 @@
 #include "core/io/metricsreader.h"
 #include "core/io/metricswriter.h"
 #include "core/io/runevents.h"
+#include "core/config/schedule.h"
+#include "core/config/trainingoptions.h"
 #include "core/train/coach.h"
 #include "core/train/trainingsummary.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -92,6 +96,10 @@ private Q_SLOTS:
     void oneClassBelowBaselineFromScratch();
     void smallEvalSet();
     void rateAdviceFollowsTheStart();
+    void hubPretrainedRunIsNotToldRandomWeights();
+    void rateAdviceStaysInTheRange();
+    void constantClassifierWithdrawnWhenTheRunLearns();
+    void generatedRunsNeverContradict();
     void notesInMetricsJsonlStreamAndSummary();
 };
 
@@ -378,6 +386,252 @@ void tst_Coach::rateAdviceFollowsTheStart()
     QCOMPARE(rateWords(1.5e-3), std::string("1.5e-3"));
     QCOMPARE(rateWords(0.01), std::string("0.01"));
     QCOMPARE(rateWords(9), std::string("9"));
+}
+
+namespace {
+
+/// A binary metric stream of `kind` over 400 steps (evaluations every 100): "learn" (accuracy
+/// 0.70 … 0.978), "constant" (always the majority), "diverge" (the loss rises tenfold), "nan",
+/// "constant_then_learn" (constant classifier, then 0.978 at the end).
+MetricsLog syntheticStream(const std::string &kind)
+{
+    MetricsLog log;
+    for (int64_t step = 10; step <= 400; step += 10) {
+        double loss = 0.69 - 0.0015 * double(step);
+        if (kind == "constant")
+            loss = 0.67;
+        else if (kind == "diverge")
+            loss = 0.7 * (1 + double(step) / 40);
+        else if (kind == "nan" && step >= 200)
+            loss = std::numeric_limits<double>::quiet_NaN();
+        log.train.push_back(stepOf(step, loss));
+        if (step % 100)
+            continue;
+        const bool constant = kind == "constant" || kind == "diverge" || kind == "nan"
+                              || (kind == "constant_then_learn" && step < 400);
+        const int64_t right = kind == "constant_then_learn" ? 489 : int64_t(350 + 35 * step / 100);
+        log.eval.push_back(constant ? binaryEval(step, 0.67, {{300, 0}, {200, 0}})
+                                    : binaryEval(step, 0.3, {{right / 2 + 55, 300 - (right / 2 + 55)},
+                                                             {200 - (right - right / 2 - 55), right - right / 2 - 55}}));
+    }
+    return log;
+}
+
+/// The rates "try X" names and the ranges "(A to B)" notes name, read from their texts.
+std::vector<double> numbersAfter(const std::string &text, const std::string &marker)
+{
+    std::vector<double> out;
+    for (size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1))
+        out.push_back(std::strtod(text.c_str() + at + marker.size(), nullptr));
+    return out;
+}
+
+} // namespace
+
+/// Defect: a run from a Hub model (BERT-Tiny via --pretrained_model, the window's options
+/// before prepareRun filled init_checkpoint) was told "no init checkpoint … random weights …
+/// try 0.01" and, under the bag-of-words line, "start from a pretrained model".
+void tst_Coach::hubPretrainedRunIsNotToldRandomWeights()
+{
+    TrainingOptions o;
+    o.pretrained_model = "BERT-Tiny";
+    o.learning_rate = 1e-3;
+    Schedule sched;
+    sched.total_steps = 400;
+    sched.warmup_steps = 40;
+    RunFacts facts = coachSetupFor(o, sched);
+    QCOMPARE(facts.start, WeightsStart::HubPretrained);
+    facts.num_labels = 2;
+    facts.bag_of_words_accuracy = 0.95;
+    Coach coach(facts);
+    coach.start();
+    coach.step(stepOf(400, 0.5)); // not near ln(2): no plateau note
+    coach.evaluation(binaryEval(400, 0.67, {{300, 0}, {200, 0}}));
+    QCOMPARE(texts(coach.current()),
+             QStringLiteral("lr_pretrained@0: learning_rate 1e-3 is far above the usual range for fine-tuning a "
+                            "pretrained model (2e-5 to 5e-5); try 5e-5 or Find Learning Rate\n"
+                            "constant_classifier@400: constant classifier: every evaluation so far (1, up to step 400) "
+                            "has eval_f1 0, eval_mcc 0 and eval_accuracy 0.600, the share of the majority label ham: "
+                            "the model answers ham for everything\n"
+                            "rate_pretrained@400: The run starts from the pretrained model BERT-Tiny: learning_rate 1e-3 "
+                            "is above the usual range for fine-tuning a pretrained model (2e-5 to 5e-5): try 5e-5, or "
+                            "measure one with Find Learning Rate (Training → Find Learning Rate…).\n"
+                            "below_bag_of_words@400: Eval accuracy 0.600 does not beat the bag-of-words baseline 0.950: "
+                            "a linear model of word counts does better on this data. Train longer, or measure a "
+                            "learning rate with Find Learning Rate (Training → Find Learning Rate…), or prefer the "
+                            "simpler model."));
+    for (const CoachNote &n : coach.current()) {
+        QVERIFY2(n.text.find("random weights") == std::string::npos, n.text.c_str());
+        QVERIFY2(n.text.find("no init checkpoint") == std::string::npos, n.text.c_str());
+        QVERIFY2(n.text.find("Start from a pretrained model") == std::string::npos, n.text.c_str());
+    }
+}
+
+/// Defect: the coach suggested ten times the rate from random weights (0.005 at the 5e-4
+/// default, 90 at 9) while another note said 9 was far above the usual range.
+void tst_Coach::rateAdviceStaysInTheRange()
+{
+    RunFacts facts;
+    facts.start = WeightsStart::Random;
+    facts.learning_rate = 5e-4;
+    facts.num_labels = 2;
+    facts.total_steps = 400;
+    Coach atDefault(facts);
+    atDefault.start();
+    atDefault.evaluation(binaryEval(100, 0.67, {{300, 0}, {200, 0}}));
+    QCOMPARE(atDefault.current().back().text,
+             std::string("The run starts from random weights (no pretrained model or init checkpoint): learning_rate "
+                         "5e-4 is within the usual range for a model trained from random weights (1e-4 to 1e-3), so "
+                         "the rate alone does not explain it: measure one with Find Learning Rate (Training → Find "
+                         "Learning Rate…)."));
+    facts.learning_rate = 9;
+    Coach atNine(facts);
+    atNine.start();
+    atNine.evaluation(binaryEval(100, 0.67, {{300, 0}, {200, 0}}));
+    QCOMPARE(texts(atNine.current()),
+             QStringLiteral("lr_scratch@0: learning_rate 9 is far above the usual range for a model trained from random "
+                            "weights (1e-4 to 1e-3); try 5e-4 or Find Learning Rate\n"
+                            "constant_classifier@100: constant classifier: every evaluation so far (1, up to step 100) "
+                            "has eval_f1 0, eval_mcc 0 and eval_accuracy 0.600, the share of the majority label ham: "
+                            "the model answers ham for everything\n"
+                            "rate_scratch@100: The run starts from random weights (no pretrained model or init "
+                            "checkpoint): learning_rate 9 is above the usual range for a model trained from random "
+                            "weights (1e-4 to 1e-3): try 5e-4, or measure one with Find Learning Rate (Training → Find "
+                            "Learning Rate…)."));
+}
+
+/// Defect: a "constant classifier" line stayed under a run that ended at 0.978.
+void tst_Coach::constantClassifierWithdrawnWhenTheRunLearns()
+{
+    RunFacts facts;
+    facts.start = WeightsStart::Random;
+    facts.learning_rate = 5e-4;
+    facts.num_labels = 2;
+    facts.total_steps = 400;
+    const MetricsLog log = syntheticStream("constant_then_learn");
+    QCOMPARE(log.eval.back().eval_accuracy, 0.978);
+    RunFacts replayed = facts;
+    const std::vector<CoachNote> current = coachNotesOf(replayed, log);
+    QCOMPARE(texts(current), QString());
+    QCOMPARE(replayed.verdict, RunVerdict::Learning);
+    // The log keeps the history: said at step 100, withdrawn at step 400.
+    Coach coach(facts);
+    std::vector<CoachNote> said;
+    for (const EvalMetrics &e : log.eval)
+        for (const CoachNote &n : coach.evaluation(e))
+            said.push_back(n);
+    QCOMPARE(said.front().id, std::string("constant_classifier"));
+    QCOMPARE(said.front().step, int64_t(100));
+    const auto gone = std::find_if(said.begin(), said.end(), [](const CoachNote &n) {
+        return n.id == "constant_classifier" && n.severity == kWithdrawn;
+    });
+    QVERIFY(gone != said.end());
+    QCOMPARE(gone->step, int64_t(400));
+}
+
+/// Runs of every start, rates from 1e-7 to 10 and metric streams that learn, stay constant,
+/// diverge or go NaN: what every view keeps (the notes applied one by one, as the window's
+/// progress line and Evaluation box and the CLI do; the notes replayed from metrics.jsonl, as a
+/// past run's views and the model card do) is the coach's current set, and no two notes shown
+/// at once contradict.
+void tst_Coach::generatedRunsNeverContradict()
+{
+    const WeightsStart starts[] = {WeightsStart::HubPretrained, WeightsStart::OwnPretraining,
+                                   WeightsStart::OtherCheckpoint, WeightsStart::Random, WeightsStart::Unknown};
+    const double rates[] = {1e-7, 1e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 3e-3, 1e-2, 0.1, 1, 9, 10};
+    const char *kinds[] = {"learn", "constant", "diverge", "nan", "constant_then_learn"};
+    QTemporaryDir dir;
+    int runs = 0;
+    for (WeightsStart start : starts)
+        for (double rate : rates)
+            for (const char *kind : kinds) {
+                RunFacts facts;
+                facts.start = start;
+                facts.start_name = start == WeightsStart::Random ? "" : "m";
+                facts.learning_rate = rate;
+                facts.num_labels = 2;
+                facts.total_steps = 400;
+                facts.warmup_steps = 40;
+                facts.bag_of_words_accuracy = 0.95;
+                const MetricsLog log = syntheticStream(kind);
+                // The live run: notes as the loop emits them, written to metrics.jsonl.
+                const std::string path = dir.filePath(QStringLiteral("m%1.jsonl").arg(runs++)).toStdString();
+                Coach coach(facts);
+                std::vector<CoachNote> applied;
+                {
+                    MetricsWriter w(path);
+                    const auto tell = [&](const std::vector<CoachNote> &notes) {
+                        for (const CoachNote &n : notes) {
+                            applyCoachNote(applied, n);
+                            w.writeNote(n);
+                        }
+                    };
+                    tell(coach.start());
+                    size_t e = 0;
+                    for (const StepMetrics &m : log.train) {
+                        for (; e < log.eval.size() && log.eval[e].step < m.step; ++e)
+                            tell(coach.evaluation(log.eval[e]));
+                        w.writeTrain(m);
+                        tell(coach.step(m));
+                    }
+                    for (; e < log.eval.size(); ++e) {
+                        w.writeEval(log.eval[e]);
+                        tell(coach.evaluation(log.eval[e]));
+                    }
+                }
+                const std::string what = std::string(weightsStartName(start)) + " " + rateWords(rate) + " " + kind;
+                const std::vector<CoachNote> &current = coach.current();
+                QVERIFY2(texts(applied) == texts(current), what.c_str());
+                std::vector<CoachNote> fromFile;
+                for (const CoachNote &n : readMetricsFile(path).notes)
+                    applyCoachNote(fromFile, n);
+                QVERIFY2(texts(fromFile) == texts(current), what.c_str());
+                RunFacts replayed = facts;
+                QVERIFY2(texts(coachNotesOf(replayed, log)) == texts(current), what.c_str());
+                QCOMPARE(replayed.verdict, coach.facts().verdict);
+
+                // No two notes shown at once contradict.
+                std::vector<double> tried, lows, highs;
+                for (const CoachNote &n : current) {
+                    for (double x : numbersAfter(n.text, "try "))
+                        if (x > 0)
+                            tried.push_back(x);
+                    for (size_t at = n.text.find(" ("); at != std::string::npos; at = n.text.find(" (", at + 1)) {
+                        char *end = nullptr;
+                        const double low = std::strtod(n.text.c_str() + at + 2, &end);
+                        if (end && std::string(end).rfind(" to ", 0) == 0) {
+                            lows.push_back(low);
+                            highs.push_back(std::strtod(end + 4, nullptr));
+                        }
+                    }
+                    if (n.text.find("random weights") != std::string::npos)
+                        QVERIFY2(start == WeightsStart::Random, (what + ": " + n.text).c_str());
+                    if (n.text.find("the pretrained model") != std::string::npos
+                        || n.text.find("fine-tuning a pretrained model") != std::string::npos)
+                        QVERIFY2(start == WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
+                    if (n.text.find("Start from a pretrained model") != std::string::npos)
+                        QVERIFY2(start != WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
+                    if (n.id == "constant_classifier" || n.id == "below_baseline" || n.id == "one_class")
+                        QVERIFY2(log.eval.back().eval_accuracy <= 0.6 + 1e-9, (what + ": " + n.text).c_str());
+                    if (n.id.rfind("rate_", 0) == 0)
+                        QCOMPARE(n.id, std::string(rateAdvice(facts, 0).id));
+                }
+                for (double x : tried)
+                    for (size_t r = 0; r < lows.size(); ++r)
+                        QVERIFY2(x >= lows[r] && x <= highs[r], what.c_str());
+                for (double x : tried) // never ten times the rate
+                    QVERIFY2(std::abs(x - 10 * rate) > 1e-12 * rate || learningRateRange(start)->suggest == x,
+                             what.c_str());
+                const bool learned = log.eval.back().eval_accuracy > 0.95;
+                if (learned && std::string(kind) != "nan" && std::string(kind) != "diverge")
+                    QVERIFY2(coach.facts().verdict == RunVerdict::Learning, what.c_str());
+                if (std::string(kind) == "nan")
+                    QCOMPARE(coach.facts().verdict, RunVerdict::NotANumber);
+                if (coach.facts().verdict == RunVerdict::Learning)
+                    for (const CoachNote &n : current)
+                        QVERIFY2(!isLearningVerdict(n.id), (what + ": " + n.text).c_str());
+            }
+    QCOMPARE(runs, 5 * 16 * 5);
 }
 
 void tst_Coach::notesInMetricsJsonlStreamAndSummary()
