@@ -60,23 +60,12 @@ namespace wb {
 namespace {
 
 
-/// The form's model as Try it loads it: model_dir's latest checkpoint with the run's files.
-ClassifierSource classifierSource(const TrainingOptions &o)
+/// The form's model as Try it (ClassifierSource) or fill-in-the-blank (FillMaskSource) loads
+/// it: model_dir's checkpoint with the run's files.
+template <class Source>
+Source formModelSource(const TrainingOptions &o)
 {
-    ClassifierSource s;
-    s.model_dir = o.model_dir;
-    s.bert_config_file = o.bert_config_file;
-    s.input_meta_data_path = o.input_meta_data_path;
-    s.vocab_file = o.vocab_file;
-    if (o.do_lower_case == "true" || o.do_lower_case == "false")
-        s.do_lower_case = o.do_lower_case == "true";
-    return s;
-}
-
-/// The form's model as fill-in-the-blank loads it: a pretraining model_dir with the run's files.
-FillMaskSource fillMaskSource(const TrainingOptions &o)
-{
-    FillMaskSource s;
+    Source s;
     s.model_dir = o.model_dir;
     s.bert_config_file = o.bert_config_file;
     s.input_meta_data_path = o.input_meta_data_path;
@@ -319,9 +308,9 @@ void MainWindow::setOptions(const TrainingOptions &o, bool modified)
 void MainWindow::followFormInTryIt()
 {
     if (m_tabs->currentWidget() == m_tryIt)
-        m_tryIt->setFormSource(classifierSource(options()));
+        m_tryIt->setFormSource(formModelSource<ClassifierSource>(options()));
     if (m_tabs->currentWidget() == m_fillMask)
-        m_fillMask->setFormSource(fillMaskSource(options()));
+        m_fillMask->setFormSource(formModelSource<FillMaskSource>(options()));
 }
 
 void MainWindow::resetToDefaults() { m_form->resetToDefaults(); }
