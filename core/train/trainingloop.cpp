@@ -274,6 +274,7 @@ void TrainingLoop::announce(State &s)
 {
     RunStarted info = runStartedInfo(s, m_sched, s.start, s.model->module, m_spec.model_dir);
     CoachSetup setup = coachSetupFor(m_spec, m_sched);
+    setup.resumed = s.start > 0;
     s.task->describe(info, setup);
     m_obs.runStarted(info);
     if (s.chief) {
