@@ -23,6 +23,9 @@ wb_add_test(tst_clisweep NAME cli.sweep SOURCES cli/tst_clisweep.cpp LIBS wb_cli
 add_dependencies(tst_clisweep bert-workbench-cli) # --max_concurrent_runs starts it
 # sweep.json holds only what the writer and the run flags can hold (found by fuzz_sweepfile).
 wb_add_test(tst_sweepfile NAME core.sweepfile SOURCES core/tst_sweepfile.cpp LIBS wb_rundir)
+# The one loop of a sweep (SweepDriver), its event lines, the seed groups it records, the
+# in-process executor's stop rules.
+wb_add_test(tst_sweepdriver NAME core.sweepdriver SOURCES core/tst_sweepdriver.cpp LIBS wb_rundir wb_launch)
 # Number formats and gradient accumulation (issue 17).
 wb_add_test(tst_precision NAME core.precision SOURCES core/tst_precision.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_memoryestimate NAME core.memoryestimate SOURCES core/tst_memoryestimate.cpp LIBS wb_config)

@@ -489,7 +489,10 @@ int cmdSweep(const std::vector<std::string> &args, std::ostream &out, std::ostre
         out << kSweepHelp;
         return kExitOk;
     }
-    const bool jsonl = std::find(args.begin(), args.end(), "--progress_format=jsonl") != args.end();
+    bool jsonl = false; // known before the flags are read: an error then still ends the stream
+    for (size_t i = 0; i < args.size(); ++i)
+        jsonl = jsonl || args[i] == "--progress_format=jsonl"
+                || (args[i] == "--progress_format" && i + 1 < args.size() && args[i + 1] == "jsonl");
     const auto failedToStart = [&](int code) {
         if (jsonl) { // the event stream ends with sweep_finished whatever happened
             SweepEvent e;
