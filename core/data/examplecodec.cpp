@@ -30,41 +30,21 @@ void setFloat(tensorflow::Features &f, const std::string &name, float value)
     (*f.mutable_feature())[name].mutable_float_list()->add_value(value);
 }
 
-const char *kindName(const tensorflow::Feature &f)
-{
-    switch (f.kind_case()) {
-    case tensorflow::Feature::kBytesList: return "bytes_list";
-    case tensorflow::Feature::kFloatList: return "float_list";
-    case tensorflow::Feature::kInt64List: return "int64_list";
-    default: return "empty feature";
-    }
-}
+const std::string kRecordsHint = "Write the records with create_finetuning_data.py or 'bert-workbench-cli prepare'.";
 
 const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const char *what)
 {
-    const auto &map = ex.features().feature();
-    const auto it = map.find(name);
-    if (it == map.end())
-        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has "
-                            + describeFeatures(ex),
-                    "Write the records with create_finetuning_data.py or 'bert-workbench-cli prepare'.");
-    return it->second;
+    return requireFeature(ex, name, what, kRecordsHint);
 }
 
 void readSequence(const tensorflow::Example &ex, const std::string &name, const RecordSpec &spec,
                   std::vector<int64_t> &out)
 {
-    const std::string expected = "int64_list of max_seq_length = " + std::to_string(spec.max_seq_length);
-    const tensorflow::Feature &f = require(ex, name, expected.c_str());
-    if (f.kind_case() != tensorflow::Feature::kInt64List)
-        throw Error({}, "feature '" + name + "' is a " + kindName(f) + ", expected an " + expected);
-    const auto &v = f.int64_list().value();
-    if (v.size() != spec.max_seq_length)
-        throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but max_seq_length is "
-                            + std::to_string(spec.max_seq_length),
-                    "Use the input_meta_data.json written together with these records, or re-create the "
-                    "records with the wanted --max_seq_length.");
-    out.assign(v.begin(), v.end());
+    readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length",
+                     {kRecordsHint, {},
+                      "Use the input_meta_data.json written together with these records, or re-create the "
+                      "records with the wanted --max_seq_length."},
+                     out);
 }
 
 } // namespace
@@ -127,6 +107,48 @@ std::string describeFeatures(const tensorflow::Example &ex)
     return out;
 }
 
+const char *featureKindName(const tensorflow::Feature &f)
+{
+    switch (f.kind_case()) {
+    case tensorflow::Feature::kBytesList: return "bytes_list";
+    case tensorflow::Feature::kFloatList: return "float_list";
+    case tensorflow::Feature::kInt64List: return "int64_list";
+    default: return "empty feature";
+    }
+}
+
+const tensorflow::Feature *findFeature(const tensorflow::Example &ex, const std::string &name)
+{
+    const auto &map = ex.features().feature();
+    const auto it = map.find(name);
+    return it == map.end() ? nullptr : &it->second;
+}
+
+const tensorflow::Feature &requireFeature(const tensorflow::Example &ex, const std::string &name,
+                                          const std::string &what, const std::string &hint)
+{
+    const tensorflow::Feature *f = findFeature(ex, name);
+    if (!f)
+        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has " + describeFeatures(ex),
+                    hint);
+    return *f;
+}
+
+void readInt64Feature(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
+                      const FeatureHints &hints, std::vector<int64_t> &out)
+{
+    const std::string what = "int64_list of " + std::string(lengthName) + " = " + std::to_string(length);
+    const tensorflow::Feature &f = requireFeature(ex, name, what, hints.missing);
+    if (f.kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, "feature '" + name + "' is a " + featureKindName(f) + ", expected an " + what, hints.kind);
+    const auto &v = f.int64_list().value();
+    if (v.size() != length)
+        throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but " + lengthName + " is "
+                            + std::to_string(length),
+                    hints.length);
+    out.assign(v.begin(), v.end());
+}
+
 void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, ClassifierRecord &r)
 {
     const tensorflow::Example ex = parseExample(payload);
@@ -152,7 +174,7 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
     r.float_label = spec.float_labels;
     if (spec.float_labels) {
         if (label.kind_case() != tensorflow::Feature::kFloatList)
-            throw Error({}, std::string("feature 'label_ids' is a ") + kindName(label)
+            throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
                                 + ", but label_type is float (regression) in the meta data",
                         "Use the input_meta_data.json written together with these records.");
         if (label.float_list().value_size() != 1)
@@ -161,7 +183,7 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
         r.label_value = label.float_list().value(0);
     } else {
         if (label.kind_case() != tensorflow::Feature::kInt64List)
-            throw Error({}, std::string("feature 'label_ids' is a ") + kindName(label)
+            throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
                                 + ", but the meta data describe a classification task with int labels",
                         "Use the input_meta_data.json written together with these records (regression "
                         "data needs label_type float and num_labels 1).");
@@ -179,7 +201,7 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
     if (spec.has_sample_weights) {
         const tensorflow::Feature &w = require(ex, "weight", "float_list[1]");
         if (w.kind_case() != tensorflow::Feature::kFloatList || w.float_list().value_size() != 1)
-            throw Error({}, std::string("feature 'weight' is a ") + kindName(w) + ", expected float_list[1]");
+            throw Error({}, std::string("feature 'weight' is a ") + featureKindName(w) + ", expected float_list[1]");
         r.weight = w.float_list().value(0);
     }
     r.example_id.reset();

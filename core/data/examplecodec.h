@@ -9,6 +9,7 @@
 
 namespace tensorflow {
 class Example;
+class Feature;
 }
 
 namespace wb {
@@ -57,5 +58,34 @@ tensorflow::Example parseExample(std::string_view payload);
 /// Returns a one-line description of the features of `example`, e.g.
 /// "input_ids: int64[128], label_ids: float[1]" (sorted by name), for error messages.
 std::string describeFeatures(const tensorflow::Example &example);
+
+/// Returns the kind of `feature` as the messages name it: "bytes_list", "float_list",
+/// "int64_list", or "empty feature".
+const char *featureKindName(const tensorflow::Feature &feature);
+
+/// Returns the feature `name` of `example`, or null when it has none.
+const tensorflow::Feature *findFeature(const tensorflow::Example &example, const std::string &name);
+
+/// Returns the feature `name` of `example`. Throws wb::Error (empty field, hint `hint`) when
+/// it is missing: "feature 'name' is missing (expected <what>); the record has <describeFeatures>".
+const tensorflow::Feature &requireFeature(const tensorflow::Example &example, const std::string &name,
+                                          const std::string &what, const std::string &hint);
+
+/// The hints of readInt64Feature's three errors (each may be empty).
+struct FeatureHints
+{
+    std::string missing; ///< the feature is missing
+    std::string kind;    ///< the feature is not an int64_list
+    std::string length;  ///< the feature has another number of values
+};
+
+/// Reads the int64_list feature `name` of `example`, which must hold exactly `length` values,
+/// into `out`; `lengthName` names the length in the messages ("max_seq_length"). Throws
+/// wb::Error (empty field; callers prefix the record location) when it is missing, of another
+/// kind ("feature 'input_ids' is a float_list, expected an int64_list of max_seq_length = 128")
+/// or of another length ("feature 'input_ids' has 64 values but max_seq_length is 128").
+/// Thread-safe.
+void readInt64Feature(const tensorflow::Example &example, const std::string &name, int64_t length,
+                      const char *lengthName, const FeatureHints &hints, std::vector<int64_t> &out);
 
 } // namespace wb

@@ -16,49 +16,14 @@ namespace wb {
 
 namespace {
 
-const char *kindName(const tensorflow::Feature &f)
-{
-    switch (f.kind_case()) {
-    case tensorflow::Feature::kBytesList: return "bytes_list";
-    case tensorflow::Feature::kFloatList: return "float_list";
-    case tensorflow::Feature::kInt64List: return "int64_list";
-    default: return "empty feature";
-    }
-}
-
 const std::string kWriteHint = "write the records with 'bert-workbench-cli prepare_pretraining' or google-research/bert "
                                "create_pretraining_data.py, with the max_seq_length and max_predictions_per_seq of "
                                "input_meta_data.json";
 
-const tensorflow::Feature *find(const tensorflow::Example &ex, const std::string &name)
-{
-    const auto &map = ex.features().feature();
-    const auto it = map.find(name);
-    return it == map.end() ? nullptr : &it->second;
-}
-
-const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const std::string &what)
-{
-    const tensorflow::Feature *f = find(ex, name);
-    if (!f)
-        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has " + describeFeatures(ex),
-                    kWriteHint);
-    return *f;
-}
-
 void readInts(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
               std::vector<int64_t> &out)
 {
-    const std::string what = "int64_list of " + std::string(lengthName) + " = " + std::to_string(length);
-    const tensorflow::Feature &f = require(ex, name, what);
-    if (f.kind_case() != tensorflow::Feature::kInt64List)
-        throw Error({}, "feature '" + name + "' is a " + kindName(f) + ", expected an " + what, kWriteHint);
-    const auto &v = f.int64_list().value();
-    if (v.size() != length)
-        throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but " + lengthName + " is "
-                            + std::to_string(length),
-                    kWriteHint);
-    out.assign(v.begin(), v.end());
+    readInt64Feature(ex, name, length, lengthName, {kWriteHint, kWriteHint, kWriteHint}, out);
 }
 
 } // namespace
@@ -215,7 +180,7 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
     const char *maskFeatures[] = {"masked_lm_positions", "masked_lm_ids", "masked_lm_weights"};
     int present = 0;
     for (const char *name : maskFeatures)
-        present += find(ex, name) ? 1 : 0;
+        present += findFeature(ex, name) ? 1 : 0;
     r.has_masks = present > 0;
     if (present == 0 && spec.masks_required)
         throw Error({}, "the record has no masked_lm_positions, masked_lm_ids or masked_lm_weights (a dynamic-masking "
@@ -226,9 +191,9 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
         readInts(ex, "masked_lm_positions", P, "max_predictions_per_seq", r.masked_lm_positions);
         readInts(ex, "masked_lm_ids", P, "max_predictions_per_seq", r.masked_lm_ids);
         const std::string what = "float_list of max_predictions_per_seq = " + std::to_string(P);
-        const tensorflow::Feature &w = require(ex, "masked_lm_weights", what);
+        const tensorflow::Feature &w = requireFeature(ex, "masked_lm_weights", what, kWriteHint);
         if (w.kind_case() != tensorflow::Feature::kFloatList)
-            throw Error({}, std::string("feature 'masked_lm_weights' is a ") + kindName(w) + ", expected a " + what,
+            throw Error({}, std::string("feature 'masked_lm_weights' is a ") + featureKindName(w) + ", expected a " + what,
                         kWriteHint);
         if (w.float_list().value_size() != P)
             throw Error({}, "feature 'masked_lm_weights' has " + std::to_string(w.float_list().value_size())
@@ -270,17 +235,17 @@ namespace {
 /// The length of `name` in `ex` when it is an int64_list; -1 when absent; throws for another kind.
 int64_t intListLength(const tensorflow::Example &ex, const std::string &name)
 {
-    const tensorflow::Feature *f = find(ex, name);
+    const tensorflow::Feature *f = findFeature(ex, name);
     if (!f)
         return -1;
     if (f->kind_case() != tensorflow::Feature::kInt64List)
-        throw Error({}, "feature '" + name + "' is a " + kindName(*f) + ", expected an int64_list", kWriteHint);
+        throw Error({}, "feature '" + name + "' is a " + featureKindName(*f) + ", expected an int64_list", kWriteHint);
     return f->int64_list().value_size();
 }
 
 bool anyEqualsOne(const tensorflow::Example &ex, const std::string &name)
 {
-    const tensorflow::Feature *f = find(ex, name);
+    const tensorflow::Feature *f = findFeature(ex, name);
     if (!f || f->kind_case() != tensorflow::Feature::kInt64List)
         return false;
     const auto &v = f->int64_list().value();
