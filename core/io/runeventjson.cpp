@@ -66,6 +66,79 @@ void read(const nlohmann::json &j, const char *key, bool &out)
         out = it->get<bool>();
 }
 
+/// Writes one field: a double as a number, or null when it is not finite; anything else as is.
+template <typename J, typename T>
+void put(J &j, const char *key, const T &value)
+{
+    j[key] = value;
+}
+
+template <typename J>
+void put(J &j, const char *key, double value)
+{
+    j[key] = number<J>(value);
+}
+
+// The plain events as tables of their fields, in the order of their JSON objects: each table
+// serves both directions (V is the event, const or not; f is called with each key and field).
+
+template <typename V, typename F>
+void runStartedFields(V &v, F &&f)
+{
+    f("total_steps", v.total_steps);
+    f("steps_per_epoch", v.steps_per_epoch);
+    f("warmup_steps", v.warmup_steps);
+    f("eval_steps", v.eval_steps);
+    f("start_step", v.start_step);
+    f("num_labels", v.num_labels);
+    f("parameter_count", v.parameter_count);
+    f("model_dir", v.model_dir);
+    f("device", v.device);
+    f("wall_time", v.wall_time);
+}
+
+template <typename V, typename F>
+void stepMetricsFields(V &v, F &&f)
+{
+    f("step", v.step);
+    f("total_steps", v.total_steps);
+    f("epoch", v.epoch);
+    f("loss", v.loss);
+    f("learning_rate", v.learning_rate);
+    f("examples_per_second", v.examples_per_second);
+    f("wall_time", v.wall_time);
+}
+
+template <typename V, typename F>
+void checkpointSavedFields(V &v, F &&f)
+{
+    f("step", v.step);
+    f("path", v.path);
+}
+
+template <typename V, typename F>
+void coachNoteFields(V &v, F &&f)
+{
+    f("step", v.step);
+    f("id", v.id);
+    f("severity", v.severity);
+    f("text", v.text);
+}
+
+/// Returns a writer of one field into `j` (an object by then), for the tables above.
+template <typename J>
+auto writerInto(J &j)
+{
+    j = J::object();
+    return [&j](const char *key, const auto &value) { put(j, key, value); };
+}
+
+/// Returns a reader of one field from `j` (a missing key or a value of another type keeps the field).
+auto readerFrom(const nlohmann::json &j)
+{
+    return [&j](const char *key, auto &value) { read(j, key, value); };
+}
+
 } // namespace
 
 RunStatus runStatusFromName(const std::string &name)
@@ -87,59 +160,11 @@ std::string dumpLine(const nlohmann::json &j)
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void to_json(nlohmann::ordered_json &j, const RunStarted &v)
-{
-    using J = nlohmann::ordered_json;
-    j = J::object();
-    j["total_steps"] = v.total_steps;
-    j["steps_per_epoch"] = v.steps_per_epoch;
-    j["warmup_steps"] = v.warmup_steps;
-    j["eval_steps"] = v.eval_steps;
-    j["start_step"] = v.start_step;
-    j["num_labels"] = v.num_labels;
-    j["parameter_count"] = v.parameter_count;
-    j["model_dir"] = v.model_dir;
-    j["device"] = v.device;
-    j["wall_time"] = number<J>(v.wall_time);
-}
+void to_json(nlohmann::ordered_json &j, const RunStarted &v) { runStartedFields(v, writerInto(j)); }
+void from_json(const nlohmann::json &j, RunStarted &v) { runStartedFields(v, readerFrom(j)); }
 
-void from_json(const nlohmann::json &j, RunStarted &v)
-{
-    read(j, "total_steps", v.total_steps);
-    read(j, "steps_per_epoch", v.steps_per_epoch);
-    read(j, "warmup_steps", v.warmup_steps);
-    read(j, "eval_steps", v.eval_steps);
-    read(j, "start_step", v.start_step);
-    read(j, "num_labels", v.num_labels);
-    read(j, "parameter_count", v.parameter_count);
-    read(j, "model_dir", v.model_dir);
-    read(j, "device", v.device);
-    read(j, "wall_time", v.wall_time);
-}
-
-void to_json(nlohmann::ordered_json &j, const StepMetrics &v)
-{
-    using J = nlohmann::ordered_json;
-    j = J::object();
-    j["step"] = v.step;
-    j["total_steps"] = v.total_steps;
-    j["epoch"] = number<J>(v.epoch);
-    j["loss"] = number<J>(v.loss);
-    j["learning_rate"] = number<J>(v.learning_rate);
-    j["examples_per_second"] = number<J>(v.examples_per_second);
-    j["wall_time"] = number<J>(v.wall_time);
-}
-
-void from_json(const nlohmann::json &j, StepMetrics &v)
-{
-    read(j, "step", v.step);
-    read(j, "total_steps", v.total_steps);
-    read(j, "epoch", v.epoch);
-    read(j, "loss", v.loss);
-    read(j, "learning_rate", v.learning_rate);
-    read(j, "examples_per_second", v.examples_per_second);
-    read(j, "wall_time", v.wall_time);
-}
+void to_json(nlohmann::ordered_json &j, const StepMetrics &v) { stepMetricsFields(v, writerInto(j)); }
+void from_json(const nlohmann::json &j, StepMetrics &v) { stepMetricsFields(v, readerFrom(j)); }
 
 void to_json(nlohmann::json &j, const EvalMetrics &v)
 {
@@ -249,35 +274,11 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     }
 }
 
-void to_json(nlohmann::ordered_json &j, const CheckpointSaved &v)
-{
-    j = nlohmann::ordered_json::object();
-    j["step"] = v.step;
-    j["path"] = v.path;
-}
+void to_json(nlohmann::ordered_json &j, const CheckpointSaved &v) { checkpointSavedFields(v, writerInto(j)); }
+void from_json(const nlohmann::json &j, CheckpointSaved &v) { checkpointSavedFields(v, readerFrom(j)); }
 
-void from_json(const nlohmann::json &j, CheckpointSaved &v)
-{
-    read(j, "step", v.step);
-    read(j, "path", v.path);
-}
-
-void to_json(nlohmann::ordered_json &j, const CoachNote &v)
-{
-    j = nlohmann::ordered_json::object();
-    j["step"] = v.step;
-    j["id"] = v.id;
-    j["severity"] = v.severity;
-    j["text"] = v.text;
-}
-
-void from_json(const nlohmann::json &j, CoachNote &v)
-{
-    read(j, "step", v.step);
-    read(j, "id", v.id);
-    read(j, "severity", v.severity);
-    read(j, "text", v.text);
-}
+void to_json(nlohmann::ordered_json &j, const CoachNote &v) { coachNoteFields(v, writerInto(j)); }
+void from_json(const nlohmann::json &j, CoachNote &v) { coachNoteFields(v, readerFrom(j)); }
 
 void to_json(nlohmann::ordered_json &j, const RunFinished &v)
 {
