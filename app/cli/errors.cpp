@@ -16,9 +16,37 @@ int reportError(std::ostream &err, const ErrorText &error, int exitCode)
     return exitCode;
 }
 
+std::string cliFieldHint(const FieldProblem &p)
+{
+    const auto flag = [](const OptionFix &f) {
+        return "--" + f.option + (f.value.empty() ? std::string() : "=" + f.value)
+               + (f.purpose.empty() ? std::string() : " " + f.purpose);
+    };
+    std::string s;
+    for (size_t k = 0; k < p.fixes.size(); ++k)
+        s += k == 0 ? (p.reason.empty() ? "Pass " : p.reason + ": use ") + flag(p.fixes[k])
+                    : (k == 1 ? " (and " : ", and ") + flag(p.fixes[k]);
+    if (p.fixes.size() > 1)
+        s += ")";
+    if (!s.empty())
+        s += ".";
+    if (!p.recognised.empty())
+        s += (s.empty() ? "" : " ") + std::string("Recognised without a flag: ") + p.recognised + ".";
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z')
+        s[0] = char(s[0] - 'a' + 'A');
+    return s;
+}
+
 int reportCurrentException(std::ostream &err, const std::string &fallbackField, int exitCode)
 {
-    return reportError(err, describeCurrentException(fallbackField), exitCode);
+    ErrorText text = describeCurrentException(fallbackField);
+    try {
+        throw;
+    } catch (const FieldError &e) {
+        text.hint = cliFieldHint(e.problem());
+    } catch (...) {
+    }
+    return reportError(err, text, exitCode);
 }
 
 int reportInvalidConfiguration(std::ostream &err, const Diagnostics &diagnostics)

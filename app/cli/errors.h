@@ -2,9 +2,11 @@
 #pragma once
 
 #include "core/config/diagnostics.h"
+#include "core/config/fieldproblem.h"
 #include "core/util/errortext.h"
 
 #include <iosfwd>
+#include <string>
 
 namespace wb::cli {
 
@@ -14,8 +16,15 @@ namespace wb::cli {
 /// and returns `exitCode` (kExitRuntime unless the input was invalid).
 int reportError(std::ostream &err, const ErrorText &error, int exitCode = 1);
 
+/// The CLI's words for the fix of a FieldProblem (core/config/fieldproblem.h):
+///   "Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). Recognised
+///   without a flag: sentence, text, …."  or, with a reason,
+///   "The file looks tab-separated: use --classification_task_name=tsv."
+std::string cliFieldHint(const FieldProblem &problem);
+
 /// reportError for the exception in flight: call it in a catch (...). `fallbackField`
-/// names the command or flag when the exception carries no field.
+/// names the command or flag when the exception carries no field; a FieldError's fix is
+/// worded by cliFieldHint.
 int reportCurrentException(std::ostream &err, const std::string &fallbackField, int exitCode = 1);
 
 /// Prints the errors of a failed pre-flight check (warnings left out) and the

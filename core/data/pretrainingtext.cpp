@@ -3,6 +3,7 @@
 #include "core/data/pretrainingtext.h"
 
 #include "core/data/textrows.h"
+#include "core/config/fieldproblem.h"
 #include "core/util/error.h"
 #include "core/util/hex.h"
 
@@ -422,8 +423,8 @@ std::string PretrainingTextReader::pickColumn(const std::vector<std::string> &na
     if (!m_textColumn.empty()) {
         const int i = find(m_textColumn);
         if (i < 0)
-            throw Error(where, "there is no column '" + m_textColumn + "'" + found,
-                        "Pass --text_column=NAME with one of the columns found.");
+            throw FieldError(where, {"there is no column '" + m_textColumn + "'" + found, "",
+                                     {{"text_column", "NAME", "with one of the columns found"}}, ""});
         m_textColumnUsed = names[size_t(i)];
         m_textColumnRecognised = false;
         return m_textColumnUsed;
@@ -433,12 +434,12 @@ std::string PretrainingTextReader::pickColumn(const std::vector<std::string> &na
         if (const int i = find(name); i >= 0)
             hits.push_back(i);
     if (hits.size() > 1)
-        throw Error(where, "there are several text columns ('" + names[size_t(hits[0])] + "', '" + names[size_t(hits[1])]
-                               + "'); which one holds the text?" + found,
-                    "Pass --text_column=NAME.");
+        throw FieldError(where, {"there are several text columns ('" + names[size_t(hits[0])] + "', '" + names[size_t(hits[1])]
+                               + "'); which one holds the text?" + found, "",
+                    {{"text_column", "NAME", ""}}, ""});
     if (hits.empty())
-        throw Error(where, "no text column was recognised (sentence, text or review)" + found,
-                    "Pass --text_column=NAME with the column that holds the documents.");
+        throw FieldError(where, {"no text column was recognised (sentence, text or review)" + found, "",
+                                 {{"text_column", "NAME", "with the column that holds the documents"}}, ""});
     m_textColumnUsed = names[size_t(hits[0])];
     m_textColumnRecognised = true;
     return m_textColumnUsed;

@@ -5,6 +5,7 @@
 
 #include "core/data/preparesource.h"
 #include "core/data/textrows.h"
+#include "core/config/fieldproblem.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -79,13 +80,14 @@ int findColumn(const std::vector<std::string> &header, const std::string &name)
     return -1;
 }
 
-// The columns of one file: given by name, or recognised. On failure `problem` (and `hint`)
-// say why; nothing is thrown so that the ';' detection can try a split.
+// The columns of one file: given by name, or recognised. On failure `problem` says why and
+// which column options fix it (each front-end words the fix); nothing is thrown so that the
+// ';' detection can try a split.
 struct Columns
 {
     int a = -1, b = -1, label = -1;
     bool textRecognised = false, labelRecognised = false;
-    std::string problem, hint;
+    FieldProblem problem; ///< message empty: the columns were found
 };
 
 struct ColumnSearch
@@ -97,11 +99,18 @@ struct ColumnSearch
 
     std::string found() const { return " (" + std::string(what == "keys" ? "keys" : "columns") + ": " + joinQuoted(header) + ")"; }
 
-    bool fail(std::string problem, std::string hint)
+    bool fail(std::string problem, std::vector<OptionFix> fixes, std::string recognised = {})
     {
-        c.problem = std::move(problem) + found();
-        c.hint = std::move(hint);
+        c.problem.message = std::move(problem) + found();
+        c.problem.fixes = std::move(fixes);
+        c.problem.recognised = std::move(recognised);
         return false;
+    }
+
+    /// The fix of a wrong text column: name the first text (and the second of a pair).
+    static std::vector<OptionFix> textColumnFixes()
+    {
+        return {{"text_a_column", "NAME", ""}, {"text_b_column", "NAME", "for sentence pairs"}};
     }
 
     bool given(const std::string &name, const char *flag, int &index)
@@ -112,8 +121,7 @@ struct ColumnSearch
         if (index >= 0)
             return true;
         return fail("the " + what + " has no " + (what == "keys" ? "key" : "column") + " '" + name + "'",
-                    std::string("Pass --") + flag + "=NAME with one of the " + (what == "keys" ? "keys" : "columns")
-                        + " found.");
+                    {{flag, "NAME", std::string("with one of the ") + (what == "keys" ? "keys" : "columns") + " found"}});
     }
 
     void recognisePair()
@@ -140,11 +148,9 @@ struct ColumnSearch
         if (singles.size() > 1)
             return fail("the " + what + " has several text columns ('" + header[size_t(singles[0])] + "', '"
                             + header[size_t(singles[1])] + "'); which one holds the text?",
-                        "Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs).");
+                        textColumnFixes());
         if (singles.empty())
-            return fail("no text column was recognised in the " + what,
-                        "Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). Recognised without "
-                        "a flag: " + recognisedNamesText() + ".");
+            return fail("no text column was recognised in the " + what, textColumnFixes(), recognisedNamesText());
         c.a = singles[0];
         return true;
     }
@@ -160,10 +166,9 @@ struct ColumnSearch
         if (labels.size() > 1 && spec.need_label) {
             fail("the " + what + " has several label columns ('" + header[size_t(labels[0])] + "', '"
                      + header[size_t(labels[1])] + "'); which one holds the labels?",
-                 "Pass --label_column=NAME.");
+                 {{"label_column", "NAME", ""}});
         } else if (labels.empty() && spec.need_label) {
-            fail("no label column was recognised in the " + what,
-                 "Pass --label_column=NAME. Recognised without a flag: " + labelNamesText() + ".");
+            fail("no label column was recognised in the " + what, {{"label_column", "NAME", ""}}, labelNamesText());
         } else if (!labels.empty()) {
             c.label = labels[0];
             c.labelRecognised = true;
@@ -265,14 +270,17 @@ void readDelimited(std::string_view bytes, const std::string &path, const TextIn
         in.columns_found.push_back(prep::trimmed(h));
     const auto &header = in.columns_found;
     const Columns c = resolveColumns(header, spec, "header");
-    if (!c.problem.empty()) {
-        std::string hint = c.hint;
-        if (header.size() == 1 && header[0].find(csv ? '\t' : ',') != std::string::npos)
-            hint = spec.format_from_name ? (csv ? "The file looks tab-separated: name it .tsv."
-                                                : "The file looks comma-separated: name it .csv.")
-                                         : (csv ? "The file looks tab-separated: use --classification_task_name=tsv."
-                                                : "The file looks comma-separated: use --classification_task_name=csv.");
-        throw Error(path + ":" + std::to_string(rows[0].line), c.problem, hint);
+    if (!c.problem.message.empty()) {
+        const std::string where = path + ":" + std::to_string(rows[0].line);
+        if (header.size() == 1 && header[0].find(csv ? '\t' : ',') != std::string::npos) {
+            if (spec.format_from_name) // the file's name sets the format: no option fixes it
+                throw Error(where, c.problem.message,
+                            csv ? "The file looks tab-separated: name it .tsv." : "The file looks comma-separated: name it .csv.");
+            FieldProblem looks{c.problem.message, csv ? "the file looks tab-separated" : "the file looks comma-separated",
+                               {{"classification_task_name", csv ? "tsv" : "csv", ""}}, ""};
+            throw FieldError(where, looks);
+        }
+        throw FieldError(where, c.problem);
     }
     setColumns(in, c);
     const std::string fix = fieldCountFix(csv, csv && detectCsvDelimiter(bytes) == ';');
@@ -508,8 +516,8 @@ void readJson(std::string_view bytes, const std::string &path, const TextInputSp
         if (j.problem.empty())
             addKeys(j.object, in.columns_found);
     const Columns c = resolveColumns(in.columns_found, spec, "keys");
-    if (!c.problem.empty())
-        throw Error(path, c.problem, c.hint);
+    if (!c.problem.message.empty())
+        throw FieldError(path, c.problem);
     setColumns(in, c);
     for (JsonRecord &j : objects)
         in.records.push_back(recordOf(j, in.columns));

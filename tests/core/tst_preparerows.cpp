@@ -11,6 +11,8 @@
 
 #include "support/textfiles.h"
 
+#include "core/config/fieldproblem.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -77,10 +79,21 @@ class tst_PrepareRows : public QObject
     }
 
     // Runs prepareData and returns the error; fails when there is none or outputs exist.
+    /// The fixes of the last FieldError expectError caught: "option=value purpose" each, "; "
+    /// between them, then " | recognised" when the problem lists what is recognised.
+    std::string m_fixes;
+
     Error expectError(const PrepareOptions &o)
     {
+        m_fixes.clear();
         try {
             prepareData(o);
+        } catch (const FieldError &e) {
+            for (const OptionFix &f : e.problem().fixes)
+                m_fixes += (m_fixes.empty() ? "" : "; ") + f.option + "=" + f.value + (f.purpose.empty() ? "" : " " + f.purpose);
+            if (!e.problem().recognised.empty())
+                m_fixes += " | " + e.problem().recognised;
+            return e;
         } catch (const Error &e) {
             if (QFile::exists(QString::fromStdString(o.output_dir + "/input_meta_data.json")))
                 return Error("test", "outputs were written despite the error");
@@ -400,21 +413,25 @@ private Q_SLOTS:
         Error e = expectError(o);
         QCOMPARE(e.field(), path("a.csv") + ":1");
         QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the header (columns: 'id', 'body', 'stars')"));
-        QCOMPARE(e.hint(), std::string("Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). "
-                                       "Recognised without a flag: sentence, text, review, text_a, sentence1 + "
+        // The core names the options to give, not a front-end's words (the CLI says "Pass
+        // --text_a_column=NAME", the window "Type the column's name into “Text column”").
+        QCOMPARE(m_fixes, std::string("text_a_column=NAME; text_b_column=NAME for sentence pairs | sentence, text, review, "
+                                      "text_a, sentence1 + sentence2, question + sentence, premise + hypothesis, "
+                                      "question1 + question2, text_a + text_b"));
+        QCOMPARE(e.hint(), std::string("Set text_a_column to NAME (and text_b_column to NAME for sentence pairs). "
+                                       "Recognised without it: sentence, text, review, text_a, sentence1 + "
                                        "sentence2, question + sentence, premise + hypothesis, question1 + question2, "
                                        "text_a + text_b."));
 
         o.text_a_column = "body";
         e = expectError(o);
         QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the header (columns: 'id', 'body', 'stars')"));
-        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME. Recognised without a flag: label, labels, class, category, "
-                                       "target, sentiment."));
+        QCOMPARE(m_fixes, std::string("label_column=NAME | label, labels, class, category, target, sentiment"));
 
         o.label_column = "rating";
         e = expectError(o);
         QCOMPARE(std::string(e.what()), std::string("the header has no column 'rating' (columns: 'id', 'body', 'stars')"));
-        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME with one of the columns found."));
+        QCOMPARE(m_fixes, std::string("label_column=NAME with one of the columns found"));
 
         o = fixture({{QStringLiteral("a.csv"), "text,sentence,label\ngood,movie,1\n"}});
         e = expectError(o);
@@ -425,7 +442,7 @@ private Q_SLOTS:
         e = expectError(o);
         QCOMPARE(std::string(e.what()), std::string("the header has several label columns ('label', 'class'); which one "
                                                     "holds the labels? (columns: 'text', 'label', 'class')"));
-        QCOMPARE(e.hint(), std::string("Pass --label_column=NAME."));
+        QCOMPARE(m_fixes, std::string("label_column=NAME"));
     }
 
     /// A ';' export is recognised from a recognisable header too.

@@ -150,7 +150,7 @@ private Q_SLOTS:
         Error e = errorOf("{\"body\": \"x\", \"stars\": 5}\n", "r.jsonl", specOf(TextFileFormat::JsonLines));
         QCOMPARE(e.field(), std::string("r.jsonl"));
         QCOMPARE(std::string(e.what()), std::string("no text column was recognised in the keys (keys: 'body', 'stars')"));
-        QVERIFY2(e.hint().find("Pass --text_a_column=NAME") == 0, e.hint().c_str());
+        QVERIFY2(e.hint().find("Set text_a_column to NAME") == 0, e.hint().c_str()); // no front-end's words
 
         e = errorOf("[{\"text\": \"x\"}]", "r.json", specOf(TextFileFormat::Json, /*needLabel=*/true));
         QCOMPARE(std::string(e.what()), std::string("no label column was recognised in the keys (keys: 'text')"));

@@ -233,7 +233,8 @@ private Q_SLOTS:
         maybeScreenshot(d, QStringLiteral("prepare-data-report"));
     }
 
-    /// A failure speaks in the dialog's field names, not in command-line flags.
+    /// A failure speaks in the dialog's field names, not in command-line flags: the core reports
+    /// the column problem as a FieldProblem and the dialog words its fix.
     void failureNamesTheFields()
     {
         const QString in = m_dir.path() + QStringLiteral("/bad.csv");
@@ -251,8 +252,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
         QCOMPARE(d.lastError(),
                  in + QStringLiteral(":1: no text column was recognised in the header (columns: 'id', 'body', "
-                                     "'stars')\nType the column's name into “Text column” (and “Second text column” "
-                                     "for sentence pairs). Recognised without a flag: sentence, text, review, "
+                                     "'stars')\nType the column's name into “Text column” (and into “Second text column” "
+                                     "for sentence pairs). Recognised from the header when left empty: sentence, text, review, "
                                      "text_a, sentence1 + sentence2, question + sentence, premise + hypothesis, "
                                      "question1 + question2, text_a + text_b."));
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out2/input_meta_data.json")));

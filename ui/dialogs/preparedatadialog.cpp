@@ -3,6 +3,8 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "core/config/commandoptions.h"
+#include "core/config/fieldproblem.h"
 #include "core/hub/preparetokenizer.h"
 #include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
@@ -87,6 +89,54 @@ QString formWords(QString text)
         text.replace(QStringLiteral("FLAG ") + name, quoted);
     }
     return text;
+}
+
+/// The dialog's words for the fix of a FieldProblem (core/config/fieldproblem.h): its fields'
+/// labels (the rows of prepareFlagTable()) instead of flags, e.g. "Type the column's name into
+/// “Text column” (and into “Second text column” for sentence pairs). Recognised from the header
+/// when left empty: sentence, text, …." Pure; any thread.
+QString dialogFieldHint(const FieldProblem &p)
+{
+    const auto tr = [](const char *text) { return QCoreApplication::translate("wb::PrepareDataDialog", text); };
+    const auto label = [&tr](const std::string &option) {
+        const FlagRow *row = findFlagRow(prepareFlagTable(), option);
+        return QStringLiteral("“%1”").arg(row && *row->label ? tr(row->label) : QString::fromStdString(option));
+    };
+    const auto isPlaceholder = [](const std::string &v) {
+        return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    };
+    const auto isColumn = [](const std::string &option) {
+        return option.size() > 7 && option.compare(option.size() - 7, 7, "_column") == 0;
+    };
+    QString s;
+    for (size_t k = 0; k < p.fixes.size(); ++k) {
+        const OptionFix &f = p.fixes[k];
+        const FlagRow *row = findFlagRow(prepareFlagTable(), f.option);
+        QString phrase;
+        if (k > 0 && isPlaceholder(f.value) && isColumn(f.option))
+            phrase = tr("into %1").arg(label(f.option));
+        else if (isPlaceholder(f.value))
+            phrase = (isColumn(f.option) ? tr("type the column's name into %1") : tr("fill in %1")).arg(label(f.option));
+        else if (f.value.empty() || (row && row->kind == FlagKind::Switch))
+            phrase = tr("tick %1").arg(label(f.option));
+        else
+            phrase = tr("choose %1 in %2").arg(QString::fromStdString(f.value), label(f.option));
+        if (!f.purpose.empty())
+            phrase += QLatin1Char(' ') + QString::fromStdString(f.purpose);
+        s += k == 0 ? phrase : (k == 1 ? QStringLiteral(" (and ") : QStringLiteral(", and ")) + phrase;
+    }
+    if (p.fixes.size() > 1)
+        s += QLatin1Char(')');
+    if (!p.reason.empty())
+        s = QString::fromStdString(p.reason) + QStringLiteral(": ") + s;
+    if (!s.isEmpty())
+        s += QLatin1Char('.');
+    if (!p.recognised.empty())
+        s += (s.isEmpty() ? QString() : QStringLiteral(" "))
+             + tr("Recognised from the header when left empty: %1.").arg(QString::fromStdString(p.recognised));
+    if (!s.isEmpty())
+        s[0] = s[0].toUpper();
+    return s;
 }
 
 /// The data is read as `model` reads text (applyPretrainedTokenizer, core/hub/preparetokenizer.h:
@@ -476,12 +526,16 @@ void PrepareDataDialog::start()
             PrepareOptions o = given;
             if (!model.empty())
                 usePretrainedModel(o, model, job);
-            return prepareData(
-                o,
-                [&job](double fraction, const std::string &stage) {
-                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
-                },
-                job.stopToken());
+            try {
+                return prepareData(
+                    o,
+                    [&job](double fraction, const std::string &stage) {
+                        job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
+                    },
+                    job.stopToken());
+            } catch (const FieldError &e) { // the fix in the dialog's words, not the command line's
+                throw Error(e.field(), e.what(), dialogFieldHint(e.problem()).toStdString());
+            }
         },
         [this](JobOutcome<PrepareReport> outcome) { finish(std::move(outcome)); },
         [this](int value, const QString &stage) {
