@@ -134,7 +134,7 @@ std::vector<FlagRow> buildPrepareTable()
                           "is an error naming its file and line"));
     t.push_back(withField(switchRow("skip_bad_rows", "skip rows with a wrong field count or an empty/unknown label (each "
                                                      "is listed) instead of failing"),
-                          "Skip bad rows (each is listed below)",
+                          "Skip bad rows",
                           "Rows with the wrong number of fields or an empty or unknown label are skipped instead of "
                           "stopping the preparation"));
     t.push_back(value("seed", "seed of the split and the training order"));
@@ -144,12 +144,12 @@ std::vector<FlagRow> buildPrepareTable()
     t.push_back(withField(switchRow("email_body_only", "e-mail data: keep only each text's body (drop the RFC 5322 header "
                                                        "block; MIME: the text/plain parts, quoted-printable and base64 "
                                                        "decoded)"),
-                          "E-mail bodies only (drop the header block)",
+                          "E-mail bodies only",
                           "For e-mail messages (email_body_only): keep each text's body, without the Received:, From:, "
                           "Subject: … header block; MIME mails give their text/plain parts, decoded"));
     t.push_back(withField(switchRow("strip_quoted_replies", "drop quoted replies: lines starting with '>' and 'On ... "
                                                             "wrote:' lines"),
-                          "Drop quoted replies (“>” lines)",
+                          "Drop quoted replies",
                           "strip_quoted_replies: remove lines starting with “>” and the “On … wrote:” line above them"));
     t.push_back(withField(value("stratify_split", "split off the eval set per label, keeping each label's share "
                                                   "(classification without a dev file); false: one random cut"),

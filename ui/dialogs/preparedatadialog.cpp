@@ -42,32 +42,38 @@ namespace wb {
 namespace {
 
 
-// The core's messages name command-line flags; the dialog names its own fields instead.
+/// The dialog's field of prepare's `flag`: its row of prepareFlagTable() (label, tooltip, range).
+const FlagRow &prepareRow(const char *flag) { return flagRow(prepareFlagTable(), flag); }
+QString rowLabel(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).label); }
+QString rowHelp(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).help); }
+
+// The core's messages that still name command-line flags (bad rows, labels, the format, the
+// vocabulary), in the dialog's field names instead; column choices come as FieldProblems
+// (dialogFieldHint).
 QString formWords(QString text)
 {
     struct Field
     {
-        const char *flag, *label, *verb;
+        const char *flag, *verb; // the label is the field's, from prepare's table
     };
-    static const Field kFields[] = {
-        {"text_a_column", "Text column", "type the column's name into"},
-        {"text_b_column", "Second text column", "type the column's name into"},
-        {"label_column", "Label column", "type the column's name into"},
-        {"label_list", "Label list", "fill in"},
-        {"skip_bad_rows", "Skip bad rows", "tick"},
-        {"email_body_only", "E-mail bodies only", "tick"},
-        {"strip_quoted_replies", "Drop quoted replies", "tick"},
-        {"stratify_split", "stratified by label", "tick"},
-        {"input_data_dir", "Input data", "fill in"},
-        {"vocab_file", "Vocabulary", "fill in"},
-        {"pretrained_model", "Start from", "choose"},
-        {"max_seq_length", "max_seq_length", "set"},
-        {"classification_task_name", "Format", "choose"},
-        {"eval_fraction", "Eval fraction", "set"},
-        {"output_dir", "Output folder", "fill in"}};
+    static const Field kFields[] = {{"text_a_column", "type the column's name into"},
+                                    {"text_b_column", "type the column's name into"},
+                                    {"label_column", "type the column's name into"},
+                                    {"label_list", "fill in"},
+                                    {"skip_bad_rows", "tick"},
+                                    {"email_body_only", "tick"},
+                                    {"strip_quoted_replies", "tick"},
+                                    {"stratify_split", "tick"},
+                                    {"input_data_dir", "fill in"},
+                                    {"vocab_file", "fill in"},
+                                    {"pretrained_model", "choose"},
+                                    {"max_seq_length", "set"},
+                                    {"classification_task_name", "choose"},
+                                    {"eval_fraction", "set"},
+                                    {"output_dir", "fill in"}};
     for (const Field &f : kFields) {
         const QString name = QString::fromLatin1(f.flag);
-        const QString quoted = QStringLiteral("“%1”").arg(QCoreApplication::translate("wb::PrepareDataDialog", f.label));
+        const QString quoted = QStringLiteral("“%1”").arg(rowLabel(f.flag));
         QString verb = QCoreApplication::translate("wb::PrepareDataDialog", f.verb) + QLatin1Char(' ') + quoted;
         const QRegularExpression pass(QStringLiteral("\\b([Pp])ass --%1(=NAME)?").arg(name));
         for (QRegularExpressionMatch m = pass.match(text); m.hasMatch(); m = pass.match(text)) {
@@ -177,8 +183,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     auto *form = new QFormLayout;
     addInputRows(form);
     addModelRows(form);
-    addPathRow(form, tr("Output folder"), tr("train.tf_record, eval.tf_record, input_meta_data.json and labels.txt go here"),
-               BrowseFolder, m_output, QStringLiteral("outputDir"));
+    addPathRow(form, rowLabel("output_dir"), rowHelp("output_dir"), BrowseFolder, m_output, QStringLiteral("outputDir"));
     buildReportArea();
     QDialogButtonBox *buttons = buildButtons();
     auto *layout = new QVBoxLayout(this);
@@ -223,17 +228,15 @@ void PrepareDataDialog::addPathRow(QFormLayout *form, const QString &label, cons
 
 void PrepareDataDialog::addInputRows(QFormLayout *form)
 {
-    addPathRow(form, tr("Input data"), tr("A folder with one sub-folder per label (each file one example), a TSV/CSV/JSONL/JSON "
-                                 "file (or a folder with train/dev/test files), or a GLUE task folder"),
-            BrowseFolder | BrowseFile, m_input, QStringLiteral("inputData"));
+    addPathRow(form, rowLabel("input_data_dir"), rowHelp("input_data_dir"), BrowseFolder | BrowseFile, m_input,
+               QStringLiteral("inputData"));
     m_task = new QComboBox;
     m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
         m_task->addItem(q(name));
     m_task->setCurrentText(QStringLiteral("folders"));
-    m_task->setToolTip(tr("How the input is laid out: folders (label = folder name), tsv, csv, jsonl (one JSON "
-                          "object per line), json (an array of objects), or a GLUE task name"));
-    form->addRow(tr("Format"), m_task);
+    m_task->setToolTip(rowHelp("classification_task_name"));
+    form->addRow(rowLabel("classification_task_name"), m_task);
     // A .csv / .tsv / .jsonl / .json file chosen while the format is still the default folders
     // sets the format.
     connect(m_input, &QLineEdit::textChanged, this, [this](const QString &path) {
@@ -246,36 +249,31 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     });
     m_textA = new QLineEdit;
     m_textA->setObjectName(QStringLiteral("textAColumn"));
-    m_textA->setPlaceholderText(tr("recognised from the header (sentence, text, review, text_a, sentence1, question, premise)"));
+    m_textA->setPlaceholderText(rowHelp("text_a_column"));
     m_textB = new QLineEdit;
     m_textB->setObjectName(QStringLiteral("textBColumn"));
-    m_textB->setPlaceholderText(tr("recognised with the first (sentence2, hypothesis, …)"));
+    m_textB->setPlaceholderText(rowHelp("text_b_column"));
     m_labelColumn = new QLineEdit;
     m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
-    m_labelColumn->setPlaceholderText(tr("recognised from the header (label, class, category, target, sentiment)"));
-    form->addRow(tr("Text column (tsv/csv/json)"), m_textA);
-    form->addRow(tr("Second text column (optional)"), m_textB);
-    form->addRow(tr("Label column (tsv/csv/json)"), m_labelColumn);
+    m_labelColumn->setPlaceholderText(rowHelp("label_column"));
+    form->addRow(tr("%1 (tsv/csv/json)").arg(rowLabel("text_a_column")), m_textA);
+    form->addRow(tr("%1 (optional)").arg(rowLabel("text_b_column")), m_textB);
+    form->addRow(tr("%1 (tsv/csv/json)").arg(rowLabel("label_column")), m_labelColumn);
     m_labelList = new QLineEdit;
     m_labelList->setObjectName(QStringLiteral("labelList"));
     m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
-    m_labelList->setToolTip(tr("Comma-separated labels that fix the label set and its id order; any other label in "
-                               "the data is an error naming its file and line"));
-    form->addRow(tr("Label list"), m_labelList);
-    m_skipBadRows = new QCheckBox(tr("Skip bad rows (each is listed below)"));
+    m_labelList->setToolTip(rowHelp("label_list"));
+    form->addRow(rowLabel("label_list"), m_labelList);
+    m_skipBadRows = new QCheckBox(tr("%1 (each is listed below)").arg(rowLabel("skip_bad_rows")));
     m_skipBadRows->setObjectName(QStringLiteral("skipBadRows"));
-    m_skipBadRows->setToolTip(tr("Rows with the wrong number of fields or an empty or unknown label are skipped "
-                                 "instead of stopping the preparation"));
+    m_skipBadRows->setToolTip(rowHelp("skip_bad_rows"));
     form->addRow(QString(), m_skipBadRows);
-    m_emailBodyOnly = new QCheckBox(tr("E-mail bodies only (drop the header block)"));
+    m_emailBodyOnly = new QCheckBox(tr("%1 (drop the header block)").arg(rowLabel("email_body_only")));
     m_emailBodyOnly->setObjectName(QStringLiteral("emailBodyOnly"));
-    m_emailBodyOnly->setToolTip(tr("For e-mail messages (email_body_only): keep each text's body, without the "
-                                   "Received:, From:, Subject: … header block; MIME mails give their text/plain parts, "
-                                   "decoded"));
-    m_stripQuotedReplies = new QCheckBox(tr("Drop quoted replies (“>” lines)"));
+    m_emailBodyOnly->setToolTip(rowHelp("email_body_only"));
+    m_stripQuotedReplies = new QCheckBox(tr("%1 (“>” lines)").arg(rowLabel("strip_quoted_replies")));
     m_stripQuotedReplies->setObjectName(QStringLiteral("stripQuotedReplies"));
-    m_stripQuotedReplies->setToolTip(tr("strip_quoted_replies: remove lines starting with “>” and the "
-                                        "“On … wrote:” line above them"));
+    m_stripQuotedReplies->setToolTip(rowHelp("strip_quoted_replies"));
     auto *mail = new QHBoxLayout;
     mail->addWidget(m_emailBodyOnly);
     mail->addWidget(m_stripQuotedReplies);
@@ -289,9 +287,8 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     // below) and the casing, and bounds max_seq_length (cmd_prepare's --pretrained_model).
     m_model = createModelPickerBox();
     m_model->setObjectName(QStringLiteral("pretrainedModel"));
-    m_model->setToolTip(tr("The pretrained BERT the data is for: its vocab.txt and casing are used (downloaded into the "
-                           "Hugging Face cache when missing). Random weights: the vocabulary below"));
-    form->addRow(tr("Start from"), m_model);
+    m_model->setToolTip(rowHelp("pretrained_model"));
+    form->addRow(rowLabel("pretrained_model"), m_model);
     m_modelNote = new QLabel;
     m_modelNote->setObjectName(QStringLiteral("pretrainedModelNote"));
     m_modelNote->setWordWrap(true);
@@ -300,8 +297,7 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     italic.setItalic(true);
     m_modelNote->setFont(italic);
     form->addRow(QString(), m_modelNote);
-    addPathRow(form, tr("Vocabulary"), tr("The WordPiece vocab.txt that belongs to the model (e.g. bert-base-uncased)"), BrowseFile, m_vocab,
-            QStringLiteral("vocabFile"));
+    addPathRow(form, rowLabel("vocab_file"), rowHelp("vocab_file"), BrowseFile, m_vocab, QStringLiteral("vocabFile"));
     m_vocabNote = new QLabel;
     m_vocabNote->setObjectName(QStringLiteral("vocabularyNote"));
     m_vocabNote->setWordWrap(true);
@@ -311,27 +307,25 @@ void PrepareDataDialog::addModelRows(QFormLayout *form)
     connect(m_vocab, &QLineEdit::textEdited, m_vocabNote, &QLabel::hide);
     m_maxSeq = new QSpinBox;
     m_maxSeq->setObjectName(QStringLiteral("maxSeqLength"));
-    m_maxSeq->setRange(8, 4096);
+    m_maxSeq->setRange(int(prepareRow("max_seq_length").minimum), int(prepareRow("max_seq_length").maximum));
     m_maxSeq->setValue(128);
-    m_maxSeq->setToolTip(tr("Tokens per example; longer texts are truncated. Typical: 128; must not exceed the "
-                            "model's max_position_embeddings"));
-    form->addRow(tr("max_seq_length"), m_maxSeq);
+    m_maxSeq->setToolTip(rowHelp("max_seq_length"));
+    form->addRow(rowLabel("max_seq_length"), m_maxSeq);
     m_evalFraction = new QDoubleSpinBox;
     m_evalFraction->setObjectName(QStringLiteral("evalFraction"));
-    m_evalFraction->setRange(0.01, 0.9);
+    m_evalFraction->setRange(prepareRow("eval_fraction").minimum, prepareRow("eval_fraction").maximum);
     m_evalFraction->setSingleStep(0.05);
     m_evalFraction->setValue(0.1);
-    m_evalFraction->setToolTip(tr("Share of the examples held out for evaluation when the input has no dev set"));
-    m_stratifySplit = new QCheckBox(tr("stratified by label"));
+    m_evalFraction->setToolTip(rowHelp("eval_fraction"));
+    m_stratifySplit = new QCheckBox(rowLabel("stratify_split"));
     m_stratifySplit->setObjectName(QStringLiteral("stratifySplit"));
     m_stratifySplit->setChecked(true);
-    m_stratifySplit->setToolTip(tr("stratify_split: every label keeps its share in the eval set (recorded in "
-                                   "split.jsonl); off: one random cut"));
+    m_stratifySplit->setToolTip(rowHelp("stratify_split"));
     auto *evalRow = new QHBoxLayout;
     evalRow->addWidget(m_evalFraction);
     evalRow->addWidget(m_stratifySplit);
     evalRow->addStretch(1);
-    form->addRow(tr("Eval fraction"), evalRow);
+    form->addRow(rowLabel("eval_fraction"), evalRow);
     connect(m_model, &QComboBox::currentTextChanged, this, &PrepareDataDialog::updateModelNote);
     connect(m_vocab, &QLineEdit::textChanged, this, &PrepareDataDialog::updateModelNote);
     updateModelNote();
