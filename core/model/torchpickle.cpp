@@ -32,6 +32,18 @@ void checkStorage(const std::string &path, const std::string &key, const TorchSt
                     "the file is truncated; download or save it again");
 }
 
+/// Runs the pickle of `u` (a state dict) and returns the checkpoint of its tensors, before
+/// their storages are located in the file (`format`: "zip" or "legacy").
+TorchCheckpoint unpickleStateDict(Unpickler &u, const std::string &where, const char *format, uint64_t fileSize)
+{
+    const uint32_t root = u.run();
+    TorchCheckpoint c;
+    c.format = format;
+    c.file_size = fileSize;
+    c.tensors = stateDictTensors(u, root, where);
+    return c;
+}
+
 // --- zip format ----------------------------------------------------------------------------
 
 struct ZipEntry
@@ -222,11 +234,7 @@ TorchCheckpoint parseZip(std::istream &in, uint64_t fileSize, const std::string 
     std::istringstream pin(pickle);
     Input input(pin, 0, pickle.size(), where);
     Unpickler u(input, where, true);
-    const uint32_t root = u.run();
-    TorchCheckpoint c;
-    c.format = "zip";
-    c.file_size = fileSize;
-    c.tensors = stateDictTensors(u, root, where);
+    TorchCheckpoint c = unpickleStateDict(u, where, "zip", fileSize);
     for (const auto &[key, ref] : u.storages()) {
         const auto it = entries.find(prefix + "data/" + key);
         if (it == entries.end())
@@ -276,11 +284,7 @@ TorchCheckpoint parseLegacy(std::istream &in, uint64_t fileSize, const std::stri
                             "save the weights again on a little-endian machine (x86, ARM)");
     }
     Unpickler u(input, path, true);
-    const uint32_t root = u.run();
-    TorchCheckpoint c;
-    c.format = "legacy";
-    c.file_size = fileSize;
-    c.tensors = stateDictTensors(u, root, path);
+    TorchCheckpoint c = unpickleStateDict(u, path, "legacy", fileSize);
     std::vector<std::string> keys;
     {
         Unpickler k(input, path, false);
