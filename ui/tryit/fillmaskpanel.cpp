@@ -3,6 +3,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/train/bestmodel.h"
+#include "ui/common/loadedmodelcache.h"
 #include "ui/form/fieldhelp.h"
 
 #include <QDir>
@@ -20,11 +21,8 @@
 namespace wb {
 
 /// The loaded predictor, shared by the panel's jobs; one job uses it at a time (the mutex).
-struct FillMaskCache
+struct FillMaskCache : LoadedModelCache<FillMaskPredictor>
 {
-    std::mutex mutex;
-    std::unique_ptr<FillMaskPredictor> predictor;
-    std::string key; ///< source, resolved weights and reload epoch it was loaded from
 };
 
 /// What one request produced, copied out for the GUI thread.
@@ -79,12 +77,7 @@ FillMaskOutcome runRequest(const std::shared_ptr<FillMaskCache> &cache, const Fi
     std::lock_guard<std::mutex> lock(cache->mutex);
     if (job.isCancelled())
         return o;
-    if (!cache->predictor || cache->key != key) {
-        cache->predictor.reset();
-        cache->predictor = std::make_unique<FillMaskPredictor>(s);
-        cache->key = key;
-    }
-    const FillMaskPredictor &p = *cache->predictor;
+    const FillMaskPredictor &p = cache->load(key, s);
     o.weights_path = p.weightsPath();
     o.weights_label = p.weightsLabel();
     o.warnings = p.warnings();

@@ -103,13 +103,7 @@ TryItOutcome runTryItRequest(const std::shared_ptr<TryItModelCache> &cache, TryI
         }
     }
     const std::string key = tryItCacheKey(s, req.epoch);
-    if (!cache->classifier || cache->key != key) {
-        cache->classifier.reset();
-        cache->key.clear();
-        cache->classifier = std::make_unique<TextClassifier>(s);
-        cache->key = key;
-    }
-    const TextClassifier &c = *cache->classifier;
+    const TextClassifier &c = cache->load(key, s);
     out.weights_path = c.weightsPath();
     out.labels = c.labelNames();
     out.warnings = c.warnings();

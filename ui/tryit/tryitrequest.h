@@ -6,6 +6,7 @@
 #include "core/train/attribution.h"
 #include "core/train/textclassifier.h"
 #include "ui/common/backgroundjob.h"
+#include "ui/common/loadedmodelcache.h"
 
 #include <memory>
 #include <mutex>
@@ -16,11 +17,8 @@
 namespace wb {
 
 /// The loaded model, shared by the panel's jobs; one job uses it at a time (the mutex).
-struct TryItModelCache
+struct TryItModelCache : LoadedModelCache<TextClassifier>
 {
-    std::mutex mutex;
-    std::unique_ptr<TextClassifier> classifier;
-    std::string key;  ///< source, resolved weights and reload epoch it was loaded from
 };
 
 /// What one request produced, copied out of the classifier for the GUI thread.
