@@ -122,8 +122,8 @@ RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(
     m_table->horizontalHeaderItem(13)->setToolTip(tr("The highest eval accuracy of the run and the step it was reached at"));
     m_groupSeeds = new QCheckBox(tr("&Group seeds"), this);
     m_groupSeeds->setObjectName(QStringLiteral("groupSeeds"));
-    m_groupSeeds->setToolTip(tr("Draw the runs of one setting with several seeds (folders NAME-seed-N, as Repeat with "
-                                "Seeds names them) as their mean curve with a min–max band"));
+    m_groupSeeds->setToolTip(tr("Draw the runs of one setting with several seeds (a sweep over seed, such as Repeat "
+                                "with Seeds, or older NAME-seed-N folders) as their mean curve with a min–max band"));
     connect(m_groupSeeds, &QCheckBox::toggled, this, [this] { updateGroups(); });
     m_groups = new QTableWidget(this);
     m_groups->setObjectName(QStringLiteral("groupsTable"));

@@ -141,8 +141,8 @@ void MainWindow::buildTrainingMenu()
     sweep->setObjectName(QStringLiteral("sweepAction"));
     sweep->setToolTip(tr("Train a grid or a random sample of learning rates, batch sizes, epochs, warmup, weight "
                          "decay and seeds one after another (as bert-workbench-cli sweep)"));
-    seeds->setToolTip(tr("How much of a result is the seed? The same settings trained with N seeds, in "
-                         "MODEL_DIR-seed-N folders; Compare runs shows their mean and spread"));
+    seeds->setToolTip(tr("How much of a result is the seed? The same settings trained with N seeds, a sweep over "
+                         "seed in MODEL_DIR-seeds; Compare runs shows their mean and spread"));
     run->addAction(tr("Find Runs Near the &Model Directory"), this, [this] {
         scanRuns(q(options().model_dir));
         showTab(QStringLiteral("runsTab"));
