@@ -95,7 +95,12 @@ void openStartingProject(wb::MainWindow &window, const Options &opts)
         QObject::connect(&window, &wb::MainWindow::exampleReady, &window, &wb::MainWindow::train, Qt::QueuedConnection);
     else if (opts.isSet(opts.train))
         QTimer::singleShot(200, &window, &wb::MainWindow::train);
-    if (opts.isSet(opts.tab))
+    if (!opts.isSet(opts.tab))
+        return;
+    if (opts.isSet(opts.example) && positional.isEmpty()) // the example opens later: show the tab once it is ready
+        QObject::connect(&window, &wb::MainWindow::exampleReady, &window,
+                         [&window, tab = opts.value(opts.tab)] { window.showTab(tab); }, Qt::QueuedConnection);
+    else
         window.showTab(opts.value(opts.tab));
 }
 
