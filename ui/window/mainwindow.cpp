@@ -23,6 +23,7 @@
 #include "ui/form/schedulepanel.h"
 #include "ui/window/startpage.h"
 #include "ui/window/concurrentsweep.h"
+#include "ui/window/errorbox.h"
 #include "ui/window/runqueue.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
@@ -274,14 +275,7 @@ MainWindow::~MainWindow()
 void MainWindow::reportError(const QString &title, const ErrorReport &error, const QString &objectName)
 {
     appendLog(tr("%1: %2").arg(title, error.logLine()));
-    auto *box = new QMessageBox(QMessageBox::Warning, title, error.message, QMessageBox::Ok, this);
-    box->setObjectName(objectName.isEmpty() ? QStringLiteral("errorDialog") : objectName);
-    box->setTextFormat(Qt::PlainText);
-    if (!error.hint.isEmpty())
-        box->setInformativeText(tr("How to fix: %1").arg(error.hint));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowModality(Qt::WindowModal);
-    box->open();
+    openErrorBox(this, title, error, objectName);
 }
 
 QString MainWindow::commandLine() const

@@ -14,6 +14,7 @@
 #include "ui/runs/progresspanel.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/runs/usedmodeldir.h"
+#include "ui/window/errorbox.h"
 
 #include <QCoreApplication>
 #include <QDialog>
@@ -296,14 +297,7 @@ void RunSession::showValidationErrors(const Diagnostics &diag)
 void RunSession::reportError(const QString &title, const ErrorReport &error)
 {
     Q_EMIT logLine(tr("%1: %2").arg(title, error.logLine()));
-    auto *box = new QMessageBox(QMessageBox::Warning, title, error.message, QMessageBox::Ok, m_window);
-    box->setObjectName(QStringLiteral("errorDialog"));
-    box->setTextFormat(Qt::PlainText);
-    if (!error.hint.isEmpty())
-        box->setInformativeText(tr("How to fix: %1").arg(error.hint));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowModality(Qt::WindowModal);
-    box->open();
+    openErrorBox(m_window, title, error);
 }
 
 void RunSession::stop()
