@@ -513,6 +513,33 @@ void tst_CliSweep::jsonlEventsOfATinySweep()
                               "is not a number\"}\n"));
     QCOMPARE(wbtest::runCli({"sweep", "--sweep_dir=" + dir, "--progress_format=xml"}, out, err), 2);
     QVERIFY2(err.find("--progress_format: \"xml\" is not text or jsonl") != std::string::npos, err.c_str());
+
+    // Runs at the same time: each child's train events inside run_progress, nothing else on stdout.
+    qputenv("BERT_WORKBENCH_CLI", kCli);
+    const std::string two = root.path().toStdString() + "/two";
+    QCOMPARE(wbtest::runCli(sweepArgs(o, two, "1,2", {"--progress_format=jsonl", "--max_concurrent_runs=2"}), out, err), 0);
+    std::vector<std::string> kinds;
+    std::set<std::string> finishedRuns;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const SweepEvent e = decodeSweepEvent(line);
+        QVERIFY2(e.kind != SweepEventKind::NotAnEvent, line.c_str());
+        if (e.kind == SweepEventKind::SweepStarted)
+            QCOMPARE(e.max_concurrent_runs, int64_t(2));
+        if (e.kind == SweepEventKind::RunStarted)
+            kinds.push_back("started " + e.run);
+        if (e.kind == SweepEventKind::RunEnded)
+            kinds.push_back("ended " + e.run + " " + e.status);
+        if (e.kind == SweepEventKind::RunProgress && nlohmann::json::parse(e.data).at("event") == "finished")
+            finishedRuns.insert(e.run);
+    }
+    QCOMPARE(kinds.size(), size_t(4));
+    QCOMPARE(kinds[0].rfind("started ", 0), size_t(0)); // both start before either ends
+    QCOMPARE(kinds[1].rfind("started ", 0), size_t(0));
+    QCOMPARE(std::set<std::string>(kinds.begin() + 2, kinds.end()),
+             (std::set<std::string>{"ended run-001 completed", "ended run-002 completed"}));
+    QCOMPARE(finishedRuns, (std::set<std::string>{"run-001", "run-002"}));
+    QCOMPARE(decodeSweepEvent(sweepLevelLines(out).back()).status, std::string("completed"));
 }
 
 QTEST_APPLESS_MAIN(tst_CliSweep)
