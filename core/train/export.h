@@ -6,6 +6,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
 #include "core/data/tokenizercasing.h"
+#include "core/events/trainingobserver.h"
 #include "core/model/bertmodel.h"
 
 #include <functional>
@@ -14,6 +15,57 @@
 #include <vector>
 
 namespace wb {
+
+/// What a task gives the one export folder writer (writeExportFiles, writeExportFolder): its
+/// weights under Hugging Face's names and its architecture. Fine-tuning: exportedClassifier();
+/// pretraining: BertForMaskedLM (core/train/pretrainexport.cpp). A plain value; one thread.
+struct ExportedModel
+{
+    /// config.json's "architectures": "BertForSequenceClassification" or "BertForMaskedLM".
+    std::string architecture = "BertForSequenceClassification";
+    /// model.safetensors: float32 tensors under Hugging Face's names, in writing order.
+    std::vector<std::pair<std::string, torch::Tensor>> tensors;
+    /// BertForSequenceClassification: the label names in id order (modelLabelNames) for
+    /// labels.txt, config.json's id2label and the model card; `regression`: one output, no labels.
+    std::vector<std::string> labels;
+    bool regression = false;
+    /// Files the task adds after the tokenizer files (fine-tuning: onnx/model.onnx and the web
+    /// demo), called with the folder, the casing written and whether vocab.txt was; returns the
+    /// names written ("onnx/model.onnx", …). Empty: none.
+    std::function<std::vector<std::string>(const std::string &dir, bool lower, bool withVocab)> more_files;
+
+    bool maskedLm() const { return architecture == "BertForMaskedLM"; }
+};
+
+/// A fine-tuned classifier (or regression model) as the export writes it: namedParameters,
+/// modelLabelNames (none for regression), and onnx/model.onnx (spec.onnx_dtype) and the web demo
+/// (spec.demo) as its more_files. Keeps a reference to `model`, `meta` and `spec`: use it while
+/// they live.
+ExportedModel exportedClassifier(nn::BertForSequenceClassification &model, const BertConfig &cfg,
+                                 const InputMetaData &meta, const TrainingOptions &spec);
+
+/// Writes the files of an export folder into `dir` (no model card): model.safetensors,
+/// config.json, bert_config.json, input_meta_data.json, labels.txt (classification), vocab.txt,
+/// the tokenizer files and the task's more_files, as listed below for a classifier. Without a
+/// vocabulary (neither spec.vocab_file nor prepare_report.json's) there is no vocab.txt and no
+/// tokenizer file (tokenizer.json, tokenizer_config.json, special_tokens_map.json): `warn` says
+/// so. Returns the names written, in order, and sets `*lowerCase` to the casing
+/// tokenizer_config.json has (or would have). Throws wb::Error naming the file.
+std::vector<std::string> writeExportFiles(const std::string &dir, const ExportedModel &model, const BertConfig &cfg,
+                                          const InputMetaData &meta, const TrainingOptions &spec,
+                                          const std::function<void(const std::string &)> &warn,
+                                          const std::vector<RecordedCasing> &trained, bool *lowerCase = nullptr);
+
+/// The export folder of a run, written whole or not at all: an ExportStaging at
+/// spec.model_export_path, writeExportFiles, README.md (modelCardMarkdown, with the facts of
+/// `model`, `cfg`, `meta`, run_config.json and the checkpoint `ckpt`, `checkpointNote` as the
+/// card's note on which checkpoint it is), then the rename. Logs warnings ("warning: …") and
+/// "Exported <ckpt> to <folder>:" (" as BertForMaskedLM:" for a masked LM) with one line per
+/// file and its size on `obs`. Returns the run's end (Completed, last_checkpoint `ckpt`).
+/// Throws wb::Error naming the file or "model_export_path"; the target is then as it was.
+RunFinished writeExportFolder(const ExportedModel &model, const BertConfig &cfg, const InputMetaData &meta,
+                              const TrainingOptions &spec, const std::vector<RecordedCasing> &trained,
+                              const std::string &ckpt, const std::string &checkpointNote, TrainingObserver &obs);
 
 /// Writes the export folder `dir` (run_classifier's export_only), a folder that stands
 /// alone for `classify` and that Hugging Face transformers loads as
@@ -32,7 +84,7 @@ namespace wb {
 ///                          records (left out with a warning when neither is readable)
 ///   tokenizer.json         Hugging Face's fast-tokenizer file for vocab.txt and the casing below
 ///                          (huggingFaceTokenizerJson, core/data/hftokenizerjson.h); none without vocab.txt
-///   tokenizer_config.json  what transformers' save_pretrained writes for BertTokenizer(Fast)
+///   tokenizer_config.json  what transformers' save_pretrained writes for BertTokenizer(Fast); none without vocab.txt
 ///                          (huggingFaceTokenizerConfig: the special tokens, do_lower_case,
 ///                          model_max_length, …) plus "max_seq_length"; do_lower_case: spec's --do_lower_case, else the first
 ///                          of `trained` that is set (what the checkpoint and run_config.json
@@ -55,7 +107,8 @@ namespace wb {
 /// `dir` is the staging folder of an ExportStaging (core/train/exportfolder.h): the caller
 /// renames it into place when this returns. Every file is written atomically; throws
 /// wb::Error naming the file on failure. `warn` gets each warning ("warning: …"). Returns the
-/// names written, in this order.
+/// names written, in this order. writeExportFiles with exportedClassifier(); the model card
+/// and the staging are writeExportFolder's.
 std::vector<std::string> exportModelFiles(const std::string &dir, nn::BertForSequenceClassification &model,
                                           const BertConfig &cfg, const InputMetaData &meta,
                                           const TrainingOptions &spec,
@@ -69,9 +122,8 @@ inline constexpr const char *kTransformersFormatVersion = "4.46.3";
 /// The tokenizer files of an export, as (name, text) in writing order, for the vocabulary at
 /// `vocabPath` with this casing and max_seq_length: tokenizer.json (huggingFaceTokenizerJson),
 /// tokenizer_config.json (huggingFaceTokenizerConfig) and special_tokens_map.json
-/// (huggingFaceSpecialTokensMap), core/data/hftokenizerjson.h. `vocabPath` "": only
-/// tokenizer_config.json, with BertTokenizer's default token names and no added_tokens_decoder.
-/// Throws wb::Error naming the vocab file when it cannot be read or lacks [UNK], [CLS] or [SEP].
+/// (huggingFaceSpecialTokensMap), core/data/hftokenizerjson.h. An export without a vocabulary
+/// writes none of them (their token ids would be guesses). Throws wb::Error naming the vocab file when it cannot be read or lacks [UNK], [CLS] or [SEP].
 std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const std::string &vocabPath, bool lower,
                                                                            int64_t maxSeqLength);
 
@@ -82,9 +134,12 @@ std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const
 /// position_embedding_type "absolute", use_cache true, classifier_dropout null), num_labels,
 /// problem_type ("regression" for a one-output regression head, else
 /// "single_label_classification"), id2label/label2id (not for regression), torch_dtype
-/// "float32" and transformers_version (kTransformersFormatVersion). Pure; thread-safe.
+/// "float32" and transformers_version (kTransformersFormatVersion). With `architecture`
+/// "BertForMaskedLM": that architecture, and none of the head's keys (num_labels, problem_type,
+/// id2label, label2id), as save_pretrained leaves them out. Pure; thread-safe.
 nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
-                                         bool regression);
+                                         bool regression,
+                                         const std::string &architecture = "BertForSequenceClassification");
 
 /// Writes `model_dir/test_results.tsv` as run_classifier's predict does: one line per
 /// example of tab-separated class probabilities (or the regression value), "%.9g", no header.

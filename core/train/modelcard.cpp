@@ -174,15 +174,15 @@ CardInputs readCardInputs(const ModelCardModel &m, const std::string &modelDir)
     } catch (...) {
     }
     try {
-        if (!m.meta_data_path.empty())
+        if (!m.meta_data_path.empty() && !m.masked_lm) // a classifier's prepare_report.json
             in.report = readPrepareReport(m.meta_data_path);
     } catch (...) {
     }
-    if (!m.meta_data_path.empty())
+    if (!m.meta_data_path.empty() && !m.masked_lm)
         in.bow = bagOfWords(m.meta_data_path);
 
     // The confusion matrix of the last evaluation: eval_examples.jsonl of that step, else metrics.jsonl's.
-    if (in.eval && !m.regression) {
+    if (in.eval && !m.regression && !m.masked_lm) {
         const size_t n = std::max<size_t>(m.labels.size(), in.eval->class_support.size());
         bool fromExamples = !in.examples.empty() && n > 0;
         for (const auto &e : in.examples)
@@ -215,18 +215,30 @@ void writeFrontMatter(std::ostream &o, const ModelCardModel &m, const CardInputs
         o << "language:\n- " << m.language << "\n";
     if (!m.base_model.empty())
         o << "base_model: " << m.base_model << "\n";
-    o << "pipeline_tag: text-classification\n";
+    const char *pipeline = m.masked_lm ? "fill-mask" : "text-classification";
+    o << "pipeline_tag: " << pipeline << "\n";
     o << "library_name: transformers\n";
-    o << "tags:\n- bert\n- text-classification\n- bert-workbench\n";
+    o << "tags:\n- bert\n- " << pipeline << "\n- bert-workbench\n";
     if (eval) {
         o << "model-index:\n- name: " << quoted(m.name) << "\n  results:\n  - task:\n"
-          << "      type: text-classification\n      name: Text Classification\n"
+          << "      type: " << pipeline << "\n      name: " << (m.masked_lm ? "Fill-Mask" : "Text Classification") << "\n"
           << "    dataset:\n      type: " << quoted(report ? report->processor_type : std::string("custom"))
           << "\n      name: " << quoted("evaluation set (" + std::to_string(eval->num_examples) + " examples)")
           << "\n      split: validation\n    metrics:\n";
         const auto metric = [&o](const char *type, const char *name, double value) {
             o << "    - type: " << type << "\n      value: " << exact(value) << "\n      name: " << name << "\n";
         };
+        if (m.masked_lm) { // the MLM loss and accuracy are the eval line's eval_loss and eval_accuracy
+            metric("accuracy", "eval_mlm_accuracy", eval->eval_accuracy);
+            metric("loss", "eval_mlm_loss", eval->eval_loss);
+            metric("perplexity", "eval_perplexity", std::exp(eval->eval_loss));
+            if (eval->next_sentence) {
+                metric("accuracy", "eval_nsp_accuracy", eval->eval_nsp_accuracy);
+                metric("loss", "eval_nsp_loss", eval->eval_nsp_loss);
+            }
+            o << "---\n\n";
+            return;
+        }
         if (m.regression) {
             metric("mse", "eval_mse", eval->eval_mse);
             metric("pearsonr", "eval_pearson", eval->eval_pearson);
@@ -248,16 +260,23 @@ void writeFrontMatter(std::ostream &o, const ModelCardModel &m, const CardInputs
 void writeSummary(std::ostream &o, const ModelCardModel &m)
 {
     o << "# " << m.name << "\n\n";
-    o << "A BERT " << (m.regression ? "regression model" : "text classifier") << " (" << m.num_hidden_layers
-      << (m.num_hidden_layers == 1 ? " layer" : " layers") << ", hidden size " << m.hidden_size << ", "
-      << m.num_attention_heads << " attention heads, " << grouped(m.parameters)
-      << " parameters without the classifier) fine-tuned with BERT Workbench";
-    if (!m.regression && !m.labels.empty()) {
-        o << " to sort texts into " << m.labels.size() << " labels: ";
-        for (size_t k = 0; k < m.labels.size(); ++k)
-            o << (k ? ", " : "") << m.labels[k];
-    } else if (m.regression) {
-        o << " to predict one number per text";
+    if (m.masked_lm) {
+        o << "A BERT masked language model (" << m.num_hidden_layers << (m.num_hidden_layers == 1 ? " layer" : " layers")
+          << ", hidden size " << m.hidden_size << ", " << m.num_attention_heads << " attention heads, "
+          << grouped(m.parameters) << " parameters without the heads) pretrained with BERT Workbench: it predicts "
+             "the tokens hidden behind [MASK], and a classifier can be fine-tuned from it";
+    } else {
+        o << "A BERT " << (m.regression ? "regression model" : "text classifier") << " (" << m.num_hidden_layers
+          << (m.num_hidden_layers == 1 ? " layer" : " layers") << ", hidden size " << m.hidden_size << ", "
+          << m.num_attention_heads << " attention heads, " << grouped(m.parameters)
+          << " parameters without the classifier) fine-tuned with BERT Workbench";
+        if (!m.regression && !m.labels.empty()) {
+            o << " to sort texts into " << m.labels.size() << " labels: ";
+            for (size_t k = 0; k < m.labels.size(); ++k)
+                o << (k ? ", " : "") << m.labels[k];
+        } else if (m.regression) {
+            o << " to predict one number per text";
+        }
     }
     o << ".\n\nExported from " << (m.checkpoint.empty() ? std::string("an unnamed checkpoint") : m.checkpoint);
     if (!m.checkpoint_note.empty())
@@ -314,6 +333,15 @@ void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &i
     }
     o << "- Text: " << (m.do_lower_case ? "lower-cased, accents stripped (uncased)" : "case and accents kept (cased)")
       << ", WordPiece, at most " << m.max_seq_length << " tokens per example ([CLS] and [SEP] included; longer texts are cut)\n";
+    if (m.masked_lm && m.train_examples >= 0) {
+        o << "- Data: " << m.train_examples << " training";
+        if (m.eval_examples >= 0)
+            o << " and " << m.eval_examples << " evaluation";
+        o << " sequences (input_meta_data.json)";
+        if (m.max_predictions_per_seq > 0)
+            o << ", at most " << m.max_predictions_per_seq << " masked tokens each";
+        o << "\n";
+    }
     if (report)
         o << "- Data: " << report->train_examples << " training and " << report->eval_examples
           << " evaluation examples (" << report->processor_type << ")\n";
@@ -369,7 +397,17 @@ void writeEvaluation(std::ostream &o, const ModelCardModel &m, const CardInputs 
         o << (eval->step == m.checkpoint_step ? "The evaluation of the exported checkpoint"
                                                : "The last evaluation of the run")
           << ", at step " << eval->step << ", on " << eval->num_examples
-          << " evaluation examples (metrics.jsonl):\n\n| metric | value |\n|---|---:|\n";
+          << " evaluation " << (m.masked_lm ? "sequences" : "examples") << " (metrics.jsonl):\n\n| metric | value |\n|---|---:|\n";
+        if (m.masked_lm) { // metrics.jsonl's eval_mlm_loss and eval_mlm_accuracy are its eval_loss and eval_accuracy
+            o << "| eval_mlm_loss | " << fixed(eval->eval_loss) << " |\n| eval_mlm_accuracy | " << fixed(eval->eval_accuracy)
+              << " |\n| eval_perplexity | " << fixed(std::exp(eval->eval_loss)) << " |\n";
+            if (eval->next_sentence)
+                o << "| eval_nsp_loss | " << fixed(eval->eval_nsp_loss) << " |\n| eval_nsp_accuracy | "
+                  << fixed(eval->eval_nsp_accuracy) << " |\n";
+            o << "\nThe MLM accuracy is the share of masked tokens whose most likely token is the original one; "
+                 "the perplexity is exp(eval_mlm_loss).\n\n";
+            return;
+        }
         if (m.regression) {
             o << "| eval_mse | " << fixed(eval->eval_mse) << " |\n| eval_pearson | " << fixed(eval->eval_pearson)
               << " |\n| eval_spearman | " << fixed(eval->eval_spearman) << " |\n";
@@ -418,6 +456,13 @@ void writeBaselines(std::ostream &o, const ModelCardModel &m, const CardInputs &
 {
     const auto &report = in.report;
     const auto &bow = in.bow;
+    if (m.masked_lm) {
+        if (m.vocab_size > 1)
+            o << "## Baselines\n\n- Uniform guess over the vocabulary of " << m.vocab_size << " tokens: eval_mlm_loss "
+              << fixed(std::log(double(m.vocab_size))) << " (ln " << m.vocab_size << "), perplexity " << m.vocab_size
+              << "\n\nA model that learnt something is well below these.\n\n";
+        return;
+    }
     if (!m.regression) {
         o << "## Baselines\n\n";
         if (report && report->eval_examples > 0 && !report->train_label_counts.empty()) {
@@ -472,6 +517,15 @@ void writeCoachNotes(std::ostream &o, const CardInputs &in)
 void writeLimitations(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
 {
     const auto &eval = in.eval;
+    if (m.masked_lm) {
+        o << "## Intended use and limitations\n\n"
+          << "Use it to fill in masked tokens of texts like its pretraining corpus, or as the start of a classifier "
+             "fine-tuned on your labels. It has only seen its corpus: texts of another kind, language or time are "
+             "read less well. It reads at most " << m.max_seq_length << " tokens of each text. The evaluation above "
+             "is an estimate from " << (eval ? std::to_string(eval->num_examples) : std::string("few"))
+          << " sequences. It repeats what its corpus says, its mistakes and biases included.\n\n";
+        return;
+    }
     o << "## Intended use and limitations\n\n"
       << "Use it for texts like the ones it was trained on: the same kind of writing, the same language, the same "
          "labels. It has only seen its training examples, so texts of another kind, topic or time may get confident "
@@ -485,6 +539,21 @@ void writeLimitations(std::ostream &o, const ModelCardModel &m, const CardInputs
 /// "## How to use".
 void writeHowToUse(std::ostream &o, const ModelCardModel &m)
 {
+    if (m.masked_lm) {
+        o << "## How to use\n\n"
+          << "With Hugging Face transformers (Python), from this folder:\n\n```python\n"
+          << "from transformers import pipeline\n\n"
+          << "fill = pipeline(\"fill-mask\", model=\"path/to/" << m.name << "\")\n"
+          << "print(fill(\"the cat sat on the [MASK].\"))\n```\n\n"
+          << "With BERT Workbench's command line: fill in masks, or fine-tune a classifier from it:\n\n```sh\n"
+          << "bert-workbench-cli fill_mask --model_export_path=path/to/" << m.name
+          << " --text=\"the cat sat on the [MASK].\"\n"
+          << "bert-workbench-cli train ... --init_checkpoint=path/to/" << m.name << "\n```\n\n"
+          << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
+             "tokenizer_config.json, special_tokens_map.json, bert_config.json and input_meta_data.json "
+             "(google-research/bert's).\n";
+        return;
+    }
     o << "## How to use\n\n"
       << "With Hugging Face transformers (Python), from this folder:\n\n```python\n"
       << "from transformers import AutoTokenizer, AutoModelForSequenceClassification, pipeline\n\n"
@@ -533,7 +602,8 @@ std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelD
     std::ostringstream o;
     writeFrontMatter(o, m, in);
     writeSummary(o, m);
-    writeLabels(o, m, in);
+    if (!m.masked_lm)
+        writeLabels(o, m, in);
     writeTraining(o, m, in);
     writeEvaluation(o, m, in);
     writeBaselines(o, m, in);

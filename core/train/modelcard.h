@@ -30,6 +30,12 @@ struct ModelCardModel
     std::string meta_data_path;       ///< input_meta_data.json (prepare_report.json is beside it)
     bool onnx = false;                ///< the export has onnx/model.onnx (the card says how to run it)
     bool demo_page = false;           ///< the export has demo/index.html
+    /// A BertForMaskedLM export (a pretraining run): the card is a fill-mask model's (no labels,
+    /// the evaluation's MLM loss, accuracy and perplexity, no prepare_report.json).
+    bool masked_lm = false;
+    /// Masked LM: input_meta_data.json's train_data_size and eval_data_size (-1: unknown) and
+    /// max_predictions_per_seq (0: unknown).
+    int64_t train_examples = -1, eval_examples = -1, max_predictions_per_seq = 0;
 };
 
 /// Returns README.md of the export folder: a Hugging Face Hub model card (docs/file-formats.md,
@@ -48,7 +54,15 @@ struct ModelCardModel
 /// gone; severity warning, each once), the start from run_config.json's facts, intended
 /// use and limitations, how to load it (transformers; ONNX Runtime and transformers.js when
 /// `m.onnx`; the demo page when `m.demo_page`; this CLI). A file that is missing or unreadable leaves
-/// its part out with a line saying so; never throws for the run's files. Thread-safe.
+/// its part out with a line saying so; never throws for the run's files.
+/// With `m.masked_lm` (a pretraining run's BertForMaskedLM export): pipeline_tag fill-mask,
+/// model-index eval_mlm_accuracy, eval_mlm_loss and eval_perplexity (metrics.jsonl's eval line:
+/// its eval_accuracy and eval_loss are the MLM accuracy and loss; the perplexity is exp of the
+/// loss, as the run computed it), eval_nsp_accuracy and eval_nsp_loss with the next-sentence
+/// head; sections: what it is, training (start, data from the meta data's sizes, steps), the
+/// evaluation, the uniform guess over the vocabulary as baseline, the coach's warnings,
+/// limitations, how to load it (the fill-mask pipeline, `fill_mask`, fine-tuning from it).
+/// Thread-safe.
 std::string modelCardMarkdown(const ModelCardModel &m, const std::string &modelDir);
 
 /// The Hub's language code for a catalogue's `languages` ("English" → "en", "Chinese" →

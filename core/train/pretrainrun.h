@@ -31,8 +31,11 @@ RunFinished runPretraining(const TrainingOptions &options, const ValidationResul
 /// Writes a Hugging Face BertForMaskedLM folder from the pretraining run in options.model_dir
 /// (its latest checkpoint, or --predict_checkpoint_path): model.safetensors (HF names, the
 /// tied decoder included as cls.predictions.decoder.weight), config.json (architectures
-/// ["BertForMaskedLM"]), bert_config.json, input_meta_data.json, vocab.txt,
-/// tokenizer_config.json. Every file atomic; throws wb::Error naming the file.
+/// ["BertForMaskedLM"]), bert_config.json, input_meta_data.json, vocab.txt, tokenizer.json,
+/// tokenizer_config.json, special_tokens_map.json (no tokenizer file without a vocabulary: the
+/// log says so) and README.md (a fill-mask model card with the evaluation's MLM loss, accuracy
+/// and perplexity), through writeExportFolder (core/train/export.h). Written whole or not at
+/// all; throws wb::Error naming the file.
 RunFinished exportPretraining(const TrainingOptions &options, const ValidationResult &validation,
                               TrainingObserver &observer);
 

@@ -5,7 +5,6 @@
 #include "core/train/preflight.h"
 #include "core/model/bertmodel.h"
 #include "core/events/trainingobserver.h"
-#include "core/train/modelcard.h"
 
 #include <string>
 
@@ -31,8 +30,6 @@ private:
     nn::BertForSequenceClassification makeModel();
     std::string checkpointForInference() const;
     void loadForInference(nn::BertForSequenceClassification &model, const std::string &path);
-    /// What the model card needs beyond the run's files (export; `exportDir`: the staging folder).
-    ModelCardModel modelCardFacts(const std::string &ckpt, const std::string &exportDir) const;
 
     const TrainingOptions &m_spec;
     TrainingObserver &m_obs;

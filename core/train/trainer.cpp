@@ -15,9 +15,6 @@
 #include "core/train/checkpointstate.h"
 #include "core/train/evalpass.h"
 #include "core/train/export.h"
-#include "core/train/exportfolder.h"
-#include "core/train/modelcard.h"
-#include "core/hub/catalogue.h"
 #include "core/train/preparedrun.h"
 #include "core/train/pretrainrun.h"
 #include "core/train/run.h"
@@ -103,66 +100,8 @@ RunFinished Run::predict()
     return r;
 }
 
-ModelCardModel Run::modelCardFacts(const std::string &ckpt, const std::string &exportDir) const
-{
-    ModelCardModel c;
-    fs::path out = fs::path(m_spec.model_export_path).lexically_normal();
-    if (!out.has_filename())
-        out = out.parent_path();
-    c.name = out.filename().string();
-    c.regression = m_regression;
-    if (!m_regression)
-        c.labels = modelLabelNames(m_cfg, m_meta, m_spec.input_meta_data_path);
-    c.num_hidden_layers = m_cfg.num_hidden_layers;
-    c.hidden_size = m_cfg.hidden_size;
-    c.num_attention_heads = m_cfg.num_attention_heads;
-    c.vocab_size = m_cfg.vocab_size;
-    const ParameterCount p = m_cfg.parameterCount(m_meta.num_labels);
-    c.parameters = p.total() - p.classifier;
-    c.max_seq_length = m_meta.max_seq_length;
-    // The casing the export wrote (tokenizer_config.json: the one rule of exportModelFiles).
-    try {
-        std::ifstream in((fs::path(exportDir) / "tokenizer_config.json").string());
-        c.do_lower_case = nlohmann::json::parse(in).value("do_lower_case", true);
-    } catch (...) {
-    }
-    c.onnx = fs::exists(fs::path(exportDir) / "onnx" / "model.onnx");
-    c.demo_page = fs::exists(fs::path(exportDir) / "demo" / "index.html");
-    c.checkpoint = ckpt;
-    if (isTrainingCheckpointPath(ckpt))
-        c.checkpoint_step = readCheckpointHeader(ckpt).step;
-    if (m_spec.predict_checkpoint_path.empty() || m_spec.predict_checkpoint_path == "best"
-        || m_spec.predict_checkpoint_path == "latest") {
-        const RunCheckpointChoice choice = chooseRunCheckpoint(m_spec.model_dir);
-        if (choice.path == ckpt || m_spec.predict_checkpoint_path.empty())
-            c.checkpoint_note = choice.label();
-        else
-            c.checkpoint_note = m_spec.predict_checkpoint_path;
-    }
-    // The start: what run_config.json recorded as pretrained_model, else this export's option.
-    Diagnostics ignored;
-    if (const auto run = readRunConfig(m_spec.model_dir, ignored)) {
-        const auto &j = run->json;
-        if (j.contains("informational") && j["informational"].contains("pretrained_model")
-            && j["informational"]["pretrained_model"].is_string())
-            c.start = j["informational"]["pretrained_model"].get<std::string>();
-    }
-    if (c.start.empty())
-        c.start = m_spec.pretrained_model;
-    if (const CatalogueEntry *e = c.start.empty() ? nullptr : findCatalogueEntry(c.start)) {
-        c.base_model = e->hub_id;
-        c.license = e->licence;
-        c.language = hubLanguageCode(e->languages);
-    } else if (!c.start.empty() && c.start.find('/') != std::string::npos && !fs::exists(c.start)) {
-        c.base_model = c.start.substr(0, c.start.find('@')); // a Hub id outside the catalogue: licence unknown
-    }
-    c.meta_data_path = m_spec.input_meta_data_path;
-    return c;
-}
-
 RunFinished Run::exportModel()
 {
-    RunFinished r;
     auto model = makeModel();
     const std::string ckpt = checkpointForInference();
     loadForInference(model, ckpt);
@@ -172,23 +111,18 @@ RunFinished Run::exportModel()
         trained.push_back({fs::path(ckpt).filename().string(), readCheckpointHeader(ckpt).do_lower_case});
     if (!m_spec.model_dir.empty())
         trained.push_back({runConfigPath(m_spec.model_dir), recordedRunCasing(m_spec.model_dir)});
-    // Written whole or not at all: a staging folder beside the target, renamed when complete.
-    ExportStaging staging(m_spec.model_export_path, m_spec.overwrite_output_dir);
-    std::vector<std::string> written = exportModelFiles(staging.path(), model, m_cfg, m_meta, m_spec,
-                                                        [this](const std::string &w) { m_obs.logMessage(w); }, trained);
-    writeFileAtomic((fs::path(staging.path()) / "README.md").string(),
-                    modelCardMarkdown(modelCardFacts(ckpt, staging.path()), m_spec.model_dir));
-    written.push_back("README.md");
-    const std::vector<std::string> files = describeExportFiles(staging.path(), written);
-    staging.commit();
-    std::string list;
-    for (const auto &f : files)
-        list += "\n" + f;
-    m_obs.logMessage("Exported " + ckpt + " to " + m_spec.model_export_path + ":" + list);
-    r.status = RunStatus::Completed;
-    r.last_checkpoint = ckpt;
-    r.message = "exported to " + m_spec.model_export_path;
-    return r;
+    // The model card's note on which checkpoint this is ("best, step 42 (eval_accuracy …)", "latest").
+    std::string note;
+    if (m_spec.predict_checkpoint_path.empty() || m_spec.predict_checkpoint_path == "best"
+        || m_spec.predict_checkpoint_path == "latest") {
+        const RunCheckpointChoice choice = chooseRunCheckpoint(m_spec.model_dir);
+        if (choice.path == ckpt || m_spec.predict_checkpoint_path.empty())
+            note = choice.label();
+        else
+            note = m_spec.predict_checkpoint_path;
+    }
+    return writeExportFolder(exportedClassifier(model, m_cfg, m_meta, m_spec), m_cfg, m_meta, m_spec, trained, ckpt,
+                             note, m_obs);
 }
 
 struct Trainer::Private

@@ -338,6 +338,58 @@ private Q_SLOTS:
                               "bert.encoder.layer.1.output.dense.weight"})
             QVERIFY2(torch::equal(exported.at(n), dict.at(n)), n);
         QVERIFY(!exported.count("bert.pooler.dense.weight")); // BertForMaskedLM has no pooler
+
+        // The model card: a fill-mask model's, with the evaluation of the exported checkpoint.
+        QVERIFY2(out.find("Exported " + path("pt") + "/ckpt-80 to " + path("pt_export") + " as BertForMaskedLM:")
+                     != std::string::npos,
+                 out.c_str());
+        QVERIFY2(out.find("\n  README.md  (") != std::string::npos, out.c_str());
+        std::ifstream cardIn(path("pt_export") + "/README.md");
+        const std::string card((std::istreambuf_iterator<char>(cardIn)), std::istreambuf_iterator<char>());
+        const auto evals = lines(path("pt") + "/metrics.jsonl", "eval");
+        const nlohmann::json last = evals.back();
+        QCOMPARE(last.at("step").get<int64_t>(), int64_t(80));
+        const auto exact = [](const nlohmann::json &v) { return nlohmann::json(v.get<double>()).dump(); };
+        const auto fixed4 = [](const nlohmann::json &v) { return QString::number(v.get<double>(), 'f', 4).toStdString(); };
+        for (const std::string &want :
+             {std::string("pipeline_tag: fill-mask\n"), std::string("      type: fill-mask\n      name: Fill-Mask\n"),
+              "    - type: accuracy\n      value: " + exact(last.at("eval_mlm_accuracy")) + "\n      name: eval_mlm_accuracy\n",
+              "    - type: loss\n      value: " + exact(last.at("eval_mlm_loss")) + "\n      name: eval_mlm_loss\n",
+              "    - type: perplexity\n      value: " + exact(last.at("eval_perplexity")) + "\n      name: eval_perplexity\n",
+              "| eval_mlm_loss | " + fixed4(last.at("eval_mlm_loss")) + " |\n",
+              "| eval_mlm_accuracy | " + fixed4(last.at("eval_mlm_accuracy")) + " |\n",
+              "| eval_perplexity | " + fixed4(last.at("eval_perplexity")) + " |\n",
+              std::string("The evaluation of the exported checkpoint, at step 80, on 16 evaluation sequences"),
+              std::string("- Data: 64 training and 16 evaluation sequences (input_meta_data.json), at most 5 masked "
+                          "tokens each\n"),
+              std::string("- Start: random weights"),
+              std::string("- Uniform guess over the vocabulary of 100 tokens: eval_mlm_loss 4.6052 (ln 100), "
+                          "perplexity 100\n"),
+              std::string("pipeline(\"fill-mask\", model=\"path/to/pt_export\")")})
+            QVERIFY2(card.find(want) != std::string::npos, (want + "\n---\n" + card).c_str());
+        for (const char *absent : {"text-classification", "## Labels", "eval_macro_f1"})
+            QVERIFY2(card.find(absent) == std::string::npos, absent);
+    }
+
+    /// A pretraining run exported without a vocabulary: no vocab.txt and no tokenizer file (their
+    /// token ids would be guesses), and the log says why; the model card is there.
+    void exportWithoutVocabHasNoTokenizerFiles()
+    {
+        std::string out, err;
+        const std::vector<std::string> args = {"export", "--distribution_strategy=one_device", "--bert_config_file=" + m_cls.bert_config_file,
+                                               "--input_meta_data_path=" + m_meta, "--model_dir=" + path("pt"),
+                                               "--model_export_path=" + path("pt_export_novocab")};
+        QVERIFY2(wbtest::runCli(args, out, err) == int(cli::kExitOk), err.c_str());
+        const std::string dir = path("pt_export_novocab");
+        for (const char *f : {"vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+            QVERIFY2(!fs::exists(dir + "/" + f), f);
+        for (const char *f : {"model.safetensors", "config.json", "bert_config.json", "input_meta_data.json", "README.md"})
+            QVERIFY2(fs::exists(dir + "/" + f), f);
+        QVERIFY2(err.find("warning: no vocab.txt in the export, and so no tokenizer files (tokenizer.json, "
+                          "tokenizer_config.json, special_tokens_map.json): pass --vocab_file (the vocabulary the "
+                          "corpus was prepared with)\n")
+                     != std::string::npos,
+                 err.c_str());
     }
 
     void fineTunesFromPretraining()
