@@ -39,8 +39,10 @@ if(WB_BUILD_GUI)
   # Issue 14: Training → Find Learning Rate…, and the best-model / early-stopping fields of the form.
   wb_add_test(tst_lrfinddialog NAME ui.lrfinddialog SOURCES ui/tst_lrfinddialog.cpp
               LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 300)
-  # Issue 26: File → Export Model… exports a tiny run off the GUI thread and says what it wrote.
-  wb_add_test(tst_exportdialog NAME ui.exportdialog SOURCES ui/tst_exportdialog.cpp LIBS wb_ui GUI TIMEOUT 300)
+  # Issue 26: File → Export Model… exports a tiny run off the GUI thread and says what it wrote, the
+  # files `export` (wb_cli, in-process) writes of the same run.
+  wb_add_test(tst_exportdialog NAME ui.exportdialog SOURCES ui/tst_exportdialog.cpp LIBS wb_ui wb_cli GUI
+              TIMEOUT 300)
   # Issue 21 §2: a run trained while Try it classifies and the range test runs is the run alone.
   wb_add_test(tst_windowrandomness NAME ui.windowrandomness SOURCES ui/tst_windowrandomness.cpp
               LIBS wb_ui torch GUI TIMEOUT 300)

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <optional>
 #include <iostream>
 #include <ostream>
 #include <sstream>
@@ -368,13 +369,17 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
 
 } // namespace
 
-int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err)
+int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err,
+                          const StopToken *stopToken)
 {
     if (options.pretrained_model.empty())
         return kExitOk;
     DownloadPrinter printer(out, err, jsonl);
-    StopToken stop;
-    InterruptGuard guard(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+    StopToken own;
+    std::optional<InterruptGuard> guard; // the caller's token comes with the caller's guard
+    if (!stopToken)
+        guard.emplace(own, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+    const StopToken &stop = stopToken ? *stopToken : own;
     try {
         const auto m = fetchPretrainedModel(options, printer.callback(), stop);
         printer.clearBar();

@@ -7,8 +7,8 @@
 #include "app/cli/runflags.h"
 
 #include "core/train/coach.h"
-#include "core/train/onnxruntimeweb.h"
 #include "core/train/preparedrun.h"
+#include "core/train/prepareexport.h"
 #include "core/train/pretrainpreflight.h"
 #include "core/train/runidentity.h"
 #include "core/io/runevents.h"
@@ -200,6 +200,53 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
     return kExitOk;
 }
 
+/// export's steps before it writes (prepareExport, core/train/prepareexport.h: the run's
+/// recorded options, the pretrained model, the pre-flight check, the web demo's runtime), in
+/// the CLI's words: notes on stderr, the download's progress (fetchPretrainedForRun), errors
+/// as reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event
+/// for a failed check or runtime. Ctrl+C stops a download. Returns kExitOk with `prepared` set,
+/// else the exit code after reporting.
+int prepareExportRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err,
+                     PreparedRun &prepared)
+{
+    struct Reported // fetchPretrainedForRun said why
+    {
+    };
+    StopToken stop;
+    int fetched = kExitOk;
+    ExportFrontEnd frontEnd;
+    frontEnd.note = [&err](const std::string &note) { err << "note: " << note << "\n"; };
+    frontEnd.fetch = [&](const TrainingOptions &o, const StopToken &) {
+        fetched = fetchPretrainedForRun(o, jsonl, out, err, &stop);
+        if (fetched != kExitOk)
+            throw Reported{};
+    };
+    PreparedExport p;
+    {
+        InterruptGuard guard(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+        p = prepareExport(options, frontEnd, stop);
+    }
+    if (p.ok()) {
+        prepared = std::move(p.run);
+        return kExitOk;
+    }
+    if (p.step == ExportStep::PretrainedModel && fetched != kExitOk)
+        return fetched;
+    if (p.step == ExportStep::PreFlight) {
+        reportInvalidConfiguration(err, p.run.validation.diagnostics);
+        if (jsonl) // the event stream ends with "finished" whatever happened
+            out << runEventLine(p.failure()) << "\n" << std::flush;
+        return kExitInvalid;
+    }
+    if (p.step == ExportStep::DemoRuntime && jsonl)
+        out << runEventLine(p.failure()) << "\n" << std::flush;
+    try {
+        std::rethrow_exception(p.error);
+    } catch (...) {
+        return reportCurrentException(err, p.stepField(), kExitInvalid);
+    }
+}
+
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
             const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
@@ -233,43 +280,29 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
             return taken;
         }
     }
-    // predict and export read a run: what it recorded fills the options not given, as for
-    // classify (one rule: fillFromRecordedRun); said on stderr (stdout may be JSON lines).
-    if (purpose == RunPurpose::Predict || purpose == RunPurpose::Export) {
-        try {
-            for (const auto &note : fillFromRecordedRun(options))
-                err << "note: " << note << "\n";
-        } catch (...) {
-            return reportCurrentException(err, "model_dir", kExitInvalid);
+    PreparedRun prepared;
+    if (purpose == RunPurpose::Export) { // the core's one path, as the window's Export Model…
+        if (const int code = prepareExportRun(options, progressFormat == "jsonl", out, err, prepared); code != kExitOk)
+            return code;
+    } else {
+        // predict reads a run: what it recorded fills the options not given, as for classify
+        // (one rule: fillFromRecordedRun); said on stderr (stdout may be JSON lines).
+        if (purpose == RunPurpose::Predict) {
+            try {
+                for (const auto &note : fillFromRecordedRun(options))
+                    err << "note: " << note << "\n";
+            } catch (...) {
+                return reportCurrentException(err, "model_dir", kExitInvalid);
+            }
         }
-        // Export reads one checkpoint on this machine: the strategy means nothing to it.
-        if (purpose == RunPurpose::Export && options.distribution_strategy.empty()) {
-            options.distribution_strategy = "one_device";
-            err << "note: --distribution_strategy not given: one_device (export runs in this process)\n";
-        }
-    }
-
-    if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
-        return fetched;
-    PreparedRun prepared = prepareRun(options, purpose); // the one pre-flight check
-    if (!prepared.ok()) {
-        reportInvalidConfiguration(err, prepared.validation.diagnostics);
-        if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
-            out << runEventLine(failedValidation(prepared.validation.diagnostics)) << "\n" << std::flush;
-        return kExitInvalid;
-    }
-    // export --demo: onnxruntime-web's files, from --onnxruntime_web_dir or the npm cache
-    // (fetched once from the registry); a failure is bad input and leaves the target as it was.
-    if (purpose == RunPurpose::Export) {
-        try {
-            StopToken fetchStop;
-            InterruptGuard fetchGuard(fetchStop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
-            if (const std::string note = resolveDemoRuntime(prepared.options, &fetchStop); !note.empty())
-                err << "note: " << note << "\n";
-        } catch (...) {
-            if (progressFormat == "jsonl")
-                out << runEventLine(failedRun(describeCurrentException("demo"))) << "\n" << std::flush;
-            return reportCurrentException(err, "demo", kExitInvalid);
+        if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
+            return fetched;
+        prepared = prepareRun(options, purpose); // the one pre-flight check
+        if (!prepared.ok()) {
+            reportInvalidConfiguration(err, prepared.validation.diagnostics);
+            if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
+                out << runEventLine(failedValidation(prepared.validation.diagnostics)) << "\n" << std::flush;
+            return kExitInvalid;
         }
     }
     // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
+#include "core/events/stoptoken.h"
 
 #include <iosfwd>
 #include <functional>
@@ -62,8 +63,10 @@ int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostr
 /// folder, or a download with its progress on `err`, or "download" JSON events on `out` when
 /// `jsonl`). Returns kExitOk (also when no pretrained model is set), else reports the error on
 /// `err` and returns its exit code (2 for a model that cannot be had, 1 network or disk, 130
-/// stopped).
-int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err);
+/// stopped). `stop`: the caller's token, under the caller's InterruptGuard; none: Ctrl+C
+/// stops the download (a guard of its own).
+int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err,
+                          const StopToken *stop = nullptr);
 
 /// Which of prepare's (or prepare_pretraining's) tokenizer flags the user gave.
 struct PrepareFlagsGiven

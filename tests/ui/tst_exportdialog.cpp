@@ -4,8 +4,10 @@
 // onnxruntime-web files, from the npm cache, when asked),
 // and the dialog's final text says which checkpoint went where and lists the files; a non-empty
 // folder is refused unless "Replace" is checked. The window's File menu opens it on the form's
-// model_dir.
+// model_dir. The dialog and `bert-workbench-cli export` of the same run write the same files
+// (one path: prepareExport, then the one export folder writer).
 #include "ui/dialogs/exportdialog.h"
+#include "cli/clirun.h"
 #include "core/events/stoptoken.h"
 #include "core/events/trainingobserver.h"
 #include "core/train/onnxruntimeweb.h"
@@ -26,6 +28,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -39,6 +42,44 @@ std::vector<std::string> entries(const std::string &dir)
         names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+/// Every file under `dir`, relative to it, sorted.
+std::vector<std::string> filesUnder(const std::string &dir)
+{
+    std::vector<std::string> names;
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file())
+            names.push_back(fs::relative(e.path(), dir).string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+/// The names of "Exported <ckpt> to <folder>:"'s list ("  model.safetensors  (17.2 kB)" lines).
+std::vector<std::string> listedFiles(const std::string &text)
+{
+    std::vector<std::string> names;
+    std::istringstream in(text);
+    bool listing = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("Exported ", 0) == 0) {
+            listing = true;
+            names.clear();
+        } else if (listing && line.rfind("  ", 0) == 0) {
+            names.push_back(line.substr(2, line.find("  (", 2) - 2));
+        } else {
+            listing = false;
+        }
+    }
+    return names;
+}
+
+std::string bytesOf(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
 }
 
 } // namespace
@@ -176,6 +217,37 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QString::fromStdString("note: the web demo runs on onnxruntime-web " + version + " from "
                                                       + folder + "/dist")),
                  qPrintable(text));
+    }
+
+    /// The window's export and the CLI's of the same run: the same options from the run's files,
+    /// the same checkpoint, the same files listed and written, the same bytes.
+    void windowAndCliWriteTheSameFiles()
+    {
+        ExportDialog d(QString::fromStdString(m_modelDir));
+        const std::string windowTarget = root() + "/same/window/export", cliTarget = root() + "/same/cli/export";
+        d.setExportFolder(QString::fromStdString(windowTarget));
+        QVERIFY2(exportWith(d), qPrintable(d.resultText()));
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"export", "--model_dir=" + m_modelDir, "--model_export_path=" + cliTarget}, out, err), 0);
+        const std::vector<std::string> expected{"model.safetensors",       "config.json",
+                                                "bert_config.json",        "input_meta_data.json",
+                                                "labels.txt",              "vocab.txt",
+                                                "tokenizer.json",          "tokenizer_config.json",
+                                                "special_tokens_map.json", "onnx/model.onnx",
+                                                "README.md"};
+        QCOMPARE(listedFiles(d.resultText().toStdString()), expected);
+        QCOMPARE(listedFiles(out), expected);
+        QCOMPARE(filesUnder(windowTarget), filesUnder(cliTarget));
+        // The notes are the same too (the run's files fill the options, one_device).
+        const QString text = d.resultText();
+        QVERIFY2(text.contains(QStringLiteral("note: --distribution_strategy not given: one_device (export runs in "
+                                              "this process)")),
+                 qPrintable(text));
+        QVERIFY2(err.find("note: --distribution_strategy not given: one_device (export runs in this process)")
+                     != std::string::npos,
+                 err.c_str());
+        for (const char *f : {"model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "README.md"})
+            QVERIFY2(bytesOf(windowTarget + "/" + f) == bytesOf(cliTarget + "/" + f), f);
     }
 
     void fileMenuOpensItOnTheFormsModelDir()

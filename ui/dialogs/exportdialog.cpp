@@ -4,9 +4,7 @@
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
 #include "core/util/errortext.h"
-#include "core/train/onnxruntimeweb.h"
-#include "core/train/preparedrun.h"
-#include "core/train/runidentity.h"
+#include "core/train/prepareexport.h"
 #include "core/train/trainer.h"
 
 #include <QCheckBox>
@@ -44,41 +42,41 @@ struct ExportResult
     std::string text;
 };
 
-/// The CLI's export (app/cli/cmd_train.cpp): the run's recorded files fill the options, one_device.
-ExportResult runExport(TrainingOptions o, const StopToken &stop)
+std::string errorLine(const ErrorText &e)
+{
+    return "error: " + (e.field.empty() ? std::string() : e.field + ": ") + e.message
+           + (e.hint.empty() ? "" : " (" + e.hint + ")") + "\n";
+}
+
+/// The CLI's export: the core's one path before writing (prepareExport: the run's recorded
+/// options, the pretrained model, the pre-flight check, the web demo's runtime), then the run.
+ExportResult runExport(const TrainingOptions &o, const StopToken &stop)
 {
     ExportResult r;
     std::string text;
-    for (const auto &note : fillFromRecordedRun(o))
-        text += "note: " + note + "\n";
-    if (o.distribution_strategy.empty())
-        o.distribution_strategy = "one_device";
-    PreparedRun prepared = prepareRun(o, RunPurpose::Export);
+    ExportFrontEnd frontEnd;
+    frontEnd.note = [&text](const std::string &note) { text += "note: " + note + "\n"; };
+    const PreparedExport prepared = prepareExport(o, frontEnd, stop);
     if (!prepared.ok()) {
-        for (const auto &d : prepared.validation.diagnostics.items())
-            if (d.severity == Severity::Error)
-                text += "error: " + d.field + ": " + d.message + (d.hint.empty() ? "" : " (" + d.hint + ")") + "\n";
+        if (prepared.step == ExportStep::PreFlight) {
+            for (const auto &d : prepared.run.validation.diagnostics.items())
+                if (d.severity == Severity::Error)
+                    text += errorLine({d.field, d.message, d.hint});
+        } else {
+            const RunFinished end = prepared.failure();
+            text += errorLine({end.field, end.message, end.hint});
+        }
         r.text = text;
-        return r;
-    }
-    try { // the web demo's onnxruntime-web files (the npm cache, fetched once), before the folder is touched
-        if (const std::string note = resolveDemoRuntime(prepared.options, &stop); !note.empty())
-            text += "note: " + note + "\n";
-    } catch (...) {
-        const ErrorText e = describeCurrentException("demo");
-        r.text = text + "error: " + (e.field.empty() ? std::string() : e.field + ": ") + e.message
-                 + (e.hint.empty() ? "" : " (" + e.hint + ")") + "\n";
         return r;
     }
     CollectingObserver observer;
     Trainer trainer;
-    const RunFinished end = trainer.execute(prepared, observer, stop);
+    const RunFinished end = trainer.execute(prepared.run, observer, stop);
     for (const auto &l : observer.lines)
         text += l + "\n";
     r.ok = end.status == RunStatus::Completed;
     if (!r.ok)
-        text += "error: " + (end.field.empty() ? std::string() : end.field + ": ") + end.message
-                + (end.hint.empty() ? "" : " (" + end.hint + ")") + "\n";
+        text += errorLine({end.field, end.message, end.hint});
     r.text = text;
     return r;
 }
