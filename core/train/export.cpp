@@ -240,6 +240,7 @@ ModelCardModel cardFacts(const ExportedModel &model, const BertConfig &cfg, cons
     };
     c.onnx = has("onnx/model.onnx");
     c.demo_page = has("demo/index.html");
+    c.tokenizer_files = has("tokenizer.json");
     if (c.masked_lm) {
         c.train_examples = meta.train_data_size.value_or(-1);
         c.eval_examples = meta.eval_data_size.value_or(-1);

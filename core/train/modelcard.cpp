@@ -537,6 +537,12 @@ void writeLimitations(std::ostream &o, const ModelCardModel &m, const CardInputs
 }
 
 /// "## How to use".
+/// The tokenizer files of the card's file list ("" for an export without a vocabulary).
+const char *tokenizerFiles(const ModelCardModel &m)
+{
+    return m.tokenizer_files ? "tokenizer.json, vocab.txt, tokenizer_config.json, special_tokens_map.json, " : "";
+}
+
 void writeHowToUse(std::ostream &o, const ModelCardModel &m)
 {
     if (m.masked_lm) {
@@ -549,9 +555,8 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
           << "bert-workbench-cli fill_mask --model_export_path=path/to/" << m.name
           << " --text=\"the cat sat on the [MASK].\"\n"
           << "bert-workbench-cli train ... --init_checkpoint=path/to/" << m.name << "\n```\n\n"
-          << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
-             "tokenizer_config.json, special_tokens_map.json, bert_config.json and input_meta_data.json "
-             "(google-research/bert's).\n";
+          << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, " << tokenizerFiles(m)
+          << "bert_config.json and input_meta_data.json (google-research/bert's).\n";
         return;
     }
     o << "## How to use\n\n"
@@ -589,8 +594,8 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
                  "http.server` in it) and open http://localhost:8000/demo/. It reads the model from the scripts "
                  "in demo/model/, so keep demo/ whole.\n\n";
     }
-    o << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, tokenizer.json, vocab.txt, "
-         "tokenizer_config.json, special_tokens_map.json, bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"
+    o << "Files: model.safetensors (float32 weights, Hugging Face names), config.json, " << tokenizerFiles(m)
+      << "bert_config.json and input_meta_data.json (google-research/bert's), labels.txt"
       << (m.onnx ? ", onnx/model.onnx" : "") << (m.demo_page ? ", demo/index.html" : "") << ".\n";
 }
 

@@ -30,6 +30,9 @@ struct ModelCardModel
     std::string meta_data_path;       ///< input_meta_data.json (prepare_report.json is beside it)
     bool onnx = false;                ///< the export has onnx/model.onnx (the card says how to run it)
     bool demo_page = false;           ///< the export has demo/index.html
+    /// The export has vocab.txt and the tokenizer files (tokenizer.json, tokenizer_config.json,
+    /// special_tokens_map.json); the card's file list names them only then.
+    bool tokenizer_files = true;
     /// A BertForMaskedLM export (a pretraining run): the card is a fill-mask model's (no labels,
     /// the evaluation's MLM loss, accuracy and perplexity, no prepare_report.json).
     bool masked_lm = false;

@@ -390,6 +390,13 @@ private Q_SLOTS:
                           "corpus was prepared with)\n")
                      != std::string::npos,
                  err.c_str());
+        // The model card lists the files the export has, and no tokenizer files.
+        std::ifstream card(dir + "/README.md");
+        const std::string text(std::istreambuf_iterator<char>(card), {});
+        QVERIFY2(text.find("Files: model.safetensors (float32 weights, Hugging Face names), config.json, bert_config.json "
+                           "and input_meta_data.json (google-research/bert's).\n")
+                     != std::string::npos,
+                 text.c_str());
     }
 
     void fineTunesFromPretraining()
