@@ -3,7 +3,9 @@
 
 #include "app/cli/commands.h"
 
+#include <algorithm>
 #include <ostream>
+#include <vector>
 
 namespace wb::cli {
 
@@ -22,6 +24,12 @@ std::string cliFieldHint(const FieldProblem &p)
         return "--" + f.option + (f.value.empty() ? std::string() : "=" + f.value)
                + (f.purpose.empty() ? std::string() : " " + f.purpose);
     };
+    if (!p.advice.empty()) { // "Fix the label, pass --label_list …, or pass --skip_bad_rows to skip such rows."
+        std::string s = p.advice;
+        for (size_t k = 0; k < p.fixes.size(); ++k)
+            s += std::string(k + 1 == p.fixes.size() ? ", or pass " : ", pass ") + flag(p.fixes[k]);
+        return s + ".";
+    }
     std::string s;
     for (size_t k = 0; k < p.fixes.size(); ++k)
         s += k == 0 ? (p.reason.empty() ? "Pass " : p.reason + ": use ") + flag(p.fixes[k])
@@ -44,6 +52,14 @@ int reportCurrentException(std::ostream &err, const std::string &fallbackField, 
         throw;
     } catch (const FieldError &e) {
         text.hint = cliFieldHint(e.problem());
+    } catch (const BadRowsError &e) { // each distinct fix once, in the rows' order
+        std::vector<std::string> hints;
+        for (const RowProblem &r : e.rows())
+            if (std::find(hints.begin(), hints.end(), cliFieldHint(r.problem)) == hints.end())
+                hints.push_back(cliFieldHint(r.problem));
+        text.hint.clear();
+        for (const std::string &h : hints)
+            text.hint += (text.hint.empty() ? "" : " ") + h;
     } catch (...) {
     }
     return reportError(err, text, exitCode);

@@ -19,12 +19,13 @@ int reportError(std::ostream &err, const ErrorText &error, int exitCode = 1);
 /// The CLI's words for the fix of a FieldProblem (core/config/fieldproblem.h):
 ///   "Pass --text_a_column=NAME (and --text_b_column=NAME for sentence pairs). Recognised
 ///   without a flag: sentence, text, …."  or, with a reason,
-///   "The file looks tab-separated: use --classification_task_name=tsv."
+///   "The file looks tab-separated: use --classification_task_name=tsv."  or, with advice,
+///   "Fix the label, or pass --skip_bad_rows to skip the row."
 std::string cliFieldHint(const FieldProblem &problem);
 
 /// reportError for the exception in flight: call it in a catch (...). `fallbackField`
-/// names the command or flag when the exception carries no field; a FieldError's fix is
-/// worded by cliFieldHint.
+/// names the command or flag when the exception carries no field; a FieldError's fix (and
+/// each distinct fix of a BadRowsError's rows) is worded by cliFieldHint.
 int reportCurrentException(std::ostream &err, const std::string &fallbackField, int exitCode = 1);
 
 /// Prints the errors of a failed pre-flight check (warnings left out) and the

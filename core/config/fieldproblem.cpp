@@ -5,6 +5,15 @@ namespace wb {
 
 std::string FieldProblem::plainHint() const
 {
+    if (!advice.empty()) { // "Fix the label, or set skip_bad_rows on to skip such rows."
+        std::string s = advice;
+        for (size_t k = 0; k < fixes.size(); ++k) {
+            const OptionFix &f = fixes[k];
+            s += std::string(k + 1 == fixes.size() ? ", or set " : ", set ") + f.option
+                 + (f.value.empty() ? std::string(" on") : " to " + f.value) + (f.purpose.empty() ? "" : " " + f.purpose);
+        }
+        return s + ".";
+    }
     std::string s;
     for (size_t k = 0; k < fixes.size(); ++k) {
         const OptionFix &f = fixes[k];

@@ -28,6 +28,9 @@ struct FieldProblem
     std::string reason;           ///< why the fix is suggested ("the file looks tab-separated"); may be empty
     std::vector<OptionFix> fixes; ///< the fix first, then options to give with it (a pair's second column)
     std::string recognised;       ///< values found without the option ("label, labels, class"); may be empty
+    /// Plain advice that the fixes are alternatives to ("Fix the label"); when set, each fix is
+    /// another way out ("…, or pass --skip_bad_rows to skip such rows"). May be empty.
+    std::string advice;
 
     /// The fix in plain words, for a front-end that does not word it itself:
     /// "Give text_a_column a value (NAME), and text_b_column for sentence pairs. Recognised
@@ -48,6 +51,34 @@ public:
 
 private:
     FieldProblem m_problem;
+};
+
+/// One bad row of the input: where it is and what is wrong with it (FieldProblem::message),
+/// with its fixes.
+struct RowProblem
+{
+    std::string where; ///< "<file>:<line>"
+    FieldProblem problem;
+};
+
+/// Several bad rows at once (prepare without skip_bad_rows): what() names the first and lists
+/// the others ("…; 2 more bad rows: a.csv:4: …; a.csv:6: …"), hint() their distinct plain
+/// hints; rows() holds every one for a front-end to list and word itself.
+class BadRowsError : public Error
+{
+public:
+    BadRowsError(std::string field, const std::string &message, std::string hint, std::vector<RowProblem> rows,
+                 size_t total)
+        : Error(std::move(field), message, std::move(hint)), m_rows(std::move(rows)), m_total(total)
+    {
+    }
+    const std::vector<RowProblem> &rows() const noexcept { return m_rows; }
+    /// Every bad row found (rows().size()).
+    size_t total() const noexcept { return m_total; }
+
+private:
+    std::vector<RowProblem> m_rows;
+    size_t m_total = 0;
 };
 
 } // namespace wb

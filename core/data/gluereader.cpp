@@ -81,8 +81,7 @@ std::vector<RawExample> readGlueFile(const std::string &path, const GlueLayout &
                 notes.skipped.push_back({where, msg});
             else
                 badRow(o.skip_bad_rows, notes, where, msg,
-                       std::string("Check that the file is the GLUE ") + g.processor
-                           + " TSV, or pass --skip_bad_rows to skip such rows.");
+                       std::string("Check that the file is the GLUE ") + g.processor + " TSV");
             continue;
         }
         if (fieldsToUtf8(row.fields))
@@ -99,7 +98,7 @@ std::vector<RawExample> readGlueFile(const std::string &path, const GlueLayout &
             double v = 0;
             if (!parseNumber(ex.label, v)) {
                 badRow(o.skip_bad_rows, notes, where, "the label '" + ex.label + "' is not a number",
-                       "STS-B labels are similarity scores from 0 to 5.");
+                       "STS-B labels are similarity scores from 0 to 5");
                 continue;
             }
             ex.value = float(v);

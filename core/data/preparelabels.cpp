@@ -88,8 +88,7 @@ void dropMinorityKind(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes
         badRow(o.skip_bad_rows, notes, ex.where,
                "the label '" + ex.label + "' is " + (dropWords ? "a word" : "a number") + ", most labels in column '"
                    + s.label_column + "' are " + (dropWords ? "numbers" : "words"),
-               "Fix the label (is the row shifted?), pass --label_list to name every label, "
-               "or pass --skip_bad_rows to skip such rows.");
+               "Fix the label (is the row shifted?)", "to skip such rows", {{"label_list", "", "to name every label"}});
         ex.skip = true;
     }
     order.erase(std::remove_if(order.begin(), order.end(),
@@ -209,8 +208,8 @@ void applyLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes, con
             const std::string source = fromList ? "--label_list" : (!s.labels.empty() ? "the task" : "the training data");
             badRow(o.skip_bad_rows, notes, ex.where,
                    "the label '" + ex.label + "' is not one of the labels of " + source + " (" + joinNames(labels) + ")",
-                   fromList ? "Fix the label, add it to --label_list, or pass --skip_bad_rows to skip the row."
-                            : "Fix the label (check for typos and stray characters), or pass --skip_bad_rows to skip the row.");
+                   fromList ? "Fix the label" : "Fix the label (check for typos and stray characters)", "to skip the row",
+                   fromList ? std::vector<OptionFix>{{"label_list", "", "with the label added"}} : std::vector<OptionFix>{});
             ex.skip = true;
         }
     };

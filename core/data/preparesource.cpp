@@ -18,12 +18,18 @@ namespace wb::prep {
 namespace fs = std::filesystem;
 
 void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const std::string &message,
-            const std::string &hint)
+            const std::string &advice, const char *skipPurpose, std::vector<OptionFix> otherFixes)
 {
-    if (!skipBadRows)
-        notes.bad.push_back({where, message, hint});
-    else
+    if (skipBadRows) {
         notes.skipped.push_back({where, message});
+        return;
+    }
+    FieldProblem p;
+    p.message = message;
+    p.advice = advice;
+    p.fixes = std::move(otherFixes);
+    p.fixes.push_back({"skip_bad_rows", "", skipPurpose});
+    notes.bad.push_back({where, std::move(p)});
 }
 
 void throwBadRows(const ReadNotes &notes)
@@ -32,22 +38,26 @@ void throwBadRows(const ReadNotes &notes)
         return;
     const ReadNotes::BadRow &first = notes.bad.front();
     if (notes.bad.size() == 1)
-        throw Error(first.where, first.message, first.hint);
-    std::string message = first.message + "; " + std::to_string(notes.bad.size() - 1) + " more bad row"
+        throw FieldError(first.where, first.problem);
+    std::string message = first.problem.message + "; " + std::to_string(notes.bad.size() - 1) + " more bad row"
         + (notes.bad.size() > 2 ? "s" : "") + ":";
     const size_t listed = std::min(notes.bad.size(), kListedBadRows);
-    for (size_t i = 1; i < listed; ++i)
-        message += (i > 1 ? ";" : "") + std::string(" ") + notes.bad[i].where + ": " + notes.bad[i].message;
+    std::vector<RowProblem> rows;
+    for (size_t i = 0; i < notes.bad.size(); ++i) {
+        if (i > 0 && i < listed)
+            message += (i > 1 ? ";" : "") + std::string(" ") + notes.bad[i].where + ": " + notes.bad[i].problem.message;
+        rows.push_back({notes.bad[i].where, notes.bad[i].problem});
+    }
     if (notes.bad.size() > listed)
         message += " (and " + std::to_string(notes.bad.size() - listed) + " more)";
     std::vector<std::string> hints;
     for (const auto &b : notes.bad)
-        if (std::find(hints.begin(), hints.end(), b.hint) == hints.end())
-            hints.push_back(b.hint);
+        if (std::find(hints.begin(), hints.end(), b.problem.plainHint()) == hints.end())
+            hints.push_back(b.problem.plainHint());
     std::string hint;
     for (const std::string &h : hints)
         hint += (hint.empty() ? "" : " ") + h;
-    throw Error(first.where, message, hint);
+    throw BadRowsError(first.where, message, hint, std::move(rows), notes.bad.size());
 }
 
 std::string trimmed(const std::string &s)

@@ -3,11 +3,13 @@
 // Internal to prepareData(): the readers (folders, TSV/CSV, GLUE) and the label rules.
 // Not used outside core/data.
 
+#include "core/config/fieldproblem.h"
 #include "core/data/dataprep.h"
 #include "core/data/textinput.h"
 
 #include <cstdint>
 #include <filesystem>
+
 #include <string>
 #include <vector>
 
@@ -54,7 +56,8 @@ struct ReadNotes
     /// Bad rows found without skip_bad_rows: thrown together by throwBadRows().
     struct BadRow
     {
-        std::string where, message, hint;
+        std::string where;
+        FieldProblem problem; ///< the message, plain advice and the options that fix it
     };
     std::vector<BadRow> bad;
 };
@@ -64,12 +67,15 @@ constexpr size_t kListedBadRows = 20;
 
 /// A row problem: recorded in `notes.bad` (thrown later by throwBadRows()), or, with
 /// `skipBadRows`, recorded in `notes.skipped`. Returns normally; the caller drops the row.
+/// `advice` says how to fix the row in plain words; skip_bad_rows (`skipPurpose`: "to skip such
+/// rows") and any `otherFixes` before it are the options that fix it too (FieldProblem).
 void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const std::string &message,
-            const std::string &hint);
+            const std::string &advice, const char *skipPurpose = "to skip such rows",
+            std::vector<OptionFix> otherFixes = {});
 
-/// Throws the bad rows of `notes` as one wb::Error: one row as Error(where, message, hint); several
-/// as Error(first where, first message + "; N more bad rows: <where>: <message>; …" (up to
-/// kListedBadRows named), every distinct hint). Returns when there are none.
+/// Throws the bad rows of `notes`: one row as FieldError(where, its problem); several as a
+/// BadRowsError(first where, first message + "; N more bad rows: <where>: <message>; …" (up to
+/// kListedBadRows named), every distinct plain hint, the listed rows). Returns when there are none.
 void throwBadRows(const ReadNotes &notes);
 
 /// Returns `s` without leading and trailing ASCII whitespace.

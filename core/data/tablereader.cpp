@@ -62,7 +62,7 @@ bool toExample(TextInputRecord &rec, const std::string &where, const TextInput &
         return false;
     }
     if (!rec.problem.empty()) {
-        badRow(o.skip_bad_rows, notes, where, rec.problem, rec.hint + ", or pass --skip_bad_rows to skip such rows.");
+        badRow(o.skip_bad_rows, notes, where, rec.problem, rec.hint);
         return false;
     }
     if (rec.latin1)
@@ -80,7 +80,7 @@ bool toExample(TextInputRecord &rec, const std::string &where, const TextInput &
     if (ex.label.empty() && needLabel) {
         badRow(o.skip_bad_rows, notes, where,
                rec.has_label ? std::string("the label is empty") : "the record has no '" + in.columns.label + "'",
-               "Fill in the label in column '" + in.columns.label + "', or pass --skip_bad_rows to skip the row.");
+               "Fill in the label in column '" + in.columns.label + "'", "to skip the row");
         return false;
     }
     return true;

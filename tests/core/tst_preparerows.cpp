@@ -118,8 +118,10 @@ private Q_SLOTS:
         const Error e = expectError(o);
         QCOMPARE(e.field(), path("a.csv") + ":3");
         QCOMPARE(std::string(e.what()), std::string("the row has 3 fields, the header has 2 ('text', 'label')"));
+        // The row's fix is structured (FieldProblem): each front-end words skip_bad_rows itself.
+        QCOMPARE(m_fixes, std::string("skip_bad_rows= to skip such rows"));
         QCOMPARE(e.hint(), std::string("Put the text in double quotes when it contains commas (\"noisy room, thin walls\"), "
-                                       "or pass --skip_bad_rows to skip such rows."));
+                                       "or set skip_bad_rows on to skip such rows."));
     }
 
     /// Issue input 1, label column first: the text is no longer cut at the comma.

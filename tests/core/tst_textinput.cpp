@@ -277,7 +277,7 @@ private Q_SLOTS:
         } catch (const Error &e) {
             QCOMPARE(e.field(), root + "/bad.jsonl:2");
             QCOMPARE(std::string(e.what()), std::string("the record has no 'text'"));
-            QCOMPARE(e.hint(), std::string("Give every record the same keys, or pass --skip_bad_rows to skip such rows."));
+            QCOMPARE(e.hint(), std::string("Give every record the same keys, or set skip_bad_rows on to skip such rows."));
         }
         o.skip_bad_rows = true;
         r = prepareData(o);

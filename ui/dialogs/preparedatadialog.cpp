@@ -114,6 +114,17 @@ QString dialogFieldHint(const FieldProblem &p)
     const auto isColumn = [](const std::string &option) {
         return option.size() > 7 && option.compare(option.size() - 7, 7, "_column") == 0;
     };
+    if (!p.advice.empty()) { // "Fix the label, or tick “Skip bad rows” to skip the row."
+        QString s = QString::fromStdString(p.advice);
+        for (size_t k = 0; k < p.fixes.size(); ++k) {
+            const OptionFix &f = p.fixes[k];
+            const FlagRow *row = findFlagRow(prepareFlagTable(), f.option);
+            const QString phrase = (row && row->kind == FlagKind::Switch ? tr("tick %1") : tr("fill in %1")).arg(label(f.option))
+                                   + (f.purpose.empty() ? QString() : QLatin1Char(' ') + QString::fromStdString(f.purpose));
+            s += (k + 1 == p.fixes.size() ? tr(", or %1") : QStringLiteral(", %1")).arg(phrase);
+        }
+        return s + QLatin1Char('.');
+    }
     QString s;
     for (size_t k = 0; k < p.fixes.size(); ++k) {
         const OptionFix &f = p.fixes[k];
@@ -510,13 +521,15 @@ void PrepareDataDialog::start()
         s.setValue(QStringLiteral("stratify_split"), o.stratify_split);
     }
     m_error.clear();
+    // Written by the job (its thread) before it fails; read by finish() once it has ended.
+    m_badRows = std::make_shared<std::vector<RowProblem>>();
     m_progress->setValue(0);
     m_stage->setText(tr("Starting…"));
     m_labelCounts->setVisible(false);
     m_warnings->setVisible(false);
     m_job = runBackgroundJob<PrepareReport>(
         this,
-        [given = o, model = modelPickerValue(m_model).toStdString()](const JobControl &job) {
+        [given = o, model = modelPickerValue(m_model).toStdString(), badRows = m_badRows](const JobControl &job) {
             PrepareOptions o = given;
             if (!model.empty())
                 usePretrainedModel(o, model, job);
@@ -529,6 +542,13 @@ void PrepareDataDialog::start()
                     job.stopToken());
             } catch (const FieldError &e) { // the fix in the dialog's words, not the command line's
                 throw Error(e.field(), e.what(), dialogFieldHint(e.problem()).toStdString());
+            } catch (const BadRowsError &e) { // listed row by row in finish(), each fix once
+                QStringList hints;
+                for (const RowProblem &r : e.rows())
+                    if (!hints.contains(dialogFieldHint(r.problem)))
+                        hints << dialogFieldHint(r.problem);
+                *badRows = e.rows();
+                throw Error(e.field(), e.what(), hints.join(QLatin1Char(' ')).toStdString());
             }
         },
         [this](JobOutcome<PrepareReport> outcome) { finish(std::move(outcome)); },
@@ -603,19 +623,23 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
         if (!outcome.error.hint.isEmpty())
             m_error += QStringLiteral("\n") + outcome.error.hint;
         m_error = formWords(m_error);
-        // Several bad rows make a long message: each on its own line in the text box below.
-        const int more = m_error.indexOf(QRegularExpression(QStringLiteral("; \\d+ more bad rows?:")));
-        if (more >= 0) {
-            QString listed = m_error;
-            listed.replace(QRegularExpression(QStringLiteral("; (?=\\d+ more bad rows?:)")), QStringLiteral("\n"));
-            listed.replace(QRegularExpression(QStringLiteral("(bad rows?): (?=\\S+:\\d+: )")), QStringLiteral("\\1:\n"));
-            listed.replace(QRegularExpression(QStringLiteral("; (?=\\S+:\\d+: )")), QStringLiteral("\n"));
-            m_warnings->setPlainText(listed);
+        // Several bad rows make a long message: each on its own line in the text box below,
+        // from the rows the core reported (BadRowsError), then their fixes.
+        const std::vector<RowProblem> rows = m_badRows ? *m_badRows : std::vector<RowProblem>();
+        if (rows.size() > 1) {
+            QStringList listed;
+            listed << QStringLiteral("%1: %2").arg(q(rows[0].where), q(rows[0].problem.message));
+            listed << (rows.size() == 2 ? tr("1 more bad row:") : tr("%1 more bad rows:").arg(rows.size() - 1));
+            constexpr size_t kListedRows = 20; // as many as the core's message names
+            for (size_t i = 1; i < rows.size() && i < kListedRows; ++i)
+                listed << QStringLiteral("%1: %2").arg(q(rows[i].where), q(rows[i].problem.message));
+            if (rows.size() > kListedRows)
+                listed << tr("(and %1 more)").arg(rows.size() - kListedRows);
+            listed << outcome.error.hint;
+            m_warnings->setPlainText(listed.join(QLatin1Char('\n')));
             m_warnings->setVisible(true);
             m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>")
-                                 .arg(tr("%1 bad rows; each is listed below with its fix.")
-                                          .arg(m_error.mid(more + 2).section(QLatin1Char(' '), 0, 0).toInt() + 1)
-                                          .toHtmlEscaped()));
+                                 .arg(tr("%1 bad rows; each is listed below with its fix.").arg(rows.size()).toHtmlEscaped()));
         } else {
             m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
         }

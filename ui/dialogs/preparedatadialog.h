@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/config/fieldproblem.h"
 #include "core/data/dataprep.h"
 #include "core/events/trainingobserver.h"
 #include "ui/common/backgroundjob.h"
@@ -8,6 +9,7 @@
 #include <QDialog>
 
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QDialogButtonBox;
@@ -106,6 +108,7 @@ private:
     JobHandle m_job;
     PrepareReport m_report;
     QString m_error;
+    std::shared_ptr<std::vector<RowProblem>> m_badRows; ///< the last job's bad rows (BadRowsError)
 };
 
 } // namespace wb
