@@ -19,7 +19,7 @@ std::string FieldProblem::plainHint() const
         const OptionFix &f = fixes[k];
         std::string fix = f.option + (f.value.empty() ? std::string(" on") : " to " + f.value)
                           + (f.purpose.empty() ? std::string() : " " + f.purpose);
-        s += k == 0 ? "Set " + fix : (k == 1 ? " (and " : ", and ") + fix;
+        s += k == 0 ? "set " + fix : (k == 1 ? " (and " : ", and ") + fix;
     }
     if (fixes.size() > 1)
         s += ")";

@@ -4,6 +4,8 @@
 // tensorflow/models official/nlp/data/create_finetuning_data.py for classification.
 #include "core/data/dataprep.h"
 
+#include "core/config/fieldproblem.h"
+
 #include "core/data/emailbody.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
@@ -346,14 +348,18 @@ Sorted sortConverted(const PrepareOptions &o, const prep::SourceSplits &src, std
         rep.max_tokens_capped = rep.max_tokens_capped || j.out.capped;
         (j.split == Split::Train ? out.train : j.split == Split::Eval ? out.eval : out.test).push_back(&j);
     }
-    if (out.train.empty() && out.eval.empty())
-        throw Error(o.input_data_dir, "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
-                                          + " rows: only spaces, control characters or nothing)",
-                    src.text_a_column.empty()
-                        ? std::string("Check the input files: do they hold the texts?")
-                        : "The text was read from column '" + src.text_a_column + "'"
-                              + (src.text_b_column.empty() ? std::string() : " and '" + src.text_b_column + "'")
-                              + "; pass --text_a_column (and --text_b_column) to name the text columns.");
+    if (out.train.empty() && out.eval.empty()) {
+        const std::string message = "every text is empty after the tokenizer's clean-up (" + std::to_string(rep.empty_texts)
+                                    + " rows: only spaces, control characters or nothing)";
+        if (src.text_a_column.empty())
+            throw Error(o.input_data_dir, message, "Check the input files: do they hold the texts?");
+        // Read from the wrong column: the column options fix it (each front-end words how).
+        throw FieldError(o.input_data_dir,
+                         {message,
+                          "the text was read from column '" + src.text_a_column + "'"
+                              + (src.text_b_column.empty() ? std::string() : " and '" + src.text_b_column + "'"),
+                          {{"text_a_column", "NAME", ""}, {"text_b_column", "NAME", "for sentence pairs"}}, "", ""});
+    }
     if (out.train.empty() && !rep.train_path.empty())
         throw Error(o.input_data_dir, "no training example is left after skipping bad rows and empty texts",
                     "See the rows named above; fix them or check the column options.");

@@ -157,13 +157,20 @@ void readFolders(const PrepareOptions &o, SourceSplits &s, ReadNotes &)
         std::string ext = fs::path(dir).extension().string();
         for (char &c : ext)
             c = char(std::tolower(static_cast<unsigned char>(c)));
-        const std::string hint = ext == ".csv" ? "For a CSV file pass --classification_task_name=csv."
-            : ext == ".jsonl" || ext == ".ndjson" ? "For a JSON Lines file pass --classification_task_name=jsonl."
-            : ext == ".json" ? "For a JSON file (an array of records) pass --classification_task_name=json."
-            : ext == ".tsv" || ext == ".txt"
-            ? "For a tab-separated file pass --classification_task_name=tsv."
-            : "For the folders format, pass the folder that holds one sub-folder per label.";
-        throw Error("input_data_dir", "'" + dir + "' is not a folder (the format is folders)", hint);
+        const std::string message = "'" + dir + "' is not a folder (the format is folders)";
+        // A file of another format: the format option fixes it (each front-end words how).
+        const auto format = [&message](const char *kind, const char *name) {
+            return FieldError("input_data_dir", {message, std::string("for ") + kind, {{"classification_task_name", name, ""}}, "", ""});
+        };
+        if (ext == ".csv")
+            throw format("a CSV file", "csv");
+        if (ext == ".jsonl" || ext == ".ndjson")
+            throw format("a JSON Lines file", "jsonl");
+        if (ext == ".json")
+            throw format("a JSON file (an array of records)", "json");
+        if (ext == ".tsv" || ext == ".txt")
+            throw format("a tab-separated file", "tsv");
+        throw Error("input_data_dir", message, "Choose the folder that holds one sub-folder per label.");
     }
     const std::vector<fs::path> labelDirs = labelFolders(dir);
     if (labelDirs.size() < 2) {

@@ -561,7 +561,8 @@ private Q_SLOTS:
         auto o = fixture({{QStringLiteral("a.csv"), "text,label\ngood,pos\nbad,neg\n"}}, "folders");
         Error e = expectError(o);
         QCOMPARE(std::string(e.what()), "'" + path("a.csv") + "' is not a folder (the format is folders)");
-        QCOMPARE(e.hint(), std::string("For a CSV file pass --classification_task_name=csv."));
+        QCOMPARE(m_fixes, std::string("classification_task_name=csv")); // the CLI: "For a CSV file: use --classification_task_name=csv."
+        QCOMPARE(e.hint(), std::string("For a CSV file: set classification_task_name to csv."));
 
         o = fixture({{QStringLiteral("ham/1.txt"), "good"}, {QStringLiteral("ham/2.txt"), "bad"}}, "folders");
         o.input_data_dir = path("ham");
