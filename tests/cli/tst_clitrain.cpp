@@ -141,8 +141,8 @@ private Q_SLOTS:
         const QString e = QString::fromStdString(err);
         const QString few = QStringLiteral("the run has only 4 training steps: too few to learn much; train more epochs "
                                            "or use a smaller batch");
-        const QString lr = QStringLiteral("learning_rate 1e-09 is far from the usual range for a model trained from random "
-                                          "weights (1e-4 to 1e-3); try Find Learning Rate");
+        const QString lr = QStringLiteral("learning_rate 1e-9 is far below the usual range for a model trained from random "
+                                          "weights (1e-4 to 1e-3); try 5e-4 or Find Learning Rate");
         QVERIFY2(e.contains(QStringLiteral("note: ") + few + QStringLiteral("\nnote: ") + lr + QStringLiteral("\n")),
                  err.c_str());
         QVERIFY2(e.contains(QStringLiteral("\nthe coach's notes at the end of this run (")), err.c_str());

@@ -526,7 +526,8 @@ private Q_SLOTS:
         writeFile(dir() + "/cols.csv", "id,body\n1,a\n");
         const std::string e = errorOf(options(dir() + "/cols.csv", dir() + "/colsout"));
         QVERIFY2(e.find("cols.csv:1: no text column was recognised") != std::string::npos, e.c_str());
-        QVERIFY2(e.find("'id', 'body'") != std::string::npos && e.find("--text_column") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("'id', 'body'") != std::string::npos
+                     && e.find("Set text_column to NAME with the column that holds the documents") != std::string::npos, e.c_str());
         writeFile(dir() + "/bad.jsonl", "{\"text\": \"a\"}\n{\"text\": 5}\n");
         const std::string j = errorOf(options(dir() + "/bad.jsonl", dir() + "/badjsonl"));
         QVERIFY2(j.find("bad.jsonl:2: 'text' is a JSON number, not a string") != std::string::npos, j.c_str());
