@@ -4,6 +4,7 @@
 #include "core/config/optionrows.h"
 
 #include "core/config/commandoptions.h"
+#include "core/config/learningrates.h"
 
 #include <limits>
 
@@ -33,6 +34,49 @@ OptionSpec option(const char *flag, std::vector<std::string> aliases, OptionMemb
     s.label = label;
     s.help = help;
     return s;
+}
+
+/// A start's usual range of kLearningRateRanges in words: "2e-5 to 5e-5".
+std::string rangeWords(WeightsStart start)
+{
+    const LearningRateRange *r = learningRateRange(start);
+    return r ? rateWords(r->low) + " to " + rateWords(r->high) : std::string();
+}
+
+/// The pretrained_model row's help; the learning rates it names come from kLearningRateRanges.
+const char *pretrainedModelHelp()
+{
+    static const std::string text =
+        "A pretrained BERT to fine-tune: a Hugging Face Hub id such as google/bert_uncased_L-2_H-128_A-2 "
+        "(BERT-Tiny) or google-bert/bert-base-uncased, a short name (BERT-Tiny, BERT-Mini, BERT-Small, "
+        "BERT-Medium), or a folder with config.json, vocab.txt and weights. It is downloaded once into the "
+        "Hugging Face cache (HF_HOME; HF_HUB_OFFLINE=1 uses the cache only) and sets the model config, "
+        "vocabulary, casing and init checkpoint. Leave empty to start from random weights (then use a "
+        "larger learning rate, "
+        + rangeWords(WeightsStart::Random) + " for a small model); with a pretrained model "
+        + rangeWords(WeightsStart::HubPretrained) + " is the usual range.";
+    return text.c_str();
+}
+
+/// The learning_rate row's help: the default of each start (learningRate()) and the usual
+/// range of each row of kLearningRateRanges, so a change of the table changes the help.
+const char *learningRateHelp()
+{
+    static const std::string text = [] {
+        std::string t = "How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
+                        "becomes NaN; too low and it barely moves. Left empty, it follows the start: "
+                        + rateWords(kPretrainedLearningRate)
+                        + " from pretrained weights (a pretrained model or an init checkpoint), "
+                        + rateWords(kFromScratchLearningRate)
+                        + " from random weights; a resumed run keeps the rate it recorded. The usual ranges: ";
+        bool first = true;
+        for (const LearningRateRange &r : kLearningRateRanges) {
+            t += (first ? "" : "; ") + rateWords(r.low) + " to " + rateWords(r.high) + " for " + r.words;
+            first = false;
+        }
+        return t + ".";
+    }();
+    return text.c_str();
 }
 
 /// The table under construction: buildTable()'s sections append to it in the form's order.
@@ -152,14 +196,7 @@ void addStartingWeightOptions(OptionRows &rows)
     const auto add = [&rows](OptionSpec s) { rows.add(std::move(s)); };
     OptionSpec s = option("pretrained_model", {"model_name_or_path"}, &O::pretrained_model, "",
                sharedFlagRow("pretrained_model").summary, // one text for every command that takes the flag
-               "Start from",
-               "A pretrained BERT to fine-tune: a Hugging Face Hub id such as google/bert_uncased_L-2_H-128_A-2 "
-               "(BERT-Tiny) or google-bert/bert-base-uncased, a short name (BERT-Tiny, BERT-Mini, BERT-Small, "
-               "BERT-Medium), or a folder with config.json, vocab.txt and weights. It is downloaded once into the "
-               "Hugging Face cache (HF_HOME; HF_HUB_OFFLINE=1 uses the cache only) and sets the model config, "
-               "vocabulary, casing and init checkpoint. Leave empty to start from random weights (then use a "
-               "larger learning rate, about 1e-3, for a small model); with a pretrained model 2e-5 to 5e-5 is "
-               "the usual range.");
+               "Start from", pretrainedModelHelp());
     s.group = FormGroup::Files;
     add(s);
 
@@ -301,12 +338,7 @@ void addBatchAndRateOptions(OptionRows &rows)
     add(s);
 
     s = option("learning_rate", {}, &O::learning_rate, "", "peak learning rate", "Learning rate",
-               "How big each update step is, at its peak (after warmup). Too high and the loss "
-               "jumps or becomes NaN; too low and it barely moves. Left empty, it follows the start: "
-               "5e-5 from pretrained weights (a pretrained model or an init checkpoint; BERT's "
-               "fine-tuning range is 2e-5 to 5e-5, small pretrained models also take 1e-4), 5e-4 from "
-               "random weights (small models train from scratch at 1e-4 to 1e-3); a resumed run keeps "
-               "the rate it recorded.");
+               learningRateHelp());
     s.group = FormGroup::Hyperparameters;
     s.maximum = 10;
     s.defines_run = true;

@@ -6,7 +6,11 @@
 // start, its schedule, its eval data's majority label and bag-of-words baseline. The coach
 // (core/train/coach.h) reads them, and only the coach turns them into advice; every view shows
 // the coach's current notes. Torch-free (wb_rundir): the training loop fills them from its
-// options, the window and the model card from a past run's run_config.json.
+// options, the window and the model card from a past run's run_config.json. The start of a run
+// (WeightsStart) and the usual learning rates of each start (kLearningRateRanges, rateWords)
+// are in core/config/learningrates.h, where the option help names them too.
+
+#include "core/config/learningrates.h"
 
 #include <cstdint>
 #include <optional>
@@ -18,59 +22,11 @@ namespace wb {
 struct TrainingOptions;
 struct Schedule;
 
-/// Where a run's weights came from.
-enum class WeightsStart
-{
-    HubPretrained,   ///< --pretrained_model: a published pretrained BERT (Hub id, catalogue name or model folder)
-    OwnPretraining,  ///< --init_checkpoint of a `pretrain` run of this program (its run_config.json says so)
-    OtherCheckpoint, ///< any other --init_checkpoint: this program cannot know how it was trained
-    Random,          ///< neither: random weights
-    Unknown          ///< a past run whose run_config.json does not record its start (older versions)
-};
-
 /// The stable name of `start` as run_config.json records it ("informational"."weights_start"):
 /// "pretrained_model", "own_pretraining", "init_checkpoint", "random", "unknown". Pure.
 const char *weightsStartName(WeightsStart start);
 /// The start a name of weightsStartName() stands for; Unknown for anything else. Pure.
 WeightsStart weightsStartFromName(const std::string &name);
-
-/// The usual learning rates for one start: the range advice names and stays inside, the band
-/// beyond which a rate is far off (the coach's lr_* notes before the first step), and the rate
-/// to try when a run outside the range did not learn.
-struct LearningRateRange
-{
-    WeightsStart start;
-    double low, high;            ///< the usual range, inclusive
-    double far_below, far_above; ///< a rate outside [far_below, far_above] is far off
-    double suggest;              ///< the rate to try, inside [low, high]
-    const char *words;           ///< "fine-tuning a pretrained model": the start in a sentence
-};
-
-/// THE table of learning-rate ranges, one row per start that has one. Where each comes from:
-///  * HubPretrained: 2e-5 … 5e-5, BERT's fine-tuning range (Devlin et al. 2019, appendix A.3:
-///    5e-5, 3e-5, 2e-5); 5e-5 is run_classifier's and Hugging Face Trainer's default
-///    (kPretrainedLearningRate). Far off: a factor 4 below, 10 above.
-///  * Random: 1e-4 … 1e-3, the product's own measurement for small BERTs from scratch
-///    (docs/pretrained-models.md, docs/tutorial.md: 1e-4 does not learn the example in two
-///    epochs, 5e-4 does); 5e-4 is kFromScratchLearningRate. Far off: below 1e-4, above 1e-2.
-///  * OwnPretraining: 1e-4 … 1e-3 too: a short pretraining of this program leaves weights far
-///    from a published model's, and the pretraining lesson fine-tunes from its own pretraining
-///    at 2e-4 (docs/benchmarks.md, "The pretraining lesson"), which is the rate suggested. Far
-///    off: below 1e-5, above 1e-2 (the default from an init checkpoint, 5e-5, is not far off).
-/// OtherCheckpoint and Unknown have no row: the program cannot know their usual rate, and the
-/// advice is to run the learning-rate finder.
-inline constexpr LearningRateRange kLearningRateRanges[] = {
-    {WeightsStart::HubPretrained, 2e-5, 5e-5, 5e-6, 5e-4, 5e-5, "fine-tuning a pretrained model"},
-    {WeightsStart::OwnPretraining, 1e-4, 1e-3, 1e-5, 1e-2, 2e-4, "fine-tuning a short pretraining of your own"},
-    {WeightsStart::Random, 1e-4, 1e-3, 1e-4, 1e-2, 5e-4, "a model trained from random weights"},
-};
-
-/// The row of `start` in kLearningRateRanges; nullptr for OtherCheckpoint and Unknown. Pure.
-const LearningRateRange *learningRateRange(WeightsStart start);
-
-/// A learning rate in words as advice writes it: "2e-5", "5e-4", "1e-3" below 0.01, else the
-/// shortest decimal ("0.01", "9", "10"); "NaN"/"inf" for those. Pure.
-std::string rateWords(double rate);
 
 /// What the metric stream says about the run now (the coach's current notes decide it).
 enum class RunVerdict

@@ -5,6 +5,7 @@
 #include "core/io/metricsreader.h"
 #include "core/io/metricswriter.h"
 #include "core/io/runevents.h"
+#include "core/config/optiontable.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
 #include "core/train/coach.h"
@@ -98,6 +99,7 @@ private Q_SLOTS:
     void rateAdviceFollowsTheStart();
     void hubPretrainedRunIsNotToldRandomWeights();
     void rateAdviceStaysInTheRange();
+    void optionHelpNamesTheTable();
     void constantClassifierWithdrawnWhenTheRunLearns();
     void generatedRunsNeverContradict();
     void notesInMetricsJsonlStreamAndSummary();
@@ -501,6 +503,38 @@ void tst_Coach::rateAdviceStaysInTheRange()
 }
 
 /// Defect: a "constant classifier" line stayed under a run that ended at 0.978.
+/// The option help names the learning rates of kLearningRateRanges (formatted by rateWords), never
+/// rates of its own: the help of learning_rate lists every row, pretrained_model the two starts it
+/// is about; a change of the table changes both.
+void tst_Coach::optionHelpNamesTheTable()
+{
+    const OptionSpec *lr = findOption("learning_rate");
+    QVERIFY(lr);
+    QCOMPARE(std::string(lr->help),
+             std::string("How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
+                         "becomes NaN; too low and it barely moves. Left empty, it follows the start: 5e-5 from "
+                         "pretrained weights (a pretrained model or an init checkpoint), 5e-4 from random weights; "
+                         "a resumed run keeps the rate it recorded. The usual ranges: 2e-5 to 5e-5 for fine-tuning "
+                         "a pretrained model; 1e-4 to 1e-3 for fine-tuning a short pretraining of your own; 1e-4 "
+                         "to 1e-3 for a model trained from random weights."));
+    for (const LearningRateRange &r : kLearningRateRanges) {
+        const std::string row = rateWords(r.low) + " to " + rateWords(r.high) + " for " + r.words;
+        QVERIFY2(std::string(lr->help).find(row) != std::string::npos, row.c_str());
+    }
+    const OptionSpec *pm = findOption("pretrained_model");
+    QVERIFY(pm);
+    const std::string help = pm->help;
+    QVERIFY2(help.find("Leave empty to start from random weights (then use a larger learning rate, "
+                       + rateWords(learningRateRange(WeightsStart::Random)->low) + " to "
+                       + rateWords(learningRateRange(WeightsStart::Random)->high)
+                       + " for a small model); with a pretrained model "
+                       + rateWords(learningRateRange(WeightsStart::HubPretrained)->low) + " to "
+                       + rateWords(learningRateRange(WeightsStart::HubPretrained)->high) + " is the usual range.")
+                 != std::string::npos,
+             help.c_str());
+    QVERIFY2(help.find("about 1e-3") == std::string::npos, help.c_str());
+}
+
 void tst_Coach::constantClassifierWithdrawnWhenTheRunLearns()
 {
     RunFacts facts;
