@@ -49,6 +49,15 @@
 using namespace wb;
 
 namespace {
+/// The window's wiring of the runs table's overlays to the plot (MainWindow does the same).
+void wireOverlays(RunsTable &runs, LossPlot &plot)
+{
+    QObject::connect(&runs, &RunsTable::overlayAdded, &plot, &LossPlot::addComparisonRun);
+    QObject::connect(&runs, &RunsTable::overlayRemoved, &plot, &LossPlot::removeComparisonRun);
+}
+} // namespace
+
+namespace {
 
 /// metrics.jsonl with train steps 10, 20, 30 (loss 0.5, 0.4, 0.3) and evaluations at 10, 20,
 /// 30 with the given accuracies.
@@ -144,7 +153,8 @@ void tst_CompareRuns::tensorBoardLogsOfAListedRunKeepItsHyperparameters()
     o.train_batch_size = 16;
     ProjectFile::save(run + QStringLiteral("/bert_workbench_project.json"), o);
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     QVERIFY(runs.addRun(run + QStringLiteral("/metrics.jsonl"), false));
     QCOMPARE(cell(runs, 0, "learning_rate"), QStringLiteral("0.0005"));
     // Its TensorBoard logs (File → Open TensorBoard Logs): the same run, without any recorded
@@ -197,7 +207,8 @@ void tst_CompareRuns::currentRunIsNamedAndNeverOverlaidOnItself()
     plot.setRunName(QString());
     QCOMPARE(plot.seriesName(LossPlot::Series::EvalLoss), QStringLiteral("eval loss"));
 
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     runs.setLiveMetricsPath(run + QStringLiteral("/metrics.jsonl"));
     QVERIFY(runs.addRun(run + QStringLiteral("/metrics.jsonl"), true)); // e.g. its TensorBoard logs, overlaid
     QVERIFY(runs.addRun(other + QStringLiteral("/metrics.jsonl"), true));
@@ -230,7 +241,8 @@ void tst_CompareRuns::qualitativePalette()
     writeRunMetrics(root.filePath(QStringLiteral("a")), 0.5, 0.6, 0.7);
     writeRunMetrics(root.filePath(QStringLiteral("b")), 0.5, 0.6, 0.7);
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("a/metrics.jsonl")), false));
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("b/metrics.jsonl")), false));
     QCOMPARE(runs.table()->item(0, 0)->foreground().color(), expected[0]);
@@ -251,7 +263,8 @@ void tst_CompareRuns::strategyStartAndBestColumns()
     o.distribution_strategy = "multi_worker_mirrored";
     ProjectFile::save(scratch + QStringLiteral("/bert_workbench_project.json"), o);
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     QVERIFY(runs.addRun(pretrained + QStringLiteral("/metrics.jsonl"), false));
     QVERIFY(runs.addRun(scratch + QStringLiteral("/metrics.jsonl"), false));
     QCOMPARE(cell(runs, 0, "strategy"), QStringLiteral("one_device"));
@@ -305,7 +318,8 @@ void tst_CompareRuns::differencesOnly()
     o.model_dir = root.filePath(QStringLiteral("r2")).toStdString();
     ProjectFile::save(root.filePath(QStringLiteral("r2/bert_workbench_project.json")), o);
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("r1/metrics.jsonl")), false));
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("r2/metrics.jsonl")), false));
     QVERIFY(!runs.showDifferences()); // nothing selected
@@ -483,7 +497,8 @@ void tst_CompareRuns::seedGroupIsDrawnAsMeanWithBand()
     writeRunMetrics(root.filePath(QStringLiteral("m-seed-3")), 0.5, 0.6, 0.925);
     writeRunMetrics(root.filePath(QStringLiteral("other")), 0.5, 0.6, 0.7);
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     for (const char *name : {"m-seed-1", "m-seed-2", "m-seed-3", "other"})
         QVERIFY(runs.addRun(root.filePath(QLatin1String(name) + QStringLiteral("/metrics.jsonl")), true));
     QCOMPARE(plot.comparisonRunCount(), 4);
@@ -500,7 +515,8 @@ void tst_CompareRuns::seedGroupIsDrawnAsMeanWithBand()
         QWidget page;
         auto *layout = new QVBoxLayout(&page);
         auto *shotPlot = new LossPlot(&page);
-        auto *shotRuns = new RunsTable(shotPlot, &page);
+        auto *shotRuns = new RunsTable(&page);
+        wireOverlays(*shotRuns, *shotPlot);
         layout->addWidget(shotPlot, 3);
         layout->addWidget(shotRuns, 2);
         const auto synthetic = [](const QString &name, double scale, double noise, int every, double acc) {
@@ -610,7 +626,8 @@ void tst_CompareRuns::sweepViewSortsAndBrushes()
     QTemporaryDir root;
     const double lr[] = {1e-4, 5e-4, 1e-3}, acc[] = {0.8, 0.9, 0.7};
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     for (int i = 0; i < 3; ++i) {
         const QString dir = root.filePath(QStringLiteral("run-00%1").arg(i + 1));
         writeRunMetrics(dir, 0.5, 0.6, acc[i]);
@@ -818,7 +835,8 @@ void tst_CompareRuns::groupSeedsGroupsASweepOverSeed()
         dirs.push_back(d);
     const double acc[] = {0.8, 0.9, 0.6, 0.7, 0.9, 0.95, 0.925, 0.5, 0.55};
     LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
+    wireOverlays(runs, plot);
     for (size_t i = 0; i < dirs.size(); ++i) {
         writeRunMetrics(dirs[i], 0.5, 0.6, acc[i]);
         QVERIFY(runs.addRun(dirs[i] + QStringLiteral("/metrics.jsonl"), true));

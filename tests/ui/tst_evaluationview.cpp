@@ -495,8 +495,7 @@ void tst_EvaluationView::compareRunsListsLabelNames()
     }
     const RunHistory h = RunHistory::load(root.filePath(QStringLiteral("run/metrics.jsonl")));
     QCOMPARE(h.labelNames, (std::vector<std::string>{"ham", "spam"}));
-    LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("run/metrics.jsonl")), false));
     int labelsColumn = -1;
     for (int c = 0; c < runs.table()->columnCount(); ++c)
@@ -533,8 +532,7 @@ void tst_EvaluationView::compareRunsReadsRunConfigOfCliRuns()
                     "informational": {"input_meta_data_path": ")"
                 + root.filePath(QStringLiteral("data/input_meta_data.json")).toUtf8() + R"(", "dtype": "bf16"}})");
     }
-    LossPlot plot;
-    RunsTable runs(&plot);
+    RunsTable runs;
     QVERIFY(runs.addRun(root.filePath(QStringLiteral("cli-run/metrics.jsonl")), false));
     const auto cell = [&runs](const char *header) {
         for (int c = 0; c < runs.table()->columnCount(); ++c)

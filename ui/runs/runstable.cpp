@@ -2,7 +2,6 @@
 #include "ui/runs/runstable.h"
 #include "ui/common/backgroundjob.h"
 
-#include "ui/plot/lossplot.h"
 #include "ui/runs/rungroup.h"
 #include "ui/runs/sweepview.h"
 
@@ -83,7 +82,7 @@ QString labelsText(const RunHistory &r)
 
 } // namespace
 
-RunsTable::RunsTable(LossPlot *plot, QWidget *parent) : QWidget(parent), m_plot(plot), m_table(new QTableWidget(this))
+RunsTable::RunsTable(QWidget *parent) : QWidget(parent), m_table(new QTableWidget(this))
 {
     m_table->setObjectName(QStringLiteral("runsTable"));
     m_table->setColumnCount(int(std::size(kColumns)));
@@ -174,7 +173,7 @@ void RunsTable::setGroupSeeds(bool on) { m_groupSeeds->setChecked(on); } // togg
 void RunsTable::updateGroups()
 {
     for (const QString &path : std::exchange(m_groupOverlays, {}))
-        m_plot->removeComparisonRun(path);
+        Q_EMIT overlayRemoved(path);
     const std::vector<RunGroup> groups = seedGroups(m_runs);
     m_groups->setRowCount(int(groups.size()));
     m_groups->setVisible(!groups.empty());
@@ -196,7 +195,7 @@ void RunsTable::updateGroups()
         m_groups->item(g, 0)->setForeground(colourFor(group.rows.front()));
         if (groupSeeds()) {
             const RunHistory mean = groupHistory(group, m_runs);
-            m_plot->addComparisonRun(mean, colourFor(group.rows.front()));
+            Q_EMIT overlayAdded(mean, colourFor(group.rows.front()));
             m_groupOverlays << mean.sourcePath;
         }
     }
@@ -264,7 +263,7 @@ void RunsTable::addHistory(const RunHistory &incoming, bool overlay)
         // The same run opened another way (metrics.jsonl, then its TensorBoard logs): one row,
         // one overlay, and nothing it recorded is lost (hyperparameters, summary, labels).
         // A reload of the same source replaces the row (its files may have changed).
-        m_plot->removeComparisonRun(m_runs[row].sourcePath);
+        Q_EMIT overlayRemoved(m_runs[row].sourcePath);
         m_runs[row] = m_runs[row].sourcePath == incoming.sourcePath ? incoming : mergeRunHistory(m_runs[row], incoming);
     }
     fillRow(row, overlay && !isLive(m_runs[size_t(row)])); // the live run is drawn already
@@ -321,7 +320,7 @@ void RunsTable::setLiveMetricsPath(const QString &path)
     for (int row = 0; row < int(m_runs.size()); ++row) {
         const QTableWidgetItem *item = m_table->item(row, 0);
         const bool checked = item && (item->flags() & Qt::ItemIsUserCheckable) && item->checkState() == Qt::Checked;
-        m_plot->removeComparisonRun(m_runs[size_t(row)].sourcePath);
+        Q_EMIT overlayRemoved(m_runs[size_t(row)].sourcePath);
         fillRow(row, checked && !isLive(m_runs[size_t(row)]));
     }
 }
@@ -393,7 +392,7 @@ QDialog *RunsTable::showDifferences()
 void RunsTable::clear()
 {
     for (const RunHistory &run : m_runs)
-        m_plot->removeComparisonRun(run.sourcePath);
+        Q_EMIT overlayRemoved(run.sourcePath);
     m_runs.clear();
     const QSignalBlocker blocker(m_table);
     m_table->setRowCount(0);
@@ -447,9 +446,9 @@ void RunsTable::setOverlay(int row, bool on)
         for (const RunGroup &g : seedGroups(m_runs))
             drawnAsGroup = drawnAsGroup || std::find(g.rows.begin(), g.rows.end(), row) != g.rows.end();
     if (on && !drawnAsGroup)
-        m_plot->addComparisonRun(m_runs[row], colourFor(row));
+        Q_EMIT overlayAdded(m_runs[row], colourFor(row));
     else
-        m_plot->removeComparisonRun(m_runs[row].sourcePath);
+        Q_EMIT overlayRemoved(m_runs[row].sourcePath);
 }
 
 } // namespace wb

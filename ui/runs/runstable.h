@@ -14,7 +14,6 @@ class QTableWidget;
 
 namespace wb {
 
-class LossPlot;
 
 /// Run comparison: lists runs (metrics.jsonl files) with their hyperparameters and final
 /// metrics; checking a run overlays it in the LossPlot with its own colour. GUI thread only.
@@ -22,7 +21,7 @@ class RunsTable : public QWidget
 {
     Q_OBJECT
 public:
-    explicit RunsTable(LossPlot *plot, QWidget *parent = nullptr);
+    explicit RunsTable(QWidget *parent = nullptr);
 
     /// Adds (or reloads) the run of `metricsPath`; returns false and sets `error` when it
     /// cannot be read. `overlay` checks it at once.
@@ -69,6 +68,11 @@ public:
     QTableWidget *table() const { return m_table; }
 
 Q_SIGNALS:
+    /// A run (or a seed group's mean) to overlay on the plot in `colour` (the window connects
+    /// it to LossPlot::addComparisonRun: this room does not know the plot).
+    void overlayAdded(const wb::RunHistory &run, const QColor &colour);
+    /// The overlay of the run read from `sourcePath` is to go (LossPlot::removeComparisonRun).
+    void overlayRemoved(const QString &sourcePath);
     void addRunRequested();
     void scanRequested();
     /// The scan of `modelDir` has listed `added` runs.
@@ -88,7 +92,6 @@ private:
     /// Fills the groups table and, with Group seeds, draws each group instead of its runs.
     void updateGroups();
 
-    LossPlot *m_plot;
     QTableWidget *m_table;
     QPushButton *m_differencesButton = nullptr;
     QCheckBox *m_groupSeeds = nullptr;

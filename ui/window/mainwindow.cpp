@@ -129,7 +129,10 @@ void MainWindow::buildTabs()
 {
     m_plot = new LossPlot;
     m_evalView = new EvaluationView;
-    m_runs = new RunsTable(m_plot);
+    m_runs = new RunsTable;
+    // The runs room does not know the plot: the window carries its overlays across.
+    connect(m_runs, &RunsTable::overlayAdded, m_plot, &LossPlot::addComparisonRun);
+    connect(m_runs, &RunsTable::overlayRemoved, m_plot, &LossPlot::removeComparisonRun);
     m_tryIt = new TryItPanel;
     m_tryIt->setObjectName(QStringLiteral("tryItTab"));
     m_fillMask = new FillMaskPanel;
