@@ -4,11 +4,12 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/runflags.h"
 
+#include "core/config/schedule.h"
 #include "core/train/lrfind.h"
+#include "core/train/runfacts.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
 
-#include <cstdio>
 #include <ostream>
 
 namespace wb::cli {
@@ -30,13 +31,6 @@ public:
 private:
     std::ostream &m_out;
 };
-
-std::string lrText(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
 
 } // namespace
 
@@ -69,14 +63,8 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
     InterruptGuard guard(stop, "\nstopping the range test after this step (Ctrl+C again to quit at once)...\n");
     try {
         const LrFindResult r = findLearningRate(prepared, log, stop);
-        if (r.verdict != "ok") { // say so instead of suggesting (issue 25 §3)
-            out << "no suggested learning_rate: " << lrFindVerdictText(r) << "\n";
-            return kExitOk;
-        }
-        out << "suggested learning_rate: " << lrText(r.suggestion) << " (valley";
-        if (r.min_over_10 > 0)
-            out << "; minimum/10: " << lrText(r.min_over_10);
-        out << "; steepest descent: " << lrText(r.steep) << ")\n";
+        // The window's dialog shows the same sentences (lrFindSummary), on the run's facts.
+        out << lrFindSummary(r, runFactsFor(prepared.options, Schedule{})) << "\n";
         return kExitOk;
     } catch (...) {
         return reportCurrentException(err, "lr_find", kExitRuntime);

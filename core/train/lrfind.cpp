@@ -2,6 +2,7 @@
 #include "core/train/lrfind.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/schedule.h"
 #include "core/train/preflight.h"
 #include "core/data/classifierdataset.h"
 #include "core/model/initcheckpoint.h"
@@ -9,6 +10,7 @@
 #include "core/train/batching.h"
 #include "core/train/checkpointio.h"
 #include "core/train/evalpass.h"
+#include "core/train/runfacts.h"
 #include "core/train/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/trainingallocator.h"
@@ -101,7 +103,7 @@ void saveRangeTest(const TrainingOptions &spec, TrainingObserver &obs, LrFindRes
     r.path = path;
     writeFileAtomic(r.path, lrFindJson(r));
     const std::string said = r.verdict != "ok"
-                                 ? "no suggestion: " + lrFindVerdictText(r)
+                                 ? "no suggestion: " + lrFindVerdictText(r, runFactsFor(spec, Schedule{}))
                                  : "suggested learning_rate " + formatMetric(r.suggestion, 3) + " (valley)"
                                        + (r.min_over_10 > 0 ? ", " + formatMetric(r.min_over_10, 3) + " (minimum / 10)"
                                                             : std::string());

@@ -13,6 +13,8 @@
 
 namespace wb {
 
+struct RunFacts;
+
 /// The learning-rate range test (Smith, "Cyclical Learning Rates for Training Neural
 /// Networks", 2017; fastai's lr_find): a short run whose learning rate rises exponentially,
 /// step by step, and the loss it produces.
@@ -34,9 +36,10 @@ struct LrFindResult
     double steep = 0;                    ///< learning rate of the steepest descent of `smoothed` over ln(lr) (shown, not suggested)
     int64_t steep_index = -1;
     /// "ok"; "flat" (the smoothed loss falls by less than kLrFindFlatDrop of its start before its
-    /// minimum); "noisy" (it falls by less than the noise of single losses); "rising" (its
-    /// minimum is at the start of the search: the range starts too high); "short" (fewer than
-    /// kLrFindMinSteps steps). lrFindVerdictText says it in words.
+    /// minimum); "noisy" (it falls by less than the noise of single losses); "rising" (the
+    /// valley lies in the first kLrFindFirstPoints searched steps and the loss really rises
+    /// from there, or fell only in those first steps: the range starts too high); "short"
+    /// (fewer than kLrFindMinSteps steps). lrFindVerdictText says it in words.
     std::string verdict = "ok";
     bool diverged = false;               ///< stopped because smoothed > 4 × its minimum (or a non-finite loss)
     std::string path;                    ///< lr_find.json written, or empty
@@ -60,6 +63,13 @@ constexpr double kLrFindFlatDrop = 0.05;
 constexpr double kLrFindDescentStart = 0.1;
 /// Fewer steps than this say nothing ("short").
 constexpr int64_t kLrFindMinSteps = 20;
+/// A valley within this many steps of the first searched one is never suggested: the curve
+/// shows no descent inside the range ("rising" or "flat"), only the start of the sweep.
+constexpr int64_t kLrFindFirstPoints = 5;
+/// A curve "rises from its first points" when its smoothed loss climbs kLrFindFlatDrop above
+/// its minimum within this share of the searched steps; a curve flat at its start and rising
+/// only later (the blow-up at high rates) is "flat", not "rising".
+constexpr double kLrFindRiseWithin = 0.25;
 
 /// fastai's "valley" rule (fastai.callback.schedule.valley): over values[begin, end), the
 /// longest strictly decreasing subsequence (lds[i], ending at i; the first longest one), from
@@ -76,13 +86,28 @@ size_t lrFindValley(const std::vector<double> &values, size_t begin, size_t end)
 /// drop) to the minimum. The drop is the highest smoothed value up to the minimum (top)
 /// minus the minimum; the noise is the
 /// standard deviation of single losses there, std(losses[k+1] − losses[k]) / √2. Verdict
-/// "flat" when drop < kLrFindFlatDrop × that highest value, "noisy" when drop < the noise,
-/// "rising" when the minimum is the first searched step; then suggestion and min_over_10 are
-/// 0. Pure; thread-safe.
+/// When the valley lies within kLrFindFirstPoints of the first searched step: "rising" when
+/// the smoothed loss climbs kLrFindFlatDrop above its minimum within kLrFindRiseWithin of the
+/// searched steps, else "flat" / "noisy" as below, else "rising" (it fell only in those
+/// first steps). Otherwise "flat" when drop < kLrFindFlatDrop × that highest value, "noisy"
+/// when drop < the noise. For every verdict but "ok" suggestion and min_over_10 are 0, so a
+/// suggestion is never one of the first points of the sweep. Pure; thread-safe.
 void analyzeLrFind(LrFindResult &r);
 
-/// Returns what the verdict of `r` means and what to do, or "" for "ok".
-std::string lrFindVerdictText(const LrFindResult &r);
+/// Returns what the verdict of `r` means and what to do for the run whose facts are `facts`
+/// (runFactsFor on the range test's options: its start and that start's row of
+/// kLearningRateRanges), or "" for "ok". A flat curve names the usual range of the run's start
+/// (or, for a start without one, that it is unknown) and the finder at a wider span; only a
+/// run from random weights is told to start from a pretrained model. Pure.
+std::string lrFindVerdictText(const LrFindResult &r, const RunFacts &facts);
+
+/// What the range test of `r` says, in the sentences every front-end shows (the CLI's
+/// `lr_find` prints them, the Find Learning Rate dialog shows them): "Suggested learning rate:
+/// 1.8e-3 (the valley of the smoothed loss); minimum / 10: 3.1e-4." — and where the
+/// suggestion lies outside the usual range of the run's start, a sentence that says so — or
+/// "No suggestion: " + lrFindVerdictText + ".". Rates have two significant digits
+/// (rateWords). Pure.
+std::string lrFindSummary(const LrFindResult &r, const RunFacts &facts);
 
 /// Returns `r` as lr_find.json's text: {"steps", "learning_rates", "losses", "smoothed",
 /// "suggestion", "min_loss_lr", "min_over_10", "diverged", "suggestion_rule" ("valley"),

@@ -5,6 +5,7 @@
 #include "core/train/lrfind.h"
 
 #include "core/config/jsonrecord.h"
+#include "core/train/runfacts.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace wb {
 
@@ -135,19 +137,73 @@ double lossNoise(const std::vector<double> &losses, size_t skip, size_t best)
     return count >= 2 ? std::sqrt(std::max(0.0, (sum2 - sum * sum / double(count)) / double(count - 1)) / 2.0) : 0.0;
 }
 
-/// The verdict on a curve of `n` steps whose minimum `best` lies `drop` below its `top`, with
-/// step-to-step `noise`: "short", "rising", "flat", "noisy" or "ok" (LrFindResult::verdict).
-std::string curveVerdict(size_t n, size_t skip, size_t best, double top, double drop, double noise)
+/// Whether the smoothed loss climbs kLrFindFlatDrop above its minimum `best` within
+/// kLrFindRiseWithin of the steps searched from `skip`: a curve that rises from its first
+/// points, not one flat at its start that rises only at high rates.
+bool risesEarly(const std::vector<double> &smoothed, size_t skip, size_t best)
+{
+    const size_t n = smoothed.size();
+    const size_t within = skip + size_t(std::ceil(double(n - skip) * kLrFindRiseWithin));
+    const double threshold = smoothed[best] + kLrFindFlatDrop * std::abs(smoothed[best]);
+    for (size_t k = best + 1; k < n && k <= within; ++k)
+        if (std::isfinite(smoothed[k]) && smoothed[k] > threshold)
+            return true;
+    return false;
+}
+
+/// The verdict on a curve of `n` steps whose minimum lies `drop` below its `top`, with
+/// step-to-step `noise`, whose valley is `early` (within kLrFindFirstPoints of `skip`) and
+/// `rises` from its first points: "short", "rising", "flat", "noisy" or "ok" (LrFindResult::verdict).
+std::string curveVerdict(size_t n, double top, double drop, double noise, bool early, bool rises)
 {
     if (int64_t(n) < kLrFindMinSteps)
         return "short";
-    if (best == skip)
+    if (early && rises)
         return "rising";
     if (!(drop >= kLrFindFlatDrop * std::abs(top)))
         return "flat";
     if (drop < noise)
         return "noisy";
-    return "ok";
+    return early ? "rising" : "ok"; // a fall only in the first points: the range starts too high
+}
+
+/// `rate` with two significant digits in words: "1.8e-3" (rateWords).
+std::string rate2(double rate)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1e", rate);
+    return rateWords(std::strtod(buf, nullptr));
+}
+
+/// The run's usual range in a sentence: "The usual learning rate for a model trained from random
+/// weights is 1e-4 to 1e-3 (try 5e-4)"; for a start without a row, that it cannot be known.
+std::string usualRangeWords(const RunFacts &facts)
+{
+    if (const LearningRateRange *range = learningRateRange(facts.start))
+        return "The usual learning rate for " + std::string(range->words) + " is " + rateWords(range->low) + " to "
+               + rateWords(range->high) + " (try " + rateWords(range->suggest) + ")";
+    return "This program cannot know the usual learning rate of " + startWords(facts);
+}
+
+/// The finder at a wider span for a flat curve of `r`: 200 steps (kLrFindWiderSteps) from a
+/// decade below the run's usual range (1e-6 for a start without one), as far as `r` did not
+/// test that already; "" when it did.
+std::string widerFinderWords(const LrFindResult &r, const RunFacts &facts)
+{
+    constexpr int64_t kWiderSteps = 200;
+    const LearningRateRange *range = learningRateRange(facts.start);
+    const double from = range ? range->low / 10 : 1e-6;
+    const bool higherStart = !r.learning_rates.empty() && from > 1.5 * r.learning_rates.front();
+    const bool moreSteps = int64_t(r.steps.size()) < kWiderSteps;
+    const std::string steps = std::to_string(kWiderSteps), start = rateWords(from);
+    if (higherStart && moreSteps)
+        return "run the finder for " + steps + " steps from " + start + " (--lr_find_steps=" + steps
+               + " --lr_find_start=" + start + " or the dialog's fields)";
+    if (higherStart)
+        return "run the finder from " + start + " (--lr_find_start=" + start + " or the dialog's field)";
+    if (moreSteps)
+        return "run the finder for " + steps + " steps (--lr_find_steps=" + steps + " or the dialog's field)";
+    return {};
 }
 
 } // namespace
@@ -177,7 +233,10 @@ void analyzeLrFind(LrFindResult &r)
     const double drop = top - r.smoothed[best];
     // The valley of the descent, from its start to the minimum (the loss starts to rise after it).
     const size_t valley = lrFindValley(r.smoothed, descentStart(r.smoothed, skip, best, top, drop), best + 1);
-    r.verdict = curveVerdict(n, skip, best, top, drop, lossNoise(r.losses, skip, best));
+    // A valley among the first searched points is the start of the sweep, not a descent in it.
+    const bool early = valley < skip + size_t(kLrFindFirstPoints);
+    r.verdict = curveVerdict(n, top, drop, lossNoise(r.losses, skip, best), early,
+                             early && risesEarly(r.smoothed, skip, best));
     if (r.verdict != "ok")
         return;
     r.suggestion_index = int64_t(valley);
@@ -187,23 +246,50 @@ void analyzeLrFind(LrFindResult &r)
         r.min_over_10 = r.min_loss_lr / 10;
 }
 
-std::string lrFindVerdictText(const LrFindResult &r)
+std::string lrFindVerdictText(const LrFindResult &r, const RunFacts &facts)
 {
     char drop[32];
     std::snprintf(drop, sizeof drop, "%.0f %%", 100 * kLrFindFlatDrop);
-    if (r.verdict == "flat")
-        return std::string("the loss curve is flat: the smoothed loss falls by less than ") + drop
-               + " anywhere in this range, so no learning rate stands out; try more steps from a higher start "
-                 "(e.g. 200 steps from 1e-5: --lr_find_steps=200 --lr_find_start=1e-5 or the dialog's fields), a "
-                 "larger batch, or a pretrained model";
+    const std::string span = r.learning_rates.empty()
+                                 ? std::string("this range")
+                                 : rate2(r.learning_rates.front()) + " to " + rate2(r.learning_rates.back());
+    if (r.verdict == "flat") {
+        std::string t = std::string("the loss curve is flat: the smoothed loss falls by less than ") + drop
+                        + " anywhere from " + span + ", so no learning rate stands out. " + usualRangeWords(facts);
+        const std::string finder = widerFinderWords(r, facts);
+        t += finder.empty() ? "; or run the finder with a larger batch" : "; or " + finder + " or with a larger batch";
+        if (facts.start == WeightsStart::Random)
+            t += ", or start from a pretrained model";
+        return t;
+    }
     if (r.verdict == "noisy")
         return "the loss curve is too noisy: the smoothed loss falls by less than the step-to-step noise of the "
                "losses, so no learning rate stands out; try a larger batch or more steps";
-    if (r.verdict == "rising")
-        return "the loss only rises in this range: its start is already too high; lower --lr_find_start";
+    if (r.verdict == "rising") {
+        const double first = r.learning_rates.empty() ? 0 : r.learning_rates.front();
+        const std::string lowest = r.min_loss_lr > 0 ? " (at " + rate2(r.min_loss_lr) + ")" : std::string();
+        return "the loss is lowest in the first points of the range from " + span + lowest
+               + " and rises after: its start is already too high; lower --lr_find_start (e.g. to "
+               + rate2(first / 100) + ", or the dialog's field). " + usualRangeWords(facts);
+    }
     if (r.verdict == "short")
         return "too few steps to read a curve: use at least " + std::to_string(kLrFindMinSteps) + " (--lr_find_steps)";
     return {};
+}
+
+std::string lrFindSummary(const LrFindResult &r, const RunFacts &facts)
+{
+    if (r.verdict != "ok" || !(r.suggestion > 0))
+        return "No suggestion: " + lrFindVerdictText(r, facts) + ".";
+    std::string t = "Suggested learning rate: " + rate2(r.suggestion) + " (the valley of the smoothed loss)";
+    if (r.min_over_10 > 0)
+        t += "; minimum / 10: " + rate2(r.min_over_10);
+    t += ".";
+    if (const LearningRateRange *range = learningRateRange(facts.start);
+        range && (r.suggestion < range->low || r.suggestion > range->high))
+        t += std::string(" It lies ") + (r.suggestion < range->low ? "below" : "above") + " the usual range for "
+             + range->words + " (" + rateWords(range->low) + " to " + rateWords(range->high) + ").";
+    return t;
 }
 
 std::string lrFindJson(const LrFindResult &r)

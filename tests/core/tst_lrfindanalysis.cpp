@@ -3,12 +3,15 @@
 // minimum / 10 kept inside the tested range, and flat, noisy, rising and short curves said
 // as such instead of a suggestion — on crafted curves with exact indices. Torch-free (wb_rundir).
 #include "core/train/lrfind.h"
+#include "core/train/runfacts.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace wb;
 
@@ -30,6 +33,25 @@ LrFindResult curve(int n, double start, double end, F f)
 }
 
 double explode(double x) { return x > -1 ? 3.0 * (x + 1) : 0.0; }
+
+/// The facts of a range test's run from `start` (what runFactsFor gives for its options).
+RunFacts factsOf(WeightsStart start, const std::string &name = std::string())
+{
+    RunFacts f;
+    f.start = start;
+    f.start_name = name;
+    return f;
+}
+
+const RunFacts kRandom = factsOf(WeightsStart::Random);
+
+/// `rate` with two significant digits as the summary writes it ("1.8e-3").
+std::string lrFindSummaryRate(double rate)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1e", rate);
+    return rateWords(std::strtod(buf, nullptr));
+}
 
 } // namespace
 
@@ -65,7 +87,7 @@ private Q_SLOTS:
         // Both suggestions lie below the minimum, where the loss starts to diverge.
         QVERIFY(r.suggestion < r.min_loss_lr && r.min_over_10 < r.min_loss_lr);
         QVERIFY(r.steep_index > 10 && r.steep_index < r.min_index);
-        QCOMPARE(lrFindVerdictText(r), std::string());
+        QCOMPARE(lrFindVerdictText(r, kRandom), std::string());
     }
 
     void noisyDescent()
@@ -92,11 +114,14 @@ private Q_SLOTS:
         QCOMPARE(r.suggestion_index, int64_t(-1));
         QCOMPARE(r.min_over_10, 0.0); // not 1/10 of a minimum at the start (4.6e-7: absurd)
         QVERIFY(r.min_index >= 10 && r.min_index < 80); // somewhere on the flat part, before it explodes
-        QCOMPARE(lrFindVerdictText(r),
-                 std::string("the loss curve is flat: the smoothed loss falls by less than 5 % anywhere in this "
-                             "range, so no learning rate stands out; try more steps from a higher start (e.g. 200 "
-                             "steps from 1e-5: --lr_find_steps=200 --lr_find_start=1e-5 or the dialog's fields), a "
-                             "larger batch, or a pretrained model"));
+        // The run's facts decide the advice: the usual range of its start (kLearningRateRanges), the
+        // finder from a decade below it; a pretrained model is offered only to a run from random weights.
+        QCOMPARE(lrFindVerdictText(r, kRandom),
+                 std::string("the loss curve is flat: the smoothed loss falls by less than 5 % anywhere from 1e-6 to "
+                             "1, so no learning rate stands out. The usual learning rate for a model trained from "
+                             "random weights is 1e-4 to 1e-3 (try 5e-4); or run the finder for 200 steps from 1e-5 "
+                             "(--lr_find_steps=200 --lr_find_start=1e-5 or the dialog's fields) or with a larger "
+                             "batch, or start from a pretrained model"));
     }
 
     void noisyCurveSaysSo()
@@ -116,8 +141,102 @@ private Q_SLOTS:
         const LrFindResult r = curve(50, 1e-2, 10.0, [](int k, double) { return 0.7 + 0.05 * k; });
         QCOMPARE(r.verdict, std::string("rising"));
         QCOMPARE(r.suggestion, 0.0);
-        QCOMPARE(lrFindVerdictText(r),
-                 std::string("the loss only rises in this range: its start is already too high; lower --lr_find_start"));
+        QCOMPARE(lrFindVerdictText(r, kRandom),
+                 std::string("the loss is lowest in the first points of the range from 0.01 to 10 (at 0.02) and "
+                             "rises after: its start is already too high; lower --lr_find_start (e.g. to 1e-4, or "
+                             "the dialog's field). The usual learning rate for a model trained from random weights "
+                             "is 1e-4 to 1e-3 (try 5e-4)"));
+    }
+
+    /// A curve flat from a 1e-7 (or 1e-9) start up to 3e-3, rising after: its smoothed minimum
+    /// sits at the first searched step, yet it does not rise from there. It is "flat" with the
+    /// run's range, never "the loss only rises … lower --lr_find_start".
+    void flatStartIsNotRising_data()
+    {
+        QTest::addColumn<double>("start");
+        QTest::newRow("from 1e-7") << 1e-7;
+        QTest::newRow("from 1e-9") << 1e-9;
+    }
+
+    void flatStartIsNotRising()
+    {
+        QFETCH(double, start);
+        // A slight upward drift (0.2 % over the flat part) keeps the minimum at the first searched step.
+        const LrFindResult r = curve(100, start, 1.0, [](int k, double x) {
+            return 0.69 + 0.00002 * k + (x > std::log10(3e-3) ? 2.0 * (x - std::log10(3e-3)) : 0.0);
+        });
+        QCOMPARE(r.min_index, int64_t(10));
+        QCOMPARE(r.verdict, std::string("flat"));
+        QCOMPARE(r.suggestion, 0.0);
+        const std::string text = lrFindSummary(r, kRandom);
+        QVERIFY2(text.find("only rises") == std::string::npos && text.find("lower --lr_find_start") == std::string::npos,
+                 text.c_str());
+        QCOMPARE(text, "No suggestion: the loss curve is flat: the smoothed loss falls by less than 5 % anywhere from "
+                           + std::string(start == 1e-7 ? "1e-7" : "1e-9")
+                           + " to 1, so no learning rate stands out. The usual learning rate for a model trained from "
+                             "random weights is 1e-4 to 1e-3 (try 5e-4); or run the finder for 200 steps from 1e-5 "
+                             "(--lr_find_steps=200 --lr_find_start=1e-5 or the dialog's fields) or with a larger "
+                             "batch, or start from a pretrained model.");
+    }
+
+    /// A run from a pretrained model is never told to use one: its flat curve names the range
+    /// for fine-tuning a pretrained model and the finder from a decade below it.
+    void pretrainedFlatCurveNamesItsRange()
+    {
+        const LrFindResult r = curve(100, 1e-7, 1.0, [](int k, double x) {
+            return 0.69 + (k % 2 == 0 ? 0.01 : -0.01) + explode(x);
+        });
+        QCOMPARE(r.verdict, std::string("flat"));
+        const std::string text = lrFindSummary(r, factsOf(WeightsStart::HubPretrained, "BERT-Tiny"));
+        QCOMPARE(text, std::string("No suggestion: the loss curve is flat: the smoothed loss falls by less than 5 % "
+                                   "anywhere from 1e-7 to 1, so no learning rate stands out. The usual learning rate "
+                                   "for fine-tuning a pretrained model is 2e-5 to 5e-5 (try 5e-5); or run the finder "
+                                   "for 200 steps from 2e-6 (--lr_find_steps=200 --lr_find_start=2e-6 or the "
+                                   "dialog's fields) or with a larger batch."));
+        QVERIFY(text.find("pretrained model,") == std::string::npos);
+        // A start whose usual rate this program cannot know says so, and widens the finder from 1e-6.
+        QCOMPARE(lrFindVerdictText(r, factsOf(WeightsStart::OtherCheckpoint, "w.safetensors")),
+                 std::string("the loss curve is flat: the smoothed loss falls by less than 5 % anywhere from 1e-7 to "
+                             "1, so no learning rate stands out. This program cannot know the usual learning rate of "
+                             "the init checkpoint w.safetensors; or run the finder for 200 steps from 1e-6 "
+                             "(--lr_find_steps=200 --lr_find_start=1e-6 or the dialog's fields) or with a larger "
+                             "batch"));
+    }
+
+    /// A curve that falls only in the first searched steps and rises after (a pretrained run
+    /// whose sweep starts too high) suggests none of those first test rates.
+    void minimumInTheFirstPointsIsNotSuggested()
+    {
+        // 100 steps from 1e-5: the loss falls over the first 13 steps, then rises steeply.
+        const LrFindResult r = curve(100, 1e-5, 1.0, [](int k, double) {
+            return k <= 13 ? 1.0 - 0.03 * k : 1.0 - 0.03 * 13 + 0.1 * (k - 13);
+        });
+        QVERIFY(r.min_index >= 10 && r.min_index < 10 + kLrFindFirstPoints);
+        QCOMPARE(r.verdict, std::string("rising"));
+        QCOMPARE(r.suggestion, 0.0);
+        QCOMPARE(r.suggestion_index, int64_t(-1));
+        QCOMPARE(r.min_over_10, 0.0);
+        QCOMPARE(lrFindSummary(r, factsOf(WeightsStart::HubPretrained, "BERT-Tiny")),
+                 "No suggestion: the loss is lowest in the first points of the range from 1e-5 to 1 (at "
+                     + lrFindSummaryRate(r.min_loss_lr)
+                     + ") and rises after: its start is already too high; lower --lr_find_start (e.g. to 1e-7, or "
+                       "the dialog's field). The usual learning rate for fine-tuning a pretrained model is 2e-5 to "
+                       "5e-5 (try 5e-5).");
+    }
+
+    /// The summary of a curve with a suggestion: the valley and minimum / 10 with two digits, and
+    /// where the valley lies outside the run's usual range, a sentence that says so.
+    void summaryPlacesTheSuggestion()
+    {
+        const LrFindResult r = curve(100, 1e-7, 1.0, [](int, double x) {
+            return 1.0 - 0.5 * std::tanh(2.0 * (x + 3.0)) + (x > -1 ? 5.0 * (x + 1) : 0.0);
+        });
+        QCOMPARE(r.verdict, std::string("ok"));
+        QCOMPARE(lrFindSummary(r, kRandom),
+                 std::string("Suggested learning rate: 7.6e-3 (the valley of the smoothed loss); minimum / 10: "
+                             + lrFindSummaryRate(r.min_over_10)
+                             + ". It lies above the usual range for a model trained from random weights (1e-4 to 1e-3)."));
+        QVERIFY(r.suggestion_index >= 10 + kLrFindFirstPoints);
     }
 
     void shortTestSaysSo()
@@ -172,7 +291,7 @@ private Q_SLOTS:
             QCOMPARE(r.suggestion, r.learning_rates[size_t(r.suggestion_index)]);
         } else {
             QCOMPARE(r.suggestion_index, int64_t(-1));
-            QVERIFY(lrFindVerdictText(r).find("--lr_find_start=1e-5") != std::string::npos);
+            QVERIFY(lrFindVerdictText(r, kRandom).find("--lr_find_start=1e-5") != std::string::npos);
         }
     }
 
@@ -238,7 +357,7 @@ private Q_SLOTS:
         QCOMPARE(back.min_over_10, 0.0);
         QCOMPARE(back.min_loss_lr, r.min_loss_lr);
         QCOMPARE(back.verdict, r.verdict);
-        QVERIFY(lrFindVerdictText(back) == lrFindVerdictText(r));
+        QVERIFY(lrFindVerdictText(back, kRandom) == lrFindVerdictText(r, kRandom));
     }
 
     void suggestionIsANumberWhenThereIsOne()

@@ -6,6 +6,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/diagnostics.h"
+#include "core/config/schedule.h"
 #include "core/train/preparedrun.h"
 #include "core/util/errortext.h"
 #include "ui/form/configurationform.h"
@@ -328,6 +329,7 @@ bool LrFindDialog::start()
     if (isRunning())
         return false;
     const TrainingOptions o = runOptions();
+    m_facts = runFactsFor(o, Schedule{}); // its start (a small run_config.json at most)
     m_result.reset();
     m_totalSteps = o.lr_find_steps;
     m_error->hide();
@@ -471,15 +473,10 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
     placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10,
                 r.min_over_10 > 0 ? tr("min / 10: %1").arg(rateText(r.min_over_10)) : QString(),
                 r.min_over_10 < r.suggestion);
-    QString summary;
-    if (r.verdict != "ok") // a flat or noisy curve: say so instead of suggesting (core/train/lrfind.h)
-        summary = QStringLiteral("<span style='color:#a06000'>") + tr("No suggestion: %1.").arg(q(lrFindVerdictText(r)).toHtmlEscaped())
-                  + QStringLiteral("</span>");
-    else if (r.min_over_10 > 0)
-        summary = tr("Suggested learning rate: <b>%1</b> (the valley of the smoothed loss); minimum / 10: <b>%2</b>.")
-                      .arg(rateText(r.suggestion), rateText(r.min_over_10));
-    else
-        summary = tr("Suggested learning rate: <b>%1</b> (the valley of the smoothed loss).").arg(rateText(r.suggestion));
+    // The same sentences as the CLI's lr_find (core/train/lrfind.h), on the facts of the run tested.
+    const QString said = q(lrFindSummary(r, m_facts)).toHtmlEscaped();
+    QString summary = r.verdict != "ok" ? QStringLiteral("<span style='color:#a06000'>") + said + QStringLiteral("</span>")
+                                        : said;
     if (!r.path.empty())
         summary += QStringLiteral("<br>") + tr("Saved as %1").arg(q(r.path).toHtmlEscaped());
     else if (m_totalSteps > 0 && steps < m_totalSteps && !r.diverged)
@@ -505,6 +502,7 @@ bool LrFindDialog::showSaved(const QString &path)
         return false;
     LrFindResult r = std::move(*saved);
     analyzeLrFind(r); // the suggestions of the curve as this version finds them
+    m_facts = runFactsFor(m_form->options(), Schedule{});
     m_totalSteps = int64_t(r.steps.size());
     showResult(r, false);
     m_summary->setText(tr("Shown: the saved result of an earlier test. Press Run to test again.") + QStringLiteral("<br>")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/train/lrfind.h"
+#include "core/train/runfacts.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QDialog>
@@ -31,7 +32,8 @@ class NumberSpinBox;
 /// and each step is drawn as it arrives: the loss of each step as faint points and the
 /// smoothed loss as a line over a logarithmic learning-rate axis. At the end the suggestion
 /// (the valley of the smoothed loss) and the minimum / 10 are marked — or, for a flat or noisy
-/// curve (LrFindResult::verdict), the summary says so and nothing is suggested — and "Use this"
+/// curve (LrFindResult::verdict), the summary says so and nothing is suggested; its sentences are
+/// the CLI's (lrFindSummary on the run's facts) — and "Use this"
 /// puts the suggestion, rounded to the two significant digits shown, into the form's
 /// learning-rate field. The core writes model_dir/lr_find.json.
 ///
@@ -119,6 +121,7 @@ private:
     JobHandle m_job;
     std::shared_ptr<LrFindRelay> m_relay;
     std::optional<LrFindResult> m_result;
+    RunFacts m_facts; ///< the facts of the run tested (its start), which the summary's advice rests on
     int64_t m_totalSteps = 0;
     bool m_running = false;
 };
