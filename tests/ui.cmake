@@ -43,6 +43,9 @@ if(WB_BUILD_GUI)
   # files `export` (wb_cli, in-process) writes of the same run.
   wb_add_test(tst_exportdialog NAME ui.exportdialog SOURCES ui/tst_exportdialog.cpp LIBS wb_ui wb_cli GUI
               TIMEOUT 300)
+  # One plan for every front-end: the CLI's train and the window's Train plan the same run (planRun).
+  wb_add_test(tst_planrun NAME ui.planrun SOURCES ui/tst_planrun.cpp LIBS wb_ui wb_cli OpenSSL::Crypto Threads::Threads
+              GUI TIMEOUT 180)
   # Issue 21 §2: a run trained while Try it classifies and the range test runs is the run alone.
   wb_add_test(tst_windowrandomness NAME ui.windowrandomness SOURCES ui/tst_windowrandomness.cpp
               LIBS wb_ui torch GUI TIMEOUT 300)

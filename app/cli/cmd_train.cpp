@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "app/cli/commandplan.h"
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
 #include "app/cli/flagtable.h"
@@ -10,6 +11,7 @@
 #include "core/train/preparedrun.h"
 #include "core/train/prepareexport.h"
 #include "core/train/pretrainpreflight.h"
+#include "core/train/runplan.h"
 #include "core/train/runidentity.h"
 #include "core/io/runevents.h"
 #include "core/train/trainer.h"
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <unistd.h>
@@ -247,9 +250,79 @@ int prepareExportRun(const TrainingOptions &options, bool jsonl, std::ostream &o
     }
 }
 
+/// train's, pretrain's and predict's steps before they run (planRun, core/train/runplan.h:
+/// predict's recorded run, the pretrained model, the pre-flight check), in the CLI's words:
+/// notes on stderr, the download's progress (fetchPretrainedForRun), errors as
+/// reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event for
+/// a failed check. Ctrl+C stops a download (and only that). Returns kExitOk with `prepared` set, else the exit
+/// code after reporting.
+int planCommand(const TrainingOptions &options, RunPurpose purpose, bool jsonl, std::ostream &out, std::ostream &err,
+                PreparedRun &prepared)
+{
+    struct Reported // fetchPretrainedForRun said why
+    {
+    };
+    int fetched = kExitOk;
+    PlanFrontEnd frontEnd;
+    frontEnd.note = [&err](const std::string &note) { err << "note: " << note << "\n"; };
+    frontEnd.fetch = [&](const TrainingOptions &o, const StopToken &) {
+        fetched = fetchPretrainedForRun(o, jsonl, out, err); // Ctrl+C stops a download (its own guard)
+        if (fetched != kExitOk)
+            throw Reported{};
+    };
+    const RunPlan p = planRun(options, purpose, frontEnd, StopToken{});
+    if (p.ok()) {
+        prepared = std::move(p.run);
+        return kExitOk;
+    }
+    if (p.step == PlanStep::PretrainedModel && fetched != kExitOk)
+        return fetched;
+    if (p.step == PlanStep::PreFlight) {
+        reportInvalidConfiguration(err, p.run.validation.diagnostics);
+        if (jsonl) // the event stream ends with "finished" whatever happened
+            out << runEventLine(p.failure()) << "\n" << std::flush;
+        return kExitInvalid;
+    }
+    try {
+        std::rethrow_exception(p.error);
+    } catch (...) {
+        return reportCurrentException(err, p.stepField(), kExitInvalid);
+    }
+}
+
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
             const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
+    CommandPlan plan;
+    if (const int code = planCommandRun(command, purpose, description, args, out, err, plan); !plan.ready)
+        return code;
+    const PreparedRun &prepared = plan.run;
+    const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
+    ConsoleObserver console(out, err, tty);
+    JsonLinesObserver jsonLines(out);
+    TrainingObserver &observer = plan.jsonl ? static_cast<TrainingObserver &>(jsonLines) : console;
+    // Ctrl+C: in this process, the run's token; local workers (issue 6: --num_local_workers,
+    // or mirrored over N GPUs), the launcher.
+    StopToken stop;
+    std::optional<InterruptGuard> inProcess;
+    std::optional<LocalWorkersInterrupt> workers;
+    if (prepared.runsAsLocalWorkers())
+        workers.emplace();
+    else
+        inProcess.emplace(stop, "\nstopping after the current step (Ctrl+C again to quit at once)...\n");
+    const PlannedRunEnd ended = runPlanned(prepared, observer, stop, localWorkersFrontEnd(command, plan.jsonl, out, err));
+    if (ended.cluster) // the chief printed its own end
+        return localWorkersExitCode(*ended.cluster, plan.jsonl, out, err);
+    observer.runFinished(ended.end); // the caller reports the end, once
+    return exitCodeFor(ended.end);
+}
+
+} // namespace
+
+int planCommandRun(const std::string &command, RunPurpose purpose, const std::string &description,
+                   const std::vector<std::string> &args, std::ostream &out, std::ostream &err, CommandPlan &plan)
+{
+    plan = CommandPlan{};
     CLI::App app(description, "bert-workbench-cli " + command);
     TrainingOptions options;
     addRunFlags(app, options);
@@ -272,55 +345,24 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
             }
     if (!parseFlags(app, given, out, err, code))
         return code;
+    const bool jsonl = progressFormat == "jsonl";
     if (purpose == RunPurpose::Pretrain) {
         Diagnostics diag;
         if (const int taken = applyRunPretrainingFlags(pretraining, options, err, diag); taken != kExitOk) {
-            if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
+            if (jsonl) // the event stream ends with "finished" whatever happened
                 out << runEventLine(failedValidation(diag)) << "\n" << std::flush;
             return taken;
         }
     }
-    PreparedRun prepared;
-    if (purpose == RunPurpose::Export) { // the core's one path, as the window's Export Model…
-        if (const int code = prepareExportRun(options, progressFormat == "jsonl", out, err, prepared); code != kExitOk)
-            return code;
-    } else {
-        // predict reads a run: what it recorded fills the options not given, as for classify
-        // (one rule: fillFromRecordedRun); said on stderr (stdout may be JSON lines).
-        if (purpose == RunPurpose::Predict) {
-            try {
-                for (const auto &note : fillFromRecordedRun(options))
-                    err << "note: " << note << "\n";
-            } catch (...) {
-                return reportCurrentException(err, "model_dir", kExitInvalid);
-            }
-        }
-        if (const int fetched = fetchPretrainedForRun(options, progressFormat == "jsonl", out, err); fetched != kExitOk)
-            return fetched;
-        prepared = prepareRun(options, purpose); // the one pre-flight check
-        if (!prepared.ok()) {
-            reportInvalidConfiguration(err, prepared.validation.diagnostics);
-            if (progressFormat == "jsonl") // the event stream ends with "finished" whatever happened
-                out << runEventLine(failedValidation(prepared.validation.diagnostics)) << "\n" << std::flush;
-            return kExitInvalid;
-        }
-    }
-    // N workers on loopback (issue 6): --num_local_workers, or mirrored over N GPUs.
-    if (prepared.runsAsLocalWorkers())
-        return runLocalWorkers(command, prepared.local_workers, progressFormat, out, err);
-    const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
-    ConsoleObserver console(out, err, tty);
-    JsonLinesObserver jsonLines(out);
-    TrainingObserver &observer = progressFormat == "jsonl" ? static_cast<TrainingObserver &>(jsonLines) : console;
-    StopToken stop;
-    InterruptGuard guard(stop, "\nstopping after the current step (Ctrl+C again to quit at once)...\n");
-    Trainer trainer;
-    const RunFinished end = trainer.execute(prepared, observer, stop);
-    observer.runFinished(end); // the caller reports the end, once
-    return exitCodeFor(end);
+    // The core's one path, as the window's Export Model… and Train.
+    if (const int planned = purpose == RunPurpose::Export ? prepareExportRun(options, jsonl, out, err, plan.run)
+                                                          : planCommand(options, purpose, jsonl, out, err, plan.run);
+        planned != kExitOk)
+        return planned;
+    plan.ready = true;
+    plan.jsonl = jsonl;
+    return kExitOk;
 }
-
-} // namespace
 
 int cmdTrain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {

@@ -3,9 +3,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
-#include "core/launch/localcluster.h"
 #include "core/io/runevents.h"
-#include "core/train/blascheck.h"
 
 #include <atomic>
 #include <csignal>
@@ -33,23 +31,36 @@ extern "C" void onLauncherInterrupt(int)
 
 } // namespace
 
-int runLocalWorkers(const std::string &command, const LocalWorkerPlan &plan, const std::string &progressFormat,
-                    std::ostream &out, std::ostream &err)
+LocalWorkersFrontEnd localWorkersFrontEnd(const std::string &command, bool jsonl, std::ostream &out, std::ostream &err)
 {
-    const bool jsonl = progressFormat == "jsonl";
-    const std::string starting = "starting " + std::to_string(plan.num_workers) + " local worker"
-                                 + (plan.num_workers == 1 ? "" : "s") + " (multi_worker_mirrored on 127.0.0.1"
-                                 + (plan.worker.num_gpus == 1 ? ", one GPU each" : "") + "); showing the chief's output";
-    out << (jsonl ? runEventLine(starting) : starting) << "\n" << std::flush;
-    LocalClusterSinks sinks;
-    sinks.chief_line = [&out](const std::string &line) { out << line << "\n" << std::flush; };
-    sinks.error_line = [&err](const std::string &line) { err << line << "\n" << std::flush; };
-    sinks.running = &g_launcher;
+    LocalWorkersFrontEnd f;
+    f.executable = currentExecutable();
+    f.command = command;
+    f.jsonl = jsonl;
+    f.chief_line = [&out](const std::string &line) { out << line << "\n" << std::flush; };
+    f.error_line = [&err](const std::string &line) { err << line << "\n" << std::flush; };
+    f.running = &g_launcher;
+    f.forward_stop = false; // LocalWorkersInterrupt stops the launcher itself
+    f.starting = [&out, jsonl](const LocalWorkerPlan &plan) -> std::optional<RunFinished> {
+        const std::string starting = "starting " + std::to_string(plan.num_workers) + " local worker"
+                                     + (plan.num_workers == 1 ? "" : "s") + " (multi_worker_mirrored on 127.0.0.1"
+                                     + (plan.worker.num_gpus == 1 ? ", one GPU each" : "") + "); showing the chief's output";
+        out << (jsonl ? runEventLine(starting) : starting) << "\n" << std::flush;
+        return std::nullopt;
+    };
+    return f;
+}
+
+LocalWorkersInterrupt::LocalWorkersInterrupt()
+{
     g_launcherInterrupts = 0;
-    auto old = std::signal(SIGINT, onLauncherInterrupt);
-    const LocalClusterEnd r =
-        runLocalCluster(plan, currentExecutable(), command, jsonl, threadsPerLocalWorker(plan.num_workers), sinks, nullptr);
-    std::signal(SIGINT, old);
+    m_old = std::signal(SIGINT, onLauncherInterrupt);
+}
+
+LocalWorkersInterrupt::~LocalWorkersInterrupt() { std::signal(SIGINT, m_old); }
+
+int localWorkersExitCode(const LocalClusterEnd &r, bool jsonl, std::ostream &out, std::ostream &err)
+{
     // jsonl: the stream must end with a "finished" event even when the chief could not
     // write one (killed, or another worker failed first).
     if (jsonl && !r.chief_finished)

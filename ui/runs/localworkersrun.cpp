@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/localworkersrun.h"
 
-#include "core/launch/localcluster.h"
-#include "core/train/blascheck.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -52,29 +50,36 @@ std::string workerLineForWindow(std::string line)
     return line;
 }
 
+LocalWorkersFrontEnd windowLocalWorkers(TrainingObserver &observer, const std::string &workerExecutable)
+{
+    LocalWorkersFrontEnd f;
+    f.executable = workerExecutable;
+    f.command = "train";
+    f.jsonl = true; // the chief's events become the plot's (no chief_line: they reach the observer)
+    f.error_line = [&observer](const std::string &line) { observer.logMessage(workerLineForWindow(line)); };
+    f.starting = [&observer, workerExecutable](const LocalWorkerPlan &plan) -> std::optional<RunFinished> {
+        if (workerExecutable.empty()) {
+            RunFinished result;
+            result.status = RunStatus::Failed;
+            result.field = "num_local_workers";
+            result.message = std::string("cannot start local workers: the worker program ") + kWorkerBinary
+                             + " was not found beside this application or on the PATH";
+            result.hint = "install bert-workbench-cli (it comes with the package), set BERT_WORKBENCH_CLI to its path, "
+                          "or set Local workers to 0";
+            return result;
+        }
+        observer.logMessage("Starting " + std::to_string(plan.num_workers)
+                            + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable
+                            + "; the plot shows the chief's (worker 0) curves");
+        return std::nullopt;
+    };
+    return f; // forward_stop: the window's Stop reaches every worker
+}
+
 RunFinished runLocalWorkers(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop,
                             const std::string &workerExecutable)
 {
-    RunFinished result;
-    if (workerExecutable.empty()) {
-        result.status = RunStatus::Failed;
-        result.field = "num_local_workers";
-        result.message = std::string("cannot start local workers: the worker program ") + kWorkerBinary
-                         + " was not found beside this application or on the PATH";
-        result.hint = "install bert-workbench-cli (it comes with the package), set BERT_WORKBENCH_CLI to its path, "
-                      "or set Local workers to 0";
-        return result;
-    }
-
-    const LocalWorkerPlan &plan = run.local_workers;
-    observer.logMessage("Starting " + std::to_string(plan.num_workers)
-                        + " local workers (multi_worker_mirrored on 127.0.0.1) with " + workerExecutable
-                        + "; the plot shows the chief's (worker 0) curves");
-    LocalClusterSinks sinks;
-    sinks.observer = &observer; // the chief's events become the plot's
-    sinks.error_line = [&observer](const std::string &line) { observer.logMessage(workerLineForWindow(line)); };
-    return runLocalCluster(plan, workerExecutable, "train", true, threadsPerLocalWorker(plan.num_workers), sinks, &stop)
-        .end;
+    return runPlanned(run, observer, stop, windowLocalWorkers(observer, workerExecutable)).end;
 }
 
 } // namespace wb

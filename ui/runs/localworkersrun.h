@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/preparedrun.h"
 #include "core/events/trainingobserver.h"
+#include "core/launch/runplanned.h"
+#include "core/train/preparedrun.h"
 
 #include <string>
 
@@ -16,7 +17,16 @@ std::string findWorkerExecutable();
 /// once)" hint (the workers' answer to the window's Stop, a SIGINT) is left out. Pure.
 std::string workerLineForWindow(std::string line);
 
-/// Trains `run` (prepared for Train, run.local_workers planned) on its num_workers processes
+/// How the window runs a plan's local workers with runPlanned (core/launch/runplanned.h):
+/// `train <toCommandLineFlags(plan.worker)> --progress_format=jsonl` in each process of
+/// `workerExecutable`; the chief's decoded events go to runPlanned's observer, every worker's
+/// stderr line to `observer`'s Log (workerLineForWindow); a Log line before they start, or,
+/// with no worker program (""), a Failed end naming it and how to fix it (field
+/// "num_local_workers"). `observer` must outlive the run.
+LocalWorkersFrontEnd windowLocalWorkers(TrainingObserver &observer, const std::string &workerExecutable);
+
+/// runPlanned(run, observer, stop, windowLocalWorkers(observer, workerExecutable)).end: trains
+/// `run` (prepared for Train, run.local_workers planned) on its num_workers processes
 /// of `workerExecutable` on this machine (issue 6: the GUI's "Local workers: N"). Each worker runs
 /// `train <toCommandLineFlags(plan.worker)> --progress_format=jsonl` under wb::LocalLauncher; the
 /// chief's JSON events are decoded and forwarded to `observer` (so the plot shows the

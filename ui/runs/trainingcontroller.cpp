@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/trainingcontroller.h"
 
-#include "core/train/trainer.h"
+#include "core/launch/runplanned.h"
 #include "ui/runs/localworkersrun.h"
 
 namespace wb {
 
 namespace {
 
+/// In this process, or "Local workers: N": N processes of bert-workbench-cli, as the plan says.
 RunFinished runPrepared(const PreparedRun &run, TrainingObserver &observer, const StopToken &stop)
 {
-    if (run.runsAsLocalWorkers()) // "Local workers: N": N processes of bert-workbench-cli
-        return runLocalWorkers(run, observer, stop, findWorkerExecutable());
-    Trainer trainer;
-    return trainer.execute(run, observer, stop);
+    return runPlanned(run, observer, stop,
+                      windowLocalWorkers(observer, run.runsAsLocalWorkers() ? findWorkerExecutable() : std::string()))
+        .end;
 }
 
 } // namespace

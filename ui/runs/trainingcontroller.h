@@ -22,8 +22,9 @@ public:
     explicit TrainingController(QObject *parent = nullptr);
     ~TrainingController() override;
 
-    /// Replaces the run function (default: wb::Trainer::execute in this process, or
-    /// wb::runLocalWorkers when the run is planned as local workers). Only while idle; for tests.
+    /// Replaces the run function (default: wb::runPlanned, core/launch/runplanned.h: in this
+    /// process, or the window's local workers, windowLocalWorkers, as the plan says). Only
+    /// while idle; for tests.
     void setRunFunction(RunFunction run);
 
     bool isRunning() const { return m_running; }

@@ -7,7 +7,7 @@
 
 #include "core/train/coach.h"
 #include "core/train/preflight.h"
-#include "core/util/errortext.h"
+#include "core/train/runplan.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
 #include "ui/form/projectfile.h"
@@ -43,34 +43,20 @@ struct PreflightOutcome
     std::optional<PreparedRun> prepared;
 };
 
-/// Downloads options.pretrained_model when it is set and not on disk yet, reporting the bytes
-/// as the job's progress. Returns the problem as a pre-flight finding (the validation dialog
-/// shows it in the form's words), or nothing when the model is there. Runs on the job's thread.
-std::optional<Diagnostics> fetchPretrainedForWindow(const TrainingOptions &o, const JobControl &job)
+/// The pretrained model's download as the job's progress ("Downloading repo: file (i of n), about
+/// s left"). Runs on the job's thread.
+DownloadProgressFn downloadProgressForJob(const JobControl &job)
 {
-    if (o.pretrained_model.empty())
-        return std::nullopt;
-    try {
-        fetchPretrainedModel(
-            o,
-            [&job](const DownloadProgress &p) {
-                const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
-                QString text = QCoreApplication::translate("MainWindow", "Downloading %1: %2 (%3 of %4)")
-                                   .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file))
-                                   .arg(p.file_index)
-                                   .arg(p.file_count);
-                if (p.seconds_left >= 0)
-                    text += QCoreApplication::translate("MainWindow", ", about %1 s left").arg(qRound(p.seconds_left));
-                job.setProgress(std::min(value, kJobProgressMax), text);
-            },
-            *job.stopToken());
-    } catch (...) {
-        const ErrorText e = describeCurrentException("pretrained_model");
-        Diagnostics d;
-        d.error(e.field.empty() ? "pretrained_model" : e.field, e.message, e.hint);
-        return d;
-    }
-    return std::nullopt;
+    return [&job](const DownloadProgress &p) {
+        const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
+        QString text = QCoreApplication::translate("MainWindow", "Downloading %1: %2 (%3 of %4)")
+                           .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file))
+                           .arg(p.file_index)
+                           .arg(p.file_count);
+        if (p.seconds_left >= 0)
+            text += QCoreApplication::translate("MainWindow", ", about %1 s left").arg(qRound(p.seconds_left));
+        job.setProgress(std::min(value, kJobProgressMax), text);
+    };
 }
 
 /// The pre-flight job's work (on a pool thread; captures only values).
@@ -90,16 +76,12 @@ PreflightOutcome preflight(const TrainingOptions &o, RunPurpose purpose, bool as
         if (r.used.used)
             return r;
     }
-    // "Start from" a pretrained model: download it first (once; the Hugging Face cache).
-    if (const std::optional<Diagnostics> failed = fetchPretrainedForWindow(o, job)) {
-        PreparedRun notFetched;
-        notFetched.options = o;
-        notFetched.purpose = purpose;
-        notFetched.validation.diagnostics = *failed;
-        r.prepared = std::move(notFetched);
-        return r;
-    }
-    r.prepared = prepareRun(o, purpose);
+    // The core's one path, as the CLI's train and pretrain: "Start from" a pretrained model is
+    // downloaded first (once; the Hugging Face cache), then the pre-flight check. A step that
+    // failed is in the plan's diagnostics (the validation dialog shows it in the form's words).
+    PlanFrontEnd frontEnd;
+    frontEnd.progress = downloadProgressForJob(job);
+    r.prepared = planRun(o, purpose, frontEnd, *job.stopToken()).run;
     return r;
 }
 
