@@ -424,7 +424,7 @@ std::string PretrainingTextReader::pickColumn(const std::vector<std::string> &na
         const int i = find(m_textColumn);
         if (i < 0)
             throw FieldError(where, {"there is no column '" + m_textColumn + "'" + found, "",
-                                     {{"text_column", "NAME", "with one of the columns found"}}, ""});
+                                     {{"text_column", "NAME", "with one of the columns found"}}, "", ""});
         m_textColumnUsed = names[size_t(i)];
         m_textColumnRecognised = false;
         return m_textColumnUsed;
@@ -436,10 +436,10 @@ std::string PretrainingTextReader::pickColumn(const std::vector<std::string> &na
     if (hits.size() > 1)
         throw FieldError(where, {"there are several text columns ('" + names[size_t(hits[0])] + "', '" + names[size_t(hits[1])]
                                + "'); which one holds the text?" + found, "",
-                    {{"text_column", "NAME", ""}}, ""});
+                    {{"text_column", "NAME", ""}}, "", ""});
     if (hits.empty())
         throw FieldError(where, {"no text column was recognised (sentence, text or review)" + found, "",
-                                 {{"text_column", "NAME", "with the column that holds the documents"}}, ""});
+                                 {{"text_column", "NAME", "with the column that holds the documents"}}, "", ""});
     m_textColumnUsed = names[size_t(hits[0])];
     m_textColumnRecognised = true;
     return m_textColumnUsed;

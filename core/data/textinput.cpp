@@ -277,7 +277,7 @@ void readDelimited(std::string_view bytes, const std::string &path, const TextIn
                 throw Error(where, c.problem.message,
                             csv ? "The file looks tab-separated: name it .tsv." : "The file looks comma-separated: name it .csv.");
             FieldProblem looks{c.problem.message, csv ? "the file looks tab-separated" : "the file looks comma-separated",
-                               {{"classification_task_name", csv ? "tsv" : "csv", ""}}, ""};
+                               {{"classification_task_name", csv ? "tsv" : "csv", ""}}, "", ""};
             throw FieldError(where, looks);
         }
         throw FieldError(where, c.problem);
