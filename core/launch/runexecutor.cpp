@@ -46,6 +46,64 @@ ProcessPoolExecutor::ProcessPoolExecutor(std::string executable, int maxConcurre
 {
 }
 
+namespace {
+
+/// Sends SIGINT to every running child once per stop request not yet passed on (at most two:
+/// the second makes `train` quit at once).
+void forwardStops(std::list<ChildProcess> &running, int requested, int &forwarded)
+{
+    while (forwarded < requested && forwarded < 2) {
+        for (ChildProcess &c : running)
+            if (c.running)
+                ::kill(c.pid, SIGINT);
+        ++forwarded;
+    }
+}
+
+/// Waits up to 100 ms for output of any child (or 50 ms when none has an open pipe).
+void waitForOutput(const std::list<ChildProcess> &running)
+{
+    std::vector<pollfd> fds;
+    for (const ChildProcess &c : running) {
+        if (c.out.valid())
+            fds.push_back(pollfd{c.out.get(), POLLIN, 0});
+        if (c.err.valid())
+            fds.push_back(pollfd{c.err.get(), POLLIN, 0});
+    }
+    if (!fds.empty())
+        ::poll(fds.data(), fds.size(), 100);
+    else
+        ::usleep(50 * 1000);
+}
+
+/// Passes each child's complete lines to sinks.line and reaps it: true when it has exited
+/// and both its pipes are closed (then `code` is `train`'s exit code, 130 for a forwarded stop).
+bool drainAndReap(ChildProcess &c, const RunExecutorSinks &sinks, bool stopsForwarded, int &code)
+{
+    const auto lineSink = [&sinks, job = size_t(c.index)](const std::string &l) {
+        if (sinks.line)
+            sinks.line(job, l);
+    };
+    drainPipe(c.out, c.outBuf);
+    drainPipe(c.err, c.errBuf);
+    emitLines(c.outBuf, lineSink, std::string(), !c.out.valid());
+    emitLines(c.errBuf, lineSink, std::string(), !c.err.valid());
+    if (c.running) {
+        int status = 0;
+        if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
+            c.running = false;
+            c.status = status;
+        }
+    }
+    if (c.running || c.out.valid() || c.err.valid())
+        return false;
+    const bool interrupted = stopsForwarded && WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGINT;
+    code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : interrupted ? 130 : 1;
+    return true;
+}
+
+} // namespace
+
 void ProcessPoolExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
 {
     if (m_maxConcurrent < 1)
@@ -57,24 +115,12 @@ void ProcessPoolExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
     size_t next = 0;
     int forwardedStops = 0;
     bool polledStop = false;
-    const auto lineSink = [&sinks](size_t job) {
-        return [&sinks, job](const std::string &l) {
-            if (sinks.line)
-                sinks.line(job, l);
-        };
-    };
     for (;;) {
         if (m_stop && !polledStop && m_stop->stopRequested()) {
             polledStop = true;
             requestStop();
         }
-        const int stops = m_stopRequests.load();
-        while (forwardedStops < stops && forwardedStops < 2) {
-            for (ChildProcess &c : running)
-                if (c.running)
-                    ::kill(c.pid, SIGINT);
-            ++forwardedStops;
-        }
+        forwardStops(running, m_stopRequests.load(), forwardedStops);
         while (forwardedStops == 0 && next < jobs.size() && int(running.size()) < m_maxConcurrent) {
             running.emplace_back();
             ChildProcess &c = running.back();
@@ -89,38 +135,15 @@ void ProcessPoolExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
         }
         if (running.empty())
             break;
-        std::vector<pollfd> fds;
-        for (const ChildProcess &c : running) {
-            if (c.out.valid())
-                fds.push_back(pollfd{c.out.get(), POLLIN, 0});
-            if (c.err.valid())
-                fds.push_back(pollfd{c.err.get(), POLLIN, 0});
-        }
-        if (!fds.empty())
-            ::poll(fds.data(), fds.size(), 100);
-        else
-            ::usleep(50 * 1000);
+        waitForOutput(running);
         for (auto it = running.begin(); it != running.end();) {
-            ChildProcess &c = *it;
-            drainPipe(c.out, c.outBuf);
-            drainPipe(c.err, c.errBuf);
-            emitLines(c.outBuf, lineSink(size_t(c.index)), std::string(), !c.out.valid());
-            emitLines(c.errBuf, lineSink(size_t(c.index)), std::string(), !c.err.valid());
-            if (c.running) {
-                int status = 0;
-                if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
-                    c.running = false;
-                    c.status = status;
-                }
-            }
-            if (c.running || c.out.valid() || c.err.valid()) {
+            int code = 0;
+            if (!drainAndReap(*it, sinks, forwardedStops > 0, code)) {
                 ++it;
                 continue;
             }
-            const bool interrupted = forwardedStops > 0 && WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGINT;
-            const int code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : interrupted ? 130 : 1;
             if (sinks.ended)
-                sinks.ended(size_t(c.index), code, describeExitStatus(c.status));
+                sinks.ended(size_t(it->index), code, describeExitStatus(it->status));
             it = running.erase(it);
         }
     }
