@@ -114,6 +114,50 @@ std::string readText(const std::string &path)
 
 } // namespace
 
+namespace {
+
+/// The meta data that the records' own shapes give (pretraining without --input_meta_data_path).
+InputMetaData metaDataOfRecords(const MaskedLmRecordShapes &train, const MaskedLmRecordShapes &eval,
+                                const RecordShapeFlags &flags)
+{
+    InputMetaData meta;
+    meta.task_type = "bert_pretraining";
+    meta.num_labels = 0;
+    meta.max_seq_length = train.max_seq_length;
+    meta.max_predictions_per_seq = train.has_masks ? train.max_predictions_per_seq
+                                                   : flags.max_predictions_per_seq.value_or(
+                                                       std::min(kDefaultMaxPredictions, train.max_seq_length));
+    meta.train_data_size = train.records;
+    meta.eval_data_size = eval.records;
+    meta.use_next_sentence_label = train.next_sentence;
+    meta.masking = train.has_masks ? "static" : "dynamic";
+    return meta;
+}
+
+/// Writes `meta` as model_dir's records meta data (atomically, only when it changed); returns its
+/// path, or "" after adding the error to `diag`.
+std::string writeRecordsMetaData(const std::string &modelDir, const InputMetaData &meta, Diagnostics &diag)
+{
+    const std::string path = (fs::path(modelDir) / kRecordsMetaDataName).string();
+    const std::string text = meta.toJson().dump(2) + "\n";
+    try {
+        std::error_code ec;
+        fs::create_directories(modelDir, ec);
+        if (ec)
+            throw Error("model_dir", "cannot create '" + modelDir + "': " + ec.message(),
+                        "choose a --model_dir (--output_dir) you can write to");
+        if (readText(path) != text)
+            writeFileAtomic(path, text);
+    } catch (...) {
+        const ErrorText t = describeCurrentException("model_dir");
+        diag.error(t.field, t.message, t.hint);
+        return {};
+    }
+    return path;
+}
+
+} // namespace
+
 std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const RecordShapeFlags &flags, Diagnostics &diag)
 {
     std::vector<std::string> notes;
@@ -170,32 +214,10 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
     if (diag.errorCount() != errorsBefore)
         return notes;
 
-    InputMetaData meta;
-    meta.task_type = "bert_pretraining";
-    meta.num_labels = 0;
-    meta.max_seq_length = train.max_seq_length;
-    meta.max_predictions_per_seq = train.has_masks ? train.max_predictions_per_seq
-                                                   : flags.max_predictions_per_seq.value_or(
-                                                       std::min(kDefaultMaxPredictions, train.max_seq_length));
-    meta.train_data_size = train.records;
-    meta.eval_data_size = eval.records;
-    meta.use_next_sentence_label = train.next_sentence;
-    meta.masking = train.has_masks ? "static" : "dynamic";
-    const std::string path = (fs::path(o.model_dir) / kRecordsMetaDataName).string();
-    const std::string text = meta.toJson().dump(2) + "\n";
-    try {
-        std::error_code ec;
-        fs::create_directories(o.model_dir, ec);
-        if (ec)
-            throw Error("model_dir", "cannot create '" + o.model_dir + "': " + ec.message(),
-                        "choose a --model_dir (--output_dir) you can write to");
-        if (readText(path) != text)
-            writeFileAtomic(path, text);
-    } catch (...) {
-        const ErrorText t = describeCurrentException("model_dir");
-        diag.error(t.field, t.message, t.hint);
+    const InputMetaData meta = metaDataOfRecords(train, eval, flags);
+    const std::string path = writeRecordsMetaData(o.model_dir, meta, diag);
+    if (path.empty())
         return notes;
-    }
     o.input_meta_data_path = path;
     notes.push_back("no --input_meta_data_path: read the shapes from the records (" + std::to_string(train.records)
                     + " training records in " + std::to_string(train.files.size()) + " file(s), "
