@@ -4,8 +4,8 @@
 // train/eval records, TF-IDF, liblinear's logistic regression, scoring) and, apart, the fit and
 // scoring alone (what prepare adds after tokenizing). Prints one JSON line per measurement.
 // Usage: bench_bagofwords <corpus folder (one sub-folder per label)> <vocab.txt> [work dir] [rounds]
-#include "core/data/bagofwords.h"
-#include "core/data/dataprep.h"
+#include "core/prepare/bagofwords.h"
+#include "core/prepare/dataprep.h"
 #include "core/data/examplecodec.h"
 
 #include <algorithm>

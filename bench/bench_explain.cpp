@@ -6,8 +6,8 @@
 // Usage: bench_explain [steps] [threads] [repeats] [seq]
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
-#include "core/train/attributiontorch.h"
-#include "core/train/blascheck.h"
+#include "core/infer/attributiontorch.h"
+#include "core/engine/blascheck.h"
 
 #include <algorithm>
 #include <chrono>

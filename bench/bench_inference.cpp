@@ -14,11 +14,11 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
-#include "core/data/exampledata.h"
+#include "core/prepare/exampledata.h"
 #include "core/model/bertmodel.h"
-#include "core/train/blascheck.h"
-#include "core/train/export.h"
-#include "core/train/textclassifier.h"
+#include "core/engine/blascheck.h"
+#include "core/export/export.h"
+#include "core/infer/textclassifier.h"
 
 #include <ATen/record_function.h>
 #include <nlohmann/json.hpp>

@@ -7,10 +7,10 @@
 // Usage: bench_pretrain [tiny|mini|all] [steps] [threads] [predictions] [aten|dnnl]
 // (kernels: nn::setFastKernels; dnnl, the product's default, when not given)
 #include "core/config/bertconfig.h"
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 #include "core/model/pretrainingheads.h"
-#include "core/train/adamw.h"
-#include "core/train/blascheck.h"
+#include "core/engine/adamw.h"
+#include "core/engine/blascheck.h"
 #include "core/util/trainingallocator.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Tokenizer throughput on a corpus (every regular file below a folder, raw bytes, invalid UTF-8
 // ignored). Optionally writes the ids of every file as JSON lines for parity checks.
 // Usage: bench_tokenizer VOCAB CORPUS_DIR [IDS_OUT.jsonl] [FILES_OUT.txt]
-#include "core/data/fulltokenizer.h"
+#include "core/tokenize/fulltokenizer.h"
 
 #include <algorithm>
 #include <chrono>

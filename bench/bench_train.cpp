@@ -12,17 +12,17 @@
 // added before it rather than in the pass after it, "dwdnnl" / "dwblas" the weight gradients on
 // oneDNN / the BLAS whatever the automatic choice is: nn::automaticWeightGradientLibrary,
 // "noblocked" the attention over the whole batch instead of nn::blockedAttention's blocks)
-// (bf16: the trainer's autocast scope around the forward pass, core/train/precision.h; ckpt:
+// (bf16: the trainer's autocast scope around the forward pass, core/engine/precision.h; ckpt:
 // per-layer activation checkpointing, --activation_checkpointing). Peak memory: run it under
 // /usr/bin/time -f %M (docs/benchmarks.md, "Memory").
 #include "bench/benchconfig.h"
 #include "bench/benchpeak.h"
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
-#include "core/model/fusedops.h"
-#include "core/train/adamw.h"
-#include "core/train/blascheck.h"
-#include "core/train/precision.h"
+#include "core/kernels/fusedops.h"
+#include "core/engine/adamw.h"
+#include "core/engine/blascheck.h"
+#include "core/engine/precision.h"
 #include "core/util/cpucapability.h"
 #include "core/util/trainingallocator.h"
 

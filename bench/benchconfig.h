@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/config/bertconfig.h"
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 
 #include <algorithm>
 #include <string>

@@ -4,7 +4,7 @@
 // unreadable record is "no best checkpoint" — then stoppedEarlyAt on the same bytes as
 // model_dir/training_summary.json (readTrainingSummary: an answer, or wb::Error naming the file).
 // An accepted record is written back with writeBestRecord and must read back the same.
-#include "core/train/bestmodel.h"
+#include "core/formats/bestmodel.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the CSV/TSV rows of `prepare --classification_task_name=csv|tsv` and the GLUE .tsv
-// files through parseTextRows (core/data/textrows.h): RFC 4180 CSV with quotes, doubled
+// files through parseTextRows (core/prepare/textrows.h): RFC 4180 CSV with quotes, doubled
 // quotes and line breaks inside quotes; ';' exports; TSV without quoting. The first byte picks
 // the dialect.
-#include "core/data/textrows.h"
+#include "core/prepare/textrows.h"
 #include "core/util/error.h"
 
 #include <cstdint>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the e-mail body extraction (`prepare --email_body_only`, --strip_quoted_replies;
-// core/data/emailbody.h): the RFC 5322 header block, MIME multipart nesting, quoted-printable
+// core/prepare/emailbody.h): the RFC 5322 header block, MIME multipart nesting, quoted-printable
 // and base64 decoding and the HTML reduction, on arbitrary bytes as a text of the input.
 // emailBody never throws (any exception is a crash), its result never holds a CR line end and
 // is not longer than what the input can give (decoding and tag removal only shrink a part; the
 // parts are joined by one empty line each); stripQuotedReplies only removes lines.
-#include "core/data/emailbody.h"
+#include "core/prepare/emailbody.h"
 
 #include <cstdlib>
 #include <string>

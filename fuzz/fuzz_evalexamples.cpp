@@ -4,7 +4,7 @@
 // wb::Error naming the file and line), then what the view derives from the examples —
 // topLosses (all, one confusion-matrix cell, mistakes only), mostConfusedPairs — and each
 // example encoded again with evalExampleJson, as train writes it.
-#include "core/train/evalexamples.h"
+#include "core/formats/evalexamples.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

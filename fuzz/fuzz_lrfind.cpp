@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes lr_find.json reading as the window shows a saved range test again
 // (LrFindDialog::showSaved): parseLrFindJson, the reader beside the writer in
-// core/train/lrfindanalysis.cpp, either returns a curve or throws wb::Error naming
+// core/advice/lrfindanalysis.cpp, either returns a curve or throws wb::Error naming
 // "lr_find.json" (any other exception is a crash). On a curve: analyzeLrFind, whose
 // indices must point into it, then the writer's text read back must give the same result.
-#include "core/train/lrfind.h"
+#include "core/advice/lrfindanalysis.h"
 #include "core/util/error.h"
 
 #include <cmath>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes prepare_report.json reading (the window's majority-class baseline, Try it, classify,
 // export and the form take labels, eval_label_counts, vocab_file, do_lower_case and
-// max_seq_length from it): the one reader beside the writer (core/data/preparereport.h),
+// max_seq_length from it): the one reader beside the writer (core/prepare/preparereport.h),
 // readPrepareReport and readPreparedTokenizer on the input as the report beside
 // input_meta_data.json. Each returns a report or throws wb::Error naming the file (any other
 // exception is a crash); the two agree on the tokenizer keys, and the writer's text of an
 // accepted report reads back to the same text.
-#include "core/data/preparereport.h"
+#include "core/prepare/preparereport.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzzes the text input of `prepare_pretraining` (core/data/pretrainingtext.h): plain text with
+// Fuzzes the text input of `prepare_pretraining` (core/corpus/pretrainingtext.h): plain text with
 // blank-line documents, CSV/TSV with a header row, JSONL objects; the UTF-8 and binary checks.
 // The first byte picks the format and whether the text column is named.
-#include "core/data/pretrainingtext.h"
+#include "core/corpus/pretrainingtext.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

@@ -4,7 +4,7 @@
 // model_dir/run_config.json (an unreadable file must be an error in the diagnostics, never
 // an exception), then runIdentityDifferences against the identity of a small run — the
 // error lines the user sees — and against itself, which must find no difference.
-#include "core/train/runidentity.h"
+#include "core/formats/runidentity.h"
 #include "fuzz/fuzzinput.h"
 
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // Fuzzes the safetensors header and tensor table (--init_checkpoint model.safetensors):
 // parseSafetensorsHeader on the input as a whole file (8-byte length, JSON header, dtype,
 // shape and data_offsets of every tensor, gaps, overlaps, trailing bytes).
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 #include "core/util/error.h"
 
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // file is a user's, often edited by hand): readSplitFile on the input. It returns the rows'
 // sides or throws wb::Error naming the file and the line (any other exception is a crash); it
 // keeps at most one side per input line, and only train and eval rows.
-#include "core/data/preparesplit.h"
+#include "core/prepare/preparesplit.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

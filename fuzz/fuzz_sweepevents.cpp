@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the event stream of `sweep --progress_format=jsonl` as the window's concurrent sweep
-// reads it from the CLI (core/train/sweepevents.h): each input line goes through
+// reads it from the CLI (core/formats/sweepevents.h): each input line goes through
 // decodeSweepEvent; an event is written again (sweepEventLine) and read back, which must give
 // the same kind of event; a run_progress's own `train` event goes through decodeRunEvent.
 #include "core/io/runevents.h"
-#include "core/train/sweepevents.h"
+#include "core/formats/sweepevents.h"
 
 #include <cstdlib>
 #include <string>

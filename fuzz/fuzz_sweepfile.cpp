@@ -5,7 +5,7 @@
 // file is written back with the writer and read again: the same plan (samePlan) and the same
 // text. Its spec is planned (planSweep throws wb::Error or returns at most 10000 runs), each
 // parameter's text parses back to itself, and each run's flags and values apply.
-#include "core/train/sweep.h"
+#include "core/formats/sweep.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

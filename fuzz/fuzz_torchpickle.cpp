@@ -3,7 +3,7 @@
 // parseTorchCheckpoint on the input as a whole file (zip directory and ZIP64 records, local
 // headers, data.pkl's CRC, the legacy format's five pickles, every pickle opcode, persistent
 // ids, rebuild calls, views against their storages, storages against the file).
-#include "core/model/torchpickle.h"
+#include "core/weights/torchpickle.h"
 #include "core/util/error.h"
 
 #include <cstdlib>

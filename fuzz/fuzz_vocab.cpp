@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes vocab.txt: Vocab::load (lines, whitespace stripping, repeated tokens, any bytes),
 // then a FullTokenizer over it tokenizing a fixed mixed-script sentence, as prepare does.
-#include "core/data/fulltokenizer.h"
-#include "core/data/vocab.h"
+#include "core/tokenize/fulltokenizer.h"
+#include "core/tokenize/vocab.h"
 #include "core/util/error.h"
 #include "fuzz/fuzzinput.h"
 

@@ -6,7 +6,7 @@
 #include "core/io/event.pb.h"
 #include "core/io/eventwriter.h"
 #include "core/io/runevents.h"
-#include "core/model/safetensors.h"
+#include "core/weights/safetensors.h"
 
 #include <filesystem>
 #include <fstream>

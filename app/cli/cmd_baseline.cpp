@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `bert-workbench-cli baseline`: the bag-of-words baseline of prepared data (TF-IDF of the
-// wordpieces in the records + liblinear logistic regression; core/data/bagofwords.h), printed
+// wordpieces in the records + liblinear logistic regression; core/prepare/bagofwords.h), printed
 // and recorded in prepare_report.json — what prepare does after writing the records.
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
 #include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
-#include "core/data/bagofwords.h"
-#include "core/data/preparereport.h"
+#include "core/prepare/bagofwords.h"
+#include "core/prepare/preparereport.h"
 #include "core/util/error.h"
 
 #include <filesystem>

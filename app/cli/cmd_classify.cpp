@@ -6,8 +6,8 @@
 #include "app/cli/tsvtext.h"
 
 #include "core/config/optiontable.h"
-#include "core/data/textinput.h"
-#include "core/train/textclassifier.h"
+#include "core/prepare/textinput.h"
+#include "core/infer/textclassifier.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +28,7 @@ namespace {
 const char *kInputFileKinds = "pass a text file: one text per line (.txt), or a .tsv/.csv with a header row, or a "
                               ".jsonl/.json with one record (object) per text";
 
-/// Reads the texts of `path` with readTextInput (core/data/textinput.h), the reader prepare
+/// Reads the texts of `path` with readTextInput (core/prepare/textinput.h), the reader prepare
 /// uses: the format from the file name (.tsv, .csv, .jsonl, .json; else one text per line),
 /// the text columns (or keys) as prepare finds them. Blank records are left out; a record
 /// that cannot be read is an error naming its line.

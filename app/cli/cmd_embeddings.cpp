@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `bert-workbench-cli embeddings`: the 2-D PCA points of one evaluation's pooled [CLS] vectors
-// (model_dir/embeddings/step-N.safetensors; core/train/embeddings.h), and an export for
+// (model_dir/embeddings/step-N.safetensors; core/formats/embeddings.h), and an export for
 // TensorBoard's embedding projector.
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
 #include "app/cli/runflags.h"
 #include "core/config/jsonfile.h"
-#include "core/train/embeddings.h"
-#include "core/train/evalexamples.h"
+#include "core/formats/embeddings.h"
+#include "core/formats/evalexamples.h"
 #include "core/util/error.h"
 
 #include <charconv>

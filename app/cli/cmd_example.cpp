@@ -4,8 +4,8 @@
 #include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
 
-#include "core/data/exampledata.h"
-#include "core/data/pretraininglesson.h"
+#include "core/prepare/exampledata.h"
+#include "core/corpus/pretraininglesson.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 #include "app/cli/tsvtext.h"
 
 #include "core/config/optiontable.h"
-#include "core/train/fillmask.h"
+#include "core/infer/fillmask.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

@@ -5,9 +5,9 @@
 #include "app/cli/runflags.h"
 
 #include "core/config/schedule.h"
-#include "core/train/lrfind.h"
-#include "core/train/runfacts.h"
-#include "core/train/runidentity.h"
+#include "core/engine/lrfind.h"
+#include "core/advice/runfacts.h"
+#include "core/formats/runidentity.h"
 #include "core/util/error.h"
 
 #include <ostream>

@@ -8,7 +8,7 @@
 #include "core/hub/huberror.h"
 #include "core/hub/hubid.h"
 #include "core/hub/pretrainedmodel.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 #include "app/cli/runflags.h"
 
 #include "core/config/bertconfig.h"
-#include "core/data/dataprep.h"
+#include "core/prepare/dataprep.h"
 #include "core/util/error.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "app/cli/interrupt.h"
 #include "app/cli/runflags.h"
 #include "core/config/bertconfig.h"
-#include "core/data/pretrainingdata.h"
+#include "core/corpus/pretrainingdata.h"
 #include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
 

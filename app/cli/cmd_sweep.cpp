@@ -9,10 +9,10 @@
 
 #include "core/launch/locallauncher.h"
 #include "core/launch/runexecutor.h"
-#include "core/train/blascheck.h"
-#include "core/train/sweep.h"
-#include "core/train/sweepdriver.h"
-#include "core/train/sweepevents.h"
+#include "core/engine/blascheck.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepdriver.h"
+#include "core/formats/sweepevents.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
@@ -66,7 +66,7 @@ struct SweepFlags
     bool metricGiven = false;
     bool dryRun = false;
     int maxConcurrentRuns = 1;
-    std::string progressFormat = "text"; ///< "text" or "jsonl" (core/train/sweepevents.h)
+    std::string progressFormat = "text"; ///< "text" or "jsonl" (core/formats/sweepevents.h)
     std::vector<std::string> trainFlags;
 };
 
@@ -255,7 +255,7 @@ private:
 };
 
 /// What `sweep` says as its runs start and end: the text lines (as ever) or, with
-/// --progress_format=jsonl, the sweep's events (core/train/sweepevents.h) on `out`.
+/// --progress_format=jsonl, the sweep's events (core/formats/sweepevents.h) on `out`.
 struct SweepOutput
 {
     const SweepFlags &flags;

@@ -7,14 +7,14 @@
 #include "app/cli/locallaunch.h"
 #include "app/cli/runflags.h"
 
-#include "core/train/coach.h"
-#include "core/train/preparedrun.h"
-#include "core/train/prepareexport.h"
-#include "core/train/pretrainpreflight.h"
-#include "core/train/runplan.h"
-#include "core/train/runidentity.h"
+#include "core/advice/coach.h"
+#include "core/engine/preparedrun.h"
+#include "core/export/prepareexport.h"
+#include "core/engine/pretrainpreflight.h"
+#include "core/engine/runplan.h"
+#include "core/formats/runidentity.h"
 #include "core/io/runevents.h"
-#include "core/train/trainer.h"
+#include "core/launch/trainer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -203,7 +203,7 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
     return kExitOk;
 }
 
-/// export's steps before it writes (prepareExport, core/train/prepareexport.h: the run's
+/// export's steps before it writes (prepareExport, core/export/prepareexport.h: the run's
 /// recorded options, the pretrained model, the pre-flight check, the web demo's runtime), in
 /// the CLI's words: notes on stderr, the download's progress (fetchPretrainedForRun), errors
 /// as reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event
@@ -250,7 +250,7 @@ int prepareExportRun(const TrainingOptions &options, bool jsonl, std::ostream &o
     }
 }
 
-/// train's, pretrain's and predict's steps before they run (planRun, core/train/runplan.h:
+/// train's, pretrain's and predict's steps before they run (planRun, core/engine/runplan.h:
 /// predict's recorded run, the pretrained model, the pre-flight check), in the CLI's words:
 /// notes on stderr, the download's progress (fetchPretrainedForRun), errors as
 /// reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event for

@@ -2,7 +2,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/runflags.h"
 
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <ostream>
 

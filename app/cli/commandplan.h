@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <iosfwd>
 #include <string>
@@ -19,7 +19,7 @@ struct CommandPlan
 
 /// The part of `bert-workbench-cli <command>` before anything runs: parses `args` (pretrain:
 /// run_pretraining.py's flags too), then plans the run in the CLI's words (export:
-/// prepareExport; the others: planRun, core/train/runplan.h), the download's progress on
+/// prepareExport; the others: planRun, core/engine/runplan.h), the download's progress on
 /// stderr (stdout with jsonl), Ctrl+C stopping a download. Returns kExitOk with plan.ready, or
 /// the exit code after reporting (--help: 0, nothing planned). `description` heads --help.
 int planCommandRun(const std::string &command, RunPurpose purpose, const std::string &description,

@@ -60,7 +60,7 @@ EnvLookup processEnvironment();
 /// entry, a port out of range, duplicate addresses, an index out of range, a missing
 /// task_index, incomplete torchrun variables, --num_local_workers combined with another
 /// source. Pure parsing: whether the chief's port is free is the pre-flight check's
-/// business (checkChiefPort in core/train/preflight.h). Thread-safe; never throws.
+/// business (checkChiefPort in core/engine/preflight.h). Thread-safe; never throws.
 ClusterSpec resolveClusterSpec(const TrainingOptions &options, Diagnostics &diag,
                                const EnvLookup &env = processEnvironment());
 

@@ -2,10 +2,10 @@
 #pragma once
 
 // The usual learning rates for each start of a run, in one table (docs/architecture.md, "One
-// source of advice"): the coach's advice (core/train/coach.h), the learning-rate finder's
-// verdicts (core/train/lrfind.h) and the option help (optionrows.cpp) all name these ranges,
+// source of advice"): the coach's advice (core/advice/coach.h), the learning-rate finder's
+// verdicts (core/engine/lrfind.h) and the option help (optionrows.cpp) all name these ranges,
 // so a change of the table changes every text that names them. Pure configuration, here so
-// that the option table can name the ranges; core/train/runfacts.h builds the run's facts on it.
+// that the option table can name the ranges; core/advice/runfacts.h builds the run's facts on it.
 
 #include <string>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 // Pure configuration: whether a run trains in this process or as local worker processes.
-// Torch-free and Qt-free; the run entry point (core/train/preparedrun.h) decides with it, the
+// Torch-free and Qt-free; the run entry point (core/engine/preparedrun.h) decides with it, the
 // launcher (core/launch/locallauncher.h) carries it out.
 
 #include "core/config/trainingoptions.h"

@@ -78,7 +78,7 @@ struct OptionSpec
     int decimals = 0;                  ///< Real spin box decimals
     /// The option defines the run: it is recorded under "defining" in run_config.json, and a
     /// model_dir whose run differs in it cannot be resumed with these options
-    /// (core/train/runidentity.h).
+    /// (core/formats/runidentity.h).
     bool defines_run = false;
 
     OptionType type() const;

@@ -23,7 +23,7 @@ struct ShardIndex
 /// index's folder (no '/', '\\', '.' or '..'). A tensor named twice is an error. Shard paths
 /// are the folder of `path` joined with the file name. Throws wb::Error (field `path`, or
 /// `path: weight_map.<name>`). Does not touch the shards. Torch-free; thread-safe. The one
-/// reader of this format: the loader (core/model/shardindex.h readShardIndex) and the Hub
+/// reader of this format: the loader (core/weights/shardindex.h readShardIndex) and the Hub
 /// client (which shards to download) both call it.
 ShardIndex parseShardIndex(const std::string &text, const std::string &path);
 

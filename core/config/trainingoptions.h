@@ -38,7 +38,7 @@ struct TrainingOptions
     bool allow_partial_init = false;
     /// "Start from": a pretrained BERT by Hugging Face Hub id (org/name[@revision]), catalogue
     /// name (BERT-Tiny) or local model folder. Fills bert_config_file, vocab_file,
-    /// do_lower_case and init_checkpoint where they are empty (core/train/preparedrun.h).
+    /// do_lower_case and init_checkpoint where they are empty (core/engine/preparedrun.h).
     std::string pretrained_model;
     std::string model_dir;       ///< required to train, predict or export (no default)
     std::string model_export_path;
@@ -47,7 +47,7 @@ struct TrainingOptions
     /// export: the number format of onnx/model.onnx ("fp32"), or "none" to leave the ONNX file out.
     std::string onnx_dtype = "fp32";
     /// export: write the web demo, demo/index.html with onnxruntime-web's files in demo/ort/
-    /// (from onnxruntime_web_dir, else fetched from the npm registry; core/train/onnxruntimeweb.h).
+    /// (from onnxruntime_web_dir, else fetched from the npm registry; core/formats/onnxruntimeweb.h).
     bool demo = false;
     /// export --demo: a folder holding onnxruntime-web's ort.wasm.min.js,
     /// ort-wasm-simd-threaded.wasm and ort-wasm-simd-threaded.mjs (or an unpacked package with

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/data/vocab.h"
+#include "core/tokenize/vocab.h"
 
 #include <cstdint>
 #include <random>

@@ -6,7 +6,7 @@
 // (docs/pretraining.md, docs/file-formats.md). Torch-free.
 
 #include "core/data/mlmmasking.h"
-#include "core/data/vocab.h"
+#include "core/tokenize/vocab.h"
 
 #include <cstdint>
 #include <memory>

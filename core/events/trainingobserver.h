@@ -82,7 +82,7 @@ struct CheckpointSaved
     std::string path;              ///< checkpoint prefix, e.g. model_dir/ckpt-114
 };
 
-/// A note of the coach (core/train/coach.h): what the curves say so far, in plain words.
+/// A note of the coach (core/advice/coach.h): what the curves say so far, in plain words.
 struct CoachNote
 {
     std::string id;                ///< the rule's stable id, e.g. "overfitting" (docs/file-formats.md)

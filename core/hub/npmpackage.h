@@ -4,7 +4,7 @@
 // Files of one pinned npm package, fetched from the npm registry with libcurl (the Hub's
 // HttpClient), checked against the pinned integrity and kept in a cache, so that a second
 // use needs no network. The export's web demo takes onnxruntime-web's browser files from
-// here (core/train/onnxruntimeweb.h; docs/file-formats.md "demo/index.html").
+// here (core/formats/onnxruntimeweb.h; docs/file-formats.md "demo/index.html").
 
 #include "core/events/stoptoken.h"
 

@@ -33,7 +33,7 @@ public:
     void writeTrain(const StepMetrics &m, const std::vector<std::pair<std::string, double>> &fields = {});
     /// An "eval" line; `fields`: a task's own values (pretraining: eval_mlm_loss …), merged in.
     void writeEval(const EvalMetrics &m, const std::vector<std::pair<std::string, double>> &fields = {});
-    /// {"kind":"note","step":…,"id":…,"severity":…,"text":…}: a coach note (core/train/coach.h).
+    /// {"kind":"note","step":…,"id":…,"severity":…,"text":…}: a coach note (core/advice/coach.h).
     void writeNote(const CoachNote &n);
     /// Appends `j` as one line. Throws wb::Error when the write fails (disk full).
     void writeLine(const nlohmann::json &j);

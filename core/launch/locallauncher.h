@@ -79,7 +79,7 @@ private:
 /// The launch of `plan` with `executable`: every worker runs `command` (e.g. "train") with
 /// toCommandLineFlags(plan.worker), plus --progress_format=jsonl when `jsonl`; each gets
 /// `threadsPerWorker` intra-op threads unless the flags set --num_threads (pass
-/// threadsPerLocalWorker(plan.num_workers) from core/train/blascheck.h: libtorch's default
+/// threadsPerLocalWorker(plan.num_workers) from core/engine/blascheck.h: libtorch's default
 /// thread count shared among the workers; 0 leaves the workers' default).
 LocalLaunchOptions workerLaunchOptions(const LocalWorkerPlan &plan, const std::string &executable,
                                        const std::string &command, bool jsonl, int threadsPerWorker);

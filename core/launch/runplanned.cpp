@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/launch/runplanned.h"
 
-#include "core/train/blascheck.h"
-#include "core/train/trainer.h"
+#include "core/engine/blascheck.h"
+#include "core/launch/trainer.h"
 
 namespace wb {
 

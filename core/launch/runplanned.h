@@ -2,12 +2,12 @@
 #pragma once
 
 // The second of a front-end's two calls to train (docs/architecture.md, "Starting a run: one
-// entry point"): planRun (core/train/runplan.h) prepares the run, runPlanned runs it, as local
+// entry point"): planRun (core/engine/runplan.h) prepares the run, runPlanned runs it, as local
 // worker processes or in this process, as the plan says. Torch-free header (the window
 // includes it).
 
 #include "core/launch/localcluster.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <functional>
 #include <optional>

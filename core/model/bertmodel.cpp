@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/bertmodel.h"
 
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 #include "core/util/error.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -209,7 +209,7 @@ torch::Tensor dropout(const torch::Tensor &x, double p, bool training, at::Gener
         return x;
     if (p >= 1)
         return x * torch::zeros({}, x.options());
-    // One 64-bit draw from the run's generator seeds a counter-based mask (core/model/fusedops.h):
+    // One 64-bit draw from the run's generator seeds a counter-based mask (core/kernels/fusedops.h):
     // the mask and the scaling in one pass, recomputed in the backward pass.
     const uint64_t seed = dropoutSeed(gen);
     if (x.device().is_cpu())

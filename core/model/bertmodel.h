@@ -30,7 +30,7 @@ void truncatedNormal_(torch::Tensor t, double stddev, at::Generator &gen);
 /// Inverted dropout with its mask drawn from `gen`: when `training` and p > 0 returns
 /// x · m / (1 − p), m ~ Bernoulli(1 − p) elementwise (a fresh mask per call), else `x`
 /// itself. Each call takes one 64-bit number from `gen` (random64(), under its mutex) as the
-/// seed of a counter-based mask (fusedDropout, core/model/fusedops.h): mask and scaling in one
+/// seed of a counter-based mask (fusedDropout, core/kernels/fusedops.h): mask and scaling in one
 /// pass, the mask recomputed from the seed in the backward pass (no mask tensor is kept). The
 /// same generator state gives the same masks (resume, activation checkpointing). Earlier
 /// versions drew the mask with bernoulli_ on `gen` (libtorch's torch::dropout), another
@@ -51,7 +51,7 @@ public:
     LinearImpl(int64_t in, int64_t out, at::Generator &gen);
     /// [..., in] → [..., out]. With float32 CPU tensors outside autocast (the fp32 training step,
     /// and evaluation and inference with gradients off: the same bits) the products run on oneDNN
-    /// (nn::fastLinear, core/model/fusedops.h; equal to torch::nn::Linear's up to floating-point
+    /// (nn::fastLinear, core/kernels/fusedops.h; equal to torch::nn::Linear's up to floating-point
     /// reassociation); otherwise (bf16, autocast, other devices) as above.
     torch::Tensor forward(const torch::Tensor &x);
     torch::Tensor weight, bias;
@@ -208,7 +208,7 @@ public:
     /// The same logits from the word vectors instead of input_ids: wordVectors float
     /// [B,S,E] (E = embedding width; word_embeddings(input_ids) gives forward()'s logits),
     /// inputMask and segmentIds int64 [B,S] → float32 [B, num_labels]. Gradients flow to
-    /// wordVectors (token attributions, core/train/attributiontorch.h). forward() is this
+    /// wordVectors (token attributions, core/infer/attributiontorch.h). forward() is this
     /// with word_embeddings(input_ids): the normal path pays nothing for it.
     torch::Tensor forwardFromWordVectors(const torch::Tensor &wordVectors, const torch::Tensor &inputMask,
                                          const torch::Tensor &segmentIds);

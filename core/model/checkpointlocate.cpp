@@ -2,7 +2,7 @@
 // Finding the weights an --init_checkpoint names (locateCheckpoint) and the preflight check (checkInitCheckpoint).
 #include "core/model/initcheckpoint.h"
 
-#include "core/model/weightsfilehead.h"
+#include "core/weights/weightsfilehead.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
@@ -56,7 +56,7 @@ std::string folderListing(const fs::path &dir)
     return s;
 }
 
-/// True for a training checkpoint's file name, "ckpt-<N>" (checkpointName in core/train).
+/// True for a training checkpoint's file name, "ckpt-<N>" (checkpointName in core/engine/checkpointio.h).
 bool isTrainingCheckpointName(const fs::path &p)
 {
     const std::string n = p.filename().string();

@@ -2,7 +2,7 @@
 // Matching a checkpoint's tensors to the model (matchCheckpoint, matchTfCheckpoint; docs/file-formats.md "Init checkpoints").
 #include "core/model/initcheckpoint.h"
 
-#include "core/model/parameternames.h"
+#include "core/weights/parameternames.h"
 
 #include <algorithm>
 #include <set>

@@ -3,9 +3,9 @@
 #include "core/model/initcheckpoint.h"
 
 #include "core/config/jsonfile.h"
-#include "core/model/parameternames.h"
-#include "core/model/shardindex.h"
-#include "core/model/weightsfilehead.h"
+#include "core/weights/parameternames.h"
+#include "core/weights/shardindex.h"
+#include "core/weights/weightsfilehead.h"
 #include "core/util/error.h"
 
 #include <cstring>

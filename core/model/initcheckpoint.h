@@ -7,9 +7,9 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
 #include "core/model/bertmodel.h"
-#include "core/model/safetensors.h"
-#include "core/model/tfcheckpoint.h"
-#include "core/model/torchpickle.h"
+#include "core/weights/safetensors.h"
+#include "core/weights/tfcheckpoint.h"
+#include "core/weights/torchpickle.h"
 
 #include <map>
 #include <string>
@@ -50,7 +50,7 @@ enum class CheckpointFormat
     PyTorch,     ///< a torch.save state dict (pytorch_model.bin), read by the weights-only reader (torchpickle.h)
     Sharded,     ///< `model.safetensors.index.json` or `pytorch_model.bin.index.json` and the shards it names
     /// a training checkpoint `ckpt-N` of this program's model_dir (a libtorch archive whose
-    /// `model` entry maps Hugging Face names to float32 tensors; core/train/checkpointio.h),
+    /// `model` entry maps Hugging Face names to float32 tensors; core/engine/checkpointio.h),
     /// a fine-tuning run's or a pre-training run's
     Training
 };
@@ -121,7 +121,7 @@ CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &conf
 /// errors naming the shard and the tensor. Throws wb::Error. Torch-free logic; thread-safe.
 SafetensorsHeader readWeightsTable(const CheckpointSource &src);
 
-/// Reads the `model` entry of a training checkpoint `ckpt-N` (core/train/checkpointio.h
+/// Reads the `model` entry of a training checkpoint `ckpt-N` (core/engine/checkpointio.h
 /// describes the archive; only this entry is read here): Hugging Face name → float32 tensor,
 /// contiguous, on the CPU. Throws wb::Error naming the file when it is no libtorch archive or
 /// has no `model` dictionary.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/pretrainingheads.h"
 
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 #include "core/model/initcheckpoint.h"
 #include "core/util/error.h"
 

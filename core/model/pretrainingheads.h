@@ -8,7 +8,7 @@
 
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
-#include "core/model/parameternames.h"
+#include "core/weights/parameternames.h"
 
 #include <optional>
 #include <string>

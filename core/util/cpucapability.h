@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Torch-free: which instruction-set variant of the workbench's own vector loops runs
-// (core/model/rowkernels.cpp, core/train/adamwupdate.cpp), and a way to pick a lower one so that
+// (core/kernels/rowkernels.cpp, core/engine/adamwupdate.cpp), and a way to pick a lower one so that
 // every variant can be tested, and timed, on one machine.
 #pragma once
 

@@ -2,7 +2,7 @@
 #pragma once
 
 // Reading a gzipped tarball with libarchive: the steps the example data's npm tarballs
-// (core/data/exampledata.cpp) and the pinned npm packages (core/hub/npmpackage.cpp) share.
+// (core/prepare/exampledata.cpp) and the pinned npm packages (core/hub/npmpackage.cpp) share.
 // Header-only, so that only the libraries that link libarchive (wb_data, wb_hub) compile it.
 
 #include "core/util/error.h"

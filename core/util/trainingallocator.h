@@ -16,7 +16,7 @@ namespace wb {
 /// freed memory stays with the process for the next step, so its resident size stays near its
 /// peak after a run (docs/troubleshooting.md).
 ///
-/// Every run calls it (core/train/trainer.cpp), and so does TextClassifier (classify, Try it):
+/// Every run calls it (core/launch/trainer.cpp), and so does TextClassifier (classify, Try it):
 /// inference allocates the same activations pass after pass.
 ///
 /// Process-wide and idempotent; thread-safe (mallopt takes glibc's arena locks). Call before a

@@ -3,7 +3,7 @@
 // file. Each is named in a clear message before any model is loaded (here --model_dir does
 // not exist, so a run that got past the input would fail on the model instead).
 #include "clirun.h"
-#include "core/data/textrows.h"
+#include "core/prepare/textrows.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -104,7 +104,7 @@ private Q_SLOTS:
         }
     }
 
-    /// Issue 23, kind 2: the reader is prepare's (core/data/textinput.h): a .jsonl's records
+    /// Issue 23, kind 2: the reader is prepare's (core/prepare/textinput.h): a .jsonl's records
     /// are read by key before the model is loaded, a record without the text is named by line.
     void jsonLinesReadByKey()
     {

@@ -2,8 +2,8 @@
 // `bert-workbench-cli embeddings` (issue 25, the embedding view): the 2-D PCA points of a saved
 // evaluation, exactly, and TensorBoard's projector files with texts from eval_examples.jsonl.
 #include "app/cli/commands.h"
-#include "core/train/embeddings.h"
-#include "core/train/evalexamples.h"
+#include "core/formats/embeddings.h"
+#include "core/formats/evalexamples.h"
 
 #include <QtTest>
 

@@ -5,7 +5,7 @@
 #include "clirun.h"
 
 #include "app/cli/errors.h"
-#include "core/data/exampledata.h"
+#include "core/prepare/exampledata.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"

@@ -7,7 +7,7 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/config/jsonfile.h"
-#include "core/data/preparereport.h"
+#include "core/prepare/preparereport.h"
 #include "support/tinyrun.h"
 
 #include <nlohmann/json.hpp>

@@ -5,9 +5,9 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/model/initcheckpoint.h"
-#include "core/model/parameternames.h"
+#include "core/weights/parameternames.h"
 #include "core/model/pretrainingheads.h"
-#include "core/train/checkpointio.h"
+#include "core/engine/checkpointio.h"
 #include "support/pretrainingrecords.h"
 #include "support/tinyrun.h"
 

@@ -6,7 +6,7 @@
 #include "app/cli/commands.h"
 #include "clirun.h"
 #include "core/data/pretrainingdataset.h"
-#include "core/train/pretrainpreflight.h"
+#include "core/engine/pretrainpreflight.h"
 #include "core/util/error.h"
 #include "support/createpretrainingdata.h"
 

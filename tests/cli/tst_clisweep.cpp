@@ -6,10 +6,10 @@
 #include "support/tinyrun.h"
 
 #include "core/config/trainingoptions.h"
-#include "core/train/blascheck.h"
-#include "core/train/sweep.h"
-#include "core/train/sweepevents.h"
-#include "core/train/trainingsummary.h"
+#include "core/engine/blascheck.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepevents.h"
+#include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

@@ -6,10 +6,10 @@
 //    a resume with another casing or vocabulary is refused naming both sides;
 //  - kind 2: classify --input_file reads .jsonl/.json records by their keys, as prepare does.
 #include "cli/clirun.h"
-#include "core/train/checkpointio.h"
-#include "core/train/checkpointstate.h"
-#include "core/train/textclassifier.h"
-#include "core/train/trainer.h"
+#include "core/engine/checkpointio.h"
+#include "core/formats/checkpointstate.h"
+#include "core/infer/textclassifier.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 

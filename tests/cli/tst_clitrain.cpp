@@ -3,8 +3,8 @@
 #include "clirun.h"
 #include "core/config/jsonfile.h"
 #include "core/io/metricsreader.h"
-#include "core/model/safetensors.h"
-#include "core/train/trainingsummary.h"
+#include "core/weights/safetensors.h"
+#include "core/formats/trainingsummary.h"
 #include "support/tinyrun.h"
 
 #include <QTemporaryDir>
@@ -132,7 +132,7 @@ private Q_SLOTS:
     {
         // A run that cannot learn: 4 steps at learning_rate 1e-9 from random weights. The coach says
         // so on stderr (note: …) as it arises, lists it at the end, and records it in
-        // metrics.jsonl and training_summary.json (core/train/coach.h).
+        // metrics.jsonl and training_summary.json (core/advice/coach.h).
         std::string out, err;
         auto args = common(path("mc"));
         args.back() = "--learning_rate=1e-9";

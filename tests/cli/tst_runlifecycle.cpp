@@ -4,7 +4,7 @@
 // model_dir), interval checkpoints and kill -9 at seeded moments with exact resumes.
 #include "app/cli/commands.h"
 #include "clirun.h"
-#include "core/train/trainer.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 

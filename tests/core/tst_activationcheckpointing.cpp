@@ -4,7 +4,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/optiontable.h"
 #include "core/model/bertmodel.h"
-#include "core/train/precision.h"
+#include "core/engine/precision.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/schedule.h"
-#include "core/train/adamw.h"
-#include "core/train/adamwupdate.h"
+#include "core/engine/adamw.h"
+#include "core/engine/adamwupdate.h"
 
 #include <QtTest>
 

@@ -5,8 +5,8 @@
 // flag, and the wordpiece → word merge.
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
-#include "core/train/attribution.h"
-#include "core/train/attributiontorch.h"
+#include "core/infer/attribution.h"
+#include "core/infer/attributiontorch.h"
 #include "core/util/error.h"
 
 #include <QtTest>

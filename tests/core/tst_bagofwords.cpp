@@ -2,10 +2,10 @@
 // The bag-of-words baseline (issue 25, "A baseline to beat"): TF-IDF against hand-computed
 // values, the terms of a record, liblinear on separable data, bad input, the report key and
 // the real spam data through prepare.
-#include "core/data/bagofwords.h"
-#include "core/data/dataprep.h"
+#include "core/prepare/bagofwords.h"
+#include "core/prepare/dataprep.h"
 #include "core/data/examplecodec.h"
-#include "core/data/preparereport.h"
+#include "core/prepare/preparereport.h"
 #include "core/util/error.h"
 
 #include "support/textfiles.h"

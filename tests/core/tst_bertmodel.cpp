@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/bertconfig.h"
 #include "core/model/bertmodel.h"
-#include "core/model/fusedops.h"
-#include "core/model/parameternames.h"
+#include "core/kernels/fusedops.h"
+#include "core/weights/parameternames.h"
 #include "core/util/error.h"
 
 #include <ATen/CPUGeneratorImpl.h>

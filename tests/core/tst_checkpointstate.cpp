@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/train/checkpointstate.h"
+#include "core/formats/checkpointstate.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

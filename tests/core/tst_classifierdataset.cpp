@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/data/datacheck.h"
+#include "core/prepare/datacheck.h"
 #include "core/data/classifierdataset.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"

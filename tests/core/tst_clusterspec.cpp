@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/util/tcpport.h"
 #include "core/config/clusterspec.h"
-#include "core/train/preflight.h"
+#include "core/engine/preflight.h"
 
 #include <QtTest>
 

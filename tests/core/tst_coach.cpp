@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The coach (core/train/coach.h, issue 25 §3): each rule on a crafted metric stream, with the
+// The coach (core/advice/coach.h, issue 25 §3): each rule on a crafted metric stream, with the
 // exact note text and step; each note said once; the notes in metrics.jsonl, the jsonl
 // progress stream and training_summary.json. Links only the torch-free wb_rundir.
 #include "core/io/metricsreader.h"
@@ -8,8 +8,8 @@
 #include "core/config/optiontable.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
-#include "core/train/coach.h"
-#include "core/train/trainingsummary.h"
+#include "core/advice/coach.h"
+#include "core/formats/trainingsummary.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

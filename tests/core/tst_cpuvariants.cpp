@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The workbench's own vector loops (core/model/rowkernels.cpp, core/train/adamwupdate.cpp) are
+// The workbench's own vector loops (core/kernels/rowkernels.cpp, core/engine/adamwupdate.cpp) are
 // compiled for AVX-512, AVX2 and the x86-64 baseline (core/util/vectorvariants.h). On a CPU only
 // the best variant runs unless asked otherwise, so the other two would go untested on the machine
 // CI has: here every variant this CPU can run gives bit for bit what the baseline gives, on rows
 // with and without a tail after the vector lanes. (tst_fusedrows and tst_fusedops hold the
 // baseline to the plain formulas.) And the rule that picks the variant.
-#include "core/model/rowkernels.h"
-#include "core/train/adamwupdate.h"
+#include "core/kernels/rowkernels.h"
+#include "core/engine/adamwupdate.h"
 #include "core/util/cpucapability.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/classifierdataset.h"
-#include "core/data/dataprep.h"
+#include "core/prepare/dataprep.h"
 #include "core/events/stoptoken.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"

@@ -7,8 +7,8 @@
 #include "core/config/clusterspec.h"
 #include "core/model/bertmodel.h"
 #include "core/model/initcheckpoint.h"
-#include "core/train/evalexamples.h"
-#include "core/train/trainer.h"
+#include "core/formats/evalexamples.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 

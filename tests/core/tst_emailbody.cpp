@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // E-mail bodies (issue 27, "Data"): emailBody() and stripQuotedReplies(), and prepare's
 // --email_body_only / --strip_quoted_replies on a folder of mails.
-#include "core/data/dataprep.h"
-#include "core/data/emailbody.h"
-#include "core/data/exampledata.h"
+#include "core/prepare/dataprep.h"
+#include "core/prepare/emailbody.h"
+#include "core/prepare/exampledata.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 

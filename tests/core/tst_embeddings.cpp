@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The embedding view's data (issue 25): PCA of a known point set (axes and coordinates up to
 // the documented sign convention), the embeddings file round trip, TensorBoard projector files.
-#include "core/train/embeddings.h"
+#include "core/formats/embeddings.h"
 #include "core/util/error.h"
 
 #include <QtTest>

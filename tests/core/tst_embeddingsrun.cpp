@@ -2,9 +2,9 @@
 // The embedding view's dump (issue 25): a tiny classification run saves each evaluation's
 // pooled [CLS] vectors in model_dir/embeddings, matching eval_examples.jsonl and the metrics.
 #include "core/events/stoptoken.h"
-#include "core/train/embeddings.h"
-#include "core/train/evalexamples.h"
-#include "core/train/trainer.h"
+#include "core/formats/embeddings.h"
+#include "core/formats/evalexamples.h"
+#include "core/launch/trainer.h"
 
 #include "support/tinyrun.h"
 

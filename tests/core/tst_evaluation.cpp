@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/train/evaluation.h"
+#include "core/engine/evaluation.h"
 #include "core/io/runeventjson.h"
-#include "core/train/evalpass.h"
+#include "core/engine/evalpass.h"
 
 #include <QtTest>
 

@@ -4,8 +4,8 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/trainingoptions.h"
-#include "core/train/export.h"
-#include "core/train/exportfolder.h"
+#include "core/export/export.h"
+#include "core/formats/exportfolder.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fused kernels of the training step (issue 28) against their plain formulas: values and
-// gradients within float tolerance (core/model/fusedops.h).
+// gradients within float tolerance (core/kernels/fusedops.h).
 #include "core/model/bertmodel.h"
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 #include "core/model/pretrainingheads.h"
-#include "core/train/adamw.h"
+#include "core/engine/adamw.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/autocast_mode.h>

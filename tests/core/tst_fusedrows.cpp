@@ -5,7 +5,7 @@
 // (nn::fastLinear(x, W, {})), and all of it before LayerNorm in one pass (nn::fusedAddNorm):
 // values and gradients, the bias gradients summed as the Linear's.
 #include "core/model/bertmodel.h"
-#include "core/model/fusedops.h"
+#include "core/kernels/fusedops.h"
 #include "core/util/blaslibrary.h"
 
 #include <ATen/Parallel.h>

@@ -6,8 +6,8 @@
 #include "core/config/jsonfile.h"
 #include "core/io/metricsreader.h"
 #include "core/io/runevents.h"
-#include "core/train/bestmodel.h"
-#include "core/train/evalexamples.h"
+#include "core/formats/bestmodel.h"
+#include "core/formats/evalexamples.h"
 #include "core/util/error.h"
 #include "ui/form/projectfile.h"
 

@@ -3,10 +3,10 @@
 // tokenizer. Its fields, and Hugging Face's own tokenizer (npm `tokenizers`, the Rust
 // implementation) loading it and giving our input_ids and token_type_ids on the SpamAssassin
 // mails, uncased and cased, single texts and pairs, with truncation.
-#include "core/data/exampledata.h"
-#include "core/data/fulltokenizer.h"
-#include "core/data/hftokenizerjson.h"
-#include "core/data/preparefeatures.h"
+#include "core/prepare/exampledata.h"
+#include "core/tokenize/fulltokenizer.h"
+#include "core/tokenize/hftokenizerjson.h"
+#include "core/prepare/preparefeatures.h"
 #include "support/npmmodules.h"
 
 #include <nlohmann/json.hpp>

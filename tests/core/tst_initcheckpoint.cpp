@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/train/preflight.h"
+#include "core/engine/preflight.h"
 #include "core/model/initcheckpoint.h"
-#include "core/train/adamw.h"
-#include "core/train/checkpointio.h"
-#include "core/train/checkpointstate.h"
-#include "core/model/parameternames.h"
+#include "core/engine/adamw.h"
+#include "core/engine/checkpointio.h"
+#include "core/formats/checkpointstate.h"
+#include "core/weights/parameternames.h"
 #include "core/util/error.h"
 #include "support/checkpointfixtures.h"
 

@@ -2,8 +2,8 @@
 // The learning-rate finder must not mislead (issue 25 §3): the valley rule (fastai's), the
 // minimum / 10 kept inside the tested range, and flat, noisy, rising and short curves said
 // as such instead of a suggestion — on crafted curves with exact indices. Torch-free (wb_rundir).
-#include "core/train/lrfind.h"
-#include "core/train/runfacts.h"
+#include "core/advice/lrfindanalysis.h"
+#include "core/advice/runfacts.h"
 
 #include <nlohmann/json.hpp>
 

@@ -8,7 +8,7 @@
 // cached copy and a missing file are refused with the URL or file and the fix, and leave
 // nothing in the cache.
 #include "core/hub/npmpackage.h"
-#include "core/train/onnxruntimeweb.h"
+#include "core/formats/onnxruntimeweb.h"
 #include "core/util/error.h"
 #include "support/npmregistryserver.h"
 

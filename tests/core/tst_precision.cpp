@@ -3,9 +3,9 @@
 // float32 weights and checkpoints, accumulation equal to the whole batch.
 #include "core/model/bertmodel.h"
 #include "core/model/pretrainingheads.h"
-#include "core/train/checkpointio.h"
-#include "core/train/precision.h"
-#include "core/train/trainer.h"
+#include "core/engine/checkpointio.h"
+#include "core/engine/precision.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 
@@ -24,7 +24,7 @@ using namespace wb;
 namespace {
 
 /// Reads a checkpoint's model tensors (name → tensor) as saved: the "model" entry is a
-/// generic dict of name → tensor (core/train/checkpointio.h).
+/// generic dict of name → tensor (core/engine/checkpointio.h).
 std::map<std::string, torch::Tensor> checkpointTensors(const std::string &path)
 {
     torch::serialize::InputArchive archive;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one entry point of every run (core/train/preparedrun.h): each purpose checks what it
+// The one entry point of every run (core/engine/preparedrun.h): each purpose checks what it
 // needs, once, and every front-end gets the same answer.
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
-#include "core/train/preparedrun.h"
-#include "core/train/checkpointstate.h"
-#include "core/train/runidentity.h"
+#include "core/engine/preparedrun.h"
+#include "core/formats/checkpointstate.h"
+#include "core/formats/runidentity.h"
 #include "support/tinyrun.h"
 
 #include <QDir>

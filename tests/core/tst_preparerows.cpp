@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // prepareData()'s row, label and text rules on small CSV/TSV fixtures (docs/file-formats.md,
 // "Raw text for Prepare data"): each case's exact error (file:line and text) or exact output.
-#include "core/data/dataprep.h"
+#include "core/prepare/dataprep.h"
 #include "core/data/examplecodec.h"
 #include "core/config/labelnames.h"
-#include "core/data/preparesource.h"
+#include "core/prepare/preparesource.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"

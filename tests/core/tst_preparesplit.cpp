@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Issue 27, "Data": the eval split is stratified by label by default and recorded in
 // split.jsonl (which --split_file reuses); a label written inside its texts is warned about.
-#include "core/data/dataprep.h"
+#include "core/prepare/dataprep.h"
 #include "core/data/examplecodec.h"
-#include "core/data/preparesplit.h"
+#include "core/prepare/preparesplit.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 

@@ -6,11 +6,11 @@
 #include "core/data/tfrecordwriter.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/pretrainingheads.h"
-#include "core/train/adamw.h"
-#include "core/train/checkpointio.h"
+#include "core/engine/adamw.h"
+#include "core/engine/checkpointio.h"
 #include "core/util/crc32c.h"
 #include "core/util/error.h"
-#include "model/tensorbundle.pb.h"
+#include "weights/tensorbundle.pb.h"
 #include "support/pretrainingrecords.h"
 
 #include <QTemporaryDir>

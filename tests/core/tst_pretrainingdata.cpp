@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// preparePretrainingData (core/data/pretrainingdata.h), the text reader and the record codec.
+// preparePretrainingData (core/corpus/pretrainingdata.h), the text reader and the record codec.
 #include "core/data/example.pb.h"
 #include "core/data/mlmmasking.h"
-#include "core/data/pretrainingdata.h"
+#include "core/corpus/pretrainingdata.h"
 #include "core/data/pretrainingrecord.h"
-#include "core/data/pretrainingtext.h"
+#include "core/corpus/pretrainingtext.h"
 #include "core/data/tfrecordreader.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/util/digest.h"

@@ -2,7 +2,7 @@
 // The pretraining lesson's data (issue 24, "The lesson, in the example"): the seeded,
 // stratified 200-row subset, the corpus of one document per mail, the prepared data sets.
 #include "core/data/examplecodec.h"
-#include "core/data/pretraininglesson.h"
+#include "core/corpus/pretraininglesson.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 #include "support/lessoncorpus.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lines longer than the pretraining reader's limit (1 MiB, core/data/pretrainingtext.h) in every
+// Lines longer than the pretraining reader's limit (1 MiB, core/corpus/pretrainingtext.h) in every
 // format it reads: cut between tokens, so the corpus tokenizes as a whole; counted and reported
 // (prepare_report.json long_line_*). A single word longer than the limit is cut inside and
 // counted apart.
-#include "core/data/fulltokenizer.h"
-#include "core/data/pretrainingdata.h"
+#include "core/tokenize/fulltokenizer.h"
+#include "core/corpus/pretrainingdata.h"
 #include "core/data/pretrainingrecord.h"
-#include "core/data/pretrainingtext.h"
+#include "core/corpus/pretrainingtext.h"
 #include "core/data/tfrecordreader.h"
 
 #include <QtTest>

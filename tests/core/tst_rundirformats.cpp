@@ -3,10 +3,10 @@
 // (docs/architecture.md, "File formats"): what the writer wrote reads back exactly, and a
 // file that is broken or has a key of another type is a wb::Error naming the file and key.
 // Links only the torch-free wb_rundir.
-#include "core/data/preparereport.h"
-#include "core/train/lrfind.h"
-#include "core/train/runidentity.h"
-#include "core/train/trainingsummary.h"
+#include "core/prepare/preparereport.h"
+#include "core/advice/lrfindanalysis.h"
+#include "core/formats/runidentity.h"
+#include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>

@@ -5,10 +5,10 @@
 // - a run trained while other jobs use libtorch on other threads (Try it's TextClassifier
 //   built and classifying, the learning-rate range test, and code drawing from and seeding
 //   libtorch's default generator) is exactly the run trained alone.
-#include "core/train/lrfind.h"
-#include "core/train/preparedrun.h"
-#include "core/train/textclassifier.h"
-#include "core/train/trainer.h"
+#include "core/engine/lrfind.h"
+#include "core/engine/preparedrun.h"
+#include "core/infer/textclassifier.h"
+#include "core/launch/trainer.h"
 #include "support/randomnessrun.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The remembered SHA-256 of data files (core/data/sha256cache.h): an unchanged file is not read
+// The remembered SHA-256 of data files (core/prepare/sha256cache.h): an unchanged file is not read
 // again; a touched file of the same size, a changed size with the same time stamp, or a cache
 // entry that differs in any key part makes it read; a malformed cache is ignored and rewritten.
 // Reads are counted with the test hook detail::sha256CachedReads().
-#include "core/data/sha256cache.h"
+#include "core/prepare/sha256cache.h"
 #include "core/util/digest.h"
 
 #include <QTemporaryDir>

@@ -3,9 +3,9 @@
 // sweep.json), the seed group a sweep records, the sweep's event lines read back, and the
 // in-process executor's stop rules.
 #include "core/launch/runexecutor.h"
-#include "core/train/sweep.h"
-#include "core/train/sweepdriver.h"
-#include "core/train/sweepevents.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepdriver.h"
+#include "core/formats/sweepevents.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

@@ -3,7 +3,7 @@
 // hold (found by fuzz/fuzz_sweepfile.cpp). A file's parameters follow the rules of --param, a
 // run's values name sweepable options with values they can take, and every sample_seed the
 // writer writes (an unsigned 64-bit number) reads back.
-#include "core/train/sweep.h"
+#include "core/formats/sweep.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pure logic of issue 14: early stopping decisions, label names, eval examples, lr_find analysis.
 #include "core/config/labelnames.h"
-#include "core/data/preparereport.h"
-#include "core/train/bestmodel.h"
-#include "core/train/evalexamples.h"
-#include "core/train/lrfind.h"
+#include "core/prepare/preparereport.h"
+#include "core/formats/bestmodel.h"
+#include "core/formats/evalexamples.h"
+#include "core/advice/lrfindanalysis.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

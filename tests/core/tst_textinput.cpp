@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// readTextInput / parseTextInput (core/data/textinput.h), the one column reader of prepare
+// readTextInput / parseTextInput (core/prepare/textinput.h), the one column reader of prepare
 // and classify: the same layouts in CSV, TSV, JSON Lines and JSON arrays give the same
 // columns and records; what cannot be mapped is an error listing the columns found.
-#include "core/data/dataprep.h"
-#include "core/data/textinput.h"
-#include "core/data/tokenizercasing.h"
-#include "core/data/vocab.h"
+#include "core/prepare/dataprep.h"
+#include "core/prepare/textinput.h"
+#include "core/tokenize/tokenizercasing.h"
+#include "core/tokenize/vocab.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 

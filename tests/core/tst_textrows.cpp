@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/data/textrows.h"
+#include "core/prepare/textrows.h"
 #include "core/util/error.h"
 
 #include <QtTest>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/train/preflight.h"
+#include "core/engine/preflight.h"
 #include "core/util/crc32c.h"
 #include "core/model/initcheckpoint.h"
-#include "core/model/parameternames.h"
-#include "core/model/tfcheckpoint.h"
+#include "core/weights/parameternames.h"
+#include "core/weights/tfcheckpoint.h"
 #include "core/util/error.h"
-#include "model/tensorbundle.pb.h"
+#include "weights/tensorbundle.pb.h"
 #include "support/checkpointfixtures.h"
 
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/data/fulltokenizer.h"
-#include "core/data/unicodetext.h"
+#include "core/tokenize/fulltokenizer.h"
+#include "core/tokenize/unicodetext.h"
 #include "core/util/error.h"
 
 #include "hex.h"

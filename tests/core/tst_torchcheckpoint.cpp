@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The weights-only reader of torch.save files (core/model/torchpickle.h), sharded checkpoints
-// (core/model/shardindex.h) and their use as init checkpoints, on fixtures written by the real
+// The weights-only reader of torch.save files (core/weights/torchpickle.h), sharded checkpoints
+// (core/weights/shardindex.h) and their use as init checkpoints, on fixtures written by the real
 // torch.save (tests/data/pretrained/make_fixtures.py, committed).
 #include "core/model/initcheckpoint.h"
-#include "core/model/parameternames.h"
-#include "core/model/shardindex.h"
-#include "core/model/torchpickle.h"
+#include "core/weights/parameternames.h"
+#include "core/weights/shardindex.h"
+#include "core/weights/torchpickle.h"
 #include "core/util/error.h"
 
 #include <QTemporaryDir>

@@ -3,8 +3,8 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/model/initcheckpoint.h"
-#include "core/model/safetensors.h"
-#include "core/train/trainer.h"
+#include "core/weights/safetensors.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 
 #include <torch/torch.h>

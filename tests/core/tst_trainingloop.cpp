@@ -4,8 +4,8 @@
 // checkpoints, resume, reports, the task's own metrics.jsonl fields, the NaN stop and the user's
 // stop. The toy task classifies whether a sequence's first token id is above 50, from batches it
 // makes itself (batch k is drawn from seed + k: the same batch at the same step, resumed or not).
-#include "core/train/preflight.h"
-#include "core/train/trainingloop.h"
+#include "core/engine/preflight.h"
+#include "core/engine/trainingloop.h"
 #include "core/model/bertmodel.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"

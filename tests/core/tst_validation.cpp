@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/jsonfile.h"
-#include "core/train/preflight.h"
+#include "core/engine/preflight.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -2,30 +2,40 @@
 # The layering rule of core/ (see core/CMakeLists.txt): a folder includes only itself and
 # folders of a lower rank; folders of the same rank do not include each other. Also: no Qt
 # anywhere in core/, and no libtorch in the torch-free folders. A project header is always
-# spelled from the repository root ("core/train/trainer.h"), never relative ("../x.h").
+# spelled from the repository root ("core/launch/trainer.h"), never relative ("../x.h").
 # Above core: ui/ includes no libtorch header and no core header that pulls one in (directly
 # or through other core headers), and nothing of app/; app/ includes no libtorch header
 # (the CLI and the window use the torch-free facades), and app/cli nothing of ui/ or Qt
 # Widgets; core/ includes nothing of ui/ or app/.
 # Run: cmake -DWB_SOURCE_DIR=<repo root> -P tests/layering/check_layers.cmake
-# Prints one line per violation ("core/io/x.h:3: core/io includes core/train (rank 6 >= 4)")
+# Prints one line per violation ("core/io/x.h:3: core/io includes core/engine (rank 8 >= 5)")
 # and fails when there is any.
 cmake_minimum_required(VERSION 3.16)
 if(NOT WB_SOURCE_DIR)
   message(FATAL_ERROR "pass -DWB_SOURCE_DIR=<repository root>")
 endif()
 
+# A folder per job (docs/architecture.md, "Folders by job"); equal ranks never include each other.
 set(rank_util 0)
 set(rank_events 1)
 set(rank_config 2)
-set(rank_data 3)
-set(rank_model 3)
-set(rank_hub 3) # the Hub client: util/events/config only (data and model read the files it leaves)
-set(rank_io 4)
-set(rank_distribute 5)
-set(rank_train 6)
-set(rank_launch 7)
-set(torch_free util events config data hub io launch)
+set(rank_tokenize 3)  # basic and WordPiece tokenizers, vocab, casing
+set(rank_hub 3)       # the Hub client: util/events/config only (others read the files it leaves)
+set(rank_kernels 3)   # fused ops, row kernels, oneDNN products
+set(rank_weights 3)   # weights files without libtorch: safetensors, pickles, TF bundles, names
+set(rank_distribute 3)
+set(rank_data 4)      # records and datasets
+set(rank_prepare 5)   # raw text to records, reports, the bag-of-words baseline, the example
+set(rank_io 5)        # event files, metrics, TensorBoard
+set(rank_corpus 6)    # raw text to pretraining records (prepare_pretraining), the pretraining lesson
+set(rank_model 6)     # BertModel, its heads, loading an init checkpoint into it
+set(rank_advice 6)    # RunFacts, the coach, lr_find's analysis
+set(rank_formats 7)   # the files of a model_dir and of a sweep, the export folder
+set(rank_engine 8)    # the loop and its tasks, pre-flight, prepareRun, checkpoints, lr_find
+set(rank_export 9)    # the export folder's contents: weights, ONNX, model card, demo page
+set(rank_infer 10)    # TextClassifier, fill-mask, attributions
+set(rank_launch 11)   # Trainer, runPlanned, local workers, executors
+set(torch_free util events config tokenize hub weights data prepare corpus io advice formats launch)
 
 file(GLOB_RECURSE files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h ${WB_SOURCE_DIR}/core/*.cpp)
 set(violations 0)

@@ -5,7 +5,7 @@
 // downloads), as the README says `make test` does on a fresh machine.
 #pragma once
 
-#include "core/data/exampledata.h"
+#include "core/prepare/exampledata.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>

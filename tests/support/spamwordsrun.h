@@ -7,8 +7,8 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/events/stoptoken.h"
-#include "core/train/textclassifier.h"
-#include "core/train/trainer.h"
+#include "core/infer/textclassifier.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 

@@ -9,8 +9,8 @@
 #include "ui/window/runsession.h"
 #include "ui/window/sweepdialog.h"
 
-#include "core/train/sweep.h"
-#include "core/train/sweepdriver.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepdriver.h"
 
 #include "core/io/metricswriter.h"
 #include "tinyrun.h"

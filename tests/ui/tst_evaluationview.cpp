@@ -3,8 +3,8 @@
 // data, else "label N") and lists the evaluation's top losses and most-confused pairs from
 // model_dir/eval_examples.jsonl, filtered by a click on a confusion-matrix cell.
 #include "core/config/labelnames.h"
-#include "core/train/coach.h"
-#include "core/train/evalexamples.h"
+#include "core/advice/coach.h"
+#include "core/formats/evalexamples.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/lossplot.h"

@@ -10,8 +10,8 @@
 #include "cli/clirun.h"
 #include "core/events/stoptoken.h"
 #include "core/events/trainingobserver.h"
-#include "core/train/onnxruntimeweb.h"
-#include "core/train/trainer.h"
+#include "core/formats/onnxruntimeweb.h"
+#include "core/launch/trainer.h"
 #include "tinyrun.h"
 #include "ui/window/mainwindow.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pretraining lesson from the start page (issue 24): one click prepares the lesson's data
 // and starts its first run, the masked-LM pretraining, in the window's run session.
-#include "core/data/pretraininglesson.h"
-#include "core/train/preparedrun.h"
+#include "core/corpus/pretraininglesson.h"
+#include "core/engine/preparedrun.h"
 #include "support/lessoncorpus.h"
 #include "ui/form/configurationform.h"
 #include "ui/runs/runstable.h"

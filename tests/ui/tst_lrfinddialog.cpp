@@ -6,13 +6,13 @@
 // of the form (item 5).
 #include "ui/dialogs/lrfinddialog.h"
 #include "ui/common/qtext.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include "core/config/bertconfig.h"
 #include "core/config/diagnostics.h"
 #include "core/config/schedule.h"
-#include "core/data/dataprep.h"
-#include "core/train/preflight.h"
+#include "core/prepare/dataprep.h"
+#include "core/engine/preflight.h"
 #include "tinyrun.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"

@@ -232,7 +232,7 @@ void tst_MainWindow::validConfigurationStartsTraining()
 
 void tst_MainWindow::coachNoteShowsUnderTheProgressBar()
 {
-    // The coach's notes arrive through the observer (core/train/coach.h): the line under the
+    // The coach's notes arrive through the observer (core/advice/coach.h): the line under the
     // progress bar shows the latest, the Log each one, and the run's end lists them.
     QTemporaryDir dir;
     TrainingOptions o = writeFixture(dir);

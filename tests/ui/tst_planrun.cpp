@@ -5,7 +5,7 @@
 // pretrained model's download ends the plan as stopped, not failed.
 #include "app/cli/commandplan.h"
 #include "core/config/trainingoptions.h"
-#include "core/train/runplan.h"
+#include "core/engine/runplan.h"
 #include "support/hubtestserver.h"
 #include "support/windowfixtures.h"
 #include "tinyrun.h"

@@ -13,7 +13,7 @@
 
 #include "core/data/pretrainingdataset.h"
 #include "core/data/tfrecordwriter.h"
-#include "core/train/fillmask.h"
+#include "core/infer/fillmask.h"
 #include "support/pretrainingrecords.h"
 #include "tinyrun.h"
 #include "ui/form/configurationform.h"

@@ -2,9 +2,9 @@
 // Issue 14, Try it: the panel shows TextClassifier's tokenization and probabilities for the
 // typed text, computed off the GUI thread, newest request first, from a tiny trained run.
 // With WB_TRYIT_SCREENSHOT=<png> the window test also saves docs/screenshots/try-it.png.
-#include "core/train/checkpointstate.h"
-#include "core/train/textclassifier.h"
-#include "core/train/trainer.h"
+#include "core/formats/checkpointstate.h"
+#include "core/infer/textclassifier.h"
+#include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
 #include "ui/window/mainwindow.h"

@@ -10,7 +10,7 @@
 
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
-#include "core/data/exampledata.h"
+#include "core/prepare/exampledata.h"
 #include "support/windowfixtures.h"
 #include "tinyrun.h"
 #include "ui/dialogs/exampleloader.h"

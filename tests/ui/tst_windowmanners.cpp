@@ -9,13 +9,13 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/schedule.h"
 #include "core/io/metricswriter.h"
-#include "core/train/checkpointstate.h"
-#include "core/train/runidentity.h"
+#include "core/formats/checkpointstate.h"
+#include "core/formats/runidentity.h"
 #include "support/windowfixtures.h"
 #include "tinyrun.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
-#include "core/train/coach.h"
+#include "core/advice/coach.h"
 #include "ui/form/configurationform.h"
 #include "ui/plot/lossplot.h"
 #include "ui/plot/plotcontrolrow.h"
@@ -462,7 +462,7 @@ void tst_WindowManners::baselineAndLearningWarnings()
     EvalMetrics oneClass;
     oneClass.eval_accuracy = 0.6;
     oneClass.confusion = {{60, 0}, {40, 0}};
-    // What the window says about learning is the coach's (core/train/coach.h): its current notes.
+    // What the window says about learning is the coach's (core/advice/coach.h): its current notes.
     RunFacts facts;
     facts.start = WeightsStart::Random;
     facts.learning_rate = 5e-4;

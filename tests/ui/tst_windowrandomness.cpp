@@ -11,7 +11,7 @@
 #include "ui/window/runsession.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/tryitpanel.h"
-#include "core/train/trainer.h"
+#include "core/launch/trainer.h"
 #include "support/randomnessrun.h"
 #include "support/recordingobserver.h"
 #include "tinyrun.h"

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
-#include "core/data/exampledata.h"
-#include "core/data/pretraininglesson.h"
+#include "core/prepare/exampledata.h"
+#include "core/corpus/pretraininglesson.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QObject>

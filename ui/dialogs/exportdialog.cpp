@@ -4,8 +4,8 @@
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
 #include "core/util/errortext.h"
-#include "core/train/prepareexport.h"
-#include "core/train/trainer.h"
+#include "core/export/prepareexport.h"
+#include "core/launch/trainer.h"
 
 #include <QCheckBox>
 #include <QComboBox>

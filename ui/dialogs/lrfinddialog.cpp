@@ -7,7 +7,7 @@
 
 #include "core/config/diagnostics.h"
 #include "core/config/schedule.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 #include "core/util/errortext.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
@@ -473,7 +473,7 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
     placeMarker(m_plot, QStringLiteral("minOver10Marker"), r.min_over_10,
                 r.min_over_10 > 0 ? tr("min / 10: %1").arg(rateText(r.min_over_10)) : QString(),
                 r.min_over_10 < r.suggestion);
-    // The same sentences as the CLI's lr_find (core/train/lrfind.h), on the facts of the run tested.
+    // The same sentences as the CLI's lr_find (core/engine/lrfind.h), on the facts of the run tested.
     const QString said = q(lrFindSummary(r, m_facts)).toHtmlEscaped();
     QString summary = r.verdict != "ok" ? QStringLiteral("<span style='color:#a06000'>") + said + QStringLiteral("</span>")
                                         : said;
@@ -492,7 +492,7 @@ bool LrFindDialog::showSaved(const QString &path)
 {
     std::optional<LrFindResult> saved;
     try {
-        saved = readLrFindJson(path.toStdString()); // core/train/lrfind.h: the writer's twin
+        saved = readLrFindJson(path.toStdString()); // core/advice/lrfindanalysis.h: the writer's twin
     } catch (...) {
         const ErrorText e = describeCurrentException(path.toStdString());
         showError(tr("The saved result cannot be shown: %1").arg(q(e.line())), q(e.hint));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/lrfind.h"
-#include "core/train/runfacts.h"
+#include "core/engine/lrfind.h"
+#include "core/advice/runfacts.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QDialog>
@@ -26,7 +26,7 @@ class LrFindRelay;
 class NumberSpinBox;
 
 /// Training → Find Learning Rate…: the learning-rate range test (Smith 2017, fastai's
-/// lr_find; core/train/lrfind.h) on the form's current options. The pre-flight check runs
+/// lr_find; core/engine/lrfind.h) on the form's current options. The pre-flight check runs
 /// first and its errors are shown in the form's words, as Train shows them
 /// (formValidationText); then findLearningRate runs off the GUI thread (runBackgroundJob)
 /// and each step is drawn as it arrives: the loss of each step as faint points and the

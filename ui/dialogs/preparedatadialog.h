@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/config/fieldproblem.h"
-#include "core/data/dataprep.h"
+#include "core/prepare/dataprep.h"
 #include "core/events/trainingobserver.h"
 #include "ui/common/backgroundjob.h"
 

@@ -4,7 +4,7 @@
 #undef QT_NO_FOREACH
 #include "ui/evaluation/embeddingview.h"
 
-#include "core/train/evalexamples.h"
+#include "core/formats/evalexamples.h"
 #include "ui/common/backgroundjob.h"
 
 #include <qcustomplot.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/embeddings.h"
+#include "core/formats/embeddings.h"
 
 #include <QString>
 #include <QWidget>
@@ -17,7 +17,7 @@ class QSlider;
 namespace wb {
 
 /// The embedding view (issue 25): one evaluation's eval examples as 2-D PCA points of their
-/// pooled [CLS] vectors (core/train/embeddings.h), one colour per true label, mistakes marked
+/// pooled [CLS] vectors (core/formats/embeddings.h), one colour per true label, mistakes marked
 /// with a cross; hovering shows the example's text, a click emits exampleChosen (Try it), and
 /// the step slider replays the saved evaluations (model_dir/embeddings/step-N.safetensors,
 /// read and projected off the GUI thread). GUI thread only.

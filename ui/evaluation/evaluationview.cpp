@@ -4,8 +4,8 @@
 #include "ui/evaluation/classmetrics.h"
 #include "ui/evaluation/toplossesview.h"
 
-#include "core/train/bestmodel.h"
-#include "core/train/trainingsummary.h"
+#include "core/formats/bestmodel.h"
+#include "core/formats/trainingsummary.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -62,11 +62,11 @@ public:
     void setBagOfWordsBaseline(std::optional<double> accuracy);
     std::optional<double> bagOfWordsBaseline() const { return m_bagOfWords; }
     /// Whether the classification shown beat the bag-of-words baseline (bagOfWordsVerdict(),
-    /// core/train/trainingsummary.h); empty without an evaluation or a baseline.
+    /// core/formats/trainingsummary.h); empty without an evaluation or a baseline.
     QString bagOfWordsVerdictText() const;
     /// Sentences saying the model did not learn; empty hides them. setCoachNotes() sets them.
     void setWarnings(const QStringList &warnings);
-    /// The coach's current notes of the run shown (core/train/coach.h), the only source of the
+    /// The coach's current notes of the run shown (core/advice/coach.h), the only source of the
     /// view's advice: the box of notes that say it did not learn (learningVerdictTexts()) and,
     /// under the bag-of-words sentence, the coach's below_bag_of_words note.
     void setCoachNotes(const std::vector<CoachNote> &current);

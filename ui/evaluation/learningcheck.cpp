@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/evaluation/learningcheck.h"
 
-#include "core/data/preparereport.h"
-#include "core/train/coach.h"
+#include "core/prepare/preparereport.h"
+#include "core/advice/coach.h"
 #include "core/util/errortext.h"
 
 #include <QObject>

@@ -30,7 +30,7 @@ std::optional<MajorityBaseline> majorityBaseline(const std::vector<int64_t> &lab
 std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &confusion);
 
 /// Returns the eval data's examples per label id from the prepare_report.json beside
-/// `inputMetaDataPath` (wb::readPrepareReport and wb::evalCountsByLabelId, core/data/preparereport.h).
+/// `inputMetaDataPath` (wb::readPrepareReport and wb::evalCountsByLabelId, core/prepare/preparereport.h).
 /// Nothing when there is no report, or it has no labels (regression); a report that cannot be
 /// read also gives nothing, and `*error` names the file, the key and what is wrong. Never
 /// throws. Any thread.
@@ -38,14 +38,14 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
                                                                      QString *error = nullptr);
 
 /// Returns the bag-of-words baseline's eval accuracy from the prepare_report.json beside
-/// `inputMetaDataPath` (bag_of_words_baseline, core/data/bagofwords.h). Nothing when there is
+/// `inputMetaDataPath` (bag_of_words_baseline, core/prepare/bagofwords.h). Nothing when there is
 /// no report, it has no baseline, or none could be fitted (then `*why` gets the report's
 /// reason); a report that cannot be read also gives nothing, and `*error` names the file, the
 /// key and what is wrong. Never throws. Any thread.
 std::optional<double> bagOfWordsAccuracyFromPrepareReport(const QString &inputMetaDataPath, QString *error = nullptr,
                                                           QString *why = nullptr);
 
-/// The coach's current notes (core/train/coach.h) that say the run did not learn, and why
+/// The coach's current notes (core/advice/coach.h) that say the run did not learn, and why
 /// (isLearningVerdict: divergence, constant_classifier, one_class, below_baseline, the rate
 /// advice), as the window's sentences: the Evaluation box and "Completed — did not learn". The
 /// coach is their only author; empty when the run learns. Thread-safe.

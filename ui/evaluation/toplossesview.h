@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/evalexamples.h"
+#include "core/formats/evalexamples.h"
 #include "ui/common/backgroundjob.h"
 
 #include <map>
@@ -18,7 +18,7 @@ class QTableWidget;
 namespace wb {
 
 /// The mistakes of the latest evaluation, read from `model_dir/eval_examples.jsonl`
-/// (core/train/evalexamples.h): the top losses, most confidently wrong first (fastai's
+/// (core/formats/evalexamples.h): the top losses, most confidently wrong first (fastai's
 /// ClassificationInterpretation.top_losses), optionally filtered to one confusion-matrix cell
 /// (true label, predicted label), and the most-confused pairs (fastai's most_confused).
 /// The file is read off the GUI thread (runBackgroundJob). A double-click on a row (or "Why?

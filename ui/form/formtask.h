@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <optional>
 #include <string>

@@ -25,7 +25,7 @@ QString modelPickerValue(const QComboBox *box);
 void setModelPickerValue(QComboBox *box, const QString &value);
 
 /// What a "Start from" choice fills, for the line under the picker: only the fields the user
-/// left empty, as applyPretrainedModel (core/train/preparedrun.h) fills them; the user's own
+/// left empty, as applyPretrainedModel (core/engine/preparedrun.h) fills them; the user's own
 /// values are kept and named as such. E.g. "config, vocab, casing and weights from
 /// google/bert_uncased_L-2_H-128_A-2", or "vocab, casing and weights from …; as given: BERT
 /// config". For random weights: where config and vocabulary come from instead.

@@ -3,7 +3,7 @@
 
 #include "core/events/trainingobserver.h"
 #include "core/launch/runplanned.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <string>
 

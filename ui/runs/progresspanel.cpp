@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/progresspanel.h"
 
-#include "core/train/coach.h"
+#include "core/advice/coach.h"
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>

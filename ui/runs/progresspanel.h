@@ -15,7 +15,7 @@ namespace wb {
 
 /// The progress row under the tabs: run status ("Training on cpu", "Completed", "Failed"),
 /// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, time elapsed and left); under them
-/// the coach's latest current note (core/train/coach.h; hidden while there is none; its tooltip
+/// the coach's latest current note (core/advice/coach.h; hidden while there is none; its tooltip
 /// lists the current notes: a withdrawn note leaves both). Object names: "runStatus", "progress", "coachNote". GUI thread only.
 class ProgressPanel : public QWidget
 {
@@ -41,7 +41,7 @@ public:
     /// After "Completed": the model did not learn (`text` explains why; also the tooltip).
     void setLearningWarning(const QString &text);
 
-    /// The coach's note `n` (a withdrawal removes the note of its id, core/train/coach.h):
+    /// The coach's note `n` (a withdrawal removes the note of its id, core/advice/coach.h):
     /// the line under the bar shows the latest current note, its tooltip all of them.
     void showCoachNote(const CoachNote &n);
     /// The coach's current notes of a run recorded on disk (coachNotesOf), shown as above.

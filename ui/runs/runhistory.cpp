@@ -9,7 +9,7 @@
 #include "core/config/optiontable.h"
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
-#include "core/train/sweepdriver.h"
+#include "core/formats/sweepdriver.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "ui/form/projectfile.h"
@@ -38,7 +38,7 @@ void flattenSettings(const std::string &prefix, const nlohmann::ordered_json &j,
 }
 
 /// Fills the recorded options and the summary of `h` from the files in `dir` (one reader
-/// each: core/train/runidentity.h, core/train/trainingsummary.h, ui/form/projectfile.h).
+/// each: core/formats/runidentity.h, core/formats/trainingsummary.h, ui/form/projectfile.h).
 void readRunFiles(const QDir &dir, RunHistory &h)
 {
     const std::string modelDir = dir.absolutePath().toStdString();

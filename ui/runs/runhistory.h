@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/runidentity.h"
-#include "core/train/trainingsummary.h"
+#include "core/formats/runidentity.h"
+#include "core/formats/trainingsummary.h"
 
 #include <QString>
 #include <QStringList>
@@ -49,7 +49,7 @@ struct RunHistory
     /// highest train loss of its runs at each of trainStep: the band drawn around the mean.
     /// Empty for a run.
     std::vector<double> trainLossLow, trainLossHigh;
-    /// The seed group its sweep records (wb::sweepSeedGroup, core/train/sweepdriver.h: a run of
+    /// The seed group its sweep records (wb::sweepSeedGroup, core/formats/sweepdriver.h: a run of
     /// a sweep over seed, Repeat with Seeds' too: "model-seeds", "lr-sweep learning_rate=0.001");
     /// empty otherwise (seedGroups then reads an older "<name>-seed-N" folder name).
     QString seedGroup;

@@ -51,7 +51,7 @@ Q_SIGNALS:
     void evaluationCompleted(const wb::EvalMetrics &m);
     void checkpointSaved(const wb::CheckpointSaved &c);
     void logMessage(const QString &line);
-    /// The coach said something (core/train/coach.h), once per note.
+    /// The coach said something (core/advice/coach.h), once per note.
     void coachNote(const wb::CoachNote &n);
     void finished(const wb::RunFinished &r);
     /// Internal: hands a prepared run to the worker thread.

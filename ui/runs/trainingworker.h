@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/config/trainingoptions.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 #include "core/events/trainingobserver.h"
 
 #include <QMetaType>
@@ -13,7 +13,7 @@
 
 namespace wb {
 
-/// The function that performs a prepared run (core/train/preparedrun.h): Trainer::execute,
+/// The function that performs a prepared run (core/engine/preparedrun.h): Trainer::execute,
 /// or local workers, by default; tests substitute their own. Called on the worker thread;
 /// reports progress through the observer, polls the token and returns the run's end. It
 /// never reports the end itself: the worker emits finished() once with the returned value

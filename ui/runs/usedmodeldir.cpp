@@ -7,8 +7,8 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/optiontable.h"
 #include "core/config/schedule.h"
-#include "core/train/checkpointstate.h"
-#include "core/train/runidentity.h"
+#include "core/formats/checkpointstate.h"
+#include "core/formats/runidentity.h"
 #include "ui/common/errorreport.h"
 
 #include <QDir>

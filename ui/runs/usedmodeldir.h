@@ -11,8 +11,8 @@
 namespace wb {
 
 /// What a model directory already holds before Train writes into it: the latest training
-/// checkpoint ("ckpt-N", core/train/checkpointstate.h), the run's defining settings from its
-/// run_config.json (core/train/runidentity.h) and how the form's options differ from them.
+/// checkpoint ("ckpt-N", core/formats/checkpointstate.h), the run's defining settings from its
+/// run_config.json (core/formats/runidentity.h) and how the form's options differ from them.
 /// The window asks Continue / Start a new run / Cancel when `used` is set. A plain value.
 struct UsedModelDir
 {

@@ -2,7 +2,7 @@
 #include "ui/tryit/fillmaskpanel.h"
 #include "ui/common/qtext.h"
 
-#include "core/train/bestmodel.h"
+#include "core/formats/bestmodel.h"
 #include "ui/common/loadedmodelcache.h"
 #include "ui/form/fieldhelp.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/fillmask.h"
+#include "core/infer/fillmask.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QWidget>

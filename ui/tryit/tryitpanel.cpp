@@ -7,8 +7,8 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
 #include "core/config/optiontable.h"
-#include "core/train/bestmodel.h"
-#include "core/train/checkpointstate.h"
+#include "core/formats/bestmodel.h"
+#include "core/formats/checkpointstate.h"
 #include "core/util/error.h"
 #include "ui/form/fieldhelp.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/textclassifier.h"
+#include "core/infer/textclassifier.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QWidget>

@@ -3,8 +3,8 @@
 // what it produced, and the job that (re)loads the model and classifies (tryitrequest.cpp).
 #pragma once
 
-#include "core/train/attribution.h"
-#include "core/train/textclassifier.h"
+#include "core/infer/attribution.h"
+#include "core/infer/textclassifier.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/common/loadedmodelcache.h"
 

@@ -6,8 +6,8 @@
 #include "ui/runs/localworkersrun.h"
 
 #include "core/io/runevents.h"
-#include "core/train/sweep.h"
-#include "core/train/sweepevents.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepevents.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@ namespace wb {
 /// in a child process (findWorkerExecutable, ui/runs/localworkersrun.h), which drives the sweep
 /// (SweepDriver over its ProcessPoolExecutor: up to N `train` processes at the same time) and
 /// keeps sweep.json (docs/file-formats.md, "Sweep folder"). The window follows its event
-/// stream (decodeSweepEvent, core/train/sweepevents.h): which runs train now (training()) and
+/// stream (decodeSweepEvent, core/formats/sweepevents.h): which runs train now (training()) and
 /// Log lines made from the events (line()); Stop sends it SIGINT as a terminal's Ctrl+C does
 /// (every run stops after its step with a checkpoint), and starting the same sweep again
 /// resumes it. GUI thread only.

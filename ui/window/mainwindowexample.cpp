@@ -5,7 +5,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
-#include "core/data/pretraininglesson.h"
+#include "core/corpus/pretraininglesson.h"
 #include "ui/dialogs/exampleloader.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/projectfile.h"

@@ -9,7 +9,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
-#include "core/train/coach.h"
+#include "core/advice/coach.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"

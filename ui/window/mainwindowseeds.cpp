@@ -14,7 +14,7 @@
 #include "ui/window/runsession.h"
 #include "ui/window/sweepdialog.h"
 
-#include "core/train/sweepdriver.h"
+#include "core/formats/sweepdriver.h"
 #include "core/util/errortext.h"
 
 #include <QStatusBar>

@@ -4,7 +4,7 @@
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
 #include "core/launch/runexecutor.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 
 #include <QObject>
 #include <QString>

@@ -5,9 +5,9 @@
 #include "ui/window/runsession.h"
 #include "ui/common/qtext.h"
 
-#include "core/train/coach.h"
-#include "core/train/preflight.h"
-#include "core/train/runplan.h"
+#include "core/advice/coach.h"
+#include "core/engine/preflight.h"
+#include "core/engine/runplan.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
 #include "ui/form/projectfile.h"

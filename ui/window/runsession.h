@@ -4,7 +4,7 @@
 #include "core/config/diagnostics.h"
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
-#include "core/train/preparedrun.h"
+#include "core/engine/preparedrun.h"
 #include "ui/common/backgroundjob.h"
 
 #include <QObject>
@@ -96,7 +96,7 @@ Q_SIGNALS:
     void stateChanged();
     /// A line for the Log.
     void logLine(const QString &line);
-    /// The coach's current notes changed (ProgressPanel::coachNotes(); core/train/coach.h).
+    /// The coach's current notes changed (ProgressPanel::coachNotes(); core/advice/coach.h).
     void coachNotesChanged();
     /// A new run (not a resumed one) passed its check and starts now: the views start empty.
     void runStarting(const wb::PreparedRun &prepared);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "core/train/sweep.h"
-#include "core/train/sweepdriver.h"
+#include "core/formats/sweep.h"
+#include "core/formats/sweepdriver.h"
 #include "ui/window/runqueue.h"
 
 #include <QDialog>

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/batching.h"
+
+#include "core/distribute/strategy.h"
+
+namespace wb {
+
+BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count)
+{
+    const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, count) : x; };
+    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
+}
+
+BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
+{
+    if (s.worldSize() == 1)
+        return t;
+    const int64_t b = t.ids.size(0) / s.worldSize();
+    return rowsOf(t, b * s.rank(), b);
+}
+
+BatchTensors onDevice(BatchTensors t, const c10::Device &device)
+{
+    if (device.is_cpu())
+        return t;
+    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights})
+        if (x->defined())
+            *x = x->to(device);
+    return t;
+}
+
+BatchTensors toTensors(ClassifierBatch &b)
+{
+    BatchTensors t;
+    const auto i64 = torch::TensorOptions().dtype(torch::kLong);
+    const auto f32 = torch::TensorOptions().dtype(torch::kFloat);
+    t.ids = torch::from_blob(b.input_ids.data(), {b.size, b.seq_length}, i64);
+    t.mask = torch::from_blob(b.input_mask.data(), {b.size, b.seq_length}, i64);
+    t.segments = torch::from_blob(b.segment_ids.data(), {b.size, b.seq_length}, i64);
+    if (!b.label_ids.empty())
+        t.labels = torch::from_blob(b.label_ids.data(), {b.size}, i64);
+    if (!b.label_values.empty())
+        t.values = torch::from_blob(b.label_values.data(), {b.size}, f32);
+    if (!b.weights.empty())
+        t.weights = torch::from_blob(b.weights.data(), {b.size}, f32);
+    return t;
+}
+
+torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, bool regression)
+{
+    if (!regression)
+        return torch::nn::functional::cross_entropy(logits, t.labels);
+    const torch::Tensor target = t.values.defined() ? t.values : t.labels.to(torch::kFloat);
+    auto se = (logits.squeeze(-1) - target).pow(2);
+    if (t.weights.defined())
+        se = se * t.weights;
+    return se.mean();
+}
+
+DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
+                              const std::string &pattern, bool training)
+{
+    DatasetOptions o;
+    o.pattern = pattern;
+    o.max_seq_length = meta.max_seq_length;
+    o.num_labels = meta.num_labels;
+    o.float_labels = meta.label_type == "float";
+    o.has_sample_weights = meta.has_sample_weights;
+    o.vocab_size = cfg.vocab_size;
+    o.type_vocab_size = cfg.type_vocab_size;
+    o.batch_size = training ? spec.train_batch_size : spec.eval_batch_size;
+    o.training = training;
+    o.seed = uint64_t(spec.seed);
+    if (training)
+        o.take = spec.train_data_size;
+    return o;
+}
+
+} // namespace wb

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/evalextras.h"
+
+#include "core/config/jsonfile.h"
+#include "core/config/labelnames.h"
+#include "core/prepare/preparereport.h"
+#include "core/engine/checkpointio.h"
+#include "core/formats/embeddings.h"
+#include "core/formats/evalexamples.h"
+
+#include <algorithm>
+#include "core/util/error.h"
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace wb {
+
+EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta, bool chief,
+                       bool singleWorker, int64_t startStep, TrainingObserver &obs)
+    : m_spec(spec), m_obs(obs), m_chief(chief)
+{
+    const bool regression = meta.isRegression();
+    // Every worker collects (the examples are gathered across workers in evaluate(), a
+    // collective step); the chief writes them, as a one-worker run does.
+    (void)singleWorker;
+    m_collect = !regression;
+    m_embeddings = m_collect && spec.save_embeddings && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
+    if (m_collect && chief) {
+        m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
+        try {
+            std::string vocab = spec.vocab_file;
+            if (vocab.empty())
+                vocab = readPreparedTokenizer(spec.input_meta_data_path).vocab_file;
+            if (!vocab.empty())
+                m_vocab = Vocab::load(vocab);
+        } catch (const std::exception &e) {
+            const Error *we = dynamic_cast<const Error *>(&e);
+            m_obs.logMessage(std::string("warning: eval_examples.jsonl will have no text: ")
+                             + (we && !we->field().empty() ? we->field() + ": " : std::string()) + e.what());
+        }
+    }
+    m_tracking = !spec.best_checkpoint_metric.empty() || spec.early_stopping_patience > 0;
+    if (!m_tracking)
+        return;
+    m_tracker.metric = spec.best_checkpoint_metric.empty() ? "eval_loss" : spec.best_checkpoint_metric;
+    m_tracker.patience = spec.early_stopping_patience;
+    const std::string &metric = m_tracker.metric;
+    const bool known = metric == "eval_loss" || metric == "eval_accuracy" || metric == "eval_f1" || metric == "eval_mcc";
+    if (!known || (regression && metric != "eval_loss") || ((metric == "eval_f1" || metric == "eval_mcc") && meta.num_labels != 2))
+        throw Error("best_checkpoint_metric",
+                    "'" + metric + "' is not computed for this task ("
+                        + (regression ? std::string("regression") : std::to_string(meta.num_labels) + " labels") + ")",
+                    regression ? "use eval_loss" : "use eval_accuracy or eval_loss (eval_f1 and eval_mcc need 2 labels)");
+    if (startStep > 0)
+        if (const auto rec = readBestRecord(spec.model_dir); rec && rec->metric == metric && rec->step <= startStep) {
+            m_tracker.best = rec->value;
+            m_tracker.best_step = rec->step;
+            m_tracker.evals_since_best = rec->evaluations_since_best;
+            m_bestCheckpoint = (fs::path(spec.model_dir) / rec->checkpoint).string();
+        }
+}
+
+void EvalExtras::writeExamples(int64_t step)
+{
+    if (!m_collect)
+        return;
+    if (!m_chief) {
+        m_outputs = EvalExampleOutputs{};
+        return;
+    }
+    std::vector<EvalExample> rows;
+    const size_t n = m_outputs.labels.size();
+    rows.reserve(n);
+    const auto name = [&](int64_t id) {
+        return id >= 0 && size_t(id) < m_labels.size() ? m_labels[size_t(id)] : "label " + std::to_string(id);
+    };
+    for (size_t i = 0; i < n; ++i) {
+        EvalExample e;
+        e.index = int64_t(i);
+        e.step = step;
+        e.true_label_id = m_outputs.labels[i];
+        const auto &p = m_outputs.probabilities[i];
+        e.predicted_label_id = int64_t(std::max_element(p.begin(), p.end()) - p.begin());
+        e.true_label = name(e.true_label_id);
+        e.predicted_label = name(e.predicted_label_id);
+        e.probabilities.assign(p.begin(), p.end());
+        e.loss = m_outputs.losses[i];
+        if (m_vocab) {
+            std::vector<std::string> tokens;
+            for (int64_t id : m_outputs.input_ids[i])
+                tokens.push_back(id >= 0 && id < m_vocab->size() ? m_vocab->token(int32_t(id)) : "[UNK]");
+            e.text = detokenizeWordpieces(tokens, &e.text_b);
+        }
+        rows.push_back(std::move(e));
+    }
+    if (m_embeddings && !m_outputs.pooled.empty() && int64_t(n) <= kMaxEmbeddingExamples
+        && m_outputs.pooled.size() == n * size_t(m_outputs.pooled_width)) {
+        EmbeddingSnapshot snapshot;
+        snapshot.step = step;
+        snapshot.hidden = m_outputs.pooled_width;
+        snapshot.pooled = std::move(m_outputs.pooled);
+        for (const EvalExample &e : rows) {
+            snapshot.example_index.push_back(e.index);
+            snapshot.label_ids.push_back(e.true_label_id);
+            snapshot.predictions.push_back(e.predicted_label_id);
+        }
+        writeEmbeddings(embeddingsPath(m_spec.model_dir, step), snapshot);
+    }
+    m_outputs = EvalExampleOutputs{};
+    writeEvalExamples(evalExamplesPath(m_spec.model_dir), rows);
+}
+
+bool EvalExtras::afterCheckpoint(const EvalMetrics &m, const std::string &checkpointPath)
+{
+    if (!m_tracking)
+        return false;
+    const auto value = metricValue(m, m_tracker.metric);
+    if (!value)
+        return false;
+    if (m_tracker.update(*value, m.step) && m_chief) {
+        const fs::path bestDir = fs::path(m_spec.model_dir) / "best";
+        std::error_code ec;
+        fs::create_directories(bestDir, ec);
+        const std::string name = checkpointName(m.step);
+        const fs::path target = bestDir / name;
+        const fs::path tmp = bestDir / (name + ".tmp");
+        fs::remove(tmp, ec);
+        // Checkpoints are never changed in place (written beside and renamed), so a hard link
+        // is a stable copy even after keep_checkpoint_max deletes the original.
+        fs::create_hard_link(checkpointPath, tmp, ec);
+        if (ec) {
+            ec.clear();
+            fs::copy_file(checkpointPath, tmp, fs::copy_options::overwrite_existing, ec);
+            if (ec)
+                throw Error(target.string(), "cannot copy the best checkpoint: " + ec.message(),
+                            "free disk space in --model_dir");
+        }
+        commitFileAtomic(tmp.string(), target.string());
+        for (fs::directory_iterator it(bestDir, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string f = it->path().filename().string();
+            if (f.rfind("ckpt-", 0) == 0 && f != name) {
+                std::error_code rm;
+                fs::remove(it->path(), rm);
+            }
+        }
+        m_bestCheckpoint = target.string();
+        m_obs.logMessage("New best " + m_tracker.metric + " = " + formatMetric(*value) + " at step "
+                         + std::to_string(m.step) + ": kept " + m_bestCheckpoint);
+    }
+    if (m_chief && m_tracker.best) {
+        BestCheckpointRecord rec;
+        rec.metric = m_tracker.metric;
+        rec.value = *m_tracker.best;
+        rec.step = m_tracker.best_step;
+        rec.checkpoint = "best/" + checkpointName(m_tracker.best_step);
+        rec.evaluations_since_best = m_tracker.evals_since_best;
+        rec.last_evaluated_step = m.step;
+        writeBestRecord(m_spec.model_dir, rec);
+    }
+    return m_tracker.shouldStop();
+}
+
+void EvalExtras::describe(TrainingSummary &summary, RunFinished &r, int64_t stoppedEarlyAt) const
+{
+    if (!m_tracking)
+        return;
+    summary.best_checkpoint_metric = m_tracker.metric;
+    if (m_tracker.best) {
+        summary.best_metric_value = *m_tracker.best;
+        summary.best_step = m_tracker.best_step;
+        summary.best_checkpoint = m_bestCheckpoint;
+        r.best_step = m_tracker.best_step;
+        r.best_checkpoint = m_bestCheckpoint;
+    }
+    summary.stopped_early_at_step = stoppedEarlyAt > 0 ? stoppedEarlyAt : 0;
+    r.stopped_early_at_step = stoppedEarlyAt;
+}
+
+} // namespace wb

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/evalpass.h"
+
+#include "core/distribute/strategy.h"
+#include "core/engine/batching.h"
+#include "core/engine/evaluation.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace wb {
+
+std::string formatMetric(double v, int precision)
+{
+    std::ostringstream s;
+    s << std::setprecision(precision) << v;
+    return s.str();
+}
+
+namespace {
+
+/// One evaluation pass, in the steps evaluate() takes: forward each batch, collect its
+/// regression values or class predictions (and the requested per-example outputs), combine
+/// the shards of a multi-worker pass, compute the metrics.
+class EvalPass
+{
+public:
+    EvalPass(bool regression, int64_t numLabels, std::vector<std::vector<float>> *outputs, EvalExampleOutputs *examples)
+        : m_regression(regression), m_numLabels(numLabels), m_outputs(outputs), m_examples(examples)
+    {
+    }
+
+    void add(nn::BertForSequenceClassification &model, ClassifierBatch &batch, const c10::Device &device)
+    {
+        BatchTensors t = onDevice(toTensors(batch), device);
+        torch::Tensor logits;
+        if (m_examples && m_examples->keep_pooled && !m_regression) {
+            // The model's forward in eval mode (no dropout), keeping the pooled [CLS] vector.
+            auto hidden = model->encoder->forward(model->embeddings->forward(t.ids, t.segments), t.mask);
+            auto pooled = torch::tanh(model->pooler->forward(hidden.select(1, 0)));
+            logits = model->classifier->forward(pooled).to(torch::kFloat);
+            auto rows = pooled.to(torch::kFloat).cpu().contiguous();
+            m_examples->pooled_width = rows.size(1);
+            const float *p = rows.data_ptr<float>();
+            m_examples->pooled.insert(m_examples->pooled.end(), p, p + rows.numel());
+        } else {
+            logits = model->forward(t.ids, t.mask, t.segments);
+        }
+        m_lossSum += lossFor(logits, t, m_regression).item<double>() * double(batch.size);
+        logits = logits.cpu(); // no-op on the CPU
+        m_count += batch.size;
+        if (m_regression)
+            addRegression(logits, batch);
+        else
+            addClassification(logits, batch);
+    }
+
+    /// Sharded evaluation: combine the shards, so that the metrics are computed as one worker would.
+    void combine(Strategy &strategy)
+    {
+        std::vector<double> sums{m_lossSum, double(m_count)};
+        strategy.sumAcrossWorkers(sums);
+        m_lossSum = sums[0];
+        m_count = int64_t(sums[1]);
+        strategy.gatherAcrossWorkers(m_labels);
+        strategy.gatherAcrossWorkers(m_preds);
+        strategy.gatherAcrossWorkers(m_targets);
+        strategy.gatherAcrossWorkers(m_values);
+        if (m_examples && !m_regression)
+            combineExamples(strategy);
+    }
+
+    /// Every worker's examples, in rank order, on every worker (the chief writes them:
+    /// eval_examples.jsonl of a multi-worker run holds the whole evaluation set).
+    void combineExamples(Strategy &strategy)
+    {
+        EvalExampleOutputs &e = *m_examples;
+        strategy.gatherAcrossWorkers(e.labels);
+        strategy.gatherAcrossWorkers(e.losses);
+        const auto gatherRows = [&strategy](auto &rows, auto flat, size_t width) {
+            for (const auto &r : rows)
+                flat.insert(flat.end(), r.begin(), r.end());
+            strategy.gatherAcrossWorkers(flat);
+            rows.clear();
+            for (size_t from = 0; width > 0 && from + width <= flat.size(); from += width)
+                rows.emplace_back(flat.begin() + long(from), flat.begin() + long(from + width));
+        };
+        std::vector<std::vector<double>> probs;
+        for (const auto &p : e.probabilities)
+            probs.emplace_back(p.begin(), p.end());
+        gatherRows(probs, std::vector<double>{}, size_t(m_numLabels));
+        e.probabilities.clear();
+        for (const auto &p : probs)
+            e.probabilities.emplace_back(p.begin(), p.end());
+        if (e.keep_pooled) {
+            std::vector<double> flat(e.pooled.begin(), e.pooled.end()); // float32 values, exact in double
+            std::vector<int64_t> widths{e.pooled_width};
+            strategy.gatherAcrossWorkers(widths);
+            strategy.gatherAcrossWorkers(flat);
+            e.pooled.assign(flat.begin(), flat.end());
+            e.pooled_width = *std::max_element(widths.begin(), widths.end());
+        }
+        if (e.keep_tokens) {
+            // Every worker pads to the same max_seq_length; the width travels with the data.
+            std::vector<int64_t> widths{e.input_ids.empty() ? 0 : int64_t(e.input_ids.front().size())};
+            strategy.gatherAcrossWorkers(widths);
+            const int64_t width = *std::max_element(widths.begin(), widths.end());
+            gatherRows(e.input_ids, std::vector<int64_t>{}, size_t(width));
+            gatherRows(e.segment_ids, std::vector<int64_t>{}, size_t(width));
+        }
+    }
+
+    EvalMetrics metrics() const
+    {
+        EvalMetrics m;
+        m.eval_loss = m_count ? m_lossSum / double(m_count) : 0.0;
+        if (m_regression)
+            computeRegressionMetrics(m_targets, m_values, m);
+        else
+            computeClassificationMetrics(m_labels, m_preds, m_numLabels, m);
+        return m;
+    }
+
+private:
+    void addRegression(const torch::Tensor &logits, const ClassifierBatch &batch)
+    {
+        auto v = logits.squeeze(-1).contiguous();
+        const float *p = v.data_ptr<float>();
+        for (int64_t k = 0; k < batch.size; ++k) {
+            m_values.push_back(p[k]);
+            const double target = batch.label_values.empty() ? double(batch.label_ids[size_t(k)])
+                                                             : double(batch.label_values[size_t(k)]);
+            m_targets.push_back(target);
+            if (m_outputs)
+                m_outputs->push_back({p[k]});
+            if (m_examples)
+                m_examples->values.push_back(target);
+        }
+    }
+
+    void addClassification(const torch::Tensor &logits, const ClassifierBatch &batch)
+    {
+        auto am = logits.argmax(-1).contiguous();
+        const int64_t *p = am.data_ptr<int64_t>();
+        for (int64_t k = 0; k < batch.size; ++k) {
+            m_preds.push_back(p[k]);
+            m_labels.push_back(batch.label_ids[size_t(k)]);
+        }
+        if (!m_outputs && !m_examples)
+            return;
+        auto prob = torch::softmax(logits, -1).contiguous();
+        const float *q = prob.data_ptr<float>();
+        if (m_outputs)
+            for (int64_t k = 0; k < batch.size; ++k)
+                m_outputs->emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
+        if (m_examples)
+            addExamples(logits, batch, q);
+    }
+
+    void addExamples(const torch::Tensor &logits, const ClassifierBatch &batch, const float *q)
+    {
+        auto logp = torch::log_softmax(logits, -1).contiguous();
+        const float *lp = logp.data_ptr<float>();
+        const size_t len = size_t(batch.seq_length);
+        for (int64_t k = 0; k < batch.size; ++k) {
+            const int64_t label = batch.label_ids[size_t(k)];
+            m_examples->labels.push_back(label);
+            m_examples->probabilities.emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
+            m_examples->losses.push_back(label >= 0 && label < m_numLabels ? -double(lp[k * m_numLabels + label]) : 0.0);
+            if (!m_examples->keep_tokens)
+                continue;
+            const auto from = size_t(k) * len;
+            m_examples->input_ids.emplace_back(batch.input_ids.begin() + long(from),
+                                               batch.input_ids.begin() + long(from + len));
+            m_examples->segment_ids.emplace_back(batch.segment_ids.begin() + long(from),
+                                                 batch.segment_ids.begin() + long(from + len));
+        }
+    }
+
+    bool m_regression;
+    int64_t m_numLabels;
+    std::vector<std::vector<float>> *m_outputs;
+    EvalExampleOutputs *m_examples;
+    double m_lossSum = 0;
+    int64_t m_count = 0;
+    std::vector<int64_t> m_labels, m_preds;
+    std::vector<double> m_targets, m_values;
+};
+
+} // namespace
+
+EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
+                     int64_t numLabels, std::vector<std::vector<float>> *outputs, Strategy *strategy,
+                     EvalExampleOutputs *examples)
+{
+    torch::NoGradGuard guard;
+    model->eval();
+    data.reset();
+    EvalPass pass(regression, numLabels, outputs, examples);
+    const c10::Device device = model->parameters().front().device();
+    ClassifierBatch batch;
+    while (data.next(batch))
+        if (batch.size > 0)
+            pass.add(model, batch, device);
+    model->train();
+    if (strategy && strategy->worldSize() > 1)
+        pass.combine(*strategy);
+    return pass.metrics();
+}
+
+std::string evalLine(const EvalMetrics &m)
+{
+    std::string s = "Step: [" + std::to_string(m.step) + "] eval_loss = " + formatMetric(m.eval_loss);
+    if (m.regression)
+        s += ", eval_mse = " + formatMetric(m.eval_mse) + ", eval_pearson = " + formatMetric(m.eval_pearson)
+             + ", eval_spearman = " + formatMetric(m.eval_spearman);
+    else
+        s += ", eval_accuracy = " + formatMetric(m.eval_accuracy);
+    const auto name = [&m](int64_t id) {
+        return id >= 0 && size_t(id) < m.label_names.size() ? m.label_names[size_t(id)] : "label " + std::to_string(id);
+    };
+    if (m.binary)
+        s += ", eval_f1 = " + formatMetric(m.eval_f1) + " (positive class: " + name(m.positive_label)
+             + "), eval_mcc = " + formatMetric(m.eval_mcc);
+    if (!m.regression && !m.class_f1.empty())
+        s += ", macro_f1 = " + formatMetric(m.eval_macro_f1);
+    s += " (" + std::to_string(m.num_examples) + " examples)";
+    // Per class, one line each: "  spam: precision = 0.9, recall = 0.8, f1 = 0.85 (12 examples)".
+    for (size_t k = 0; !m.regression && k < m.class_f1.size(); ++k)
+        s += "\n  " + name(int64_t(k)) + ": precision = " + formatMetric(k < m.class_precision.size() ? m.class_precision[k] : 0)
+             + ", recall = " + formatMetric(k < m.class_recall.size() ? m.class_recall[k] : 0) + ", f1 = "
+             + formatMetric(m.class_f1[k]) + " (" + std::to_string(k < m.class_support.size() ? m.class_support[k] : 0)
+             + " examples)";
+    return s;
+}
+
+} // namespace wb

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "core/infer/attribution.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+/// Where a TextClassifier takes its model from: an export folder (`model_export_path`,
+/// written by `export`), or a model_dir checkpoint with the files of the run. An export
+/// folder's weights are its model.safetensors, else its onnx/model.onnx (read back by
+/// initialiser name, core/export/onnxexport.h loadOnnxWeights); without input_meta_data.json
+/// (a folder of config.json, onnx/model.onnx, vocab.txt and tokenizer_config.json) the labels
+/// come from config.json's id2label (problem_type regression: one value) and max_seq_length
+/// from tokenizer_config.json.
+struct ClassifierSource
+{
+    std::string model_export_path;       ///< export folder; when set, the fields below are defaults only
+    /// training run: its latest checkpoint …; an export folder (config.json with
+    /// model.safetensors or onnx/model.onnx, no run_config.json) is read as model_export_path
+    std::string model_dir;
+    std::string checkpoint_path;         ///< … or this one ("best", a ckpt-N, or a .safetensors file)
+    std::string bert_config_file;        ///< with model_dir
+    std::string input_meta_data_path;    ///< with model_dir (num_labels, max_seq_length, labels.txt beside)
+    std::string vocab_file;              ///< with model_dir; default: prepare_report.json's vocab
+    /// Default: what the model was trained with (an export's tokenizer_config.json; a run's
+    /// checkpoint, else its run_config.json), else the meta data's, else prepare_report.json's,
+    /// else inferred from the vocab (a vocab with capital-letter pieces is cased; a warning says so).
+    std::optional<bool> do_lower_case;
+    int64_t max_seq_length = 0;          ///< 0: the meta data's (or tokenizer_config.json's)
+};
+
+/// One text after WordPiece tokenization, as the model sees it.
+struct TokenizedText
+{
+    std::vector<std::string> tokens;     ///< [CLS] a… [SEP] (b… [SEP]); no padding
+    std::vector<int64_t> input_ids;      ///< same length as tokens
+    std::vector<int64_t> segment_ids;    ///< 0 for [CLS], text a and its [SEP]; 1 for text b
+    std::vector<bool> unknown;           ///< true where the token is [UNK]
+    bool truncated = false;              ///< the texts did not fit into max_seq_length
+    int64_t tokens_needed = 0;           ///< length without the cut, [CLS]/[SEP] included
+};
+
+/// What the model says about one text.
+struct Classification
+{
+    std::string text, text_b;
+    std::vector<double> probabilities;   ///< softmax, one per label name (regression: the value)
+    int64_t predicted_label_id = 0;      ///< argmax
+    std::string predicted_label;         ///< its name
+    TokenizedText tokenized;
+};
+
+/// A fine-tuned BertForSequenceClassification with its tokenizer and label names, for
+/// classifying texts one by one or in batches (CLI `classify`, the window's Try it).
+/// Features are built as `prepare` builds them (google-research/bert run_classifier.py's
+/// convert_single_example), so the probabilities equal `predict`'s test_results.tsv for the
+/// same texts. Facade over a pimpl: includes no Torch header. CPU inference.
+///
+/// Thread rules: construct and use from one thread at a time (a worker thread in a GUI:
+/// loading and classify() take milliseconds to seconds). Distinct objects are independent.
+class TextClassifier
+{
+public:
+    /// Loads the model, config, meta data, labels (readLabelNames) and vocabulary. Throws
+    /// wb::Error naming the file or flag for anything missing or inconsistent (a vocab whose
+    /// size differs from vocab_size, a checkpoint of another num_labels, no checkpoint).
+    explicit TextClassifier(const ClassifierSource &source);
+    ~TextClassifier();
+    TextClassifier(const TextClassifier &) = delete;
+    TextClassifier &operator=(const TextClassifier &) = delete;
+
+    /// Label names in id order (empty for regression).
+    const std::vector<std::string> &labelNames() const;
+    int64_t maxSeqLength() const;
+    bool isRegression() const;
+    /// The checkpoint or safetensors file the weights came from.
+    const std::string &weightsPath() const;
+    /// Which checkpoint of the run that is when none was named: "best, step 42 (eval_accuracy
+    /// 0.6667)" (the run kept a best model: it is taken first) or "latest, step 60"; "" for an
+    /// export folder or a named checkpoint.
+    const std::string &weightsLabel() const;
+    /// Warnings met while loading (e.g. labels.txt of another length, a casing inferred from
+    /// the vocab), for the log.
+    const std::vector<std::string> &warnings() const;
+    /// Whether texts are lower-cased (and accents stripped), and where that was read
+    /// ("--do_lower_case", a file's path, or "<vocab> (inferred)").
+    bool doLowerCase() const;
+    const std::string &casingSource() const;
+
+    /// Tokenizes `a` (and `b` for pair tasks, when non-empty) without running the model.
+    TokenizedText tokenize(const std::string &a, const std::string &b = {}) const;
+    /// Classifies one text (pair).
+    Classification classify(const std::string &a, const std::string &b = {}) const;
+    /// Classifies texts in batches of `batchSize`; `pairs[k].second` may be empty.
+    std::vector<Classification> classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
+                                            int64_t batchSize = 32) const;
+
+    /// The model's forward pass on features already built (classifyAll's, without the
+    /// tokenizer): input_ids, attention_mask (1 = token, 0 = padding) and token_type_ids are
+    /// row-major int64 [batch, sequence] (sequence ≤ max_position_embeddings). Returns the
+    /// softmax probabilities (regression: the values) as row-major float32 [batch, num_labels].
+    /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`. For
+    /// benchmarks and callers with their own tokenization; thread rules as classify().
+    std::vector<float> probabilitiesOf(const std::vector<int64_t> &input_ids,
+                                       const std::vector<int64_t> &attention_mask,
+                                       const std::vector<int64_t> &token_type_ids, int64_t batch) const;
+
+    /// Which wordpieces decided (issue 25): the classification of `a` (and `b`) and the
+    /// attribution of each of its wordpieces to the logit of options.target_label_id (−1: the
+    /// predicted class), by Integrated Gradients on the word embeddings or gradient × input
+    /// (core/infer/attributiontorch.h has the formulas, the baseline and the batching).
+    /// Runs the unpadded text (max_seq_length cut as classify() cuts it), so Explanation's
+    /// logits equal classify()'s up to float rounding. Cost: m interpolation points (m =
+    /// ig_steps) in batched forward + backward passes, e.g. ~0.15 s CPU for 128 tokens, m = 32
+    /// on BERT-Tiny, one core (docs/benchmarks.md). Throws wb::Error on "ig_steps" (m < 1) or "explain_class" (a
+    /// class outside the labels). Thread rules as classify().
+    Explanation explain(const std::string &a, const std::string &b, const ExplainOptions &options,
+                        Classification *classification = nullptr) const;
+    /// The name of label `id` ("label N" beyond the names; "value" for regression).
+    std::string labelName(int64_t id) const;
+    int64_t numLabels() const;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace wb

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bag-of-words baseline: TF-IDF of the model's wordpieces + liblinear's L2-regularised
+// logistic regression (liblinear 2.3, Debian's liblinear-dev; its README and linear.h
+// describe struct problem, parameter and the -B bias feature used here).
+#include "core/prepare/bagofwords.h"
+
+#include "core/config/diagnostics.h"
+#include "core/config/inputmetadata.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordreader.h"
+#include "core/events/stoptoken.h"
+#include "core/util/error.h"
+
+#include <linear.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace wb {
+
+std::vector<uint32_t> bagOfWordsTerms(const ClassifierRecord &r)
+{
+    std::vector<uint32_t> terms;
+    const size_t n = std::min({r.input_ids.size(), r.input_mask.size(), r.segment_ids.size()});
+    // The positions the model sees: input_mask 1 (prepare writes them first, padding after).
+    size_t end = 0;
+    while (end < n && r.input_mask[end] != 0)
+        ++end;
+    // [CLS] a… [SEP] (b… [SEP]): position 0 and the last position of each segment are structural.
+    for (size_t i = 1; i < end; ++i) {
+        const bool segmentEnds = i + 1 == end || r.segment_ids[i + 1] != r.segment_ids[i];
+        if (segmentEnds)
+            continue;
+        const int64_t id = r.input_ids[i];
+        const int64_t segment = r.segment_ids[i] != 0 ? 1 : 0;
+        if (id < 0 || id > int64_t(std::numeric_limits<uint32_t>::max() / 2 - 1))
+            continue; // decodeClassifierRecord has checked the vocab range; nothing else to count
+        terms.push_back(uint32_t(2 * id + segment));
+    }
+    return terms;
+}
+
+void TfidfVectorizer::fit(const std::vector<BagOfWordsDocument> &train)
+{
+    // Document frequency of each term: count each term once per document.
+    std::vector<uint32_t> all;
+    std::vector<uint32_t> unique;
+    for (const BagOfWordsDocument &d : train) {
+        unique = d.terms;
+        std::sort(unique.begin(), unique.end());
+        unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+        all.insert(all.end(), unique.begin(), unique.end());
+    }
+    std::sort(all.begin(), all.end());
+    m_terms.clear();
+    m_idf.clear();
+    const double n = double(train.size());
+    for (size_t i = 0; i < all.size();) {
+        size_t j = i;
+        while (j < all.size() && all[j] == all[i])
+            ++j;
+        m_terms.push_back(all[i]);
+        m_idf.push_back(std::log((1.0 + n) / (1.0 + double(j - i))) + 1.0);
+        i = j;
+    }
+}
+
+SparseRow TfidfVectorizer::transform(const BagOfWordsDocument &doc) const
+{
+    std::vector<uint32_t> sorted = doc.terms;
+    std::sort(sorted.begin(), sorted.end());
+    SparseRow row;
+    double norm2 = 0;
+    for (size_t i = 0; i < sorted.size();) {
+        size_t j = i;
+        while (j < sorted.size() && sorted[j] == sorted[i])
+            ++j;
+        const auto it = std::lower_bound(m_terms.begin(), m_terms.end(), sorted[i]);
+        if (it != m_terms.end() && *it == sorted[i]) {
+            const size_t column = size_t(it - m_terms.begin());
+            const double value = (1.0 + std::log(double(j - i))) * m_idf[column];
+            row.emplace_back(int32_t(column), value);
+            norm2 += value * value;
+        }
+        i = j;
+    }
+    if (norm2 > 0) {
+        const double inv = 1.0 / std::sqrt(norm2);
+        for (auto &cell : row)
+            cell.second *= inv;
+    }
+    return row;
+}
+
+namespace {
+
+void quietLiblinear(const char *) {}
+
+// liblinear prints its solver's progress to stdout unless told otherwise (one global setting).
+void silenceLiblinear()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { set_print_string_function(&quietLiblinear); });
+}
+
+/// liblinear's rows: 1-based feature indices, the bias feature (index columns + 1, value 1)
+/// last, each row ended by index -1.
+struct LiblinearRows
+{
+    std::vector<std::vector<feature_node>> rows;
+    std::vector<feature_node *> pointers;
+
+    LiblinearRows(const TfidfVectorizer &tfidf, const std::vector<BagOfWordsDocument> &docs)
+    {
+        const int biasIndex = tfidf.numColumns() + 1;
+        rows.reserve(docs.size());
+        for (const BagOfWordsDocument &d : docs) {
+            const SparseRow sparse = tfidf.transform(d);
+            std::vector<feature_node> row;
+            row.reserve(sparse.size() + 2);
+            for (const auto &[column, value] : sparse)
+                row.push_back({column + 1, value});
+            row.push_back({biasIndex, 1.0});
+            row.push_back({-1, 0.0});
+            rows.push_back(std::move(row));
+        }
+        for (auto &r : rows)
+            pointers.push_back(r.data());
+    }
+};
+
+struct ModelDeleter
+{
+    void operator()(model *m) const { free_and_destroy_model(&m); }
+};
+
+} // namespace
+
+namespace {
+
+// Why no baseline can be fitted ("" when it can): fewer than two labels, a training set of one
+// label, no eval set. Throws wb::Error for a label id outside [0, numLabels) or a non-positive C
+// or eps.
+std::string whyNoBaseline(const std::vector<BagOfWordsDocument> &train, const std::vector<BagOfWordsDocument> &eval,
+                          int64_t numLabels, const BagOfWordsOptions &options)
+{
+    std::set<int64_t> trainLabels;
+    for (const BagOfWordsDocument &d : train)
+        trainLabels.insert(d.label);
+    if (numLabels < 2)
+        return "the task has " + std::to_string(numLabels) + " label(s); a classifier needs at least 2";
+    if (trainLabels.size() < 2)
+        return trainLabels.empty() ? std::string("the training set is empty")
+                                   : "every training example has the same label (id " + std::to_string(*trainLabels.begin())
+                                         + "); a classifier needs examples of at least 2 labels";
+    if (eval.empty())
+        return "there is no eval set to score it on (set eval_fraction above 0, or add a dev file)";
+    for (const auto *docs : {&train, &eval})
+        for (const BagOfWordsDocument &d : *docs)
+            if (d.label < 0 || d.label >= numLabels)
+                throw Error("label_ids", "a label id is " + std::to_string(d.label) + ", outside [0, "
+                                             + std::to_string(numLabels) + ")",
+                            "prepare the data again");
+    if (!(options.C > 0) || !(options.eps > 0))
+        throw Error("C", "C and eps must be positive", "the defaults are C = 1, eps = 0.01");
+    return {};
+}
+
+// L2-regularised logistic regression (liblinear's L2R_LR, with a bias feature) on `trainRows`.
+std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<BagOfWordsDocument> &train,
+                                                           LiblinearRows &trainRows, int numColumns,
+                                                           const BagOfWordsOptions &options)
+{
+    std::vector<double> y;
+    y.reserve(train.size());
+    for (const BagOfWordsDocument &d : train)
+        y.push_back(double(d.label));
+    problem prob{};
+    prob.l = int(train.size());
+    prob.n = numColumns + 1; // + the bias feature
+    prob.y = y.data();
+    prob.x = trainRows.pointers.data();
+    prob.bias = 1.0;
+    parameter param{};
+    param.solver_type = L2R_LR;
+    param.C = options.C;
+    param.eps = options.eps;
+    param.nr_weight = 0;
+    param.weight_label = nullptr;
+    param.weight = nullptr;
+    param.p = 0.1;
+    param.init_sol = nullptr;
+    if (const char *bad = check_parameter(&prob, &param))
+        throw Error("bag_of_words_baseline", std::string("liblinear refused its parameters: ") + bad);
+    std::unique_ptr<model, ModelDeleter> fitted(::train(&prob, &param));
+    if (!fitted)
+        throw Error("bag_of_words_baseline", "liblinear did not return a model");
+    return fitted;
+}
+
+// Eval accuracy and macro-F1 (the mean over labels of 2·TP / (predicted + actual)) of `fitted`.
+void score(const model &fitted, const std::vector<BagOfWordsDocument> &eval, const LiblinearRows &evalRows,
+           int64_t numLabels, BagOfWordsBaseline &out)
+{
+    std::vector<std::vector<int64_t>> confusion(size_t(numLabels), std::vector<int64_t>(size_t(numLabels), 0));
+    int64_t correct = 0;
+    for (size_t i = 0; i < eval.size(); ++i) {
+        const int64_t predicted = int64_t(std::lround(::predict(&fitted, evalRows.pointers[i])));
+        const int64_t truth = eval[i].label;
+        correct += predicted == truth;
+        if (predicted >= 0 && predicted < numLabels)
+            ++confusion[size_t(truth)][size_t(predicted)];
+    }
+    out.eval_accuracy = double(correct) / double(eval.size());
+    double f1Sum = 0;
+    for (size_t c = 0; c < size_t(numLabels); ++c) {
+        int64_t predictedAs = 0, actual = 0;
+        for (size_t o = 0; o < size_t(numLabels); ++o) {
+            predictedAs += confusion[o][c];
+            actual += confusion[c][o];
+        }
+        const double denominator = double(predictedAs + actual);
+        f1Sum += denominator > 0 ? 2.0 * double(confusion[c][c]) / denominator : 0.0;
+    }
+    out.eval_macro_f1 = f1Sum / double(numLabels);
+}
+
+} // namespace
+
+BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &train,
+                                         const std::vector<BagOfWordsDocument> &eval, int64_t numLabels,
+                                         const BagOfWordsOptions &options, const StopToken *stop)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    auto throwIfStopped = [stop] {
+        if (stop && stop->stopRequested())
+            throw Error("prepare", "cancelled", "Nothing was written.");
+    };
+    BagOfWordsBaseline out;
+    out.train_examples = int64_t(train.size());
+    out.eval_examples = int64_t(eval.size());
+    out.C = options.C;
+    out.error = whyNoBaseline(train, eval, numLabels, options);
+    if (!out.error.empty())
+        return out;
+
+    silenceLiblinear();
+    TfidfVectorizer tfidf;
+    tfidf.fit(train);
+    out.num_features = tfidf.numColumns();
+    LiblinearRows trainRows(tfidf, train);
+    throwIfStopped();
+    const std::unique_ptr<model, ModelDeleter> fitted = fitLogisticRegression(train, trainRows, tfidf.numColumns(), options);
+    throwIfStopped();
+
+    const LiblinearRows evalRows(tfidf, eval);
+    score(*fitted, eval, evalRows, numLabels, out);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+std::vector<BagOfWordsDocument> readBagOfWordsDocuments(const std::string &path, const RecordSpec &spec)
+{
+    std::vector<BagOfWordsDocument> docs;
+    TFRecordReader reader(path);
+    std::string payload;
+    ClassifierRecord rec;
+    while (reader.read(payload)) {
+        try {
+            decodeClassifierRecord(payload, spec, rec);
+        } catch (const Error &e) {
+            throw Error(reader.location(), e.what(), e.hint());
+        }
+        docs.push_back({bagOfWordsTerms(rec), rec.label_id});
+    }
+    return docs;
+}
+
+} // namespace wb
+
+namespace wb {
+
+BagOfWordsBaseline bagOfWordsBaselineOfPreparedData(const PreparedDataPaths &paths, const BagOfWordsOptions &options,
+                                                    const StopToken *stop)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto &[flag, path] : {std::pair<const char *, const std::string &>{"train_data_path", paths.train_data_path},
+                                     {"eval_data_path", paths.eval_data_path},
+                                     {"input_meta_data_path", paths.input_meta_data_path}}) {
+        if (path.empty())
+            throw Error(flag, "no file was given", std::string("Pass --") + flag + " (or --data_dir, the folder prepare wrote).");
+        if (!std::filesystem::is_regular_file(path))
+            throw Error(path, "the file does not exist", "Prepare the data first (bert-workbench-cli prepare), or check the path.");
+    }
+    Diagnostics diag;
+    const auto meta = InputMetaData::load(paths.input_meta_data_path, diag);
+    for (const Diagnostic &d : diag.items())
+        if (d.severity == Severity::Error)
+            throw Error(d.field, d.message, d.hint);
+    if (!meta)
+        throw Error(paths.input_meta_data_path, "cannot be read as input_meta_data.json", "Prepare the data again.");
+    if (meta->isPretraining())
+        throw Error(paths.input_meta_data_path, "is the meta data of pretraining records (task_type bert_pretraining)",
+                    "The baseline is a classifier: give the meta data of classification data.");
+    BagOfWordsBaseline out;
+    if (meta->isRegression()) {
+        out.error = "the task is a regression (num_labels 1); the bag-of-words baseline is a classifier";
+        return out;
+    }
+    RecordSpec spec;
+    spec.max_seq_length = meta->max_seq_length;
+    spec.num_labels = meta->num_labels;
+    spec.has_sample_weights = meta->has_sample_weights;
+    const auto train = readBagOfWordsDocuments(paths.train_data_path, spec);
+    if (stop && stop->stopRequested())
+        throw Error("baseline", "cancelled");
+    const auto eval = readBagOfWordsDocuments(paths.eval_data_path, spec);
+    out = fitBagOfWordsBaseline(train, eval, meta->num_labels, options, stop);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+} // namespace wb
