@@ -2,6 +2,7 @@
 #include "core/config/clusterspec.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <cerrno>
@@ -214,12 +215,13 @@ ClusterSpec fromWorkerHosts(const TrainingOptions &o, Diagnostics &diag)
     spec.world_size = std::max<int>(1, int(hosts.size()));
     bool ok = checkHostList(hosts, "worker_hosts", diag);
     if (hosts.empty()) {
-        diag.error("worker_hosts", "--worker_hosts lists no workers", "write e.g. --worker_hosts=10.0.0.1:2222,10.0.0.2:2222");
+        diag.error("worker_hosts", optionName("worker_hosts") + " lists no workers",
+                   "write e.g. " + optionSetting("worker_hosts", "10.0.0.1:2222,10.0.0.2:2222"));
         return spec;
     }
     if (hosts.size() > 1 && o.task_index < 0) {
         diag.error("task_index", "Must specify task_index when number of workers > 1",
-                   "pass --task_index=<0.." + std::to_string(hosts.size() - 1) + "> on each worker");
+                   passOption("task_index", "<0.." + std::to_string(hosts.size() - 1) + ">") + " on each worker");
         ok = false;
     } else if (o.task_index >= int(hosts.size())) {
         diag.error("task_index",
@@ -319,10 +321,12 @@ ClusterSpec resolveClusterSpec(const TrainingOptions &o, Diagnostics &diag, cons
     if (o.num_local_workers > 0) {
         if (hasTf || !o.worker_hosts.empty()) {
             diag.error("num_local_workers",
-                       std::string("--num_local_workers starts a cluster on this machine and cannot be combined with ")
-                           + (hasTf ? "TF_CONFIG" : "--worker_hosts"),
-                       hasTf ? "unset TF_CONFIG (e.g. env -u TF_CONFIG ...) or leave out --num_local_workers"
-                             : "leave out either --worker_hosts or --num_local_workers");
+                       optionName("num_local_workers") + " starts a cluster on this machine and cannot be combined with "
+                           + (hasTf ? std::string("TF_CONFIG") : optionName("worker_hosts")),
+                       hasTf ? "unset TF_CONFIG (e.g. env -u TF_CONFIG ...) or leave out "
+                                   + optionName("num_local_workers")
+                             : "leave out either " + optionName("worker_hosts") + " or "
+                                   + optionName("num_local_workers"));
             return {};
         }
         ClusterSpec spec;

@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 
 #include <set>
 
@@ -27,7 +28,7 @@ InputMetaData pretrainingFromJson(const nlohmann::json &j, InputMetaData m, cons
         diag.error(fieldName(source, "max_predictions_per_seq"),
                    "the pretraining data's meta data lacks max_predictions_per_seq",
                    "add \"max_predictions_per_seq\": 20 (the length of masked_lm_positions in the records); "
-                   "'bert-workbench-cli prepare_pretraining' writes it");
+                       + commandName("prepare_pretraining") + " writes it");
     else if (m.max_predictions_per_seq < 1)
         diag.error(fieldName(source, "max_predictions_per_seq"), "max_predictions_per_seq must be ≥ 1, got "
                                                                      + std::to_string(m.max_predictions_per_seq),
@@ -92,8 +93,8 @@ void readCommonKeys(const nlohmann::json &j, const std::string &source, Diagnost
     detail::readString(j, "label_type", m.label_type, source, diag);
     if (!detail::readInt(j, "max_seq_length", m.max_seq_length, source, diag) && !j.contains("max_seq_length"))
         diag.error(fieldName(source, "max_seq_length"), "the required key max_seq_length is missing",
-                   "add \"max_seq_length\": 128 (the length the TFRecords were written with); "
-                   "the file is written by 'bert-workbench-cli prepare' or create_finetuning_data.py");
+                   "add \"max_seq_length\": 128 (the length the TFRecords were written with); the file is written by "
+                       + commandName("prepare") + " or create_finetuning_data.py");
     int64_t v = 0;
     if (detail::readInt(j, "train_data_size", v, source, diag))
         m.train_data_size = v;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/schedule.h"
 
+#include "core/config/optionwords.h"
+
 #include <algorithm>
 #include <string>
 
@@ -27,7 +29,8 @@ std::optional<Schedule> Schedule::compute(int64_t N, int64_t M, int64_t E, int64
     if (M < 0)
         diag.error("eval_data_size", "eval_data_size must be ≥ 0", "check input_meta_data.json");
     if (trainDataSizeFlag && *trainDataSizeFlag <= 0)
-        diag.error("train_data_size", "--train_data_size must be > 0, got " + std::to_string(*trainDataSizeFlag),
+        diag.error("train_data_size",
+                   optionName("train_data_size") + " must be > 0, got " + std::to_string(*trainDataSizeFlag),
                    "leave the flag out to use every training example");
     if (!(warmupFraction >= 0.0 && warmupFraction < 1.0))
         diag.error("warmup_fraction", "the warmup fraction must be in [0, 1)", "0.1 is run_classifier's value");

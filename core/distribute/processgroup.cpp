@@ -2,6 +2,7 @@
 // The only translation unit that includes the c10d headers (they are heavy).
 #include "core/distribute/processgroup.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <torch/torch.h>
@@ -117,7 +118,8 @@ struct ProcessGroup::Private
                         "worker " + describeList(missing) + " stopped responding during " + op + ": " + reason,
                         "check that worker's output for its own error; every worker stops when one fails");
         throw Error("cluster", op + " failed: " + reason,
-                    "a worker may be overloaded or the network slow; raise --worker_timeout or check the workers' output");
+                    "a worker may be overloaded or the network slow; raise " + optionName("worker_timeout")
+                        + " or check the workers' output");
     }
 
     c10d::ProcessGroup &groupFor(const at::Tensor &t)
@@ -302,7 +304,8 @@ std::unique_ptr<ProcessGroup> ProcessGroup::connectBlocking(const ProcessGroupOp
             throw Error("cluster",
                         std::to_string(missing.size()) + " of " + std::to_string(options.world_size)
                             + " worker(s) did not join within " + seconds(options.timeout) + ": " + p.describeList(missing),
-                        "start every worker with the same cluster settings (or raise --worker_timeout); each needs its own rank");
+                        "start every worker with the same cluster settings (or raise " + optionName("worker_timeout")
+                            + "); each needs its own rank");
     } catch (const Error &) {
         throw;
     } catch (const std::exception &e) {

@@ -2,6 +2,7 @@
 #include "core/distribute/strategy.h"
 
 #include "core/distribute/processgroup.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <torch/torch.h>
@@ -20,7 +21,7 @@ c10::Device cudaDevice(int index)
         throw Error("num_gpus",
                     "cuda:" + std::to_string(index) + " is not available: this libtorch sees " + std::to_string(count)
                         + " CUDA device(s)" + (count == 0 ? " (it is a CPU build, or no driver is loaded)" : ""),
-                    "set --num_gpus=0 to train on the CPU");
+                    "set " + optionSetting("num_gpus", "0") + " to train on the CPU");
     return c10::Device(c10::DeviceType::CUDA, c10::DeviceIndex(index));
 }
 
@@ -47,11 +48,14 @@ public:
             // The CLI and the window run this as one process per GPU (planLocalWorkers); a
             // Trainer called directly gets here and is told how.
             cudaDevice(numGpus - 1); // a CPU build fails here with the clearer message
+            // Flags follow each other as on a command line; the window's settings are a list.
+            const std::string separator = optionWording() == OptionWording::Window ? ", " : " ";
             throw Error("num_gpus",
                         "mirrored over " + std::to_string(numGpus) + " GPUs runs one process per GPU, not in this process",
                         "run it with bert-workbench-cli or the window (they start the processes), or use "
-                        "--distribution_strategy=multi_worker_mirrored --num_local_workers=" + std::to_string(numGpus)
-                            + " --num_gpus=1");
+                            + optionSetting("distribution_strategy", "multi_worker_mirrored") + separator
+                            + optionSetting("num_local_workers", std::to_string(numGpus)) + separator
+                            + optionSetting("num_gpus", "1"));
         }
     }
     std::string name() const override { return "mirrored"; }
@@ -69,7 +73,8 @@ public:
     {
         if (options.num_gpus > 1)
             throw Error("num_gpus", "multi_worker_mirrored uses one GPU per worker process",
-                        "set --num_gpus=1 and start one worker per GPU (--num_local_workers=<GPUs>)");
+                        "set " + optionSetting("num_gpus", "1") + " and start one worker per GPU ("
+                            + optionSetting("num_local_workers", "<GPUs>") + ")");
         if (options.num_gpus == 1) {
             // One GPU per local worker: LOCAL_RANK (set by the local launcher) picks it.
             int local = 0;

@@ -2,6 +2,7 @@
 #include "core/engine/checkpointio.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/weights/parameternames.h"
 #include "core/engine/adamw.h"
 #include "core/util/error.h"
@@ -49,9 +50,10 @@ void openCheckpoint(const std::string &path, OpenedCheckpoint &out)
         // user picked by mistake (labels.txt, a config).
         if (fs::path(path).filename().string().rfind("ckpt-", 0) == 0)
             throw Error(path, "cannot read the checkpoint (corrupt or not written by bert-workbench)",
-                        "delete it (and its line in the 'checkpoint' file) or use another --model_dir");
+                        "delete it (and its line in the 'checkpoint' file) or use another " + optionName("model_dir"));
         throw Error(path, "is not a checkpoint (not written by bert-workbench)",
-                    "pass a ckpt-<step> file written by a training run (in its --model_dir), or an export folder");
+                    "pass a ckpt-<step> file written by a training run (in its " + optionName("model_dir")
+                        + "), or an export folder");
     }
     c10::IValue cfgValue, labelsValue, stepValue;
     if (!out.archive.try_read("bert_config", cfgValue) || !cfgValue.isString()
@@ -104,10 +106,10 @@ CheckpointHeader loadModelCheckpoint(const std::string &path, const CheckpointMo
         throw Error(path,
                     "the checkpoint was trained with another architecture (hidden_size " + std::to_string(saved.hidden_size)
                         + ", num_hidden_layers " + std::to_string(saved.num_hidden_layers) + ", vocab_size "
-                        + std::to_string(saved.vocab_size) + ") than --bert_config_file (hidden_size "
+                        + std::to_string(saved.vocab_size) + ") than " + optionName("bert_config_file") + " (hidden_size "
                         + std::to_string(cfg.hidden_size) + ", num_hidden_layers " + std::to_string(cfg.num_hidden_layers)
                         + ", vocab_size " + std::to_string(cfg.vocab_size) + ")",
-                    "use a new --model_dir, or the bert_config.json the checkpoint was trained with");
+                    "use a new " + optionName("model_dir") + ", or the bert_config.json the checkpoint was trained with");
     if (c.header.num_labels != model.num_labels)
         throw Error(path,
                     model.num_labels == 0
@@ -118,7 +120,7 @@ CheckpointHeader loadModelCheckpoint(const std::string &path, const CheckpointMo
                           "fine-tuning one with num_labels " + std::to_string(model.num_labels)
                         : "the checkpoint has " + std::to_string(c.header.num_labels)
                               + " labels but the meta data says num_labels " + std::to_string(model.num_labels),
-                    "use a new --model_dir or the input_meta_data.json the checkpoint was trained with");
+                    "use a new " + optionName("model_dir") + " or the input_meta_data.json the checkpoint was trained with");
     auto dict = c10::impl::toTypedDict<std::string, torch::Tensor>(c.model.toGenericDict());
     torch::NoGradGuard guard;
     for (auto &p : model.module.named_parameters()) {

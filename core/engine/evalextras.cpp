@@ -2,6 +2,7 @@
 #include "core/engine/evalextras.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/config/labelnames.h"
 #include "core/prepare/preparereport.h"
 #include "core/engine/checkpointio.h"
@@ -135,7 +136,7 @@ bool EvalExtras::afterCheckpoint(const EvalMetrics &m, const std::string &checkp
             fs::copy_file(checkpointPath, tmp, fs::copy_options::overwrite_existing, ec);
             if (ec)
                 throw Error(target.string(), "cannot copy the best checkpoint: " + ec.message(),
-                            "free disk space in --model_dir");
+                            "free disk space in " + optionName("model_dir"));
         }
         commitFileAtomic(tmp.string(), target.string());
         for (fs::directory_iterator it(bestDir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -5,6 +5,7 @@
 #include "core/formats/runidentity.h"
 
 #include "core/engine/checkpointio.h"
+#include "core/config/optionwords.h"
 #include "core/formats/checkpointstate.h"
 #include "core/util/error.h"
 
@@ -72,8 +73,9 @@ void checkModelDir(const TrainingOptions &o, const BertConfig &config, const Inp
         const std::string latest = latestCheckpoint(o.model_dir);
         if (latest.empty())
             return; // nothing to resume: a stale run_config.json is replaced at the first checkpoint
-        const std::string waysOut = "train in a new --model_dir, or start a new run from this run's weights: a new "
-                                    "--model_dir with --init_checkpoint=" + latest;
+        const std::string waysOut = "train in a new " + optionName("model_dir")
+                                    + ", or start a new run from this run's weights: a new " + optionName("model_dir")
+                                    + " with " + optionSetting("init_checkpoint", latest);
         const std::optional<RunIdentity> saved = readRunConfig(o.model_dir, diag);
         if (!saved || !schedule) {
             compareCheckpoint(latest, config, meta, "model_dir", waysOut, diag);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/precision.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <ATen/autocast_mode.h>
@@ -34,7 +35,7 @@ AutocastGuard::AutocastGuard(NumberFormat format, const c10::Device &device)
         at::autocast::set_enabled(true);
     } else {
         if (format == NumberFormat::Fp16)
-            throw Error("dtype", "fp16 needs a CUDA GPU", "use --dtype=bf16 on the CPU");
+            throw Error("dtype", "fp16 needs a CUDA GPU", "use " + optionSetting("dtype", "bf16") + " on the CPU");
         m_wasEnabled = at::autocast::is_cpu_enabled();
         m_previousType = at::autocast::get_autocast_cpu_dtype();
         at::autocast::set_autocast_cpu_dtype(type);

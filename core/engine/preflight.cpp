@@ -6,6 +6,7 @@
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
+#include "core/config/optionwords.h"
 #include "core/formats/exportfolder.h"
 #include "core/formats/onnxruntimeweb.h"
 #include "core/formats/runidentity.h"
@@ -51,12 +52,18 @@ int clusterWorkerCount(const TrainingOptions &o, Diagnostics &diag)
     const ClusterSpec cluster = resolveClusterSpec(o, diag);
     if (diag.errorCount() == errorsBefore)
         checkChiefPort(cluster, diag);
-    if (cluster.source == ClusterSource::Single && !diag.hasErrors())
+    if (cluster.source == ClusterSource::Single && !diag.hasErrors()) {
+        // The command line's hint also names the window's field; the window's names only it.
+        const std::string localWorkers = optionWording() == OptionWording::Window
+                                             ? optionName("num_local_workers")
+                                             : optionName("num_local_workers") + " ("
+                                                   + optionLabel("num_local_workers") + " in the window)";
         diag.warning("distribution_strategy",
                      "multi_worker_mirrored without a cluster trains as a single worker on this machine",
-                     "set --num_local_workers (Local workers in the window) to train on several local processes, "
-                     "or describe the cluster with TF_CONFIG, --worker_hosts and --task_index, or "
-                     "MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK");
+                     "set " + localWorkers + " to train on several local processes, or describe the cluster with "
+                         "TF_CONFIG, " + optionName("worker_hosts") + " and " + optionName("task_index")
+                         + ", or MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK");
+    }
     return std::max(1, cluster.world_size);
 }
 
@@ -139,12 +146,13 @@ void checkNumberFormat(const TrainingOptions &o, ValidationResult &r, int replic
     else if (o.dtype == "fp16" && r.strategy.num_gpus == 0)
         diag.error("dtype", "fp16 needs a CUDA GPU: it trains with dynamic loss scaling on CUDA only, and this run "
                             "trains on the CPU (num_gpus 0)",
-                   "use --dtype=bf16 on the CPU (same speed-up where the CPU has avx512_bf16 or amx_bf16), or "
-                   "--num_gpus=1 on a CUDA machine");
+                   "use " + optionSetting("dtype", "bf16")
+                       + " on the CPU (same speed-up where the CPU has avx512_bf16 or amx_bf16), or "
+                       + optionSetting("num_gpus", "1") + " on a CUDA machine");
     else if (o.dtype == "bf16" && r.strategy.num_gpus == 0 && cpuHasNativeBf16() == std::optional<bool>(false))
         diag.warning("dtype",
                      "this CPU has neither avx512_bf16 nor amx_bf16: bf16 matmuls are emulated and slower than fp32",
-                     "use --dtype=fp32 on this machine");
+                     "use " + optionSetting("dtype", "fp32") + " on this machine");
     if (o.gradient_accumulation_steps < 1)
         diag.error("gradient_accumulation_steps", "gradient_accumulation_steps must be ≥ 1",
                    "1 (the default) computes each batch in one pass");
@@ -167,14 +175,15 @@ bool loadModelAndData(const TrainingOptions &o, ValidationResult &r)
     const int errorsBeforeFiles = diag.errorCount();
     if (o.bert_config_file.empty())
         diag.error("bert_config_file", "no model config was given",
-                   "pass --bert_config_file=bert_config.json (the file that comes with the pre-trained model, or a preset)");
+                   passOption("bert_config_file", "bert_config.json")
+                       + " (the file that comes with the pre-trained model, or a preset)");
     else
         r.bert_config = BertConfig::load(o.bert_config_file, diag);
 
     if (o.input_meta_data_path.empty())
         diag.error("input_meta_data_path", "no input meta data file was given",
-                   "pass --input_meta_data_path=input_meta_data.json; 'bert-workbench-cli prepare' (or "
-                   "create_finetuning_data.py) writes it next to the TFRecords");
+                   passOption("input_meta_data_path", "input_meta_data.json") + "; " + commandName("prepare")
+                       + " (or create_finetuning_data.py) writes it next to the TFRecords");
     else
         r.meta_data = InputMetaData::load(o.input_meta_data_path, diag);
 
@@ -223,7 +232,8 @@ void checkHyperparameters(const TrainingOptions &o, const ValidationScope &scope
                        "1 (the default) ends far above any useful learning rate");
     }
     if (o.model_dir.empty())
-        diag.error("model_dir", "no model_dir was given", "pass --model_dir=<directory for checkpoints and metrics>");
+        diag.error("model_dir", "no model_dir was given",
+                   passOption("model_dir", "<directory for checkpoints and metrics>"));
     else if (fs::exists(o.model_dir) && !fs::is_directory(o.model_dir))
         diag.error("model_dir", "'" + o.model_dir + "' exists and is not a directory", "choose a directory");
 }
@@ -236,9 +246,10 @@ void checkTrainingInputs(const TrainingOptions &o, const ValidationScope &scope,
     if (training) {
         if (o.train_data_path.empty())
             diag.error("train_data_path", "no training data was given",
-                       "pass --train_data_path=train.tf_record (a file, glob or comma-separated list)");
+                       passOption("train_data_path", "train.tf_record") + " (a file, glob or comma-separated list)");
         if (o.eval_data_path.empty() && scope.require_eval_data)
-            diag.error("eval_data_path", "no evaluation data was given", "pass --eval_data_path=eval.tf_record");
+            diag.error("eval_data_path", "no evaluation data was given",
+                       passOption("eval_data_path", "eval.tf_record"));
         if (r.meta_data) {
             const auto reported = [&diag](const std::string &field) {
                 for (const Diagnostic &d : diag.items())
@@ -282,8 +293,9 @@ void estimateMemory(const TrainingOptions &o, ValidationResult &r, int replicas)
             diag.warning("train_batch_size",
                          r.memory->summary() + " per worker exceeds this machine's "
                              + detail::formatNumber(double(physical) / double(1LL << 30)) + " GiB of memory",
-                         "raise --gradient_accumulation_steps (same results, smaller micro-batches), use "
-                         "--activation_checkpointing=true, --dtype=bf16, or a smaller train_batch_size or model");
+                         "raise " + optionName("gradient_accumulation_steps") + " (same results, smaller "
+                             "micro-batches), use " + optionSetting("activation_checkpointing", "true") + ", "
+                             + optionSetting("dtype", "bf16") + ", or a smaller train_batch_size or model");
     }
 }
 
@@ -323,17 +335,18 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (training)
         estimateMemory(o, r, replicas);
     if (predicting && o.eval_data_path.empty())
-        diag.error("eval_data_path", "predict reads the examples from --eval_data_path, which is empty",
-                   "pass --eval_data_path=test.tf_record");
+        diag.error("eval_data_path",
+                   "predict reads the examples from " + optionName("eval_data_path") + ", which is empty",
+                   passOption("eval_data_path", "test.tf_record"));
     if (o.mode == "export_only" && o.model_export_path.empty())
         diag.error("model_export_path", "Export path is not specified: " + o.model_export_path,
-                   "pass --model_export_path=<directory>");
+                   passOption("model_export_path", "<directory>"));
     else if (o.mode == "export_only")
         checkExportTarget(o.model_export_path, o.overwrite_output_dir, diag);
     if (o.mode == "export_only" && (o.demo || !o.onnxruntime_web_dir.empty())) {
         if (o.onnx_dtype == "none")
-            diag.error("demo", "the web demo runs onnx/model.onnx, which --onnx_dtype none leaves out",
-                       "export with --onnx_dtype fp32, or without --demo");
+            diag.error("demo", "the web demo runs onnx/model.onnx, which " + optionName("onnx_dtype") + " none leaves out",
+                       "export with " + optionName("onnx_dtype") + " fp32, or without " + optionName("demo"));
         if (!o.onnxruntime_web_dir.empty()) {
             try {
                 onnxRuntimeWebFolder(o.onnxruntime_web_dir);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/preparedrun.h"
 
+#include "core/config/optionwords.h"
 #include "core/prepare/preparereport.h"
 #include "core/hub/huberror.h"
 #include "core/engine/pretrainpreflight.h"
@@ -112,8 +113,8 @@ void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &mode
                        + (report->vocab_file.empty() ? std::string("a vocab.txt") : report->vocab_file)
                        + " (sha256 " + report->vocab_sha256.substr(0, 12) + "…), the model has " + model.vocab_file
                        + " (sha256 " + modelVocabSha.substr(0, 12) + "…); its word pieces would be read as other words",
-                   "prepare the data again with --pretrained_model=" + o.pretrained_model
-                       + " (or --vocab_file=" + model.vocab_file + ")");
+                   "prepare the data again with " + optionSetting("pretrained_model", o.pretrained_model) + " (or "
+                       + optionSetting("vocab_file", model.vocab_file) + ")");
     // The casing the run reads text with: the user's --do_lower_case when given (it wins over
     // the model's, which may only be guessed), else the model's.
     const bool runLowerCase = o.do_lower_case.empty() ? model.do_lower_case : o.do_lower_case == "true";
@@ -123,9 +124,9 @@ void checkDataMatchesModel(const TrainingOptions &o, const PretrainedModel &mode
                        + (o.do_lower_case.empty()
                               ? o.pretrained_model + " is " + (model.do_lower_case ? "uncased (it lower-cases)" : "cased")
                                     + " (from its " + model.do_lower_case_source + ")"
-                              : std::string("--do_lower_case is ") + o.do_lower_case),
-                   std::string("prepare the data again with --do_lower_case=") + (model.do_lower_case ? "true" : "false")
-                       + " (or --pretrained_model=" + o.pretrained_model + ", which sets it)");
+                              : optionName("do_lower_case") + " is " + o.do_lower_case),
+                   "prepare the data again with " + optionSetting("do_lower_case", model.do_lower_case ? "true" : "false")
+                       + " (or " + optionSetting("pretrained_model", o.pretrained_model) + ", which sets it)");
 }
 
 /// Puts the strategy's findings first (run_classifier's first guard), then `first`, then the
@@ -187,8 +188,7 @@ PreparedRun prepareRun(const TrainingOptions &options, RunPurpose purpose)
                 pretrained.error("pretrained_model",
                                  "'" + run.options.pretrained_model + "' is not downloaded yet (not in the Hugging Face cache)",
                                  "train, lr_find and the window's Train download it first; or run "
-                                 "'bert-workbench-cli models download "
-                                     + run.options.pretrained_model + "'");
+                                     + commandName("models download " + run.options.pretrained_model));
         } catch (const Error &e) {
             pretrained.error(e.field().empty() ? "pretrained_model" : e.field(), e.what(), e.hint());
         }

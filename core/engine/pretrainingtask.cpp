@@ -5,6 +5,7 @@
 // stopping — is the TrainingLoop's, the same as fine-tuning's (trainingloop.h).
 #include "core/engine/pretrainrun.h"
 
+#include "core/config/optionwords.h"
 #include "core/data/pretrainingdataset.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/pretrainingheads.h"
@@ -168,7 +169,8 @@ public:
     void initialWeights(TrainingObserver &obs) override
     {
         if (m_spec.init_checkpoint.empty()) {
-            obs.logMessage("Pretraining from random weights (no --init_checkpoint or --pretrained_model)");
+            obs.logMessage("Pretraining from random weights (no " + optionName("init_checkpoint") + " or "
+                           + optionName("pretrained_model") + ")");
         } else if (isTrainingCheckpointPath(m_spec.init_checkpoint)) {
             loadModelCheckpoint(m_spec.init_checkpoint, checkpointModel(), nullptr, false);
             obs.logMessage("Init checkpoint " + m_spec.init_checkpoint + ": weights of a pretraining checkpoint");

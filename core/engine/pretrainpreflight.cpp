@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -67,8 +68,12 @@ void checkDynamicMaskingVocab(const TrainingOptions &o, const BertConfig &cfg, D
     if (vocab.empty()) {
         diag.error("vocab_file",
                    "the records are for dynamic masking (new masks each epoch), which needs their vocabulary, and "
-                   "neither --vocab_file nor the prepare_report.json beside " + o.input_meta_data_path + " names one",
-                   "pass --vocab_file (the vocab.txt the corpus was prepared with)");
+                   "neither " + optionName("vocab_file") + " nor the prepare_report.json beside " + o.input_meta_data_path
+                       + " names one",
+                   // The window's field is a path: filled in, not ticked.
+                   (optionWording() == OptionWording::Window ? "fill in " + optionName("vocab_file")
+                                                             : passOption("vocab_file"))
+                       + " (the vocab.txt the corpus was prepared with)");
         return;
     }
     try {
@@ -100,10 +105,9 @@ void checkShapeFlag(const char *flag, const std::optional<int64_t> &given, int64
     if (!given || *given == actual)
         return;
     diag.error(flag,
-               "--" + std::string(flag) + "=" + std::to_string(*given) + ", but " + where + " " + flag + " "
-                   + std::to_string(actual),
-               "pass --" + std::string(flag) + "=" + std::to_string(actual) + " (or leave the flag out), or " + rewrite
-                   + " --" + flag + "=" + std::to_string(*given));
+               optionSetting(flag, std::to_string(*given)) + ", but " + where + " " + flag + " " + std::to_string(actual),
+               passOption(flag, std::to_string(actual)) + " (or leave the flag out), or " + rewrite + " "
+                   + optionSetting(flag, std::to_string(*given)));
 }
 
 std::string readText(const std::string &path)
@@ -145,7 +149,9 @@ std::string writeRecordsMetaData(const std::string &modelDir, const InputMetaDat
         fs::create_directories(modelDir, ec);
         if (ec)
             throw Error("model_dir", "cannot create '" + modelDir + "': " + ec.message(),
-                        "choose a --model_dir (--output_dir) you can write to");
+                        "choose a " + optionName("model_dir")
+                            + (optionWording() == OptionWording::CommandLine ? " (--output_dir)" : "")
+                            + " you can write to");
         if (readText(path) != text)
             writeFileAtomic(path, text);
     } catch (...) {
@@ -219,7 +225,8 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
     if (path.empty())
         return notes;
     o.input_meta_data_path = path;
-    notes.push_back("no --input_meta_data_path: read the shapes from the records (" + std::to_string(train.records)
+    notes.push_back("no " + optionName("input_meta_data_path") + ": read the shapes from the records ("
+                    + std::to_string(train.records)
                     + " training records in " + std::to_string(train.files.size()) + " file(s), "
                     + std::to_string(eval.records) + " evaluation records; max_seq_length "
                     + std::to_string(meta.max_seq_length) + ", max_predictions_per_seq "
@@ -242,9 +249,10 @@ void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, Valid
                                           {"num_warmup_steps", bool(o.num_warmup_steps)}})
             if (given)
                 r.diagnostics.error(flag,
-                                    "--" + std::string(flag) + " is pretrain's flag (run_pretraining.py's); "
-                                        + runPurposeName(purpose) + " counts --num_train_epochs and --warmup_fraction",
-                                    "leave --" + std::string(flag) + " out, or pretrain with 'bert-workbench-cli pretrain'");
+                                    optionName(flag) + " is pretrain's flag (run_pretraining.py's); "
+                                        + runPurposeName(purpose) + " counts " + optionName("num_train_epochs") + " and "
+                                        + optionName("warmup_fraction"),
+                                    "leave " + optionName(flag) + " out, or pretrain with " + commandName("pretrain"));
     if (!r.meta_data)
         return;
     Diagnostics &diag = r.diagnostics;
@@ -255,13 +263,15 @@ void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, Valid
             diag.error(metaField,
                        "the data is masked-LM pretraining data (task_type bert_pretraining, no labels); "
                            + std::string(runPurposeName(purpose)) + " needs labelled classification data",
-                       "pretrain on it with 'bert-workbench-cli pretrain' (same flags), then fine-tune on labelled data "
-                       "prepared with 'prepare' and --init_checkpoint=<the pretraining model_dir's ckpt-N>");
+                       "pretrain on it with " + commandName("pretrain")
+                           + " (same flags), then fine-tune on labelled data prepared with 'prepare' and "
+                           + optionSetting("init_checkpoint", "<the pretraining model_dir's ckpt-N>"));
     } else if (purpose == RunPurpose::Pretrain) {
         diag.error(metaField,
                    "pretrain needs masked-LM pretraining data (task_type bert_pretraining), the meta data says '"
                        + meta.task_type + "'",
-                   "prepare plain text with 'bert-workbench-cli prepare_pretraining', or fine-tune this data with 'train'");
+                   "prepare plain text with " + commandName("prepare_pretraining")
+                       + ", or fine-tune this data with 'train'");
     }
     if (purpose != RunPurpose::Pretrain || !meta.isPretraining() || !r.bert_config)
         return;
@@ -282,7 +292,7 @@ void checkPretrainingPurpose(const TrainingOptions &o, RunPurpose purpose, Valid
         diag.error(o.input_meta_data_path + ": train_data_size",
                    "the corpus gives " + std::to_string(*meta.train_data_size) + " training sequences, fewer than one batch of "
                        + std::to_string(o.train_batch_size),
-                   "add text to the corpus (or raise dupe_factor), or lower --train_batch_size");
+                   "add text to the corpus (or raise dupe_factor), or lower " + optionName("train_batch_size"));
     if (meta.max_predictions_per_seq > 0 && meta.max_predictions_per_seq <= meta.max_seq_length) {
         MaskedLmSpec spec;
         spec.max_seq_length = meta.max_seq_length;

@@ -2,6 +2,7 @@
 #include "core/engine/trainingloop.h"
 
 #include "core/engine/blascheck.h"
+#include "core/config/optionwords.h"
 #include "core/io/metricsreader.h"
 #include "core/io/summarywriter.h"
 #include "core/formats/bestmodel.h"
@@ -23,13 +24,13 @@ void configureThreads(const TrainingOptions &spec, TrainingObserver &obs)
 {
     if (spec.num_threads > 0) {
         torch::set_num_threads(spec.num_threads);
-        obs.logMessage("intra-op threads: " + std::to_string(spec.num_threads) + " (--num_threads)");
+        obs.logMessage("intra-op threads: " + std::to_string(spec.num_threads) + " (" + optionName("num_threads") + ")");
     } else {
         // Automatic: keep libtorch's own choice (one thread per physical core as it counts
         // them); BLAS brings its own pool. Raising torch's OpenMP threads on top made
         // training slower here (docs/benchmarks.md).
         obs.logMessage("intra-op threads: " + std::to_string(torch::get_num_threads())
-                       + " (automatic; --num_threads overrides)");
+                       + " (automatic; " + optionName("num_threads") + " overrides)");
     }
 }
 
@@ -57,11 +58,12 @@ void setUpLoop(LoopParts &parts, const TrainingOptions &spec, TrainingObserver &
     std::error_code ec;
     fs::create_directories(spec.model_dir, ec);
     if (ec)
-        throw Error(spec.model_dir, "cannot create the model_dir: " + ec.message(), "choose a writable --model_dir");
+        throw Error(spec.model_dir, "cannot create the model_dir: " + ec.message(),
+                    "choose a writable " + optionName("model_dir"));
     torch::nn::Module &model = makeModel();
     if (spec.activation_checkpointing) // the task's model checkpoints its encoder blocks in training passes
         obs.logMessage("activation checkpointing: each encoder block is recomputed in the backward pass "
-                       "(--activation_checkpointing)");
+                       "(" + optionName("activation_checkpointing") + ")");
     // The optimizer's slots are created beside the parameters: move the model first.
     parts.device = parts.strategy->device();
     model.to(parts.device);
@@ -69,7 +71,8 @@ void setUpLoop(LoopParts &parts, const TrainingOptions &spec, TrainingObserver &
     if (parts.format == NumberFormat::Fp16) {
         if (!parts.device.is_cuda())
             throw Error("dtype", "fp16 needs a CUDA GPU; this run trains on the CPU",
-                        "use --dtype=bf16 (or fp32) on the CPU, or --num_gpus=1 on a CUDA machine");
+                        "use " + optionSetting("dtype", "bf16") + " (or fp32) on the CPU, or "
+                            + optionSetting("num_gpus", "1") + " on a CUDA machine");
         parts.scaler.emplace();
     }
     if (parts.format != NumberFormat::Fp32 || parts.microBatches > 1)
@@ -228,7 +231,7 @@ bool TrainingLoop::restore(State &s)
         if (s.start > m_sched.total_steps)
             throw Error(s.lastCkpt, "the checkpoint is at step " + std::to_string(s.start) + ", past total_steps "
                                         + std::to_string(m_sched.total_steps) + " of this configuration",
-                        "use a new --model_dir");
+                        "use a new " + optionName("model_dir"));
         s.runConfigWritten = fs::exists(runConfigPath(m_spec.model_dir));
     } else {
         s.task->initialWeights(m_obs);
@@ -329,7 +332,8 @@ bool TrainingLoop::trainStep(State &s, int64_t step)
         r.message = "the " + s.task->noun() + " loss became " + std::string(std::isnan(lossValue) ? "NaN" : "infinite")
                     + " at step " + std::to_string(step + 1) + " (learning_rate " + formatMetric(s.lr) + "); "
                     + (s.lastCkpt.empty() ? "no checkpoint was written" : "last good checkpoint: " + s.lastCkpt);
-        r.hint = "lower --learning_rate (e.g. by 10x) and start again in a new --model_dir";
+        r.hint = "lower " + optionName("learning_rate") + " (e.g. by 10x) and start again in a new "
+                 + optionName("model_dir");
         if (s.coach) {
             StepMetrics nan;
             nan.step = step + 1;

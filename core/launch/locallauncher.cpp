@@ -2,6 +2,7 @@
 #include "core/launch/locallauncher.h"
 
 #include "core/launch/childprocess.h"
+#include "core/config/optionwords.h"
 
 #include "core/util/error.h"
 #include "core/util/tcpport.h"
@@ -53,7 +54,7 @@ void startWorker(Worker &w, const std::string &executable, std::vector<std::stri
     env.push_back("RANK=" + std::to_string(w.index));
     env.push_back("LOCAL_RANK=" + std::to_string(w.index));
     startChild(w, executable, std::move(args), std::move(env), "num_local_workers",
-               "worker " + std::to_string(w.index), "lower --num_local_workers or free memory");
+               "worker " + std::to_string(w.index), "lower " + optionName("num_local_workers") + " or free memory");
 }
 
 /// Watches running workers until every one has exited and its pipes are drained: forwards

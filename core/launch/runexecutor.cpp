@@ -4,6 +4,7 @@
 #include "core/launch/runexecutor.h"
 
 #include "core/launch/childprocess.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <csignal>
@@ -128,7 +129,7 @@ void ProcessPoolExecutor::run(std::vector<RunJob> jobs, RunExecutorSinks sinks)
             std::vector<std::string> argv{"train"};
             argv.insert(argv.end(), jobs[next].args.begin(), jobs[next].args.end());
             startChild(c, m_executable, argv, env, "max_concurrent_runs", "run " + std::to_string(next + 1),
-                       "lower --max_concurrent_runs or free memory");
+                       "lower " + optionName("max_concurrent_runs") + " or free memory");
             if (sinks.started)
                 sinks.started(next);
             ++next;

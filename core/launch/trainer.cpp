@@ -6,6 +6,7 @@
 #include "core/launch/trainer.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/engine/preflight.h"
 #include "core/data/classifierdataset.h"
 #include "core/model/initcheckpoint.h"
@@ -58,10 +59,13 @@ std::string Run::checkpointForInference() const
     const RunCheckpointChoice choice = chooseRunCheckpoint(m_spec.model_dir);
     if (choice.path.empty())
         throw Error("model_dir", "no checkpoint found in '" + m_spec.model_dir + "'",
-                    "train first, or pass --predict_checkpoint_path");
+                    // The window's field is a path: filled in, not ticked.
+                    "train first, or "
+                        + (optionWording() == OptionWording::Window ? "fill in " + optionName("predict_checkpoint_path")
+                                                                    : passOption("predict_checkpoint_path")));
     if (choice.best)
         m_obs.logMessage("Using the best checkpoint of the run (" + choice.label() + "): " + choice.path
-                         + "; pass --predict_checkpoint_path=latest for the last one");
+                         + "; " + passOption("predict_checkpoint_path", "latest") + " for the last one");
     return choice.path;
 }
 

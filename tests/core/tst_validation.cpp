@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/engine/preflight.h"
 
 #include <QTemporaryDir>
@@ -176,6 +177,55 @@ private Q_SLOTS:
         QVERIFY(fields.contains(QStringLiteral("TF_CONFIG")));
         QVERIFY(fields.contains(QStringLiteral("num_local_workers")));
         QVERIFY(r.ok());
+    }
+
+    /// The hints name options as the front-end that shows them sets them: flags on the command
+    /// line, the fields' labels in the window.
+    void hintsNameOptionsInTheFrontEndsWords()
+    {
+        qunsetenv("TF_CONFIG");
+        qunsetenv("WORLD_SIZE");
+        const auto hintOf = [](const ValidationResult &r, const std::string &field) {
+            for (const auto &d : r.diagnostics.items())
+                if (d.field == field)
+                    return d.hint;
+            return std::string("(no finding on " + field + ")");
+        };
+        TrainingOptions o = m_valid;
+        o.bert_config_file.clear();
+        o.input_meta_data_path.clear();
+        o.model_dir.clear();
+        TrainingOptions multi = m_valid;
+        multi.distribution_strategy = "multi_worker_mirrored";
+        struct ResetWording
+        {
+            ~ResetWording() { setOptionWording(OptionWording::CommandLine); }
+        } reset;
+
+        ValidationResult r = validateRun(o, {false, false});
+        QCOMPARE(hintOf(r, "bert_config_file"),
+                 std::string("pass --bert_config_file=bert_config.json (the file that comes with the pre-trained "
+                             "model, or a preset)"));
+        QCOMPARE(hintOf(r, "model_dir"), std::string("pass --model_dir=<directory for checkpoints and metrics>"));
+        QCOMPARE(hintOf(validateRun(multi, {false, false}), "distribution_strategy"),
+                 std::string("set --num_local_workers (Local workers in the window) to train on several local "
+                             "processes, or describe the cluster with TF_CONFIG, --worker_hosts and --task_index, or "
+                             "MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK"));
+
+        setOptionWording(OptionWording::Window);
+        r = validateRun(o, {false, false});
+        QCOMPARE(hintOf(r, "bert_config_file"),
+                 std::string("set \u201cBERT config\u201d to bert_config.json (the file that comes with the "
+                             "pre-trained model, or a preset)"));
+        QCOMPARE(hintOf(r, "input_meta_data_path"),
+                 std::string("set \u201cInput meta data\u201d to input_meta_data.json; File \u2192 Prepare Data\u2026 "
+                             "(or create_finetuning_data.py) writes it next to the TFRecords"));
+        QCOMPARE(hintOf(r, "model_dir"), std::string("fill in \u201cModel directory\u201d"));
+        // A flag without a field in the window keeps its flag name.
+        QCOMPARE(hintOf(validateRun(multi, {false, false}), "distribution_strategy"),
+                 std::string("set \u201cLocal workers\u201d to train on several local processes, or describe the "
+                             "cluster with TF_CONFIG, --worker_hosts and --task_index, or "
+                             "MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK"));
     }
 
     void tfConfig()
