@@ -2,6 +2,7 @@
 // The coach's rules (core/advice/coach.h); its thresholds and texts are kCoachRules.
 #include "core/advice/coach.h"
 
+#include "core/config/optionwords.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
 #include "core/io/metricsreader.h"
@@ -93,6 +94,15 @@ std::string rangeWords(const LearningRateRange &r)
 
 const char *const kFinder = "Find Learning Rate (Training → Find Learning Rate…)";
 
+/// Where a run picks its pretrained model: the field's label and the flag on the command line
+/// ("Start from, --pretrained_model"), the field alone in the window.
+std::string startFromField()
+{
+    if (optionWording() == OptionWording::Window)
+        return optionName("pretrained_model");
+    return optionLabel("pretrained_model") + ", " + optionName("pretrained_model");
+}
+
 } // namespace
 
 std::vector<CoachNote> scheduleNotes(const CoachSetup &setup)
@@ -105,7 +115,8 @@ std::vector<CoachNote> scheduleNotes(const CoachSetup &setup)
         out.push_back(noteOf(coachRule("warmup_too_long"), 0,
                              {{"warmup", std::to_string(setup.warmup_steps)},
                               {"steps", std::to_string(setup.total_steps)},
-                              {"lr", num(setup.learning_rate, "%g")}}));
+                              {"lr", num(setup.learning_rate, "%g")},
+                              {"warmup_proportion", optionName("warmup_proportion")}}));
     if (const LearningRateRange *r = learningRateRange(setup.start);
         r && !(setup.learning_rate >= r->far_below && setup.learning_rate <= r->far_above))
         out.push_back(noteOf(coachRule(farRule(setup.start)), 0,
@@ -350,8 +361,7 @@ void Coach::sayBagOfWords(std::vector<CoachNote> &out, const EvalMetrics &em)
                    {{"accuracy", num(em.eval_accuracy, "%.3f")}, {"baseline", num(bow, "%.3f")},
                     {"as_well", em.eval_accuracy < bow ? "better" : "as well"},
                     {"advice", pretrained ? std::string("Train longer, or measure a learning rate with ") + kFinder
-                                          : std::string("Start from a pretrained model (Start from, "
-                                                        "--pretrained_model), train longer")}}),
+                                          : "Start from a pretrained model (" + startFromField() + "), train longer"}}),
             "below");
     } else {
         withdraw(out, rule.id, em.step);

@@ -93,7 +93,7 @@ inline constexpr CoachRule kCoachRules[] = {
      "the run has only {steps} training steps: too few to learn much; train more epochs or use a smaller batch"},
     {"warmup_too_long", "warning", 0, 0,
      "the warmup ({warmup} steps) is not shorter than the run ({steps} steps): the learning rate never reaches "
-     "{lr}; lower --warmup_proportion"},
+     "{lr}; lower {warmup_proportion}"},
     {"lr_pretrained", "warning", 0, 0,
      "learning_rate {lr} is far {direction} the usual range for {words} ({low} to {high}); try {suggest} or Find "
      "Learning Rate"},

@@ -5,6 +5,7 @@
 #include "core/advice/lrfindanalysis.h"
 
 #include "core/config/jsonrecord.h"
+#include "core/config/optionwords.h"
 #include "core/advice/runfacts.h"
 
 #include <nlohmann/json.hpp>
@@ -197,12 +198,13 @@ std::string widerFinderWords(const LrFindResult &r, const RunFacts &facts)
     const bool moreSteps = int64_t(r.steps.size()) < kWiderSteps;
     const std::string steps = std::to_string(kWiderSteps), start = rateWords(from);
     if (higherStart && moreSteps)
-        return "run the finder for " + steps + " steps from " + start + " (--lr_find_steps=" + steps
-               + " --lr_find_start=" + start + " or the dialog's fields)";
+        return "run the finder for " + steps + " steps from " + start + " (" + optionSetting("lr_find_steps", steps) + " "
+               + optionSetting("lr_find_start", start) + " or the dialog's fields)";
     if (higherStart)
-        return "run the finder from " + start + " (--lr_find_start=" + start + " or the dialog's field)";
+        return "run the finder from " + start + " (" + optionSetting("lr_find_start", start) + " or the dialog's field)";
     if (moreSteps)
-        return "run the finder for " + steps + " steps (--lr_find_steps=" + steps + " or the dialog's field)";
+        return "run the finder for " + steps + " steps (" + optionSetting("lr_find_steps", steps)
+               + " or the dialog's field)";
     return {};
 }
 
@@ -269,11 +271,12 @@ std::string lrFindVerdictText(const LrFindResult &r, const RunFacts &facts)
         const double first = r.learning_rates.empty() ? 0 : r.learning_rates.front();
         const std::string lowest = r.min_loss_lr > 0 ? " (at " + rate2(r.min_loss_lr) + ")" : std::string();
         return "the loss is lowest in the first points of the range from " + span + lowest
-               + " and rises after: its start is already too high; lower --lr_find_start (e.g. to "
+               + " and rises after: its start is already too high; lower " + optionName("lr_find_start") + " (e.g. to "
                + rate2(first / 100) + ", or the dialog's field). " + usualRangeWords(facts);
     }
     if (r.verdict == "short")
-        return "too few steps to read a curve: use at least " + std::to_string(kLrFindMinSteps) + " (--lr_find_steps)";
+        return "too few steps to read a curve: use at least " + std::to_string(kLrFindMinSteps) + " ("
+               + optionName("lr_find_steps") + ")";
     return {};
 }
 

@@ -7,6 +7,7 @@
 #include "core/export/demopage.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -299,7 +300,7 @@ std::string readWhole(const fs::path &path, const char *what)
         text << in.rdbuf();
     if (!in || in.bad())
         throw Error(path.string(), std::string("cannot read ") + what + " for the web demo",
-                    "check that the export folder is readable, then export again with --demo");
+                    "check that the export folder is readable, then export again with " + optionName("demo"));
     return text.str();
 }
 
@@ -344,7 +345,7 @@ std::vector<std::string> writeDemoData(const std::string &exportDir, const std::
     std::ifstream in(model, std::ios::binary);
     if (!in)
         throw Error(model.string(), "cannot read the ONNX model for the web demo",
-                    "export with --onnx_dtype fp32 (the demo runs onnx/model.onnx)");
+                    "export with " + optionName("onnx_dtype") + " fp32 (the demo runs onnx/model.onnx)");
     fs::create_directories(dir / "demo" / "model");
     std::vector<std::string> parts;
     std::string buffer(partBytes, '\0');

@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/labelnames.h"
+#include "core/config/optionwords.h"
 #include "core/tokenize/hftokenizerjson.h"
 #include "core/prepare/preparereport.h"
 #include "core/tokenize/vocab.h"
@@ -122,11 +123,12 @@ ExportedModel exportedClassifier(nn::BertForSequenceClassification &model, const
         }
         if (spec.demo || !spec.onnxruntime_web_dir.empty()) { // the page and the runtime it runs on, so that it works offline
             if (spec.onnx_dtype == "none")
-                throw Error("demo", "the web demo runs onnx/model.onnx, which --onnx_dtype none leaves out",
-                            "export with --onnx_dtype fp32, or without --demo");
+                throw Error("demo",
+                            "the web demo runs onnx/model.onnx, which " + optionName("onnx_dtype") + " none leaves out",
+                            "export with " + optionName("onnx_dtype") + " fp32, or without " + optionName("demo"));
             if (!withVocab)
                 throw Error("demo", "the web demo tokenizes with vocab.txt, which this export has none of",
-                            "pass --vocab_file (the vocabulary the data was prepared with)");
+                            "pass " + optionName("vocab_file") + " (the vocabulary the data was prepared with)");
             const std::string from = obtainOnnxRuntimeWeb(spec.onnxruntime_web_dir, NpmSettings::fromEnvironment());
             fs::create_directories(d / "demo");
             for (const auto &f : copyOnnxRuntimeWeb(from, (d / "demo").string()))
@@ -178,7 +180,7 @@ std::vector<std::string> writeExportFiles(const std::string &dir, const Exported
     const std::string vocab = !spec.vocab_file.empty() ? spec.vocab_file : prepared.vocab_file;
     if (vocab.empty())
         say("no vocab.txt in the export, and so no tokenizer files (tokenizer.json, tokenizer_config.json, "
-            "special_tokens_map.json): pass --vocab_file (the vocabulary the "
+            "special_tokens_map.json): pass " + optionName("vocab_file") + " (the vocabulary the "
             + std::string(model.maskedLm() ? "corpus" : "data") + " was prepared with)");
     else
         put("vocab.txt", readVocabularyForExport(vocab));

@@ -5,6 +5,7 @@
 #include "core/export/onnxexport.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <onnx/checker.h>
@@ -318,7 +319,7 @@ std::string checkedModelBytes(const onnx::ModelProto &m)
     }
     if (m.ByteSizeLong() > size_t(2000) * 1000 * 1000)
         throw Error(kFile, "the model is larger than ONNX's 2 GB single-file limit (protobuf)",
-                    "export with --onnx_dtype none and convert model.safetensors with another tool");
+                    "export with " + optionName("onnx_dtype") + " none and convert model.safetensors with another tool");
     std::string bytes;
     if (!m.SerializeToString(&bytes))
         throw Error(kFile, "cannot serialise the ONNX model", "this is a bug in the ONNX export; please report it");
@@ -331,7 +332,7 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
 {
     if (dtype != "fp32")
         throw Error("onnx_dtype", "unsupported ONNX number format '" + dtype + "'",
-                    "use --onnx_dtype fp32, or none to leave the ONNX file out");
+                    "use " + optionName("onnx_dtype") + " fp32, or none to leave the ONNX file out");
     torch::NoGradGuard noGrad;
     const BertConfig &c = model.config();
     const int64_t d = c.hidden_size / c.num_attention_heads;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/export/prepareexport.h"
 
+#include "core/config/optionwords.h"
 #include "core/formats/onnxruntimeweb.h"
 #include "core/formats/runidentity.h"
 #include "core/util/errortext.h"
@@ -52,7 +53,7 @@ PreparedExport prepareExport(TrainingOptions options, const ExportFrontEnd &fron
     // Export reads one checkpoint on this machine: the strategy means nothing to it.
     if (options.distribution_strategy.empty()) {
         options.distribution_strategy = "one_device";
-        note("--distribution_strategy not given: one_device (export runs in this process)");
+        note(optionName("distribution_strategy") + " not given: one_device (export runs in this process)");
     }
     r.step = ExportStep::PretrainedModel;
     try {

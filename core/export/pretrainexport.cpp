@@ -4,6 +4,7 @@
 // core/export/export.h) with the masked LM's weights and architecture.
 #include "core/engine/pretrainrun.h"
 
+#include "core/config/optionwords.h"
 #include "core/model/pretrainingheads.h"
 #include "core/formats/bestmodel.h"
 #include "core/engine/checkpointio.h"
@@ -24,7 +25,7 @@ RunFinished exportPretraining(const TrainingOptions &spec, const ValidationResul
         ckpt = latestCheckpoint(spec.model_dir);
     if (ckpt.empty())
         throw Error("model_dir", "no checkpoint found in '" + spec.model_dir + "'",
-                    "pretrain first, or pass --predict_checkpoint_path");
+                    "pretrain first, or pass " + optionName("predict_checkpoint_path"));
     nn::BertForPreTraining model(cfg, meta.use_next_sentence_label, nn::makeGenerator(uint64_t(spec.seed)));
     loadModelCheckpoint(ckpt, {*model, model->config(), 0, model->generator()}, nullptr, false);
     ExportedModel exported;

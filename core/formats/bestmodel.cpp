@@ -2,6 +2,7 @@
 #include "core/formats/bestmodel.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/formats/checkpointstate.h"
 #include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
@@ -133,12 +134,12 @@ std::string resolveCheckpointAlias(const std::string &value, const std::string &
     const auto r = readBestRecord(dir);
     if (!r)
         throw Error(bestRecordPath(dir), "there is no best checkpoint (best.json is missing or unreadable)",
-                    "train with --best_checkpoint_metric=eval_accuracy (or another metric) first, or pass a "
-                    "checkpoint path");
+                    "train with " + optionSetting("best_checkpoint_metric", "eval_accuracy")
+                        + " (or another metric) first, or pass a checkpoint path");
     const std::string path = (fs::path(dir) / r->checkpoint).string();
     if (!fs::exists(path))
         throw Error(path, "best.json names this checkpoint, but it does not exist",
-                    "pass another --predict_checkpoint_path");
+                    "pass another " + optionName("predict_checkpoint_path"));
     return path;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/formats/exportfolder.h"
+#include "core/config/optionwords.h"
 
 #include "core/util/error.h"
 
@@ -58,7 +59,7 @@ std::string exportTargetProblem(const std::string &target, bool overwrite)
         return "the folder is not empty";
     if (!looksLikeExport(t))
         return "the folder is not empty and holds no earlier export (no config.json, bert_config.json or "
-               "model.safetensors), so --overwrite_output_dir does not replace it";
+               "model.safetensors), so " + optionName("overwrite_output_dir") + " does not replace it";
     return {};
 }
 
@@ -68,18 +69,19 @@ void checkExportTarget(const std::string &target, bool overwrite, Diagnostics &d
     if (problem.empty())
         return;
     diag.error("model_export_path", "cannot export into " + target + ": " + problem,
-               overwrite ? "choose a new or empty folder for --model_export_path"
-                         : "choose a new or empty folder for --model_export_path, or pass --overwrite_output_dir "
-                           "to replace an earlier export there");
+               overwrite ? "choose a new or empty folder for " + optionName("model_export_path")
+                         : "choose a new or empty folder for " + optionName("model_export_path") + ", or "
+                               + passOption("overwrite_output_dir") + " to replace an earlier export there");
 }
 
 ExportStaging::ExportStaging(const std::string &target, bool overwrite) : m_target(target), m_overwrite(overwrite)
 {
     if (target.empty())
-        throw Error("model_export_path", "Export path is not specified", "pass --model_export_path=<directory>");
+        throw Error("model_export_path", "Export path is not specified", passOption("model_export_path", "<directory>"));
     if (const std::string problem = exportTargetProblem(target, overwrite); !problem.empty())
         throw Error("model_export_path", "cannot export into " + target + ": " + problem,
-                    "choose a new or empty folder, or pass --overwrite_output_dir to replace an earlier export");
+                    "choose a new or empty folder, or " + passOption("overwrite_output_dir")
+                        + " to replace an earlier export");
     const fs::path staging = sibling(fs::path(target), "partial");
     std::error_code ec;
     if (staging.has_parent_path())
@@ -87,7 +89,7 @@ ExportStaging::ExportStaging(const std::string &target, bool overwrite) : m_targ
     fs::remove_all(staging, ec); // a stale one of a killed export with the same pid
     if (!fs::create_directory(staging, ec) || ec)
         throw Error(target, "cannot create the export's staging folder " + staging.string() + ": " + ec.message(),
-                    "check that the folder above --model_export_path exists and is writable");
+                    "check that the folder above " + optionName("model_export_path") + " exists and is writable");
     m_staging = staging.string();
 }
 
@@ -104,7 +106,7 @@ void ExportStaging::commit()
     // Checked again: another export may have written the target since the constructor.
     if (const std::string problem = exportTargetProblem(m_target, m_overwrite); !problem.empty())
         throw Error("model_export_path", "cannot export into " + m_target + ": " + problem,
-                    "choose a new or empty folder, or pass --overwrite_output_dir");
+                    "choose a new or empty folder, or " + passOption("overwrite_output_dir"));
     const fs::path target = m_target;
     std::error_code ec;
     fs::path aside;
@@ -154,7 +156,7 @@ std::string readVocabularyForExport(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw Error(path, "cannot read the vocabulary to copy into the export", "check --vocab_file");
+        throw Error(path, "cannot read the vocabulary to copy into the export", "check " + optionName("vocab_file"));
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/formats/onnxruntimeweb.h"
 
+#include "core/config/optionwords.h"
 #include "core/config/trainingoptions.h"
 #include "core/util/error.h"
 
@@ -13,12 +14,10 @@ namespace wb {
 
 namespace {
 
-constexpr const char *kLocalHint =
-    "pass --onnxruntime_web_dir=DIR with an unpacked onnxruntime-web package (npm pack onnxruntime-web@";
-
 std::string localHint()
 {
-    return std::string(kLocalHint) + onnxRuntimeWebPin().version + ", then tar xzf it: DIR is its package/ folder)";
+    return passOption("onnxruntime_web_dir", "DIR") + " with an unpacked onnxruntime-web package (npm pack onnxruntime-web@"
+           + onnxRuntimeWebPin().version + ", then tar xzf it: DIR is its package/ folder)";
 }
 
 } // namespace
@@ -53,7 +52,8 @@ std::string onnxRuntimeWebFolder(const std::string &dir)
             throw Error("onnxruntime_web_dir", "no " + f + " in " + shown.string()
                                                    + " (the web demo needs ort.wasm.min.js, ort-wasm-simd-threaded.wasm "
                                                      "and ort-wasm-simd-threaded.mjs from onnxruntime-web's dist/)",
-                        localHint() + ", or leave --onnxruntime_web_dir out to fetch them from the npm registry");
+                        localHint() + ", or leave " + optionName("onnxruntime_web_dir")
+                            + " out to fetch them from the npm registry");
     return shown.string();
 }
 

@@ -4,6 +4,7 @@
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
+#include "core/config/optionwords.h"
 #include "core/config/jsonrecord.h"
 #include "core/prepare/preparereport.h"
 #include "core/prepare/sha256cache.h"
@@ -275,7 +276,7 @@ namespace {
 // Loads the file at `path` with T::load (BertConfig, InputMetaData): its first error, or
 // "cannot read the <what>" with `hint` when it gives nothing.
 template <typename T>
-T loadOrThrow(const std::string &path, const char *what, const char *hint)
+T loadOrThrow(const std::string &path, const char *what, const std::string &hint)
 {
     Diagnostics diag;
     auto loaded = T::load(path, diag);
@@ -289,12 +290,12 @@ T loadOrThrow(const std::string &path, const char *what, const char *hint)
 
 BertConfig loadRunModelConfig(const std::string &path)
 {
-    return loadOrThrow<BertConfig>(path, "model config", "pass --bert_config_file");
+    return loadOrThrow<BertConfig>(path, "model config", "pass " + optionName("bert_config_file"));
 }
 
 InputMetaData loadRunMetaData(const std::string &path)
 {
-    return loadOrThrow<InputMetaData>(path, "meta data", "pass --input_meta_data_path");
+    return loadOrThrow<InputMetaData>(path, "meta data", "pass " + optionName("input_meta_data_path"));
 }
 
 std::string resolveLearningRate(TrainingOptions &o)
@@ -308,8 +309,8 @@ std::string resolveLearningRate(TrainingOptions &o)
                 if (const std::optional<double> recorded =
                         recordedRunOptions(*run, runConfigPath(o.model_dir)).learning_rate) {
                     o.learning_rate = *recorded;
-                    return detail::formatNumber(*recorded) + ", as the run in " + o.model_dir
-                        + " recorded it (--learning_rate not given)";
+                    return detail::formatNumber(*recorded) + ", as the run in " + o.model_dir + " recorded it ("
+                        + optionName("learning_rate") + " not given)";
                 }
         } catch (const Error &) {
         }
@@ -317,7 +318,7 @@ std::string resolveLearningRate(TrainingOptions &o)
     const bool pretrained = startsFromPretrainedWeights(o);
     o.learning_rate = learningRate(o);
     return detail::formatNumber(*o.learning_rate) + ", the default from "
-        + (pretrained ? "pretrained weights" : "random weights") + " (--learning_rate not given)";
+        + (pretrained ? "pretrained weights" : "random weights") + " (" + optionName("learning_rate") + " not given)";
 }
 
 std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData)
@@ -346,13 +347,13 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
             if (required)
                 throw Error(key, "the run's " + std::string(key) + " '" + given + "' (from " + source
                                      + ") no longer exists (looked at " + tried + ")",
-                            std::string("pass --") + key + " with where the file is now");
+                            "pass " + optionName(key) + " with where the file is now");
             notes.push_back(std::string("not using the run's ") + key + " '" + given + "' (from " + source
                             + "): it no longer exists (looked at " + tried + ")");
             return;
         }
         value = found;
-        notes.push_back(std::string("--") + key + " not given: using the run's " + found + " (from " + source
+        notes.push_back(optionName(key) + " not given: using the run's " + found + " (from " + source
                         + (found != given ? ", recorded as " + given : std::string()) + ")");
     };
     fillPath(o.bert_config_file, "bert_config_file", true);
@@ -364,12 +365,14 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
         const std::string lower = recorded("do_lower_case");
         if (lower == "true" || lower == "false") {
             o.do_lower_case = lower;
-            notes.push_back("--do_lower_case not given: using the run's " + lower + " (from " + source + ")");
+            notes.push_back(optionName("do_lower_case") + " not given: using the run's " + lower + " (from " + source
+                            + ")");
         }
     }
     if (o.bert_config_file.empty() && o.pretrained_model.empty() && !recorded("pretrained_model").empty()) {
         o.pretrained_model = recorded("pretrained_model");
-        notes.push_back("--pretrained_model not given: using the run's " + o.pretrained_model + " (from " + source + ")");
+        notes.push_back(optionName("pretrained_model") + " not given: using the run's " + o.pretrained_model + " (from "
+                        + source + ")");
     }
     return notes;
 }

@@ -6,6 +6,7 @@
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/config/jsonrecord.h"
+#include "core/config/optionwords.h"
 #include "core/io/metricsreader.h"
 #include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
@@ -180,18 +181,20 @@ std::string sweepParameterText(const SweepParameter &p)
 std::vector<SweepRun> planSweep(const SweepSpec &spec)
 {
     if (spec.parameters.empty())
-        throw Error("--param", "a sweep needs at least one option to vary", "e.g. --param learning_rate=1e-4,5e-5");
+        throw Error("--param", "a sweep needs at least one option to vary",
+                    "e.g. " + optionName("param") + " learning_rate=1e-4,5e-5");
     std::set<std::string> names;
     for (const SweepParameter &p : spec.parameters)
         if (!names.insert(p.name).second)
-            throw Error("--param", p.name + " is given twice", "give each option one --param with all its values");
+            throw Error("--param", p.name + " is given twice",
+                        "give each option one " + optionName("param") + " with all its values");
     std::vector<std::vector<double>> combos;
     if (spec.method == "grid") {
         combos.push_back({});
         for (const SweepParameter &p : spec.parameters) {
             if (p.isRange())
                 throw Error("--param", sweepParameterText(p) + ": a grid needs a list of values, not a range",
-                            "list the values (" + p.name + "=1e-5,5e-5) or use --method random");
+                            "list the values (" + p.name + "=1e-5,5e-5) or use " + optionName("method") + " random");
             std::vector<std::vector<double>> next;
             for (const auto &c : combos)
                 for (double v : p.values) {
@@ -201,12 +204,12 @@ std::vector<SweepRun> planSweep(const SweepSpec &spec)
             combos = std::move(next);
             if (int64_t(combos.size()) > kMaxRuns)
                 throw Error("--param", "the grid has more than " + std::to_string(kMaxRuns) + " runs",
-                            "fewer values, or --method random with --num_runs");
+                            "fewer values, or " + optionName("method") + " random with " + optionName("num_runs"));
         }
     } else if (spec.method == "random") {
         if (spec.num_runs < 1 || spec.num_runs > kMaxRuns)
             throw Error("--num_runs", "a random sweep needs 1 to " + std::to_string(kMaxRuns) + " runs, got " + std::to_string(spec.num_runs),
-                        "e.g. --num_runs 8");
+                        "e.g. " + optionName("num_runs") + " 8");
         std::mt19937_64 rng(spec.sample_seed);
         for (int64_t i = 0; i < spec.num_runs; ++i) {
             std::vector<double> c;

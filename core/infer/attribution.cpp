@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/infer/attribution.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -108,7 +109,8 @@ std::string completenessText(const Explanation &e)
     const std::string tol = number(100.0 * c.tolerance, "%g") + " %";
     if (c.steps_too_small)
         return head + " = " + rel + " (over " + tol + "): m = " + std::to_string(e.steps)
-               + " steps are too few; raise the steps (--ig_steps), e.g. to " + std::to_string(std::max<int64_t>(2 * e.steps, 64));
+               + " steps are too few; raise the steps (" + optionName("ig_steps") + "), e.g. to "
+               + std::to_string(std::max<int64_t>(2 * e.steps, 64));
     return head + " = " + rel + " (within " + tol + ")";
 }
 

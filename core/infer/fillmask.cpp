@@ -4,6 +4,7 @@
 
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/optionwords.h"
 #include "core/config/trainingoptions.h"
 #include "core/tokenize/fulltokenizer.h"
 #include "core/prepare/preparereport.h"
@@ -170,7 +171,8 @@ void FillMaskPredictor::Private::locateExport(const FillMaskSource &src, Files &
 void FillMaskPredictor::Private::locateRun(const FillMaskSource &src, Files &f)
 {
     if (src.model_dir.empty())
-        throw Error("model_dir", "no model given", "pass --model_dir of a pretraining run, or --model_export_path");
+        throw Error("model_dir", "no model given",
+                    "pass " + optionName("model_dir") + " of a pretraining run, or " + optionName("model_export_path"));
     if (src.checkpoint_path.empty()) {
         const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
         weights = choice.path;
@@ -195,9 +197,9 @@ void FillMaskPredictor::Private::locateRun(const FillMaskSource &src, Files &f)
     for (const auto &[path, flag] : {std::pair{&o.bert_config_file, "bert_config_file"},
                                      std::pair{&o.input_meta_data_path, "input_meta_data_path"}})
         if (path->empty())
-            throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(src.model_dir)
+            throw Error(flag, "required with " + optionName("model_dir") + ": " + runConfigPath(src.model_dir)
                                   + " does not name it",
-                        std::string("pass the run's --") + flag);
+                        "pass the run's " + optionName(flag));
     f.config = o.bert_config_file;
     f.meta = o.input_meta_data_path;
     f.vocab = o.vocab_file;
@@ -231,7 +233,8 @@ void FillMaskPredictor::Private::loadTokenizer(const FillMaskSource &src, Files 
             vocab = prepared.vocab_file;
     }
     if (vocab.empty())
-        throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
+        throw Error("vocab_file", "no vocabulary",
+                    "pass " + optionName("vocab_file") + " (the vocab.txt the data was prepared with)");
     const PreparedTokenizer prepared = readPreparedTokenizer(f.meta);
     f.casings.push_back({f.meta, meta.do_lower_case});
     f.casings.push_back({prepareReportPath(f.meta), prepared.do_lower_case});

@@ -4,6 +4,7 @@
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
+#include "core/config/optionwords.h"
 #include "core/prepare/preparereport.h"
 #include "core/tokenize/fulltokenizer.h"
 #include "core/prepare/preparefeatures.h"
@@ -100,9 +101,9 @@ void takeRunFilesFromRunConfig(const std::string &modelDir, std::string &cfgPath
     for (const auto &[path, flag] : {std::pair{&o.bert_config_file, "bert_config_file"},
                                      std::pair{&o.input_meta_data_path, "input_meta_data_path"}})
         if (path->empty())
-            throw Error(flag, std::string("required with --model_dir: ") + runConfigPath(modelDir)
+            throw Error(flag, "required with " + optionName("model_dir") + ": " + runConfigPath(modelDir)
                                   + (recorded ? " does not name it" : " is missing or unreadable"),
-                        std::string("pass the run's --") + flag);
+                        "pass the run's " + optionName(flag));
     cfgPath = o.bert_config_file;
     metaPath = o.input_meta_data_path;
     vocab = o.vocab_file;
@@ -139,7 +140,7 @@ InputMetaData metaDataFromHuggingFaceConfig(const std::string &configPath, int64
         meta.num_labels = j["num_labels"].get<int64_t>();
     } else {
         throw Error(configPath, "has neither id2label nor num_labels, and the folder no input_meta_data.json",
-                    "pass the export folder whole, or --input_meta_data_path");
+                    "pass the export folder whole, or " + optionName("input_meta_data_path"));
     }
     meta.max_seq_length = maxLen;
     return meta;
@@ -186,13 +187,13 @@ void TextClassifier::Private::resolveRunCheckpoint(const ClassifierSource &src, 
         weightsLabel = choice.label();
         if (choice.best)
             warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
-                               + "; pass --predict_checkpoint_path=latest for the last one");
+                               + "; " + passOption("predict_checkpoint_path", "latest") + " for the last one");
     } else {
         weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
     }
     if (weights.empty())
         throw Error("model_dir", "no checkpoint found in '" + src.model_dir + "'",
-                    "train first, or pass --predict_checkpoint_path");
+                    "train first, or pass " + optionName("predict_checkpoint_path"));
     // The run's own --do_lower_case (recorded as given) comes right after the flag; then
     // what the checkpoint and run_config.json say the run read its text with.
     std::optional<bool> runFlagLower;
@@ -236,7 +237,8 @@ void TextClassifier::Private::loadTokenizer(const ClassifierSource &src, Classif
         if (!prepared.vocab_file.empty() && src.vocab_file.empty())
             f.vocab = prepared.vocab_file;
     if (f.vocab.empty())
-        throw Error("vocab_file", "no vocabulary", "pass --vocab_file (the vocab.txt the data was prepared with)");
+        throw Error("vocab_file", "no vocabulary",
+                    "pass " + optionName("vocab_file") + " (the vocab.txt the data was prepared with)");
     f.casings.push_back({f.metaPath, meta.do_lower_case});
     f.casings.push_back({prepareReportPath(f.metaPath), prepared.do_lower_case});
     const TokenizerCasing casing = resolveCasing(f.casings, f.vocab);
@@ -293,7 +295,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     if (!src.model_export_path.empty())
         d->resolveExportFolder(src, src.model_export_path, f);
     else if (src.model_dir.empty())
-        throw Error("model_export_path", "no model given", "pass --model_export_path, or --model_dir with its files");
+        throw Error("model_export_path", "no model given",
+                    "pass " + optionName("model_export_path") + ", or " + optionName("model_dir") + " with its files");
     else if (isExportFolder(src.model_dir)) // --model_dir naming an export folder
         d->resolveExportFolder(src, src.model_dir, f);
     else

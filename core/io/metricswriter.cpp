@@ -2,6 +2,7 @@
 #include "core/io/metricswriter.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/io/runeventjson.h"
 #include "core/util/error.h"
 
@@ -24,7 +25,7 @@ MetricsWriter::MetricsWriter(const std::string &path) : m_path(path)
     m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (m_fd < 0)
         throw Error(path, std::string("cannot open the metrics file: ") + std::strerror(errno),
-                    "check that model_dir (or --metrics_file) is writable");
+                    "check that model_dir (or " + optionName("metrics_file") + ") is writable");
 }
 
 MetricsWriter::~MetricsWriter()
@@ -91,7 +92,7 @@ void MetricsWriter::appendText(const std::string &line)
     const ssize_t n = ::write(m_fd, line.data(), line.size());
     if (n != ssize_t(line.size()))
         throw Error(m_path, std::string("could not append to the metrics file: ") + std::strerror(errno),
-                    "free disk space or choose another --metrics_file");
+                    "free disk space or choose another " + optionName("metrics_file"));
 }
 
 void MetricsWriter::truncateAfterStep(const std::string &path, int64_t step)

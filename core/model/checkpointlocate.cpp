@@ -2,6 +2,7 @@
 // Finding the weights an --init_checkpoint names (locateCheckpoint) and the preflight check (checkInitCheckpoint).
 #include "core/model/initcheckpoint.h"
 
+#include "core/config/optionwords.h"
 #include "core/weights/weightsfilehead.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
@@ -145,7 +146,8 @@ CheckpointSource locateCheckpoint(const std::string &input)
         if (indexes.size() > 1)
             throw Error(input, "the folder holds " + std::to_string(indexes.size())
                                    + " TensorFlow checkpoints and no `checkpoint` file saying which to use",
-                        "pass the prefix of one, e.g. --init_checkpoint=" + indexes.front().substr(0, indexes.front().size() - 6));
+                        "pass the prefix of one, e.g. "
+                            + optionSetting("init_checkpoint", indexes.front().substr(0, indexes.front().size() - 6)));
         for (const char *pickle : {"model.pt", "model.pth"})
             if (fs::is_regular_file(dir / pickle, ec))
                 return {CheckpointFormat::PyTorch, (dir / pickle).string(), config, {}};
@@ -214,9 +216,10 @@ void checkInitCheckpoint(const TrainingOptions &options, const BertConfig &confi
             Diagnostics ignored;
             const auto folderConfig = BertConfig::load(src.config_json, ignored);
             if (folderConfig && !ignored.hasErrors() && !folderConfig->sameArchitecture(config))
-                diag.warning(src.config_json, "the checkpoint folder's config.json describes another architecture than "
-                                              "--bert_config_file",
-                             "pass --bert_config_file=" + src.config_json);
+                diag.warning(src.config_json,
+                             "the checkpoint folder's config.json describes another architecture than "
+                                 + optionName("bert_config_file"),
+                             passOption("bert_config_file", src.config_json));
         }
     } catch (...) { // never throws: any failure (wb, filesystem, c10) is a finding
         const ErrorText t = describeCurrentException("init_checkpoint");

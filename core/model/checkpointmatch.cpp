@@ -2,6 +2,7 @@
 // Matching a checkpoint's tensors to the model (matchCheckpoint, matchTfCheckpoint; docs/file-formats.md "Init checkpoints").
 #include "core/model/initcheckpoint.h"
 
+#include "core/config/optionwords.h"
 #include "core/weights/parameternames.h"
 
 #include <algorithm>
@@ -313,14 +314,17 @@ bool reportArchitecture(MatchState &s, const BertConfig &config, bool allowParti
     const std::string message = "the checkpoint was made for another architecture than the model config: " + fields
                                 + affected + "; the config is likely that of another model";
     const std::string hint = "pass the bert_config.json (or config.json) that came with the checkpoint as "
-                             "--bert_config_file, or an --init_checkpoint made for this config";
+                             + optionName("bert_config_file") + ", or an " + optionName("init_checkpoint")
+                             + " made for this config";
     if (layersOnly && allowPartialInit)
-        s.diag.warning(s.path, message + " (the layers both have are loaded, the rest stay random or are ignored: "
-                                         "--allow_partial_init=true)",
+        s.diag.warning(s.path,
+                       message + " (the layers both have are loaded, the rest stay random or are ignored: "
+                           + optionSetting("allow_partial_init", "true") + ")",
                        hint);
     else
         s.diag.error(s.path, message,
-                     layersOnly ? hint + "; to load only the layers both have on purpose, pass --allow_partial_init=true"
+                     layersOnly ? hint + "; to load only the layers both have on purpose, "
+                                      + passOption("allow_partial_init", "true")
                                 : hint);
     return true;
 }
@@ -365,13 +369,13 @@ void reportRandomEncoder(const MatchState &s, const std::vector<std::string> &ra
     const std::string what = std::to_string(randomEncoder.size()) + " of the model's " + std::to_string(encoderTensors)
                              + " encoder tensors are not in the checkpoint (first: " + randomEncoder.front() + ") and ";
     if (allowPartialInit)
-        s.diag.warning(s.path, what + "keep their random initialisation (--allow_partial_init=true); "
-                                   + describeScopes(s.cands, sep),
+        s.diag.warning(s.path, what + "keep their random initialisation (" + optionSetting("allow_partial_init", "true")
+                                   + "); " + describeScopes(s.cands, sep),
                        namesHint);
     else
         s.diag.error(s.path, what + "would keep their random initialisation; " + describeScopes(s.cands, sep),
-                     namesHint + "; to train with them randomly initialised on purpose, pass "
-                                 "--allow_partial_init=true");
+                     namesHint + "; to train with them randomly initialised on purpose, "
+                                 + passOption("allow_partial_init", "true"));
 }
 
 CheckpointMatch matchCandidates(const std::vector<Candidate> &cands, const std::string &path, const BertConfig &config,
@@ -420,8 +424,9 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
             diag.error(path + ": " + e.name,
                        "this file holds TensorFlow variable names ('" + e.name
                            + "'), not Hugging Face names; its Dense kernels are stored [in, out]",
-                       "pass the TensorFlow checkpoint itself as --init_checkpoint (the bert_model.ckpt prefix, its "
-                       ".index file or its folder), or convert it with Hugging Face transformers "
+                       "pass the TensorFlow checkpoint itself as " + optionName("init_checkpoint")
+                           + " (the bert_model.ckpt prefix, its .index file or its folder), or convert it with Hugging "
+                             "Face transformers "
                        "(BertForSequenceClassification.from_pretrained(dir, from_tf=True).save_pretrained(out))");
             return CheckpointMatch{};
         }

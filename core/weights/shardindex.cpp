@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/shardindex.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <filesystem>
@@ -15,7 +16,7 @@ ShardIndex readShardIndex(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw Error(path, "cannot open the shard index", "check the path of --init_checkpoint");
+        throw Error(path, "cannot open the shard index", "check the path of " + optionName("init_checkpoint"));
     const std::string text{std::istreambuf_iterator<char>(in), {}};
     ShardIndex idx = parseShardIndex(text, path);
     std::error_code ec;

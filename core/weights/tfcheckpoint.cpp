@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/tfcheckpoint.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/crc32c.h"
 #include "core/util/error.h"
 #include "weights/tensorbundle.pb.h"
@@ -167,7 +168,7 @@ std::string readWholeFile(const std::string &path, const char *what)
 {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
-        throw Error(path, std::string("cannot open the ") + what, "check the path of --init_checkpoint");
+        throw Error(path, std::string("cannot open the ") + what, "check the path of " + optionName("init_checkpoint"));
     const auto size = static_cast<uint64_t>(in.tellg());
     if (size > kMaxIndexBytes)
         throw Error(path, "the file is " + std::to_string(size) + " bytes, far larger than any checkpoint index",
@@ -430,7 +431,7 @@ std::optional<CheckpointStateTarget> readCheckpointStateTarget(const std::string
         return t;
     }
     throw Error(state.string(), "the checkpoint state file has no model_checkpoint_path line",
-                "pass the checkpoint prefix (e.g. bert_model.ckpt) as --init_checkpoint");
+                "pass the checkpoint prefix (e.g. bert_model.ckpt) as " + optionName("init_checkpoint"));
 }
 
 std::optional<std::string> resolveTfCheckpointPrefix(const std::string &input)
@@ -452,7 +453,8 @@ std::optional<std::string> resolveTfCheckpointPrefix(const std::string &input)
                         + (fs::path(target->recorded).is_absolute()
                                ? ", and no file " + fs::path(target->recorded).filename().string() + " is beside it"
                                : std::string()),
-                    "copy the checkpoint files into the folder, or pass the checkpoint itself as --init_checkpoint");
+                    "copy the checkpoint files into the folder, or pass the checkpoint itself as "
+                        + optionName("init_checkpoint"));
     }
     if (endsWith(input, ".index") && fs::is_regular_file(input, ec))
         return input.substr(0, input.size() - 6);

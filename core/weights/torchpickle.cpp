@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/torchpickle.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -358,7 +359,7 @@ TorchCheckpoint readTorchCheckpoint(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
-        throw Error(path, "cannot open the PyTorch weights file", "check the path of --init_checkpoint");
+        throw Error(path, "cannot open the PyTorch weights file", "check the path of " + optionName("init_checkpoint"));
     const auto size = in.tellg();
     if (size < 0)
         throw Error(path, "cannot determine the file size (is it a directory?)");

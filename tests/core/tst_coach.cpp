@@ -6,6 +6,7 @@
 #include "core/io/metricswriter.h"
 #include "core/io/runevents.h"
 #include "core/config/optiontable.h"
+#include "core/config/optionwords.h"
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
 #include "core/advice/coach.h"
@@ -98,6 +99,7 @@ private Q_SLOTS:
     void smallEvalSet();
     void rateAdviceFollowsTheStart();
     void hubPretrainedRunIsNotToldRandomWeights();
+    void adviceNamesTheOptionInTheFrontEndsWords();
     void rateAdviceStaysInTheRange();
     void optionHelpNamesTheTable();
     void constantClassifierWithdrawnWhenTheRunLearns();
@@ -467,6 +469,38 @@ void tst_Coach::hubPretrainedRunIsNotToldRandomWeights()
         QVERIFY2(n.text.find("no init checkpoint") == std::string::npos, n.text.c_str());
         QVERIFY2(n.text.find("Start from a pretrained model") == std::string::npos, n.text.c_str());
     }
+}
+
+/// A note names the option the way the front-end that shows it sets it: the flag on the
+/// command line (with the field's label, for a reader who also knows the window), the field in
+/// the window (optionwords.h).
+void tst_Coach::adviceNamesTheOptionInTheFrontEndsWords()
+{
+    const auto bagOfWordsAdvice = [] {
+        CoachSetup s;
+        s.total_steps = 400;
+        s.num_labels = 2;
+        s.learning_rate = 5e-4;
+        s.start = WeightsStart::Random;
+        s.bag_of_words_accuracy = 0.95;
+        Coach coach(s);
+        coach.start();
+        coach.step(stepOf(400, 0.5));
+        coach.evaluation(binaryEval(400, 0.67, {{300, 0}, {200, 0}}));
+        for (const CoachNote &n : coach.current())
+            if (n.id == "below_bag_of_words")
+                return n.text;
+        return std::string("(no below_bag_of_words note)");
+    };
+    const std::string head = "Eval accuracy 0.600 does not beat the bag-of-words baseline 0.950: a linear model of "
+                             "word counts does better on this data. ";
+    QCOMPARE(bagOfWordsAdvice(), head + "Start from a pretrained model (Start from, --pretrained_model), train "
+                                        "longer, or prefer the simpler model.");
+    setOptionWording(OptionWording::Window);
+    const std::string window = bagOfWordsAdvice();
+    setOptionWording(OptionWording::CommandLine);
+    QCOMPARE(window, head + "Start from a pretrained model (\u201cStart from\u201d), train longer, or prefer the simpler "
+                            "model.");
 }
 
 /// Defect: the coach suggested ten times the rate from random weights (0.005 at the 5e-4

@@ -3,6 +3,7 @@
 // it with other files; a regression model's export has no labels.txt of "label 0".
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/optionwords.h"
 #include "core/config/trainingoptions.h"
 #include "core/export/export.h"
 #include "core/formats/exportfolder.h"
@@ -174,6 +175,48 @@ private Q_SLOTS:
         QCOMPARE(rows[2]["prediction"].get<double>(), 0.0);
         QCOMPARE(rows[3]["prediction"].get<double>(), 2.5);
         QCOMPARE(rows[0]["label"].get<double>(), 1.0);
+    }
+
+    /// The hints name the options as the front-end that shows them sets them: flags on the
+    /// command line, the fields' labels in the window (optionwords.h); an option without a
+    /// field keeps its flag in both.
+    void hintsNameTheOptionInTheFrontEndsWords()
+    {
+        const auto stagingHint = [] {
+            try {
+                ExportStaging s("", false);
+            } catch (const Error &e) {
+                return e.hint();
+            }
+            return std::string("(no error)");
+        };
+        const std::string busy = root() + "/busy";
+        fs::create_directories(busy);
+        std::ofstream(busy + "/notes.txt") << "keep";
+        const auto targetHint = [&busy] {
+            Diagnostics diag;
+            checkExportTarget(busy, false, diag);
+            return diag.items().empty() ? std::string("(no finding)") : diag.items().front().hint;
+        };
+        const auto vocabHint = [this] {
+            try {
+                readVocabularyForExport(root() + "/no-vocab.txt");
+            } catch (const Error &e) {
+                return e.hint();
+            }
+            return std::string("(no error)");
+        };
+        QCOMPARE(stagingHint(), std::string("pass --model_export_path=<directory>"));
+        QCOMPARE(targetHint(), std::string("choose a new or empty folder for --model_export_path, or pass "
+                                           "--overwrite_output_dir to replace an earlier export there"));
+        QCOMPARE(vocabHint(), std::string("check --vocab_file"));
+        setOptionWording(OptionWording::Window);
+        const std::string staging = stagingHint(), target = targetHint(), vocab = vocabHint();
+        setOptionWording(OptionWording::CommandLine);
+        QCOMPARE(staging, std::string("fill in \u201cExport directory\u201d"));
+        QCOMPARE(target, std::string("choose a new or empty folder for \u201cExport directory\u201d, or pass "
+                                     "--overwrite_output_dir to replace an earlier export there"));
+        QCOMPARE(vocab, std::string("check \u201cVocabulary\u201d"));
     }
 };
 
