@@ -29,6 +29,20 @@ bool isPlaceholder(std::string_view value)
 
 std::string quoted(const std::string &label) { return "\u201c" + label + "\u201d"; }
 
+/// Whether the window shows `flag` as a check box: a bool training option, or a switch (or a
+/// false/true choice) of a command table.
+bool isCheckBox(std::string_view flag)
+{
+    if (const OptionSpec *spec = findOption(flag))
+        return spec->isBoolean();
+    for (const std::vector<FlagRow> *table :
+         {&prepareFlagTable(), &preparePretrainingFlagTable(), &classifyFlagTable(), &exampleFlagTable()}) {
+        if (const FlagRow *row = findFlagRow(*table, flag))
+            return row->kind == FlagKind::Switch || row->choices == std::vector<std::string>{"false", "true"};
+    }
+    return false;
+}
+
 } // namespace
 
 void setOptionWording(OptionWording wording) { g_wording.store(wording); }
@@ -60,9 +74,11 @@ std::string passOption(std::string_view flag, std::string_view value)
 {
     if (optionWording() == OptionWording::Window) {
         if (const std::string label = optionLabel(flag); !label.empty()) {
-            if (value.empty() || value == "true")
+            if (isCheckBox(flag) && (value.empty() || value == "true"))
                 return "tick " + quoted(label);
-            if (isPlaceholder(value))
+            if (isCheckBox(flag) && value == "false")
+                return "untick " + quoted(label);
+            if (value.empty() || isPlaceholder(value))
                 return "fill in " + quoted(label);
             return "set " + quoted(label) + " to " + std::string(value);
         }
@@ -80,8 +96,11 @@ std::string PassOption(std::string_view flag, std::string_view value)
 std::string optionSetting(std::string_view flag, std::string_view value)
 {
     if (optionWording() == OptionWording::Window) {
-        if (const std::string label = optionLabel(flag); !label.empty())
+        if (const std::string label = optionLabel(flag); !label.empty()) {
+            if (isCheckBox(flag) && (value == "true" || value == "false"))
+                return quoted(label) + (value == "true" ? " ticked" : " unticked");
             return quoted(label) + " = " + std::string(value);
+        }
     }
     return "--" + std::string(flag) + "=" + std::string(value);
 }

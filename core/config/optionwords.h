@@ -36,17 +36,17 @@ std::string optionLabel(std::string_view flag);
 std::string optionName(std::string_view flag);
 
 /// How to give an option a value, as the middle of a sentence: "pass --flag=value" ("pass
-/// --flag" when `value` is empty), or in the window "set “Label” to value" ("tick “Label”" for
-/// an empty value or "true"; "fill in “Label”" for a placeholder in capitals such as NAME).
-/// Thread-safe.
+/// --flag" when `value` is empty), or in the window "set “Label” to value"; a check box is
+/// "tick “Label”" (an empty value or "true") or "untick “Label”" ("false"); a field to fill is
+/// "fill in “Label”" (an empty value, or a placeholder such as NAME or <dir>). Thread-safe.
 std::string passOption(std::string_view flag, std::string_view value = {});
 
 /// Same as passOption with its first letter in capitals, to start a sentence ("Pass --flag=v",
 /// "Set “Label” to v").
 std::string PassOption(std::string_view flag, std::string_view value = {});
 
-/// The option and its value as a setting: "--flag=value", or in the window "“Label” = value".
-/// Thread-safe.
+/// The option and its value as a setting: "--flag=value", or in the window "“Label” = value"
+/// ("“Label” ticked" / "“Label” unticked" for a check box). Thread-safe.
 std::string optionSetting(std::string_view flag, std::string_view value);
 
 /// A command of the CLI as the user reaches it: "'bert-workbench-cli prepare'", or in the

@@ -55,6 +55,11 @@ private Q_SLOTS:
         const std::string column = "\u201c" + labelOf(prepareFlagTable(), "label_column") + "\u201d";
         QCOMPARE(passOption("label_column", "NAME"), "fill in " + column);
         QCOMPARE(passOption("label_column", "<column>"), "fill in " + column);
+        QCOMPARE(passOption("skip_bad_rows", "false"), "untick " + skip);
+        QCOMPARE(optionSetting("skip_bad_rows", "true"), skip + " ticked");
+        // A path without a value is filled in, never ticked.
+        const std::string vocab = "\u201c" + labelOf(prepareFlagTable(), "vocab_file") + "\u201d";
+        QCOMPARE(passOption("vocab_file"), "fill in " + vocab);
         QCOMPARE(commandName("prepare"), std::string("File \u2192 Prepare Data\u2026"));
         // The window has no field for these: they keep the command line's names.
         QCOMPARE(optionName("no_such_flag"), std::string("--no_such_flag"));
