@@ -92,6 +92,23 @@ std::vector<std::pair<std::string, std::string>> collectInputs(const std::vector
     return inputs;
 }
 
+/// One classification as a JSON object: text (text_b when pairs), predicted_label, the
+/// probability of each label name, truncated. The JSON lines of --explain go on from these keys.
+nlohmann::ordered_json classificationJson(const Classification &c, const std::vector<std::string> &names, bool pairs)
+{
+    nlohmann::ordered_json j;
+    j["text"] = c.text;
+    if (pairs)
+        j["text_b"] = c.text_b;
+    j["predicted_label"] = c.predicted_label;
+    nlohmann::ordered_json probs = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
+        probs[names[k]] = c.probabilities[k];
+    j["probabilities"] = probs;
+    j["truncated"] = c.tokenized.truncated;
+    return j;
+}
+
 /// Writes the results as a TSV (header: text, text_b when pairs, predicted_label, one column
 /// per label name) or as JSON lines.
 void printResults(const std::vector<Classification> &results, const std::vector<std::string> &names, bool pairs,
@@ -111,16 +128,7 @@ void printResults(const std::vector<Classification> &results, const std::vector<
             out << "\n";
             continue;
         }
-        nlohmann::ordered_json j;
-        j["text"] = c.text;
-        if (pairs)
-            j["text_b"] = c.text_b;
-        j["predicted_label"] = c.predicted_label;
-        nlohmann::ordered_json probs = nlohmann::ordered_json::object();
-        for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
-            probs[names[k]] = c.probabilities[k];
-        j["probabilities"] = probs;
-        j["truncated"] = c.tokenized.truncated;
+        nlohmann::ordered_json j = classificationJson(c, names, pairs);
         out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     }
     out << std::flush;
@@ -145,16 +153,7 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
                     << tsvNumber(e.completeness.logit_difference) << "\t" << tsvNumber(e.completeness.gap) << "\n";
             continue;
         }
-        nlohmann::ordered_json j;
-        j["text"] = c.text;
-        if (pairs)
-            j["text_b"] = c.text_b;
-        j["predicted_label"] = c.predicted_label;
-        nlohmann::ordered_json probs = nlohmann::ordered_json::object();
-        for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
-            probs[names[k]] = c.probabilities[k];
-        j["probabilities"] = probs;
-        j["truncated"] = c.tokenized.truncated;
+        nlohmann::ordered_json j = classificationJson(c, names, pairs);
         j["method"] = attributionMethodName(e.method);
         j["target"] = e.target_label;
         j["target_id"] = e.target_label_id;
