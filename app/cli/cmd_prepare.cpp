@@ -93,14 +93,12 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         err << "warning: " << w << "\n";
 }
 
-/// prepare's flags, bound to `o` and the few values read beside it; which of the flags a
-/// pretrained model fills were given on the command line.
+/// prepare's flags, bound to `o` and the few values read beside it.
 struct PrepareFlags
 {
     PrepareOptions o;
-    std::string pretrainedModel;
+    TokenizerFlags tokenizer;
     int64_t seed = 42;
-    CLI::Option *vocab = nullptr, *lower = nullptr, *maxSeq = nullptr;
 };
 
 /// prepare's flags from its table (prepareFlagTable(), core/config/commandoptions.h).
@@ -109,10 +107,7 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
     PrepareOptions &o = f.o;
     const std::vector<FlagRow> &t = prepareFlagTable();
     addTableFlag(app, t, "input_data_dir", o.input_data_dir);
-    f.vocab = addTableFlag(app, t, "vocab_file", o.vocab_file);
-    addTableFlag(app, t, "pretrained_model", f.pretrainedModel);
-    f.lower = addTableFlag(app, t, "do_lower_case", o.do_lower_case);
-    f.maxSeq = addTableFlag(app, t, "max_seq_length", o.max_seq_length);
+    addTokenizerFlags(app, t, f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case});
     addTableFlag(app, t, "classification_task_name", o.classification_task_name);
     addTableFlag(app, t, "mnli_type", o.mnli_type);
     addTableFlag(app, t, "output_dir", o.output_dir);
@@ -161,10 +156,14 @@ std::function<void(double, const std::string &)> prepareProgressPrinter(std::ost
 }
 
 
-int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText o,
-                        std::ostream &out, std::ostream &err)
+namespace {
+
+/// --pretrained_model: fetches the model, then fills the tokenizer settings not given from it
+/// (chooseTokenizer() in commands.h says how).
+int takePretrainedModel(const TokenizerFlags &flags, PreparedText o, std::ostream &out, std::ostream &err)
 {
     // The data must be read as the model reads text: its vocabulary and its casing.
+    const std::string &pretrainedModel = flags.pretrainedModel;
     TrainingOptions run;
     run.pretrained_model = pretrainedModel;
     if (const int fetched = fetchPretrainedForRun(run, false, out, err); fetched != kExitOk)
@@ -174,8 +173,9 @@ int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGi
         if (!m)
             throw Error("pretrained_model", "'" + pretrainedModel + "' is not in the Hugging Face cache");
         PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
-        const Diagnostics said =
-            applyPretrainedTokenizer(*m, pretrainedModel, {given.vocab_file, given.do_lower_case, given.max_seq_length}, t);
+        const PrepareTokenizerGiven given{flags.vocab->count() > 0, flags.lowerCase->count() > 0,
+                                          flags.maxSeq->count() > 0};
+        const Diagnostics said = applyPretrainedTokenizer(*m, pretrainedModel, given, t);
         o.vocab_file = t.vocab_file;
         o.max_seq_length = t.max_seq_length;
         o.do_lower_case = t.do_lower_case;
@@ -185,6 +185,27 @@ int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGi
     } catch (...) {
         return reportCurrentException(err, "pretrained_model", kExitInvalid);
     }
+    return kExitOk;
+}
+
+} // namespace
+
+void addTokenizerFlags(CLI::App &app, const std::vector<FlagRow> &table, TokenizerFlags &flags, PreparedText text)
+{
+    flags.vocab = addTableFlag(app, table, "vocab_file", text.vocab_file);
+    addTableFlag(app, table, "pretrained_model", flags.pretrainedModel);
+    flags.lowerCase = addTableFlag(app, table, "do_lower_case", text.do_lower_case);
+    flags.maxSeq = addTableFlag(app, table, "max_seq_length", text.max_seq_length);
+}
+
+int chooseTokenizer(const TokenizerFlags &flags, PreparedText text, std::ostream &out, std::ostream &err)
+{
+    if (!flags.pretrainedModel.empty())
+        return takePretrainedModel(flags, text, out, err);
+    if (text.vocab_file.empty())
+        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
+                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
+                           kExitInvalid);
     return kExitOk;
 }
 
@@ -214,16 +235,9 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
                                      "the default is 42"},
                            kExitInvalid);
     o.seed = uint64_t(seed);
-    if (!flags.pretrainedModel.empty()) {
-        const PrepareFlagsGiven given{flags.vocab->count() > 0, flags.lower->count() > 0,
-                                      flags.maxSeq->count() > 0};
-        if (const int filled = takePretrainedModel(flags.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err); filled != kExitOk)
-            return filled;
-    } else if (o.vocab_file.empty()) {
-        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
-                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
-                           kExitInvalid);
-    }
+    if (const int chosen = chooseTokenizer(flags.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
+        chosen != kExitOk)
+        return chosen;
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
     const PrepareProgress progress = prepareProgressPrinter(err);

@@ -94,8 +94,8 @@ struct PretrainingFlags
 {
     PretrainingDataOptions o;
     std::string inputs;         ///< --input_file: a comma-separated list
-    std::string pretrainedModel;
-    CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr, *maxPredictions = nullptr;
+    TokenizerFlags tokenizer;
+    CLI::Option *maxPredictions = nullptr;
 };
 
 /// prepare_pretraining's flags from its table (preparePretrainingFlagTable()).
@@ -106,10 +106,7 @@ void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
     addTableFlag(app, t, "input_file", f.inputs);
     addTableFlag(app, t, "input_format", o.input_format);
     addTableFlag(app, t, "text_column", o.text_column);
-    f.vocab = addTableFlag(app, t, "vocab_file", o.vocab_file);
-    addTableFlag(app, t, "pretrained_model", f.pretrainedModel);
-    f.lowerCase = addTableFlag(app, t, "do_lower_case", o.do_lower_case);
-    f.maxSeq = addTableFlag(app, t, "max_seq_length", o.max_seq_length);
+    addTokenizerFlags(app, t, f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case});
     f.maxPredictions = addTableFlag(app, t, "max_predictions_per_seq", o.max_predictions_per_seq);
     addTableFlag(app, t, "masked_lm_prob", o.masked_lm_prob);
     addTableFlag(app, t, "short_seq_prob", o.short_seq_prob);
@@ -139,24 +136,6 @@ std::vector<std::string> splitCommaList(const std::string &list)
     return parts;
 }
 
-/// The vocabulary and casing: the pretrained model's (as prepare takes them), else --vocab_file.
-int chooseTokenizer(PretrainingFlags &f, std::ostream &out, std::ostream &err)
-{
-    PretrainingDataOptions &o = f.o;
-    if (!f.pretrainedModel.empty()) {
-        PrepareFlagsGiven given;
-        given.vocab_file = f.vocab->count() > 0;
-        given.max_seq_length = f.maxSeq->count() > 0;
-        given.do_lower_case = f.lowerCase->count() > 0;
-        return takePretrainedModel(f.pretrainedModel, given, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
-    }
-    if (o.vocab_file.empty())
-        return reportError(err, ErrorText{"vocab_file", "no vocabulary was given",
-                                          "pass --vocab_file=vocab.txt, or --pretrained_model=<model> to use its own"},
-                           kExitInvalid);
-    return kExitOk;
-}
-
 } // namespace
 
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
@@ -172,7 +151,9 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     if (!parseFlags(app, args, out, err, code))
         return code;
     f.o.input_files = splitCommaList(f.inputs);
-    if (const int chosen = chooseTokenizer(f, out, err); chosen != kExitOk)
+    PretrainingDataOptions &o = f.o;
+    if (const int chosen = chooseTokenizer(f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
+        chosen != kExitOk)
         return chosen;
     // create_pretraining_data.py's default of 20 fits 128 tokens; a shorter sequence without the
     // flag gets what it can fill (an explicit value is checked as given).

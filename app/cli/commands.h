@@ -9,8 +9,14 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+class Option;
+}
+
 namespace wb {
 struct BagOfWordsBaseline;
+struct FlagRow;
 }
 
 namespace wb::cli {
@@ -68,13 +74,8 @@ int cmdModels(const std::vector<std::string> &args, std::ostream &out, std::ostr
 int fetchPretrainedForRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err,
                           const StopToken *stop = nullptr);
 
-/// Which of prepare's (or prepare_pretraining's) tokenizer flags the user gave.
-struct PrepareFlagsGiven
-{
-    bool vocab_file = false, do_lower_case = false, max_seq_length = false;
-};
-
-/// The tokenizer settings of a prepare command, filled by takePretrainedModel().
+/// The tokenizer settings of a prepare command: bound to --vocab_file, --max_seq_length and
+/// --do_lower_case, and filled from --pretrained_model by chooseTokenizer().
 struct PreparedText
 {
     std::string &vocab_file;
@@ -82,13 +83,25 @@ struct PreparedText
     bool &do_lower_case;
 };
 
-/// --pretrained_model for prepare and prepare_pretraining: downloads it when missing
-/// (fetchPretrainedForRun), then fills the vocab, the casing and (to fit its position
-/// embeddings) max_seq_length that were not given; a given max_seq_length above the model's
-/// max_position_embeddings is an error, a given casing other than the model's a warning.
-/// Returns kExitOk, else the exit code after printing the error to `err` (cmd_prepare.cpp).
-int takePretrainedModel(const std::string &pretrainedModel, const PrepareFlagsGiven &given, PreparedText text,
-                        std::ostream &out, std::ostream &err);
+/// The tokenizer flags prepare and prepare_pretraining share: --pretrained_model, and which of
+/// the settings it fills were given on the command line.
+struct TokenizerFlags
+{
+    std::string pretrainedModel;
+    CLI::Option *vocab = nullptr, *lowerCase = nullptr, *maxSeq = nullptr;
+};
+
+/// Binds --vocab_file, --pretrained_model, --do_lower_case and --max_seq_length (in this order,
+/// the rows of `table`) to `text` and `flags`.
+void addTokenizerFlags(CLI::App &app, const std::vector<FlagRow> &table, TokenizerFlags &flags, PreparedText text);
+
+/// The vocabulary and casing of prepare and prepare_pretraining. With --pretrained_model:
+/// downloads it when missing (fetchPretrainedForRun), then fills the vocab, the casing and (to
+/// fit its position embeddings) max_seq_length that were not given; a given max_seq_length
+/// above the model's max_position_embeddings is an error, a given casing other than the
+/// model's a warning. Without one, --vocab_file must be given. Returns kExitOk, else the exit
+/// code after printing the error to `err` (cmd_prepare.cpp).
+int chooseTokenizer(const TokenizerFlags &flags, PreparedText text, std::ostream &out, std::ostream &err);
 
 /// The progress of prepare and prepare_pretraining on `err`: a bar on a terminal (stderr),
 /// else one line per stage ("reading...", "shuffling..."). The callable keeps state; one per run.
