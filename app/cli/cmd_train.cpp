@@ -203,6 +203,35 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
     return kExitOk;
 }
 
+/// The end of a plan of train, pretrain, predict (RunPlan) or export (PreparedExport), in the
+/// CLI's words: kExitOk with `prepared` set from a plan that is ready; `fetched` when the
+/// pretrained model's download failed (fetchPretrainedForRun has reported it); a failed
+/// pre-flight check as reportInvalidConfiguration, with `jsonl` also a "finished" event (the
+/// event stream ends with one whatever happened); any other error as reportCurrentException
+/// on the step's field. Returns the exit code.
+template<typename Plan>
+int finishPlan(Plan &p, int fetched, bool jsonl, std::ostream &out, std::ostream &err, PreparedRun &prepared)
+{
+    using Step = decltype(p.step);
+    if (p.ok()) {
+        prepared = std::move(p.run);
+        return kExitOk;
+    }
+    if (p.step == Step::PretrainedModel && fetched != kExitOk)
+        return fetched;
+    if (p.step == Step::PreFlight) {
+        reportInvalidConfiguration(err, p.run.validation.diagnostics);
+        if (jsonl)
+            out << runEventLine(p.failure()) << "\n" << std::flush;
+        return kExitInvalid;
+    }
+    try {
+        std::rethrow_exception(p.error);
+    } catch (...) {
+        return reportCurrentException(err, p.stepField(), kExitInvalid);
+    }
+}
+
 /// export's steps before it writes (prepareExport, core/export/prepareexport.h: the run's
 /// recorded options, the pretrained model, the pre-flight check, the web demo's runtime), in
 /// the CLI's words: notes on stderr, the download's progress (fetchPretrainedForRun), errors
@@ -229,25 +258,9 @@ int prepareExportRun(const TrainingOptions &options, bool jsonl, std::ostream &o
         InterruptGuard guard(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
         p = prepareExport(options, frontEnd, stop);
     }
-    if (p.ok()) {
-        prepared = std::move(p.run);
-        return kExitOk;
-    }
-    if (p.step == ExportStep::PretrainedModel && fetched != kExitOk)
-        return fetched;
-    if (p.step == ExportStep::PreFlight) {
-        reportInvalidConfiguration(err, p.run.validation.diagnostics);
-        if (jsonl) // the event stream ends with "finished" whatever happened
-            out << runEventLine(p.failure()) << "\n" << std::flush;
-        return kExitInvalid;
-    }
-    if (p.step == ExportStep::DemoRuntime && jsonl)
+    if (p.step == ExportStep::DemoRuntime && jsonl) // the event stream ends with "finished" whatever happened
         out << runEventLine(p.failure()) << "\n" << std::flush;
-    try {
-        std::rethrow_exception(p.error);
-    } catch (...) {
-        return reportCurrentException(err, p.stepField(), kExitInvalid);
-    }
+    return finishPlan(p, fetched, jsonl, out, err, prepared);
 }
 
 /// train's, pretrain's and predict's steps before they run (planRun, core/engine/runplan.h:
@@ -270,24 +283,8 @@ int planCommand(const TrainingOptions &options, RunPurpose purpose, bool jsonl, 
         if (fetched != kExitOk)
             throw Reported{};
     };
-    const RunPlan p = planRun(options, purpose, frontEnd, StopToken{});
-    if (p.ok()) {
-        prepared = std::move(p.run);
-        return kExitOk;
-    }
-    if (p.step == PlanStep::PretrainedModel && fetched != kExitOk)
-        return fetched;
-    if (p.step == PlanStep::PreFlight) {
-        reportInvalidConfiguration(err, p.run.validation.diagnostics);
-        if (jsonl) // the event stream ends with "finished" whatever happened
-            out << runEventLine(p.failure()) << "\n" << std::flush;
-        return kExitInvalid;
-    }
-    try {
-        std::rethrow_exception(p.error);
-    } catch (...) {
-        return reportCurrentException(err, p.stepField(), kExitInvalid);
-    }
+    RunPlan p = planRun(options, purpose, frontEnd, StopToken{});
+    return finishPlan(p, fetched, jsonl, out, err, prepared);
 }
 
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
