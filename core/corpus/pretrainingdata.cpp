@@ -5,6 +5,7 @@
 #include "core/corpus/pretrainingdata.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/tokenize/fulltokenizer.h"
 #include "core/data/mlmmasking.h"
 #include "core/data/parallelfor.h"
@@ -406,14 +407,24 @@ private:
     bool m_docCut = false;
 };
 
+/// How to fix an output folder that cannot be written: "Pass an --output_dir you may write to"
+/// on the command line, "Choose an “Output folder” you may write to" in the window.
+std::string writableOutputDirHint()
+{
+    return (optionWording() == OptionWording::Window ? "Choose an " : "Pass an ") + optionName("output_dir")
+           + " you may write to";
+}
+
 void checkOptions(const PretrainingDataOptions &o)
 {
     if (o.input_files.empty())
-        throw Error("input_file", "no input was given", "Pass --input_file=<text file, folder, .csv, .tsv or .jsonl>.");
+        throw Error("input_file", "no input was given",
+                    PassOption("input_file", "<text file, folder, .csv, .tsv or .jsonl>") + ".");
     if (o.vocab_file.empty())
-        throw Error("vocab_file", "no vocabulary was given", "Pass --vocab_file=vocab.txt, or --pretrained_model=<model>.");
+        throw Error("vocab_file", "no vocabulary was given",
+                    PassOption("vocab_file", "vocab.txt") + ", or " + optionSetting("pretrained_model", "<model>") + ".");
     if (o.output_dir.empty())
-        throw Error("output_dir", "no output folder was given", "Pass --output_dir=<folder>.");
+        throw Error("output_dir", "no output folder was given", PassOption("output_dir", "<folder>") + ".");
     const int64_t minLength = o.next_sentence ? 5 : 3;
     if (o.max_seq_length < minLength || o.max_seq_length > 100000)
         throw Error("max_seq_length", "must be at least " + std::to_string(minLength) + " ([CLS], [SEP]"
@@ -434,8 +445,9 @@ void checkOptions(const PretrainingDataOptions &o)
                         + std::to_string(std::max<int64_t>(1, int64_t(std::nearbyint(double(o.max_seq_length - 2) * o.masked_lm_prob))))
                         + " positions of a sequence are masked, and slots beyond " + std::to_string(most)
                         + " would always be padding",
-                    "Use --max_predictions_per_seq=" + std::to_string(most) + " or less (about max_seq_length × "
-                        "masked_lm_prob), or raise --masked_lm_prob.");
+                    "Use " + optionSetting("max_predictions_per_seq", std::to_string(most))
+                        + " or less (about max_seq_length × masked_lm_prob), or raise " + optionName("masked_lm_prob")
+                        + ".");
     if (!(o.short_seq_prob >= 0.0 && o.short_seq_prob <= 1.0))
         throw Error("short_seq_prob", "must be in [0, 1], got " + std::to_string(o.short_seq_prob));
     if (o.dupe_factor < 0 || o.dupe_factor > 1000)
@@ -526,7 +538,7 @@ void planOutputs(const PretrainingDataOptions &o, PretrainingDataReport &rep)
     fs::create_directories(o.output_dir, ec);
     if (ec || !fs::is_directory(o.output_dir))
         throw Error(o.output_dir, "cannot create the output folder" + (ec ? ": " + ec.message() : std::string()),
-                    "Pass an --output_dir you may write to.");
+                    writableOutputDirHint() + ".");
     rep.meta_path = (fs::path(o.output_dir) / "input_meta_data.json").string();
     rep.report_path = (fs::path(o.output_dir) / "prepare_report.json").string();
     for (int64_t i = 0; i < o.num_output_shards; ++i)
@@ -605,7 +617,11 @@ void finishCounts(const PretrainingDataOptions &o, const PretrainingTextReader &
                     rep.text_column.empty()
                         ? std::string("Give text files with one sentence or line per line, documents separated by "
                                       "blank lines.")
-                        : "The text was read from '" + rep.text_column + "'; pass --text_column to name another column.");
+                        : "The text was read from '" + rep.text_column + "'; "
+                              // the window fills in the field: "fill in “Text column”"
+                              + (optionWording() == OptionWording::Window ? passOption("text_column", "NAME")
+                                                                          : passOption("text_column"))
+                              + " to name another column.");
 }
 
 } // namespace
@@ -635,7 +651,7 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
 
     // Training records go to buckets on disk, eval records straight to their file.
     RecordBuckets buckets(fs::path(o.output_dir) / (".prepare_pretraining-" + std::to_string(::getpid()) + ".tmp"),
-                          bucketCount(o, rep), "Pass an --output_dir you may write to, on a disk with free space.");
+                          bucketCount(o, rep), writableOutputDirHint() + ", on a disk with free space.");
     std::unique_ptr<TFRecordWriter> evalWriter;
     if (!rep.eval_file.empty())
         evalWriter = std::make_unique<TFRecordWriter>(rep.eval_file);

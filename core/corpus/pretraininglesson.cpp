@@ -2,6 +2,7 @@
 #include "core/corpus/pretraininglesson.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/prepare/emailbody.h"
 #include "core/data/examplecodec.h"
 #include "core/prepare/preparesource.h"
@@ -52,7 +53,7 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out)
-            throw Error(tmp, "cannot write the corpus file", "Choose a writable --output_dir.");
+            throw Error(tmp, "cannot write the corpus file", "Choose a writable " + optionName("output_dir") + ".");
         for (const fs::path &ld : labelDirs) {
             for (const std::string &f : prep::labelFolderFiles(ld)) {
                 std::string bytes = prep::readWholeFile(f);
@@ -243,7 +244,8 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
                                                const StopToken *stop)
 {
     if (o.output_dir.empty())
-        throw Error("output_dir", "no output folder was given", "Pass --output_dir=<folder> for the lesson's files.");
+        throw Error("output_dir", "no output folder was given",
+                    PassOption("output_dir", "<folder>") + " for the lesson's files.");
     if (o.num_labelled < 1)
         throw Error("num_labelled", "must be at least 1, got " + std::to_string(o.num_labelled), "The lesson uses 200.");
     auto say = [&](double f, const std::string &stage) {

@@ -2,6 +2,7 @@
 // What prepare_pretraining says about its data: the warnings, prepare_report.json and the
 // data set's input_meta_data.json (docs/pretraining.md, "The report").
 #include "core/config/inputmetadata.h"
+#include "core/config/optionwords.h"
 #include "core/corpus/pretrainingdata.h"
 
 #include <nlohmann/json.hpp>
@@ -30,13 +31,16 @@ std::vector<std::string> pretrainingDataWarnings(const PretrainingDataOptions &o
         warnings.push_back("only " + std::to_string(rep.train_sequences) + " training sequence(s): fewer than one "
                                "batch of " + std::to_string(kPretrainingTinyCorpusSequences)
                                + " (train's default train_batch_size); pretraining on this little text teaches the "
-                                 "model little. Add text, or use a smaller --train_batch_size");
+                                 "model little. Add text, or use a smaller "
+                               + optionName("train_batch_size"));
     if (!rep.eval_file.empty() && rep.eval_sequences == 0)
         warnings.push_back("no document fell into the eval set (eval_fraction " + fixed(o.eval_fraction, 3) + " of "
                                + std::to_string(rep.train_documents) + " document piece(s)): eval.tf_record is empty; "
-                               "add documents (blank lines separate them) or raise --eval_fraction");
+                               "add documents (blank lines separate them) or raise "
+                               + optionName("eval_fraction"));
     if (rep.unk_rate > kUnkWarningRate)
-        warnings.push_back(fixed(100.0 * rep.unk_rate, 1) + "% of the tokens are [UNK]: check --do_lower_case ("
+        warnings.push_back(fixed(100.0 * rep.unk_rate, 1) + "% of the tokens are [UNK]: check "
+                               + optionName("do_lower_case") + " ("
                                + (o.do_lower_case ? std::string("true") : std::string("false"))
                                + ") and that the vocabulary fits the language of the corpus");
     if (rep.duplicate_documents)

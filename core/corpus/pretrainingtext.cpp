@@ -4,6 +4,7 @@
 
 #include "core/prepare/textrows.h"
 #include "core/config/fieldproblem.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 #include "core/util/hex.h"
 
@@ -126,7 +127,7 @@ std::vector<std::string> expandPatterns(const std::vector<std::string> &inputs)
                 expanded.emplace_back(g.gl_pathv[i]); // sorted by glob(3)
         ::globfree(&g);
         if (rc != 0)
-            throw Error(input, "the pattern matches no file", "Check the path of --input_file.");
+            throw Error(input, "the pattern matches no file", "Check the path of " + optionName("input_file") + ".");
     }
     return expanded;
 }
@@ -174,7 +175,8 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
     if (f != "auto" && f != "text" && f != "csv" && f != "tsv" && f != "jsonl")
         throw Error("input_format", "unknown input format '" + format + "'", "Use auto, text, csv, tsv or jsonl.");
     if (inputs.empty())
-        throw Error("input_file", "no input was given", "Pass --input_file=<text file, folder, .csv, .tsv or .jsonl>.");
+        throw Error("input_file", "no input was given",
+                    PassOption("input_file", "<text file, folder, .csv, .tsv or .jsonl>") + ".");
     auto kindOf = [&](const fs::path &p) {
         if (f == "text")
             return Kind::Text;
@@ -197,7 +199,7 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
             m_kinds.push_back(kindOf(input));
             m_files.push_back(input);
         } else {
-            throw Error(input, "does not exist", "Check the path of --input_file.");
+            throw Error(input, "does not exist", "Check the path of " + optionName("input_file") + ".");
         }
     }
     for (const auto &p : m_files) {
@@ -584,7 +586,7 @@ bool PretrainingTextReader::nextJsonl(PretrainingTextDocument &doc)
         if (it == j.end() || !it->is_string())
             throw Error(where, it == j.end() ? "the object has no key '" + m_textColumnUsed + "'"
                                              : "'" + m_textColumnUsed + "' is a JSON " + it->type_name() + ", not a string",
-                        "Every line needs the text under the same key (--text_column).");
+                        "Every line needs the text under the same key (" + optionName("text_column") + ").");
         PretrainingTextDocument d;
         d.where = where;
         splitText(it->get<std::string>(), d);

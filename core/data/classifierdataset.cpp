@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/classifierdataset.h"
 
+#include "core/config/optionwords.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
@@ -111,7 +112,7 @@ std::vector<std::string> expandFilePattern(const std::string &spec)
         } else {
             if (!isFile(piece, isDir))
                 throw Error(piece, "the data file does not exist",
-                            "Check the path, or run 'bert-workbench-cli prepare' to create TFRecord files from raw text.");
+                            "Check the path, or run " + commandName("prepare") + " to create TFRecord files from raw text.");
             throw Error(piece, "is a directory, not a TFRecord file",
                         "Name the file, or use a glob such as " + piece + "/*.tf_record.");
         }
@@ -258,7 +259,8 @@ struct ClassifierDataset::Private
                     });
                     if (n == 0)
                         throw Error(o.pattern, "the training data holds no records for this worker",
-                                    "Check --train_data_path (and --train_data_size / the number of workers).");
+                                    "Check " + optionName("train_data_path") + " (and " + optionName("train_data_size")
+                                        + " / the number of workers).");
                     // End of epoch: drain in random order (shuffle happens before repeat, as in TF).
                     while (!buffer.empty()) {
                         const size_t j = pick();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/examplecodec.h"
 
+#include "core/config/optionwords.h"
 #include "core/data/example.pb.h"
 #include "core/util/error.h"
 
@@ -30,21 +31,35 @@ void setFloat(tensorflow::Features &f, const std::string &name, float value)
     (*f.mutable_feature())[name].mutable_float_list()->add_value(value);
 }
 
-const std::string kRecordsHint = "Write the records with create_finetuning_data.py or 'bert-workbench-cli prepare'.";
+/// The hints of a bad record, in the wording in force (the command's and the option's names
+/// follow it). Every record decoded passes them along, so each thread builds them once per
+/// wording, not once per feature.
+const FeatureHints &recordHints()
+{
+    thread_local bool built = false;
+    thread_local OptionWording wording = OptionWording::CommandLine;
+    thread_local FeatureHints hints;
+    if (!built || wording != optionWording()) {
+        built = true;
+        wording = optionWording();
+        hints.missing = "Write the records with create_finetuning_data.py or " + commandName("prepare") + ".";
+        hints.kind = {};
+        hints.length = "Use the input_meta_data.json written together with these records, or re-create the "
+                       "records with the wanted "
+                       + optionName("max_seq_length") + ".";
+    }
+    return hints;
+}
 
 const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const char *what)
 {
-    return requireFeature(ex, name, what, kRecordsHint);
+    return requireFeature(ex, name, what, recordHints().missing);
 }
 
 void readSequence(const tensorflow::Example &ex, const std::string &name, const RecordSpec &spec,
                   std::vector<int64_t> &out)
 {
-    readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length",
-                     {kRecordsHint, {},
-                      "Use the input_meta_data.json written together with these records, or re-create the "
-                      "records with the wanted --max_seq_length."},
-                     out);
+    readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length", recordHints(), out);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/pretrainingdataset.h"
 
+#include "core/config/optionwords.h"
 #include "core/data/classifierdataset.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
@@ -16,14 +17,32 @@ namespace wb {
 
 namespace {
 
-const std::string kWriteHint = "write the records with 'bert-workbench-cli prepare_pretraining' or google-research/bert "
-                               "create_pretraining_data.py, with the max_seq_length and max_predictions_per_seq of "
-                               "input_meta_data.json";
+/// How to write records this reader takes, in the wording in force (the command's name follows
+/// it), as the hint of each of readInt64Feature's errors. Every record decoded passes it along,
+/// so each thread builds it once per wording, not once per feature.
+const FeatureHints &writeHints()
+{
+    thread_local bool built = false;
+    thread_local OptionWording wording = OptionWording::CommandLine;
+    thread_local FeatureHints hints;
+    if (!built || wording != optionWording()) {
+        built = true;
+        wording = optionWording();
+        hints.missing = "write the records with " + commandName("prepare_pretraining")
+                        + " or google-research/bert create_pretraining_data.py, with the max_seq_length and "
+                          "max_predictions_per_seq of input_meta_data.json";
+        hints.kind = hints.missing;
+        hints.length = hints.missing;
+    }
+    return hints;
+}
+
+const std::string &writeHint() { return writeHints().missing; }
 
 void readInts(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
               std::vector<int64_t> &out)
 {
-    readInt64Feature(ex, name, length, lengthName, {kWriteHint, kWriteHint, kWriteHint}, out);
+    readInt64Feature(ex, name, length, lengthName, writeHints(), out);
 }
 
 } // namespace
@@ -170,7 +189,7 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
                         "the records were made with another vocab.txt than the model's bert_config.json");
         const int64_t m = r.input_mask[size_t(i)];
         if (m != 0 && m != 1)
-            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1", kWriteHint);
+            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1", writeHint());
         const int64_t s = r.segment_ids[size_t(i)];
         if (s < 0 || (spec.type_vocab_size > 0 && s >= spec.type_vocab_size))
             throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
@@ -185,27 +204,28 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
     if (present == 0 && spec.masks_required)
         throw Error({}, "the record has no masked_lm_positions, masked_lm_ids or masked_lm_weights (a dynamic-masking "
                         "record; the record has " + describeFeatures(ex) + ")",
-                    "this run uses the records' own masks (static masking): prepare the data with --masking=static, or "
-                    "use a data set whose input_meta_data.json says \"masking\": \"dynamic\"");
+                    "this run uses the records' own masks (static masking): prepare the data with "
+                        + optionSetting("masking", "static")
+                        + ", or use a data set whose input_meta_data.json says \"masking\": \"dynamic\"");
     if (present > 0) {
         readInts(ex, "masked_lm_positions", P, "max_predictions_per_seq", r.masked_lm_positions);
         readInts(ex, "masked_lm_ids", P, "max_predictions_per_seq", r.masked_lm_ids);
         const std::string what = "float_list of max_predictions_per_seq = " + std::to_string(P);
-        const tensorflow::Feature &w = requireFeature(ex, "masked_lm_weights", what, kWriteHint);
+        const tensorflow::Feature &w = requireFeature(ex, "masked_lm_weights", what, writeHint());
         if (w.kind_case() != tensorflow::Feature::kFloatList)
             throw Error({}, std::string("feature 'masked_lm_weights' is a ") + featureKindName(w) + ", expected a " + what,
-                        kWriteHint);
+                        writeHint());
         if (w.float_list().value_size() != P)
             throw Error({}, "feature 'masked_lm_weights' has " + std::to_string(w.float_list().value_size())
                                 + " values but max_predictions_per_seq is " + std::to_string(P),
-                        kWriteHint);
+                        writeHint());
         r.masked_lm_weights.assign(w.float_list().value().begin(), w.float_list().value().end());
         for (int64_t k = 0; k < P; ++k) {
             const int64_t pos = r.masked_lm_positions[size_t(k)];
             if (pos < 0 || pos >= L)
                 throw Error({}, "masked_lm_positions[" + std::to_string(k) + "] = " + std::to_string(pos)
                                     + " is outside [0, max_seq_length = " + std::to_string(L) + ")",
-                            kWriteHint);
+                            writeHint());
             const int64_t id = r.masked_lm_ids[size_t(k)];
             if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
                 throw Error({}, "masked_lm_ids[" + std::to_string(k) + "] = " + std::to_string(id)
@@ -215,7 +235,7 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
             if (!(wk >= 0.0f) || wk > 1e6f)
                 throw Error({}, "masked_lm_weights[" + std::to_string(k) + "] = " + std::to_string(wk)
                                     + " is not a weight (1.0 for a prediction, 0.0 for padding)",
-                            kWriteHint);
+                            writeHint());
         }
     } else {
         r.masked_lm_positions.assign(size_t(P), 0);
@@ -226,7 +246,7 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
     readInts(ex, "next_sentence_labels", 1, "1", nsp);
     if (nsp[0] != 0 && nsp[0] != 1)
         throw Error({}, "next_sentence_labels = " + std::to_string(nsp[0]) + " is not 0 (B follows A) or 1 (B is random)",
-                    kWriteHint);
+                    writeHint());
     r.next_sentence_label = nsp[0];
 }
 
@@ -239,7 +259,7 @@ int64_t intListLength(const tensorflow::Example &ex, const std::string &name)
     if (!f)
         return -1;
     if (f->kind_case() != tensorflow::Feature::kInt64List)
-        throw Error({}, "feature '" + name + "' is a " + featureKindName(*f) + ", expected an int64_list", kWriteHint);
+        throw Error({}, "feature '" + name + "' is a " + featureKindName(*f) + ", expected an int64_list", writeHint());
     return f->int64_list().value_size();
 }
 
@@ -266,7 +286,7 @@ MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern)
                 const tensorflow::Example ex = parseExample(payload);
                 const int64_t L = intListLength(ex, "input_ids");
                 if (L < 0)
-                    throw Error({}, "feature 'input_ids' is missing; the record has " + describeFeatures(ex), kWriteHint);
+                    throw Error({}, "feature 'input_ids' is missing; the record has " + describeFeatures(ex), writeHint());
                 const int64_t P = intListLength(ex, "masked_lm_positions");
                 if (s.records == 0) {
                     s.max_seq_length = L;
@@ -277,8 +297,8 @@ MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern)
                     throw Error({}, "input_ids has " + std::to_string(L) + " tokens, but " + s.first_record + " has "
                                         + std::to_string(s.max_seq_length)
                                         + ": every record of a set must have one max_seq_length",
-                                "train on records written with one --max_seq_length (pass the sets of other lengths "
-                                "in runs of their own)");
+                                "train on records written with one " + optionName("max_seq_length")
+                                    + " (pass the sets of other lengths in runs of their own)");
                 } else if ((P >= 0) != s.has_masks || (P >= 0 && P != s.max_predictions_per_seq)) {
                     const auto describe = [](int64_t n) {
                         return n < 0 ? std::string("no masked_lm_positions") : std::to_string(n) + " masked_lm_positions";
@@ -286,7 +306,8 @@ MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern)
                     throw Error({}, "the record has " + describe(P) + ", but " + s.first_record + " has "
                                         + describe(s.has_masks ? s.max_predictions_per_seq : -1)
                                         + ": every record of a set must have one max_predictions_per_seq",
-                                "train on records written with one --max_predictions_per_seq and one kind of masking");
+                                "train on records written with one " + optionName("max_predictions_per_seq")
+                                    + " and one kind of masking");
                 }
                 s.next_sentence = s.next_sentence || anyEqualsOne(ex, "segment_ids")
                                   || anyEqualsOne(ex, "next_sentence_labels");
@@ -298,8 +319,8 @@ MaskedLmRecordShapes readMaskedLmRecordShapes(const std::string &pattern)
     }
     if (s.records == 0)
         throw Error(pattern, "the files hold no record",
-                    "write the records with create_pretraining_data.py or 'bert-workbench-cli prepare_pretraining' "
-                    "(an empty corpus gives no sequences)");
+                    "write the records with create_pretraining_data.py or " + commandName("prepare_pretraining")
+                        + " (an empty corpus gives no sequences)");
     return s;
 }
 

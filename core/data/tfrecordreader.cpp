@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/tfrecordreader.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/crc32c.h"
 #include "core/util/error.h"
 
@@ -212,8 +213,8 @@ bool TFRecordReader::readHeader(uint64_t &length)
     if (stored != computed) {
         if (m_index == 0)
             fail("not a TFRecord file: the first 12 bytes are not a valid record header (length CRC mismatch)",
-                 "Pass a file written by tf.io.TFRecordWriter or 'bert-workbench-cli prepare' "
-                 "(plain, GZIP or ZLIB compressed).");
+                 "Pass a file written by tf.io.TFRecordWriter or " + commandName("prepare")
+                     + " (plain, GZIP or ZLIB compressed).");
         fail("bad length CRC: stored " + hex32(stored) + ", computed " + hex32(computed)
                  + " (the record header is corrupted)",
              "The file is damaged; recreate it.");

@@ -6,6 +6,7 @@
 
 #include "core/config/diagnostics.h"
 #include "core/config/inputmetadata.h"
+#include "core/config/optionwords.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
 #include "core/events/stoptoken.h"
@@ -292,10 +293,18 @@ BagOfWordsBaseline bagOfWordsBaselineOfPreparedData(const PreparedDataPaths &pat
     for (const auto &[flag, path] : {std::pair<const char *, const std::string &>{"train_data_path", paths.train_data_path},
                                      {"eval_data_path", paths.eval_data_path},
                                      {"input_meta_data_path", paths.input_meta_data_path}}) {
+        // The command line passes a flag and names the command; the window fills in a field
+        // and names its menu entry.
+        const bool window = optionWording() == OptionWording::Window;
         if (path.empty())
-            throw Error(flag, "no file was given", std::string("Pass --") + flag + " (or --data_dir, the folder prepare wrote).");
+            throw Error(flag, "no file was given",
+                        (window ? PassOption(flag, "<file>") : PassOption(flag)) + " (or " + optionName("data_dir")
+                            + ", the folder prepare wrote).");
         if (!std::filesystem::is_regular_file(path))
-            throw Error(path, "the file does not exist", "Prepare the data first (bert-workbench-cli prepare), or check the path.");
+            throw Error(path, "the file does not exist",
+                        "Prepare the data first ("
+                            + (window ? commandName("prepare") : std::string("bert-workbench-cli prepare"))
+                            + "), or check the path.");
     }
     Diagnostics diag;
     const auto meta = InputMetaData::load(paths.input_meta_data_path, diag);

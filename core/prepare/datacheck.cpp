@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/prepare/datacheck.h"
 
+#include "core/config/optionwords.h"
 #include "core/data/classifierdataset.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
@@ -49,7 +50,7 @@ void checkOne(const std::string &flag, const std::string &pattern, const RecordS
     }
     if (count == 0) {
         diag.error(flag + ": " + pattern, "the data files hold no records",
-                   "Run 'bert-workbench-cli prepare' (or create_finetuning_data.py) to write the records.");
+                   "Run " + commandName("prepare") + " (or create_finetuning_data.py) to write the records.");
         return;
     }
     if (expected && *expected != count)

@@ -9,6 +9,7 @@
 #include "core/prepare/emailbody.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optiontable.h"
+#include "core/config/optionwords.h"
 #include "core/prepare/bagofwords.h"
 #include "core/prepare/badrows.h"
 #include "core/tokenize/basictokenizer.h"
@@ -98,12 +99,16 @@ std::vector<NumericOption> prepareOptionRanges(const PrepareOptions &o)
 void checkOptions(const PrepareOptions &o)
 {
     if (o.input_data_dir.empty())
-        throw Error("input_data_dir", "no input data was given", "Pass --input_data_dir=<folder or file>.");
+        throw Error("input_data_dir", "no input data was given", PassOption("input_data_dir", "<folder or file>") + ".");
     if (!fs::exists(o.input_data_dir))
         throw Error("input_data_dir", "'" + o.input_data_dir + "' does not exist", "Check the path.");
     if (o.vocab_file.empty())
-        throw Error("vocab_file", "FLAG vocab_file for word-piece tokenizer is not specified.",
-                    "Pass --vocab_file=vocab.txt (the vocab of the model you will fine-tune).");
+        // create_finetuning_data.py's own message on the command line; the window names its field.
+        throw Error("vocab_file",
+                    optionWording() == OptionWording::Window
+                        ? optionName("vocab_file") + " is empty: choose the WordPiece vocab.txt."
+                        : "FLAG vocab_file for word-piece tokenizer is not specified.",
+                    PassOption("vocab_file", "vocab.txt") + " (the vocab of the model you will fine-tune).");
     Diagnostics diag;
     if (o.max_seq_length < 3 && o.max_seq_length >= 0)
         diag.error("max_seq_length", "must be at least 3 (room for [CLS] and [SEP]), got " + std::to_string(o.max_seq_length),
@@ -287,10 +292,12 @@ void setOutputs(const PrepareOptions &o, PrepareReport &rep)
     rep.meta_path = defaultPath(o.meta_data_file_path, o.output_dir, "input_meta_data.json");
     if (rep.meta_path.empty())
         throw Error("meta_data_file_path", "no meta data output was given",
-                    "Pass --output_dir=<folder> (all outputs under default names) or --meta_data_file_path.");
+                    PassOption("output_dir", "<folder>") + " (all outputs under default names) or "
+                        + optionName("meta_data_file_path") + ".");
     if (rep.train_path.empty() && rep.eval_path.empty())
         throw Error("train_data_output_path", "neither a train nor an eval output was given",
-                    "Pass --output_dir=<folder> or --train_data_output_path / --eval_data_output_path.");
+                    PassOption("output_dir", "<folder>") + " or " + optionName("train_data_output_path") + " / "
+                        + optionName("eval_data_output_path") + ".");
     const fs::path metaDir = fs::path(rep.meta_path).parent_path();
     rep.labels_path = (metaDir / "labels.txt").string();
     rep.report_path = (metaDir / "prepare_report.json").string();

@@ -2,6 +2,7 @@
 #include "core/prepare/exampledata.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
@@ -376,7 +377,8 @@ ExampleDataPaths ensureExampleData(const std::string &cacheDir, const PreparePro
         // Every file operation above may fail on an odd cache folder (read-only, /proc, full):
         // name the path and the reason, never let the exception escape unexplained.
         const ErrorText t = describeException(std::make_exception_ptr(e), cacheDir);
-        throw Error(t.field, t.message, "choose a writable cache folder (--cache_dir, or set XDG_CACHE_HOME)");
+        throw Error(t.field, t.message,
+                    "choose a writable cache folder (" + optionName("cache_dir") + ", or set XDG_CACHE_HOME)");
     }
 }
 

@@ -2,6 +2,7 @@
 // The GLUE readers of prepareData(): the TSV layouts of tensorflow/models
 // official/nlp/data/classifier_data_lib.py (CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI),
 // read like its csv.reader(delimiter="\t", quotechar=None).
+#include "core/config/optionwords.h"
 #include "core/prepare/preparesource.h"
 #include "core/prepare/textrows.h"
 
@@ -132,12 +133,13 @@ void readGlue(const PrepareOptions &o, bool wantTest, SourceSplits &s, ReadNotes
         throw Error("mnli_type", "Invalid `mnli_type`: " + o.mnli_type, "Use matched or mismatched.");
     if (!o.label_list.empty())
         throw Error("label_list", "the GLUE task " + n + " has a fixed label set",
-                    "Leave out --label_list, or prepare the files as --classification_task_name=tsv.");
+                    "Leave out " + optionName("label_list") + ", or prepare the files as "
+                        + optionSetting("classification_task_name", "tsv") + ".");
     const std::string mnli = o.mnli_type;
     const std::string train = findFile(o.input_data_dir, "train.tsv");
     if (train.empty())
         throw Error(o.input_data_dir, "no train.tsv in this folder",
-                    "Point --input_data_dir at the unpacked GLUE task folder (e.g. glue_data/" + n + ").");
+                    "Point " + optionName("input_data_dir") + " at the unpacked GLUE task folder (e.g. glue_data/" + n + ").");
     s.train = readGlueFile(train, g, false, o, notes);
     const std::string dev = findFile(o.input_data_dir, n == "MNLI" ? "dev_" + mnli + ".tsv" : "dev.tsv");
     if (!dev.empty()) {
@@ -148,7 +150,7 @@ void readGlue(const PrepareOptions &o, bool wantTest, SourceSplits &s, ReadNotes
         const std::string test = findFile(o.input_data_dir, n == "MNLI" ? "test_" + mnli + ".tsv" : "test.tsv");
         if (test.empty())
             throw Error(o.input_data_dir, "a test output was requested but there is no test.tsv",
-                        "Leave out --test_data_output_path, or add the file.");
+                        "Leave out " + optionName("test_data_output_path") + ", or add the file.");
         s.test = readGlueFile(test, g, true, o, notes);
         s.hasTest = true;
     }

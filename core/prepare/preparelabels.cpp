@@ -2,6 +2,7 @@
 // The label rules of prepareData() (docs/file-formats.md, "Labels"): a fixed list
 // (--label_list, as the get_labels() of tensorflow/models' classifier_data_lib.py processors),
 // or the training labels; numbers written differently ("1", "1.0", "+1") are one class.
+#include "core/config/optionwords.h"
 #include "core/prepare/preparesource.h"
 
 #include "core/util/error.h"
@@ -55,10 +56,10 @@ std::vector<std::string> parseLabelList(const std::string &list)
             e = list.size();
         const std::string name = trimmed(list.substr(b, e - b));
         if (name.empty())
-            throw Error("label_list", "an entry of --label_list is empty ('" + list + "')",
-                        "Give the labels separated by commas, e.g. --label_list=neg,pos.");
+            throw Error("label_list", "an entry of " + optionName("label_list") + " is empty ('" + list + "')",
+                        "Give the labels separated by commas, e.g. " + optionSetting("label_list", "neg,pos") + ".");
         if (std::find(out.begin(), out.end(), name) != out.end())
-            throw Error("label_list", "the label '" + name + "' appears twice in --label_list",
+            throw Error("label_list", "the label '" + name + "' appears twice in " + optionName("label_list"),
                         "Name each label once.");
         out.push_back(name);
         b = e + 1;
@@ -168,7 +169,7 @@ std::vector<std::string> labelsFromTraining(const PrepareOptions &o, SourceSplit
         throw Error(o.input_data_dir, "the training data has " + std::to_string(labels.size())
                                           + " distinct label(s) in column '" + s.label_column
                                           + "'; a classifier needs at least 2",
-                    "Check --label_column.");
+                    "Check " + optionName("label_column") + ".");
     return labels;
 }
 
@@ -205,7 +206,8 @@ void applyLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes, con
                     continue;
                 }
             }
-            const std::string source = fromList ? "--label_list" : (!s.labels.empty() ? "the task" : "the training data");
+            const std::string source =
+                fromList ? optionName("label_list") : (!s.labels.empty() ? "the task" : "the training data");
             badRow(o.skip_bad_rows, notes, ex.where,
                    "the label '" + ex.label + "' is not one of the labels of " + source + " (" + joinNames(labels) + ")",
                    fromList ? "Fix the label" : "Fix the label (check for typos and stray characters)", "to skip the row",
@@ -240,7 +242,7 @@ void assignLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes)
         labels = labelsFromTraining(o, s, notes, warnedSpellings);
     if (labels.size() < 2)
         throw Error("label_list", "a classifier needs at least 2 labels, got " + std::to_string(labels.size()),
-                    "Name every class, e.g. --label_list=neg,pos.");
+                    "Name every class, e.g. " + optionSetting("label_list", "neg,pos") + ".");
     applyLabels(o, s, notes, labels, warnedSpellings);
     s.labels = labels;
 }

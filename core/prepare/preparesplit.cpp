@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/prepare/preparesplit.h"
 
+#include "core/config/optionwords.h"
 #include "core/prepare/badrows.h"
 #include "core/util/error.h"
 
@@ -152,7 +153,7 @@ void splitAsFile(const PrepareOptions &o, Sorted &d, PrepareReport &rep)
     }
     if (!missing.empty())
         throw Error(o.split_file, namedCount(missing, "row(s) of the input are not in the split file"),
-                    "Use the split.jsonl of a prepare of the same input, or leave out --split_file.");
+                    "Use the split.jsonl of a prepare of the same input, or leave out " + optionName("split_file") + ".");
     d.train = std::move(train);
     d.eval = std::move(eval);
     rep.split_method = "split_file";
@@ -226,7 +227,7 @@ void splitAndCount(const PrepareOptions &o, const SourceSplits &src, Sorted &d, 
     rep.split_method = src.hasEval ? "dev" : "none";
     if (!o.split_file.empty() && src.hasEval)
         throw Error("split_file", "the input has a dev file, which is the eval set; a split file cannot choose it",
-                    "Leave out --split_file, or remove the dev file.");
+                    "Leave out " + optionName("split_file") + ", or remove the dev file.");
     if (!src.hasEval && !rep.eval_path.empty() && !o.split_file.empty())
         splitAsFile(o, d, rep);
     else if (!src.hasEval && !rep.eval_path.empty())

@@ -2,6 +2,7 @@
 // The generic "tsv" / "csv" / "jsonl" / "json" reader of prepareData(): the columns (a header
 // row, or the records' keys) are found by readTextInput(), the reader classify uses too; every
 // row must have as many fields as the header (docs/file-formats.md, "Raw text for Prepare data").
+#include "core/config/optionwords.h"
 #include "core/prepare/preparesource.h"
 #include "core/prepare/textinput.h"
 
@@ -142,11 +143,13 @@ void readTable(const PrepareOptions &o, TextFileFormat format, SourceSplits &s, 
                     found.push_back(name);
             }
             std::sort(found.begin(), found.end());
-            std::string hint = "Pass the data file itself as --input_data_dir, or name it train" + ext + ".";
+            std::string hint =
+                "Pass the data file itself as " + optionName("input_data_dir") + ", or name it train" + ext + ".";
             if (!found.empty())
-                hint = "The folder holds " + joinQuoted(found) + ": pass the data file itself as --input_data_dir "
-                       "(e.g. --input_data_dir=" + (fs::path(o.input_data_dir) / found[0]).string() + "), or name it train"
-                       + ext + ".";
+                hint = "The folder holds " + joinQuoted(found) + ": pass the data file itself as "
+                       + optionName("input_data_dir") + " (e.g. "
+                       + optionSetting("input_data_dir", (fs::path(o.input_data_dir) / found[0]).string())
+                       + "), or name it train" + ext + ".";
             throw Error(o.input_data_dir, "no train" + ext + " in this folder", hint);
         }
         s.train = readTableFile(train, format, o, true, names, s, notes);

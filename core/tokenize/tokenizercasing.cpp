@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/tokenize/tokenizercasing.h"
 
+#include "core/config/optionwords.h"
 #include "core/tokenize/vocab.h"
 
 #include <exception>
@@ -53,7 +54,8 @@ TokenizerCasing resolveCasing(const std::vector<RecordedCasing> &recorded, const
                 + std::string(upper ? "cased (do_lower_case=false): " + std::to_string(upper) + " piece(s) of "
                                     : "uncased (do_lower_case=true): no piece of ")
                 + vocabPath + (upper ? " hold capital letters" : " holds a capital letter")
-                + ". Pass --do_lower_case=true or false if that is wrong (the data's casing: how it was prepared)";
+                + ". " + PassOption("do_lower_case", "true or false")
+                + " if that is wrong (the data's casing: how it was prepared)";
             return c;
         } catch (const std::exception &) {
             // an unreadable vocab tells nothing; the caller names the vocab where it reads it
@@ -61,7 +63,8 @@ TokenizerCasing resolveCasing(const std::vector<RecordedCasing> &recorded, const
     }
     c.source = "unknown";
     c.warning = "no casing is recorded with the data or the model, and there is no vocab.txt to "
-                "infer it from; the texts are lower-cased (do_lower_case=true). Pass --do_lower_case=true or false";
+                "infer it from; the texts are lower-cased (do_lower_case=true). "
+                + PassOption("do_lower_case", "true or false");
     return c;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/tokenize/vocab.h"
 
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 #include <fstream>
@@ -47,13 +48,14 @@ Vocab Vocab::load(const std::string &path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(path, "cannot open the vocab file",
-                    "Pass the vocab.txt that belongs to the model (--vocab_file).");
+                    "Pass the vocab.txt that belongs to the model (" + optionName("vocab_file") + ").");
     std::vector<std::string> tokens;
     std::string line;
     while (std::getline(in, line))
         tokens.push_back(strip(line));
     if (tokens.empty())
-        throw Error(path, "the vocab file is empty", "Pass the vocab.txt that belongs to the model (--vocab_file).");
+        throw Error(path, "the vocab file is empty",
+                    "Pass the vocab.txt that belongs to the model (" + optionName("vocab_file") + ").");
     Vocab v = fromTokens(std::move(tokens));
     v.m_path = path;
     return v;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/classifierdataset.h"
 #include "core/prepare/dataprep.h"
+#include "core/config/optionwords.h"
 #include "core/events/stoptoken.h"
 #include "core/data/example.pb.h"
 #include "core/data/examplecodec.h"
@@ -32,6 +33,24 @@ std::vector<ClassifierRecord> readRecords(const std::string &path, const RecordS
     }
     return out;
 }
+
+/// The hint (or, with `what`, the message) of prepareData(o)'s error; "" when it succeeds.
+std::string prepareError(const PrepareOptions &o, bool what = false)
+{
+    try {
+        prepareData(o);
+    } catch (const Error &e) {
+        return what ? std::string(e.what()) : e.hint();
+    }
+    return {};
+}
+
+/// Sets the process-wide option wording for a scope and puts the command line's back after it.
+struct WordingScope
+{
+    explicit WordingScope(OptionWording w) { setOptionWording(w); }
+    ~WordingScope() { setOptionWording(OptionWording::CommandLine); }
+};
 
 // A small vocab: specials + a few words.
 const std::vector<std::string> kVocab = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "hello", "world", "spam", "ham",
@@ -293,6 +312,53 @@ private Q_SLOTS:
         }
         QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/out/input_meta_data.json")));
         QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/out/train.tf_record")));
+    }
+
+    /// Prepare's hints name options in the words of the front-end that shows them: flags on the
+    /// command line, the window's fields ("fill in “Input data”") in the window.
+    void messagesInWindowWording()
+    {
+        const QString mrpc = sub(QStringLiteral("MRPC-words"));
+        writeText(mrpc + QStringLiteral("/train.tsv"),
+                  "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\thello world\thello\n0\t3\t4\tbad\tgood\n");
+        PrepareOptions glue;
+        glue.input_data_dir = mrpc.toStdString();
+        glue.classification_task_name = "MRPC";
+        glue.label_list = "0,1";
+        glue.vocab_file = m_vocab;
+        glue.output_dir = sub(QStringLiteral("out-words")).toStdString();
+        PrepareOptions noInput;
+        noInput.vocab_file = m_vocab;
+        const QString labelled = sub(QStringLiteral("folders-words"));
+        writeText(labelled + QStringLiteral("/ham/h.txt"), "hello world");
+        writeText(labelled + QStringLiteral("/spam/s.txt"), "buy now");
+        PrepareOptions noOutput;
+        noOutput.input_data_dir = labelled.toStdString();
+        noOutput.vocab_file = m_vocab;
+        PrepareOptions emptyLabel = noOutput;
+        emptyLabel.output_dir = sub(QStringLiteral("out-words")).toStdString();
+        emptyLabel.label_list = "ham,,spam";
+
+        QCOMPARE(prepareError(noInput), std::string("Pass --input_data_dir=<folder or file>."));
+        QCOMPARE(prepareError(glue), std::string("Leave out --label_list, or prepare the files as "
+                                                 "--classification_task_name=tsv."));
+        QCOMPARE(prepareError(noOutput), std::string("Pass --output_dir=<folder> (all outputs under default names) "
+                                                     "or --meta_data_file_path."));
+        QCOMPARE(prepareError(emptyLabel, true), std::string("an entry of --label_list is empty ('ham,,spam')"));
+        {
+            WordingScope window(OptionWording::Window);
+            QCOMPARE(prepareError(noInput), std::string("Fill in \u201cInput data\u201d."));
+            QCOMPARE(prepareError(glue), std::string("Leave out \u201cLabel list\u201d, or prepare the files as "
+                                                     "\u201cFormat\u201d = tsv."));
+            // a flag the window has no field for keeps its name
+            QCOMPARE(prepareError(noOutput), std::string("Fill in \u201cOutput folder\u201d (all outputs under "
+                                                         "default names) or --meta_data_file_path."));
+            QCOMPARE(prepareError(emptyLabel, true),
+                     std::string("an entry of \u201cLabel list\u201d is empty ('ham,,spam')"));
+            QCOMPARE(prepareError(emptyLabel),
+                     std::string("Give the labels separated by commas, e.g. \u201cLabel list\u201d = neg,pos."));
+        }
+        QCOMPARE(optionWording(), OptionWording::CommandLine);
     }
 
     void cancelWritesNothing()
