@@ -116,29 +116,10 @@ void LossPlot::buildBaseline()
     QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
     QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
     d->overlays = std::make_unique<PlotOverlays>(d->plot, x, y, y2);
-    QPen baselinePen(QColor(110, 110, 110), 1.5, Qt::DashLine);
-    d->baselineKey = d->plot->addGraph(x, y2);
-    d->baselineKey->setPen(baselinePen);
-    d->baselineKey->setName(tr("majority-class baseline"));
-    d->baselineKey->removeFromLegend();
-    d->baselineLine = new QCPItemStraightLine(d->plot);
-    d->baselineLine->setClipAxisRect(d->lossRect);
-    d->baselineLine->setPen(baselinePen);
-    for (QCPItemPosition *p : {d->baselineLine->point1, d->baselineLine->point2})
-        p->setAxes(x, y2);
-    d->baselineLine->setVisible(false);
+    d->baseline.build(d->plot, d->lossRect, x, y2, QPen(QColor(110, 110, 110), 1.5, Qt::DashLine),
+                      tr("majority-class baseline"));
     // The bag-of-words baseline: dashed too, in a colour of its own (no series uses it).
-    const QPen bowPen(QColor(150, 80, 160), 1.5, Qt::DashLine);
-    d->bowKey = d->plot->addGraph(x, y2);
-    d->bowKey->setPen(bowPen);
-    d->bowKey->setName(tr("bag of words"));
-    d->bowKey->removeFromLegend();
-    d->bowLine = new QCPItemStraightLine(d->plot);
-    d->bowLine->setClipAxisRect(d->lossRect);
-    d->bowLine->setPen(bowPen);
-    for (QCPItemPosition *p : {d->bowLine->point1, d->bowLine->point2})
-        p->setAxes(x, y2);
-    d->bowLine->setVisible(false);
+    d->bow.build(d->plot, d->lossRect, x, y2, QPen(QColor(150, 80, 160), 1.5, Qt::DashLine), tr("bag of words"));
 }
 
 void LossPlot::buildLegend()

@@ -54,6 +54,52 @@ struct Points
     int size() const { return int(step.size()); }
 };
 
+/// A baseline accuracy the run should beat (the majority class, the bag-of-words model): a
+/// dashed line across the loss rectangle on the accuracy axis, and a legend entry of its own
+/// (a graph without data) that names its value. Hidden until set to a finite value.
+struct BaselineLine
+{
+    QCPGraph *key = nullptr;
+    QCPItemStraightLine *line = nullptr;
+    double value = std::numeric_limits<double>::quiet_NaN();
+
+    /// Creates the hidden line in `rect` on the axes `x` and `y2`, and its legend entry `name`
+    /// (kept out of the legend until shown).
+    void build(QCustomPlot *plot, QCPAxisRect *rect, QCPAxis *x, QCPAxis *y2, const QPen &pen, const QString &name)
+    {
+        key = plot->addGraph(x, y2);
+        key->setPen(pen);
+        key->setName(name);
+        key->removeFromLegend();
+        line = new QCPItemStraightLine(plot);
+        line->setClipAxisRect(rect);
+        line->setPen(pen);
+        for (QCPItemPosition *p : {line->point1, line->point2})
+            p->setAxes(x, y2);
+        line->setVisible(false);
+    }
+
+    /// Shows the line at `v` with the legend entry `name`, or hides it when `v` is not finite.
+    /// Returns false (and changes nothing) when it already shows `v`, or is already hidden.
+    bool set(double v, const QString &name)
+    {
+        const bool show = std::isfinite(v);
+        if (show == std::isfinite(value) && (!show || v == value))
+            return false;
+        value = v;
+        line->setVisible(show);
+        if (show) {
+            line->point1->setCoords(0, v);
+            line->point2->setCoords(1, v);
+            key->setName(name);
+            key->addToLegend();
+        } else {
+            key->removeFromLegend();
+        }
+        return true;
+    }
+};
+
 } // namespace lossplotdetail
 
 using namespace lossplotdetail; // this header is included only by lossplot*.cpp
@@ -70,13 +116,8 @@ struct LossPlot::Private
     /// `text` as the live run's legend entry: "<run>: <text>" when the run has a name.
     QString named(const QString &text) const { return runName.isEmpty() ? text : runName + QStringLiteral(": ") + text; }
     QCPGraph *lr = nullptr, *planned = nullptr;
-    QCPGraph *baselineKey = nullptr;          // legend entry of the baseline line (no data)
-    QCPItemStraightLine *baselineLine = nullptr;
-    double baseline = std::numeric_limits<double>::quiet_NaN();
-    // The bag-of-words baseline (prepare_report.json): a second dashed line, its own legend entry.
-    QCPGraph *bowKey = nullptr;
-    QCPItemStraightLine *bowLine = nullptr;
-    double bow = std::numeric_limits<double>::quiet_NaN();
+    BaselineLine baseline; ///< the majority class of the eval data
+    BaselineLine bow;      ///< the bag-of-words baseline (prepare_report.json), in a colour of its own
     Points trainData, lrData, evalLossData, evalAccData, evalNspData;
     std::vector<double> plannedStep, plannedLr;
     std::unique_ptr<PlotOverlays> overlays;

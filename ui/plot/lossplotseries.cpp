@@ -109,47 +109,23 @@ int LossPlot::comparisonRunCount() const { return d->overlays->count(); }
 
 void LossPlot::setAccuracyBaseline(double accuracy)
 {
-    const bool show = std::isfinite(accuracy);
-    if (show == std::isfinite(d->baseline) && (!show || accuracy == d->baseline))
-        return;
-    d->baseline = accuracy;
-    d->baselineLine->setVisible(show);
-    if (show) {
-        d->baselineLine->point1->setCoords(0, accuracy);
-        d->baselineLine->point2->setCoords(1, accuracy);
-        d->baselineKey->setName(tr("majority-class baseline (%1)").arg(accuracy, 0, 'f', 2));
-        d->baselineKey->addToLegend();
-    } else {
-        d->baselineKey->removeFromLegend();
-    }
-    d->scheduleReplot();
+    if (d->baseline.set(accuracy, tr("majority-class baseline (%1)").arg(accuracy, 0, 'f', 2)))
+        d->scheduleReplot();
 }
 
-double LossPlot::accuracyBaseline() const { return d->baseline; }
+double LossPlot::accuracyBaseline() const { return d->baseline.value; }
 
 void LossPlot::setBagOfWordsBaseline(double accuracy)
 {
-    const bool show = std::isfinite(accuracy);
-    if (show == std::isfinite(d->bow) && (!show || accuracy == d->bow))
-        return;
-    d->bow = accuracy;
-    d->bowLine->setVisible(show);
-    if (show) {
-        d->bowLine->point1->setCoords(0, accuracy);
-        d->bowLine->point2->setCoords(1, accuracy);
-        d->bowKey->setName(tr("bag of words: %1").arg(accuracy, 0, 'f', 2));
-        d->bowKey->addToLegend();
-    } else {
-        d->bowKey->removeFromLegend();
-    }
-    d->scheduleReplot();
+    if (d->bow.set(accuracy, tr("bag of words: %1").arg(accuracy, 0, 'f', 2)))
+        d->scheduleReplot();
 }
 
-double LossPlot::bagOfWordsBaseline() const { return d->bow; }
+double LossPlot::bagOfWordsBaseline() const { return d->bow.value; }
 
 QString LossPlot::bagOfWordsBaselineLabel() const
 {
-    return std::isfinite(d->bow) && d->plot->legend->hasItemWithPlottable(d->bowKey) ? d->bowKey->name() : QString();
+    return std::isfinite(d->bow.value) && d->plot->legend->hasItemWithPlottable(d->bow.key) ? d->bow.key->name() : QString();
 }
 
 double LossPlot::smoothing() const { return d->smoothing; }
