@@ -35,6 +35,27 @@ void ExampleLoader::showProgressDialog(const QString &title)
     m_progress->setValue(0);
 }
 
+template<typename T, typename Work, typename Done>
+void ExampleLoader::runJob(Work work, const QString &stageText, const QString &cancelledText, Done done)
+{
+    m_job = runBackgroundJob<T>(
+        this, std::move(work),
+        [this, cancelledText, done = std::move(done)](JobOutcome<T> outcome) {
+            m_progress->reset();
+            m_progress->hide();
+            if (outcome.cancelled)
+                Q_EMIT logMessage(cancelledText);
+            else if (!outcome.ok())
+                Q_EMIT failed(outcome.error);
+            else
+                done(*outcome.value);
+        },
+        [this, stageText](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_progress->setLabelText(stageText.arg(stage));
+        });
+}
+
 void ExampleLoader::startLesson()
 {
     if (m_job.isRunning())
@@ -44,8 +65,7 @@ void ExampleLoader::startLesson()
     Q_EMIT logMessage(tr("Preparing the pretraining lesson in %1 (the example's mails without their labels, and 200 "
                          "labelled ones)")
                           .arg(QDir(QString::fromStdString(cacheDir)).filePath(QStringLiteral("pretraining-lesson"))));
-    m_job = runBackgroundJob<std::vector<PretrainingLessonRun>>(
-        this,
+    runJob<std::vector<PretrainingLessonRun>>(
         [cacheDir](const JobControl &job) {
             auto report = [&job](double fraction, const std::string &stage) {
                 job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
@@ -59,20 +79,8 @@ void ExampleLoader::startLesson()
             const PretrainingLessonData d = preparePretrainingLesson(o, report, job.stopToken());
             return pretrainingLessonRuns(o, d);
         },
-        [this](JobOutcome<std::vector<PretrainingLessonRun>> outcome) {
-            m_progress->reset();
-            m_progress->hide();
-            if (outcome.cancelled)
-                Q_EMIT logMessage(tr("Lesson preparation cancelled."));
-            else if (!outcome.ok())
-                Q_EMIT failed(outcome.error);
-            else
-                Q_EMIT lessonPrepared(*outcome.value);
-        },
-        [this](int value, const QString &stage) {
-            m_progress->setValue(value);
-            m_progress->setLabelText(tr("Preparing the pretraining lesson: %1").arg(stage));
-        });
+        tr("Preparing the pretraining lesson: %1"), tr("Lesson preparation cancelled."),
+        [this](const std::vector<PretrainingLessonRun> &runs) { Q_EMIT lessonPrepared(runs); });
 }
 
 void ExampleLoader::start()
@@ -83,8 +91,7 @@ void ExampleLoader::start()
     const std::string cacheDir = defaultExampleCacheDir();
     Q_EMIT logMessage(tr("Opening the example project (first use downloads and prepares the SpamAssassin corpus into %1)")
                           .arg(QString::fromStdString(cacheDir)));
-    m_job = runBackgroundJob<ExampleDataPaths>(
-        this,
+    runJob<ExampleDataPaths>(
         [cacheDir](const JobControl &job) {
             ExampleDataPaths paths = ensureExampleData(
                 cacheDir,
@@ -110,20 +117,8 @@ void ExampleLoader::start()
             }
             return paths;
         },
-        [this](JobOutcome<ExampleDataPaths> outcome) {
-            m_progress->reset();
-            m_progress->hide();
-            if (outcome.cancelled)
-                Q_EMIT logMessage(tr("Example preparation cancelled."));
-            else if (!outcome.ok())
-                Q_EMIT failed(outcome.error);
-            else
-                Q_EMIT prepared(*outcome.value);
-        },
-        [this](int value, const QString &stage) {
-            m_progress->setValue(value);
-            m_progress->setLabelText(tr("Preparing the spam-detection example: %1").arg(stage));
-        });
+        tr("Preparing the spam-detection example: %1"), tr("Example preparation cancelled."),
+        [this](const ExampleDataPaths &paths) { Q_EMIT prepared(paths); });
 }
 
 TrainingOptions ExampleLoader::projectOptions(const ExampleDataPaths &paths)

@@ -51,6 +51,11 @@ Q_SIGNALS:
 
 private:
     void showProgressDialog(const QString &title);
+    /// Runs `work` (a JobControl's job returning T) as the job behind the progress dialog, each
+    /// stage shown as `stageText` with the stage for %1. At its end the dialog is hidden; then a
+    /// cancelled job logs `cancelledText`, a failed one emits failed(), else `done` gets the value.
+    template<typename T, typename Work, typename Done>
+    void runJob(Work work, const QString &stageText, const QString &cancelledText, Done done);
 
     QWidget *m_window;
     QProgressDialog *m_progress = nullptr;
