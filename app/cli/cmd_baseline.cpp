@@ -80,10 +80,8 @@ int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::os
     BagOfWordsBaseline b;
     try {
         b = bagOfWordsBaselineOfPreparedData(paths, options);
-    } catch (const Error &) {
-        return reportCurrentException(err, "baseline", kExitInvalid);
     } catch (...) {
-        return reportCurrentException(err, "baseline", kExitRuntime);
+        return reportCommandException(err, "baseline");
     }
     out << bagOfWordsLine(b) << "\n";
     if (b.fitted())

@@ -300,10 +300,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
         else
             printResults(classifier.classifyAll(inputs, f.batchSize), names, pairs, f.format, out);
         return kExitOk;
-    } catch (const Error &) {
-        return reportCurrentException(err, "classify", kExitInvalid);
     } catch (...) {
-        return reportCurrentException(err, "classify", kExitRuntime);
+        return reportCommandException(err, "classify");
     }
 }
 

@@ -99,10 +99,8 @@ int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::
                 << " (tensorboard --logdir " << projectorDir << ", Projector tab)\n";
         }
         return kExitOk;
-    } catch (const Error &) {
-        return reportCurrentException(err, "embeddings", kExitInvalid);
     } catch (...) {
-        return reportCurrentException(err, "embeddings", kExitRuntime);
+        return reportCommandException(err, "embeddings");
     }
 }
 

@@ -87,10 +87,8 @@ int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::os
                 }
         }
         return kExitOk;
-    } catch (const Error &) {
-        return reportCurrentException(err, "fill_mask", kExitInvalid);
     } catch (...) {
-        return reportCurrentException(err, "fill_mask", kExitRuntime);
+        return reportCommandException(err, "fill_mask");
     }
 }
 

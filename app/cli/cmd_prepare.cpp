@@ -245,14 +245,10 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
         const PrepareReport r = prepareData(o, progress);
         printPrepareReport(r, out, err);
         return kExitOk;
-    } catch (const Error &) {
-        if (tty)
-            err << "\n";
-        return reportCurrentException(err, "prepare", kExitInvalid); // bad input data or flags
     } catch (...) {
-        if (tty)
+        if (tty) // end the progress bar's line
             err << "\n";
-        return reportCurrentException(err, "prepare", kExitRuntime);
+        return reportCommandException(err, "prepare"); // 2: bad input data or flags
     }
 }
 

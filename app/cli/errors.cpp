@@ -2,6 +2,7 @@
 #include "app/cli/errors.h"
 
 #include "app/cli/commands.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <ostream>
@@ -63,6 +64,17 @@ int reportCurrentException(std::ostream &err, const std::string &fallbackField, 
     } catch (...) {
     }
     return reportError(err, text, exitCode);
+}
+
+int reportCommandException(std::ostream &err, const std::string &fallbackField)
+{
+    try {
+        throw;
+    } catch (const Error &) {
+        return reportCurrentException(err, fallbackField, kExitInvalid);
+    } catch (...) {
+        return reportCurrentException(err, fallbackField, kExitRuntime);
+    }
 }
 
 int reportInvalidConfiguration(std::ostream &err, const Diagnostics &diagnostics)

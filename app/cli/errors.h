@@ -28,6 +28,11 @@ std::string cliFieldHint(const FieldProblem &problem);
 /// each distinct fix of a BadRowsError's rows) is worded by cliFieldHint.
 int reportCurrentException(std::ostream &err, const std::string &fallbackField, int exitCode = 1);
 
+/// reportCurrentException with the exit code a command's failure calls for: kExitInvalid (2)
+/// for a wb::Error (the input, the flags or the files are wrong), kExitRuntime (1) for any
+/// other exception. Call it in a catch (...).
+int reportCommandException(std::ostream &err, const std::string &fallbackField);
+
 /// Prints the errors of a failed pre-flight check (warnings left out) and the
 /// "N problem(s) found; nothing was run." line. Returns kExitInvalid (2).
 int reportInvalidConfiguration(std::ostream &err, const Diagnostics &diagnostics);
