@@ -51,11 +51,7 @@ void LossPlot::buildCanvas()
 
 void LossPlot::buildAxes()
 {
-    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
-    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
-    QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
-    QCPAxis *lrX = d->lrRect->axis(QCPAxis::atBottom);
-    QCPAxis *lrY = d->lrRect->axis(QCPAxis::atLeft);
+    const auto [x, y, y2, lrX, lrY] = d->axes();
     y->setLabel(tr("loss"));
     y2->setVisible(true);
     y2->setLabel(tr("eval accuracy"));
@@ -76,11 +72,7 @@ void LossPlot::buildAxes()
 
 void LossPlot::buildGraphs()
 {
-    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
-    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
-    QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
-    QCPAxis *lrX = d->lrRect->axis(QCPAxis::atBottom);
-    QCPAxis *lrY = d->lrRect->axis(QCPAxis::atLeft);
+    const auto [x, y, y2, lrX, lrY] = d->axes();
     d->raw = d->plot->addGraph(x, y);
     d->raw->setName(tr("train loss (raw)"));
     QColor faint = kLossColour;
@@ -112,14 +104,12 @@ void LossPlot::buildGraphs()
 
 void LossPlot::buildBaseline()
 {
-    QCPAxis *x = d->lossRect->axis(QCPAxis::atBottom);
-    QCPAxis *y = d->lossRect->axis(QCPAxis::atLeft);
-    QCPAxis *y2 = d->lossRect->axis(QCPAxis::atRight);
-    d->overlays = std::make_unique<PlotOverlays>(d->plot, x, y, y2);
-    d->baseline.build(d->plot, d->lossRect, x, y2, QPen(QColor(110, 110, 110), 1.5, Qt::DashLine),
+    const Private::Axes a = d->axes();
+    d->overlays = std::make_unique<PlotOverlays>(d->plot, a.x, a.y, a.y2);
+    d->baseline.build(d->plot, d->lossRect, a.x, a.y2, QPen(QColor(110, 110, 110), 1.5, Qt::DashLine),
                       tr("majority-class baseline"));
     // The bag-of-words baseline: dashed too, in a colour of its own (no series uses it).
-    d->bow.build(d->plot, d->lossRect, x, y2, QPen(QColor(150, 80, 160), 1.5, Qt::DashLine), tr("bag of words"));
+    d->bow.build(d->plot, d->lossRect, a.x, a.y2, QPen(QColor(150, 80, 160), 1.5, Qt::DashLine), tr("bag of words"));
 }
 
 void LossPlot::buildLegend()

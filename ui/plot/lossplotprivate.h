@@ -134,6 +134,33 @@ struct LossPlot::Private
     QComboBox *xCombo = nullptr;
     QCheckBox *logBox = nullptr;
 
+    /// The axes the curves are drawn on: the loss rectangle's step (x), loss (y) and accuracy
+    /// (y2) axes; the learning-rate rectangle's step (lrX) and rate (lrY) axes.
+    struct Axes
+    {
+        QCPAxis *x, *y, *y2, *lrX, *lrY;
+    };
+    Axes axes() const
+    {
+        return {lossRect->axis(QCPAxis::atBottom), lossRect->axis(QCPAxis::atLeft), lossRect->axis(QCPAxis::atRight),
+                lrRect->axis(QCPAxis::atBottom), lrRect->axis(QCPAxis::atLeft)};
+    }
+
+    /// The graph that draws `s`.
+    QCPGraph *graph(Series s) const
+    {
+        switch (s) {
+        case Series::TrainLoss: return raw;
+        case Series::SmoothedTrainLoss: return smoothed;
+        case Series::EvalLoss: return evalLoss;
+        case Series::EvalAccuracy: return evalAcc;
+        case Series::EvalNextSentenceAccuracy: return evalNsp;
+        case Series::LearningRate: return lr;
+        case Series::PlannedLearningRate: return planned;
+        }
+        return nullptr;
+    }
+
     double key(double step, double wall, double runT0) const
     {
         switch (xMode) {

@@ -185,16 +185,8 @@ void LossPlot::resetView()
 
 int LossPlot::pointCount(Series s) const
 {
-    switch (s) {
-    case Series::TrainLoss: return d->raw->dataCount();
-    case Series::SmoothedTrainLoss: return d->smoothed->dataCount();
-    case Series::EvalLoss: return d->evalLoss->dataCount();
-    case Series::EvalAccuracy: return d->evalAcc->dataCount();
-    case Series::EvalNextSentenceAccuracy: return d->evalNsp->dataCount();
-    case Series::LearningRate: return d->lr->dataCount();
-    case Series::PlannedLearningRate: return d->planned->dataCount();
-    }
-    return 0;
+    const QCPGraph *g = d->graph(s);
+    return g ? g->dataCount() : 0;
 }
 
 bool LossPlot::exportCsv(const QString &path, Series s, QString *error) const
@@ -270,16 +262,8 @@ QString LossPlot::runName() const { return d->runName; }
 
 QString LossPlot::seriesName(Series s) const
 {
-    switch (s) {
-    case Series::TrainLoss: return d->raw->name();
-    case Series::SmoothedTrainLoss: return d->smoothed->name();
-    case Series::EvalLoss: return d->evalLoss->name();
-    case Series::EvalAccuracy: return d->evalAcc->name();
-    case Series::EvalNextSentenceAccuracy: return d->evalNsp->name();
-    case Series::LearningRate: return d->lr->name();
-    case Series::PlannedLearningRate: return d->planned->name();
-    }
-    return {};
+    const QCPGraph *g = d->graph(s);
+    return g ? g->name() : QString();
 }
 
 } // namespace wb
