@@ -126,29 +126,22 @@ TrainingOptions ExampleLoader::projectOptions(const ExampleDataPaths &paths)
     TrainingOptions o;
     o.distribution_strategy = "one_device";
     o.num_gpus = 0;
-    if (!paths.pretrained_model.empty()) {
-        // Start from: the pretrained BERT-Tiny (its config, vocabulary, casing and weights).
+    const bool pretrained = !paths.pretrained_model.empty();
+    if (pretrained) // the pretrained BERT-Tiny's config, vocabulary, casing and weights
         o.pretrained_model = paths.pretrained_model;
-        o.input_meta_data_path = paths.meta_data_path;
-        o.train_data_path = paths.train_data_path;
-        o.eval_data_path = paths.eval_data_path;
-        o.model_dir = QDir(QString::fromStdString(paths.project_dir)).filePath(QStringLiteral("runs/pretrained-1")).toStdString();
-        o.train_batch_size = 32;
-        o.eval_batch_size = 64;
-        o.learning_rate = 1e-4; // the BERT miniatures' fine-tuning range (Turc et al. 2019: 1e-4, 5e-5, 3e-5)
-        o.num_train_epochs = 3;
-        o.num_eval_per_epoch = 2;
-        o.log_steps = 20;
-        return o;
-    }
-    o.bert_config_file = paths.bert_config_file;
+    else
+        o.bert_config_file = paths.bert_config_file;
     o.input_meta_data_path = paths.meta_data_path;
     o.train_data_path = paths.train_data_path;
     o.eval_data_path = paths.eval_data_path;
-    o.model_dir = QDir(QString::fromStdString(paths.project_dir)).filePath(QStringLiteral("runs/run-1")).toStdString();
+    o.model_dir = QDir(QString::fromStdString(paths.project_dir))
+                      .filePath(pretrained ? QStringLiteral("runs/pretrained-1") : QStringLiteral("runs/run-1"))
+                      .toStdString();
     o.train_batch_size = 32;
     o.eval_batch_size = 64;
-    o.learning_rate = 5e-4; // a small model trained from scratch tolerates a larger rate
+    // Pretrained: the BERT miniatures' fine-tuning range (Turc et al. 2019: 1e-4, 5e-5, 3e-5);
+    // a small model trained from scratch tolerates a larger rate.
+    o.learning_rate = pretrained ? 1e-4 : 5e-4;
     o.num_train_epochs = 3;
     o.num_eval_per_epoch = 2;
     o.log_steps = 20;
