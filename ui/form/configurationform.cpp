@@ -39,6 +39,18 @@ constexpr int kMaxRecent = 8;      // entries per recent-files list
 constexpr int kPathFieldChars = 34; // a path field narrower than this many average characters goes under its label
 constexpr int kRealDecimals = 1000; // digits a real text field takes after the point (Qt's default; was 12)
 
+/// A note under a field, across the form's row: italic plain text that wraps, named `objectName`.
+QLabel *newNoteLabel(const QString &objectName)
+{
+    auto *note = new QLabel;
+    note->setObjectName(objectName);
+    note->setWordWrap(true);
+    note->setTextFormat(Qt::PlainText);
+    QFont italic = note->font();
+    italic.setItalic(true);
+    note->setFont(italic);
+    return note;
+}
 
 /// What 0 shows in a number field: the zero meaning without its explanation in parentheses
 /// ("off (use TF_CONFIG …)" → "off"), which the tooltip gives, so it fits a narrow field.
@@ -156,13 +168,7 @@ void ConfigurationForm::buildTaskRow()
     m_task->setWhatsThis(m_task->toolTip());
     label->setWhatsThis(m_task->toolTip());
     row->addRow(label, m_task);
-    m_taskNote = new QLabel;
-    m_taskNote->setObjectName(QStringLiteral("taskNote"));
-    m_taskNote->setWordWrap(true);
-    m_taskNote->setTextFormat(Qt::PlainText);
-    QFont italic = m_taskNote->font();
-    italic.setItalic(true);
-    m_taskNote->setFont(italic);
+    m_taskNote = newNoteLabel(QStringLiteral("taskNote"));
     row->addRow(m_taskNote);
     m_layout->addLayout(row);
     connect(m_task, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] {
@@ -492,13 +498,7 @@ void ConfigurationForm::addRow(QFormLayout *form, const OptionSpec &spec, QWidge
     if (field == QLatin1String("pretrained_model")) {
         // Which of the files below the choice fills (those left empty); their fields keep
         // what the user typed.
-        m_startFromNote = new QLabel;
-        m_startFromNote->setObjectName(QStringLiteral("startFromNote"));
-        m_startFromNote->setWordWrap(true);
-        m_startFromNote->setTextFormat(Qt::PlainText);
-        QFont italic = m_startFromNote->font();
-        italic.setItalic(true);
-        m_startFromNote->setFont(italic);
+        m_startFromNote = newNoteLabel(QStringLiteral("startFromNote"));
         form->addRow(m_startFromNote); // under the picker, across the row
     }
 }
