@@ -3,6 +3,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/errors.h"
 
+#include "core/config/optionwords.h"
+
 #include <ostream>
 
 #ifndef WB_VERSION
@@ -39,6 +41,14 @@ int dispatch(const std::vector<std::string> &args, std::ostream &out, std::ostre
 
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
+    // The command line's words (flags), also when a process that shows the window runs a
+    // command in-process; the wording in force before comes back afterwards.
+    struct CommandLineWording
+    {
+        OptionWording before = optionWording();
+        CommandLineWording() { setOptionWording(OptionWording::CommandLine); }
+        ~CommandLineWording() { setOptionWording(before); }
+    } wording;
     // The one place nothing escapes: whatever a command did not handle (std, filesystem,
     // c10 or unknown exceptions) becomes an "error:" line and exit code 1.
     try {

@@ -110,7 +110,9 @@ std::function<void(double fraction, const std::string &stage)> prepareProgressPr
 /// ("bag-of-words baseline (…): eval_accuracy = 0.9700, eval_macro_f1 = …", or "… none (why)").
 std::string bagOfWordsLine(const BagOfWordsBaseline &baseline);
 
-/// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version.
+/// Dispatches `bert-workbench-cli <command> [flags]`; handles --help and --version. Messages name
+/// options in the command line's words (core/config/optionwords.h) while it runs, whichever
+/// wording the process had before (restored afterwards).
 int runCli(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 
 } // namespace wb::cli

@@ -2,6 +2,7 @@
 #include "core/hub/preparetokenizer.h"
 
 #include "core/config/bertconfig.h"
+#include "core/config/optionwords.h"
 #include "core/util/error.h"
 
 namespace wb {
@@ -20,7 +21,8 @@ Diagnostics applyPretrainedTokenizer(const PretrainedModel &model, const std::st
             throw Error("max_seq_length",
                         std::to_string(t.max_seq_length) + " tokens is more than " + name
                             + " was trained for (max_position_embeddings " + most + ")",
-                        "Set max_seq_length to " + most + " or less.");
+                        "Set " + (optionWording() == OptionWording::Window ? optionName("max_seq_length") : "max_seq_length")
+                            + " to " + most + " or less.");
         said.info("max_seq_length", std::to_string(t.max_seq_length) + " → " + most + ", the most " + name
                                         + " was trained for (max_position_embeddings)");
         t.max_seq_length = cfg->max_position_embeddings;

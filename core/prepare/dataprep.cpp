@@ -103,10 +103,11 @@ void checkOptions(const PrepareOptions &o)
     if (!fs::exists(o.input_data_dir))
         throw Error("input_data_dir", "'" + o.input_data_dir + "' does not exist", "Check the path.");
     if (o.vocab_file.empty())
-        // create_finetuning_data.py's own message on the command line; the window names its field.
+        // create_finetuning_data.py's own message on the command line; the window shows the field
+        // ("“Vocabulary”: no vocabulary was chosen …").
         throw Error("vocab_file",
                     optionWording() == OptionWording::Window
-                        ? optionName("vocab_file") + " is empty: choose the WordPiece vocab.txt."
+                        ? "no vocabulary was chosen: choose the model's WordPiece vocab.txt."
                         : "FLAG vocab_file for word-piece tokenizer is not specified.",
                     PassOption("vocab_file", "vocab.txt") + " (the vocab of the model you will fine-tune).");
     Diagnostics diag;

@@ -238,9 +238,10 @@ private Q_SLOTS:
         QCOMPARE(listedFiles(d.resultText().toStdString()), expected);
         QCOMPARE(listedFiles(out), expected);
         QCOMPARE(filesUnder(windowTarget), filesUnder(cliTarget));
-        // The notes are the same too (the run's files fill the options, one_device).
+        // The notes are the same too (the run's files fill the options, one_device), each in its
+        // front-end's words: the window names the field, the command line the flag.
         const QString text = d.resultText();
-        QVERIFY2(text.contains(QStringLiteral("note: --distribution_strategy not given: one_device (export runs in "
+        QVERIFY2(text.contains(QStringLiteral("note: “Distribution strategy” not given: one_device (export runs in "
                                               "this process)")),
                  qPrintable(text));
         QVERIFY2(err.find("note: --distribution_strategy not given: one_device (export runs in this process)")

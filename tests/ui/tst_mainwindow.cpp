@@ -708,7 +708,7 @@ void tst_MainWindow::missingModelDirIsAValidationError()
     QCOMPARE(w.runSession()->lastValidation().items().front().field, std::string("model_dir"));
     QCOMPARE(w.runSession()->validationDialog()->text(), QStringLiteral("Model directory: no model_dir was given"));
     QVERIFY2(w.runSession()->validationDialog()->informativeText().contains(
-                 QStringLiteral("set “Model directory” to <directory for checkpoints and metrics>")),
+                 QStringLiteral("fill in “Model directory”")),
              qPrintable(w.runSession()->validationDialog()->informativeText()));
     QVERIFY(!w.runSession()->controller()->isRunning());
 }

@@ -98,8 +98,8 @@ private Q_SLOTS:
         QSignalSpy failed(&d, &PrepareDataDialog::failed);
         d.start();
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
-        QCOMPARE(d.lastError(), QStringLiteral("vocab_file: “Vocabulary” is empty: choose the WordPiece vocab.txt.\n"
-                                               "Fill in “Vocabulary” with vocab.txt (the vocab of the model you will fine-tune)."));
+        QCOMPARE(d.lastError(), QStringLiteral("“Vocabulary”: no vocabulary was chosen: choose the model's WordPiece vocab.txt.\n"
+                                               "Set “Vocabulary” to vocab.txt (the vocab of the model you will fine-tune)."));
         o.vocab_file = (m_dir.path() + QStringLiteral("/vocab-b.txt")).toStdString();
         d.setOptions(o);
         d.start();
@@ -333,8 +333,8 @@ private Q_SLOTS:
         d.setOptions(o);
         d.start();
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
-        QCOMPARE(d.lastError(), QStringLiteral("max_seq_length: 32 tokens is more than %1 was trained for "
-                                               "(max_position_embeddings 16)\nSet max_seq_length to 16 or less.").arg(model));
+        QCOMPARE(d.lastError(), QStringLiteral("“max_seq_length”: 32 tokens is more than %1 was trained for "
+                                               "(max_position_embeddings 16)\nSet “max_seq_length” to 16 or less.").arg(model));
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/out-model-long/input_meta_data.json")));
 
         // A vocabulary of the user's own is kept; the casing still follows the model.

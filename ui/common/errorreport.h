@@ -4,6 +4,7 @@
 #include <QString>
 
 #include <exception>
+#include <string>
 
 namespace wb {
 
@@ -17,6 +18,10 @@ struct ErrorReport
     /// Returns message and hint as one log line ("message (hint)").
     QString logLine() const;
 };
+
+/// A field the core names (a flag, a file, a record) as the window shows it: an option by the
+/// label of the field that sets it ("“BERT config”"), anything else as it is. Thread-safe.
+QString fieldInWindowWords(const std::string &field);
 
 /// Describes the exception being handled, through the core's one conversion
 /// (wb::describeException, core/util/errortext.h: wb::Error's field, message and hint; the

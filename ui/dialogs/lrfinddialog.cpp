@@ -373,8 +373,8 @@ bool LrFindDialog::start()
             if (!outcome.ok()) {
                 const bool noStep = outcome.cancelled;
                 showError(noStep ? tr("Stopped before the first step; nothing was measured.")
-                                 : tr("The range test failed: %1").arg(formWording(outcome.error.message)),
-                          noStep ? QString() : formWording(outcome.error.hint));
+                                 : tr("The range test failed: %1").arg(outcome.error.message),
+                          noStep ? QString() : outcome.error.hint);
             } else if (outcome.value->invalid) {
                 const FormValidationText text = formValidationText(*outcome.value->invalid);
                 m_form->highlightFields(text.fields);

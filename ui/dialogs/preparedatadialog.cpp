@@ -15,7 +15,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -46,56 +45,6 @@ namespace {
 const FlagRow &prepareRow(const char *flag) { return flagRow(prepareFlagTable(), flag); }
 QString rowLabel(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).label); }
 QString rowHelp(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).help); }
-
-// The core's messages that still name command-line flags (bad rows, labels, the format, the
-// vocabulary), in the dialog's field names instead; column choices come as FieldProblems
-// (dialogFieldHint).
-QString formWords(QString text)
-{
-    struct Field
-    {
-        const char *flag, *verb; // the label is the field's, from prepare's table
-    };
-    static const Field kFields[] = {{"text_a_column", "type the column's name into"},
-                                    {"text_b_column", "type the column's name into"},
-                                    {"label_column", "type the column's name into"},
-                                    {"label_list", "fill in"},
-                                    {"skip_bad_rows", "tick"},
-                                    {"email_body_only", "tick"},
-                                    {"strip_quoted_replies", "tick"},
-                                    {"stratify_split", "tick"},
-                                    {"input_data_dir", "fill in"},
-                                    {"vocab_file", "fill in"},
-                                    {"pretrained_model", "choose"},
-                                    {"max_seq_length", "set"},
-                                    {"classification_task_name", "choose"},
-                                    {"eval_fraction", "set"},
-                                    {"output_dir", "fill in"}};
-    for (const Field &f : kFields) {
-        const QString name = QString::fromLatin1(f.flag);
-        const QString quoted = QStringLiteral("“%1”").arg(rowLabel(f.flag));
-        QString verb = QCoreApplication::translate("wb::PrepareDataDialog", f.verb) + QLatin1Char(' ') + quoted;
-        const QRegularExpression pass(QStringLiteral("\\b([Pp])ass --%1(=NAME)?").arg(name));
-        for (QRegularExpressionMatch m = pass.match(text); m.hasMatch(); m = pass.match(text)) {
-            QString v = verb;
-            if (m.captured(1) == QLatin1String("P"))
-                v[0] = v[0].toUpper();
-            text.replace(m.capturedStart(), m.capturedLength(), v);
-        }
-        text.replace(quoted + QLatin1Char('='), quoted + QLatin1Char(' ')
-                                                    + QCoreApplication::translate("wb::PrepareDataDialog", "with") + QLatin1Char(' '));
-        text.replace(QStringLiteral("--%1=NAME").arg(name), quoted);
-        text.replace(QRegularExpression(QStringLiteral("--%1=").arg(name)), quoted + QStringLiteral(" = "));
-        text.replace(QStringLiteral("--") + name, quoted);
-        // create_finetuning_data.py's own wording ("FLAG vocab_file for word-piece tokenizer is
-        // not specified.") names the flag without dashes.
-        text.replace(QStringLiteral("FLAG %1 for word-piece tokenizer is not specified.").arg(name),
-                     QCoreApplication::translate("wb::PrepareDataDialog", "%1 is empty: choose the WordPiece vocab.txt.")
-                         .arg(quoted));
-        text.replace(QStringLiteral("FLAG ") + name, quoted);
-    }
-    return text;
-}
 
 /// The dialog's words for the fix of a FieldProblem (core/config/fieldproblem.h): its fields'
 /// labels (the rows of prepareFlagTable()) instead of flags, e.g. "Type the column's name into
@@ -609,7 +558,7 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
     for (const SkippedRow &s : r.skipped)
         lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
     for (const std::string &w : r.warnings)
-        lines << tr("warning: %1").arg(formWords(q(w)));
+        lines << tr("warning: %1").arg(q(w));
     lines << tr("Full report: %1").arg(q(r.report_path));
     m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
     m_warnings->setVisible(true);
@@ -622,7 +571,6 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
         m_error = outcome.error.message;
         if (!outcome.error.hint.isEmpty())
             m_error += QStringLiteral("\n") + outcome.error.hint;
-        m_error = formWords(m_error);
         // Several bad rows make a long message: each on its own line in the text box below,
         // from the rows the core reported (BadRowsError), then their fixes.
         const std::vector<RowProblem> rows = m_badRows ? *m_badRows : std::vector<RowProblem>();

@@ -20,12 +20,6 @@ struct FieldHelp
 /// an empty FieldHelp for unknown names. Thread-safe.
 FieldHelp fieldHelp(const QString &field);
 
-/// Rewrites a validation message or hint written for the command line into the form's
-/// words: "pass --model_dir=<dir>" becomes "set “Model directory” to <dir>", any other
-/// "--flag" the field's label in quotes, and 'bert-workbench-cli prepare' the File menu's
-/// Prepare Data command. Flags without a form field stay as they are. Thread-safe.
-QString formWording(const QString &text);
-
 /// A failed pre-flight check in the form's words, as Train's validation dialog and the
 /// learning-rate finder show it.
 struct FormValidationText
@@ -36,8 +30,9 @@ struct FormValidationText
     QStringList fields;  ///< flags of the options named by an error (to highlight in the form)
 };
 
-/// Returns `diag`'s errors, hints and warnings in the form's words (formWording; fields by
-/// their form label, options without a widget by their flag name). Thread-safe.
+/// Returns `diag`'s errors, hints and warnings as the form shows them: fields by their form
+/// label, options without a widget by their flag name; the core words the messages themselves
+/// (core/config/optionwords.h). Thread-safe.
 FormValidationText formValidationText(const Diagnostics &diag);
 
 } // namespace wb

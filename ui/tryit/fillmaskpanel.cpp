@@ -4,7 +4,6 @@
 
 #include "core/formats/bestmodel.h"
 #include "ui/common/loadedmodelcache.h"
-#include "ui/form/fieldhelp.h"
 
 #include <QDir>
 #include <QGridLayout>
@@ -41,9 +40,9 @@ namespace {
 /// An error in the form's words, with its hint.
 QString errorText(const ErrorReport &e)
 {
-    QString text = formWording(e.message);
+    QString text = e.message;
     if (!e.hint.isEmpty())
-        text += QStringLiteral("\n") + FillMaskPanel::tr("How to fix: %1").arg(formWording(e.hint));
+        text += QStringLiteral("\n") + FillMaskPanel::tr("How to fix: %1").arg(e.hint);
     return text;
 }
 
@@ -222,7 +221,7 @@ void FillMaskPanel::applyOutcome(uint64_t generation, const JobOutcome<FillMaskO
         if (o.result.truncated)
             notes << tr("The text was cut at max_seq_length (%1 wordpieces).").arg(o.max_seq_length);
         for (const std::string &w : o.warnings)
-            notes << formWording(q(w));
+            notes << q(w);
         showMessage(notes.join(QLatin1Char('\n')), false);
         break;
     }

@@ -10,7 +10,6 @@
 #include "core/formats/bestmodel.h"
 #include "core/formats/checkpointstate.h"
 #include "core/util/error.h"
-#include "ui/form/fieldhelp.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,7 +24,6 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTextDocumentFragment>
@@ -40,20 +38,13 @@ namespace wb {
 
 namespace {
 
-/// "bert_config_file: required with --model_dir" → "“BERT config”: required with “Model directory”".
+/// The load error and its fix; the core worded both for the window ("“BERT config”: required with
+/// “Model directory”", core/config/optionwords.h).
 QString inFormWords(const ErrorReport &e)
 {
-    static const QRegularExpression fieldPrefix(QStringLiteral("^([a-z_]+): "));
     QString message = e.message;
-    const auto m = fieldPrefix.match(message);
-    if (m.hasMatch()) {
-        const OptionSpec *spec = findOption(m.captured(1).toStdString());
-        if (spec && spec->group != FormGroup::None)
-            message = QStringLiteral("“%1”: %2").arg(QString::fromUtf8(spec->label), message.mid(m.capturedLength()));
-    }
-    message = formWording(message);
     if (!e.hint.isEmpty())
-        message += QStringLiteral("\n") + TryItPanel::tr("How to fix: %1").arg(formWording(e.hint));
+        message += QStringLiteral("\n") + TryItPanel::tr("How to fix: %1").arg(e.hint);
     return message;
 }
 
@@ -374,7 +365,7 @@ void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome
                 showExplanation(o.result.tokenized, *o.explanation); // shades the chips just drawn
             else
                 clearExplanation(o.explain_error.empty() ? QString()
-                                                         : tr("No explanation: %1").arg(formWording(q(o.explain_error))));
+                                                         : tr("No explanation: %1").arg(q(o.explain_error)));
             if (o.warnings.empty())
                 showMessage(QString(), false);
             break;
@@ -391,7 +382,7 @@ void TryItPanel::showModel(const TryItOutcome &o)
                              .arg(o.max_seq_length));
     QStringList warnings;
     for (const std::string &w : o.warnings)
-        warnings << formWording(q(w));
+        warnings << q(w);
     if (!warnings.isEmpty())
         showMessage(warnings.join(QLatin1Char('\n')), false);
 }

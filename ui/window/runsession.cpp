@@ -397,10 +397,10 @@ void RunSession::handleCheckpoint(const CheckpointSaved &c)
 
 void RunSession::showRunError(const RunFinished &r)
 {
-    showStatus(tr("Training failed: %1").arg(formWording(q(r.message)).section(QLatin1Char('\n'), 0, 0)));
-    Q_EMIT logLine(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : q(r.field) + QStringLiteral(": "), formWording(q(r.message))));
+    showStatus(tr("Training failed: %1").arg(q(r.message).section(QLatin1Char('\n'), 0, 0)));
+    Q_EMIT logLine(tr("Run failed: %1%2").arg(r.field.empty() ? QString() : fieldInWindowWords(r.field) + QStringLiteral(": "), q(r.message)));
     if (!r.hint.empty())
-        Q_EMIT logLine(tr("  (%1)").arg(formWording(q(r.hint))));
+        Q_EMIT logLine(tr("  (%1)").arg(q(r.hint)));
     if (!m_runErrorBox) {
         m_runErrorBox = new QMessageBox(m_window);
         m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
@@ -409,8 +409,8 @@ void RunSession::showRunError(const RunFinished &r)
         m_runErrorBox->setTextFormat(Qt::PlainText);
         m_runErrorBox->setWindowModality(Qt::WindowModal);
     }
-    m_runErrorBox->setText(r.field.empty() ? formWording(q(r.message)) : QStringLiteral("%1: %2").arg(q(r.field), formWording(q(r.message))));
-    m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(formWording(q(r.hint))));
+    m_runErrorBox->setText(r.field.empty() ? q(r.message) : QStringLiteral("%1: %2").arg(fieldInWindowWords(r.field), q(r.message)));
+    m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(q(r.hint)));
     m_runErrorBox->setDetailedText(r.last_checkpoint.empty() ? QString() : tr("Latest checkpoint: %1").arg(q(r.last_checkpoint)));
     if (!m_closing)
         m_runErrorBox->open();
