@@ -125,6 +125,19 @@ void coachNoteFields(V &v, F &&f)
     f("text", v.text);
 }
 
+/// RunFinished's fields after its status (which is written by name); stopped_early_at_step,
+/// best_step and best_checkpoint follow only when set, so they stand outside the table.
+template <typename V, typename F>
+void runFinishedFields(V &v, F &&f)
+{
+    f("last_step", v.last_step);
+    f("final_train_loss", v.final_train_loss);
+    f("message", v.message);
+    f("field", v.field);
+    f("hint", v.hint);
+    f("last_checkpoint", v.last_checkpoint);
+}
+
 /// Returns a writer of one field into `j` (an object by then), for the tables above.
 template <typename J>
 auto writerInto(J &j)
@@ -282,20 +295,14 @@ void from_json(const nlohmann::json &j, CoachNote &v) { coachNoteFields(v, reade
 
 void to_json(nlohmann::ordered_json &j, const RunFinished &v)
 {
-    using J = nlohmann::ordered_json;
-    j = J::object();
-    j["status"] = runStatusName(v.status);
-    j["last_step"] = v.last_step;
-    j["final_train_loss"] = number<J>(v.final_train_loss);
-    j["message"] = v.message;
-    j["field"] = v.field;
-    j["hint"] = v.hint;
-    j["last_checkpoint"] = v.last_checkpoint;
+    const auto write = writerInto(j);
+    write("status", runStatusName(v.status));
+    runFinishedFields(v, write);
     if (v.stopped_early_at_step > 0)
-        j["stopped_early_at_step"] = v.stopped_early_at_step;
+        write("stopped_early_at_step", v.stopped_early_at_step);
     if (v.best_step >= 0) {
-        j["best_step"] = v.best_step;
-        j["best_checkpoint"] = v.best_checkpoint;
+        write("best_step", v.best_step);
+        write("best_checkpoint", v.best_checkpoint);
     }
 }
 
@@ -304,12 +311,7 @@ void from_json(const nlohmann::json &j, RunFinished &v)
     std::string status;
     read(j, "status", status);
     v.status = runStatusFromName(status);
-    read(j, "last_step", v.last_step);
-    read(j, "final_train_loss", v.final_train_loss);
-    read(j, "message", v.message);
-    read(j, "field", v.field);
-    read(j, "hint", v.hint);
-    read(j, "last_checkpoint", v.last_checkpoint);
+    runFinishedFields(v, readerFrom(j));
     read(j, "stopped_early_at_step", v.stopped_early_at_step);
     read(j, "best_step", v.best_step);
     read(j, "best_checkpoint", v.best_checkpoint);
