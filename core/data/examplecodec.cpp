@@ -32,34 +32,28 @@ void setFloat(tensorflow::Features &f, const std::string &name, float value)
 }
 
 /// The hints of a bad record, in the wording in force (the command's and the option's names
-/// follow it). Every record decoded passes them along, so each thread builds them once per
-/// wording, not once per feature.
-const FeatureHints &recordHints()
+/// follow it); built only when a record is bad.
+FeatureHints recordHints()
 {
-    thread_local bool built = false;
-    thread_local OptionWording wording = OptionWording::CommandLine;
-    thread_local FeatureHints hints;
-    if (!built || wording != optionWording()) {
-        built = true;
-        wording = optionWording();
-        hints.missing = "Write the records with create_finetuning_data.py or " + commandName("prepare") + ".";
-        hints.kind = {};
-        hints.length = "Use the input_meta_data.json written together with these records, or re-create the "
-                       "records with the wanted "
-                       + optionName("max_seq_length") + ".";
-    }
+    FeatureHints hints;
+    hints.missing = "Write the records with create_finetuning_data.py or " + commandName("prepare") + ".";
+    hints.length = "Use the input_meta_data.json written together with these records, or re-create the "
+                   "records with the wanted "
+                   + optionName("max_seq_length") + ".";
     return hints;
 }
 
+std::string missingRecordHint() { return recordHints().missing; }
+
 const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const char *what)
 {
-    return requireFeature(ex, name, what, recordHints().missing);
+    return requireFeature(ex, name, what, missingRecordHint);
 }
 
 void readSequence(const tensorflow::Example &ex, const std::string &name, const RecordSpec &spec,
                   std::vector<int64_t> &out)
 {
-    readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length", recordHints(), out);
+    readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length", recordHints, out);
 }
 
 } // namespace
@@ -139,28 +133,40 @@ const tensorflow::Feature *findFeature(const tensorflow::Example &ex, const std:
     return it == map.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+[[noreturn]] void throwMissing(const tensorflow::Example &ex, const std::string &name, const std::string &what,
+                               std::string hint)
+{
+    throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has " + describeFeatures(ex),
+                std::move(hint));
+}
+
+} // namespace
+
 const tensorflow::Feature &requireFeature(const tensorflow::Example &ex, const std::string &name,
-                                          const std::string &what, const std::string &hint)
+                                          const std::string &what, std::string (*hint)())
 {
     const tensorflow::Feature *f = findFeature(ex, name);
     if (!f)
-        throw Error({}, "feature '" + name + "' is missing (expected " + what + "); the record has " + describeFeatures(ex),
-                    hint);
+        throwMissing(ex, name, what, hint());
     return *f;
 }
 
 void readInt64Feature(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
-                      const FeatureHints &hints, std::vector<int64_t> &out)
+                      FeatureHints (*hints)(), std::vector<int64_t> &out)
 {
-    const std::string what = "int64_list of " + std::string(lengthName) + " = " + std::to_string(length);
-    const tensorflow::Feature &f = requireFeature(ex, name, what, hints.missing);
-    if (f.kind_case() != tensorflow::Feature::kInt64List)
-        throw Error({}, "feature '" + name + "' is a " + featureKindName(f) + ", expected an " + what, hints.kind);
-    const auto &v = f.int64_list().value();
+    const auto what = [&] { return "int64_list of " + std::string(lengthName) + " = " + std::to_string(length); };
+    const tensorflow::Feature *f = findFeature(ex, name);
+    if (!f)
+        throwMissing(ex, name, what(), hints().missing);
+    if (f->kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, "feature '" + name + "' is a " + featureKindName(*f) + ", expected an " + what(), hints().kind);
+    const auto &v = f->int64_list().value();
     if (v.size() != length)
         throw Error({}, "feature '" + name + "' has " + std::to_string(v.size()) + " values but " + lengthName + " is "
                             + std::to_string(length),
-                    hints.length);
+                    hints().length);
     out.assign(v.begin(), v.end());
 }
 

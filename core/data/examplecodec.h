@@ -68,8 +68,10 @@ const tensorflow::Feature *findFeature(const tensorflow::Example &example, const
 
 /// Returns the feature `name` of `example`. Throws wb::Error (empty field, hint `hint`) when
 /// it is missing: "feature 'name' is missing (expected <what>); the record has <describeFeatures>".
+/// `hint` builds the error's hint (the wording in force names commands and options), called
+/// only when the feature is missing: records that decode well pay nothing for it.
 const tensorflow::Feature &requireFeature(const tensorflow::Example &example, const std::string &name,
-                                          const std::string &what, const std::string &hint);
+                                          const std::string &what, std::string (*hint)());
 
 /// The hints of readInt64Feature's three errors (each may be empty).
 struct FeatureHints
@@ -84,8 +86,8 @@ struct FeatureHints
 /// wb::Error (empty field; callers prefix the record location) when it is missing, of another
 /// kind ("feature 'input_ids' is a float_list, expected an int64_list of max_seq_length = 128")
 /// or of another length ("feature 'input_ids' has 64 values but max_seq_length is 128").
-/// Thread-safe.
+/// `hints` builds the errors' hints, called only on an error. Thread-safe.
 void readInt64Feature(const tensorflow::Example &example, const std::string &name, int64_t length,
-                      const char *lengthName, const FeatureHints &hints, std::vector<int64_t> &out);
+                      const char *lengthName, FeatureHints (*hints)(), std::vector<int64_t> &out);
 
 } // namespace wb

@@ -18,31 +18,20 @@ namespace wb {
 namespace {
 
 /// How to write records this reader takes, in the wording in force (the command's name follows
-/// it), as the hint of each of readInt64Feature's errors. Every record decoded passes it along,
-/// so each thread builds it once per wording, not once per feature.
-const FeatureHints &writeHints()
+/// it), as the hint of each of readInt64Feature's errors; built only when a record is bad.
+std::string writeHint()
 {
-    thread_local bool built = false;
-    thread_local OptionWording wording = OptionWording::CommandLine;
-    thread_local FeatureHints hints;
-    if (!built || wording != optionWording()) {
-        built = true;
-        wording = optionWording();
-        hints.missing = "write the records with " + commandName("prepare_pretraining")
-                        + " or google-research/bert create_pretraining_data.py, with the max_seq_length and "
-                          "max_predictions_per_seq of input_meta_data.json";
-        hints.kind = hints.missing;
-        hints.length = hints.missing;
-    }
-    return hints;
+    return "write the records with " + commandName("prepare_pretraining")
+           + " or google-research/bert create_pretraining_data.py, with the max_seq_length and "
+             "max_predictions_per_seq of input_meta_data.json";
 }
 
-const std::string &writeHint() { return writeHints().missing; }
+FeatureHints writeHints() { return {writeHint(), writeHint(), writeHint()}; }
 
 void readInts(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
               std::vector<int64_t> &out)
 {
-    readInt64Feature(ex, name, length, lengthName, writeHints(), out);
+    readInt64Feature(ex, name, length, lengthName, writeHints, out);
 }
 
 } // namespace
@@ -211,7 +200,7 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
         readInts(ex, "masked_lm_positions", P, "max_predictions_per_seq", r.masked_lm_positions);
         readInts(ex, "masked_lm_ids", P, "max_predictions_per_seq", r.masked_lm_ids);
         const std::string what = "float_list of max_predictions_per_seq = " + std::to_string(P);
-        const tensorflow::Feature &w = requireFeature(ex, "masked_lm_weights", what, writeHint());
+        const tensorflow::Feature &w = requireFeature(ex, "masked_lm_weights", what, writeHint);
         if (w.kind_case() != tensorflow::Feature::kFloatList)
             throw Error({}, std::string("feature 'masked_lm_weights' is a ") + featureKindName(w) + ", expected a " + what,
                         writeHint());
