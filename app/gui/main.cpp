@@ -16,36 +16,38 @@
 
 namespace {
 
+/// An option of scripted screenshots, left out of --help: `name` takes a value, `valueName` in
+/// the description, `defaultValue` when not given.
+QCommandLineOption scriptedOption(const char *name, const char *description, const char *valueName,
+                                  const char *defaultValue = nullptr)
+{
+    QCommandLineOption option(QString::fromLatin1(name), QString::fromLatin1(description), QString::fromLatin1(valueName),
+                              QString::fromLatin1(defaultValue));
+    option.setFlags(QCommandLineOption::HiddenFromHelp);
+    return option;
+}
+
 /// The window's command line: --example, --train, a project file, and the hidden options of
 /// scripted screenshots (docs/architecture.md; `make run`).
 struct Options
 {
     QCommandLineOption example{QStringLiteral("example"), QStringLiteral("Open the spam-detection example project.")};
     QCommandLineOption train{QStringLiteral("train"), QStringLiteral("Press Train once the window is shown.")};
-    QCommandLineOption screenshot{QStringLiteral("screenshot"), QStringLiteral("Save a screenshot of the window and quit."),
-                                  QStringLiteral("png")};
-    QCommandLineOption delay{QStringLiteral("screenshot-delay"), QStringLiteral("Milliseconds before the screenshot."),
-                             QStringLiteral("ms"), QStringLiteral("1500")};
-    QCommandLineOption tab{QStringLiteral("tab"),
-                           QStringLiteral("Tab to show (startTab, plotTab, evaluationTab, tryItTab, runsTab, logTab)."),
-                           QStringLiteral("name")};
-    QCommandLineOption screenshotAtEnd{QStringLiteral("screenshot-when-finished"),
-                                       QStringLiteral("With --train: save a screenshot when the run ends, then quit."),
-                                       QStringLiteral("png")};
-    QCommandLineOption windowSize{QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1600x1000 (screenshots)."),
-                                  QStringLiteral("WxH")};
-    QCommandLineOption tryText{QStringLiteral("try-text"),
-                               QStringLiteral("Type this text into Try it with Which words decided ticked (screenshots)."),
-                               QStringLiteral("text")};
-    QCommandLineOption explainTopLoss{QStringLiteral("explain-top-loss"),
-                                      QStringLiteral("Open this Top losses row in Try it once the list is loaded (screenshots)."),
-                                      QStringLiteral("row")};
+    QCommandLineOption screenshot = scriptedOption("screenshot", "Save a screenshot of the window and quit.", "png");
+    QCommandLineOption delay = scriptedOption("screenshot-delay", "Milliseconds before the screenshot.", "ms", "1500");
+    QCommandLineOption tab =
+        scriptedOption("tab", "Tab to show (startTab, plotTab, evaluationTab, tryItTab, runsTab, logTab).", "name");
+    QCommandLineOption screenshotAtEnd =
+        scriptedOption("screenshot-when-finished", "With --train: save a screenshot when the run ends, then quit.", "png");
+    QCommandLineOption windowSize = scriptedOption("window-size", "Window size, e.g. 1600x1000 (screenshots).", "WxH");
+    QCommandLineOption tryText =
+        scriptedOption("try-text", "Type this text into Try it with Which words decided ticked (screenshots).", "text");
+    QCommandLineOption explainTopLoss =
+        scriptedOption("explain-top-loss", "Open this Top losses row in Try it once the list is loaded (screenshots).", "row");
     QCommandLineParser parser;
 
     void parse(const QApplication &app)
     {
-        for (QCommandLineOption *hidden : {&screenshot, &delay, &tab, &screenshotAtEnd, &windowSize, &tryText, &explainTopLoss})
-            hidden->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));
         parser.addHelpOption();
         parser.addVersionOption();
