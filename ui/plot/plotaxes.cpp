@@ -51,6 +51,16 @@ protected:
     }
 };
 
+/// A new ticker of type `Ticker` whose labels are written in `format` (set by `setFormat`: the
+/// time ticker's setTimeFormat, the date-time ticker's setDateTimeFormat).
+template<class Ticker>
+QSharedPointer<QCPAxisTicker> formattedTicker(void (Ticker::*setFormat)(const QString &), const QString &format)
+{
+    auto ticker = QSharedPointer<Ticker>::create();
+    (ticker.data()->*setFormat)(format);
+    return ticker;
+}
+
 } // namespace
 
 QSharedPointer<QCPAxisTicker> stepTicker()
@@ -119,20 +129,14 @@ void applyXAxisMode(QCPAxisRect *lossRect, QCPAxisRect *lrRect, LossPlot::XAxis 
         ticker = stepTicker();
         label = LossPlot::tr("step");
         break;
-    case LossPlot::XAxis::RelativeTime: {
-        auto t = QSharedPointer<QCPAxisTickerTime>::create();
-        t->setTimeFormat(QStringLiteral("%h:%m:%s"));
-        ticker = t;
+    case LossPlot::XAxis::RelativeTime:
+        ticker = formattedTicker(&QCPAxisTickerTime::setTimeFormat, QStringLiteral("%h:%m:%s"));
         label = LossPlot::tr("relative time (h:m:s)");
         break;
-    }
-    case LossPlot::XAxis::WallTime: {
-        auto t = QSharedPointer<QCPAxisTickerDateTime>::create();
-        t->setDateTimeFormat(QStringLiteral("hh:mm:ss"));
-        ticker = t;
+    case LossPlot::XAxis::WallTime:
+        ticker = formattedTicker(&QCPAxisTickerDateTime::setDateTimeFormat, QStringLiteral("hh:mm:ss"));
         label = LossPlot::tr("wall time");
         break;
-    }
     }
     lossRect->axis(QCPAxis::atBottom)->setTicker(ticker);
     lrRect->axis(QCPAxis::atBottom)->setTicker(ticker);
