@@ -43,6 +43,19 @@ struct PreflightOutcome
     std::optional<PreparedRun> prepared;
 };
 
+/// A window-modal critical box over `parent`, named `objectName` and titled `title`, that shows
+/// its text as plain text: the session keeps it and sets its texts before each open().
+QMessageBox *newCriticalBox(QWidget *parent, const QString &objectName, const QString &title)
+{
+    auto *box = new QMessageBox(parent);
+    box->setObjectName(objectName);
+    box->setIcon(QMessageBox::Critical);
+    box->setWindowTitle(title);
+    box->setTextFormat(Qt::PlainText);
+    box->setWindowModality(Qt::WindowModal);
+    return box;
+}
+
 /// The pretrained model's download as the job's progress ("Downloading repo: file (i of n), about
 /// s left"). Runs on the job's thread.
 DownloadProgressFn downloadProgressForJob(const JobControl &job)
@@ -261,13 +274,8 @@ void RunSession::showValidationErrors(const Diagnostics &diag)
 {
     const FormValidationText text = formValidationText(diag);
     if (!m_validationBox) {
-        m_validationBox = new QMessageBox(m_window);
-        m_validationBox->setObjectName(QStringLiteral("validationDialog"));
-        m_validationBox->setIcon(QMessageBox::Critical);
-        m_validationBox->setWindowTitle(tr("Cannot start training"));
-        m_validationBox->setTextFormat(Qt::PlainText);
+        m_validationBox = newCriticalBox(m_window, QStringLiteral("validationDialog"), tr("Cannot start training"));
         m_validationBox->setStandardButtons(QMessageBox::Ok);
-        m_validationBox->setWindowModality(Qt::WindowModal);
     }
     m_form->highlightFields(text.fields);
     m_validationBox->setText(text.errors);
@@ -402,12 +410,7 @@ void RunSession::showRunError(const RunFinished &r)
     if (!r.hint.empty())
         Q_EMIT logLine(tr("  (%1)").arg(q(r.hint)));
     if (!m_runErrorBox) {
-        m_runErrorBox = new QMessageBox(m_window);
-        m_runErrorBox->setObjectName(QStringLiteral("runErrorDialog"));
-        m_runErrorBox->setIcon(QMessageBox::Critical);
-        m_runErrorBox->setWindowTitle(tr("Training failed"));
-        m_runErrorBox->setTextFormat(Qt::PlainText);
-        m_runErrorBox->setWindowModality(Qt::WindowModal);
+        m_runErrorBox = newCriticalBox(m_window, QStringLiteral("runErrorDialog"), tr("Training failed"));
     }
     m_runErrorBox->setText(r.field.empty() ? q(r.message) : QStringLiteral("%1: %2").arg(fieldInWindowWords(r.field), q(r.message)));
     m_runErrorBox->setInformativeText(r.hint.empty() ? QString() : tr("How to fix: %1").arg(q(r.hint)));
