@@ -40,6 +40,13 @@ QString ErrorReport::logLine() const
     return hint.isEmpty() ? message : QStringLiteral("%1 (%2)").arg(message, hint);
 }
 
+QString ErrorReport::withHowToFix() const
+{
+    if (hint.isEmpty())
+        return message;
+    return message + QStringLiteral("\n") + QCoreApplication::translate("wb::ErrorReport", "How to fix: %1").arg(hint);
+}
+
 ErrorReport errorReportFor(std::exception_ptr error)
 {
     return fromErrorText(wb::describeException(error, std::string()));

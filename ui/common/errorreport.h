@@ -17,6 +17,9 @@ struct ErrorReport
 
     /// Returns message and hint as one log line ("message (hint)").
     QString logLine() const;
+    /// Returns the message and, on a line below it when there is a hint, "How to fix: hint":
+    /// the text of an inline error (Try it's and fill-in-the-blank's message line).
+    QString withHowToFix() const;
 };
 
 /// A field the core names (a flag, a file, a record) as the window shows it: an option by the

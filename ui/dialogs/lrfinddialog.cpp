@@ -11,6 +11,7 @@
 #include "core/util/errortext.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
+#include "ui/form/newwidgets.h"
 #include "ui/form/numberspinbox.h"
 #include "ui/form/wheelguard.h"
 
@@ -203,11 +204,7 @@ QHBoxLayout *LrFindDialog::buildRangeRow()
 
 void LrFindDialog::buildErrorLine()
 {
-    m_error = new QLabel;
-    m_error->setObjectName(QStringLiteral("lrFindError"));
-    m_error->setWordWrap(true);
-    m_error->setTextFormat(Qt::PlainText);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error = newSelectableLabel(QStringLiteral("lrFindError"), Qt::PlainText);
     m_error->setStyleSheet(QStringLiteral("color:#b00000"));
     m_error->hide();
 }
@@ -263,10 +260,7 @@ void LrFindDialog::buildProgressLines()
 {
     m_progress = new QLabel;
     m_progress->setObjectName(QStringLiteral("lrFindProgress"));
-    m_summary = new QLabel;
-    m_summary->setObjectName(QStringLiteral("lrFindSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary = newSelectableLabel(QStringLiteral("lrFindSummary"));
     m_summary->setMinimumWidth(200);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // a long model_dir path is clipped, not widening the dialog
 }

@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/form/modelpicker.h"
+#include "ui/form/newwidgets.h"
 #include "ui/form/wheelguard.h"
 
 #include <QCheckBox>
@@ -207,21 +208,13 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
             || suffix == QLatin1String("json"))
             m_task->setCurrentText(suffix);
     });
-    m_textA = new QLineEdit;
-    m_textA->setObjectName(QStringLiteral("textAColumn"));
-    m_textA->setPlaceholderText(rowHelp("text_a_column"));
-    m_textB = new QLineEdit;
-    m_textB->setObjectName(QStringLiteral("textBColumn"));
-    m_textB->setPlaceholderText(rowHelp("text_b_column"));
-    m_labelColumn = new QLineEdit;
-    m_labelColumn->setObjectName(QStringLiteral("labelColumn"));
-    m_labelColumn->setPlaceholderText(rowHelp("label_column"));
+    m_textA = newTextField<QLineEdit>(QStringLiteral("textAColumn"), rowHelp("text_a_column"));
+    m_textB = newTextField<QLineEdit>(QStringLiteral("textBColumn"), rowHelp("text_b_column"));
+    m_labelColumn = newTextField<QLineEdit>(QStringLiteral("labelColumn"), rowHelp("label_column"));
     form->addRow(tr("%1 (tsv/csv/json)").arg(rowLabel("text_a_column")), m_textA);
     form->addRow(tr("%1 (optional)").arg(rowLabel("text_b_column")), m_textB);
     form->addRow(tr("%1 (tsv/csv/json)").arg(rowLabel("label_column")), m_labelColumn);
-    m_labelList = new QLineEdit;
-    m_labelList->setObjectName(QStringLiteral("labelList"));
-    m_labelList->setPlaceholderText(tr("optional, e.g. neg,pos"));
+    m_labelList = newTextField<QLineEdit>(QStringLiteral("labelList"), tr("optional, e.g. neg,pos"));
     m_labelList->setToolTip(rowHelp("label_list"));
     form->addRow(rowLabel("label_list"), m_labelList);
     m_skipBadRows = new QCheckBox(tr("%1 (each is listed below)").arg(rowLabel("skip_bad_rows")));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/tryit/fillmaskpanel.h"
 #include "ui/common/qtext.h"
+#include "ui/form/newwidgets.h"
 
 #include "core/formats/bestmodel.h"
 #include "ui/common/loadedmodelcache.h"
@@ -12,7 +13,6 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScrollArea>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <mutex>
@@ -36,15 +36,6 @@ struct FillMaskOutcome
 };
 
 namespace {
-
-/// An error in the form's words, with its hint.
-QString errorText(const ErrorReport &e)
-{
-    QString text = e.message;
-    if (!e.hint.isEmpty())
-        text += QStringLiteral("\n") + FillMaskPanel::tr("How to fix: %1").arg(e.hint);
-    return text;
-}
 
 struct FillMaskRequest
 {
@@ -92,7 +83,7 @@ FillMaskOutcome runRequest(const std::shared_ptr<FillMaskCache> &cache, const Fi
 
 } // namespace
 
-FillMaskPanel::FillMaskPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_shared<FillMaskCache>())
+FillMaskPanel::FillMaskPanel(QWidget *parent) : LiveModelPanel(parent), m_cache(std::make_shared<FillMaskCache>())
 {
     auto *layout = new QVBoxLayout(this);
     auto *intro = new QLabel(tr("Fill in the blank: write [MASK] where a word is missing, e.g. “the meeting is on "
@@ -100,16 +91,10 @@ FillMaskPanel::FillMaskPanel(QWidget *parent) : QWidget(parent), m_cache(std::ma
                                  .arg(kTopK));
     intro->setWordWrap(true);
     layout->addWidget(intro);
-    m_text = new QPlainTextEdit;
-    m_text->setObjectName(QStringLiteral("fillMaskText"));
-    m_text->setPlaceholderText(tr("the meeting is on [MASK]"));
+    m_text = newTextField<QPlainTextEdit>(QStringLiteral("fillMaskText"), tr("the meeting is on [MASK]"));
     m_text->setMaximumHeight(90);
     layout->addWidget(m_text);
-    m_modelLine = new QLabel(tr("Model: none"));
-    m_modelLine->setObjectName(QStringLiteral("fillMaskModel"));
-    m_modelLine->setWordWrap(true);
-    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_modelLine);
+    layout->addWidget(newModelLine(QStringLiteral("fillMaskModel"), tr("Model: none")));
     m_message = new QLabel;
     m_message->setObjectName(QStringLiteral("fillMaskMessage"));
     m_message->setWordWrap(true);
@@ -124,72 +109,35 @@ FillMaskPanel::FillMaskPanel(QWidget *parent) : QWidget(parent), m_cache(std::ma
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     layout->addWidget(scroll, 1);
-    m_debounce = new QTimer(this);
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
-    connect(m_debounce, &QTimer::timeout, this, [this] { refreshNow(); });
-    connect(m_text, &QPlainTextEdit::textChanged, this, [this] {
-        if (isVisible())
-            m_debounce->start();
-    });
-}
-
-FillMaskPanel::~FillMaskPanel()
-{
-    m_job.cancel();
-    m_job.waitForFinished();
+    connect(m_text, &QPlainTextEdit::textChanged, this, &FillMaskPanel::scheduleRefresh);
 }
 
 void FillMaskPanel::setFormSource(const FillMaskSource &source)
 {
     m_source = source;
-    if (isVisible())
-        m_debounce->start();
+    scheduleRefresh();
 }
 
 void FillMaskPanel::setText(const QString &text) { m_text->setPlainText(text); }
 
-void FillMaskPanel::checkpointSaved(const QString &modelDir)
+JobHandle FillMaskPanel::startRequest(uint64_t generation)
 {
-    if (QDir(modelDir) != QDir(q(m_source.model_dir)))
-        return;
-    ++m_reloadEpoch;
-    if (isVisible())
-        refreshNow();
-}
-
-void FillMaskPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    m_debounce->start(); // cheap when nothing changed: the cached predictor is kept
-}
-
-uint64_t FillMaskPanel::refreshNow()
-{
-    m_debounce->stop();
-    m_job.cancel();
-    const uint64_t generation = ++m_generation;
     FillMaskRequest req;
     req.source = m_source;
-    req.epoch = m_reloadEpoch;
+    req.epoch = reloadEpoch();
     if (!m_text->toPlainText().trimmed().isEmpty())
         req.text = m_text->toPlainText().toStdString();
-    m_job = runBackgroundJob<FillMaskOutcome>(
-        this, [cache = m_cache, req](const JobControl &control) { return runRequest(cache, req, control); },
-        [this, generation](JobOutcome<FillMaskOutcome> outcome) { applyOutcome(generation, outcome); });
-    return generation;
+    return runRequestJob<FillMaskOutcome>(
+        generation, [cache = m_cache, req](const JobControl &control) { return runRequest(cache, req, control); },
+        [this](const JobOutcome<FillMaskOutcome> &outcome) { applyOutcome(outcome); });
 }
 
-void FillMaskPanel::applyOutcome(uint64_t generation, const JobOutcome<FillMaskOutcome> &outcome)
+void FillMaskPanel::applyOutcome(const JobOutcome<FillMaskOutcome> &outcome)
 {
-    if (generation != m_generation)
-        return; // a newer request is on its way
-    m_shownGeneration = generation;
     if (!outcome.ok()) {
         showResult({});
         // A text without [MASK] is the user's to fix; the model line stays.
-        showMessage(errorText(outcome.error), true);
-        Q_EMIT outcomeShown(generation);
+        showMessage(outcome.error.withHowToFix(), true);
         return;
     }
     const FillMaskOutcome &o = *outcome.value;
@@ -197,23 +145,15 @@ void FillMaskPanel::applyOutcome(uint64_t generation, const JobOutcome<FillMaskO
     case FillMaskOutcome::Kind::Cancelled:
         break;
     case FillMaskOutcome::Kind::NoModel:
-        showResult({});
-        m_modelLine->setText(tr("Model: none"));
-        showMessage(tr("Set “Model directory” in the form to a pretraining run."), false);
+        showNoModel(tr("Set “Model directory” in the form to a pretraining run."));
         break;
     case FillMaskOutcome::Kind::NoCheckpoint:
-        showResult({});
-        m_modelLine->setText(tr("Model: none"));
-        showMessage(tr("No checkpoint yet in %1: pretrain first (a checkpoint is written at each evaluation).")
-                        .arg(QDir::toNativeSeparators(q(o.model_dir))),
-                    false);
+        showNoModel(tr("No checkpoint yet in %1: pretrain first (a checkpoint is written at each evaluation).")
+                        .arg(QDir::toNativeSeparators(q(o.model_dir))));
         break;
     case FillMaskOutcome::Kind::Loaded:
     case FillMaskOutcome::Kind::Filled: {
-        const QString which = o.weights_label.empty() ? QString() : QStringLiteral(" — %1").arg(q(o.weights_label));
-        m_modelLine->setText(tr("Model: %1%2 (max_seq_length %3)")
-                                 .arg(QDir::toNativeSeparators(q(o.weights_path)), which)
-                                 .arg(o.max_seq_length));
+        showLoadedModel(o.weights_path, o.weights_label, o.max_seq_length);
         showResult(o.result);
         QStringList notes;
         if (o.kind == FillMaskOutcome::Kind::Loaded)
@@ -226,7 +166,6 @@ void FillMaskPanel::applyOutcome(uint64_t generation, const JobOutcome<FillMaskO
         break;
     }
     }
-    Q_EMIT outcomeShown(generation);
 }
 
 void FillMaskPanel::showResult(const FillMaskResult &r)
@@ -272,7 +211,6 @@ void FillMaskPanel::showMessage(const QString &text, bool isError)
     m_message->setStyleSheet(isError ? QStringLiteral("color:#b00000") : QString());
 }
 
-QString FillMaskPanel::modelLine() const { return m_modelLine->text(); }
 QString FillMaskPanel::messageText() const { return m_message->text(); }
 
 } // namespace wb

@@ -4,6 +4,7 @@
 // panel: tryitpanel.cpp; docs/explain.md).
 #include "ui/tryit/tryitpanel.h"
 #include "ui/common/qtext.h"
+#include "ui/form/newwidgets.h"
 #include "ui/tryit/attributionchips.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
@@ -61,11 +62,7 @@ QWidget *TryItPanel::buildExplainRow()
     m_explainClassBox->setToolTip(tr("For which class: the class whose logit the attributions explain"));
     m_legend = new AttributionLegend;
     m_legend->setVisible(false);
-    m_explainLines = new QLabel;
-    m_explainLines->setObjectName(QStringLiteral("tryItExplanation"));
-    m_explainLines->setWordWrap(true);
-    m_explainLines->setTextFormat(Qt::RichText);
-    m_explainLines->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_explainLines = newSelectableLabel(QStringLiteral("tryItExplanation"), Qt::RichText);
     m_explainLines->setVisible(false);
 
     const auto changed = [this] {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/tryit/tryitpanel.h"
 #include "ui/common/qtext.h"
+#include "ui/form/newwidgets.h"
 #include "ui/tryit/attributionchips.h"
 #include "ui/tryit/tryitrequest.h"
 
@@ -27,7 +28,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTextDocumentFragment>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -37,16 +37,6 @@
 namespace wb {
 
 namespace {
-
-/// The load error and its fix; the core worded both for the window ("“BERT config”: required with
-/// “Model directory”", core/config/optionwords.h).
-QString inFormWords(const ErrorReport &e)
-{
-    QString message = e.message;
-    if (!e.hint.isEmpty())
-        message += QStringLiteral("\n") + TryItPanel::tr("How to fix: %1").arg(e.hint);
-    return message;
-}
 
 /// Lays its items out left to right and wraps them into rows (the chips).
 class ChipFlowLayout : public QLayout
@@ -119,7 +109,7 @@ private:
 
 } // namespace
 
-TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_shared<TryItModelCache>())
+TryItPanel::TryItPanel(QWidget *parent) : LiveModelPanel(parent), m_cache(std::make_shared<TryItModelCache>())
 {
     buildTextFields();
     QHBoxLayout *modelRow = buildModelRow();
@@ -143,10 +133,6 @@ TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_sha
     layout->addWidget(m_bars);
     layout->addStretch(1);
 
-    m_debounce = new QTimer(this);
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
-    connect(m_debounce, &QTimer::timeout, this, [this] { refreshNow(); });
     connect(m_text, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
     connect(m_textB, &QPlainTextEdit::textChanged, this, &TryItPanel::scheduleRefresh);
     showMessage(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."), false);
@@ -155,12 +141,10 @@ TryItPanel::TryItPanel(QWidget *parent) : QWidget(parent), m_cache(std::make_sha
 
 void TryItPanel::buildTextFields()
 {
-    m_text = new QPlainTextEdit;
-    m_text->setObjectName(QStringLiteral("tryItText"));
-    m_text->setPlaceholderText(tr("Type or paste a text; the model's answer follows as you type."));
-    m_textB = new QPlainTextEdit;
-    m_textB->setObjectName(QStringLiteral("tryItTextB"));
-    m_textB->setPlaceholderText(tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
+    m_text = newTextField<QPlainTextEdit>(QStringLiteral("tryItText"),
+                                          tr("Type or paste a text; the model's answer follows as you type."));
+    m_textB = newTextField<QPlainTextEdit>(QStringLiteral("tryItTextB"),
+                                           tr("Only for tasks on text pairs (e.g. MNLI, MRPC); leave empty otherwise."));
     m_text->setMinimumHeight(60);
     m_text->setMaximumHeight(150);
     m_textB->setMaximumHeight(56);
@@ -168,10 +152,6 @@ void TryItPanel::buildTextFields()
 
 QHBoxLayout *TryItPanel::buildModelRow()
 {
-    m_modelLine = new QLabel;
-    m_modelLine->setObjectName(QStringLiteral("tryItModel"));
-    m_modelLine->setWordWrap(true);
-    m_modelLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_choose = new QPushButton(tr("Choose…"));
     m_choose->setObjectName(QStringLiteral("tryItChoose"));
     m_choose->setToolTip(tr("Use another checkpoint, or a folder written by export (model.safetensors)."));
@@ -187,18 +167,14 @@ QHBoxLayout *TryItPanel::buildModelRow()
                           [this] { setChosenModel(QString()); });
     m_choose->setMenu(chooseMenu);
     auto *modelRow = new QHBoxLayout;
-    modelRow->addWidget(m_modelLine, 1);
+    modelRow->addWidget(newModelLine(QStringLiteral("tryItModel")), 1);
     modelRow->addWidget(m_choose, 0, Qt::AlignTop);
     return modelRow;
 }
 
 void TryItPanel::buildAnswerArea()
 {
-    m_message = new QLabel;
-    m_message->setObjectName(QStringLiteral("tryItMessage"));
-    m_message->setWordWrap(true);
-    m_message->setTextFormat(Qt::PlainText);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message = newSelectableLabel(QStringLiteral("tryItMessage"), Qt::PlainText);
     m_busy = new QLabel(tr("working…"));
     m_busy->setStyleSheet(QStringLiteral("color:#808080"));
     m_busy->setVisible(false);
@@ -216,13 +192,6 @@ void TryItPanel::buildAnswerArea()
     m_bars->setObjectName(QStringLiteral("tryItBars"));
     m_barLayout = new QVBoxLayout(m_bars);
     m_barLayout->setContentsMargins(0, 0, 0, 0);
-}
-
-TryItPanel::~TryItPanel()
-{
-    // The job owns only values and the shared cache; waiting lets a load end before exit.
-    m_job.cancel();
-    m_job.waitForFinished();
 }
 
 void TryItPanel::setFormSource(const ClassifierSource &source)
@@ -268,41 +237,13 @@ void TryItPanel::setTexts(const QString &text, const QString &textB)
     m_text->setPlainText(text);
 }
 
-void TryItPanel::checkpointSaved(const QString &modelDir)
+JobHandle TryItPanel::startRequest(uint64_t generation)
 {
-    // While hidden nothing more is done: showEvent() looks for the run's checkpoint again.
-    if (QDir(modelDir) != QDir(q(m_formSource.model_dir)))
-        return;
-    // A run of the form's model: the panel follows it, whatever model was chosen before.
-    m_chosen.clear();
-    ++m_reloadEpoch;
-    if (isVisible())
-        refreshNow();
-}
-
-void TryItPanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    // Cheap when nothing changed: the job finds the same checkpoint and keeps the loaded model.
-    scheduleRefresh();
-}
-
-void TryItPanel::scheduleRefresh()
-{
-    if (isVisible())
-        m_debounce->start();
-}
-
-uint64_t TryItPanel::refreshNow()
-{
-    m_debounce->stop();
-    m_job.cancel();
-    const uint64_t generation = ++m_generation;
     TryItRequest req;
     req.source = effectiveSource();
     if (!m_chosen.isEmpty())
         req.project_meta_data = m_formSource.input_meta_data_path;
-    req.epoch = m_reloadEpoch;
+    req.epoch = reloadEpoch();
     if (!m_text->toPlainText().trimmed().isEmpty()) {
         req.text = m_text->toPlainText().toStdString();
         req.text_b = m_textB->toPlainText().trimmed().isEmpty() ? std::string() : m_textB->toPlainText().toStdString();
@@ -310,40 +251,31 @@ uint64_t TryItPanel::refreshNow()
     req.explain = explainEnabled();
     req.explain_options = explainOptions();
     m_busy->setVisible(true);
-    m_job = runBackgroundJob<TryItOutcome>(
-        this, [cache = m_cache, req](const JobControl &control) { return runTryItRequest(cache, req, control); },
-        [this, generation](JobOutcome<TryItOutcome> outcome) { applyOutcome(generation, outcome); });
-    return generation;
+    return runRequestJob<TryItOutcome>(
+        generation, [cache = m_cache, req](const JobControl &control) { return runTryItRequest(cache, req, control); },
+        [this](const JobOutcome<TryItOutcome> &outcome) { applyOutcome(outcome); });
 }
 
-void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome)
+void TryItPanel::applyOutcome(const JobOutcome<TryItOutcome> &outcome)
 {
-    if (generation != m_generation) {
-        ++m_dropped;
-        return;
-    }
     m_busy->setVisible(false);
-    m_shownGeneration = generation;
     if (!outcome.ok()) {
         clearResult();
-        m_modelLine->setText(tr("Model: not loaded"));
-        showMessage(tr("Cannot load the model: %1").arg(inFormWords(outcome.error)), true);
+        setModelLine(tr("Model: not loaded"));
+        // The core worded the error and its fix for the window ("“BERT config”: required with
+        // “Model directory”", core/config/optionwords.h).
+        showMessage(tr("Cannot load the model: %1").arg(outcome.error.withHowToFix()), true);
     } else {
         const TryItOutcome &o = *outcome.value;
         switch (o.kind) {
         case TryItOutcome::Kind::Cancelled:
             break;
         case TryItOutcome::Kind::NoModel:
-            clearResult();
-            m_modelLine->setText(tr("Model: none"));
-            showMessage(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."), false);
+            showNoModel(tr("Set “Model directory” in the form, or choose a checkpoint or export folder."));
             break;
         case TryItOutcome::Kind::NoCheckpoint:
-            clearResult();
-            m_modelLine->setText(tr("Model: none"));
-            showMessage(tr("No checkpoint yet in %1: train first, or choose a checkpoint or export folder.")
-                            .arg(QDir::toNativeSeparators(q(o.model_dir))),
-                        false);
+            showNoModel(tr("No checkpoint yet in %1: train first, or choose a checkpoint or export folder.")
+                            .arg(QDir::toNativeSeparators(q(o.model_dir))));
             break;
         case TryItOutcome::Kind::Loaded:
             showModel(o);
@@ -371,15 +303,11 @@ void TryItPanel::applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome
             break;
         }
     }
-    Q_EMIT outcomeShown(generation);
 }
 
 void TryItPanel::showModel(const TryItOutcome &o)
 {
-    const QString which = o.weights_label.empty() ? QString() : QStringLiteral(" — %1").arg(q(o.weights_label));
-    m_modelLine->setText(tr("Model: %1%2 (max_seq_length %3)")
-                             .arg(QDir::toNativeSeparators(q(o.weights_path)), which)
-                             .arg(o.max_seq_length));
+    showLoadedModel(o.weights_path, o.weights_label, o.max_seq_length);
     QStringList warnings;
     for (const std::string &w : o.warnings)
         warnings << q(w);
@@ -491,8 +419,6 @@ void TryItPanel::chooseModel()
     if (!path.isEmpty())
         setChosenModel(path);
 }
-
-QString TryItPanel::modelLine() const { return m_modelLine->text(); }
 
 QString TryItPanel::messageText() const { return m_message->text(); }
 

@@ -3,8 +3,7 @@
 
 #include "core/infer/textclassifier.h"
 #include "ui/common/backgroundjob.h"
-
-#include <QWidget>
+#include "ui/tryit/livemodelpanel.h"
 
 #include <cstdint>
 #include <memory>
@@ -20,7 +19,6 @@ class QProgressBar;
 class QPushButton;
 class QScrollArea;
 class QSpinBox;
-class QTimer;
 class QVBoxLayout;
 
 namespace wb {
@@ -42,10 +40,11 @@ struct TryItOutcome;
 ///
 /// Typing restarts a ~300 ms debounce timer; then tokenize + classify run on the global
 /// thread pool (runBackgroundJob). Each request has a generation number: a result that
-/// arrives after a newer request was started is dropped. The loaded TextClassifier is
-/// cached across requests (shared with the jobs, guarded by a mutex, so jobs run one at a
-/// time) and reloaded only when the source, the latest checkpoint or the reload epoch
-/// (checkpointSaved()) changes. While hidden the panel does no work; it catches up when shown.
+/// arrives after a newer request was started is dropped (LiveModelPanel, which
+/// fill-in-the-blank shares). The loaded TextClassifier is cached across requests (shared
+/// with the jobs, guarded by a mutex, so jobs run one at a time) and reloaded only when the
+/// source, the latest checkpoint or the reload epoch (checkpointSaved()) changes. While hidden
+/// the panel does no work; it catches up when shown.
 /// Load errors are shown inline in the form's words; a model_dir without a checkpoint is a
 /// plain message.
 ///
@@ -56,16 +55,11 @@ struct TryItOutcome;
 /// legend), the top words for and against are listed with the completeness check, which
 /// says when m is too small. A new checkpoint recomputes them like the probabilities.
 /// GUI thread only.
-class TryItPanel : public QWidget
+class TryItPanel : public LiveModelPanel
 {
     Q_OBJECT
 public:
-    /// Debounce between the last keystroke and the classification, in milliseconds.
-    static constexpr int kDebounceMs = 300;
-
     explicit TryItPanel(QWidget *parent = nullptr);
-    /// Cancels the running job and waits for it (it may be loading a model).
-    ~TryItPanel() override;
 
     /// The form's model: model_dir (its latest checkpoint), bert_config_file,
     /// input_meta_data_path, vocab_file, do_lower_case. Used unless a model was chosen.
@@ -84,19 +78,6 @@ public:
     QPlainTextEdit *textEdit() const { return m_text; }
     QPlainTextEdit *secondTextEdit() const { return m_textB; }
 
-    /// Starts a request now (no debounce), cancelling the one in flight. Returns its generation.
-    uint64_t refreshNow();
-    /// Whether a request's job is still running.
-    bool isBusy() const { return m_job.isRunning(); }
-    /// Generation of the latest request (0 before any).
-    uint64_t generation() const { return m_generation; }
-    /// Generation of the result shown now (0 before any).
-    uint64_t shownGeneration() const { return m_shownGeneration; }
-    /// Results that arrived after a newer request had been started, and were dropped.
-    int droppedResults() const { return m_dropped; }
-
-    /// The "Model: …" line (which file the weights came from).
-    QString modelLine() const;
     /// The message line: no checkpoint yet, a load error in form words, or a hint.
     QString messageText() const;
     /// Label names and probabilities as shown in the bars (empty before a result).
@@ -124,20 +105,12 @@ public:
     /// Shades the chips of `t` by `e` and shows its lists (what a finished request does).
     void showExplanation(const TokenizedText &t, const Explanation &e);
 
-public Q_SLOTS:
-    /// A checkpoint was saved in `modelDir` (training runs): when it is the form's model_dir,
-    /// a chosen model is dropped and the panel reloads and classifies the current text again
-    /// (when shown; else when it is shown next).
-    void checkpointSaved(const QString &modelDir);
-
-Q_SIGNALS:
-    /// A request ended and its outcome (a result, a message or an error) is now shown.
-    void outcomeShown(quint64 generation);
-
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
+    JobHandle startRequest(uint64_t generation) override;
+    std::string formModelDir() const override { return m_formSource.model_dir; }
+    /// A checkpoint of the form's run: the panel follows it, whatever model was chosen before.
+    void followFormRun() override { m_chosen.clear(); }
+
     // The constructor's steps: the two text fields, the model row (model line, Choose…),
     // the answer area (message, busy mark, wordpiece chips, probability bars).
     void buildTextFields();
@@ -146,29 +119,22 @@ private:
     QWidget *buildExplainRow();
     void updateClassChoice(const std::vector<std::string> &labels, bool regression);
     void clearExplanation(const QString &why = QString());
-    void scheduleRefresh();
     void chooseModel();
-    void applyOutcome(uint64_t generation, const JobOutcome<TryItOutcome> &outcome);
-    void showMessage(const QString &text, bool isError);
+    void applyOutcome(const JobOutcome<TryItOutcome> &outcome);
+    void showMessage(const QString &text, bool isError) override;
     void showModel(const TryItOutcome &o);
     void showChips(const TokenizedText &t);
     void showBars(const std::vector<std::string> &labels, const Classification *c, bool regression);
-    void clearResult();
+    void clearResult() override;
 
     ClassifierSource m_formSource;
     QString m_chosen;
-    uint64_t m_reloadEpoch = 0;
-    uint64_t m_generation = 0;
-    uint64_t m_shownGeneration = 0;
-    int m_dropped = 0;
     std::shared_ptr<TryItModelCache> m_cache;
-    JobHandle m_job;
     TokenizedText m_tokens;
     std::vector<std::string> m_labels;
 
     QPlainTextEdit *m_text;
     QPlainTextEdit *m_textB;
-    QLabel *m_modelLine;
     QPushButton *m_choose;
     QLabel *m_message;
     QLabel *m_busy;
@@ -177,7 +143,6 @@ private:
     QWidget *m_bars;
     QVBoxLayout *m_barLayout;
     std::vector<QProgressBar *> m_barWidgets;
-    QTimer *m_debounce;
 
     // "Which words decided"
     std::optional<Explanation> m_explanation;
