@@ -274,10 +274,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
                  "(Integrated Gradients or gradient x input; docs/explain.md).",
                  "bert-workbench-cli classify");
     ClassifyFlags f;
-    addClassifyFlags(app, f);
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, f, addClassifyFlags, args, out, err))
+        return *done;
     if (const int invalid = checkClassifyFlags(f, err); invalid != kExitOk)
         return invalid;
     std::vector<std::pair<std::string, std::string>> inputs;

@@ -43,9 +43,8 @@ int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::
     app.add_option("--step", step, "the evaluation's step (default: the latest saved)");
     app.add_option("--output", output, "the points TSV to write (default: standard output)");
     app.add_option("--projector_dir", projectorDir, "also write TensorBoard projector files into this folder");
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     try {
         const std::vector<int64_t> steps = embeddingSteps(modelDir);
         if (steps.empty())

@@ -142,9 +142,8 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
     addTableFlag(app, t, "finetune_epochs", lo.finetune_epochs);
     addTableFlag(app, t, "finetune_batch_size", lo.finetune_batch_size);
     addTableFlag(app, t, "finetune_learning_rate", lo.finetune_learning_rate);
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     try {
         if (!lesson.empty()) {
             if (lo.output_dir.empty())

@@ -44,9 +44,8 @@ int cmdFillMask(const std::vector<std::string> &args, std::ostream &out, std::os
     app.add_option("--text", texts, "a text with one or more [MASK] (repeatable)")->required()->allow_extra_args(false);
     app.add_option("--top_k", topK, "candidates per [MASK]")->capture_default_str();
     app.add_option("--output_format", format, "tsv or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}))->capture_default_str();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     Diagnostics ranges;
     checkNumericRanges({{"top_k", double(topK), 1, 1000000, "10"}}, ranges);
     if (ranges.hasErrors())

@@ -43,10 +43,8 @@ int cmdLrFind(const std::vector<std::string> &args, std::ostream &out, std::ostr
                  "<model_dir>/lr_find.json.",
                  "bert-workbench-cli lr_find");
     TrainingOptions options;
-    addRunFlags(app, options);
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, options, addRunFlags, args, out, err))
+        return *done;
     try { // lr_find on a run: what it recorded fills the options not given (as classify, predict, export)
         for (const auto &note : fillFromRecordedRun(options, /*withTrainData=*/true))
             err << "note: " << note << "\n";

@@ -197,9 +197,8 @@ int cmdModelsList(const std::vector<std::string> &args, std::ostream &out, std::
                  "bert-workbench-cli models list");
     std::string format = "table";
     app.add_option("--format", format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     const HubSettings settings = HubSettings::fromEnvironment();
     auto cached = [&](const CatalogueEntry &e) -> std::string {
         try {
@@ -253,9 +252,8 @@ int cmdModelsInfo(const std::vector<std::string> &args, std::ostream &out, std::
                  "bert-workbench-cli models info");
     std::string model;
     app.add_option("model", model, "Hub id org/name[@revision], catalogue name or local folder")->required();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     const HubSettings settings = HubSettings::fromEnvironment();
     try {
         const CatalogueEntry *e = findCatalogueEntry(model);
@@ -315,9 +313,8 @@ int cmdModelsDownload(const std::vector<std::string> &args, std::ostream &out, s
                    "text (progress bar or lines on stderr) or jsonl (one JSON event per line on stdout, for tools)")
         ->check(CLI::IsMember({"text", "jsonl"}))
         ->capture_default_str();
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     HubSettings settings = HubSettings::fromEnvironment();
     settings.refresh = refresh;
     settings.verify = verify || refresh;

@@ -224,9 +224,8 @@ int cmdPrepare(const std::vector<std::string> &args, std::ostream &out, std::ost
     PrepareFlags flags;
     addPrepareFlags(app, flags);
     PrepareOptions &o = flags.o;
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, args, out, err))
+        return *done;
     const int64_t seed = flags.seed;
     if (seed < 0)
         return reportError(err,

@@ -146,10 +146,8 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
                  "a folder of .txt files, or the text column of a .csv/.tsv/.jsonl file (each row one document).",
                  "bert-workbench-cli prepare_pretraining");
     PretrainingFlags f;
-    addPretrainingFlags(app, f);
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, f, addPretrainingFlags, args, out, err))
+        return *done;
     f.o.input_files = splitCommaList(f.inputs);
     PretrainingDataOptions &o = f.o;
     if (const int chosen = chooseTokenizer(f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);

@@ -14,10 +14,8 @@ int cmdValidate(const std::vector<std::string> &args, std::ostream &out, std::os
                  "init checkpoint) and report all problems at once. Trains nothing.",
                  "bert-workbench-cli validate");
     TrainingOptions options;
-    addRunFlags(app, options);
-    int code = kExitOk;
-    if (!parseFlags(app, args, out, err, code))
-        return code;
+    if (const auto done = parseCommandFlags(app, options, addRunFlags, args, out, err))
+        return *done;
 
     if (const int fetched = fetchPretrainedForRun(options, false, out, err); fetched != kExitOk)
         return fetched;

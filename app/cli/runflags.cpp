@@ -128,4 +128,13 @@ bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostrea
     return true;
 }
 
+std::optional<int> parseCommandFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out,
+                                     std::ostream &err)
+{
+    int code = kExitOk;
+    if (!parseFlags(app, args, out, err, code))
+        return code;
+    return std::nullopt;
+}
+
 } // namespace wb::cli

@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
+
 namespace wb::cli {
 
 /// Adds one flag per entry of optionTable() (run_classifier's names, their aliases such as
@@ -36,5 +38,22 @@ std::vector<FlagDoc> collectCommandFlags(int (*command)(const std::vector<std::s
 /// Returns true when the command should go on.
 bool parseFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
                 int &exitCode);
+
+/// parseFlags as a command's body asks it: std::nullopt when the command goes on, else the exit
+/// code it returns at once (0 after --help, 2 after a flag error; the help or the error is
+/// written to `out` or `err`).
+std::optional<int> parseCommandFlags(CLI::App &app, const std::vector<std::string> &args, std::ostream &out,
+                                     std::ostream &err);
+
+/// A command's flags declared and read in one step: `addFlags(app, flags)` declares them on
+/// `app` (addRunFlags, a command's own table), then parseCommandFlags reads `args` into them.
+/// `app` keeps the flags' CLI11 options, so it must outlive any use of them.
+template <typename Flags>
+std::optional<int> parseCommandFlags(CLI::App &app, Flags &flags, void (*addFlags)(CLI::App &, Flags &),
+                                     const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    addFlags(app, flags);
+    return parseCommandFlags(app, args, out, err);
+}
 
 } // namespace wb::cli
