@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -124,6 +125,17 @@ void drainPipe(UniqueFd &fd, std::string &buf)
             return;
         fd.reset();
     }
+}
+
+void waitForReadable(const std::vector<int> &fds)
+{
+    std::vector<pollfd> polled;
+    for (const int fd : fds)
+        polled.push_back(pollfd{fd, POLLIN, 0});
+    if (!polled.empty())
+        ::poll(polled.data(), polled.size(), 100);
+    else
+        ::usleep(50 * 1000);
 }
 
 std::string describeExitStatus(int status)

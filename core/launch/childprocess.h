@@ -45,6 +45,23 @@ void startChild(ChildProcess &c, const std::string &executable, std::vector<std:
 /// Reads what is available on the non-blocking `fd` into `buf`; closes the fd at end of file.
 void drainPipe(UniqueFd &fd, std::string &buf);
 
+/// Waits up to 100 ms until one of the pipe read ends `fds` has something to read (poll), or
+/// 50 ms when `fds` is empty.
+void waitForReadable(const std::vector<int> &fds);
+
+/// Waits up to 100 ms until an open pipe of `children` (ChildProcess objects in any container)
+/// has output, or 50 ms when none of them has an open pipe (waitForReadable).
+template <typename Children>
+void waitForOutput(const Children &children)
+{
+    std::vector<int> fds;
+    for (const ChildProcess &c : children)
+        for (const UniqueFd *pipe : {&c.out, &c.err})
+            if (pipe->valid())
+                fds.push_back(pipe->get());
+    waitForReadable(fds);
+}
+
 /// Emits the complete lines of `buf` to `sink` with `prefix` (keeps the incomplete tail;
 /// `flush` emits the tail too). A line redrawn with "\r" (a progress bar) keeps its last
 /// state; an empty line is dropped when `prefix` is not empty. `sink` may be empty (dropped).

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,17 +80,7 @@ public:
     /// Waits up to 100 ms for output and forwards the complete lines.
     void pumpOutput()
     {
-        std::vector<pollfd> fds;
-        for (const auto &w : m_workers) {
-            if (w.out.valid())
-                fds.push_back(pollfd{w.out.get(), POLLIN, 0});
-            if (w.err.valid())
-                fds.push_back(pollfd{w.err.get(), POLLIN, 0});
-        }
-        if (!fds.empty())
-            ::poll(fds.data(), fds.size(), 100);
-        else
-            ::usleep(50 * 1000);
+        waitForOutput(m_workers);
         for (auto &w : m_workers) {
             drainPipe(w.out, w.outBuf);
             drainPipe(w.err, w.errBuf);

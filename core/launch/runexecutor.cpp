@@ -9,9 +9,7 @@
 
 #include <csignal>
 #include <list>
-#include <poll.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 namespace wb {
 
@@ -59,22 +57,6 @@ void forwardStops(std::list<ChildProcess> &running, int requested, int &forwarde
                 ::kill(c.pid, SIGINT);
         ++forwarded;
     }
-}
-
-/// Waits up to 100 ms for output of any child (or 50 ms when none has an open pipe).
-void waitForOutput(const std::list<ChildProcess> &running)
-{
-    std::vector<pollfd> fds;
-    for (const ChildProcess &c : running) {
-        if (c.out.valid())
-            fds.push_back(pollfd{c.out.get(), POLLIN, 0});
-        if (c.err.valid())
-            fds.push_back(pollfd{c.err.get(), POLLIN, 0});
-    }
-    if (!fds.empty())
-        ::poll(fds.data(), fds.size(), 100);
-    else
-        ::usleep(50 * 1000);
 }
 
 /// Passes each child's complete lines to sinks.line and reaps it: true when it has exited
