@@ -15,6 +15,7 @@
 #include "core/formats/sweepevents.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
+#include "core/util/numbertext.h"
 
 #include <algorithm>
 #include <cmath>
@@ -128,17 +129,11 @@ SweepFlags parseSweepFlags(const std::vector<std::string> &args)
                             "use eval_accuracy, best_eval_accuracy, eval_loss or train_loss");
         } else if (name == "max_concurrent_runs") {
             const std::string v = value();
-            size_t used = 0;
-            int n = 0;
-            try {
-                n = std::stoi(v, &used);
-            } catch (...) {
-                used = 0;
-            }
-            if (used != v.size() || n < 1)
+            const std::optional<int> n = readWholeInt(v);
+            if (!n || *n < 1)
                 throw Error("--max_concurrent_runs", "\"" + v + "\" is not a whole number of at least 1",
                             "e.g. --max_concurrent_runs 2 (1 trains the runs one after another)");
-            f.maxConcurrentRuns = n;
+            f.maxConcurrentRuns = *n;
         } else if (name == "progress_format") {
             f.progressFormat = value();
             if (f.progressFormat != "text" && f.progressFormat != "jsonl")

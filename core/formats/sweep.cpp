@@ -10,6 +10,7 @@
 #include "core/io/metricsreader.h"
 #include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
+#include "core/util/numbertext.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,17 +57,11 @@ std::string exactNumber(double v)
 
 double parseNumber(const std::string &text, const std::string &whole)
 {
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (...) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || !std::isfinite(v))
+    const std::optional<double> v = readWholeDouble(text);
+    if (!v || !std::isfinite(*v))
         throw Error("--param", "\"" + whole + "\": \"" + text + "\" is not a number",
                     "write the values as numbers, e.g. learning_rate=1e-5,5e-5 or learning_rate=1e-5:1e-3");
-    return v;
+    return *v;
 }
 
 std::vector<std::string> split(const std::string &text, char sep)

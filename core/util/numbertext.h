@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace wb {
+
+/// `text` read whole as a number, as std::stod reads it (white space before it skipped, also
+/// "inf", "nan" and hex floats): std::nullopt when it holds no number or characters follow it.
+/// Thread-safe.
+std::optional<double> readWholeDouble(const std::string &text);
+
+/// `text` read whole as a decimal integer, as std::stoi reads it (white space and a sign before
+/// it): std::nullopt when it holds no integer, characters follow it, or it is out of int's range.
+/// Thread-safe.
+std::optional<int> readWholeInt(const std::string &text);
+
+} // namespace wb
