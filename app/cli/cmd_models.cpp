@@ -89,38 +89,50 @@ nlohmann::json progressJson(const DownloadProgress &p)
             {"file_finished", p.file_finished}};
 }
 
+/// One fact of a resolved model, named as the flag it fills.
+struct ModelField
+{
+    const char *name;
+    nlohmann::json value;
+    bool listed; ///< printModel's key=value lines show it (modelJson has every field)
+};
+
+/// A resolved model's paths and facts, in printModel's order: modelJson's keys and printModel's
+/// lines. The Hub's repo_id, revision and commit are listed for a Hub model only, the tokenizer
+/// config when the model has one.
+std::vector<ModelField> modelFields(const PretrainedModel &m)
+{
+    const bool hub = !m.repo_id.empty();
+    return {{"repo_id", m.repo_id, hub},
+            {"revision", m.revision, hub},
+            {"commit", m.commit, hub},
+            {"folder", m.folder, true},
+            {"bert_config_file", m.config_file, true},
+            {"vocab_file", m.vocab_file, true},
+            {"tokenizer_config_file", m.tokenizer_config_file, !m.tokenizer_config_file.empty()},
+            {"init_checkpoint", m.weights_index_file.empty() ? m.weights_files.front() : m.weights_index_file, true},
+            {"weights_files", m.weights_files, false},
+            {"weights_format", weightsFormatName(m.weights_format), true},
+            {"do_lower_case", m.do_lower_case, true},
+            {"do_lower_case_source", m.do_lower_case_source, true},
+            {"from_cache", m.from_cache, false},
+            {"bytes_downloaded", m.bytes_downloaded, false}};
+}
+
 nlohmann::json modelJson(const PretrainedModel &m)
 {
-    return {{"repo_id", m.repo_id},
-            {"revision", m.revision},
-            {"commit", m.commit},
-            {"folder", m.folder},
-            {"bert_config_file", m.config_file},
-            {"vocab_file", m.vocab_file},
-            {"tokenizer_config_file", m.tokenizer_config_file},
-            {"init_checkpoint", m.weights_index_file.empty() ? m.weights_files.front() : m.weights_index_file},
-            {"weights_files", m.weights_files},
-            {"weights_format", weightsFormatName(m.weights_format)},
-            {"do_lower_case", m.do_lower_case},
-            {"do_lower_case_source", m.do_lower_case_source},
-            {"from_cache", m.from_cache},
-            {"bytes_downloaded", m.bytes_downloaded}};
+    nlohmann::json j = nlohmann::json::object();
+    for (const ModelField &f : modelFields(m))
+        j[f.name] = f.value;
+    return j;
 }
 
 /// The paths as key=value lines, named as the flags they fill.
 void printModel(std::ostream &out, const PretrainedModel &m)
 {
-    if (!m.repo_id.empty())
-        out << "repo_id=" << m.repo_id << "\nrevision=" << m.revision << "\ncommit=" << m.commit << "\n";
-    out << "folder=" << m.folder << "\n"
-        << "bert_config_file=" << m.config_file << "\n"
-        << "vocab_file=" << m.vocab_file << "\n";
-    if (!m.tokenizer_config_file.empty())
-        out << "tokenizer_config_file=" << m.tokenizer_config_file << "\n";
-    out << "init_checkpoint=" << (m.weights_index_file.empty() ? m.weights_files.front() : m.weights_index_file) << "\n"
-        << "weights_format=" << weightsFormatName(m.weights_format) << "\n"
-        << "do_lower_case=" << (m.do_lower_case ? "true" : "false") << "\n"
-        << "do_lower_case_source=" << m.do_lower_case_source << "\n";
+    for (const ModelField &f : modelFields(m))
+        if (f.listed)
+            out << f.name << "=" << (f.value.is_string() ? f.value.get<std::string>() : f.value.dump()) << "\n";
 }
 
 /// Shows a download's progress: a redrawn bar on a terminal, plain lines every few seconds
