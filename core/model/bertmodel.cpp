@@ -416,19 +416,46 @@ torch::Tensor BertEncoderImpl::forward(torch::Tensor hidden, const torch::Tensor
     return hidden;
 }
 
-BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig &c, int64_t numLabels,
-                                                                     at::Generator generator)
-    : m_config(c), m_numLabels(numLabels), m_gen(requireGenerator(std::move(generator)))
+BertBackboneImpl::BertBackboneImpl(const BertConfig &c, at::Generator generator, bool tiedDecoder)
+    : m_config(c), m_gen(requireGenerator(std::move(generator)))
 {
     if (c.hidden_size % c.num_attention_heads != 0)
         throw Error("hidden_size", "hidden_size " + std::to_string(c.hidden_size)
                                        + " is not a multiple of num_attention_heads "
                                        + std::to_string(c.num_attention_heads));
+    if (tiedDecoder && c.embeddingWidth() != c.hidden_size)
+        throw Error("embedding_size",
+                    "pretraining ties the decoder to the word embeddings, which needs embedding_size == hidden_size ("
+                        + std::to_string(c.embeddingWidth()) + " ≠ " + std::to_string(c.hidden_size) + ")",
+                    "remove embedding_size from the model config (BERT has none)");
     applyActivation(c.hidden_act, torch::zeros({1})); // rejects unknown names early
     auto bert = container(*this, "bert");
     embeddings = bert->register_module("embeddings", BertEmbeddings(c, m_gen));
     encoder = bert->register_module("encoder", BertEncoder(c, m_gen));
     pooler = container(*bert, "pooler")->register_module("dense", Linear(c.hidden_size, c.hidden_size, m_gen));
+}
+
+void BertBackboneImpl::reset_parameters()
+{
+    const auto endsWith = [](const std::string &n, const std::string &suffix) {
+        return n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    torch::NoGradGuard guard;
+    for (auto &p : named_parameters()) {
+        const std::string &n = p.key();
+        if (n.find("LayerNorm") != std::string::npos)
+            endsWith(n, "weight") ? p.value().fill_(1.0) : p.value().zero_();
+        else if (endsWith(n, "bias"))
+            p.value().zero_();
+        else
+            truncatedNormal_(p.value(), m_config.initializer_range, m_gen);
+    }
+}
+
+BertForSequenceClassificationImpl::BertForSequenceClassificationImpl(const BertConfig &c, int64_t numLabels,
+                                                                     at::Generator generator)
+    : BertBackboneImpl(c, std::move(generator), /*tiedDecoder=*/false), m_numLabels(numLabels)
+{
     classifier = register_module("classifier", Linear(c.hidden_size, numLabels, m_gen));
     reset_parameters();
 }
@@ -447,20 +474,6 @@ torch::Tensor BertForSequenceClassificationImpl::forwardFromWordVectors(const to
     auto pooled = torch::tanh(pooler->forward(hidden.select(1, 0)));
     return classifier->forward(dropout(pooled, m_config.hidden_dropout_prob, is_training(), m_gen))
         .to(torch::kFloat); // the loss in float32 under autocast
-}
-
-void BertForSequenceClassificationImpl::reset_parameters()
-{
-    torch::NoGradGuard guard;
-    for (auto &p : named_parameters()) {
-        const std::string &n = p.key();
-        if (n.find("LayerNorm") != std::string::npos)
-            n.size() >= 6 && n.compare(n.size() - 6, 6, "weight") == 0 ? p.value().fill_(1.0) : p.value().zero_();
-        else if (n.size() >= 4 && n.compare(n.size() - 4, 4, "bias") == 0)
-            p.value().zero_();
-        else
-            truncatedNormal_(p.value(), m_config.initializer_range, m_gen);
-    }
 }
 
 void BertForSequenceClassificationImpl::resetClassifier()

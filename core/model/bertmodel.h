@@ -185,6 +185,37 @@ private:
 };
 TORCH_MODULE(BertEncoder);
 
+/// What BertForSequenceClassification and BertForPreTraining share: bert.embeddings,
+/// bert.encoder and bert.pooler.dense, the config and the run's generator. The constructor
+/// checks the config (throws wb::Error: `generator` undefined, hidden_size not a multiple of
+/// num_attention_heads, with `tiedDecoder` an embedding_size other than hidden_size, an
+/// unknown hidden_act; in that order) and registers the three, drawing their initialisation
+/// from `generator`; a subclass registers its heads after them, then calls reset_parameters().
+class BertBackboneImpl : public torch::nn::Module
+{
+public:
+    /// Re-initialises every parameter: truncated normal(initializer_range) for weights and
+    /// embeddings, zeros for biases, LayerNorm 1/0.
+    void reset_parameters();
+    /// Per-layer activation checkpointing of the encoder (BertEncoderImpl::setActivationCheckpointing).
+    void setActivationCheckpointing(bool on) { encoder->setActivationCheckpointing(on); }
+
+    const BertConfig &config() const { return m_config; }
+    /// The model's random stream (shared with its submodules). Its state is what a training
+    /// checkpoint saves as rng_state; read or set it under its mutex().
+    at::Generator &generator() { return m_gen; }
+
+    BertEmbeddings embeddings{nullptr};
+    BertEncoder encoder{nullptr};
+    Linear pooler{nullptr};
+
+protected:
+    BertBackboneImpl(const BertConfig &config, at::Generator generator, bool tiedDecoder);
+
+    BertConfig m_config;
+    at::Generator m_gen;
+};
+
 /// BERT encoder + pooler (dense + tanh on [CLS]) + classifier (dropout + dense num_labels),
 /// the Hugging Face BertForSequenceClassification. num_labels == 1 is a regression head.
 /// Parameter names equal the HF state_dict keys (see expectedParameters()).
@@ -198,7 +229,7 @@ TORCH_MODULE(BertEncoder);
 /// Example:
 ///   BertForSequenceClassification m(config, 2, nn::makeGenerator(seed));
 ///   auto logits = m(input_ids, input_mask, segment_ids); // [B, 2]
-class BertForSequenceClassificationImpl : public torch::nn::Module
+class BertForSequenceClassificationImpl : public BertBackboneImpl
 {
 public:
     BertForSequenceClassificationImpl(const BertConfig &config, int64_t numLabels, at::Generator generator);
@@ -212,29 +243,15 @@ public:
     /// with word_embeddings(input_ids): the normal path pays nothing for it.
     torch::Tensor forwardFromWordVectors(const torch::Tensor &wordVectors, const torch::Tensor &inputMask,
                                          const torch::Tensor &segmentIds);
-    /// Re-initialises every parameter: truncated normal(initializer_range) for weights and
-    /// embeddings, zeros for biases, LayerNorm 1/0.
-    void reset_parameters();
     /// Re-initialises only classifier.* (a new head on a pre-trained encoder).
     void resetClassifier();
-    /// Per-layer activation checkpointing of the encoder (BertEncoderImpl::setActivationCheckpointing).
-    void setActivationCheckpointing(bool on) { encoder->setActivationCheckpointing(on); }
 
-    const BertConfig &config() const { return m_config; }
     int64_t numLabels() const { return m_numLabels; }
-    /// The model's random stream (shared with its submodules). Its state is what a training
-    /// checkpoint saves as rng_state; read or set it under its mutex().
-    at::Generator &generator() { return m_gen; }
 
-    BertEmbeddings embeddings{nullptr};
-    BertEncoder encoder{nullptr};
-    Linear pooler{nullptr};
     Linear classifier{nullptr};
 
 private:
-    BertConfig m_config;
     int64_t m_numLabels;
-    at::Generator m_gen;
 };
 TORCH_MODULE(BertForSequenceClassification);
 

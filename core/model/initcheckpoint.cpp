@@ -33,27 +33,38 @@ torch::ScalarType scalarTypeOf(const std::string &d)
     return torch::kFloat;
 }
 
+/// `path` opened for reading its tensor data; `what` names the kind of file in the error.
+std::ifstream openWeightsFile(const std::string &path, const char *what)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(path, std::string("cannot open the ") + what);
+    return in;
+}
+
+/// `t` as float32 when it is F16, BF16 or F64; other dtypes as they are.
+torch::Tensor widenToFloat(const torch::Tensor &t)
+{
+    const torch::ScalarType s = t.scalar_type();
+    return s == torch::kHalf || s == torch::kBFloat16 || s == torch::kDouble ? t.to(torch::kFloat) : t;
+}
+
 } // namespace
 
 std::map<std::string, torch::Tensor> loadSafetensors(const std::string &path)
 {
     const SafetensorsHeader h = readSafetensorsHeader(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open the safetensors file");
+    std::ifstream in = openWeightsFile(path, "safetensors file");
     std::map<std::string, torch::Tensor> out;
     for (const auto &e : h.tensors) {
         if (torchDtypeSize(e.dtype) == 0)
             continue; // U16/U32/U64 have no torch 1.13 type; never BERT weights
-        const torch::ScalarType t = scalarTypeOf(e.dtype);
-        auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
+        auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(scalarTypeOf(e.dtype)));
         in.seekg(std::streamoff(h.data_start + e.begin));
         in.read(static_cast<char *>(tensor.data_ptr()), std::streamsize(e.end - e.begin));
         if (!in)
             throw Error(path + ": tensor '" + e.name + "'", "could not read the tensor data", "the file is truncated");
-        if (t == torch::kHalf || t == torch::kBFloat16 || t == torch::kDouble)
-            tensor = tensor.to(torch::kFloat);
-        out[e.name] = tensor;
+        out[e.name] = widenToFloat(tensor);
     }
     return out;
 }
@@ -159,9 +170,7 @@ SafetensorsHeader readWeightsTable(const CheckpointSource &src)
 std::map<std::string, torch::Tensor> loadTorchWeights(const std::string &path)
 {
     const TorchCheckpoint c = readTorchCheckpoint(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open the PyTorch weights file");
+    std::ifstream in = openWeightsFile(path, "PyTorch weights file");
     std::map<std::string, torch::Tensor> storages;
     std::map<std::string, torch::Tensor> out;
     for (const auto &t : c.tensors) {
@@ -172,10 +181,8 @@ std::map<std::string, torch::Tensor> loadTorchWeights(const std::string &path)
             readTorchStorage(in, c, t.storage, data.data_ptr(), path);
             st = storages.emplace(t.storage, data).first;
         }
-        torch::Tensor v = st->second.as_strided(t.shape, t.stride, t.storage_offset).clone(at::MemoryFormat::Contiguous);
-        if (v.scalar_type() == torch::kHalf || v.scalar_type() == torch::kBFloat16 || v.scalar_type() == torch::kDouble)
-            v = v.to(torch::kFloat);
-        out[t.name] = v;
+        out[t.name] =
+            widenToFloat(st->second.as_strided(t.shape, t.stride, t.storage_offset).clone(at::MemoryFormat::Contiguous));
     }
     return out;
 }
@@ -222,22 +229,6 @@ std::map<std::string, torch::Tensor> loadWeights(const CheckpointSource &src)
     return all;
 }
 
-namespace {
-
-torch::Tensor tensorFromTf(const TfBundleEntry &e, const std::string &bytes)
-{
-    torch::ScalarType t = torch::kFloat;
-    switch (e.dtype) {
-    case tfdtype::kDouble: t = torch::kDouble; break;
-    case tfdtype::kHalf: t = torch::kHalf; break;
-    case tfdtype::kBFloat16: t = torch::kBFloat16; break;
-    default: break;
-    }
-    auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
-    std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
-    return tensor.to(torch::kFloat);
-}
-
 void throwFirstError(const Diagnostics &diag)
 {
     for (const auto &d : diag.items())
@@ -245,35 +236,62 @@ void throwFirstError(const Diagnostics &diag)
             throw Error(d.field, d.message, d.hint);
 }
 
-} // namespace
+torch::Tensor readTfTensor(const TfBundle &bundle, const TfBundleEntry &e)
+{
+    const std::string bytes = readTfTensorBytes(bundle, e);
+    torch::ScalarType t = torch::kFloat;
+    switch (e.dtype) {
+    case tfdtype::kDouble: t = torch::kDouble; break;
+    case tfdtype::kHalf: t = torch::kHalf; break;
+    case tfdtype::kBFloat16: t = torch::kBFloat16; break;
+    case tfdtype::kFloat: break;
+    default:
+        throw Error(bundle.prefix + ": " + e.name, "dtype " + tfDtypeName(e.dtype) + " is not a floating-point type",
+                    "export the checkpoint with float weights");
+    }
+    auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
+    std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
+    return tensor.to(torch::kFloat);
+}
+
+CheckpointMatch matchTfCheckpointToLoad(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
+                                        bool allowPartialInit)
+{
+    Diagnostics diag;
+    CheckpointMatch m = matchTfCheckpoint(bundle, config, numLabels, diag, allowPartialInit);
+    throwFirstError(diag);
+    for (const auto &[shard, message] : checkTfBundleShards(bundle))
+        throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
+                                        + fs::path(bundle.prefix).filename().string() + ".index");
+    return m;
+}
+
+torch::Tensor readTfModelTensor(const TfBundle &bundle, const std::string &fileName)
+{
+    const TfBundleEntry *e = bundle.find(fileName);
+    const auto map = mapTfVariableName(fileName);
+    torch::Tensor t = readTfTensor(bundle, *e);
+    if (map->kernel) {
+        const auto shape = modelShapeOf(*map, e->shape); // [out, in]
+        t = t.reshape({shape[1], shape[0]}).t();
+    } else if (map->flatten) {
+        t = t.reshape({-1});
+    }
+    return t;
+}
 
 CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, const std::string &path,
                                    bool allowPartialInit)
 {
     const CheckpointSource src = locateCheckpoint(path);
-    Diagnostics diag;
     auto params = model->named_parameters();
     torch::NoGradGuard guard;
     CheckpointMatch m;
     if (src.format == CheckpointFormat::TensorFlow) {
         const TfBundle bundle = readTfBundle(src.path);
-        m = matchTfCheckpoint(bundle, model->config(), model->numLabels(), diag, allowPartialInit);
-        throwFirstError(diag);
-        for (const auto &[shard, message] : checkTfBundleShards(bundle))
-            throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
-                                            + fs::path(bundle.prefix).filename().string() + ".index");
-        for (const auto &[fileName, modelName] : m.loaded) {
-            const TfBundleEntry *e = bundle.find(fileName);
-            const auto map = mapTfVariableName(fileName);
-            torch::Tensor t = tensorFromTf(*e, readTfTensorBytes(bundle, *e));
-            if (map->kernel) {
-                const auto shape = modelShapeOf(*map, e->shape); // [out, in]
-                t = t.reshape({shape[1], shape[0]}).t();
-            } else if (map->flatten) {
-                t = t.reshape({-1});
-            }
-            params[modelName].copy_(t);
-        }
+        m = matchTfCheckpointToLoad(bundle, model->config(), model->numLabels(), allowPartialInit);
+        for (const auto &[fileName, modelName] : m.loaded)
+            params[modelName].copy_(readTfModelTensor(bundle, fileName));
     } else {
         // A training checkpoint's archive is read once, its table taken from the tensors; the
         // other formats are matched on their table before any data is read.
@@ -287,6 +305,7 @@ CheckpointMatch loadInitCheckpoint(nn::BertForSequenceClassification &model, con
         } else {
             table = readWeightsTable(src);
         }
+        Diagnostics diag;
         m = matchCheckpoint(table, src.path, model->config(), model->numLabels(), diag, allowPartialInit);
         m.format = formatName(src);
         throwFirstError(diag);

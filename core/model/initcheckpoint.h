@@ -112,6 +112,25 @@ CheckpointMatch matchCheckpoint(const SafetensorsHeader &header, const std::stri
 CheckpointMatch matchTfCheckpoint(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
                                   Diagnostics &diag, bool allowPartialInit = false);
 
+/// Throws wb::Error(field, message, hint) of the first error in `diag`; returns when it has none.
+void throwFirstError(const Diagnostics &diag);
+
+/// matchTfCheckpoint for a load: throws wb::Error with the match's first error, then for a
+/// data shard of `bundle` that is missing (naming it and saying to copy it beside the
+/// `.index`); returns the match otherwise. Reads no tensor data.
+CheckpointMatch matchTfCheckpointToLoad(const TfBundle &bundle, const BertConfig &config, int64_t numLabels,
+                                        bool allowPartialInit);
+
+/// Tensor `e` of a TensorFlow checkpoint as float32 (DT_DOUBLE, DT_HALF and DT_BFLOAT16
+/// converted), its bytes read and checked by readTfTensorBytes. Throws wb::Error naming
+/// "<prefix>: <name>" for another dtype, and as readTfTensorBytes.
+torch::Tensor readTfTensor(const TfBundle &bundle, const TfBundleEntry &e);
+
+/// The tensor `fileName` of a TensorFlow checkpoint, one that matchTfCheckpoint loaded, in
+/// the model's layout: float32, kernels transposed to [out, in], flattened where the model's
+/// tensor is 1-D (mapTfVariableName). Throws as readTfTensor.
+torch::Tensor readTfModelTensor(const TfBundle &bundle, const std::string &fileName);
+
 /// Reads the names, dtypes and shapes of every tensor of a Hugging Face weights source
 /// (Safetensors, PyTorch, Sharded or Training; not TensorFlow) without the data, as a safetensors
 /// header (begin/end are 0 for PyTorch and training-checkpoint tensors; a training

@@ -6,10 +6,7 @@
 #include "core/util/error.h"
 
 #include <cstring>
-#include <filesystem>
 #include <set>
-
-namespace fs = std::filesystem;
 
 namespace wb {
 
@@ -31,25 +28,8 @@ static bool endsWith(const std::string &s, const char *suffix)
 }
 
 BertForPreTrainingImpl::BertForPreTrainingImpl(const BertConfig &c, bool nextSentence, at::Generator generator)
-    : m_config(c), m_nextSentence(nextSentence), m_gen(std::move(generator))
+    : BertBackboneImpl(c, std::move(generator), /*tiedDecoder=*/true), m_nextSentence(nextSentence)
 {
-    if (!m_gen.defined())
-        throw Error("seed", "a model was built without a random generator",
-                    "pass the run's generator (nn::makeGenerator(seed))");
-    if (c.hidden_size % c.num_attention_heads != 0)
-        throw Error("hidden_size", "hidden_size " + std::to_string(c.hidden_size)
-                                       + " is not a multiple of num_attention_heads "
-                                       + std::to_string(c.num_attention_heads));
-    if (c.embeddingWidth() != c.hidden_size)
-        throw Error("embedding_size",
-                    "pretraining ties the decoder to the word embeddings, which needs embedding_size == hidden_size ("
-                        + std::to_string(c.embeddingWidth()) + " ≠ " + std::to_string(c.hidden_size) + ")",
-                    "remove embedding_size from the model config (BERT has none)");
-    applyActivation(c.hidden_act, torch::zeros({1})); // rejects unknown names early
-    auto bert = container(*this, "bert");
-    embeddings = bert->register_module("embeddings", BertEmbeddings(c, m_gen));
-    encoder = bert->register_module("encoder", BertEncoder(c, m_gen));
-    pooler = container(*bert, "pooler")->register_module("dense", Linear(c.hidden_size, c.hidden_size, m_gen));
     auto cls = container(*this, "cls");
     auto predictions = container(*cls, "predictions");
     auto tr = container(*predictions, "transform");
@@ -98,20 +78,6 @@ torch::Tensor BertForPreTrainingImpl::mlmLogitsAllPositions(const torch::Tensor 
     auto hidden = encoder->forward(embeddings->forward(inputIds, segmentIds), inputMask, /*allTokens=*/true);
     const int64_t b = hidden.size(0), s = hidden.size(1);
     return mlmHead(hidden.reshape({b * s, hidden.size(2)})).view({b, s, -1});
-}
-
-void BertForPreTrainingImpl::reset_parameters()
-{
-    torch::NoGradGuard guard;
-    for (auto &p : named_parameters()) {
-        const std::string &n = p.key();
-        if (n.find("LayerNorm") != std::string::npos)
-            endsWith(n, "weight") ? p.value().fill_(1.0) : p.value().zero_();
-        else if (endsWith(n, "bias"))
-            p.value().zero_();
-        else
-            truncatedNormal_(p.value(), m_config.initializer_range, m_gen);
-    }
 }
 
 void BertForPreTrainingImpl::resetHeads()
@@ -242,31 +208,6 @@ std::optional<HeadNameMapping> mapPretrainingHeadName(const std::string &name)
 
 namespace {
 
-torch::Tensor tfTensor(const TfBundle &bundle, const TfBundleEntry &e)
-{
-    const std::string bytes = readTfTensorBytes(bundle, e);
-    torch::ScalarType t = torch::kFloat;
-    switch (e.dtype) {
-    case tfdtype::kDouble: t = torch::kDouble; break;
-    case tfdtype::kHalf: t = torch::kHalf; break;
-    case tfdtype::kBFloat16: t = torch::kBFloat16; break;
-    case tfdtype::kFloat: break;
-    default:
-        throw Error(bundle.prefix + ": " + e.name, "dtype " + tfDtypeName(e.dtype) + " is not a floating-point type",
-                    "export the checkpoint with float weights");
-    }
-    auto tensor = torch::empty(e.shape, torch::TensorOptions().dtype(t));
-    std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
-    return tensor.to(torch::kFloat);
-}
-
-void throwFirstError(const Diagnostics &diag)
-{
-    for (const auto &d : diag.items())
-        if (d.severity == Severity::Error)
-            throw Error(d.field, d.message, d.hint);
-}
-
 /// The head tensors of a checkpoint: model name → (file name, tensor as [out, in]).
 struct HeadTensors
 {
@@ -309,30 +250,14 @@ struct PretrainingTensors
 PretrainingTensors readTfPretraining(const CheckpointSource &src, const BertConfig &cfg, bool allowPartialInit)
 {
     PretrainingTensors r;
-    Diagnostics diag;
     const TfBundle bundle = readTfBundle(src.path);
-    r.match = matchTfCheckpoint(bundle, cfg, 2, diag, allowPartialInit);
-    throwFirstError(diag);
-    for (const auto &[shard, message] : checkTfBundleShards(bundle))
-        throw Error(shard, message, "copy " + fs::path(shard).filename().string() + " beside "
-                                        + fs::path(bundle.prefix).filename().string() + ".index");
-    for (const auto &[fileName, modelName] : r.match.loaded) {
-        if (modelName.rfind("classifier.", 0) == 0)
-            continue;
-        const TfBundleEntry *e = bundle.find(fileName);
-        const auto map = mapTfVariableName(fileName);
-        torch::Tensor t = tfTensor(bundle, *e);
-        if (map->kernel) {
-            const auto shape = modelShapeOf(*map, e->shape); // [out, in]
-            t = t.reshape({shape[1], shape[0]}).t();
-        } else if (map->flatten) {
-            t = t.reshape({-1});
-        }
-        r.encoder[modelName] = t;
-    }
+    r.match = matchTfCheckpointToLoad(bundle, cfg, 2, allowPartialInit);
+    for (const auto &[fileName, modelName] : r.match.loaded)
+        if (modelName.rfind("classifier.", 0) != 0)
+            r.encoder[modelName] = readTfModelTensor(bundle, fileName);
     for (const auto &e : bundle.entries)
         if (const auto hm = mapPretrainingHeadName(e.name))
-            addHead(r.heads, src.path, e.name, *hm, tfTensor(bundle, e));
+            addHead(r.heads, src.path, e.name, *hm, readTfTensor(bundle, e));
     return r;
 }
 

@@ -49,7 +49,7 @@ struct PretrainingOutput
 /// Example:
 ///   BertForPreTraining m(config, /*nextSentence=*/false, nn::makeGenerator(seed));
 ///   auto out = m(input_ids, input_mask, segment_ids, masked_lm_positions); // out.mlm_logits [B,P,V]
-class BertForPreTrainingImpl : public torch::nn::Module
+class BertForPreTrainingImpl : public BertBackboneImpl
 {
 public:
     BertForPreTrainingImpl(const BertConfig &config, bool nextSentence, at::Generator generator);
@@ -67,28 +67,19 @@ public:
     /// The heads on given hidden states: [N, H] → [N, vocab_size] (float32).
     torch::Tensor mlmHead(const torch::Tensor &hidden);
 
-    /// Re-initialises every parameter (see the class comment).
-    void reset_parameters();
-    /// Re-initialises only the heads cls.* (new heads on a pretrained encoder).
+    /// Re-initialises only the heads cls.* (new heads on a pretrained encoder); reset_parameters()
+    /// re-initialises every parameter (see the class comment).
     void resetHeads();
-    void setActivationCheckpointing(bool on) { encoder->setActivationCheckpointing(on); }
 
-    const BertConfig &config() const { return m_config; }
     bool hasNextSentenceHead() const { return m_nextSentence; }
-    at::Generator &generator() { return m_gen; }
 
-    BertEmbeddings embeddings{nullptr};
-    BertEncoder encoder{nullptr};
-    Linear pooler{nullptr};
     Linear transform{nullptr};                    ///< cls.predictions.transform.dense
     torch::nn::LayerNorm transformLayerNorm{nullptr}; ///< cls.predictions.transform.LayerNorm
     torch::Tensor outputBias;                     ///< cls.predictions.bias [vocab_size]
     Linear seqRelationship{nullptr};              ///< cls.seq_relationship (next-sentence head), or empty
 
 private:
-    BertConfig m_config;
     bool m_nextSentence;
-    at::Generator m_gen;
 };
 TORCH_MODULE(BertForPreTraining);
 
