@@ -33,6 +33,18 @@ BatchTensors workerSlice(const BatchTensors &t, const Strategy &s);
 /// accumulation).
 BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count);
 
+/// Micro-batch `k` of `t` split into `microBatches` equal parts of m = rows / microBatches:
+/// rowsOf(t, k·m, m) (views), or `t` itself when there is one part. Tensors: BatchTensors or
+/// any struct with an int64 [rows, …] `ids` and a rowsOf overload (the pretraining batch).
+template <class Tensors>
+Tensors microBatchOf(const Tensors &t, int64_t k, int64_t microBatches)
+{
+    if (microBatches == 1)
+        return t;
+    const int64_t m = t.ids.size(0) / microBatches;
+    return rowsOf(t, k * m, m);
+}
+
 /// Copies the batch to `device` (no-op on the CPU, where the tensors stay views).
 BatchTensors onDevice(BatchTensors t, const c10::Device &device);
 

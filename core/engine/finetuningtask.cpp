@@ -92,8 +92,7 @@ public:
 
     torch::Tensor microBatchLoss(const LoopParts &parts, int64_t k) override
     {
-        const int64_t micro = m_tensors.ids.size(0) / parts.microBatches;
-        const BatchTensors mt = parts.microBatches == 1 ? m_tensors : rowsOf(m_tensors, k * micro, micro);
+        const BatchTensors mt = microBatchOf(m_tensors, k, parts.microBatches);
         torch::Tensor logits;
         {
             AutocastGuard autocast(parts.format, parts.device);

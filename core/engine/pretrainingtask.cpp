@@ -9,6 +9,7 @@
 #include "core/data/pretrainingdataset.h"
 #include "core/model/initcheckpoint.h"
 #include "core/model/pretrainingheads.h"
+#include "core/engine/batching.h"
 #include "core/engine/evalpass.h"
 #include "core/engine/precision.h"
 #include "core/engine/pretrainpreflight.h"
@@ -43,7 +44,7 @@ PretrainTensors toTensors(PretrainingBatch &b)
     return t;
 }
 
-PretrainTensors rows(const PretrainTensors &t, int64_t from, int64_t count)
+PretrainTensors rowsOf(const PretrainTensors &t, int64_t from, int64_t count)
 {
     return {t.ids.narrow(0, from, count),       t.mask.narrow(0, from, count),   t.segments.narrow(0, from, count),
             t.positions.narrow(0, from, count), t.lmIds.narrow(0, from, count),  t.lmWeights.narrow(0, from, count),
@@ -237,14 +238,13 @@ public:
         m_trainData->next(m_batch);
         PretrainTensors all = toTensors(m_batch);
         const int64_t perWorker = m_batch.size / parts.strategy->worldSize();
-        m_tensors = onDevice(rows(all, parts.strategy->rank() * perWorker, perWorker), parts.device);
+        m_tensors = onDevice(rowsOf(all, parts.strategy->rank() * perWorker, perWorker), parts.device);
         return m_batch.size;
     }
 
     torch::Tensor microBatchLoss(const LoopParts &parts, int64_t k) override
     {
-        const int64_t micro = m_tensors.ids.size(0) / parts.microBatches;
-        const PretrainTensors mt = parts.microBatches == 1 ? m_tensors : rows(m_tensors, k * micro, micro);
+        const PretrainTensors mt = microBatchOf(m_tensors, k, parts.microBatches);
         nn::PretrainingOutput out;
         {
             AutocastGuard autocast(parts.format, parts.device);
