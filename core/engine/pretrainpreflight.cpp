@@ -116,6 +116,20 @@ std::string readText(const std::string &path)
     return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string();
 }
 
+/// Reads the shapes of the records `pattern` names into `shapes`; a failure becomes an error
+/// on `flag` in `diag` (returns false).
+bool readRecordShapes(const std::string &pattern, const char *flag, MaskedLmRecordShapes &shapes, Diagnostics &diag)
+{
+    try {
+        shapes = readMaskedLmRecordShapes(pattern);
+        return true;
+    } catch (...) {
+        const ErrorText t = describeCurrentException(flag);
+        diag.error(t.field, t.message, t.hint);
+        return false;
+    }
+}
+
 } // namespace
 
 namespace {
@@ -184,13 +198,8 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
     const int errorsBefore = diag.errorCount();
     const std::string rewrite = "write the records again (create_pretraining_data.py or prepare_pretraining) with";
     MaskedLmRecordShapes train, eval;
-    try {
-        train = readMaskedLmRecordShapes(o.train_data_path);
-    } catch (...) {
-        const ErrorText t = describeCurrentException("train_data_path");
-        diag.error(t.field, t.message, t.hint);
+    if (!readRecordShapes(o.train_data_path, "train_data_path", train, diag))
         return notes;
-    }
     const std::string trainWhere = "the records of " + train.files.front() + " have";
     checkShapeFlag("max_seq_length", flags.max_seq_length, train.max_seq_length, trainWhere, rewrite, diag);
     if (train.has_masks)
@@ -198,13 +207,8 @@ std::vector<std::string> resolveRecordsMetaData(TrainingOptions &o, const Record
                        trainWhere, rewrite, diag);
     eval = train;
     if (!o.eval_data_path.empty() && o.eval_data_path != o.train_data_path) {
-        try {
-            eval = readMaskedLmRecordShapes(o.eval_data_path);
-        } catch (...) {
-            const ErrorText t = describeCurrentException("eval_data_path");
-            diag.error(t.field, t.message, t.hint);
+        if (!readRecordShapes(o.eval_data_path, "eval_data_path", eval, diag))
             return notes;
-        }
         const auto shape = [](const MaskedLmRecordShapes &s) {
             return "max_seq_length " + std::to_string(s.max_seq_length) + " and "
                 + (s.has_masks ? "max_predictions_per_seq " + std::to_string(s.max_predictions_per_seq)
