@@ -25,51 +25,49 @@ c10::Device cudaDevice(int index)
     return c10::Device(c10::DeviceType::CUDA, c10::DeviceIndex(index));
 }
 
-class OneDeviceStrategy : public Strategy
+/// A strategy with one replica in this process, on one device: one_device, mirrored (its
+/// one-replica cases) and the base of each multi_worker_mirrored worker.
+class OneReplicaStrategy : public Strategy
 {
 public:
-    explicit OneDeviceStrategy(int numGpus) : m_device(numGpus == 0 ? c10::Device(c10::kCPU) : cudaDevice(0)) {}
-    std::string name() const override { return "one_device"; }
+    OneReplicaStrategy(std::string name, c10::Device device) : m_device(device), m_name(std::move(name)) {}
+    std::string name() const override { return m_name; }
     c10::Device device() const override { return m_device; }
 
-private:
+protected:
     c10::Device m_device;
+
+private:
+    std::string m_name;
 };
 
-/// mirrored with num_gpus == 0: one CPU replica (tensorflow/models' ["device:CPU:0"]).
-class MirroredStrategy : public Strategy
+/// mirrored's device: num_gpus == 0 is one CPU replica (tensorflow/models' ["device:CPU:0"]),
+/// 1 is cuda:0; more GPUs is an error that says how to run them.
+c10::Device mirroredDevice(int numGpus)
 {
-public:
-    explicit MirroredStrategy(int numGpus) : m_device(c10::kCPU)
-    {
-        if (numGpus == 1) {
-            m_device = cudaDevice(0);
-        } else if (numGpus > 1) {
-            // The CLI and the window run this as one process per GPU (planLocalWorkers); a
-            // Trainer called directly gets here and is told how.
-            cudaDevice(numGpus - 1); // a CPU build fails here with the clearer message
-            // Flags follow each other as on a command line; the window's settings are a list.
-            const std::string separator = optionWording() == OptionWording::Window ? ", " : " ";
-            throw Error("num_gpus",
-                        "mirrored over " + std::to_string(numGpus) + " GPUs runs one process per GPU, not in this process",
-                        "run it with bert-workbench-cli or the window (they start the processes), or use "
-                            + optionSetting("distribution_strategy", "multi_worker_mirrored") + separator
-                            + optionSetting("num_local_workers", std::to_string(numGpus)) + separator
-                            + optionSetting("num_gpus", "1"));
-        }
+    if (numGpus == 1)
+        return cudaDevice(0);
+    if (numGpus > 1) {
+        // The CLI and the window run this as one process per GPU (planLocalWorkers); a
+        // Trainer called directly gets here and is told how.
+        cudaDevice(numGpus - 1); // a CPU build fails here with the clearer message
+        // Flags follow each other as on a command line; the window's settings are a list.
+        const std::string separator = optionWording() == OptionWording::Window ? ", " : " ";
+        throw Error("num_gpus",
+                    "mirrored over " + std::to_string(numGpus) + " GPUs runs one process per GPU, not in this process",
+                    "run it with bert-workbench-cli or the window (they start the processes), or use "
+                        + optionSetting("distribution_strategy", "multi_worker_mirrored") + separator
+                        + optionSetting("num_local_workers", std::to_string(numGpus)) + separator
+                        + optionSetting("num_gpus", "1"));
     }
-    std::string name() const override { return "mirrored"; }
-    c10::Device device() const override { return m_device; }
+    return c10::Device(c10::kCPU);
+}
 
-private:
-    c10::Device m_device;
-};
-
-class MultiWorkerMirroredStrategy : public Strategy
+class MultiWorkerMirroredStrategy : public OneReplicaStrategy
 {
 public:
     MultiWorkerMirroredStrategy(const ClusterSpec &cluster, const TrainingOptions &options, const StopToken *stop)
-        : m_device(c10::kCPU)
+        : OneReplicaStrategy("multi_worker_mirrored", c10::kCPU)
     {
         if (options.num_gpus > 1)
             throw Error("num_gpus", "multi_worker_mirrored uses one GPU per worker process",
@@ -98,8 +96,6 @@ public:
             m_group = ProcessGroup::connect(o);
         }
     }
-    std::string name() const override { return "multi_worker_mirrored"; }
-    c10::Device device() const override { return m_device; }
     int rank() const override { return m_rank; }
     int worldSize() const override { return m_world; }
 
@@ -151,7 +147,6 @@ public:
     ProcessGroup *processGroup() override { return m_group.get(); }
 
 private:
-    c10::Device m_device;
     int m_rank = 0;
     int m_world = 1;
     std::unique_ptr<ProcessGroup> m_group;
@@ -212,8 +207,10 @@ std::unique_ptr<Strategy> makeStrategy(const DistributionStrategy &strategy, con
                                        const TrainingOptions &options, const StopToken *stop)
 {
     switch (strategy.kind) {
-    case StrategyKind::OneDevice: return std::make_unique<OneDeviceStrategy>(strategy.num_gpus);
-    case StrategyKind::Mirrored: return std::make_unique<MirroredStrategy>(strategy.num_gpus);
+    case StrategyKind::OneDevice:
+        return std::make_unique<OneReplicaStrategy>("one_device",
+                                                    strategy.num_gpus == 0 ? c10::Device(c10::kCPU) : cudaDevice(0));
+    case StrategyKind::Mirrored: return std::make_unique<OneReplicaStrategy>("mirrored", mirroredDevice(strategy.num_gpus));
     case StrategyKind::MultiWorkerMirrored:
         if (cluster.source == ClusterSource::LocalLauncher)
             throw Error("num_local_workers", "this process launches the local workers and cannot train itself",
