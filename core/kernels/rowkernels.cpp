@@ -130,36 +130,35 @@ WB_VECTOR_VARIANTS(void, biasDropoutAddRow,
 
 namespace {
 
-/// Σ v[j] over n floats: kLanes partial sums, then the lanes and the tail in a fixed order.
-WB_VECTOR_BODY float rowSum(const float *__restrict v, int64_t n)
+/// Σ term(j) for j in [0, n) in a fixed order: kLanes partial sums over the whole vectors, then
+/// the lanes in order, then the tail. `term` is a lambda marked __attribute__((always_inline)),
+/// so that it is compiled inside each variant (WB_VECTOR_BODY) and the loop vectorises.
+template <class Term>
+WB_VECTOR_BODY float laneSum(int64_t n, Term term)
 {
     float lane[kLanes] = {};
     const int64_t body = n / kLanes * kLanes;
     for (int64_t j = 0; j < body; j += kLanes)
         for (int l = 0; l < kLanes; ++l)
-            lane[l] += v[j + l];
+            lane[l] += term(j + l);
     float sum = 0.0f;
     for (int l = 0; l < kLanes; ++l)
         sum += lane[l];
     for (int64_t j = body; j < n; ++j)
-        sum += v[j];
+        sum += term(j);
     return sum;
 }
 
-/// Σ (v[j] − c)² over n floats, ordered as rowSum.
+/// Σ v[j] over n floats, ordered as laneSum.
+WB_VECTOR_BODY float rowSum(const float *__restrict v, int64_t n)
+{
+    return laneSum(n, [v](int64_t j) __attribute__((always_inline)) { return v[j]; });
+}
+
+/// Σ (v[j] − c)² over n floats, ordered as laneSum.
 WB_VECTOR_BODY float rowSquaredDeviation(const float *__restrict v, float c, int64_t n)
 {
-    float lane[kLanes] = {};
-    const int64_t body = n / kLanes * kLanes;
-    for (int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            lane[l] += (v[j + l] - c) * (v[j + l] - c);
-    float sum = 0.0f;
-    for (int l = 0; l < kLanes; ++l)
-        sum += lane[l];
-    for (int64_t j = body; j < n; ++j)
-        sum += (v[j] - c) * (v[j] - c);
-    return sum;
+    return laneSum(n, [v, c](int64_t j) __attribute__((always_inline)) { return (v[j] - c) * (v[j] - c); });
 }
 
 } // namespace
@@ -186,27 +185,12 @@ WB_VECTOR_BODY void layerNormRowBackwardBody(const float *__restrict dy, const f
                                              int64_t n)
 {
     const float mean = stats[0], rstd = stats[1];
-    const int64_t body = n / kLanes * kLanes;
     // Σ ĝ and Σ ĝ·x̂ in two loops of one accumulator each: one loop with both did not vectorise
     // (GCC interleaved the lanes with shuffles, 3× slower).
-    float lane[kLanes] = {};
-    for (int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            lane[l] += dy[j + l] * gamma[j + l];
-    float sum = 0.0f;
-    for (int l = 0; l < kLanes; ++l)
-        sum += lane[l];
-    for (int64_t j = body; j < n; ++j)
-        sum += dy[j] * gamma[j];
-    float laneDot[kLanes] = {};
-    for (int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            laneDot[l] += dy[j + l] * gamma[j + l] * ((x[j + l] - mean) * rstd);
-    float dot = 0.0f;
-    for (int l = 0; l < kLanes; ++l)
-        dot += laneDot[l];
-    for (int64_t j = body; j < n; ++j)
-        dot += dy[j] * gamma[j] * ((x[j] - mean) * rstd);
+    const float sum = laneSum(n, [dy, gamma](int64_t j) __attribute__((always_inline)) { return dy[j] * gamma[j]; });
+    const float dot = laneSum(n, [dy, gamma, x, mean, rstd](int64_t j) __attribute__((always_inline)) {
+        return dy[j] * gamma[j] * ((x[j] - mean) * rstd);
+    });
     const float meanG = sum / float(n), meanGx = dot / float(n);
     for (int64_t j = 0; j < n; ++j) {
         const float xhat = (x[j] - mean) * rstd;
@@ -249,16 +233,7 @@ WB_VECTOR_VARIANTS(void, softmaxRow,
 WB_VECTOR_BODY void softmaxRowBackwardBody(const float *__restrict p, const float *__restrict dp,
                                            float *__restrict dx, int64_t n)
 {
-    float lane[kLanes] = {};
-    const int64_t body = n / kLanes * kLanes;
-    for (int64_t j = 0; j < body; j += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            lane[l] += p[j + l] * dp[j + l];
-    float dot = 0.0f;
-    for (int l = 0; l < kLanes; ++l)
-        dot += lane[l];
-    for (int64_t j = body; j < n; ++j)
-        dot += p[j] * dp[j];
+    const float dot = laneSum(n, [p, dp](int64_t j) __attribute__((always_inline)) { return p[j] * dp[j]; });
     for (int64_t j = 0; j < n; ++j)
         dx[j] = p[j] * (dp[j] - dot);
 }
