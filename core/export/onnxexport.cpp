@@ -37,9 +37,7 @@ public:
     std::string weight(const std::string &name, const torch::Tensor &t)
     {
         const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
-        onnx::TensorProto *p = m_g.add_initializer();
-        p->set_name(name);
-        p->set_data_type(onnx::TensorProto::FLOAT);
+        onnx::TensorProto *p = initializer(name, onnx::TensorProto::FLOAT);
         for (int64_t d : c.sizes())
             p->add_dims(d);
         p->set_raw_data(std::string(static_cast<const char *>(c.data_ptr()), size_t(c.numel()) * sizeof(float)));
@@ -50,32 +48,23 @@ public:
 
     std::string floatScalar(float v)
     {
-        const std::string name = fresh("const");
-        onnx::TensorProto *p = m_g.add_initializer();
-        p->set_name(name);
-        p->set_data_type(onnx::TensorProto::FLOAT);
+        onnx::TensorProto *p = initializer(fresh("const"), onnx::TensorProto::FLOAT);
         p->add_float_data(v);
-        return name;
+        return p->name();
     }
     std::string ints(const std::vector<int64_t> &v)
     {
-        const std::string name = fresh("const");
-        onnx::TensorProto *p = m_g.add_initializer();
-        p->set_name(name);
-        p->set_data_type(onnx::TensorProto::INT64);
+        onnx::TensorProto *p = initializer(fresh("const"), onnx::TensorProto::INT64);
         p->add_dims(int64_t(v.size()));
         for (int64_t x : v)
             p->add_int64_data(x);
-        return name;
+        return p->name();
     }
     std::string intScalar(int64_t v)
     {
-        const std::string name = fresh("const");
-        onnx::TensorProto *p = m_g.add_initializer();
-        p->set_name(name);
-        p->set_data_type(onnx::TensorProto::INT64);
+        onnx::TensorProto *p = initializer(fresh("const"), onnx::TensorProto::INT64);
         p->add_int64_data(v);
-        return name;
+        return p->name();
     }
 
     onnx::NodeProto *node(const std::string &op, const std::vector<std::string> &inputs, const std::string &output)
@@ -146,6 +135,15 @@ public:
     std::string fresh(const std::string &hint) { return "/" + hint + "_" + std::to_string(m_next++); }
 
 private:
+    /// A new initialiser of the graph named `name`, of element type `type` (no dims, no data yet).
+    onnx::TensorProto *initializer(const std::string &name, onnx::TensorProto::DataType type)
+    {
+        onnx::TensorProto *p = m_g.add_initializer();
+        p->set_name(name);
+        p->set_data_type(type);
+        return p;
+    }
+
     onnx::GraphProto &m_g;
     int64_t m_next = 0;
 };
