@@ -4,6 +4,7 @@
 #include "core/config/bertconfig.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 
@@ -96,6 +97,19 @@ std::string oneDecimal(double v, const char *unit)
     return buf;
 }
 
+/// `n` with one decimal in thousands, millions or billions from 1000 up, with the suffix of
+/// that scale (units[1], units[2], units[3]); below 1000 the whole number and units[0].
+std::string withScale(int64_t n, const std::array<const char *, 4> &units)
+{
+    if (n >= 1000000000)
+        return oneDecimal(double(n) / 1e9, units[3]);
+    if (n >= 1000000)
+        return oneDecimal(double(n) / 1e6, units[2]);
+    if (n >= 1000)
+        return oneDecimal(double(n) / 1e3, units[1]);
+    return std::to_string(n) + units[0];
+}
+
 } // namespace
 
 const std::vector<CatalogueEntry> &pretrainedCatalogue()
@@ -119,26 +133,8 @@ const CatalogueEntry *findCatalogueEntry(const std::string &nameOrId)
     return nullptr;
 }
 
-std::string formatCount(int64_t n)
-{
-    if (n >= 1000000000)
-        return oneDecimal(double(n) / 1e9, "B");
-    if (n >= 1000000)
-        return oneDecimal(double(n) / 1e6, "M");
-    if (n >= 1000)
-        return oneDecimal(double(n) / 1e3, "k");
-    return std::to_string(n);
-}
+std::string formatCount(int64_t n) { return withScale(n, {"", "k", "M", "B"}); }
 
-std::string formatBytes(int64_t bytes)
-{
-    if (bytes >= 1000000000)
-        return oneDecimal(double(bytes) / 1e9, " GB");
-    if (bytes >= 1000000)
-        return oneDecimal(double(bytes) / 1e6, " MB");
-    if (bytes >= 1000)
-        return oneDecimal(double(bytes) / 1e3, " kB");
-    return std::to_string(bytes) + " B";
-}
+std::string formatBytes(int64_t bytes) { return withScale(bytes, {" B", " kB", " MB", " GB"}); }
 
 } // namespace wb
