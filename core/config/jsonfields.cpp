@@ -35,70 +35,56 @@ const nlohmann::json *valueOf(const nlohmann::json &j, const char *key, const st
     return &*it;
 }
 
-/// Adds the error "expected <expected>, got <v>" for `key` to `diag`; returns false.
-bool wrongType(const nlohmann::json &v, const char *key, const char *expected, const char *hint,
-               const std::string &source, Diagnostics &diag)
+/// Reads `key` as T (jsonValueAs) into `out`: false when it is absent or null, or of another
+/// type, which is the error "expected <expected>, got <v>" for `key` in `diag`.
+template <class T>
+bool readAs(const nlohmann::json &j, const char *key, T &out, const char *expected, const char *hint,
+            const std::string &source, Diagnostics &diag)
 {
-    diag.error(fieldName(source, key), std::string("expected ") + expected + ", got " + describe(v), hint);
+    const nlohmann::json *v = valueOf(j, key, source, diag);
+    if (!v)
+        return false;
+    if (const std::optional<T> x = jsonValueAs<T>(*v)) {
+        out = *x;
+        return true;
+    }
+    diag.error(fieldName(source, key), std::string("expected ") + expected + ", got " + describe(*v), hint);
     return false;
 }
 
 } // namespace
 
+std::optional<int64_t> jsonInteger(const nlohmann::json &v)
+{
+    if (v.is_number_integer())
+        return v.get<int64_t>();
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15)
+            return int64_t(d);
+    }
+    return std::nullopt;
+}
+
 bool readInt(const nlohmann::json &j, const char *key, int64_t &out, const std::string &source, Diagnostics &diag)
 {
-    const nlohmann::json *v = valueOf(j, key, source, diag);
-    if (!v)
-        return false;
-    if (v->is_number_integer()) {
-        out = v->get<int64_t>();
-        return true;
-    }
-    if (v->is_number_float()) {
-        const double d = v->get<double>();
-        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
-            out = int64_t(d);
-            return true;
-        }
-    }
-    return wrongType(*v, key, "an integer", "write a whole number without quotes or a decimal point", source, diag);
+    return readAs(j, key, out, "an integer", "write a whole number without quotes or a decimal point", source, diag);
 }
 
 bool readNumber(const nlohmann::json &j, const char *key, double &out, const std::string &source, Diagnostics &diag)
 {
-    const nlohmann::json *v = valueOf(j, key, source, diag);
-    if (!v)
-        return false;
-    if (v->is_number()) {
-        out = v->get<double>();
-        return true;
-    }
-    return wrongType(*v, key, "a number", "write a number without quotes", source, diag);
+    return readAs(j, key, out, "a number", "write a number without quotes", source, diag);
 }
 
 bool readString(const nlohmann::json &j, const char *key, std::string &out, const std::string &source,
                 Diagnostics &diag)
 {
-    const nlohmann::json *v = valueOf(j, key, source, diag);
-    if (!v)
-        return false;
-    if (v->is_string()) {
-        out = v->get<std::string>();
-        return true;
-    }
-    return wrongType(*v, key, "a string", "put the value in double quotes", source, diag);
+    return readAs(j, key, out, "a string", "put the value in double quotes", source, diag);
 }
 
 bool readBool(const nlohmann::json &j, const char *key, bool &out, const std::string &source, Diagnostics &diag)
 {
-    const nlohmann::json *v = valueOf(j, key, source, diag);
-    if (!v)
-        return false;
-    if (v->is_boolean()) {
-        out = v->get<bool>();
-        return true;
-    }
-    return wrongType(*v, key, "true or false", "write true or false without quotes", source, diag);
+    return readAs(j, key, out, "true or false", "write true or false without quotes", source, diag);
 }
 
 std::string formatNumber(double v)

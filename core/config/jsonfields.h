@@ -5,9 +5,31 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <type_traits>
 
 namespace wb::detail {
+
+/// `v` as an integer: an integer (an unsigned above int64's range wraps), or a float with an
+/// integral value below 9e15 in magnitude; nothing for anything else. Pure.
+std::optional<int64_t> jsonInteger(const nlohmann::json &v);
+
+/// `v` as T when it holds one, else nothing: int64_t as jsonInteger, double any number,
+/// bool true or false, std::string a string. The one type rule of readInt, readNumber,
+/// readBool, readString and of JsonRecord's readers (core/config/jsonrecord.h). Pure.
+template <class T>
+std::optional<T> jsonValueAs(const nlohmann::json &v)
+{
+    if constexpr (std::is_same_v<T, int64_t>)
+        return jsonInteger(v);
+    else if constexpr (std::is_same_v<T, double>)
+        return v.is_number() ? std::optional<T>(v.get<double>()) : std::nullopt;
+    else if constexpr (std::is_same_v<T, bool>)
+        return v.is_boolean() ? std::optional<T>(v.get<bool>()) : std::nullopt;
+    else
+        return v.is_string() ? std::optional<T>(v.get<std::string>()) : std::nullopt;
+}
 
 /// Reads an integer key into `out` (kept when absent). A float with an integral value is
 /// accepted; other types are an error naming "<source>: <key>". Returns true when present

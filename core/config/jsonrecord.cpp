@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/config/jsonrecord.h"
 
+#include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
 #include "core/util/error.h"
 
@@ -24,17 +25,22 @@ std::string shortDump(const nlohmann::json &v)
     return std::string(v.type_name()) + " " + s;
 }
 
-std::optional<int64_t> asInteger(const nlohmann::json &v)
+/// `v` as a record's T: detail::jsonValueAs, but a null number reads as NaN (what a writer
+/// wrote for a number that was not finite) and an unsigned above int64's range is no integer.
+template <class T>
+std::optional<T> recordValue(const nlohmann::json &v)
 {
-    if (v.is_number_integer())
-        return v.get<int64_t>(); // an unsigned above INT64_MAX wraps: rejected below by the caller's range
-    if (v.is_number_float()) {
-        const double d = v.get<double>();
-        if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15)
-            return int64_t(d);
+    if constexpr (std::is_same_v<T, double>) {
+        if (v.is_null())
+            return std::numeric_limits<double>::quiet_NaN();
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+        const std::optional<int64_t> i = detail::jsonInteger(v);
+        return i && !(v.is_number_unsigned() && *i < 0) ? i : std::nullopt;
     }
-    return std::nullopt;
+    return detail::jsonValueAs<T>(v);
 }
+
+std::string itemName(const char *key, size_t index) { return std::string(key) + "[" + std::to_string(index) + "]"; }
 
 } // namespace
 
@@ -95,47 +101,33 @@ void JsonRecord::wrongType(const std::string &what, const char *expected, const 
     fail(what, std::string("expected ") + expected + ", got " + shortDump(v));
 }
 
-std::optional<int64_t> JsonRecord::integer(const char *key) const
+template <class T>
+std::optional<T> JsonRecord::value(const char *key, const char *expected) const
 {
     const nlohmann::json *v = find(key);
     if (!v)
         return std::nullopt;
-    if (const auto i = asInteger(*v); i && !(v->is_number_unsigned() && *i < 0))
-        return i;
-    wrongType(key, "an integer", *v);
+    if (const std::optional<T> x = recordValue<T>(*v))
+        return x;
+    wrongType(key, expected, *v);
 }
 
-std::optional<double> JsonRecord::number(const char *key) const
+template <class T>
+T JsonRecord::item(const char *key, size_t index, const char *expected) const
 {
-    const nlohmann::json *v = find(key);
-    if (!v)
-        return std::nullopt;
-    if (v->is_null())
-        return std::numeric_limits<double>::quiet_NaN();
-    if (v->is_number())
-        return v->get<double>();
-    wrongType(key, "a number (or null)", *v);
+    const nlohmann::json &v = m_json.at(key).at(index);
+    if (const std::optional<T> x = recordValue<T>(v))
+        return *x;
+    wrongType(itemName(key, index), expected, v);
 }
 
-std::optional<std::string> JsonRecord::string(const char *key) const
-{
-    const nlohmann::json *v = find(key);
-    if (!v)
-        return std::nullopt;
-    if (v->is_string())
-        return v->get<std::string>();
-    wrongType(key, "a string", *v);
-}
+std::optional<int64_t> JsonRecord::integer(const char *key) const { return value<int64_t>(key, "an integer"); }
 
-std::optional<bool> JsonRecord::boolean(const char *key) const
-{
-    const nlohmann::json *v = find(key);
-    if (!v)
-        return std::nullopt;
-    if (v->is_boolean())
-        return v->get<bool>();
-    wrongType(key, "true or false", *v);
-}
+std::optional<double> JsonRecord::number(const char *key) const { return value<double>(key, "a number (or null)"); }
+
+std::optional<std::string> JsonRecord::string(const char *key) const { return value<std::string>(key, "a string"); }
+
+std::optional<bool> JsonRecord::boolean(const char *key) const { return value<bool>(key, "true or false"); }
 
 std::optional<JsonRecord> JsonRecord::object(const char *key) const
 {
@@ -157,34 +149,20 @@ const nlohmann::json *JsonRecord::array(const char *key) const
 
 double JsonRecord::numberItem(const char *key, size_t index) const
 {
-    const nlohmann::json &v = m_json.at(key).at(index);
-    if (v.is_null())
-        return std::numeric_limits<double>::quiet_NaN();
-    if (!v.is_number())
-        wrongType(std::string(key) + "[" + std::to_string(index) + "]", "a number (or null)", v);
-    return v.get<double>();
+    return item<double>(key, index, "a number (or null)");
 }
 
-int64_t JsonRecord::integerItem(const char *key, size_t index) const
-{
-    const nlohmann::json &v = m_json.at(key).at(index);
-    if (const auto i = asInteger(v); i && !(v.is_number_unsigned() && *i < 0))
-        return *i;
-    wrongType(std::string(key) + "[" + std::to_string(index) + "]", "an integer", v);
-}
+int64_t JsonRecord::integerItem(const char *key, size_t index) const { return item<int64_t>(key, index, "an integer"); }
 
 std::string JsonRecord::stringItem(const char *key, size_t index) const
 {
-    const nlohmann::json &v = m_json.at(key).at(index);
-    if (!v.is_string())
-        wrongType(std::string(key) + "[" + std::to_string(index) + "]", "a string", v);
-    return v.get<std::string>();
+    return item<std::string>(key, index, "a string");
 }
 
 JsonRecord JsonRecord::objectItem(const char *key, size_t index) const
 {
     const nlohmann::json &v = m_json.at(key).at(index);
-    const std::string what = std::string(key) + "[" + std::to_string(index) + "]";
+    const std::string what = itemName(key, index);
     if (!v.is_object())
         wrongType(what, "an object", v);
     return JsonRecord(v, m_source + ": " + what, m_hint);

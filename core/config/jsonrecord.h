@@ -60,6 +60,12 @@ public:
 
 private:
     const nlohmann::json *find(const char *key) const;
+    /// The value of `key` as T (absent: nothing), else wrongType(key, expected, …).
+    template <class T>
+    std::optional<T> value(const char *key, const char *expected) const;
+    /// Item `index` of the array under `key` as T, else wrongType("<key>[<index>]", expected, …).
+    template <class T>
+    T item(const char *key, size_t index, const char *expected) const;
     [[noreturn]] void wrongType(const std::string &what, const char *expected, const nlohmann::json &v) const;
 
     nlohmann::json m_json;
