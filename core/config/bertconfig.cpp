@@ -225,10 +225,7 @@ BertConfig BertConfig::fromJson(const nlohmann::json &j, const std::string &sour
 
 std::optional<BertConfig> BertConfig::load(const std::string &path, Diagnostics &diag)
 {
-    auto j = readJsonObjectFile(path, diag);
-    if (!j)
-        return std::nullopt;
-    return fromJson(*j, path, diag);
+    return loadJsonObjectFile<BertConfig>(path, diag);
 }
 
 nlohmann::json BertConfig::toJson() const

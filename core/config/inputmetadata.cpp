@@ -19,6 +19,20 @@ constexpr int64_t kMaxNumLabels = 1000000;
 
 namespace {
 
+/// max_seq_length (when given) > 0, and the data sizes ≥ 0; `unit` is what the sizes count,
+/// "examples" or "sequences", as the hints say.
+void checkSizes(const nlohmann::json &j, const std::string &source, Diagnostics &diag, const InputMetaData &m,
+                const std::string &unit)
+{
+    if (j.contains("max_seq_length") && m.max_seq_length <= 0)
+        diag.error(fieldName(source, "max_seq_length"), "max_seq_length must be > 0, got " + std::to_string(m.max_seq_length),
+                   "use the length the TFRecords were written with, e.g. 128");
+    if (m.train_data_size && *m.train_data_size < 0)
+        diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training " + unit);
+    if (m.eval_data_size && *m.eval_data_size < 0)
+        diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation " + unit);
+}
+
 /// The keys of a pretraining data set (docs/pretraining.md): `m` has the common keys read.
 InputMetaData pretrainingFromJson(const nlohmann::json &j, InputMetaData m, const std::string &source, Diagnostics &diag)
 {
@@ -69,13 +83,7 @@ InputMetaData pretrainingFromJson(const nlohmann::json &j, InputMetaData m, cons
             diag.warning(fieldName(source, it.key()), "unknown key '" + it.key() + "' is kept but not used",
                          "a pretraining input_meta_data.json has the keys of docs/pretraining.md");
         }
-    if (j.contains("max_seq_length") && m.max_seq_length <= 0)
-        diag.error(fieldName(source, "max_seq_length"), "max_seq_length must be > 0, got " + std::to_string(m.max_seq_length),
-                   "use the length the TFRecords were written with, e.g. 128");
-    if (m.train_data_size && *m.train_data_size < 0)
-        diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training sequences");
-    if (m.eval_data_size && *m.eval_data_size < 0)
-        diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation sequences");
+    checkSizes(j, source, diag, m, "sequences");
     return m;
 }
 
@@ -177,13 +185,7 @@ void checkLabelTypeAndSizes(const nlohmann::json &j, const std::string &source, 
     else if (!m.isRegression() && m.label_type == "float")
         diag.error(fieldName(source, "label_type"), "label_type is float but the task is a classification",
                    "classification labels are class indices: use \"int\"");
-    if (j.contains("max_seq_length") && m.max_seq_length <= 0)
-        diag.error(fieldName(source, "max_seq_length"), "max_seq_length must be > 0, got " + std::to_string(m.max_seq_length),
-                   "use the length the TFRecords were written with, e.g. 128");
-    if (m.train_data_size && *m.train_data_size < 0)
-        diag.error(fieldName(source, "train_data_size"), "train_data_size must be ≥ 0", "use the number of training examples");
-    if (m.eval_data_size && *m.eval_data_size < 0)
-        diag.error(fieldName(source, "eval_data_size"), "eval_data_size must be ≥ 0", "use the number of evaluation examples");
+    checkSizes(j, source, diag, m, "examples");
 }
 
 } // namespace
@@ -206,10 +208,7 @@ InputMetaData InputMetaData::fromJson(const nlohmann::json &j, const std::string
 
 std::optional<InputMetaData> InputMetaData::load(const std::string &path, Diagnostics &diag)
 {
-    auto j = readJsonObjectFile(path, diag);
-    if (!j)
-        return std::nullopt;
-    return fromJson(*j, path, diag);
+    return loadJsonObjectFile<InputMetaData>(path, diag);
 }
 
 nlohmann::ordered_json InputMetaData::toJson() const

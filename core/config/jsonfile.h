@@ -18,6 +18,17 @@ namespace wb {
 /// Returns the parsed object, or nothing when an error was added. Thread-safe.
 std::optional<nlohmann::json> readJsonObjectFile(const std::string &path, Diagnostics &diag);
 
+/// A loader's load(): T::fromJson(object, path, diag) of the object readJsonObjectFile reads
+/// from `path`; nothing when the file gave no object (the error is in `diag`).
+template <class T>
+std::optional<T> loadJsonObjectFile(const std::string &path, Diagnostics &diag)
+{
+    auto j = readJsonObjectFile(path, diag);
+    if (!j)
+        return std::nullopt;
+    return T::fromJson(*j, path, diag);
+}
+
 /// Parses JSON text (see readJsonObjectFile); `source` names it in diagnostics.
 std::optional<nlohmann::json> parseJsonObject(const std::string &text, const std::string &source,
                                               Diagnostics &diag);
