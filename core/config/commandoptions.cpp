@@ -297,42 +297,33 @@ FlagRow trainingFlagRow(std::string_view flag)
     return r;
 }
 
-const std::vector<FlagRow> &sharedFlagRows()
+namespace {
+
+/// The rows `build` makes, built on the first call (thread-safe) and kept.
+template <class Row, std::vector<Row> (*build)()>
+const std::vector<Row> &builtOnce()
 {
-    static const std::vector<FlagRow> rows = buildSharedRows();
+    static const std::vector<Row> rows = build();
     return rows;
 }
+
+} // namespace
+
+const std::vector<FlagRow> &sharedFlagRows() { return builtOnce<FlagRow, buildSharedRows>(); }
 
 const FlagRow &sharedFlagRow(std::string_view flag) { return flagRow(sharedFlagRows(), flag); }
 
-const std::vector<FlagRow> &prepareFlagTable()
-{
-    static const std::vector<FlagRow> rows = buildPrepareTable();
-    return rows;
-}
+const std::vector<FlagRow> &prepareFlagTable() { return builtOnce<FlagRow, buildPrepareTable>(); }
 
-const std::vector<FlagRow> &preparePretrainingFlagTable()
-{
-    static const std::vector<FlagRow> rows = buildPreparePretrainingTable();
-    return rows;
-}
+const std::vector<FlagRow> &preparePretrainingFlagTable() { return builtOnce<FlagRow, buildPreparePretrainingTable>(); }
 
-const std::vector<FlagRow> &classifyFlagTable()
-{
-    static const std::vector<FlagRow> rows = buildClassifyTable();
-    return rows;
-}
+const std::vector<FlagRow> &classifyFlagTable() { return builtOnce<FlagRow, buildClassifyTable>(); }
 
-const std::vector<FlagRow> &exampleFlagTable()
-{
-    static const std::vector<FlagRow> rows = buildExampleTable();
-    return rows;
-}
+const std::vector<FlagRow> &exampleFlagTable() { return builtOnce<FlagRow, buildExampleTable>(); }
 
 const std::vector<RunPretrainingOption> &runPretrainingOptions()
 {
-    static const std::vector<RunPretrainingOption> rows = buildRunPretrainingOptions();
-    return rows;
+    return builtOnce<RunPretrainingOption, buildRunPretrainingOptions>();
 }
 
 const FlagRow *findFlagRow(const std::vector<FlagRow> &table, std::string_view name)
