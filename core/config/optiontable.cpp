@@ -61,6 +61,26 @@ std::string parseReal(const std::string &text, double &out)
     return {};
 }
 
+/// parseBool, parseReal or parseInteger, by the type of `out`.
+template <typename T>
+std::string parseAs(const std::string &text, T &out)
+{
+    if constexpr (std::is_same_v<T, bool>)
+        return parseBool(text, out);
+    else if constexpr (std::is_same_v<T, double>)
+        return parseReal(text, out);
+    else
+        return parseInteger(text, out);
+}
+
+/// f(o.*m) for the member `member` points to, whatever its type: `f` is a generic lambda over
+/// the value (const in a const `o`) with one return type for every type.
+template <class Options, class F>
+decltype(auto) withValue(const OptionMember &member, Options &o, F f)
+{
+    return std::visit([&](auto m) -> decltype(auto) { return f(o.*m); }, member);
+}
+
 } // namespace
 
 OptionType OptionSpec::type() const
@@ -110,24 +130,21 @@ bool OptionSpec::hasName(std::string_view name) const
 
 std::string OptionSpec::text(const TrainingOptions &o) const
 {
-    return std::visit(
-        [&o](auto m) -> std::string {
-            const auto &v = o.*m;
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>)
-                return v;
-            else if constexpr (std::is_same_v<T, bool>)
-                return v ? "true" : "false";
-            else if constexpr (std::is_same_v<T, double>)
-                return shortest(v);
-            else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
-                return v ? std::to_string(*v) : std::string();
-            else if constexpr (std::is_same_v<T, std::optional<double>>)
-                return v ? shortest(*v) : std::string();
-            else
-                return std::to_string(v);
-        },
-        member);
+    return withValue(member, o, [](const auto &v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>)
+            return v;
+        else if constexpr (std::is_same_v<T, bool>)
+            return v ? "true" : "false";
+        else if constexpr (std::is_same_v<T, double>)
+            return shortest(v);
+        else if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+            return v ? std::to_string(*v) : std::string();
+        else if constexpr (std::is_same_v<T, std::optional<double>>)
+            return v ? shortest(*v) : std::string();
+        else
+            return std::to_string(v);
+    });
 }
 
 std::string OptionSpec::defaultText() const { return text(TrainingOptions{}); }
@@ -146,85 +163,66 @@ void OptionSpec::copy(const TrainingOptions &from, TrainingOptions &to) const
 
 std::string OptionSpec::setText(TrainingOptions &o, const std::string &value) const
 {
-    return std::visit(
-        [&](auto m) -> std::string {
-            auto &v = o.*m;
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                v = value;
-                return {};
-            } else if constexpr (std::is_same_v<T, bool>) {
-                return parseBool(value, v);
-            } else if constexpr (std::is_same_v<T, double>) {
-                return parseReal(value, v);
-            } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
-                int64_t n = 0;
-                std::string error = parseInteger(value, n);
-                if (error.empty())
-                    v = n;
-                return error;
-            } else if constexpr (std::is_same_v<T, std::optional<double>>) {
-                double x = 0;
-                std::string error = parseReal(value, x);
-                if (error.empty())
-                    v = x;
-                return error;
-            } else {
-                return parseInteger(value, v);
-            }
-        },
-        member);
+    return withValue(member, o, [&value](auto &v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+            v = value;
+            return {};
+        } else if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>) {
+            typename T::value_type x = 0;
+            std::string error = parseAs(value, x);
+            if (error.empty())
+                v = x;
+            return error;
+        } else {
+            return parseAs(value, v);
+        }
+    });
 }
 
 nlohmann::json OptionSpec::toJson(const TrainingOptions &o) const
 {
-    return std::visit(
-        [&o](auto m) -> nlohmann::json {
-            const auto &v = o.*m;
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
-                return v ? nlohmann::json(*v) : nlohmann::json();
-            else
-                return v;
-        },
-        member);
+    return withValue(member, o, [](const auto &v) -> nlohmann::json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
+            return v ? nlohmann::json(*v) : nlohmann::json();
+        else
+            return v;
+    });
 }
 
 std::string OptionSpec::setJson(TrainingOptions &o, const nlohmann::json &value) const
 {
-    return std::visit(
-        [&](auto m) -> std::string {
-            auto &v = o.*m;
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                if (!value.is_string())
-                    return "expected a string, found " + value.dump();
-                v = value.get<std::string>();
-            } else if constexpr (std::is_same_v<T, bool>) {
-                if (value.is_boolean())
-                    v = value.get<bool>();
-                else if (!value.is_string() || !parseBool(value.get<std::string>(), v).empty())
-                    return "expected true or false, found " + value.dump();
-            } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::optional<double>>) {
-                if (value.is_null() && std::is_same_v<T, std::optional<double>>) {
-                    v = T{}; // null: not given
-                    return {};
-                }
-                if (!value.is_number())
-                    return "expected a number, found " + value.dump();
-                v = value.get<double>();
-            } else {
-                if (!value.is_number_integer())
-                    return "expected an integer, found " + value.dump();
-                using I = std::conditional_t<std::is_same_v<T, std::optional<int64_t>>, int64_t, T>;
-                const int64_t n = value.get<int64_t>();
-                if (n < int64_t(std::numeric_limits<I>::min()) || n > int64_t(std::numeric_limits<I>::max()))
-                    return value.dump() + " is out of range";
-                v = I(n);
+    return withValue(member, o, [&value](auto &v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+            if (!value.is_string())
+                return "expected a string, found " + value.dump();
+            v = value.get<std::string>();
+        } else if constexpr (std::is_same_v<T, bool>) {
+            if (value.is_boolean())
+                v = value.get<bool>();
+            else if (!value.is_string() || !parseBool(value.get<std::string>(), v).empty())
+                return "expected true or false, found " + value.dump();
+        } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::optional<double>>) {
+            if (value.is_null() && std::is_same_v<T, std::optional<double>>) {
+                v = T{}; // null: not given
+                return {};
             }
-            return {};
-        },
-        member);
+            if (!value.is_number())
+                return "expected a number, found " + value.dump();
+            v = value.get<double>();
+        } else {
+            if (!value.is_number_integer())
+                return "expected an integer, found " + value.dump();
+            using I = std::conditional_t<std::is_same_v<T, std::optional<int64_t>>, int64_t, T>;
+            const int64_t n = value.get<int64_t>();
+            if (n < int64_t(std::numeric_limits<I>::min()) || n > int64_t(std::numeric_limits<I>::max()))
+                return value.dump() + " is out of range";
+            v = I(n);
+        }
+        return {};
+    });
 }
 
 std::string shortestNumberText(double v) { return shortest(v); }
@@ -237,17 +235,15 @@ const std::vector<OptionSpec> &optionTable()
 
 std::optional<double> OptionSpec::numericValue(const TrainingOptions &o) const
 {
-    return std::visit(
-        [&o](auto m) -> std::optional<double> {
-            using T = std::decay_t<decltype(o.*m)>;
-            if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
-                return (o.*m) ? std::optional<double>(double(*(o.*m))) : std::nullopt;
-            else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
-                return double(o.*m);
-            else
-                return std::nullopt;
-        },
-        member);
+    return withValue(member, o, [](const auto &v) -> std::optional<double> {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::optional<int64_t>> || std::is_same_v<T, std::optional<double>>)
+            return v ? std::optional<double>(double(*v)) : std::nullopt;
+        else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+            return double(v);
+        else
+            return std::nullopt;
+    });
 }
 
 namespace {
@@ -290,9 +286,7 @@ void checkOptionRanges(const TrainingOptions &o, Diagnostics &diag, const std::v
         const std::optional<double> v = s.numericValue(o);
         if (!v || (std::isfinite(*v) && *v >= s.minimum && *v <= s.maximum))
             continue;
-        const auto &items = diag.items();
-        if (std::any_of(items.begin(), items.end(),
-                        [&s](const Diagnostic &d) { return d.severity == Severity::Error && d.field == s.flag; }))
+        if (reportedBefore(diag, s.flag))
             continue; // a specific check said it already, in its own words
         const auto num = [](double x) { return detail::formatNumber(x); };
         diag.error(s.flag,
