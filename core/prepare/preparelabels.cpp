@@ -5,6 +5,7 @@
 #include "core/config/optionwords.h"
 #include "core/prepare/preparesource.h"
 
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -22,13 +23,6 @@ std::string joinNames(const std::vector<std::string> &names)
     std::string s;
     for (const auto &n : names)
         s += (s.empty() ? "" : ", ") + n;
-    return s;
-}
-
-std::string lowerAscii(std::string s)
-{
-    for (char &c : s)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 

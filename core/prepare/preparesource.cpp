@@ -60,15 +60,6 @@ void throwBadRows(const ReadNotes &notes)
     throw BadRowsError(first.where, message, hint, std::move(rows), notes.bad.size());
 }
 
-std::string trimmed(const std::string &s)
-{
-    const char *ws = " \t\r\n\v\f";
-    const size_t b = s.find_first_not_of(ws);
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
 std::string readWholeFile(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);

@@ -6,6 +6,7 @@
 #include "core/config/fieldproblem.h"
 #include "core/prepare/dataprep.h"
 #include "core/prepare/textinput.h"
+#include "core/util/asciitext.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -78,8 +79,8 @@ void badRow(bool skipBadRows, ReadNotes &notes, const std::string &where, const 
 /// kListedBadRows named), every distinct plain hint, the listed rows). Returns when there are none.
 void throwBadRows(const ReadNotes &notes);
 
-/// Returns `s` without leading and trailing ASCII whitespace.
-std::string trimmed(const std::string &s);
+/// trimmed(s): `s` without leading and trailing ASCII whitespace (core/util/asciitext.h).
+using wb::trimmed;
 
 /// Reads the whole file; throws wb::Error naming it when unreadable.
 std::string readWholeFile(const std::string &path);

@@ -6,6 +6,7 @@
 #include "core/prepare/preparesource.h"
 #include "core/prepare/textinput.h"
 
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -23,13 +24,6 @@ std::string joinQuoted(const std::vector<std::string> &names)
     std::string s;
     for (const auto &n : names)
         s += (s.empty() ? "" : ", ") + std::string("'") + n + "'";
-    return s;
-}
-
-std::string lowerAscii(std::string s)
-{
-    for (char &c : s)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 

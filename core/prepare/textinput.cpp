@@ -6,6 +6,7 @@
 #include "core/prepare/preparesource.h"
 #include "core/prepare/textrows.h"
 #include "core/config/fieldproblem.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -20,13 +21,6 @@ namespace wb {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string lowerAscii(std::string s)
-{
-    for (char &c : s)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 std::string joinQuoted(const std::vector<std::string> &names)
 {

@@ -2,6 +2,7 @@
 #include "core/tokenize/vocab.h"
 
 #include "core/config/optionwords.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <fstream>
@@ -9,15 +10,6 @@
 namespace wb {
 
 namespace {
-
-std::string strip(const std::string &s)
-{
-    const char *ws = " \t\n\r\f\v";
-    const size_t b = s.find_first_not_of(ws);
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 int codePoints(const std::string &s)
 {
@@ -52,7 +44,7 @@ Vocab Vocab::load(const std::string &path)
     std::vector<std::string> tokens;
     std::string line;
     while (std::getline(in, line))
-        tokens.push_back(strip(line));
+        tokens.push_back(trimmed(line));
     if (tokens.empty())
         throw Error(path, "the vocab file is empty",
                     "Pass the vocab.txt that belongs to the model (" + optionName("vocab_file") + ").");
