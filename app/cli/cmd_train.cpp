@@ -9,7 +9,6 @@
 
 #include "core/advice/coach.h"
 #include "core/engine/preparedrun.h"
-#include "core/export/prepareexport.h"
 #include "core/engine/pretrainpreflight.h"
 #include "core/engine/runplan.h"
 #include "core/formats/runidentity.h"
@@ -203,26 +202,48 @@ int applyRunPretrainingFlags(const RunPretrainingFlags &f, TrainingOptions &o, s
     return kExitOk;
 }
 
-/// The end of a plan of train, pretrain, predict (RunPlan) or export (PreparedExport), in the
-/// CLI's words: kExitOk with `prepared` set from a plan that is ready; `fetched` when the
-/// pretrained model's download failed (fetchPretrainedForRun has reported it); a failed
-/// pre-flight check as reportInvalidConfiguration, with `jsonl` also a "finished" event (the
-/// event stream ends with one whatever happened); any other error as reportCurrentException
-/// on the step's field. Returns the exit code.
-template<typename Plan>
-int finishPlan(Plan &p, int fetched, bool jsonl, std::ostream &out, std::ostream &err, PreparedRun &prepared)
+/// train's, pretrain's, predict's and export's steps before they run or write (planRun,
+/// core/engine/runplan.h: the recorded run, the pretrained model, the pre-flight check, the
+/// web demo's runtime), in the CLI's words: notes on stderr, the download's progress
+/// (fetchPretrainedForRun), a failed pre-flight check as reportInvalidConfiguration, any other
+/// error as reportCurrentException on the step's field, and with `jsonl` a "finished" event for
+/// a failed check or demo runtime (the event stream ends with one whatever happened). Ctrl+C
+/// stops a download (and, for export, the runtime's fetch). Returns kExitOk with `prepared`
+/// set, else the exit code after reporting.
+int planCommand(const TrainingOptions &options, RunPurpose purpose, bool jsonl, std::ostream &out, std::ostream &err,
+                PreparedRun &prepared)
 {
-    using Step = decltype(p.step);
+    struct Reported // fetchPretrainedForRun said why
+    {
+    };
+    const bool exporting = purpose == RunPurpose::Export;
+    StopToken stop;
+    int fetched = kExitOk;
+    PlanFrontEnd frontEnd;
+    frontEnd.note = [&err](const std::string &note) { err << "note: " << note << "\n"; };
+    frontEnd.fetch = [&](const TrainingOptions &o, const StopToken &) {
+        // Ctrl+C stops a download: the export's guard below, else fetchPretrainedForRun's own.
+        fetched = fetchPretrainedForRun(o, jsonl, out, err, exporting ? &stop : nullptr);
+        if (fetched != kExitOk)
+            throw Reported{};
+    };
+    RunPlan p;
+    {
+        std::optional<InterruptGuard> guard;
+        if (exporting)
+            guard.emplace(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
+        p = planRun(options, purpose, frontEnd, stop);
+    }
     if (p.ok()) {
         prepared = std::move(p.run);
         return kExitOk;
     }
-    if (p.step == Step::PretrainedModel && fetched != kExitOk)
+    if (p.step == PlanStep::PretrainedModel && fetched != kExitOk)
         return fetched;
-    if (p.step == Step::PreFlight) {
+    if (jsonl && (p.step == PlanStep::PreFlight || p.step == PlanStep::DemoRuntime))
+        out << runEventLine(p.failure()) << "\n" << std::flush;
+    if (p.step == PlanStep::PreFlight) {
         reportInvalidConfiguration(err, p.run.validation.diagnostics);
-        if (jsonl)
-            out << runEventLine(p.failure()) << "\n" << std::flush;
         return kExitInvalid;
     }
     try {
@@ -230,61 +251,6 @@ int finishPlan(Plan &p, int fetched, bool jsonl, std::ostream &out, std::ostream
     } catch (...) {
         return reportCurrentException(err, p.stepField(), kExitInvalid);
     }
-}
-
-/// export's steps before it writes (prepareExport, core/export/prepareexport.h: the run's
-/// recorded options, the pretrained model, the pre-flight check, the web demo's runtime), in
-/// the CLI's words: notes on stderr, the download's progress (fetchPretrainedForRun), errors
-/// as reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event
-/// for a failed check or runtime. Ctrl+C stops a download. Returns kExitOk with `prepared` set,
-/// else the exit code after reporting.
-int prepareExportRun(const TrainingOptions &options, bool jsonl, std::ostream &out, std::ostream &err,
-                     PreparedRun &prepared)
-{
-    struct Reported // fetchPretrainedForRun said why
-    {
-    };
-    StopToken stop;
-    int fetched = kExitOk;
-    ExportFrontEnd frontEnd;
-    frontEnd.note = [&err](const std::string &note) { err << "note: " << note << "\n"; };
-    frontEnd.fetch = [&](const TrainingOptions &o, const StopToken &) {
-        fetched = fetchPretrainedForRun(o, jsonl, out, err, &stop);
-        if (fetched != kExitOk)
-            throw Reported{};
-    };
-    PreparedExport p;
-    {
-        InterruptGuard guard(stop, "\nstopping the download (Ctrl+C again to quit at once)...\n");
-        p = prepareExport(options, frontEnd, stop);
-    }
-    if (p.step == ExportStep::DemoRuntime && jsonl) // the event stream ends with "finished" whatever happened
-        out << runEventLine(p.failure()) << "\n" << std::flush;
-    return finishPlan(p, fetched, jsonl, out, err, prepared);
-}
-
-/// train's, pretrain's and predict's steps before they run (planRun, core/engine/runplan.h:
-/// predict's recorded run, the pretrained model, the pre-flight check), in the CLI's words:
-/// notes on stderr, the download's progress (fetchPretrainedForRun), errors as
-/// reportInvalidConfiguration / reportCurrentException, and with `jsonl` a "finished" event for
-/// a failed check. Ctrl+C stops a download (and only that). Returns kExitOk with `prepared` set, else the exit
-/// code after reporting.
-int planCommand(const TrainingOptions &options, RunPurpose purpose, bool jsonl, std::ostream &out, std::ostream &err,
-                PreparedRun &prepared)
-{
-    struct Reported // fetchPretrainedForRun said why
-    {
-    };
-    int fetched = kExitOk;
-    PlanFrontEnd frontEnd;
-    frontEnd.note = [&err](const std::string &note) { err << "note: " << note << "\n"; };
-    frontEnd.fetch = [&](const TrainingOptions &o, const StopToken &) {
-        fetched = fetchPretrainedForRun(o, jsonl, out, err); // Ctrl+C stops a download (its own guard)
-        if (fetched != kExitOk)
-            throw Reported{};
-    };
-    RunPlan p = planRun(options, purpose, frontEnd, StopToken{});
-    return finishPlan(p, fetched, jsonl, out, err, prepared);
 }
 
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
@@ -352,9 +318,7 @@ int planCommandRun(const std::string &command, RunPurpose purpose, const std::st
         }
     }
     // The core's one path, as the window's Export Model… and Train.
-    if (const int planned = purpose == RunPurpose::Export ? prepareExportRun(options, jsonl, out, err, plan.run)
-                                                          : planCommand(options, purpose, jsonl, out, err, plan.run);
-        planned != kExitOk)
+    if (const int planned = planCommand(options, purpose, jsonl, out, err, plan.run); planned != kExitOk)
         return planned;
     plan.ready = true;
     plan.jsonl = jsonl;

@@ -18,8 +18,8 @@ struct CommandPlan
 };
 
 /// The part of `bert-workbench-cli <command>` before anything runs: parses `args` (pretrain:
-/// run_pretraining.py's flags too), then plans the run in the CLI's words (export:
-/// prepareExport; the others: planRun, core/engine/runplan.h), the download's progress on
+/// run_pretraining.py's flags too), then plans the run in the CLI's words (planRun,
+/// core/engine/runplan.h, for every command), the download's progress on
 /// stderr (stdout with jsonl), Ctrl+C stopping a download. Returns kExitOk with plan.ready, or
 /// the exit code after reporting (--help: 0, nothing planned). `description` heads --help.
 int planCommandRun(const std::string &command, RunPurpose purpose, const std::string &description,

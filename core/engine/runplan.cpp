@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/runplan.h"
 
+#include "core/config/optionwords.h"
 #include "core/hub/huberror.h"
+#include "core/formats/onnxruntimeweb.h"
 #include "core/formats/runidentity.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
@@ -47,6 +49,7 @@ const char *RunPlan::stepField() const
     case PlanStep::RecordedRun: return "model_dir";
     case PlanStep::PretrainedModel: return "pretrained_model";
     case PlanStep::PreFlight: return "run";
+    case PlanStep::DemoRuntime: return "demo";
     case PlanStep::Ready: break;
     }
     return "run";
@@ -79,16 +82,27 @@ RunPlan planRun(TrainingOptions options, RunPurpose purpose, const PlanFrontEnd 
         r.run.validation.diagnostics = failureDiagnostics(r.error, r.stepField());
         return r;
     };
-    // predict reads a run: what it recorded fills the options not given, as for classify and
-    // export (one rule: fillFromRecordedRun).
-    if (purpose == RunPurpose::Predict) {
+    const auto note = [&frontEnd](const std::string &n) {
+        if (frontEnd.note)
+            frontEnd.note(n);
+    };
+    const bool exporting = purpose == RunPurpose::Export;
+    if (exporting)
+        options.mode = "export_only";
+    // predict and export read a run: what it recorded fills the options not given, as for
+    // classify (one rule: fillFromRecordedRun).
+    if (purpose == RunPurpose::Predict || exporting) {
         try {
             for (const auto &n : fillFromRecordedRun(options))
-                if (frontEnd.note)
-                    frontEnd.note(n);
+                note(n);
         } catch (...) {
             return failed();
         }
+    }
+    // An export reads one checkpoint on this machine: the strategy means nothing to it.
+    if (exporting && options.distribution_strategy.empty()) {
+        options.distribution_strategy = "one_device";
+        note(optionName("distribution_strategy") + " not given: one_device (export runs in this process)");
     }
     r.step = PlanStep::PretrainedModel;
     try { // "Start from" a pretrained model: on disk first (once; the Hugging Face cache)
@@ -101,8 +115,22 @@ RunPlan planRun(TrainingOptions options, RunPurpose purpose, const PlanFrontEnd 
     }
     r.step = PlanStep::PreFlight;
     r.run = prepareRun(options, purpose); // the one pre-flight check; plans local workers
-    if (r.run.ok())
-        r.step = PlanStep::Ready;
+    if (!r.run.ok())
+        return r;
+    if (exporting) {
+        // --demo: onnxruntime-web's files, from --onnxruntime_web_dir or the npm cache (fetched
+        // once from the registry); a failure is bad input and leaves the target as it was.
+        r.step = PlanStep::DemoRuntime;
+        try {
+            if (const std::string n = resolveDemoRuntime(r.run.options, &stop); !n.empty())
+                note(n);
+        } catch (...) {
+            r.error = std::current_exception();
+            r.run.validation.diagnostics = failureDiagnostics(r.error, r.stepField());
+            return r;
+        }
+    }
+    r.step = PlanStep::Ready;
     return r;
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Everything a training run does before it trains (docs/architecture.md, "Starting a run: one
-// entry point"): one path for `bert-workbench-cli train` / `pretrain` / `predict` and the
-// window's Train and Resume. Torch-free header (the window includes it). What runs the plan is
-// runPlanned (core/launch/runplanned.h).
+// Everything a run does before it trains or writes (docs/architecture.md, "Starting a run: one
+// entry point"): one path for `bert-workbench-cli train` / `pretrain` / `predict` / `export`
+// and the window's Train, Resume and Export Model…. Torch-free header (the window includes it).
+// What runs the plan is runPlanned (core/launch/runplanned.h).
 
 #include "core/config/diagnostics.h"
 #include "core/events/stoptoken.h"
@@ -21,17 +21,18 @@ namespace wb {
 /// The steps of planRun, in order; Ready when all went through.
 enum class PlanStep
 {
-    RecordedRun,     ///< Predict only: the run's run_config.json fills the options not given
+    RecordedRun,     ///< Predict and Export: the run's run_config.json fills the options not given
     PretrainedModel, ///< options.pretrained_model made available on disk (a download)
     PreFlight,       ///< prepareRun(options, purpose): the one pre-flight check
+    DemoRuntime,     ///< Export with --demo: onnxruntime-web's files (resolveDemoRuntime)
     Ready,
 };
 
 /// How a front-end takes part in planRun. Every member may be empty.
 struct PlanFrontEnd
 {
-    /// Each note as it arises, without "note: " (the recorded run's options), on the calling
-    /// thread.
+    /// Each note as it arises, without "note: " (the recorded run's options, an export's
+    /// strategy, the web demo's runtime), on the calling thread.
     std::function<void(const std::string &)> note;
     /// The pretrained model's download progress (fetchPretrainedModel's), on the calling thread.
     DownloadProgressFn progress;
@@ -50,30 +51,33 @@ struct RunPlan
     /// and hint). Ready: start it with runPlanned.
     PreparedRun run;
     PlanStep step = PlanStep::RecordedRun; ///< Ready, or the step that failed
-    /// The failure of RecordedRun or PretrainedModel (wb::Error, HubError, or what
-    /// PlanFrontEnd::fetch threw); null otherwise.
+    /// The failure of RecordedRun, PretrainedModel or DemoRuntime (wb::Error, HubError,
+    /// StoppedByUser, or what PlanFrontEnd::fetch threw); null otherwise.
     std::exception_ptr error;
 
     bool ok() const { return step == PlanStep::Ready; }
     /// True when `stop` ended the plan (a download stopped: HubError Stopped, StoppedByUser):
     /// not a failure of the options; front-ends report it as a stopped run (exit 130).
     bool stopped() const;
-    /// The field a failure is about when the error names none: "model_dir", "pretrained_model"
-    /// or "run" (pre-flight).
+    /// The field a failure is about when the error names none: "model_dir", "pretrained_model",
+    /// "run" (pre-flight) or "demo".
     const char *stepField() const;
     /// The failure as a run's end, the same words for every front-end: Cancelled when
     /// stopped(); else Failed, the pre-flight check's failedValidation. Completed when ok().
     RunFinished failure() const;
 };
 
-/// Plans a run of `options` for `purpose` (Train, Pretrain or Predict; any purpose works):
-/// for Predict what the run in model_dir recorded fills the options not given
-/// (fillFromRecordedRun, each note through frontEnd.note); the pretrained model is made
-/// available (frontEnd.fetch, else fetchPretrainedModel with frontEnd.progress); then the one
-/// pre-flight check (prepareRun), which also plans local workers. Stops at the first step that
-/// fails (result.step, result.error, result.run.validation.diagnostics); never throws.
-/// `stop` ends a download (result.stopped()). Reads files and the network: never on a GUI
-/// thread.
+/// Plans a run of `options` for `purpose` (Train, Pretrain, Predict or Export; any purpose
+/// works): for Predict and Export what the run in model_dir recorded fills the options not
+/// given (fillFromRecordedRun, each note through frontEnd.note); an Export is mode
+/// export_only, one_device when no strategy is given (it reads one checkpoint in this
+/// process); the pretrained model is made available (frontEnd.fetch, else
+/// fetchPretrainedModel with frontEnd.progress); then the one pre-flight check (prepareRun),
+/// which also plans local workers; last, for an Export with --demo, onnxruntime-web's files
+/// are found or fetched (resolveDemoRuntime) before the export folder is touched. Stops at the
+/// first step that fails (result.step, result.error, result.run.validation.diagnostics); never
+/// throws. `stop` ends a download (result.stopped()). Reads files and the network: never on a
+/// GUI thread.
 RunPlan planRun(TrainingOptions options, RunPurpose purpose, const PlanFrontEnd &frontEnd, const StopToken &stop);
 
 } // namespace wb

@@ -5,7 +5,7 @@
 // and the dialog's final text says which checkpoint went where and lists the files; a non-empty
 // folder is refused unless "Replace" is checked. The window's File menu opens it on the form's
 // model_dir. The dialog and `bert-workbench-cli export` of the same run write the same files
-// (one path: prepareExport, then the one export folder writer).
+// (one path: planRun for an export, then the one export folder writer).
 #include "ui/dialogs/exportdialog.h"
 #include "cli/clirun.h"
 #include "core/events/stoptoken.h"

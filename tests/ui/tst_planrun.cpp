@@ -2,8 +2,10 @@
 // One plan for every front-end (docs/architecture.md, "Starting a run: one entry point"): the
 // CLI's `train` (planCommandRun) and the window's Train plan the same run from the same options
 // (planRun: the same purpose, options after filling, local workers); a stop during the
-// pretrained model's download ends the plan as stopped, not failed.
+// pretrained model's download ends the plan as stopped, not failed; an export is planned by the
+// same steps (mode export_only, one device when no strategy is given, then the pre-flight check).
 #include "app/cli/commandplan.h"
+#include "core/config/optionwords.h"
 #include "core/config/trainingoptions.h"
 #include "core/engine/runplan.h"
 #include "support/hubtestserver.h"
@@ -14,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <sstream>
@@ -160,6 +163,40 @@ private Q_SLOTS:
         QCOMPARE(int(missing.failure().status), int(RunStatus::Failed));
         qunsetenv("HF_ENDPOINT");
         qunsetenv("HF_HOME");
+    }
+    void exportPlansThroughTheSameSteps()
+    {
+        QTemporaryDir dir;
+        TrainingOptions o = wbtest::writeTinyRun(dir);
+        o.distribution_strategy.clear();
+        o.mode.clear();
+        o.model_export_path = dir.filePath(QStringLiteral("export")).toStdString();
+        std::vector<std::string> notes;
+        PlanFrontEnd frontEnd;
+        frontEnd.note = [&notes](const std::string &n) { notes.push_back(n); };
+        const RunPlan plan = planRun(o, RunPurpose::Export, frontEnd, StopToken{});
+        QVERIFY2(plan.ok(), plan.failure().message.c_str());
+        QCOMPARE(int(plan.run.purpose), int(RunPurpose::Export));
+        QCOMPARE(plan.run.options.mode, std::string("export_only"));
+        QCOMPARE(plan.run.options.distribution_strategy, std::string("one_device"));
+        QVERIFY(std::find(notes.begin(), notes.end(),
+                          optionName("distribution_strategy") + " not given: one_device (export runs in this process)")
+                != notes.end());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(o.model_export_path))); // nothing written yet
+
+        // --demo with a runtime folder that is not there: the pre-flight check names it, before
+        // anything is written (the runtime's fetch, DemoRuntime, comes after it).
+        o.demo = true;
+        o.onnxruntime_web_dir = dir.filePath(QStringLiteral("no-runtime")).toStdString();
+        const RunPlan demo = planRun(o, RunPurpose::Export, PlanFrontEnd{}, StopToken{});
+        QVERIFY(!demo.ok());
+        QVERIFY(!demo.stopped());
+        QCOMPARE(int(demo.step), int(PlanStep::PreFlight));
+        QCOMPARE(int(demo.failure().status), int(RunStatus::Failed));
+        QVERIFY2(demo.failure().message.find("no-runtime") != std::string::npos
+                     || demo.failure().field.find("no-runtime") != std::string::npos,
+                 (demo.failure().field + ": " + demo.failure().message).c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(o.model_export_path)));
     }
 };
 

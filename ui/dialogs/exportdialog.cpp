@@ -4,7 +4,7 @@
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
 #include "core/util/errortext.h"
-#include "core/export/prepareexport.h"
+#include "core/engine/runplan.h"
 #include "core/launch/trainer.h"
 
 #include <QCheckBox>
@@ -48,17 +48,18 @@ std::string errorLine(const ErrorText &e)
            + (e.hint.empty() ? "" : " (" + e.hint + ")") + "\n";
 }
 
-/// The CLI's export: the core's one path before writing (prepareExport: the run's recorded
-/// options, the pretrained model, the pre-flight check, the web demo's runtime), then the run.
+/// The CLI's export: the core's one path before writing (planRun for RunPurpose::Export: the
+/// run's recorded options, the pretrained model, the pre-flight check, the web demo's
+/// runtime), then the run.
 ExportResult runExport(const TrainingOptions &o, const StopToken &stop)
 {
     ExportResult r;
     std::string text;
-    ExportFrontEnd frontEnd;
+    PlanFrontEnd frontEnd;
     frontEnd.note = [&text](const std::string &note) { text += "note: " + note + "\n"; };
-    const PreparedExport prepared = prepareExport(o, frontEnd, stop);
+    const RunPlan prepared = planRun(o, RunPurpose::Export, frontEnd, stop);
     if (!prepared.ok()) {
-        if (prepared.step == ExportStep::PreFlight) {
+        if (prepared.step == PlanStep::PreFlight) {
             for (const auto &d : prepared.run.validation.diagnostics.items())
                 if (d.severity == Severity::Error)
                     text += errorLine({d.field, d.message, d.hint});
