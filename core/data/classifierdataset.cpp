@@ -4,6 +4,7 @@
 #include "core/config/optionwords.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordreader.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <glob.h>
@@ -23,14 +24,8 @@ namespace {
 
 constexpr size_t kQueueBatches = 4; // prefetch depth (batches)
 
-std::string trim(const std::string &s)
-{
-    const char *ws = " \t\n\r";
-    const size_t b = s.find_first_not_of(ws);
-    if (b == std::string::npos)
-        return {};
-    return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
+/// What a file list's names are trimmed of: blanks and line ends (\v and \f are kept).
+constexpr std::string_view kListBlanks = " \t\n\r";
 
 bool hasGlobChars(const std::string &s)
 {
@@ -83,13 +78,13 @@ std::vector<std::string> expandFilePattern(const std::string &spec)
 {
     // A path that exists as written is taken literally, even with [ ] * ? or commas in it.
     bool isDir = false;
-    const std::string whole = trim(spec);
+    const std::string whole = trimmed(spec, kListBlanks);
     if (!whole.empty() && isFile(whole, isDir) && !isDir)
         return {whole};
     std::vector<std::string> files;
     bool any = false;
     for (const std::string &raw : splitList(spec)) {
-        const std::string piece = trim(raw);
+        const std::string piece = trimmed(raw, kListBlanks);
         if (piece.empty())
             continue;
         any = true;
@@ -220,11 +215,7 @@ struct ClassifierDataset::Private
                 ++global;
                 if (!mine)
                     continue;
-                try {
-                    decodeClassifierRecord(payload, spec, rec);
-                } catch (const Error &e) {
-                    throw Error(reader.location(), e.what(), e.hint());
-                }
+                decodeClassifierRecordAt(reader, payload, spec, rec);
                 sink(rec);
                 ++emitted;
             }

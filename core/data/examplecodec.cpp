@@ -3,6 +3,7 @@
 
 #include "core/config/optionwords.h"
 #include "core/data/example.pb.h"
+#include "core/data/tfrecordreader.h"
 #include "core/util/error.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -44,6 +45,13 @@ FeatureHints recordHints()
 }
 
 std::string missingRecordHint() { return recordHints().missing; }
+
+/// The hints of a record's out-of-range ids (a bad input_mask value has none).
+SequenceHints classifierSequenceHints()
+{
+    return {"The records were made with a different vocab.txt than the model's bert_config.json.", {},
+            "Check type_vocab_size in bert_config.json."};
+}
 
 const tensorflow::Feature &require(const tensorflow::Example &ex, const std::string &name, const char *what)
 {
@@ -170,27 +178,35 @@ void readInt64Feature(const tensorflow::Example &ex, const std::string &name, in
     out.assign(v.begin(), v.end());
 }
 
+void checkSequenceIds(const std::vector<int64_t> &inputIds, const std::vector<int64_t> &inputMask,
+                      const std::vector<int64_t> &segmentIds, int64_t length, int64_t vocabSize,
+                      int64_t typeVocabSize, SequenceHints (*hints)())
+{
+    for (int64_t i = 0; i < length; ++i) {
+        const int64_t id = inputIds[size_t(i)];
+        if (id < 0 || (vocabSize > 0 && id >= vocabSize))
+            throw Error({}, "input_ids[" + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, vocab_size = "
+                                + std::to_string(vocabSize) + ")",
+                        hints().vocab);
+        const int64_t m = inputMask[size_t(i)];
+        if (m != 0 && m != 1)
+            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1", hints().mask);
+        const int64_t s = segmentIds[size_t(i)];
+        if (s < 0 || (typeVocabSize > 0 && s >= typeVocabSize))
+            throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
+                                + " is outside [0, type_vocab_size = " + std::to_string(typeVocabSize) + ")",
+                        hints().segment);
+    }
+}
+
 void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, ClassifierRecord &r)
 {
     const tensorflow::Example ex = parseExample(payload);
     readSequence(ex, "input_ids", spec, r.input_ids);
     readSequence(ex, "input_mask", spec, r.input_mask);
     readSequence(ex, "segment_ids", spec, r.segment_ids);
-    for (int64_t i = 0; i < spec.max_seq_length; ++i) {
-        const int64_t id = r.input_ids[size_t(i)];
-        if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
-            throw Error({}, "input_ids[" + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, vocab_size = "
-                                + std::to_string(spec.vocab_size) + ")",
-                        "The records were made with a different vocab.txt than the model's bert_config.json.");
-        const int64_t m = r.input_mask[size_t(i)];
-        if (m != 0 && m != 1)
-            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1");
-        const int64_t s = r.segment_ids[size_t(i)];
-        if (s < 0 || (spec.type_vocab_size > 0 && s >= spec.type_vocab_size))
-            throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
-                                + " is outside [0, type_vocab_size = " + std::to_string(spec.type_vocab_size) + ")",
-                        "Check type_vocab_size in bert_config.json.");
-    }
+    checkSequenceIds(r.input_ids, r.input_mask, r.segment_ids, spec.max_seq_length, spec.vocab_size,
+                     spec.type_vocab_size, classifierSequenceHints);
     const tensorflow::Feature &label = require(ex, "label_ids", spec.float_labels ? "float_list[1]" : "int64_list[1]");
     r.float_label = spec.float_labels;
     if (spec.float_labels) {
@@ -229,6 +245,16 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
     const auto &map = ex.features().feature();
     if (auto it = map.find("example_id"); it != map.end() && it->second.int64_list().value_size() == 1)
         r.example_id = it->second.int64_list().value(0);
+}
+
+void decodeClassifierRecordAt(const TFRecordReader &reader, std::string_view payload, const RecordSpec &spec,
+                              ClassifierRecord &record)
+{
+    try {
+        decodeClassifierRecord(payload, spec, record);
+    } catch (const Error &e) {
+        throw Error(reader.location(), e.what(), e.hint());
+    }
 }
 
 } // namespace wb

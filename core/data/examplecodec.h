@@ -52,6 +52,14 @@ std::string encodeClassifierRecord(const ClassifierRecord &record);
 /// the feature and the value (callers prefix the record location). Thread-safe.
 void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, ClassifierRecord &record);
 
+class TFRecordReader;
+
+/// decodeClassifierRecord of `payload`, the record `reader` last returned; a wb::Error is
+/// thrown again with the field reader.location() ("<file>: record <i> at byte <offset>"), its
+/// message and hint kept.
+void decodeClassifierRecordAt(const TFRecordReader &reader, std::string_view payload, const RecordSpec &spec,
+                              ClassifierRecord &record);
+
 /// Parses a serialized tf.train.Example; throws wb::Error when it is not one.
 tensorflow::Example parseExample(std::string_view payload);
 
@@ -89,5 +97,23 @@ struct FeatureHints
 /// `hints` builds the errors' hints, called only on an error. Thread-safe.
 void readInt64Feature(const tensorflow::Example &example, const std::string &name, int64_t length,
                       const char *lengthName, FeatureHints (*hints)(), std::vector<int64_t> &out);
+
+/// The hints of checkSequenceIds' three errors (each may be empty).
+struct SequenceHints
+{
+    std::string vocab;   ///< an input id outside [0, vocab_size)
+    std::string mask;    ///< an input_mask value other than 0 and 1
+    std::string segment; ///< a segment id outside [0, type_vocab_size)
+};
+
+/// Checks the first `length` positions of a record's three sequences (each holds at least
+/// `length` values): input_ids in [0, vocabSize), input_mask 0 or 1, segment_ids in
+/// [0, typeVocabSize) (a size of 0: unchecked). Throws wb::Error (empty field; callers prefix
+/// the record location) at the first bad value, e.g. "input_ids[3] = 40000 is outside
+/// [0, vocab_size = 30522)"; `hints` builds the errors' hints, called only on an error.
+/// Thread-safe.
+void checkSequenceIds(const std::vector<int64_t> &inputIds, const std::vector<int64_t> &inputMask,
+                      const std::vector<int64_t> &segmentIds, int64_t length, int64_t vocabSize,
+                      int64_t typeVocabSize, SequenceHints (*hints)());
 
 } // namespace wb

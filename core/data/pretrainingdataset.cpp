@@ -28,6 +28,12 @@ std::string writeHint()
 
 FeatureHints writeHints() { return {writeHint(), writeHint(), writeHint()}; }
 
+SequenceHints sequenceHints()
+{
+    return {"the records were made with another vocab.txt than the model's bert_config.json", writeHint(),
+            "check type_vocab_size in bert_config.json"};
+}
+
 void readInts(const tensorflow::Example &ex, const std::string &name, int64_t length, const char *lengthName,
               std::vector<int64_t> &out)
 {
@@ -170,21 +176,8 @@ void decodeMaskedLmRecord(std::string_view payload, const MaskedLmSpec &spec, Ma
     readInts(ex, "input_ids", L, "max_seq_length", r.input_ids);
     readInts(ex, "input_mask", L, "max_seq_length", r.input_mask);
     readInts(ex, "segment_ids", L, "max_seq_length", r.segment_ids);
-    for (int64_t i = 0; i < L; ++i) {
-        const int64_t id = r.input_ids[size_t(i)];
-        if (id < 0 || (spec.vocab_size > 0 && id >= spec.vocab_size))
-            throw Error({}, "input_ids[" + std::to_string(i) + "] = " + std::to_string(id) + " is outside [0, vocab_size = "
-                                + std::to_string(spec.vocab_size) + ")",
-                        "the records were made with another vocab.txt than the model's bert_config.json");
-        const int64_t m = r.input_mask[size_t(i)];
-        if (m != 0 && m != 1)
-            throw Error({}, "input_mask[" + std::to_string(i) + "] = " + std::to_string(m) + " is not 0 or 1", writeHint());
-        const int64_t s = r.segment_ids[size_t(i)];
-        if (s < 0 || (spec.type_vocab_size > 0 && s >= spec.type_vocab_size))
-            throw Error({}, "segment_ids[" + std::to_string(i) + "] = " + std::to_string(s)
-                                + " is outside [0, type_vocab_size = " + std::to_string(spec.type_vocab_size) + ")",
-                        "check type_vocab_size in bert_config.json");
-    }
+    checkSequenceIds(r.input_ids, r.input_mask, r.segment_ids, L, spec.vocab_size, spec.type_vocab_size,
+                     sequenceHints);
     const char *maskFeatures[] = {"masked_lm_positions", "masked_lm_ids", "masked_lm_weights"};
     int present = 0;
     for (const char *name : maskFeatures)

@@ -34,16 +34,10 @@ void checkOne(const std::string &flag, const std::string &pattern, const RecordS
                 if (!(parse ? reader.read(payload) : reader.skip(false)))
                     break;
                 ++count;
-                if (!parse)
-                    continue;
-                try {
-                    decodeClassifierRecord(payload, spec, rec);
-                } catch (const Error &e) {
-                    diag.error(flag + ": " + reader.location(), e.what(), e.hint());
-                    return;
-                }
+                if (parse)
+                    decodeClassifierRecordAt(reader, payload, spec, rec);
             }
-        } catch (const Error &e) {
+        } catch (const Error &e) { // a file's, or a record's (its field the record's location)
             diag.error(flag + ": " + e.field(), e.what(), e.hint());
             return;
         }
