@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/safetensors.h"
 
-#include "core/config/optionwords.h"
 #include "core/util/error.h"
+#include "core/weights/weightsfile.h"
 
 #include <algorithm>
 #include <fstream>
@@ -18,10 +18,7 @@ constexpr uint64_t kMaxHeaderSize = 100000000;
 
 const SafetensorsEntry *SafetensorsHeader::find(const std::string &name) const
 {
-    for (const auto &e : tensors)
-        if (e.name == name)
-            return &e;
-    return nullptr;
+    return entryNamed(tensors, name);
 }
 
 size_t safetensorsDtypeSize(const std::string &d)
@@ -39,14 +36,9 @@ size_t safetensorsDtypeSize(const std::string &d)
 
 SafetensorsHeader readSafetensorsHeader(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw Error(path, "cannot open the safetensors file", "check the path of " + optionName("init_checkpoint"));
-    const auto size = in.tellg();
-    if (size < 0)
-        throw Error(path, "cannot determine the file size (is it a directory?)");
-    in.seekg(0);
-    return parseSafetensorsHeader(in, uint64_t(size), path);
+    uint64_t size = 0;
+    std::ifstream in = openWeightsFile(path, "the safetensors file", &size);
+    return parseSafetensorsHeader(in, size, path);
 }
 
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/shardindex.h"
 
-#include "core/config/optionwords.h"
 #include "core/util/error.h"
+#include "core/weights/weightsfile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -14,9 +14,7 @@ namespace wb {
 
 ShardIndex readShardIndex(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open the shard index", "check the path of " + optionName("init_checkpoint"));
+    std::ifstream in = openWeightsFile(path, "the shard index");
     const std::string text{std::istreambuf_iterator<char>(in), {}};
     ShardIndex idx = parseShardIndex(text, path);
     std::error_code ec;

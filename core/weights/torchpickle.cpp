@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/torchpickle.h"
 
-#include "core/config/optionwords.h"
 #include "core/util/error.h"
+#include "core/weights/safetensors.h"
+#include "core/weights/weightsfile.h"
 
 #include <algorithm>
 #include <cstring>
@@ -336,35 +337,20 @@ TorchCheckpoint parseLegacy(std::istream &in, uint64_t fileSize, const std::stri
 
 const TorchTensorEntry *TorchCheckpoint::find(const std::string &name) const
 {
-    for (const auto &t : tensors)
-        if (t.name == name)
-            return &t;
-    return nullptr;
+    return entryNamed(tensors, name);
 }
 
 size_t torchDtypeSize(const std::string &d)
 {
-    if (d == "F64" || d == "I64")
-        return 8;
-    if (d == "F32" || d == "I32")
-        return 4;
-    if (d == "F16" || d == "BF16" || d == "I16")
-        return 2;
-    if (d == "I8" || d == "U8" || d == "BOOL")
-        return 1;
-    return 0;
+    // The storage dtypes are named as safetensors names them; torch 1.13 has no U16, U32, U64.
+    return d == "U16" || d == "U32" || d == "U64" ? 0 : safetensorsDtypeSize(d);
 }
 
 TorchCheckpoint readTorchCheckpoint(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw Error(path, "cannot open the PyTorch weights file", "check the path of " + optionName("init_checkpoint"));
-    const auto size = in.tellg();
-    if (size < 0)
-        throw Error(path, "cannot determine the file size (is it a directory?)");
-    in.seekg(0);
-    return parseTorchCheckpoint(in, uint64_t(size), path);
+    uint64_t size = 0;
+    std::ifstream in = openWeightsFile(path, "the PyTorch weights file", &size);
+    return parseTorchCheckpoint(in, size, path);
 }
 
 TorchCheckpoint parseTorchCheckpoint(std::istream &in, uint64_t fileSize, const std::string &path)
