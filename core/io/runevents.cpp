@@ -68,14 +68,6 @@ void JsonLinesObserver::write(const std::string &line)
     m_out << line << '\n' << std::flush; // one whole line per event, flushed for the reader
 }
 
-void JsonLinesObserver::runStarted(const RunStarted &info) { write(runEventLine(info)); }
-void JsonLinesObserver::stepCompleted(const StepMetrics &m) { write(runEventLine(m)); }
-void JsonLinesObserver::evaluationCompleted(const EvalMetrics &m) { write(runEventLine(m)); }
-void JsonLinesObserver::checkpointSaved(const CheckpointSaved &c) { write(runEventLine(c)); }
-void JsonLinesObserver::logMessage(const std::string &line) { write(runEventLine(line)); }
-void JsonLinesObserver::coachNote(const CoachNote &n) { write(runEventLine(n)); }
-void JsonLinesObserver::runFinished(const RunFinished &r) { write(runEventLine(r)); }
-
 RunEventKind decodeRunEvent(const std::string &line, TrainingObserver &observer, RunFinished *finished)
 {
     if (line.empty() || line.front() != '{')

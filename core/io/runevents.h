@@ -2,11 +2,21 @@
 #pragma once
 
 #include "core/events/trainingobserver.h"
+#include "core/io/eachevent.h"
 
 #include <iosfwd>
 #include <string>
 
 namespace wb {
+
+/// Encodes one event as a single line of JSON (no trailing newline).
+std::string runEventLine(const RunStarted &info);
+std::string runEventLine(const StepMetrics &m);
+std::string runEventLine(const EvalMetrics &m);
+std::string runEventLine(const CheckpointSaved &c);
+std::string runEventLine(const std::string &logLine);
+std::string runEventLine(const CoachNote &n);
+std::string runEventLine(const RunFinished &r);
 
 /// The machine-readable progress stream of `bert-workbench-cli train --progress_format=jsonl`:
 /// one JSON object per line on stdout, one per TrainingObserver hook, with an "event" key:
@@ -28,32 +38,22 @@ namespace wb {
 ///
 /// Thread rules: the hooks are called from the training thread only (as every observer's);
 /// each event is written as one line and flushed.
-class JsonLinesObserver : public TrainingObserver
+class JsonLinesObserver : public EachEventObserver<JsonLinesObserver>
 {
 public:
     explicit JsonLinesObserver(std::ostream &out) : m_out(out) {}
 
-    void runStarted(const RunStarted &info) override;
-    void stepCompleted(const StepMetrics &m) override;
-    void evaluationCompleted(const EvalMetrics &m) override;
-    void checkpointSaved(const CheckpointSaved &c) override;
-    void logMessage(const std::string &line) override;
-    void coachNote(const CoachNote &n) override;
-    void runFinished(const RunFinished &r) override;
-
 private:
+    friend class EachEventObserver<JsonLinesObserver>;
+    /// Writes runEventLine(event) and a newline, flushed.
+    template <typename Event>
+    void onEvent(const Event &event)
+    {
+        write(runEventLine(event));
+    }
     void write(const std::string &line);
     std::ostream &m_out;
 };
-
-/// Encodes one event as a single line of JSON (no trailing newline).
-std::string runEventLine(const RunStarted &info);
-std::string runEventLine(const StepMetrics &m);
-std::string runEventLine(const EvalMetrics &m);
-std::string runEventLine(const CheckpointSaved &c);
-std::string runEventLine(const std::string &logLine);
-std::string runEventLine(const CoachNote &n);
-std::string runEventLine(const RunFinished &r);
 
 /// What decodeRunEvent found in a line.
 enum class RunEventKind { NotAnEvent, RunStarted, Step, Eval, Checkpoint, Log, Note, Finished };

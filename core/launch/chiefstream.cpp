@@ -3,46 +3,6 @@
 
 namespace wb {
 
-void ChiefStream::Tracker::runStarted(const RunStarted &info)
-{
-    progress.last_step = info.start_step;
-    if (m_forward)
-        m_forward->runStarted(info);
-}
-
-void ChiefStream::Tracker::stepCompleted(const StepMetrics &m)
-{
-    progress.last_step = m.step;
-    progress.final_train_loss = m.loss;
-    if (m_forward)
-        m_forward->stepCompleted(m);
-}
-
-void ChiefStream::Tracker::evaluationCompleted(const EvalMetrics &m)
-{
-    if (m_forward)
-        m_forward->evaluationCompleted(m);
-}
-
-void ChiefStream::Tracker::checkpointSaved(const CheckpointSaved &c)
-{
-    progress.last_checkpoint = c.path;
-    if (m_forward)
-        m_forward->checkpointSaved(c);
-}
-
-void ChiefStream::Tracker::logMessage(const std::string &line)
-{
-    if (m_forward)
-        m_forward->logMessage(line);
-}
-
-void ChiefStream::Tracker::coachNote(const CoachNote &n)
-{
-    if (m_forward)
-        m_forward->coachNote(n);
-}
-
 ChiefStream::ChiefStream(TrainingObserver *forward) : m_tracker(forward) {}
 
 RunEventKind ChiefStream::feedOutput(const std::string &line)

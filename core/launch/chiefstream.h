@@ -4,6 +4,7 @@
 // Torch-free and Qt-free: the CLI's launcher and the window's local workers both use it.
 
 #include "core/launch/locallauncher.h"
+#include "core/io/eachevent.h"
 #include "core/io/runevents.h"
 
 #include <string>
@@ -38,20 +39,33 @@ public:
     RunFinished result(const LocalLaunchResult &launched) const;
 
 private:
-    class Tracker : public TrainingObserver
+    class Tracker : public EachEventObserver<Tracker>
     {
     public:
         explicit Tracker(TrainingObserver *forward) : m_forward(forward) {}
-        void runStarted(const RunStarted &info) override;
-        void stepCompleted(const StepMetrics &m) override;
-        void evaluationCompleted(const EvalMetrics &m) override;
-        void checkpointSaved(const CheckpointSaved &c) override;
-        void logMessage(const std::string &line) override;
-        void coachNote(const CoachNote &n) override;
-        void runFinished(const RunFinished &) override {}
+        /// Remembers what result() needs of `event`, then forwards it (when forwarding).
+        template <typename Event>
+        void onEvent(const Event &event)
+        {
+            track(event);
+            if (m_forward)
+                notify(*m_forward, event);
+        }
+        void onEvent(const RunFinished &) {} ///< kept by feedOutput, never forwarded
 
         TrainingObserver *m_forward;
         RunFinished progress; ///< last_step, final_train_loss, last_checkpoint so far
+
+    private:
+        void track(const RunStarted &info) { progress.last_step = info.start_step; }
+        void track(const StepMetrics &m)
+        {
+            progress.last_step = m.step;
+            progress.final_train_loss = m.loss;
+        }
+        void track(const CheckpointSaved &c) { progress.last_checkpoint = c.path; }
+        template <typename Event>
+        void track(const Event &) {} // evaluations, log lines and notes: nothing to remember
     };
 
     Tracker m_tracker;
