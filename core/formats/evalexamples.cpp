@@ -2,6 +2,7 @@
 #include "core/formats/evalexamples.h"
 
 #include "core/config/jsonfile.h"
+#include "core/io/runeventjson.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -35,7 +36,7 @@ std::string evalExampleJson(const EvalExample &e)
         j["text"] = e.text;
     if (!e.text_b.empty())
         j["text_b"] = e.text_b;
-    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return dumpLine(j);
 }
 
 void writeEvalExamples(const std::string &path, const std::vector<EvalExample> &examples)

@@ -156,10 +156,9 @@ auto readerFrom(const nlohmann::json &j)
 
 RunStatus runStatusFromName(const std::string &name)
 {
-    if (name == "completed")
-        return RunStatus::Completed;
-    if (name == "cancelled")
-        return RunStatus::Cancelled;
+    for (RunStatus s : {RunStatus::Completed, RunStatus::Cancelled}) // runStatusName's own words
+        if (name == runStatusName(s))
+            return s;
     return RunStatus::Failed;
 }
 
