@@ -156,12 +156,21 @@ WeightsStart weightsStartOf(const TrainingOptions &o)
     return WeightsStart::OtherCheckpoint;
 }
 
+double defaultLearningRate(const TrainingOptions &o)
+{
+    if (o.learning_rate)
+        return *o.learning_rate;
+    if (weightsStartOf(o) == WeightsStart::OwnPretraining)
+        return learningRateRange(WeightsStart::OwnPretraining)->suggest;
+    return learningRate(o);
+}
+
 RunFacts runFactsFor(const TrainingOptions &o, const Schedule &sched)
 {
     RunFacts f;
     f.start = weightsStartOf(o);
     f.start_name = !o.pretrained_model.empty() ? o.pretrained_model : o.init_checkpoint;
-    f.learning_rate = learningRate(o);
+    f.learning_rate = defaultLearningRate(o);
     f.total_steps = sched.total_steps;
     f.warmup_steps = sched.warmup_steps;
     f.early_stopping_patience = o.early_stopping_patience;
@@ -180,7 +189,7 @@ RunFacts recordedRunFacts(const std::string &modelDir, const TrainingOptions *fa
         }
         f.start = weightsStartOf(*fallback);
         f.start_name = !fallback->pretrained_model.empty() ? fallback->pretrained_model : fallback->init_checkpoint;
-        f.learning_rate = learningRate(*fallback);
+        f.learning_rate = defaultLearningRate(*fallback);
         f.early_stopping_patience = fallback->early_stopping_patience;
         readBaselines(f, fallback->input_meta_data_path);
         return f;
@@ -200,7 +209,7 @@ RunFacts recordedRunFacts(const std::string &modelDir, const TrainingOptions *fa
     if (const auto lr = number("learning_rate"))
         f.learning_rate = *lr;
     else if (fallback)
-        f.learning_rate = learningRate(*fallback);
+        f.learning_rate = defaultLearningRate(*fallback);
     f.total_steps = int64_t(number("total_steps").value_or(0));
     f.warmup_steps = int64_t(number("warmup_steps").value_or(0));
     f.num_labels = int64_t(number("num_labels").value_or(0));

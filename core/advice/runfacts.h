@@ -68,8 +68,18 @@ struct RunFacts
 /// Reads that run_config.json when there is one; never throws.
 WeightsStart weightsStartOf(const TrainingOptions &o);
 
+/// The peak learning rate a run with `o` uses: o.learning_rate when set, else the default of
+/// its start (weightsStartOf): kPretrainedLearningRate from a pretrained model or another init
+/// checkpoint, the suggestion of kLearningRateRanges' OwnPretraining row (2e-4) after a
+/// pretraining run of this program (a few minutes of pretraining leave weights far from a
+/// published model's: 5e-5 gives constant classifiers there), kFromScratchLearningRate from
+/// random weights. Reads the init checkpoint's run_config.json as weightsStartOf does; never
+/// throws. The one rule: prepareRun's resolveLearningRate, the form's schedule and the facts of
+/// a run all call it.
+double defaultLearningRate(const TrainingOptions &o);
+
 /// The facts of a run with `o` before its first step: its start (weightsStartOf), the peak
-/// learning rate (learningRate()), total and warmup steps, early stopping patience, and the
+/// learning rate (defaultLearningRate()), total and warmup steps, early stopping patience, and the
 /// bag-of-words baseline and majority label of prepare_report.json beside the meta data when
 /// it has them. num_labels and regression stay 0 / false: the caller sets them for its task.
 /// Reads files; never throws.

@@ -15,6 +15,14 @@ const LearningRateRange *learningRateRange(WeightsStart start)
     return nullptr;
 }
 
+std::string usualRangesWords()
+{
+    std::string t;
+    for (const LearningRateRange &r : kLearningRateRanges)
+        t += (t.empty() ? "" : "; ") + rateWords(r.low) + " to " + rateWords(r.high) + " for " + r.words;
+    return t;
+}
+
 std::string rateWords(double rate)
 {
     if (std::isnan(rate))

@@ -55,6 +55,10 @@ inline constexpr LearningRateRange kLearningRateRanges[] = {
 /// The row of `start` in kLearningRateRanges; nullptr for OtherCheckpoint and Unknown. Pure.
 const LearningRateRange *learningRateRange(WeightsStart start);
 
+/// Every row's usual range in words, in the table's order: "2e-5 to 5e-5 for fine-tuning a
+/// pretrained model; 1e-4 to 1e-3 for fine-tuning a short pretraining of your own; …". Pure.
+std::string usualRangesWords();
+
 /// A learning rate in words as advice writes it: "2e-5", "5e-4", "1e-3" below 0.01, else the
 /// shortest decimal ("0.01", "9", "10"); "NaN"/"inf" for those. Pure.
 std::string rateWords(double rate);

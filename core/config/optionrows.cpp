@@ -125,7 +125,8 @@ const char *pretrainedModelHelp()
     return text.c_str();
 }
 
-/// The learning_rate row's help: the default of each start (learningRate()) and the usual
+/// The learning_rate row's help: the default of each start (defaultLearningRate(),
+/// core/advice/runfacts.h) and the usual
 /// range of each row of kLearningRateRanges, so a change of the table changes the help.
 const char *learningRateHelp()
 {
@@ -133,15 +134,12 @@ const char *learningRateHelp()
         std::string t = "How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
                         "becomes NaN; too low and it barely moves. Left empty, it follows the start: "
                         + rateWords(kPretrainedLearningRate)
-                        + " from pretrained weights (a pretrained model or an init checkpoint), "
+                        + " from pretrained weights (a pretrained model or an init checkpoint), but "
+                        + rateWords(learningRateRange(WeightsStart::OwnPretraining)->suggest)
+                        + " from a checkpoint of this program's own pretraining, and "
                         + rateWords(kFromScratchLearningRate)
                         + " from random weights; a resumed run keeps the rate it recorded. The usual ranges: ";
-        bool first = true;
-        for (const LearningRateRange &r : kLearningRateRanges) {
-            t += (first ? "" : "; ") + rateWords(r.low) + " to " + rateWords(r.high) + " for " + r.words;
-            first = false;
-        }
-        return t + ".";
+        return t + usualRangesWords() + ".";
     }();
     return text.c_str();
 }

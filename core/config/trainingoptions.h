@@ -62,8 +62,8 @@ struct TrainingOptions
     // Hyperparameters.
     int64_t train_batch_size = 32;
     int64_t eval_batch_size = 32;
-    /// Peak learning rate. Unset (the default): it follows the start, learningRate() below —
-    /// kPretrainedLearningRate from pretrained weights (pretrained_model or init_checkpoint),
+    /// Peak learning rate. Unset (the default): it follows the start, defaultLearningRate()
+    /// (core/advice/runfacts.h): 5e-5 from pretrained weights, 2e-4 from one's own pretraining,
     /// kFromScratchLearningRate from random weights; prepareRun() sets it, and a run resumed in
     /// its model_dir keeps the rate its run_config.json records.
     std::optional<double> learning_rate;
@@ -128,8 +128,8 @@ inline constexpr double kFromScratchLearningRate = 5e-4;
 /// init_checkpoint is set). Pure.
 bool startsFromPretrainedWeights(const TrainingOptions &o);
 
-/// The learning rate a run with `o` uses: o.learning_rate when set, else the default of its
-/// start (kPretrainedLearningRate or kFromScratchLearningRate). Pure; thread-safe.
+/// The rate as the options alone tell (an init checkpoint counts as pretrained): o.learning_rate,
+/// else kPretrainedLearningRate or kFromScratchLearningRate; a run uses defaultLearningRate(). Pure.
 double learningRate(const TrainingOptions &o);
 
 /// Returns `o` as `bert-workbench-cli train` flags ("--name=value", run_classifier's names):

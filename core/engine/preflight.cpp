@@ -3,6 +3,7 @@
 
 #include "core/config/jsonfields.h"
 #include "core/config/jsonfile.h"
+#include "core/config/learningrates.h"
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
 #include "core/config/optiontable.h"
@@ -202,10 +203,10 @@ void checkHyperparameters(const TrainingOptions &o, const ValidationScope &scope
     if (!scope.check_learning_rate)
         ; // lr_find: the learning rate is what the range test looks for
     else if (!std::isfinite(learningRate(o)) || learningRate(o) <= 0)
-        diag.error("learning_rate", "learning_rate must be a positive number", "2e-5 to 5e-5 for pre-trained BERT; 5e-4 to 1e-3 for a small model from scratch");
+        diag.error("learning_rate", "learning_rate must be a positive number", usualRangesWords());
     else if (learningRate(o) >= 1.0)
         diag.warning("learning_rate", "learning_rate " + detail::formatNumber(learningRate(o)) + " is very large; the loss will likely diverge",
-                     "typical values are 1e-5 to 1e-3");
+                     "the usual ranges: " + usualRangesWords());
     if (!std::isfinite(o.end_lr) || o.end_lr < 0)
         diag.error("end_lr", "end_lr must be ≥ 0", "0 decays the learning rate to zero (run_classifier's default)");
     if (o.optimizer_type != "adamw")

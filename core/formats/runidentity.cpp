@@ -315,10 +315,13 @@ std::string resolveLearningRate(TrainingOptions &o)
         } catch (const Error &) {
         }
     }
-    const bool pretrained = startsFromPretrainedWeights(o);
-    o.learning_rate = learningRate(o);
-    return detail::formatNumber(*o.learning_rate) + ", the default from "
-        + (pretrained ? "pretrained weights" : "random weights") + " (" + optionName("learning_rate") + " not given)";
+    const WeightsStart start = weightsStartOf(o);
+    o.learning_rate = defaultLearningRate(o);
+    const char *from = start == WeightsStart::OwnPretraining ? "after a short pretraining of your own"
+                       : start == WeightsStart::Random       ? "from random weights"
+                                                             : "from pretrained weights";
+    return detail::formatNumber(*o.learning_rate) + ", the default " + from + " (" + optionName("learning_rate")
+        + " not given)";
 }
 
 std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData)

@@ -10,8 +10,10 @@
 #include "core/config/schedule.h"
 #include "core/config/trainingoptions.h"
 #include "core/advice/coach.h"
+#include "core/formats/runidentity.h"
 #include "core/formats/trainingsummary.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -102,6 +104,7 @@ private Q_SLOTS:
     void adviceNamesTheOptionInTheFrontEndsWords();
     void rateAdviceStaysInTheRange();
     void optionHelpNamesTheTable();
+    void defaultRateIsTheStartsSuggestion();
     void constantClassifierWithdrawnWhenTheRunLearns();
     void generatedRunsNeverContradict();
     void notesInMetricsJsonlStreamAndSummary();
@@ -536,6 +539,43 @@ void tst_Coach::rateAdviceStaysInTheRange()
                             "Learning Rate…)."));
 }
 
+/// Defect: --init_checkpoint of one's own (minutes-long) pretraining took the default rate of a
+/// published model, 5e-5, and gave constant classifiers. The default of each start is its row's
+/// rate: a pretraining run's checkpoint (its folder's run_config.json says task_type
+/// bert_pretraining) starts at the OwnPretraining row's suggestion, said in the note; another
+/// checkpoint at 5e-5, random weights at 5e-4; a given rate is kept.
+void tst_Coach::defaultRateIsTheStartsSuggestion()
+{
+    QTemporaryDir dir;
+    const std::string pre = dir.filePath(QStringLiteral("pre")).toStdString();
+    const std::string other = dir.filePath(QStringLiteral("other")).toStdString();
+    QVERIFY(QDir().mkpath(QString::fromStdString(pre)) && QDir().mkpath(QString::fromStdString(other)));
+    std::ofstream(pre + "/run_config.json") << R"({"informational": {"task_type": "bert_pretraining"}})";
+    std::ofstream(other + "/run_config.json") << R"({"informational": {"task_type": "classification"}})";
+    TrainingOptions o;
+    o.init_checkpoint = pre + "/ckpt-40";
+    QCOMPARE(int(weightsStartOf(o)), int(WeightsStart::OwnPretraining));
+    QCOMPARE(defaultLearningRate(o), learningRateRange(WeightsStart::OwnPretraining)->suggest);
+    QCOMPARE(defaultLearningRate(o), 2e-4);
+    TrainingOptions resolved = o;
+    QCOMPARE(resolveLearningRate(resolved),
+             std::string("0.0002, the default after a short pretraining of your own (--learning_rate not given)"));
+    QCOMPARE(resolved.learning_rate, std::optional<double>(2e-4));
+    QCOMPARE(runFactsFor(o, Schedule{}).learning_rate, 2e-4); // the coach judges the rate the run uses
+
+    o.init_checkpoint = other + "/ckpt-40";
+    QCOMPARE(int(weightsStartOf(o)), int(WeightsStart::OtherCheckpoint));
+    QCOMPARE(defaultLearningRate(o), kPretrainedLearningRate);
+    o.init_checkpoint.clear();
+    QCOMPARE(defaultLearningRate(o), kFromScratchLearningRate);
+    o.pretrained_model = "google/bert_uncased_L-2_H-128_A-2";
+    QCOMPARE(defaultLearningRate(o), kPretrainedLearningRate);
+    o.init_checkpoint = pre + "/ckpt-40";
+    o.pretrained_model.clear();
+    o.learning_rate = 3e-5; // given: kept
+    QCOMPARE(defaultLearningRate(o), 3e-5);
+}
+
 /// Defect: a "constant classifier" line stayed under a run that ended at 0.978.
 /// The option help names the learning rates of kLearningRateRanges (formatted by rateWords), never
 /// rates of its own: the help of learning_rate lists every row, pretrained_model the two starts it
@@ -547,7 +587,8 @@ void tst_Coach::optionHelpNamesTheTable()
     QCOMPARE(std::string(lr->help),
              std::string("How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
                          "becomes NaN; too low and it barely moves. Left empty, it follows the start: 5e-5 from "
-                         "pretrained weights (a pretrained model or an init checkpoint), 5e-4 from random weights; "
+                         "pretrained weights (a pretrained model or an init checkpoint), but 2e-4 from a checkpoint of "
+                         "this program's own pretraining, and 5e-4 from random weights; "
                          "a resumed run keeps the rate it recorded. The usual ranges: 2e-5 to 5e-5 for fine-tuning "
                          "a pretrained model; 1e-4 to 1e-3 for fine-tuning a short pretraining of your own; 1e-4 "
                          "to 1e-3 for a model trained from random weights."));

@@ -2,6 +2,7 @@
 #include "ui/form/schedulepanel.h"
 #include "ui/common/qtext.h"
 
+#include "core/advice/runfacts.h"
 #include "core/config/hostinfo.h"
 #include "core/config/memoryestimate.h"
 #include "core/config/schedule.h"
@@ -95,19 +96,20 @@ PlannedCurve SchedulePanel::plannedCurve(const TrainingOptions &o) const
     if (!s || s->total_steps <= 0)
         return c;
     const int64_t total = s->total_steps;
+    const double peak = defaultLearningRate(o); // the rate the run will use (its start's default)
     const int64_t stride = std::max<int64_t>(1, total / kPlannedScheduleSamples);
     // Update number t+1 (the step the plot shows) uses learningRate(t).
     for (int64_t t = 0; t < total; t += stride) {
         if (t > 0 && c.steps.back() < double(s->warmup_steps) && t > s->warmup_steps) {
             c.steps.push_back(double(s->warmup_steps + 1));
-            c.learning_rates.push_back(s->learningRate(s->warmup_steps, learningRate(o), o.end_lr));
+            c.learning_rates.push_back(s->learningRate(s->warmup_steps, peak, o.end_lr));
         }
         c.steps.push_back(double(t + 1));
-        c.learning_rates.push_back(s->learningRate(t, learningRate(o), o.end_lr));
+        c.learning_rates.push_back(s->learningRate(t, peak, o.end_lr));
     }
     if (c.steps.back() != double(total)) {
         c.steps.push_back(double(total));
-        c.learning_rates.push_back(s->learningRate(total - 1, learningRate(o), o.end_lr));
+        c.learning_rates.push_back(s->learningRate(total - 1, peak, o.end_lr));
     }
     return c;
 }
@@ -151,7 +153,7 @@ void SchedulePanel::updateSchedule(const TrainingOptions &o)
     if (s && s->total_steps > 0) {
         html += tr("<p>The learning rate rises linearly from 0 to %1 over %2 warmup steps, then falls "
                    "linearly to %3 at step %4 (see the lower plot).</p>")
-                    .arg(learningRate(o), 0, 'g', 3).arg(s->warmup_steps).arg(o.end_lr, 0, 'g', 3).arg(s->total_steps);
+                    .arg(defaultLearningRate(o), 0, 'g', 3).arg(s->warmup_steps).arg(o.end_lr, 0, 'g', 3).arg(s->total_steps);
     }
     m_schedule->setText(html);
 }
