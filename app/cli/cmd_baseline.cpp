@@ -35,9 +35,13 @@ std::string bagOfWordsLine(const BagOfWordsBaseline &b)
         return "bag-of-words baseline: none (" + b.error + ")";
     std::ostringstream s;
     s << "bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=" << b.C
+      << (b.C_chosen_by.empty() || b.C_chosen_by == "given" ? std::string() : " by " + b.C_chosen_by)
       << "): eval_accuracy = " << fixed(b.eval_accuracy, 4) << ", eval_macro_f1 = " << fixed(b.eval_macro_f1, 4)
       << " (train " << b.train_examples << ", eval " << b.eval_examples << " examples, " << b.num_features
       << " features)";
+    if (b.constant_label >= 0)
+        s << "; it predicts label id " << b.constant_label
+          << " for every eval example: a constant classifier, no better than the majority label";
     return s.str();
 }
 
@@ -60,15 +64,19 @@ int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::os
     app.add_option("--eval_data_path", paths.eval_data_path, "evaluation TFRecord (default <data_dir>/eval.tf_record)");
     addRowFlag(app, trainingFlagRow("input_meta_data_path"), paths.input_meta_data_path,
                "<data_dir>/input_meta_data.json");
-    app.add_option("--C", options.C, "inverse regularisation strength of the logistic regression")->capture_default_str();
+    app.add_option("--C", options.C,
+                   "inverse regularisation strength of the logistic regression; 0: chosen by 5-fold "
+                   "cross-validation on the train split from 0.01, 0.1, 1, 10, 100 and 1000")
+        ->capture_default_str();
     app.add_option("--write_report", writeReport, "record the result in prepare_report.json beside the meta data")
         ->capture_default_str();
     int code = kExitOk;
     if (!parseFlags(app, args, out, err, code))
         return code;
-    if (!(options.C > 0))
-        return reportError(err, ErrorText{"C", "C is " + std::to_string(options.C) + "; it must be above 0",
-                                          "the default is 1"},
+    if (!(options.C >= 0))
+        return reportError(err, ErrorText{"C", "C is " + std::to_string(options.C)
+                                                   + "; it must be above 0, or 0 for a C chosen by cross-validation",
+                                          "the default is 0"},
                            kExitInvalid);
     auto orDefault = [&dataDir](std::string &path, const char *name) {
         if (path.empty() && !dataDir.empty())

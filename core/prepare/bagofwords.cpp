@@ -16,8 +16,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -167,30 +169,30 @@ std::string whyNoBaseline(const std::vector<BagOfWordsDocument> &train, const st
                 throw Error("label_ids", "a label id is " + std::to_string(d.label) + ", outside [0, "
                                              + std::to_string(numLabels) + ")",
                             "prepare the data again");
-    if (!(options.C > 0) || !(options.eps > 0))
-        throw Error("C", "C and eps must be positive", "the defaults are C = 1, eps = 0.01");
+    if (!(options.C >= 0) || !(options.eps > 0))
+        throw Error("C", "C must be positive (or 0: chosen by cross-validation) and eps positive",
+                    "the defaults are C = 0 (chosen), eps = 0.01");
     return {};
 }
 
 // L2-regularised logistic regression (liblinear's L2R_LR, with a bias feature) on `trainRows`.
-std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<BagOfWordsDocument> &train,
-                                                           LiblinearRows &trainRows, int numColumns,
-                                                           const BagOfWordsOptions &options)
+// `rows` are the liblinear rows of `train` (LiblinearRows::pointers, or a subset of them in
+// the same order as `labels`).
+std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<int64_t> &labels,
+                                                           std::vector<feature_node *> &rows, int numColumns,
+                                                           double C, double eps)
 {
-    std::vector<double> y;
-    y.reserve(train.size());
-    for (const BagOfWordsDocument &d : train)
-        y.push_back(double(d.label));
+    std::vector<double> y(labels.begin(), labels.end());
     problem prob{};
-    prob.l = int(train.size());
+    prob.l = int(labels.size());
     prob.n = numColumns + 1; // + the bias feature
     prob.y = y.data();
-    prob.x = trainRows.pointers.data();
+    prob.x = rows.data();
     prob.bias = 1.0;
     parameter param{};
     param.solver_type = L2R_LR;
-    param.C = options.C;
-    param.eps = options.eps;
+    param.C = C;
+    param.eps = eps;
     param.nr_weight = 0;
     param.weight_label = nullptr;
     param.weight = nullptr;
@@ -204,20 +206,78 @@ std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<Bag
     return fitted;
 }
 
+/// The C of kBagOfWordsCGrid with the best mean held-out accuracy in stratified k-fold
+/// cross-validation on `train` (at most kBagOfWordsCvMaxExamples of it, evenly spaced): the
+/// examples of each label in input order go to folds 0, 1, …, k−1, 0, …; a fold without
+/// examples of two labels in its training part is skipped. Sets out.C, out.C_chosen_by and
+/// out.cv_accuracy. Deterministic.
+void chooseC(const std::vector<BagOfWordsDocument> &train, const LiblinearRows &trainRows, int numColumns, double eps,
+             const std::function<void()> &throwIfStopped, BagOfWordsBaseline &out)
+{
+    const size_t n = train.size();
+    const size_t used = std::min<size_t>(n, size_t(kBagOfWordsCvMaxExamples));
+    std::vector<size_t> pick(used);
+    for (size_t i = 0; i < used; ++i)
+        pick[i] = used == n ? i : size_t(double(i) * double(n) / double(used));
+    std::map<int64_t, int> seen; // per label: how many of its examples have a fold
+    std::vector<int> fold(used);
+    for (size_t i = 0; i < used; ++i)
+        fold[i] = seen[train[pick[i]].label]++ % kBagOfWordsFolds;
+    double bestAccuracy = -1;
+    double bestC = kBagOfWordsCGrid[0];
+    for (const double C : kBagOfWordsCGrid) {
+        int64_t correct = 0, scored = 0;
+        for (int f = 0; f < kBagOfWordsFolds; ++f) {
+            std::vector<int64_t> labels;
+            std::vector<feature_node *> rows;
+            std::set<int64_t> distinct;
+            for (size_t i = 0; i < used; ++i)
+                if (fold[i] != f) {
+                    labels.push_back(train[pick[i]].label);
+                    rows.push_back(trainRows.pointers[pick[i]]);
+                    distinct.insert(labels.back());
+                }
+            if (distinct.size() < 2 || labels.size() == used)
+                continue;
+            const auto fitted = fitLogisticRegression(labels, rows, numColumns, C, eps);
+            for (size_t i = 0; i < used; ++i)
+                if (fold[i] == f) {
+                    correct += int64_t(std::lround(::predict(fitted.get(), trainRows.pointers[pick[i]])))
+                               == train[pick[i]].label;
+                    ++scored;
+                }
+            throwIfStopped();
+        }
+        const double accuracy = scored > 0 ? double(correct) / double(scored) : 0.0;
+        if (accuracy > bestAccuracy + 1e-12) {
+            bestAccuracy = accuracy;
+            bestC = C;
+        }
+    }
+    out.C = bestC;
+    out.cv_accuracy = bestAccuracy >= 0 ? bestAccuracy : std::numeric_limits<double>::quiet_NaN();
+    out.C_chosen_by = std::to_string(kBagOfWordsFolds) + "-fold cross-validation on the train split";
+    if (used < n)
+        out.C_chosen_by += " (" + std::to_string(used) + " of its " + std::to_string(n) + " examples)";
+}
+
 // Eval accuracy and macro-F1 (the mean over labels of 2·TP / (predicted + actual)) of `fitted`.
 void score(const model &fitted, const std::vector<BagOfWordsDocument> &eval, const LiblinearRows &evalRows,
            int64_t numLabels, BagOfWordsBaseline &out)
 {
     std::vector<std::vector<int64_t>> confusion(size_t(numLabels), std::vector<int64_t>(size_t(numLabels), 0));
     int64_t correct = 0;
+    std::set<int64_t> predictedLabels;
     for (size_t i = 0; i < eval.size(); ++i) {
         const int64_t predicted = int64_t(std::lround(::predict(&fitted, evalRows.pointers[i])));
         const int64_t truth = eval[i].label;
+        predictedLabels.insert(predicted);
         correct += predicted == truth;
         if (predicted >= 0 && predicted < numLabels)
             ++confusion[size_t(truth)][size_t(predicted)];
     }
     out.eval_accuracy = double(correct) / double(eval.size());
+    out.constant_label = predictedLabels.size() == 1 ? *predictedLabels.begin() : -1;
     double f1Sum = 0;
     for (size_t c = 0; c < size_t(numLabels); ++c) {
         int64_t predictedAs = 0, actual = 0;
@@ -238,7 +298,7 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
                                          const BagOfWordsOptions &options, const StopToken *stop)
 {
     const auto t0 = std::chrono::steady_clock::now();
-    auto throwIfStopped = [stop] {
+    const std::function<void()> throwIfStopped = [stop] {
         if (stop && stop->stopRequested())
             throw Error("prepare", "cancelled", "Nothing was written.");
     };
@@ -246,6 +306,7 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
     out.train_examples = int64_t(train.size());
     out.eval_examples = int64_t(eval.size());
     out.C = options.C;
+    out.C_chosen_by = "given";
     out.error = whyNoBaseline(train, eval, numLabels, options);
     if (!out.error.empty())
         return out;
@@ -256,7 +317,14 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
     out.num_features = tfidf.numColumns();
     LiblinearRows trainRows(tfidf, train);
     throwIfStopped();
-    const std::unique_ptr<model, ModelDeleter> fitted = fitLogisticRegression(train, trainRows, tfidf.numColumns(), options);
+    if (options.C == 0)
+        chooseC(train, trainRows, tfidf.numColumns(), options.eps, throwIfStopped, out);
+    std::vector<int64_t> labels;
+    labels.reserve(train.size());
+    for (const BagOfWordsDocument &d : train)
+        labels.push_back(d.label);
+    const std::unique_ptr<model, ModelDeleter> fitted =
+        fitLogisticRegression(labels, trainRows.pointers, tfidf.numColumns(), out.C, options.eps);
     throwIfStopped();
 
     const LiblinearRows evalRows(tfidf, eval);

@@ -66,10 +66,23 @@ private:
     std::vector<double> m_idf;
 };
 
+/// The inverse regularisation strengths the baseline chooses among by cross-validation: a
+/// decade apart, from heavily regularised (0.01) to nearly unregularised (1000).
+inline constexpr double kBagOfWordsCGrid[] = {0.01, 0.1, 1.0, 10.0, 100.0, 1000.0};
+/// Folds of the cross-validation that chooses C.
+inline constexpr int kBagOfWordsFolds = 5;
+/// At most this many training examples take part in choosing C (an evenly spaced subset of a
+/// larger train split, so that prepare stays fast); the final fit uses them all.
+inline constexpr int64_t kBagOfWordsCvMaxExamples = 10000;
+
 /// liblinear's settings for the baseline (liblinear README, "train" options -s 0 -c C -e eps -B 1).
 struct BagOfWordsOptions
 {
-    double C = 1.0;       ///< inverse regularisation strength (liblinear's -c)
+    /// Inverse regularisation strength (liblinear's -c); 0 (the default): chosen from
+    /// kBagOfWordsCGrid by stratified kBagOfWordsFolds-fold cross-validation on the train split
+    /// (the C of the best mean accuracy; the smallest such C on a tie), as a careful baseline
+    /// does: one fixed C is itself a constant classifier on some data sets.
+    double C = 0.0;
     double eps = 0.01;    ///< stopping tolerance of the primal solver (liblinear's default for -s 0)
 };
 
@@ -86,7 +99,15 @@ struct BagOfWordsBaseline
     int64_t train_examples = 0;
     int64_t eval_examples = 0;
     int64_t num_features = 0;  ///< TF-IDF columns (distinct terms of the train split)
-    double C = 1.0;
+    double C = 1.0;            ///< the C fitted (given, or chosen by cross-validation)
+    /// How C was set: "given", or "5-fold cross-validation on the train split" (with the
+    /// subset's size when kBagOfWordsCvMaxExamples limited it); "" in reports of older versions.
+    std::string C_chosen_by;
+    /// The mean held-out accuracy of the chosen C in the cross-validation; NaN when C was given.
+    double cv_accuracy = std::numeric_limits<double>::quiet_NaN();
+    /// The label id the baseline predicts for every eval example when it predicts only one (it
+    /// is itself a constant classifier, and no better than the majority label); -1 otherwise.
+    int64_t constant_label = -1;
     double seconds = 0.0;      ///< wall time of features + fit + scoring (not in the file)
 
     bool fitted() const { return error.empty(); }
@@ -95,7 +116,9 @@ struct BagOfWordsBaseline
 /// Fits TF-IDF + liblinear's L2-regularised logistic regression (solver L2R_LR, the primal
 /// trust-region Newton method; bias feature 1, -B 1; two labels: one model, more:
 /// one-vs-rest, as liblinear does) on `train` and scores `eval` (predicted label: the
-/// largest decision value). Deterministic: the solver draws no random numbers and the
+/// largest decision value). With options.C 0, C is chosen first (BagOfWordsOptions::C; the
+/// folds are assigned by label in input order, the TF-IDF is the whole train split's, which
+/// uses no label); the eval split plays no part in the choice. Deterministic: the solver draws no random numbers and the
 /// features do not depend on the input order beyond the documents' order. Labels are ids in
 /// [0, numLabels). Returns a result with `error` set, and no numbers, when train has fewer
 /// than 2 distinct labels, eval is empty, or numLabels < 2. Thread-safe (liblinear's

@@ -70,7 +70,8 @@ struct PrepareOptions
     int num_threads = 2;                 ///< tokenizer threads
     int max_input_chars_per_word = 200;  ///< WordPiece limit (google-research/bert)
     /// Fit the bag-of-words baseline (core/prepare/bagofwords.h: TF-IDF of the wordpieces in the
-    /// records + liblinear logistic regression, C = 1) on the train split, score it on the
+    /// records + liblinear logistic regression, C chosen by cross-validation on the train
+    /// split) on the train split, score it on the
     /// eval split and record it in prepare_report.json (bag_of_words_baseline).
     bool bag_of_words_baseline = true;
     /// E-mail data (e.g. a folder of mails): keep only each text's body (emailBody(),

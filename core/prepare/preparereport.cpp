@@ -40,6 +40,12 @@ nlohmann::ordered_json bagOfWordsJson(const BagOfWordsBaseline &b)
     j["weighting"] = kBagOfWordsWeighting;
     j["model"] = kBagOfWordsModel;
     j["C"] = b.C;
+    if (!b.C_chosen_by.empty())
+        j["C_chosen_by"] = b.C_chosen_by;
+    if (std::isfinite(b.cv_accuracy))
+        j["cv_accuracy"] = b.cv_accuracy;
+    if (b.fitted())
+        j["constant_label"] = b.constant_label >= 0 ? nlohmann::ordered_json(b.constant_label) : nlohmann::ordered_json();
     return j;
 }
 
@@ -266,6 +272,10 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
         readInt(*b, "eval_examples", baseline.eval_examples);
         readInt(*b, "num_features", baseline.num_features);
         baseline.C = b->number("C").value_or(baseline.C);
+        readString(*b, "C_chosen_by", baseline.C_chosen_by);
+        baseline.cv_accuracy = b->number("cv_accuracy").value_or(baseline.cv_accuracy);
+        if (b->has("constant_label") && !b->json().at("constant_label").is_null())
+            readInt(*b, "constant_label", baseline.constant_label);
         for (const auto &[key, value] : {std::pair<const char *, double>{"eval_accuracy", baseline.eval_accuracy},
                                          {"eval_macro_f1", baseline.eval_macro_f1}}) {
             if (baseline.fitted() && !std::isfinite(value))

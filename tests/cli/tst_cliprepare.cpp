@@ -163,8 +163,11 @@ private Q_SLOTS:
                          "--max_seq_length=16", "--output_dir=" + dir + "/out", "--eval_fraction=0.25"},
                         out, err);
         QVERIFY2(rc == kExitOk, err.str().c_str());
-        const std::string line = "  bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=1): "
-                                 "eval_accuracy = 1.0000, eval_macro_f1 = 1.0000 (train 18, eval 6 examples, 5 features)\n";
+        // C is chosen by cross-validation on the 18 training rows: every C of the grid separates
+        // them, so the smallest (the strongest regularisation) wins the tie.
+        const std::string line = "  bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=0.01 by "
+                                 "5-fold cross-validation on the train split): eval_accuracy = 1.0000, eval_macro_f1 = "
+                                 "1.0000 (train 18, eval 6 examples, 5 features)\n";
         QVERIFY2(out.str().find(line) != std::string::npos, out.str().c_str());
         const std::string text = reportText(dir + "/out/prepare_report.json");
         QVERIFY2(text.find("\"bag_of_words_baseline\": {\n    \"eval_accuracy\": 1.0,\n    \"eval_macro_f1\": 1.0,")
@@ -209,9 +212,18 @@ private Q_SLOTS:
         QVERIFY2(err6.str().find("error: " + dir + "/nowhere/train.tf_record: the file does not exist") != std::string::npos,
                  err6.str().c_str());
         std::ostringstream out7, err7;
-        rc = runCli({"baseline", "--data_dir=" + dir + "/out", "--C=0"}, out7, err7);
+        rc = runCli({"baseline", "--data_dir=" + dir + "/out", "--C=-1"}, out7, err7);
         QCOMPARE(rc, int(kExitInvalid));
-        QVERIFY2(err7.str().find("error: C: C is 0.000000; it must be above 0") != std::string::npos, err7.str().c_str());
+        QVERIFY2(err7.str().find("error: C: C is -1.000000; it must be above 0, or 0 for a C chosen by "
+                                 "cross-validation")
+                     != std::string::npos,
+                 err7.str().c_str());
+        // A given C is used as given, and said so.
+        std::ostringstream out8, err8;
+        rc = runCli({"baseline", "--data_dir=" + dir + "/out", "--C=1", "--write_report=false"}, out8, err8);
+        QCOMPARE(rc, int(kExitOk));
+        QVERIFY2(out8.str().rfind("bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=1): ", 0) == 0,
+                 out8.str().c_str());
     }
 
     void reportsBadInput()

@@ -12,8 +12,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 
 using namespace wb;
 using wb::test::writeText;
@@ -239,11 +241,21 @@ private Q_SLOTS:
         QVERIFY2(r.bag_of_words->fitted(), r.bag_of_words->error.c_str());
         QCOMPARE(r.bag_of_words->train_examples, int64_t(179));
         QCOMPARE(r.bag_of_words->eval_examples, int64_t(20));
-        qInfo("spamassassin-mini: bag of words eval_accuracy %.4f, eval_macro_f1 %.4f, %lld features",
-              r.bag_of_words->eval_accuracy, r.bag_of_words->eval_macro_f1, (long long)r.bag_of_words->num_features);
-        QVERIFY2(r.bag_of_words->eval_accuracy >= 0.85 && r.bag_of_words->eval_accuracy <= 1.0,
+        qInfo("spamassassin-mini: bag of words eval_accuracy %.4f, eval_macro_f1 %.4f, %lld features, C %g (cv "
+              "accuracy %.4f)",
+              r.bag_of_words->eval_accuracy, r.bag_of_words->eval_macro_f1, (long long)r.bag_of_words->num_features,
+              r.bag_of_words->C, r.bag_of_words->cv_accuracy);
+        // C is chosen on the training split alone (5-fold cross-validation over the grid); the
+        // 20 eval mails make the eval numbers coarse (one mail is 5 points).
+        QCOMPARE(r.bag_of_words->C_chosen_by, std::string("5-fold cross-validation on the train split"));
+        QVERIFY(std::find(std::begin(kBagOfWordsCGrid), std::end(kBagOfWordsCGrid), r.bag_of_words->C)
+                != std::end(kBagOfWordsCGrid));
+        QVERIFY2(r.bag_of_words->cv_accuracy >= 0.8 && r.bag_of_words->cv_accuracy <= 1.0,
+                 qPrintable(QString::number(r.bag_of_words->cv_accuracy)));
+        QCOMPARE(r.bag_of_words->constant_label, int64_t(-1));
+        QVERIFY2(r.bag_of_words->eval_accuracy >= 0.8 && r.bag_of_words->eval_accuracy <= 1.0,
                  qPrintable(QString::number(r.bag_of_words->eval_accuracy)));
-        QVERIFY(r.bag_of_words->eval_macro_f1 >= 0.85);
+        QVERIFY(r.bag_of_words->eval_macro_f1 >= 0.8);
         QVERIFY(readText(r.report_path).find("\"bag_of_words_baseline\"") != std::string::npos);
 
         RecordSpec spec;

@@ -541,12 +541,22 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
                  .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
                  .arg(r.max_tokens)
                  .arg(r.truncated_examples);
-    if (r.bag_of_words && r.bag_of_words->fitted())
-        lines << tr("Bag-of-words baseline (TF-IDF + logistic regression on the same wordpieces): eval accuracy %1, "
-                    "macro-F1 %2. A fine-tuned BERT should beat it; the plot shows it as a dashed line.")
-                     .arg(r.bag_of_words->eval_accuracy, 0, 'f', 3)
-                     .arg(r.bag_of_words->eval_macro_f1, 0, 'f', 3);
-    else if (r.bag_of_words)
+    if (r.bag_of_words && r.bag_of_words->fitted()) {
+        const BagOfWordsBaseline &b = *r.bag_of_words;
+        QString line = tr("Bag-of-words baseline (TF-IDF + logistic regression on the same wordpieces): eval accuracy "
+                          "%1, macro-F1 %2.")
+                           .arg(b.eval_accuracy, 0, 'f', 3)
+                           .arg(b.eval_macro_f1, 0, 'f', 3);
+        if (!b.C_chosen_by.empty() && b.C_chosen_by != "given")
+            line += QLatin1Char(' ') + tr("Its regularisation (C = %1) was chosen by %2.").arg(b.C).arg(q(b.C_chosen_by));
+        if (b.constant_label >= 0)
+            line += QLatin1Char(' ')
+                    + tr("It answers one label for every eval example: it is itself a constant classifier, no better "
+                         "than the majority label.");
+        else
+            line += QLatin1Char(' ') + tr("A fine-tuned BERT should beat it; the plot shows it as a dashed line.");
+        lines << line;
+    } else if (r.bag_of_words)
         lines << tr("No bag-of-words baseline: %1.").arg(q(r.bag_of_words->error));
     for (const SkippedRow &s : r.skipped)
         lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
