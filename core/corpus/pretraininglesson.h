@@ -2,13 +2,15 @@
 #pragma once
 
 // The pretraining lesson of the example (docs/tutorial.md, "Why pretraining matters"; issue
-// 24): pretrain a BERT-Tiny from random weights on every mail's text without its label, then
-// fine-tune it on 200 labelled mails, next to fine-tuning from random weights on the same 200.
+// 24): pretrain a BERT-Tiny from random weights on the training mails' text without their
+// labels (never the eval mails'), then fine-tune it on 200 labelled mails, next to fine-tuning
+// from random weights on the same 200, at the same rate, for several seeds.
 
 #include "core/config/trainingoptions.h"
 #include "core/prepare/dataprep.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct PretrainingLessonOptions
     int64_t num_labelled = 200;      ///< training rows of the fine-tuning subset
     uint64_t subset_seed = 42;       ///< which rows (and the labelled data's split, as the example's)
     int64_t seed = 42;               ///< the runs' --seed (model initialisation, order, dropout)
+    /// Fine-tunes per start, with seeds seed, seed + 1, …: the spread of each start over its
+    /// seeds shows how much the seed alone moves the result, so that a difference between the
+    /// starts is read against it (one seed cannot tell the two apart).
+    int64_t num_seeds = 3;
     int64_t pretrain_epochs = 1;     ///< epochs over the pretraining sequences
     /// Pretraining sequences per epoch, in 4 evaluation intervals (train_data_size =
     /// pretrain_sequences / 4 caps each; the records are shuffled); 0: all of them, about
@@ -38,15 +44,20 @@ struct PretrainingLessonOptions
     double pretrain_learning_rate = 1e-3;
     int64_t finetune_epochs = 10;    ///< epochs over the subset, both fine-tunes
     int64_t finetune_batch_size = 16;
-    double finetune_learning_rate = 2e-4; ///< the same for both fine-tunes, so that only the start differs
+    /// The fine-tunes' peak learning rate. 0 (the default): each start's own default, by the one
+    /// rule every run follows (defaultLearningRate(), core/advice/runfacts.h: 2e-4 after this
+    /// program's pretraining, 5e-4 from random weights), so that neither start is judged at a
+    /// rate meant for the other; a rate above 0 is used for both (then only the start differs).
+    double finetune_learning_rate = 0;
     int num_threads = 2;             ///< data preparation threads
 };
 
 /// The files the lesson prepared (all under options.output_dir).
 struct PretrainingLessonData
 {
-    std::string corpus_file;         ///< <out>/corpus.jsonl: {"text": …} per mail, in path order
+    std::string corpus_file;         ///< <out>/corpus.jsonl: {"text": …} per training mail, in path order
     int64_t corpus_documents = 0;    ///< mails written to it (one document each)
+    int64_t corpus_left_out = 0;     ///< eval mails left out of it (the fine-tunes are scored on them)
     std::string pretraining_dir;     ///< <out>/pretraining-data: prepare_pretraining's outputs
     std::string labelled_dir;        ///< <out>/labelled: prepare of corpus_dir (folders, eval 10 %)
     std::string subset_dir;          ///< <out>/labels-<N>: train.tf_record, input_meta_data.json, labels.txt
@@ -55,23 +66,27 @@ struct PretrainingLessonData
     std::vector<int64_t> subset_per_label; ///< rows of each label id in the subset
 };
 
-/// One of the lesson's three runs: a normal model_dir, `pretrain` (RunPurpose::Pretrain) or
-/// `train` with these options.
+/// One of the lesson's runs: a normal model_dir, `pretrain` (RunPurpose::Pretrain) or `train`
+/// with these options.
 struct PretrainingLessonRun
 {
-    std::string name;                ///< "pretrain", "finetune-pretrained", "finetune-random"
+    /// "pretrain", "finetune-pretrained-seed-<N>", "finetune-random-seed-<N>" (Group seeds
+    /// shows each start's seeds as one curve with its spread)
+    std::string name;
     bool pretrain = false;           ///< bert-workbench-cli pretrain (else train)
     TrainingOptions options;
 };
 
 /// Writes `path` as JSON Lines, one object {"text": <mail body>} per regular, non-hidden file in
 /// the label folders of `corpusDir` (prep::labelFolders and prep::labelFolderFiles, the listing
-/// of prepare's folders reader): each mail's body (emailBody(), as the example's classifier
+/// of prepare's folders reader) except those `leaveOut` names ("label/name", as split.jsonl
+/// names a folder file; `leftOut` receives how many were left out): each mail's body (emailBody(), as the example's classifier
 /// prepares it with --email_body_only) is one document of prepare_pretraining, its lines its
 /// sentences. Bytes that are not UTF-8 are read as windows-1252 and NUL bytes are dropped
 /// (what prepare does to a mail). Written atomically. Returns the number of mails written.
 /// Throws wb::Error naming the folder or file when it cannot be read or written.
-int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &path);
+int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &path,
+                             const std::set<std::string> &leaveOut = {}, int64_t *leftOut = nullptr);
 
 /// Chooses `count` row indices out of rows with the label ids `labels` (ids ≥ 0): stratified,
 /// each label gets round(count × its share) rows (largest remainders first for the rest) and at
@@ -81,10 +96,13 @@ int64_t writeMailCorpusJsonl(const std::string &corpusDir, const std::string &pa
 /// is below the number of labels present. Pure.
 std::vector<int64_t> selectLabelledSubset(const std::vector<int64_t> &labels, int64_t count, uint64_t seed);
 
-/// Prepares the lesson's data in options.output_dir: corpus.jsonl (writeMailCorpusJsonl), the
-/// pretraining data from it (preparePretrainingData: dynamic masking, the given
-/// max_seq_length, about 60 mails — at most 10 % — held out for its evaluation), the labelled data set (prepareData of
-/// corpus_dir: folders, eval_fraction 0.1, seed subset_seed — the example's own preparation)
+/// Prepares the lesson's data in options.output_dir: the labelled data set (prepareData of
+/// corpus_dir: folders, e-mail bodies only, eval_fraction 0.1, seed subset_seed — the example's
+/// own preparation), corpus.jsonl of every mail its split.jsonl puts in train
+/// (writeMailCorpusJsonl: the eval mails are left out, so that pretraining never reads the text
+/// the comparison is scored on), the pretraining data from it (preparePretrainingData: dynamic
+/// masking, the given max_seq_length, about 60 mails — at most 10 % — held out for its
+/// evaluation)
 /// and the subset: labels-<N>/train.tf_record with the chosen records as they are, its
 /// input_meta_data.json (the labelled one with train_data_size N) and labels.txt. Steps whose
 /// outputs exist are done again (the outputs are small). Synchronous; `progress` on the calling
@@ -93,11 +111,23 @@ PretrainingLessonData preparePretrainingLesson(const PretrainingLessonOptions &o
                                                const PrepareProgress &progress = {},
                                                const StopToken *stop = nullptr);
 
-/// The lesson's three runs, in the order they must run (the fine-tune from pretrained weights
-/// starts from the pretraining model_dir): model_dirs <out>/runs/<name>, one_device, the
-/// options' epochs, learning rates and seed; the two fine-tunes differ only in
-/// init_checkpoint. Pure.
+/// The lesson's runs, in the order they must run: the pretraining, then for each of num_seeds
+/// seeds (seed, seed + 1, …) the fine-tune from the pretraining model_dir and the one from
+/// random weights. model_dirs <out>/runs/<name>, one_device, the options' epochs; the two
+/// fine-tunes of a seed differ only in init_checkpoint (the same data, batches, schedule and
+/// seed; the learning rate unset, so each start's default, unless finetune_learning_rate is
+/// given). Pure.
 std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonOptions &options,
                                                         const PretrainingLessonData &data);
+
+/// The lesson's comparison in words: each start's mean final eval accuracy over its seeds with
+/// their range, the difference of the means, and whether it is larger than the seeds' spread
+/// (the larger of the two starts' ranges) — "pretraining helped", "pretraining did worse" or
+/// "the difference is within what the seed alone moves" — and what the two starts had alike
+/// and what differed (the learning rates `ratePretrained` and `rateRandom` when they differ).
+/// `pretrained` and `random` hold one accuracy per seed (the same seeds); "" when either is
+/// empty. Pure.
+std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, const std::vector<double> &random,
+                                     double ratePretrained, double rateRandom);
 
 } // namespace wb

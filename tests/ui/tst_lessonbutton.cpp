@@ -85,6 +85,7 @@ private Q_SLOTS:
         o.pretrain_batch_size = 8;
         o.finetune_epochs = 2;
         o.finetune_batch_size = 8;
+        o.num_seeds = 1; // one seed per start: three runs
         const std::vector<PretrainingLessonRun> runs = pretrainingLessonRuns(o, preparePretrainingLesson(o));
         MainWindow w;
         w.show();
@@ -116,7 +117,7 @@ private Q_SLOTS:
         QCOMPARE(lesson.currentIndex(), 3);
         QCOMPARE(shownTasks, (QStringList{QStringLiteral("pretrain"), QStringLiteral("classify"), QStringLiteral("classify")}));
         QCOMPARE(starting.count(), 3);
-        const char *names[] = {"pretrain", "finetune-pretrained", "finetune-random"};
+        const char *names[] = {"pretrain", "finetune-pretrained-seed-42", "finetune-random-seed-42"};
         for (int k = 0; k < 3; ++k) {
             const PreparedRun r = starting.at(k).at(0).value<PreparedRun>();
             QCOMPARE(r.options.model_dir, o.output_dir + "/runs/" + names[k]);

@@ -42,8 +42,10 @@ void MainWindow::startLesson(const std::vector<PretrainingLessonRun> &runs)
             appendLog(tr("Lesson, run %1 of %2: %3").arg(index + 1).arg(m_lesson->runs().size()).arg(m_lesson->runs()[size_t(index)].label));
         });
         connect(m_lesson, &RunQueue::finished, this, [this] {
-            appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs "
-                         "(docs/tutorial.md, section 7, says what the curves show)."));
+            appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs, with Group "
+                         "seeds ticked: each start is then the mean of its seeds with their spread, and the two "
+                         "starts differ only in their weights (the same labels, rate and seeds; docs/tutorial.md, "
+                         "section 7, says what the curves show)."));
         });
         connect(m_lesson, &RunQueue::stopped, this, [this](int index, const QString &reason) {
             appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
