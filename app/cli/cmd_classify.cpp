@@ -25,6 +25,12 @@ namespace wb::cli {
 
 namespace {
 
+/// A number as JSON, null when it is not finite (regression has no probability).
+nlohmann::ordered_json finiteOrNull(double v)
+{
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
 const char *kInputFileKinds = "pass a text file: one text per line (.txt), or a .tsv/.csv with a header row, or a "
                               ".jsonl/.json with one record (object) per text";
 
@@ -176,7 +182,11 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
                                                                             : nlohmann::ordered_json(nullptr)},
                              {"tolerance", m.tolerance},
                              {"applies", m.applies},
-                             {"steps_too_small", m.steps_too_small}};
+                             {"steps_too_small", m.steps_too_small},
+                             {"probability_input", finiteOrNull(m.probability_input)},
+                             {"probability_baseline", finiteOrNull(m.probability_baseline)},
+                             {"baseline_decides", m.baseline_decides}};
+        j["baseline_logits"] = e.baseline_logits;
         out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     }
     out << std::flush;
@@ -254,7 +264,7 @@ void explainAll(const TextClassifier &classifier, const ClassifyFlags &f,
     std::vector<Explanation> explanations;
     for (size_t k = 0; k < inputs.size(); ++k) {
         explanations.push_back(classifier.explain(inputs[k].first, inputs[k].second, options, &results[k]));
-        if (explanations.back().completeness.steps_too_small)
+        if (explanations.back().completeness.steps_too_small || explanations.back().completeness.baseline_decides)
             err << "warning: text " << k << ": " << completenessText(explanations.back()) << "\n";
     }
     printExplanations(results, explanations, names, pairs, f.format, out);

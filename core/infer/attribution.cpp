@@ -42,6 +42,26 @@ void finishCompleteness(Completeness &c)
     c.steps_too_small = c.applies && c.relative_gap > c.tolerance && c.gap > kCompletenessAbsoluteFloor;
 }
 
+void judgeBaseline(Completeness &c, const std::vector<double> &textLogits, const std::vector<double> &baselineLogits,
+                   int64_t target)
+{
+    if (textLogits.size() < 2 || textLogits.size() != baselineLogits.size() || target < 0
+        || size_t(target) >= textLogits.size())
+        return;
+    const auto probability = [target](const std::vector<double> &logits) {
+        const double top = *std::max_element(logits.begin(), logits.end());
+        double sum = 0;
+        for (double l : logits)
+            sum += std::exp(l - top);
+        return std::exp(logits[size_t(target)] - top) / sum;
+    };
+    c.probability_input = probability(textLogits);
+    c.probability_baseline = probability(baselineLogits);
+    c.baseline_label_id = int64_t(std::max_element(baselineLogits.begin(), baselineLogits.end()) - baselineLogits.begin());
+    c.baseline_decides =
+        c.baseline_label_id == target && c.probability_input - c.probability_baseline < kBaselineDecidesMargin;
+}
+
 namespace {
 
 bool isSpecial(const std::string &t) { return t == "[CLS]" || t == "[SEP]" || t == "[PAD]"; }
@@ -97,6 +117,16 @@ std::vector<WordAttribution> topWords(const std::vector<WordAttribution> &words,
     return out;
 }
 
+std::string baselineScoreText(const Explanation &e)
+{
+    const Completeness &c = e.completeness;
+    if (!std::isfinite(c.probability_baseline))
+        return {};
+    return "with no words (every wordpiece [PAD]) the model says " + e.target_label + " "
+           + number(100.0 * c.probability_baseline, "%.1f") + " % (this text: "
+           + number(100.0 * c.probability_input, "%.1f") + " %)";
+}
+
 std::string completenessText(const Explanation &e)
 {
     const Completeness &c = e.completeness;
@@ -111,6 +141,10 @@ std::string completenessText(const Explanation &e)
         return head + " = " + rel + " (over " + tol + "): m = " + std::to_string(e.steps)
                + " steps are too few; raise the steps (" + optionName("ig_steps") + "), e.g. to "
                + std::to_string(std::max<int64_t>(2 * e.steps, 64));
+    if (c.baseline_decides)
+        return head + " = " + rel + " (within " + tol + "), but the attributions explain little: " + baselineScoreText(e)
+               + ", so the words added less than " + number(100.0 * kBaselineDecidesMargin, "%g")
+               + " points and the prediction is mostly what the model says about any text";
     return head + " = " + rel + " (within " + tol + ")";
 }
 

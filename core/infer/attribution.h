@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,7 +68,27 @@ struct Completeness
     double tolerance = kCompletenessTolerance;
     /// relative_gap > tolerance and gap > kCompletenessAbsoluteFloor (Integrated Gradients only).
     bool steps_too_small = false;
+    /// The target's softmax probability for the text and for the baseline (what the model says
+    /// about a text with no words); NaN for regression (one output, no probability).
+    double probability_input = std::numeric_limits<double>::quiet_NaN();
+    double probability_baseline = std::numeric_limits<double>::quiet_NaN();
+    int64_t baseline_label_id = -1; ///< the baseline's own predicted class (argmax); −1 for regression
+    /// The baseline already decides: it predicts the target itself and the text's probability
+    /// of the target exceeds the baseline's by less than kBaselineDecidesMargin. The
+    /// attributions then add up to a small logit difference and are near 0 although the
+    /// prediction is confident: they explain little, and the check says so instead of passing.
+    bool baseline_decides = false;
 };
+
+/// The least a text must add to the baseline's probability of the target for its attributions
+/// to explain the prediction (0.1: ten points of probability).
+inline constexpr double kBaselineDecidesMargin = 0.1;
+
+/// Fills probability_input, probability_baseline, baseline_label_id and baseline_decides of `c`
+/// from the text's and the baseline's logits (one per label; softmax over them) for `target`.
+/// With one logit (regression) or logits of different lengths they stay NaN / −1 / false. Pure.
+void judgeBaseline(Completeness &c, const std::vector<double> &textLogits, const std::vector<double> &baselineLogits,
+                   int64_t target);
 
 /// Fills gap, relative_gap and steps_too_small from the other fields (the rule above).
 void finishCompleteness(Completeness &c);
@@ -103,6 +124,7 @@ struct Explanation
     std::vector<std::string> tokens;     ///< [CLS] … [SEP], as TokenizedText::tokens
     std::vector<double> attributions;    ///< one per token, in logits of the target; 0 for [CLS]/[SEP] under IG
     std::vector<double> logits;          ///< the text's logits, one per label
+    std::vector<double> baseline_logits; ///< the baseline's logits, one per label (what the model says about no words)
     std::vector<WordAttribution> words;  ///< mergeWordpieces(tokens, attributions)
     Completeness completeness;
     /// The baseline (docs/explain.md): every wordpiece but [CLS] and [SEP] replaced by
@@ -112,8 +134,14 @@ struct Explanation
 
 /// The sentence about the completeness check, for the CLI and the window:
 /// "Σ attributions 2.31 = logit difference 2.35 − gap 0.04 (1.7 %, within 5 %)" or, when m is
-/// too small, "… the gap is 23.0 % (over 5 %): m = 2 steps are too few; raise --ig_steps".
+/// too small, "… the gap is 23.0 % (over 5 %): m = 2 steps are too few; raise --ig_steps";
+/// when the baseline decides (Completeness::baseline_decides), that the attributions explain
+/// little, with both probabilities.
 std::string completenessText(const Explanation &e);
+
+/// The baseline's own score in words: "with no words (every wordpiece [PAD]) the model says
+/// spam 98.5 % (this text: 99.1 %)"; "" for regression. For the CLI and the window.
+std::string baselineScoreText(const Explanation &e);
 
 /// The label id `text` names among `names` (an exact name first, else a 0-based index below
 /// `numLabels`). Throws wb::Error on field "explain_class" naming the labels otherwise.

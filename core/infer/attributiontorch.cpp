@@ -131,6 +131,8 @@ TokenAttributions computeTokenAttributions(nn::BertForSequenceClassificationImpl
     out.logits.assign(textLogits.data_ptr<double>(), textLogits.data_ptr<double>() + e.logits.size(1));
     const int64_t target = targetClass(out.logits, options.target_label_id);
     out.target_label_id = target;
+    const torch::Tensor baselineLogits = e.logits[0].contiguous();
+    out.baseline_logits.assign(baselineLogits.data_ptr<double>(), baselineLogits.data_ptr<double>() + e.logits.size(1));
 
     const FrozenParameters frozen(model);
     const torch::Tensor gradSum = gradientSum(model, e, segs, options, ig, m, target);
@@ -146,6 +148,7 @@ TokenAttributions computeTokenAttributions(nn::BertForSequenceClassificationImpl
     c.logit_input = out.logits[size_t(target)];
     c.logit_baseline = e.logits[0][target].item<double>();
     finishCompleteness(c);
+    judgeBaseline(c, out.logits, out.baseline_logits, target);
     return out;
 }
 

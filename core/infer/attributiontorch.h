@@ -14,6 +14,7 @@ struct TokenAttributions
 {
     std::vector<double> attributions;  ///< [S]: per wordpiece, summed over the embedding width E
     std::vector<double> logits;        ///< [num_labels]: the text's logits (no padding)
+    std::vector<double> baseline_logits; ///< [num_labels]: the baseline's logits
     int64_t target_label_id = 0;       ///< the class explained (the argmax when −1 was asked)
     Completeness completeness;
 };

@@ -22,8 +22,10 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace fs = std::filesystem;
 
@@ -69,6 +71,7 @@ struct TextClassifier::Private
     int32_t cls = 0, sep = 0, unk = 0, pad = 0;
     bool doLowerCase = true;
     std::string casingSource;
+    double trainingMeanTokens = std::numeric_limits<double>::quiet_NaN();
 
     void resolveExportFolder(const ClassifierSource &src, const std::string &folder, ClassifierFiles &f);
     void resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f);
@@ -302,6 +305,12 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     else
         d->resolveRunCheckpoint(src, f);
     d->loadConfigAndMetaData(src, f);
+    try { // what the training texts were like, for notes on a text unlike them (shortTextNote)
+        if (const auto report = readPrepareReport(f.metaPath); report && report->mean_tokens > 0)
+            d->trainingMeanTokens = report->mean_tokens;
+    } catch (...) {
+        // a report that cannot be read only costs the note
+    }
     d->loadLabelNames(f);
     d->loadTokenizer(src, f);
     d->loadWeights();
@@ -317,6 +326,28 @@ const std::string &TextClassifier::weightsLabel() const { return d->weightsLabel
 const std::vector<std::string> &TextClassifier::warnings() const { return d->warnings; }
 bool TextClassifier::doLowerCase() const { return d->doLowerCase; }
 const std::string &TextClassifier::casingSource() const { return d->casingSource; }
+double TextClassifier::trainingMeanTokens() const { return d->trainingMeanTokens; }
+
+std::string shortTextNote(const Classification &text, const Classification &empty, double trainingMeanTokens)
+{
+    constexpr double kShortShare = 0.2, kLongTexts = 20;
+    if (!(trainingMeanTokens >= kLongTexts) || empty.probabilities.size() < 2
+        || empty.probabilities.size() != text.probabilities.size())
+        return {};
+    int64_t pieces = 0;
+    for (const std::string &t : text.tokenized.tokens)
+        pieces += t != "[CLS]" && t != "[SEP]" ? 1 : 0;
+    if (double(pieces) >= kShortShare * trainingMeanTokens)
+        return {};
+    char mean[32], share[32];
+    std::snprintf(mean, sizeof mean, "%.0f", trainingMeanTokens);
+    std::snprintf(share, sizeof share, "%.1f", 100.0 * empty.probabilities[size_t(empty.predicted_label_id)]);
+    return "This text has " + std::to_string(pieces) + (pieces == 1 ? " wordpiece" : " wordpieces")
+           + "; the texts the model was trained on have " + mean
+           + " on average (prepare_report.json). A model trained on long texts often answers short ones badly: "
+             "with no text at all it says "
+           + empty.predicted_label + " " + share + " %.";
+}
 
 TokenizedText TextClassifier::tokenize(const std::string &a, const std::string &b) const
 {
@@ -432,6 +463,7 @@ Explanation TextClassifier::explain(const std::string &a, const std::string &b, 
     const TokenAttributions t = computeTokenAttributions(*d->model, tIds, tSegs, o, d->pad, d->cls, d->sep);
     e.attributions = t.attributions;
     e.logits = t.logits;
+    e.baseline_logits = t.baseline_logits;
     e.target_label_id = t.target_label_id;
     e.target_label = labelName(t.target_label_id);
     e.target_is_predicted = d->meta.isRegression() || t.target_label_id == c.predicted_label_id;

@@ -92,6 +92,9 @@ public:
     /// ("--do_lower_case", a file's path, or "<vocab> (inferred)").
     bool doLowerCase() const;
     const std::string &casingSource() const;
+    /// The mean wordpieces per training text (prepare_report.json's mean_tokens beside the
+    /// meta data, [CLS]/[SEP] included); NaN when no report says it (an export folder).
+    double trainingMeanTokens() const;
 
     /// Tokenizes `a` (and `b` for pair tasks, when non-empty) without running the model.
     TokenizedText tokenize(const std::string &a, const std::string &b = {}) const;
@@ -130,5 +133,13 @@ private:
     struct Private;
     std::unique_ptr<Private> d;
 };
+
+/// A note for a text much shorter than those the model was trained on, in plain words for a
+/// student: "This text has 1 wordpiece; the texts the model was trained on have 183 on
+/// average (prepare_report.json). A model trained on long texts often answers short ones
+/// badly: with no text at all it says spam 97.0 %." — `empty` is the classification of an
+/// empty text. "" when the text has at least a fifth of the mean wordpieces, the mean is
+/// unknown (NaN) or below 20, or for regression. Pure.
+std::string shortTextNote(const Classification &text, const Classification &empty, double trainingMeanTokens);
 
 } // namespace wb

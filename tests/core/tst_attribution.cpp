@@ -7,6 +7,7 @@
 #include "core/model/bertmodel.h"
 #include "core/infer/attribution.h"
 #include "core/infer/attributiontorch.h"
+#include "core/infer/textclassifier.h"
 #include "core/util/error.h"
 
 #include <QtTest>
@@ -94,6 +95,8 @@ private Q_SLOTS:
     void defaultTargetIsThePredictedClass();
     void errorsNameTheField();
     void completenessRule();
+    void baselineThatDecidesIsSaid();
+    void shortTextsAreExplained();
     void wordpiecesMergeIntoWords();
     void topWordsForAndAgainst();
     void labelChoice();
@@ -290,6 +293,70 @@ void tst_Attribution::completenessRule()
     c.attribution_sum = 5;
     finishCompleteness(c);
     QVERIFY(!c.steps_too_small);
+}
+
+/// Defect: a confident prediction with all-zero attributions passed the completeness check.
+/// When the baseline (no words) already predicts the target nearly as surely as the text,
+/// the attributions explain little: the check says so, and the baseline's own score is shown.
+void tst_Attribution::baselineThatDecidesIsSaid()
+{
+    Completeness c;
+    c.applies = true;
+    c.logit_input = 2.0;
+    c.logit_baseline = 1.9995;
+    c.attribution_sum = 0.0; // all zero, within the absolute floor of the gap
+    finishCompleteness(c);
+    QVERIFY(!c.steps_too_small);
+    // Text: spam 0.982; baseline: spam 0.981 (logits for ham, spam).
+    judgeBaseline(c, {-2.0, 2.0}, {-1.9995, 1.9995}, 1);
+    QVERIFY(std::abs(c.probability_input - 1.0 / (1.0 + std::exp(-4.0))) < 1e-12);
+    QVERIFY(std::abs(c.probability_baseline - 1.0 / (1.0 + std::exp(-3.999))) < 1e-12);
+    QCOMPARE(c.baseline_label_id, int64_t(1));
+    QVERIFY(c.baseline_decides);
+    Explanation e;
+    e.target_label = "spam";
+    e.steps = 32;
+    e.completeness = c;
+    QCOMPARE(baselineScoreText(e), std::string("with no words (every wordpiece [PAD]) the model says spam 98.2 % (this "
+                                               "text: 98.2 %)"));
+    const std::string check = completenessText(e);
+    QVERIFY2(check.find("but the attributions explain little: with no words (every wordpiece [PAD]) the model says "
+                        "spam 98.2 %")
+                 != std::string::npos,
+             check.c_str());
+    // The words moved it: the baseline says ham, or spam by far less.
+    judgeBaseline(c, {-2.0, 2.0}, {1.0, -1.0}, 1);
+    QCOMPARE(c.baseline_label_id, int64_t(0));
+    QVERIFY(!c.baseline_decides);
+    judgeBaseline(c, {-2.0, 2.0}, {-0.2, 0.2}, 1); // baseline 0.60, text 0.98
+    QVERIFY(!c.baseline_decides);
+    // Regression (one output): no probabilities, never said.
+    Completeness r;
+    judgeBaseline(r, {0.7}, {0.1}, 0);
+    QVERIFY(std::isnan(r.probability_input));
+    QVERIFY(!r.baseline_decides);
+    e.completeness = r;
+    QCOMPARE(baselineScoreText(e), std::string());
+}
+
+/// A text much shorter than the training texts gets a note in plain words, with the score of
+/// an empty text; a text of ordinary length, or a model without a report, none.
+void tst_Attribution::shortTextsAreExplained()
+{
+    Classification text, empty;
+    text.tokenized.tokens = {"[CLS]", "hello", "[SEP]"};
+    text.probabilities = {0.01, 0.99};
+    empty.probabilities = {0.03, 0.97};
+    empty.predicted_label_id = 1;
+    empty.predicted_label = "spam";
+    QCOMPARE(shortTextNote(text, empty, 183.4),
+             std::string("This text has 1 wordpiece; the texts the model was trained on have 183 on average "
+                         "(prepare_report.json). A model trained on long texts often answers short ones badly: with "
+                         "no text at all it says spam 97.0 %."));
+    QCOMPARE(shortTextNote(text, empty, std::nan("")), std::string());
+    QCOMPARE(shortTextNote(text, empty, 12.0), std::string()); // the training texts are short too
+    text.tokenized.tokens.assign(40, "word");
+    QCOMPARE(shortTextNote(text, empty, 183.4), std::string()); // 40 ≥ a fifth of 183
 }
 
 void tst_Attribution::wordpiecesMergeIntoWords()

@@ -213,10 +213,17 @@ void TryItPanel::showExplanation(const TokenizedText &t, const Explanation &e)
     QString html = tr("<b>For</b> %1: <span style=\"color:%2\">%3</span><br><b>Against</b> it: <span style=\"color:%4\">%5</span>")
                        .arg(which, kAttributionFor.name(), list(topWords(e.words, kTopWords, true)),
                             kAttributionAgainst.name(), list(topWords(e.words, kTopWords, false)));
+    // What the model says about no words at all: the score every attribution is measured from.
+    if (const std::string baseline = baselineScoreText(e); !baseline.empty())
+        html += QStringLiteral("<br><span style=\"color:#505050\">%1 %2.</span>")
+                    .arg(tr("Baseline:"), q(baseline).toHtmlEscaped());
     const QString check = q(completenessText(e)).toHtmlEscaped();
     if (e.completeness.steps_too_small)
         html += QStringLiteral("<br><span style=\"color:#a00000\"><b>%1</b> %2</span>")
                     .arg(tr("m is too small:"), check);
+    else if (e.completeness.baseline_decides)
+        html += QStringLiteral("<br><span style=\"color:#a00000\"><b>%1</b> %2</span>")
+                    .arg(tr("Explains little:"), check);
     else
         html += QStringLiteral("<br><span style=\"color:#505050\">%1 %2</span>")
                     .arg(e.completeness.applies ? tr("Completeness:") : tr("Check:"), check);

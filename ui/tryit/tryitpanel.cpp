@@ -298,8 +298,14 @@ void TryItPanel::applyOutcome(const JobOutcome<TryItOutcome> &outcome)
             else
                 clearExplanation(o.explain_error.empty() ? QString()
                                                          : tr("No explanation: %1").arg(q(o.explain_error)));
-            if (o.warnings.empty())
+            if (!o.short_text_note.empty()) { // below the model's warnings, which showModel put there
+                QStringList lines;
+                for (const std::string &w : o.warnings)
+                    lines << q(w);
+                showMessage((lines << q(o.short_text_note)).join(QLatin1Char('\n')), false);
+            } else if (o.warnings.empty()) {
                 showMessage(QString(), false);
+            }
             break;
         }
     }

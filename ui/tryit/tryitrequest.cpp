@@ -123,6 +123,12 @@ TryItOutcome runTryItRequest(const std::shared_ptr<TryItModelCache> &cache, TryI
         } else {
             out.result = c.classify(req.text, req.text_b);
         }
+        if (!out.regression && req.text_b.empty() && !control.isCancelled()) {
+            try { // what the model says about no text, against which a short text is read
+                out.short_text_note = shortTextNote(out.result, c.classify(std::string()), c.trainingMeanTokens());
+            } catch (const Error &) {
+            }
+        }
         out.kind = TryItOutcome::Kind::Classified;
     }
     return out;

@@ -36,6 +36,7 @@ struct TryItOutcome
     Classification result;
     std::optional<Explanation> explanation; ///< when asked for and computed
     std::string explain_error;              ///< why it could not be computed (e.g. a class the model lacks)
+    std::string short_text_note;            ///< shortTextNote() of the text: "" unless much shorter than the training texts
 };
 
 /// One request of the panel: the model to use and the texts.
