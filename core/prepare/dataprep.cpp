@@ -149,10 +149,16 @@ void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src,
 }
 
 // The text as prepare keeps it: the e-mail body and/or without quoted replies (options).
-std::string reduceText(const PrepareOptions &o, std::string text)
+// `emptyReason` receives why an e-mail body came out empty (an image-only mail), else stays.
+std::string reduceText(const PrepareOptions &o, std::string text, std::string &emptyReason)
 {
-    if (o.email_body_only)
-        return emailBody(text, o.strip_quoted_replies);
+    if (o.email_body_only) {
+        EmailBodyInfo info;
+        std::string body = emailBody(text, o.strip_quoted_replies, &info);
+        if (body.find_first_not_of(" \t\r\n") == std::string::npos && emptyReason.empty())
+            emptyReason = emptyBodyReason(info);
+        return body;
+    }
     if (o.strip_quoted_replies)
         return stripQuotedReplies(text);
     return text;
@@ -179,12 +185,12 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
                 bytes.erase(0, 3);
                 c.bom = true;
             }
-            ex.text_a = prep::toUtf8(reduceText(o, std::move(bytes)), c.latin1);
+            ex.text_a = prep::toUtf8(reduceText(o, std::move(bytes), c.empty_reason), c.latin1);
             c.nul = ex.text_a.find('\0') != std::string::npos;
         } else if (o.email_body_only || o.strip_quoted_replies) {
             bool latin1a = false, latin1b = false;
-            ex.text_a = prep::toUtf8(reduceText(o, std::move(ex.text_a)), latin1a);
-            ex.text_b = prep::toUtf8(reduceText(o, std::move(ex.text_b)), latin1b);
+            ex.text_a = prep::toUtf8(reduceText(o, std::move(ex.text_a), c.empty_reason), latin1a);
+            ex.text_b = prep::toUtf8(reduceText(o, std::move(ex.text_b), c.empty_reason), latin1b);
             c.latin1 = latin1a || latin1b;
         }
         if (!src.regression && !src.labels.empty())
@@ -344,8 +350,10 @@ Sorted sortConverted(const PrepareOptions &o, const prep::SourceSplits &src, std
         if (j.out.empty) {
             ++rep.empty_texts;
             if (j.split != Split::Test) {
-                notes.skipped.push_back({j.ex->where, "the text is empty after the tokenizer's clean-up "
-                                                      "(only spaces, control characters or nothing)"});
+                notes.skipped.push_back({j.ex->where, !j.out.empty_reason.empty()
+                                                          ? j.out.empty_reason
+                                                          : "the text is empty after the tokenizer's clean-up "
+                                                            "(only spaces, control characters or nothing)"});
                 continue;
             }
             out.emptyTest.push_back(j.ex->where);

@@ -362,6 +362,7 @@ std::string joinLines(const std::vector<std::string_view> &lines, size_t begin, 
 struct Parts
 {
     std::vector<std::string> plain, html;
+    std::vector<std::string> other; // the types of parts that are not text, each once
 };
 
 constexpr int kMaxDepth = 8;
@@ -370,9 +371,12 @@ constexpr int kMaxDepth = 8;
 void collect(const std::vector<std::string_view> &lines, size_t bodyBegin, size_t end, const Headers &h, int depth,
              Parts &parts)
 {
+    const bool multipart = h.content_type.rfind("multipart/", 0) == 0 && !h.boundary.empty();
+    const bool isText = h.content_type.empty() || h.content_type.rfind("text/", 0) == 0;
+    if (!multipart && !isText && std::find(parts.other.begin(), parts.other.end(), h.content_type) == parts.other.end())
+        parts.other.push_back(h.content_type);
     if (h.attachment)
         return;
-    const bool multipart = h.content_type.rfind("multipart/", 0) == 0 && !h.boundary.empty();
     if (multipart && depth < kMaxDepth) {
         const std::string delimiter = "--" + h.boundary;
         size_t partBegin = std::string::npos;
@@ -449,7 +453,20 @@ std::string stripQuotedReplies(std::string_view text)
     return out;
 }
 
-std::string emailBody(std::string_view message, bool stripQuotes)
+std::string emptyBodyReason(const EmailBodyInfo &info)
+{
+    if (!info.is_message || info.other_types.empty())
+        return {};
+    std::string types;
+    bool images = true;
+    for (const std::string &t : info.other_types) {
+        types += (types.empty() ? "" : ", ") + t;
+        images = images && t.rfind("image/", 0) == 0;
+    }
+    return "the mail has no text, only " + types + (images ? " (an image-only mail)" : "");
+}
+
+std::string emailBody(std::string_view message, bool stripQuotes, EmailBodyInfo *info)
 {
     const std::vector<std::string_view> lines = splitLines(message);
     Headers h;
@@ -460,8 +477,17 @@ std::string emailBody(std::string_view message, bool stripQuotes)
     } else {
         Parts parts;
         collect(lines, bodyBegin, lines.size(), h, 0, parts);
-        const std::vector<std::string> &chosen = parts.plain.empty() ? parts.html : parts.plain;
-        const bool fromHtml = parts.plain.empty();
+        // A blank text/plain alternative beside an HTML one is no text: the HTML gives the body.
+        const bool plainHasText = std::any_of(parts.plain.begin(), parts.plain.end(), [](const std::string &p) {
+            return p.find_first_not_of(" \t\r\n") != std::string::npos;
+        });
+        const bool fromHtml = !plainHasText && !parts.html.empty();
+        const std::vector<std::string> &chosen = fromHtml ? parts.html : parts.plain;
+        if (info) {
+            info->is_message = true;
+            info->from_html = fromHtml;
+            info->other_types = parts.other;
+        }
         for (const std::string &p : chosen) {
             if (!body.empty())
                 body += "\n\n";

@@ -5,8 +5,19 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wb {
+
+/// What emailBody() found in a message besides the text it returns.
+struct EmailBodyInfo
+{
+    bool is_message = false;             ///< a header block was found (else the text passed unchanged)
+    bool from_html = false;              ///< the body is the text of its text/html parts
+    /// The MIME types of its parts that are not text (image/gif, application/pdf, …), in order,
+    /// attachments included; each type once.
+    std::vector<std::string> other_types;
+};
 
 /// Returns the body of the e-mail `message` (bytes as stored: an RFC 5322 message, optionally
 /// preceded by an mbox "From " line), without its header block:
@@ -26,7 +37,14 @@ namespace wb {
 ///   bytes that are not UTF-8 as Windows-1252, as for every text).
 /// - With `stripQuotedReplies`, the lines of stripQuotedReplies() are removed as well.
 /// Line ends of the result are LF. Pure; thread-safe; never throws for any input.
-std::string emailBody(std::string_view message, bool stripQuotedReplies = false);
+/// A text/plain part that is blank (an empty alternative beside the HTML one, as some mailers
+/// send) counts as none: the HTML parts give the body then. `info`, when given, receives what
+/// the message held besides its text (EmailBodyInfo).
+std::string emailBody(std::string_view message, bool stripQuotedReplies = false, EmailBodyInfo *info = nullptr);
+
+/// Why the body of a message is empty, in words for a skipped row: "the mail has no text, only
+/// image/gif (an image-only mail)" when it held parts of other types; "" otherwise. Pure.
+std::string emptyBodyReason(const EmailBodyInfo &info);
 
 /// Returns `text` without quoted replies: lines whose first non-blank character is '>' and
 /// the attribution line above them, "On <date>, <name> wrote:" (one line, or two lines when

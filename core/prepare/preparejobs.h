@@ -21,6 +21,7 @@ struct Converted
     int64_t tokens = 0;
     bool truncated = false, capped = false, empty = false;
     bool latin1 = false, nul = false, bom = false; // folders: file-level findings
+    std::string empty_reason; // --email_body_only: why a body is empty (emptyBodyReason), else ""
     // Label names (label ids) and markup tags (lower-cased names) within the first
     // max_seq_length tokens, for the label-in-the-text check (findLabelsInText).
     std::vector<int64_t> label_names;

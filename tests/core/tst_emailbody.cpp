@@ -138,6 +138,78 @@ private Q_SLOTS:
         QCOMPARE(emailBody("Content-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"), std::string());
     }
 
+    /// A multipart/alternative whose text/plain part is blank (some mailers send one beside
+    /// the HTML) reads its HTML part; a mail of images only says so, naming the types.
+    void blankPlainPartFallsBackToHtmlAndImagesAreNamed()
+    {
+        const std::string mail = "Content-Type: multipart/alternative; boundary=\"b1\"\n"
+                                 "\n"
+                                 "--b1\n"
+                                 "Content-Type: text/plain; charset=us-ascii\n"
+                                 "\n"
+                                 "  \n"
+                                 "\n"
+                                 "--b1\n"
+                                 "Content-Type: text/html; charset=us-ascii\n"
+                                 "\n"
+                                 "<p>Cheap <b>watches</b> today</p>\n"
+                                 "--b1--\n";
+        EmailBodyInfo info;
+        const std::string body = emailBody(mail, false, &info);
+        QVERIFY2(body.find("Cheap watches today") != std::string::npos, body.c_str());
+        QVERIFY(info.is_message);
+        QVERIFY(info.from_html);
+        QVERIFY(info.other_types.empty());
+        QCOMPARE(emptyBodyReason(info), std::string());
+        // A text/plain part with words still wins over the HTML one.
+        std::string withText = mail;
+        withText.replace(withText.find("  \n"), 3, "plain words\n");
+        EmailBodyInfo textInfo;
+        QCOMPARE(emailBody(withText, false, &textInfo), std::string("plain words\n"));
+        QVERIFY(!textInfo.from_html);
+
+        const std::string images = "Content-Type: multipart/mixed; boundary=\"m\"\n"
+                                   "\n"
+                                   "--m\n"
+                                   "Content-Type: image/gif\n"
+                                   "Content-Transfer-Encoding: base64\n"
+                                   "\n"
+                                   "R0lGODlh\n"
+                                   "--m\n"
+                                   "Content-Type: image/jpeg\n"
+                                   "Content-Disposition: attachment; filename=\"a.jpg\"\n"
+                                   "\n"
+                                   "/9j/4AAQ\n"
+                                   "--m--\n";
+        EmailBodyInfo imageInfo;
+        QCOMPARE(emailBody(images, false, &imageInfo), std::string());
+        QCOMPARE(imageInfo.other_types, (std::vector<std::string>{"image/gif", "image/jpeg"}));
+        QCOMPARE(emptyBodyReason(imageInfo),
+                 std::string("the mail has no text, only image/gif, image/jpeg (an image-only mail)"));
+        // prepare names such a mail when it skips it.
+        const QString in = m_dir.path() + QStringLiteral("/images");
+        writeText(in + QStringLiteral("/ham/1.eml"), kPlainMail);
+        writeText(in + QStringLiteral("/ham/2.eml"), kPlainMail);
+        writeText(in + QStringLiteral("/spam/1.eml"), images);
+        writeText(in + QStringLiteral("/spam/2.eml"), mail);
+        const std::string vocabPath = (m_dir.path() + QStringLiteral("/vocab-images.txt")).toStdString();
+        writeText(QString::fromStdString(vocabPath), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhi\nlunch\ncheap\n");
+        PrepareOptions o;
+        o.input_data_dir = in.toStdString();
+        o.vocab_file = vocabPath;
+        o.max_seq_length = 32;
+        o.eval_fraction = 0;
+        o.bag_of_words_baseline = false;
+        o.email_body_only = true;
+        o.output_dir = (m_dir.path() + QStringLiteral("/out-images")).toStdString();
+        const PrepareReport r = prepareData(o);
+        QCOMPARE(r.train_examples, int64_t(3));
+        QCOMPARE(r.skipped.size(), size_t(1));
+        QVERIFY2(r.skipped.front().where.find("spam/1.eml") != std::string::npos, r.skipped.front().where.c_str());
+        QCOMPARE(r.skipped.front().reason,
+                 std::string("the mail has no text, only image/gif, image/jpeg (an image-only mail)"));
+    }
+
     void decodedHtmlHasLfLineEnds()
     {
         // Found by fuzz_emailbody: base64 (and quoted-printable) bring CRLF back inside an HTML
