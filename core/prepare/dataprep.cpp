@@ -155,7 +155,7 @@ std::string reduceText(const PrepareOptions &o, std::string text, std::string &e
     if (o.email_body_only) {
         EmailBodyInfo info;
         std::string body = emailBody(text, o.strip_quoted_replies, &info);
-        if (body.find_first_not_of(" \t\r\n") == std::string::npos && emptyReason.empty())
+        if (emptyReason.empty()) // used only when the text turns out empty after the tokenizer's clean-up
             emptyReason = emptyBodyReason(info);
         return body;
     }

@@ -455,6 +455,9 @@ std::string stripQuotedReplies(std::string_view text)
 
 std::string emptyBodyReason(const EmailBodyInfo &info)
 {
+    if (info.is_message && info.from_html && info.html_images > 0)
+        return "the mail's HTML holds only images (" + std::to_string(info.html_images)
+               + ") and links, no text (an image-only mail)";
     if (!info.is_message || info.other_types.empty())
         return {};
     std::string types;
@@ -487,6 +490,12 @@ std::string emailBody(std::string_view message, bool stripQuotes, EmailBodyInfo 
             info->is_message = true;
             info->from_html = fromHtml;
             info->other_types = parts.other;
+            if (fromHtml)
+                for (const std::string &p : chosen) {
+                    const std::string low = lower(p);
+                    for (size_t at = low.find("<img"); at != std::string::npos; at = low.find("<img", at + 4))
+                        ++info->html_images;
+                }
         }
         for (const std::string &p : chosen) {
             if (!body.empty())

@@ -3,6 +3,7 @@
 // The body of an e-mail message: what `prepare --email_body_only` keeps of each text
 // (docs/file-formats.md, "E-mail bodies").
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@ struct EmailBodyInfo
     /// The MIME types of its parts that are not text (image/gif, application/pdf, …), in order,
     /// attachments included; each type once.
     std::vector<std::string> other_types;
+    int64_t html_images = 0;             ///< <img> tags in the HTML parts the body came from
 };
 
 /// Returns the body of the e-mail `message` (bytes as stored: an RFC 5322 message, optionally
@@ -43,7 +45,9 @@ struct EmailBodyInfo
 std::string emailBody(std::string_view message, bool stripQuotedReplies = false, EmailBodyInfo *info = nullptr);
 
 /// Why the body of a message is empty, in words for a skipped row: "the mail has no text, only
-/// image/gif (an image-only mail)" when it held parts of other types; "" otherwise. Pure.
+/// image/gif (an image-only mail)" when it held parts of other types; "the mail's HTML holds
+/// only images (3) and links, no text (an image-only mail)" when its HTML had <img> tags and no
+/// words; "" otherwise. Pure.
 std::string emptyBodyReason(const EmailBodyInfo &info);
 
 /// Returns `text` without quoted replies: lines whose first non-blank character is '>' and

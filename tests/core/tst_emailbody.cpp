@@ -186,6 +186,14 @@ private Q_SLOTS:
         QCOMPARE(imageInfo.other_types, (std::vector<std::string>{"image/gif", "image/jpeg"}));
         QCOMPARE(emptyBodyReason(imageInfo),
                  std::string("the mail has no text, only image/gif, image/jpeg (an image-only mail)"));
+        // An HTML part of pictures and links only is an image-only mail too.
+        EmailBodyInfo htmlImages;
+        const std::string pictures = emailBody(
+            "Content-Type: text/html\n\n<a href=\"x\"><IMG src=\"a.jpg\"></a><img src=\"b.gif\">\n", false, &htmlImages);
+        QVERIFY2(pictures.find_first_not_of(" \n") == std::string::npos, pictures.c_str());
+        QCOMPARE(htmlImages.html_images, int64_t(2));
+        QCOMPARE(emptyBodyReason(htmlImages),
+                 std::string("the mail's HTML holds only images (2) and links, no text (an image-only mail)"));
         // prepare names such a mail when it skips it.
         const QString in = m_dir.path() + QStringLiteral("/images");
         writeText(in + QStringLiteral("/ham/1.eml"), kPlainMail);
