@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <limits>
 #include <fstream>
 #include <ostream>
 
@@ -114,7 +115,10 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
             (random ? rateRandom : ratePretrained) = defaultLearningRate(r.options);
         }
     }
-    if (const std::string verdict = pretrainingLessonVerdict(fromPretraining, fromRandom, ratePretrained, rateRandom);
+    const double majority = runs.size() > 1 ? lessonMajorityShare(runs[1].options.input_meta_data_path)
+                                            : std::numeric_limits<double>::quiet_NaN();
+    if (const std::string verdict =
+            pretrainingLessonVerdict(fromPretraining, fromRandom, ratePretrained, rateRandom, majority);
         !verdict.empty())
         out << verdict << "\n";
     return kExitOk;

@@ -6,6 +6,7 @@
 #include "core/config/optionwords.h"
 #include "core/prepare/emailbody.h"
 #include "core/data/examplecodec.h"
+#include "core/prepare/preparereport.h"
 #include "core/prepare/preparesource.h"
 #include "core/corpus/pretrainingdata.h"
 #include "core/data/tfrecordreader.h"
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 namespace wb {
 
@@ -365,8 +367,26 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
     return runs;
 }
 
+double lessonMajorityShare(const std::string &metaDataPath)
+{
+    try {
+        const auto report = readPrepareReport(metaDataPath);
+        if (!report)
+            return std::numeric_limits<double>::quiet_NaN();
+        const std::vector<int64_t> counts = evalCountsByLabelId(*report);
+        int64_t total = 0, top = 0;
+        for (int64_t c : counts) {
+            total += c;
+            top = std::max(top, c);
+        }
+        return total > 0 ? double(top) / double(total) : std::numeric_limits<double>::quiet_NaN();
+    } catch (...) {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
 std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, const std::vector<double> &random,
-                                     double ratePretrained, double rateRandom)
+                                     double ratePretrained, double rateRandom, double majorityShare)
 {
     if (pretrained.empty() || random.empty())
         return {};
@@ -390,6 +410,18 @@ std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, cons
         return std::string(name) + ": eval_accuracy " + number(s.mean) + " (mean of " + std::to_string(n) + " seed"
                + (n == 1 ? "" : "s") + (n > 1 ? ", " + number(s.low) + " to " + number(s.high) : std::string()) + ")";
     };
+    // A start that ended at the majority share everywhere answered the majority label: it did not learn.
+    const auto constant = [majorityShare](const Spread &s) {
+        return std::isfinite(majorityShare) && s.high <= majorityShare + 0.005;
+    };
+    std::string notLearned;
+    for (const auto &[name, s, rate] : {std::tuple{"from the pretraining", p, ratePretrained},
+                                        std::tuple{"from random weights", r, rateRandom}})
+        if (constant(s))
+            notLearned += std::string(" ") + name + ", every seed answered the majority label (" + number(majorityShare)
+                          + " of the eval set is that label): it did not learn at learning_rate " + rateWords(rate)
+                          + ", so this comparison says more about the rate than about pretraining; compare at a rate "
+                            "that suits both (Find Learning Rate).";
     const double difference = p.mean - r.mean;
     const double seedSpread = std::max(p.high - p.low, r.high - r.low);
     char diff[32];
@@ -411,7 +443,8 @@ std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, cons
                         + " with the same labels, eval set, epochs and seeds: only the start differs."
                   : ". The same labels, eval set, epochs and seeds; the learning rates differ, each its start's "
                     "usual one (" + rateWords(ratePretrained) + " after the pretraining, " + rateWords(rateRandom)
-                        + " from random weights): the start and its rate differ.");
+                        + " from random weights): the start and its rate differ.")
+           + notLearned;
 }
 
 } // namespace wb

@@ -10,6 +10,7 @@
 #include "core/prepare/dataprep.h"
 
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -126,8 +127,16 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
 /// "the difference is within what the seed alone moves" — and what the two starts had alike
 /// and what differed (the learning rates `ratePretrained` and `rateRandom` when they differ).
 /// `pretrained` and `random` hold one accuracy per seed (the same seeds); "" when either is
-/// empty. Pure.
+/// empty. A start whose every seed ends at most half a point above `majorityShare` (the eval
+/// set's share of its most frequent label; NaN: unknown) answered the majority label: the
+/// sentence says it did not learn at its rate, so that a win over it is not read as a win of
+/// pretraining. Pure.
 std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, const std::vector<double> &random,
-                                     double ratePretrained, double rateRandom);
+                                     double ratePretrained, double rateRandom,
+                                     double majorityShare = std::numeric_limits<double>::quiet_NaN());
+
+/// The share of the most frequent label in the eval set of the labelled data whose meta data is
+/// at `metaDataPath` (prepare_report.json beside it); NaN when it cannot be read. Never throws.
+double lessonMajorityShare(const std::string &metaDataPath);
 
 } // namespace wb

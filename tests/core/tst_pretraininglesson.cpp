@@ -134,6 +134,18 @@ private Q_SLOTS:
         QVERIFY2(pretrainingLessonVerdict({0.9}, {0.7}, 2e-4, 2e-4).find("one seed cannot tell") != std::string::npos,
                  "one seed");
         QCOMPARE(pretrainingLessonVerdict({}, {0.7}, 2e-4, 5e-4), std::string());
+        // Random weights that answered the majority label at every seed did not learn at that
+        // rate: the win is the rate's, and the sentence says so.
+        const std::string constant =
+            pretrainingLessonVerdict({0.831, 0.814, 0.843}, {0.688, 0.688, 0.688}, 2e-4, 2e-4, 0.688);
+        QVERIFY2(constant.find("pretraining helped") != std::string::npos
+                     && constant.find(" from random weights, every seed answered the majority label (0.688 of the eval "
+                                      "set is that label): it did not learn at learning_rate 2e-4, so this comparison "
+                                      "says more about the rate than about pretraining")
+                            != std::string::npos,
+                 constant.c_str());
+        QVERIFY(pretrainingLessonVerdict({0.9, 0.91}, {0.88, 0.9}, 5e-4, 5e-4, 0.688).find("majority")
+                == std::string::npos);
     }
 
     void preparesBothDataSets()
