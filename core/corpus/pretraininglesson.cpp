@@ -8,6 +8,7 @@
 #include "core/data/examplecodec.h"
 #include "core/prepare/preparereport.h"
 #include "core/prepare/preparesource.h"
+#include "core/prepare/preparesplit.h"
 #include "core/corpus/pretrainingdata.h"
 #include "core/data/tfrecordreader.h"
 #include "core/data/tfrecordwriter.h"
@@ -197,26 +198,14 @@ PrepareReport prepareLessonLabelledData(const PretrainingLessonOptions &o, const
     return lrep;
 }
 
-/// The files split.jsonl at `path` puts in eval ("label/name"); wb::Error naming the file when
-/// it cannot be read or a line is no JSON object.
+/// The files split.jsonl at `path` puts in eval ("label/name"), read by prepare's own reader
+/// (readSplitFile, whose keys are splitKey(file, line): a folder file's line is 0).
 std::set<std::string> evalFilesOf(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot be read", "Prepare the labelled data again.");
     std::set<std::string> files;
-    std::string line;
-    int64_t lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (line.empty())
-            continue;
-        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object())
-            throw Error(path + ":" + std::to_string(lineNo), "is not a JSON object", "Prepare the labelled data again.");
-        if (j.value("split", std::string()) == "eval" && j.contains("file") && j["file"].is_string())
-            files.insert(j["file"].get<std::string>());
-    }
+    for (const auto &[key, eval] : prep::readSplitFile(path))
+        if (eval)
+            files.insert(key.substr(0, key.find('\x1f')));
     return files;
 }
 
