@@ -5,14 +5,13 @@
 #include "app/cli/runflags.h"
 
 #include "core/prepare/exampledata.h"
-#include "core/advice/runfacts.h"
+#include "core/formats/lessonverdict.h"
 #include "core/corpus/pretraininglesson.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <limits>
 #include <fstream>
 #include <ostream>
 
@@ -99,8 +98,6 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
     if (printOnly)
         return kExitOk;
     out << "run\teval_accuracy\teval_loss\n";
-    std::vector<double> fromPretraining, fromRandom; // final eval accuracy per seed, by start
-    double ratePretrained = 0, rateRandom = 0;         // the rate each start ran at (its default unless given)
     for (const PretrainingLessonRun &r : runs) {
         const nlohmann::json e = lastEval(r.options.metricsPath());
         if (!e.is_object())
@@ -109,17 +106,8 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
         std::snprintf(line, sizeof line, "%s\t%.4f\t%.4f\n", r.name.c_str(), e.value("eval_accuracy", 0.0),
                       e.value("eval_loss", 0.0));
         out << line;
-        if (!r.pretrain) {
-            const bool random = r.options.init_checkpoint.empty();
-            (random ? fromRandom : fromPretraining).push_back(e.value("eval_accuracy", 0.0));
-            (random ? rateRandom : ratePretrained) = defaultLearningRate(r.options);
-        }
     }
-    const double majority = runs.size() > 1 ? lessonMajorityShare(runs[1].options.input_meta_data_path)
-                                            : std::numeric_limits<double>::quiet_NaN();
-    if (const std::string verdict =
-            pretrainingLessonVerdict(fromPretraining, fromRandom, ratePretrained, rateRandom, majority);
-        !verdict.empty())
+    if (const std::string verdict = pretrainingLessonSummary(runs); !verdict.empty())
         out << verdict << "\n";
     return kExitOk;
 }

@@ -356,10 +356,10 @@ std::vector<PretrainingLessonRun> pretrainingLessonRuns(const PretrainingLessonO
     return runs;
 }
 
-double lessonMajorityShare(const std::string &metaDataPath)
+double lessonMajorityShare(const std::string &evalDataPath)
 {
     try {
-        const auto report = readPrepareReport(metaDataPath);
+        const auto report = readPrepareReport((fs::path(evalDataPath).parent_path() / "input_meta_data.json").string());
         if (!report)
             return std::numeric_limits<double>::quiet_NaN();
         const std::vector<int64_t> counts = evalCountsByLabelId(*report);

@@ -135,8 +135,9 @@ std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, cons
                                      double ratePretrained, double rateRandom,
                                      double majorityShare = std::numeric_limits<double>::quiet_NaN());
 
-/// The share of the most frequent label in the eval set of the labelled data whose meta data is
-/// at `metaDataPath` (prepare_report.json beside it); NaN when it cannot be read. Never throws.
-double lessonMajorityShare(const std::string &metaDataPath);
+/// The share of the most frequent label in the eval set at `evalDataPath`, from the
+/// prepare_report.json beside it (the lesson's labelled/ folder); NaN when it cannot be read.
+/// Never throws.
+double lessonMajorityShare(const std::string &evalDataPath);
 
 } // namespace wb

@@ -75,7 +75,7 @@ private Q_SLOTS:
         QVERIFY2(out.find("\nfrom the pretraining: eval_accuracy ") != std::string::npos
                      && out.find("(mean of 2 seeds, ") != std::string::npos
                      && out.find("the learning rates differ, each its start's usual one (2e-4 after the pretraining, "
-                                 "5e-4 from random weights): the start and its rate differ.\n")
+                                 "5e-4 from random weights): the start and its rate differ.")
                             != std::string::npos,
                  out.c_str());
     }

@@ -5,6 +5,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
+#include "core/formats/lessonverdict.h"
 #include "core/corpus/pretraininglesson.h"
 #include "ui/dialogs/exampleloader.h"
 #include "ui/form/configurationform.h"
@@ -42,10 +43,12 @@ void MainWindow::startLesson(const std::vector<PretrainingLessonRun> &runs)
             appendLog(tr("Lesson, run %1 of %2: %3").arg(index + 1).arg(m_lesson->runs().size()).arg(m_lesson->runs()[size_t(index)].label));
         });
         connect(m_lesson, &RunQueue::finished, this, [this] {
-            appendLog(tr("Lesson done: compare finetune-pretrained and finetune-random in Compare runs, with Group "
-                         "seeds ticked: each start is then the mean of its seeds with their spread, and the two "
-                         "starts differ only in their weights (the same labels, rate and seeds; docs/tutorial.md, "
-                         "section 7, says what the curves show)."));
+            std::vector<PretrainingLessonRun> runs;
+            for (const QueuedRun &r : m_lesson->runs())
+                runs.push_back({r.label.toStdString(), r.purpose == RunPurpose::Pretrain, r.options});
+            appendLog(tr("Lesson done: %1 In Compare runs, tick Group seeds: each start is then the mean of its seeds "
+                         "with their spread (docs/tutorial.md, section 7, says what the curves show).")
+                          .arg(q(pretrainingLessonSummary(runs))));
         });
         connect(m_lesson, &RunQueue::stopped, this, [this](int index, const QString &reason) {
             appendLog(tr("Lesson stopped at run %1: %2. Open the lesson again to go on.").arg(index + 1).arg(reason));
