@@ -327,6 +327,17 @@ void tst_WindowManners::openExampleAsksFirst()
     QTest::qWait(50);
     QCOMPARE(ready.count(), 0);
     QVERIFY(w.isWindowModified());
+    // The pretraining lesson is in the File menu too (the start page is gone once a project is
+    // open), and asks first as well.
+    auto *lesson = w.findChild<QAction *>(QStringLiteral("pretrainingLessonAction"));
+    QVERIFY(lesson);
+    QCOMPARE(lesson->text(), QStringLiteral("Why Pretraining Matters (&lesson)"));
+    lesson->trigger();
+    box = w.findChild<QMessageBox *>(QStringLiteral("saveChangesDialog"));
+    QVERIFY(box && box->isVisible());
+    box->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(!box->isVisible());
+    QVERIFY(w.isWindowModified());
 }
 
 void tst_WindowManners::projectOpensWithItsRunHistory()

@@ -4,6 +4,7 @@
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
+#include "ui/dialogs/exampleloader.h"
 #include "ui/dialogs/exportdialog.h"
 #include "ui/dialogs/helpbrowser.h"
 #include "ui/dialogs/lrfinddialog.h"
@@ -67,6 +68,12 @@ void MainWindow::buildFileMenu()
     file->addSeparator();
     file->addAction(tr("Open &Example (spam detection)"), this, [this] { askToSaveThen([this] { openExample(); }); })
         ->setObjectName(QStringLiteral("openExampleAction"));
+    // The lesson stays reachable once a project is open (the start page is gone then).
+    QAction *lesson = file->addAction(tr("Why Pretraining Matters (&lesson)"), this,
+                                      [this] { askToSaveThen([this] { m_example->startLesson(); }); });
+    lesson->setObjectName(QStringLiteral("pretrainingLessonAction"));
+    lesson->setToolTip(tr("Pretrain BERT-Tiny on the example's mails, then fine-tune it and random weights on 200 "
+                          "labels, three seeds each (docs/tutorial.md, section 7)"));
     file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
     file->addAction(tr("E&xport Model…"), this, &MainWindow::openExportDialog)->setObjectName(QStringLiteral("exportModelAction"));
     QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
