@@ -6,13 +6,11 @@
 
 #include "core/prepare/exampledata.h"
 #include "core/formats/lessonverdict.h"
+#include "core/io/metricsreader.h"
 #include "core/corpus/pretraininglesson.h"
 #include "core/util/error.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
-#include <fstream>
 #include <ostream>
 
 namespace wb::cli {
@@ -28,20 +26,6 @@ std::string shellWord(const std::string &arg)
     for (char c : arg)
         q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
-}
-
-// The last eval line of a run's metrics.jsonl (null when it has none).
-nlohmann::json lastEval(const std::string &metricsPath)
-{
-    std::ifstream in(metricsPath);
-    std::string line;
-    nlohmann::json last;
-    while (std::getline(in, line)) {
-        auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_discarded() && j.is_object() && j.value("kind", "") == "eval")
-            last = j;
-    }
-    return last;
 }
 
 // `example --lesson=pretraining`: prepares the lesson's data and runs (or prints) its runs, then
@@ -99,12 +83,12 @@ int runPretrainingLesson(PretrainingLessonOptions lo, const std::string &cacheDi
         return kExitOk;
     out << "run\teval_accuracy\teval_loss\n";
     for (const PretrainingLessonRun &r : runs) {
-        const nlohmann::json e = lastEval(r.options.metricsPath());
-        if (!e.is_object())
+        const MetricsLog log = readMetricsFile(r.options.metricsPath()); // the reader pretrainingLessonSummary uses
+        if (log.eval.empty())
             continue;
         char line[160];
-        std::snprintf(line, sizeof line, "%s\t%.4f\t%.4f\n", r.name.c_str(), e.value("eval_accuracy", 0.0),
-                      e.value("eval_loss", 0.0));
+        std::snprintf(line, sizeof line, "%s\t%.4f\t%.4f\n", r.name.c_str(), log.eval.back().eval_accuracy,
+                      log.eval.back().eval_loss);
         out << line;
     }
     if (const std::string verdict = pretrainingLessonSummary(runs); !verdict.empty())

@@ -216,46 +216,54 @@ void chooseC(const std::vector<BagOfWordsDocument> &train, const LiblinearRows &
 {
     const size_t n = train.size();
     const size_t used = std::min<size_t>(n, size_t(kBagOfWordsCvMaxExamples));
-    std::vector<size_t> pick(used);
-    for (size_t i = 0; i < used; ++i)
-        pick[i] = used == n ? i : size_t(double(i) * double(n) / double(used));
+    // The folds, built once for every C: each one's training rows and its held-out examples.
+    struct Fold
+    {
+        std::vector<int64_t> labels;
+        std::vector<feature_node *> rows;
+        std::vector<size_t> heldOut; // indices into train
+    };
+    std::vector<Fold> folds(kBagOfWordsFolds);
     std::map<int64_t, int> seen; // per label: how many of its examples have a fold
-    std::vector<int> fold(used);
-    for (size_t i = 0; i < used; ++i)
-        fold[i] = seen[train[pick[i]].label]++ % kBagOfWordsFolds;
+    for (size_t i = 0; i < used; ++i) {
+        const size_t example = used == n ? i : size_t(double(i) * double(n) / double(used));
+        const int f = seen[train[example].label]++ % kBagOfWordsFolds;
+        folds[size_t(f)].heldOut.push_back(example);
+        for (int other = 0; other < kBagOfWordsFolds; ++other)
+            if (other != f) {
+                folds[size_t(other)].labels.push_back(train[example].label);
+                folds[size_t(other)].rows.push_back(trainRows.pointers[example]);
+            }
+    }
+    // A fold whose training part holds one label only, or that holds nothing out, cannot score a C.
+    folds.erase(std::remove_if(folds.begin(), folds.end(),
+                               [](const Fold &f) {
+                                   return f.heldOut.empty()
+                                          || std::set<int64_t>(f.labels.begin(), f.labels.end()).size() < 2;
+                               }),
+                folds.end());
+    if (folds.empty()) {
+        out.C = 1.0;
+        out.C_chosen_by = "1: too few examples of each label to cross-validate";
+        return;
+    }
     double bestAccuracy = -1;
-    double bestC = kBagOfWordsCGrid[0];
     for (const double C : kBagOfWordsCGrid) {
         int64_t correct = 0, scored = 0;
-        for (int f = 0; f < kBagOfWordsFolds; ++f) {
-            std::vector<int64_t> labels;
-            std::vector<feature_node *> rows;
-            std::set<int64_t> distinct;
-            for (size_t i = 0; i < used; ++i)
-                if (fold[i] != f) {
-                    labels.push_back(train[pick[i]].label);
-                    rows.push_back(trainRows.pointers[pick[i]]);
-                    distinct.insert(labels.back());
-                }
-            if (distinct.size() < 2 || labels.size() == used)
-                continue;
-            const auto fitted = fitLogisticRegression(labels, rows, numColumns, C, eps);
-            for (size_t i = 0; i < used; ++i)
-                if (fold[i] == f) {
-                    correct += int64_t(std::lround(::predict(fitted.get(), trainRows.pointers[pick[i]])))
-                               == train[pick[i]].label;
-                    ++scored;
-                }
+        for (Fold &f : folds) {
+            const auto fitted = fitLogisticRegression(f.labels, f.rows, numColumns, C, eps);
+            for (const size_t i : f.heldOut)
+                correct += int64_t(std::lround(::predict(fitted.get(), trainRows.pointers[i]))) == train[i].label;
+            scored += int64_t(f.heldOut.size());
             throwIfStopped();
         }
-        const double accuracy = scored > 0 ? double(correct) / double(scored) : 0.0;
-        if (accuracy > bestAccuracy + 1e-12) {
+        const double accuracy = double(correct) / double(scored);
+        if (accuracy > bestAccuracy + 1e-12) { // a tie keeps the smaller C
             bestAccuracy = accuracy;
-            bestC = C;
+            out.C = C;
         }
     }
-    out.C = bestC;
-    out.cv_accuracy = bestAccuracy >= 0 ? bestAccuracy : std::numeric_limits<double>::quiet_NaN();
+    out.cv_accuracy = bestAccuracy;
     out.C_chosen_by = std::to_string(kBagOfWordsFolds) + "-fold cross-validation on the train split";
     if (used < n)
         out.C_chosen_by += " (" + std::to_string(used) + " of its " + std::to_string(n) + " examples)";

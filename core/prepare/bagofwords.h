@@ -101,7 +101,8 @@ struct BagOfWordsBaseline
     int64_t num_features = 0;  ///< TF-IDF columns (distinct terms of the train split)
     double C = 1.0;            ///< the C fitted (given, or chosen by cross-validation)
     /// How C was set: "given", or "5-fold cross-validation on the train split" (with the
-    /// subset's size when kBagOfWordsCvMaxExamples limited it); "" in reports of older versions.
+    /// subset's size when kBagOfWordsCvMaxExamples limited it), or "1: too few examples of each
+    /// label to cross-validate" (C = 1 then); "" in reports of older versions.
     std::string C_chosen_by;
     /// The mean held-out accuracy of the chosen C in the cross-validation; NaN when C was given.
     double cv_accuracy = std::numeric_limits<double>::quiet_NaN();
