@@ -44,6 +44,8 @@ void printReport(const PretrainingDataReport &r, std::ostream &out, std::ostream
     if (!r.text_column.empty())
         out << ", text from '" << r.text_column << "' (" << (r.text_column_recognised ? "recognised" : "--text_column")
             << ")";
+    if (r.email_body_only)
+        out << ", e-mail bodies only (" << r.empty_rows << " without body text left out)";
     out << "\n";
     out << "  documents: " << r.documents << " (" << r.train_documents << " train / " << r.eval_documents
         << " eval pieces); longer than a sequence: " << r.documents_longer_than_a_sequence
@@ -106,6 +108,7 @@ void addPretrainingFlags(CLI::App &app, PretrainingFlags &f)
     addTableFlag(app, t, "input_file", f.inputs);
     addTableFlag(app, t, "input_format", o.input_format);
     addTableFlag(app, t, "text_column", o.text_column);
+    addTableFlag(app, t, "email_body_only", o.email_body_only);
     addTokenizerFlags(app, t, f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case});
     f.maxPredictions = addTableFlag(app, t, "max_predictions_per_seq", o.max_predictions_per_seq);
     addTableFlag(app, t, "masked_lm_prob", o.masked_lm_prob);

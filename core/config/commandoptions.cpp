@@ -169,6 +169,8 @@ std::vector<FlagRow> buildPreparePretrainingTable()
     t.push_back(value("input_format", "auto (by extension; a folder: its .txt files), text, csv, tsv or jsonl"));
     t.push_back(value("text_column", "csv/tsv/jsonl: column or key of the text (default: recognised: sentence, text or "
                                      "review)"));
+    t.push_back(switchRow("email_body_only", "e-mail messages: keep each one's body as prepare --email_body_only does "
+                                             "(each plain file one mail; a folder: all its files)"));
     t.push_back(shared("vocab_file"));
     t.push_back(shared("pretrained_model"));
     t.push_back(shared("do_lower_case"));

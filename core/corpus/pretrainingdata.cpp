@@ -502,6 +502,7 @@ namespace {
 PretrainingDataReport startReport(const PretrainingDataOptions &o)
 {
     PretrainingDataReport rep;
+    rep.email_body_only = o.email_body_only;
     rep.masking = o.masking;
     rep.dupe_factor = o.dupe_factor > 0 ? o.dupe_factor : (o.masking == "static" ? 10 : 1);
     rep.max_seq_length = o.max_seq_length;
@@ -643,7 +644,7 @@ PretrainingDataReport preparePretrainingData(const PretrainingDataOptions &o, co
     PretrainingDataReport rep = startReport(o);
     const FullTokenizer tok(o.vocab_file, o.do_lower_case, o.max_input_chars_per_word);
     checkVocabulary(o, tok, rep);
-    PretrainingTextReader reader(o.input_files, o.input_format, o.text_column);
+    PretrainingTextReader reader(o.input_files, o.input_format, o.text_column, o.email_body_only);
     rep.input_files = int64_t(reader.files().size());
     rep.input_bytes = reader.totalBytes();
     rep.input_format = reader.formatName();

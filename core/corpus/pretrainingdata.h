@@ -20,6 +20,9 @@ struct PretrainingDataOptions
     std::vector<std::string> input_files;   ///< text files, folders of .txt, .csv/.tsv/.jsonl (in this order)
     std::string input_format = "auto";      ///< auto, text, csv, tsv or jsonl (PretrainingTextReader)
     std::string text_column;                ///< csv/tsv/jsonl: empty = recognised (sentence, text, review)
+    /// The texts are e-mail messages: keep each one's body, as prepare --email_body_only does
+    /// (PretrainingTextReader: each plain file one mail, a folder's files whatever their name).
+    bool email_body_only = false;
     std::string vocab_file;                 ///< WordPiece vocab.txt; must hold [CLS], [SEP], [MASK], [UNK]
     bool do_lower_case = true;
     int64_t max_seq_length = 128;           ///< L, tokens per sequence with [CLS]/[SEP]
@@ -46,12 +49,13 @@ struct PretrainingDataOptions
 /// What preparePretrainingData() did; also prepare_report.json (pretrainingReportJson()).
 struct PretrainingDataReport
 {
-    std::string input_format, text_column;  ///< "text"/"csv"/"tsv"/"jsonl"; csv/tsv/jsonl: the column read
+    std::string input_format, text_column;  ///< "text"/"csv"/"tsv"/"jsonl"/"mail"; csv/tsv/jsonl: the column read
+    bool email_body_only = false;           ///< the texts were reduced to e-mail bodies (options)
     bool text_column_recognised = false;
     int64_t input_files = 0;
     uint64_t input_bytes = 0;
     int64_t documents = 0;                  ///< documents read (non-empty)
-    int64_t empty_rows = 0;                 ///< csv/tsv/jsonl rows with no text (not documents)
+    int64_t empty_rows = 0;                 ///< csv/tsv/jsonl rows (email_body_only: mails) with no text (not documents)
     int64_t sentences = 0;                  ///< non-empty lines with at least one token
     int64_t tokens = 0;                     ///< WordPiece tokens of the corpus (once, before dupe_factor)
     int64_t unk_tokens = 0;                 ///< of those, [UNK]

@@ -62,7 +62,10 @@ std::vector<std::string> pretrainingDataWarnings(const PretrainingDataOptions &o
                                + " was read in parts cut at a character boundary (such a word is [UNK] whole or "
                                  "cut); check that the file is text with spaces between its words");
     }
-    if (rep.empty_rows)
+    if (rep.empty_rows && rep.email_body_only)
+        warnings.push_back(std::to_string(rep.empty_rows) + " mail(s) or row(s) had no body text (e.g. an image-only "
+                                                            "mail) and were left out");
+    else if (rep.empty_rows)
         warnings.push_back(std::to_string(rep.empty_rows) + " row(s) had an empty text and were left out");
     return warnings;
 }
@@ -92,6 +95,8 @@ std::string pretrainingReportJson(const PretrainingDataReport &r)
     nlohmann::ordered_json j;
     j["task_type"] = "bert_pretraining";
     j["input_format"] = r.input_format;
+    if (r.email_body_only)
+        j["email_body_only"] = true;
     if (!r.text_column.empty()) {
         j["text_column"] = r.text_column;
         j["text_column_recognised"] = r.text_column_recognised;

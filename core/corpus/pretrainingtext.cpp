@@ -2,9 +2,12 @@
 // Streaming reader of pretraining corpora: plain text, folders of .txt, CSV/TSV and JSONL.
 #include "core/corpus/pretrainingtext.h"
 
+#include "core/prepare/emailbody.h"
+#include "core/prepare/preparesource.h"
 #include "core/prepare/textrows.h"
 #include "core/config/fieldproblem.h"
 #include "core/config/optionwords.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 #include "core/util/hex.h"
 
@@ -31,12 +34,6 @@ constexpr size_t kMaxCutOffsetsListed = 64;             // PretrainingLineSplit:
 // documents and are not recognised here (--text_column names one of them).
 const char *const kTextColumns[] = {"sentence", "text", "review"};
 
-std::string lowerAscii(std::string s)
-{
-    for (char &c : s)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 bool isBlank(std::string_view s)
 {
@@ -133,8 +130,9 @@ std::vector<std::string> expandPatterns(const std::vector<std::string> &inputs)
 }
 
 /// The corpus files in `folder` and below, sorted: the extensions of `format` (lowercase; .txt
-/// for auto and text), hidden files and folders skipped. None is an error naming the folder.
-std::vector<std::string> corpusFilesIn(const std::string &folder, const std::string &format)
+/// for auto and text; with `anyFile`, every file), hidden files and folders skipped. None is an
+/// error naming the folder.
+std::vector<std::string> corpusFilesIn(const std::string &folder, const std::string &format, bool anyFile)
 {
     const std::vector<std::string> exts = format == "csv"   ? std::vector<std::string>{".csv"}
                                           : format == "tsv"   ? std::vector<std::string>{".tsv"}
@@ -154,10 +152,13 @@ std::vector<std::string> corpusFilesIn(const std::string &folder, const std::str
                 it.disable_recursion_pending();
             continue;
         }
-        if (it->is_regular_file(ec) && hasExtension(p, exts))
+        if (it->is_regular_file(ec) && (anyFile || hasExtension(p, exts)))
             found.push_back(p.string());
     }
     std::sort(found.begin(), found.end());
+    if (found.empty() && anyFile)
+        throw Error(folder, "the folder holds no files (hidden ones are skipped)",
+                    "Pass the folder that holds the mails, one per file.");
     if (found.empty())
         throw Error(folder, "the folder holds no " + exts.front() + " files",
                     "Put the corpus in " + exts.front() + " files (plain text: one sentence or line per line, "
@@ -168,8 +169,8 @@ std::vector<std::string> corpusFilesIn(const std::string &folder, const std::str
 } // namespace
 
 PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inputs, const std::string &format,
-                                             const std::string &textColumn)
-    : m_textColumn(textColumn)
+                                             const std::string &textColumn, bool emailBodyOnly)
+    : m_textColumn(textColumn), m_emailBodyOnly(emailBodyOnly)
 {
     const std::string f = lowerAscii(format);
     if (f != "auto" && f != "text" && f != "csv" && f != "tsv" && f != "jsonl")
@@ -177,21 +178,22 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
     if (inputs.empty())
         throw Error("input_file", "no input was given",
                     PassOption("input_file", "<text file, folder, .csv, .tsv or .jsonl>") + ".");
+    const Kind plain = emailBodyOnly ? Kind::Mail : Kind::Text;
     auto kindOf = [&](const fs::path &p) {
         if (f == "text")
-            return Kind::Text;
+            return plain;
         if (f == "csv" || (f == "auto" && hasExtension(p, {".csv"})))
             return Kind::Csv;
         if (f == "tsv" || (f == "auto" && hasExtension(p, {".tsv"})))
             return Kind::Tsv;
         if (f == "jsonl" || (f == "auto" && hasExtension(p, {".jsonl", ".ndjson"})))
             return Kind::Jsonl;
-        return Kind::Text;
+        return plain;
     };
     for (const std::string &input : expandPatterns(inputs)) {
         std::error_code ec;
         if (fs::is_directory(input, ec)) {
-            for (auto &p : corpusFilesIn(input, f)) {
+            for (auto &p : corpusFilesIn(input, f, emailBodyOnly && (f == "auto" || f == "text"))) {
                 m_kinds.push_back(kindOf(p));
                 m_files.push_back(std::move(p));
             }
@@ -207,7 +209,7 @@ PretrainingTextReader::PretrainingTextReader(const std::vector<std::string> &inp
         const auto size = fs::file_size(p, ec);
         m_totalBytes += ec ? 0 : uint64_t(size);
     }
-    const char *names[] = {"text", "csv", "tsv", "jsonl"};
+    const char *names[] = {"text", "csv", "tsv", "jsonl", "mail"};
     m_formatName = names[int(m_kinds.front())];
 }
 
@@ -544,7 +546,7 @@ bool PretrainingTextReader::nextRow(PretrainingTextDocument &doc)
                                                 : "A TSV row must have all the header's columns.");
             PretrainingTextDocument d;
             d.where = where;
-            splitText(row.fields[m_column], d);
+            addText(std::move(row.fields[m_column]), d);
         }
         if (m_eof && m_pos >= m_buf.size() && m_rows.empty())
             return false;
@@ -589,7 +591,46 @@ bool PretrainingTextReader::nextJsonl(PretrainingTextDocument &doc)
                         "Every line needs the text under the same key (" + optionName("text_column") + ").");
         PretrainingTextDocument d;
         d.where = where;
-        splitText(it->get<std::string>(), d);
+        addText(it->get<std::string>(), d);
+    }
+    doc = std::move(m_rows[m_rowPos++]);
+    return true;
+}
+
+void PretrainingTextReader::addText(std::string text, PretrainingTextDocument &doc)
+{
+    if (m_emailBodyOnly) {
+        // As prepare --email_body_only reads a text (core/prepare/dataprep.cpp): the body, then
+        // bytes that are not UTF-8 as Windows-1252; a NUL byte (binary debris) is dropped.
+        bool latin1 = false;
+        text = prep::toUtf8(emailBody(text), latin1);
+        text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+    }
+    splitText(text, doc);
+}
+
+bool PretrainingTextReader::nextMail(PretrainingTextDocument &doc)
+{
+    // One mail per file, one document per mail: the file is read whole (a mail's MIME structure
+    // needs all of it), then its body is split into lines as a row's text is.
+    while (m_rowPos >= m_rows.size()) {
+        m_rows.clear();
+        m_rowPos = 0;
+        if (m_headerRead)
+            return false; // this file's mail has been handed out
+        while (!m_eof) {
+            if (m_buf.size() - m_pos > kMaxRowBytes)
+                throw Error(m_path, "is longer than 256 MB: too long for one e-mail message",
+                            "Give one mail per file (an mbox file of many mails is not split into mails), or leave "
+                            "this file out of the input.");
+            fill();
+        }
+        m_headerRead = true;
+        std::string bytes = m_buf.substr(m_pos);
+        m_pos = m_buf.size();
+        PretrainingTextDocument d;
+        d.where = m_path + ":1";
+        addText(std::move(bytes), d);
     }
     doc = std::move(m_rows[m_rowPos++]);
     return true;
@@ -607,6 +648,7 @@ bool PretrainingTextReader::next(PretrainingTextDocument &doc)
         case Kind::Csv:
         case Kind::Tsv: got = nextRow(doc); break;
         case Kind::Jsonl: got = nextJsonl(doc); break;
+        case Kind::Mail: got = nextMail(doc); break;
         }
         if (got)
             return true;

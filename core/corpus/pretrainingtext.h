@@ -81,8 +81,14 @@ public:
     /// in this order. `format`: "auto" (folder → its .txt
     /// files; .csv, .tsv, .jsonl/.ndjson by extension; anything else plain text), "text",
     /// "csv", "tsv" or "jsonl". Throws wb::Error for a missing input or an unknown format.
+    /// `emailBodyOnly` (prepare_pretraining --email_body_only): the texts are e-mail messages,
+    /// reduced to their bodies as prepare --email_body_only reads them (emailBody(), text not in
+    /// UTF-8 read as Windows-1252): each plain file is one mail and one document (its body's
+    /// lines its sentences, read whole: at most kMaxRowBytes), a folder gives all its files
+    /// whatever their extension (hidden ones skipped), a csv/tsv/jsonl row's text is one mail.
+    /// A mail whose body is empty counts in emptyRows().
     PretrainingTextReader(const std::vector<std::string> &inputs, const std::string &format,
-                          const std::string &textColumn);
+                          const std::string &textColumn, bool emailBodyOnly = false);
     ~PretrainingTextReader();
     PretrainingTextReader(const PretrainingTextReader &) = delete;
     PretrainingTextReader &operator=(const PretrainingTextReader &) = delete;
@@ -100,7 +106,8 @@ public:
     /// csv/tsv/jsonl: the header name or key read as the text, and whether it was recognised.
     const std::string &textColumn() const { return m_textColumnUsed; }
     bool textColumnRecognised() const { return m_textColumnRecognised; }
-    /// Rows (csv/tsv/jsonl) whose text was empty or only whitespace; they are not documents.
+    /// Rows (csv/tsv/jsonl) whose text was empty or only whitespace, and with emailBodyOnly mails
+    /// whose body is; they are not documents.
     int64_t emptyRows() const { return m_emptyRows; }
     /// Lines longer than kMaxSentenceBytes read in parts so far, the cuts made in them, and of
     /// those the cuts inside a word (see tokenBoundaryCut()).
@@ -112,12 +119,14 @@ public:
     const std::vector<PretrainingLineSplit> &lineSplits() const { return m_lineSplits; }
 
 private:
-    enum class Kind { Text, Csv, Tsv, Jsonl };
+    enum class Kind { Text, Csv, Tsv, Jsonl, Mail };
     bool openNext();
     bool fill();
     bool nextText(PretrainingTextDocument &doc);
     bool nextRow(PretrainingTextDocument &doc);
     bool nextJsonl(PretrainingTextDocument &doc);
+    bool nextMail(PretrainingTextDocument &doc);
+    void addText(std::string text, PretrainingTextDocument &doc);
     bool readLine(std::string &line, uint64_t &offset, bool *part = nullptr);
     void checkBytes(std::string_view bytes, uint64_t offset) const;
     void splitText(const std::string &text, PretrainingTextDocument &doc);
@@ -128,6 +137,7 @@ private:
     std::vector<Kind> m_kinds;
     size_t m_nextFile = 0;
     std::string m_textColumn;
+    bool m_emailBodyOnly = false;
     std::string m_textColumnUsed;
     bool m_textColumnRecognised = false;
     std::string m_formatName;

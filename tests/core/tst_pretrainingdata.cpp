@@ -533,6 +533,47 @@ private Q_SLOTS:
         QVERIFY2(j.find("bad.jsonl:2: 'text' is a JSON number, not a string") != std::string::npos, j.c_str());
     }
 
+    /// email_body_only: each file of a folder (whatever its name) is one mail, its body one
+    /// document; the header block never reaches the records; an HTML-only alternative gives its
+    /// text; an image-only mail is counted and left out; a CSV row's text is a mail too.
+    void readsEmailBodies()
+    {
+        const std::string d = dir() + "/mails";
+        writeFile(d + "/ham/00001.abc", "From: h@i\nSubject: m k\n\na b\n\nc\n");
+        writeFile(d + "/spam/00002.def",
+                  "From: h@i\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=\"XX\"\n\n"
+                  "--XX\nContent-Type: text/plain\n\n \n--XX\nContent-Type: text/html\n\n"
+                  "<html><body><p>d <b>e</b></p></body></html>\n--XX--\n");
+        writeFile(d + "/spam/00003.ghi",
+                  "From: h@i\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"YY\"\n\n"
+                  "--YY\nContent-Type: image/gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n--YY--\n");
+        writeFile(d + "/.hidden", "From: h@i\n\nk k k\n");
+        PretrainingDataOptions o = options(d, dir() + "/mailout");
+        o.email_body_only = true;
+        PretrainingDataReport r = preparePretrainingData(o);
+        QCOMPARE(r.input_format, std::string("mail"));
+        QVERIFY(r.email_body_only);
+        QCOMPARE(r.input_files, int64_t(3));
+        QCOMPARE(r.documents, int64_t(2));
+        QCOMPARE(r.sentences, int64_t(3)); // "a b", "c"; "d e"
+        QCOMPARE(r.tokens, int64_t(5));    // no "h", "i", "m", "k" from the headers
+        QCOMPARE(r.empty_rows, int64_t(1));
+        QVERIFY(nlohmann::json::parse(readFile(r.report_path)).value("email_body_only", false));
+
+        // Without the option the folder's files are not .txt: an error that names the folder.
+        o.email_body_only = false;
+        o.output_dir = dir() + "/mailout2";
+        QVERIFY(errorOf(o).find("holds no .txt files") != std::string::npos);
+
+        writeFile(dir() + "/mails.csv", "id,text\n1,\"From: h@i\nSubject: k\n\na b c\"\n");
+        o = options(dir() + "/mails.csv", dir() + "/mailcsv");
+        o.email_body_only = true;
+        r = preparePretrainingData(o);
+        QCOMPARE(r.input_format, std::string("csv"));
+        QCOMPARE(r.documents, int64_t(1));
+        QCOMPARE(r.tokens, int64_t(3));
+    }
+
     /// A CSV larger than the reader's 1 MB blocks, quoted fields with line breaks across block
     /// ends: every row read once, and an error after the first block names its true line.
     void csvAcrossReadBlocks()
