@@ -403,10 +403,12 @@ std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, cons
     const auto constant = [majorityShare](const Spread &s) {
         return std::isfinite(majorityShare) && s.high <= majorityShare + 0.005;
     };
+    // A start that did not learn is named, with its rate; both not learning is the verdict itself.
+    const bool bothConstant = constant(p) && constant(r);
     std::string notLearned;
-    for (const auto &[name, s, rate] : {std::tuple{"from the pretraining", p, ratePretrained},
-                                        std::tuple{"from random weights", r, rateRandom}})
-        if (constant(s))
+    for (const auto &[name, s, rate] : {std::tuple{"From the pretraining", p, ratePretrained},
+                                        std::tuple{"From random weights", r, rateRandom}})
+        if (constant(s) && !bothConstant)
             notLearned += std::string(" ") + name + ", every seed answered the majority label (" + number(majorityShare)
                           + " of the eval set is that label): it did not learn at learning_rate " + rateWords(rate)
                           + ", so this comparison says more about the rate than about pretraining; compare at a rate "
@@ -416,7 +418,11 @@ std::string pretrainingLessonVerdict(const std::vector<double> &pretrained, cons
     char diff[32];
     std::snprintf(diff, sizeof diff, "%+.1f", 100.0 * difference);
     std::string verdict;
-    if (pretrained.size() < 2 || random.size() < 2)
+    if (bothConstant)
+        verdict = "neither start learned: every seed of both answered the majority label (" + number(majorityShare)
+                  + " of the eval set is that label), so this comparison says nothing about pretraining; compare at "
+                    "a rate that suits both (Find Learning Rate), or with more labels or epochs";
+    else if (pretrained.size() < 2 || random.size() < 2)
         verdict = "one seed cannot tell a difference from what the seed alone moves: run more seeds";
     else if (std::abs(difference) <= seedSpread)
         verdict = "the difference is within what the seed alone moves (up to " + number(seedSpread)

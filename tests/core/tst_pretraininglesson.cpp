@@ -139,13 +139,25 @@ private Q_SLOTS:
         const std::string constant =
             pretrainingLessonVerdict({0.831, 0.814, 0.843}, {0.688, 0.688, 0.688}, 2e-4, 2e-4, 0.688);
         QVERIFY2(constant.find("pretraining helped") != std::string::npos
-                     && constant.find(" from random weights, every seed answered the majority label (0.688 of the eval "
+                     && constant.find(" From random weights, every seed answered the majority label (0.688 of the eval "
                                       "set is that label): it did not learn at learning_rate 2e-4, so this comparison "
                                       "says more about the rate than about pretraining")
                             != std::string::npos,
                  constant.c_str());
         QVERIFY(pretrainingLessonVerdict({0.9, 0.91}, {0.88, 0.9}, 5e-4, 5e-4, 0.688).find("majority")
                 == std::string::npos);
+        // Both starts answering the majority label is the verdict, said once, not "within the
+        // seed's spread (up to 0.000)" and not one note per start.
+        const std::string neither =
+            pretrainingLessonVerdict({0.441, 0.441, 0.441}, {0.441, 0.441, 0.441}, 2e-4, 2e-4, 0.441);
+        QVERIFY2(neither.find("difference +0.0 points, neither start learned: every seed of both answered the majority "
+                              "label (0.441 of the eval set is that label), so this comparison says nothing about "
+                              "pretraining")
+                     != std::string::npos,
+                 neither.c_str());
+        QVERIFY2(neither.find("within what the seed") == std::string::npos
+                     && neither.find("From the pretraining, every seed") == std::string::npos,
+                 neither.c_str());
     }
 
     void preparesBothDataSets()
