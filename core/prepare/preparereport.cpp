@@ -204,8 +204,8 @@ void readPairs(const JsonRecord &j, const char *key, std::vector<TextPair> &out)
     });
 }
 
-/// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
-void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
+/// The tokenizer the data was prepared with: processor, vocabulary, casing, sequence length.
+void readTokenizerSettings(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
 {
     readString(j, "processor_type", r.processor_type);
     if (const auto v = j.string("vocab_file"))
@@ -216,6 +216,11 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
         r.do_lower_case = *t.do_lower_case;
     if ((t.max_seq_length = j.integer("max_seq_length")))
         r.max_seq_length = *t.max_seq_length;
+}
+
+/// Which columns were read as text and label, and whether they were recognised by name.
+void readColumns(const JsonRecord &j, PrepareReport &r)
+{
     if (const auto cols = j.object("columns")) {
         readString(*cols, "text_a", r.text_a_column);
         readOptionalString(*cols, "text_b", r.text_b_column);
@@ -223,6 +228,11 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
         readBool(*cols, "text_recognised", r.text_columns_recognised);
         readBool(*cols, "label_recognised", r.label_column_recognised);
     }
+}
+
+/// Labels, split sizes, label counts, token lengths and the text-encoding counts.
+void readSplitsAndTextStatistics(const JsonRecord &j, PrepareReport &r)
+{
     readStrings(j, "labels", r.labels);
     readBool(j, "regression", r.regression);
     readInt(j, "train_examples", r.train_examples);
@@ -239,6 +249,11 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     readInt(j, "texts_latin1", r.texts_latin1);
     readInt(j, "texts_with_nul", r.texts_with_nul);
     readInt(j, "empty_texts", r.empty_texts);
+}
+
+/// Skipped rows, duplicates, train/eval overlap, warnings and labels that leak into the text.
+void readDataProblems(const JsonRecord &j, PrepareReport &r)
+{
     readInt(j, "skipped_rows", r.skipped_rows);
     readObjects(j, "skipped", r.skipped, [](const JsonRecord &item, SkippedRow &row) {
         readString(item, "where", row.where);
@@ -260,31 +275,46 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
         readInt(item, "other_texts_with", l.other_texts_with);
         readStrings(item, "examples", l.examples);
     });
+}
+
+/// The "bag_of_words_baseline" object `b`; fails when an accuracy or F1 is missing without an
+/// error saying why, or lies outside [0, 1].
+BagOfWordsBaseline readBagOfWordsBaseline(const JsonRecord &b)
+{
+    BagOfWordsBaseline baseline;
+    baseline.eval_accuracy = b.number("eval_accuracy").value_or(baseline.eval_accuracy);
+    baseline.eval_macro_f1 = b.number("eval_macro_f1").value_or(baseline.eval_macro_f1);
+    readString(b, "error", baseline.error);
+    readInt(b, "train_examples", baseline.train_examples);
+    readInt(b, "eval_examples", baseline.eval_examples);
+    readInt(b, "num_features", baseline.num_features);
+    baseline.C = b.number("C").value_or(baseline.C);
+    readString(b, "C_chosen_by", baseline.C_chosen_by);
+    baseline.cv_accuracy = b.number("cv_accuracy").value_or(baseline.cv_accuracy);
+    if (b.has("constant_label") && !b.json().at("constant_label").is_null())
+        readInt(b, "constant_label", baseline.constant_label);
+    for (const auto &[key, value] : {std::pair<const char *, double>{"eval_accuracy", baseline.eval_accuracy},
+                                     {"eval_macro_f1", baseline.eval_macro_f1}}) {
+        if (baseline.fitted() && !std::isfinite(value))
+            b.fail(key, "is missing or null, and no error says why");
+        if (std::isfinite(value) && (value < 0 || value > 1))
+            b.fail(key, "is " + std::to_string(value) + "; expected a share between 0 and 1");
+    }
+    return baseline;
+}
+
+/// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
+void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
+{
+    readTokenizerSettings(j, r, t);
+    readColumns(j, r);
+    readSplitsAndTextStatistics(j, r);
+    readDataProblems(j, r);
     readBool(j, "email_body_only", r.email_body_only);
     readBool(j, "strip_quoted_replies", r.strip_quoted_replies);
     readString(j, "split_method", r.split_method);
-    if (const auto b = j.object("bag_of_words_baseline")) {
-        BagOfWordsBaseline baseline;
-        baseline.eval_accuracy = b->number("eval_accuracy").value_or(baseline.eval_accuracy);
-        baseline.eval_macro_f1 = b->number("eval_macro_f1").value_or(baseline.eval_macro_f1);
-        readString(*b, "error", baseline.error);
-        readInt(*b, "train_examples", baseline.train_examples);
-        readInt(*b, "eval_examples", baseline.eval_examples);
-        readInt(*b, "num_features", baseline.num_features);
-        baseline.C = b->number("C").value_or(baseline.C);
-        readString(*b, "C_chosen_by", baseline.C_chosen_by);
-        baseline.cv_accuracy = b->number("cv_accuracy").value_or(baseline.cv_accuracy);
-        if (b->has("constant_label") && !b->json().at("constant_label").is_null())
-            readInt(*b, "constant_label", baseline.constant_label);
-        for (const auto &[key, value] : {std::pair<const char *, double>{"eval_accuracy", baseline.eval_accuracy},
-                                         {"eval_macro_f1", baseline.eval_macro_f1}}) {
-            if (baseline.fitted() && !std::isfinite(value))
-                b->fail(key, "is missing or null, and no error says why");
-            if (std::isfinite(value) && (value < 0 || value > 1))
-                b->fail(key, "is " + std::to_string(value) + "; expected a share between 0 and 1");
-        }
-        r.bag_of_words = baseline;
-    }
+    if (const auto b = j.object("bag_of_words_baseline"))
+        r.bag_of_words = readBagOfWordsBaseline(*b);
 }
 
 } // namespace
