@@ -43,6 +43,146 @@ std::string asValidUtf8(const std::string &bytes)
         .get<std::string>();
 }
 
+/// The mails under `dir`/ham and `dir`/spam (`dir` ends in a slash), each folder's in file name
+/// order, as valid UTF-8.
+std::vector<std::string> spamAssassinMails(const std::string &dir)
+{
+    std::vector<std::string> mails;
+    for (const char *label : {"ham", "spam"}) {
+        std::vector<fs::path> files;
+        for (const auto &e : fs::directory_iterator(dir + label))
+            files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto &f : files)
+            mails.push_back(asValidUtf8(readAll(f.string())));
+    }
+    return mails;
+}
+
+/// One input of the tokenizers: a text, or a pair of texts.
+struct TextRow
+{
+    std::string a, b;
+    bool pair = false;
+};
+
+/// Every mail alone, then pairs of neighbouring mails (the second cut to a few lines so both
+/// sides of _truncate_seq_pair are exercised: one long, one short; two long), then a pair of
+/// accented and CJK text.
+std::vector<TextRow> singleMailsAndPairs(const std::vector<std::string> &mails)
+{
+    std::vector<TextRow> rows;
+    for (const auto &m : mails)
+        rows.push_back({m, {}, false});
+    for (size_t i = 0; i + 1 < mails.size() && i < 60; i += 2)
+        rows.push_back({mails[i], i % 4 == 0 ? mails[i + 1].substr(0, 80) : mails[i + 1], true});
+    rows.push_back({"Héllo WORLD, naïve café!", "東京 ünïcödé", true});
+    return rows;
+}
+
+/// `rows` as hf_tokenizer_ids.cjs reads them: one {"text_a", "text_b"} object a line.
+void writeTextsJsonl(const std::string &path, const std::vector<TextRow> &rows)
+{
+    std::ofstream out(path, std::ios::binary);
+    for (const auto &r : rows) {
+        nlohmann::json j{{"text_a", r.a}};
+        if (r.pair)
+            j["text_b"] = r.b;
+        out << j.dump() << "\n";
+    }
+}
+
+/// Runs hf_tokenizer_ids.cjs: the tokenizers package in `modules` loads `tokenizerPath` and
+/// writes the ids of each text of `textsPath` to `outPath`. Fails the test when node fails.
+void runHuggingFaceTokenizer(const std::string &modules, const std::string &tokenizerPath,
+                             const std::string &textsPath, const std::string &outPath)
+{
+    QProcess node;
+    node.setProcessChannelMode(QProcess::MergedChannels);
+    node.start(QStandardPaths::findExecutable(QStringLiteral("node")),
+               {QStringLiteral(WB_TEST_DATA_DIR "/../support/hf_tokenizer_ids.cjs"), QString::fromStdString(modules),
+                QString::fromStdString(tokenizerPath), QString::fromStdString(textsPath),
+                QString::fromStdString(outPath)});
+    QVERIFY(node.waitForFinished(120000));
+    QVERIFY2(node.exitCode() == 0, node.readAll().constData());
+}
+
+/// Our input_ids and token_type_ids of a row, without the padding, and whether it was cut.
+struct OurIds
+{
+    std::vector<int64_t> ids, types;
+    bool truncated = false;
+};
+
+OurIds ourIds(const FullTokenizer &ours, const Vocab &vocab, const TextRow &r, int64_t maxSeqLength)
+{
+    ExampleFeatures f;
+    buildExampleFeatures(ours, r.a, r.b, r.pair, maxSeqLength, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+    size_t len = 0;
+    while (len < f.input_mask.size() && f.input_mask[len])
+        ++len;
+    OurIds o;
+    o.ids.assign(f.input_ids.begin(), f.input_ids.begin() + std::ptrdiff_t(len));
+    o.types.assign(f.segment_ids.begin(), f.segment_ids.begin() + std::ptrdiff_t(len));
+    o.truncated = f.truncated;
+    return o;
+}
+
+/// The tokens of text_a, without [CLS] and its [SEP].
+size_t firstSegmentLength(const std::vector<int64_t> &types)
+{
+    return size_t(std::count(types.begin(), types.end(), 0)) - 2;
+}
+
+/// Whether both texts of a pair are longer than half of the tokens left beside [CLS] and the
+/// two [SEP]s.
+bool bothTextsLongerThanHalf(const std::vector<int64_t> &types, int64_t maxSeqLength)
+{
+    return firstSegmentLength(types) > size_t(maxSeqLength - 3) / 2
+        && types.size() - firstSegmentLength(types) - 3 >= size_t(maxSeqLength - 3) / 2;
+}
+
+/// Both texts longer than half of the 125 tokens left: google-research's _truncate_seq_pair
+/// (and transformers' slow BertTokenizer) keep 63 of text_a and 62 of text_b; the tokenizers
+/// library's LongestFirst gives the odd token to either text, by the texts' lengths. The one
+/// known difference (docs/file-formats.md): the same length, and each text's tokens are the
+/// same as far as both kept them.
+void checkLongPairKeepsTheSameTokens(const OurIds &o, const std::vector<int64_t> &theirs,
+                                     const std::vector<int64_t> &theirTypes, const Vocab &vocab)
+{
+    const std::vector<int64_t> &ids = o.ids;
+    const size_t a = firstSegmentLength(o.types), theirA = firstSegmentLength(theirTypes);
+    QCOMPARE(theirs.size(), ids.size());
+    QVERIFY(theirA + 1 >= a && theirA <= a + 1);
+    const size_t commonA = std::min(a, theirA), b = ids.size() - a - 3, theirB = theirs.size() - theirA - 3;
+    QVERIFY(std::equal(ids.begin(), ids.begin() + std::ptrdiff_t(1 + commonA), theirs.begin()));
+    QVERIFY(std::equal(ids.begin() + std::ptrdiff_t(a + 2), ids.begin() + std::ptrdiff_t(a + 2 + std::min(b, theirB)),
+                       theirs.begin() + std::ptrdiff_t(theirA + 2)));
+    QCOMPARE(theirs[theirA + 1], int64_t(vocab.id("[SEP]")));
+}
+
+/// Fails, naming row `row` and the first token that differs, unless `ids` equals `theirs`.
+void checkSameIds(const std::vector<int64_t> &ids, const std::vector<int64_t> &theirs, const Vocab &vocab, size_t row,
+                  bool pair)
+{
+    if (ids != theirs) {
+        size_t k = 0;
+        while (k < ids.size() && k < theirs.size() && ids[k] == theirs[k])
+            ++k;
+        QFAIL(qPrintable(QStringLiteral("row %1 (%2): ours has %3 ids, Hugging Face's %4; first difference at "
+                                        "%5: %6 vs %7")
+                             .arg(row)
+                             .arg(QString::fromLatin1(pair ? "pair" : "single"))
+                             .arg(ids.size())
+                             .arg(theirs.size())
+                             .arg(k)
+                             .arg(k < ids.size() ? QString::fromStdString(vocab.token(int32_t(ids[k])))
+                                                 : QStringLiteral("-"))
+                             .arg(k < theirs.size() ? QString::fromStdString(vocab.token(int32_t(theirs[k])))
+                                                    : QStringLiteral("-"))));
+    }
+}
+
 } // namespace
 
 class tst_HfTokenizerJson : public QObject
@@ -170,15 +310,7 @@ private Q_SLOTS:
         if (modules.empty())
             QSKIP(qPrintable(why));
 
-        std::vector<std::string> mails;
-        for (const char *label : {"ham", "spam"}) {
-            std::vector<fs::path> files;
-            for (const auto &e : fs::directory_iterator(data + "/spamassassin-mini/" + label))
-                files.push_back(e.path());
-            std::sort(files.begin(), files.end());
-            for (const auto &f : files)
-                mails.push_back(asValidUtf8(readAll(f.string())));
-        }
+        const std::vector<std::string> mails = spamAssassinMails(data + "/spamassassin-mini/");
         QVERIFY(mails.size() >= 100);
 
         const int64_t maxSeqLength = 128; // most mails are longer: truncation is compared too
@@ -187,38 +319,13 @@ private Q_SLOTS:
         const Vocab vocab = Vocab::load(vocabPath);
         std::ofstream(tokenizerPath) << huggingFaceTokenizerJson(vocab, lower, maxSeqLength).dump(2) << "\n";
 
-        // Every mail alone, then pairs of neighbouring mails (the second cut to a few lines so
-        // both sides of _truncate_seq_pair are exercised: one long, one short; two long).
-        struct Row
-        {
-            std::string a, b;
-            bool pair = false;
-        };
-        std::vector<Row> rows;
-        for (const auto &m : mails)
-            rows.push_back({m, {}, false});
-        for (size_t i = 0; i + 1 < mails.size() && i < 60; i += 2)
-            rows.push_back({mails[i], i % 4 == 0 ? mails[i + 1].substr(0, 80) : mails[i + 1], true});
-        rows.push_back({"Héllo WORLD, naïve café!", "東京 ünïcödé", true});
+        const std::vector<TextRow> rows = singleMailsAndPairs(mails);
         const std::string textsPath = dir.filePath(QStringLiteral("texts.jsonl")).toStdString();
-        {
-            std::ofstream out(textsPath, std::ios::binary);
-            for (const auto &r : rows) {
-                nlohmann::json j{{"text_a", r.a}};
-                if (r.pair)
-                    j["text_b"] = r.b;
-                out << j.dump() << "\n";
-            }
-        }
+        writeTextsJsonl(textsPath, rows);
         const std::string outPath = dir.filePath(QStringLiteral("hf.jsonl")).toStdString();
-        QProcess node;
-        node.setProcessChannelMode(QProcess::MergedChannels);
-        node.start(QStandardPaths::findExecutable(QStringLiteral("node")),
-                   {QStringLiteral(WB_TEST_DATA_DIR "/../support/hf_tokenizer_ids.cjs"), QString::fromStdString(modules),
-                    QString::fromStdString(tokenizerPath), QString::fromStdString(textsPath),
-                    QString::fromStdString(outPath)});
-        QVERIFY(node.waitForFinished(120000));
-        QVERIFY2(node.exitCode() == 0, node.readAll().constData());
+        runHuggingFaceTokenizer(modules, tokenizerPath, textsPath, outPath);
+        if (QTest::currentTestFailed())
+            return;
 
         const FullTokenizer ours(vocabPath, lower);
         std::istringstream hf(readAll(outPath));
@@ -227,56 +334,22 @@ private Q_SLOTS:
         for (const auto &r : rows) {
             QVERIFY(std::getline(hf, line));
             const auto j = nlohmann::json::parse(line);
-            ExampleFeatures f;
-            buildExampleFeatures(ours, r.a, r.b, r.pair, maxSeqLength, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
-            size_t len = 0;
-            while (len < f.input_mask.size() && f.input_mask[len])
-                ++len;
-            const std::vector<int64_t> ids(f.input_ids.begin(), f.input_ids.begin() + std::ptrdiff_t(len));
-            const std::vector<int64_t> types(f.segment_ids.begin(), f.segment_ids.begin() + std::ptrdiff_t(len));
+            const OurIds o = ourIds(ours, vocab, r, maxSeqLength);
             const auto theirs = j["input_ids"].get<std::vector<int64_t>>();
             const auto theirTypes = j["token_type_ids"].get<std::vector<int64_t>>();
             ++n;
-            truncated += f.truncated ? 1 : 0;
-            const auto firstSegment = [](const std::vector<int64_t> &t) {
-                return size_t(std::count(t.begin(), t.end(), 0)) - 2; // without [CLS] and its [SEP]
-            };
-            if (r.pair && firstSegment(types) > size_t(maxSeqLength - 3) / 2
-                && types.size() - firstSegment(types) - 3 >= size_t(maxSeqLength - 3) / 2) {
-                // Both texts longer than half of the 125 tokens left: google-research's
-                // _truncate_seq_pair (and transformers' slow BertTokenizer) keep 63 of text_a
-                // and 62 of text_b; the tokenizers library's LongestFirst gives the odd token to
-                // either text, by the texts' lengths. The one known difference
-                // (docs/file-formats.md): the same length, and each text's tokens are the same
-                // as far as both kept them.
-                const size_t a = firstSegment(types), theirA = firstSegment(theirTypes);
-                QCOMPARE(theirs.size(), ids.size());
-                QVERIFY(theirA + 1 >= a && theirA <= a + 1);
-                const size_t commonA = std::min(a, theirA), b = ids.size() - a - 3, theirB = theirs.size() - theirA - 3;
-                QVERIFY(std::equal(ids.begin(), ids.begin() + std::ptrdiff_t(1 + commonA), theirs.begin()));
-                QVERIFY(std::equal(ids.begin() + std::ptrdiff_t(a + 2), ids.begin() + std::ptrdiff_t(a + 2 + std::min(b, theirB)),
-                                   theirs.begin() + std::ptrdiff_t(theirA + 2)));
-                QCOMPARE(theirs[theirA + 1], int64_t(vocab.id("[SEP]")));
+            truncated += o.truncated ? 1 : 0;
+            if (r.pair && bothTextsLongerThanHalf(o.types, maxSeqLength)) {
+                checkLongPairKeepsTheSameTokens(o, theirs, theirTypes, vocab);
+                if (QTest::currentTestFailed())
+                    return;
                 ++longPairs;
                 continue;
             }
-            if (ids != theirs) {
-                size_t k = 0;
-                while (k < ids.size() && k < theirs.size() && ids[k] == theirs[k])
-                    ++k;
-                QFAIL(qPrintable(QStringLiteral("row %1 (%2): ours has %3 ids, Hugging Face's %4; first difference at "
-                                                "%5: %6 vs %7")
-                                     .arg(n - 1)
-                                     .arg(QString::fromLatin1(r.pair ? "pair" : "single"))
-                                     .arg(ids.size())
-                                     .arg(theirs.size())
-                                     .arg(k)
-                                     .arg(k < ids.size() ? QString::fromStdString(vocab.token(int32_t(ids[k]))) 
-                                                            : QStringLiteral("-"))
-                                     .arg(k < theirs.size() ? QString::fromStdString(vocab.token(int32_t(theirs[k])))
-                                                            : QStringLiteral("-"))));
-            }
-            QCOMPARE(theirTypes, types);
+            checkSameIds(o.ids, theirs, vocab, n - 1, r.pair);
+            if (QTest::currentTestFailed())
+                return;
+            QCOMPARE(theirTypes, o.types);
         }
         QCOMPARE(n, rows.size());
         QVERIFY(longPairs > 0 && longPairs < 30); // the other pairs are compared exactly
