@@ -136,6 +136,129 @@ class tst_OnnxExport : public QObject
         return model;
     }
 
+    /// Our features of each of m_mails (uncased, 128 tokens at most).
+    std::vector<ExampleFeatures> mailFeatures() const
+    {
+        const FullTokenizer tok(m_vocab, true);
+        const Vocab vocab = Vocab::load(m_vocab);
+        std::vector<ExampleFeatures> features;
+        for (const auto &m : m_mails) {
+            ExampleFeatures f;
+            buildExampleFeatures(tok, m, {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
+            features.push_back(f);
+        }
+        return features;
+    }
+
+    /// The batches as ort_logits.cjs reads them, our model's logits of each, and each batch's
+    /// sequence length.
+    struct Batches
+    {
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<torch::Tensor> ours;
+        std::vector<int64_t> seqLens;
+    };
+
+    /// Batches of `sizes` texts (the features in turn, from the start again when used up), each
+    /// padded to its longest text only (the sequence axis varies from batch to batch: a few
+    /// tokens to 128), and what `model` gives for each.
+    static Batches batchesWithOurLogits(nn::BertForSequenceClassification &model,
+                                        const std::vector<ExampleFeatures> &features, const std::vector<size_t> &sizes)
+    {
+        Batches out;
+        size_t at = 0;
+        for (size_t size : sizes) {
+            std::vector<const ExampleFeatures *> rows;
+            for (size_t i = 0; i < size; ++i)
+                rows.push_back(&features[(at + i) % features.size()]);
+            at += size;
+            int64_t seq = 1;
+            for (const auto *f : rows)
+                seq = std::max<int64_t>(seq, std::count(f->input_mask.begin(), f->input_mask.end(), 1));
+            out.seqLens.push_back(seq);
+            nlohmann::json b;
+            torch::Tensor ids = torch::zeros({int64_t(size), seq}, torch::kLong), mask = torch::zeros_like(ids),
+                          types = torch::zeros_like(ids);
+            for (const char *k : {"input_ids", "attention_mask", "token_type_ids"})
+                b[k] = nlohmann::json::array();
+            for (size_t r = 0; r < size; ++r) {
+                const auto cut = [seq](const std::vector<int64_t> &v) {
+                    return std::vector<int64_t>(v.begin(), v.begin() + seq);
+                };
+                b["input_ids"].push_back(cut(rows[r]->input_ids));
+                b["attention_mask"].push_back(cut(rows[r]->input_mask));
+                b["token_type_ids"].push_back(cut(rows[r]->segment_ids));
+                for (int64_t j = 0; j < seq; ++j) {
+                    ids[int64_t(r)][j] = rows[r]->input_ids[size_t(j)];
+                    mask[int64_t(r)][j] = rows[r]->input_mask[size_t(j)];
+                    types[int64_t(r)][j] = rows[r]->segment_ids[size_t(j)];
+                }
+            }
+            out.json.push_back(b);
+            torch::NoGradGuard g;
+            out.ours.push_back(model->forward(ids, mask, types));
+        }
+        return out;
+    }
+
+    /// ONNX Runtime's output `theirs` of each batch: its names, type and shape, and logits within
+    /// 1e-4 of `ours` that differ from text to text. Fills `ortRows` with ONNX Runtime's logits of
+    /// each of the `texts` texts.
+    static void checkOrtLogitsAreOurs(const nlohmann::json &theirs, const std::vector<size_t> &sizes,
+                                      const std::vector<torch::Tensor> &ours, size_t texts,
+                                      std::map<size_t, std::vector<double>> &ortRows)
+    {
+        double worst = 0, spread = 0;
+        size_t row = 0;
+        for (size_t bi = 0; bi < sizes.size(); ++bi) {
+            const auto &t = theirs[bi];
+            QCOMPARE(t["inputs"].get<std::vector<std::string>>(),
+                     (std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}));
+            QCOMPARE(t["outputs"].get<std::vector<std::string>>(), std::vector<std::string>{"logits"});
+            QCOMPARE(t["type"].get<std::string>(), std::string("float32"));
+            QCOMPARE(t["dims"].get<std::vector<int64_t>>(), (std::vector<int64_t>{int64_t(sizes[bi]), 3}));
+            const auto logits = t["logits"].get<std::vector<double>>();
+            const torch::Tensor mine = ours[bi].contiguous();
+            QCOMPARE(logits.size(), size_t(mine.numel()));
+            for (size_t k = 0; k < logits.size(); ++k) {
+                const double v = double(mine.data_ptr<float>()[k]);
+                worst = std::max(worst, std::abs(v - logits[k]));
+                spread = std::max(spread, std::abs(v - double(ours[0].data_ptr<float>()[k % 3])));
+            }
+            for (size_t r = 0; r < sizes[bi]; ++r, ++row)
+                ortRows[row % texts] = {logits[r * 3], logits[r * 3 + 1], logits[r * 3 + 2]};
+        }
+        QVERIFY2(worst <= 1e-4, qPrintable(QStringLiteral("largest logit difference %1").arg(worst)));
+        QVERIFY2(spread > 1e-2, "the logits barely differ between texts: the comparison would prove little");
+    }
+
+    /// `classify` on the export folder `dir` prints the softmax of ONNX Runtime's logits
+    /// `ortRows` of each of m_mails (1e-4).
+    void checkClassifyPrintsTheSoftmaxOf(const std::map<size_t, std::vector<double>> &ortRows, const std::string &dir)
+    {
+        const std::string textsPath = dir + "-texts.jsonl";
+        {
+            std::ofstream out(textsPath, std::ios::binary);
+            for (const auto &m : m_mails)
+                out << nlohmann::json{{"text", m}}.dump() << "\n";
+        }
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + dir, "--input_file=" + textsPath,
+                                 "--output_format=jsonl"},
+                                out, err),
+                 0);
+        std::istringstream lines(out);
+        std::string line;
+        for (size_t i = 0; i < m_mails.size(); ++i) {
+            QVERIFY2(std::getline(lines, line), out.c_str());
+            const auto j = nlohmann::json::parse(line);
+            const auto &row = ortRows.at(i);
+            const auto p = softmax(row);
+            for (size_t k = 0; k < 3; ++k)
+                QVERIFY2(std::abs(j["probabilities"][kLabels[k]].get<double>() - p[k]) <= 1e-4, line.c_str());
+        }
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -182,56 +305,13 @@ private Q_SLOTS:
                                        embeddingSize ? std::optional<int64_t>(embeddingSize) : std::nullopt);
         QVERIFY(fs::exists(dir + "/onnx/model.onnx"));
 
-        // Batches of 1, 3, 8 and 5 texts, each padded to its longest text only (the sequence
-        // axis varies from batch to batch: a few tokens to 128).
-        const FullTokenizer tok(m_vocab, true);
-        const Vocab vocab = Vocab::load(m_vocab);
-        std::vector<ExampleFeatures> features;
-        for (const auto &m : m_mails) {
-            ExampleFeatures f;
-            buildExampleFeatures(tok, m, {}, false, 128, vocab.id("[CLS]"), vocab.id("[SEP]"), 16, f);
-            features.push_back(f);
-        }
+        const std::vector<ExampleFeatures> features = mailFeatures();
         const std::vector<size_t> sizes{1, 3, 8, 5, 2, 8};
-        nlohmann::json batches = nlohmann::json::array();
-        std::vector<torch::Tensor> ours;
-        std::vector<int64_t> seqLens;
-        size_t at = 0;
-        for (size_t size : sizes) {
-            std::vector<const ExampleFeatures *> rows;
-            for (size_t i = 0; i < size; ++i)
-                rows.push_back(&features[(at + i) % features.size()]);
-            at += size;
-            int64_t seq = 1;
-            for (const auto *f : rows)
-                seq = std::max<int64_t>(seq, std::count(f->input_mask.begin(), f->input_mask.end(), 1));
-            seqLens.push_back(seq);
-            nlohmann::json b;
-            torch::Tensor ids = torch::zeros({int64_t(size), seq}, torch::kLong), mask = torch::zeros_like(ids),
-                          types = torch::zeros_like(ids);
-            for (const char *k : {"input_ids", "attention_mask", "token_type_ids"})
-                b[k] = nlohmann::json::array();
-            for (size_t r = 0; r < size; ++r) {
-                const auto cut = [seq](const std::vector<int64_t> &v) {
-                    return std::vector<int64_t>(v.begin(), v.begin() + seq);
-                };
-                b["input_ids"].push_back(cut(rows[r]->input_ids));
-                b["attention_mask"].push_back(cut(rows[r]->input_mask));
-                b["token_type_ids"].push_back(cut(rows[r]->segment_ids));
-                for (int64_t j = 0; j < seq; ++j) {
-                    ids[int64_t(r)][j] = rows[r]->input_ids[size_t(j)];
-                    mask[int64_t(r)][j] = rows[r]->input_mask[size_t(j)];
-                    types[int64_t(r)][j] = rows[r]->segment_ids[size_t(j)];
-                }
-            }
-            batches.push_back(b);
-            torch::NoGradGuard g;
-            ours.push_back(model->forward(ids, mask, types));
-        }
-        QVERIFY(*std::min_element(seqLens.begin(), seqLens.end()) < 16);
-        QCOMPARE(*std::max_element(seqLens.begin(), seqLens.end()), int64_t(128));
+        const Batches batches = batchesWithOurLogits(model, features, sizes);
+        QVERIFY(*std::min_element(batches.seqLens.begin(), batches.seqLens.end()) < 16);
+        QCOMPARE(*std::max_element(batches.seqLens.begin(), batches.seqLens.end()), int64_t(128));
         const std::string batchesPath = dir + "-batches.json", outPath = dir + "-ort.json";
-        std::ofstream(batchesPath) << batches.dump();
+        std::ofstream(batchesPath) << batches.json.dump();
         QString output;
         QVERIFY2(runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/ort_logits.cjs"),
                          {QString::fromStdString(m_modules), QString::fromStdString(dir + "/onnx/model.onnx"),
@@ -240,52 +320,11 @@ private Q_SLOTS:
                  qPrintable(output));
         const auto theirs = nlohmann::json::parse(readAll(outPath));
         QCOMPARE(theirs.size(), sizes.size());
-        double worst = 0, spread = 0;
         std::map<size_t, std::vector<double>> ortRows; // by text, for classify below
-        size_t row = 0;
-        for (size_t bi = 0; bi < sizes.size(); ++bi) {
-            const auto &t = theirs[bi];
-            QCOMPARE(t["inputs"].get<std::vector<std::string>>(),
-                     (std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}));
-            QCOMPARE(t["outputs"].get<std::vector<std::string>>(), std::vector<std::string>{"logits"});
-            QCOMPARE(t["type"].get<std::string>(), std::string("float32"));
-            QCOMPARE(t["dims"].get<std::vector<int64_t>>(), (std::vector<int64_t>{int64_t(sizes[bi]), 3}));
-            const auto logits = t["logits"].get<std::vector<double>>();
-            const torch::Tensor mine = ours[bi].contiguous();
-            QCOMPARE(logits.size(), size_t(mine.numel()));
-            for (size_t k = 0; k < logits.size(); ++k) {
-                const double v = double(mine.data_ptr<float>()[k]);
-                worst = std::max(worst, std::abs(v - logits[k]));
-                spread = std::max(spread, std::abs(v - double(ours[0].data_ptr<float>()[k % 3])));
-            }
-            for (size_t r = 0; r < sizes[bi]; ++r, ++row)
-                ortRows[row % features.size()] = {logits[r * 3], logits[r * 3 + 1], logits[r * 3 + 2]};
-        }
-        QVERIFY2(worst <= 1e-4, qPrintable(QStringLiteral("largest logit difference %1").arg(worst)));
-        QVERIFY2(spread > 1e-2, "the logits barely differ between texts: the comparison would prove little");
-
-        // `classify` on the export folder prints the softmax of those logits (1e-4).
-        const std::string textsPath = dir + "-texts.jsonl";
-        {
-            std::ofstream out(textsPath, std::ios::binary);
-            for (const auto &m : m_mails)
-                out << nlohmann::json{{"text", m}}.dump() << "\n";
-        }
-        std::string out, err;
-        QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + dir, "--input_file=" + textsPath,
-                                 "--output_format=jsonl"},
-                                out, err),
-                 0);
-        std::istringstream lines(out);
-        std::string line;
-        for (size_t i = 0; i < m_mails.size(); ++i) {
-            QVERIFY2(std::getline(lines, line), out.c_str());
-            const auto j = nlohmann::json::parse(line);
-            const auto &row = ortRows.at(i);
-            const auto p = softmax(row);
-            for (size_t k = 0; k < 3; ++k)
-                QVERIFY2(std::abs(j["probabilities"][kLabels[k]].get<double>() - p[k]) <= 1e-4, line.c_str());
-        }
+        checkOrtLogitsAreOurs(theirs, sizes, batches.ours, features.size(), ortRows);
+        if (QTest::currentTestFailed())
+            return;
+        checkClassifyPrintsTheSoftmaxOf(ortRows, dir);
     }
 
     void transformersJsPipelineGivesOurProbabilities_data()
