@@ -52,4 +52,7 @@ if(WB_BUILD_GUI)
   # Issue 27 "Runs": Compare runs, the run queue, seed groups.
   wb_add_test(tst_compareruns NAME ui.compareruns SOURCES ui/tst_compareruns.cpp LIBS wb_ui GUI TIMEOUT 120)
   add_dependencies(tst_compareruns bert-workbench-cli) # the Sweep dialog's runs at once
+  # Issue 44 items 4 and 5: the Sweep view after a sweep, a sweep followed live, Group seeds.
+  wb_add_test(tst_sweepwindow NAME ui.sweepwindow SOURCES ui/tst_sweepwindow.cpp LIBS wb_ui GUI TIMEOUT 300)
+  add_dependencies(tst_sweepwindow bert-workbench-cli)
 endif()

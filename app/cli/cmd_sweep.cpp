@@ -40,7 +40,9 @@ const char *const kSweepHelp =
     "same command again (or just --sweep_dir DIR) resumes: completed runs are skipped, an interrupted run\n"
     "continues from its latest checkpoint. Ctrl+C stops the runs going on with a checkpoint (exit 130).\n\n"
     "Sweep flags:\n"
-    "  --sweep_dir DIR        the sweep folder (required)\n"
+    "  --sweep_dir DIR        the sweep folder (required); beside a project's runs runs/run-1, runs/run-2 name\n"
+    "                         it runs/sweep-1, runs/sweep-2, … as the window does (its runs are then shown as\n"
+    "                         sweep-1/run-001, …; docs/file-formats.md, \"Sweep folder\")\n"
     "  --param NAME=V1,V2,…   values of one option; NAME=LOW:HIGH samples a range (random only; log-uniform\n"
     "                         for learning_rate and weight_decay_rate). Options: learning_rate,\n"
     "                         train_batch_size, num_train_epochs, warmup_fraction, weight_decay_rate, seed\n"
@@ -150,7 +152,8 @@ SweepFlags parseSweepFlags(const std::vector<std::string> &args)
     if (!methodGiven && f.spec.num_runs > 0)
         f.spec.method = "random";
     if (f.sweepDir.empty())
-        throw Error("--sweep_dir", "is required", "name the sweep folder, e.g. --sweep_dir sweeps/lr");
+        throw Error("--sweep_dir", "is required",
+                    "name the sweep folder, e.g. --sweep_dir runs/sweep-1 (beside the runs runs/run-1, …)");
     for (const SweepParameter &p : f.spec.parameters)
         for (const std::string &a : f.trainFlags)
             if (flagName(a) == p.name)

@@ -136,23 +136,78 @@ QString seedGroupName(const QString &runName)
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
+namespace {
+
+/// The settings of `run` that must be equal within a seed group (all but seed and the run's own
+/// folders), as one text; "" when the run records no seed.
+std::string settingsBesidesSeed(const RunHistory &run)
+{
+    if (!run.settings.count("seed"))
+        return {};
+    std::string key;
+    for (const auto &[name, value] : run.settings)
+        if (name != "seed" && name != "model_dir" && name != "metrics_file")
+            key += name + '=' + value + '\n';
+    return key;
+}
+
+/// A group of runs with the same settings: their common sweep group when they have one
+/// ("sweep-1 learning_rate=0.001"), else their names ("run-1, run-2, run-3", more as "…").
+QString settingsGroupName(const std::vector<RunHistory> &runs, const std::vector<int> &rows)
+{
+    const QString common = runs[size_t(rows.front())].seedGroup;
+    bool same = !common.isEmpty();
+    for (int row : rows)
+        same = same && runs[size_t(row)].seedGroup == common;
+    if (same)
+        return common;
+    QStringList names;
+    for (size_t i = 0; i < rows.size() && i < 3; ++i)
+        names << runs[size_t(rows[i])].name;
+    return names.join(QStringLiteral(", ")) + (rows.size() > 3 ? QStringLiteral(", …") : QString());
+}
+
+} // namespace
+
 std::vector<RunGroup> seedGroups(const std::vector<RunHistory> &runs)
 {
+    // First the runs whose recorded settings are the same but for seed (a sweep's or not);
+    // then, among the rest, the group their sweep records or their folder name says.
+    std::map<std::string, std::vector<int>> bySettings;
+    for (int row = 0; row < int(runs.size()); ++row)
+        if (const std::string key = settingsBesidesSeed(runs[size_t(row)]); !key.empty())
+            bySettings[key].push_back(row);
+    std::vector<int> groupOf(runs.size(), -1);
     std::vector<RunGroup> groups;
+    for (const auto &[key, rows] : bySettings) {
+        std::set<std::string> seeds;
+        for (int row : rows)
+            seeds.insert(runs[size_t(row)].settings.at("seed"));
+        if (seeds.size() < 2)
+            continue; // the same run twice is no spread over seeds
+        for (int row : rows)
+            groupOf[size_t(row)] = int(groups.size());
+        groups.push_back({settingsGroupName(runs, rows), rows});
+    }
     std::map<QString, size_t> index;
+    std::vector<RunGroup> named;
     for (int row = 0; row < int(runs.size()); ++row) {
         const RunHistory &run = runs[size_t(row)];
+        if (groupOf[size_t(row)] >= 0)
+            continue;
         const QString name = run.seedGroup.isEmpty() ? seedGroupName(run.name) : run.seedGroup;
         if (name.isEmpty())
             continue;
         if (!index.count(name)) {
-            index[name] = groups.size();
-            groups.push_back({name, {}});
+            index[name] = named.size();
+            named.push_back({name, {}});
         }
-        groups[index[name]].rows.push_back(row);
+        named[index[name]].rows.push_back(row);
     }
-    groups.erase(std::remove_if(groups.begin(), groups.end(), [](const RunGroup &g) { return g.rows.size() < 2; }),
-                 groups.end());
+    for (RunGroup &g : named)
+        if (g.rows.size() >= 2)
+            groups.push_back(std::move(g));
+    std::stable_sort(groups.begin(), groups.end(), [](const RunGroup &a, const RunGroup &b) { return a.rows.front() < b.rows.front(); });
     return groups;
 }
 

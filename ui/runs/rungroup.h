@@ -50,10 +50,14 @@ QString spreadText(const Spread &s);
 /// none (""). Pure.
 QString seedGroupName(const QString &runName);
 
-/// Runs of the same seed group, two or more: the group their sweep records (RunHistory::seedGroup:
-/// a sweep over seed, Repeat with Seeds) or, for runs without one, seedGroupName of their
-/// folder name (Repeat with Seeds' older "<base>-seed-N" folders); `rows` are indexes into the
-/// list given to seedGroups, in list order; groups in the order of their first run.
+/// Runs of the same seed group, two or more: runs whose recorded settings (RunHistory::settings)
+/// are the same but for seed, with two or more seeds — a sweep's runs or not; the group is named
+/// after their common sweep group (RunHistory::seedGroup, "sweep-1 learning_rate=0.001"), else
+/// after the runs ("run-1, run-2, run-3"). Runs that record no settings (TensorBoard logs, a
+/// metrics file alone) are grouped by the group their sweep records or, without one,
+/// seedGroupName of their folder name (Repeat with Seeds' older "<base>-seed-N" folders).
+/// `rows` are indexes into the list given to seedGroups, in list order; groups in the order of
+/// their first run.
 struct RunGroup
 {
     QString name;

@@ -10,6 +10,7 @@
 #include "core/io/eventreader.h"
 #include "core/io/metricsreader.h"
 #include "core/formats/sweepdriver.h"
+#include "core/formats/sweepnames.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 #include "ui/form/projectfile.h"
@@ -106,7 +107,7 @@ RunHistory RunHistory::load(const QString &path, QString *error)
     RunHistory h;
     h.sourcePath = path;
     const QFileInfo info(path);
-    h.name = info.absoluteDir().dirName();
+    h.name = QString::fromStdString(runDisplayName(info.absolutePath().toStdString())); // "run-1", "sweep-1/run-002"
     std::string readError;
     const MetricsLog log = readMetricsFile(path.toStdString(), &readError); // core/io: the writer's twin
     if (!readError.empty() && error)

@@ -5,10 +5,13 @@
 #include "ui/runs/rungroup.h"
 #include "ui/runs/sweepview.h"
 
+#include "core/formats/sweep.h"
+
 #include <QCheckBox>
 
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace wb {
@@ -157,11 +161,65 @@ RunsTable::RunsTable(QWidget *parent) : QWidget(parent), m_table(new QTableWidge
     layout->addWidget(m_groups);
 }
 
+namespace {
+
+/// The folder of a run: its model_dir (runKey's folder) as an absolute path.
+QString runFolder(const RunHistory &run)
+{
+    const QFileInfo fi(run.sourcePath);
+    return fi.isFile() ? fi.absolutePath() : fi.absoluteFilePath();
+}
+
+} // namespace
+
 SweepView *RunsTable::showSweepView()
 {
+    std::vector<RunHistory> runs;
+    QList<int> rows;
+    for (const QModelIndex &index : m_table->selectionModel()->selectedRows())
+        rows << index.row();
+    std::sort(rows.begin(), rows.end());
+    if (rows.size() >= 2)
+        for (int r : rows)
+            runs.push_back(m_runs[size_t(r)]);
+    else
+        runs = m_runs;
+    // Runs that are all of one sweep folder are shown as that sweep.
+    QString sweepDir;
+    for (const RunHistory &r : runs) {
+        const QString parent = QFileInfo(runFolder(r)).absolutePath();
+        sweepDir = &r == &runs.front() || parent == sweepDir ? parent : QString();
+        if (sweepDir.isEmpty())
+            break;
+    }
+    if (!sweepDir.isEmpty() && QFileInfo::exists(QDir(sweepDir).filePath(QStringLiteral("sweep.json"))))
+        return showSweepView(sweepDir);
     if (!m_sweepView)
         m_sweepView = new SweepView(this);
-    m_sweepView->setRuns(m_runs);
+    m_sweepView->setRuns(runs);
+    m_sweepView->open();
+    return m_sweepView;
+}
+
+SweepView *RunsTable::showSweepView(const QString &sweepDir)
+{
+    const QString dir = QFileInfo(sweepDir).absoluteFilePath();
+    std::vector<RunHistory> runs;
+    for (const RunHistory &r : m_runs)
+        if (QFileInfo(runFolder(r)).absolutePath() == dir)
+            runs.push_back(r);
+    std::optional<SweepFile> file;
+    try {
+        file = readSweepFile(dir.toStdString());
+    } catch (...) {
+        file.reset(); // shown as any runs; the sweep's own commands say what is wrong with sweep.json
+    }
+    if (!m_sweepView)
+        m_sweepView = new SweepView(this);
+    if (file)
+        m_sweepView->setSweep(runs, *file, QFileInfo(dir).fileName());
+    else
+        m_sweepView->setRuns(runs);
     m_sweepView->open();
     return m_sweepView;
 }

@@ -52,16 +52,21 @@ public:
     /// nullptr with a status message when fewer than two rows are selected.
     QDialog *showDifferences();
     /// "Group seeds" (check box "groupSeeds"): the runs of one seed group (seedGroups,
-    /// ui/runs/rungroup.h: folders "<name>-seed-<N>", as Repeat with seeds names them) are drawn
+    /// ui/runs/rungroup.h: runs whose settings differ in seed only, a sweep's or not) are drawn
     /// as one mean curve with a min–max band (groupHistory) instead of one curve each. The
     /// groups table (groupsTable(), shown when there is a group) gives each group's final
     /// metrics as mean ± standard deviation (min–max, n).
     void setGroupSeeds(bool on);
     bool groupSeeds() const;
     QTableWidget *groupsTable() const { return m_groups; }
-    /// "Sweep view…": the listed runs sorted by a metric and in parallel coordinates
-    /// (SweepView, ui/runs/sweepview.h), e.g. a sweep's run-001 … run-N after Find runs.
+    /// "Sweep view…": the selected runs (two or more), else every listed run, sorted by a metric
+    /// and in parallel coordinates (SweepView, ui/runs/sweepview.h); runs that are all of one
+    /// sweep are shown as that sweep (showSweepView(sweepDir)).
     class SweepView *showSweepView();
+    /// The Sweep view of the sweep in `sweepDir`: the listed runs of that folder only, its swept
+    /// options as the axes and its metric (sweep.json, a small file read on the GUI thread).
+    /// Without a readable sweep.json, those runs as showSweepView() shows any runs.
+    class SweepView *showSweepView(const QString &sweepDir);
     /// Removes every run from the table and its overlays from the plot (a new project).
     void clear();
     int runCount() const { return int(m_runs.size()); }

@@ -4,20 +4,27 @@
 
 #include "ui/runs/rungroup.h"
 
+#include "core/config/optiontable.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace wb {
 
@@ -41,6 +48,23 @@ QColor rampColour(double t)
 
 bool lowerIsBetter(const QString &metric) { return metric == QLatin1String("eval_loss") || metric == QLatin1String("train_loss"); }
 
+
+bool anyFinite(const std::vector<RunHistory> &runs, const QString &metric)
+{
+    return std::any_of(runs.begin(), runs.end(), [&](const RunHistory &r) { return std::isfinite(sweepMetricOf(r, metric)); });
+}
+
+/// A setting's text as a number; NaN when it is not one ("–", "gelu").
+double settingNumber(const RunHistory &run, const std::string &key)
+{
+    const auto it = run.settings.find(key);
+    bool ok = false;
+    const double v = it == run.settings.end() ? kNaN : QString::fromStdString(it->second).toDouble(&ok);
+    return ok ? v : kNaN;
+}
+
+constexpr double kTitleGap = 8; ///< pixels between two titles on one row
+constexpr int kMaxFallbackAxes = 6; ///< axes of runs that differ in no sweepable option
 } // namespace
 
 double sweepMetricOf(const RunHistory &run, const QString &metric)
@@ -60,6 +84,61 @@ double sweepMetricOf(const RunHistory &run, const QString &metric)
     return f.evalAccuracy;
 }
 
+QStringList sweepMetricsOf(const std::vector<RunHistory> &runs)
+{
+    QStringList out;
+    if (anyFinite(runs, QStringLiteral("eval_accuracy")))
+        out << QStringLiteral("eval_accuracy") << QStringLiteral("best_eval_accuracy");
+    if (anyFinite(runs, QStringLiteral("eval_loss")))
+        out << QStringLiteral("eval_loss");
+    if (out.isEmpty())
+        out << QStringLiteral("train_loss");
+    return out;
+}
+
+QStringList sweepAxesOf(const std::vector<RunHistory> &runs)
+{
+    const std::vector<SettingDifference> diffs = differingSettings(runs);
+    const auto numeric = [](const SettingDifference &d) {
+        bool any = false;
+        for (const std::string &v : d.values) {
+            bool ok = false;
+            QString::fromStdString(v).toDouble(&ok);
+            if (!ok && v != "–")
+                return false;
+            any = any || ok;
+        }
+        return any;
+    };
+    QStringList out;
+    for (const std::string &option : sweepableOptions())
+        for (const SettingDifference &d : diffs)
+            if (d.key == option && numeric(d))
+                out << QString::fromStdString(d.key);
+    if (!out.isEmpty())
+        return out;
+    static const std::set<std::string> derived = {"total_steps", "warmup_steps", "steps_per_epoch", "train_data_size",
+                                                  "num_labels", "eval_data_size"};
+    for (const SettingDifference &d : diffs)
+        if (out.size() < kMaxFallbackAxes && numeric(d) && d.key.rfind("bert_config.", 0) != 0 && !derived.count(d.key))
+            out << QString::fromStdString(d.key);
+    return out;
+}
+
+QString sweepAxisTitle(const QString &key)
+{
+    if (key == QLatin1String("eval_accuracy"))
+        return QObject::tr("Eval accuracy");
+    if (key == QLatin1String("best_eval_accuracy"))
+        return QObject::tr("Best eval accuracy");
+    if (key == QLatin1String("eval_loss"))
+        return QObject::tr("Eval loss");
+    if (key == QLatin1String("train_loss"))
+        return QObject::tr("Train loss");
+    const OptionSpec *spec = findOption(key.toStdString());
+    return spec && *spec->label ? QString::fromUtf8(spec->label) : key;
+}
+
 ParallelCoordinates::ParallelCoordinates(QWidget *parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("parallelCoordinates"));
@@ -67,9 +146,10 @@ ParallelCoordinates::ParallelCoordinates(QWidget *parent) : QWidget(parent)
     setToolTip(tr("One line per run. Drag along an axis to show only the runs in that range; click an axis to clear it."));
 }
 
-void ParallelCoordinates::setData(const QStringList &axes, const std::vector<ParallelLine> &lines)
+void ParallelCoordinates::setData(const QStringList &axes, const std::vector<ParallelLine> &lines, const QStringList &titles)
 {
     m_axes = axes;
+    m_titles = titles.size() == axes.size() ? titles : axes;
     m_lines = lines;
     m_range.assign(size_t(axes.size()), {kNaN, kNaN});
     m_log.assign(size_t(axes.size()), false);
@@ -122,8 +202,61 @@ std::vector<int> ParallelCoordinates::visibleLines() const
 
 double ParallelCoordinates::axisX(int axis) const
 {
-    const double left = 60, right = width() - 60.0;
+    const double left = 70, right = width() - 70.0;
     return m_axes.size() <= 1 ? (left + right) / 2 : left + (right - left) * axis / (m_axes.size() - 1);
+}
+
+bool ParallelCoordinates::twoTitleRows() const
+{
+    if (m_axes.size() < 2)
+        return false;
+    const double spacing = axisX(1) - axisX(0);
+    for (const QString &t : m_titles)
+        if (fontMetrics().horizontalAdvance(t) + kTitleGap > spacing)
+            return true;
+    return false;
+}
+
+QString ParallelCoordinates::shownTitle(int axis) const
+{
+    // The room of a title: the spacing of the axes on one row, twice that on two rows (its
+    // neighbours are on the other row), and never past the widget's edges.
+    const double spacing = m_axes.size() < 2 ? width() : axisX(1) - axisX(0);
+    double room = (twoTitleRows() ? 2 * spacing : spacing) - kTitleGap;
+    const double x = axisX(axis);
+    room = std::min(room, 2 * std::min(x, width() - x) - 4);
+    return fontMetrics().elidedText(m_titles[axis], Qt::ElideMiddle, int(std::max(room, 20.0)));
+}
+
+double ParallelCoordinates::plotTop() const
+{
+    return (twoTitleRows() ? 2 : 1) * (fontMetrics().height() + 4) + 8.0;
+}
+
+std::vector<QRectF> ParallelCoordinates::titleRects() const
+{
+    std::vector<QRectF> out;
+    const double h = fontMetrics().height() + 4;
+    const bool two = twoTitleRows();
+    for (int a = 0; a < m_axes.size(); ++a) {
+        const double w = fontMetrics().horizontalAdvance(shownTitle(a));
+        out.emplace_back(axisX(a) - w / 2, 2 + (two && a % 2 == 1 ? h : 0), w, h);
+    }
+    return out;
+}
+
+bool ParallelCoordinates::event(QEvent *e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(e);
+        const std::vector<QRectF> rects = titleRects();
+        for (int a = 0; a < int(rects.size()); ++a)
+            if (rects[size_t(a)].contains(help->pos())) {
+                QToolTip::showText(help->globalPos(), QStringLiteral("%1 (%2)").arg(m_titles[a], m_axes[a]), this);
+                return true;
+            }
+    }
+    return QWidget::event(e);
 }
 
 double ParallelCoordinates::position(int axis, double v) const
@@ -187,10 +320,11 @@ void ParallelCoordinates::paintEvent(QPaintEvent *)
         }
     }
     p.setPen(palette().text().color());
+    const std::vector<QRectF> titles = titleRects();
     for (int a = 0; a < m_axes.size(); ++a) {
         const double x = axisX(a);
         p.drawLine(QPointF(x, top), QPointF(x, bottom));
-        p.drawText(QRectF(x - 80, 2, 160, 20), Qt::AlignCenter, m_axes[a]);
+        p.drawText(titles[size_t(a)], Qt::AlignCenter, shownTitle(a));
         const auto [lo, hi] = m_range[size_t(a)];
         if (std::isfinite(lo)) {
             p.drawText(QRectF(x - 80, bottom + 2, 160, 20), Qt::AlignCenter, QString::number(lo, 'g', 3));
@@ -238,15 +372,16 @@ void ParallelCoordinates::mouseReleaseEvent(QMouseEvent *)
 }
 
 SweepView::SweepView(QWidget *parent)
-    : QDialog(parent), m_metric(new QComboBox(this)), m_table(new QTableWidget(this)), m_plot(new ParallelCoordinates(this)),
-      m_note(new QLabel(this))
+    : QDialog(parent), m_metric(new QComboBox(this)), m_title(new QLabel(this)), m_table(new QTableWidget(this)),
+      m_plot(new ParallelCoordinates(this)), m_note(new QLabel(this))
 {
     setObjectName(QStringLiteral("sweepView"));
     setWindowTitle(tr("Sweep view"));
+    m_title->setObjectName(QStringLiteral("sweepTitle"));
+    m_title->setWordWrap(true);
     m_metric->setObjectName(QStringLiteral("sweepMetric"));
-    m_metric->addItems({QStringLiteral("eval_accuracy"), QStringLiteral("best_eval_accuracy"), QStringLiteral("eval_loss"),
-                        QStringLiteral("train_loss")});
-    m_metric->setToolTip(tr("Sort and colour the runs by this metric (final values; best_eval_accuracy: the highest)"));
+    m_metric->setToolTip(tr("Sort and colour the runs by this metric (the last evaluation's value; best eval accuracy: "
+                            "the highest of any evaluation)"));
     m_table->setObjectName(QStringLiteral("sweepTable"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -258,54 +393,126 @@ SweepView::SweepView(QWidget *parent)
     auto *box = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
     layout->addLayout(row);
     layout->addWidget(m_plot, 3);
     layout->addWidget(m_table, 2);
     layout->addWidget(box);
-    resize(900, 640);
-    connect(m_metric, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+    resize(900, 620);
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
     connect(m_plot, &ParallelCoordinates::brushChanged, this, [this] {
         const std::vector<int> visible = m_plot->visibleLines();
         for (int r = 0; r < m_table->rowCount(); ++r) {
             const int line = m_table->item(r, 0) ? m_table->item(r, 0)->data(Qt::UserRole).toInt() : -1;
             m_table->setRowHidden(r, std::find(visible.begin(), visible.end(), line) == visible.end());
         }
-        m_note->setText(tr("%1 of %n run(s) shown", nullptr, int(m_runs.size())).arg(visible.size()));
+        m_note->setText(tr("%1 of %n run(s) shown; drag along an axis to pick a range", nullptr, int(m_runs.size()))
+                            .arg(visible.size()));
     });
 }
 
 void SweepView::setRuns(const std::vector<RunHistory> &runs)
 {
+    const QStringList axes = sweepAxesOf(runs);
+    std::vector<std::vector<double>> values;
+    for (const RunHistory &r : runs) {
+        std::vector<double> v;
+        for (const QString &k : axes)
+            v.push_back(settingNumber(r, k.toStdString()));
+        values.push_back(std::move(v));
+    }
+    present(runs, axes, std::move(values), QString(),
+            tr("%n run(s); the axes are the settings they differ in.", nullptr, int(runs.size())));
+}
+
+void SweepView::setSweep(const std::vector<RunHistory> &runs, const SweepFile &file, const QString &name)
+{
+    // Each run's swept values as its sweep planned them (sweep.json), else as it recorded them.
+    QStringList swept;
+    for (const SweepParameter &p : file.spec.parameters)
+        swept << QString::fromStdString(p.name);
+    std::vector<std::vector<double>> all;
+    for (const RunHistory &r : runs) {
+        const QString folder = QFileInfo(r.sourcePath).isFile() ? QFileInfo(r.sourcePath).dir().dirName()
+                                                                : QFileInfo(r.sourcePath).fileName();
+        const SweepRun *planned = nullptr;
+        for (const SweepRunRecord &rec : file.runs)
+            if (QString::fromStdString(rec.run.name) == folder)
+                planned = &rec.run;
+        std::vector<double> v;
+        for (const QString &k : swept) {
+            double x = settingNumber(r, k.toStdString());
+            if (planned)
+                for (const auto &[option, value] : planned->values)
+                    if (QString::fromStdString(option) == k)
+                        x = value;
+            v.push_back(x);
+        }
+        all.push_back(std::move(v));
+    }
+    // The axes: the swept options that take two or more values in these runs (all when none does).
+    QStringList axes;
+    std::vector<int> kept;
+    for (int k = 0; k < swept.size(); ++k) {
+        std::set<double> distinct;
+        for (const std::vector<double> &v : all)
+            if (std::isfinite(v[size_t(k)]))
+                distinct.insert(v[size_t(k)]);
+        if (distinct.size() > 1)
+            kept.push_back(k);
+    }
+    if (kept.empty())
+        for (int k = 0; k < swept.size(); ++k)
+            kept.push_back(k);
+    std::vector<std::vector<double>> values;
+    for (const std::vector<double> &v : all) {
+        std::vector<double> out;
+        for (int k : kept)
+            out.push_back(v[size_t(k)]);
+        values.push_back(std::move(out));
+    }
+    QStringList titles;
+    for (int k : kept) {
+        axes << swept[k];
+        titles << sweepAxisTitle(swept[k]);
+    }
+    const QString method = file.spec.method == "random" ? tr("random search") : tr("grid");
+    present(runs, axes, std::move(values), QString::fromStdString(file.metric),
+            tr("%1: %n run(s), %2 over %3", nullptr, int(runs.size())).arg(name, method, titles.join(QStringLiteral(" × "))));
+}
+
+void SweepView::present(const std::vector<RunHistory> &runs, const QStringList &axes, std::vector<std::vector<double>> values,
+                        const QString &metric, const QString &title)
+{
     m_runs = runs;
+    m_keys = axes;
+    m_values = std::move(values);
+    m_title->setText(title);
+    const QStringList metrics = sweepMetricsOf(runs);
+    const QSignalBlocker blocker(m_metric);
+    m_metric->clear();
+    for (const QString &m : metrics)
+        m_metric->addItem(sweepAxisTitle(m), m);
+    const int preferred = m_metric->findData(metric);
+    m_metric->setCurrentIndex(preferred >= 0 ? preferred : 0);
     rebuild();
 }
 
-void SweepView::setMetric(const QString &metric) { m_metric->setCurrentText(metric); }
+void SweepView::setMetric(const QString &metric)
+{
+    if (const int i = m_metric->findData(metric); i >= 0)
+        m_metric->setCurrentIndex(i); // currentIndexChanged → rebuild()
+}
+
+QString SweepView::metric() const { return m_metric->currentData().toString(); }
 
 void SweepView::rebuild()
 {
-    const QString metric = m_metric->currentText();
-    QStringList keys;
-    for (const SettingDifference &d : differingSettings(m_runs)) {
-        bool numeric = true;
-        for (const std::string &v : d.values) {
-            bool ok = false;
-            QString::fromStdString(v).toDouble(&ok);
-            numeric = numeric && (ok || v == "–");
-        }
-        if (numeric)
-            keys << QString::fromStdString(d.key);
-    }
+    const QString metric = this->metric();
     std::vector<ParallelLine> lines;
-    for (const RunHistory &r : m_runs) {
-        ParallelLine l{r.name, {}};
-        for (const QString &k : keys) {
-            const auto it = r.settings.find(k.toStdString());
-            bool ok = false;
-            const double v = it == r.settings.end() ? kNaN : QString::fromStdString(it->second).toDouble(&ok);
-            l.values.push_back(ok ? v : kNaN);
-        }
-        l.values.push_back(sweepMetricOf(r, metric));
+    for (size_t i = 0; i < m_runs.size(); ++i) {
+        ParallelLine l{m_runs[i].name, i < m_values.size() ? m_values[i] : std::vector<double>(size_t(m_keys.size()), kNaN)};
+        l.values.push_back(sweepMetricOf(m_runs[i], metric));
         lines.push_back(std::move(l));
     }
     // The table: best first by the metric, runs without it last (in list order).
@@ -321,26 +528,28 @@ void SweepView::rebuild()
             return false;
         return lower ? x < y : x > y;
     });
+    QStringList titles;
+    for (const QString &k : m_keys)
+        titles << sweepAxisTitle(k);
     m_table->clear();
-    m_table->setColumnCount(int(keys.size()) + 2);
-    QStringList headers{tr("run"), metric};
-    headers += keys;
-    m_table->setHorizontalHeaderLabels(headers);
+    m_table->setColumnCount(int(m_keys.size()) + 2);
+    m_table->setHorizontalHeaderLabels(QStringList{tr("Run"), sweepAxisTitle(metric)} + titles);
+    for (int k = 0; k < m_keys.size(); ++k)
+        m_table->horizontalHeaderItem(k + 2)->setToolTip(m_keys[k]);
     m_table->setRowCount(int(order.size()));
     for (int r = 0; r < int(order.size()); ++r) {
         const ParallelLine &l = lines[size_t(order[size_t(r)])];
         auto *name = new QTableWidgetItem(l.name);
         name->setData(Qt::UserRole, order[size_t(r)]);
+        name->setToolTip(m_runs[size_t(order[size_t(r)])].sourcePath);
         m_table->setItem(r, 0, name);
         m_table->setItem(r, 1, new QTableWidgetItem(std::isfinite(l.values.back()) ? QString::number(l.values.back(), 'g', 4)
                                                                                    : QStringLiteral("–")));
-        for (int k = 0; k < keys.size(); ++k)
+        for (int k = 0; k < m_keys.size(); ++k)
             m_table->setItem(r, k + 2, new QTableWidgetItem(std::isfinite(l.values[size_t(k)]) ? QString::number(l.values[size_t(k)], 'g', 6)
                                                                                                 : QStringLiteral("–")));
     }
-    QStringList axes = keys;
-    axes << metric;
-    m_plot->setData(axes, lines); // brushChanged → the table's rows and the note
+    m_plot->setData(QStringList(m_keys) << metric, lines, titles << sweepAxisTitle(metric)); // brushChanged → the table's rows and the note
 }
 
 } // namespace wb

@@ -60,6 +60,9 @@ bool ConcurrentSweep::start(const QString &sweepDir, int runsAtOnce, QString *er
     m_training.clear();
     m_mostAtOnce = 0;
     m_finishedStatus.clear();
+    m_records.clear();
+    m_followed.clear();
+    m_runCount = m_doneCount = 0;
     m_outBuf.clear();
     m_errBuf.clear();
     m_process.start(QString::fromStdString(cli), {QStringLiteral("sweep"), QStringLiteral("--sweep_dir=") + sweepDir,
@@ -95,23 +98,27 @@ void ConcurrentSweep::readLines(QProcess::ProcessChannel channel)
 
 namespace {
 
-/// A run's own `train` events (inside run_progress) as the Log lines `train` would print.
+/// A run's own `train` events (inside run_progress) as the Log lines `train` would print, and
+/// kept in the run's record.
 class RunLogLines : public TrainingObserver
 {
 public:
-    explicit RunLogLines(QString run) : m_prefix(QStringLiteral("[%1] ").arg(run)) {}
+    RunLogLines(QString run, ConcurrentSweep::RunRecord &record) : m_prefix(QStringLiteral("[%1] ").arg(run)), m_record(record) {}
     QStringList lines;
 
     void runStarted(const RunStarted &i) override
     {
+        m_record.started = i;
         lines << m_prefix + QStringLiteral("started: %1 steps from step %2").arg(i.total_steps).arg(i.start_step);
     }
     void stepCompleted(const StepMetrics &m) override
     {
+        m_record.steps.push_back(m);
         lines << m_prefix + QStringLiteral("step %1/%2  loss %3").arg(m.step).arg(m.total_steps).arg(m.loss, 0, 'g', 4);
     }
     void evaluationCompleted(const EvalMetrics &m) override
     {
+        m_record.evals.push_back(m);
         QString text = m_prefix + QStringLiteral("eval at step %1: eval_loss %2").arg(m.step).arg(m.eval_loss, 0, 'g', 4);
         if (!m.regression && std::isfinite(m.eval_accuracy))
             text += QStringLiteral(", eval_accuracy %1").arg(m.eval_accuracy, 0, 'g', 4);
@@ -126,6 +133,7 @@ public:
 
 private:
     QString m_prefix;
+    ConcurrentSweep::RunRecord &m_record;
 };
 
 /// The swept values of a run_started event as the CLI's text says them ("learning_rate=0.001 seed=2").
@@ -150,6 +158,20 @@ void ConcurrentSweep::setTraining(const QStringList &runs)
     Q_EMIT trainingChanged(m_training);
 }
 
+const ConcurrentSweep::RunRecord *ConcurrentSweep::record(const QString &run) const
+{
+    const auto it = m_records.find(run);
+    return it == m_records.end() ? nullptr : &it->second;
+}
+
+void ConcurrentSweep::follow(const QString &run)
+{
+    if (run == m_followed)
+        return;
+    m_followed = run;
+    Q_EMIT followedChanged(run);
+}
+
 void ConcurrentSweep::onLine(QProcess::ProcessChannel channel, const QString &text)
 {
     if (channel == QProcess::StandardOutput)
@@ -167,6 +189,8 @@ void ConcurrentSweep::readEventLine(const QString &text)
         Q_EMIT line(text);
         return;
     case SweepEventKind::SweepStarted:
+        m_runCount = int(e.runs);
+        m_doneCount = 0;
         Q_EMIT line(tr("sweep %1: %2 run(s), %3; %4 to train, up to %5 at once")
                         .arg(QString::fromStdString(e.sweep_dir))
                         .arg(e.runs)
@@ -175,22 +199,37 @@ void ConcurrentSweep::readEventLine(const QString &text)
                         .arg(e.max_concurrent_runs));
         return;
     case SweepEventKind::RunSkipped:
+        ++m_doneCount;
         Q_EMIT line(tr("%1: completed, skipped").arg(run));
         return;
     case SweepEventKind::RunStarted: {
         Q_EMIT line(QStringLiteral("%1 (%2/%3): %4").arg(run).arg(e.number).arg(e.runs).arg(valuesText(e)));
+        m_records[run] = RunRecord{QString::fromStdString(e.model_dir), std::nullopt, {}, {}};
         if (!m_training.contains(run))
             setTraining(QStringList(m_training) << run);
+        if (!m_training.contains(m_followed))
+            follow(m_training.front());
         return;
     }
     case SweepEventKind::RunProgress: {
-        RunLogLines lines(run);
+        RunRecord &record = m_records[run];
+        const size_t steps = record.steps.size(), evals = record.evals.size();
+        const bool started = record.started.has_value();
+        RunLogLines lines(run, record);
         RunFinished finished;
         const RunEventKind kind = decodeRunEvent(e.data, lines, &finished);
         if (kind == RunEventKind::Finished)
             lines.lines << QStringLiteral("[%1] finished: %2").arg(run, QString::fromStdString(runStatusName(finished.status)));
         for (const QString &l : lines.lines)
             Q_EMIT line(l);
+        if (run == m_followed) { // copies: a slot may read the record, which the next event grows
+            if (!started && record.started)
+                Q_EMIT followedStarted(RunStarted(*record.started));
+            for (size_t i = steps; i < record.steps.size(); ++i)
+                Q_EMIT followedStep(StepMetrics(record.steps[i]));
+            for (size_t i = evals; i < record.evals.size(); ++i)
+                Q_EMIT followedEvaluation(EvalMetrics(record.evals[i]));
+        }
         return;
     }
     case SweepEventKind::RunLog:
@@ -200,9 +239,13 @@ void ConcurrentSweep::readEventLine(const QString &text)
         const QString status = QString::fromStdString(e.status);
         Q_EMIT line(status == QLatin1String("failed") ? tr("%1: failed (exit %2)").arg(run).arg(e.exit_code)
                                                       : QStringLiteral("%1: %2").arg(run, status));
+        if (status == QLatin1String("completed"))
+            ++m_doneCount;
         QStringList rest = m_training;
         rest.removeAll(run);
         setTraining(rest);
+        if (run == m_followed && !m_training.isEmpty())
+            follow(m_training.front()); // the next run training longest
         return;
     }
     case SweepEventKind::SweepFinished:

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "core/events/trainingobserver.h"
+
 #include <QObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+
+#include <map>
+#include <optional>
+#include <vector>
 
 namespace wb {
 
@@ -13,8 +19,10 @@ namespace wb {
 /// in a child process (findWorkerExecutable, ui/runs/localworkersrun.h), which drives the sweep
 /// (SweepDriver over its ProcessPoolExecutor: up to N `train` processes at the same time) and
 /// keeps sweep.json (docs/file-formats.md, "Sweep folder"). The window follows its event
-/// stream (decodeSweepEvent, core/formats/sweepevents.h): which runs train now (training()) and
-/// Log lines made from the events (line()); Stop sends it SIGINT as a terminal's Ctrl+C does
+/// stream (decodeSweepEvent, core/formats/sweepevents.h): which runs train now (training()),
+/// Log lines made from the events (line()), and one run followed for the plot and the progress
+/// row (followed(): the run training longest; when it ends, the next one still training) with
+/// its steps and evaluations so far (record()); Stop sends it SIGINT as a terminal's Ctrl+C does
 /// (every run stops after its step with a checkpoint), and starting the same sweep again
 /// resumes it. GUI thread only.
 ///
@@ -48,11 +56,36 @@ public:
     /// "" before one came.
     QString finishedStatus() const { return m_finishedStatus; }
 
+    /// A run of the sweep as far as its events told: its model_dir, its start (total steps,
+    /// device) and every step and evaluation it reported.
+    struct RunRecord
+    {
+        QString modelDir;
+        std::optional<RunStarted> started;
+        std::vector<StepMetrics> steps;
+        std::vector<EvalMetrics> evals;
+    };
+    /// The run the window shows ("run-002"): the one training longest; when it ends, the next
+    /// one still training; after the last, the last that trained. "" before any started.
+    QString followed() const { return m_followed; }
+    /// What the events told of `run` so far; nullptr for a run that has not started.
+    const RunRecord *record(const QString &run) const;
+    /// The sweep's runs (sweep_started's count; 0 before it), and how many of them are done:
+    /// completed now or before (skipped).
+    int runCount() const { return m_runCount; }
+    int doneCount() const { return m_doneCount; }
+
 Q_SIGNALS:
     /// One line the sweep printed (its own or a run's, "[run-001] …").
     void line(const QString &text);
     /// The runs training now changed.
     void trainingChanged(const QStringList &runs);
+    /// The followed run changed to `run`: its record so far is record(run); its later events
+    /// come as followedStarted, followedStep and followedEvaluation.
+    void followedChanged(const QString &run);
+    void followedStarted(const wb::RunStarted &info);
+    void followedStep(const wb::StepMetrics &m);
+    void followedEvaluation(const wb::EvalMetrics &m);
     /// The sweep ended: the CLI's exit code (0 every run completed, 130 stopped, 1 a run
     /// failed or the sweep could not go on, 2 the folder is not a sweep it can resume).
     void finished(int exitCode);
@@ -61,6 +94,7 @@ private:
     void readLines(QProcess::ProcessChannel channel);
     void onLine(QProcess::ProcessChannel channel, const QString &text);
     void setTraining(const QStringList &runs);
+    void follow(const QString &run);
 
     QProcess m_process;
     QString m_sweepDir;
@@ -68,6 +102,9 @@ private:
     QByteArray m_outBuf, m_errBuf;
     int m_mostAtOnce = 0;
     QString m_finishedStatus;
+    std::map<QString, RunRecord> m_records;
+    QString m_followed;
+    int m_runCount = 0, m_doneCount = 0;
 };
 
 } // namespace wb

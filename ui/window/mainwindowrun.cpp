@@ -19,6 +19,8 @@
 #include "ui/window/concurrentsweep.h"
 #include "ui/window/runsession.h"
 
+#include "core/formats/sweepnames.h"
+
 #include <QAction>
 #include <QDir>
 #include <QStatusBar>
@@ -73,7 +75,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
         loadBaseline(o);
     updateSchedule();
     m_runs->setLiveMetricsPath(q(o.metricsPath()));
-    m_plot->setRunName(QDir(q(o.model_dir)).dirName()); // told apart from the overlaid runs
+    m_plot->setRunName(q(runDisplayName(o.model_dir))); // told apart from the overlaid runs ("sweep-1/run-002")
     leaveStartPage();
     showTab(QStringLiteral("plotTab"));
 }

@@ -7,8 +7,10 @@
 #include "ui/common/qtext.h"
 
 #include "ui/form/configurationform.h"
+#include "ui/plot/lossplot.h"
 #include "ui/runs/progresspanel.h"
 #include "ui/runs/runstable.h"
+#include "ui/runs/trainingcontroller.h"
 #include "ui/window/concurrentsweep.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
@@ -17,6 +19,7 @@
 #include "core/formats/sweepdriver.h"
 #include "core/util/errortext.h"
 
+#include <QFileInfo>
 #include <QStatusBar>
 
 #include <optional>
@@ -31,6 +34,20 @@ RunQueue *MainWindow::ensureRunQueue()
         connect(m_queue, &RunQueue::runStarted, this, [this](int index) {
             const QueuedRun &r = m_queue->runs()[size_t(index)];
             appendLog(tr("Run %1 of %2 (%3) in %4").arg(index + 1).arg(m_queue->runs().size()).arg(r.label, q(r.options.model_dir)));
+        });
+        // A sweep's run in the window: the progress row says which of the sweep's runs trains.
+        connect(m_session->controller(), &TrainingController::runStarted, this, [this] {
+            if (!m_windowSweep || !m_queue->isActive())
+                return;
+            const QFileInfo run(q(m_session->controller()->lastSpec().model_dir));
+            const QFileInfo sweepDir(q(m_windowSweep->sweepDir()));
+            const std::optional<size_t> i = m_windowSweep->indexOf(run.fileName().toStdString());
+            if (!i || run.absolutePath() != sweepDir.absoluteFilePath())
+                return;
+            m_progress->setStatus(tr("%1 · %2: run %3 of %4")
+                                      .arg(m_progress->statusText(), sweepDir.fileName())
+                                      .arg(*i + 1)
+                                      .arg(m_windowSweep->file().runs.size()));
         });
         connect(m_queue, &RunQueue::stopped, this, [this](int, const QString &reason) {
             appendLog(tr("The runs one after another stopped: %1. Train → Repeat with Seeds again goes on.").arg(reason));
@@ -73,7 +90,8 @@ void MainWindow::trainSweepInWindow(const SweepDriver &sweep, const TrainingOpti
         scanRuns(q(d->runDir(pending.front())));
         showTab(QStringLiteral("runsTab"));
         if (!bySeed)
-            connect(m_runs, &RunsTable::scanned, this, [this] { m_runs->showSweepView(); }, Qt::SingleShotConnection);
+            connect(m_runs, &RunsTable::scanned, this, [this, d] { m_runs->showSweepView(q(d->sweepDir())); },
+                    Qt::SingleShotConnection);
     };
     m_queue->run(std::move(jobs), std::move(sinks));
 }
@@ -146,13 +164,51 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
         m_concurrentSweep = new ConcurrentSweep(this);
         m_concurrentSweep->setObjectName(QStringLiteral("concurrentSweep"));
         connect(m_concurrentSweep, &ConcurrentSweep::line, this, [this](const QString &text) { appendLog(text); });
-        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this](const QStringList &runs) {
+        // The progress row counts the sweep's runs; its bar, the plot and the plot's name are the
+        // followed run's (the one training longest), not the run shown before the sweep.
+        const auto sweepStatus = [this] {
+            const ConcurrentSweep *c = m_concurrentSweep;
+            const QString shown = c->followed().isEmpty() ? QString() : tr(" · the plot shows %1").arg(c->followed());
+            m_progress->setStatus(tr("Sweep: %1 of %2 run(s) done, %3 training").arg(c->doneCount()).arg(c->runCount())
+                                      .arg(c->training().size())
+                                  + shown);
+        };
+        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this, sweepStatus](const QStringList &runs) {
             if (runs.isEmpty())
                 return;
             statusBar()->showMessage(
                 tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size())).arg(runs.join(QStringLiteral(", "))));
-            m_progress->setStatus(tr("Sweep: %n run(s) training", nullptr, int(runs.size())));
+            sweepStatus();
         });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [this, sweepStatus](const QString &run) {
+            const ConcurrentSweep::RunRecord *record = m_concurrentSweep->record(run);
+            ++m_shownRunGeneration; // a recorded run still being read is not shown over this one
+            m_plot->clear();
+            m_plot->setPretraining(false);
+            m_plot->setRunName(QFileInfo(m_concurrentSweep->sweepDir()).fileName() + QLatin1Char('/') + run);
+            m_progress->prepare(record && record->started ? record->started->total_steps : 0);
+            if (record) {
+                if (record->started)
+                    m_progress->runStarted(*record->started);
+                for (const StepMetrics &m : record->steps)
+                    m_plot->addStep(m);
+                for (const EvalMetrics &m : record->evals)
+                    m_plot->addEvaluation(m);
+                if (!record->steps.empty())
+                    m_progress->stepCompleted(record->steps.back());
+            }
+            showTab(QStringLiteral("plotTab"));
+            sweepStatus();
+        });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedStarted, this, [this, sweepStatus](const RunStarted &info) {
+            m_progress->runStarted(info);
+            sweepStatus();
+        });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedStep, this, [this](const StepMetrics &m) {
+            m_plot->addStep(m);
+            m_progress->stepCompleted(m);
+        });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedEvaluation, m_plot, &LossPlot::addEvaluation);
         connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
             updateActions();
             const QString dir = m_concurrentSweep->sweepDir();
@@ -162,9 +218,11 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
                 statusBar()->showMessage(tr("Sweep completed"), 6000);
                 appendLog(tr("All runs of the sweep in %1 completed; Compare runs lists them.").arg(dir));
                 m_runs->setGroupSeeds(false);
-                scanRuns(dir + QStringLiteral("/run-001"));
+                scanRuns(m_concurrentSweep->record(m_concurrentSweep->followed())
+                             ? m_concurrentSweep->record(m_concurrentSweep->followed())->modelDir
+                             : dir + QStringLiteral("/run-001"));
                 showTab(QStringLiteral("runsTab"));
-                connect(m_runs, &RunsTable::scanned, this, [this] { m_runs->showSweepView(); }, Qt::SingleShotConnection);
+                connect(m_runs, &RunsTable::scanned, this, [this, dir] { m_runs->showSweepView(dir); }, Qt::SingleShotConnection);
             } else {
                 statusBar()->showMessage(exitCode == 130 ? tr("Sweep stopped") : tr("Sweep ended with errors"), 6000);
                 appendLog(exitCode == 130 ? tr("The sweep stopped; Training → Sweep… with the same folder resumes it.")

@@ -4,6 +4,7 @@
 #include "ui/window/sweepdialog.h"
 #include "ui/common/qtext.h"
 
+#include "core/formats/sweepnames.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
 
@@ -91,7 +92,9 @@ SweepDialog::SweepDialog(QWidget *parent)
     m_sampleSeed->setRange(0, 1000000);
     m_folder->setObjectName(QStringLiteral("sweepFolder"));
     m_folder->setMinimumWidth(fontMetrics().averageCharWidth() * 40); // a path's tail is readable
-    m_folder->setToolTip(tr("The sweep folder: sweep.json and one model directory per run (run-001, …)"));
+    m_folder->setToolTip(tr("The sweep folder: sweep.json and one model directory per run (run-001, …). A new sweep "
+                            "goes beside the project's runs as sweep-1, sweep-2, …; Compare runs names its runs "
+                            "sweep-1/run-001, …"));
     m_runsAtOnce->setObjectName(QStringLiteral("sweepRunsAtOnce"));
     m_runsAtOnce->setRange(1, 64);
     m_runsAtOnce->setValue(1);
@@ -142,7 +145,7 @@ void SweepDialog::setBaseOptions(const TrainingOptions &o, RunPurpose purpose)
     m_base = o;
     m_purpose = purpose;
     if (m_folder->text().isEmpty() && !o.model_dir.empty())
-        m_folder->setText(q(o.model_dir) + QStringLiteral("-sweep"));
+        m_folder->setText(q(nextSweepDir(o.model_dir))); // runs/sweep-1 beside runs/run-1
     updatePlanText();
 }
 

@@ -32,7 +32,8 @@ class SweepDialog : public QDialog
 public:
     explicit SweepDialog(QWidget *parent = nullptr);
 
-    /// The folder proposed for the form's model_dir ("<model_dir>-sweep").
+    /// The form's options the runs share; a new sweep's folder is proposed beside the form's
+    /// model_dir (nextSweepDir, core/formats/sweepnames.h: "runs/run-1" → "runs/sweep-1").
     void setBaseOptions(const TrainingOptions &o, RunPurpose purpose);
     /// The sweep of the fields (SweepDriver::planOrResume: with sweep.json's state when the
     /// folder holds the same plan), or nothing with `*error` saying what to fix ("--param: …").
