@@ -326,25 +326,27 @@ void tst_SweepWindow::twoAtOnceIsFollowedLive()
     struct Seen
     {
         QString status, plotName;
-        int value, maximum, points;
+        int value, maximum, points, overlays;
     };
     QList<Seen> seen;
     connect(sweep, &ConcurrentSweep::followedStep, &w, [&] {
         seen << Seen{progress->statusText(), plot->runName(), bar->value(), bar->maximum(),
-                     plot->pointCount(LossPlot::Series::TrainLoss)};
+                     plot->pointCount(LossPlot::Series::TrainLoss), plot->comparisonRunCount()};
     });
     QSignalSpy done(sweep, &ConcurrentSweep::finished);
     QVERIFY(done.wait(180000));
     QCOMPARE(done.first().first().toInt(), 0);
     QVERIFY(!seen.isEmpty());
     QSet<QString> shown;
-    bool countedTwo = false, countedDone = false;
+    bool countedTwo = false, countedDone = false, otherOverlaid = false;
     for (const Seen &s : seen) {
         shown << s.plotName;
         QVERIFY2(s.plotName.startsWith(QLatin1String("sweep-1/run-00")), qPrintable(s.plotName));
         QVERIFY2(s.status.endsWith(QStringLiteral(" · the plot shows ") + s.plotName.mid(8)), qPrintable(s.status));
         QVERIFY2(s.status.startsWith(QLatin1String("Sweep: ")), qPrintable(s.status));
         countedTwo = countedTwo || s.status.contains(QLatin1String(" of 4 run(s) done, 2 training"));
+        otherOverlaid = otherOverlaid || (s.status.contains(QLatin1String(", 2 training")) && s.overlays == 1);
+        QVERIFY(s.overlays <= 1); // the one other run training, never the followed one twice
         countedDone = countedDone || s.status.contains(QLatin1String("Sweep: 1 of 4 run(s) done"))
                       || s.status.contains(QLatin1String("Sweep: 2 of 4 run(s) done"));
         QCOMPARE(s.maximum, 8); // 32 examples / batch 4: the followed run's steps, not 336
@@ -352,6 +354,7 @@ void tst_SweepWindow::twoAtOnceIsFollowedLive()
         QVERIFY(s.points >= 1);
     }
     QVERIFY(countedTwo);
+    QVERIFY(otherOverlaid); // the other run training is drawn beside the followed one
     QVERIFY(countedDone);
     QVERIFY2(shown.size() >= 2, qPrintable(QStringList(shown.values()).join(QLatin1Char(' ')))); // it moved on
     QVERIFY(shown.contains(QStringLiteral("sweep-1/run-001")));

@@ -19,10 +19,14 @@
 #include "core/formats/sweepdriver.h"
 #include "core/util/errortext.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QStatusBar>
 
+#include <limits>
+#include <memory>
 #include <optional>
+#include <utility>
 
 namespace wb {
 
@@ -204,9 +208,50 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
             m_progress->runStarted(info);
             sweepStatus();
         });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedStep, this, [this](const StepMetrics &m) {
+        // The other runs training now are overlaid beside the followed one, redrawn at most once a
+        // second; a run that ended leaves (Compare runs lists it when the sweep ends).
+        struct LiveOverlays
+        {
+            QStringList paths;
+            QElapsedTimer sinceDrawn;
+        };
+        const auto live = std::make_shared<LiveOverlays>();
+        const auto drawOthers = [this, live](bool force) {
+            if (!force && live->sinceDrawn.isValid() && live->sinceDrawn.elapsed() < 1000)
+                return;
+            live->sinceDrawn.start();
+            for (const QString &path : std::exchange(live->paths, {}))
+                m_plot->removeComparisonRun(path);
+            const ConcurrentSweep *c = m_concurrentSweep;
+            for (const QString &run : c->training()) {
+                const ConcurrentSweep::RunRecord *record = c->record(run);
+                if (run == c->followed() || !record)
+                    continue;
+                RunHistory h;
+                h.name = QFileInfo(c->sweepDir()).fileName() + QLatin1Char('/') + run;
+                h.sourcePath = QStringLiteral("sweep-live:") + record->modelDir;
+                for (const StepMetrics &m : record->steps) {
+                    h.trainStep.push_back(double(m.step));
+                    h.trainWallTime.push_back(m.wall_time);
+                    h.trainLoss.push_back(m.loss);
+                    h.learningRate.push_back(m.learning_rate);
+                }
+                for (const EvalMetrics &m : record->evals) {
+                    h.evalStep.push_back(double(m.step));
+                    h.evalWallTime.push_back(m.wall_time);
+                    h.evalLoss.push_back(m.eval_loss);
+                    h.evalAccuracy.push_back(m.regression ? std::numeric_limits<double>::quiet_NaN() : m.eval_accuracy);
+                }
+                m_plot->addComparisonRun(h, RunsTable::runColour(int(live->paths.size())));
+                live->paths << h.sourcePath;
+            }
+        };
+        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [drawOthers] { drawOthers(true); });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [drawOthers] { drawOthers(true); });
+        connect(m_concurrentSweep, &ConcurrentSweep::followedStep, this, [this, drawOthers](const StepMetrics &m) {
             m_plot->addStep(m);
             m_progress->stepCompleted(m);
+            drawOthers(false);
         });
         connect(m_concurrentSweep, &ConcurrentSweep::followedEvaluation, m_plot, &LossPlot::addEvaluation);
         connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
