@@ -328,7 +328,10 @@ void ParallelCoordinates::paintEvent(QPaintEvent *)
         const auto [lo, hi] = m_range[size_t(a)];
         if (std::isfinite(lo)) {
             p.drawText(QRectF(x - 80, bottom + 2, 160, 20), Qt::AlignCenter, QString::number(lo, 'g', 3));
-            p.drawText(QRectF(x + 4, top - 2, 70, 16), Qt::AlignLeft, QString::number(hi, 'g', 3));
+            const QString hiText = QString::number(hi, 'g', 3);
+            const QRectF hiRect(x + 4, top + 1, fontMetrics().horizontalAdvance(hiText) + 4, fontMetrics().height());
+            p.fillRect(hiRect, palette().base()); // readable over the lines that meet at the top
+            p.drawText(hiRect, Qt::AlignCenter, hiText);
         }
         std::optional<std::pair<double, double>> b = m_brush[size_t(a)];
         if (m_dragAxis == a)

@@ -201,7 +201,6 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
                 if (!record->steps.empty())
                     m_progress->stepCompleted(record->steps.back());
             }
-            showTab(QStringLiteral("plotTab"));
             sweepStatus();
         });
         connect(m_concurrentSweep, &ConcurrentSweep::followedStarted, this, [this, sweepStatus](const RunStarted &info) {
@@ -281,6 +280,7 @@ void MainWindow::startConcurrentSweep(const SweepFile &file)
         appendLog(tr("The sweep did not start: %1").arg(error));
         return;
     }
+    showTab(QStringLiteral("plotTab")); // the runs' curves, as a run in the window shows them
     appendLog(tr("Sweep in %1: %n run(s), up to %2 at once, each in its own process", nullptr, int(file.runs.size()))
                   .arg(m_sweepDialog->sweepDir())
                   .arg(m_sweepDialog->runsAtOnce()));
