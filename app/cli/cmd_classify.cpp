@@ -298,6 +298,8 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
         err << "warning: input_file: '" << f.inputFile << "' holds no text to classify (the output has only the header)\n";
     try {
         const TextClassifier classifier(f.src);
+        for (const auto &n : classifier.notes())
+            err << "note: " << n << "\n";
         for (const auto &w : classifier.warnings())
             err << "warning: " << w << "\n";
         const bool pairs = std::any_of(inputs.begin(), inputs.end(), [](const auto &p) { return !p.second.empty(); });

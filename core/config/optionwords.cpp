@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cctype>
+#include <utility>
 
 namespace wb {
 
@@ -29,6 +30,23 @@ bool isPlaceholder(std::string_view value)
 
 std::string quoted(const std::string &label) { return "\u201c" + label + "\u201d"; }
 
+/// Fields of the window whose flags are in no option table: the Sweep dialog's (the sweep
+/// command's flags) and Try it's. Their labels as the window shows them.
+constexpr std::pair<std::string_view, const char *> kWindowOnlyFields[] = {
+    {"param", "Sweep \u2192 values of an option"},
+    {"method", "Sweep \u2192 Method"},
+    {"num_runs", "Sweep \u2192 Runs (random)"},
+    {"sample_seed", "Sweep \u2192 Sample seed (random)"},
+    {"sweep_dir", "Sweep \u2192 Sweep folder"},
+    {"max_concurrent_runs", "Sweep \u2192 Runs at once"},
+    {"ig_steps", "Which words decided \u2192 m"},
+    {"explain_class", "Which words decided \u2192 class"},
+};
+
+/// A flag the window has no field for, named in the window: its name without the command
+/// line's dashes, quoted ("“masked_lm_prob”").
+std::string bareName(std::string_view flag) { return quoted(std::string(flag)); }
+
 /// Whether the window shows `flag` as a check box: a bool training option, or a switch (or a
 /// false/true choice) of a command table.
 bool isCheckBox(std::string_view flag)
@@ -51,21 +69,26 @@ OptionWording optionWording() { return g_wording.load(); }
 
 std::string optionLabel(std::string_view flag)
 {
-    if (const OptionSpec *spec = findOption(flag); spec && spec->group != FormGroup::None && *spec->label)
+    // The option table's label, also of options outside the form: the range test's, the export
+    // dialog's fields and the run's recorded settings are read by these words too.
+    if (const OptionSpec *spec = findOption(flag); spec && *spec->label)
         return spec->label;
     for (const std::vector<FlagRow> *table :
          {&prepareFlagTable(), &preparePretrainingFlagTable(), &classifyFlagTable(), &exampleFlagTable()}) {
         if (const FlagRow *row = findFlagRow(*table, flag); row && *row->label)
             return row->label;
     }
+    for (const auto &[windowFlag, label] : kWindowOnlyFields)
+        if (flag == windowFlag)
+            return label;
     return {};
 }
 
 std::string optionName(std::string_view flag)
 {
     if (optionWording() == OptionWording::Window) {
-        if (const std::string label = optionLabel(flag); !label.empty())
-            return quoted(label);
+        const std::string label = optionLabel(flag);
+        return label.empty() ? bareName(flag) : quoted(label);
     }
     return "--" + std::string(flag);
 }
@@ -82,6 +105,7 @@ std::string passOption(std::string_view flag, std::string_view value)
                 return "fill in " + quoted(label);
             return "set " + quoted(label) + " to " + std::string(value);
         }
+        return value.empty() ? "set " + bareName(flag) : "set " + bareName(flag) + " to " + std::string(value);
     }
     return value.empty() ? "pass --" + std::string(flag) : "pass --" + std::string(flag) + "=" + std::string(value);
 }
@@ -101,6 +125,7 @@ std::string optionSetting(std::string_view flag, std::string_view value)
                 return quoted(label) + (value == "true" ? " ticked" : " unticked");
             return quoted(label) + " = " + std::string(value);
         }
+        return bareName(flag) + " = " + std::string(value);
     }
     return "--" + std::string(flag) + "=" + std::string(value);
 }

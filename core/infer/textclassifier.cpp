@@ -63,6 +63,7 @@ struct TextClassifier::Private
     InputMetaData meta;
     std::vector<std::string> labels;
     std::vector<std::string> warnings;
+    std::vector<std::string> notes;
     std::unique_ptr<FullTokenizer> tokenizer;
     nn::BertForSequenceClassification model{nullptr};
     std::string weights;
@@ -156,7 +157,7 @@ void TextClassifier::Private::resolveExportFolder(const ClassifierSource &src, c
 {
     const fs::path dir = folder;
     if (!fs::is_directory(dir))
-        throw Error(folder, "not a folder", "pass the folder `export --model_export_path` wrote");
+        throw Error(folder, "not a folder", "pass the folder the export wrote (" + optionName("model_export_path") + ")");
     if (f.cfgPath.empty())
         f.cfgPath = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
     if (f.metaPath.empty()) {
@@ -189,7 +190,7 @@ void TextClassifier::Private::resolveRunCheckpoint(const ClassifierSource &src, 
         weights = choice.path;
         weightsLabel = choice.label();
         if (choice.best)
-            warnings.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
+            notes.push_back("using the best checkpoint of the run (" + choice.label() + "): " + choice.path
                                + "; " + passOption("predict_checkpoint_path", "latest") + " for the last one");
     } else {
         weights = resolveCheckpointAlias(src.checkpoint_path, src.model_dir);
@@ -200,9 +201,9 @@ void TextClassifier::Private::resolveRunCheckpoint(const ClassifierSource &src, 
     // The run's own --do_lower_case (recorded as given) comes right after the flag; then
     // what the checkpoint and run_config.json say the run read its text with.
     std::optional<bool> runFlagLower;
-    takeRunFilesFromRunConfig(src.model_dir, f.cfgPath, f.metaPath, f.vocab, runFlagLower, warnings);
+    takeRunFilesFromRunConfig(src.model_dir, f.cfgPath, f.metaPath, f.vocab, runFlagLower, notes);
     if (!src.do_lower_case && runFlagLower)
-        f.casings.push_back({runConfigPath(src.model_dir) + " (the run's --do_lower_case)", runFlagLower});
+        f.casings.push_back({runConfigPath(src.model_dir) + " (the run's " + optionName("do_lower_case") + ")", runFlagLower});
     if (isTrainingCheckpointPath(weights))
         f.casings.push_back({weights, readCheckpointHeader(weights).do_lower_case});
     f.casings.push_back({runConfigPath(src.model_dir), recordedRunCasing(src.model_dir)});
@@ -246,7 +247,7 @@ void TextClassifier::Private::loadTokenizer(const ClassifierSource &src, Classif
     f.casings.push_back({prepareReportPath(f.metaPath), prepared.do_lower_case});
     const TokenizerCasing casing = resolveCasing(f.casings, f.vocab);
     if (!casing.warning.empty())
-        warnings.push_back("do_lower_case: " + casing.warning);
+        warnings.push_back(optionName("do_lower_case") + ": " + casing.warning);
     doLowerCase = casing.do_lower_case.value_or(true);
     casingSource = casing.source;
     tokenizer = std::make_unique<FullTokenizer>(f.vocab, doLowerCase);
@@ -293,7 +294,7 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     f.cfgPath = src.bert_config_file;
     f.metaPath = src.input_meta_data_path;
     f.vocab = src.vocab_file;
-    f.casings = {{"--do_lower_case", src.do_lower_case}};
+    f.casings = {{optionName("do_lower_case"), src.do_lower_case}};
     f.maxLen = src.max_seq_length;
     if (!src.model_export_path.empty())
         d->resolveExportFolder(src, src.model_export_path, f);
@@ -324,6 +325,8 @@ bool TextClassifier::isRegression() const { return d->meta.isRegression(); }
 const std::string &TextClassifier::weightsPath() const { return d->weights; }
 const std::string &TextClassifier::weightsLabel() const { return d->weightsLabel; }
 const std::vector<std::string> &TextClassifier::warnings() const { return d->warnings; }
+
+const std::vector<std::string> &TextClassifier::notes() const { return d->notes; }
 bool TextClassifier::doLowerCase() const { return d->doLowerCase; }
 const std::string &TextClassifier::casingSource() const { return d->casingSource; }
 double TextClassifier::trainingMeanTokens() const { return d->trainingMeanTokens; }

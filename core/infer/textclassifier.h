@@ -88,6 +88,10 @@ public:
     /// Warnings met while loading (e.g. labels.txt of another length, a casing inferred from
     /// the vocab), for the log.
     const std::vector<std::string> &warnings() const;
+    /// Where the files came from when the source did not name them: the run's recorded config,
+    /// meta data, vocabulary and casing (fillFromRecordedRun's notes) and the best checkpoint
+    /// taken first. Facts, not problems: the CLI prints them as notes, the window behind a detail.
+    const std::vector<std::string> &notes() const;
     /// Whether texts are lower-cased (and accents stripped), and where that was read
     /// ("--do_lower_case", a file's path, or "<vocab> (inferred)").
     bool doLowerCase() const;

@@ -61,19 +61,26 @@ private Q_SLOTS:
         const std::string vocab = "\u201c" + labelOf(prepareFlagTable(), "vocab_file") + "\u201d";
         QCOMPARE(passOption("vocab_file"), "fill in " + vocab);
         QCOMPARE(commandName("prepare"), std::string("File \u2192 Prepare Data\u2026"));
-        // The window has no field for these: they keep the command line's names.
-        QCOMPARE(optionName("no_such_flag"), std::string("--no_such_flag"));
-        QCOMPARE(passOption("no_such_flag", "1"), std::string("pass --no_such_flag=1"));
+        // Issue 44 item 8: the window never shows a command line's flag. A flag without a field
+        // is named bare (no dashes); every option of the tables by its label, also those outside
+        // the form (the range test's, the export dialog's), and the Sweep dialog's flags by its fields.
+        QCOMPARE(optionName("no_such_flag"), std::string("\u201cno_such_flag\u201d"));
+        QCOMPARE(passOption("no_such_flag", "1"), std::string("set \u201cno_such_flag\u201d to 1"));
+        QCOMPARE(optionSetting("no_such_flag", "1"), std::string("\u201cno_such_flag\u201d = 1"));
         QCOMPARE(commandName("models"), std::string("'bert-workbench-cli models'"));
-        // A training option without a field in the form keeps its flag unless another dialog
-        // has a field for it (prepare's, classify's, the example's).
         for (const OptionSpec &spec : optionTable()) {
-            if (spec.group != FormGroup::None)
-                continue;
             const std::string label = optionLabel(spec.flag);
-            QCOMPARE(optionName(spec.flag), label.empty() ? "--" + std::string(spec.flag) : "\u201c" + label + "\u201d");
+            QVERIFY2(!label.empty(), spec.flag);
+            QCOMPARE(optionName(spec.flag), "\u201c" + label + "\u201d");
         }
-        QCOMPARE(optionName("task_index"), std::string("--task_index"));
+        QCOMPARE(optionName("lr_find_start"), "\u201c" + std::string(findOption("lr_find_start")->label) + "\u201d");
+        QCOMPARE(optionName("param"), std::string("\u201cSweep \u2192 values of an option\u201d"));
+        for (const char *flag : {"param", "method", "num_runs", "max_concurrent_runs", "do_lower_case", "masked_lm_prob",
+                                 "task_index", "worker_hosts", "predict_checkpoint_path"}) {
+            QVERIFY2(optionName(flag).rfind("--", 0) == std::string::npos, flag);
+            QVERIFY2(passOption(flag, "1").find("--") == std::string::npos, flag);
+            QVERIFY2(optionSetting(flag, "1").find("--") == std::string::npos, flag);
+        }
     }
 
     /// A flag the window shows in several places has one label, so a message names its field the
@@ -90,7 +97,7 @@ private Q_SLOTS:
                 clashes << QString::fromStdString(flag + ": " + it->second + " / " + label);
         };
         for (const OptionSpec &spec : optionTable())
-            see(spec.flag, spec.group == FormGroup::None ? std::string() : std::string(spec.label));
+            see(spec.flag, spec.label);
         for (const std::vector<FlagRow> *table :
              {&prepareFlagTable(), &preparePretrainingFlagTable(), &classifyFlagTable(), &exampleFlagTable()})
             for (const FlagRow &row : *table)

@@ -7,12 +7,14 @@
 #include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
+#include "ui/form/projectfile.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runsession.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/tryit/tryitpanel.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
@@ -110,6 +112,7 @@ private Q_SLOTS:
     void chosenModelOfOtherLabelsIsSaidSo();
     void keptBestModelIsShownFirst();
     void textFieldStaysWhenTypingStarts();
+    void explainBoxesShowWholeNames();
 
 private:
     ClassifierSource source() const;
@@ -372,9 +375,16 @@ void tst_TryItPanel::loadErrorInFormWords()
         p.setTexts(QStringLiteral("free cash"));
         WAIT_SHOWN(p);
         QCOMPARE(p.shownProbabilities().size(), size_t(2));
-        const QString m = p.messageText();
+        // Issue 44 item 8: where the run's files came from is the model line's detail, not lines
+        // of paths above the text field.
+        QCOMPARE(p.messageText(), QString());
+        const QString m = p.modelDetail();
         QVERIFY2(m.contains(QStringLiteral("“BERT config” not given: using the run's ")), qPrintable(m));
         QVERIFY2(!m.contains(QStringLiteral("--")), qPrintable(m));
+        QVERIFY2(p.modelLine().startsWith(QStringLiteral("Model: %1/ckpt-96 — latest, step 96")
+                                              .arg(QDir(QString::fromStdString(m_opts.model_dir)).dirName())),
+                 qPrintable(p.modelLine()));
+        QVERIFY2(m.startsWith(QDir::toNativeSeparators(QString::fromStdString(m_opts.model_dir + "/ckpt-96"))), qPrintable(m));
     }
     // A copy of the run without run_config.json: “BERT config” is needed.
     const std::string copy = m_dir.path().toStdString() + "/copy-without-run-config";
@@ -481,6 +491,48 @@ void tst_TryItPanel::windowFollowsOpenedProject()
     QTRY_VERIFY_WITH_TIMEOUT(p->generation() > beforeNew, kWaitMs);
     WAIT_SHOWN(*p);
     QCOMPARE(p->messageText(), QStringLiteral("Set “Model directory” in the form, or choose a checkpoint or export folder."));
+    // Issue 44 item 11: nothing of the previous project's is left: no text, no class choice.
+    QCOMPARE(p->textEdit()->toPlainText(), QString());
+    QCOMPARE(p->secondTextEdit()->toPlainText(), QString());
+    auto *classBox = p->findChild<QComboBox *>(QStringLiteral("tryItExplainClass"));
+    QCOMPARE(classBox->count(), 1);
+    QCOMPARE(classBox->currentText(), QStringLiteral("the predicted class"));
+    QVERIFY(p->shownLabels().isEmpty());
+    // Open Project too: typed under one project, gone in the next one.
+    p->setTexts(QStringLiteral("typed in the new project"));
+    const QString project = dir.filePath(QStringLiteral("p.bwproj"));
+    ProjectFile::save(project, m_opts);
+    QString error;
+    QVERIFY2(w.openProject(project, &error), qPrintable(error));
+    QCOMPARE(p->textEdit()->toPlainText(), QString());
+}
+
+void tst_TryItPanel::explainBoxesShowWholeNames()
+{
+    // Issue 44 item 11: the method and class boxes show their whole choice, in a narrow tab too
+    // (the row wraps instead of cutting the names).
+    TryItPanel p;
+    p.resize(480, 640);
+    p.setFormSource(source());
+    p.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&p));
+    WAIT_SHOWN(p);
+    auto *classBox = p.findChild<QComboBox *>(QStringLiteral("tryItExplainClass"));
+    auto *method = p.findChild<QComboBox *>(QStringLiteral("tryItExplainMethod"));
+    QCOMPARE(classBox->count(), 3); // the predicted class, ham, spam
+    QApplication::processEvents();
+    for (QComboBox *box : {classBox, method}) {
+        for (int k = 0; k < box->count(); ++k) {
+            box->setCurrentIndex(k);
+            QApplication::processEvents();
+            const int needed = box->fontMetrics().horizontalAdvance(box->itemText(k));
+            QVERIFY2(box->width() > needed + 8, qPrintable(QStringLiteral("%1: %2 px for “%3” (%4 px)")
+                                                              .arg(box->objectName()).arg(box->width())
+                                                              .arg(box->itemText(k)).arg(needed)));
+        }
+        QVERIFY(box->isVisible());
+        QVERIFY(box->geometry().right() <= box->parentWidget()->width());
+    }
 }
 
 void tst_TryItPanel::chosenFileThatIsNoCheckpoint()
@@ -648,9 +700,9 @@ void tst_TryItPanel::keptBestModelIsShownFirst()
     p.show();
     p.setTexts(QStringLiteral("free cash"));
     WAIT_SHOWN(p);
-    QVERIFY2(p.modelLine().contains(QString::fromStdString(best + "/ckpt-80"))
-                 && p.modelLine().contains(QStringLiteral("— best, step 80 (eval_accuracy 0.9375)")),
+    QVERIFY2(p.modelLine().contains(QStringLiteral("/best/ckpt-80 — best, step 80 (eval_accuracy 0.9375)")),
              qPrintable(p.modelLine()));
+    QVERIFY2(p.modelDetail().startsWith(QString::fromStdString(best + "/ckpt-80")), qPrintable(p.modelDetail()));
     ClassifierSource at80 = source();
     at80.checkpoint_path = m_opts.model_dir + "/ckpt-80";
     QVERIFY(std::abs(p.shownProbabilities().at(0) - TextClassifier(at80).classify("free cash").probabilities[0]) < 1e-6);

@@ -5,6 +5,9 @@
 #include "core/util/errortext.h"
 
 #include <QCoreApplication>
+#include <QDir>
+
+#include <algorithm>
 
 namespace wb {
 
@@ -31,8 +34,36 @@ Q_COREAPP_STARTUP_FUNCTION(useWindowWording)
 
 QString fieldInWindowWords(const std::string &field)
 {
-    const std::string label = optionLabel(field);
-    return label.empty() ? QString::fromStdString(field) : QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(label));
+    // A field the core names as a command line's flag ("--param") is that option too.
+    const bool dashed = field.size() > 2 && field.compare(0, 2, "--") == 0;
+    const std::string flag = dashed ? field.substr(2) : field;
+    const std::string label = optionLabel(flag);
+    if (!label.empty())
+        return QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(label));
+    return QString::fromStdString(dashed ? optionName(flag) : field);
+}
+
+QString pathInWindowWords(const std::string &path)
+{
+    // huggingface_hub's layout (core/hub/hubcache.h): models--<org>--<name>/snapshots/<commit>/<file>.
+    static const std::string kRepoFolder = "models--";
+    const std::string::size_type at = path.rfind("/" + kRepoFolder);
+    if (at == std::string::npos)
+        return QDir::toNativeSeparators(QString::fromStdString(path));
+    const std::string::size_type nameStart = at + 1 + kRepoFolder.size();
+    const std::string::size_type nameEnd = std::min(path.find('/', nameStart), path.size());
+    QString id = QString::fromStdString(path.substr(nameStart, nameEnd - nameStart));
+    id.replace(QStringLiteral("--"), QStringLiteral("/")); // a repo id has no "--" of its own
+    std::string file = nameEnd < path.size() ? path.substr(nameEnd + 1) : std::string();
+    if (file.rfind("snapshots/", 0) == 0) {
+        const std::string::size_type commitEnd = file.find('/', 10);
+        file = commitEnd == std::string::npos ? std::string() : file.substr(commitEnd + 1);
+    }
+    while (!file.empty() && file.back() == '/')
+        file.pop_back();
+    const QString model = QCoreApplication::translate("wb::ErrorReport", "%1 (cached)").arg(id);
+    return file.empty() ? model
+                        : QCoreApplication::translate("wb::ErrorReport", "%1 of %2").arg(QString::fromStdString(file), model);
 }
 
 QString ErrorReport::logLine() const

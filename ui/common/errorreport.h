@@ -26,6 +26,13 @@ struct ErrorReport
 /// label of the field that sets it ("“BERT config”"), anything else as it is. Thread-safe.
 QString fieldInWindowWords(const std::string &field);
 
+/// A path as the window shows it in a sentence or a line: a file of the Hugging Face cache
+/// ("<cache>/models--org--name/snapshots/<commit>/config.json") by its model,
+/// "config.json of org/name (cached)" ("org/name (cached)" for the snapshot folder itself);
+/// any other path as it is, with native separators. The caller keeps the full path for a
+/// tooltip or detail. Pure; thread-safe.
+QString pathInWindowWords(const std::string &path);
+
 /// Describes the exception being handled, through the core's one conversion
 /// (wb::describeException, core/util/errortext.h: wb::Error's field, message and hint; the
 /// first line of any other what(), never a c10 backtrace); call it only inside a catch block

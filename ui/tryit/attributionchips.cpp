@@ -80,3 +80,74 @@ void AttributionLegend::paintEvent(QPaintEvent *)
 }
 
 } // namespace wb
+
+namespace wb {
+
+FlowLayout::FlowLayout(QWidget *parent, int margin, int spacing) : QLayout(parent)
+{
+    setContentsMargins(margin, margin, margin, margin);
+    setSpacing(spacing);
+}
+
+FlowLayout::~FlowLayout()
+{
+    while (QLayoutItem *item = FlowLayout::takeAt(0))
+        delete item;
+}
+
+void FlowLayout::addItem(QLayoutItem *item) { m_items.push_back(item); }
+
+int FlowLayout::count() const { return int(m_items.size()); }
+
+QLayoutItem *FlowLayout::itemAt(int index) const { return index >= 0 && index < count() ? m_items[size_t(index)] : nullptr; }
+
+QLayoutItem *FlowLayout::takeAt(int index)
+{
+    if (index < 0 || index >= count())
+        return nullptr;
+    QLayoutItem *item = m_items[size_t(index)];
+    m_items.erase(m_items.begin() + index);
+    return item;
+}
+
+int FlowLayout::heightForWidth(int width) const { return arrange(QRect(0, 0, width, 0), false); }
+
+QSize FlowLayout::sizeHint() const { return minimumSize(); }
+
+QSize FlowLayout::minimumSize() const
+{
+    QSize size;
+    for (const QLayoutItem *item : m_items)
+        size = size.expandedTo(item->minimumSize());
+    const QMargins m = contentsMargins();
+    return size + QSize(m.left() + m.right(), m.top() + m.bottom());
+}
+
+void FlowLayout::setGeometry(const QRect &rect)
+{
+    QLayout::setGeometry(rect);
+    arrange(rect, true);
+}
+
+int FlowLayout::arrange(const QRect &rect, bool place) const
+{
+    const QRect area = rect.marginsRemoved(contentsMargins());
+    int x = area.x(), y = area.y(), rowHeight = 0;
+    for (QLayoutItem *item : m_items) {
+        if (item->isEmpty())
+            continue;
+        const QSize size = item->sizeHint();
+        if (x > area.x() && x + size.width() > area.right() + 1) {
+            x = area.x();
+            y += rowHeight + spacing();
+            rowHeight = 0;
+        }
+        if (place)
+            item->setGeometry(QRect(QPoint(x, y), size));
+        x += size.width() + spacing();
+        rowHeight = std::max(rowHeight, size.height());
+    }
+    return y + rowHeight - rect.y() + contentsMargins().bottom();
+}
+
+} // namespace wb

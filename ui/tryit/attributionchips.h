@@ -2,8 +2,11 @@
 #pragma once
 
 #include <QColor>
+#include <QLayout>
 #include <QString>
 #include <QWidget>
+
+#include <vector>
 
 namespace wb {
 
@@ -42,6 +45,30 @@ protected:
 private:
     double m_max = 0;
     QString m_target;
+};
+
+/// Lays its items out left to right at their size hints and wraps them into rows where the width
+/// ends (the wordpiece chips; the "Which words decided" row, which wraps instead of cutting its
+/// boxes' names). Owns its items. GUI thread only.
+class FlowLayout : public QLayout
+{
+public:
+    explicit FlowLayout(QWidget *parent = nullptr, int margin = 6, int spacing = 4);
+    ~FlowLayout() override;
+    void addItem(QLayoutItem *item) override;
+    int count() const override;
+    QLayoutItem *itemAt(int index) const override;
+    QLayoutItem *takeAt(int index) override;
+    Qt::Orientations expandingDirections() const override { return {}; }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+    QSize sizeHint() const override;
+    QSize minimumSize() const override;
+    void setGeometry(const QRect &rect) override;
+
+private:
+    int arrange(const QRect &rect, bool place) const;
+    std::vector<QLayoutItem *> m_items;
 };
 
 } // namespace wb

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/tryit/livemodelpanel.h"
+#include "ui/common/errorreport.h"
 #include "ui/common/qtext.h"
 #include "ui/form/newwidgets.h"
 
@@ -65,18 +66,38 @@ QLabel *LiveModelPanel::newModelLine(const QString &objectName, const QString &t
 
 QString LiveModelPanel::modelLine() const { return m_modelLine->text(); }
 
-void LiveModelPanel::setModelLine(const QString &text) { m_modelLine->setText(text); }
+QString LiveModelPanel::modelDetail() const { return m_modelLine->toolTip(); }
 
-void LiveModelPanel::showLoadedModel(const std::string &weightsPath, const std::string &weightsLabel, int64_t maxSeqLength)
+void LiveModelPanel::setModelLine(const QString &text)
+{
+    m_modelLine->setText(text);
+    m_modelLine->setToolTip(QString());
+}
+
+void LiveModelPanel::showLoadedModel(const std::string &weightsPath, const std::string &weightsLabel, int64_t maxSeqLength,
+                                     const std::vector<std::string> &notes)
 {
     const QString which = weightsLabel.empty() ? QString() : QStringLiteral(" — %1").arg(q(weightsLabel));
-    m_modelLine->setText(tr("Model: %1%2 (max_seq_length %3)").arg(QDir::toNativeSeparators(q(weightsPath)), which).arg(maxSeqLength));
+    // A checkpoint of the form's run by its run folder ("run-1/ckpt-338"); the full path is the detail.
+    QString file = pathInWindowWords(weightsPath);
+    const QString modelDir = q(formModelDir());
+    if (!modelDir.isEmpty()) {
+        const QDir run(modelDir);
+        const QString relative = run.relativeFilePath(q(weightsPath));
+        if (!relative.startsWith(QLatin1String("..")) && !QDir::isAbsolutePath(relative))
+            file = QDir::toNativeSeparators(run.dirName() + QLatin1Char('/') + relative);
+    }
+    m_modelLine->setText(tr("Model: %1%2 (max_seq_length %3)").arg(file, which).arg(maxSeqLength));
+    QStringList detail{QDir::toNativeSeparators(q(weightsPath))};
+    for (const std::string &n : notes)
+        detail << q(n);
+    m_modelLine->setToolTip(detail.join(QLatin1Char('\n')));
 }
 
 void LiveModelPanel::showNoModel(const QString &message)
 {
     clearResult();
-    m_modelLine->setText(tr("Model: none"));
+    setModelLine(tr("Model: none"));
     showMessage(message, false);
 }
 

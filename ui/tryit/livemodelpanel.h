@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 class QLabel;
 class QTimer;
@@ -47,6 +48,9 @@ public:
     int droppedResults() const { return m_dropped; }
     /// The "Model: …" line (which file the weights came from).
     QString modelLine() const;
+    /// The model line's detail (its tooltip): the weights' full path and where the run's other
+    /// files came from; "" without a model.
+    QString modelDetail() const;
 
 public Q_SLOTS:
     /// A checkpoint was saved in `modelDir` (training runs): when it is the form's model_dir
@@ -87,9 +91,13 @@ protected:
     QLabel *newModelLine(const QString &objectName, const QString &text = QString());
     /// Sets the model line to `text`.
     void setModelLine(const QString &text);
-    /// The model line of loaded weights: "Model: <path> — <weightsLabel> (max_seq_length N)"
-    /// (without " — …" when the label is empty).
-    void showLoadedModel(const std::string &weightsPath, const std::string &weightsLabel, int64_t maxSeqLength);
+    /// The model line of loaded weights: "Model: <file> — <weightsLabel> (max_seq_length N)"
+    /// (without " — …" when the label is empty). The file is short: "run-1/ckpt-338" for a
+    /// checkpoint of the form's model_dir, "… of org/name (cached)" in the Hugging Face cache
+    /// (pathInWindowWords). Its tooltip (modelDetail()) has the full path and `notes`: where the
+    /// other files came from.
+    void showLoadedModel(const std::string &weightsPath, const std::string &weightsLabel, int64_t maxSeqLength,
+                         const std::vector<std::string> &notes = {});
     /// No model answers: the answer cleared (clearResult()), "Model: none" and `message` (not
     /// an error) on the message line.
     void showNoModel(const QString &message);

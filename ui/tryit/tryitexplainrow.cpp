@@ -33,6 +33,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <mutex>
 
@@ -88,20 +89,16 @@ QWidget *TryItPanel::buildExplainRow()
     auto *box = new QWidget;
     auto *v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
-    // One narrow row, so that Try it is no wider and no taller than the other tabs (a 1280×800
-    // screen at 150 %): the boxes show the first characters of long names (the full name is in
-    // the list), and the class box's tooltip says what it is for.
-    auto *row = new QHBoxLayout;
-    row->addWidget(m_explain);
-    row->addWidget(m_explainMethod);
-    row->addWidget(m_igSteps);
-    row->addWidget(m_explainClassBox);
-    row->addStretch(1);
-    v->addLayout(row);
-    for (QComboBox *box : {m_explainMethod, m_explainClassBox}) {
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(9);
-    }
+    // One row that wraps where the tab ends, so that Try it is no wider than the other tabs
+    // and every box shows its whole choice (a label name, "the predicted class").
+    auto *row = new QWidget;
+    row->setObjectName(QStringLiteral("tryItExplainRow"));
+    auto *flow = new FlowLayout(row, 0, 6);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_explain, m_explainMethod, m_igSteps, m_explainClassBox})
+        flow->addWidget(w);
+    for (QComboBox *combo : {m_explainMethod, m_explainClassBox})
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    v->addWidget(row);
     v->addWidget(m_legend);
     v->addWidget(m_explainLines);
     return box;

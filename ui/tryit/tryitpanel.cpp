@@ -36,79 +36,6 @@
 
 namespace wb {
 
-namespace {
-
-/// Lays its items out left to right and wraps them into rows (the chips).
-class ChipFlowLayout : public QLayout
-{
-public:
-    explicit ChipFlowLayout(QWidget *parent) : QLayout(parent)
-    {
-        setContentsMargins(6, 6, 6, 6);
-        setSpacing(4);
-    }
-    ~ChipFlowLayout() override
-    {
-        while (QLayoutItem *item = ChipFlowLayout::takeAt(0))
-            delete item;
-    }
-    void addItem(QLayoutItem *item) override { m_items.push_back(item); }
-    int count() const override { return int(m_items.size()); }
-    QLayoutItem *itemAt(int index) const override
-    {
-        return index >= 0 && index < count() ? m_items[size_t(index)] : nullptr;
-    }
-    QLayoutItem *takeAt(int index) override
-    {
-        if (index < 0 || index >= count())
-            return nullptr;
-        QLayoutItem *item = m_items[size_t(index)];
-        m_items.erase(m_items.begin() + index);
-        return item;
-    }
-    Qt::Orientations expandingDirections() const override { return {}; }
-    bool hasHeightForWidth() const override { return true; }
-    int heightForWidth(int width) const override { return arrange(QRect(0, 0, width, 0), false); }
-    QSize sizeHint() const override { return minimumSize(); }
-    QSize minimumSize() const override
-    {
-        QSize size;
-        for (const QLayoutItem *item : m_items)
-            size = size.expandedTo(item->minimumSize());
-        const QMargins m = contentsMargins();
-        return size + QSize(m.left() + m.right(), m.top() + m.bottom());
-    }
-    void setGeometry(const QRect &rect) override
-    {
-        QLayout::setGeometry(rect);
-        arrange(rect, true);
-    }
-
-private:
-    int arrange(const QRect &rect, bool place) const
-    {
-        const QRect area = rect.marginsRemoved(contentsMargins());
-        int x = area.x(), y = area.y(), rowHeight = 0;
-        for (QLayoutItem *item : m_items) {
-            const QSize size = item->sizeHint();
-            if (x > area.x() && x + size.width() > area.right() + 1) {
-                x = area.x();
-                y += rowHeight + spacing();
-                rowHeight = 0;
-            }
-            if (place)
-                item->setGeometry(QRect(QPoint(x, y), size));
-            x += size.width() + spacing();
-            rowHeight = std::max(rowHeight, size.height());
-        }
-        return y + rowHeight - rect.y() + contentsMargins().bottom();
-    }
-
-    std::vector<QLayoutItem *> m_items;
-};
-
-} // namespace
-
 TryItPanel::TryItPanel(QWidget *parent) : LiveModelPanel(parent), m_cache(std::make_shared<TryItModelCache>())
 {
     buildTextFields();
@@ -181,7 +108,7 @@ void TryItPanel::buildAnswerArea()
 
     m_chips = new QWidget;
     m_chips->setObjectName(QStringLiteral("tryItChips"));
-    new ChipFlowLayout(m_chips);
+    new FlowLayout(m_chips);
     m_chipScroll = new QScrollArea;
     m_chipScroll->setWidget(m_chips);
     m_chipScroll->setWidgetResizable(true);
@@ -229,6 +156,16 @@ ClassifierSource TryItPanel::effectiveSource() const
     if (s.model_dir.empty())
         s.model_dir = info.absolutePath().toStdString();
     return s;
+}
+
+void TryItPanel::startOver()
+{
+    m_chosen.clear();
+    m_explainClass = -1;
+    updateClassChoice({}, false);
+    setTexts(QString());
+    clearResult();
+    scheduleRefresh();
 }
 
 void TryItPanel::setTexts(const QString &text, const QString &textB)
@@ -313,7 +250,7 @@ void TryItPanel::applyOutcome(const JobOutcome<TryItOutcome> &outcome)
 
 void TryItPanel::showModel(const TryItOutcome &o)
 {
-    showLoadedModel(o.weights_path, o.weights_label, o.max_seq_length);
+    showLoadedModel(o.weights_path, o.weights_label, o.max_seq_length, o.notes);
     QStringList warnings;
     for (const std::string &w : o.warnings)
         warnings << q(w);

@@ -73,6 +73,9 @@ public:
     /// The source the next request uses (the chosen model or the form's).
     ClassifierSource effectiveSource() const;
 
+    /// Another project (New Project, Open Project, the example): both texts emptied, the chosen
+    /// model, the explanation and its class forgotten ("the predicted class"), no answer shown.
+    void startOver();
     /// Sets both text boxes (restarts the debounce like typing does).
     void setTexts(const QString &text, const QString &textB = QString());
     QPlainTextEdit *textEdit() const { return m_text; }

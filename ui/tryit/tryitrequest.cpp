@@ -107,6 +107,7 @@ TryItOutcome runTryItRequest(const std::shared_ptr<TryItModelCache> &cache, TryI
     out.weights_path = c.weightsPath();
     out.labels = c.labelNames();
     out.warnings = c.warnings();
+    out.notes = c.notes();
     if (const std::string w = labelMismatch(req.project_meta_data, out.labels); !w.empty())
         out.warnings.push_back(w);
     out.max_seq_length = c.maxSeqLength();

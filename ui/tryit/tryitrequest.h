@@ -31,6 +31,7 @@ struct TryItOutcome
     std::string weights_label; ///< "best, step 42 (eval_accuracy 0.6667)" or "latest, step 60" (a run's checkpoint)
     std::vector<std::string> labels;
     std::vector<std::string> warnings;
+    std::vector<std::string> notes; ///< where the files came from (TextClassifier::notes): the model line's detail
     int64_t max_seq_length = 0;
     bool regression = false;
     Classification result;

@@ -405,6 +405,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
         return false;
     }
     m_projectPath = QFileInfo(path).absoluteFilePath();
+    m_tryIt->startOver(); // no text of the previous project's
     m_form->setTask(task);
     setOptions(o, false);
     leaveStartPage();

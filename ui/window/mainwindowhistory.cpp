@@ -21,6 +21,7 @@
 #include "ui/runs/runstable.h"
 #include "ui/runs/trainingcontroller.h"
 #include "ui/runs/usedmodeldir.h"
+#include "ui/tryit/tryitpanel.h"
 #include "ui/common/backgroundjob.h"
 #include "ui/window/runsession.h"
 
@@ -38,6 +39,7 @@ namespace wb {
 void MainWindow::newProject()
 {
     m_projectPath.clear();
+    m_tryIt->startOver(); // no text of the previous project's
     m_form->setTask(FormTask::Classify);
     setOptions(TrainingOptions{});
     clearRunViews();
