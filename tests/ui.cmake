@@ -36,6 +36,8 @@ if(WB_BUILD_GUI)
               TIMEOUT 60)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
+  # Issue 44: Prepare Data's Start from and pretraining text reach the form; the example and the lesson in Recent projects.
+  wb_add_test(tst_preparewindow NAME ui.preparewindow SOURCES ui/tst_preparewindow.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 14: Training → Find Learning Rate…, and the best-model / early-stopping fields of the form.
   wb_add_test(tst_lrfinddialog NAME ui.lrfinddialog SOURCES ui/tst_lrfinddialog.cpp
               LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 300)

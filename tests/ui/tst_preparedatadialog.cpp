@@ -164,6 +164,22 @@ private Q_SLOTS:
         QCOMPARE(field<QLineEdit>(d, "vocabFile")->text(), other);
         QCOMPARE(field<QLabel>(d, "vocabularyNote")->text(), QStringLiteral("Filled in from the example."));
 
+        // The kind is remembered too.
+        d.setKind(PrepareDataDialog::Kind::Pretraining);
+        field<QLineEdit>(d, "pretrainingTextColumn")->setText(QStringLiteral("body"));
+        field<QLineEdit>(d, "inputData")->setText(m_dir.path() + QStringLiteral("/missing-corpus.txt"));
+        QSignalSpy failedAgain(&d, &PrepareDataDialog::failed);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(failedAgain.count(), 1, 60000);
+        {
+            PrepareDataDialog again;
+            QCOMPARE(again.kind(), PrepareDataDialog::Kind::Classification);
+            again.restoreSettings();
+            QCOMPARE(again.kind(), PrepareDataDialog::Kind::Pretraining);
+            QCOMPARE(again.pretrainingOptions().text_column, std::string("body"));
+            QSettings().setValue(QStringLiteral("prepareData/kind"), QStringLiteral("classification"));
+        }
+
         field<QLabel>(d, "prepareStage")->setText(QStringLiteral("Wrote 5 training examples."));
         d.noteFilledForm({QStringLiteral("train_data_path"), QStringLiteral("eval_data_path")});
         QCOMPARE(field<QLabel>(d, "prepareStage")->text(),
@@ -352,6 +368,113 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(prepared.count(), 2, 60000);
         QCOMPARE(QFileInfo(QString::fromStdString(d.report().vocab_file)).canonicalFilePath(), QFileInfo(own).canonicalFilePath());
         QCOMPARE(d.report().do_lower_case, false);
+    }
+
+    /// Issue 44: pretraining text from a plain text file (a sentence per line, a blank line
+    /// between documents), a folder of text files and a CSV column, each through the core of
+    /// `prepare_pretraining`: records and meta data written, the report shown, the
+    /// classification fields hidden.
+    void pretrainingTextFromAFileAFolderAndAColumn_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("column");
+        QTest::addColumn<QString>("readAs");
+        QTest::addColumn<int>("documents");
+        std::string text, csv = "id,body\n";
+        const QString folder = m_dir.path() + QStringLiteral("/corpus-folder");
+        for (int d = 0; d < 24; ++d) {
+            const std::string doc = d % 2 ? "hello world\nworlds hello hello\n" : "world hello\nhello\nworld worlds\n";
+            text += (d ? "\n" : "") + doc;
+            csv += std::to_string(d) + ",\"" + doc.substr(0, doc.size() - 1) + "\"\n";
+            writeText(folder + QStringLiteral("/doc-%1.txt").arg(d), doc);
+        }
+        writeText(m_dir.path() + QStringLiteral("/corpus.txt"), text);
+        writeText(m_dir.path() + QStringLiteral("/corpus.csv"), csv);
+        QTest::newRow("file") << m_dir.path() + QStringLiteral("/corpus.txt") << QString() << QStringLiteral("read as text") << 24;
+        QTest::newRow("folder") << folder << QString() << QStringLiteral("24 file(s)") << 24;
+        QTest::newRow("column") << m_dir.path() + QStringLiteral("/corpus.csv") << QStringLiteral("body")
+                                << QStringLiteral("read as csv, text from the column “body” (as given)") << 24;
+    }
+
+    void pretrainingTextFromAFileAFolderAndAColumn()
+    {
+        QFETCH(QString, input);
+        QFETCH(QString, column);
+        QFETCH(QString, readAs);
+        QFETCH(int, documents);
+        const QString vocab = m_dir.path() + QStringLiteral("/vocab-mlm.txt");
+        writeText(vocab, wbtest::tinyVocab()); // [PAD] [UNK] [CLS] [SEP] [MASK] hello world ##s
+        const QString out = m_dir.path() + QStringLiteral("/pretraining-") + QString::fromLatin1(QTest::currentDataTag());
+
+        PrepareDataDialog d;
+        d.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
+        QVERIFY(field<QLineEdit>(d, "textAColumn")->isVisible());
+        QVERIFY(!field<QComboBox>(d, "pretrainingFormat")->isVisible());
+        field<QComboBox>(d, "prepareKind")->setCurrentIndex(1); // as the user picks it
+        QCOMPARE(field<QComboBox>(d, "prepareKind")->currentText(), QStringLiteral("Pretraining text, no labels"));
+        QCOMPARE(d.kind(), PrepareDataDialog::Kind::Pretraining);
+        QVERIFY(!field<QLineEdit>(d, "textAColumn")->isVisible());
+        QVERIFY(!field<QLineEdit>(d, "labelColumn")->isVisible());
+        QVERIFY(!field<QComboBox>(d, "format")->isVisible());
+        QVERIFY(!field<QCheckBox>(d, "stratifySplit")->isVisible());
+        QVERIFY(field<QComboBox>(d, "pretrainingFormat")->isVisible());
+        QVERIFY(field<QLineEdit>(d, "pretrainingTextColumn")->isVisible());
+        QVERIFY(field<QCheckBox>(d, "pretrainingEmailBodyOnly")->isVisible());
+        QCOMPARE(d.windowTitle(), QStringLiteral("Prepare data — pretraining text"));
+
+        field<QLineEdit>(d, "inputData")->setText(input);
+        field<QLineEdit>(d, "pretrainingTextColumn")->setText(column);
+        field<QLineEdit>(d, "vocabFile")->setText(vocab);
+        field<QSpinBox>(d, "maxSeqLength")->setValue(16);
+        field<QDoubleSpinBox>(d, "evalFraction")->setValue(0.3);
+        field<QLineEdit>(d, "outputDir")->setText(out);
+        QSignalSpy prepared(&d, &PrepareDataDialog::pretrainingPrepared);
+        QSignalSpy classified(&d, &PrepareDataDialog::prepared);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        QTest::mouseClick(field<QPushButton>(d, "prepareButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(prepared.count() + failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), qPrintable(d.lastError()));
+        QCOMPARE(classified.count(), 0);
+
+        const PretrainingDataReport &r = d.pretrainingReport();
+        QCOMPARE(r.documents, int64_t(documents));
+        QVERIFY(r.train_sequences > 0);
+        QCOMPARE(r.max_seq_length, int64_t(16));
+        QCOMPARE(r.unk_tokens, int64_t(0));
+        QCOMPARE(r.train_files.size(), size_t(1));
+        QVERIFY(QFile::exists(QString::fromStdString(r.train_files.front())));
+        QVERIFY(QFile::exists(out + QStringLiteral("/input_meta_data.json")));
+        QVERIFY(QFile::exists(out + QStringLiteral("/prepare_report.json")));
+        // max_predictions_per_seq as the command gives a sequence of 16 without the flag.
+        QCOMPARE(r.max_predictions_per_seq, maxUsefulPredictionsPerSeq(16, 0.15));
+
+        QCOMPARE(field<QLabel>(d, "prepareStage")->text().left(60),
+                 QStringLiteral("Wrote %1 training and %2 evaluation sequences from %3 documents in")
+                     .arg(r.train_sequences)
+                     .arg(r.eval_sequences)
+                     .arg(documents)
+                     .left(60));
+        QVERIFY(!field<QTableWidget>(d, "labelCounts")->isVisible());
+        const auto *report = field<QPlainTextEdit>(d, "prepareWarnings");
+        QVERIFY(report->isVisible());
+        const QString shown = report->toPlainText();
+        QVERIFY2(shown.contains(readAs), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Documents: %1 (").arg(documents)), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Sequences of up to 16 tokens: %1 training, %2 evaluation; packed, no "
+                                               "next-sentence pairs.")
+                                    .arg(r.train_sequences)
+                                    .arg(r.eval_sequences)),
+                 qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Masking: dynamic")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Training data: %1").arg(QString::fromStdString(r.train_files.front()))),
+                 qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Vocabulary: %1 (8 tokens), lower-cased.").arg(vocab)), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("Full report: %1/prepare_report.json").arg(out)), qPrintable(shown));
+        if (QByteArray(QTest::currentDataTag()) == "file") {
+            d.resize(900, d.sizeHint().height());
+            maybeScreenshot(d, QStringLiteral("prepare-data-pretraining"));
+        }
     }
 
     /// Closing the dialog while it prepares stops the job before the dialog is gone: no

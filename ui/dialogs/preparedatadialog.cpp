@@ -5,10 +5,12 @@
 #include "core/config/bertconfig.h"
 #include "core/config/commandoptions.h"
 #include "core/config/fieldproblem.h"
+#include "core/config/optiontable.h"
 #include "core/hub/preparetokenizer.h"
 #include "core/hub/pretrainedmodel.h"
 #include "core/util/error.h"
 #include "ui/common/backgroundjob.h"
+#include "ui/form/configurationform.h"
 #include "ui/form/modelpicker.h"
 #include "ui/form/newwidgets.h"
 #include "ui/form/wheelguard.h"
@@ -36,6 +38,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace wb {
 
@@ -106,7 +109,7 @@ QString dialogFieldHint(const FieldProblem &p)
     return s;
 }
 
-/// The data is read as `model` reads text (applyPretrainedTokenizer, core/hub/preparetokenizer.h:
+/// The text is read as `model` reads it (applyPretrainedTokenizer, core/hub/preparetokenizer.h:
 /// the same rules as `bert-workbench-cli prepare --pretrained_model`): its vocab.txt unless the
 /// Vocabulary field names one, its casing, and records that fit its position embeddings. The
 /// max_seq_length field always holds a value, so one above the model's is an error (the CLI
@@ -114,7 +117,7 @@ QString dialogFieldHint(const FieldProblem &p)
 /// (resolvePretrainedModel: a folder, a catalogue name or a Hub id, downloaded into the
 /// Hugging Face cache when missing, with the bytes as the job's progress). Throws wb::Error /
 /// HubError naming the field. Runs on the job's thread.
-void usePretrainedModel(PrepareOptions &o, const std::string &model, const JobControl &job)
+void usePretrainedModel(PrepareTokenizer &t, const std::string &model, const JobControl &job)
 {
     const PretrainedModel m = resolvePretrainedModel(
         model, HubSettings::fromEnvironment(),
@@ -124,25 +127,34 @@ void usePretrainedModel(PrepareOptions &o, const std::string &model, const JobCo
                                                                   .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file)));
         },
         *job.stopToken());
-    PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
     PrepareTokenizerGiven given;
-    given.vocab_file = !o.vocab_file.empty();
+    given.vocab_file = !t.vocab_file.empty();
     given.max_seq_length = true;
     applyPretrainedTokenizer(m, model, given, t); // casing not given: no warning can arise
-    o.vocab_file = t.vocab_file;
-    o.max_seq_length = t.max_seq_length;
-    o.do_lower_case = t.do_lower_case;
 }
+
+/// The label of the form's field of option `flag` ("Training data"), as the form shows it.
+QString formLabel(const char *flag)
+{
+    const OptionSpec *spec = findOption(flag);
+    return spec && *spec->label ? QCoreApplication::translate("wb::ConfigurationForm", spec->label) : QString::fromLatin1(flag);
+}
+
+QString megabytes(uint64_t bytes) { return QStringLiteral("%1 MB").arg(double(bytes) / 1e6, 0, 'f', 1); }
 
 } // namespace
 
 PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
 {
     qRegisterMetaType<wb::PrepareReport>();
+    qRegisterMetaType<wb::PretrainingDataReport>();
     setWindowTitle(tr("Prepare data"));
     setObjectName(QStringLiteral("prepareDataDialog"));
     auto *form = new QFormLayout;
+    m_form = form;
+    addKindRow(form);
     addInputRows(form);
+    addPretrainingRows(form);
     addModelRows(form);
     addPathRow(form, rowLabel("output_dir"), rowHelp("output_dir"), BrowseFolder, m_output, QStringLiteral("outputDir"));
     buildReportArea();
@@ -155,6 +167,7 @@ PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
     layout->addWidget(m_warnings);
     layout->addWidget(buttons);
     setRunning(false);
+    applyKind();
     guardWheel(this);
 }
 
@@ -191,6 +204,7 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
 {
     addPathRow(form, rowLabel("input_data_dir"), rowHelp("input_data_dir"), BrowseFolder | BrowseFile, m_input,
                QStringLiteral("inputData"));
+    const int firstRow = form->rowCount();
     m_task = new QComboBox;
     m_task->setObjectName(QStringLiteral("format"));
     for (const std::string &name : prepareTaskNames())
@@ -232,6 +246,77 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     mail->addWidget(m_stripQuotedReplies);
     mail->addStretch(1);
     form->addRow(QString(), mail);
+    for (int row = firstRow; row < form->rowCount(); ++row)
+        m_classificationRows.push_back(row);
+}
+
+void PrepareDataDialog::addKindRow(QFormLayout *form)
+{
+    m_kind = new QComboBox;
+    m_kind->setObjectName(QStringLiteral("prepareKind"));
+    m_kind->addItem(tr("Labelled texts, to classify"));
+    m_kind->addItem(tr("Pretraining text, no labels"));
+    m_kind->setToolTip(tr("Labelled texts become the training and evaluation data of a classifier (the form's task "
+                          "“Classify text”). Pretraining text, without labels, becomes masked-language-model "
+                          "sequences for the task “Pretrain on text”, as BERT's create_pretraining_data.py makes them "
+                          "(docs/pretraining.md)."));
+    form->addRow(tr("What to prepare"), m_kind);
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &PrepareDataDialog::applyKind);
+}
+
+void PrepareDataDialog::addPretrainingRows(QFormLayout *form)
+{
+    // prepare_pretraining's input options (PretrainingTextReader, core/corpus/pretrainingtext.h).
+    const int firstRow = form->rowCount();
+    m_textFormat = new QComboBox;
+    m_textFormat->setObjectName(QStringLiteral("pretrainingFormat"));
+    m_textFormat->addItem(tr("by the file's extension (a folder: its .txt files)"), QStringLiteral("auto"));
+    m_textFormat->addItem(tr("plain text: a sentence per line, a blank line between documents"), QStringLiteral("text"));
+    m_textFormat->addItem(tr("csv: a document per row"), QStringLiteral("csv"));
+    m_textFormat->addItem(tr("tsv: a document per row"), QStringLiteral("tsv"));
+    m_textFormat->addItem(tr("jsonl: a document per line"), QStringLiteral("jsonl"));
+    m_textFormat->setToolTip(tr("How the text is read. A plain text file holds one sentence (or line) per line and a "
+                                "blank line between documents, as google-research/bert's create_pretraining_data.py "
+                                "reads it; .csv, .tsv and .jsonl files hold one document per row in their Text column."));
+    form->addRow(tr("Text format"), m_textFormat);
+    m_textColumn = newTextField<QLineEdit>(QStringLiteral("pretrainingTextColumn"), tr("recognised: sentence, text or review"));
+    m_textColumn->setToolTip(tr("csv, tsv and jsonl: the column (or key) that holds the text. Left empty, a column "
+                                "named sentence, text or review is used."));
+    form->addRow(tr("Text column (csv/tsv/jsonl)"), m_textColumn);
+    m_mailBodies = new QCheckBox(tr("E-mail bodies only (each file one mail; the header block dropped)"));
+    m_mailBodies->setObjectName(QStringLiteral("pretrainingEmailBodyOnly"));
+    m_mailBodies->setToolTip(tr("The texts are e-mail messages: keep each one's body, as the classifier's data keeps "
+                                "it with “%1”. Each plain file is one mail and one document; a folder's files are "
+                                "read whatever their extension.")
+                                 .arg(rowLabel("email_body_only")));
+    form->addRow(QString(), m_mailBodies);
+    for (int row = firstRow; row < form->rowCount(); ++row)
+        m_pretrainingRows.push_back(row);
+}
+
+PrepareDataDialog::Kind PrepareDataDialog::kind() const
+{
+    return m_kind->currentIndex() == 1 ? Kind::Pretraining : Kind::Classification;
+}
+
+void PrepareDataDialog::setKind(Kind kind) { m_kind->setCurrentIndex(kind == Kind::Pretraining ? 1 : 0); }
+
+void PrepareDataDialog::applyKind()
+{
+    const bool pretraining = kind() == Kind::Pretraining;
+    for (const int row : m_classificationRows)
+        m_form->setRowVisible(row, !pretraining);
+    for (const int row : m_pretrainingRows)
+        m_form->setRowVisible(row, pretraining);
+    m_stratifySplit->setVisible(!pretraining);
+    if (pretraining)
+        m_labelCounts->setVisible(false);
+    m_input->setToolTip(pretraining ? tr("A plain text file (one sentence per line, a blank line between documents), a "
+                                         "folder of .txt files (of mails with “E-mail bodies only”), or a .csv, .tsv "
+                                         "or .jsonl file with the text in its Text column.")
+                                    : rowHelp("input_data_dir"));
+    m_input->setPlaceholderText(pretraining ? tr("corpus.txt, a folder of .txt files, or texts.csv") : QString());
+    setWindowTitle(pretraining ? tr("Prepare data — pretraining text") : tr("Prepare data"));
 }
 
 void PrepareDataDialog::addModelRows(QFormLayout *form)
@@ -368,6 +453,35 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_stratifySplit->setChecked(o.stratify_split);
 }
 
+PretrainingDataOptions PrepareDataDialog::pretrainingOptions() const
+{
+    PretrainingDataOptions o;
+    const QString input = m_input->text().trimmed();
+    if (!input.isEmpty())
+        o.input_files = {input.toStdString()};
+    o.input_format = m_textFormat->currentData().toString().toStdString();
+    o.text_column = m_textColumn->text().trimmed().toStdString();
+    o.email_body_only = m_mailBodies->isChecked();
+    o.vocab_file = m_vocab->text().trimmed().toStdString();
+    o.max_seq_length = m_maxSeq->value();
+    o.eval_fraction = m_evalFraction->value();
+    o.output_dir = m_output->text().trimmed().toStdString();
+    return o;
+}
+
+void PrepareDataDialog::setPretrainingOptions(const PretrainingDataOptions &o)
+{
+    m_input->setText(o.input_files.empty() ? QString() : q(o.input_files.front()));
+    const int format = m_textFormat->findData(q(o.input_format));
+    m_textFormat->setCurrentIndex(format < 0 ? 0 : format);
+    m_textColumn->setText(q(o.text_column));
+    m_mailBodies->setChecked(o.email_body_only);
+    m_vocab->setText(q(o.vocab_file));
+    m_maxSeq->setValue(int(o.max_seq_length));
+    m_evalFraction->setValue(o.eval_fraction);
+    m_output->setText(q(o.output_dir));
+}
+
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
 
 void PrepareDataDialog::setPretrainedModel(const QString &model) { setModelPickerValue(m_model, model); }
@@ -412,6 +526,12 @@ void PrepareDataDialog::restoreSettings()
     o.strip_quoted_replies = s.value(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies).toBool();
     o.stratify_split = s.value(QStringLiteral("stratify_split"), o.stratify_split).toBool();
     setOptions(o);
+    const int format = m_textFormat->findData(s.value(QStringLiteral("pretraining_format")).toString());
+    m_textFormat->setCurrentIndex(format < 0 ? 0 : format);
+    m_textColumn->setText(s.value(QStringLiteral("pretraining_text_column")).toString());
+    m_mailBodies->setChecked(s.value(QStringLiteral("pretraining_email_body_only"), false).toBool());
+    setKind(s.value(QStringLiteral("kind")).toString() == QLatin1String("pretraining") ? Kind::Pretraining
+                                                                                         : Kind::Classification);
 }
 
 bool PrepareDataDialog::prefillVocabulary(const QString &vocabFile, const QString &from)
@@ -430,6 +550,60 @@ void PrepareDataDialog::noteFilledForm(const QStringList &fields)
         return;
     m_stage->setText(m_stage->text() + QLatin1Char(' ')
                      + tr("Filled in the form's %1 with the prepared files.").arg(fields.join(QStringLiteral(", "))));
+}
+
+QStringList PrepareDataDialog::applyToForm(ConfigurationForm *form)
+{
+    if (!m_haveResult || !form)
+        return {};
+    const bool pretraining = m_lastKind == Kind::Pretraining;
+    const QString vocab = q(pretraining ? m_pretrainingReport.vocab_file : m_report.vocab_file);
+    // The casing has no field: "" reads it from the model, else from the prepared report, which
+    // is how the data was read either way.
+    if (TrainingOptions o = form->options(); !o.do_lower_case.empty()) {
+        o.do_lower_case.clear();
+        form->setOptions(o);
+    }
+    // The model's config, vocabulary and weights replace the form's: emptied first (Train fills
+    // them from the model), then the choice, which the form applies as when it is chosen there.
+    if (!m_lastModel.isEmpty()) {
+        form->setPath(QStringLiteral("bert_config_file"), QString());
+        form->setPath(QStringLiteral("init_checkpoint"), QString());
+        if (m_ownVocab.isEmpty())
+            form->setPath(QStringLiteral("vocab_file"), QString());
+    }
+    form->setValue(QStringLiteral("pretrained_model"), m_lastModel);
+    QStringList filled{formLabel("pretrained_model")};
+    if (m_lastModel.isEmpty() || !m_ownVocab.isEmpty()) {
+        form->setPath(QStringLiteral("vocab_file"), vocab);
+        filled << formLabel("vocab_file");
+    }
+    form->setTask(pretraining ? FormTask::Pretrain : FormTask::Classify);
+    QString train, eval, meta;
+    if (pretraining) {
+        QStringList shards;
+        for (const std::string &f : m_pretrainingReport.train_files)
+            shards << q(f);
+        train = shards.join(QLatin1Char(','));
+        eval = q(m_pretrainingReport.eval_file);
+        meta = q(m_pretrainingReport.meta_path);
+    } else {
+        train = q(m_report.train_path);
+        eval = q(m_report.eval_path);
+        meta = q(m_report.meta_path);
+    }
+    form->setPath(QStringLiteral("train_data_path"), train);
+    form->setPath(QStringLiteral("eval_data_path"), eval);
+    form->setPath(QStringLiteral("input_meta_data_path"), meta);
+    filled << formLabel("train_data_path") << formLabel("eval_data_path") << formLabel("input_meta_data_path");
+    QString start = m_lastModel.isEmpty() ? tr("random weights")
+                                          : tr("%1, its config, vocabulary and casing").arg(m_lastModel);
+    m_stage->setText(m_stage->text() + QLatin1Char(' ')
+                     + tr("In the form: task “%1”, “%2” %3, and “%4”, “%5”, “%6” the prepared files.")
+                           .arg(pretraining ? tr("Pretrain on text") : tr("Classify text"), formLabel("pretrained_model"),
+                                start, formLabel("train_data_path"), formLabel("eval_data_path"),
+                                formLabel("input_meta_data_path")));
+    return filled;
 }
 
 void PrepareDataDialog::setRunning(bool running)
@@ -461,6 +635,16 @@ void PrepareDataDialog::start()
         s.setValue(QStringLiteral("email_body_only"), o.email_body_only);
         s.setValue(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies);
         s.setValue(QStringLiteral("stratify_split"), o.stratify_split);
+        s.setValue(QStringLiteral("kind"), kind() == Kind::Pretraining ? QStringLiteral("pretraining") : QStringLiteral("classification"));
+        s.setValue(QStringLiteral("pretraining_format"), m_textFormat->currentData().toString());
+        s.setValue(QStringLiteral("pretraining_text_column"), m_textColumn->text().trimmed());
+        s.setValue(QStringLiteral("pretraining_email_body_only"), m_mailBodies->isChecked());
+    }
+    m_runningModel = modelPickerValue(m_model);
+    m_runningVocab = m_vocab->text().trimmed();
+    if (kind() == Kind::Pretraining) {
+        startPretraining();
+        return;
     }
     m_error.clear();
     // Written by the job (its thread) before it fails; read by finish() once it has ended.
@@ -473,8 +657,13 @@ void PrepareDataDialog::start()
         this,
         [given = o, model = modelPickerValue(m_model).toStdString(), badRows = m_badRows](const JobControl &job) {
             PrepareOptions o = given;
-            if (!model.empty())
-                usePretrainedModel(o, model, job);
+            if (!model.empty()) {
+                PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
+                usePretrainedModel(t, model, job);
+                o.vocab_file = t.vocab_file;
+                o.max_seq_length = t.max_seq_length;
+                o.do_lower_case = t.do_lower_case;
+            }
             try {
                 return prepareData(
                     o,
@@ -599,6 +788,10 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
     }
     m_error.clear();
     m_report = std::move(*outcome.value);
+    m_lastKind = Kind::Classification;
+    m_haveResult = true;
+    m_lastModel = m_runningModel;
+    m_ownVocab = m_runningVocab;
     m_progress->setValue(1000);
     QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels) in %4 s.")
                        .arg(m_report.train_examples).arg(m_report.eval_examples).arg(m_report.labels.size())
@@ -608,6 +801,133 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
     m_stage->setText(text);
     showReport(m_report);
     Q_EMIT prepared(m_report);
+}
+
+} // namespace wb
+
+namespace wb {
+
+void PrepareDataDialog::startPretraining()
+{
+    m_error.clear();
+    m_progress->setValue(0);
+    m_stage->setText(tr("Starting…"));
+    m_labelCounts->setVisible(false);
+    m_warnings->setVisible(false);
+    m_job = runBackgroundJob<PretrainingDataReport>(
+        this,
+        [given = pretrainingOptions(), model = m_runningModel.toStdString()](const JobControl &job) {
+            PretrainingDataOptions o = given;
+            if (!model.empty()) {
+                PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
+                usePretrainedModel(t, model, job);
+                o.vocab_file = t.vocab_file;
+                o.max_seq_length = t.max_seq_length;
+                o.do_lower_case = t.do_lower_case;
+            }
+            // As `prepare_pretraining` without --max_predictions_per_seq: google-research's 20
+            // fits 128 tokens, a shorter sequence gets what it can fill (cmd_preparepretraining.cpp).
+            if (o.max_seq_length >= 1 && o.masked_lm_prob > 0.0 && o.masked_lm_prob <= 1.0)
+                o.max_predictions_per_seq =
+                    std::min(o.max_predictions_per_seq, maxUsefulPredictionsPerSeq(o.max_seq_length, o.masked_lm_prob));
+            return preparePretrainingData(
+                o,
+                [&job](double fraction, const std::string &stage) {
+                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
+                },
+                job.stopToken());
+        },
+        [this](JobOutcome<PretrainingDataReport> outcome) { finishPretraining(std::move(outcome)); },
+        [this](int value, const QString &stage) {
+            m_progress->setValue(value);
+            m_stage->setText(stage);
+        });
+    setRunning(true);
+}
+
+void PrepareDataDialog::finishPretraining(JobOutcome<PretrainingDataReport> outcome)
+{
+    setRunning(false);
+    if (!outcome.ok()) {
+        m_error = outcome.error.message;
+        if (!outcome.error.hint.isEmpty())
+            m_error += QStringLiteral("\n") + outcome.error.hint;
+        m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
+        Q_EMIT failed(m_error);
+        return;
+    }
+    m_error.clear();
+    m_pretrainingReport = std::move(*outcome.value);
+    m_lastKind = Kind::Pretraining;
+    m_haveResult = true;
+    m_lastModel = m_runningModel;
+    m_ownVocab = m_runningVocab;
+    const PretrainingDataReport &r = m_pretrainingReport;
+    m_progress->setValue(kJobProgressMax);
+    QString text = tr("Wrote %1 training and %2 evaluation sequences from %3 documents in %4 s.")
+                       .arg(r.train_sequences)
+                       .arg(r.eval_sequences)
+                       .arg(r.documents)
+                       .arg(r.seconds, 0, 'f', 1);
+    if (!r.warnings.empty())
+        text += tr(" Read the %n warning(s) below before training.", nullptr, int(r.warnings.size()));
+    m_stage->setText(text);
+    showPretrainingReport(r);
+    Q_EMIT pretrainingPrepared(r);
+}
+
+void PrepareDataDialog::showPretrainingReport(const PretrainingDataReport &r)
+{
+    // What `bert-workbench-cli prepare_pretraining` prints (cmd_preparepretraining.cpp), in the
+    // dialog's words.
+    QStringList lines;
+    QString input = tr("Input: %n file(s), %1, read as %2", nullptr, int(r.input_files)).arg(megabytes(r.input_bytes), q(r.input_format));
+    if (!r.text_column.empty())
+        input += tr(", text from the column “%1” (%2)")
+                     .arg(q(r.text_column), r.text_column_recognised ? tr("recognised from the header") : tr("as given"));
+    if (r.email_body_only)
+        input += tr(", e-mail bodies only (%1 without body text left out)").arg(r.empty_rows);
+    else if (r.empty_rows > 0)
+        input += tr(", %1 empty row(s) left out").arg(r.empty_rows);
+    lines << input + QLatin1Char('.');
+    lines << tr("Documents: %1 (%2 training and %3 evaluation pieces); %4 longer than a sequence.")
+                 .arg(r.documents)
+                 .arg(r.train_documents)
+                 .arg(r.eval_documents)
+                 .arg(r.documents_longer_than_a_sequence);
+    lines << tr("Sentences: %1; tokens: %2, of them [UNK]: %3 (%4 %).")
+                 .arg(r.sentences)
+                 .arg(r.tokens)
+                 .arg(r.unk_tokens)
+                 .arg(100.0 * r.unk_rate, 0, 'f', 2);
+    lines << tr("Sequences of up to %1 tokens: %2 training, %3 evaluation; %4.")
+                 .arg(r.max_seq_length)
+                 .arg(r.train_sequences)
+                 .arg(r.eval_sequences)
+                 .arg(r.next_sentence ? tr("sentence pairs with next-sentence labels") : tr("packed, no next-sentence pairs"));
+    lines << (r.masking == "dynamic"
+                  ? tr("Masking: dynamic (the records hold unmasked sequences; training draws new masks every epoch, "
+                       "%1 masked positions per epoch).")
+                        .arg(r.masked_positions)
+                  : tr("Masking: static (%1 masked positions written into the records).").arg(r.masked_positions));
+    if (r.duplicate_documents > 0 || r.train_eval_overlap_documents > 0)
+        lines << tr("Repeated documents: %1 within a split, %2 in both training and evaluation.")
+                     .arg(r.duplicate_documents)
+                     .arg(r.train_eval_overlap_documents);
+    for (const std::string &w : r.warnings)
+        lines << tr("warning: %1").arg(q(w));
+    for (const std::string &f : r.train_files)
+        lines << tr("%1: %2").arg(formLabel("train_data_path"), q(f));
+    if (!r.eval_file.empty())
+        lines << tr("%1: %2").arg(formLabel("eval_data_path"), q(r.eval_file));
+    lines << tr("%1: %2 (%3 tokens), %4.")
+                 .arg(formLabel("vocab_file"), q(r.vocab_file))
+                 .arg(r.vocab_size)
+                 .arg(r.do_lower_case ? tr("lower-cased") : tr("cased"));
+    lines << tr("%1: %2").arg(formLabel("input_meta_data_path"), q(r.meta_path));
+    lines << tr("Full report: %1").arg(q(r.report_path));
+    m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
+    m_warnings->setVisible(true);
 }
 
 } // namespace wb

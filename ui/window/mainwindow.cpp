@@ -495,25 +495,27 @@ PrepareDataDialog *MainWindow::openPrepareData()
     if (!m_prepareDialog) {
         m_prepareDialog = new PrepareDataDialog(this);
         m_prepareDialog->restoreSettings();
+        // The prepared data and the model it was read for (Start from) go into the form.
         connect(m_prepareDialog, &PrepareDataDialog::prepared, this, [this](const PrepareReport &r) {
-            m_form->setPath(QStringLiteral("train_data_path"), q(r.train_path));
-            m_form->setPath(QStringLiteral("eval_data_path"), q(r.eval_path));
-            m_form->setPath(QStringLiteral("input_meta_data_path"), q(r.meta_path));
-            m_prepareDialog->noteFilledForm({QStringLiteral("train_data_path"), QStringLiteral("eval_data_path"),
-                                             QStringLiteral("input_meta_data_path")});
+            m_prepareDialog->applyToForm(m_form);
             appendLog(tr("Prepared data: %1 training, %2 evaluation examples → %3")
                           .arg(r.train_examples).arg(r.eval_examples).arg(q(r.meta_path)));
             for (const std::string &w : r.warnings)
                 appendLog(tr("warning: %1").arg(q(w)));
-            const QString model = m_prepareDialog->pretrainedModel();
-            if (model != q(options().pretrained_model))
-                appendLog(model.isEmpty() ? tr("The data was prepared with %1; “Start from” names a model with its own vocabulary.").arg(q(r.vocab_file))
-                                          : tr("The data was prepared for %1 (its vocabulary and casing): choose it under “Start from” to train on it.").arg(model));
+        });
+        connect(m_prepareDialog, &PrepareDataDialog::pretrainingPrepared, this, [this](const PretrainingDataReport &r) {
+            m_prepareDialog->applyToForm(m_form);
+            appendLog(tr("Prepared pretraining text: %1 training, %2 evaluation sequences → %3")
+                          .arg(r.train_sequences).arg(r.eval_sequences).arg(q(r.meta_path)));
+            for (const std::string &w : r.warnings)
+                appendLog(tr("warning: %1").arg(q(w)));
         });
     }
     // The form's "Start from" is the model the data is prepared for (its vocabulary and casing).
     if (!m_prepareDialog->isRunning()) {
         m_prepareDialog->setPretrainedModel(q(options().pretrained_model));
+        if (m_form->task() == FormTask::Pretrain)
+            m_prepareDialog->setKind(PrepareDataDialog::Kind::Pretraining);
         // Without a model of its own, the vocabulary of the data the form trains on now (the
         // example's, or the last prepared data's).
         if (options().pretrained_model.empty() && !options().input_meta_data_path.empty()) {

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/window/startpage.h"
 
+#include "core/prepare/exampledata.h"
+
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -8,6 +12,22 @@
 #include <QVBoxLayout>
 
 namespace wb {
+
+namespace {
+
+/// Item data (Qt::UserRole + 1) of the example's and the lesson's entries in Recent projects.
+constexpr int kEntryKindRole = Qt::UserRole + 1;
+const QString kExampleEntry = QStringLiteral("example");
+const QString kLessonEntry = QStringLiteral("lesson");
+
+/// `path` with the home folder as "~".
+QString shortPath(const QString &path)
+{
+    const QString home = QDir::homePath();
+    return path.startsWith(home + QLatin1Char('/')) ? QStringLiteral("~") + path.mid(home.size()) : path;
+}
+
+} // namespace
 
 StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidget(this))
 {
@@ -35,7 +55,8 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
                                     "on 200 labelled mails next to a fine-tune from random weights: three runs, one after "
                                     "another, compared in Compare runs"));
     QPushButton *prepare = button(tr("Prepare Data…"), QStringLiteral("startPrepareData"),
-                                  tr("Turn your own labelled texts (folders, CSV/TSV) into training data"));
+                                  tr("Turn your own labelled texts (folders, CSV/TSV) into training data, or your own "
+                                     "text into pretraining data"));
     QPushButton *fresh = button(tr("New Project"), QStringLiteral("startNewProject"),
                                 tr("Start with an empty form"));
     connect(example, &QPushButton::clicked, this, &StartPage::openExampleRequested);
@@ -44,8 +65,15 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     connect(fresh, &QPushButton::clicked, this, &StartPage::newProjectRequested);
     m_recent->setObjectName(QStringLiteral("recentProjectsList"));
     m_recent->setToolTip(tr("Double-click to open"));
-    connect(m_recent, &QListWidget::itemActivated, this,
-            [this](QListWidgetItem *item) { Q_EMIT openProjectRequested(item->data(Qt::UserRole).toString()); });
+    connect(m_recent, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        const QString kind = item->data(kEntryKindRole).toString();
+        if (kind == kExampleEntry)
+            Q_EMIT openExampleRequested();
+        else if (kind == kLessonEntry)
+            Q_EMIT pretrainingLessonRequested();
+        else
+            Q_EMIT openProjectRequested(item->data(Qt::UserRole).toString());
+    });
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(example);
@@ -66,14 +94,36 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent), m_recent(new QListWidge
     layout->addWidget(m_recent, 1);
 }
 
-void StartPage::setRecentProjects(const QStringList &projects)
+void StartPage::setRecentProjects(const QStringList &projects, const QString &cacheDir)
 {
     m_recent->clear();
+    // The example and the lesson live in the cache, not in a project file of the user's: listed
+    // while their folders exist, opened as their File menu items open them.
+    const QDir cache(cacheDir.isEmpty() ? QString::fromStdString(defaultExampleCacheDir()) : cacheDir);
+    const struct
+    {
+        const QString &kind;
+        QString folder, text, tip;
+    } entries[] = {
+        {kExampleEntry, QStringLiteral("example-spam"), tr("Example: spam detection"),
+         tr("Opens the example as File → Open Example does (its project and runs in %1)")},
+        {kLessonEntry, QStringLiteral("pretraining-lesson"), tr("Lesson: Why Pretraining Matters"),
+         tr("Runs the lesson again as File → Why Pretraining Matters does (its data and runs in %1)")},
+    };
+    for (const auto &e : entries) {
+        const QString folder = cache.filePath(e.folder);
+        if (!QFileInfo(folder).isDir())
+            continue;
+        auto *item = new QListWidgetItem(tr("%1 — %2").arg(e.text, shortPath(folder)), m_recent);
+        item->setData(Qt::UserRole, folder);
+        item->setData(kEntryKindRole, e.kind);
+        item->setToolTip(e.tip.arg(folder));
+    }
     for (const QString &p : projects) {
         auto *item = new QListWidgetItem(p, m_recent);
         item->setData(Qt::UserRole, p);
     }
-    if (projects.isEmpty()) {
+    if (m_recent->count() == 0) {
         auto *item = new QListWidgetItem(tr("(none yet)"), m_recent);
         item->setFlags(Qt::NoItemFlags);
     }

@@ -17,8 +17,12 @@ class StartPage : public QWidget
 public:
     explicit StartPage(QWidget *parent = nullptr);
 
-    /// Lists `projects` (newest first) under "Recent projects".
-    void setRecentProjects(const QStringList &projects);
+    /// Lists `projects` (newest first) under "Recent projects", after the example and the
+    /// pretraining lesson when their folders exist in `cacheDir` (example-spam,
+    /// pretraining-lesson; empty: defaultExampleCacheDir(), $XDG_CACHE_HOME/bert-workbench):
+    /// activating one of those emits openExampleRequested() or pretrainingLessonRequested(), as
+    /// File → Open Example and File → Why Pretraining Matters do. Reads two folder entries.
+    void setRecentProjects(const QStringList &projects, const QString &cacheDir = QString());
     QListWidget *recentProjectsList() const { return m_recent; }
 
 Q_SIGNALS:
