@@ -8,6 +8,7 @@
 #include "core/engine/checkpointio.h"
 #include "core/formats/embeddings.h"
 #include "core/formats/evalexamples.h"
+#include "core/formats/runend.h"
 
 #include <algorithm>
 #include "core/util/error.h"
@@ -147,6 +148,15 @@ bool EvalExtras::afterCheckpoint(const EvalMetrics &m, const std::string &checkp
             }
         }
         m_bestCheckpoint = target.string();
+        // The examples of this evaluation beside the kept checkpoint: Top losses shows the
+        // evaluation of the model the model_dir keeps, not the latest one (core/formats/runend.h).
+        if (const std::string examples = evalExamplesPath(m_spec.model_dir); m_collect && fs::exists(examples, ec)) {
+            const std::string kept = bestEvalExamplesPath(m_spec.model_dir);
+            fs::copy_file(examples, kept + ".tmp", fs::copy_options::overwrite_existing, ec);
+            if (!ec)
+                commitFileAtomic(kept + ".tmp", kept);
+            ec.clear();
+        }
         m_obs.logMessage("New best " + m_tracker.metric + " = " + formatMetric(*value) + " at step "
                          + std::to_string(m.step) + ": kept " + m_bestCheckpoint);
     }

@@ -8,6 +8,8 @@
 #include "core/data/tfrecordwriter.h"
 #include "core/model/initcheckpoint.h"
 #include "core/formats/bestmodel.h"
+#include "core/formats/evalexamples.h"
+#include "core/formats/runend.h"
 #include "core/engine/checkpointio.h"
 #include "core/formats/checkpointstate.h"
 #include "core/formats/evalexamples.h"
@@ -330,6 +332,9 @@ void tst_TeachRun::earlyStoppingKeepsBest()
     const std::string best = o.model_dir + "/best/" + checkpointName(bestStep);
     QVERIFY(fs::exists(best));
     QCOMPARE(r.best_checkpoint, best);
+    // Issue 44 item 7: the best evaluation's examples beside it, for Top losses.
+    QCOMPARE(keptEvalExamplesPath(o.model_dir), bestEvalExamplesPath(o.model_dir));
+    QCOMPARE(readEvalExamples(bestEvalExamplesPath(o.model_dir)).at(0).step, bestStep);
     QVERIFY(!fs::exists(o.model_dir + "/" + checkpointName(bestStep))); // keep_checkpoint_max=1 removed the original
     const auto rec = readBestRecord(o.model_dir);
     QVERIFY(rec);

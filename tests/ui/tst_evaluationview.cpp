@@ -5,6 +5,8 @@
 #include "core/config/labelnames.h"
 #include "core/advice/coach.h"
 #include "core/formats/evalexamples.h"
+#include "core/formats/bestmodel.h"
+#include "core/formats/runend.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/plot/lossplot.h"
@@ -134,6 +136,7 @@ private Q_SLOTS:
     void compareRunsListsLabelNames();
     void compareRunsReadsRunConfigOfCliRuns();
     void windowShowsTopLossesOfARealRun();
+    void topLossesOfTheKeptBestCheckpoint();
 };
 
 void tst_EvaluationView::bestEvaluationShownFirstWithMacroF1()
@@ -612,6 +615,53 @@ void tst_EvaluationView::windowShowsTopLossesOfARealRun()
     QVERIFY2(top->statusText().startsWith(QStringLiteral("16 eval examples from the evaluation at step %1")
                                               .arg(written.front().step)),
              qPrintable(top->statusText()));
+}
+
+void tst_EvaluationView::topLossesOfTheKeptBestCheckpoint()
+{
+    // Issue 44 item 7: a run that stopped early at step 24 keeps its best checkpoint of step 6;
+    // Top losses shows that evaluation and says so, and the run's end reads the same everywhere.
+    QTemporaryDir modelDir;
+    const std::string dir = modelDir.path().toStdString();
+    std::vector<EvalExample> latest = crafted(), best = crafted();
+    for (EvalExample &e : latest)
+        e.step = 24;
+    for (EvalExample &e : best)
+        e.step = 6;
+    writeEvalExamples(evalExamplesPath(dir), latest);
+    std::filesystem::create_directories(dir + "/best");
+    std::ofstream(dir + "/best/ckpt-6") << "x";
+    BestCheckpointRecord rec;
+    rec.metric = "eval_accuracy";
+    rec.value = 0.9;
+    rec.step = 6;
+    rec.checkpoint = "best/ckpt-6";
+    rec.last_evaluated_step = 24;
+    writeBestRecord(dir, rec);
+    TopLossesView v;
+    QSignalSpy loaded(&v, &TopLossesView::examplesLoaded);
+    v.load(modelDir.path());
+    QTRY_COMPARE(loaded.count(), 1);
+    QVERIFY2(v.statusText().contains(QStringLiteral("from the evaluation at step 24,")), qPrintable(v.statusText()));
+    writeEvalExamples(bestEvalExamplesPath(dir), best); // what the training loop copies beside the kept checkpoint
+    v.load(modelDir.path());
+    QTRY_COMPARE(loaded.count(), 2);
+    QVERIFY2(v.statusText().startsWith(QStringLiteral("6 eval examples from the evaluation at step 6, of the best "
+                                                      "checkpoint, which the model directory keeps")),
+             qPrintable(v.statusText()));
+    TrainingSummary summary;
+    summary.total_training_steps = 96;
+    summary.stopped_early_at_step = 24;
+    summary.best_step = 6;
+    writeTrainingSummary(dir, summary);
+    RunFinished r;
+    r.status = RunStatus::Completed;
+    r.last_step = 24;
+    r.stopped_early_at_step = 24;
+    r.best_step = 6;
+    r.best_checkpoint = dir + "/best/ckpt-6";
+    QCOMPARE(runEndPhrase(runEndOf(r, 96)), std::string("stopped early at step 24, best at step 6"));
+    QCOMPARE(runEndPhrase(recordedRunEnd(dir, 24, 96)), runEndPhrase(runEndOf(r, 96))); // after reopening
 }
 
 QTEST_MAIN(tst_EvaluationView)

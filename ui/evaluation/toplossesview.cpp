@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/evaluation/toplossesview.h"
 
+#include "core/formats/runend.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -23,6 +25,7 @@ enum Column { ColIndex, ColTrue, ColPredicted, ColPPredicted, ColPTrue, ColLoss,
 struct ReadResult
 {
     bool missing = false;
+    bool kept = false; ///< the examples of the best checkpoint the model_dir keeps
     std::vector<EvalExample> examples;
 };
 
@@ -143,11 +146,14 @@ void TopLossesView::load(const QString &modelDir)
         Q_EMIT examplesLoaded();
         return;
     }
-    const std::string path = evalExamplesPath(QDir(modelDir).absolutePath().toStdString());
+    const std::string dir = QDir(modelDir).absolutePath().toStdString();
     m_job = runBackgroundJob<ReadResult>(
         this,
-        [path](const JobControl &) {
+        [dir](const JobControl &) {
             ReadResult r;
+            // The evaluation of the checkpoint the model_dir keeps: its best when it keeps one.
+            const std::string path = keptEvalExamplesPath(dir);
+            r.kept = path == bestEvalExamplesPath(dir);
             if (!QFileInfo::exists(QString::fromStdString(path)))
                 r.missing = true;
             else
@@ -163,8 +169,11 @@ void TopLossesView::load(const QString &modelDir)
                 m_status->setStyleSheet(QStringLiteral("QLabel{color:#a01010}"));
             } else if (outcome.value->missing)
                 clear();
-            else
+            else {
                 setExamples(std::move(outcome.value->examples));
+                m_keptBest = outcome.value->kept;
+                refresh();
+            }
             Q_EMIT examplesLoaded();
         });
 }
@@ -190,6 +199,7 @@ void TopLossesView::showMissing(const QString &text)
 
 void TopLossesView::setExamples(std::vector<EvalExample> examples)
 {
+    m_keptBest = false;
     m_examples = std::move(examples); // the cell filter stays: the next evaluation's same cell
     m_fileNames.clear();
     for (const EvalExample &e : m_examples) {
@@ -237,7 +247,9 @@ void TopLossesView::refresh()
         int64_t mistakes = 0;
         for (const EvalExample &e : m_examples)
             mistakes += e.correct() ? 0 : 1;
-        QString status = tr("%1 from the evaluation at step %2, %3 of them wrong.")
+        QString status = (m_keptBest ? tr("%1 from the evaluation at step %2, of the best checkpoint, which the model "
+                                          "directory keeps (Try it and export use it), %3 of them wrong.")
+                                     : tr("%1 from the evaluation at step %2, %3 of them wrong."))
                              .arg(examplesText(int64_t(m_examples.size()), tr("eval example"), tr("eval examples")))
                              .arg(m_examples.front().step)
                              .arg(mistakes);

@@ -40,7 +40,9 @@ public:
     /// The name of label `id`: the given name, else "label <id>".
     QString labelName(int64_t id) const;
 
-    /// Reads evalExamplesPath(modelDir) in the background; the list updates when it has been
+    /// Reads the examples of the checkpoint modelDir keeps in the background (keptEvalExamplesPath,
+    /// core/formats/runend.h: the best checkpoint's evaluation when the run keeps one, and the
+    /// status line says so; else the latest evaluation's); the list updates when it has been
     /// read (examplesLoaded). A missing file shows a quiet line, a malformed one its error.
     /// A later load() or clear() drops the result of an earlier one still running.
     void load(const QString &modelDir);
@@ -88,6 +90,7 @@ private:
     std::vector<EvalExample> m_shown; ///< the rows of the table, in order
     std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
     std::optional<std::pair<int64_t, int64_t>> m_filter;
+    bool m_keptBest = false; ///< the examples are the kept best checkpoint's (best/eval_examples.jsonl)
     quint64 m_generation = 0;
     JobHandle m_job;
     QLabel *m_status;

@@ -3,6 +3,7 @@
 // progress line); the window draws its curves, evaluations and checkpoints, and lists it in
 // Compare runs.
 #include "ui/window/mainwindow.h"
+#include "core/formats/runend.h"
 #include "ui/common/qtext.h"
 
 #include "ui/evaluation/embeddingview.h"
@@ -119,7 +120,8 @@ void MainWindow::handleFinished(const RunFinished &r)
         m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
         for (const QString &w : m_learningWarnings)
             appendLog(tr("warning: %1").arg(w));
-        statusBar()->showMessage(tr("The model did not learn: see the Evaluation tab."), 10000);
+        statusBar()->showMessage(tr("%1 — the model did not learn: see the Evaluation tab.").arg(q(RunEndPhrase(runEndOf(r)))),
+                                 10000);
     } else if (const QString verdict = m_evalView->bagOfWordsVerdictText();
                r.status == RunStatus::Completed && !verdict.isEmpty()) {
         statusBar()->showMessage(verdict, 15000); // the run's Log has the same sentence from the trainer

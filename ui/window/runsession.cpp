@@ -8,6 +8,7 @@
 #include "core/advice/coach.h"
 #include "core/engine/preflight.h"
 #include "core/engine/runplan.h"
+#include "core/formats/runend.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
 #include "ui/form/projectfile.h"
@@ -427,10 +428,11 @@ void RunSession::handleFinished(const RunFinished &r)
     switch (r.status) {
     case RunStatus::Completed:
         Q_EMIT logLine(tr("Run completed at step %1, final train loss %2").arg(r.last_step).arg(r.final_train_loss, 0, 'f', 4));
-        if (r.stopped_early_at_step > 0) {
-            const QString early = ProgressPanel::earlyStopText(r);
-            Q_EMIT logLine(r.best_checkpoint.empty() ? early : tr("%1 (kept in %2)").arg(early, q(r.best_checkpoint)));
-            showStatus(early.left(1).toUpper() + early.mid(1), 10000);
+        if (r.stopped_early_at_step > 0 || !r.best_checkpoint.empty()) {
+            // One sentence for the run's end (core/formats/runend.h), as the progress row says it.
+            const QString end = q(RunEndPhrase(runEndOf(r)));
+            Q_EMIT logLine(r.best_checkpoint.empty() ? end : tr("%1 (kept in %2)").arg(end, q(r.best_checkpoint)));
+            showStatus(end, 10000);
         }
         break;
     case RunStatus::Cancelled:
