@@ -20,6 +20,7 @@
 #include "ui/runs/rungroup.h"
 #include "ui/runs/runhistory.h"
 #include "ui/runs/runstable.h"
+#include "ui/runs/runcolours.h"
 #include "ui/runs/sweepview.h"
 #include "ui/runs/trainingcontroller.h"
 
@@ -231,9 +232,11 @@ void tst_CompareRuns::currentRunIsNamedAndNeverOverlaidOnItself()
 
 void tst_CompareRuns::qualitativePalette()
 {
-    // Okabe & Ito's eight colours, each once before any repeats.
-    const QColor expected[] = {{213, 94, 0}, {0, 158, 115}, {204, 121, 167}, {86, 180, 233},
-                               {230, 159, 0}, {0, 114, 178}, {0, 0, 0}, {240, 228, 66}};
+    // The compared runs' eight colours (ui/runs/runcolours.h; their contrast and distance are
+    // tested in ui.windowfit), each once before any repeats.
+    QColor expected[8];
+    for (int i = 0; i < 8; ++i)
+        expected[i] = QColor(runcolours::kCompared[i]);
     for (int i = 0; i < 8; ++i)
         QCOMPARE(RunsTable::runColour(i), expected[i]);
     QCOMPARE(RunsTable::runColour(8), expected[0]);

@@ -57,7 +57,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(v.mistakeGraph()->data()->at(0)->key - 0) < 1e-9);
         QVERIFY(std::abs(v.mistakeGraph()->data()->at(0)->value - 1) < 1e-9);
         QVERIFY2(ham->pen().color() != spam->pen().color(), qPrintable(ham->pen().color().name() + spam->pen().color().name()));
-        QVERIFY2(v.summaryText().startsWith(QStringLiteral("Step 40: 4 eval examples, 1 mistakes (crosses)")),
+        QVERIFY2(v.summaryText().startsWith(QStringLiteral("Step 40: 4 eval examples, 1 mistakes (ringed)")),
                  qPrintable(v.summaryText()));
         // The point of "free cruise" (0, 1) is found at its pixel; a click sends its text to Try it.
         QCustomPlot *cp = v.customPlot();

@@ -22,6 +22,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -129,6 +130,8 @@ private Q_SLOTS:
     void exportsTheRunAndSaysWhatItWrote()
     {
         ExportDialog d(QString::fromStdString(m_modelDir));
+        d.show(); // laid out: its result scrolls
+        QVERIFY(QTest::qWaitForWindowExposed(&d));
         QCOMPARE(d.findChild<QLineEdit *>(QStringLiteral("exportModelDir"))->text(), QString::fromStdString(m_modelDir));
         const auto *checkpoint = d.findChild<QComboBox *>(QStringLiteral("exportCheckpoint"));
         QCOMPARE(checkpoint->currentData().toString(), QString()); // the best when kept, else the latest
@@ -144,6 +147,11 @@ private Q_SLOTS:
         QVERIFY(fs::file_size(target + "/onnx/model.onnx") > 10000);
         // The final text: the checkpoint (no best kept: the latest), the folder, one line per file.
         const QString text = d.resultText();
+        // Its end is in view: the list's last lines (issue 44, item 11).
+        const QScrollBar *scroll = d.findChild<QPlainTextEdit *>(QStringLiteral("exportResult"))->verticalScrollBar();
+        QCoreApplication::processEvents();
+        QVERIFY(scroll->maximum() > 0);
+        QCOMPARE(scroll->value(), scroll->maximum());
         const QString latest = QString::fromStdString(m_modelDir + "/ckpt-2");
         QVERIFY2(text.contains(QStringLiteral("Exported %1 to %2:").arg(latest, QString::fromStdString(target))),
                  qPrintable(text));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/dialogs/exportdialog.h"
+#include "ui/form/followend.h"
 
 #include "core/config/trainingoptions.h"
 #include "core/events/trainingobserver.h"
@@ -204,7 +205,7 @@ bool ExportDialog::start()
 void ExportDialog::finish(bool ok, const QString &text)
 {
     m_run->setEnabled(true);
-    m_result->setPlainText(text);
+    setTextShowingEnd(m_result, text); // the last lines say where it went and what to do next
     Q_EMIT exportFinished(ok, text);
 }
 

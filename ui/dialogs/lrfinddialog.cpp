@@ -477,8 +477,6 @@ void LrFindDialog::showResult(const LrFindResult &r, bool running)
         summary += QStringLiteral("<br>") + tr("Stopped early, so not saved: the model directory keeps the result of the "
                                                "earlier test.");
     m_summary->setText(summary);
-    m_useSuggestion->setText(tr("Use this: %1").arg(rateText(r.suggestion)));
-    m_useMin->setText(tr("Use min / 10: %1").arg(rateText(r.min_over_10)));
     scheduleReplot();
 }
 
@@ -524,8 +522,12 @@ void LrFindDialog::updateButtons()
     m_start->setEnabled(!running);
     m_end->setEnabled(!running);
     const bool have = !running && m_result && m_result->suggestion > 0;
+    const bool haveMin = have && m_result->min_over_10 > 0;
     m_useSuggestion->setEnabled(have);
-    m_useMin->setEnabled(have && m_result->min_over_10 > 0);
+    m_useMin->setEnabled(haveMin);
+    // A rate on a button only when there is one to use: no "Use this: 0" (issue 44, item 11).
+    m_useSuggestion->setText(have ? tr("Use this: %1").arg(rateText(m_result->suggestion)) : tr("Use this"));
+    m_useMin->setText(haveMin ? tr("Use min / 10: %1").arg(rateText(m_result->min_over_10)) : tr("Use minimum / 10"));
 }
 
 void LrFindDialog::scheduleReplot()

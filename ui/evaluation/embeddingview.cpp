@@ -29,7 +29,9 @@ const QColor kLabelColours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor
 
 // A disc as a pixmap: QCustomPlot blits a pixmap scatter, several times faster than it draws
 // an ellipse per point (bench_embeddingview; docs/benchmarks.md).
-QPixmap discPixmap(const QColor &colour, int diameter = 6)
+constexpr int kDiscDiameter = 6; ///< pixels
+
+QPixmap discPixmap(const QColor &colour, int diameter = kDiscDiameter)
 {
     QPixmap pix(diameter, diameter);
     pix.fill(Qt::transparent);
@@ -63,13 +65,15 @@ EmbeddingView::EmbeddingView(QWidget *parent) : QWidget(parent)
     // Many points: no antialiasing of scatters, and the graphs' own adaptive sampling.
     m_plot->setNotAntialiasedElements(QCP::aeScatters | QCP::aePlottables);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    // The mistakes' crosses on a layer above the points, so that no point hides one.
+    // The mistakes' rings on a layer above the points, so that no point hides one; a ring, not a
+    // cross, so that the mistaken point's own colour (its true label) shows inside it.
     m_plot->addLayer(QStringLiteral("mistakes"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     m_mistakes = m_plot->addGraph();
     m_mistakes->setLayer(QStringLiteral("mistakes"));
-    m_mistakes->setName(tr("mistakes"));
+    m_mistakes->setName(tr("mistakes (ringed)"));
     m_mistakes->setLineStyle(QCPGraph::lsNone);
-    m_mistakes->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 1.5), Qt::NoBrush, 9));
+    m_mistakes->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), Qt::NoBrush, kDiscDiameter + 6));
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setObjectName(QStringLiteral("embeddingStep"));
     m_slider->setEnabled(false);
@@ -99,6 +103,8 @@ void EmbeddingView::setModelDir(const QString &modelDir, bool saved)
         m_mistakes->data()->clear();
         m_points.clear();
         m_rowTexts.clear();
+        m_rowTrue.clear();
+        m_rowPredicted.clear();
         m_summary->setText(
             saved || modelDir.isEmpty()
                 ? tr("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors.")
@@ -193,8 +199,12 @@ void EmbeddingView::showPoints(const EmbeddingSnapshot &s, const Projection2D &p
     }
     m_points = p.points;
     m_rowTexts = texts;
-    m_summary->setText(tr("Step %1: %2 eval examples, %3 mistakes (crosses); PCA of the pooled [CLS] vectors "
-                          "(variance %4 and %5 along the axes). Hover for the text, click to try it.")
+    m_rowTrue.assign(s.label_ids.begin(), s.label_ids.begin() + std::ptrdiff_t(std::min(s.label_ids.size(), p.points.size())));
+    m_rowPredicted.assign(s.predictions.begin(),
+                          s.predictions.begin() + std::ptrdiff_t(std::min(s.predictions.size(), p.points.size())));
+    m_labelNames = labelNames;
+    m_summary->setText(tr("Step %1: %2 eval examples, %3 mistakes (ringed); PCA of the pooled [CLS] vectors "
+                          "(variance %4 and %5 along the axes). Hover for the labels and the text, click to try it.")
                            .arg(s.step).arg(s.size()).arg(mistakes)
                            .arg(p.variance[0], 0, 'g', 3).arg(p.variance[1], 0, 'g', 3));
     m_plot->replot();
@@ -224,11 +234,33 @@ int EmbeddingView::rowAt(const QPointF &pixel, double radius) const
     return best;
 }
 
+QString EmbeddingView::labelText(int64_t id) const
+{
+    if (id >= 0 && size_t(id) < m_labelNames.size() && !m_labelNames[size_t(id)].isEmpty())
+        return m_labelNames[size_t(id)];
+    return tr("label %1").arg(id);
+}
+
+QString EmbeddingView::hoverText(int row) const
+{
+    if (row < 0 || size_t(row) >= m_points.size())
+        return {};
+    QString text;
+    if (size_t(row) < m_rowTrue.size() && size_t(row) < m_rowPredicted.size()) {
+        const int64_t truth = m_rowTrue[size_t(row)], predicted = m_rowPredicted[size_t(row)];
+        text = truth == predicted ? tr("true %1, predicted %2 (right)").arg(labelText(truth), labelText(predicted))
+                                  : tr("true %1, predicted %2 (a mistake)").arg(labelText(truth), labelText(predicted));
+    }
+    if (size_t(row) < m_rowTexts.size() && !m_rowTexts[size_t(row)].isEmpty())
+        text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + m_rowTexts[size_t(row)].left(400);
+    return text;
+}
+
 void EmbeddingView::mouseMoved(QMouseEvent *event)
 {
-    const int row = rowAt(event->position());
-    if (row >= 0 && size_t(row) < m_rowTexts.size() && !m_rowTexts[size_t(row)].isEmpty())
-        QToolTip::showText(event->globalPosition().toPoint(), m_rowTexts[size_t(row)].left(400), m_plot);
+    const QString text = hoverText(rowAt(event->position()));
+    if (!text.isEmpty())
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
     else
         QToolTip::hideText();
 }

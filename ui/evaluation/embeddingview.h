@@ -17,8 +17,9 @@ class QSlider;
 namespace wb {
 
 /// The embedding view (issue 25): one evaluation's eval examples as 2-D PCA points of their
-/// pooled [CLS] vectors (core/formats/embeddings.h), one colour per true label, mistakes marked
-/// with a cross; hovering shows the example's text, a click emits exampleChosen (Try it), and
+/// pooled [CLS] vectors (core/formats/embeddings.h), one colour per true label, mistakes ringed
+/// (the point's colour shows inside the ring); hovering shows the example's true and predicted
+/// label and its text, a click emits exampleChosen (Try it), and
 /// the step slider replays the saved evaluations (model_dir/embeddings/step-N.safetensors,
 /// read and projected off the GUI thread). GUI thread only.
 class EmbeddingView : public QWidget
@@ -45,6 +46,9 @@ public:
     QString summaryText() const;
     /// The row nearest to the canvas position (pixels), within `radius` pixels; −1 when none.
     int rowAt(const QPointF &pixel, double radius = 8) const;
+    /// What hovering over row `row` shows: "true spam, predicted ham (a mistake)" and, on the
+    /// next line, the example's text (up to 400 characters); "" for no row.
+    QString hoverText(int row) const;
 
 Q_SIGNALS:
     /// A point was clicked: its example's text, for Try it.
@@ -54,6 +58,7 @@ private:
     void loadStep(int64_t step);
     void mouseMoved(QMouseEvent *event);
     void mouseClicked(QMouseEvent *event);
+    QString labelText(int64_t id) const;
 
     QCustomPlot *m_plot;
     QSlider *m_slider;
@@ -65,6 +70,7 @@ private:
     std::vector<QString> m_texts, m_labelNames;
     std::vector<std::array<double, 2>> m_points;
     std::vector<QString> m_rowTexts;
+    std::vector<int64_t> m_rowTrue, m_rowPredicted; ///< each row's true and predicted label id
     quint64 m_generation = 0;
 };
 

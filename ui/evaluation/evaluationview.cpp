@@ -7,10 +7,13 @@
 #include "core/formats/bestmodel.h"
 #include "core/formats/trainingsummary.h"
 
-#include <QHBoxLayout>
+#include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -23,6 +26,35 @@ namespace {
 
 /// Largest size of the matrix and per-class tables (many labels scroll).
 const QSize kMaxTableSize(900, 420);
+/// Header texts longer than this many characters are broken into lines at spaces: a long
+/// label name ("technical problem with the installation") makes a taller header, not a column
+/// wider than a 1024-pixel window.
+constexpr int kColumnHeaderChars = 17;
+constexpr int kRowHeaderChars = 22;
+/// The Top losses list is never squeezed below this height; the tab scrolls instead.
+constexpr int kTopLossesMinHeight = 260;
+/// Space between the matrix and the per-class table, side by side or one above the other.
+constexpr int kTableSpacing = 24;
+
+/// `text` with line breaks at spaces so that no line is longer than `maxChars` (a longer word
+/// stays whole on its own line).
+QString wrapped(const QString &text, int maxChars)
+{
+    if (text.size() <= maxChars)
+        return text;
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && line.size() + 1 + word.size() > maxChars) {
+            lines << line;
+            line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+    }
+    if (!line.isEmpty())
+        lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
 
 QTableWidgetItem *cell(const QString &text)
 {
@@ -41,12 +73,14 @@ void fitToContents(QTableWidget *t)
     const int frame = 2 * t->frameWidth();
     const int w = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() + frame;
     const int h = t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + frame;
-    // At most that size, and shrinking below it (scroll bars) on a small screen: a fixed size
-    // made a 3-label run's two tables wider than a 1024-pixel window.
-    t->setMinimumSize(0, 0);
-    t->setMaximumSize(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+    // Exactly that size (up to kMaxTableSize, scroll bars beyond it): a table squeezed by the
+    // layout showed no row at all at 1024×700 (issue 44, item 6); the tab scrolls instead, and
+    // the two tables stand one above the other when they are not both as wide as the tab.
+    const QSize size(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+    t->setMinimumSize(size);
+    t->setMaximumSize(size);
     t->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    t->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+    t->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
 }
 
 } // namespace
@@ -95,16 +129,29 @@ EvaluationView::EvaluationView(QWidget *parent)
     classColumn->addWidget(new QLabel(tr("<b>Per-class metrics</b>"), this));
     classColumn->addWidget(m_classes);
     classColumn->addStretch(1);
-    auto *tables = new QHBoxLayout;
-    tables->addLayout(matrixColumn);
-    tables->addSpacing(24);
-    tables->addLayout(classColumn);
-    tables->addStretch(1);
-    auto *layout = new QVBoxLayout(this);
+    auto *tablesBox = new QWidget(this);
+    m_tables = new QBoxLayout(QBoxLayout::LeftToRight, tablesBox);
+    m_tables->setContentsMargins(0, 0, 0, 0);
+    m_tables->setSpacing(kTableSpacing);
+    m_tables->addLayout(matrixColumn);
+    m_tables->addLayout(classColumn);
+    // Top losses keep a usable height: on a small screen the tab scrolls, nothing is squeezed away.
+    m_topLosses->setMinimumHeight(kTopLossesMinHeight);
+    auto *content = new QWidget;
+    content->setObjectName(QStringLiteral("evaluationContent"));
+    auto *layout = new QVBoxLayout(content);
     layout->addWidget(m_summary);
     layout->addWidget(m_warning);
-    layout->addLayout(tables);
+    layout->addWidget(tablesBox, 0, Qt::AlignLeft);
     layout->addWidget(m_topLosses, 1);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setObjectName(QStringLiteral("evaluationScroll"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(content);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_scroll);
     clear();
 }
 
@@ -202,9 +249,9 @@ void EvaluationView::showMatrix()
     const int n = int(m.confusion.size());
     QStringList trueLabels, predictedLabels, names;
     for (int i = 0; i < n; ++i) {
-        names << labelName(i);
-        trueLabels << tr("true %1").arg(labelName(i));
-        predictedLabels << tr("predicted %1").arg(labelName(i));
+        names << wrapped(labelName(i), kRowHeaderChars);
+        trueLabels << wrapped(tr("true %1").arg(labelName(i)), kRowHeaderChars);
+        predictedLabels << wrapped(tr("predicted %1").arg(labelName(i)), kColumnHeaderChars);
     }
     m_confusion->setRowCount(n);
     m_confusion->setColumnCount(n);
@@ -246,6 +293,25 @@ void EvaluationView::showMatrix()
     }
     fitToContents(m_confusion);
     fitToContents(m_classes);
+    arrangeTables();
+}
+
+void EvaluationView::arrangeTables()
+{
+    // Side by side when both fit in the tab's width, else the per-class table under the matrix.
+    const int margins = m_scroll->widget()->layout()->contentsMargins().left()
+                        + m_scroll->widget()->layout()->contentsMargins().right();
+    const int needed = m_confusion->maximumWidth() + kTableSpacing + m_classes->maximumWidth() + margins
+                       + m_scroll->verticalScrollBar()->sizeHint().width();
+    const auto direction = needed <= m_scroll->width() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_tables->direction() != direction)
+        m_tables->setDirection(direction);
+}
+
+void EvaluationView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    arrangeTables();
 }
 
 void EvaluationView::fillMatrixFromExamples()

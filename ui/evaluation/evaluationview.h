@@ -10,7 +10,9 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QLabel;
+class QScrollArea;
 class QTableWidget;
 
 namespace wb {
@@ -22,7 +24,9 @@ class TopLossesView;
 /// columns: predicted) as a heat map, per-class precision, recall, F1 and support, and the
 /// evaluation's top losses and most-confused pairs (TopLossesView; a click on a matrix cell
 /// filters them to that cell, a second click clears the filter). Labels are shown by name
-/// (setLabelNames). GUI thread only.
+/// (setLabelNames); long names break into lines in the headers. The tab scrolls
+/// (object name "evaluationScroll"): the tables are always shown whole up to 900×420 pixels
+/// each, side by side when the tab is wide enough, else one above the other. GUI thread only.
 class EvaluationView : public QWidget
 {
     Q_OBJECT
@@ -79,8 +83,14 @@ public:
     QTableWidget *confusionTable() const { return m_confusion; }
     QTableWidget *classTable() const { return m_classes; }
     TopLossesView *topLosses() const { return m_topLosses; }
+    /// The scroll area that holds the whole tab.
+    QScrollArea *scrollArea() const { return m_scroll; }
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void arrangeTables();
     void updateSummary();
     void showMatrix();
     void fillMatrixFromExamples();
@@ -99,6 +109,8 @@ private:
     QTableWidget *m_confusion;
     QTableWidget *m_classes;
     TopLossesView *m_topLosses;
+    QScrollArea *m_scroll = nullptr;
+    QBoxLayout *m_tables = nullptr; ///< the matrix's and the per-class table's columns
 };
 
 } // namespace wb

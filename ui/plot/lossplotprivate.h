@@ -12,6 +12,7 @@
 #include "ui/plot/plotcontrolrow.h"
 #include "ui/plot/plotoverlays.h"
 #include "ui/plot/smoothing.h"
+#include "ui/runs/runcolours.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -42,10 +43,11 @@ namespace lossplotdetail {
 constexpr int kReplotIntervalMs = 40;       // ≤ 25 Hz: one coalescing single-shot timer (QCustomPlot::rpQueuedReplot)
 constexpr double kLogFloor = 1e-8;          // values ≤ 0 are clamped to this on a log axis
 constexpr double kDefaultSmoothing = 0.6;   // TensorBoard's default
-inline const QColor kLossColour(31, 119, 180);
-inline const QColor kEvalLossColour(255, 127, 14);
-inline const QColor kEvalAccColour(44, 160, 44);
-inline const QColor kLrColour(148, 103, 189);
+// The run shown keeps these; no compared run gets one of them (ui/runs/runcolours.h).
+inline const QColor kLossColour = runcolours::kTrainLoss;
+inline const QColor kEvalLossColour = runcolours::kEvalLoss;
+inline const QColor kEvalAccColour = runcolours::kEvalAccuracy;
+inline const QColor kLrColour = runcolours::kLearningRate;
 
 struct Points
 {

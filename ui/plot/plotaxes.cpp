@@ -109,6 +109,16 @@ void fit(QCustomPlot *plot, QCPAxisRect *lossRect, QCPAxisRect *lrRect, double a
     }
     lossRect->axis(QCPAxis::atRight)->setRange(0, accuracyMax);
     for (QCPAxis *a : {lossRect->axis(QCPAxis::atLeft), lrRect->axis(QCPAxis::atLeft)}) {
+        // An axis with nothing drawn on it (a new run's empty loss panel beside the planned
+        // schedule) gets the empty view, not the range of the run shown before (issue 44, item 11).
+        const QList<QCPGraph *> graphs = a->graphs();
+        const bool drawn = std::any_of(graphs.begin(), graphs.end(), [](const QCPGraph *g) {
+            return g->realVisibility() && !g->data()->isEmpty();
+        });
+        if (!drawn) {
+            a->setRange(a->scaleType() == QCPAxis::stLogarithmic ? QCPRange(0.01, 1) : QCPRange(0, 1));
+            continue;
+        }
         a->rescale(true);
         const QCPRange r = a->range();
         if (a->scaleType() == QCPAxis::stLinear) {

@@ -24,6 +24,14 @@ QString formatDuration(double seconds)
     return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+/// The step part of the bar's text (QProgressBar replaces %v and %m).
+QString stepFormat() { return ProgressPanel::tr("step %v / %m"); }
+
+/// A remaining time measured over fewer steps than this share of the run, or over less
+/// wall time than kRoughSeconds, is rough: it is said with "~".
+constexpr double kRoughShare = 0.1;
+constexpr double kRoughSeconds = 30;
+
 } // namespace
 
 ProgressPanel::ProgressPanel(QWidget *parent) : QWidget(parent)
@@ -108,7 +116,7 @@ void ProgressPanel::prepare(int64_t totalSteps)
     if (totalSteps > 0) {
         m_progress->setRange(0, int(totalSteps));
         m_progress->setValue(0);
-        m_progress->setFormat(tr("step %v / %m"));
+        m_progress->setFormat(stepFormat());
     }
     setStatus(tr("Starting…"));
 }
@@ -133,7 +141,7 @@ void ProgressPanel::showRecordedRun(int64_t step, int64_t totalSteps)
     const int64_t total = totalSteps > 0 ? totalSteps : step;
     m_progress->setRange(0, int(std::max<int64_t>(total, 1)));
     m_progress->setValue(int(std::min(step, total)));
-    m_progress->setFormat(tr("step %v / %m"));
+    m_progress->setFormat(stepFormat());
     if (totalSteps > 0 && step >= totalSteps) {
         m_status->setText(tr("Completed"));
         m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
@@ -156,6 +164,7 @@ void ProgressPanel::setLearningWarning(const QString &text)
 
 void ProgressPanel::restartTiming()
 {
+    m_elapsed = -1;
     m_startWall = 0;
     m_firstWall = 0;
     m_firstStep = 0;
@@ -190,18 +199,22 @@ void ProgressPanel::runStarted(const RunStarted &info, int workers)
     m_startWall = info.wall_time;
     m_progress->setRange(0, int(info.total_steps));
     m_progress->setValue(int(info.start_step));
-    m_progress->setFormat(tr("step %v / %m"));
+    m_progress->setFormat(stepFormat());
     const QString device = QString::fromStdString(info.device);
     setStatus(workers > 0 ? (workers == 1 ? tr("Training on 1 worker (%1)").arg(device) : tr("Training on %1 workers (%2)").arg(workers).arg(device)) : tr("Training on %1").arg(device));
 }
 
-QString ProgressPanel::timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond)
+QString ProgressPanel::timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond, bool rough)
 {
     QString text = tr("%1 elapsed").arg(formatDuration(std::max(0.0, elapsedSeconds)));
-    if (std::isfinite(stepsPerSecond) && stepsPerSecond > 0)
-        text += tr(", about %1 left").arg(formatDuration(double(std::max<int64_t>(stepsLeft, 0)) / stepsPerSecond));
+    if (std::isfinite(stepsPerSecond) && stepsPerSecond > 0) {
+        const QString left = formatDuration(double(std::max<int64_t>(stepsLeft, 0)) / stepsPerSecond);
+        text += rough ? tr(", ~%1 left").arg(left) : tr(", %1 left").arg(left);
+    }
     return text;
 }
+
+QString ProgressPanel::progressText() const { return m_progress->text(); }
 
 QString ProgressPanel::statusText() const { return m_status->text(); }
 
@@ -222,11 +235,23 @@ void ProgressPanel::stepCompleted(const StepMetrics &m)
     if (m.step > m_firstStep && m.wall_time > m_firstWall)
         stepsPerSecond = double(m.step - m_firstStep) / (m.wall_time - m_firstWall);
     const double since = m_startWall > 0 && m_startWall <= m.wall_time ? m_startWall : m_firstWall;
-    m_detail->setText(tr("epoch %1 · loss %2 · %3 examples/s · %4")
+    m_elapsed = m.wall_time - since;
+    // Rough while the rate rests on a few steps or seconds (the first evaluation not yet in it).
+    const bool rough = double(m.step - m_firstStep) < kRoughShare * double(std::max<int64_t>(m.total_steps, 1))
+                       || m.wall_time - m_firstWall < kRoughSeconds;
+    const QString time = timeText(m_elapsed, m.total_steps - m.step, stepsPerSecond, rough);
+    // The time is in the bar, which is never cut (the detail shrinks on a narrow window).
+    m_progress->setFormat(stepFormat() + QStringLiteral(" · ") + time);
+    m_progress->setToolTip(std::isfinite(stepsPerSecond)
+                               ? tr("%1 steps/s since step %2, evaluations and checkpoints included%3")
+                                     .arg(stepsPerSecond, 0, 'g', 3).arg(m_firstStep)
+                                     .arg(rough ? tr("; ~: a rough estimate, measured over few steps so far") : QString())
+                               : QString());
+    m_detail->setText(tr("epoch %1 · loss %2 · %3 examples/s")
                           .arg(m.epoch, 0, 'f', 2)
                           .arg(m.loss, 0, 'f', 4)
-                          .arg(m.examples_per_second, 0, 'f', 0)
-                          .arg(timeText(m.wall_time - since, m.total_steps - m.step, stepsPerSecond)));
+                          .arg(m.examples_per_second, 0, 'f', 0));
+    m_detail->setToolTip(m_detail->text() + QStringLiteral(" · ") + time);
 }
 
 void ProgressPanel::stopRequested() { m_status->setText(tr("Stopping after this step…")); }
@@ -242,6 +267,10 @@ QString ProgressPanel::earlyStopText(const RunFinished &r)
 void ProgressPanel::finished(const RunFinished &r)
 {
     m_heldStatus.reset();
+    // No stale time left: the bar says how long the run took.
+    m_progress->setToolTip(QString());
+    m_progress->setFormat(m_elapsed >= 0 ? stepFormat() + QStringLiteral(" · ") + tr("took %1").arg(formatDuration(m_elapsed))
+                                         : stepFormat());
     switch (r.status) {
     case RunStatus::Completed:
         // An early stop is not a run to the end: the status says so, and which step is the best.

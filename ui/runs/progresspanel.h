@@ -14,7 +14,8 @@ class QProgressBar;
 namespace wb {
 
 /// The progress row under the tabs: run status ("Training on cpu", "Completed", "Failed"),
-/// a step bar ("step 12 / 342") and a detail line (epoch, loss, examples/s, time elapsed and left); under them
+/// a step bar with the time ("step 12 / 342 · 0:00:40 elapsed, ~0:02:40 left"; at the end
+/// "took 0:05:12") and a detail line (epoch, loss, examples/s); under them
 /// the coach's latest current note (core/advice/coach.h; hidden while there is none; its tooltip
 /// lists the current notes: a withdrawn note leaves both). Object names: "runStatus", "progress", "coachNote". GUI thread only.
 class ProgressPanel : public QWidget
@@ -54,13 +55,16 @@ public:
     /// The run has started: "Training on <device>", or with `workers` > 0 (local workers)
     /// "Training on N workers (<device>)"; the elapsed time counts from info.wall_time.
     void runStarted(const RunStarted &info, int workers = 0);
-    /// The time line of the detail: "0:00:40 elapsed", and with a measured rate
-    /// ("about 0:02:40 left") from `stepsLeft` / `stepsPerSecond`. Seconds; a rate ≤ 0 or NaN
-    /// leaves the remaining time out. Pure.
-    static QString timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond);
+    /// The time in the bar: "0:00:40 elapsed", and with a measured rate ("0:02:40 left", with
+    /// `rough` "~0:02:40 left") from `stepsLeft` / `stepsPerSecond`. Seconds; a rate ≤ 0 or NaN
+    /// leaves the remaining time out. The panel calls an estimate rough while its rate rests on
+    /// under 10 % of the run's steps or under 30 s. Pure.
+    static QString timeText(double elapsedSeconds, int64_t stepsLeft, double stepsPerSecond, bool rough = false);
+    /// The bar's text as shown ("step 12 / 342 · 0:00:40 elapsed, ~0:02:40 left").
+    QString progressText() const;
     /// The status's text ("Training on cpu", "Completed", …).
     QString statusText() const;
-    /// The detail line's text (epoch, loss, examples/s, elapsed and remaining time).
+    /// The detail line's text (epoch, loss, examples/s; its tooltip adds the time).
     QString detailText() const;
     void stepCompleted(const StepMetrics &m);
     void stopRequested();
@@ -84,6 +88,7 @@ private:
     };
     std::optional<HeldStatus> m_heldStatus;
     double m_startWall = 0; ///< RunStarted::wall_time of this session's run (0: unknown)
+    double m_elapsed = -1;  ///< seconds of the run at its last step (−1: none seen)
     double m_firstWall = 0;
     int64_t m_firstStep = 0;
 };

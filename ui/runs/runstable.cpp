@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/runs/runstable.h"
+#include "ui/runs/runcolours.h"
 #include "ui/common/backgroundjob.h"
 
 #include "ui/runs/rungroup.h"
@@ -268,11 +269,7 @@ void RunsTable::updateGroups()
 
 QColor RunsTable::runColour(int index)
 {
-    // Okabe–Ito: vermillion, bluish green, reddish purple, sky blue, orange, blue, black, yellow.
-    static const QColor palette[] = {{213, 94, 0},   {0, 158, 115}, {204, 121, 167}, {86, 180, 233},
-                                     {230, 159, 0},  {0, 114, 178}, {0, 0, 0},       {240, 228, 66}};
-    const int n = int(std::size(palette));
-    return palette[((index % n) + n) % n];
+    return runcolours::compared(index); // none a colour of the run shown, all readable on white
 }
 
 bool RunsTable::addRun(const QString &metricsPath, bool overlay, QString *error)
@@ -362,9 +359,11 @@ void RunsTable::fillRow(int row, bool overlay)
             }
             if (!run.warnings.isEmpty()) // a file beside the metrics that could not be read
                 item->setToolTip(run.warnings.join(QLatin1Char('\n')));
-            QFont f = item->font();
-            f.setBold(true);
-            item->setFont(f);
+            if (live) { // "(current)" alone is bold
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
+            }
         }
         m_table->setItem(row, c, item);
     }

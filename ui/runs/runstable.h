@@ -42,8 +42,8 @@ public:
     QString liveMetricsPath() const { return m_livePath; }
     /// The runs listed, in row order.
     const std::vector<RunHistory> &runs() const { return m_runs; }
-    /// The colour of the run in row `index`: the Okabe–Ito qualitative palette (Okabe & Ito,
-    /// "Color Universal Design", 2008) in an order that keeps neighbours apart, repeating after 8.
+    /// The colour of the run in row `index`: runcolours::compared (ui/runs/runcolours.h: none a
+    /// colour of the run shown, all readable on white), repeating after 8.
     static QColor runColour(int index);
     /// The differences of the selected rows' settings (differingSettings; two or more rows).
     std::vector<SettingDifference> selectedDifferences() const;

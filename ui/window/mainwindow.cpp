@@ -31,6 +31,7 @@
 #include "ui/tryit/fillmaskpanel.h"
 #include "ui/runs/usedmodeldir.h"
 #include "ui/form/wheelguard.h"
+#include "ui/form/followend.h"
 
 #include <QApplication>
 #include <QAbstractButton>
@@ -48,6 +49,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStyle>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -81,9 +83,7 @@ Source formModelSource(const TrainingOptions &o)
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
-    // 1360×860, or the screen's available area when it is smaller (1024×700 laptops).
-    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1360, 860);
-    resize(std::min(1360, avail.width()), std::min(860, avail.height()));
+    resize(firstSize());
 
     QWidget *formPane = buildFormPane();
     buildTabs();
@@ -106,6 +106,48 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     updateActions();
     updateTitle();
     statusBar()->showMessage(tr("Choose a strategy and the model and data files, then press Train."));
+}
+
+QSize MainWindow::firstSize() const
+{
+    // 1360×860, or the screen's available area when it is smaller (1024×700 laptops), less
+    // the window manager's title bar and borders (not known before the first show; keepOnScreen
+    // corrects the guess once they are): the status bar stays on the screen.
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1360, 860);
+    const int border = std::max(4, style()->pixelMetric(QStyle::PM_MdiSubWindowFrameWidth));
+    const int titleBar = std::max(30, style()->pixelMetric(QStyle::PM_TitleBarHeight));
+    return {std::min(1360, avail.width() - 2 * border), std::min(860, avail.height() - titleBar - border)};
+}
+
+void MainWindow::keepOnScreen()
+{
+    // A size chosen after construction (--window-size, a test, a restored layout) is kept.
+    if (!screen() || isMaximized() || isFullScreen() || size() != firstSize())
+        return;
+    const QRect avail = screen()->availableGeometry();
+    const QRect frame = frameGeometry();
+    const QSize decoration = frame.size() - size();
+    const QSize fit(std::min(width(), avail.width() - decoration.width()),
+                    std::min(height(), avail.height() - decoration.height()));
+    if (fit != size())
+        resize(fit.expandedTo(minimumSizeHint()));
+    // Inside the available area: a window placed below a panel moves up, not off the screen.
+    const QRect now = frameGeometry();
+    const int x = std::clamp(now.x(), avail.left(), std::max(avail.left(), avail.right() + 1 - now.width()));
+    const int y = std::clamp(now.y(), avail.top(), std::max(avail.top(), avail.bottom() + 1 - now.height()));
+    if (x != now.x() || y != now.y())
+        move(x, y);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_shownOnce)
+        return;
+    m_shownOnce = true;
+    // The frame is known once the window manager has decorated the window: look again then.
+    QTimer::singleShot(0, this, &MainWindow::keepOnScreen);
+    QTimer::singleShot(500, this, &MainWindow::keepOnScreen);
 }
 
 QWidget *MainWindow::buildFormPane()
@@ -545,7 +587,7 @@ void MainWindow::leaveStartPage()
 
 void MainWindow::appendLog(const QString &line)
 {
-    m_log->appendPlainText(line);
+    appendFollowingEnd(m_log, line); // the Log follows its end unless the user scrolled up
 }
 
 QString MainWindow::logText() const { return m_log->toPlainText(); }

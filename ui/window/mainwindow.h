@@ -162,6 +162,8 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    /// The first show: keepOnScreen() once the window manager's frame is known.
+    void showEvent(QShowEvent *event) override;
 
 private:
     // The constructor's steps: the form pane (form, schedule panel, scroll area), the tabs, the
@@ -172,6 +174,12 @@ private:
     void buildCentralWidget(QWidget *formPane);
     void connectStartPage();
     void restoreViewSettings();
+    /// The size of a new window: 1360×860, or less to fit the screen's available area with
+    /// the window manager's frame (a guess before the first show).
+    QSize firstSize() const;
+    /// Shrinks and moves a window still of firstSize() so that its frame lies inside the
+    /// screen's available area (the status bar on screen), no smaller than its minimum size.
+    void keepOnScreen();
     void connectForm();
     void connectRunsTable();
     void createExampleLoader();
@@ -297,6 +305,7 @@ private:
 
     QString m_projectPath;
     bool m_closeAfterStop = false;
+    bool m_shownOnce = false; ///< keepOnScreen() ran after the first show
     bool m_closeConfirmed = false;  ///< unsaved changes saved or discarded for this close
 };
 
