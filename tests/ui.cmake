@@ -51,6 +51,10 @@ if(WB_BUILD_GUI)
   # Issue 21 §2: a run trained while Try it classifies and the range test runs is the run alone.
   wb_add_test(tst_windowrandomness NAME ui.windowrandomness SOURCES ui/tst_windowrandomness.cpp
               LIBS wb_ui torch GUI TIMEOUT 300)
+  # Issue 44 items 6, 10, 11: 1024×700 and first start, compared runs' colours, the empty plot,
+  # the range test's buttons, the Log's end, the Embeddings' mistakes.
+  wb_add_test(tst_windowfit NAME ui.windowfit SOURCES ui/tst_windowfit.cpp
+              LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   # Issue 27 "Runs": Compare runs, the run queue, seed groups.
   wb_add_test(tst_compareruns NAME ui.compareruns SOURCES ui/tst_compareruns.cpp LIBS wb_ui GUI TIMEOUT 120)
   add_dependencies(tst_compareruns bert-workbench-cli) # the Sweep dialog's runs at once
