@@ -81,6 +81,124 @@ class tst_CliExport : public QObject
         return wbtest::runCli(args, stdoutText, stderrText);
     }
 
+    /// The evaluations in the run's metrics.jsonl: the step of the best checkpoint (best.json)
+    /// and the evaluation at that step, and the step of the last evaluation.
+    struct Evaluations
+    {
+        int bestStep = 0, lastStep = 0;
+        nlohmann::json atBest;
+    };
+
+    Evaluations evaluationsOfTheRun() const
+    {
+        Evaluations e;
+        e.bestStep = nlohmann::json::parse(readAll(m_modelDir + "/best/best.json"))["step"].get<int>();
+        for (const auto &line : linesOf(readAll(m_modelDir + "/metrics.jsonl")))
+            if (!line.empty()) {
+                const auto j = nlohmann::json::parse(line);
+                if (j.value("kind", "") == "eval") {
+                    e.lastStep = j["step"].get<int>();
+                    if (e.lastStep == e.bestStep)
+                        e.atBest = j;
+                }
+            }
+        return e;
+    }
+
+    /// The card's front matter for the export "card" of the run, with the metrics of `evaluation`.
+    static std::string frontMatterOfTheCard(nlohmann::json evaluation)
+    {
+        return "---\n"
+               "license: other\n"
+               "license_name: unknown\n"
+               "pipeline_tag: text-classification\n"
+               "library_name: transformers\n"
+               "tags:\n- bert\n- text-classification\n- bert-workbench\n"
+               "model-index:\n"
+               "- name: \"card\"\n"
+               "  results:\n"
+               "  - task:\n"
+               "      type: text-classification\n"
+               "      name: Text Classification\n"
+               "    dataset:\n"
+               "      type: \"FOLDERS\"\n"
+               "      name: \"evaluation set (16 examples)\"\n"
+               "      split: validation\n"
+               "    metrics:\n"
+               "    - type: accuracy\n      value: " + num(evaluation["eval_accuracy"]) + "\n      name: eval_accuracy\n"
+               "    - type: f1\n      value: " + num(evaluation["eval_f1"]) + "\n      name: eval_f1\n"
+               "    - type: matthews_correlation\n      value: " + num(evaluation["eval_mcc"]) + "\n      name: eval_mcc\n"
+               "    - type: f1\n      value: " + num(evaluation["eval_macro_f1"]) + "\n      name: eval_macro_f1\n"
+               "    - type: loss\n      value: " + num(evaluation["eval_loss"]) + "\n      name: eval_loss\n"
+               "---\n";
+    }
+
+    /// The confusion matrix of the run's eval_examples.jsonl (true → predicted) as the card
+    /// writes it.
+    std::string confusionMatrixOfEvalExamples() const
+    {
+        int64_t c[2][2] = {{0, 0}, {0, 0}};
+        for (const auto &line : linesOf(readAll(m_modelDir + "/eval_examples.jsonl")))
+            if (!line.empty()) {
+                const auto e = nlohmann::json::parse(line);
+                ++c[e["true_label_id"].get<int>()][e["predicted_label_id"].get<int>()];
+            }
+        return "| true \\ predicted | ham | spam |\n|---|---:|---:|\n| ham | " + std::to_string(c[0][0]) + " | "
+             + std::to_string(c[0][1]) + " |\n| spam | " + std::to_string(c[1][0]) + " | " + std::to_string(c[1][1])
+             + " |\n";
+    }
+
+    /// The card's baselines (majority class, bag of words), hyperparameters and usage sections.
+    static void checkCardHasBaselinesHyperparametersAndUsage(const std::string &card)
+    {
+        QVERIFY2(card.find("- Majority class: always answering \"ham\" (the most frequent training label) is right on 9 of "
+                           "16 evaluation examples, accuracy 0.5625\n")
+                     != std::string::npos,
+                 card.c_str());
+        QVERIFY2(card.find("- Bag of words (prepare_report.json): accuracy 0.8125, macro-F1 0.8000\n") != std::string::npos,
+                 card.c_str());
+        QVERIFY2(card.find("- Hyperparameters: learning_rate 0.001, train_batch_size 8, num_train_epochs 2") != std::string::npos,
+                 card.c_str());
+        QVERIFY(card.find("## Intended use and limitations\n") != std::string::npos);
+        QVERIFY(card.find("AutoModelForSequenceClassification.from_pretrained(") != std::string::npos);
+        QVERIFY(card.find("bert-workbench-cli classify --model_export_path=") != std::string::npos);
+    }
+
+    /// A run that started from a catalogue model: its licence, language and base_model.
+    void checkCardOfARunFromACatalogueModel()
+    {
+        std::string out, err;
+        auto runConfig = nlohmann::ordered_json::parse(readAll(m_modelDir + "/run_config.json"));
+        const std::string saved = runConfig.dump(2);
+        runConfig["informational"]["pretrained_model"] = "google/bert_uncased_L-2_H-128_A-2";
+        writeFileAtomic(m_modelDir + "/run_config.json", runConfig.dump(2) + "\n");
+        QCOMPARE(exportTo(m_exports + "/card-pretrained", out, err), 0);
+        writeFileAtomic(m_modelDir + "/run_config.json", saved + "\n");
+        const std::string pretrained = readAll(m_exports + "/card-pretrained/README.md");
+        QVERIFY2(pretrained.rfind("---\nlicense: apache-2.0\nlanguage:\n- en\nbase_model: google/bert_uncased_L-2_H-128_A-2\n"
+                                  "pipeline_tag: text-classification\n",
+                                  0)
+                     == 0,
+                 pretrained.c_str());
+        QVERIFY(pretrained.find("- Start: the pretrained model google/bert_uncased_L-2_H-128_A-2\n") != std::string::npos);
+    }
+
+    /// The default export has onnx/model.onnx: the card says how to run it; no demo without
+    /// --demo. Without the ONNX file the card does not mention it.
+    void checkCardSaysHowToRunTheOnnxModel(const std::string &card)
+    {
+        std::string out, err;
+        QVERIFY2(card.find("session = ort.InferenceSession(\"path/to/card/onnx/model.onnx\")") != std::string::npos,
+                 card.c_str());
+        QVERIFY(card.find("const classify = await pipeline('text-classification', 'card');") != std::string::npos);
+        QVERIFY(card.find("demo/index.html") == std::string::npos);
+        QVERIFY(card.find("labels.txt, onnx/model.onnx.\n") != std::string::npos);
+        QCOMPARE(exportTo(m_exports + "/card-no-onnx", out, err, {"--onnx_dtype=none"}), 0);
+        const std::string noOnnx = readAll(m_exports + "/card-no-onnx/README.md");
+        QVERIFY(noOnnx.find("InferenceSession") == std::string::npos);
+        QVERIFY(noOnnx.find("labels.txt.\n") != std::string::npos);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -366,43 +484,11 @@ private Q_SLOTS:
         std::string out, err;
         QCOMPARE(exportTo(target, out, err), 0);
         // The evaluation of the exported checkpoint (the best one) in metrics.jsonl.
-        const int bestStep = nlohmann::json::parse(readAll(m_modelDir + "/best/best.json"))["step"].get<int>();
-        nlohmann::json last;
-        int lastStep = 0;
-        for (const auto &line : linesOf(readAll(m_modelDir + "/metrics.jsonl")))
-            if (!line.empty()) {
-                const auto j = nlohmann::json::parse(line);
-                if (j.value("kind", "") == "eval") {
-                    lastStep = j["step"].get<int>();
-                    if (lastStep == bestStep)
-                        last = j;
-                }
-            }
-        QVERIFY(!last.is_null());
+        Evaluations evals = evaluationsOfTheRun();
+        const int bestStep = evals.bestStep, lastStep = evals.lastStep;
+        QVERIFY(!evals.atBest.is_null());
         const std::string card = readAll(target + "/README.md");
-        const std::string front = "---\n"
-                                  "license: other\n"
-                                  "license_name: unknown\n"
-                                  "pipeline_tag: text-classification\n"
-                                  "library_name: transformers\n"
-                                  "tags:\n- bert\n- text-classification\n- bert-workbench\n"
-                                  "model-index:\n"
-                                  "- name: \"card\"\n"
-                                  "  results:\n"
-                                  "  - task:\n"
-                                  "      type: text-classification\n"
-                                  "      name: Text Classification\n"
-                                  "    dataset:\n"
-                                  "      type: \"FOLDERS\"\n"
-                                  "      name: \"evaluation set (16 examples)\"\n"
-                                  "      split: validation\n"
-                                  "    metrics:\n"
-                                  "    - type: accuracy\n      value: " + num(last["eval_accuracy"]) + "\n      name: eval_accuracy\n"
-                                  "    - type: f1\n      value: " + num(last["eval_f1"]) + "\n      name: eval_f1\n"
-                                  "    - type: matthews_correlation\n      value: " + num(last["eval_mcc"]) + "\n      name: eval_mcc\n"
-                                  "    - type: f1\n      value: " + num(last["eval_macro_f1"]) + "\n      name: eval_macro_f1\n"
-                                  "    - type: loss\n      value: " + num(last["eval_loss"]) + "\n      name: eval_loss\n"
-                                  "---\n";
+        const std::string front = frontMatterOfTheCard(evals.atBest);
         QCOMPARE(card.substr(0, front.size()), front);
         // Sections written from the run.
         QVERIFY2(card.find("| 0 | ham | 17 | 9 |\n| 1 | spam | 15 | 7 |\n") != std::string::npos, card.c_str());
@@ -411,19 +497,11 @@ private Q_SLOTS:
                      != std::string::npos,
                  card.c_str());
         char accuracy[32];
-        std::snprintf(accuracy, sizeof accuracy, "| eval_accuracy | %.4f |", last["eval_accuracy"].get<double>());
+        std::snprintf(accuracy, sizeof accuracy, "| eval_accuracy | %.4f |", evals.atBest["eval_accuracy"].get<double>());
         QVERIFY2(card.find(accuracy) != std::string::npos, card.c_str());
         // The confusion matrix of that evaluation (eval_examples.jsonl: true → predicted), when
         // the file holds it (the last evaluation's).
-        int64_t c[2][2] = {{0, 0}, {0, 0}};
-        for (const auto &line : linesOf(readAll(m_modelDir + "/eval_examples.jsonl")))
-            if (!line.empty()) {
-                const auto e = nlohmann::json::parse(line);
-                ++c[e["true_label_id"].get<int>()][e["predicted_label_id"].get<int>()];
-            }
-        const std::string matrix = "| true \\ predicted | ham | spam |\n|---|---:|---:|\n| ham | " + std::to_string(c[0][0])
-                                   + " | " + std::to_string(c[0][1]) + " |\n| spam | " + std::to_string(c[1][0]) + " | "
-                                   + std::to_string(c[1][1]) + " |\n";
+        const std::string matrix = confusionMatrixOfEvalExamples();
         if (bestStep == lastStep)
             QVERIFY2(card.find(matrix) != std::string::npos, card.c_str());
         else
@@ -437,43 +515,13 @@ private Q_SLOTS:
         QVERIFY2(latest.find(matrix) != std::string::npos, latest.c_str());
         QVERIFY2(latest.find("The evaluation of the exported checkpoint, at step " + std::to_string(lastStep)) != std::string::npos,
                  latest.c_str());
-        QVERIFY2(card.find("- Majority class: always answering \"ham\" (the most frequent training label) is right on 9 of "
-                           "16 evaluation examples, accuracy 0.5625\n")
-                     != std::string::npos,
-                 card.c_str());
-        QVERIFY2(card.find("- Bag of words (prepare_report.json): accuracy 0.8125, macro-F1 0.8000\n") != std::string::npos,
-                 card.c_str());
-        QVERIFY2(card.find("- Hyperparameters: learning_rate 0.001, train_batch_size 8, num_train_epochs 2") != std::string::npos,
-                 card.c_str());
-        QVERIFY(card.find("## Intended use and limitations\n") != std::string::npos);
-        QVERIFY(card.find("AutoModelForSequenceClassification.from_pretrained(") != std::string::npos);
-        QVERIFY(card.find("bert-workbench-cli classify --model_export_path=") != std::string::npos);
-
-        // A run that started from a catalogue model: its licence, language and base_model.
-        auto runConfig = nlohmann::ordered_json::parse(readAll(m_modelDir + "/run_config.json"));
-        const std::string saved = runConfig.dump(2);
-        runConfig["informational"]["pretrained_model"] = "google/bert_uncased_L-2_H-128_A-2";
-        writeFileAtomic(m_modelDir + "/run_config.json", runConfig.dump(2) + "\n");
-        QCOMPARE(exportTo(m_exports + "/card-pretrained", out, err), 0);
-        writeFileAtomic(m_modelDir + "/run_config.json", saved + "\n");
-        const std::string pretrained = readAll(m_exports + "/card-pretrained/README.md");
-        QVERIFY2(pretrained.rfind("---\nlicense: apache-2.0\nlanguage:\n- en\nbase_model: google/bert_uncased_L-2_H-128_A-2\n"
-                                  "pipeline_tag: text-classification\n",
-                                  0)
-                     == 0,
-                 pretrained.c_str());
-        QVERIFY(pretrained.find("- Start: the pretrained model google/bert_uncased_L-2_H-128_A-2\n") != std::string::npos);
-
-        // The default export has onnx/model.onnx: the card says how to run it; no demo without --demo.
-        QVERIFY2(card.find("session = ort.InferenceSession(\"path/to/card/onnx/model.onnx\")") != std::string::npos,
-                 card.c_str());
-        QVERIFY(card.find("const classify = await pipeline('text-classification', 'card');") != std::string::npos);
-        QVERIFY(card.find("demo/index.html") == std::string::npos);
-        QVERIFY(card.find("labels.txt, onnx/model.onnx.\n") != std::string::npos);
-        QCOMPARE(exportTo(m_exports + "/card-no-onnx", out, err, {"--onnx_dtype=none"}), 0);
-        const std::string noOnnx = readAll(m_exports + "/card-no-onnx/README.md");
-        QVERIFY(noOnnx.find("InferenceSession") == std::string::npos);
-        QVERIFY(noOnnx.find("labels.txt.\n") != std::string::npos);
+        checkCardHasBaselinesHyperparametersAndUsage(card);
+        if (QTest::currentTestFailed())
+            return;
+        checkCardOfARunFromACatalogueModel();
+        if (QTest::currentTestFailed())
+            return;
+        checkCardSaysHowToRunTheOnnxModel(card);
     }
 
     /// The coach's warnings of the run (metrics.jsonl "note" lines) are a section of the card:
