@@ -66,6 +66,25 @@ std::vector<std::string> lines(const std::string &text)
     return out;
 }
 
+/// `texts` tokenized as prepare does (uncased, 16 tokens), written to `path` as predict's
+/// records (label 0).
+void writePredictRecords(const std::string &path, const std::vector<std::string> &texts)
+{
+    FullTokenizer tok(Vocab::fromTokens(vocabTokens()), true);
+    TFRecordWriter w(path);
+    for (const auto &t : texts) {
+        ExampleFeatures f;
+        buildExampleFeatures(tok, t, "", false, 16, 2, 3, 64, f);
+        ClassifierRecord r;
+        r.input_ids = f.input_ids;
+        r.input_mask = f.input_mask;
+        r.segment_ids = f.segment_ids;
+        r.label_id = 0;
+        w.write(encodeClassifierRecord(r));
+    }
+    w.commit();
+}
+
 } // namespace
 
 class tst_TeachRun : public QObject
@@ -80,6 +99,12 @@ private Q_SLOTS:
     void lrFindOnTinyRun();
 
 private:
+    void checkClassifyOfTheExportEqualsPredict(const std::string &exportPath, const std::vector<std::string> &texts,
+                                               const std::vector<std::string> &predicted);
+    void checkClassifyOfTheBestCheckpoint(const std::string &text);
+    static void checkTheTokenizerView(const std::string &exportPath, const std::string &longText);
+    void checkClassifyOfAFileWithoutATextColumn(const std::string &exportPath);
+
     QTemporaryDir m_dir;
     std::string m_root, m_vocab;
     TrainingOptions m_opts;
@@ -144,22 +169,8 @@ void tst_TeachRun::classifyEqualsPredict()
     // Texts tokenized as prepare does, written as predict's records.
     const std::vector<std::string> texts{"w5 w9 w13 w21", "w60 w70 w88", "w7 w77", "W8 w12 w30 w44 w49 w2", "w99",
                                          "w51 w52 w53 w54 w55 w56 w57 w58 w59 w61 w62 w63 w64 w65 w66 w67 w68"};
-    FullTokenizer tok(Vocab::fromTokens(vocabTokens()), true);
     const std::string predictPath = m_root + "/predict.tf_record";
-    {
-        TFRecordWriter w(predictPath);
-        for (const auto &t : texts) {
-            ExampleFeatures f;
-            buildExampleFeatures(tok, t, "", false, 16, 2, 3, 64, f);
-            ClassifierRecord r;
-            r.input_ids = f.input_ids;
-            r.input_mask = f.input_mask;
-            r.segment_ids = f.segment_ids;
-            r.label_id = 0;
-            w.write(encodeClassifierRecord(r));
-        }
-        w.commit();
-    }
+    writePredictRecords(predictPath, texts);
     TrainingOptions p = m_opts;
     p.mode = "predict";
     p.eval_data_path = predictPath;
@@ -178,7 +189,25 @@ void tst_TeachRun::classifyEqualsPredict()
     const RunFinished er = trainer.run(e, obs, stop);
     QVERIFY2(er.status == RunStatus::Completed, er.message.c_str());
 
-    std::vector<std::string> args{"classify", "--model_export_path=" + e.model_export_path};
+    checkClassifyOfTheExportEqualsPredict(e.model_export_path, texts, predicted);
+    if (QTest::currentTestFailed())
+        return;
+    checkClassifyOfTheBestCheckpoint(texts[0]);
+    if (QTest::currentTestFailed())
+        return;
+    checkTheTokenizerView(e.model_export_path, texts.back());
+    if (QTest::currentTestFailed())
+        return;
+    checkClassifyOfAFileWithoutATextColumn(e.model_export_path);
+}
+
+/// `classify` of the export `exportPath` prints a header and, for each of `texts`, the
+/// probabilities of `predicted` (predict's test_results.tsv rows, 1e-6) and the likelier label.
+void tst_TeachRun::checkClassifyOfTheExportEqualsPredict(const std::string &exportPath,
+                                                         const std::vector<std::string> &texts,
+                                                         const std::vector<std::string> &predicted)
+{
+    std::vector<std::string> args{"classify", "--model_export_path=" + exportPath};
     for (const auto &t : texts)
         args.push_back("--text=" + t);
     std::string out, err;
@@ -199,20 +228,30 @@ void tst_TeachRun::classifyEqualsPredict()
         const bool spam = std::stod(cells[3]) > std::stod(cells[2]);
         QCOMPARE(cells[1], std::string(spam ? "spam" : "ham"));
     }
+}
 
-    // The same from model_dir's best checkpoint, JSON lines.
-    args = {"classify", "--model_dir=" + m_opts.model_dir, "--bert_config_file=" + m_opts.bert_config_file,
-            "--input_meta_data_path=" + m_opts.input_meta_data_path, "--vocab_file=" + m_vocab,
-            "--predict_checkpoint_path=best", "--output_format=jsonl", "--text=" + texts[0]};
+/// The same from model_dir's best checkpoint, JSON lines, for `text`; without
+/// --bert_config_file and --input_meta_data_path the paths run_config.json recorded are used.
+void tst_TeachRun::checkClassifyOfTheBestCheckpoint(const std::string &text)
+{
+    std::string out, err;
+    const std::vector<std::string> args{"classify",
+                                        "--model_dir=" + m_opts.model_dir,
+                                        "--bert_config_file=" + m_opts.bert_config_file,
+                                        "--input_meta_data_path=" + m_opts.input_meta_data_path,
+                                        "--vocab_file=" + m_vocab,
+                                        "--predict_checkpoint_path=best",
+                                        "--output_format=jsonl",
+                                        "--text=" + text};
     QCOMPARE(wbtest::runCli(args, out, err), 0);
     const auto j = nlohmann::json::parse(lines(out).at(0));
-    QCOMPARE(j["text"].get<std::string>(), texts[0]);
+    QCOMPARE(j["text"].get<std::string>(), text);
     QVERIFY(j["probabilities"].contains("ham") && j["probabilities"].contains("spam"));
     // Without --bert_config_file and --input_meta_data_path: the paths run_config.json
     // recorded are used (said on stderr), with the same result.
     std::string outRun, errRun;
     QCOMPARE(wbtest::runCli({"classify", "--model_dir=" + m_opts.model_dir, "--vocab_file=" + m_vocab,
-                             "--predict_checkpoint_path=best", "--output_format=jsonl", "--text=" + texts[0]},
+                             "--predict_checkpoint_path=best", "--output_format=jsonl", "--text=" + text},
                             outRun, errRun),
              0);
     QCOMPARE(outRun, out);
@@ -221,14 +260,17 @@ void tst_TeachRun::classifyEqualsPredict()
     QVERIFY2(errRun.find("--input_meta_data_path not given: using the run's " + m_opts.input_meta_data_path)
                  != std::string::npos,
              errRun.c_str());
+}
 
-    // The tokenizer view the window shows.
+/// The tokenizer view the window shows, of the export `exportPath`: `longText` cut to 16 tokens.
+void tst_TeachRun::checkTheTokenizerView(const std::string &exportPath, const std::string &longText)
+{
     const TextClassifier c([&] {
         ClassifierSource s;
-        s.model_export_path = e.model_export_path;
+        s.model_export_path = exportPath;
         return s;
     }());
-    const TokenizedText t = c.tokenize(texts.back());
+    const TokenizedText t = c.tokenize(longText);
     QCOMPARE(t.tokens.front(), std::string("[CLS]"));
     QCOMPARE(t.tokens.back(), std::string("[SEP]"));
     QCOMPARE(int64_t(t.tokens.size()), int64_t(16));
@@ -237,14 +279,18 @@ void tst_TeachRun::classifyEqualsPredict()
     const TokenizedText u = c.tokenize("w5 zzz");
     QCOMPARE(u.tokens, (std::vector<std::string>{"[CLS]", "w5", "[UNK]", "[SEP]"}));
     QCOMPARE(u.unknown, (std::vector<bool>{false, false, true, false}));
+}
 
-    // A file without a known text column names the columns it found.
+/// A file without a known text column names the columns it found; --text_column picks one.
+void tst_TeachRun::checkClassifyOfAFileWithoutATextColumn(const std::string &exportPath)
+{
+    std::string out, err;
     std::ofstream(m_root + "/in.tsv") << "id\tbody\n1\tw5\n";
-    QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + e.model_export_path, "--input_file=" + m_root + "/in.tsv"},
+    QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + exportPath, "--input_file=" + m_root + "/in.tsv"},
                             out, err),
              2);
     QVERIFY2(err.find("'id', 'body'") != std::string::npos, err.c_str());
-    QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + e.model_export_path,
+    QCOMPARE(wbtest::runCli({"classify", "--model_export_path=" + exportPath,
                              "--input_file=" + m_root + "/in.tsv", "--text_column=body"},
                             out, err),
              0);
