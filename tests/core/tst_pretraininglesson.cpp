@@ -38,6 +38,101 @@ std::vector<int64_t> labelsOf(int64_t zeros, int64_t ones)
     return labels;
 }
 
+/// The lesson's options for the corpus writeLessonCorpus wrote under `root`: sequences of 32
+/// tokens, 40 labelled training rows, written to `root`/lesson.
+PretrainingLessonOptions lessonOptions(const std::string &root)
+{
+    PretrainingLessonOptions o;
+    o.corpus_dir = root + "/mails";
+    o.vocab_file = root + "/vocab.txt";
+    o.bert_config_file = root + "/bert_config.json";
+    o.output_dir = root + "/lesson";
+    o.max_seq_length = 32;
+    o.num_labelled = 40;
+    return o;
+}
+
+/// The corpus: the 90 training mails, one document each; the 10 eval mails are left out
+/// (pretraining never reads the text the fine-tunes are scored on). Both data sets read the
+/// mails' bodies.
+void checkCorpusLeavesOutTheEvalMails(const PretrainingLessonData &d)
+{
+    QCOMPARE(d.corpus_documents, int64_t(90));
+    QCOMPARE(d.corpus_left_out, int64_t(10));
+    const nlohmann::json rep = nlohmann::json::parse(std::ifstream(d.pretraining_dir + "/prepare_report.json"));
+    QCOMPARE(rep.at("documents").get<int64_t>(), int64_t(90)); // one document per mail
+    // The labelled data reads the bodies, as the corpus does (and the example).
+    QCOMPARE(nlohmann::json::parse(std::ifstream(d.labelled_dir + "/prepare_report.json")).at("email_body_only"),
+             nlohmann::json(true));
+    QCOMPARE(rep.at("masking").get<std::string>(), std::string("dynamic"));
+}
+
+/// The subset: 40 of the 90 labelled training rows, as they are, each label by its share; its
+/// meta data and the eval split beside it.
+void checkSubsetKeepsEachLabelsShare(const PretrainingLessonData &d)
+{
+    const std::vector<std::string> all = readRecords(d.labelled_dir + "/train.tf_record");
+    const std::vector<std::string> sub = readRecords(d.subset_dir + "/train.tf_record");
+    QCOMPARE(all.size(), size_t(90));
+    QCOMPARE(sub.size(), size_t(40));
+    QCOMPARE(d.subset_rows.size(), size_t(40));
+    for (size_t k = 0; k < sub.size(); ++k)
+        QVERIFY(sub[k] == all[size_t(d.subset_rows[k])]);
+    RecordSpec spec;
+    spec.max_seq_length = 32;
+    std::vector<int64_t> inTrain(2, 0), inSubset(2, 0);
+    ClassifierRecord r;
+    for (const std::string &p : all) {
+        decodeClassifierRecord(p, spec, r);
+        ++inTrain[size_t(r.label_id)];
+    }
+    for (const std::string &p : sub) {
+        decodeClassifierRecord(p, spec, r);
+        ++inSubset[size_t(r.label_id)];
+    }
+    QCOMPARE(d.subset_per_label, inSubset);
+    QCOMPARE(inSubset[0] + inSubset[1], int64_t(40));
+    QVERIFY(inSubset[1] > 0 && inSubset[0] > 0);
+    QVERIFY2(std::abs(double(inSubset[1]) - 40.0 * double(inTrain[1]) / 90.0) < 1.0,
+             (std::to_string(inSubset[1]) + " of " + std::to_string(inTrain[1])).c_str());
+    const nlohmann::json meta = nlohmann::json::parse(std::ifstream(d.subset_dir + "/input_meta_data.json"));
+    QCOMPARE(meta.at("train_data_size").get<int64_t>(), int64_t(40));
+    QCOMPARE(meta.at("eval_data_size").get<int64_t>(), int64_t(10));
+    QCOMPARE(d.eval_data_path, d.labelled_dir + "/eval.tf_record");
+}
+
+/// The pretraining, then per seed (3: 42, 43, 44) the two starts that differ only in
+/// init_checkpoint: the same data, rate, batch, epochs and seed.
+void checkRunsDifferOnlyInTheirStart(const PretrainingLessonOptions &o, const PretrainingLessonData &d)
+{
+    const std::vector<PretrainingLessonRun> runs = pretrainingLessonRuns(o, d);
+    QCOMPARE(runs.size(), size_t(7));
+    QVERIFY(runs[0].pretrain);
+    for (size_t k = 1; k < runs.size(); ++k) {
+        const PretrainingLessonRun &r = runs[k];
+        const bool fromPretraining = k % 2 == 1;
+        const int64_t seed = 42 + int64_t((k - 1) / 2);
+        QVERIFY(!r.pretrain);
+        QCOMPARE(r.name, std::string(fromPretraining ? "finetune-pretrained" : "finetune-random") + "-seed-"
+                             + std::to_string(seed));
+        QCOMPARE(r.options.seed, seed);
+        QCOMPARE(r.options.init_checkpoint, fromPretraining ? runs[0].options.model_dir : std::string());
+        QCOMPARE(r.options.model_dir, o.output_dir + "/runs/" + r.name);
+        QCOMPARE(r.options.train_data_path, d.subset_dir + "/train.tf_record");
+        QCOMPARE(r.options.eval_data_path, d.eval_data_path);
+        QVERIFY(!r.options.learning_rate); // each start's own default (finetune_learning_rate 0)
+        TrainingOptions other = runs[fromPretraining ? k + 1 : k - 1].options;
+        other.init_checkpoint = r.options.init_checkpoint;
+        other.model_dir = r.options.model_dir;
+        QCOMPARE(toCommandLineFlags(other), toCommandLineFlags(r.options));
+    }
+    QCOMPARE(runs[0].options.model_dir, o.output_dir + "/runs/pretrain");
+    // 6400 pretraining sequences: 4 evaluation intervals of 1600 (200 steps of 32).
+    QCOMPARE(runs[0].options.num_eval_per_epoch, int64_t(4));
+    QCOMPARE(runs[0].options.train_data_size.value_or(0), int64_t(1600));
+    QCOMPARE(runs[0].options.train_batch_size, int64_t(32));
+}
+
 } // namespace
 
 class tst_PretrainingLesson : public QObject
@@ -165,84 +260,18 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string root = dir.path().toStdString();
         wbtest::writeLessonCorpus(root, 70, 30);
-        PretrainingLessonOptions o;
-        o.corpus_dir = root + "/mails";
-        o.vocab_file = root + "/vocab.txt";
-        o.bert_config_file = root + "/bert_config.json";
-        o.output_dir = root + "/lesson";
-        o.max_seq_length = 32;
-        o.num_labelled = 40;
+        const PretrainingLessonOptions o = lessonOptions(root);
         const PretrainingLessonData d = preparePretrainingLesson(o);
-        // The corpus: the 90 training mails, one document each; the 10 eval mails are left out
-        // (pretraining never reads the text the fine-tunes are scored on).
-        QCOMPARE(d.corpus_documents, int64_t(90));
-        QCOMPARE(d.corpus_left_out, int64_t(10));
-        const nlohmann::json rep = nlohmann::json::parse(std::ifstream(d.pretraining_dir + "/prepare_report.json"));
-        QCOMPARE(rep.at("documents").get<int64_t>(), int64_t(90)); // one document per mail
-        // The labelled data reads the bodies, as the corpus does (and the example).
-        QCOMPARE(nlohmann::json::parse(std::ifstream(d.labelled_dir + "/prepare_report.json")).at("email_body_only"),
-                 nlohmann::json(true));
-        QCOMPARE(rep.at("masking").get<std::string>(), std::string("dynamic"));
-        // The subset: 40 of the 90 labelled training rows, as they are, each label by its share.
-        const std::vector<std::string> all = readRecords(d.labelled_dir + "/train.tf_record");
-        const std::vector<std::string> sub = readRecords(d.subset_dir + "/train.tf_record");
-        QCOMPARE(all.size(), size_t(90));
-        QCOMPARE(sub.size(), size_t(40));
-        QCOMPARE(d.subset_rows.size(), size_t(40));
-        for (size_t k = 0; k < sub.size(); ++k)
-            QVERIFY(sub[k] == all[size_t(d.subset_rows[k])]);
-        RecordSpec spec;
-        spec.max_seq_length = 32;
-        std::vector<int64_t> inTrain(2, 0), inSubset(2, 0);
-        ClassifierRecord r;
-        for (const std::string &p : all) {
-            decodeClassifierRecord(p, spec, r);
-            ++inTrain[size_t(r.label_id)];
-        }
-        for (const std::string &p : sub) {
-            decodeClassifierRecord(p, spec, r);
-            ++inSubset[size_t(r.label_id)];
-        }
-        QCOMPARE(d.subset_per_label, inSubset);
-        QCOMPARE(inSubset[0] + inSubset[1], int64_t(40));
-        QVERIFY(inSubset[1] > 0 && inSubset[0] > 0);
-        QVERIFY2(std::abs(double(inSubset[1]) - 40.0 * double(inTrain[1]) / 90.0) < 1.0,
-                 (std::to_string(inSubset[1]) + " of " + std::to_string(inTrain[1])).c_str());
-        const nlohmann::json meta = nlohmann::json::parse(std::ifstream(d.subset_dir + "/input_meta_data.json"));
-        QCOMPARE(meta.at("train_data_size").get<int64_t>(), int64_t(40));
-        QCOMPARE(meta.at("eval_data_size").get<int64_t>(), int64_t(10));
-        QCOMPARE(d.eval_data_path, d.labelled_dir + "/eval.tf_record");
+        checkCorpusLeavesOutTheEvalMails(d);
+        if (QTest::currentTestFailed())
+            return;
+        checkSubsetKeepsEachLabelsShare(d);
+        if (QTest::currentTestFailed())
+            return;
         // The same options again give the same subset.
         QCOMPARE(preparePretrainingLesson(o).subset_rows, d.subset_rows);
 
-        // The pretraining, then per seed (3: 42, 43, 44) the two starts that differ only in
-        // init_checkpoint: the same data, rate, batch, epochs and seed.
-        const std::vector<PretrainingLessonRun> runs = pretrainingLessonRuns(o, d);
-        QCOMPARE(runs.size(), size_t(7));
-        QVERIFY(runs[0].pretrain);
-        for (size_t k = 1; k < runs.size(); ++k) {
-            const PretrainingLessonRun &r = runs[k];
-            const bool fromPretraining = k % 2 == 1;
-            const int64_t seed = 42 + int64_t((k - 1) / 2);
-            QVERIFY(!r.pretrain);
-            QCOMPARE(r.name, std::string(fromPretraining ? "finetune-pretrained" : "finetune-random") + "-seed-"
-                                 + std::to_string(seed));
-            QCOMPARE(r.options.seed, seed);
-            QCOMPARE(r.options.init_checkpoint, fromPretraining ? runs[0].options.model_dir : std::string());
-            QCOMPARE(r.options.model_dir, o.output_dir + "/runs/" + r.name);
-            QCOMPARE(r.options.train_data_path, d.subset_dir + "/train.tf_record");
-            QCOMPARE(r.options.eval_data_path, d.eval_data_path);
-            QVERIFY(!r.options.learning_rate); // each start's own default (finetune_learning_rate 0)
-            TrainingOptions other = runs[fromPretraining ? k + 1 : k - 1].options;
-            other.init_checkpoint = r.options.init_checkpoint;
-            other.model_dir = r.options.model_dir;
-            QCOMPARE(toCommandLineFlags(other), toCommandLineFlags(r.options));
-        }
-        QCOMPARE(runs[0].options.model_dir, o.output_dir + "/runs/pretrain");
-        // 6400 pretraining sequences: 4 evaluation intervals of 1600 (200 steps of 32).
-        QCOMPARE(runs[0].options.num_eval_per_epoch, int64_t(4));
-        QCOMPARE(runs[0].options.train_data_size.value_or(0), int64_t(1600));
-        QCOMPARE(runs[0].options.train_batch_size, int64_t(32));
+        checkRunsDifferOnlyInTheirStart(o, d);
     }
 };
 
