@@ -35,6 +35,88 @@ void initialise(torch::nn::Linear &model, int rank)
     model->bias.copy_(torch::tensor({0.5f, -0.25f}) * float(rank + 1));
 }
 
+/// What one worker of the two saw: its error (empty when none), its parameters and gradients
+/// after the reduction, its loss (averaged), the stop vote, the sums and gathered values, its
+/// shard and per-replica batch.
+struct WorkerResult
+{
+    std::string error;
+    std::vector<torch::Tensor> params, grads;
+    double loss = 0;
+    bool stop = false;
+    std::vector<double> sums;
+    std::vector<int64_t> gathered;
+    ShardSpec shard;
+    int64_t perReplica = 0;
+};
+
+/// Worker `rank` of two multi_worker_mirrored workers on 127.0.0.1:`port` (one thread each):
+/// one step of a Linear(4, 2) from its own initial weights on its shard of the batch of 8,
+/// rank 1 asking to stop; then a sum, a gather and a barrier across the workers.
+WorkerResult oneOfTwoWorkers(int rank, int port)
+{
+    WorkerResult o;
+    try {
+        ClusterSpec cluster;
+        cluster.source = ClusterSource::Environment;
+        cluster.rank = rank;
+        cluster.world_size = 2;
+        cluster.master_port = port;
+        cluster.local_host = "127.0.0.1";
+        TrainingOptions options;
+        options.worker_timeout = 20;
+        DistributionStrategy ds;
+        ds.kind = StrategyKind::MultiWorkerMirrored;
+        auto s = makeStrategy(ds, cluster, options);
+        o.shard = s->dataShard();
+        o.perReplica = s->perReplicaBatch(8);
+        torch::nn::Linear model(4, 2);
+        initialise(model, rank); // different initial weights per rank
+        s->prepare(model->parameters());
+        // This rank's shard: rows rank, rank+2, ... (record i goes to worker i % 2).
+        auto rows = torch::arange(rank, 8, 2, torch::kInt64);
+        auto loss = torch::mse_loss(model(inputs().index_select(0, rows)), targets().index_select(0, rows));
+        loss.backward();
+        o.loss = loss.item<double>();
+        o.stop = s->reduceGradients(model->parameters(), /*stop_requested=*/rank == 1, &o.loss);
+        for (auto &p : model->parameters()) {
+            o.params.push_back(p.detach().clone());
+            o.grads.push_back(p.grad().clone());
+        }
+        o.sums = {1.5, double(rank)};
+        s->sumAcrossWorkers(o.sums);
+        o.gathered = rank == 0 ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{3};
+        s->gatherAcrossWorkers(o.gathered);
+        s->barrier();
+    } catch (const std::exception &e) {
+        o.error = e.what();
+    }
+    return o;
+}
+
+/// Worker `rank`'s result `o` is the reference's: no error, its shard, 4 rows a replica, rank
+/// 0's parameters, the full-batch gradient and loss, rank 1's stop request, the sums and the
+/// gathered values of both ranks.
+void checkWorkerMatchesOneBigBatch(const WorkerResult &o, int rank, const torch::nn::Linear &reference,
+                                   double referenceLoss)
+{
+    const auto refParams = reference->parameters();
+    QCOMPARE(QString::fromStdString(o.error), QString());
+    QCOMPARE(o.shard.num_shards, 2);
+    QCOMPARE(o.shard.shard_index, rank);
+    QCOMPARE(o.perReplica, int64_t(4));
+    QCOMPARE(o.params.size(), refParams.size());
+    for (size_t i = 0; i < refParams.size(); ++i) {
+        QVERIFY2(torch::equal(o.params[i], refParams[i].detach()), "parameters were not broadcast from rank 0");
+        QVERIFY2(torch::allclose(o.grads[i], refParams[i].grad(), 1e-6, 1e-7),
+                 "averaged gradient differs from the full-batch gradient");
+    }
+    QVERIFY(std::abs(o.loss - referenceLoss) < 1e-6);
+    QVERIFY2(o.stop, "rank 1's stop request must reach every rank");
+    QCOMPARE(o.sums, (std::vector<double>{3.0, 1.0}));
+    QCOMPARE(o.gathered, (std::vector<int64_t>{1, 2, 3}));
+}
+
 } // namespace
 
 class tst_Strategy : public QObject
@@ -112,76 +194,15 @@ private Q_SLOTS:
         const double referenceLoss = torch::mse_loss(reference(inputs()), targets()).item<double>();
 
         const int port = pickFreeTcpPort();
-        struct Out
-        {
-            std::string error;
-            std::vector<torch::Tensor> params, grads;
-            double loss = 0;
-            bool stop = false;
-            std::vector<double> sums;
-            std::vector<int64_t> gathered;
-            ShardSpec shard;
-            int64_t perReplica = 0;
-        };
-        std::vector<Out> out(2);
-        auto worker = [&](int rank) {
-            try {
-                ClusterSpec cluster;
-                cluster.source = ClusterSource::Environment;
-                cluster.rank = rank;
-                cluster.world_size = 2;
-                cluster.master_port = port;
-                cluster.local_host = "127.0.0.1";
-                TrainingOptions options;
-                options.worker_timeout = 20;
-                DistributionStrategy ds;
-                ds.kind = StrategyKind::MultiWorkerMirrored;
-                auto s = makeStrategy(ds, cluster, options);
-                Out &o = out[size_t(rank)];
-                o.shard = s->dataShard();
-                o.perReplica = s->perReplicaBatch(8);
-                torch::nn::Linear model(4, 2);
-                initialise(model, rank); // different initial weights per rank
-                s->prepare(model->parameters());
-                // This rank's shard: rows rank, rank+2, ... (record i goes to worker i % 2).
-                auto rows = torch::arange(rank, 8, 2, torch::kInt64);
-                auto loss = torch::mse_loss(model(inputs().index_select(0, rows)), targets().index_select(0, rows));
-                loss.backward();
-                o.loss = loss.item<double>();
-                o.stop = s->reduceGradients(model->parameters(), /*stop_requested=*/rank == 1, &o.loss);
-                for (auto &p : model->parameters()) {
-                    o.params.push_back(p.detach().clone());
-                    o.grads.push_back(p.grad().clone());
-                }
-                o.sums = {1.5, double(rank)};
-                s->sumAcrossWorkers(o.sums);
-                o.gathered = rank == 0 ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{3};
-                s->gatherAcrossWorkers(o.gathered);
-                s->barrier();
-            } catch (const std::exception &e) {
-                out[size_t(rank)].error = e.what();
-            }
-        };
+        std::vector<WorkerResult> out(2);
+        auto worker = [&](int rank) { out[size_t(rank)] = oneOfTwoWorkers(rank, port); };
         std::thread t0(worker, 0), t1(worker, 1);
         t0.join();
         t1.join();
-        const auto refParams = reference->parameters();
         for (int r = 0; r < 2; ++r) {
-            const Out &o = out[size_t(r)];
-            QCOMPARE(QString::fromStdString(o.error), QString());
-            QCOMPARE(o.shard.num_shards, 2);
-            QCOMPARE(o.shard.shard_index, r);
-            QCOMPARE(o.perReplica, int64_t(4));
-            QCOMPARE(o.params.size(), refParams.size());
-            for (size_t i = 0; i < refParams.size(); ++i) {
-                QVERIFY2(torch::equal(o.params[i], refParams[i].detach()), "parameters were not broadcast from rank 0");
-                QVERIFY2(torch::allclose(o.grads[i], refParams[i].grad(), 1e-6, 1e-7),
-                         "averaged gradient differs from the full-batch gradient");
-            }
-            QVERIFY(std::abs(o.loss - referenceLoss) < 1e-6);
-            QVERIFY2(o.stop, "rank 1's stop request must reach every rank");
-            QCOMPARE(o.sums, (std::vector<double>{3.0, 1.0}));
-            QCOMPARE(o.gathered, (std::vector<int64_t>{1, 2, 3}));
+            checkWorkerMatchesOneBigBatch(out[size_t(r)], r, reference, referenceLoss);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 };
