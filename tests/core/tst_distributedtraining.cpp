@@ -120,8 +120,36 @@ private Q_SLOTS:
         QVERIFY2(oneResult.status == RunStatus::Completed, oneResult.message.c_str());
 
         // Two workers, global batch 8 (4 each).
-        const int port = pickFreeTcpPort();
         std::array<wbtest::RecordingObserver, 2> recs;
+        const std::vector<RunFinished> results = runTwoWorkers(recs);
+        for (int r = 0; r < 2; ++r)
+            QVERIFY2(results[size_t(r)].status == RunStatus::Completed,
+                     (results[size_t(r)].field + ": " + results[size_t(r)].message).c_str());
+
+        checkSameParametersAfterFiveSteps(oneResult);
+        if (QTest::currentTestFailed())
+            return;
+        checkSameEvalMetrics(oneRec, recs[0]);
+        if (QTest::currentTestFailed())
+            return;
+        checkOnlyTheChiefWrites(recs);
+        if (QTest::currentTestFailed())
+            return;
+
+        // The chief writes eval_examples.jsonl as a one-worker run does: every example (both
+        // shards, gathered), the same labels, predictions and losses, so Top losses and the
+        // confusion matrix work after reopening (no file was written before).
+        sameEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString(),
+                         m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString(),
+                         recs[0].evals.back().confusion);
+    }
+
+private:
+    /// Two multi_worker_mirrored workers (threads, each with its own Trainer, on 127.0.0.1),
+    /// global batch 8 (4 each), writing to "two"; each reports to its observer in `recs`.
+    std::vector<RunFinished> runTwoWorkers(std::array<wbtest::RecordingObserver, 2> &recs) const
+    {
+        const int port = pickFreeTcpPort();
         std::vector<RunFinished> results(2);
         auto worker = [&](int rank) {
             TrainingOptions s = spec("two");
@@ -135,11 +163,13 @@ private Q_SLOTS:
         std::thread t0(worker, 0), t1(worker, 1);
         t0.join();
         t1.join();
-        for (int r = 0; r < 2; ++r)
-            QVERIFY2(results[size_t(r)].status == RunStatus::Completed,
-                     (results[size_t(r)].field + ": " + results[size_t(r)].message).c_str());
+        return results;
+    }
 
-        // Same parameters after 5 steps.
+    /// Same parameters after 5 steps in both runs' ckpt-5 (1e-5), and the runs really trained:
+    /// the parameters moved away from the common start.
+    void checkSameParametersAfterFiveSteps(const RunFinished &oneResult) const
+    {
         const auto a = readParameters(m_dir.filePath(QStringLiteral("one/ckpt-5")).toStdString());
         const auto b = readParameters(m_dir.filePath(QStringLiteral("two/ckpt-5")).toStdString());
         QCOMPARE(a.size(), b.size());
@@ -157,12 +187,16 @@ private Q_SLOTS:
             moved = std::max(moved, (t - m_init.at(name)).abs().max().item<double>());
         QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
         qInfo("largest parameter change from the start after 5 steps: %g", moved);
-        QVERIFY(!oneRec.evals.empty());
+    }
 
-        // Same eval metrics (the chief reports them; sharded evaluation, combined).
-        QCOMPARE(recs[0].evals.size(), oneRec.evals.size());
+    /// The one-worker run evaluated, and the two-worker run has the same eval metrics (the chief,
+    /// `two`, reports them; sharded evaluation, combined).
+    static void checkSameEvalMetrics(const wbtest::RecordingObserver &oneRec, const wbtest::RecordingObserver &two)
+    {
+        QVERIFY(!oneRec.evals.empty());
+        QCOMPARE(two.evals.size(), oneRec.evals.size());
         const EvalMetrics &e1 = oneRec.evals.back();
-        const EvalMetrics &e2 = recs[0].evals.back();
+        const EvalMetrics &e2 = two.evals.back();
         QCOMPARE(e1.num_examples, int64_t(27));
         QCOMPARE(e2.num_examples, e1.num_examples);
         QCOMPARE(e2.eval_accuracy, e1.eval_accuracy);
@@ -170,8 +204,12 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 vs %2").arg(e2.eval_loss).arg(e1.eval_loss)));
         QCOMPARE(e2.eval_f1, e1.eval_f1);
         qInfo("eval after 5 steps: accuracy %g, loss %g, f1 %g", e1.eval_accuracy, e1.eval_loss, e1.eval_f1);
+    }
 
-        // Only the chief writes: worker 1 saved no checkpoint.
+    /// Only the chief writes: worker 1 saved no checkpoint, and the two-worker run's
+    /// metrics.jsonl has as many lines as the one-worker run's.
+    void checkOnlyTheChiefWrites(const std::array<wbtest::RecordingObserver, 2> &recs) const
+    {
         QVERIFY(!recs[0].checkpoints.empty());
         QVERIFY(recs[1].checkpoints.empty());
         std::ifstream m1(m_dir.filePath(QStringLiteral("one/metrics.jsonl")).toStdString());
@@ -183,15 +221,8 @@ private Q_SLOTS:
             return n;
         };
         QCOMPARE(lines(m2), lines(m1));
-
-        // The chief writes eval_examples.jsonl as a one-worker run does: every example (both
-        // shards, gathered), the same labels, predictions and losses, so Top losses and the
-        // confusion matrix work after reopening (no file was written before).
-        sameEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString(),
-                         m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString(), e2.confusion);
     }
 
-private:
     TrainingOptions spec(const char *dir) const
     {
         TrainingOptions s = m_run; // batch 8, 1 epoch, learning rate 1e-2
