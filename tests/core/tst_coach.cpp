@@ -638,6 +638,129 @@ void tst_Coach::constantClassifierWithdrawnWhenTheRunLearns()
     QCOMPARE(gone->step, int64_t(400));
 }
 
+namespace {
+
+/// A run of 400 steps (40 of warmup) with 2 labels from `start` at `rate`, with a bag-of-words
+/// baseline of 0.95.
+RunFacts generatedRunFacts(WeightsStart start, double rate)
+{
+    RunFacts facts;
+    facts.start = start;
+    facts.start_name = start == WeightsStart::Random ? "" : "m";
+    facts.learning_rate = rate;
+    facts.num_labels = 2;
+    facts.total_steps = 400;
+    facts.warmup_steps = 40;
+    facts.bag_of_words_accuracy = 0.95;
+    return facts;
+}
+
+/// The live run of `log`: the notes of `coach` as the loop emits them, written to the
+/// metrics.jsonl `path` with the metrics, and applied one by one (the notes returned).
+std::vector<CoachNote> notesOfALiveRun(Coach &coach, const MetricsLog &log, const std::string &path)
+{
+    std::vector<CoachNote> applied;
+    {
+        MetricsWriter w(path);
+        const auto tell = [&](const std::vector<CoachNote> &notes) {
+            for (const CoachNote &n : notes) {
+                applyCoachNote(applied, n);
+                w.writeNote(n);
+            }
+        };
+        tell(coach.start());
+        size_t e = 0;
+        for (const StepMetrics &m : log.train) {
+            for (; e < log.eval.size() && log.eval[e].step < m.step; ++e)
+                tell(coach.evaluation(log.eval[e]));
+            w.writeTrain(m);
+            tell(coach.step(m));
+        }
+        for (; e < log.eval.size(); ++e) {
+            w.writeEval(log.eval[e]);
+            tell(coach.evaluation(log.eval[e]));
+        }
+    }
+    return applied;
+}
+
+/// What every view keeps (`applied`, the notes applied one by one; the notes replayed from the
+/// metrics.jsonl `path`; those replayed from `log`) is the coach's current set, and the replay
+/// reaches the coach's verdict. `what` names the run.
+void checkEveryViewKeepsTheCurrentNotes(const Coach &coach, const RunFacts &facts, const MetricsLog &log,
+                                        const std::vector<CoachNote> &applied, const std::string &path,
+                                        const std::string &what)
+{
+    const std::vector<CoachNote> &current = coach.current();
+    QVERIFY2(texts(applied) == texts(current), what.c_str());
+    std::vector<CoachNote> fromFile;
+    for (const CoachNote &n : readMetricsFile(path).notes)
+        applyCoachNote(fromFile, n);
+    QVERIFY2(texts(fromFile) == texts(current), what.c_str());
+    RunFacts replayed = facts;
+    QVERIFY2(texts(coachNotesOf(replayed, log)) == texts(current), what.c_str());
+    QCOMPARE(replayed.verdict, coach.facts().verdict);
+}
+
+/// No two of the `current` notes of the run of `facts` and `log` contradict: every rate they
+/// suggest lies in every range they give, and is never ten times the rate; each note speaks of
+/// the start the run had; the notes of a poor accuracy come only with one.
+void checkShownNotesDoNotContradict(const std::vector<CoachNote> &current, const RunFacts &facts,
+                                    const MetricsLog &log, const std::string &what)
+{
+    const WeightsStart start = facts.start;
+    const double rate = facts.learning_rate;
+    std::vector<double> tried, lows, highs;
+    for (const CoachNote &n : current) {
+        for (double x : numbersAfter(n.text, "try "))
+            if (x > 0)
+                tried.push_back(x);
+        for (size_t at = n.text.find(" ("); at != std::string::npos; at = n.text.find(" (", at + 1)) {
+            char *end = nullptr;
+            const double low = std::strtod(n.text.c_str() + at + 2, &end);
+            if (end && std::string(end).rfind(" to ", 0) == 0) {
+                lows.push_back(low);
+                highs.push_back(std::strtod(end + 4, nullptr));
+            }
+        }
+        if (n.text.find("random weights") != std::string::npos)
+            QVERIFY2(start == WeightsStart::Random, (what + ": " + n.text).c_str());
+        if (n.text.find("the pretrained model") != std::string::npos
+            || n.text.find("fine-tuning a pretrained model") != std::string::npos)
+            QVERIFY2(start == WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
+        if (n.text.find("Start from a pretrained model") != std::string::npos)
+            QVERIFY2(start != WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
+        if (n.id == "constant_classifier" || n.id == "below_baseline" || n.id == "one_class")
+            QVERIFY2(log.eval.back().eval_accuracy <= 0.6 + 1e-9, (what + ": " + n.text).c_str());
+        if (n.id.rfind("rate_", 0) == 0)
+            QCOMPARE(n.id, std::string(rateAdvice(facts, 0).id));
+    }
+    for (double x : tried)
+        for (size_t r = 0; r < lows.size(); ++r)
+            QVERIFY2(x >= lows[r] && x <= highs[r], what.c_str());
+    for (double x : tried) // never ten times the rate
+        QVERIFY2(std::abs(x - 10 * rate) > 1e-12 * rate || learningRateRange(start)->suggest == x,
+                 what.c_str());
+}
+
+/// The verdict fits the stream `kind`: a run that learned is Learning (unless NaN or diverged),
+/// a NaN stream NotANumber, and no learning-verdict note is shown beside Learning.
+void checkVerdictFitsTheStream(const Coach &coach, const MetricsLog &log, const char *kind,
+                               const std::string &what)
+{
+    const std::vector<CoachNote> &current = coach.current();
+    const bool learned = log.eval.back().eval_accuracy > 0.95;
+    if (learned && std::string(kind) != "nan" && std::string(kind) != "diverge")
+        QVERIFY2(coach.facts().verdict == RunVerdict::Learning, what.c_str());
+    if (std::string(kind) == "nan")
+        QCOMPARE(coach.facts().verdict, RunVerdict::NotANumber);
+    if (coach.facts().verdict == RunVerdict::Learning)
+        for (const CoachNote &n : current)
+            QVERIFY2(!isLearningVerdict(n.id), (what + ": " + n.text).c_str());
+}
+
+} // namespace
+
 /// Runs of every start, rates from 1e-7 to 10 and metric streams that learn, stay constant,
 /// diverge or go NaN: what every view keeps (the notes applied one by one, as the window's
 /// progress line and Evaluation box and the CLI do; the notes replayed from metrics.jsonl, as a
@@ -654,91 +777,23 @@ void tst_Coach::generatedRunsNeverContradict()
     for (WeightsStart start : starts)
         for (double rate : rates)
             for (const char *kind : kinds) {
-                RunFacts facts;
-                facts.start = start;
-                facts.start_name = start == WeightsStart::Random ? "" : "m";
-                facts.learning_rate = rate;
-                facts.num_labels = 2;
-                facts.total_steps = 400;
-                facts.warmup_steps = 40;
-                facts.bag_of_words_accuracy = 0.95;
+                const RunFacts facts = generatedRunFacts(start, rate);
                 const MetricsLog log = syntheticStream(kind);
                 // The live run: notes as the loop emits them, written to metrics.jsonl.
                 const std::string path = dir.filePath(QStringLiteral("m%1.jsonl").arg(runs++)).toStdString();
                 Coach coach(facts);
-                std::vector<CoachNote> applied;
-                {
-                    MetricsWriter w(path);
-                    const auto tell = [&](const std::vector<CoachNote> &notes) {
-                        for (const CoachNote &n : notes) {
-                            applyCoachNote(applied, n);
-                            w.writeNote(n);
-                        }
-                    };
-                    tell(coach.start());
-                    size_t e = 0;
-                    for (const StepMetrics &m : log.train) {
-                        for (; e < log.eval.size() && log.eval[e].step < m.step; ++e)
-                            tell(coach.evaluation(log.eval[e]));
-                        w.writeTrain(m);
-                        tell(coach.step(m));
-                    }
-                    for (; e < log.eval.size(); ++e) {
-                        w.writeEval(log.eval[e]);
-                        tell(coach.evaluation(log.eval[e]));
-                    }
-                }
+                const std::vector<CoachNote> applied = notesOfALiveRun(coach, log, path);
                 const std::string what = std::string(weightsStartName(start)) + " " + rateWords(rate) + " " + kind;
-                const std::vector<CoachNote> &current = coach.current();
-                QVERIFY2(texts(applied) == texts(current), what.c_str());
-                std::vector<CoachNote> fromFile;
-                for (const CoachNote &n : readMetricsFile(path).notes)
-                    applyCoachNote(fromFile, n);
-                QVERIFY2(texts(fromFile) == texts(current), what.c_str());
-                RunFacts replayed = facts;
-                QVERIFY2(texts(coachNotesOf(replayed, log)) == texts(current), what.c_str());
-                QCOMPARE(replayed.verdict, coach.facts().verdict);
-
+                checkEveryViewKeepsTheCurrentNotes(coach, facts, log, applied, path, what);
+                if (QTest::currentTestFailed())
+                    return;
                 // No two notes shown at once contradict.
-                std::vector<double> tried, lows, highs;
-                for (const CoachNote &n : current) {
-                    for (double x : numbersAfter(n.text, "try "))
-                        if (x > 0)
-                            tried.push_back(x);
-                    for (size_t at = n.text.find(" ("); at != std::string::npos; at = n.text.find(" (", at + 1)) {
-                        char *end = nullptr;
-                        const double low = std::strtod(n.text.c_str() + at + 2, &end);
-                        if (end && std::string(end).rfind(" to ", 0) == 0) {
-                            lows.push_back(low);
-                            highs.push_back(std::strtod(end + 4, nullptr));
-                        }
-                    }
-                    if (n.text.find("random weights") != std::string::npos)
-                        QVERIFY2(start == WeightsStart::Random, (what + ": " + n.text).c_str());
-                    if (n.text.find("the pretrained model") != std::string::npos
-                        || n.text.find("fine-tuning a pretrained model") != std::string::npos)
-                        QVERIFY2(start == WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
-                    if (n.text.find("Start from a pretrained model") != std::string::npos)
-                        QVERIFY2(start != WeightsStart::HubPretrained, (what + ": " + n.text).c_str());
-                    if (n.id == "constant_classifier" || n.id == "below_baseline" || n.id == "one_class")
-                        QVERIFY2(log.eval.back().eval_accuracy <= 0.6 + 1e-9, (what + ": " + n.text).c_str());
-                    if (n.id.rfind("rate_", 0) == 0)
-                        QCOMPARE(n.id, std::string(rateAdvice(facts, 0).id));
-                }
-                for (double x : tried)
-                    for (size_t r = 0; r < lows.size(); ++r)
-                        QVERIFY2(x >= lows[r] && x <= highs[r], what.c_str());
-                for (double x : tried) // never ten times the rate
-                    QVERIFY2(std::abs(x - 10 * rate) > 1e-12 * rate || learningRateRange(start)->suggest == x,
-                             what.c_str());
-                const bool learned = log.eval.back().eval_accuracy > 0.95;
-                if (learned && std::string(kind) != "nan" && std::string(kind) != "diverge")
-                    QVERIFY2(coach.facts().verdict == RunVerdict::Learning, what.c_str());
-                if (std::string(kind) == "nan")
-                    QCOMPARE(coach.facts().verdict, RunVerdict::NotANumber);
-                if (coach.facts().verdict == RunVerdict::Learning)
-                    for (const CoachNote &n : current)
-                        QVERIFY2(!isLearningVerdict(n.id), (what + ": " + n.text).c_str());
+                checkShownNotesDoNotContradict(coach.current(), facts, log, what);
+                if (QTest::currentTestFailed())
+                    return;
+                checkVerdictFitsTheStream(coach, log, kind, what);
+                if (QTest::currentTestFailed())
+                    return;
             }
     QCOMPARE(runs, 5 * 16 * 5);
 }
