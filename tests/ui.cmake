@@ -34,6 +34,9 @@ if(WB_BUILD_GUI)
   # Issue 21: the wheel changes only a focused field; a loaded value comes back bit-identical.
   wb_add_test(tst_configurationform NAME ui.configurationform SOURCES ui/tst_configurationform.cpp LIBS wb_ui GUI
               TIMEOUT 60)
+  # Issue 44: Start from fills the form from the chosen model; downloads with progress and Cancel; cached marks.
+  wb_add_test(tst_startfrom NAME ui.startfrom SOURCES ui/tst_startfrom.cpp LIBS wb_ui OpenSSL::Crypto Threads::Threads GUI
+              TIMEOUT 180)
   wb_add_test(tst_preparedatadialog NAME ui.preparedatadialog SOURCES ui/tst_preparedatadialog.cpp LIBS wb_ui GUI
               TIMEOUT 120)
   # Issue 44: Prepare Data's Start from and pretraining text reach the form; the example and the lesson in Recent projects.

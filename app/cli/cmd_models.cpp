@@ -7,6 +7,7 @@
 #include "core/hub/catalogue.h"
 #include "core/hub/huberror.h"
 #include "core/hub/hubid.h"
+#include "core/hub/modelcache.h"
 #include "core/hub/pretrainedmodel.h"
 #include "core/engine/preparedrun.h"
 
@@ -212,17 +213,14 @@ int cmdModelsList(const std::vector<std::string> &args, std::ostream &out, std::
     if (const auto done = parseCommandFlags(app, args, out, err))
         return *done;
     const HubSettings settings = HubSettings::fromEnvironment();
-    auto cached = [&](const CatalogueEntry &e) -> std::string {
-        try {
-            if (auto m = findCachedPretrainedModel(e.hub_id, settings))
-                return m->folder;
-        } catch (...) {
-        }
-        return {};
-    };
+    // The window's "Start from" list says the same (cachedCatalogueModels, core/hub/modelcache.h).
+    const std::vector<std::optional<CachedModelFiles>> cachedModels = cachedCatalogueModels(settings);
+    const auto &catalogue = pretrainedCatalogue();
     if (format == "json") {
         nlohmann::json list = nlohmann::json::array();
-        for (const auto &e : pretrainedCatalogue())
+        for (size_t i = 0; i < catalogue.size(); ++i) {
+            const CatalogueEntry &e = catalogue[i];
+            const auto &cached = cachedModels[i];
             list.push_back({{"hub_id", e.hub_id},
                             {"short_name", e.short_name},
                             {"layers", e.layers},
@@ -236,19 +234,22 @@ int cmdModelsList(const std::vector<std::string> &args, std::ostream &out, std::
                             {"languages", e.languages},
                             {"license", e.licence},
                             {"source", e.source},
-                            {"cached_folder", cached(e)}});
+                            {"cached_folder", cached ? cached->folder : std::string()},
+                            {"cached_bytes", cached ? nlohmann::json(cached->bytes_on_disk) : nlohmann::json()}});
+        }
         out << list.dump(2) << "\n";
         return kExitOk;
     }
     out << std::left << std::setw(12) << "NAME" << std::setw(42) << "HUB ID" << std::right << std::setw(3) << "L"
         << std::setw(6) << "H" << std::setw(4) << "A" << std::setw(8) << "PARAMS" << std::setw(9) << "SIZE"
         << "  " << std::left << std::setw(8) << "CASING" << std::setw(15) << "LANGUAGES" << "CACHED\n";
-    for (const auto &e : pretrainedCatalogue()) {
+    for (size_t i = 0; i < catalogue.size(); ++i) {
+        const CatalogueEntry &e = catalogue[i];
         out << std::left << std::setw(12) << (e.short_name.empty() ? "-" : e.short_name) << std::setw(42) << e.hub_id
             << std::right << std::setw(3) << e.layers << std::setw(6) << e.hidden << std::setw(4) << e.heads
             << std::setw(8) << formatCount(e.parameters) << std::setw(9) << formatBytes(e.approx_bytes) << "  "
             << std::left << std::setw(8) << (e.do_lower_case ? "uncased" : "cased") << std::setw(15) << e.languages
-            << (cached(e).empty() ? "no" : "yes") << "\n";
+            << (cachedModels[i] ? "yes, " + formatBytes(cachedModels[i]->bytes_on_disk) : std::string("no")) << "\n";
     }
     out << "\nAll are licensed apache-2.0 by Google Research (models info <model> for the source).\n"
            "Any other Hub id works too: bert-workbench-cli models download org/name[@revision].\n"

@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -21,7 +22,9 @@ class QVBoxLayout;
 
 namespace wb {
 
+class ModelDownloadPanel;
 struct OptionSpec;
+struct PretrainedModel;
 
 /// The configuration form: one widget per option of optionTable() whose form group is not
 /// None, in the table's order, grouped "1. Where to train", "2. Model and data",
@@ -62,7 +65,20 @@ public:
     /// Sets the field of the option `flag` (e.g. "learning_rate") to `text` (the option's
     /// text form, as on the command line) as if typed; emits edited(). Returns false, and
     /// changes nothing, when the option has no field or `text` does not parse.
+    /// "pretrained_model" is chosen as chooseStartModel() does.
     bool setValue(const QString &flag, const QString &text);
+    /// Chooses `value` under "Start from" as the user does from its list ("" random weights, a
+    /// Hub id, a catalogue name or a local model folder) and applies it, as Hugging Face's
+    /// from_pretrained does: a model's config, vocabulary and casing become the run's. BERT
+    /// config, Vocabulary, the casing and Init checkpoint are emptied at once (Train would fill
+    /// them from the model), then BERT config, Vocabulary and the casing get the model's files
+    /// once they are on disk: found in the Hugging Face cache or downloaded, with the progress
+    /// bar and Cancel of startModelDownload() under the picker; startModelFilled() follows.
+    /// The line under the picker ("startFromNote") says which fields are the model's. Random
+    /// weights keep the files shown (the same shape, trained from scratch). Emits edited().
+    void chooseStartModel(const QString &value);
+    /// The download under "Start from" (object name "modelDownload"; hidden when idle).
+    ModelDownloadPanel *startModelDownload() const { return m_download; }
     /// Adds every non-empty path field to its recent-files list.
     void rememberPaths();
 
@@ -97,6 +113,9 @@ Q_SIGNALS:
     void inputFilesChanged();
     /// The task changed (by the user, then edited() follows, or by setTask()).
     void taskChanged();
+    /// BERT config, Vocabulary and the casing now hold the files of the model chosen under
+    /// "Start from" (chooseStartModel or the list); edited() came before.
+    void startModelFilled();
 
 private:
     struct Binding
@@ -121,6 +140,16 @@ private:
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
     /// The line under "Start from": what the choice fills (startFromText of options()).
     void updateStartFromNote();
+    /// A "Start from" choice: the fields it replaces and the fetch of the model's files.
+    void applyStartModel(const QString &value);
+    /// The chosen model's files are on disk: they fill BERT config, Vocabulary and the casing.
+    void fillFromStartModel(const QString &source, const PretrainedModel &model);
+    /// After setOptions: the loaded model's files from the cache only (never a download), for
+    /// the line under the picker.
+    void lookUpStartModel();
+    /// Sets option `flag` to `text` ("" = not given) as loaded, not as edited: its field (if it
+    /// has one) shows it and options() gives exactly `text`.
+    void putValue(const char *flag, const std::string &text);
     /// A field changed: marks it edited (not while setOptions() fills the form) and emits edited().
     void fieldEdited(size_t index);
     /// Puts the file rows' fields under their labels when the pane is too narrow for a path.
@@ -137,6 +166,13 @@ private:
     QLabel *m_diskUse = nullptr;
     QLineEdit *m_learningRateEdit = nullptr; ///< learning_rate: empty follows the start (placeholder)
     QLabel *m_startFromNote = nullptr; ///< "startFromNote", under the "Start from" picker
+    QComboBox *m_modelPicker = nullptr;  ///< "pretrained_model"
+    ModelDownloadPanel *m_download = nullptr;
+    QString m_pickerValue;             ///< the picker's value last seen (a cache mark changes only its text)
+    QString m_appliedStartModel;       ///< the choice whose files fill the form (or are being fetched)
+    std::shared_ptr<const PretrainedModel> m_startFiles; ///< m_appliedStartModel's files, once known
+    QString m_startFromMessage;        ///< what the last choice did (downloaded, cancelled, failed)
+    int m_startLookup = 0;             ///< the latest cache lookup; older answers are dropped
     std::vector<std::pair<QString, QLabel *>> m_labels; ///< flag → its row label
     QStringList m_highlighted;
     QVBoxLayout *m_layout = nullptr;

@@ -7,6 +7,7 @@
 #include "core/config/inputmetadata.h"
 #include "core/config/optiontable.h"
 #include "core/config/schedule.h"
+#include "core/engine/preparedrun.h"
 #include "core/formats/checkpointstate.h"
 #include "core/formats/runidentity.h"
 #include "ui/common/errorreport.h"
@@ -29,6 +30,35 @@ QString formName(const std::string &name)
     if (spec && spec->group != FormGroup::None && *spec->label)
         return QString::fromUtf8(spec->label);
     return q(name);
+}
+
+QString fieldLabel(const char *flag)
+{
+    const OptionSpec *spec = findOption(flag);
+    return spec ? QString::fromUtf8(spec->label) : QString::fromLatin1(flag);
+}
+
+/// Why the run's settings cannot be compared when the form names no model config or meta data
+/// (after Start from's model filled what it could: `modelCached`), in the form's words; "" when
+/// both are named.
+QString missingInputText(const TrainingOptions &o, bool modelCached)
+{
+    if (o.bert_config_file.empty()) {
+        if (!o.pretrained_model.empty() && !modelCached)
+            return QObject::tr("%1 is empty and Start from's %2 is not in the Hugging Face cache yet, so the run's "
+                               "model cannot be compared with the form's. Choose %2 again in Start from (it is "
+                               "downloaded and fills %1) to continue it")
+                .arg(fieldLabel("bert_config_file"), q(o.pretrained_model));
+        return QObject::tr("%1 is empty and Start from is random weights, so the run's model cannot be compared "
+                           "with the form's. Choose the run's model in Start from, or its config file in %1, to continue "
+                           "it")
+            .arg(fieldLabel("bert_config_file"));
+    }
+    if (o.input_meta_data_path.empty())
+        return QObject::tr("%1 is empty, so the run's data cannot be compared with the form's. Choose the data's "
+                           "input_meta_data.json in %1 (Prepare Data fills it) to continue it")
+            .arg(fieldLabel("input_meta_data_path"));
+    return {};
 }
 
 QString jsonText(const nlohmann::ordered_json &v)
@@ -67,20 +97,45 @@ UsedModelDir inspectModelDir(const TrainingOptions &o)
                                 "warmup_fraction", "seed", "max_seq_length", "num_labels"})
             if (defining.contains(key))
                 u.settings << QStringLiteral("%1: %2").arg(formName(key), jsonText(defining[key]));
+        // The files the run would use: an empty BERT config is Start from's model's, as Train
+        // fills it (applyPretrainedModel) when the model is in the Hugging Face cache.
+        TrainingOptions asRun = o;
+        std::optional<PretrainedModel> model;
+        if (o.bert_config_file.empty() && !o.pretrained_model.empty()) {
+            try {
+                model = findCachedPretrainedModel(o.pretrained_model, HubSettings::fromEnvironment());
+            } catch (...) {
+                // a damaged or unreadable copy: as if not there (Train downloads it again)
+            }
+            if (model)
+                applyPretrainedModel(asRun, *model);
+        }
+        if (const QString missing = missingInputText(asRun, model.has_value()); !missing.isEmpty()) {
+            u.whyNotContinue = missing;
+            return u;
+        }
         Diagnostics inputs;
-        const std::optional<BertConfig> config = BertConfig::load(o.bert_config_file, inputs);
-        const std::optional<InputMetaData> meta = InputMetaData::load(o.input_meta_data_path, inputs);
+        const std::optional<BertConfig> config = BertConfig::load(asRun.bert_config_file, inputs);
+        const std::optional<InputMetaData> meta = InputMetaData::load(asRun.input_meta_data_path, inputs);
         std::optional<Schedule> schedule;
         if (config && meta && meta->train_data_size && meta->eval_data_size)
             schedule = Schedule::compute(*meta->train_data_size, *meta->eval_data_size, o.num_train_epochs,
                                          o.num_eval_per_epoch, o.train_batch_size, o.eval_batch_size,
                                          o.train_data_size, o.warmup_fraction, inputs);
         if (!config || !meta || !schedule) {
-            u.whyNotContinue = QObject::tr("the form's BERT config or data description cannot be read, so the "
-                                           "settings cannot be compared");
+            const Diagnostic *first = nullptr;
+            for (const Diagnostic &d : inputs.items())
+                if (d.severity == Severity::Error) {
+                    first = &d;
+                    break;
+                }
+            u.whyNotContinue = first ? QObject::tr("%1: %2, so the run's settings cannot be compared with the form's")
+                                           .arg(q(first->field), q(first->message))
+                                     : QObject::tr("the data description (%1) gives no training and evaluation sizes, "
+                                                   "so the run's settings cannot be compared with the form's")
+                                           .arg(q(asRun.input_meta_data_path));
             return u;
         }
-        TrainingOptions asRun = o;
         resolveLearningRate(asRun); // an empty learning rate goes on at the run's own
         for (const std::string &d : runIdentityDifferences(*saved, RunIdentity::of(asRun, *config, *meta, *schedule))) {
             const auto colon = d.find(':');

@@ -11,6 +11,7 @@
 #include "core/formats/runend.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
+#include "ui/form/modeldownloadpanel.h"
 #include "ui/form/projectfile.h"
 #include "ui/runs/progresspanel.h"
 #include "ui/runs/trainingcontroller.h"
@@ -57,19 +58,15 @@ QMessageBox *newCriticalBox(QWidget *parent, const QString &objectName, const QS
     return box;
 }
 
-/// The pretrained model's download as the job's progress ("Downloading repo: file (i of n), about
-/// s left"). Runs on the job's thread.
+/// The pretrained model's download as the job's progress: the bytes and the line of the form's
+/// download panel (downloadProgressText), shown there with Cancel. Runs on the job's thread.
 DownloadProgressFn downloadProgressForJob(const JobControl &job)
 {
     return [&job](const DownloadProgress &p) {
+        if (!p.notice.empty())
+            return;
         const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
-        QString text = QCoreApplication::translate("MainWindow", "Downloading %1: %2 (%3 of %4)")
-                           .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file))
-                           .arg(p.file_index)
-                           .arg(p.file_count);
-        if (p.seconds_left >= 0)
-            text += QCoreApplication::translate("MainWindow", ", about %1 s left").arg(qRound(p.seconds_left));
-        job.setProgress(std::min(value, kJobProgressMax), text);
+        job.setProgress(std::min(value, kJobProgressMax), downloadProgressText(p));
     };
 }
 
@@ -177,6 +174,7 @@ void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
     m_preflight = runBackgroundJob<PreflightOutcome>(
         this, [o, purpose, askAboutUsedDir](const JobControl &job) { return preflight(o, purpose, askAboutUsedDir, job); },
         [this](JobOutcome<PreflightOutcome> outcome) {
+            m_form->startModelDownload()->endOutsideProgress();
             m_checking = false;
             if (outcome.ok() && !outcome.value->prepared) {
                 Q_EMIT stateChanged();
@@ -201,9 +199,11 @@ void RunSession::startPreflight(const TrainingOptions &o, bool askAboutUsedDir)
             Q_EMIT stateChanged();
             Q_EMIT preflightFinished(started);
         },
-        [this](int, const QString &text) { // a pretrained model's download
-            if (!text.isEmpty())
-                m_progress->setStatus(text);
+        [this](int value, const QString &text) { // a pretrained model's download: a bar and Cancel under Start from
+            if (text.isEmpty())
+                return;
+            m_progress->setStatus(text.section(QLatin1Char('\n'), 1));
+            m_form->startModelDownload()->showOutsideProgress(value, text, [this] { m_preflight.cancel(); });
         });
 }
 
