@@ -299,7 +299,7 @@ int cmdClassify(const std::vector<std::string> &args, std::ostream &out, std::os
     try {
         const TextClassifier classifier(f.src);
         for (const auto &n : classifier.notes())
-            err << "note: " << n << "\n";
+            err << "warning: " << n << "\n"; // as before the notes were told apart: the same lines
         for (const auto &w : classifier.warnings())
             err << "warning: " << w << "\n";
         const bool pairs = std::any_of(inputs.begin(), inputs.end(), [](const auto &p) { return !p.second.empty(); });
