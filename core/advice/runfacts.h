@@ -70,7 +70,7 @@ WeightsStart weightsStartOf(const TrainingOptions &o);
 
 /// The peak learning rate a run with `o` uses: o.learning_rate when set, else the default of
 /// its start (weightsStartOf): kPretrainedLearningRate from a pretrained model or another init
-/// checkpoint, the suggestion of kLearningRateRanges' OwnPretraining row (2e-4) after a
+/// checkpoint, the suggestion of kLearningRateRanges' OwnPretraining row (5e-4) after a
 /// pretraining run of this program (a few minutes of pretraining leave weights far from a
 /// published model's: 5e-5 gives constant classifiers there), kFromScratchLearningRate from
 /// random weights. Reads the init checkpoint's run_config.json as weightsStartOf does; never

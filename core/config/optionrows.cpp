@@ -131,14 +131,16 @@ const char *pretrainedModelHelp()
 const char *learningRateHelp()
 {
     static const std::string text = [] {
+        const double own = learningRateRange(WeightsStart::OwnPretraining)->suggest;
         std::string t = "How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
                         "becomes NaN; too low and it barely moves. Left empty, it follows the start: "
                         + rateWords(kPretrainedLearningRate)
                         + " from pretrained weights (a pretrained model or an init checkpoint), but "
-                        + rateWords(learningRateRange(WeightsStart::OwnPretraining)->suggest)
-                        + " from a checkpoint of this program's own pretraining, and "
-                        + rateWords(kFromScratchLearningRate)
-                        + " from random weights; a resumed run keeps the rate it recorded. The usual ranges: ";
+                        + (own == kFromScratchLearningRate
+                               ? rateWords(own) + " from a checkpoint of this program's own pretraining and from "
+                               : rateWords(own) + " from a checkpoint of this program's own pretraining, and "
+                                     + rateWords(kFromScratchLearningRate) + " from ")
+                        + "random weights; a resumed run keeps the rate it recorded. The usual ranges: ";
         return t + usualRangesWords() + ".";
     }();
     return text.c_str();

@@ -63,7 +63,7 @@ struct TrainingOptions
     int64_t train_batch_size = 32;
     int64_t eval_batch_size = 32;
     /// Peak learning rate. Unset (the default): it follows the start, defaultLearningRate()
-    /// (core/advice/runfacts.h): 5e-5 from pretrained weights, 2e-4 from one's own pretraining,
+    /// (core/advice/runfacts.h): 5e-5 from pretrained weights, 5e-4 from one's own pretraining,
     /// kFromScratchLearningRate from random weights; prepareRun() sets it, and a run resumed in
     /// its model_dir keeps the rate its run_config.json records.
     std::optional<double> learning_rate;

@@ -46,9 +46,9 @@ struct PretrainingLessonOptions
     int64_t finetune_epochs = 10;    ///< epochs over the subset, both fine-tunes
     int64_t finetune_batch_size = 16;
     /// The fine-tunes' peak learning rate. 0 (the default): each start's own default, by the one
-    /// rule every run follows (defaultLearningRate(), core/advice/runfacts.h: 2e-4 after this
-    /// program's pretraining, 5e-4 from random weights), so that neither start is judged at a
-    /// rate meant for the other; a rate above 0 is used for both (then only the start differs).
+    /// rule every run follows (defaultLearningRate(), core/advice/runfacts.h: 5e-4 after this
+    /// program's pretraining and from random weights, so only the start differs; were the rule
+    /// to differ, the verdict names both rates); a rate above 0 is used for both starts.
     double finetune_learning_rate = 0;
     int num_threads = 2;             ///< data preparation threads
 };

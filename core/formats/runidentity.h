@@ -121,7 +121,7 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
 /// o.model_dir recorded in its run_config.json (a resumed run goes on at its own rate), else
 /// the default of the start (defaultLearningRate(), core/advice/runfacts.h). Returns the line
 /// that says which ("5e-05, the default from pretrained weights (--learning_rate not given)";
-/// "0.0002, the default after a short pretraining of your own …"),
+/// "0.0005, the default after a short pretraining of your own …"),
 /// or "" when the rate was given. An unreadable run_config.json counts as none (the model_dir
 /// check reports it). Reads model_dir/run_config.json; thread-safe.
 std::string resolveLearningRate(TrainingOptions &o);

@@ -74,8 +74,8 @@ private Q_SLOTS:
         // The last line compares the two starts over their seeds, and says only the start differs.
         QVERIFY2(out.find("\nfrom the pretraining: eval_accuracy ") != std::string::npos
                      && out.find("(mean of 2 seeds, ") != std::string::npos
-                     && out.find("the learning rates differ, each its start's usual one (2e-4 after the pretraining, "
-                                 "5e-4 from random weights): the start and its rate differ.")
+                     && out.find("Both started at learning_rate 5e-4 with the same labels, eval set, epochs and "
+                                 "seeds: only the start differs.")
                             != std::string::npos,
                  out.c_str());
     }

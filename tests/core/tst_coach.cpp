@@ -374,7 +374,7 @@ void tst_Coach::rateAdviceFollowsTheStart()
     f.learning_rate = 5e-5;
     QCOMPARE(rateAdvice(f, 7).text,
              std::string("The run starts from your own pretraining in runs/pre: learning_rate 5e-5 is below the usual "
-                         "range for fine-tuning a short pretraining of your own (1e-4 to 1e-3): try 2e-4, or measure "
+                         "range for fine-tuning a short pretraining of your own (1e-4 to 1e-3): try 5e-4, or measure "
                          "one with Find Learning Rate (Training → Find Learning Rate…)."));
     f.start = WeightsStart::OtherCheckpoint;
     f.start_name = "w.safetensors";
@@ -556,12 +556,12 @@ void tst_Coach::defaultRateIsTheStartsSuggestion()
     o.init_checkpoint = pre + "/ckpt-40";
     QCOMPARE(int(weightsStartOf(o)), int(WeightsStart::OwnPretraining));
     QCOMPARE(defaultLearningRate(o), learningRateRange(WeightsStart::OwnPretraining)->suggest);
-    QCOMPARE(defaultLearningRate(o), 2e-4);
+    QCOMPARE(defaultLearningRate(o), 5e-4);
     TrainingOptions resolved = o;
     QCOMPARE(resolveLearningRate(resolved),
-             std::string("0.0002, the default after a short pretraining of your own (--learning_rate not given)"));
-    QCOMPARE(resolved.learning_rate, std::optional<double>(2e-4));
-    QCOMPARE(runFactsFor(o, Schedule{}).learning_rate, 2e-4); // the coach judges the rate the run uses
+             std::string("0.0005, the default after a short pretraining of your own (--learning_rate not given)"));
+    QCOMPARE(resolved.learning_rate, std::optional<double>(5e-4));
+    QCOMPARE(runFactsFor(o, Schedule{}).learning_rate, 5e-4); // the coach judges the rate the run uses
 
     o.init_checkpoint = other + "/ckpt-40";
     QCOMPARE(int(weightsStartOf(o)), int(WeightsStart::OtherCheckpoint));
@@ -587,8 +587,8 @@ void tst_Coach::optionHelpNamesTheTable()
     QCOMPARE(std::string(lr->help),
              std::string("How big each update step is, at its peak (after warmup). Too high and the loss jumps or "
                          "becomes NaN; too low and it barely moves. Left empty, it follows the start: 5e-5 from "
-                         "pretrained weights (a pretrained model or an init checkpoint), but 2e-4 from a checkpoint of "
-                         "this program's own pretraining, and 5e-4 from random weights; "
+                         "pretrained weights (a pretrained model or an init checkpoint), but 5e-4 from a checkpoint of "
+                         "this program's own pretraining and from random weights; "
                          "a resumed run keeps the rate it recorded. The usual ranges: 2e-5 to 5e-5 for fine-tuning "
                          "a pretrained model; 1e-4 to 1e-3 for fine-tuning a short pretraining of your own; 1e-4 "
                          "to 1e-3 for a model trained from random weights."));
