@@ -30,7 +30,7 @@ const QSize kMaxTableSize(900, 420);
 /// label name ("technical problem with the installation") makes a taller header, not a column
 /// wider than a 1024-pixel window.
 constexpr int kColumnHeaderChars = 17;
-constexpr int kRowHeaderChars = 22;
+constexpr int kRowHeaderChars = 18;
 /// The Top losses list is never squeezed below this height; the tab scrolls instead.
 constexpr int kTopLossesMinHeight = 260;
 /// Space between the matrix and the per-class table, side by side or one above the other.
@@ -137,6 +137,9 @@ EvaluationView::EvaluationView(QWidget *parent)
     m_tables->addLayout(classColumn);
     // Top losses keep a usable height: on a small screen the tab scrolls, nothing is squeezed away.
     m_topLosses->setMinimumHeight(kTopLossesMinHeight);
+    // …and never widens the tab beyond the window (its long "Most confused" lines wrap or clip),
+    // so that the summary above is not cut at the right edge.
+    m_topLosses->setMinimumWidth(200);
     auto *content = new QWidget;
     content->setObjectName(QStringLiteral("evaluationContent"));
     auto *layout = new QVBoxLayout(content);
