@@ -350,9 +350,9 @@ private Q_SLOTS:
             QCOMPARE(prepareError(noInput), std::string("Fill in \u201cInput data\u201d."));
             QCOMPARE(prepareError(glue), std::string("Leave out \u201cLabel list\u201d, or prepare the files as "
                                                      "\u201cFormat\u201d = tsv."));
-            // a flag the window has no field for keeps its name
+            // a flag the window has no field for is named without the command line's dashes
             QCOMPARE(prepareError(noOutput), std::string("Fill in \u201cOutput folder\u201d (all outputs under "
-                                                         "default names) or --meta_data_file_path."));
+                                                         "default names) or \u201cmeta_data_file_path\u201d."));
             QCOMPARE(prepareError(emptyLabel, true),
                      std::string("an entry of \u201cLabel list\u201d is empty ('ham,,spam')"));
             QCOMPARE(prepareError(emptyLabel),

@@ -214,8 +214,8 @@ private Q_SLOTS:
         const std::string staging = stagingHint(), target = targetHint(), vocab = vocabHint();
         setOptionWording(OptionWording::CommandLine);
         QCOMPARE(staging, std::string("fill in \u201cExport directory\u201d"));
-        QCOMPARE(target, std::string("choose a new or empty folder for \u201cExport directory\u201d, or pass "
-                                     "--overwrite_output_dir to replace an earlier export there"));
+        QCOMPARE(target, std::string("choose a new or empty folder for \u201cExport directory\u201d, or tick "
+                                     "\u201cReplace an earlier export\u201d to replace an earlier export there"));
         QCOMPARE(vocab, std::string("check \u201cVocabulary\u201d"));
     }
 };

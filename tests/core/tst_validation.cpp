@@ -221,10 +221,10 @@ private Q_SLOTS:
                  std::string("set \u201cInput meta data\u201d to input_meta_data.json; File \u2192 Prepare Data\u2026 "
                              "(or create_finetuning_data.py) writes it next to the TFRecords"));
         QCOMPARE(hintOf(r, "model_dir"), std::string("fill in \u201cModel directory\u201d"));
-        // A flag without a field in the window keeps its flag name.
+        // Options outside the form are named by their labels in the option tables, never by flags.
         QCOMPARE(hintOf(validateRun(multi, {false, false}), "distribution_strategy"),
                  std::string("set \u201cLocal workers\u201d to train on several local processes, or describe the "
-                             "cluster with TF_CONFIG, --worker_hosts and --task_index, or "
+                             "cluster with TF_CONFIG, \u201cWorker hosts\u201d and \u201cTask index\u201d, or "
                              "MASTER_ADDR/MASTER_PORT/WORLD_SIZE/RANK"));
     }
 

@@ -101,8 +101,8 @@ private Q_SLOTS:
         EmbeddingView v;
         v.setModelDir(dir.path(), false);
         QCOMPARE(v.summaryText(),
-                 QStringLiteral("No embeddings: this run does not save them (Save embeddings is off, "
-                                "--save_embeddings=false), so that a big eval set does not fill the model directory. "
+                 QStringLiteral("No embeddings: this run does not save them (Save embeddings is off), so that a "
+                                "big eval set does not fill the model directory. "
                                 "Turn it on under Hyperparameters to see the eval examples here at each evaluation."));
         QVERIFY(!v.stepSlider()->isEnabled());
         v.setModelDir(dir.path(), true);

@@ -156,7 +156,7 @@ void tst_TryItExplain::tooFewStepsAreSaid()
     QVERIFY2(lines.contains(QStringLiteral("For “ham”: free (+1)")), qPrintable(lines));
     QVERIFY2(lines.contains(QStringLiteral("Against it: none")), qPrintable(lines));
     QVERIFY2(lines.contains(QStringLiteral("m is too small: Σ attributions 1, logit difference 1.5")), qPrintable(lines));
-    QVERIFY2(lines.contains(QStringLiteral("= 33.3 % (over 5 %): m = 2 steps are too few; raise the steps (--ig_steps), e.g. to 64")),
+    QVERIFY2(lines.contains(QStringLiteral("= 33.3 % (over 5 %): m = 2 steps are too few; raise the steps (\u201cWhich words decided \u2192 m\u201d), e.g. to 64")),
              qPrintable(lines));
 }
 

@@ -108,7 +108,7 @@ void EmbeddingView::setModelDir(const QString &modelDir, bool saved)
         m_summary->setText(
             saved || modelDir.isEmpty()
                 ? tr("No embeddings yet: each evaluation saves the eval examples' pooled [CLS] vectors.")
-                : tr("No embeddings: this run does not save them (Save embeddings is off, --save_embeddings=false), "
+                : tr("No embeddings: this run does not save them (Save embeddings is off), "
                      "so that a big eval set does not fill the model directory. Turn it on under Hyperparameters "
                      "to see the eval examples here at each evaluation."));
         m_plot->replot();

@@ -509,6 +509,13 @@ void ConfigurationForm::lookUpStartModel()
         });
 }
 
+void ConfigurationForm::setStartFromMessage(const QString &message)
+{
+    m_startFromMessage = message;
+    m_appliedStartModel = q(options().pretrained_model);
+    updateStartFromNote();
+}
+
 void ConfigurationForm::updateStartFromNote()
 {
     const TrainingOptions o = options();

@@ -50,6 +50,9 @@ public:
     /// model_dir (its parent folder) named in the form, else the home folder (never the
     /// program's working directory).
     QString startFolder() const;
+    /// A message above the line under Start from ("startFromNote") until the next choice there,
+    /// e.g. why the example starts from random weights. GUI thread.
+    void setStartFromMessage(const QString &message);
 
     /// Returns the options shown, over those last set (options without a widget keep
     /// their values). Local workers count only with multi_worker_mirrored. A number field
@@ -140,6 +143,7 @@ private:
     void addRow(QFormLayout *form, const OptionSpec &spec, QWidget *editor);
     /// The line under "Start from": what the choice fills (startFromText of options()).
     void updateStartFromNote();
+
     /// A "Start from" choice: the fields it replaces and the fetch of the model's files.
     void applyStartModel(const QString &value);
     /// The chosen model's files are on disk: they fill BERT config, Vocabulary and the casing.

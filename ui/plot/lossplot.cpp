@@ -23,6 +23,13 @@ LossPlot::LossPlot(QWidget *parent) : QWidget(parent), d(std::make_unique<Privat
     auto *row = new PlotControlRow(smoothingGroup, viewGroup, this);
     row->setObjectName(QStringLiteral("plotControls"));
     layout->addWidget(row);
+    d->notice = new QLabel(this);
+    d->notice->setObjectName(QStringLiteral("plotNotice"));
+    d->notice->setWordWrap(true);
+    d->notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    d->notice->setStyleSheet(QStringLiteral("QLabel { background: #fff4ce; padding: 4px; }"));
+    d->notice->hide();
+    layout->addWidget(d->notice);
     layout->addWidget(d->plot, 1);
     plotaxes::applyXAxisMode(d->lossRect, d->lrRect, d->xMode);
     d->scheduleReplot();
@@ -274,5 +281,13 @@ void LossPlot::Private::showTooltip(QMouseEvent *event)
         text += tr("\nlearning rate %1").arg(lrData.value[i], 0, 'g', 4);
     QToolTip::showText(event->globalPosition().toPoint(), text, plot);
 }
+
+void LossPlot::setNotice(const QString &text)
+{
+    d->notice->setText(text);
+    d->notice->setVisible(!text.isEmpty());
+}
+
+QString LossPlot::notice() const { return d->notice->text(); }
 
 } // namespace wb

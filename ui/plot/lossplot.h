@@ -74,6 +74,11 @@ public:
     /// it can be told from the runs overlaid under Compare runs. The data stay.
     void setRunName(const QString &name);
     QString runName() const;
+    /// A line above the curves ("plotNotice", word-wrapped) about how the run was set up, e.g.
+    /// that the example trains from random weights because the Hub could not be reached;
+    /// "" hides it. Stays until set again.
+    void setNotice(const QString &text);
+    QString notice() const;
     /// The legend text of the live run's series `s`.
     QString seriesName(Series s) const;
 

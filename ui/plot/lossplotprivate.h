@@ -110,6 +110,7 @@ struct LossPlot::Private
 {
     LossPlot *q = nullptr;
     QCustomPlot *plot = nullptr;
+    QLabel *notice = nullptr;      ///< setNotice(): above the curves, hidden when empty
     QCPAxisRect *lossRect = nullptr;
     QCPAxisRect *lrRect = nullptr;
     QCPGraph *raw = nullptr, *smoothed = nullptr, *evalLoss = nullptr, *evalAcc = nullptr, *evalNsp = nullptr;

@@ -448,6 +448,7 @@ bool MainWindow::openProject(const QString &path, QString *error)
     }
     m_projectPath = QFileInfo(path).absoluteFilePath();
     m_tryIt->startOver(); // no text of the previous project's
+    m_plot->setNotice({}); // nor the example's note on where its weights came from
     m_form->setTask(task);
     setOptions(o, false);
     leaveStartPage();

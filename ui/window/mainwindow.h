@@ -63,6 +63,10 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    /// What the plot and the form say when the example could not get its pretrained model
+    /// (ExampleDataPaths::start_note) and trains from random weights; "" otherwise.
+    static QString offlineExampleNotice(const ExampleDataPaths &paths);
+
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 

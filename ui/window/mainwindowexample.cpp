@@ -10,6 +10,7 @@
 #include "ui/dialogs/exampleloader.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/projectfile.h"
+#include "ui/plot/lossplot.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
 
@@ -138,6 +139,18 @@ void MainWindow::openExampleProject(const ExampleDataPaths &paths)
     m_exampleChangedBox->open();
 }
 
+QString MainWindow::offlineExampleNotice(const ExampleDataPaths &paths)
+{
+    if (!paths.pretrained_model.empty() || paths.start_note.empty())
+        return {};
+    // start_note: "trains BERT-Tiny from random weights: the pretrained one could not be had (why)"
+    return tr("The example %1. For a class without network, fill the Hugging Face cache beforehand on a machine "
+              "with network: bert-workbench-cli models download %2 (then copy ~/.cache/huggingface to each "
+              "machine); with HF_HUB_OFFLINE=1 the workbench reads the cache only and never waits for the network "
+              "(docs/pretrained-models.md).")
+        .arg(q(paths.start_note), q(kExamplePretrainedModel));
+}
+
 void MainWindow::finishOpeningExample(const ExampleDataPaths &paths, const QString &project)
 {
     const TrainingOptions o = ExampleLoader::projectOptions(paths);
@@ -148,6 +161,11 @@ void MainWindow::finishOpeningExample(const ExampleDataPaths &paths, const QStri
     }
     if (!paths.start_note.empty())
         appendLog(tr("The example %1.").arg(q(paths.start_note)));
+    // Offline (a classroom without network): the plot and the form say it, not only the Log.
+    const QString offline = offlineExampleNotice(paths);
+    m_plot->setNotice(offline);
+    if (!offline.isEmpty())
+        m_form->setStartFromMessage(offline);
     appendLog(o.pretrained_model.empty()
                   ? tr("Example ready: spam detection (SpamAssassin), BERT-Tiny from random weights, one_device. Press Train.")
                   : tr("Example ready: spam detection (SpamAssassin), fine-tuning the pretrained BERT-Tiny, one_device. "

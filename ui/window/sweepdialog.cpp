@@ -99,7 +99,7 @@ SweepDialog::SweepDialog(QWidget *parent)
     m_runsAtOnce->setRange(1, 64);
     m_runsAtOnce->setValue(1);
     m_runsAtOnce->setToolTip(tr("1: one run after another in the window. More: that many runs train at the same time, "
-                                "each in its own process (bert-workbench-cli sweep --max_concurrent_runs), the "
+                                "each in its own process (as the command line's sweep runs them), the "
                                 "machine's cores split among them"));
     connect(m_runsAtOnce, &QSpinBox::valueChanged, this, &SweepDialog::updatePlanText);
     connect(m_method, &QComboBox::currentTextChanged, this, &SweepDialog::updatePlanText);
