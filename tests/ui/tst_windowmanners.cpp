@@ -358,6 +358,13 @@ void tst_WindowManners::offlineExampleSaysSoInPlotAndForm()
                             "bert-workbench-cli models download google/bert_uncased_L-2_H-128_A-2 (then copy "
                             "~/.cache/huggingface to each machine); with HF_HUB_OFFLINE=1 the workbench reads the "
                             "cache only and never waits for the network (docs/pretrained-models.md)."));
+    // Only the first sentence of why (the resolver's hint about local folders is for the Log).
+    paths.start_note = "trains BERT-Tiny from random weights: the pretrained one could not be had (cannot reach "
+                       "huggingface.co: Couldn't resolve host name. No local folder 'x' exists either.)";
+    QVERIFY2(MainWindow::offlineExampleNotice(paths).startsWith(
+                 QStringLiteral("The example trains BERT-Tiny from random weights: the pretrained one could not be "
+                                "had (cannot reach huggingface.co: Couldn't resolve host name). For a class")),
+             qPrintable(MainWindow::offlineExampleNotice(paths)));
     paths.pretrained_model = kExamplePretrainedModel; // it was had: nothing to say
     paths.start_note = "fine-tunes the pretrained BERT-Tiny (/cache)";
     QCOMPARE(MainWindow::offlineExampleNotice(paths), QString());

@@ -143,12 +143,17 @@ QString MainWindow::offlineExampleNotice(const ExampleDataPaths &paths)
 {
     if (!paths.pretrained_model.empty() || paths.start_note.empty())
         return {};
-    // start_note: "trains BERT-Tiny from random weights: the pretrained one could not be had (why)"
+    // start_note: "trains BERT-Tiny from random weights: the pretrained one could not be had (why)";
+    // on the plot only the first sentence of why (the Log keeps the whole of it).
+    std::string note = paths.start_note;
+    if (const size_t open = note.find('('); open != std::string::npos)
+        if (const size_t stop = note.find(". ", open); stop != std::string::npos)
+            note = note.substr(0, stop) + ")";
     return tr("The example %1. For a class without network, fill the Hugging Face cache beforehand on a machine "
               "with network: bert-workbench-cli models download %2 (then copy ~/.cache/huggingface to each "
               "machine); with HF_HUB_OFFLINE=1 the workbench reads the cache only and never waits for the network "
               "(docs/pretrained-models.md).")
-        .arg(q(paths.start_note), q(kExamplePretrainedModel));
+        .arg(q(note), q(kExamplePretrainedModel));
 }
 
 void MainWindow::finishOpeningExample(const ExampleDataPaths &paths, const QString &project)
