@@ -156,11 +156,8 @@ int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &ou
     if (const int chosen = chooseTokenizer(f.tokenizer, {o.vocab_file, o.max_seq_length, o.do_lower_case}, out, err);
         chosen != kExitOk)
         return chosen;
-    // create_pretraining_data.py's default of 20 fits 128 tokens; a shorter sequence without the
-    // flag gets what it can fill (an explicit value is checked as given).
-    if (f.maxPredictions->count() == 0 && f.o.max_seq_length >= 1 && f.o.masked_lm_prob > 0.0 && f.o.masked_lm_prob <= 1.0)
-        f.o.max_predictions_per_seq =
-            std::min(f.o.max_predictions_per_seq, maxUsefulPredictionsPerSeq(f.o.max_seq_length, f.o.masked_lm_prob));
+    if (f.maxPredictions->count() == 0) // an explicit value is checked as given
+        fitMaxPredictionsToSequence(f.o);
 
     const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO);
     StopToken stop;

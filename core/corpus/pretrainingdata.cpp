@@ -496,6 +496,13 @@ int64_t maxUsefulPredictionsPerSeq(int64_t maxSeqLength, double maskedLmProb)
     return std::max<int64_t>(4, (fill + 3) / 4 * 4);
 }
 
+void fitMaxPredictionsToSequence(PretrainingDataOptions &o)
+{
+    if (o.max_seq_length >= 1 && o.masked_lm_prob > 0.0 && o.masked_lm_prob <= 1.0)
+        o.max_predictions_per_seq =
+            std::min(o.max_predictions_per_seq, maxUsefulPredictionsPerSeq(o.max_seq_length, o.masked_lm_prob));
+}
+
 namespace {
 
 // The report's settings, as the options give them (the counts come later).

@@ -109,6 +109,12 @@ constexpr int64_t kPretrainingTinyCorpusSequences = 32;
 /// 20 for 128 and 80 for 512, are this value). At most round((L − 2) × prob) slots are ever filled.
 int64_t maxUsefulPredictionsPerSeq(int64_t maxSeqLength, double maskedLmProb);
 
+/// The default of max_predictions_per_seq for a sequence length: create_pretraining_data.py's 20
+/// fits 128 tokens, a shorter sequence gets what it can fill (maxUsefulPredictionsPerSeq). Lowers
+/// o.max_predictions_per_seq to that; values the option check refuses (max_seq_length < 1,
+/// masked_lm_prob outside (0, 1]) are left for it. For a value the user did not give. Pure.
+void fitMaxPredictionsToSequence(PretrainingDataOptions &o);
+
 /// Converts a text corpus into pretraining TFRecords as google-research/bert
 /// create_pretraining_data.py does, streaming (docs/pretraining.md, "Data"):
 /// 1. documents are read one at a time (PretrainingTextReader) and tokenized in batches of a

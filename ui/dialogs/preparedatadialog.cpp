@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/dialogs/preparedatadialog.h"
+#include "ui/dialogs/preparedatasteps.h"
 #include "ui/common/qtext.h"
 
 #include "core/config/bertconfig.h"
@@ -42,13 +43,13 @@
 
 namespace wb {
 
+using preparedata::formLabel;
+using preparedata::prepareRow;
+using preparedata::rowHelp;
+using preparedata::rowLabel;
+using preparedata::usePretrainedModel;
+
 namespace {
-
-
-/// The dialog's field of prepare's `flag`: its row of prepareFlagTable() (label, tooltip, range).
-const FlagRow &prepareRow(const char *flag) { return flagRow(prepareFlagTable(), flag); }
-QString rowLabel(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).label); }
-QString rowHelp(const char *flag) { return QCoreApplication::translate("wb::PrepareDataDialog", prepareRow(flag).help); }
 
 /// The dialog's words for the fix of a FieldProblem (core/config/fieldproblem.h): its fields'
 /// labels (the rows of prepareFlagTable()) instead of flags, e.g. "Type the column's name into
@@ -109,40 +110,8 @@ QString dialogFieldHint(const FieldProblem &p)
     return s;
 }
 
-/// The text is read as `model` reads it (applyPretrainedTokenizer, core/hub/preparetokenizer.h:
-/// the same rules as `bert-workbench-cli prepare --pretrained_model`): its vocab.txt unless the
-/// Vocabulary field names one, its casing, and records that fit its position embeddings. The
-/// max_seq_length field always holds a value, so one above the model's is an error (the CLI
-/// can tell a default from a typed one and lowers the default). Resolves the model
-/// (resolvePretrainedModel: a folder, a catalogue name or a Hub id, downloaded into the
-/// Hugging Face cache when missing, with the bytes as the job's progress). Throws wb::Error /
-/// HubError naming the field. Runs on the job's thread.
-void usePretrainedModel(PrepareTokenizer &t, const std::string &model, const JobControl &job)
-{
-    const PretrainedModel m = resolvePretrainedModel(
-        model, HubSettings::fromEnvironment(),
-        [&job](const DownloadProgress &p) {
-            const int value = p.bytes_total > 0 ? int(double(kJobProgressMax) * double(p.bytes_done) / double(p.bytes_total)) : 0;
-            job.setProgress(std::min(value, kJobProgressMax), QCoreApplication::translate("wb::PrepareDataDialog", "Downloading %1: %2")
-                                                                  .arg(QString::fromStdString(p.repo_id), QString::fromStdString(p.file)));
-        },
-        *job.stopToken());
-    PrepareTokenizerGiven given;
-    given.vocab_file = !t.vocab_file.empty();
-    given.max_seq_length = true;
-    applyPretrainedTokenizer(m, model, given, t); // casing not given: no warning can arise
-}
-
-/// The label of the form's field of option `flag` ("Training data"), as the form shows it.
-QString formLabel(const char *flag)
-{
-    const OptionSpec *spec = findOption(flag);
-    return spec && *spec->label ? QCoreApplication::translate("wb::ConfigurationForm", spec->label) : QString::fromLatin1(flag);
-}
-
-QString megabytes(uint64_t bytes) { return QStringLiteral("%1 MB").arg(double(bytes) / 1e6, 0, 'f', 1); }
-
 } // namespace
+
 
 PrepareDataDialog::PrepareDataDialog(QWidget *parent) : QDialog(parent)
 {
@@ -262,36 +231,6 @@ void PrepareDataDialog::addKindRow(QFormLayout *form)
                           "(docs/pretraining.md)."));
     form->addRow(tr("What to prepare"), m_kind);
     connect(m_kind, &QComboBox::currentIndexChanged, this, &PrepareDataDialog::applyKind);
-}
-
-void PrepareDataDialog::addPretrainingRows(QFormLayout *form)
-{
-    // prepare_pretraining's input options (PretrainingTextReader, core/corpus/pretrainingtext.h).
-    const int firstRow = form->rowCount();
-    m_textFormat = new QComboBox;
-    m_textFormat->setObjectName(QStringLiteral("pretrainingFormat"));
-    m_textFormat->addItem(tr("by the file's extension (a folder: its .txt files)"), QStringLiteral("auto"));
-    m_textFormat->addItem(tr("plain text: a sentence per line, a blank line between documents"), QStringLiteral("text"));
-    m_textFormat->addItem(tr("csv: a document per row"), QStringLiteral("csv"));
-    m_textFormat->addItem(tr("tsv: a document per row"), QStringLiteral("tsv"));
-    m_textFormat->addItem(tr("jsonl: a document per line"), QStringLiteral("jsonl"));
-    m_textFormat->setToolTip(tr("How the text is read. A plain text file holds one sentence (or line) per line and a "
-                                "blank line between documents, as google-research/bert's create_pretraining_data.py "
-                                "reads it; .csv, .tsv and .jsonl files hold one document per row in their Text column."));
-    form->addRow(tr("Text format"), m_textFormat);
-    m_textColumn = newTextField<QLineEdit>(QStringLiteral("pretrainingTextColumn"), tr("recognised: sentence, text or review"));
-    m_textColumn->setToolTip(tr("csv, tsv and jsonl: the column (or key) that holds the text. Left empty, a column "
-                                "named sentence, text or review is used."));
-    form->addRow(tr("Text column (csv/tsv/jsonl)"), m_textColumn);
-    m_mailBodies = new QCheckBox(tr("E-mail bodies only (each file one mail; the header block dropped)"));
-    m_mailBodies->setObjectName(QStringLiteral("pretrainingEmailBodyOnly"));
-    m_mailBodies->setToolTip(tr("The texts are e-mail messages: keep each one's body, as the classifier's data keeps "
-                                "it with “%1”. Each plain file is one mail and one document; a folder's files are "
-                                "read whatever their extension.")
-                                 .arg(rowLabel("email_body_only")));
-    form->addRow(QString(), m_mailBodies);
-    for (int row = firstRow; row < form->rowCount(); ++row)
-        m_pretrainingRows.push_back(row);
 }
 
 PrepareDataDialog::Kind PrepareDataDialog::kind() const
@@ -451,35 +390,6 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_emailBodyOnly->setChecked(o.email_body_only);
     m_stripQuotedReplies->setChecked(o.strip_quoted_replies);
     m_stratifySplit->setChecked(o.stratify_split);
-}
-
-PretrainingDataOptions PrepareDataDialog::pretrainingOptions() const
-{
-    PretrainingDataOptions o;
-    const QString input = m_input->text().trimmed();
-    if (!input.isEmpty())
-        o.input_files = {input.toStdString()};
-    o.input_format = m_textFormat->currentData().toString().toStdString();
-    o.text_column = m_textColumn->text().trimmed().toStdString();
-    o.email_body_only = m_mailBodies->isChecked();
-    o.vocab_file = m_vocab->text().trimmed().toStdString();
-    o.max_seq_length = m_maxSeq->value();
-    o.eval_fraction = m_evalFraction->value();
-    o.output_dir = m_output->text().trimmed().toStdString();
-    return o;
-}
-
-void PrepareDataDialog::setPretrainingOptions(const PretrainingDataOptions &o)
-{
-    m_input->setText(o.input_files.empty() ? QString() : q(o.input_files.front()));
-    const int format = m_textFormat->findData(q(o.input_format));
-    m_textFormat->setCurrentIndex(format < 0 ? 0 : format);
-    m_textColumn->setText(q(o.text_column));
-    m_mailBodies->setChecked(o.email_body_only);
-    m_vocab->setText(q(o.vocab_file));
-    m_maxSeq->setValue(int(o.max_seq_length));
-    m_evalFraction->setValue(o.eval_fraction);
-    m_output->setText(q(o.output_dir));
 }
 
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
@@ -698,71 +608,10 @@ void PrepareDataDialog::cancel()
     }
 }
 
-void PrepareDataDialog::showReport(const PrepareReport &r)
-{
-    m_labelCounts->setRowCount(int(r.labels.size()));
-    for (int i = 0; i < int(r.labels.size()); ++i) {
-        const std::string &l = r.labels[size_t(i)];
-        const auto t = r.train_label_counts.find(l);
-        const auto e = r.eval_label_counts.find(l);
-        m_labelCounts->setItem(i, 0, new QTableWidgetItem(q(l)));
-        m_labelCounts->setItem(i, 1, new QTableWidgetItem(QString::number(t == r.train_label_counts.end() ? 0 : t->second)));
-        m_labelCounts->setItem(i, 2, new QTableWidgetItem(QString::number(e == r.eval_label_counts.end() ? 0 : e->second)));
-    }
-    m_labelCounts->setVisible(!r.labels.empty());
-    // Tall enough for every label up to 8 rows (more scroll), so the counts read at a glance.
-    m_labelCounts->resizeColumnsToContents();
-    m_labelCounts->horizontalHeader()->setStretchLastSection(true);
-    const int rowsShown = std::min<int>(8, int(r.labels.size()));
-    const int rowHeight = m_labelCounts->verticalHeader()->defaultSectionSize();
-    m_labelCounts->setFixedHeight(m_labelCounts->horizontalHeader()->sizeHint().height() + rowHeight * rowsShown
-                                  + 2 * m_labelCounts->frameWidth() + 2);
-    QStringList lines;
-    auto column = [&](const QString &what, const std::string &name, bool recognised) {
-        if (!name.empty())
-            lines << tr("%1: %2 (%3)").arg(what, q(name), recognised ? tr("recognised from the header") : tr("as given"));
-    };
-    column(tr("Text column"), r.text_a_column, r.text_columns_recognised);
-    column(tr("Second text column"), r.text_b_column, r.text_columns_recognised);
-    column(tr("Label column"), r.label_column, r.label_column_recognised);
-    lines << tr("Tokens per example: mean %1, max %2%3; %4 truncated to max_seq_length.")
-                 .arg(r.mean_tokens, 0, 'f', 1)
-                 .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
-                 .arg(r.max_tokens)
-                 .arg(r.truncated_examples);
-    if (r.bag_of_words && r.bag_of_words->fitted()) {
-        const BagOfWordsBaseline &b = *r.bag_of_words;
-        QString line = tr("Bag-of-words baseline (TF-IDF + logistic regression on the same wordpieces): eval accuracy "
-                          "%1, macro-F1 %2.")
-                           .arg(b.eval_accuracy, 0, 'f', 3)
-                           .arg(b.eval_macro_f1, 0, 'f', 3);
-        if (!b.C_chosen_by.empty() && b.C_chosen_by != "given")
-            line += QLatin1Char(' ') + tr("Its regularisation (C = %1) was chosen by %2.").arg(b.C).arg(q(b.C_chosen_by));
-        if (b.constant_label >= 0)
-            line += QLatin1Char(' ')
-                    + tr("It answers one label for every eval example: it is itself a constant classifier, no better "
-                         "than the majority label.");
-        else
-            line += QLatin1Char(' ') + tr("A fine-tuned BERT should beat it; the plot shows it as a dashed line.");
-        lines << line;
-    } else if (r.bag_of_words)
-        lines << tr("No bag-of-words baseline: %1.").arg(q(r.bag_of_words->error));
-    for (const SkippedRow &s : r.skipped)
-        lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
-    for (const std::string &w : r.warnings)
-        lines << tr("warning: %1").arg(q(w));
-    lines << tr("Full report: %1").arg(q(r.report_path));
-    m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
-    m_warnings->setVisible(true);
-}
-
 void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
 {
     setRunning(false);
     if (!outcome.ok()) {
-        m_error = outcome.error.message;
-        if (!outcome.error.hint.isEmpty())
-            m_error += QStringLiteral("\n") + outcome.error.hint;
         // Several bad rows make a long message: each on its own line in the text box below,
         // from the rows the core reported (BadRowsError), then their fixes.
         const std::vector<RowProblem> rows = m_badRows ? *m_badRows : std::vector<RowProblem>();
@@ -778,20 +627,14 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
             listed << outcome.error.hint;
             m_warnings->setPlainText(listed.join(QLatin1Char('\n')));
             m_warnings->setVisible(true);
-            m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>")
-                                 .arg(tr("%1 bad rows; each is listed below with its fix.").arg(rows.size()).toHtmlEscaped()));
+            showFailure(outcome.error, tr("%1 bad rows; each is listed below with its fix.").arg(rows.size()));
         } else {
-            m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
+            showFailure(outcome.error);
         }
-        Q_EMIT failed(m_error);
         return;
     }
-    m_error.clear();
     m_report = std::move(*outcome.value);
-    m_lastKind = Kind::Classification;
-    m_haveResult = true;
-    m_lastModel = m_runningModel;
-    m_ownVocab = m_runningVocab;
+    noteSucceeded(Kind::Classification);
     m_progress->setValue(1000);
     QString text = tr("Wrote %1 training and %2 evaluation examples (%3 labels) in %4 s.")
                        .arg(m_report.train_examples).arg(m_report.eval_examples).arg(m_report.labels.size())
@@ -803,131 +646,23 @@ void PrepareDataDialog::finish(JobOutcome<PrepareReport> outcome)
     Q_EMIT prepared(m_report);
 }
 
-} // namespace wb
-
-namespace wb {
-
-void PrepareDataDialog::startPretraining()
+void PrepareDataDialog::showFailure(const ErrorReport &error, const QString &stageText)
 {
-    m_error.clear();
-    m_progress->setValue(0);
-    m_stage->setText(tr("Starting…"));
-    m_labelCounts->setVisible(false);
-    m_warnings->setVisible(false);
-    m_job = runBackgroundJob<PretrainingDataReport>(
-        this,
-        [given = pretrainingOptions(), model = m_runningModel.toStdString()](const JobControl &job) {
-            PretrainingDataOptions o = given;
-            if (!model.empty()) {
-                PrepareTokenizer t{o.vocab_file, o.max_seq_length, o.do_lower_case};
-                usePretrainedModel(t, model, job);
-                o.vocab_file = t.vocab_file;
-                o.max_seq_length = t.max_seq_length;
-                o.do_lower_case = t.do_lower_case;
-            }
-            // As `prepare_pretraining` without --max_predictions_per_seq: google-research's 20
-            // fits 128 tokens, a shorter sequence gets what it can fill (cmd_preparepretraining.cpp).
-            if (o.max_seq_length >= 1 && o.masked_lm_prob > 0.0 && o.masked_lm_prob <= 1.0)
-                o.max_predictions_per_seq =
-                    std::min(o.max_predictions_per_seq, maxUsefulPredictionsPerSeq(o.max_seq_length, o.masked_lm_prob));
-            return preparePretrainingData(
-                o,
-                [&job](double fraction, const std::string &stage) {
-                    job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
-                },
-                job.stopToken());
-        },
-        [this](JobOutcome<PretrainingDataReport> outcome) { finishPretraining(std::move(outcome)); },
-        [this](int value, const QString &stage) {
-            m_progress->setValue(value);
-            m_stage->setText(stage);
-        });
-    setRunning(true);
+    m_error = error.message;
+    if (!error.hint.isEmpty())
+        m_error += QStringLiteral("\n") + error.hint;
+    m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>")
+                         .arg((stageText.isEmpty() ? m_error : stageText).toHtmlEscaped()));
+    Q_EMIT failed(m_error);
 }
 
-void PrepareDataDialog::finishPretraining(JobOutcome<PretrainingDataReport> outcome)
+void PrepareDataDialog::noteSucceeded(Kind kind)
 {
-    setRunning(false);
-    if (!outcome.ok()) {
-        m_error = outcome.error.message;
-        if (!outcome.error.hint.isEmpty())
-            m_error += QStringLiteral("\n") + outcome.error.hint;
-        m_stage->setText(QStringLiteral("<span style='color:#b00000'>%1</span>").arg(m_error.toHtmlEscaped()));
-        Q_EMIT failed(m_error);
-        return;
-    }
     m_error.clear();
-    m_pretrainingReport = std::move(*outcome.value);
-    m_lastKind = Kind::Pretraining;
+    m_lastKind = kind;
     m_haveResult = true;
     m_lastModel = m_runningModel;
     m_ownVocab = m_runningVocab;
-    const PretrainingDataReport &r = m_pretrainingReport;
-    m_progress->setValue(kJobProgressMax);
-    QString text = tr("Wrote %1 training and %2 evaluation sequences from %3 documents in %4 s.")
-                       .arg(r.train_sequences)
-                       .arg(r.eval_sequences)
-                       .arg(r.documents)
-                       .arg(r.seconds, 0, 'f', 1);
-    if (!r.warnings.empty())
-        text += tr(" Read the %n warning(s) below before training.", nullptr, int(r.warnings.size()));
-    m_stage->setText(text);
-    showPretrainingReport(r);
-    Q_EMIT pretrainingPrepared(r);
-}
-
-void PrepareDataDialog::showPretrainingReport(const PretrainingDataReport &r)
-{
-    // What `bert-workbench-cli prepare_pretraining` prints (cmd_preparepretraining.cpp), in the
-    // dialog's words.
-    QStringList lines;
-    QString input = tr("Input: %n file(s), %1, read as %2", nullptr, int(r.input_files)).arg(megabytes(r.input_bytes), q(r.input_format));
-    if (!r.text_column.empty())
-        input += tr(", text from the column “%1” (%2)")
-                     .arg(q(r.text_column), r.text_column_recognised ? tr("recognised from the header") : tr("as given"));
-    if (r.email_body_only)
-        input += tr(", e-mail bodies only (%1 without body text left out)").arg(r.empty_rows);
-    else if (r.empty_rows > 0)
-        input += tr(", %1 empty row(s) left out").arg(r.empty_rows);
-    lines << input + QLatin1Char('.');
-    lines << tr("Documents: %1 (%2 training and %3 evaluation pieces); %4 longer than a sequence.")
-                 .arg(r.documents)
-                 .arg(r.train_documents)
-                 .arg(r.eval_documents)
-                 .arg(r.documents_longer_than_a_sequence);
-    lines << tr("Sentences: %1; tokens: %2, of them [UNK]: %3 (%4 %).")
-                 .arg(r.sentences)
-                 .arg(r.tokens)
-                 .arg(r.unk_tokens)
-                 .arg(100.0 * r.unk_rate, 0, 'f', 2);
-    lines << tr("Sequences of up to %1 tokens: %2 training, %3 evaluation; %4.")
-                 .arg(r.max_seq_length)
-                 .arg(r.train_sequences)
-                 .arg(r.eval_sequences)
-                 .arg(r.next_sentence ? tr("sentence pairs with next-sentence labels") : tr("packed, no next-sentence pairs"));
-    lines << (r.masking == "dynamic"
-                  ? tr("Masking: dynamic (the records hold unmasked sequences; training draws new masks every epoch, "
-                       "%1 masked positions per epoch).")
-                        .arg(r.masked_positions)
-                  : tr("Masking: static (%1 masked positions written into the records).").arg(r.masked_positions));
-    if (r.duplicate_documents > 0 || r.train_eval_overlap_documents > 0)
-        lines << tr("Repeated documents: %1 within a split, %2 in both training and evaluation.")
-                     .arg(r.duplicate_documents)
-                     .arg(r.train_eval_overlap_documents);
-    for (const std::string &w : r.warnings)
-        lines << tr("warning: %1").arg(q(w));
-    for (const std::string &f : r.train_files)
-        lines << tr("%1: %2").arg(formLabel("train_data_path"), q(f));
-    if (!r.eval_file.empty())
-        lines << tr("%1: %2").arg(formLabel("eval_data_path"), q(r.eval_file));
-    lines << tr("%1: %2 (%3 tokens), %4.")
-                 .arg(formLabel("vocab_file"), q(r.vocab_file))
-                 .arg(r.vocab_size)
-                 .arg(r.do_lower_case ? tr("lower-cased") : tr("cased"));
-    lines << tr("%1: %2").arg(formLabel("input_meta_data_path"), q(r.meta_path));
-    lines << tr("Full report: %1").arg(q(r.report_path));
-    m_warnings->setPlainText(lines.join(QLatin1Char('\n')));
-    m_warnings->setVisible(true);
 }
 
 } // namespace wb

@@ -132,6 +132,12 @@ private:
     /// The line under Start from: what the chosen model gives.
     void updateModelNote();
     void finish(JobOutcome<PrepareReport> outcome);
+    /// A failed preparation of either kind: m_error (message and hint), and the message in red
+    /// on the stage line unless `stageText` says it otherwise.
+    void showFailure(const ErrorReport &error, const QString &stageText = {});
+    /// A finished preparation of `kind`: the dialog's result is now of that kind, with the model
+    /// and vocabulary it ran with.
+    void noteSucceeded(Kind kind);
     void setRunning(bool running);
     void showReport(const PrepareReport &r);
 
