@@ -269,6 +269,9 @@ private:
     ConcurrentSweep *m_concurrentSweep = nullptr; ///< a sweep with runs at once (openSweepDialog)
     /// Starts the sweep of `file` (written to the dialog's folder) with runs at once.
     void startConcurrentSweep(const SweepFile &file);
+    void followConcurrentSweep();
+    void overlayConcurrentSweepRuns();
+    void finishConcurrentSweep();
     /// The sweep the window trains one run after another (the Sweep dialog's or Repeat with
     /// Seeds'): its loop (plan, started, ended) once, over the run queue as its RunExecutor.
     std::shared_ptr<SweepDriver> m_windowSweep;

@@ -162,118 +162,138 @@ SweepDialog *MainWindow::openSweepDialog()
     return m_sweepDialog;
 }
 
+/// Connects the sweep with runs at once so that the progress row and the plot follow its runs
+/// (ConcurrentSweep's followed run) and the Log gets its lines. Once, when it is created.
+void MainWindow::followConcurrentSweep()
+{
+    connect(m_concurrentSweep, &ConcurrentSweep::line, this, [this](const QString &text) { appendLog(text); });
+    // The progress row counts the sweep's runs; its bar, the plot and the plot's name are the
+    // followed run's (the one training longest), not the run shown before the sweep.
+    const auto sweepStatus = [this] {
+        const ConcurrentSweep *c = m_concurrentSweep;
+        const QString shown = c->followed().isEmpty() ? QString() : tr(" · the plot shows %1").arg(c->followed());
+        m_progress->setStatus(tr("Sweep: %1 of %2 run(s) done, %3 training").arg(c->doneCount()).arg(c->runCount())
+                                  .arg(c->training().size())
+                              + shown);
+    };
+    connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this, sweepStatus](const QStringList &runs) {
+        if (runs.isEmpty())
+            return;
+        statusBar()->showMessage(
+            tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size())).arg(runs.join(QStringLiteral(", "))));
+        sweepStatus();
+    });
+    connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [this, sweepStatus](const QString &run) {
+        const ConcurrentSweep::RunRecord *record = m_concurrentSweep->record(run);
+        ++m_shownRunGeneration; // a recorded run still being read is not shown over this one
+        m_plot->clear();
+        m_plot->setPretraining(false);
+        m_plot->setRunName(QFileInfo(m_concurrentSweep->sweepDir()).fileName() + QLatin1Char('/') + run);
+        m_progress->prepare(record && record->started ? record->started->total_steps : 0);
+        if (record) {
+            if (record->started)
+                m_progress->runStarted(*record->started);
+            for (const StepMetrics &m : record->steps)
+                m_plot->addStep(m);
+            for (const EvalMetrics &m : record->evals)
+                m_plot->addEvaluation(m);
+            if (!record->steps.empty())
+                m_progress->stepCompleted(record->steps.back());
+        }
+        sweepStatus();
+    });
+    connect(m_concurrentSweep, &ConcurrentSweep::followedStarted, this, [this, sweepStatus](const RunStarted &info) {
+        m_progress->runStarted(info);
+        sweepStatus();
+    });
+}
+
+/// Connects the overlay of the sweep's other runs training now beside the followed one. Once.
+void MainWindow::overlayConcurrentSweepRuns()
+{
+    // The other runs training now are overlaid beside the followed one, redrawn at most once a
+    // second; a run that ended leaves (Compare runs lists it when the sweep ends).
+    struct LiveOverlays
+    {
+        QStringList paths;
+        QElapsedTimer sinceDrawn;
+    };
+    const auto live = std::make_shared<LiveOverlays>();
+    const auto drawOthers = [this, live](bool force) {
+        if (!force && live->sinceDrawn.isValid() && live->sinceDrawn.elapsed() < 1000)
+            return;
+        live->sinceDrawn.start();
+        for (const QString &path : std::exchange(live->paths, {}))
+            m_plot->removeComparisonRun(path);
+        const ConcurrentSweep *c = m_concurrentSweep;
+        for (const QString &run : c->training()) {
+            const ConcurrentSweep::RunRecord *record = c->record(run);
+            if (run == c->followed() || !record)
+                continue;
+            RunHistory h;
+            h.name = QFileInfo(c->sweepDir()).fileName() + QLatin1Char('/') + run;
+            h.sourcePath = QStringLiteral("sweep-live:") + record->modelDir;
+            for (const StepMetrics &m : record->steps) {
+                h.trainStep.push_back(double(m.step));
+                h.trainWallTime.push_back(m.wall_time);
+                h.trainLoss.push_back(m.loss);
+                h.learningRate.push_back(m.learning_rate);
+            }
+            for (const EvalMetrics &m : record->evals) {
+                h.evalStep.push_back(double(m.step));
+                h.evalWallTime.push_back(m.wall_time);
+                h.evalLoss.push_back(m.eval_loss);
+                h.evalAccuracy.push_back(m.regression ? std::numeric_limits<double>::quiet_NaN() : m.eval_accuracy);
+            }
+            m_plot->addComparisonRun(h, RunsTable::runColour(int(live->paths.size())));
+            live->paths << h.sourcePath;
+        }
+    };
+    connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [drawOthers] { drawOthers(true); });
+    connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [drawOthers] { drawOthers(true); });
+    connect(m_concurrentSweep, &ConcurrentSweep::followedStep, this, [this, drawOthers](const StepMetrics &m) {
+        m_plot->addStep(m);
+        m_progress->stepCompleted(m);
+        drawOthers(false);
+    });
+    connect(m_concurrentSweep, &ConcurrentSweep::followedEvaluation, m_plot, &LossPlot::addEvaluation);
+}
+
+/// Connects the end of a sweep with runs at once: its status, and when it completed, Compare
+/// runs with the Sweep view of that sweep. Once.
+void MainWindow::finishConcurrentSweep()
+{
+    connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
+        updateActions();
+        const QString dir = m_concurrentSweep->sweepDir();
+        m_progress->setStatus(exitCode == 0 ? tr("Sweep completed") : exitCode == 130 ? tr("Sweep stopped")
+                                                                                       : tr("Sweep ended with errors"));
+        if (exitCode == 0) {
+            statusBar()->showMessage(tr("Sweep completed"), 6000);
+            appendLog(tr("All runs of the sweep in %1 completed; Compare runs lists them.").arg(dir));
+            m_runs->setGroupSeeds(false);
+            scanRuns(m_concurrentSweep->record(m_concurrentSweep->followed())
+                         ? m_concurrentSweep->record(m_concurrentSweep->followed())->modelDir
+                         : dir + QStringLiteral("/run-001"));
+            showTab(QStringLiteral("runsTab"));
+            connect(m_runs, &RunsTable::scanned, this, [this, dir] { m_runs->showSweepView(dir); }, Qt::SingleShotConnection);
+        } else {
+            statusBar()->showMessage(exitCode == 130 ? tr("Sweep stopped") : tr("Sweep ended with errors"), 6000);
+            appendLog(exitCode == 130 ? tr("The sweep stopped; Training → Sweep… with the same folder resumes it.")
+                                      : tr("The sweep ended with errors (see the lines above); Training → Sweep… "
+                                           "with the same folder goes on with the runs not completed."));
+        }
+    });
+}
+
 void MainWindow::startConcurrentSweep(const SweepFile &file)
 {
     if (!m_concurrentSweep) {
         m_concurrentSweep = new ConcurrentSweep(this);
         m_concurrentSweep->setObjectName(QStringLiteral("concurrentSweep"));
-        connect(m_concurrentSweep, &ConcurrentSweep::line, this, [this](const QString &text) { appendLog(text); });
-        // The progress row counts the sweep's runs; its bar, the plot and the plot's name are the
-        // followed run's (the one training longest), not the run shown before the sweep.
-        const auto sweepStatus = [this] {
-            const ConcurrentSweep *c = m_concurrentSweep;
-            const QString shown = c->followed().isEmpty() ? QString() : tr(" · the plot shows %1").arg(c->followed());
-            m_progress->setStatus(tr("Sweep: %1 of %2 run(s) done, %3 training").arg(c->doneCount()).arg(c->runCount())
-                                      .arg(c->training().size())
-                                  + shown);
-        };
-        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [this, sweepStatus](const QStringList &runs) {
-            if (runs.isEmpty())
-                return;
-            statusBar()->showMessage(
-                tr("Sweep: training %1 (%n at once)", nullptr, int(runs.size())).arg(runs.join(QStringLiteral(", "))));
-            sweepStatus();
-        });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [this, sweepStatus](const QString &run) {
-            const ConcurrentSweep::RunRecord *record = m_concurrentSweep->record(run);
-            ++m_shownRunGeneration; // a recorded run still being read is not shown over this one
-            m_plot->clear();
-            m_plot->setPretraining(false);
-            m_plot->setRunName(QFileInfo(m_concurrentSweep->sweepDir()).fileName() + QLatin1Char('/') + run);
-            m_progress->prepare(record && record->started ? record->started->total_steps : 0);
-            if (record) {
-                if (record->started)
-                    m_progress->runStarted(*record->started);
-                for (const StepMetrics &m : record->steps)
-                    m_plot->addStep(m);
-                for (const EvalMetrics &m : record->evals)
-                    m_plot->addEvaluation(m);
-                if (!record->steps.empty())
-                    m_progress->stepCompleted(record->steps.back());
-            }
-            sweepStatus();
-        });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedStarted, this, [this, sweepStatus](const RunStarted &info) {
-            m_progress->runStarted(info);
-            sweepStatus();
-        });
-        // The other runs training now are overlaid beside the followed one, redrawn at most once a
-        // second; a run that ended leaves (Compare runs lists it when the sweep ends).
-        struct LiveOverlays
-        {
-            QStringList paths;
-            QElapsedTimer sinceDrawn;
-        };
-        const auto live = std::make_shared<LiveOverlays>();
-        const auto drawOthers = [this, live](bool force) {
-            if (!force && live->sinceDrawn.isValid() && live->sinceDrawn.elapsed() < 1000)
-                return;
-            live->sinceDrawn.start();
-            for (const QString &path : std::exchange(live->paths, {}))
-                m_plot->removeComparisonRun(path);
-            const ConcurrentSweep *c = m_concurrentSweep;
-            for (const QString &run : c->training()) {
-                const ConcurrentSweep::RunRecord *record = c->record(run);
-                if (run == c->followed() || !record)
-                    continue;
-                RunHistory h;
-                h.name = QFileInfo(c->sweepDir()).fileName() + QLatin1Char('/') + run;
-                h.sourcePath = QStringLiteral("sweep-live:") + record->modelDir;
-                for (const StepMetrics &m : record->steps) {
-                    h.trainStep.push_back(double(m.step));
-                    h.trainWallTime.push_back(m.wall_time);
-                    h.trainLoss.push_back(m.loss);
-                    h.learningRate.push_back(m.learning_rate);
-                }
-                for (const EvalMetrics &m : record->evals) {
-                    h.evalStep.push_back(double(m.step));
-                    h.evalWallTime.push_back(m.wall_time);
-                    h.evalLoss.push_back(m.eval_loss);
-                    h.evalAccuracy.push_back(m.regression ? std::numeric_limits<double>::quiet_NaN() : m.eval_accuracy);
-                }
-                m_plot->addComparisonRun(h, RunsTable::runColour(int(live->paths.size())));
-                live->paths << h.sourcePath;
-            }
-        };
-        connect(m_concurrentSweep, &ConcurrentSweep::trainingChanged, this, [drawOthers] { drawOthers(true); });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedChanged, this, [drawOthers] { drawOthers(true); });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedStep, this, [this, drawOthers](const StepMetrics &m) {
-            m_plot->addStep(m);
-            m_progress->stepCompleted(m);
-            drawOthers(false);
-        });
-        connect(m_concurrentSweep, &ConcurrentSweep::followedEvaluation, m_plot, &LossPlot::addEvaluation);
-        connect(m_concurrentSweep, &ConcurrentSweep::finished, this, [this](int exitCode) {
-            updateActions();
-            const QString dir = m_concurrentSweep->sweepDir();
-            m_progress->setStatus(exitCode == 0 ? tr("Sweep completed") : exitCode == 130 ? tr("Sweep stopped")
-                                                                                           : tr("Sweep ended with errors"));
-            if (exitCode == 0) {
-                statusBar()->showMessage(tr("Sweep completed"), 6000);
-                appendLog(tr("All runs of the sweep in %1 completed; Compare runs lists them.").arg(dir));
-                m_runs->setGroupSeeds(false);
-                scanRuns(m_concurrentSweep->record(m_concurrentSweep->followed())
-                             ? m_concurrentSweep->record(m_concurrentSweep->followed())->modelDir
-                             : dir + QStringLiteral("/run-001"));
-                showTab(QStringLiteral("runsTab"));
-                connect(m_runs, &RunsTable::scanned, this, [this, dir] { m_runs->showSweepView(dir); }, Qt::SingleShotConnection);
-            } else {
-                statusBar()->showMessage(exitCode == 130 ? tr("Sweep stopped") : tr("Sweep ended with errors"), 6000);
-                appendLog(exitCode == 130 ? tr("The sweep stopped; Training → Sweep… with the same folder resumes it.")
-                                          : tr("The sweep ended with errors (see the lines above); Training → Sweep… "
-                                               "with the same folder goes on with the runs not completed."));
-            }
-        });
+        followConcurrentSweep();
+        overlayConcurrentSweepRuns();
+        finishConcurrentSweep();
     }
     QString error;
     if (!m_concurrentSweep->start(m_sweepDialog->sweepDir(), m_sweepDialog->runsAtOnce(), &error)) {
