@@ -93,12 +93,13 @@ namespace {
 
 // Keys every input_meta_data.json may have, classification, regression or pretraining.
 const std::set<std::string> kCommonKeys = {"processor_type", "task_type", "num_labels", "label_type",
-                                           "max_seq_length", "train_data_size", "eval_data_size",
+                                           "problem_type", "max_seq_length", "train_data_size", "eval_data_size",
                                            "has_sample_weights", "do_lower_case"};
 
 void readCommonKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, InputMetaData &m)
 {
     detail::readString(j, "label_type", m.label_type, source, diag);
+    detail::readString(j, "problem_type", m.problem_type, source, diag);
     if (!detail::readInt(j, "max_seq_length", m.max_seq_length, source, diag) && !j.contains("max_seq_length"))
         diag.error(fieldName(source, "max_seq_length"), "the required key max_seq_length is missing",
                    "add \"max_seq_length\": 128 (the length the TFRecords were written with); the file is written by "
@@ -177,6 +178,29 @@ void checkTask(const nlohmann::json &j, bool hasTask, bool hasNumLabels, int64_t
         m.num_labels = 1;
 }
 
+// problem_type (Hugging Face's names) must agree with task_type and num_labels.
+void checkProblemType(const std::string &source, Diagnostics &diag, const InputMetaData &m)
+{
+    const std::string field = fieldName(source, "problem_type");
+    if (m.problem_type.empty())
+        return;
+    if (m.problem_type != "single_label_classification" && m.problem_type != "multi_label_classification"
+        && m.problem_type != "regression") {
+        diag.error(field, "problem_type '" + m.problem_type + "' is not one of Hugging Face's problem types",
+                   "use \"single_label_classification\", \"multi_label_classification\" or \"regression\", "
+                   "or leave problem_type out");
+    } else if (m.problem_type == "regression" && !m.isRegression()) {
+        diag.error(field, "problem_type is regression but num_labels is " + std::to_string(m.num_labels),
+                   "set task_type to bert_regression and leave num_labels out, or change problem_type");
+    } else if (m.problem_type != "regression" && m.isRegression()) {
+        diag.error(field, "problem_type is " + m.problem_type + " but the task is a regression (num_labels 1)",
+                   m.problem_type == "multi_label_classification"
+                       ? "a multi-label task needs num_labels ≥ 2 (one output per label); with one label it is a "
+                         "single-label classification of 2 classes"
+                       : "set num_labels to the number of classes, or problem_type to regression");
+    }
+}
+
 void checkLabelTypeAndSizes(const nlohmann::json &j, const std::string &source, Diagnostics &diag, const InputMetaData &m)
 {
     if (m.label_type != "int" && m.label_type != "float")
@@ -186,6 +210,7 @@ void checkLabelTypeAndSizes(const nlohmann::json &j, const std::string &source, 
         diag.error(fieldName(source, "label_type"), "label_type is float but the task is a classification",
                    "classification labels are class indices: use \"int\"");
     checkSizes(j, source, diag, m, "examples");
+    checkProblemType(source, diag, m);
 }
 
 } // namespace
@@ -246,6 +271,8 @@ nlohmann::ordered_json InputMetaData::toJson() const
         j["label_type"] = label_type;
     else
         j["num_labels"] = num_labels;
+    if (!problem_type.empty())
+        j["problem_type"] = problem_type;
     if (has_sample_weights)
         j["has_sample_weights"] = true;
     if (eval_data_size)

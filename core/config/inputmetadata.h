@@ -23,6 +23,11 @@ struct InputMetaData
     std::string task_type = "bert_classification"; ///< bert_classification or bert_regression
     int64_t num_labels = 1;                   ///< classes, 1..1000000; 1 means regression
     std::string label_type = "int";           ///< "int" or "float" (type of label_ids)
+    /// Hugging Face's problem_type (transformers' PretrainedConfig): "" (not recorded: single-label
+    /// classification, or regression when num_labels is 1), "single_label_classification",
+    /// "regression" or "multi_label_classification". Multi-label records carry label_ids as
+    /// int64 × num_labels, each 0 or 1 (a multi-hot vector; docs/multi-label.md).
+    std::string problem_type;
     int64_t max_seq_length = 0;               ///< tokens per example (required)
     std::optional<int64_t> train_data_size;   ///< training examples written (required for training)
     std::optional<int64_t> eval_data_size;    ///< evaluation examples written (required for training)
@@ -45,6 +50,9 @@ struct InputMetaData
 
     /// Returns true for a regression task (num_labels == 1).
     bool isRegression() const { return num_labels == 1; }
+    /// Returns true for multi-label classification (problem_type "multi_label_classification"):
+    /// sigmoid outputs and binary cross-entropy, label_ids a multi-hot int64 × num_labels.
+    bool isMultiLabel() const { return problem_type == "multi_label_classification"; }
     /// Returns true for masked-LM pretraining data (task_type "bert_pretraining").
     bool isPretraining() const { return task_type == "bert_pretraining"; }
 
