@@ -3,6 +3,8 @@ wb_add_test(tst_tfrecord NAME core.tfrecord SOURCES core/tst_tfrecord.cpp LIBS w
 wb_add_test(tst_classifierdataset NAME core.classifierdataset SOURCES core/tst_classifierdataset.cpp LIBS wb_data)
 wb_add_test(tst_tokenizer NAME core.tokenizer SOURCES core/tst_tokenizer.cpp LIBS wb_data)
 wb_add_test(tst_dataprep NAME core.dataprep SOURCES core/tst_dataprep.cpp LIBS wb_data)
+# Multi-label data (issue 45): the four readings, the iterative split, the report, the errors.
+wb_add_test(tst_dataprepmultilabel NAME core.dataprep.multilabel SOURCES core/tst_dataprepmultilabel.cpp LIBS wb_data)
 # A run's data files are hashed once while unchanged (run_config.json data_files).
 wb_add_test(tst_sha256cache NAME core.sha256cache SOURCES core/tst_sha256cache.cpp LIBS wb_data)
 wb_add_test(tst_cliprepare NAME cli.prepare SOURCES cli/tst_cliprepare.cpp LIBS wb_cli)

@@ -34,6 +34,17 @@ std::string bagOfWordsLine(const BagOfWordsBaseline &b)
     if (!b.fitted())
         return "bag-of-words baseline: none (" + b.error + ")";
     std::ostringstream s;
+    if (b.multi_label) {
+        s << "bag-of-words baseline (TF-IDF of the wordpieces + one-vs-rest logistic regression, C=" << b.C
+          << (b.C_chosen_by.empty() || b.C_chosen_by == "given" ? std::string() : " by " + b.C_chosen_by)
+          << ", threshold " << b.threshold << "): eval micro-F1 = " << fixed(b.eval_micro_f1, 4) << ", macro-F1 = "
+          << fixed(b.eval_macro_f1, 4) << ", samples-F1 = " << fixed(b.eval_samples_f1, 4) << ", Hamming loss = "
+          << fixed(b.eval_hamming_loss, 4) << ", subset accuracy = " << fixed(b.eval_accuracy, 4) << " (train "
+          << b.train_examples << ", eval " << b.eval_examples << " texts, " << b.num_features << " features)";
+        if (!b.constant_labels.empty())
+            s << "; " << b.constant_labels.size() << " label(s) constant in train, predicted as such";
+        return s.str();
+    }
     s << "bag-of-words baseline (TF-IDF of the wordpieces + logistic regression, C=" << b.C
       << (b.C_chosen_by.empty() || b.C_chosen_by == "given" ? std::string() : " by " + b.C_chosen_by)
       << "): eval_accuracy = " << fixed(b.eval_accuracy, 4) << ", eval_macro_f1 = " << fixed(b.eval_macro_f1, 4)

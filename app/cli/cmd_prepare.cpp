@@ -39,6 +39,40 @@ void printCounts(std::ostream &out, const PrepareReport &r)
     }
 }
 
+// How many co-occurring label pairs the terminal lists (prepare_report.json has up to 20).
+constexpr size_t kListedPairs = 5;
+
+void printMultiLabel(std::ostream &out, const PrepareReport &r)
+{
+    if (!r.multi_label) {
+        if (!r.problem_type.empty())
+            out << "  problem type: " << r.problem_type << " (one label per text)\n";
+        return;
+    }
+    const MultiLabelReport &m = *r.multi_label;
+    out << "  problem type: " << r.problem_type << " (labels read from " << m.reading << ")\n";
+    out << "  labels per text: " << std::fixed << std::setprecision(2) << m.label_cardinality << " (train "
+        << m.train_label_cardinality << ", eval " << m.eval_label_cardinality << ")" << std::defaultfloat
+        << "; texts with no label: " << m.no_label_texts << "; distinct label sets: " << m.distinct_label_sets << "\n";
+    if (!m.cooccurrence.empty()) {
+        out << "  most frequent pairs:";
+        for (size_t k = 0; k < m.cooccurrence.size() && k < kListedPairs; ++k)
+            out << (k ? ", " : " ") << m.cooccurrence[k].first << "+" << m.cooccurrence[k].second << " ("
+                << m.cooccurrence[k].texts << ")";
+        out << "\n";
+    }
+    auto names = [&out](const char *what, const std::vector<std::string> &v) {
+        if (v.empty())
+            return;
+        out << "  " << what << ":";
+        for (size_t k = 0; k < v.size(); ++k)
+            out << (k ? ", " : " ") << v[k];
+        out << "\n";
+    };
+    names("labels on no text", m.never_present);
+    names("labels on every text", m.always_present);
+}
+
 // The first rows are listed on the terminal; prepare_report.json lists them all.
 constexpr size_t kListedSkippedRows = 100;
 
@@ -75,6 +109,7 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         for (size_t i = 0; i < r.labels.size(); ++i)
             out << (i ? ", " : "") << i << "=" << r.labels[i];
         out << ")\n";
+        printMultiLabel(out, r);
         printCounts(out, r);
     }
     out << "  truncated to max_seq_length: " << r.truncated_examples << " examples; tokens per example: mean "
@@ -130,6 +165,11 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
     addTableFlag(app, t, "strip_quoted_replies", o.strip_quoted_replies);
     addTableFlag(app, t, "stratify_split", o.stratify_split);
     addTableFlag(app, t, "split_file", o.split_file);
+    addTableFlag(app, t, "problem_type", o.problem_type);
+    addTableFlag(app, t, "label_delimiter", o.label_delimiter);
+    addTableFlag(app, t, "label_columns", o.label_columns);
+    addTableFlag(app, t, "max_labels", o.max_labels);
+    addTableFlag(app, t, "allow_constant_labels", o.allow_constant_labels);
 }
 
 } // namespace

@@ -353,7 +353,7 @@ std::vector<BagOfWordsDocument> readBagOfWordsDocuments(const std::string &path,
         } catch (const Error &e) {
             throw Error(reader.location(), e.what(), e.hint());
         }
-        docs.push_back({bagOfWordsTerms(rec), rec.label_id});
+        docs.push_back({bagOfWordsTerms(rec), rec.label_id, rec.label_set});
     }
     return docs;
 }
@@ -401,11 +401,13 @@ BagOfWordsBaseline bagOfWordsBaselineOfPreparedData(const PreparedDataPaths &pat
     spec.max_seq_length = meta->max_seq_length;
     spec.num_labels = meta->num_labels;
     spec.has_sample_weights = meta->has_sample_weights;
+    spec.multi_label = meta->isMultiLabel();
     const auto train = readBagOfWordsDocuments(paths.train_data_path, spec);
     if (stop && stop->stopRequested())
         throw Error("baseline", "cancelled");
     const auto eval = readBagOfWordsDocuments(paths.eval_data_path, spec);
-    out = fitBagOfWordsBaseline(train, eval, meta->num_labels, options, stop);
+    out = spec.multi_label ? fitMultiLabelBagOfWordsBaseline(train, eval, meta->num_labels, options, stop)
+                           : fitBagOfWordsBaseline(train, eval, meta->num_labels, options, stop);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }

@@ -25,6 +25,8 @@ struct BagOfWordsDocument
 {
     std::vector<uint32_t> terms;
     int64_t label = 0;
+    /// Multi-label: 0/1 per label (the record's multi-hot label_ids); empty for single-label.
+    std::vector<int64_t> label_set = {};
 };
 
 /// The terms of a record: every wordpiece the model sees (input_mask 1) except the
@@ -110,6 +112,20 @@ struct BagOfWordsBaseline
     /// is itself a constant classifier, and no better than the majority label); -1 otherwise.
     int64_t constant_label = -1;
     double seconds = 0.0;      ///< wall time of features + fit + scoring (not in the file)
+    /// Multi-label (fitMultiLabelBagOfWordsBaseline): one-vs-rest, a label predicted when its
+    /// probability is at least `threshold` (0.5). Then eval_accuracy is the subset accuracy (the
+    /// share of eval texts whose predicted label set is exactly right), eval_macro_f1 the mean
+    /// of the per-label F1, and these hold the other scikit-learn metrics (f1_score average
+    /// "micro" and "samples", hamming_loss; a 0/0 F1 counts 0 as scikit-learn's zero_division
+    /// default), each in [0, 1]. NaN for single-label.
+    bool multi_label = false;
+    double threshold = 0.5;
+    double eval_micro_f1 = std::numeric_limits<double>::quiet_NaN();
+    double eval_samples_f1 = std::numeric_limits<double>::quiet_NaN();
+    double eval_hamming_loss = std::numeric_limits<double>::quiet_NaN();
+    /// Multi-label: labels the baseline could not fit (all train texts have it, or none): it
+    /// predicts that constant for them.
+    std::vector<int64_t> constant_labels;
 
     bool fitted() const { return error.empty(); }
 };
@@ -128,6 +144,21 @@ struct BagOfWordsBaseline
 BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &train,
                                          const std::vector<BagOfWordsDocument> &eval, int64_t numLabels,
                                          const BagOfWordsOptions &options = {}, const StopToken *stop = nullptr);
+
+/// The multi-label baseline: the same TF-IDF, and per label a binary L2R_LR (one-vs-rest, as
+/// scikit-learn's OneVsRestClassifier), with a label predicted at probability >= 0.5. Documents
+/// carry `label_set` (numLabels values). With options.C 0, one C for all labels is chosen from
+/// kBagOfWordsCGrid by kBagOfWordsFolds-fold cross-validation (folds by position, on at most
+/// kBagOfWordsCvMaxExamples texts) maximising micro-F1; with more than kBagOfWordsCvMaxLabels labels C
+/// is 1. Returns a result with `error` set when numLabels < 2, train is empty or every label is
+/// constant in train, or eval is empty. Deterministic; thread-safe. Throws wb::Error for a
+/// label_set of the wrong length, or when `stop` is requested ("cancelled").
+BagOfWordsBaseline fitMultiLabelBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &train,
+                                                   const std::vector<BagOfWordsDocument> &eval, int64_t numLabels,
+                                                   const BagOfWordsOptions &options = {},
+                                                   const StopToken *stop = nullptr);
+/// More labels than this: the multi-label baseline does not cross-validate C (C = 1).
+inline constexpr int64_t kBagOfWordsCvMaxLabels = 50;
 
 /// Where the baseline reads prepared data: prepare's outputs (run_classifier's flag names).
 struct PreparedDataPaths

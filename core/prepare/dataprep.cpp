@@ -18,6 +18,7 @@
 #include "core/prepare/labelintext.h"
 #include "core/data/parallelfor.h"
 #include "core/prepare/preparefeatures.h"
+#include "core/prepare/preparemultilabel.h"
 #include "core/prepare/preparesource.h"
 #include "core/prepare/preparesplit.h"
 #include "core/data/tfrecordwriter.h"
@@ -121,6 +122,7 @@ void checkOptions(const PrepareOptions &o)
     if (o.mnli_type != "matched" && o.mnli_type != "mismatched")
         diag.error("mnli_type", "Invalid `mnli_type`: " + o.mnli_type, "Use matched or mismatched.");
     checkNumericRanges(prepareOptionRanges(o), diag);
+    prep::checkMultiLabelOptions(o);
     for (const Diagnostic &d : diag.items())
         if (d.severity == Severity::Error)
             throw Error(d.field, d.message, d.hint);
@@ -131,14 +133,20 @@ void readSource(const PrepareOptions &o, bool wantTest, prep::SourceSplits &src,
     std::string task = o.classification_task_name;
     for (char &c : task)
         c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (task == "folders" || task == "folder")
+    if (task == "folders" || task == "folder") {
         prep::readFolders(o, src, notes);
+        prep::mergeFolderLabels(o, src, notes);
+    }
     else if (task == "tsv" || task == "csv")
         prep::readTable(o, task == "csv" ? TextFileFormat::Csv : TextFileFormat::Tsv, src, notes);
     else if (task == "jsonl" || task == "json")
         prep::readTable(o, task == "json" ? TextFileFormat::Json : TextFileFormat::JsonLines, src, notes);
-    else if (prep::isGlueTask(o.classification_task_name))
+    else if (prep::isGlueTask(o.classification_task_name)) {
+        if (o.problem_type == prep::kMultiLabelProblem)
+            throw Error("problem_type", "the GLUE task " + o.classification_task_name + " is not multi-label",
+                        "Leave out " + optionName("problem_type") + ".");
         prep::readGlue(o, wantTest, src, notes);
+    }
     else {
         std::string names;
         for (const auto &n : prepareTaskNames())
@@ -212,6 +220,10 @@ void convertAll(const PrepareOptions &o, const prep::SourceSplits &src, std::vec
         if (src.regression) {
             r.float_label = true;
             r.label_value = ex.value;
+        } else if (src.multi_label) { // multi-hot, label id order (test rows: all zeros)
+            r.label_set.assign(src.labels.size(), 0);
+            for (const int64_t id : ex.label_ids)
+                r.label_set[size_t(id)] = 1;
         } else {
             r.label_id = std::max<int64_t>(0, ex.label_id);
         }
@@ -237,7 +249,7 @@ void findDuplicates(std::vector<Job *> train, const std::vector<Job *> &eval, Pr
         if (added)
             continue;
         ++rep.train_duplicates;
-        if (it->second->ex->label_id != j->ex->label_id)
+        if (it->second->ex->label_id != j->ex->label_id || it->second->ex->label_ids != j->ex->label_ids)
             ++rep.conflicting_duplicates;
         if (rep.duplicate_examples.size() < kReportedPairs)
             rep.duplicate_examples.push_back({it->second->ex->where, j->ex->where});
@@ -280,6 +292,11 @@ std::string metaJson(const PrepareOptions &o, const prep::SourceSplits &src, con
     } else {
         meta["task_type"] = "bert_classification";
         meta["num_labels"] = int64_t(src.labels.size());
+        if (src.multi_label) // transformers' PretrainedConfig.problem_type; label_ids multi-hot
+        {
+            meta["problem_type"] = prep::kMultiLabelProblem;
+            meta["label_type"] = "int";
+        }
     }
     if (eval)
         meta["eval_data_size"] = rep.eval_examples;
@@ -399,17 +416,20 @@ void fitBaseline(const PrepareOptions &o, const prep::SourceSplits &src, const S
     RecordSpec spec;
     spec.max_seq_length = o.max_seq_length;
     spec.num_labels = int64_t(src.labels.size());
+    spec.multi_label = src.multi_label;
     auto documents = [&spec](const std::vector<Job *> &jobs) {
         std::vector<BagOfWordsDocument> docs;
         docs.reserve(jobs.size());
         ClassifierRecord rec;
         for (const Job *j : jobs) {
             decodeClassifierRecord(j->out.payload, spec, rec);
-            docs.push_back({bagOfWordsTerms(rec), rec.label_id});
+            docs.push_back({bagOfWordsTerms(rec), rec.label_id, rec.label_set});
         }
         return docs;
     };
-    rep.bag_of_words = fitBagOfWordsBaseline(documents(d.train), documents(d.eval), spec.num_labels, {}, stop);
+    rep.bag_of_words = src.multi_label
+                           ? fitMultiLabelBagOfWordsBaseline(documents(d.train), documents(d.eval), spec.num_labels, {}, stop)
+                           : fitBagOfWordsBaseline(documents(d.train), documents(d.eval), spec.num_labels, {}, stop);
 }
 
 // Writes every file to a temporary name first and commits them only when all are complete.
@@ -448,6 +468,8 @@ void writeOutputs(const PrepareOptions &o, const prep::SourceSplits &src, Sorted
     rep.label_column_recognised = src.label_column_recognised;
     rep.labels = src.labels;
     rep.regression = src.regression;
+    if (!src.regression)
+        rep.problem_type = src.multi_label ? prep::kMultiLabelProblem : prep::kSingleLabelProblem;
     std::string labelsText;
     for (const auto &l : src.labels)
         labelsText += l + "\n";

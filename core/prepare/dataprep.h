@@ -91,6 +91,25 @@ struct PrepareOptions
     /// input must be listed (by file and line); rows it lists that are not in the input are
     /// an error, as is a source with a dev set.
     std::string split_file;
+    /// Single- or multi-label classification (docs/multi-label.md, "Data"): "" decides from
+    /// the data (multi-label when the label column holds `label_delimiter` or JSON lists, when
+    /// `label_columns` is given or the columns other than the text are all 0/1, or when a
+    /// folder-per-label input has the same file name in several label folders; the report says
+    /// which reading was chosen); "single_label_classification" or "multi_label_classification"
+    /// force it (transformers' PretrainedConfig.problem_type names).
+    std::string problem_type;
+    /// Multi-label: what separates the labels of one text in the label column ("billing|urgent").
+    /// A column that never holds it while another likely separator (',' ';') recurs, or that
+    /// mixes separators, is an error naming the separator to pass.
+    std::string label_delimiter = "|";
+    /// Multi-label: comma-separated names of one 0/1 column per label (their order is the label
+    /// id order); empty: detected when every column other than the text is 0/1.
+    std::string label_columns;
+    /// Multi-label: more distinct labels than this is an error (a text column read as labels?).
+    int64_t max_labels = 1000;
+    /// Multi-label: allow a label that every train/eval text carries (it teaches nothing; an
+    /// error otherwise).
+    bool allow_constant_labels = false;
 };
 
 /// Progress: `fraction` in [0,1] and a short stage name ("reading", "tokenizing", "baseline",

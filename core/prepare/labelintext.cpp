@@ -80,7 +80,7 @@ void scanForLabels(const LabelNames &names, std::string_view a, std::string_view
 // markup tag, counted in the train and eval texts of that label and of the others.
 void findLabelsInText(const prep::SourceSplits &src, const Sorted &d, PrepareReport &rep)
 {
-    if (src.regression || src.labels.size() < 2)
+    if (src.regression || src.multi_label || src.labels.size() < 2) // multi-label: one label_id per text does not hold
         return;
     const size_t L = src.labels.size();
     std::vector<int64_t> texts(L, 0), names(L, 0), nameElsewhere(L, 0);

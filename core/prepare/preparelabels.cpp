@@ -3,6 +3,7 @@
 // (--label_list, as the get_labels() of tensorflow/models' classifier_data_lib.py processors),
 // or the training labels; numbers written differently ("1", "1.0", "+1") are one class.
 #include "core/config/optionwords.h"
+#include "core/prepare/preparemultilabel.h"
 #include "core/prepare/preparesource.h"
 
 #include "core/util/asciitext.h"
@@ -222,6 +223,10 @@ void applyLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes, con
 
 void assignLabels(const PrepareOptions &o, SourceSplits &s, ReadNotes &notes)
 {
+    if (s.multi_label) {
+        assignMultiLabels(o, s, notes);
+        return;
+    }
     for (auto &ex : s.test)
         ex.label_id = 0;
     if (s.regression)

@@ -44,8 +44,39 @@ nlohmann::ordered_json bagOfWordsJson(const BagOfWordsBaseline &b)
         j["C_chosen_by"] = b.C_chosen_by;
     if (std::isfinite(b.cv_accuracy))
         j["cv_accuracy"] = b.cv_accuracy;
-    if (b.fitted())
+    if (b.fitted() && !b.multi_label)
         j["constant_label"] = b.constant_label >= 0 ? nlohmann::ordered_json(b.constant_label) : nlohmann::ordered_json();
+    if (b.multi_label) { // eval_accuracy is the subset accuracy then
+        j["multi_label"] = true;
+        j["threshold"] = b.threshold;
+        j["eval_subset_accuracy"] = finiteOrNull(b.eval_accuracy);
+        j["eval_micro_f1"] = finiteOrNull(b.eval_micro_f1);
+        j["eval_samples_f1"] = finiteOrNull(b.eval_samples_f1);
+        j["eval_hamming_loss"] = finiteOrNull(b.eval_hamming_loss);
+        j["constant_labels"] = b.constant_labels;
+    }
+    return j;
+}
+
+nlohmann::ordered_json multiLabelJson(const MultiLabelReport &m)
+{
+    nlohmann::ordered_json j;
+    j["reading"] = m.reading;
+    j["delimiter"] = m.delimiter.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(m.delimiter);
+    j["label_cardinality"] = finiteOrNull(m.label_cardinality);
+    j["train_label_cardinality"] = finiteOrNull(m.train_label_cardinality);
+    j["eval_label_cardinality"] = finiteOrNull(m.eval_label_cardinality);
+    j["distinct_label_sets"] = m.distinct_label_sets;
+    j["no_label_texts"] = m.no_label_texts;
+    j["train_no_label_texts"] = m.train_no_label_texts;
+    j["eval_no_label_texts"] = m.eval_no_label_texts;
+    nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+    for (const LabelPairCount &p : m.cooccurrence)
+        pairs.push_back({{"labels", {p.first, p.second}}, {"texts", p.texts}});
+    j["cooccurrence"] = pairs;
+    j["never_present"] = m.never_present;
+    j["always_present"] = m.always_present;
+    j["missing_in_eval"] = m.missing_in_eval;
     return j;
 }
 
@@ -70,6 +101,10 @@ std::string prepareReportJson(const PrepareReport &r)
     }
     j["labels"] = r.labels;
     j["regression"] = r.regression;
+    if (!r.problem_type.empty())
+        j["problem_type"] = r.problem_type;
+    if (r.multi_label)
+        j["multi_label"] = multiLabelJson(*r.multi_label);
     j["train_examples"] = r.train_examples;
     j["eval_examples"] = r.eval_examples;
     j["test_examples"] = r.test_examples;
@@ -293,6 +328,15 @@ BagOfWordsBaseline readBagOfWordsBaseline(const JsonRecord &b)
     baseline.cv_accuracy = b.number("cv_accuracy").value_or(baseline.cv_accuracy);
     if (b.has("constant_label") && !b.json().at("constant_label").is_null())
         readInt(b, "constant_label", baseline.constant_label);
+    readBool(b, "multi_label", baseline.multi_label);
+    baseline.threshold = b.number("threshold").value_or(baseline.threshold);
+    baseline.eval_micro_f1 = b.number("eval_micro_f1").value_or(baseline.eval_micro_f1);
+    baseline.eval_samples_f1 = b.number("eval_samples_f1").value_or(baseline.eval_samples_f1);
+    baseline.eval_hamming_loss = b.number("eval_hamming_loss").value_or(baseline.eval_hamming_loss);
+    if (const nlohmann::json *a = b.array("constant_labels"))
+        for (const auto &v : *a)
+            if (v.is_number_integer())
+                baseline.constant_labels.push_back(v.get<int64_t>());
     for (const auto &[key, value] : {std::pair<const char *, double>{"eval_accuracy", baseline.eval_accuracy},
                                      {"eval_macro_f1", baseline.eval_macro_f1}}) {
         if (baseline.fitted() && !std::isfinite(value))
@@ -303,12 +347,43 @@ BagOfWordsBaseline readBagOfWordsBaseline(const JsonRecord &b)
     return baseline;
 }
 
+/// The "multi_label" object (multiLabelJson's keys).
+MultiLabelReport readMultiLabel(const JsonRecord &m)
+{
+    MultiLabelReport out;
+    readString(m, "reading", out.reading);
+    readOptionalString(m, "delimiter", out.delimiter);
+    out.label_cardinality = m.number("label_cardinality").value_or(out.label_cardinality);
+    out.train_label_cardinality = m.number("train_label_cardinality").value_or(out.train_label_cardinality);
+    out.eval_label_cardinality = m.number("eval_label_cardinality").value_or(out.eval_label_cardinality);
+    readInt(m, "distinct_label_sets", out.distinct_label_sets);
+    readInt(m, "no_label_texts", out.no_label_texts);
+    readInt(m, "train_no_label_texts", out.train_no_label_texts);
+    readInt(m, "eval_no_label_texts", out.eval_no_label_texts);
+    readObjects(m, "cooccurrence", out.cooccurrence, [](const JsonRecord &item, LabelPairCount &p) {
+        std::vector<std::string> names;
+        readStrings(item, "labels", names);
+        if (names.size() != 2)
+            item.fail("labels", "holds " + std::to_string(names.size()) + " names; a pair has 2");
+        p.first = names[0];
+        p.second = names[1];
+        readInt(item, "texts", p.texts);
+    });
+    readStrings(m, "never_present", out.never_present);
+    readStrings(m, "always_present", out.always_present);
+    readStrings(m, "missing_in_eval", out.missing_in_eval);
+    return out;
+}
+
 /// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
 void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
 {
     readTokenizerSettings(j, r, t);
     readColumns(j, r);
     readSplitsAndTextStatistics(j, r);
+    readString(j, "problem_type", r.problem_type);
+    if (const auto m = j.object("multi_label"))
+        r.multi_label = readMultiLabel(*m);
     readDataProblems(j, r);
     readBool(j, "email_body_only", r.email_body_only);
     readBool(j, "strip_quoted_replies", r.strip_quoted_replies);

@@ -45,6 +45,33 @@ struct LabelInText
     std::vector<std::string> examples; ///< up to 3 "file:line" of the label's texts that hold it
 };
 
+/// Two labels on the same texts (multi-label), counted over train and eval.
+struct LabelPairCount
+{
+    std::string first, second; ///< label names, `first` before `second` in label id order
+    int64_t texts = 0;         ///< train+eval texts that carry both
+};
+
+/// What prepare found in multi-label data (problem_type multi_label_classification;
+/// docs/multi-label.md, "The report"). Counts are of the train+eval texts written.
+struct MultiLabelReport
+{
+    /// How the labels were read, in words, e.g. "the label column 'labels' split at '|' (…)".
+    std::string reading;
+    std::string delimiter;               ///< a delimited label column's separator, else ""
+    double label_cardinality = 0.0;      ///< mean labels per text (train+eval)
+    double train_label_cardinality = 0.0, eval_label_cardinality = 0.0;
+    int64_t distinct_label_sets = 0;     ///< different label combinations (train+eval)
+    int64_t no_label_texts = 0;          ///< texts with no label (all-zero label_ids), train+eval
+    int64_t train_no_label_texts = 0, eval_no_label_texts = 0;
+    /// The most frequent pairs (up to kReportedPairs), most texts first, ties in label id order.
+    std::vector<LabelPairCount> cooccurrence;
+    std::vector<std::string> never_present;  ///< labels of the set on no train/eval text
+    std::vector<std::string> always_present; ///< labels on every text (allow_constant_labels)
+    /// Labels with 2+ texts but none in eval after the split (the split could not keep them).
+    std::vector<std::string> missing_in_eval;
+};
+
 /// What prepareData() did; also written as prepare_report.json (see prepareReportJson()).
 /// A plain value, safe to copy between threads.
 struct PrepareReport
@@ -61,6 +88,11 @@ struct PrepareReport
     int64_t max_seq_length = 0;
     std::vector<std::string> labels;     ///< label names in id order (also in labels.txt)
     bool regression = false;
+    /// "single_label_classification" or "multi_label_classification" (classification; as in
+    /// input_meta_data.json), "" for regression. Multi-label: train/eval_label_counts count the
+    /// texts carrying each label, and `multi_label` holds the rest.
+    std::string problem_type;
+    std::optional<MultiLabelReport> multi_label;
     int64_t train_examples = 0;
     int64_t eval_examples = 0;
     int64_t test_examples = 0;
@@ -88,6 +120,7 @@ struct PrepareReport
     bool email_body_only = false;        ///< the texts were reduced to e-mail bodies (PrepareOptions)
     bool strip_quoted_replies = false;   ///< quoted replies were removed
     /// How the eval set was made: "dev" (the input's dev file), "stratified", "random",
+    /// "iterative_stratification" (multi-label: Sechidis, Tsoumakas & Vlahavas 2011),
     /// "split_file" (--split_file) or "none" (no eval set).
     std::string split_method;
     std::string split_path;              ///< split.jsonl beside the meta data (not in the JSON)

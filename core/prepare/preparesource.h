@@ -29,6 +29,10 @@ struct RawExample
     std::string file;        ///< the source file (folders: the example's file)
     int64_t line = 0;        ///< 1-based line where the row starts; 0 for a folder file
     bool skip = false;       ///< a bad row dropped under skip_bad_rows
+    /// Multi-label: the label names read (trimmed, each once) and, set by assignLabels(), their
+    /// ids in increasing order (the 1s of the multi-hot label_ids); empty: a text with no label.
+    std::vector<std::string> label_names;
+    std::vector<int64_t> label_ids;
 };
 
 /// What a reader found.
@@ -44,6 +48,13 @@ struct SourceSplits
     /// they were recognised from the header (no --text_a_column / --label_column given).
     std::string text_a_column, text_b_column, label_column;
     bool text_columns_recognised = false, label_column_recognised = false;
+    /// Multi-label (problem_type multi_label_classification): the examples carry label_names /
+    /// label_ids; `label_reading` says how they were read (for the report), e.g. "the label
+    /// column 'labels' split at '|'"; `label_delimiter` is set for a delimited column;
+    /// `label_columns` names the 0/1 columns of that reading.
+    bool multi_label = false;
+    std::string label_reading, label_delimiter;
+    std::vector<std::string> label_columns;
 };
 
 /// Findings the readers collect beside the rows; merged into the PrepareReport.

@@ -3,6 +3,7 @@
 
 #include "core/config/optionwords.h"
 #include "core/prepare/badrows.h"
+#include "core/prepare/preparemultilabel.h"
 #include "core/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -159,6 +160,22 @@ void splitAsFile(const PrepareOptions &o, Sorted &d, PrepareReport &rep)
     rep.split_method = "split_file";
 }
 
+// Multi-label: the eval set by iterative stratification; both sets keep the shuffled order.
+void splitIteratively(const PrepareOptions &o, const SourceSplits &src, size_t nEval, Sorted &d, PrepareReport &rep)
+{
+    std::vector<std::vector<int64_t>> sets;
+    sets.reserve(d.train.size());
+    for (const Job *j : d.train)
+        sets.push_back(j->ex->label_ids);
+    const std::vector<bool> toEval = iterativeStratification(sets, src.labels.size(), nEval, o.seed);
+    std::vector<Job *> train, eval;
+    for (size_t i = 0; i < d.train.size(); ++i)
+        (toEval[i] ? eval : train).push_back(d.train[i]);
+    d.train = std::move(train);
+    d.eval = std::move(eval);
+    rep.split_method = "iterative_stratification";
+}
+
 // The eval set as eval_fraction of the shuffled training examples: stratified by label (per
 // label, the first of its shuffled examples go to eval; both sets keep the shuffled order), or
 // the last ones.
@@ -167,7 +184,9 @@ void splitByFraction(const PrepareOptions &o, const SourceSplits &src, Sorted &d
     const size_t nEval = size_t(double(d.train.size()) * o.eval_fraction + 0.5);
     if (nEval == 0 && o.eval_fraction > 0)
         rep.warnings.push_back("too few examples to split off an eval set");
-    if (o.stratify_split && !src.regression && nEval > 0) {
+    if (o.stratify_split && src.multi_label && nEval > 0) {
+        splitIteratively(o, src, nEval, d, rep);
+    } else if (o.stratify_split && !src.regression && nEval > 0) {
         std::vector<size_t> counts(src.labels.size(), 0);
         for (const Job *j : d.train)
             ++counts[size_t(j->ex->label_id)];
@@ -196,18 +215,21 @@ void splitByFraction(const PrepareOptions &o, const SourceSplits &src, Sorted &d
 // when many are cut.
 void countSplits(const PrepareOptions &o, const SourceSplits &src, const Sorted &d, PrepareReport &rep)
 {
+    const bool single = !src.regression && !src.multi_label;
     for (Job *j : d.train) {
         rep.truncated_examples += j->out.truncated ? 1 : 0;
-        if (!src.regression)
+        if (single)
             ++rep.train_label_counts[src.labels[size_t(j->ex->label_id)]];
     }
     for (Job *j : d.eval) {
         rep.truncated_examples += j->out.truncated ? 1 : 0;
-        if (!src.regression)
+        if (single)
             ++rep.eval_label_counts[src.labels[size_t(j->ex->label_id)]];
     }
     for (Job *j : d.test)
         rep.truncated_examples += j->out.truncated ? 1 : 0;
+    if (src.multi_label)
+        reportMultiLabel(src, d, rep);
     const size_t written = d.train.size() + d.eval.size() + d.test.size();
     if (written > 0 && double(rep.truncated_examples) >= kTruncationWarningShare * double(written)) {
         const int percent = int(100.0 * double(rep.truncated_examples) / double(written) + 0.5);
@@ -264,7 +286,12 @@ std::string splitJsonl(const PrepareOptions &o, const SourceSplits &src, const S
             if (v != &src.test) {
                 if (src.regression)
                     j["label"] = ex.value;
-                else
+                else if (src.multi_label) {
+                    nlohmann::ordered_json names = nlohmann::ordered_json::array();
+                    for (const int64_t id : ex.label_ids)
+                        names.push_back(src.labels[size_t(id)]);
+                    j["labels"] = names;
+                } else
                     j["label"] = src.labels[size_t(ex.label_id)];
             }
             dump(j);

@@ -18,6 +18,19 @@ namespace wb::prep {
 /// label with two or more examples when `nEval` has room for all of them. Pure.
 std::vector<size_t> stratifiedQuotas(const std::vector<size_t> &counts, size_t nEval);
 
+/// Iterative stratification (Sechidis, Tsoumakas & Vlahavas 2011, "On the stratification of
+/// multi-label data", ECML PKDD, Algorithm 1) of `labelSets` (each text's label ids, in
+/// [0, numLabels)) into train and eval (`nEval` texts): the label with the fewest texts left goes
+/// first, each of its texts to the side that still wants most of that label (then the side that
+/// wants most texts, then a coin of `seed`); texts without labels last, to the side wanting most.
+/// Each label's wish for eval is its share of `nEval`, but at least 1 and at most all but one of
+/// its texts when it has two or more, so every such label is on both sides where the algorithm
+/// allows; a last pass moves one text over for a label still missing on a side when no other
+/// label loses its last text there. Returns, per text, true for eval. Deterministic for a seed.
+/// Pure.
+std::vector<bool> iterativeStratification(const std::vector<std::vector<int64_t>> &labelSets, size_t numLabels,
+                                          size_t nEval, uint64_t seed);
+
 /// A split.jsonl key: the row's file as split.jsonl names it and its line (0: a whole file).
 std::string splitKey(const std::string &file, int64_t line);
 
@@ -33,7 +46,7 @@ std::string splitFileName(const PrepareOptions &o, const std::string &file);
 std::unordered_map<std::string, bool> readSplitFile(const std::string &path);
 
 /// Shuffles the training order and, without a dev set, splits off the eval set (stratified by
-/// label, at random, or as --split_file says); counts labels and truncated examples into `rep`
+/// label, multi-label by iterativeStratification(), at random, or as --split_file says); counts labels and truncated examples into `rep`
 /// (split_method, train/eval_label_counts, truncated_examples, warnings). Throws wb::Error
 /// naming split_file for a split file that does not fit the input.
 void splitAndCount(const PrepareOptions &o, const SourceSplits &src, Sorted &d, PrepareReport &rep);

@@ -3,6 +3,7 @@
 // row, or the records' keys) are found by readTextInput(), the reader classify uses too; every
 // row must have as many fields as the header (docs/file-formats.md, "Raw text for Prepare data").
 #include "core/config/optionwords.h"
+#include "core/prepare/preparemultilabel.h"
 #include "core/prepare/preparesource.h"
 #include "core/prepare/textinput.h"
 
@@ -31,14 +32,16 @@ std::string joinQuoted(const std::vector<std::string> &names)
 struct TableNames
 {
     std::string textA, textB, label;
+    std::vector<std::string> labelColumns; ///< multi-label 0/1 columns (given, or found in train)
 };
 
 // The first file read (train) names the columns in `s`, and the dev and test files use them.
-void takeColumns(const TextInput &in, TableNames &names, SourceSplits &s)
+void takeColumns(const PrepareOptions &o, const TextInput &in, TableNames &names, SourceSplits &s)
 {
     if (!s.text_a_column.empty())
         return;
-    names = {in.columns.text_a, in.columns.text_b, in.columns.label};
+    chooseTableReading(o, in, s); // multi-label or not, from the train file
+    names = {in.columns.text_a, in.columns.text_b, in.columns.label, in.columns.label_columns};
     s.text_a_column = in.columns.text_a;
     s.text_b_column = in.columns.text_b;
     s.label_column = in.columns.label;
@@ -48,7 +51,7 @@ void takeColumns(const TextInput &in, TableNames &names, SourceSplits &s)
 
 // One record as a RawExample; false when it is skipped (blank, bad: thrown or listed).
 bool toExample(TextInputRecord &rec, const std::string &where, const TextInput &in, const PrepareOptions &o,
-               bool needLabel, ReadNotes &notes, RawExample &ex)
+               bool needLabel, const SourceSplits &s, ReadNotes &notes, RawExample &ex)
 {
     if (rec.blank) {
         notes.skipped.push_back({where, in.format == TextFileFormat::Json || in.format == TextFileFormat::JsonLines
@@ -69,6 +72,14 @@ bool toExample(TextInputRecord &rec, const std::string &where, const TextInput &
     ex.where = where;
     ex.file = in.path;
     ex.line = rec.line;
+    if (s.multi_label) { // a text with no label is allowed: all zeros, counted in the report
+        std::string problem;
+        if (needLabel && !recordLabelNames(rec, s, ex.label_names, problem)) {
+            badRow(o.skip_bad_rows, notes, where, problem, "Write 1 when the text has the label, else 0", "to skip the row");
+            return false;
+        }
+        return true;
+    }
     if (in.columns.label.empty())
         return true;
     ex.label = trimmed(rec.label);
@@ -90,18 +101,21 @@ std::vector<RawExample> readTableFile(const std::string &path, TextFileFormat fo
     spec.text_a_column = names.textA;
     spec.text_b_column = names.textB;
     spec.label_column = names.label;
+    if (needLabel) // a test file need not have the label columns
+        spec.label_columns = names.labelColumns;
     spec.need_label = needLabel;
+    spec.detect_label_columns = s.text_a_column.empty() && o.problem_type != kSingleLabelProblem;
     TextInput in = readTextInput(path, spec);
     for (auto &w : in.warnings)
         notes.warnings.push_back(std::move(w));
     notes.bom += in.had_bom ? 1 : 0;
-    takeColumns(in, names, s);
+    takeColumns(o, in, names, s);
     if (in.records.empty())
         throw Error(path, "the file has a header but no rows", "Add examples below the header row.");
     std::vector<RawExample> out;
     for (TextInputRecord &rec : in.records) {
         RawExample ex;
-        if (toExample(rec, path + ":" + std::to_string(rec.line), in, o, needLabel, notes, ex))
+        if (toExample(rec, path + ":" + std::to_string(rec.line), in, o, needLabel, s, notes, ex))
             out.push_back(std::move(ex));
     }
     return out;
@@ -122,7 +136,7 @@ std::string findFile(const std::string &dir, const std::vector<std::string> &nam
 void readTable(const PrepareOptions &o, TextFileFormat format, SourceSplits &s, ReadNotes &notes)
 {
     const std::string ext = std::string(".") + textFileFormatName(format);
-    TableNames names{o.text_a_column, o.text_b_column, o.label_column};
+    TableNames names{o.text_a_column, o.text_b_column, o.label_column, labelColumnNames(o)};
     if (fs::is_regular_file(o.input_data_dir)) {
         s.train = readTableFile(o.input_data_dir, format, o, true, names, s, notes);
     } else {

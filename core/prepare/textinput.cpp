@@ -82,6 +82,9 @@ struct Columns
     int a = -1, b = -1, label = -1;
     bool textRecognised = false, labelRecognised = false;
     FieldProblem problem; ///< message empty: the columns were found
+    std::vector<int> labelColumns; ///< multi-label 0/1 columns (given or detected)
+    /// Detected 0/1 columns: the error to throw when their values turn out not to be all 0/1.
+    FieldProblem detectedProblem;
 };
 
 struct ColumnSearch
@@ -163,10 +166,39 @@ struct ColumnSearch
                  {{"label_column", "NAME", ""}});
         } else if (labels.empty() && spec.need_label) {
             fail("no label column was recognised in the " + what, {{"label_column", "NAME", ""}}, labelNamesText());
+            detectLabelColumns();
         } else if (!labels.empty()) {
             c.label = labels[0];
             c.labelRecognised = true;
         }
+    }
+
+    // Multi-label: every other column, when there are two or more, may be one 0/1 column per
+    // label; the values decide (checkDetectedLabelColumns), and the problem waits until then.
+    void detectLabelColumns()
+    {
+        if (!spec.detect_label_columns)
+            return;
+        std::vector<int> others;
+        for (size_t i = 0; i < header.size(); ++i)
+            if (int(i) != c.a && int(i) != c.b)
+                others.push_back(int(i));
+        if (others.size() < 2)
+            return;
+        c.labelColumns = others;
+        c.detectedProblem = std::move(c.problem);
+        c.problem = {};
+    }
+
+    bool givenLabelColumns()
+    {
+        for (const std::string &name : spec.label_columns) {
+            int i = -1;
+            if (!given(name, "label_columns", i))
+                return false;
+            c.labelColumns.push_back(i);
+        }
+        return true;
     }
 
     Columns run()
@@ -177,6 +209,10 @@ struct ColumnSearch
             recognisePair();
         if (c.a < 0 && !recogniseSingle())
             return c;
+        if (!spec.label_columns.empty()) {
+            givenLabelColumns();
+            return c;
+        }
         if (!spec.label_column.empty()) {
             c.label = findColumn(header, spec.label_column);
             if (c.label < 0 && spec.need_label)
@@ -201,6 +237,28 @@ void setColumns(TextInput &in, const Columns &c)
     in.columns.label = c.label >= 0 ? h[size_t(c.label)] : std::string();
     in.columns.text_recognised = c.textRecognised;
     in.columns.label_recognised = c.labelRecognised;
+    for (const int i : c.labelColumns)
+        in.columns.label_columns.push_back(h[size_t(i)]);
+    in.columns.label_columns_detected = !c.detectedProblem.message.empty();
+}
+
+// Whether a 0/1 label column's value reads as 0 or 1 (JSON: also false / true).
+bool zeroOneValue(const std::string &v)
+{
+    const std::string t = prep::trimmed(v);
+    return t == "0" || t == "1" || t == "false" || t == "true";
+}
+
+// Detected 0/1 label columns hold only 0/1 values, else the file has no label column after
+// all: the error recogniseLabel() held back, as it would have been thrown.
+void checkDetectedLabelColumns(const TextInput &in, const Columns &c, const std::string &where)
+{
+    if (c.detectedProblem.message.empty())
+        return;
+    for (const TextInputRecord &rec : in.records)
+        for (const std::string &v : rec.label_values)
+            if (!zeroOneValue(v))
+                throw FieldError(where, c.detectedProblem);
 }
 
 bool blankFields(const std::vector<std::string> &fields)
@@ -298,9 +356,12 @@ void readDelimited(std::string_view bytes, const std::string &path, const TextIn
                 rec.label = std::move(row.fields[size_t(c.label)]);
                 rec.has_label = true;
             }
+            for (const int i : c.labelColumns)
+                rec.label_values.push_back(row.fields[size_t(i)]);
         }
         in.records.push_back(std::move(rec));
     }
+    checkDetectedLabelColumns(in, c, path + ":" + std::to_string(rows[0].line));
 }
 
 // ---- JSON Lines / JSON ----------------------------------------------------------------
@@ -468,6 +529,25 @@ std::optional<std::string> valueText(const Json &object, const std::string &key,
     return it->dump();
 }
 
+// A label value that is a JSON array (multi-label): its elements as text into `rec`; false
+// (with `rec.problem`) for an element that is not a string or a number.
+bool labelList(const Json &object, const std::string &key, TextInputRecord &rec)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_array())
+        return true;
+    rec.label_is_list = true;
+    for (const Json &v : *it) {
+        if (!v.is_string() && !v.is_number()) {
+            rec.problem = "the list of '" + key + "' holds " + jsonTypeName(v) + ", not a label name";
+            rec.hint = "Write the labels as a list of names, e.g. \"" + key + "\": [\"billing\", \"urgent\"]";
+            return false;
+        }
+        rec.label_list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    }
+    return true;
+}
+
 TextInputRecord recordOf(JsonRecord &j, const TextInputColumns &c)
 {
     TextInputRecord rec;
@@ -479,7 +559,12 @@ TextInputRecord recordOf(JsonRecord &j, const TextInputColumns &c)
         return rec;
     const auto a = valueText(j.object, c.text_a, rec.problem);
     const auto b = c.text_b.empty() ? std::optional<std::string>() : valueText(j.object, c.text_b, rec.problem);
-    const auto label = c.label.empty() ? std::optional<std::string>() : valueText(j.object, c.label, rec.problem);
+    if (!c.label.empty() && !labelList(j.object, c.label, rec))
+        return rec;
+    const auto label = c.label.empty() || rec.label_is_list ? std::optional<std::string>()
+                                                            : valueText(j.object, c.label, rec.problem);
+    for (const std::string &k : c.label_columns)
+        rec.label_values.push_back(valueText(j.object, k, rec.problem).value_or(std::string()));
     if (!rec.problem.empty()) {
         rec.hint = "Give each record its text as a string";
         return rec;
@@ -491,9 +576,10 @@ TextInputRecord recordOf(JsonRecord &j, const TextInputColumns &c)
     }
     rec.text_a = *a;
     rec.text_b = b.value_or(std::string());
-    rec.has_label = label.has_value();
+    rec.has_label = label.has_value() || rec.label_is_list;
     rec.label = label.value_or(std::string());
-    rec.blank = prep::trimmed(rec.text_a).empty() && prep::trimmed(rec.text_b).empty() && prep::trimmed(rec.label).empty();
+    rec.blank = prep::trimmed(rec.text_a).empty() && prep::trimmed(rec.text_b).empty() && prep::trimmed(rec.label).empty()
+                && rec.label_list.empty();
     return rec;
 }
 
@@ -515,6 +601,7 @@ void readJson(std::string_view bytes, const std::string &path, const TextInputSp
     setColumns(in, c);
     for (JsonRecord &j : objects)
         in.records.push_back(recordOf(j, in.columns));
+    checkDetectedLabelColumns(in, c, path);
 }
 
 // ---- Lines ----------------------------------------------------------------------------

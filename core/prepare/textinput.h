@@ -40,6 +40,14 @@ struct TextInputSpec
     /// A given `text_a_column` with an empty `text_b_column` means single texts.
     std::string text_a_column, text_b_column, label_column;
     bool need_label = false; ///< no label column is an error (prepare's train and dev files)
+    /// Multi-label (docs/multi-label.md): one 0/1 column per label, by name (matched as
+    /// `label_column`), in label id order; they replace `label_column`. A name that is missing
+    /// is an error listing the columns found. Each record's values: TextInputRecord::label_values.
+    std::vector<std::string> label_columns;
+    /// When no label column is recognised and a label is needed: take every column that is not
+    /// a text column as one 0/1 column per label, provided there are at least two and every
+    /// value of them in the file is 0 or 1 (JSON: also false/true); else the usual error.
+    bool detect_label_columns = false;
     /// Hints name how the user picks a format: false (prepare) "--classification_task_name=tsv",
     /// true (classify) the file name's extension.
     bool format_from_name = false;
@@ -51,6 +59,9 @@ struct TextInputColumns
     std::string text_a, text_b, label; ///< names as in the file; text_b / label empty: none
     bool text_recognised = false;      ///< the text columns came from the header, not the spec
     bool label_recognised = false;     ///< the label column came from the header
+    /// Multi-label 0/1 columns (TextInputSpec::label_columns, or detected); empty: none.
+    std::vector<std::string> label_columns;
+    bool label_columns_detected = false; ///< found by TextInputSpec::detect_label_columns
 };
 
 /// One record (row, JSON object or line) of a TextInput.
@@ -60,6 +71,13 @@ struct TextInputRecord
     std::string text_a, text_b;
     std::string label;       ///< as written (JSON numbers as their JSON text); untrimmed
     bool has_label = false;  ///< the label column exists in this record
+    /// JSON: the label value is an array (a multi-label record, e.g. "labels": ["a", "b"]):
+    /// its elements as text (strings as they are, numbers as their JSON text); `label` is empty.
+    bool label_is_list = false;
+    std::vector<std::string> label_list;
+    /// The values of TextInputColumns::label_columns in their order, untrimmed ("0", "1", and
+    /// in JSON "false"/"true"); empty without label columns.
+    std::vector<std::string> label_values;
     bool blank = false;      ///< every field is empty or white space (a spacer row; no texts read)
     bool latin1 = false;     ///< not valid UTF-8: decoded as Windows-1252 (see prep::toUtf8)
     /// Non-empty for a record that cannot be read: a row with another field count than the
