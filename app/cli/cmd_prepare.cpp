@@ -52,7 +52,10 @@ void printMultiLabel(std::ostream &out, const PrepareReport &r)
     const MultiLabelReport &m = *r.multi_label;
     out << "  problem type: " << r.problem_type << " (labels read from " << m.reading << ")\n";
     out << "  labels per text: " << std::fixed << std::setprecision(2) << m.label_cardinality << " (train "
-        << m.train_label_cardinality << ", eval " << m.eval_label_cardinality << ")" << std::defaultfloat
+        << m.train_label_cardinality;
+    if (r.eval_examples > 0)
+        out << ", eval " << m.eval_label_cardinality;
+    out << ")" << std::defaultfloat
         << "; texts with no label: " << m.no_label_texts << "; distinct label sets: " << m.distinct_label_sets << "\n";
     if (!m.cooccurrence.empty()) {
         out << "  most frequent pairs:";

@@ -87,6 +87,35 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(m_dir.path() + QStringLiteral("/comma/out/input_meta_data.json")));
     }
 
+    /// Multi-label end to end (issue 45): the CLI says which reading it chose, the cardinality,
+    /// the texts with no label and the pairs; an ambiguous delimiter exits 2 naming the one to pass.
+    void multiLabelSaysHowItRead()
+    {
+        write(QStringLiteral("vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        write(QStringLiteral("multi/a.csv"), "text,labels\nhello,billing|urgent\nspam,billing\nhello spam,\n"
+                                             "spam spam,refund|urgent\n");
+        const QString in = m_dir.path() + QStringLiteral("/multi/a.csv");
+        const Result r = runBinary(prepareArgs(in, m_dir.path() + QStringLiteral("/multi/out")));
+        QVERIFY2(r.code == 0, r.err.c_str());
+        for (const char *line : {"  labels: ", "0=billing, 1=refund, 2=urgent)\n",
+                                 "  problem type: multi_label_classification (labels read from the label column "
+                                 "'labels' split at '|' (2 rows hold several labels))\n",
+                                 "  labels per text: 1.25 (train 1.25); texts with no label: 1; distinct "
+                                 "label sets: 4\n",
+                                 "  most frequent pairs: billing+urgent (1), refund+urgent (1)\n"})
+            QVERIFY2(r.out.find(line) != std::string::npos, r.out.c_str());
+        QVERIFY2(r.err.find("warning: 1 text(s) have no label (1 train, 0 eval)") != std::string::npos, r.err.c_str());
+
+        write(QStringLiteral("multi/b.csv"), "text,labels\nhello,\"billing,urgent\"\nspam,\"refund,urgent\"\n");
+        const QString bad = m_dir.path() + QStringLiteral("/multi/b.csv");
+        const Result e = runBinary(prepareArgs(bad, m_dir.path() + QStringLiteral("/multi/out-b")));
+        QCOMPARE(e.code, 2);
+        QCOMPARE(e.err, "reading...\nerror: " + bad.toStdString() + ": the label column 'labels' never holds the label "
+                            "delimiter '|', but ',' separates labels in 2 rows (e.g. " + bad.toStdString()
+                            + ":2 ('billing,urgent'))\n  hint: Pass --label_delimiter=, to read several labels per text; "
+                              "if ',' is part of the label names, pass --problem_type=single_label_classification.\n");
+    }
+
     /// Issue input 2 end to end: an empty label exits 2 naming the row.
     void emptyLabelExitsTwo()
     {
