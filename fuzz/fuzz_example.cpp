@@ -7,6 +7,7 @@
 #include "core/util/error.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     spec.has_sample_weights = data[2] & 2;
     spec.vocab_size = (data[2] & 4) ? 1 + data[3] : 0;
     spec.type_vocab_size = (data[2] & 8) ? 2 : 0;
+    spec.multi_label = !spec.float_labels && (data[2] & 16);
     const std::string_view payload(reinterpret_cast<const char *>(data + 4), size - 4);
     try {
         wb::ClassifierRecord record;
@@ -29,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             std::abort(); // accepted a record of the wrong shape
         if (!spec.float_labels && (record.label_id < 0 || record.label_id >= spec.num_labels))
             std::abort(); // accepted a label out of range
+        if (spec.multi_label
+            && (int64_t(record.label_set.size()) != spec.num_labels
+                || std::any_of(record.label_set.begin(), record.label_set.end(), [](int64_t v) { return v != 0 && v != 1; })))
+            std::abort(); // accepted a label set that is not multi-hot of num_labels
         (void)wb::encodeClassifierRecord(record);
     } catch (const wb::Error &e) {
         if (std::string(e.what()).empty())

@@ -16,6 +16,8 @@ wb_add_test(tst_torchcheckpoint NAME core.torchcheckpoint SOURCES core/tst_torch
 # The one training loop (issue 42): a task of its own plugs in and gets checkpoints, resume, reports, stops.
 wb_add_test(tst_trainingloop NAME core.trainingloop SOURCES core/tst_trainingloop.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_trainer NAME core.trainer SOURCES core/tst_trainer.cpp LIBS wb_core torch TIMEOUT 240)
+# Multi-label classification (issue 45): sklearn's metrics, per-label thresholds, multi-hot records, a run end to end.
+wb_add_test(tst_multilabel NAME core.multilabel SOURCES core/tst_multilabel.cpp LIBS wb_core torch TIMEOUT 240)
 wb_add_test(tst_clitrain NAME cli.train SOURCES cli/tst_clitrain.cpp LIBS wb_cli TIMEOUT 120)
 wb_add_test(tst_clirunreaders NAME cli.runreaders SOURCES cli/tst_clirunreaders.cpp LIBS wb_cli TIMEOUT 120)
 # Issue 27: sweeps (the plan, sweep.json, resuming a sweep from the command line).

@@ -106,7 +106,10 @@ nlohmann::ordered_json classificationJson(const Classification &c, const std::ve
     j["text"] = c.text;
     if (pairs)
         j["text_b"] = c.text_b;
-    j["predicted_label"] = c.predicted_label;
+    if (c.multi_label) // the label set: each label whose sigmoid reaches its threshold
+        j["predicted_labels"] = c.predicted_labels;
+    else
+        j["predicted_label"] = c.predicted_label;
     nlohmann::ordered_json probs = nlohmann::ordered_json::object();
     for (size_t k = 0; k < c.probabilities.size() && k < names.size(); ++k)
         probs[names[k]] = c.probabilities[k];
@@ -115,20 +118,33 @@ nlohmann::ordered_json classificationJson(const Classification &c, const std::ve
     return j;
 }
 
-/// Writes the results as a TSV (header: text, text_b when pairs, predicted_label, one column
-/// per label name) or as JSON lines.
+/// The TSV cell of a classification's answer: the predicted label, or a multi-label model's
+/// label set joined by "|" (prepare's default --label_delimiter; empty for no label).
+std::string answerCell(const Classification &c)
+{
+    if (!c.multi_label)
+        return tsvCell(c.predicted_label);
+    std::string joined;
+    for (const auto &n : c.predicted_labels)
+        joined += (joined.empty() ? "" : "|") + n;
+    return tsvCell(joined);
+}
+
+/// Writes the results as a TSV (header: text, text_b when pairs, predicted_label — a
+/// multi-label model's predicted_labels —, one column per label name) or as JSON lines.
 void printResults(const std::vector<Classification> &results, const std::vector<std::string> &names, bool pairs,
                   const std::string &format, std::ostream &out)
 {
     if (format == "tsv") {
-        out << "text" << (pairs ? "\ttext_b" : "") << "\tpredicted_label";
+        const bool multi = !results.empty() && results.front().multi_label;
+        out << "text" << (pairs ? "\ttext_b" : "") << (multi ? "\tpredicted_labels" : "\tpredicted_label");
         for (const auto &n : names)
             out << "\t" << tsvCell(n);
         out << "\n";
     }
     for (const auto &c : results) {
         if (format == "tsv") {
-            out << tsvCell(c.text) << (pairs ? "\t" + tsvCell(c.text_b) : "") << "\t" << tsvCell(c.predicted_label);
+            out << tsvCell(c.text) << (pairs ? "\t" + tsvCell(c.text_b) : "") << "\t" << answerCell(c);
             for (double p : c.probabilities)
                 out << "\t" << tsvNumber(p);
             out << "\n";

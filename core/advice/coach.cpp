@@ -384,6 +384,44 @@ void Coach::saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em)
     }
 }
 
+void Coach::sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em)
+{
+    const CoachRule &never = coachRule("label_never_predicted");
+    int neverLabel = -1;
+    int64_t support = 0;
+    for (size_t k = 0; k < em.label_confusion.size() && neverLabel < 0; ++k) {
+        const auto &[tn, fp, fn, tp] = em.label_confusion[k];
+        (void)tn;
+        if (tp + fp == 0 && fn > 0) {
+            neverLabel = int(k);
+            support = fn;
+        }
+    }
+    if (neverLabel >= 0) {
+        const std::string advice = "Weight rare labels (" + optionSetting("pos_weight", "balanced")
+                                   + "), train longer, or give it more examples.";
+        CoachNote note = noteOf(never, em.step,
+                                {{"label", labelName(em.label_names, neverLabel)},
+                                 {"support", std::to_string(support)},
+                                 {"advice", advice}});
+        say(out, note, note.text);
+    } else {
+        withdraw(out, never.id, em.step);
+    }
+    const CoachRule &gain = coachRule("thresholds_gain");
+    const double diff = em.eval_macro_f1_tuned - em.eval_macro_f1;
+    if (std::isfinite(diff) && std::abs(diff) >= gain.threshold)
+        say(out,
+            noteOf(gain, em.step,
+                   {{"tuned", num(em.eval_macro_f1_tuned, "%.3f")},
+                    {"half", num(em.eval_macro_f1, "%.3f")},
+                    {"points", num(100 * std::abs(diff), "%.1f")},
+                    {"direction", diff > 0 ? "better" : "worse"}}),
+            diff > 0 ? "better" : "worse");
+    else
+        withdraw(out, gain.id, em.step);
+}
+
 std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
 {
     std::vector<CoachNote> out;
@@ -398,7 +436,9 @@ std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
     m_evals.push_back({em.step, em.eval_loss, trainLoss});
 
     sayOverfitting(out, em, trainLoss);
-    if (!(m_setup.regression || m_setup.num_labels < 2 || em.regression)) {
+    if (em.multi_label)
+        sayMultiLabel(out, em);
+    else if (!(m_setup.regression || m_setup.num_labels < 2 || em.regression)) {
         sayPlateau(out, em, trainLoss);
         auto majority = majorityShare(em.confusion);
         if (!majority)

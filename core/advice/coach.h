@@ -54,12 +54,17 @@ inline constexpr const char *kWithdrawn = "withdrawn";
 ///    rule per start; {position} places the rate against kLearningRateRanges (core/advice/runfacts.h);
 ///  * small_eval_set: the binomial 95 % interval of the accuracy, ±1.96·sqrt(p(1−p)/n), is
 ///    wider than ±threshold;
+///  * label_never_predicted (multi-label): a label that eval texts carry gets no positive
+///    prediction at 0.5 in the latest evaluation; {advice} names the rare-label weights;
+///  * thresholds_gain (multi-label): the per-label thresholds' cross-fitted macro-F1 differs
+///    from the macro-F1 at 0.5 by at least threshold (docs/multi-label.md);
 ///  * few_steps: total_steps < threshold; warmup_too_long: warmup_steps ≥ total_steps;
 ///  * lr_pretrained / lr_own_pretraining / lr_scratch: learning_rate outside the far band of
 ///    its start's row of kLearningRateRanges.
 /// A note is withdrawn (kWithdrawn) when its condition no longer holds at a later evaluation:
 /// overfitting, divergence, plateau, constant_classifier, one_class, below_baseline,
-/// below_bag_of_words and the rate advice; the notes before the first step and small_eval_set stay.
+/// below_bag_of_words, the rate advice, label_never_predicted and thresholds_gain; the notes
+/// before the first step and small_eval_set stay.
 inline constexpr CoachRule kCoachRules[] = {
     {"overfitting", "warning", 3, 0,
      "eval loss has risen since step {since} (best {best}); early stopping with patience {k} would have stopped at "
@@ -89,6 +94,12 @@ inline constexpr CoachRule kCoachRules[] = {
     {"small_eval_set", "info", 0.05, 0,
      "the eval set has {n} examples: its accuracy {accuracy} is known only to ±{points} points (95 % interval); about "
      "{needed} examples would give ±5"},
+    {"label_never_predicted", "warning", 0, 0,
+     "Label {label} is never predicted: no eval text gets a probability of 0.5 for it, though {support} of them "
+     "carry it. {advice}"},
+    {"thresholds_gain", "info", 0.01, 0,
+     "Per-label thresholds give macro-F1 {tuned} against {half} at 0.5 for every label ({points} points {direction}, "
+     "measured on eval texts the thresholds were not tuned on); classify and the export use the tuned thresholds."},
     {"few_steps", "warning", 50, 0,
      "the run has only {steps} training steps: too few to learn much; train more epochs or use a smaller batch"},
     {"warmup_too_long", "warning", 0, 0,
@@ -193,6 +204,8 @@ private:
     void sayBagOfWords(std::vector<CoachNote> &out, const EvalMetrics &em);
     /// small_eval_set: the half-width of the accuracy's 95 % interval is above the rule's threshold.
     void saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em);
+    /// Multi-label: label_never_predicted and thresholds_gain.
+    void sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em);
 
     CoachSetup m_setup;
     std::vector<CoachNote> m_notes;

@@ -9,6 +9,19 @@
 
 namespace wb {
 
+const char *problemTypeName(ProblemType p)
+{
+    switch (p) {
+    case ProblemType::Regression:
+        return "regression";
+    case ProblemType::MultiLabel:
+        return "multi_label_classification";
+    case ProblemType::SingleLabel:
+        break;
+    }
+    return "single_label_classification";
+}
+
 using detail::fieldName;
 
 namespace {

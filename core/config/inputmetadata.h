@@ -11,6 +11,16 @@
 
 namespace wb {
 
+/// What a classifier's outputs mean, after transformers' PretrainedConfig.problem_type:
+/// SingleLabel: one class per text, softmax and cross-entropy; Regression: one value,
+/// mean squared error; MultiLabel: any set of the num_labels labels per text, one sigmoid per
+/// label and binary cross-entropy (docs/multi-label.md).
+enum class ProblemType { SingleLabel, Regression, MultiLabel };
+
+/// transformers' name of `p`: "single_label_classification", "regression" or
+/// "multi_label_classification".
+const char *problemTypeName(ProblemType p);
+
 /// The contents of `input_meta_data.json`, as `create_finetuning_data.py` writes it
 /// (tensorflow/models official/nlp/data/create_finetuning_data.py) and run_classifier reads it
 /// (official/legacy/bert/run_classifier.py).
@@ -53,6 +63,12 @@ struct InputMetaData
     /// Returns true for multi-label classification (problem_type "multi_label_classification"):
     /// sigmoid outputs and binary cross-entropy, label_ids a multi-hot int64 × num_labels.
     bool isMultiLabel() const { return problem_type == "multi_label_classification"; }
+    /// Returns the problem type: MultiLabel when isMultiLabel(), Regression when isRegression(),
+    /// else SingleLabel.
+    ProblemType problemType() const
+    {
+        return isMultiLabel() ? ProblemType::MultiLabel : isRegression() ? ProblemType::Regression : ProblemType::SingleLabel;
+    }
     /// Returns true for masked-LM pretraining data (task_type "bert_pretraining").
     bool isPretraining() const { return task_type == "bert_pretraining"; }
 

@@ -522,12 +522,16 @@ void addTeachingOptions(OptionRows &rows)
     rows.append({
         option("best_checkpoint_metric", {}, &O::best_checkpoint_metric, "",
                "keep the best checkpoint by this metric in <model_dir>/best/ (eval_accuracy, eval_loss, eval_f1, "
-               "eval_mcc); --predict_checkpoint_path=best uses it",
+               "eval_mcc, eval_macro_f1; multi-label also eval_micro_f1, eval_samples_f1, eval_hamming_loss); "
+               "--predict_checkpoint_path=best uses it",
                "Keep best model by",
                "After every evaluation, keeps a copy of the checkpoint with the best value of this metric so far "
                "in the model directory's best/ folder (never deleted by Checkpoints kept). Predict, export and "
-               "classify can use it (checkpoint 'best'). eval_f1 and eval_mcc need two labels. Empty: off.")
-            .in(FormGroup::Hyperparameters).only({"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"}),
+               "classify can use it (checkpoint 'best'). eval_f1 and eval_mcc need two labels; eval_micro_f1, "
+               "eval_samples_f1 and eval_hamming_loss a multi-label task. Empty: off.")
+            .in(FormGroup::Hyperparameters)
+            .only({"", "eval_accuracy", "eval_loss", "eval_f1", "eval_mcc", "eval_macro_f1", "eval_micro_f1",
+                   "eval_samples_f1", "eval_hamming_loss"}),
 
         option("early_stopping_patience", {}, &O::early_stopping_patience, "evaluations",
                "stop after N evaluations without improvement of --best_checkpoint_metric (eval_loss when unset; "
@@ -537,6 +541,15 @@ void addTeachingOptions(OptionRows &rows)
                "(eval_loss when none is chosen), as Hugging Face's EarlyStoppingCallback. The best checkpoint "
                "is kept. 0 never stops early.")
             .in(FormGroup::Hyperparameters).range(0, 1000).zeroMeans("never"),
+
+        option("pos_weight", {}, &O::pos_weight, "",
+               "multi-label: none, or balanced (each label's positive examples weighted by negatives/positives in "
+               "the training records, clipped to [1, 100]; PyTorch's BCEWithLogitsLoss pos_weight)",
+               "Rare-label weights",
+               "Multi-label tasks only. balanced: a label that few texts carry counts more in the loss (its "
+               "positive examples are weighted by how many texts lack it per text that has it, at most 100), so "
+               "the model does not learn to never predict it. none: every label counts the same.")
+            .in(FormGroup::Hyperparameters).only({"none", "balanced"}),
 
         option("save_embeddings", {}, &O::save_embeddings, "",
                "write each evaluation's pooled [CLS] vectors to <model_dir>/embeddings/ for the Embeddings tab "

@@ -100,7 +100,11 @@ struct TrainingOptions
     bool activation_checkpointing = false;
 
     // Teaching (issue 14): best model, early stopping, the learning-rate range test.
-    std::string best_checkpoint_metric; ///< "", eval_accuracy, eval_loss, eval_f1 or eval_mcc: keep model_dir/best/
+    std::string best_checkpoint_metric; ///< "", a name of bestCheckpointMetrics(): keep model_dir/best/
+    /// Multi-label only (docs/multi-label.md): "none", or "balanced": each label's positive term
+    /// of the binary cross-entropy weighted by negatives / positives in the training records
+    /// (PyTorch's BCEWithLogitsLoss pos_weight), clipped to [1, 100].
+    std::string pos_weight = "none";
     int64_t early_stopping_patience = 0; ///< stop after N evaluations without improvement (0: never)
     /// Write each evaluation's pooled [CLS] vectors to model_dir/embeddings/step-N.safetensors
     /// (the Embeddings tab; 4 bytes x hidden_size per eval example per evaluation). false: none.

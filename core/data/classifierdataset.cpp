@@ -184,6 +184,8 @@ struct ClassifierDataset::Private
         current.segment_ids.insert(current.segment_ids.end(), r.segment_ids.begin(), r.segment_ids.end());
         if (o.float_labels)
             current.label_values.push_back(r.label_value);
+        else if (o.multi_label)
+            current.label_sets.insert(current.label_sets.end(), r.label_set.begin(), r.label_set.end());
         else
             current.label_ids.push_back(r.label_id);
         if (r.weight)
@@ -291,6 +293,7 @@ ClassifierDataset::ClassifierDataset(DatasetOptions options) : d(std::make_uniqu
     d->spec.max_seq_length = o.max_seq_length;
     d->spec.num_labels = o.num_labels;
     d->spec.float_labels = o.float_labels;
+    d->spec.multi_label = o.multi_label;
     d->spec.has_sample_weights = o.has_sample_weights;
     d->spec.vocab_size = o.vocab_size;
     d->spec.type_vocab_size = o.type_vocab_size;

@@ -13,7 +13,9 @@ namespace wb {
 ///
 /// Shapes: input_ids, input_mask, segment_ids are [size × seq_length] int64;
 /// label_ids is [size] int64 (classification) or label_values [size] float (regression,
-/// label_type float); weights [size] float when the records carry `weight`, else empty.
+/// label_type float); label_sets [size × num_labels] float 0/1 (multi-label: the multi-hot
+/// label_ids, the binary cross-entropy's targets; label_ids then stays empty); weights [size]
+/// float when the records carry `weight`, else empty.
 struct ClassifierBatch
 {
     int64_t size = 0;
@@ -23,6 +25,7 @@ struct ClassifierBatch
     std::vector<int64_t> segment_ids;
     std::vector<int64_t> label_ids;
     std::vector<float> label_values;
+    std::vector<float> label_sets;
     std::vector<float> weights;
 };
 
@@ -33,6 +36,7 @@ struct DatasetOptions
     int64_t max_seq_length = 128;   ///< feature length of input_ids/input_mask/segment_ids
     int64_t num_labels = 2;         ///< label_ids must be in [0, num_labels) (classification)
     bool float_labels = false;      ///< label_type float (regression)
+    bool multi_label = false;       ///< problem_type multi_label_classification: multi-hot label_ids
     bool has_sample_weights = false;///< parse the float `weight` feature
     int64_t vocab_size = 0;         ///< input_ids must be < vocab_size (0: unchecked)
     int64_t type_vocab_size = 0;    ///< segment_ids must be < type_vocab_size (0: unchecked)

@@ -64,6 +64,80 @@ void readSequence(const tensorflow::Example &ex, const std::string &name, const 
     readInt64Feature(ex, name, spec.max_seq_length, "max_seq_length", recordHints, out);
 }
 
+/// label_ids of a regression record: float_list[1].
+void readFloatLabel(const tensorflow::Feature &label, ClassifierRecord &r)
+{
+    if (label.kind_case() != tensorflow::Feature::kFloatList)
+        throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
+                            + ", but label_type is float (regression) in the meta data",
+                    "Use the input_meta_data.json written together with these records.");
+    if (label.float_list().value_size() != 1)
+        throw Error({}, "feature 'label_ids' has " + std::to_string(label.float_list().value_size())
+                            + " values, expected 1");
+    r.label_value = label.float_list().value(0);
+}
+
+/// label_ids of a multi-label record: int64_list[num_labels], each value 0 or 1.
+void readLabelSet(const tensorflow::Feature &label, const RecordSpec &spec, ClassifierRecord &r)
+{
+    const std::string hint = "Use the input_meta_data.json written together with these records: "
+                             "problem_type multi_label_classification needs label_ids of num_labels 0/1 values.";
+    if (label.kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
+                            + ", but problem_type is multi_label_classification (int64_list of 0/1 values)",
+                    hint);
+    const auto &values = label.int64_list().value();
+    if (values.size() != spec.num_labels)
+        throw Error({}, "feature 'label_ids' has " + std::to_string(values.size()) + " values, expected num_labels = "
+                            + std::to_string(spec.num_labels) + " (one 0/1 value per label)",
+                    hint);
+    r.label_set.assign(values.begin(), values.end());
+    for (size_t k = 0; k < r.label_set.size(); ++k)
+        if (r.label_set[k] != 0 && r.label_set[k] != 1)
+            throw Error({}, "label_ids[" + std::to_string(k) + "] = " + std::to_string(r.label_set[k])
+                                + ", expected 0 or 1 (multi-label records are multi-hot)",
+                        hint);
+    r.label_id = 0;
+    r.label_value = 0.0f;
+}
+
+/// label_ids of a single-label record: int64_list[1] in [0, num_labels).
+void readClassLabel(const tensorflow::Feature &label, const RecordSpec &spec, ClassifierRecord &r)
+{
+    if (label.kind_case() != tensorflow::Feature::kInt64List)
+        throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
+                            + ", but the meta data describe a classification task with int labels",
+                    "Use the input_meta_data.json written together with these records (regression "
+                    "data needs label_type float and num_labels 1).");
+    if (label.int64_list().value_size() != 1)
+        throw Error({}, "feature 'label_ids' has " + std::to_string(label.int64_list().value_size())
+                            + " values, expected 1",
+                    label.int64_list().value_size() == spec.num_labels
+                        ? "The records look multi-hot (one value per label): set problem_type "
+                          "multi_label_classification in input_meta_data.json."
+                        : std::string());
+    r.label_id = label.int64_list().value(0);
+    if (r.label_id < 0 || r.label_id >= spec.num_labels)
+        throw Error({}, "label_ids = " + std::to_string(r.label_id) + " is outside [0, num_labels = "
+                            + std::to_string(spec.num_labels) + ")",
+                    "num_labels in input_meta_data.json must match the labels in the records.");
+    r.label_value = float(r.label_id);
+}
+
+void readLabel(const tensorflow::Example &ex, const RecordSpec &spec, ClassifierRecord &r)
+{
+    const char *what = spec.float_labels ? "float_list[1]" : spec.multi_label ? "int64_list[num_labels]" : "int64_list[1]";
+    const tensorflow::Feature &label = require(ex, "label_ids", what);
+    r.float_label = spec.float_labels;
+    r.label_set.clear();
+    if (spec.float_labels)
+        readFloatLabel(label, r);
+    else if (spec.multi_label)
+        readLabelSet(label, spec, r);
+    else
+        readClassLabel(label, spec, r);
+}
+
 } // namespace
 
 std::string encodeClassifierRecord(const ClassifierRecord &r)
@@ -75,6 +149,8 @@ std::string encodeClassifierRecord(const ClassifierRecord &r)
     setInt64(f, "segment_ids", r.segment_ids);
     if (r.float_label)
         setFloat(f, "label_ids", r.label_value);
+    else if (!r.label_set.empty())
+        setInt64(f, "label_ids", r.label_set);
     else
         setInt64(f, "label_ids", r.label_id);
     setInt64(f, "is_real_example", r.is_real_example);
@@ -207,33 +283,7 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
     readSequence(ex, "segment_ids", spec, r.segment_ids);
     checkSequenceIds(r.input_ids, r.input_mask, r.segment_ids, spec.max_seq_length, spec.vocab_size,
                      spec.type_vocab_size, classifierSequenceHints);
-    const tensorflow::Feature &label = require(ex, "label_ids", spec.float_labels ? "float_list[1]" : "int64_list[1]");
-    r.float_label = spec.float_labels;
-    if (spec.float_labels) {
-        if (label.kind_case() != tensorflow::Feature::kFloatList)
-            throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
-                                + ", but label_type is float (regression) in the meta data",
-                        "Use the input_meta_data.json written together with these records.");
-        if (label.float_list().value_size() != 1)
-            throw Error({}, "feature 'label_ids' has " + std::to_string(label.float_list().value_size())
-                                + " values, expected 1");
-        r.label_value = label.float_list().value(0);
-    } else {
-        if (label.kind_case() != tensorflow::Feature::kInt64List)
-            throw Error({}, std::string("feature 'label_ids' is a ") + featureKindName(label)
-                                + ", but the meta data describe a classification task with int labels",
-                        "Use the input_meta_data.json written together with these records (regression "
-                        "data needs label_type float and num_labels 1).");
-        if (label.int64_list().value_size() != 1)
-            throw Error({}, "feature 'label_ids' has " + std::to_string(label.int64_list().value_size())
-                                + " values, expected 1");
-        r.label_id = label.int64_list().value(0);
-        if (r.label_id < 0 || r.label_id >= spec.num_labels)
-            throw Error({}, "label_ids = " + std::to_string(r.label_id) + " is outside [0, num_labels = "
-                                + std::to_string(spec.num_labels) + ")",
-                        "num_labels in input_meta_data.json must match the labels in the records.");
-        r.label_value = float(r.label_id);
-    }
+    readLabel(ex, spec, r);
     r.weight.reset();
     if (spec.has_sample_weights) {
         const tensorflow::Feature &w = require(ex, "weight", "float_list[1]");

@@ -16,8 +16,9 @@ namespace wb {
 
 /// One classifier example as create_finetuning_data.py writes it (official/nlp/data/classifier_data_lib.py file_based_convert_examples_to_features).
 ///
-/// input_ids, input_mask, segment_ids: int64 × max_seq_length. label_ids is int64
-/// (classification) or float (regression, `float_label`). A plain value.
+/// input_ids, input_mask, segment_ids: int64 × max_seq_length. label_ids is int64[1]
+/// (classification), float[1] (regression, `float_label`) or int64[num_labels] multi-hot 0/1
+/// (multi-label, problem_type multi_label_classification: `label_set` non-empty). A plain value.
 struct ClassifierRecord
 {
     std::vector<int64_t> input_ids;
@@ -26,6 +27,9 @@ struct ClassifierRecord
     int64_t label_id = 0;          ///< class index (classification)
     float label_value = 0.0f;      ///< raw label (regression)
     bool float_label = false;      ///< label_ids is a FloatList
+    /// Multi-label: label_set[k] is 1 when the text carries label k, else 0 (length num_labels);
+    /// empty for single-label and regression records. Encoded as label_ids int64[num_labels].
+    std::vector<int64_t> label_set;
     std::optional<float> weight;   ///< `weight` feature (has_sample_weights)
     int64_t is_real_example = 1;   ///< always written as [1]
     std::optional<int64_t> example_id; ///< written as [id] when set
@@ -37,6 +41,8 @@ struct RecordSpec
     int64_t max_seq_length = 128;  ///< exact length of the three sequence features
     int64_t num_labels = 2;        ///< label_ids in [0, num_labels) unless float_labels
     bool float_labels = false;     ///< label_type float: label_ids must be a FloatList
+    /// problem_type multi_label_classification: label_ids must be int64[num_labels], each 0 or 1
+    bool multi_label = false;
     bool has_sample_weights = false; ///< the float `weight` feature must be present
     int64_t vocab_size = 0;        ///< input_ids < vocab_size (0: unchecked)
     int64_t type_vocab_size = 0;   ///< segment_ids < type_vocab_size (0: unchecked)

@@ -3,12 +3,14 @@
 
 #include "core/distribute/strategy.h"
 
+#include <algorithm>
+
 namespace wb {
 
 BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count)
 {
     const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, count) : x; };
-    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights)};
+    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights), cut(t.targets)};
 }
 
 BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
@@ -23,7 +25,7 @@ BatchTensors onDevice(BatchTensors t, const c10::Device &device)
 {
     if (device.is_cpu())
         return t;
-    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights})
+    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights, &t.targets})
         if (x->defined())
             *x = x->to(device);
     return t;
@@ -43,18 +45,52 @@ BatchTensors toTensors(ClassifierBatch &b)
         t.values = torch::from_blob(b.label_values.data(), {b.size}, f32);
     if (!b.weights.empty())
         t.weights = torch::from_blob(b.weights.data(), {b.size}, f32);
+    if (!b.label_sets.empty() && b.size > 0)
+        t.targets = torch::from_blob(b.label_sets.data(), {b.size, int64_t(b.label_sets.size()) / b.size}, f32);
     return t;
 }
 
-torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, bool regression)
+torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, ProblemType problem,
+                      const torch::Tensor &posWeight)
 {
-    if (!regression)
-        return torch::nn::functional::cross_entropy(logits, t.labels);
+    namespace F = torch::nn::functional;
+    if (problem == ProblemType::MultiLabel) {
+        auto options = F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone);
+        if (posWeight.defined())
+            options.pos_weight(posWeight);
+        auto perLabel = F::binary_cross_entropy_with_logits(logits.to(torch::kFloat), t.targets, options);
+        if (t.weights.defined())
+            perLabel = perLabel * t.weights.unsqueeze(1);
+        return perLabel.mean();
+    }
+    if (problem == ProblemType::SingleLabel)
+        return F::cross_entropy(logits, t.labels);
     const torch::Tensor target = t.values.defined() ? t.values : t.labels.to(torch::kFloat);
     auto se = (logits.squeeze(-1) - target).pow(2);
     if (t.weights.defined())
         se = se * t.weights;
     return se.mean();
+}
+
+torch::Tensor balancedPosWeight(DatasetOptions o, std::optional<int64_t> take)
+{
+    o.training = false;
+    o.take = take;
+    o.num_shards = 1;
+    o.shard_index = 0;
+    ClassifierDataset data(o);
+    std::vector<double> positives(size_t(o.num_labels), 0.0);
+    double rows = 0;
+    ClassifierBatch b;
+    while (data.next(b)) {
+        for (size_t i = 0; i < b.label_sets.size(); ++i)
+            positives[i % positives.size()] += b.label_sets[i];
+        rows += double(b.size);
+    }
+    std::vector<float> w;
+    for (double p : positives)
+        w.push_back(p > 0 ? float(std::clamp((rows - p) / p, 1.0, 100.0)) : 1.0f);
+    return torch::tensor(w, torch::kFloat);
 }
 
 DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
@@ -65,6 +101,7 @@ DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg
     o.max_seq_length = meta.max_seq_length;
     o.num_labels = meta.num_labels;
     o.float_labels = meta.label_type == "float";
+    o.multi_label = meta.isMultiLabel();
     o.has_sample_weights = meta.has_sample_weights;
     o.vocab_size = cfg.vocab_size;
     o.type_vocab_size = cfg.type_vocab_size;

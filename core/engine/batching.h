@@ -15,10 +15,11 @@ class Strategy;
 
 /// One batch as tensors: input_ids, input_mask, segment_ids int64 [batch, max_seq_length];
 /// label_ids int64 [batch] (classification), label values and sample weights float32
-/// [batch] when the data has them (undefined tensors otherwise).
+/// [batch] when the data has them, multi-hot targets float32 [batch, num_labels] (multi-label);
+/// undefined tensors otherwise.
 struct BatchTensors
 {
-    torch::Tensor ids, mask, segments, labels, values, weights;
+    torch::Tensor ids, mask, segments, labels, values, weights, targets;
 };
 
 /// Views `b` as tensors without copying: `b` must outlive the result.
@@ -48,10 +49,20 @@ Tensors microBatchOf(const Tensors &t, int64_t k, int64_t microBatches)
 /// Copies the batch to `device` (no-op on the CPU, where the tensors stay views).
 BatchTensors onDevice(BatchTensors t, const c10::Device &device);
 
-/// Mean cross-entropy (classification) or Keras MSE Σ w·(ŷ−y)² / batch (regression), as
-/// run_classifier's classification loss (tensorflow/models official/nlp/bert/run_classifier.py).
-/// Returns a float32 scalar.
-torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, bool regression);
+/// The loss of a batch by problem type: mean cross-entropy (single-label) or Keras MSE
+/// Σ w·(ŷ−y)² / batch (regression), as run_classifier's (tensorflow/models
+/// official/nlp/bert/run_classifier.py); multi-label: binary cross-entropy with logits averaged
+/// over batch × num_labels (transformers' BCEWithLogitsLoss for multi_label_classification),
+/// `posWeight` float32 [num_labels] weighting each label's positive term when defined.
+/// Sample weights scale each row when the data has them. Returns a float32 scalar.
+torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, ProblemType problem,
+                      const torch::Tensor &posWeight = {});
+
+/// pos_weight "balanced" of a multi-label run: for each label, negatives / positives over the
+/// training records `o` names (the first `take` when set; every worker reads them all, so every
+/// worker gets the same weights), clipped to [1, 100]; a label no record carries gets 1.
+/// Returns float32 [num_labels] on the CPU. Throws what the data reader throws.
+torch::Tensor balancedPosWeight(DatasetOptions o, std::optional<int64_t> take);
 
 /// The dataset options of a run: training (shuffled, repeated, capped at train_data_size,
 /// seeded by --seed) or evaluation (one ordered pass) over `pattern`.

@@ -19,6 +19,39 @@ namespace fs = std::filesystem;
 
 namespace wb {
 
+namespace {
+
+/// Throws wb::Error("best_checkpoint_metric", …) when `metric` is not computed for the task of `meta`.
+void checkBestMetric(const std::string &metric, const InputMetaData &meta)
+{
+    const ProblemType problem = meta.problemType();
+    const auto &names = bestCheckpointMetrics();
+    const bool known = std::find(names.begin(), names.end(), metric) != names.end();
+    const bool binaryOnly = metric == "eval_f1" || metric == "eval_mcc";
+    const bool multiLabelOnly = metric == "eval_micro_f1" || metric == "eval_samples_f1" || metric == "eval_hamming_loss";
+    bool computed = known;
+    if (problem == ProblemType::Regression)
+        computed = metric == "eval_loss";
+    else if (problem == ProblemType::MultiLabel)
+        computed = known && !binaryOnly;
+    else
+        computed = known && !multiLabelOnly && (!binaryOnly || meta.num_labels == 2);
+    if (computed)
+        return;
+    const std::string task = problem == ProblemType::Regression ? std::string("regression")
+                             : problem == ProblemType::MultiLabel
+                                 ? "multi-label, " + std::to_string(meta.num_labels) + " labels"
+                                 : std::to_string(meta.num_labels) + " labels";
+    const std::string hint = problem == ProblemType::Regression ? "use eval_loss"
+                             : problem == ProblemType::MultiLabel
+                                 ? "use eval_micro_f1, eval_macro_f1, eval_samples_f1, eval_hamming_loss, "
+                                   "eval_accuracy (subset accuracy) or eval_loss"
+                                 : "use eval_accuracy, eval_macro_f1 or eval_loss (eval_f1 and eval_mcc need 2 labels)";
+    throw Error("best_checkpoint_metric", "'" + metric + "' is not computed for this task (" + task + ")", hint);
+}
+
+} // namespace
+
 EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta, bool chief,
                        bool singleWorker, int64_t startStep, TrainingObserver &obs)
     : m_spec(spec), m_obs(obs), m_chief(chief)
@@ -27,7 +60,7 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     // Every worker collects (the examples are gathered across workers in evaluate(), a
     // collective step); the chief writes them, as a one-worker run does.
     (void)singleWorker;
-    m_collect = !regression;
+    m_collect = !regression && !meta.isMultiLabel(); // multi-label: metrics only, no eval_examples.jsonl yet
     m_embeddings = m_collect && spec.save_embeddings && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
     if (m_collect && chief) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
@@ -49,12 +82,7 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     m_tracker.metric = spec.best_checkpoint_metric.empty() ? "eval_loss" : spec.best_checkpoint_metric;
     m_tracker.patience = spec.early_stopping_patience;
     const std::string &metric = m_tracker.metric;
-    const bool known = metric == "eval_loss" || metric == "eval_accuracy" || metric == "eval_f1" || metric == "eval_mcc";
-    if (!known || (regression && metric != "eval_loss") || ((metric == "eval_f1" || metric == "eval_mcc") && meta.num_labels != 2))
-        throw Error("best_checkpoint_metric",
-                    "'" + metric + "' is not computed for this task ("
-                        + (regression ? std::string("regression") : std::to_string(meta.num_labels) + " labels") + ")",
-                    regression ? "use eval_loss" : "use eval_accuracy or eval_loss (eval_f1 and eval_mcc need 2 labels)");
+    checkBestMetric(metric, meta);
     if (startStep > 0)
         if (const auto rec = readBestRecord(spec.model_dir); rec && rec->metric == metric && rec->step <= startStep) {
             m_tracker.best = rec->value;

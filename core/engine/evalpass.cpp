@@ -26,16 +26,19 @@ namespace {
 class EvalPass
 {
 public:
-    EvalPass(bool regression, int64_t numLabels, std::vector<std::vector<float>> *outputs, EvalExampleOutputs *examples)
-        : m_regression(regression), m_numLabels(numLabels), m_outputs(outputs), m_examples(examples)
+    EvalPass(ProblemType problem, int64_t numLabels, std::vector<std::vector<float>> *outputs,
+             EvalExampleOutputs *examples)
+        : m_problem(problem), m_regression(problem == ProblemType::Regression), m_numLabels(numLabels),
+          m_outputs(outputs), m_examples(examples)
     {
+        m_multi.num_labels = numLabels;
     }
 
     void add(nn::BertForSequenceClassification &model, ClassifierBatch &batch, const c10::Device &device)
     {
         BatchTensors t = onDevice(toTensors(batch), device);
         torch::Tensor logits;
-        if (m_examples && m_examples->keep_pooled && !m_regression) {
+        if (m_examples && m_examples->keep_pooled && m_problem == ProblemType::SingleLabel) {
             // The model's forward in eval mode (no dropout), keeping the pooled [CLS] vector.
             auto hidden = model->encoder->forward(model->embeddings->forward(t.ids, t.segments), t.mask);
             auto pooled = torch::tanh(model->pooler->forward(hidden.select(1, 0)));
@@ -47,10 +50,12 @@ public:
         } else {
             logits = model->forward(t.ids, t.mask, t.segments);
         }
-        m_lossSum += lossFor(logits, t, m_regression).item<double>() * double(batch.size);
+        m_lossSum += lossFor(logits, t, m_problem).item<double>() * double(batch.size);
         logits = logits.cpu(); // no-op on the CPU
         m_count += batch.size;
-        if (m_regression)
+        if (m_problem == ProblemType::MultiLabel)
+            addMultiLabel(logits, batch);
+        else if (m_regression)
             addRegression(logits, batch);
         else
             addClassification(logits, batch);
@@ -67,7 +72,13 @@ public:
         strategy.gatherAcrossWorkers(m_preds);
         strategy.gatherAcrossWorkers(m_targets);
         strategy.gatherAcrossWorkers(m_values);
-        if (m_examples && !m_regression)
+        if (m_problem == ProblemType::MultiLabel) {
+            strategy.gatherAcrossWorkers(m_multi.truth);
+            std::vector<double> probs(m_multi.probabilities.begin(), m_multi.probabilities.end()); // exact in double
+            strategy.gatherAcrossWorkers(probs);
+            m_multi.probabilities.assign(probs.begin(), probs.end());
+        }
+        if (m_examples && m_problem == ProblemType::SingleLabel)
             combineExamples(strategy);
     }
 
@@ -115,7 +126,9 @@ public:
     {
         EvalMetrics m;
         m.eval_loss = m_count ? m_lossSum / double(m_count) : 0.0;
-        if (m_regression)
+        if (m_problem == ProblemType::MultiLabel)
+            computeMultiLabelMetrics(m_multi, m);
+        else if (m_regression)
             computeRegressionMetrics(m_targets, m_values, m);
         else
             computeClassificationMetrics(m_labels, m_preds, m_numLabels, m);
@@ -123,6 +136,26 @@ public:
     }
 
 private:
+    void addMultiLabel(const torch::Tensor &logits, const ClassifierBatch &batch)
+    {
+        auto prob = torch::sigmoid(logits.to(torch::kFloat)).contiguous();
+        const float *q = prob.data_ptr<float>();
+        m_multi.probabilities.insert(m_multi.probabilities.end(), q, q + batch.size * m_numLabels);
+        for (float v : batch.label_sets)
+            m_multi.truth.push_back(v != 0.0f ? 1 : 0);
+        if (m_outputs)
+            for (int64_t k = 0; k < batch.size; ++k)
+                m_outputs->emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
+        for (int64_t k = 0; m_examples && k < batch.size; ++k) {
+            std::vector<int64_t> set;
+            for (int64_t j = 0; j < m_numLabels; ++j)
+                if (batch.label_sets[size_t(k * m_numLabels + j)] != 0.0f)
+                    set.push_back(j);
+            m_examples->label_sets.push_back(std::move(set));
+            m_examples->probabilities.emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
+        }
+    }
+
     void addRegression(const torch::Tensor &logits, const ClassifierBatch &batch)
     {
         auto v = logits.squeeze(-1).contiguous();
@@ -178,6 +211,7 @@ private:
         }
     }
 
+    ProblemType m_problem;
     bool m_regression;
     int64_t m_numLabels;
     std::vector<std::vector<float>> *m_outputs;
@@ -186,18 +220,19 @@ private:
     int64_t m_count = 0;
     std::vector<int64_t> m_labels, m_preds;
     std::vector<double> m_targets, m_values;
+    MultiLabelOutputs m_multi;
 };
 
 } // namespace
 
-EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
+EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, ProblemType problem,
                      int64_t numLabels, std::vector<std::vector<float>> *outputs, Strategy *strategy,
                      EvalExampleOutputs *examples)
 {
     torch::NoGradGuard guard;
     model->eval();
     data.reset();
-    EvalPass pass(regression, numLabels, outputs, examples);
+    EvalPass pass(problem, numLabels, outputs, examples);
     const c10::Device device = model->parameters().front().device();
     ClassifierBatch batch;
     while (data.next(batch))
@@ -215,6 +250,10 @@ std::string evalLine(const EvalMetrics &m)
     if (m.regression)
         s += ", eval_mse = " + formatMetric(m.eval_mse) + ", eval_pearson = " + formatMetric(m.eval_pearson)
              + ", eval_spearman = " + formatMetric(m.eval_spearman);
+    else if (m.multi_label)
+        s += ", eval_micro_f1 = " + formatMetric(m.eval_micro_f1) + ", eval_samples_f1 = "
+             + formatMetric(m.eval_samples_f1) + ", eval_hamming_loss = " + formatMetric(m.eval_hamming_loss)
+             + ", eval_accuracy (subset) = " + formatMetric(m.eval_accuracy);
     else
         s += ", eval_accuracy = " + formatMetric(m.eval_accuracy);
     const auto name = [&m](int64_t id) {
@@ -225,13 +264,17 @@ std::string evalLine(const EvalMetrics &m)
              + "), eval_mcc = " + formatMetric(m.eval_mcc);
     if (!m.regression && !m.class_f1.empty())
         s += ", macro_f1 = " + formatMetric(m.eval_macro_f1);
+    if (m.multi_label) // the tuned thresholds' gain, measured on texts they were not tuned on
+        s += " at threshold 0.5; with tuned thresholds (cross-fitted) micro_f1 = " + formatMetric(m.eval_micro_f1_tuned)
+             + ", macro_f1 = " + formatMetric(m.eval_macro_f1_tuned);
     s += " (" + std::to_string(m.num_examples) + " examples)";
     // Per class, one line each: "  spam: precision = 0.9, recall = 0.8, f1 = 0.85 (12 examples)".
     for (size_t k = 0; !m.regression && k < m.class_f1.size(); ++k)
         s += "\n  " + name(int64_t(k)) + ": precision = " + formatMetric(k < m.class_precision.size() ? m.class_precision[k] : 0)
              + ", recall = " + formatMetric(k < m.class_recall.size() ? m.class_recall[k] : 0) + ", f1 = "
              + formatMetric(m.class_f1[k]) + " (" + std::to_string(k < m.class_support.size() ? m.class_support[k] : 0)
-             + " examples)";
+             + " examples)"
+             + (k < m.thresholds.size() ? ", threshold = " + formatMetric(m.thresholds[k], 3) : std::string());
     return s;
 }
 

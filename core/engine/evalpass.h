@@ -2,6 +2,7 @@
 // Core-private: includes <torch/torch.h>. Never include from ui/ or app/.
 #pragma once
 
+#include "core/config/inputmetadata.h"
 #include "core/data/classifierdataset.h"
 #include "core/model/bertmodel.h"
 #include "core/events/trainingobserver.h"
@@ -24,6 +25,9 @@ struct EvalExampleOutputs
     std::vector<std::vector<int64_t>> input_ids, segment_ids;
     /// Regression passes: the target value of each example (labels/probabilities stay empty).
     std::vector<double> values;
+    /// Multi-label passes: each example's true label set (the ids of its multi-hot label_ids);
+    /// `probabilities` holds each label's sigmoid; labels, losses, tokens and pooled stay empty.
+    std::vector<std::vector<int64_t>> label_sets;
     /// false: input_ids and segment_ids stay empty (predict's labelled file needs no tokens).
     bool keep_tokens = true;
     /// true (classification): `pooled` receives each example's pooled [CLS] vector (BERT's
@@ -42,8 +46,11 @@ struct EvalExampleOutputs
 /// receives one row per example: class probabilities (softmax) or the regression value.
 /// When `examples` is non-null it receives this worker's examples (classification: labels,
 /// probabilities, losses and, when keep_tokens, the tokens; regression: the targets in `values`).
-/// Leaves the model in train mode. Throws what the data reader throws (wb::Error).
-EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, bool regression,
+/// Multi-label: `outputs` rows are each label's sigmoid; the metrics are computeMultiLabelMetrics'
+/// (thresholds included); `examples` gets label_sets and probabilities only (one worker).
+/// Leaves the model in train mode. Throws what
+/// the data reader throws (wb::Error).
+EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, ProblemType problem,
                      int64_t numLabels, std::vector<std::vector<float>> *outputs = nullptr,
                      Strategy *strategy = nullptr, EvalExampleOutputs *examples = nullptr);
 

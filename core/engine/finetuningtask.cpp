@@ -25,9 +25,9 @@ class FineTuningTask final : public TrainingTask
 {
 public:
     FineTuningTask(const TrainingOptions &spec, const BertConfig &cfg, const InputMetaData &meta,
-                   const InputMetaData &checkpointMeta, bool regression,
+                   const InputMetaData &checkpointMeta, ProblemType problem,
                    std::function<nn::BertForSequenceClassification()> makeModel)
-        : m_spec(spec), m_cfg(cfg), m_meta(meta), m_checkpointMeta(checkpointMeta), m_regression(regression),
+        : m_spec(spec), m_cfg(cfg), m_meta(meta), m_checkpointMeta(checkpointMeta), m_problem(problem),
           m_makeModel(std::move(makeModel))
     {
     }
@@ -61,7 +61,7 @@ public:
     {
         info.num_labels = m_meta.num_labels;
         coach.num_labels = m_meta.num_labels;
-        coach.regression = m_regression;
+        coach.regression = m_problem == ProblemType::Regression;
     }
 
     std::string announcement(const RunStarted &info) const override
@@ -79,6 +79,10 @@ public:
         m_evalData = std::make_unique<ClassifierDataset>(evalOptions);
         for (int64_t k = 0; k < start; ++k)
             m_trainData->next(m_batch);
+        if (m_problem == ProblemType::MultiLabel && m_spec.pos_weight == "balanced")
+            m_posWeight = balancedPosWeight(datasetOptions(m_spec, m_cfg, m_meta, m_spec.train_data_path, false),
+                                            m_spec.train_data_size)
+                              .to(parts.device);
     }
 
     bool writesEvalExamples(const LoopParts &parts) const override { return parts.strategy->worldSize() == 1; }
@@ -98,7 +102,7 @@ public:
             AutocastGuard autocast(parts.format, parts.device);
             logits = m_model->forward(mt.ids, mt.mask, mt.segments);
         }
-        return lossFor(logits, mt, m_regression);
+        return lossFor(logits, mt, m_problem, m_posWeight);
     }
 
     TaskEvaluation evaluate(const LoopParts &parts, EvalExtras &extras) override
@@ -106,11 +110,12 @@ public:
         TaskEvaluation ev;
         {
             AutocastGuard autocast(parts.format, parts.device);
-            ev.metrics = wb::evaluate(m_model, *m_evalData, m_regression, m_meta.num_labels, nullptr,
+            ev.metrics = wb::evaluate(m_model, *m_evalData, m_problem, m_meta.num_labels, nullptr,
                                       parts.strategy.get(), extras.sink());
         }
         EvalMetrics &em = ev.metrics;
-        if (!m_regression) // names for the per-class metrics (CLI, metrics.jsonl, training_summary.json, the window)
+        em.step = parts.evaluated_step; // the log line's "Step: [N]"
+        if (m_problem != ProblemType::Regression) // names for the per-class metrics (CLI, metrics.jsonl, training_summary.json, the window)
             em.label_names = readLabelNames(m_spec.input_meta_data_path, m_meta.num_labels, m_cfg.labelNames()).names;
         ev.log_line = evalLine(em);
         ev.tensorboard = SummaryWriter::evalScalars(em);
@@ -129,20 +134,21 @@ private:
     const BertConfig &m_cfg;
     const InputMetaData &m_meta;
     const InputMetaData &m_checkpointMeta;
-    const bool m_regression;
+    const ProblemType m_problem;
     std::function<nn::BertForSequenceClassification()> m_makeModel;
 
     nn::BertForSequenceClassification m_model{nullptr};
     std::unique_ptr<ClassifierDataset> m_trainData, m_evalData;
     ClassifierBatch m_batch;
     BatchTensors m_tensors; ///< this worker's rows of the current batch, on the device
+    torch::Tensor m_posWeight; ///< multi-label with pos_weight balanced: float32 [num_labels], on the device
 };
 
 } // namespace
 
 RunFinished Run::train()
 {
-    FineTuningTask task(m_spec, m_cfg, m_meta, m_checkpointMeta, m_regression, [this] { return makeModel(); });
+    FineTuningTask task(m_spec, m_cfg, m_meta, m_checkpointMeta, m_problem, [this] { return makeModel(); });
     return TrainingLoop(m_spec, m_cfg, m_meta, m_sched, m_obs, m_stop, m_progress).run(task);
 }
 

@@ -50,7 +50,7 @@ nn::BertForSequenceClassification makeRangeTestModel(const TrainingOptions &spec
 /// The steps of the test: the learning rate rising exponentially, until the last step, a
 /// stop, a non-finite loss or a smoothed loss above kLrFindDivergence × its minimum.
 void runRangeSteps(const TrainingOptions &spec, nn::BertForSequenceClassification &model, ClassifierDataset &data,
-                   const c10::Device &device, bool regression, const StopToken &stop,
+                   const c10::Device &device, ProblemType problem, const StopToken &stop,
                    const std::function<void(const LrFindResult &)> &progress, LrFindResult &r)
 {
     AdamW opt(namedParameters(model), AdamWOptions{spec.weight_decay_rate});
@@ -61,7 +61,7 @@ void runRangeSteps(const TrainingOptions &spec, nn::BertForSequenceClassificatio
         const double lr = lrFindLearningRate(k, steps, spec.lr_find_start, spec.lr_find_end);
         data.next(batch);
         BatchTensors t = onDevice(toTensors(batch), device);
-        auto loss = lossFor(model->forward(t.ids, t.mask, t.segments), t, regression);
+        auto loss = lossFor(model->forward(t.ids, t.mask, t.segments), t, problem);
         loss.backward();
         const double value = loss.item<double>();
         r.steps.push_back(k + 1);
@@ -135,7 +135,7 @@ LrFindResult findLearningRate(const PreparedRun &run, TrainingObserver &obs, con
                    + formatMetric(spec.lr_find_start) + " → " + formatMetric(spec.lr_find_end) + " on " + device.str()
                    + " (a throwaway copy of the model; only lr_find.json is written)");
     LrFindResult r;
-    runRangeSteps(spec, model, data, device, meta.isRegression(), stop, progress, r);
+    runRangeSteps(spec, model, data, device, meta.problemType(), stop, progress, r);
     if (r.steps.empty())
         throw Error("lr_find", "stopped before the first step");
     saveRangeTest(spec, obs, r);

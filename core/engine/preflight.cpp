@@ -266,6 +266,13 @@ void checkTrainingInputs(const TrainingOptions &o, const ValidationScope &scope,
                 diag.error(o.input_meta_data_path + ": eval_data_size", "eval_data_size is missing (needed to compute eval_steps)",
                            "add \"eval_data_size\": <number of evaluation records>");
         }
+        if (r.meta_data && o.pos_weight == "balanced" && !r.meta_data->isMultiLabel())
+            diag.error("pos_weight",
+                       optionSetting("pos_weight", "balanced") + " weighs each label of a multi-label task, but "
+                           + o.input_meta_data_path + " describes a "
+                           + problemTypeName(r.meta_data->problemType()) + " task",
+                       "use " + optionSetting("pos_weight", "none") + ", or prepare the data with several labels per "
+                           "text (problem_type multi_label_classification)");
         if (r.meta_data && r.meta_data->train_data_size && (r.meta_data->eval_data_size || !scope.require_eval_data)) {
             r.schedule = Schedule::compute(*r.meta_data->train_data_size, r.meta_data->eval_data_size.value_or(0),
                                            o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size,

@@ -40,7 +40,7 @@ private:
     /// checkpoint records it for export and classify.
     InputMetaData m_checkpointMeta;
     Schedule m_sched;
-    bool m_regression;
+    ProblemType m_problem;
     RunFinished m_progress;
 };
 

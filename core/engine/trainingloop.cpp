@@ -405,6 +405,7 @@ void TrainingLoop::report(State &s, bool force)
 
 void TrainingLoop::evaluateAndCheckpoint(State &s)
 {
+    s.evaluated_step = s.global;
     TaskEvaluation ev = s.task->evaluate(s, *s.extras);
     EvalMetrics &em = ev.metrics;
     em.step = s.global;

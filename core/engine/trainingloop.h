@@ -39,6 +39,7 @@ struct LoopParts
     std::optional<LossScaler> scaler;            ///< fp16 only
     int64_t microBatches = 1;                    ///< --gradient_accumulation_steps
     std::unique_ptr<AdamW> opt;                  ///< over the model's named_parameters(), in their order
+    int64_t evaluated_step = 0;                  ///< in TrainingTask::evaluate: the global step being evaluated
 };
 
 /// Sets libtorch's intra-op threads to --num_threads (0: keeps libtorch's own choice) and logs

@@ -7,6 +7,7 @@
 #include "core/events/stoptoken.h"
 #include "core/util/errortext.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,6 +74,25 @@ struct EvalMetrics
     double eval_nsp_loss = 0, eval_nsp_accuracy = 0;
     /// confusion[true][predicted] counts; num_labels × num_labels (classification only)
     std::vector<std::vector<int64_t>> confusion;
+
+    /// Multi-label classification (problem_type multi_label_classification; docs/multi-label.md),
+    /// scikit-learn's multi-label metrics at the global threshold 0.5 on each label's sigmoid:
+    /// eval_accuracy is the subset accuracy (accuracy_score: the predicted set equals the true
+    /// one), eval_macro_f1 and class_* are per label (support: texts carrying the label),
+    /// confusion stays empty. No binary/eval_f1/eval_mcc.
+    bool multi_label = false;
+    double eval_micro_f1 = 0;      ///< F1 of all (text, label) decisions pooled (average="micro")
+    double eval_samples_f1 = 0;    ///< mean over texts of each text's F1 (average="samples"; 0 for a text with no true and no predicted label, zero_division=0)
+    double eval_hamming_loss = 0;  ///< share of (text, label) decisions that are wrong
+    /// label_confusion[k] = {tn, fp, fn, tp} of label k at 0.5 (multilabel_confusion_matrix's order)
+    std::vector<std::array<int64_t, 4>> label_confusion;
+    /// Per-label decision thresholds tuned on this evaluation: each label's threshold maximises
+    /// its F1 over the eval texts (ties: the one closest to 0.5; a label without positives: 0.5).
+    std::vector<double> thresholds;
+    /// Micro- and macro-F1 with the tuned thresholds, estimated fairly: thresholds tuned on one
+    /// half of the eval texts score the other half and the reverse (2-fold cross-fitting), so
+    /// the gain over 0.5 is not measured on the texts it was tuned on.
+    double eval_micro_f1_tuned = 0, eval_macro_f1_tuned = 0;
 };
 
 /// A checkpoint was written atomically.

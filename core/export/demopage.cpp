@@ -6,6 +6,8 @@
 // Tensor, env.wasm.wasmPaths (https://onnxruntime.ai/docs/api/js/).
 #include "core/export/demopage.h"
 
+#include "core/formats/thresholds.h"
+
 #include "core/config/jsonfile.h"
 #include "core/config/optionwords.h"
 #include "core/util/error.h"
@@ -137,7 +139,7 @@ function wordpieces(word, vocab) {
 const char *pageModelScript()
 {
     return R"html(// --- the model ------------------------------------------------------------------------------
-let session = null, vocab = null, labels = [], lower = true, maxSeqLength = 128;
+let session = null, vocab = null, labels = [], lower = true, maxSeqLength = 128, thresholds = null;
 
 // The export's files come as scripts (demo/model/, demo/ort/): a page opened from disk
 // (file://) may run scripts beside it but not fetch() them, so the bytes are base64 text.
@@ -177,6 +179,11 @@ async function classify(text) {
   };
   const logits = Array.from((await session.run(feeds)).logits.data);
   if (labels.length !== logits.length) labels = logits.map((_, k) => labels[k] ?? "label " + k);
+  if (thresholds) { // multi-label: one sigmoid per label, the label set at config.json's thresholds
+    const probabilities = logits.map((v) => 1 / (1 + Math.exp(-v)));
+    const predicted_labels = labels.filter((_, k) => probabilities[k] >= (thresholds[k] ?? 0.5));
+    return { text, wordpieces: pieces, input_ids: ids, labels, probabilities, thresholds, predicted_labels };
+  }
   const m = Math.max(...logits);
   const e = logits.map((v) => Math.exp(v - m));
   const sum = e.reduce((a, b) => a + b, 0);
@@ -185,15 +192,17 @@ async function classify(text) {
 
 function show(r) {
   const best = r.probabilities.indexOf(Math.max(...r.probabilities));
+  const chosen = (k) => (r.thresholds ? r.probabilities[k] >= (r.thresholds[k] ?? 0.5) : k === best);
   const bars = document.getElementById("bars");
   bars.replaceChildren(...r.probabilities.map((p, k) => {
     const row = document.createElement("div");
-    row.className = "bar" + (k === best ? " best" : "");
+    row.className = "bar" + (chosen(k) ? " best" : "");
     row.innerHTML = '<span class="name"></span><span class="track"><span class="fill" style="display:block"></span></span>' +
                     '<span class="value"></span>';
     row.querySelector(".name").textContent = r.labels[k];
     row.querySelector(".fill").style.width = (100 * p).toFixed(1) + "%";
-    row.querySelector(".value").textContent = (100 * p).toFixed(1) + " %";
+    row.querySelector(".value").textContent = (100 * p).toFixed(1) + " %" +
+        (r.thresholds ? " (threshold " + (100 * (r.thresholds[k] ?? 0.5)).toFixed(0) + " %)" : "");
     return row;
   }));
   document.getElementById("pieces").replaceChildren(...r.wordpieces.map((w) => {
@@ -233,6 +242,7 @@ function update() {
     lower = d.do_lower_case !== false;
     maxSeqLength = d.max_seq_length || 128;
     labels = d.labels.slice();
+    if (d.problem_type === "multi_label_classification") thresholds = d.thresholds.slice();
     vocab = new Map();
     d.vocab.split("\n").forEach((t, i) => { t = t.replace(/\r$/, ""); if (t) vocab.set(t, i); });
     modelBytes = new Uint8Array(d.model_bytes);
@@ -376,6 +386,13 @@ std::vector<std::string> writeDemoData(const std::string &exportDir, const std::
     j["vocab"] = readWhole(dir / "vocab.txt", "vocab.txt");
     j["model_bytes"] = total;
     j["model_parts"] = parts;
+    // A multi-label model: one sigmoid per label and the thresholds config.json (written before the demo) carries.
+    std::ifstream configIn(dir / "config.json");
+    const auto config = nlohmann::json::parse(configIn, nullptr, false);
+    if (config.is_object() && config.value("problem_type", std::string()) == "multi_label_classification") {
+        j["problem_type"] = "multi_label_classification";
+        j["thresholds"] = configThresholds(config, int64_t(labels.size())).values;
+    }
     writeFileAtomic((dir / "demo" / "model" / "export.js").string(),
                     "// The export's labels, casing, vocab.txt and the parts of onnx/model.onnx for demo/index.html "
                     "(written by export --demo)\nwindow.wbDemoExport = " + jsonText(j) + ";\n");

@@ -21,8 +21,10 @@ namespace wb {
 /// max_seq_length), runs the model with onnxruntime-web's WebAssembly backend (one thread) and
 /// shows a bar per label and the wordpieces; a missing file is named with the fix (export again
 /// with --demo). `?text=...` in the URL classifies that text at load; the result is also in
-/// <pre id="result"> as JSON ({"text", "wordpieces", "input_ids", "labels", "probabilities"}),
-/// for scripts and tests. Pure; thread-safe.
+/// <pre id="result"> as JSON ({"text", "wordpieces", "input_ids", "labels", "probabilities"};
+/// a multi-label model: each label's sigmoid, plus "thresholds" and "predicted_labels", the
+/// labels at or above their threshold, whose bars are marked), for scripts and tests. Pure;
+/// thread-safe.
 std::string demoPageHtml();
 
 /// Writes the scripts demo/index.html reads into the export folder `exportDir`, from the files
@@ -30,7 +32,8 @@ std::string demoPageHtml();
 /// and .wasm), demo/model/model-000.js, model-001.js, … (onnx/model.onnx in parts of at most
 /// `partBytes` bytes, rounded down to a multiple of 3, each `wbDemoModelPart(index,
 /// "<base64>");`) and demo/model/export.js (`window.wbDemoExport = {"labels", "do_lower_case",
-/// "max_seq_length", "vocab", "model_bytes", "model_parts"};`). The demo folder grows by about
+/// "max_seq_length", "vocab", "model_bytes", "model_parts"};`, plus "problem_type" and
+/// "thresholds" when the folder's config.json is multi-label). The demo folder grows by about
 /// 4/3 of the model's size. Returns the names written relative to `exportDir`, in that order.
 /// Every file atomic; throws wb::Error naming the file that cannot be read or written.
 std::vector<std::string> writeDemoData(const std::string &exportDir, const std::vector<std::string> &labels,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/export/export.h"
 
+#include "core/formats/thresholds.h"
+
 #include "core/config/jsonfile.h"
 #include "core/config/labelnames.h"
 #include "core/config/optionwords.h"
@@ -64,7 +66,8 @@ std::vector<std::string> modelLabelNames(const BertConfig &cfg, const InputMetaD
 }
 
 nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
-                                         bool regression, const std::string &architecture)
+                                         bool regression, const std::string &architecture, bool multiLabel,
+                                         const std::vector<double> &thresholds)
 {
     const bool head = architecture != "BertForMaskedLM"; // a sequence-classification head and its labels
     nlohmann::ordered_json j;
@@ -87,7 +90,7 @@ nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vecto
     j["classifier_dropout"] = nullptr; // a BertConfig key: save_pretrained keeps it for a masked LM too
     if (head) {
         j["num_labels"] = regression ? 1 : int64_t(labelNames.size());
-        j["problem_type"] = regression ? "regression" : "single_label_classification";
+        j["problem_type"] = regression ? "regression" : multiLabel ? "multi_label_classification" : "single_label_classification";
         nlohmann::ordered_json id2label = nlohmann::ordered_json::object(), label2id = nlohmann::ordered_json::object();
         for (size_t k = 0; k < labelNames.size(); ++k) {
             id2label[std::to_string(k)] = labelNames[k];
@@ -97,6 +100,8 @@ nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vecto
             j["id2label"] = id2label;
             j["label2id"] = label2id;
         }
+        if (multiLabel)
+            j["thresholds"] = thresholds;
     }
     j["torch_dtype"] = "float32";
     j["transformers_version"] = kTransformersFormatVersion;
@@ -111,6 +116,7 @@ ExportedModel exportedClassifier(nn::BertForSequenceClassification &model, const
     e.architecture = "BertForSequenceClassification";
     e.tensors = namedParameters(model);
     e.regression = meta.isRegression();
+    e.multi_label = meta.isMultiLabel();
     if (!e.regression) // a regression head has no labels (no "label 0")
         e.labels = modelLabelNames(cfg, meta, spec.input_meta_data_path);
     const std::vector<std::string> labels = e.labels;
@@ -166,7 +172,10 @@ std::vector<std::string> writeExportFiles(const std::string &dir, const Exported
         say("config.json (Hugging Face) is left out: embedding_size " + std::to_string(*cfg.embedding_size)
             + " differs from hidden_size, which Hugging Face's BERT cannot express");
     else
-        put("config.json", huggingFaceConfig(cfg, model.labels, model.regression, model.architecture).dump(2) + "\n");
+        put("config.json", huggingFaceConfig(cfg, model.labels, model.regression, model.architecture, model.multi_label,
+                                             model.thresholds)
+                               .dump(2)
+                               + "\n");
     put("bert_config.json", cfg.toJson().dump(2) + "\n");
     put("input_meta_data.json", meta.toJson().dump(2) + "\n");
     if (!model.maskedLm() && !model.regression) {
@@ -350,6 +359,39 @@ std::string writeLabelledPredictions(const std::string &modelDir, const std::vec
             if (i < labels.size())
                 j["label"] = nameOf(labels[i]);
         }
+        text += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    }
+    const std::string path = (fs::path(modelDir) / "predictions.jsonl").string();
+    writeFileAtomic(path, text);
+    return path;
+}
+
+std::string writeMultiLabelPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
+                                       const std::vector<std::string> &labelNames,
+                                       const std::vector<std::vector<int64_t>> &labelSets,
+                                       const std::vector<double> &thresholds)
+{
+    const auto nameOf = [&labelNames](int64_t id) {
+        return id >= 0 && size_t(id) < labelNames.size() ? labelNames[size_t(id)] : "label " + std::to_string(id);
+    };
+    const auto names = [&nameOf](const std::vector<int64_t> &ids) {
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (int64_t id : ids)
+            list.push_back(nameOf(id));
+        return list;
+    };
+    std::string text;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const std::vector<double> row(outputs[i].begin(), outputs[i].end());
+        nlohmann::ordered_json j;
+        j["index"] = int64_t(i);
+        j["predicted_labels"] = names(labelsAtThresholds(row, thresholds));
+        nlohmann::ordered_json probs = nlohmann::ordered_json::object();
+        for (size_t k = 0; k < row.size(); ++k)
+            probs[nameOf(int64_t(k))] = finiteOrNull(row[k]);
+        j["probabilities"] = probs;
+        if (i < labelSets.size())
+            j["labels"] = names(labelSets[i]);
         text += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     }
     const std::string path = (fs::path(modelDir) / "predictions.jsonl").string();

@@ -29,6 +29,12 @@ struct ExportedModel
     /// labels.txt, config.json's id2label and the model card; `regression`: one output, no labels.
     std::vector<std::string> labels;
     bool regression = false;
+    /// Multi-label (problem_type multi_label_classification): config.json says so and carries
+    /// `thresholds`, each label's decision threshold in id order (runThresholds of the exported
+    /// checkpoint, core/formats/thresholds.h), and `thresholds_source` says where they came from.
+    bool multi_label = false;
+    std::vector<double> thresholds;
+    std::string thresholds_source;
     /// Files the task adds after the tokenizer files (fine-tuning: onnx/model.onnx and the web
     /// demo), called with the folder, the casing written and whether vocab.txt was; returns the
     /// names written ("onnx/model.onnx", …). Empty: none.
@@ -132,14 +138,17 @@ std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const
 /// (configuration_utils.py to_diff_dict; models/bert/configuration_bert.py): architectures,
 /// model_type "bert", every BertConfig key (vocab_size … layer_norm_eps, pad_token_id 0,
 /// position_embedding_type "absolute", use_cache true, classifier_dropout null), num_labels,
-/// problem_type ("regression" for a one-output regression head, else
-/// "single_label_classification"), id2label/label2id (not for regression), torch_dtype
+/// problem_type ("regression" for a one-output regression head, "multi_label_classification"
+/// when `multiLabel`, else "single_label_classification"), id2label/label2id (not for
+/// regression), then for multi-label "thresholds" (our key, docs/multi-label.md: `thresholds`
+/// in label id order; transformers keeps unknown keys as config attributes), torch_dtype
 /// "float32" and transformers_version (kTransformersFormatVersion). With `architecture`
 /// "BertForMaskedLM": that architecture, and none of the head's keys (num_labels, problem_type,
 /// id2label, label2id), as save_pretrained leaves them out. Pure; thread-safe.
 nlohmann::ordered_json huggingFaceConfig(const BertConfig &cfg, const std::vector<std::string> &labelNames,
                                          bool regression,
-                                         const std::string &architecture = "BertForSequenceClassification");
+                                         const std::string &architecture = "BertForSequenceClassification",
+                                         bool multiLabel = false, const std::vector<double> &thresholds = {});
 
 /// Writes `model_dir/test_results.tsv` as run_classifier's predict does: one line per
 /// example of tab-separated class probabilities (or the regression value), "%.9g", no header.
@@ -163,5 +172,16 @@ std::vector<std::string> modelLabelNames(const BertConfig &cfg, const InputMetaD
 std::string writeLabelledPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
                                      const std::vector<std::string> &labelNames, const std::vector<int64_t> &labels,
                                      const std::vector<double> &targets, bool regression);
+
+/// predictions.jsonl of a multi-label model (docs/multi-label.md): one object per example,
+///   {"index": 0, "predicted_labels": ["billing", "urgent"], "probabilities": {"billing": 0.91, …},
+///    "labels": ["billing"]}
+/// with the labels whose sigmoid reaches `thresholds` (labelsAtThresholds) predicted; "labels"
+/// (the record's label set) only when `labelSets` has the row. Atomic; throws wb::Error naming
+/// the file. Returns its path.
+std::string writeMultiLabelPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
+                                       const std::vector<std::string> &labelNames,
+                                       const std::vector<std::vector<int64_t>> &labelSets,
+                                       const std::vector<double> &thresholds);
 
 } // namespace wb

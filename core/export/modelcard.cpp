@@ -243,6 +243,10 @@ void writeFrontMatter(std::ostream &o, const ModelCardModel &m, const CardInputs
             metric("mse", "eval_mse", eval->eval_mse);
             metric("pearsonr", "eval_pearson", eval->eval_pearson);
             metric("spearmanr", "eval_spearman", eval->eval_spearman);
+        } else if (eval->multi_label) {
+            metric("f1", "eval_micro_f1", eval->eval_micro_f1);
+            metric("f1", "eval_macro_f1", eval->eval_macro_f1);
+            metric("accuracy", "eval_accuracy", eval->eval_accuracy);
         } else {
             metric("accuracy", "eval_accuracy", eval->eval_accuracy);
             if (eval->binary) {
@@ -382,6 +386,28 @@ void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &i
     o << "- Hardware: the run does not record its machine; the speed above is the one it measured\n\n";
 }
 
+/// A multi-label evaluation (docs/multi-label.md): the metrics at 0.5 and with the tuned
+/// thresholds, and per label its precision, recall, F1, support and threshold.
+void writeMultiLabelEvaluation(std::ostream &o, const ModelCardModel &m, const EvalMetrics &e)
+{
+    o << "| eval_micro_f1 | " << fixed(e.eval_micro_f1) << " |\n| eval_macro_f1 | " << fixed(e.eval_macro_f1)
+      << " |\n| eval_samples_f1 | " << fixed(e.eval_samples_f1) << " |\n| eval_hamming_loss | "
+      << fixed(e.eval_hamming_loss) << " |\n| eval_accuracy (subset accuracy) | " << fixed(e.eval_accuracy)
+      << " |\n| eval_loss (binary cross-entropy) | " << fixed(e.eval_loss) << " |\n\n"
+      << "Multi-label: one sigmoid per label. The metrics above decide every label at 0.5. With each label's "
+         "own threshold (the table below; config.json's \"thresholds\", which `classify` and the demo page "
+         "apply), micro-F1 is "
+      << fixed(e.eval_micro_f1_tuned) << " and macro-F1 " << fixed(e.eval_macro_f1_tuned)
+      << ", measured on eval texts the thresholds were not tuned on (2-fold cross-fitting).\n\n"
+      << "| label | precision | recall | f1 | support | threshold |\n|---|---:|---:|---:|---:|---:|\n";
+    for (size_t k = 0; k < e.class_support.size(); ++k)
+        o << "| " << cell(labelName(m, k)) << " | " << fixed(k < e.class_precision.size() ? e.class_precision[k] : NAN)
+          << " | " << fixed(k < e.class_recall.size() ? e.class_recall[k] : NAN) << " | "
+          << fixed(k < e.class_f1.size() ? e.class_f1[k] : NAN) << " | " << e.class_support[k] << " | "
+          << fixed(k < e.thresholds.size() ? e.thresholds[k] : 0.5, 3) << " |\n";
+    o << "\n";
+}
+
 /// "## Evaluation": the metrics, per-class table and confusion matrix.
 void writeEvaluation(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
 {
@@ -406,6 +432,10 @@ void writeEvaluation(std::ostream &o, const ModelCardModel &m, const CardInputs 
                   << fixed(eval->eval_nsp_accuracy) << " |\n";
             o << "\nThe MLM accuracy is the share of masked tokens whose most likely token is the original one; "
                  "the perplexity is exp(eval_mlm_loss).\n\n";
+            return;
+        }
+        if (eval->multi_label) {
+            writeMultiLabelEvaluation(o, m, *eval);
             return;
         }
         if (m.regression) {

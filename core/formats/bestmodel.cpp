@@ -19,13 +19,15 @@ namespace wb {
 
 const std::vector<std::string> &bestCheckpointMetrics()
 {
-    static const std::vector<std::string> names{"eval_accuracy", "eval_loss", "eval_f1", "eval_mcc"};
+    static const std::vector<std::string> names{"eval_accuracy",  "eval_loss",       "eval_f1",
+                                                "eval_mcc",       "eval_micro_f1",   "eval_macro_f1",
+                                                "eval_samples_f1", "eval_hamming_loss"};
     return names;
 }
 
 bool metricHigherIsBetter(const std::string &metric)
 {
-    return metric != "eval_loss";
+    return metric != "eval_loss" && metric != "eval_hamming_loss";
 }
 
 std::optional<double> metricValue(const EvalMetrics &m, const std::string &metric)
@@ -38,6 +40,14 @@ std::optional<double> metricValue(const EvalMetrics &m, const std::string &metri
         return m.eval_f1;
     if (metric == "eval_mcc" && m.binary)
         return m.eval_mcc;
+    if (metric == "eval_macro_f1" && !m.regression && !m.class_f1.empty())
+        return m.eval_macro_f1;
+    if (m.multi_label && metric == "eval_micro_f1")
+        return m.eval_micro_f1;
+    if (m.multi_label && metric == "eval_samples_f1")
+        return m.eval_samples_f1;
+    if (m.multi_label && metric == "eval_hamming_loss")
+        return m.eval_hamming_loss;
     return std::nullopt;
 }
 

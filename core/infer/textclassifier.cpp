@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/infer/textclassifier.h"
 
+#include "core/formats/thresholds.h"
+
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
 #include "core/config/labelnames.h"
@@ -55,6 +57,9 @@ struct ClassifierFiles
     /// An export folder without input_meta_data.json (e.g. config.json + onnx/model.onnx + the
     /// tokenizer files): the meta data comes from config.json and tokenizer_config.json.
     bool metaFromConfig = false;
+    /// Where a multi-label model's thresholds are recorded: the export folder's config.json,
+    /// else the run's metrics.jsonl (runDir).
+    std::string exportDir, runDir;
 };
 
 struct TextClassifier::Private
@@ -73,6 +78,7 @@ struct TextClassifier::Private
     bool doLowerCase = true;
     std::string casingSource;
     double trainingMeanTokens = std::numeric_limits<double>::quiet_NaN();
+    DecisionThresholds thresholds; ///< multi-label only
 
     void resolveExportFolder(const ClassifierSource &src, const std::string &folder, ClassifierFiles &f);
     void resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f);
@@ -80,6 +86,7 @@ struct TextClassifier::Private
     void loadLabelNames(const ClassifierFiles &f);
     void loadTokenizer(const ClassifierSource &src, ClassifierFiles &f);
     void loadWeights();
+    void loadThresholds(const ClassifierFiles &f);
 };
 
 namespace {
@@ -134,6 +141,9 @@ InputMetaData metaDataFromHuggingFaceConfig(const std::string &configPath, int64
         throw Error(configPath, "cannot read the export's config.json", "pass the export folder whole");
     InputMetaData meta;
     meta.processor_type = "export";
+    meta.problem_type = j.value("problem_type", std::string());
+    if (meta.problem_type != "multi_label_classification" && meta.problem_type != "single_label_classification")
+        meta.problem_type.clear();
     if (j.value("problem_type", std::string()) == "regression") {
         meta.task_type = "bert_regression";
         meta.label_type = "float";
@@ -158,6 +168,7 @@ void TextClassifier::Private::resolveExportFolder(const ClassifierSource &src, c
     const fs::path dir = folder;
     if (!fs::is_directory(dir))
         throw Error(folder, "not a folder", "pass the folder the export wrote (" + optionName("model_export_path") + ")");
+    f.exportDir = folder;
     if (f.cfgPath.empty())
         f.cfgPath = (dir / (fs::exists(dir / "bert_config.json") ? "bert_config.json" : "config.json")).string();
     if (f.metaPath.empty()) {
@@ -184,6 +195,7 @@ void TextClassifier::Private::resolveExportFolder(const ClassifierSource &src, c
 
 void TextClassifier::Private::resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f)
 {
+    f.runDir = src.model_dir;
     if (src.checkpoint_path.empty()) {
         // A run that kept a best model is read at its best (as predict, export and the Evaluation tab).
         const RunCheckpointChoice choice = chooseRunCheckpoint(src.model_dir);
@@ -232,6 +244,22 @@ void TextClassifier::Private::loadLabelNames(const ClassifierFiles &f)
     labels = names.names;
     if (!names.warning.empty())
         warnings.push_back(names.warning);
+}
+
+void TextClassifier::Private::loadThresholds(const ClassifierFiles &f)
+{
+    if (!meta.isMultiLabel())
+        return;
+    if (!f.exportDir.empty()) {
+        std::ifstream in(fs::path(f.exportDir) / "config.json");
+        thresholds = configThresholds(nlohmann::json::parse(in, nullptr, false), meta.num_labels);
+    } else {
+        thresholds = runThresholds(f.runDir, weights, meta.num_labels);
+    }
+    if (thresholds.fallback)
+        warnings.push_back("multi-label thresholds: none recorded for " + weights + ", every label is decided at 0.5");
+    else
+        notes.push_back("multi-label thresholds " + thresholds.source);
 }
 
 void TextClassifier::Private::loadTokenizer(const ClassifierSource &src, ClassifierFiles &f)
@@ -315,6 +343,7 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     d->loadLabelNames(f);
     d->loadTokenizer(src, f);
     d->loadWeights();
+    d->loadThresholds(f);
 }
 
 TextClassifier::~TextClassifier() = default;
@@ -322,6 +351,9 @@ TextClassifier::~TextClassifier() = default;
 const std::vector<std::string> &TextClassifier::labelNames() const { return d->labels; }
 int64_t TextClassifier::maxSeqLength() const { return d->maxSeqLength; }
 bool TextClassifier::isRegression() const { return d->meta.isRegression(); }
+bool TextClassifier::isMultiLabel() const { return d->meta.isMultiLabel(); }
+const std::vector<double> &TextClassifier::thresholds() const { return d->thresholds.values; }
+const std::string &TextClassifier::thresholdsSource() const { return d->thresholds.source; }
 const std::string &TextClassifier::weightsPath() const { return d->weights; }
 const std::string &TextClassifier::weightsLabel() const { return d->weightsLabel; }
 const std::vector<std::string> &TextClassifier::warnings() const { return d->warnings; }
@@ -408,9 +440,14 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
             if (!d->meta.isRegression()) {
                 c.predicted_label_id = int64_t(std::max_element(c.probabilities.begin(), c.probabilities.end())
                                                - c.probabilities.begin());
-                c.predicted_label = c.predicted_label_id < int64_t(d->labels.size())
-                                        ? d->labels[size_t(c.predicted_label_id)]
-                                        : "label " + std::to_string(c.predicted_label_id);
+                c.predicted_label = labelName(c.predicted_label_id);
+            }
+            if (d->meta.isMultiLabel()) {
+                c.multi_label = true;
+                c.thresholds = d->thresholds.values;
+                c.predicted_label_ids = labelsAtThresholds(c.probabilities, d->thresholds.values);
+                for (int64_t id : c.predicted_label_ids)
+                    c.predicted_labels.push_back(labelName(id));
             }
         }
     }
@@ -435,7 +472,10 @@ std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &i
     auto tMask = torch::from_blob(const_cast<int64_t *>(attention_mask.data()), {batch, seq}, opts);
     auto tSegs = torch::from_blob(const_cast<int64_t *>(token_type_ids.data()), {batch, seq}, opts);
     const torch::Tensor logits = d->model->forward(tIds, tMask, tSegs);
-    const torch::Tensor values = (d->meta.isRegression() ? logits : torch::softmax(logits, -1)).contiguous();
+    const torch::Tensor values = (d->meta.isRegression()   ? logits
+                                  : d->meta.isMultiLabel() ? torch::sigmoid(logits)
+                                                           : torch::softmax(logits, -1))
+                                     .contiguous();
     return std::vector<float>(values.data_ptr<float>(), values.data_ptr<float>() + values.numel());
 }
 

@@ -50,9 +50,16 @@ struct TokenizedText
 struct Classification
 {
     std::string text, text_b;
-    std::vector<double> probabilities;   ///< softmax, one per label name (regression: the value)
+    /// softmax, one per label name (regression: the value; multi-label: each label's sigmoid)
+    std::vector<double> probabilities;
     int64_t predicted_label_id = 0;      ///< argmax
     std::string predicted_label;         ///< its name
+    /// Multi-label: the predicted label set, the labels whose probability reaches their
+    /// threshold (TextClassifier::thresholds()), in id order, and their names; empty otherwise.
+    std::vector<int64_t> predicted_label_ids;
+    std::vector<std::string> predicted_labels;
+    bool multi_label = false;            ///< the model is multi-label (the set above is its answer)
+    std::vector<double> thresholds;      ///< multi-label: the per-label thresholds the set was decided with
     TokenizedText tokenized;
 };
 
@@ -79,6 +86,14 @@ public:
     const std::vector<std::string> &labelNames() const;
     int64_t maxSeqLength() const;
     bool isRegression() const;
+    /// problem_type multi_label_classification: probabilities are per-label sigmoids and
+    /// Classification::predicted_label_ids the label set.
+    bool isMultiLabel() const;
+    /// Multi-label: the per-label thresholds in id order (an export's config.json "thresholds",
+    /// a run's evaluation of the checkpoint, else 0.5 each with a warning) and where they came
+    /// from in words; empty otherwise.
+    const std::vector<double> &thresholds() const;
+    const std::string &thresholdsSource() const;
     /// The checkpoint or safetensors file the weights came from.
     const std::string &weightsPath() const;
     /// Which checkpoint of the run that is when none was named: "best, step 42 (eval_accuracy
@@ -111,7 +126,8 @@ public:
     /// The model's forward pass on features already built (classifyAll's, without the
     /// tokenizer): input_ids, attention_mask (1 = token, 0 = padding) and token_type_ids are
     /// row-major int64 [batch, sequence] (sequence ≤ max_position_embeddings). Returns the
-    /// softmax probabilities (regression: the values) as row-major float32 [batch, num_labels].
+    /// softmax probabilities (regression: the values; multi-label: sigmoids) as row-major
+    /// float32 [batch, num_labels].
     /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`. For
     /// benchmarks and callers with their own tokenization; thread rules as classify().
     std::vector<float> probabilitiesOf(const std::vector<int64_t> &input_ids,

@@ -178,6 +178,52 @@ void from_json(const nlohmann::json &j, RunStarted &v) { runStartedFields(v, rea
 void to_json(nlohmann::ordered_json &j, const StepMetrics &v) { stepMetricsFields(v, writerInto(j)); }
 void from_json(const nlohmann::json &j, StepMetrics &v) { stepMetricsFields(v, readerFrom(j)); }
 
+namespace {
+
+/// The multi-label block of an evaluation (docs/file-formats.md, metrics.jsonl).
+void multiLabelToJson(const EvalMetrics &v, nlohmann::json &j)
+{
+    using J = nlohmann::json;
+    j["multi_label"] = true;
+    j["eval_micro_f1"] = number<J>(v.eval_micro_f1);
+    j["eval_samples_f1"] = number<J>(v.eval_samples_f1);
+    j["eval_hamming_loss"] = number<J>(v.eval_hamming_loss);
+    j["eval_micro_f1_tuned"] = number<J>(v.eval_micro_f1_tuned);
+    j["eval_macro_f1_tuned"] = number<J>(v.eval_macro_f1_tuned);
+    J thresholds = J::array();
+    for (double t : v.thresholds)
+        thresholds.push_back(number<J>(t));
+    j["thresholds"] = thresholds;
+    J confusion = J::array();
+    for (const auto &c : v.label_confusion)
+        confusion.push_back(J{{"tn", c[0]}, {"fp", c[1]}, {"fn", c[2]}, {"tp", c[3]}});
+    j["label_confusion"] = confusion;
+}
+
+void multiLabelFromJson(const nlohmann::json &j, EvalMetrics &v)
+{
+    read(j, "eval_micro_f1", v.eval_micro_f1);
+    read(j, "eval_samples_f1", v.eval_samples_f1);
+    read(j, "eval_hamming_loss", v.eval_hamming_loss);
+    read(j, "eval_micro_f1_tuned", v.eval_micro_f1_tuned);
+    read(j, "eval_macro_f1_tuned", v.eval_macro_f1_tuned);
+    v.thresholds.clear();
+    if (const auto it = j.find("thresholds"); it != j.end() && it->is_array() && it->size() <= kMaxConfusionClasses)
+        for (const auto &t : *it)
+            v.thresholds.push_back(t.is_number() ? t.get<double>() : 0.5);
+    v.label_confusion.clear();
+    if (const auto it = j.find("label_confusion"); it != j.end() && it->is_array() && it->size() <= kMaxConfusionClasses)
+        for (const auto &c : *it) {
+            std::array<int64_t, 4> counts{0, 0, 0, 0};
+            const char *keys[] = {"tn", "fp", "fn", "tp"};
+            for (size_t k = 0; k < 4 && c.is_object(); ++k)
+                read(c, keys[k], counts[k]);
+            v.label_confusion.push_back(counts);
+        }
+}
+
+} // namespace
+
 void to_json(nlohmann::json &j, const EvalMetrics &v)
 {
     using J = nlohmann::json;
@@ -198,11 +244,14 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
         j["eval_spearman"] = number<J>(v.eval_spearman);
     } else {
         j["eval_accuracy"] = number<J>(v.eval_accuracy);
+        if (v.multi_label)
+            multiLabelToJson(v, j);
         if (v.binary) {
             j["eval_f1"] = number<J>(v.eval_f1); // the F1 of positive_label (label id 1)
             j["eval_mcc"] = number<J>(v.eval_mcc);
         }
-        j["confusion"] = v.confusion;
+        if (!v.multi_label)
+            j["confusion"] = v.confusion;
         if (!v.class_f1.empty()) {
             j["eval_macro_f1"] = number<J>(v.eval_macro_f1);
             J perClass = J::array();
@@ -240,6 +289,8 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     read(j, "regression", v.regression);
     v.binary = j.contains("eval_f1");
     read(j, "binary", v.binary);
+    v.multi_label = j.contains("eval_micro_f1");
+    read(j, "multi_label", v.multi_label);
     read(j, "eval_accuracy", v.eval_accuracy);
     read(j, "eval_f1", v.eval_f1);
     read(j, "eval_mcc", v.eval_mcc);
@@ -273,6 +324,8 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
         if (std::none_of(names.begin(), names.end(), [](const std::string &n) { return n.empty(); }))
             v.label_names = std::move(names);
     }
+    if (v.multi_label)
+        multiLabelFromJson(j, v);
     if (const auto it = j.find("confusion"); it != j.end() && it->is_array()) {
         v.confusion.clear();
         for (const auto &row : *it) {

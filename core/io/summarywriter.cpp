@@ -40,6 +40,11 @@ std::vector<std::pair<std::string, double>> SummaryWriter::evalScalars(const Eva
         s.insert(s.end(), {{"eval_mse", m.eval_mse}, {"eval_pearson", m.eval_pearson}, {"eval_spearman", m.eval_spearman}});
     } else {
         s.emplace_back("eval_accuracy", m.eval_accuracy);
+        if (m.multi_label)
+            s.insert(s.end(), {{"eval_micro_f1", m.eval_micro_f1},
+                               {"eval_macro_f1", m.eval_macro_f1},
+                               {"eval_samples_f1", m.eval_samples_f1},
+                               {"eval_hamming_loss", m.eval_hamming_loss}});
         if (m.binary)
             s.insert(s.end(), {{"eval_f1", m.eval_f1}, {"eval_mcc", m.eval_mcc}});
     }

@@ -23,6 +23,7 @@
 #include "core/engine/trainingloop.h"
 #include "core/util/error.h"
 #include "core/util/errortext.h"
+#include "core/formats/thresholds.h"
 #include "core/util/trainingallocator.h"
 
 #include <filesystem>
@@ -34,7 +35,7 @@ namespace wb {
 
 Run::Run(const TrainingOptions &spec, TrainingObserver &observer, const StopToken &stop, const ValidationResult &v)
     : m_spec(spec), m_obs(observer), m_stop(stop), m_cfg(*v.bert_config), m_meta(*v.meta_data),
-      m_regression(v.meta_data->isRegression())
+      m_problem(v.meta_data->problemType())
 {
     if (v.schedule)
         m_sched = *v.schedule;
@@ -91,11 +92,15 @@ RunFinished Run::predict()
     std::vector<std::vector<float>> outputs;
     EvalExampleOutputs records; // the records' labels, for the labelled file
     records.keep_tokens = false;
-    evaluate(model, data, m_regression, m_meta.num_labels, &outputs, nullptr, &records);
+    evaluate(model, data, m_problem, m_meta.num_labels, &outputs, nullptr, &records);
     const std::string path = writePredictions(m_spec.model_dir, outputs);
+    const std::vector<std::string> names = modelLabelNames(m_cfg, m_meta, m_spec.input_meta_data_path);
     const std::string labelled =
-        writeLabelledPredictions(m_spec.model_dir, outputs, modelLabelNames(m_cfg, m_meta, m_spec.input_meta_data_path),
-                                 records.labels, records.values, m_regression);
+        m_problem == ProblemType::MultiLabel
+            ? writeMultiLabelPredictions(m_spec.model_dir, outputs, names, records.label_sets,
+                                         runThresholds(m_spec.model_dir, ckpt, m_meta.num_labels).values)
+            : writeLabelledPredictions(m_spec.model_dir, outputs, names, records.labels, records.values,
+                                       m_problem == ProblemType::Regression);
     m_obs.logMessage("Wrote " + std::to_string(outputs.size()) + " predictions to " + path + " (and, with label names, "
                      + labelled + ")");
     r.status = RunStatus::Completed;
@@ -125,8 +130,15 @@ RunFinished Run::exportModel()
         else
             note = m_spec.predict_checkpoint_path;
     }
-    return writeExportFolder(exportedClassifier(model, m_cfg, m_meta, m_spec), m_cfg, m_meta, m_spec, trained, ckpt,
-                             note, m_obs);
+    ExportedModel exported = exportedClassifier(model, m_cfg, m_meta, m_spec);
+    if (exported.multi_label) { // the thresholds the exported checkpoint's evaluation tuned
+        const DecisionThresholds t = runThresholds(m_spec.model_dir, ckpt, m_meta.num_labels);
+        exported.thresholds = t.values;
+        exported.thresholds_source = t.source;
+        m_obs.logMessage(std::string(t.fallback ? "warning: " : "") + "multi-label thresholds in config.json: "
+                         + t.source);
+    }
+    return writeExportFolder(exported, m_cfg, m_meta, m_spec, trained, ckpt, note, m_obs);
 }
 
 struct Trainer::Private

@@ -63,6 +63,7 @@ void checkDataFiles(const TrainingOptions &options, const BertConfig &config, co
     RecordSpec spec;
     spec.max_seq_length = meta.max_seq_length;
     spec.float_labels = meta.label_type == "float";
+    spec.multi_label = meta.isMultiLabel();
     spec.num_labels = meta.isRegression() ? 1 : meta.num_labels;
     spec.has_sample_weights = meta.has_sample_weights;
     spec.vocab_size = config.vocab_size;

@@ -23,6 +23,7 @@
 #include "core/formats/onnxruntimeweb.h"
 #include "core/util/error.h"
 #include "support/npmmodules.h"
+#include "support/noderun.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,7 +47,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kPackages{"onnxruntime-node@1.30.0", "@huggingface/transformers@4.3.1"};
+const std::vector<std::string> &kPackages = wbtest::kInteropPackages;
 
 std::string readAll(const std::string &path)
 {
@@ -75,16 +76,7 @@ std::vector<double> softmax(const std::vector<double> &z)
     return p;
 }
 
-/// Runs node `script` with `args`; fails the test with its output when it fails.
-bool runNode(const QString &script, const QStringList &args, QString &output)
-{
-    QProcess node;
-    node.setProcessChannelMode(QProcess::MergedChannels);
-    node.start(QStandardPaths::findExecutable(QStringLiteral("node")), QStringList{script} + args);
-    const bool done = node.waitForFinished(300000);
-    output = QString::fromUtf8(node.readAll());
-    return done && node.exitStatus() == QProcess::NormalExit && node.exitCode() == 0;
-}
+using wbtest::runNode;
 
 const std::vector<std::string> kLabels{"ham", "spam", "other"};
 

@@ -338,20 +338,30 @@ void TryItPanel::showBars(const std::vector<std::string> &labels, const Classifi
         const QString name = regression ? tr("value") : q(labels[k]);
         const bool has = c && k < c->probabilities.size();
         const double p = has ? c->probabilities[k] : 0.0;
-        const bool predicted = has && !regression && int64_t(k) == c->predicted_label_id;
+        const bool multi = has && c->multi_label;
+        const double threshold = multi && k < c->thresholds.size() ? c->thresholds[k] : 0.5;
+        const bool predicted = has && !regression
+                               && (multi ? p >= threshold : int64_t(k) == c->predicted_label_id);
         bar->setProperty("label", name);
         bar->setProperty("probability", has ? QVariant(p) : QVariant());
         bar->setValue(regression ? 0 : int(std::lround(std::clamp(p, 0.0, 1.0) * 1000)));
         // Leading spaces: the style draws left-aligned text on the frame's edge.
         bar->setFormat(!has ? QStringLiteral("  %1 —").arg(name)
                             : regression ? QStringLiteral("  %1 %2").arg(name).arg(p, 0, 'g', 6)
+                            : multi      ? tr("  %1 %2 % (threshold %3 %)")
+                                          .arg(name)
+                                          .arg(p * 100.0, 0, 'f', 1)
+                                          .arg(threshold * 100.0, 0, 'f', 0)
                                          : QStringLiteral("  %1 %2 %").arg(name).arg(p * 100.0, 0, 'f', 1));
         const QString chunk = predicted ? QStringLiteral("#3b9a5c") : QStringLiteral("#a9bcd6");
         bar->setStyleSheet(QStringLiteral("QProgressBar{border:1px solid #b0b0b0;border-radius:3px;background:#f6f6f6;"
                                           "text-align:left;%1}"
                                           "QProgressBar::chunk{background:%2;border-radius:2px}")
                                .arg(predicted ? QStringLiteral("font-weight:bold") : QString(), chunk));
-        bar->setToolTip(predicted ? tr("The predicted label (the largest probability)") : QString());
+        bar->setToolTip(multi ? (predicted ? tr("In the predicted set: its probability reaches its threshold")
+                                           : tr("Not predicted: its probability is below its threshold"))
+                        : predicted ? tr("The predicted label (the largest probability)")
+                                    : QString());
     }
 }
 
