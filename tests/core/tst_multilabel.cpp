@@ -231,11 +231,12 @@ private Q_SLOTS:
         QVERIFY(last.multi_label);
         QCOMPARE(last.num_examples, int64_t(96));
         QVERIFY2(last.eval_micro_f1 >= 0.95, std::to_string(last.eval_micro_f1).c_str());
-        const auto line = std::find_if(rec.logs.begin(), rec.logs.end(), [](const std::string &l) {
+        const auto evalLine = std::find_if(rec.logs.begin(), rec.logs.end(), [](const std::string &l) {
             return l.rfind("Step: [400] eval_loss = ", 0) == 0; // the evaluation's own step
         });
-        QVERIFY(line != rec.logs.end());
-        QVERIFY2(line->find("with tuned thresholds (cross-fitted) micro_f1 = ") != std::string::npos, line->c_str());
+        QVERIFY(evalLine != rec.logs.end());
+        QVERIFY2(evalLine->find("with tuned thresholds (cross-fitted) micro_f1 = ") != std::string::npos,
+                 evalLine->c_str());
         QVERIFY2(last.eval_loss < rec.evals.front().eval_loss, "the binary cross-entropy falls");
         QCOMPARE(last.thresholds.size(), size_t(kLabels));
         QCOMPARE(last.label_names, (std::vector<std::string>{"billing", "urgent", "refund"}));
