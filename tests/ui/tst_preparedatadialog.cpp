@@ -251,6 +251,49 @@ private Q_SLOTS:
         maybeScreenshot(d, QStringLiteral("prepare-data-report"));
     }
 
+    /// Issue 45: the multi-label fields reach the options, and the report says how the labels
+    /// were read, the labels per text, the texts with no label and the labels most often together.
+    void multiLabelFieldsAndReport()
+    {
+        const QString in = m_dir.path() + QStringLiteral("/tickets.csv");
+        writeText(m_dir.path() + QStringLiteral("/vocab.txt"), "[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\nbad\nmovie\nroom\n");
+        writeText(in, "text,labels\ngood movie,billing;urgent\nbad movie,billing\nroom,\ngood room,refund;urgent\n"
+                      "bad room,urgent\n");
+        PrepareDataDialog d;
+        field<QLineEdit>(d, "inputData")->setText(in);
+        field<QLineEdit>(d, "vocabFile")->setText(m_dir.path() + QStringLiteral("/vocab.txt"));
+        field<QLineEdit>(d, "outputDir")->setText(m_dir.path() + QStringLiteral("/multi-out"));
+        field<QSpinBox>(d, "maxSeqLength")->setValue(16);
+        field<QDoubleSpinBox>(d, "evalFraction")->setValue(0.2);
+        QCOMPARE(field<QComboBox>(d, "labelsPerText")->currentText(), QStringLiteral("Decided from the data"));
+        QCOMPARE(field<QLineEdit>(d, "labelDelimiter")->text(), QStringLiteral("|"));
+        field<QLineEdit>(d, "labelDelimiter")->setText(QStringLiteral(";"));
+        PrepareOptions o = d.options();
+        QCOMPARE(o.label_delimiter, std::string(";"));
+        QCOMPARE(o.problem_type, std::string());
+        field<QComboBox>(d, "labelsPerText")->setCurrentIndex(2);
+        QCOMPARE(d.options().problem_type, std::string("multi_label_classification"));
+        field<QComboBox>(d, "labelsPerText")->setCurrentIndex(0);
+
+        QSignalSpy prepared(&d, &PrepareDataDialog::prepared);
+        QSignalSpy failed(&d, &PrepareDataDialog::failed);
+        QTest::mouseClick(field<QPushButton>(d, "prepareButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(prepared.count() + failed.count() == 1, 60000);
+        QVERIFY2(failed.isEmpty(), qPrintable(d.lastError()));
+        QCOMPARE(d.report().problem_type, std::string("multi_label_classification"));
+        const QString text = field<QPlainTextEdit>(d, "prepareWarnings")->toPlainText();
+        for (const QString &line :
+             {QStringLiteral("Several labels per text (multi-label): read from the label column 'labels' split at ';' "
+                             "(2 rows hold several labels)."),
+              QStringLiteral("Labels per text: 1.20 on average (train 1.33, eval 1.00); 1 text(s) with no label; 5 "
+                             "distinct label sets."),
+              QStringLiteral("The eval set was split off by iterative stratification (Sechidis et al. 2011): every "
+                             "label with two or more texts is on both sides.")})
+            QVERIFY2(text.contains(line), qPrintable(text));
+        QCOMPARE(tableRows(field<QTableWidget>(d, "labelCounts")),
+                 (QStringList{QStringLiteral("billing|1|1"), QStringLiteral("refund|1|0"), QStringLiteral("urgent|2|1")}));
+    }
+
     /// A failure speaks in the dialog's field names, not in command-line flags: the core reports
     /// the column problem as a FieldProblem and the dialog words its fix.
     void failureNamesTheFields()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/dialogs/preparedatadialog.h"
+#include "ui/dialogs/preparedatamultilabel.h"
 #include "ui/dialogs/preparedatasteps.h"
 #include "ui/common/qtext.h"
 
@@ -204,6 +205,8 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     m_skipBadRows->setObjectName(QStringLiteral("skipBadRows"));
     m_skipBadRows->setToolTip(rowHelp("skip_bad_rows"));
     form->addRow(QString(), m_skipBadRows);
+    m_multiLabel = new preparedata::MultiLabelFields(this);
+    m_multiLabel->addTo(form);
     m_emailBodyOnly = new QCheckBox(tr("%1 (drop the header block)").arg(rowLabel("email_body_only")));
     m_emailBodyOnly->setObjectName(QStringLiteral("emailBodyOnly"));
     m_emailBodyOnly->setToolTip(rowHelp("email_body_only"));
@@ -371,6 +374,7 @@ PrepareOptions PrepareDataDialog::options() const
     o.email_body_only = m_emailBodyOnly->isChecked();
     o.strip_quoted_replies = m_stripQuotedReplies->isChecked();
     o.stratify_split = m_stratifySplit->isChecked();
+    m_multiLabel->read(o);
     return o;
 }
 
@@ -390,6 +394,7 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_emailBodyOnly->setChecked(o.email_body_only);
     m_stripQuotedReplies->setChecked(o.strip_quoted_replies);
     m_stratifySplit->setChecked(o.stratify_split);
+    m_multiLabel->write(o);
 }
 
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
@@ -435,6 +440,7 @@ void PrepareDataDialog::restoreSettings()
     o.email_body_only = s.value(QStringLiteral("email_body_only"), o.email_body_only).toBool();
     o.strip_quoted_replies = s.value(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies).toBool();
     o.stratify_split = s.value(QStringLiteral("stratify_split"), o.stratify_split).toBool();
+    preparedata::MultiLabelFields::restore(s, o);
     setOptions(o);
     const int format = m_textFormat->findData(s.value(QStringLiteral("pretraining_format")).toString());
     m_textFormat->setCurrentIndex(format < 0 ? 0 : format);
@@ -545,6 +551,7 @@ void PrepareDataDialog::start()
         s.setValue(QStringLiteral("email_body_only"), o.email_body_only);
         s.setValue(QStringLiteral("strip_quoted_replies"), o.strip_quoted_replies);
         s.setValue(QStringLiteral("stratify_split"), o.stratify_split);
+        preparedata::MultiLabelFields::save(s, o);
         s.setValue(QStringLiteral("kind"), kind() == Kind::Pretraining ? QStringLiteral("pretraining") : QStringLiteral("classification"));
         s.setValue(QStringLiteral("pretraining_format"), m_textFormat->currentData().toString());
         s.setValue(QStringLiteral("pretraining_text_column"), m_textColumn->text().trimmed());

@@ -28,6 +28,9 @@ class QTableWidget;
 namespace wb {
 
 class ConfigurationForm;
+namespace preparedata {
+class MultiLabelFields;
+}
 
 /// "Prepare data": raw text (label folders, TSV/CSV, GLUE) → TFRecords + input_meta_data.json
 /// through wb::prepareData on a background job (ui/common/backgroundjob.h), with progress and
@@ -38,7 +41,8 @@ class ConfigurationForm;
 /// prepare_pretraining` (docs/pretraining.md); its report is shown as the command prints it. "Start from" is the form's model picker (ui/form/modelpicker.h):
 /// a chosen model is resolved (downloaded when missing) in the same job and gives the vocabulary
 /// (unless Vocabulary names one) and the casing, and bounds max_seq_length. After a run the dialog shows the report:
-/// a label-count table (train/eval) and the warnings (skipped rows, truncation, duplicates),
+/// a label-count table (train/eval; multi-label: the texts carrying each label, with the reading
+/// chosen, cardinality and pairs above the warnings) and the warnings (skipped rows, truncation, duplicates),
 /// before the user trains. GUI thread only; destroying the dialog requests a stop and waits
 /// for the job.
 class PrepareDataDialog : public QDialog
@@ -156,6 +160,7 @@ private:
     QDoubleSpinBox *m_evalFraction;
     QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
     QCheckBox *m_skipBadRows;
+    preparedata::MultiLabelFields *m_multiLabel = nullptr; ///< labels per text, delimiter, 0/1 columns
     QCheckBox *m_emailBodyOnly, *m_stripQuotedReplies, *m_stratifySplit;
     QProgressBar *m_progress;
     QLabel *m_stage;

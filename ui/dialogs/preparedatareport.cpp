@@ -2,6 +2,7 @@
 // Prepare Data's report of a finished preparation: the classification report (label counts,
 // warnings, the baseline) and the pretraining report, in the dialog's text box and table.
 #include "ui/dialogs/preparedatadialog.h"
+#include "ui/dialogs/preparedatamultilabel.h"
 #include "ui/dialogs/preparedatasteps.h"
 #include "ui/common/qtext.h"
 
@@ -48,7 +49,8 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
                  .arg(r.max_tokens_capped ? QStringLiteral("≥ ") : QString())
                  .arg(r.max_tokens)
                  .arg(r.truncated_examples);
-    if (r.bag_of_words && r.bag_of_words->fitted()) {
+    lines << preparedata::multiLabelReportLines(r); // with its own baseline line
+    if (r.bag_of_words && r.bag_of_words->fitted() && !r.bag_of_words->multi_label) {
         const BagOfWordsBaseline &b = *r.bag_of_words;
         QString line = tr("Bag-of-words baseline (TF-IDF + logistic regression on the same wordpieces): eval accuracy "
                           "%1, macro-F1 %2.")
@@ -63,7 +65,7 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
         else
             line += QLatin1Char(' ') + tr("A fine-tuned BERT should beat it; the plot shows it as a dashed line.");
         lines << line;
-    } else if (r.bag_of_words)
+    } else if (r.bag_of_words && !r.bag_of_words->fitted())
         lines << tr("No bag-of-words baseline: %1.").arg(q(r.bag_of_words->error));
     for (const SkippedRow &s : r.skipped)
         lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
