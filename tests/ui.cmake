@@ -64,4 +64,9 @@ if(WB_BUILD_GUI)
   # Issue 44 items 4 and 5: the Sweep view after a sweep, a sweep followed live, Group seeds.
   wb_add_test(tst_sweepwindow NAME ui.sweepwindow SOURCES ui/tst_sweepwindow.cpp LIBS wb_ui GUI TIMEOUT 300)
   add_dependencies(tst_sweepwindow bert-workbench-cli)
+  # Issue 44 item 7: an early-stopped run that keeps its best says its end once, live and reopened.
+  wb_add_test(tst_runendwindow NAME ui.runendwindow SOURCES ui/tst_runendwindow.cpp LIBS wb_ui GUI TIMEOUT 120)
+  # Issue 44 item 8: no flag, cache folder or snapshot commit on screen after a class's first actions.
+  wb_add_test(tst_windowwords NAME ui.windowwords SOURCES ui/tst_windowwords.cpp LIBS wb_ui OpenSSL::Crypto Threads::Threads
+              GUI TIMEOUT 120)
 endif()

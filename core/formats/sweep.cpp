@@ -59,7 +59,7 @@ double parseNumber(const std::string &text, const std::string &whole)
 {
     const std::optional<double> v = readWholeDouble(text);
     if (!v || !std::isfinite(*v))
-        throw Error("--param", "\"" + whole + "\": \"" + text + "\" is not a number",
+        throw Error(optionName("param"), "\"" + whole + "\": \"" + text + "\" is not a number",
                     "write the values as numbers, e.g. learning_rate=1e-5,5e-5 or learning_rate=1e-5:1e-3");
     return *v;
 }
@@ -127,23 +127,23 @@ SweepParameter parseSweepParameter(const std::string &text)
     p.name = text.substr(0, eq);
     const auto &names = sweepableOptions();
     if (eq == std::string::npos || std::find(names.begin(), names.end(), p.name) == names.end())
-        throw Error("--param", "\"" + text + "\": " + (eq == std::string::npos ? "expected name=values" : "\"" + p.name + "\" cannot be swept"),
+        throw Error(optionName("param"), "\"" + text + "\": " + (eq == std::string::npos ? "expected name=values" : "\"" + p.name + "\" cannot be swept"),
                     "sweep one of " + joinOptions() + ", as name=v1,v2,… or name=low:high");
     const std::string rhs = text.substr(eq + 1);
     if (rhs.find(':') != std::string::npos) {
         const auto parts = split(rhs, ':');
         if (parts.size() != 2)
-            throw Error("--param", "\"" + text + "\": a range is low:high", "e.g. learning_rate=1e-5:1e-3");
+            throw Error(optionName("param"), "\"" + text + "\": a range is low:high", "e.g. learning_rate=1e-5:1e-3");
         p.low = parseNumber(parts[0], text);
         p.high = parseNumber(parts[1], text);
         if (!(p.low < p.high))
-            throw Error("--param", "\"" + text + "\": the range's low end must be below its high end",
+            throw Error(optionName("param"), "\"" + text + "\": the range's low end must be below its high end",
                         "e.g. learning_rate=1e-5:1e-3");
         if (!fitsOption(p.name, p.low) || !fitsOption(p.name, p.high))
-            throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers below 2^53",
+            throw Error(optionName("param"), "\"" + text + "\": " + p.name + " takes whole numbers below 2^53",
                         "e.g. " + p.name + "=1:100");
         if (isLogScale(p.name) && p.low <= 0)
-            throw Error("--param", "\"" + text + "\": " + p.name + " is sampled on a log scale, so its range must be positive",
+            throw Error(optionName("param"), "\"" + text + "\": " + p.name + " is sampled on a log scale, so its range must be positive",
                         "e.g. " + p.name + "=1e-5:1e-3");
         return p;
     }
@@ -151,13 +151,13 @@ SweepParameter parseSweepParameter(const std::string &text)
     for (const std::string &item : split(rhs, ',')) {
         const double v = parseNumber(item, text);
         if (isIntegerOption(p.name) && v != std::floor(v))
-            throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers, not " + item,
+            throw Error(optionName("param"), "\"" + text + "\": " + p.name + " takes whole numbers, not " + item,
                         "e.g. " + p.name + "=16,32");
         if (!fitsOption(p.name, v))
-            throw Error("--param", "\"" + text + "\": " + p.name + " takes whole numbers below 2^53, not " + item,
+            throw Error(optionName("param"), "\"" + text + "\": " + p.name + " takes whole numbers below 2^53, not " + item,
                         "e.g. " + p.name + "=16,32");
         if (!seen.insert(v).second)
-            throw Error("--param", "\"" + text + "\": " + item + " is listed twice", "list each value once");
+            throw Error(optionName("param"), "\"" + text + "\": " + item + " is listed twice", "list each value once");
         p.values.push_back(v);
     }
     return p;
@@ -176,19 +176,19 @@ std::string sweepParameterText(const SweepParameter &p)
 std::vector<SweepRun> planSweep(const SweepSpec &spec)
 {
     if (spec.parameters.empty())
-        throw Error("--param", "a sweep needs at least one option to vary",
+        throw Error(optionName("param"), "a sweep needs at least one option to vary",
                     "e.g. " + optionName("param") + " learning_rate=1e-4,5e-5");
     std::set<std::string> names;
     for (const SweepParameter &p : spec.parameters)
         if (!names.insert(p.name).second)
-            throw Error("--param", p.name + " is given twice",
+            throw Error(optionName("param"), p.name + " is given twice",
                         "give each option one " + optionName("param") + " with all its values");
     std::vector<std::vector<double>> combos;
     if (spec.method == "grid") {
         combos.push_back({});
         for (const SweepParameter &p : spec.parameters) {
             if (p.isRange())
-                throw Error("--param", sweepParameterText(p) + ": a grid needs a list of values, not a range",
+                throw Error(optionName("param"), sweepParameterText(p) + ": a grid needs a list of values, not a range",
                             "list the values (" + p.name + "=1e-5,5e-5) or use " + optionName("method") + " random");
             std::vector<std::vector<double>> next;
             for (const auto &c : combos)
@@ -198,12 +198,12 @@ std::vector<SweepRun> planSweep(const SweepSpec &spec)
                 }
             combos = std::move(next);
             if (int64_t(combos.size()) > kMaxRuns)
-                throw Error("--param", "the grid has more than " + std::to_string(kMaxRuns) + " runs",
+                throw Error(optionName("param"), "the grid has more than " + std::to_string(kMaxRuns) + " runs",
                             "fewer values, or " + optionName("method") + " random with " + optionName("num_runs"));
         }
     } else if (spec.method == "random") {
         if (spec.num_runs < 1 || spec.num_runs > kMaxRuns)
-            throw Error("--num_runs", "a random sweep needs 1 to " + std::to_string(kMaxRuns) + " runs, got " + std::to_string(spec.num_runs),
+            throw Error(optionName("num_runs"), "a random sweep needs 1 to " + std::to_string(kMaxRuns) + " runs, got " + std::to_string(spec.num_runs),
                         "e.g. " + optionName("num_runs") + " 8");
         std::mt19937_64 rng(spec.sample_seed);
         for (int64_t i = 0; i < spec.num_runs; ++i) {
@@ -213,7 +213,7 @@ std::vector<SweepRun> planSweep(const SweepSpec &spec)
             combos.push_back(std::move(c));
         }
     } else {
-        throw Error("--method", "\"" + spec.method + "\" is not a sweep method", "use grid or random");
+        throw Error(optionName("method"), "\"" + spec.method + "\" is not a sweep method", "use grid or random");
     }
     std::vector<SweepRun> runs;
     for (size_t i = 0; i < combos.size(); ++i) {

@@ -27,7 +27,8 @@ struct SweepParameter
 };
 
 /// Parses "name=v1,v2,…" or "name=low:high" (the CLI's --param and the Sweep dialog). Throws
-/// wb::Error("--param", …) naming the text for an unknown option (the list of sweepable ones),
+/// wb::Error(optionName("param"), …) ("--param" on the command line, the Sweep dialog's words in
+/// the window, core/config/optionwords.h) naming the text for an unknown option (the list of sweepable ones),
 /// a value that is not a number, an integer option given a fraction, a range with low ≥ high,
 /// a log-scale range that is not positive, or a duplicate value.
 SweepParameter parseSweepParameter(const std::string &text);
@@ -58,9 +59,10 @@ struct SweepRun
 /// The runs of `spec`. Grid: the cartesian product, the first parameter changing slowest
 /// ("learning_rate=1e-4,5e-5 seed=1,2" → (1e-4,1), (1e-4,2), (5e-5,1), (5e-5,2)); a range is an
 /// error there. Random: num_runs draws (≥ 1). Runs are named run-001, run-002, … (3 digits,
-/// more when there are more than 999). Throws wb::Error naming "--method", "--num_runs" or
-/// "--param" for a spec that cannot be planned (no parameter, the same option twice, more
-/// than 10000 runs). Pure; thread-safe.
+/// more when there are more than 999). Throws wb::Error naming optionName("method"),
+/// optionName("num_runs") or optionName("param") ("--param" on the command line) for a spec
+/// that cannot be planned (no parameter, the same option twice, more than 10000 runs).
+/// Pure; thread-safe.
 std::vector<SweepRun> planSweep(const SweepSpec &spec);
 
 /// Sets each swept option of `run` in `o` (learning_rate, train_batch_size, …). Pure.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hub/pretrainedmodel.h"
 
+#include "core/config/optionwords.h"
 #include "core/hub/catalogue.h"
 #include "core/hub/hubcache.h"
 #include "core/hub/hubclient.h"
@@ -355,6 +356,15 @@ private:
 
 [[noreturn]] void notCached(const HubId &id, const HubSettings &settings, const std::string &why)
 {
+    // The window names the cache, never huggingface_hub's folder of the model (models--org--name;
+    // core/config/optionwords.h: the window's words).
+    if (optionWording() == OptionWording::Window)
+        throw HubError(HubErrorKind::NotCached, id.toString(),
+                       why + " (looked for it in the Hugging Face cache, " + settings.cache_dir + ")",
+                       "On a machine with network, choose it in Start from there (or run 'bert-workbench-cli models "
+                       "download " + id.toString() + "'), then copy that machine's Hugging Face cache "
+                       "(~/.cache/huggingface/hub) into " + settings.cache_dir + " here; or unset HF_HUB_OFFLINE to "
+                       "download it.");
     throw HubError(HubErrorKind::NotCached, id.toString(),
                    why + " (looked for " + settings.cache_dir + "/" + id.cacheFolderName() + " with refs/"
                        + id.revision + ")",

@@ -698,7 +698,7 @@ void tst_CompareRuns::sweepDialogRunsThePlanThroughTheQueue()
     auto *planText = d->findChild<QLabel *>(QStringLiteral("sweepPlanText"));
     QCOMPARE(planText->text(), QStringLiteral("4 run(s), one after another."));
     d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,x"));
-    QVERIFY2(planText->text().startsWith(QStringLiteral("--param: \"seed=1,x\": \"x\" is not a number\n")),
+    QVERIFY2(planText->text().startsWith(QStringLiteral("\u201cSweep \u2192 values of an option\u201d: \"seed=1,x\": \"x\" is not a number\n")),
              qPrintable(planText->text()));
     QVERIFY2(planText->text().contains(QStringLiteral("write the values as numbers, e.g. learning_rate=1e-5,5e-5")),
              qPrintable(planText->text()));

@@ -504,27 +504,51 @@ private Q_SLOTS:
 
     void earlyStopIsShown()
     {
+        // Issue 44 item 7: the status says the run's end as runEndPhrase does everywhere, the
+        // detail which checkpoint the views use.
         RunFinished r;
         r.last_step = 40;
         r.stopped_early_at_step = 40;
         r.best_step = 20;
-        QCOMPARE(ProgressPanel::earlyStopText(r), QStringLiteral("stopped early at step 40; best at step 20"));
+        r.best_checkpoint = "model/best/ckpt-20";
+        const auto texts = [](const ProgressPanel &p) {
+            QStringList out;
+            for (QLabel *l : p.findChildren<QLabel *>())
+                out << l->text();
+            return out;
+        };
         ProgressPanel panel;
         panel.finished(r);
-        QStringList texts;
-        for (QLabel *l : panel.findChildren<QLabel *>())
-            texts << l->text();
-        QVERIFY2(texts.contains(QStringLiteral("stopped early at step 40; best at step 20")), qPrintable(texts.join(u'|')));
-        // The status is not "Completed" for an early stop: it names the stop and the best step.
-        QVERIFY2(texts.contains(QStringLiteral("Stopped early at step 40 (best: step 20)")), qPrintable(texts.join(u'|')));
+        QCOMPARE(panel.statusText(), QStringLiteral("Stopped early at step 40, best at step 20"));
+        QCOMPARE(panel.detailText(), QStringLiteral("best model kept at step 20: Evaluation, Try it and export use it"));
         r.stopped_early_at_step = 0;
-        QCOMPARE(ProgressPanel::earlyStopText(r), QString());
         ProgressPanel kept; // a best model kept, the run to its end
         kept.finished(r);
-        texts.clear();
-        for (QLabel *l : kept.findChildren<QLabel *>())
-            texts << l->text();
-        QVERIFY2(texts.contains(QStringLiteral("Completed (best: step 20)")), qPrintable(texts.join(u'|')));
+        QCOMPARE(kept.statusText(), QStringLiteral("Completed at step 40, best at step 20"));
+        r.best_checkpoint.clear();
+        r.best_step = -1;
+        ProgressPanel plain; // neither: the plain word
+        plain.finished(r);
+        QCOMPARE(plain.statusText(), QStringLiteral("Completed"));
+        QVERIFY2(!texts(plain).join(u'|').contains(QStringLiteral("best")), qPrintable(texts(plain).join(u'|')));
+        // Reopened: the same words from the run's files (recordedRunEnd).
+        RunEnd recorded;
+        recorded.kind = RunEnd::Kind::StoppedEarly;
+        recorded.last_step = recorded.stopped_early_at_step = 40;
+        recorded.total_steps = 96;
+        recorded.best_step = 20;
+        ProgressPanel reopened;
+        reopened.showRecordedRun(recorded);
+        QCOMPARE(reopened.statusText(), QStringLiteral("Stopped early at step 40, best at step 20"));
+        QCOMPARE(reopened.progressText(), QStringLiteral("step 40 / 96"));
+        reopened.setLearningWarning(QStringLiteral("It predicts one label."), recorded);
+        QCOMPARE(reopened.statusText(), QStringLiteral("Stopped early at step 40, best at step 20 — did not learn"));
+        RunEnd stopped;
+        stopped.kind = RunEnd::Kind::Stopped;
+        stopped.last_step = 8;
+        stopped.total_steps = 16;
+        reopened.showRecordedRun(stopped);
+        QCOMPARE(reopened.statusText(), QStringLiteral("Stopped at step 8"));
     }
 };
 

@@ -315,7 +315,10 @@ void tst_SweepWindow::twoAtOnceIsFollowedLive()
     auto *progress = w.findChild<ProgressPanel *>();
     auto *bar = progress->findChild<QProgressBar *>(QStringLiteral("progress"));
     auto *plot = w.findChild<LossPlot *>();
-    progress->showRecordedRun(336, 336); // an older run shown before the sweep
+    RunEnd older; // an older run shown before the sweep
+    older.kind = RunEnd::Kind::Completed;
+    older.last_step = older.total_steps = 336;
+    progress->showRecordedRun(older);
     QCOMPARE(bar->value(), 336);
     SweepDialog *d = w.openSweepDialog();
     d->findChild<QLineEdit *>(QStringLiteral("sweepParam_seed"))->setText(QStringLiteral("1,2,3,4"));

@@ -158,7 +158,10 @@ void tst_WindowHelp::exampleOpensAsItWas()
         auto *box = w.findChild<QMessageBox *>(QStringLiteral("exampleChangedDialog"));
         QVERIFY(box);
         QVERIFY(box->isVisible());
-        QVERIFY2(box->informativeText().contains(QStringLiteral("--learning_rate=0.25")), qPrintable(box->informativeText()));
+        // The learner's settings by the form's labels, never as flags (issue 44 item 8).
+        QVERIFY2(box->informativeText().contains(QStringLiteral("\u201cLearning rate\u201d = 0.25")), qPrintable(box->informativeText()));
+        QVERIFY2(box->informativeText().contains(QStringLiteral("\u201cEpochs\u201d = 7")), qPrintable(box->informativeText()));
+        QVERIFY2(!box->informativeText().contains(QStringLiteral("--")), qPrintable(box->informativeText()));
         QCOMPARE(ready.count(), 0); // nothing opens before the answer
         box->findChild<QAbstractButton *>(QLatin1String(answer))->click();
         QTRY_COMPARE(ready.count(), 1);

@@ -99,26 +99,31 @@ void ExampleLoader::start()
                     job.setProgress(int(fraction * kJobProgressMax), QString::fromStdString(stage));
                 },
                 job.stopToken());
-            // Fine-tuning means starting from pretrained weights: BERT-Tiny's, when the Hub (or
-            // the Hugging Face cache) has them; else from random weights, as the log says.
-            HubSettings settings = HubSettings::fromEnvironment();
-            settings.max_attempts = 1;    // the example must not wait long for an absent network
-            settings.connect_timeout_s = 10;
-            try {
-                job.setProgress(kJobProgressMax, QStringLiteral("getting the pretrained BERT-Tiny"));
-                const PretrainedModel m = resolvePretrainedModel(kExamplePretrainedModel, settings, {}, *job.stopToken());
-                paths.pretrained_model = kExamplePretrainedModel;
-                paths.start_note = "fine-tunes the pretrained BERT-Tiny (" + m.folder + ")";
-            } catch (...) {
-                if (job.isCancelled())
-                    throw;
-                paths.start_note = "trains BERT-Tiny from random weights: the pretrained one could not be had ("
-                                   + describeCurrentException(kExamplePretrainedModel).message + ")";
-            }
+            job.setProgress(kJobProgressMax, QStringLiteral("getting the pretrained BERT-Tiny"));
+            chooseStart(paths, *job.stopToken());
             return paths;
         },
         tr("Preparing the spam-detection example: %1"), tr("Example preparation cancelled."),
         [this](const ExampleDataPaths &paths) { Q_EMIT prepared(paths); });
+}
+
+void ExampleLoader::chooseStart(ExampleDataPaths &paths, const StopToken &stop)
+{
+    // Fine-tuning means starting from pretrained weights: BERT-Tiny's, when the Hub (or the
+    // Hugging Face cache) has them; else from random weights, as the log says.
+    HubSettings settings = HubSettings::fromEnvironment();
+    settings.max_attempts = 1; // the example must not wait long for an absent network
+    settings.connect_timeout_s = 10;
+    try {
+        const PretrainedModel m = resolvePretrainedModel(kExamplePretrainedModel, settings, {}, stop);
+        paths.pretrained_model = kExamplePretrainedModel;
+        paths.start_note = "fine-tunes the pretrained BERT-Tiny (" + m.folder + ")";
+    } catch (...) {
+        if (stop.stopRequested())
+            throw;
+        paths.start_note = "trains BERT-Tiny from random weights: the pretrained one could not be had ("
+                           + describeCurrentException(kExamplePretrainedModel).message + ")";
+    }
 }
 
 TrainingOptions ExampleLoader::projectOptions(const ExampleDataPaths &paths)

@@ -39,6 +39,13 @@ public:
     /// set (learning rate 1e-4, model_dir <project_dir>/runs/pretrained-1), else from random
     /// weights (5e-4, <project_dir>/runs/run-1).
     static TrainingOptions projectOptions(const ExampleDataPaths &paths);
+    /// The example's start, the last step of start(): resolves the pretrained BERT-Tiny
+    /// (kExamplePretrainedModel) from the Hub or the Hugging Face cache (HubSettings from the
+    /// environment, one attempt, 10 s to connect) and sets paths.pretrained_model and
+    /// paths.start_note ("fine-tunes the pretrained BERT-Tiny (<folder>)"); when it cannot be
+    /// had, leaves pretrained_model empty and says why in start_note ("trains BERT-Tiny from
+    /// random weights: …"). Rethrows only after `stop`. Any thread; may use the network.
+    static void chooseStart(ExampleDataPaths &paths, const StopToken &stop);
 
 Q_SIGNALS:
     void logMessage(const QString &line);

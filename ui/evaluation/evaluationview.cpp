@@ -164,6 +164,8 @@ void EvaluationView::clear()
                       "evaluation interval (once per epoch, or more often with <i>Evaluations per epoch</i>).");
     m_note.clear();
     m_which.clear();
+    m_runEnd.clear();
+    m_topLosses->setRunEnd(QString());
     m_seen.clear();
     m_hasMetrics = false;
     m_metrics = EvalMetrics();
@@ -360,8 +362,8 @@ void EvaluationView::setBagOfWordsBaseline(std::optional<double> accuracy)
 
 QString EvaluationView::bagOfWordsVerdictText() const
 {
-    if (!m_bagOfWords || !m_hasMetrics || m_metrics.regression)
-        return {};
+    if (!m_bagOfWords || !m_hasMetrics || m_metrics.regression || m_metrics.multi_label)
+        return {}; // multi-label: compared by micro-F1 at the run's end (compareWithBagOfWords)
     return QString::fromStdString(bagOfWordsVerdict(m_metrics.eval_accuracy, *m_bagOfWords));
 }
 
@@ -387,15 +389,48 @@ void EvaluationView::setNote(const QString &text)
     updateSummary();
 }
 
+QString EvaluationView::headline(bool html) const
+{
+    if (!m_hasMetrics)
+        return QString();
+    const EvalMetrics &m = m_metrics;
+    // The kept best checkpoint's evaluation is named as the run's end says it everywhere else.
+    const QString which = m_which.isEmpty() ? QString() : m_runEnd.isEmpty() ? m_which : m_runEnd;
+    const QString bold = html ? QStringLiteral("<b>%1</b>") : QStringLiteral("%1");
+    return tr("%1%4 on %2 examples: loss %3")
+        .arg(bold.arg(tr("Evaluation at step %1").arg(m.step)))
+        .arg(m.num_examples)
+        .arg(m.eval_loss, 0, 'f', 4)
+        .arg(which.isEmpty() ? QString() : QLatin1Char(' ') + bold.arg(tr("(%1)").arg(html ? which.toHtmlEscaped() : which)));
+}
+
+QString EvaluationView::headlineText() const { return headline(false); }
+
+void EvaluationView::setRunEnd(const QString &phrase)
+{
+    m_runEnd = phrase;
+    m_topLosses->setRunEnd(phrase);
+    updateSummary();
+}
+
 void EvaluationView::updateSummary()
 {
     QString text = m_evaluation;
     if (m_hasMetrics) {
         const EvalMetrics &m = m_metrics;
-        text = tr("<b>Evaluation at step %1</b>%4 on %2 examples: loss %3")
-                   .arg(m.step).arg(m.num_examples).arg(m.eval_loss, 0, 'f', 4)
-                   .arg(m_which.isEmpty() ? QString() : tr(" <b>(%1)</b>").arg(m_which.toHtmlEscaped()));
-        if (m.regression) {
+        text = headline(true);
+        if (m.multi_label) { // docs/multi-label.md: each label at 0.5, then the tuned thresholds' fair estimate
+            text += tr(", micro-F1 %1, macro-F1 %2, samples-F1 %3, Hamming loss %4, subset accuracy %5 (every label "
+                       "decided at 0.5)<br>With each label's own threshold: micro-F1 %6, macro-F1 %7 (measured on "
+                       "eval texts the thresholds were not tuned on)")
+                        .arg(m.eval_micro_f1, 0, 'f', 4)
+                        .arg(m.eval_macro_f1, 0, 'f', 4)
+                        .arg(m.eval_samples_f1, 0, 'f', 4)
+                        .arg(m.eval_hamming_loss, 0, 'f', 4)
+                        .arg(m.eval_accuracy, 0, 'f', 4)
+                        .arg(m.eval_micro_f1_tuned, 0, 'f', 4)
+                        .arg(m.eval_macro_f1_tuned, 0, 'f', 4);
+        } else if (m.regression) {
             // null in metrics.jsonl (a correlation of a constant prediction is undefined) reads as NaN.
             const auto value = [](double v) { return std::isfinite(v) ? QString::number(v, 'f', 4) : EvaluationView::tr("n/a"); };
             text += tr(", MSE %1, Pearson %2, Spearman %3")
@@ -433,7 +468,7 @@ void EvaluationView::updateSummary()
         if (!m_bagOfWordsAdvice.isEmpty()) // the advice is the coach's
             text += QStringLiteral(" %1").arg(m_bagOfWordsAdvice.toHtmlEscaped());
     }
-    else if (m_bagOfWords)
+    else if (m_bagOfWords && !(m_hasMetrics && m_metrics.multi_label)) // its accuracy is no multi-label yardstick
         text += tr("<br>Bag-of-words baseline %1 (TF-IDF + logistic regression on the same wordpieces, "
                    "prepare_report.json): a fine-tuned BERT should beat it.")
                     .arg(*m_bagOfWords, 0, 'f', 3);

@@ -45,7 +45,15 @@ public:
     /// At the end of a run of `modelDir` that kept a best model: shows the best checkpoint's
     /// evaluation among those shown since clear() (it stays on the last one otherwise).
     void showRunBest(const std::string &modelDir);
-    /// Clears the evaluation and the top losses; keeps the label names and the baseline.
+    /// How the run shown ended (runEndPhrase, core/formats/runend.h: "stopped early at step
+    /// 24, best at step 6"), said in the summary's title when the evaluation shown is the kept
+    /// best checkpoint's ("Evaluation at step 6 (stopped early at step 24, best at step 6)")
+    /// and in the top losses' line; "" (clear() does this) goes back to the checkpoint's label.
+    void setRunEnd(const QString &phrase);
+    /// The summary's title as plain text ("Evaluation at step 6 (stopped early at step 24, best
+    /// at step 6) on 16 examples: loss 0.1234"), "" without an evaluation.
+    QString headlineText() const;
+    /// Clears the evaluation, the run's end and the top losses; keeps the label names and the baseline.
     void clear();
     /// Names of label ids 0…N−1 (readLabelNames: labels.txt beside the meta data); ids
     /// beyond them, and all of them when `names` is empty, read "label N". Redraws the
@@ -92,6 +100,8 @@ protected:
 private:
     void arrangeTables();
     void updateSummary();
+    /// The summary's title, in HTML (bold) or plain text.
+    QString headline(bool html) const;
     void showMatrix();
     void fillMatrixFromExamples();
     void toggleCellFilter(int trueLabel, int predictedLabel);
@@ -99,7 +109,7 @@ private:
     EvalMetrics m_metrics;
     bool m_hasMetrics = false;
     std::vector<std::string> m_labelNames;
-    QString m_evaluation, m_note, m_which;
+    QString m_evaluation, m_note, m_which, m_runEnd;
     std::vector<EvalMetrics> m_seen; ///< the evaluations shown since clear(), for showRunBest()
     std::optional<MajorityBaseline> m_baseline;
     std::optional<double> m_bagOfWords;

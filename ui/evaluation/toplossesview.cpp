@@ -184,6 +184,15 @@ void TopLossesView::clear()
     showMissing(tr("No per-example results yet: they are written at each evaluation."));
 }
 
+void TopLossesView::setRunEnd(const QString &phrase)
+{
+    if (phrase == m_runEnd)
+        return;
+    m_runEnd = phrase;
+    if (!m_examples.empty())
+        refresh();
+}
+
 void TopLossesView::showMissing(const QString &text)
 {
     m_examples.clear();
@@ -247,12 +256,16 @@ void TopLossesView::refresh()
         int64_t mistakes = 0;
         for (const EvalExample &e : m_examples)
             mistakes += e.correct() ? 0 : 1;
-        QString status = (m_keptBest ? tr("%1 from the evaluation at step %2, of the best checkpoint, which the model "
+        // The run's end in the words of every other view (progress row, status bar, Evaluation).
+        const QString best = m_runEnd.isEmpty() ? tr("of the best checkpoint") : tr("of the best checkpoint (%1)").arg(m_runEnd);
+        QString status = (m_keptBest ? tr("%1 from the evaluation at step %2, %4, which the model "
                                           "directory keeps (Try it and export use it), %3 of them wrong.")
                                      : tr("%1 from the evaluation at step %2, %3 of them wrong."))
                              .arg(examplesText(int64_t(m_examples.size()), tr("eval example"), tr("eval examples")))
                              .arg(m_examples.front().step)
                              .arg(mistakes);
+        if (m_keptBest)
+            status = status.arg(best);
         if (total > shown.size())
             status += QLatin1Char(' ') + tr("Listing the %1 highest losses.").arg(shown.size());
         m_status->setText(status);

@@ -49,8 +49,12 @@ public:
     /// Shows `examples` at once (what load() does with the file's contents). A cell filter
     /// stays set (the same cell of a newer evaluation).
     void setExamples(std::vector<EvalExample> examples);
-    /// Forgets the examples and the filter ("No per-example results yet").
+    /// Forgets the examples and the filter ("No per-example results yet"); keeps the run's end.
     void clear();
+    /// How the run ended in the window's words (runEndPhrase, core/formats/runend.h: "stopped
+    /// early at step 24, best at step 6"), named beside the kept best checkpoint's evaluation
+    /// in the status line; "" says nothing of it.
+    void setRunEnd(const QString &phrase);
 
     /// Lists only the examples of the confusion-matrix cell (true label, predicted label).
     void setCellFilter(int64_t trueLabelId, int64_t predictedLabelId);
@@ -91,6 +95,7 @@ private:
     std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
     std::optional<std::pair<int64_t, int64_t>> m_filter;
     bool m_keptBest = false; ///< the examples are the kept best checkpoint's (best/eval_examples.jsonl)
+    QString m_runEnd;        ///< runEndPhrase of the run shown ("" unknown or still training)
     quint64 m_generation = 0;
     JobHandle m_job;
     QLabel *m_status;

@@ -134,28 +134,76 @@ void ProgressPanel::reset()
     setStatus(tr("Idle"));
 }
 
-void ProgressPanel::showRecordedRun(int64_t step, int64_t totalSteps)
+QString ProgressPanel::endStatusText(const RunEnd &end)
+{
+    switch (end.kind) {
+    case RunEnd::Kind::None:
+        return QString();
+    case RunEnd::Kind::Failed:
+        return tr("Failed");
+    case RunEnd::Kind::Completed:
+        if (end.best_step < 0)
+            return tr("Completed");
+        break;
+    case RunEnd::Kind::StoppedEarly:
+    case RunEnd::Kind::Stopped:
+        break;
+    }
+    return QString::fromStdString(RunEndPhrase(end)); // core/formats/runend.h: one phrase in every view
+}
+
+namespace {
+
+/// The status's colour for a run that ended as `end`.
+QString endStyle(const RunEnd &end)
+{
+    switch (end.kind) {
+    case RunEnd::Kind::Completed:
+    case RunEnd::Kind::StoppedEarly:
+        return QStringLiteral("color:#207020;font-weight:bold");
+    case RunEnd::Kind::Stopped:
+        return QStringLiteral("color:#a06000;font-weight:bold");
+    case RunEnd::Kind::Failed:
+        return QStringLiteral("color:#b00000;font-weight:bold");
+    case RunEnd::Kind::None:
+        break;
+    }
+    return QString();
+}
+
+/// The detail beside the bar for a run kept with its best checkpoint at `bestStep` (≥ 0).
+QString bestKeptDetail(int64_t bestStep)
+{
+    return ProgressPanel::tr("best model kept at step %1: Evaluation, Try it and export use it").arg(bestStep);
+}
+
+} // namespace
+
+void ProgressPanel::showRecordedRun(const RunEnd &end)
 {
     m_heldStatus.reset();
     restartTiming();
-    const int64_t total = totalSteps > 0 ? totalSteps : step;
+    const int64_t step = end.last_step;
+    const int64_t total = end.total_steps > 0 ? end.total_steps : step;
     m_progress->setRange(0, int(std::max<int64_t>(total, 1)));
     m_progress->setValue(int(std::min(step, total)));
     m_progress->setFormat(stepFormat());
-    if (totalSteps > 0 && step >= totalSteps) {
-        m_status->setText(tr("Completed"));
-        m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
-        m_detail->setText(tr("recorded run: %1 / %2 steps").arg(step).arg(totalSteps));
-    } else {
-        m_status->setText(tr("Stopped at step %1").arg(step));
-        m_status->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
+    m_status->setText(endStatusText(end));
+    m_status->setStyleSheet(endStyle(end));
+    m_status->setToolTip(QString());
+    if (end.best_step >= 0 && end.kind != RunEnd::Kind::Stopped)
+        m_detail->setText(bestKeptDetail(end.best_step));
+    else if (end.kind == RunEnd::Kind::Completed || end.kind == RunEnd::Kind::StoppedEarly)
+        m_detail->setText(end.total_steps > 0 ? tr("recorded run: %1 / %2 steps").arg(step).arg(end.total_steps)
+                                              : tr("recorded run: %1 steps").arg(step));
+    else
         m_detail->setText(tr("recorded run; Train offers to continue it"));
-    }
+    m_detail->setToolTip(QString());
 }
 
-void ProgressPanel::setLearningWarning(const QString &text)
+void ProgressPanel::setLearningWarning(const QString &text, const RunEnd &end)
 {
-    m_status->setText(tr("Completed — did not learn"));
+    m_status->setText(tr("%1 — did not learn").arg(endStatusText(end)));
     m_status->setStyleSheet(QStringLiteral("color:#b06000;font-weight:bold"));
     m_status->setToolTip(text);
     m_detail->setText(tr("see the Evaluation tab"));
@@ -256,14 +304,6 @@ void ProgressPanel::stepCompleted(const StepMetrics &m)
 
 void ProgressPanel::stopRequested() { m_status->setText(tr("Stopping after this step…")); }
 
-QString ProgressPanel::earlyStopText(const RunFinished &r)
-{
-    if (r.stopped_early_at_step <= 0)
-        return QString();
-    return r.best_step >= 0 ? tr("stopped early at step %1; best at step %2").arg(r.stopped_early_at_step).arg(r.best_step)
-                            : tr("stopped early at step %1").arg(r.stopped_early_at_step);
-}
-
 void ProgressPanel::finished(const RunFinished &r)
 {
     m_heldStatus.reset();
@@ -271,28 +311,20 @@ void ProgressPanel::finished(const RunFinished &r)
     m_progress->setToolTip(QString());
     m_progress->setFormat(m_elapsed >= 0 ? stepFormat() + QStringLiteral(" · ") + tr("took %1").arg(formatDuration(m_elapsed))
                                          : stepFormat());
+    // The same words as the run reopened later (showRecordedRun) and the status bar and Log.
+    const RunEnd end = runEndOf(r, m_progress->maximum() > 1 ? int64_t(m_progress->maximum()) : 0);
+    m_status->setText(endStatusText(end));
+    m_status->setStyleSheet(endStyle(end));
+    m_status->setToolTip(QString());
     switch (r.status) {
     case RunStatus::Completed:
-        // An early stop is not a run to the end: the status says so, and which step is the best.
-        m_status->setText(r.stopped_early_at_step > 0
-                              ? tr("Stopped early at step %1").arg(r.stopped_early_at_step)
-                                    + (r.best_step >= 0 ? tr(" (best: step %1)").arg(r.best_step) : QString())
-                          : r.best_step >= 0 ? tr("Completed (best: step %1)").arg(r.best_step)
-                                             : tr("Completed"));
-        m_status->setStyleSheet(QStringLiteral("color:#207020;font-weight:bold"));
-        if (r.stopped_early_at_step > 0)
-            m_detail->setText(earlyStopText(r));
-        else if (r.best_step >= 0)
-            m_detail->setText(tr("best model kept at step %1: Evaluation, Try it and export use it").arg(r.best_step));
+        if (end.best_step >= 0)
+            m_detail->setText(bestKeptDetail(end.best_step));
         break;
     case RunStatus::Cancelled:
-        m_status->setText(tr("Stopped at step %1").arg(r.last_step));
         m_detail->setText(tr("stopped; Resume continues from the checkpoint"));
-        m_status->setStyleSheet(QStringLiteral("color:#a06000;font-weight:bold"));
         break;
     case RunStatus::Failed:
-        m_status->setText(tr("Failed"));
-        m_status->setStyleSheet(QStringLiteral("color:#b00000;font-weight:bold"));
         // No stale ETA: say where the run ended instead.
         m_detail->setText(r.last_step > 0 ? tr("failed at step %1").arg(r.last_step) : tr("failed before the first step"));
         break;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/events/trainingobserver.h"
+#include "core/formats/runend.h"
 
 #include <QWidget>
 
@@ -36,11 +37,19 @@ public:
     void restoreStatus();
     /// Back to the empty state ("no run yet"), as in a new project.
     void reset();
-    /// Shows a run recorded on disk: step `step` of `totalSteps` (≤ 0: unknown), "Completed"
-    /// when it reached the end, else "Stopped at step S".
-    void showRecordedRun(int64_t step, int64_t totalSteps);
-    /// After "Completed": the model did not learn (`text` explains why; also the tooltip).
-    void setLearningWarning(const QString &text);
+    /// Shows a run recorded on disk (recordedRunEnd): the bar at step end.last_step of
+    /// end.total_steps (≤ 0: unknown), the status endStatusText(end), as the run said it when
+    /// it ended in this window.
+    void showRecordedRun(const RunEnd &end);
+    /// After a run that ended as `end` (completed or stopped early): the model did not learn
+    /// ("Completed — did not learn", "Stopped early at step 24, best at step 6 — did not
+    /// learn"; `text` explains why, also the tooltip).
+    void setLearningWarning(const QString &text, const RunEnd &end);
+    /// The status for a run that ended as `end`, the same live and reopened: "Completed" for a
+    /// run to its last step that keeps no best checkpoint, "Failed" for a failed one, else
+    /// RunEndPhrase(end) ("Stopped early at step 24, best at step 6", "Completed at step 16,
+    /// best at step 8", "Stopped at step 8"); "" for Kind::None. Pure.
+    static QString endStatusText(const RunEnd &end);
 
     /// The coach's note `n` (a withdrawal removes the note of its id, core/advice/coach.h):
     /// the line under the bar shows the latest current note, its tooltip all of them.
@@ -68,11 +77,10 @@ public:
     QString detailText() const;
     void stepCompleted(const StepMetrics &m);
     void stopRequested();
-    /// "Completed", and for an early stop (early_stopping_patience) the detail "stopped early
-    /// at step S; best at step B"; "Stopped at step S"; "Failed".
+    /// The status endStatusText(runEndOf(r, steps of the bar)): "Completed", "Stopped early at
+    /// step S, best at step B", "Stopped at step S", "Failed"; the detail says which
+    /// checkpoint the views use, or how to go on.
     void finished(const RunFinished &r);
-    /// "stopped early at step S; best at step B" for a run that stopped early, else "".
-    static QString earlyStopText(const RunFinished &r);
 
 private:
     QProgressBar *m_progress = nullptr;

@@ -45,6 +45,7 @@ class RunsTable;
 class RunSession;
 class TryItPanel;
 struct RecordedRun;
+struct RunEnd;
 struct ExampleDataPaths;
 struct PreparedRun;
 
@@ -227,6 +228,14 @@ private:
     /// (recordedRunShown, else recordedRunDropped).
     void showRecordedRun(const TrainingOptions &o);
     void applyRecordedRun(const TrainingOptions &o, const RecordedRun &run);
+    /// How the run shown ended, said the same way live (handleFinished) and reopened
+    /// (applyRecordedRun): the Evaluation title and Top losses name runEndPhrase(end) beside the
+    /// kept best checkpoint's evaluation; a run that did not learn says so in the progress row
+    /// and the status bar ("Stopped early at step 24, best at step 6 — the model did not learn:
+    /// see the Evaluation tab."); else a run stopped early or keeping a best checkpoint puts
+    /// RunEndPhrase(end) in the status bar, and live (`live`) the bag-of-words verdict of a
+    /// completed run comes first. The progress row's status is ProgressPanel's.
+    void showRunEnd(const RunEnd &end, bool live);
     /// The form's model_dir is the run shown: after the user changed it (and paused typing),
     /// shows that folder's recorded run or empty views (not while a run or a check is going).
     void followFormModelDir();

@@ -5,6 +5,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/common/qtext.h"
 
+#include "core/config/optionwords.h"
 #include "core/formats/lessonverdict.h"
 #include "core/corpus/pretraininglesson.h"
 #include "ui/dialogs/exampleloader.h"
@@ -112,15 +113,19 @@ void MainWindow::openExampleProject(const ExampleDataPaths &paths)
             ->setObjectName(QStringLiteral("resetExample"));
         m_exampleChangedBox->addButton(QMessageBox::Cancel)->setObjectName(QStringLiteral("cancelExample"));
     }
-    std::vector<std::string> changed;
+    // The learner's settings by the form's labels ("“Learning rate” = 0.25"), not as flags.
+    QStringList changed;
+    const std::vector<std::string> example = toCommandLineFlags(o);
     for (const std::string &flag : toCommandLineFlags(saved))
-        if (const std::vector<std::string> example = toCommandLineFlags(o);
-            std::find(example.begin(), example.end(), flag) == example.end())
-            changed.push_back(flag);
+        if (std::find(example.begin(), example.end(), flag) == example.end()) {
+            const std::string::size_type eq = flag.find('=');
+            const std::string name = flag.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+            changed << q(optionSetting(name, eq == std::string::npos ? std::string("true") : flag.substr(eq + 1)));
+        }
     m_exampleChangedBox->setText(tr("You changed the example project %1.").arg(project));
     m_exampleChangedBox->setInformativeText(
         tr("Open it as you left it, or as it was: the example's settings again (its runs stay where they are).")
-        + (changed.empty() ? QString() : QStringLiteral("\n\n") + tr("Your settings: %1").arg(q(shellJoin(changed)))));
+        + (changed.empty() ? QString() : QStringLiteral("\n\n") + tr("Your settings: %1").arg(changed.join(QStringLiteral("; ")))));
     m_exampleChangedBox->disconnect(this);
     connect(m_exampleChangedBox, &QMessageBox::buttonClicked, this, [this, paths, project, o](QAbstractButton *button) {
         if (button->objectName() == QLatin1String("cancelExample"))

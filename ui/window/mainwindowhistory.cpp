@@ -10,6 +10,7 @@
 #include "core/config/labelnames.h"
 #include "core/io/metricsreader.h"
 #include "core/advice/coach.h"
+#include "core/formats/runend.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
@@ -104,6 +105,9 @@ struct RecordedRun
     std::string metricsError;
     RunHistory history;
     std::vector<CoachNote> coach; ///< the coach's current notes over the recorded run (coachNotesOf)
+    /// How the run ended (training_summary.json, best/best.json; recordedRunEnd), at the step its
+    /// files reach of the schedule's steps (run_config.json, else the summary's; 0: unknown).
+    RunEnd end;
 };
 
 namespace {
@@ -124,6 +128,12 @@ RecordedRun readRecordedRun(const TrainingOptions &o)
     // the coach over its metric stream: what the live run's views showed, withdrawn notes gone.
     RunFacts facts = recordedRunFacts(o.model_dir, &o);
     r.coach = coachNotesOf(facts, r.log);
+    const int64_t step = std::max<int64_t>(r.used.step, r.log.train.empty() ? 0 : r.log.train.back().step);
+    // A run without run_config.json (older versions) still has its training_summary.json.
+    int64_t totalSteps = r.used.totalSteps;
+    if (totalSteps <= 0 && r.history.trainingSummary)
+        totalSteps = r.history.trainingSummary->total_training_steps;
+    r.end = recordedRunEnd(o.model_dir, step, totalSteps);
     return r;
 }
 
@@ -181,22 +191,17 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
                                "eval_examples.jsonl, written at each evaluation.").arg(metrics));
     }
     m_evalView->loadExamples(q(o.model_dir));
-    int64_t step = std::max<int64_t>(run.used.step, log.train.empty() ? 0 : log.train.back().step);
-    // A run without run_config.json (older versions) still has its training_summary.json.
-    int64_t totalSteps = run.used.totalSteps;
     for (const QString &w : run.history.warnings)
         appendLog(tr("warning: %1").arg(w));
-    if (totalSteps <= 0 && run.history.trainingSummary)
-        totalSteps = run.history.trainingSummary->total_training_steps;
-    if (step > 0)
-        m_progress->showRecordedRun(step, totalSteps);
+    const RunEnd &end = run.end;
+    if (end.kind != RunEnd::Kind::None)
+        m_progress->showRecordedRun(end);
     m_progress->setCoachNotes(run.coach); // the coach is the only author of advice
     m_evalView->setCoachNotes(run.coach);
     m_learningWarnings = learningVerdictTexts(run.coach);
-    if (!m_learningWarnings.isEmpty() && totalSteps > 0 && step >= totalSteps)
-        m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
-    appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(step)
-                  .arg(totalSteps > 0 ? tr(" of %1").arg(totalSteps) : QString()));
+    showRunEnd(end, false); // the words the window said when the run ended here
+    appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(end.last_step)
+                  .arg(end.total_steps > 0 ? tr(" of %1").arg(end.total_steps) : QString()));
 }
 
 void MainWindow::connectFormModelDir()

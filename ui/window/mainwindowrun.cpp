@@ -116,21 +116,30 @@ void MainWindow::handleFinished(const RunFinished &r)
 {
     if (r.best_step >= 0) // the Evaluation tab offers the kept best model first, as Try it and export do
         m_evalView->showRunBest(m_session->controller()->lastSpec().model_dir);
-    if (r.status == RunStatus::Completed && !m_learningWarnings.isEmpty()) {
-        m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')));
+    if (r.status == RunStatus::Completed)
         for (const QString &w : m_learningWarnings)
             appendLog(tr("warning: %1").arg(w));
-        statusBar()->showMessage(tr("%1 — the model did not learn: see the Evaluation tab.").arg(q(RunEndPhrase(runEndOf(r)))),
-                                 10000);
-    } else if (const QString verdict = m_evalView->bagOfWordsVerdictText();
-               r.status == RunStatus::Completed && !verdict.isEmpty()) {
-        statusBar()->showMessage(verdict, 15000); // the run's Log has the same sentence from the trainer
-    }
+    showRunEnd(runEndOf(r), true);
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
     scanRuns(modelDir);
     m_evalView->loadExamples(modelDir);
     if (m_closeAfterStop)
         close();
+}
+
+void MainWindow::showRunEnd(const RunEnd &end, bool live)
+{
+    const QString phrase = q(runEndPhrase(end));
+    const bool ended = end.kind == RunEnd::Kind::Completed || end.kind == RunEnd::Kind::StoppedEarly;
+    m_evalView->setRunEnd(end.best_step >= 0 ? phrase : QString());
+    if (ended && !m_learningWarnings.isEmpty()) {
+        m_progress->setLearningWarning(m_learningWarnings.join(QLatin1Char(' ')), end);
+        statusBar()->showMessage(tr("%1 — the model did not learn: see the Evaluation tab.").arg(q(RunEndPhrase(end))), 10000);
+    } else if (const QString verdict = m_evalView->bagOfWordsVerdictText(); live && ended && !verdict.isEmpty()) {
+        statusBar()->showMessage(verdict, 15000); // the run's Log has the same sentence from the trainer
+    } else if (end.kind == RunEnd::Kind::StoppedEarly || end.best_step >= 0) {
+        statusBar()->showMessage(q(RunEndPhrase(end)), 10000);
+    }
 }
 
 } // namespace wb
