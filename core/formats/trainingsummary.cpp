@@ -133,10 +133,10 @@ std::optional<TrainingSummary> readTrainingSummary(const std::string &modelDir)
     return parseTrainingSummary(*text, path);
 }
 
-std::string bagOfWordsVerdict(double bert, double bagOfWords)
+std::string bagOfWordsVerdict(double bert, double bagOfWords, const char *metric)
 {
     char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "eval accuracy %.3f vs %.3f", bert, bagOfWords);
+    std::snprintf(numbers, sizeof numbers, "%s %.3f vs %.3f", metric, bert, bagOfWords);
     if (bert > bagOfWords)
         return std::string("BERT beat the bag-of-words baseline: ") + numbers
                + " (TF-IDF + logistic regression on the same wordpieces, prepare_report.json)";
@@ -155,6 +155,11 @@ std::string compareWithBagOfWords(TrainingSummary &s, const std::string &metaDat
             return {};
         const double bagOfWords = report->bag_of_words->eval_accuracy;
         s.bag_of_words_accuracy = bagOfWords;
+        const BagOfWordsBaseline &b = *report->bag_of_words;
+        if (s.last_eval->multi_label && b.multi_label && std::isfinite(b.eval_micro_f1)) {
+            s.beat_bag_of_words = s.last_eval->eval_micro_f1 > b.eval_micro_f1;
+            return bagOfWordsVerdict(s.last_eval->eval_micro_f1, b.eval_micro_f1, "eval micro-F1");
+        }
         s.beat_bag_of_words = s.last_eval->eval_accuracy > bagOfWords;
         return bagOfWordsVerdict(s.last_eval->eval_accuracy, bagOfWords);
     } catch (...) {

@@ -46,12 +46,15 @@ struct TrainingSummary
 /// Says whether BERT beat the bag-of-words baseline, as the run's end (log, `note:` line,
 /// the window's verdict) says it: "BERT beat the bag-of-words baseline: eval accuracy 0.985 vs
 /// 0.970 …" or "BERT did not beat … : …": the fact only; what to try is the coach's
-/// below_bag_of_words note (core/advice/coach.h). Accuracies in [0, 1]. Pure.
-std::string bagOfWordsVerdict(double bertAccuracy, double bagOfWordsAccuracy);
+/// below_bag_of_words note (core/advice/coach.h). Values in [0, 1]; `metric` names them
+/// ("eval micro-F1" for a multi-label run). Pure.
+std::string bagOfWordsVerdict(double bertAccuracy, double bagOfWordsAccuracy, const char *metric = "eval accuracy");
 
 /// Fills bag_of_words_accuracy and beat_bag_of_words of `s` (with its last_eval) from the
 /// prepare_report.json beside `metaDataPath` and returns bagOfWordsVerdict(), or empty when
 /// there is nothing to compare (no report, no fitted baseline, regression, no evaluation).
+/// A multi-label run is compared by micro-F1 with the one-vs-rest baseline's (beat_bag_of_words
+/// says so; bag_of_words_accuracy stays the baseline's subset accuracy).
 /// A report that cannot be read counts as none (its reader names the problem where it is
 /// read for the plot). Never throws.
 std::string compareWithBagOfWords(TrainingSummary &s, const std::string &metaDataPath);

@@ -118,7 +118,7 @@ void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
         QVERIFY(std::string(r.severity) == "info" || std::string(r.severity) == "warning");
     }
     QCOMPARE(ids.size(), size_t(std::size(kCoachRules)));
-    QCOMPARE(ids.size(), size_t(17));
+    QCOMPARE(ids.size(), size_t(19)); // label_never_predicted and thresholds_gain: multi-label (issue 45)
     QCOMPARE(coachRule("overfitting").threshold, 3.0);
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, coachRule("no_such_rule"));
     QCOMPARE(fillCoachText("a {x} b {y} {x}", {{"x", "1"}, {"y", "{x}"}}), std::string("a 1 b {x} 1"));

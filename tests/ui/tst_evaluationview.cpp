@@ -129,6 +129,7 @@ private Q_SLOTS:
     void bestEvaluationShownFirstWithMacroF1();
     void fallbackLabelNames();
     void saysWhetherBertBeatTheBagOfWords();
+    void multiLabelSummaryNamesItsMetrics();
     void topLossesOrderFilterAndMostConfused();
     void matrixFromExamplesOfARecordedEvaluation();
     void missingAndMalformedFiles();
@@ -278,6 +279,31 @@ void tst_EvaluationView::saysWhetherBertBeatTheBagOfWords()
     report.close();
     QVERIFY(!bagOfWordsAccuracyFromPrepareReport(meta, &error));
     QVERIFY2(error.contains(QStringLiteral("bag_of_words_baseline: eval_accuracy")), qPrintable(error));
+}
+
+void tst_EvaluationView::multiLabelSummaryNamesItsMetrics()
+{
+    EvaluationView v;
+    v.setBagOfWordsBaseline(0.52); // a subset accuracy: no yardstick for a multi-label run, not shown
+    EvalMetrics m;
+    m.step = 60;
+    m.num_examples = 96;
+    m.eval_loss = 0.25;
+    m.multi_label = true;
+    m.eval_micro_f1 = 0.81;
+    m.eval_macro_f1 = 0.77;
+    m.eval_samples_f1 = 0.6;
+    m.eval_hamming_loss = 0.15;
+    m.eval_accuracy = 0.55;
+    m.eval_micro_f1_tuned = 0.79;
+    m.eval_macro_f1_tuned = 0.83;
+    v.setEvaluation(m);
+    QCOMPARE(v.summaryText(),
+             QStringLiteral("Evaluation at step 60 on 96 examples: loss 0.2500, micro-F1 0.8100, macro-F1 0.7700, "
+                            "samples-F1 0.6000, Hamming loss 0.1500, subset accuracy 0.5500 (every label decided at "
+                            "0.5)\nWith each label's own threshold: micro-F1 0.7900, macro-F1 0.8300 (measured on eval "
+                            "texts the thresholds were not tuned on)"));
+    QVERIFY(v.bagOfWordsVerdictText().isEmpty());
 }
 
 void tst_EvaluationView::fallbackLabelNames()

@@ -462,7 +462,9 @@ private Q_SLOTS:
         for (int i = 0; i < metric->count(); ++i)
             items << metric->itemText(i);
         QCOMPARE(items, (QStringList{QStringLiteral("none"), QStringLiteral("eval_accuracy"), QStringLiteral("eval_loss"),
-                                     QStringLiteral("eval_f1"), QStringLiteral("eval_mcc")}));
+                                     QStringLiteral("eval_f1"), QStringLiteral("eval_mcc"), QStringLiteral("eval_macro_f1"),
+                                     QStringLiteral("eval_micro_f1"), QStringLiteral("eval_samples_f1"),
+                                     QStringLiteral("eval_hamming_loss")}));
         TrainingOptions o;
         form.setOptions(o);
         QCOMPARE(metric->currentText(), QStringLiteral("none"));
