@@ -4,6 +4,7 @@
 #include "ui/window/mainwindow.h"
 #include "ui/window/runsession.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
@@ -27,12 +28,15 @@ QCommandLineOption scriptedOption(const char *name, const char *description, con
     return option;
 }
 
-/// The window's command line: --example, --train, a project file, and the hidden options of
+/// The window's command line: --example, --train, --lesson, a project file, and the hidden options of
 /// scripted screenshots (docs/architecture.md; `make run`).
 struct Options
 {
     QCommandLineOption example{QStringLiteral("example"), QStringLiteral("Open the spam-detection example project.")};
     QCommandLineOption train{QStringLiteral("train"), QStringLiteral("Press Train once the window is shown.")};
+    QCommandLineOption lesson{QStringLiteral("lesson"),
+                              QStringLiteral("Start the pretraining lesson as File → Why Pretraining Matters does "
+                                             "(with --example or a project: once it is open).")};
     QCommandLineOption screenshot = scriptedOption("screenshot", "Save a screenshot of the window and quit.", "png");
     QCommandLineOption delay = scriptedOption("screenshot-delay", "Milliseconds before the screenshot.", "ms", "1500");
     QCommandLineOption tab =
@@ -51,7 +55,7 @@ struct Options
         parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({example, train, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss});
+        parser.addOptions({example, train, lesson, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss});
         parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
         parser.process(app);
     }
@@ -104,6 +108,26 @@ void openStartingProject(wb::MainWindow &window, const Options &opts)
                          [&window, tab = opts.value(opts.tab)] { window.showTab(tab); }, Qt::QueuedConnection);
     else
         window.showTab(opts.value(opts.tab));
+}
+
+/// --lesson: File → Why Pretraining Matters, once --example's project (or the one given) is open.
+void scheduleLesson(wb::MainWindow &window, const Options &opts)
+{
+    if (!opts.isSet(opts.lesson))
+        return;
+    const auto start = [&window] {
+        if (auto *entry = window.findChild<QAction *>(QStringLiteral("pretrainingLessonAction")))
+            entry->trigger();
+    };
+    if (opts.isSet(opts.example) && opts.parser.positionalArguments().isEmpty()) {
+        auto *once = new QObject(&window);
+        QObject::connect(&window, &wb::MainWindow::exampleReady, once, [start, once] {
+            QTimer::singleShot(0, once->parent(), start);
+            once->deleteLater();
+        });
+    } else {
+        QTimer::singleShot(0, &window, start);
+    }
 }
 
 /// --try-text TEXT (Try it, explained) and --explain-top-loss ROW (that row of Top losses
@@ -178,6 +202,7 @@ int main(int argc, char **argv)
     window.show();
     scheduleScriptedViews(window, opts);
     openStartingProject(window, opts);
+    scheduleLesson(window, opts);
     if (opts.isSet(opts.screenshot))
         scheduleScreenshot(window, opts);
     if (opts.isSet(opts.screenshotAtEnd))

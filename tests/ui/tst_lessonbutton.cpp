@@ -4,13 +4,18 @@
 #include "core/corpus/pretraininglesson.h"
 #include "core/engine/preparedrun.h"
 #include "support/lessoncorpus.h"
+#include "tinyrun.h"
+#include "ui/form/projectfile.h"
 #include "ui/form/configurationform.h"
 #include "ui/runs/runstable.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
 
+#include <QAction>
+#include <QLabel>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -67,6 +72,44 @@ private Q_SLOTS:
         QSignalSpy finished(w.runSession(), &RunSession::runFinished);
         w.runSession()->stop();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+    }
+
+    /// Issue 44 item 3 (the class walk's lesson step): with a project open the start page is
+    /// gone, and File → Why Pretraining Matters starts the lesson's pretraining in the window,
+    /// shown in the form, the progress row and the Log.
+    void menuStartsTheLessonWithAProjectOpen()
+    {
+        QTemporaryDir dir;
+        const TrainingOptions tiny = wbtest::writeTinyRun(dir);
+        const QString project = dir.filePath(QStringLiteral("own.bwproj"));
+        ProjectFile::save(project, tiny);
+        MainWindow w;
+        w.show();
+        QString error;
+        QVERIFY2(w.openProject(project, &error), qPrintable(error));
+        auto *tabs = w.findChild<QTabWidget *>();
+        for (int i = 0; i < tabs->count(); ++i)
+            QVERIFY(tabs->widget(i)->objectName() != QLatin1String("startTab")); // the start page is gone
+        auto *menuEntry = w.findChild<QAction *>(QStringLiteral("pretrainingLessonAction"));
+        QVERIFY(menuEntry && menuEntry->isEnabled());
+        const std::string lesson = m_dir.path().toStdString() + "/bert-workbench/pretraining-lesson";
+        fs::remove_all(lesson + "/runs"); // the start page's run above: no question about continuing it
+        QSignalSpy starting(w.runSession(), &RunSession::runStarting);
+        menuEntry->trigger(); // the project is saved: no question first
+        QTRY_VERIFY_WITH_TIMEOUT(starting.count() == 1, 120000);
+        const PreparedRun run = starting.at(0).at(0).value<PreparedRun>();
+        QVERIFY(run.purpose == RunPurpose::Pretrain);
+        QCOMPARE(run.options.model_dir, lesson + "/runs/pretrain");
+        auto *form = w.findChild<ConfigurationForm *>();
+        QCOMPARE(form->task(), FormTask::Pretrain);
+        QCOMPARE(form->options().model_dir, lesson + "/runs/pretrain"); // the lesson's run, not the project's
+        QVERIFY2(w.logText().contains(QStringLiteral("Lesson, run 1 of 7: pretrain")), qPrintable(w.logText()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text().startsWith(QStringLiteral("Training on ")),
+                                 60000);
+        QSignalSpy finished(w.runSession(), &RunSession::runFinished);
+        w.runSession()->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QVERIFY2(w.logText().contains(QStringLiteral("Lesson stopped at run 1: ")), qPrintable(w.logText()));
     }
 
     void lessonRunsItsThreeRunsInOrder()

@@ -11,7 +11,10 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QPainter>
 #include <QStringList>
+#include <QStyle>
+#include <QStyleOptionFrame>
 
 #include <optional>
 #include <vector>
@@ -24,6 +27,47 @@ QString tr(const char *text) { return QCoreApplication::translate("wb::ModelPick
 
 constexpr int kBaseTextRole = Qt::UserRole + 1; // the item's name without its cache mark
 constexpr int kBaseTipRole = Qt::UserRole + 2;  // its tooltip without the cache line
+
+/// The picker's text field: a name wider than the field is drawn elided at the right ("…") while
+/// the field is not focused; focused, it is an ordinary line edit (the whole text, scrolling).
+class ElidingLineEdit : public QLineEdit
+{
+public:
+    /// The text as drawn now.
+    QString shownText() const
+    {
+        if (hasFocus() || text().isEmpty())
+            return text();
+        return fontMetrics().elidedText(text(), Qt::ElideRight, textRect().width());
+    }
+
+protected:
+    void paintEvent(QPaintEvent *event) override
+    {
+        const QString shown = shownText();
+        if (shown == text()) {
+            QLineEdit::paintEvent(event);
+            return;
+        }
+        QPainter painter(this);
+        QStyleOptionFrame option;
+        initStyleOption(&option);
+        style()->drawPrimitive(QStyle::PE_PanelLineEdit, &option, &painter, this);
+        painter.setPen(palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, QPalette::Text));
+        painter.drawText(textRect(), Qt::AlignLeft | Qt::AlignVCenter, shown);
+    }
+
+private:
+    /// Where QLineEdit draws its text: the style's contents rectangle less the text margins and
+    /// the line edit's own 2 pixels at each side.
+    QRect textRect() const
+    {
+        QStyleOptionFrame option;
+        initStyleOption(&option);
+        const QRect contents = style()->subElementRect(QStyle::SE_LineEditContents, &option, this).marginsRemoved(textMargins());
+        return contents.adjusted(2, 0, -2, 0);
+    }
+};
 
 /// The picker: a combo box that looks the cache up again each time its list opens.
 class ModelPickerBox : public QComboBox
@@ -100,6 +144,7 @@ QComboBox *createModelPickerBox()
     // org/name[@revision], a local model folder).
     auto *combo = new ModelPickerBox;
     combo->setEditable(true);
+    combo->setLineEdit(new ElidingLineEdit); // a long name elides instead of widening the form
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->lineEdit()->setPlaceholderText(tr("random weights — or a Hub id such as google-bert/bert-base-uncased"));
     combo->addItem(tr("random weights"), QString());
@@ -119,6 +164,13 @@ QComboBox *createModelPickerBox()
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     refreshModelPickerCache(combo);
     return combo;
+}
+
+QString modelPickerShownText(const QComboBox *box)
+{
+    if (const auto *edit = dynamic_cast<const ElidingLineEdit *>(box->lineEdit()))
+        return edit->shownText();
+    return box->currentText();
 }
 
 QString modelPickerValue(const QComboBox *box)

@@ -13,7 +13,9 @@ namespace wb {
 /// The "Start from" list (issue 22), one for the form and the Prepare Data dialog: "random
 /// weights" (value ""), the models of the catalogue (core/hub/catalogue.h; value: the Hub id,
 /// tooltip: layers, hidden size, parameters, size, casing, languages, licence), editable for
-/// any Hub id org/name[@revision] or local model folder. The models already in the Hugging Face
+/// any Hub id org/name[@revision] or local model folder. A name wider than the box is elided at
+/// the right ("BERT-Tiny (google/bert_uncased_L-2_H-1…") while the box is not being edited, so a
+/// narrow window never widens the form for it (modelPickerShownText). The models already in the Hugging Face
 /// cache are marked "— in the cache, 18 MB" (their size on disk; refreshModelPickerCache), looked
 /// up when the box is made and each time its list opens. Returns a new, parentless box.
 /// GUI thread only.
@@ -25,6 +27,11 @@ QComboBox *createModelPickerBox();
 /// 18 MB") and tooltip (the folder, or "not downloaded yet"). Only the texts change, never the
 /// choice. For a box of createModelPickerBox(); GUI thread only.
 void refreshModelPickerCache(QComboBox *box);
+
+/// The text the picker shows now: its name, elided at the right with "…" when the box is narrower
+/// than it and not focused (while it is edited, the whole text scrolls). For a box of
+/// createModelPickerBox(); GUI thread only.
+QString modelPickerShownText(const QComboBox *box);
 
 /// Whether a lookup of refreshModelPickerCache is still going for `box`.
 bool isModelPickerCacheScanning(const QComboBox *box);
