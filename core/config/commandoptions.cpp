@@ -99,6 +99,33 @@ std::vector<FlagRow> buildSharedRows()
 
 FlagRow shared(const char *flag) { return sharedFlagRow(flag); }
 
+/// prepare's multi-label rows (docs/multi-label.md, "Data").
+void addMultiLabelPrepareRows(std::vector<FlagRow> &t)
+{
+    t.push_back(withField(strict(value("problem_type", "single_label_classification or multi_label_classification "
+                                                       "(several labels per text); default: decided from the data, and "
+                                                       "the report says how"),
+                                 {"", "single_label_classification", "multi_label_classification"}),
+                          "Labels per text",
+                          "One label per text (single_label_classification), several (multi_label_classification: a "
+                          "delimited label column, one 0/1 column per label, JSON lists, a text in several label "
+                          "folders), or decided from the data; the report says which reading was chosen"));
+    t.push_back(withField(value("label_delimiter", "multi-label: what separates the labels of one text in the label "
+                                                   "column (billing|urgent)"),
+                          "Label delimiter", "Multi-label: what separates the labels of one text in the label column, "
+                                             "e.g. | in billing|urgent"));
+    t.push_back(withField(value("label_columns", "multi-label: comma-separated names of one 0/1 column per label "
+                                                 "(default: recognised when every column but the text holds only 0 "
+                                                 "and 1)"),
+                          "Label columns", "Multi-label: the names of one 0/1 column per label, comma-separated; empty: "
+                                           "recognised when every column but the text holds only 0 and 1"));
+    t.push_back(value("max_labels", "multi-label: more distinct labels than this is an error"));
+    t.push_back(withField(switchRow("allow_constant_labels", "multi-label: keep a label that every text carries (an "
+                                                             "error otherwise: it teaches nothing)"),
+                          "Keep labels on every text", "Multi-label: keep a label that every text carries (it teaches "
+                                                       "the model nothing; an error otherwise)"));
+}
+
 std::vector<FlagRow> buildPrepareTable()
 {
     std::vector<FlagRow> t;
@@ -157,28 +184,7 @@ std::vector<FlagRow> buildPrepareTable()
                           "stratify_split: every label keeps its share in the eval set (recorded in split.jsonl); off: "
                           "one random cut"));
     t.push_back(value("split_file", "reuse the train/eval split of an earlier prepare of the same input (its split.jsonl)"));
-    t.push_back(withField(strict(value("problem_type", "single_label_classification or multi_label_classification "
-                                                       "(several labels per text); default: decided from the data, and "
-                                                       "the report says how"),
-                                 {"", "single_label_classification", "multi_label_classification"}),
-                          "Labels per text",
-                          "One label per text (single_label_classification), several (multi_label_classification: a "
-                          "delimited label column, one 0/1 column per label, JSON lists, a text in several label "
-                          "folders), or decided from the data; the report says which reading was chosen"));
-    t.push_back(withField(value("label_delimiter", "multi-label: what separates the labels of one text in the label "
-                                                   "column (billing|urgent)"),
-                          "Label delimiter", "Multi-label: what separates the labels of one text in the label column, "
-                                             "e.g. | in billing|urgent"));
-    t.push_back(withField(value("label_columns", "multi-label: comma-separated names of one 0/1 column per label "
-                                                 "(default: recognised when every column but the text holds only 0 "
-                                                 "and 1)"),
-                          "Label columns", "Multi-label: the names of one 0/1 column per label, comma-separated; empty: "
-                                           "recognised when every column but the text holds only 0 and 1"));
-    t.push_back(value("max_labels", "multi-label: more distinct labels than this is an error"));
-    t.push_back(withField(switchRow("allow_constant_labels", "multi-label: keep a label that every text carries (an "
-                                                             "error otherwise: it teaches nothing)"),
-                          "Keep labels on every text", "Multi-label: keep a label that every text carries (it teaches "
-                                                       "the model nothing; an error otherwise)"));
+    addMultiLabelPrepareRows(t);
     return t;
 }
 

@@ -186,6 +186,28 @@ private Q_SLOTS:
     }
 
     void noFlagOrCachePathOnScreen();
+
+private:
+    /// BERT-Tiny in the Hugging Face cache, downloaded from a local stand-in for the Hub.
+    void fillHuggingFaceCacheWithTiny()
+    {
+        wbtest::HubTestServer hub;
+        wbtest::HubTestRepo repo;
+        repo.commit = std::string(40, 'c');
+        repo.files["config.json"].content = readAll(fixture("config.json"));
+        std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
+        for (int i = 5; i < 40; ++i)
+            vocab += "w" + std::to_string(i) + "\n";
+        repo.files["vocab.txt"].content = vocab;
+        repo.files["pytorch_model.bin"].content = readAll(fixture("pytorch_model.bin"));
+        repo.files["pytorch_model.bin"].lfs = true;
+        hub.addRepo(kTiny, repo);
+        HubSettings settings = HubSettings::fromEnvironment();
+        settings.offline = false;
+        settings.endpoint = hub.endpoint();
+        const PretrainedModel m = resolvePretrainedModel(kTiny, settings, {}, StopToken{});
+        QVERIFY2(QString::fromStdString(m.folder).contains(QStringLiteral("models--google--")), m.folder.c_str());
+    }
 };
 
 void tst_WindowWords::noFlagOrCachePathOnScreen()
@@ -244,24 +266,9 @@ void tst_WindowWords::noFlagOrCachePathOnScreen()
 
     // 4. Start from BERT-Tiny, now in a Hugging Face cache filled here from a local stand-in
     // for the Hub; the window reads it offline.
-    {
-        wbtest::HubTestServer hub;
-        wbtest::HubTestRepo repo;
-        repo.commit = std::string(40, 'c');
-        repo.files["config.json"].content = readAll(fixture("config.json"));
-        std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-        for (int i = 5; i < 40; ++i)
-            vocab += "w" + std::to_string(i) + "\n";
-        repo.files["vocab.txt"].content = vocab;
-        repo.files["pytorch_model.bin"].content = readAll(fixture("pytorch_model.bin"));
-        repo.files["pytorch_model.bin"].lfs = true;
-        hub.addRepo(kTiny, repo);
-        HubSettings settings = HubSettings::fromEnvironment();
-        settings.offline = false;
-        settings.endpoint = hub.endpoint();
-        const PretrainedModel m = resolvePretrainedModel(kTiny, settings, {}, StopToken{});
-        QVERIFY2(QString::fromStdString(m.folder).contains(QStringLiteral("models--google--")), m.folder.c_str());
-    }
+    fillHuggingFaceCacheWithTiny();
+    if (QTest::currentTestFailed())
+        return;
     QSignalSpy filled(form, &ConfigurationForm::startModelFilled);
     auto *picker = form->findChild<QComboBox *>(QStringLiteral("pretrained_model"));
     picker->setFocus(Qt::OtherFocusReason);
