@@ -387,21 +387,23 @@ void Coach::saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em)
 void Coach::sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em)
 {
     const CoachRule &never = coachRule("label_never_predicted");
-    int neverLabel = -1;
+    std::string names; // every label the eval texts carry that no text gets at 0.5
     int64_t support = 0;
-    for (size_t k = 0; k < em.label_confusion.size() && neverLabel < 0; ++k) {
+    size_t count = 0;
+    for (size_t k = 0; k < em.label_confusion.size(); ++k) {
         const auto &[tn, fp, fn, tp] = em.label_confusion[k];
         (void)tn;
         if (tp + fp == 0 && fn > 0) {
-            neverLabel = int(k);
-            support = fn;
+            names += (names.empty() ? "" : ", ") + labelName(em.label_names, int(k));
+            support += fn;
+            ++count;
         }
     }
-    if (neverLabel >= 0) {
+    if (count > 0) {
         const std::string advice = "Weight rare labels (" + optionSetting("pos_weight", "balanced")
-                                   + "), train longer, or give it more examples.";
+                                   + "), train longer, or give them more examples.";
         CoachNote note = noteOf(never, em.step,
-                                {{"label", labelName(em.label_names, neverLabel)},
+                                {{"label", count == em.label_confusion.size() ? "every label (" + names + ")" : names},
                                  {"support", std::to_string(support)},
                                  {"advice", advice}});
         say(out, note, note.text);

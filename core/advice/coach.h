@@ -54,8 +54,8 @@ inline constexpr const char *kWithdrawn = "withdrawn";
 ///    rule per start; {position} places the rate against kLearningRateRanges (core/advice/runfacts.h);
 ///  * small_eval_set: the binomial 95 % interval of the accuracy, ±1.96·sqrt(p(1−p)/n), is
 ///    wider than ±threshold;
-///  * label_never_predicted (multi-label): a label that eval texts carry gets no positive
-///    prediction at 0.5 in the latest evaluation; {advice} names the rare-label weights;
+///  * label_never_predicted (multi-label): the labels that eval texts carry but that get no
+///    positive prediction at 0.5 in the latest evaluation, all named; {advice} names the rare-label weights;
 ///  * thresholds_gain (multi-label): the per-label thresholds' cross-fitted macro-F1 differs
 ///    from the macro-F1 at 0.5 by at least threshold (docs/multi-label.md);
 ///  * few_steps: total_steps < threshold; warmup_too_long: warmup_steps ≥ total_steps;
@@ -95,8 +95,8 @@ inline constexpr CoachRule kCoachRules[] = {
      "the eval set has {n} examples: its accuracy {accuracy} is known only to ±{points} points (95 % interval); about "
      "{needed} examples would give ±5"},
     {"label_never_predicted", "warning", 0, 0,
-     "Label {label} is never predicted: no eval text gets a probability of 0.5 for it, though {support} of them "
-     "carry it. {advice}"},
+     "Never predicted: {label}. No eval text gets a probability of 0.5 for them, though they carry them {support} "
+     "times. {advice}"},
     {"thresholds_gain", "info", 0.01, 0,
      "Per-label thresholds give macro-F1 {tuned} against {half} at 0.5 for every label ({points} points {direction}, "
      "measured on eval texts the thresholds were not tuned on); classify and the export use the tuned thresholds."},

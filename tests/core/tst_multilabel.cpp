@@ -3,6 +3,7 @@
 // multi-label metrics (values checked against sklearn 1.2.1), the per-label thresholds and their
 // cross-fitted estimate, multi-hot records, and a run that trains, evaluates, predicts, exports
 // and classifies label sets with one sigmoid and one threshold per label.
+#include "core/advice/coach.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/engine/evaluation.h"
@@ -191,6 +192,45 @@ private Q_SLOTS:
         QVERIFY(qFuzzyCompare(m.eval_macro_f1_tuned, (2.0 / 3.0 + 0.8 + 0.5) / 3));
         // Thresholds tuned on all six texts decide them perfectly: that would be no estimate.
         QCOMPARE(labelsAtThresholds({0.45, 0.25, 0.6}, m.thresholds), (std::vector<int64_t>{0, 2}));
+    }
+
+    void coachNamesEveryLabelNeverPredictedAndTheThresholdsGain()
+    {
+        MultiLabelOutputs o = sixTexts();
+        for (size_t i = 0; i < o.probabilities.size(); i += 3)
+            o.probabilities[i] = 0.3f; // label 0 (carried by 3 texts) below 0.5 everywhere
+        EvalMetrics m;
+        computeMultiLabelMetrics(o, m);
+        m.step = 40;
+        m.label_names = {"billing", "urgent", "refund"};
+        CoachSetup setup;
+        setup.total_steps = 100;
+        setup.num_labels = 3;
+        Coach coach(setup);
+        const std::vector<CoachNote> notes = coach.evaluation(m);
+        const auto never = std::find_if(notes.begin(), notes.end(),
+                                        [](const CoachNote &n) { return n.id == "label_never_predicted"; });
+        QVERIFY(never != notes.end());
+        QVERIFY2(never->text.rfind("Never predicted: billing. No eval text gets a probability of 0.5 for them, though "
+                                   "they carry them 3 times. Weight rare labels (",
+                                   0)
+                     == 0,
+                 never->text.c_str());
+        // Every label at 0.3: all named as one.
+        for (float &p : o.probabilities)
+            p = 0.3f;
+        computeMultiLabelMetrics(o, m);
+        const std::vector<CoachNote> all = Coach(setup).evaluation(m);
+        QVERIFY(std::any_of(all.begin(), all.end(), [](const CoachNote &n) {
+            return n.text.rfind("Never predicted: every label (billing, urgent, refund).", 0) == 0;
+        }));
+        // thresholds_gain: the cross-fitted macro-F1 (0.656) is 14.4 points below 0.5's (0.8) on sixTexts().
+        EvalMetrics plain;
+        computeMultiLabelMetrics(sixTexts(), plain);
+        const std::vector<CoachNote> gain = Coach(setup).evaluation(plain);
+        QVERIFY(std::any_of(gain.begin(), gain.end(), [](const CoachNote &n) {
+            return n.id == "thresholds_gain" && n.text.find("(14.4 points worse,") != std::string::npos;
+        }));
     }
 
     void multiHotRecordsRoundTripAndBadOnesAreNamed()
