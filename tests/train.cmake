@@ -40,6 +40,8 @@ wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirfor
 wb_add_test(tst_coach NAME core.coach SOURCES core/tst_coach.cpp LIBS wb_rundir)
 # The learning-rate finder must not mislead (issue 25 §3): valley, min/10, flat/noisy curves.
 wb_add_test(tst_lrfindanalysis NAME core.lrfindanalysis SOURCES core/tst_lrfindanalysis.cpp LIBS wb_rundir)
+# Multi-label precision-recall curves and average precision against scikit-learn's numbers (issue 45).
+wb_add_test(tst_prcurve NAME core.prcurve SOURCES core/tst_prcurve.cpp LIBS wb_rundir)
 # Masked-LM pretraining (issue 24): heads, loss, records, both name schemes, the checkpoint format.
 wb_add_test(tst_pretraining NAME core.pretraining SOURCES core/tst_pretraining.cpp LIBS wb_core torch TIMEOUT 120)
 wb_add_test(tst_clipretrain NAME cli.pretrain SOURCES cli/tst_clipretrain.cpp LIBS wb_cli wb_core torch TIMEOUT 180)
