@@ -62,6 +62,18 @@ void judgeBaseline(Completeness &c, const std::vector<double> &textLogits, const
         c.baseline_label_id == target && c.probability_input - c.probability_baseline < kBaselineDecidesMargin;
 }
 
+void judgeBaselineMultiLabel(Completeness &c, double textLogit, double baselineLogit, double threshold)
+{
+    const auto sigmoid = [](double x) { return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x)); };
+    c.multi_label = true;
+    c.threshold = threshold;
+    c.probability_input = sigmoid(textLogit);
+    c.probability_baseline = sigmoid(baselineLogit);
+    c.baseline_label_id = -1;
+    c.baseline_decides =
+        c.probability_baseline >= threshold && c.probability_input - c.probability_baseline < kBaselineDecidesMargin;
+}
+
 namespace {
 
 bool isSpecial(const std::string &t) { return t == "[CLS]" || t == "[SEP]" || t == "[PAD]"; }
@@ -122,6 +134,10 @@ std::string baselineScoreText(const Explanation &e)
     const Completeness &c = e.completeness;
     if (!std::isfinite(c.probability_baseline))
         return {};
+    if (e.multi_label || c.multi_label)
+        return "with no words (every wordpiece [PAD]) the model gives P(" + e.target_label + ") "
+               + number(100.0 * c.probability_baseline, "%.1f") + " % (this text: "
+               + number(100.0 * c.probability_input, "%.1f") + " %)";
     return "with no words (every wordpiece [PAD]) the model says " + e.target_label + " "
            + number(100.0 * c.probability_baseline, "%.1f") + " % (this text: "
            + number(100.0 * c.probability_input, "%.1f") + " %)";
@@ -146,6 +162,11 @@ std::string completenessText(const Explanation &e)
                + ", so the words added less than " + number(100.0 * kBaselineDecidesMargin, "%g")
                + " points and the prediction is mostly what the model says about any text";
     return head + " = " + rel + " (within " + tol + ")";
+}
+
+std::string explainedQuantity(const Explanation &e)
+{
+    return e.multi_label ? "P(" + e.target_label + ")" : "\u201c" + e.target_label + "\u201d";
 }
 
 int64_t resolveLabelChoice(const std::string &text, const std::vector<std::string> &names, int64_t numLabels)

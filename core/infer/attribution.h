@@ -72,12 +72,18 @@ struct Completeness
     /// about a text with no words); NaN for regression (one output, no probability).
     double probability_input = std::numeric_limits<double>::quiet_NaN();
     double probability_baseline = std::numeric_limits<double>::quiet_NaN();
-    int64_t baseline_label_id = -1; ///< the baseline's own predicted class (argmax); −1 for regression
+    int64_t baseline_label_id = -1; ///< the baseline's own predicted class (argmax); −1 for regression and multi-label
     /// The baseline already decides: it predicts the target itself and the text's probability
     /// of the target exceeds the baseline's by less than kBaselineDecidesMargin. The
     /// attributions then add up to a small logit difference and are near 0 although the
     /// prediction is confident: they explain little, and the check says so instead of passing.
     bool baseline_decides = false;
+    /// A multi-label model (issue 45): the probabilities above are the target label's own
+    /// sigmoid σ(logit), not a softmax over the labels, and the logits are the label's log-odds.
+    bool multi_label = false;
+    /// Multi-label: the probability at which the target label is predicted (its tuned
+    /// threshold, else 0.5); NaN otherwise.
+    double threshold = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The least a text must add to the baseline's probability of the target for its attributions
@@ -89,6 +95,13 @@ inline constexpr double kBaselineDecidesMargin = 0.1;
 /// With one logit (regression) or logits of different lengths they stay NaN / −1 / false. Pure.
 void judgeBaseline(Completeness &c, const std::vector<double> &textLogits, const std::vector<double> &baselineLogits,
                    int64_t target);
+
+/// The multi-label judgement (issue 45; docs/multi-label.md): each label is its own binary
+/// decision, so probability_input = σ(textLogit), probability_baseline = σ(baselineLogit)
+/// (the target label's logits, in log-odds), `threshold` is recorded, baseline_label_id is −1,
+/// multi_label true, and baseline_decides holds when the baseline alone reaches `threshold`
+/// and the text adds less than kBaselineDecidesMargin to it. Pure.
+void judgeBaselineMultiLabel(Completeness &c, double textLogit, double baselineLogit, double threshold);
 
 /// Fills gap, relative_gap and steps_too_small from the other fields (the rule above).
 void finishCompleteness(Completeness &c);
@@ -120,7 +133,10 @@ struct Explanation
     int64_t steps = 0;                   ///< m (Integrated Gradients), 1 for gradient × input
     int64_t target_label_id = 0;
     std::string target_label;            ///< its name ("label N" without names; "value" for regression)
-    bool target_is_predicted = true;     ///< the target is the predicted class
+    /// The target is the predicted class (multi-label: it is in the predicted label set, its
+    /// probability reaching its threshold, Completeness::threshold).
+    bool target_is_predicted = true;
+    bool multi_label = false;            ///< a multi-label model: the target is one label's log-odds (σ, not softmax)
     std::vector<std::string> tokens;     ///< [CLS] … [SEP], as TokenizedText::tokens
     std::vector<double> attributions;    ///< one per token, in logits of the target; 0 for [CLS]/[SEP] under IG
     std::vector<double> logits;          ///< the text's logits, one per label
@@ -140,8 +156,14 @@ struct Explanation
 std::string completenessText(const Explanation &e);
 
 /// The baseline's own score in words: "with no words (every wordpiece [PAD]) the model says
-/// spam 98.5 % (this text: 99.1 %)"; "" for regression. For the CLI and the window.
+/// spam 98.5 % (this text: 99.1 %)"; multi-label: "with no words (every wordpiece [PAD]) the
+/// model gives P(urgent) 12.0 % (this text: 91.0 %)"; "" for regression. For the CLI and the window.
 std::string baselineScoreText(const Explanation &e);
+
+/// What the attributions of `e` explain, in words for a heading: multi-label "P(urgent)" (the
+/// label's own sigmoid: its attributions add up to its log-odds difference); else the class
+/// name in quotes, "“spam”" (regression: "“value”"). Pure.
+std::string explainedQuantity(const Explanation &e);
 
 /// The label id `text` names among `names` (an exact name first, else a 0-based index below
 /// `numLabels`). Throws wb::Error on field "explain_class" naming the labels otherwise.

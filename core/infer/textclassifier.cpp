@@ -511,6 +511,16 @@ Explanation TextClassifier::explain(const std::string &a, const std::string &b, 
     e.target_label = labelName(t.target_label_id);
     e.target_is_predicted = d->meta.isRegression() || t.target_label_id == c.predicted_label_id;
     e.completeness = t.completeness;
+    if (d->meta.isMultiLabel()) {
+        // Each label is its own sigmoid: the target's log-odds are explained, and "predicted"
+        // means in the label set at the label's threshold (not the softmax argmax).
+        e.multi_label = true;
+        const size_t target = size_t(t.target_label_id);
+        const double threshold = target < d->thresholds.values.size() ? d->thresholds.values[target] : 0.5;
+        judgeBaselineMultiLabel(e.completeness, t.logits[target], t.baseline_logits[target], threshold);
+        e.target_is_predicted = std::find(c.predicted_label_ids.begin(), c.predicted_label_ids.end(),
+                                          t.target_label_id) != c.predicted_label_ids.end();
+    }
     e.words = mergeWordpieces(e.tokens, e.attributions);
     if (classification)
         *classification = std::move(c);

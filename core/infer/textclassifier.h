@@ -138,6 +138,10 @@ public:
     /// attribution of each of its wordpieces to the logit of options.target_label_id (−1: the
     /// predicted class), by Integrated Gradients on the word embeddings or gradient × input
     /// (core/infer/attributiontorch.h has the formulas, the baseline and the batching).
+    /// Multi-label (issue 45): the target is one label's own logit, the log-odds of its sigmoid
+    /// (never a softmax over the labels); −1 takes the most probable label; the completeness
+    /// probabilities are that label's sigmoid (judgeBaselineMultiLabel, at its threshold) and
+    /// target_is_predicted says whether the label is in the predicted set.
     /// Runs the unpadded text (max_seq_length cut as classify() cuts it), so Explanation's
     /// logits equal classify()'s up to float rounding. Cost: m interpolation points (m =
     /// ig_steps) in batched forward + backward passes, e.g. ~0.15 s CPU for 128 tokens, m = 32

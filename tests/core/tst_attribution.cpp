@@ -9,7 +9,9 @@
 #include "core/infer/attributiontorch.h"
 #include "core/infer/textclassifier.h"
 #include "core/util/error.h"
+#include "support/multilabelwordsrun.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -100,6 +102,7 @@ private Q_SLOTS:
     void wordpiecesMergeIntoWords();
     void topWordsForAndAgainst();
     void labelChoice();
+    void multiLabelExplainsOneLabelsLogOdds();
 };
 
 void tst_Attribution::wordVectorForwardIsTheForward()
@@ -411,6 +414,71 @@ void tst_Attribution::labelChoice()
     QCOMPARE(interpolationBatch(0, 512, 768, 12), int64_t(3)); // 2^24 / 4718592 = 3.56
     QCOMPARE(interpolationBatch(0, 4096, 4096, 48), int64_t(1));
     QCOMPARE(interpolationBatch(5, 512, 768, 12), int64_t(5));
+}
+
+/// Issue 45: a multi-label model's attributions explain one label's own logit (the log-odds of
+/// its sigmoid, not a softmax over the labels): they add up to that label's logit difference
+/// against the baseline, the probabilities are its sigmoid at its threshold, and another label
+/// gets other attributions (each label's words raise its own probability).
+void tst_Attribution::multiLabelExplainsOneLabelsLogOdds()
+{
+    QTemporaryDir dir;
+    std::string error;
+    const TrainingOptions o = wbtest::trainMultiLabelWordsRun(dir.path().toStdString() + "/run", error);
+    QVERIFY2(error.empty(), error.c_str());
+    const TextClassifier c(wbtest::multiLabelWordsSource(o));
+    QVERIFY(c.isMultiLabel());
+    const std::string text = "invoice w5 w7 urgent w12 payment asap";
+    ExplainOptions options;
+    options.ig_steps = 64;
+    std::vector<Explanation> byLabel;
+    for (int64_t label : {0, 1}) { // billing, urgent
+        options.target_label_id = label;
+        Classification cls;
+        const Explanation e = c.explain(text, {}, options, &cls);
+        QVERIFY(e.multi_label && e.completeness.multi_label);
+        QCOMPARE(e.target_label_id, label);
+        QCOMPARE(e.target_label, wbtest::multiLabelWordsLabels()[size_t(label)]);
+        const Completeness &m = e.completeness;
+        // Completeness on the label's own logit: Σ a = logit(x) − logit(x'), within the tolerance.
+        QCOMPARE(m.logit_input, e.logits[size_t(label)]);
+        QCOMPARE(m.logit_baseline, e.baseline_logits[size_t(label)]);
+        QVERIFY2(std::abs(m.logit_difference) > 0.5, qPrintable(QString::number(m.logit_difference)));
+        QVERIFY2(std::abs(sum(e.attributions) - m.logit_difference) <= kCompletenessTolerance * std::abs(m.logit_difference),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(sum(e.attributions)).arg(m.logit_difference)));
+        QVERIFY(!m.steps_too_small);
+        // The probabilities are the label's sigmoid, as classify() gives them (not a softmax).
+        const double p = cls.probabilities[size_t(label)];
+        QVERIFY2(std::abs(m.probability_input - 1.0 / (1.0 + std::exp(-m.logit_input))) < 1e-12, "σ(logit)");
+        QVERIFY2(std::abs(m.probability_input - p) < 1e-5, qPrintable(QStringLiteral("%1 vs %2").arg(m.probability_input).arg(p)));
+        QVERIFY2(std::abs(m.probability_baseline - 1.0 / (1.0 + std::exp(-m.logit_baseline))) < 1e-12, "σ(baseline logit)");
+        QCOMPARE(m.threshold, c.thresholds()[size_t(label)]);
+        QCOMPARE(m.baseline_label_id, int64_t(-1));
+        QCOMPARE(e.target_is_predicted, p >= c.thresholds()[size_t(label)]);
+        QCOMPARE(explainedQuantity(e), "P(" + e.target_label + ")");
+        QVERIFY2(baselineScoreText(e).rfind("with no words (every wordpiece [PAD]) the model gives P(" + e.target_label + ") ", 0) == 0,
+                 baselineScoreText(e).c_str());
+        byLabel.push_back(e);
+    }
+    // Each label's words raise its own probability more than the other label's.
+    const auto wordOf = [](const Explanation &e, const std::string &w) {
+        for (const WordAttribution &a : e.words)
+            if (a.word == w)
+                return a.attribution;
+        return std::nan("");
+    };
+    QVERIFY(byLabel[0].attributions != byLabel[1].attributions);
+    QVERIFY2(wordOf(byLabel[0], "invoice") > wordOf(byLabel[1], "invoice"),
+             qPrintable(QStringLiteral("%1 vs %2").arg(wordOf(byLabel[0], "invoice")).arg(wordOf(byLabel[1], "invoice"))));
+    QVERIFY2(wordOf(byLabel[1], "urgent") > wordOf(byLabel[0], "urgent"),
+             qPrintable(QStringLiteral("%1 vs %2").arg(wordOf(byLabel[1], "urgent")).arg(wordOf(byLabel[0], "urgent"))));
+    QVERIFY2(wordOf(byLabel[0], "invoice") > 0, qPrintable(QString::number(wordOf(byLabel[0], "invoice"))));
+    // The default target is the most probable label.
+    options.target_label_id = -1;
+    Classification cls;
+    const Explanation top = c.explain(text, {}, options, &cls);
+    const auto most = std::max_element(cls.probabilities.begin(), cls.probabilities.end()) - cls.probabilities.begin();
+    QCOMPARE(top.target_label_id, int64_t(most));
 }
 
 QTEST_APPLESS_MAIN(tst_Attribution)
