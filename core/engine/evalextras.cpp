@@ -60,7 +60,8 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
     // Every worker collects (the examples are gathered across workers in evaluate(), a
     // collective step); the chief writes them, as a one-worker run does.
     (void)singleWorker;
-    m_collect = !regression && !meta.isMultiLabel(); // multi-label: metrics only, no eval_examples.jsonl yet
+    m_collect = !regression; // single- and multi-label (docs/file-formats.md, eval_examples.jsonl)
+    m_multiLabel = meta.isMultiLabel();
     m_embeddings = m_collect && spec.save_embeddings && meta.eval_data_size.value_or(0) <= kMaxEmbeddingExamples;
     if (m_collect && chief) {
         m_labels = readLabelNames(spec.input_meta_data_path, meta.num_labels, cfg.labelNames()).names;
@@ -92,6 +93,48 @@ EvalExtras::EvalExtras(const TrainingOptions &spec, const BertConfig &cfg, const
         }
 }
 
+std::string EvalExtras::labelName(int64_t id) const
+{
+    return id >= 0 && size_t(id) < m_labels.size() ? m_labels[size_t(id)] : "label " + std::to_string(id);
+}
+
+EvalExample EvalExtras::exampleRow(size_t i, int64_t step) const
+{
+    EvalExample e;
+    e.index = int64_t(i);
+    e.step = step;
+    e.loss = m_outputs.losses[i];
+    if (m_multiLabel) {
+        // The headline metrics' threshold: p ≥ 0.5, as computeMultiLabelMetrics and labelsAtThresholds.
+        e.multi_label = true;
+        e.true_label_id = e.predicted_label_id = -1;
+        e.true_label_ids = m_outputs.label_sets[i];
+        e.probabilities = m_outputs.label_probabilities[i];
+        e.label_losses = m_outputs.label_losses[i];
+        for (size_t k = 0; k < e.probabilities.size(); ++k)
+            if (e.probabilities[k] >= 0.5)
+                e.predicted_label_ids.push_back(int64_t(k));
+        for (int64_t id : e.true_label_ids)
+            e.true_labels.push_back(labelName(id));
+        for (int64_t id : e.predicted_label_ids)
+            e.predicted_labels.push_back(labelName(id));
+    } else {
+        e.true_label_id = m_outputs.labels[i];
+        const auto &p = m_outputs.probabilities[i];
+        e.predicted_label_id = int64_t(std::max_element(p.begin(), p.end()) - p.begin());
+        e.true_label = labelName(e.true_label_id);
+        e.predicted_label = labelName(e.predicted_label_id);
+        e.probabilities.assign(p.begin(), p.end());
+    }
+    if (m_vocab && i < m_outputs.input_ids.size()) {
+        std::vector<std::string> tokens;
+        for (int64_t id : m_outputs.input_ids[i])
+            tokens.push_back(id >= 0 && id < m_vocab->size() ? m_vocab->token(int32_t(id)) : "[UNK]");
+        e.text = detokenizeWordpieces(tokens, &e.text_b);
+    }
+    return e;
+}
+
 void EvalExtras::writeExamples(int64_t step)
 {
     if (!m_collect)
@@ -101,36 +144,17 @@ void EvalExtras::writeExamples(int64_t step)
         return;
     }
     std::vector<EvalExample> rows;
-    const size_t n = m_outputs.labels.size();
+    const size_t n = m_outputs.losses.size();
     rows.reserve(n);
-    const auto name = [&](int64_t id) {
-        return id >= 0 && size_t(id) < m_labels.size() ? m_labels[size_t(id)] : "label " + std::to_string(id);
-    };
-    for (size_t i = 0; i < n; ++i) {
-        EvalExample e;
-        e.index = int64_t(i);
-        e.step = step;
-        e.true_label_id = m_outputs.labels[i];
-        const auto &p = m_outputs.probabilities[i];
-        e.predicted_label_id = int64_t(std::max_element(p.begin(), p.end()) - p.begin());
-        e.true_label = name(e.true_label_id);
-        e.predicted_label = name(e.predicted_label_id);
-        e.probabilities.assign(p.begin(), p.end());
-        e.loss = m_outputs.losses[i];
-        if (m_vocab) {
-            std::vector<std::string> tokens;
-            for (int64_t id : m_outputs.input_ids[i])
-                tokens.push_back(id >= 0 && id < m_vocab->size() ? m_vocab->token(int32_t(id)) : "[UNK]");
-            e.text = detokenizeWordpieces(tokens, &e.text_b);
-        }
-        rows.push_back(std::move(e));
-    }
+    for (size_t i = 0; i < n; ++i)
+        rows.push_back(exampleRow(i, step));
     if (m_embeddings && !m_outputs.pooled.empty() && int64_t(n) <= kMaxEmbeddingExamples
         && m_outputs.pooled.size() == n * size_t(m_outputs.pooled_width)) {
         EmbeddingSnapshot snapshot;
         snapshot.step = step;
         snapshot.hidden = m_outputs.pooled_width;
         snapshot.pooled = std::move(m_outputs.pooled);
+        // Multi-label rows have no single label: −1 in both (their sets are in eval_examples.jsonl).
         for (const EvalExample &e : rows) {
             snapshot.example_index.push_back(e.index);
             snapshot.label_ids.push_back(e.true_label_id);

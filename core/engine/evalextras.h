@@ -7,6 +7,7 @@
 #include "core/config/trainingoptions.h"
 #include "core/tokenize/vocab.h"
 #include "core/formats/bestmodel.h"
+#include "core/formats/evalexamples.h"
 #include "core/engine/evalpass.h"
 #include "core/formats/trainingsummary.h"
 
@@ -20,8 +21,8 @@
 namespace wb {
 
 /// What the training loop does at each evaluation besides the metrics (issue 14):
-/// model_dir/eval_examples.jsonl (classification; written by the chief, with every worker's
-/// examples in a multi-worker run), the eval examples' pooled [CLS] vectors
+/// model_dir/eval_examples.jsonl (classification, single- and multi-label; written by the chief,
+/// with every worker's examples in a multi-worker run), the eval examples' pooled [CLS] vectors
 /// (model_dir/embeddings/step-N.safetensors, eval sets up to kMaxEmbeddingExamples), and the
 /// best checkpoint (model_dir/best/ckpt-N + best.json) with early stopping when
 /// --best_checkpoint_metric or --early_stopping_patience is set. One thread.
@@ -41,7 +42,8 @@ public:
         return m_collect ? &m_outputs : nullptr;
     }
 
-    /// The embedding view's vectors are saved (model_dir/embeddings/step-N.safetensors) for
+    /// The embedding view's vectors are saved (model_dir/embeddings/step-N.safetensors; a
+    /// multi-label run's rows hold −1 as label_ids and predictions) for
     /// classification eval sets of at most this many examples (larger ones save none: the
     /// files would grow by N × hidden × 4 bytes per evaluation and the view would not stay fluid).
     static constexpr int64_t kMaxEmbeddingExamples = 10000;
@@ -62,10 +64,16 @@ public:
     const BestModelTracker &tracker() const { return m_tracker; }
 
 private:
+    /// labels.txt's name of `id`, else "label N".
+    std::string labelName(int64_t id) const;
+    /// Line `i` of eval_examples.jsonl from m_outputs (single- or multi-label).
+    EvalExample exampleRow(size_t i, int64_t step) const;
+
     const TrainingOptions &m_spec;
     TrainingObserver &m_obs;
     bool m_chief;
     bool m_collect = false;
+    bool m_multiLabel = false;
     bool m_embeddings = false;
     bool m_tracking = false;
     std::vector<std::string> m_labels;

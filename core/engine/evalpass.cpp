@@ -6,6 +6,7 @@
 #include "core/engine/evaluation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -38,7 +39,7 @@ public:
     {
         BatchTensors t = onDevice(toTensors(batch), device);
         torch::Tensor logits;
-        if (m_examples && m_examples->keep_pooled && m_problem == ProblemType::SingleLabel) {
+        if (m_examples && m_examples->keep_pooled && !m_regression) {
             // The model's forward in eval mode (no dropout), keeping the pooled [CLS] vector.
             auto hidden = model->encoder->forward(model->embeddings->forward(t.ids, t.segments), t.mask);
             auto pooled = torch::tanh(model->pooler->forward(hidden.select(1, 0)));
@@ -78,7 +79,7 @@ public:
             strategy.gatherAcrossWorkers(probs);
             m_multi.probabilities.assign(probs.begin(), probs.end());
         }
-        if (m_examples && m_problem == ProblemType::SingleLabel)
+        if (m_examples && !m_regression)
             combineExamples(strategy);
     }
 
@@ -104,6 +105,24 @@ public:
         e.probabilities.clear();
         for (const auto &p : probs)
             e.probabilities.emplace_back(p.begin(), p.end());
+        if (m_problem == ProblemType::MultiLabel) {
+            gatherRows(e.label_probabilities, std::vector<double>{}, size_t(m_numLabels));
+            gatherRows(e.label_losses, std::vector<double>{}, size_t(m_numLabels));
+            std::vector<std::vector<int64_t>> hot; // the sets travel multi-hot (fixed width)
+            for (const auto &set : e.label_sets) {
+                hot.emplace_back(size_t(m_numLabels), 0);
+                for (int64_t id : set)
+                    hot.back()[size_t(id)] = 1;
+            }
+            gatherRows(hot, std::vector<int64_t>{}, size_t(m_numLabels));
+            e.label_sets.clear();
+            for (const auto &row : hot) {
+                e.label_sets.emplace_back();
+                for (size_t j = 0; j < row.size(); ++j)
+                    if (row[j])
+                        e.label_sets.back().push_back(int64_t(j));
+            }
+        }
         if (e.keep_pooled) {
             std::vector<double> flat(e.pooled.begin(), e.pooled.end()); // float32 values, exact in double
             std::vector<int64_t> widths{e.pooled_width};
@@ -146,14 +165,48 @@ private:
         if (m_outputs)
             for (int64_t k = 0; k < batch.size; ++k)
                 m_outputs->emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
-        for (int64_t k = 0; m_examples && k < batch.size; ++k) {
+        if (m_examples)
+            addMultiLabelExamples(logits, batch, q);
+    }
+
+    /// Each example's label set, sigmoids and per-label binary cross-entropy, in float64 from
+    /// the float32 logits x (targets y in {0, 1}): p = σ(x), loss = max(x, 0) − x·y + log1p(e^−|x|)
+    /// (= −[y log p + (1 − y) log(1 − p)] without its rounding for |x| large: BCEWithLogits).
+    void addMultiLabelExamples(const torch::Tensor &logits, const ClassifierBatch &batch, const float *q)
+    {
+        auto x64 = logits.to(torch::kDouble).contiguous();
+        const double *x = x64.data_ptr<double>();
+        for (int64_t k = 0; k < batch.size; ++k) {
             std::vector<int64_t> set;
-            for (int64_t j = 0; j < m_numLabels; ++j)
-                if (batch.label_sets[size_t(k * m_numLabels + j)] != 0.0f)
+            std::vector<double> probs, losses;
+            double sum = 0;
+            for (int64_t j = 0; j < m_numLabels; ++j) {
+                const size_t at = size_t(k * m_numLabels + j);
+                const double y = batch.label_sets[at] != 0.0f ? 1.0 : 0.0, v = x[at];
+                if (y != 0.0)
                     set.push_back(j);
+                probs.push_back(v >= 0 ? 1.0 / (1.0 + std::exp(-v)) : std::exp(v) / (1.0 + std::exp(v)));
+                losses.push_back(std::max(v, 0.0) - v * y + std::log1p(std::exp(-std::abs(v))));
+                sum += losses.back();
+            }
             m_examples->label_sets.push_back(std::move(set));
             m_examples->probabilities.emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
+            m_examples->label_probabilities.push_back(std::move(probs));
+            m_examples->label_losses.push_back(std::move(losses));
+            m_examples->losses.push_back(m_numLabels > 0 ? sum / double(m_numLabels) : 0.0);
+            addTokens(batch, k);
         }
+    }
+
+    /// Example `k`'s input_ids and segment_ids (padding included), when keep_tokens.
+    void addTokens(const ClassifierBatch &batch, int64_t k)
+    {
+        if (!m_examples->keep_tokens)
+            return;
+        const size_t len = size_t(batch.seq_length), from = size_t(k) * len;
+        m_examples->input_ids.emplace_back(batch.input_ids.begin() + long(from), batch.input_ids.begin() + long(from + len));
+        m_examples->segment_ids.emplace_back(batch.segment_ids.begin() + long(from),
+                                             batch.segment_ids.begin() + long(from + len));
     }
 
     void addRegression(const torch::Tensor &logits, const ClassifierBatch &batch)
@@ -195,19 +248,12 @@ private:
     {
         auto logp = torch::log_softmax(logits, -1).contiguous();
         const float *lp = logp.data_ptr<float>();
-        const size_t len = size_t(batch.seq_length);
         for (int64_t k = 0; k < batch.size; ++k) {
             const int64_t label = batch.label_ids[size_t(k)];
             m_examples->labels.push_back(label);
             m_examples->probabilities.emplace_back(q + k * m_numLabels, q + (k + 1) * m_numLabels);
             m_examples->losses.push_back(label >= 0 && label < m_numLabels ? -double(lp[k * m_numLabels + label]) : 0.0);
-            if (!m_examples->keep_tokens)
-                continue;
-            const auto from = size_t(k) * len;
-            m_examples->input_ids.emplace_back(batch.input_ids.begin() + long(from),
-                                               batch.input_ids.begin() + long(from + len));
-            m_examples->segment_ids.emplace_back(batch.segment_ids.begin() + long(from),
-                                                 batch.segment_ids.begin() + long(from + len));
+            addTokens(batch, k);
         }
     }
 

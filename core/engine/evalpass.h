@@ -25,9 +25,14 @@ struct EvalExampleOutputs
     std::vector<std::vector<int64_t>> input_ids, segment_ids;
     /// Regression passes: the target value of each example (labels/probabilities stay empty).
     std::vector<double> values;
-    /// Multi-label passes: each example's true label set (the ids of its multi-hot label_ids);
-    /// `probabilities` holds each label's sigmoid; labels, losses, tokens and pooled stay empty.
+    /// Multi-label passes: each example's true label set (the ids of its multi-hot label_ids,
+    /// ascending); `probabilities` holds each label's sigmoid (float32), `label_probabilities`
+    /// the same sigmoids computed in float64 from the float32 logits, `label_losses` each
+    /// label's binary cross-entropy in nats (float64, from the logits, no pos_weight:
+    /// max(x, 0) − x·y + log(1 + e^−|x|)), `losses` their mean; `labels` stays empty; tokens
+    /// and pooled as for single-label. All rows num_labels wide.
     std::vector<std::vector<int64_t>> label_sets;
+    std::vector<std::vector<double>> label_probabilities, label_losses;
     /// false: input_ids and segment_ids stay empty (predict's labelled file needs no tokens).
     bool keep_tokens = true;
     /// true (classification): `pooled` receives each example's pooled [CLS] vector (BERT's
@@ -47,7 +52,8 @@ struct EvalExampleOutputs
 /// When `examples` is non-null it receives this worker's examples (classification: labels,
 /// probabilities, losses and, when keep_tokens, the tokens; regression: the targets in `values`).
 /// Multi-label: `outputs` rows are each label's sigmoid; the metrics are computeMultiLabelMetrics'
-/// (thresholds included); `examples` gets label_sets and probabilities only (one worker).
+/// (thresholds included); `examples` gets label_sets, probabilities, label_probabilities,
+/// label_losses, losses (their mean), tokens and pooled (gathered across workers like single-label's).
 /// Leaves the model in train mode. Throws what
 /// the data reader throws (wb::Error).
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, ProblemType problem,

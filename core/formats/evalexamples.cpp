@@ -26,6 +26,21 @@ std::string evalExampleJson(const EvalExample &e)
     nlohmann::ordered_json j;
     j["index"] = e.index;
     j["step"] = e.step;
+    if (e.multi_label) {
+        j["multi_label"] = true;
+        j["true_labels"] = e.true_labels;
+        j["true_label_ids"] = e.true_label_ids;
+        j["predicted_labels"] = e.predicted_labels;
+        j["predicted_label_ids"] = e.predicted_label_ids;
+        j["probabilities"] = e.probabilities;
+        j["label_losses"] = e.label_losses;
+        j["loss"] = e.loss;
+        if (!e.text.empty())
+            j["text"] = e.text;
+        if (!e.text_b.empty())
+            j["text_b"] = e.text_b;
+        return dumpLine(j);
+    }
     j["true_label"] = e.true_label;
     j["true_label_id"] = e.true_label_id;
     j["predicted_label"] = e.predicted_label;
@@ -47,6 +62,103 @@ void writeEvalExamples(const std::string &path, const std::vector<EvalExample> &
     writeFileAtomic(path, text);
 }
 
+namespace {
+
+/// Throws wb::Error(`where`, …) naming `key` unless `ok`.
+void need(const std::string &where, const char *key, bool ok)
+{
+    if (!ok)
+        throw Error(where, std::string("the key \"") + key + "\" is missing or of the wrong type",
+                    "the file is written by train; evaluate again to rewrite it");
+}
+
+/// `key`'s array of numbers (required).
+std::vector<double> numbers(const nlohmann::json &j, const char *key, const std::string &where)
+{
+    need(where, key, j.contains(key) && j[key].is_array());
+    std::vector<double> out;
+    for (const auto &v : j[key]) {
+        need(where, key, v.is_number());
+        out.push_back(v.get<double>());
+    }
+    return out;
+}
+
+/// `key`'s label ids (required), each in [0, numLabels).
+std::vector<int64_t> labelIds(const nlohmann::json &j, const char *key, size_t numLabels, const std::string &where)
+{
+    need(where, key, j.contains(key) && j[key].is_array());
+    std::vector<int64_t> out;
+    for (const auto &v : j[key]) {
+        need(where, key, v.is_number_integer());
+        out.push_back(v.get<int64_t>());
+        if (out.back() < 0 || size_t(out.back()) >= numLabels)
+            throw Error(where, std::string("\"") + key + "\" holds label id " + std::to_string(out.back())
+                                   + ", expected 0 to " + std::to_string(int64_t(numLabels) - 1)
+                                   + " (one per entry of \"probabilities\")",
+                        "the file is written by train; evaluate again to rewrite it");
+    }
+    return out;
+}
+
+/// `key`'s label names (optional: "label N" for each id when absent), one per id.
+std::vector<std::string> labelNamesOf(const nlohmann::json &j, const char *key, const std::vector<int64_t> &ids,
+                                      const std::string &where)
+{
+    std::vector<std::string> out;
+    if (!j.contains(key)) {
+        for (int64_t id : ids)
+            out.push_back("label " + std::to_string(id));
+        return out;
+    }
+    need(where, key, j[key].is_array() && j[key].size() == ids.size());
+    for (const auto &v : j[key]) {
+        need(where, key, v.is_string());
+        out.push_back(v.get<std::string>());
+    }
+    return out;
+}
+
+std::string joined(const std::vector<std::string> &names)
+{
+    std::string s;
+    for (const auto &n : names)
+        s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
+/// The multi-label fields of line `j` into `e` (true_label_id = predicted_label_id = −1).
+void readMultiLabel(const nlohmann::json &j, const std::string &where, EvalExample &e)
+{
+    e.multi_label = true;
+    e.probabilities = numbers(j, "probabilities", where);
+    e.label_losses = numbers(j, "label_losses", where);
+    need(where, "label_losses", e.label_losses.size() == e.probabilities.size());
+    e.true_label_ids = labelIds(j, "true_label_ids", e.probabilities.size(), where);
+    e.predicted_label_ids = labelIds(j, "predicted_label_ids", e.probabilities.size(), where);
+    e.true_labels = labelNamesOf(j, "true_labels", e.true_label_ids, where);
+    e.predicted_labels = labelNamesOf(j, "predicted_labels", e.predicted_label_ids, where);
+    e.true_label_id = e.predicted_label_id = -1;
+    e.true_label = joined(e.true_labels);
+    e.predicted_label = joined(e.predicted_labels);
+}
+
+/// The single-label fields of line `j` into `e`.
+void readSingleLabel(const nlohmann::json &j, const std::string &where, EvalExample &e)
+{
+    need(where, "true_label_id", j.contains("true_label_id") && j["true_label_id"].is_number_integer());
+    need(where, "predicted_label_id", j.contains("predicted_label_id") && j["predicted_label_id"].is_number_integer());
+    for (const char *key : {"true_label", "predicted_label"})
+        need(where, key, !j.contains(key) || j[key].is_string());
+    e.true_label_id = j["true_label_id"].get<int64_t>();
+    e.predicted_label_id = j["predicted_label_id"].get<int64_t>();
+    e.true_label = j.value("true_label", "label " + std::to_string(e.true_label_id));
+    e.predicted_label = j.value("predicted_label", "label " + std::to_string(e.predicted_label_id));
+    e.probabilities = numbers(j, "probabilities", where);
+}
+
+} // namespace
+
 std::vector<EvalExample> readEvalExamples(const std::string &path)
 {
     std::ifstream in(path);
@@ -61,37 +173,21 @@ std::vector<EvalExample> readEvalExamples(const std::string &path)
             continue;
         const auto j = nlohmann::json::parse(line, nullptr, false);
         const auto where = path + ":" + std::to_string(lineNo);
-        const auto need = [&](const char *key, bool ok) {
-            if (!ok)
-                throw Error(where, std::string("the key \"") + key + "\" is missing or of the wrong type",
-                            "the file is written by train; evaluate again to rewrite it");
-        };
-        need("(object)", j.is_object());
-        need("index", j.contains("index") && j["index"].is_number_integer());
-        need("true_label_id", j.contains("true_label_id") && j["true_label_id"].is_number_integer());
-        need("predicted_label_id", j.contains("predicted_label_id") && j["predicted_label_id"].is_number_integer());
-        need("probabilities", j.contains("probabilities") && j["probabilities"].is_array());
-        need("loss", j.contains("loss") && j["loss"].is_number());
+        need(where, "(object)", j.is_object());
+        need(where, "index", j.contains("index") && j["index"].is_number_integer());
+        need(where, "loss", j.contains("loss") && j["loss"].is_number());
         // The optional keys: absent, or of their type (json::value() would throw type_error).
-        const auto optional = [&](const char *key, bool (nlohmann::json::*isType)() const noexcept) {
-            need(key, !j.contains(key) || (j[key].*isType)());
-        };
-        optional("step", &nlohmann::json::is_number_integer);
-        optional("true_label", &nlohmann::json::is_string);
-        optional("predicted_label", &nlohmann::json::is_string);
-        optional("text", &nlohmann::json::is_string);
-        optional("text_b", &nlohmann::json::is_string);
+        need(where, "step", !j.contains("step") || j["step"].is_number_integer());
+        need(where, "multi_label", !j.contains("multi_label") || j["multi_label"].is_boolean());
+        for (const char *key : {"text", "text_b"})
+            need(where, key, !j.contains(key) || j[key].is_string());
         EvalExample e;
         e.index = j["index"].get<int64_t>();
         e.step = j.value("step", int64_t(0));
-        e.true_label_id = j["true_label_id"].get<int64_t>();
-        e.predicted_label_id = j["predicted_label_id"].get<int64_t>();
-        e.true_label = j.value("true_label", "label " + std::to_string(e.true_label_id));
-        e.predicted_label = j.value("predicted_label", "label " + std::to_string(e.predicted_label_id));
-        for (const auto &p : j["probabilities"]) {
-            need("probabilities", p.is_number());
-            e.probabilities.push_back(p.get<double>());
-        }
+        if (j.value("multi_label", false))
+            readMultiLabel(j, where, e);
+        else
+            readSingleLabel(j, where, e);
         e.loss = j["loss"].get<double>();
         e.text = j.value("text", std::string());
         e.text_b = j.value("text_b", std::string());
@@ -148,11 +244,25 @@ std::vector<EvalExample> topLosses(const std::vector<EvalExample> &examples, siz
     return out;
 }
 
+std::vector<EvalExample> topLabelLosses(const std::vector<EvalExample> &examples, int64_t labelId, size_t n)
+{
+    std::vector<EvalExample> out;
+    for (const auto &e : examples)
+        if (e.multi_label && labelId >= 0 && size_t(labelId) < e.label_losses.size())
+            out.push_back(e);
+    const size_t k = size_t(labelId);
+    std::stable_sort(out.begin(), out.end(),
+                     [k](const EvalExample &x, const EvalExample &y) { return x.label_losses[k] > y.label_losses[k]; });
+    if (n > 0 && out.size() > n)
+        out.resize(n);
+    return out;
+}
+
 std::vector<ConfusedPair> mostConfusedPairs(const std::vector<EvalExample> &examples, int64_t minCount)
 {
     std::map<std::pair<int64_t, int64_t>, ConfusedPair> pairs;
     for (const auto &e : examples) {
-        if (e.correct())
+        if (e.multi_label || e.correct())
             continue;
         auto &p = pairs[{e.true_label_id, e.predicted_label_id}];
         p.true_label_id = e.true_label_id;

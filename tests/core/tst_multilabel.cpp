@@ -7,6 +7,8 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/engine/evaluation.h"
+#include "core/formats/embeddings.h"
+#include "core/formats/evalexamples.h"
 #include "core/formats/thresholds.h"
 #include "core/infer/textclassifier.h"
 #include "core/launch/trainer.h"
@@ -66,6 +68,46 @@ void writeRecords(const std::string &path, int n, uint32_t seed)
         w.write(encodeClassifierRecord(r));
     }
     w.commit();
+}
+
+/// Records as prepare writes them, [CLS] w… [SEP] then padding, with the signal of
+/// writeRecords; returns each record's label set (ascending ids), in file order.
+std::vector<std::vector<int64_t>> writeSentenceRecords(const std::string &path, int n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    TFRecordWriter w(path);
+    std::vector<std::vector<int64_t>> sets;
+    for (int i = 0; i < n; ++i) {
+        ClassifierRecord r;
+        r.label_set.assign(size_t(kLabels), 0);
+        sets.emplace_back();
+        for (int64_t k = 0; k < kLabels; ++k)
+            if (rng() % 5 < 2) {
+                r.label_set[size_t(k)] = 1;
+                sets.back().push_back(k);
+            }
+        const int64_t len = 8 + int64_t(rng() % 7); // [CLS] + words + [SEP]
+        for (int64_t t = 0; t < kSeq; ++t) {
+            r.input_ids.push_back(t == 0 ? 2 : t == len - 1 ? 3 : t < len ? 30 + int64_t(rng() % 70) : 0);
+            r.input_mask.push_back(t < len ? 1 : 0);
+            r.segment_ids.push_back(0);
+        }
+        for (int64_t k = 0; k < kLabels; ++k) // label k's word, twice, among the words
+            for (int c = 0; c < 2 && r.label_set[size_t(k)]; ++c)
+                r.input_ids[size_t(1 + rng() % uint32_t(len - 2))] = 10 + k;
+        w.write(encodeClassifierRecord(r));
+    }
+    w.commit();
+    return sets;
+}
+
+/// The keys of eval_examples.jsonl's line `j`, in file order.
+std::vector<std::string> keysOf(const nlohmann::ordered_json &j)
+{
+    std::vector<std::string> keys;
+    for (auto it = j.begin(); it != j.end(); ++it)
+        keys.push_back(it.key());
+    return keys;
 }
 
 RecordSpec multiLabelSpec()
@@ -338,6 +380,103 @@ private Q_SLOTS:
         QCOMPARE(ca.predicted_labels, cb.predicted_labels);
     }
 
+    // eval_examples.jsonl of a multi-label run (docs/file-formats.md): the agreed keys, each
+    // label's sigmoid as classify computes it for the line's text, the binary cross-entropies
+    // recomputed from those probabilities, the loss their mean, the set predicted at p ≥ 0.5
+    // (the metrics' rule: subset accuracy and Hamming loss recomputed from the file equal the
+    // evaluation's), and embeddings whose rows hold −1 as label ids.
+    void evalExamplesOfAMultiLabelRunHoldSetsSigmoidsAndLosses()
+    {
+        const std::vector<std::vector<int64_t>> sets =
+            writeSentenceRecords(m_data + "/eval_sentences.tf_record", 96, 5);
+        wbtest::RecordingObserver rec;
+        StopToken stop;
+        TrainingOptions s = spec("examples");
+        s.eval_data_path = m_data + "/eval_sentences.tf_record";
+        s.vocab_file = writeVocab();
+        s.num_train_epochs = 2;
+        const RunFinished r = Trainer().run(s, rec, stop);
+        QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+        const EvalMetrics &last = rec.evals.back();
+        QCOMPARE(last.step, int64_t(40));
+
+        ClassifierSource source;
+        source.model_dir = s.model_dir;
+        source.vocab_file = s.vocab_file;
+        TextClassifier classifier(source);
+        const std::vector<std::string> names{"billing", "urgent", "refund"};
+        const std::vector<std::string> keys{"index", "step", "multi_label", "true_labels", "true_label_ids",
+                                            "predicted_labels", "predicted_label_ids", "probabilities",
+                                            "label_losses", "loss", "text"};
+        std::ifstream in(s.model_dir + "/eval_examples.jsonl");
+        std::string line;
+        int64_t row = 0, exact = 0, wrongLabels = 0;
+        while (std::getline(in, line)) {
+            const auto j = nlohmann::ordered_json::parse(line);
+            QCOMPARE(keysOf(j), keys);
+            QCOMPARE(j["index"].get<int64_t>(), row);
+            QCOMPARE(j["step"].get<int64_t>(), int64_t(40));
+            QCOMPARE(j["multi_label"].get<bool>(), true);
+            const auto truth = j["true_label_ids"].get<std::vector<int64_t>>();
+            QCOMPARE(truth, sets[size_t(row)]);
+            std::vector<std::string> truthNames;
+            for (int64_t id : truth)
+                truthNames.push_back(names[size_t(id)]);
+            QCOMPARE(j["true_labels"].get<std::vector<std::string>>(), truthNames);
+            const auto p = j["probabilities"].get<std::vector<double>>();
+            const auto losses = j["label_losses"].get<std::vector<double>>();
+            QCOMPARE(p.size(), size_t(kLabels));
+            QCOMPARE(losses.size(), size_t(kLabels));
+            const Classification c = classifier.classify(j["text"].get<std::string>());
+            // The same input as the record: every word known, nothing cut.
+            QVERIFY(!c.tokenized.truncated);
+            QCOMPARE(std::count(c.tokenized.unknown.begin(), c.tokenized.unknown.end(), true), long(0));
+            const std::string text = j["text"].get<std::string>();
+            QCOMPARE(c.tokenized.tokens.size(), size_t(std::count(text.begin(), text.end(), ' ') + 3)); // [CLS] w… [SEP]
+            std::vector<int64_t> predicted;
+            std::vector<std::string> predictedNames;
+            double sum = 0;
+            for (size_t k = 0; k < size_t(kLabels); ++k) {
+                QVERIFY2(std::abs(p[k] - c.probabilities[k]) < 1e-5, line.c_str());
+                const double y = std::count(truth.begin(), truth.end(), int64_t(k)) ? 1.0 : 0.0;
+                const double bce = -(y * std::log(p[k]) + (1 - y) * std::log(1 - p[k]));
+                QVERIFY2(std::abs(losses[k] - bce) < 1e-9, line.c_str());
+                sum += losses[k];
+                if (p[k] >= 0.5) {
+                    predicted.push_back(int64_t(k));
+                    predictedNames.push_back(names[k]);
+                }
+                wrongLabels += (p[k] >= 0.5) != (y == 1.0);
+            }
+            QVERIFY2(std::abs(j["loss"].get<double>() - sum / 3) < 1e-12, line.c_str());
+            QCOMPARE(j["predicted_label_ids"].get<std::vector<int64_t>>(), predicted);
+            QCOMPARE(j["predicted_labels"].get<std::vector<std::string>>(), predictedNames);
+            exact += predicted == truth;
+            ++row;
+        }
+        QCOMPARE(row, int64_t(96));
+        QCOMPARE(last.eval_accuracy, double(exact) / 96.0);                // subset accuracy
+        QCOMPARE(last.eval_hamming_loss, double(wrongLabels) / (96.0 * 3)); // Hamming loss
+        QVERIFY2(exact > 0 && exact < 96, std::to_string(exact).c_str()); // a model still learning
+
+        // The reader: sets, names joined, no single label.
+        const std::vector<EvalExample> read = readEvalExamples(s.model_dir + "/eval_examples.jsonl");
+        QCOMPARE(int(read.size()), 96);
+        QVERIFY(read[0].multi_label);
+        QCOMPARE(read[0].true_label_ids, sets[0]);
+        QCOMPARE(read[0].true_label_id, int64_t(-1));
+        QCOMPARE(read[0].label_losses.size(), size_t(3));
+
+        // The embeddings of the evaluation: one row per example, −1 as label ids.
+        const EmbeddingSnapshot e = readEmbeddings(embeddingsPath(s.model_dir, 40));
+        QCOMPARE(e.size(), int64_t(96));
+        QCOMPARE(e.hidden, int64_t(64));
+        QCOMPARE(e.example_index.front(), int64_t(0));
+        QCOMPARE(e.example_index.back(), int64_t(95));
+        QCOMPARE(e.label_ids, std::vector<int64_t>(96, -1));
+        QCOMPARE(e.predictions, std::vector<int64_t>(96, -1));
+    }
+
     void posWeightBalancedAndBestMetricsOfTheTask()
     {
         wbtest::RecordingObserver rec;
@@ -350,6 +489,11 @@ private Q_SLOTS:
         RunFinished r = t.run(s, rec, stop);
         QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
         QVERIFY(fs::exists(s.model_dir + "/best"));
+        // The kept evaluation's examples beside the best checkpoint, multi-label lines.
+        const std::vector<EvalExample> kept = readEvalExamples(s.model_dir + "/best/eval_examples.jsonl");
+        QCOMPARE(int(kept.size()), 96);
+        QVERIFY(kept.front().multi_label);
+        QCOMPARE(kept.front().step, r.best_step);
         TrainingOptions bad = spec("badmetric");
         bad.best_checkpoint_metric = "eval_mcc";
         wbtest::RecordingObserver brec;
