@@ -4,6 +4,7 @@
 // trained tiny model equal TextClassifier::explain's, the class picker, a new checkpoint
 // recomputes them, and a Top losses row opens its text explained.
 // With WB_EXPLAIN_SCREENSHOT=<png> the trained-model test saves the panel (docs/images/).
+#include "support/multilabelwordsrun.h"
 #include "support/spamwordsrun.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/toplossesview.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void tooFewStepsAreSaid();
     void trainedModelExplained();
     void classPickedAndCheckpointRecomputes();
+    void multiLabelPicksTheLabelExplained();
     void topLossesRowOpensTryIt();
     void exampleScreenshot();
 
@@ -227,6 +229,72 @@ void tst_TryItExplain::classPickedAndCheckpointRecomputes()
     // Off: plain chips again.
     p.setExplainEnabled(false);
     QVERIFY(!p.shownExplanation().has_value());
+}
+
+/// Issue 45: a multi-label model's class box lists every label (the predicted set first, marked),
+/// the lines say which label's probability the words raised, and picking another label
+/// shades the chips by that label's attributions.
+void tst_TryItExplain::multiLabelPicksTheLabelExplained()
+{
+    QTemporaryDir dir;
+    std::string error;
+    const TrainingOptions o = wbtest::trainMultiLabelWordsRun(dir.path().toStdString() + "/run", error);
+    QVERIFY2(error.empty(), error.c_str());
+    const TextClassifier ref(wbtest::multiLabelWordsSource(o));
+    const QString text = QStringLiteral("invoice w5 urgent asap w7 payment");
+    const Classification c = ref.classify(text.toStdString());
+    TryItPanel p;
+    p.setFormSource(wbtest::multiLabelWordsSource(o));
+    p.show();
+    p.setExplainEnabled(true);
+    p.setTexts(text);
+    WAIT_SHOWN(p);
+    auto *box = p.findChild<QComboBox *>(QStringLiteral("tryItExplainClass"));
+    QCOMPARE(box->count(), 4);
+    QCOMPARE(box->itemText(0), QStringLiteral("the most probable label"));
+    QStringList expected; // the predicted set first, marked, then the others, each in id order
+    for (const bool first : {true, false})
+        for (int64_t k = 0; k < 3; ++k)
+            if ((std::find(c.predicted_label_ids.begin(), c.predicted_label_ids.end(), k) != c.predicted_label_ids.end()) == first)
+                expected << (first ? QStringLiteral("%1 (predicted)") : QStringLiteral("%1"))
+                                .arg(QString::fromStdString(wbtest::multiLabelWordsLabels()[size_t(k)]));
+    QStringList shown;
+    for (int k = 1; k < box->count(); ++k)
+        shown << box->itemText(k);
+    QCOMPARE(shown, expected);
+    for (const char *name : {"billing", "urgent", "refund"})
+        QVERIFY2(shown.join(QLatin1Char(' ')).contains(QLatin1String(name)), name);
+    // The default: the most probable label, named in the heading.
+    const int64_t top = std::max_element(c.probabilities.begin(), c.probabilities.end()) - c.probabilities.begin();
+    const QString topName = QString::fromStdString(ref.labelName(top));
+    QVERIFY(p.shownExplanation() && p.shownExplanation()->multi_label);
+    QCOMPARE(p.shownExplanation()->target_label_id, top);
+    QVERIFY2(p.explanationText().startsWith(QStringLiteral("Words that raised P(%1)").arg(topName)), qPrintable(p.explanationText()));
+    QVERIFY2(p.explanationText().contains(QStringLiteral("Words that lowered it: ")), qPrintable(p.explanationText()));
+    QVERIFY2(p.explanationText().contains(QStringLiteral("the model gives P(%1) ").arg(topName)), qPrintable(p.explanationText()));
+    std::vector<double> before;
+    for (QLabel *chip : chipsOf(p))
+        before.push_back(chip->property("attribution").toDouble());
+    // Another label, as the user picks it: its heading, its attributions on the chips.
+    const int64_t other = (top + 1) % 3;
+    const QString otherName = QString::fromStdString(ref.labelName(other));
+    const int index = box->findData(qlonglong(other));
+    QVERIFY(index > 0);
+    box->setCurrentIndex(index);
+    Q_EMIT box->activated(index);
+    QTRY_VERIFY_WITH_TIMEOUT(p.shownExplanation() && p.shownExplanation()->target_label_id == other && !p.isBusy(), kWaitMs);
+    QVERIFY2(p.explanationText().startsWith(QStringLiteral("Words that raised P(%1)").arg(otherName)), qPrintable(p.explanationText()));
+    std::vector<double> after;
+    for (QLabel *chip : chipsOf(p))
+        after.push_back(chip->property("attribution").toDouble());
+    QCOMPARE(after.size(), before.size());
+    QVERIFY(after != before);
+    ExplainOptions eo;
+    eo.target_label_id = other;
+    const Explanation e = ref.explain(text.toStdString(), {}, eo);
+    for (size_t k = 0; k < e.attributions.size(); ++k)
+        QVERIFY(std::abs(after[k] - e.attributions[k]) < 1e-6);
+    QCOMPARE(chipsOf(p)[1]->toolTip().contains(QStringLiteral("to the log-odds of P(%1)").arg(otherName)), true);
 }
 
 void tst_TryItExplain::topLossesRowOpensTryIt()

@@ -142,20 +142,38 @@ void TryItPanel::explainText(const QString &text, const QString &textB, int64_t 
     refreshNow();
 }
 
-void TryItPanel::updateClassChoice(const std::vector<std::string> &labels, bool regression)
+void TryItPanel::updateClassChoice(const std::vector<std::string> &labels, bool regression, bool multiLabel,
+                                   const Classification *c)
 {
-    // Items: "the predicted class", then one per label (regression: its one value).
-    const int wanted = 1 + int(regression ? 1 : labels.size());
-    bool same = m_explainClassBox->count() == wanted;
-    for (int k = 1; same && k < wanted; ++k)
-        same = m_explainClassBox->itemText(k) == (regression ? tr("value") : q(labels[size_t(k - 1)]));
+    // Items: "the predicted class" (multi-label: "the most probable label"), then one per label
+    // (regression: its one value); a multi-label result puts its predicted set first, marked.
+    std::vector<std::pair<QString, qlonglong>> items{
+        {multiLabel ? tr("the most probable label") : tr("the predicted class"), qlonglong(-1)}};
+    if (regression) {
+        items.emplace_back(tr("value"), qlonglong(0));
+    } else if (multiLabel) {
+        std::vector<int64_t> predicted = c ? c->predicted_label_ids : std::vector<int64_t>{};
+        const auto isPredicted = [&predicted](int64_t id) {
+            return std::find(predicted.begin(), predicted.end(), id) != predicted.end();
+        };
+        for (const bool first : {true, false})
+            for (size_t k = 0; k < labels.size(); ++k)
+                if (isPredicted(int64_t(k)) == first)
+                    items.emplace_back(first ? tr("%1 (predicted)").arg(q(labels[k])) : q(labels[k]), qlonglong(k));
+    } else {
+        for (size_t k = 0; k < labels.size(); ++k)
+            items.emplace_back(q(labels[k]), qlonglong(k));
+    }
+    bool same = m_explainClassBox->count() == int(items.size());
+    for (int k = 0; same && k < int(items.size()); ++k)
+        same = m_explainClassBox->itemText(k) == items[size_t(k)].first
+               && m_explainClassBox->itemData(k).toLongLong() == items[size_t(k)].second;
     if (same)
         return;
     const QSignalBlocker block(m_explainClassBox);
     m_explainClassBox->clear();
-    m_explainClassBox->addItem(tr("the predicted class"), qlonglong(-1));
-    for (int k = 1; k < wanted; ++k)
-        m_explainClassBox->addItem(regression ? tr("value") : q(labels[size_t(k - 1)]), qlonglong(k - 1));
+    for (const auto &[text, id] : items)
+        m_explainClassBox->addItem(text, id);
     const int index = m_explainClassBox->findData(qlonglong(m_explainClass));
     m_explainClassBox->setCurrentIndex(index >= 0 ? index : 0);
 }
@@ -186,14 +204,15 @@ void TryItPanel::showExplanation(const TokenizedText &t, const Explanation &e)
                           .arg(q(e.tokens[size_t(k)]).toHtmlEscaped(), fg == QColor(Qt::white) ? QStringLiteral("#e0e0e0") : QStringLiteral("#707070"))
                           .arg(t.input_ids[size_t(k)]));
         chip->setProperty("attribution", a);
-        chip->setToolTip(tr("%1: %2 to the logit of “%3” (input_id %4)")
+        chip->setToolTip((e.multi_label ? tr("%1: %2 to the log-odds of P(%3) (input_id %4)")
+                                        : tr("%1: %2 to the logit of “%3” (input_id %4)"))
                              .arg(q(e.tokens[size_t(k)]))
                              .arg(a >= 0 ? QStringLiteral("+%1").arg(a, 0, 'g', 3) : QString::number(a, 'g', 3))
                              .arg(q(e.target_label))
                              .arg(t.input_ids[size_t(k)]));
     }
     const QString target = q(e.target_label);
-    m_legend->setScale(maxAbs, target);
+    m_legend->setScale(maxAbs, e.multi_label ? q(explainedQuantity(e)) : target);
     m_legend->setVisible(true);
 
     const auto list = [](const std::vector<WordAttribution> &words) {
@@ -207,9 +226,17 @@ void TryItPanel::showExplanation(const TokenizedText &t, const Explanation &e)
     constexpr size_t kTopWords = 5;
     const QString which = e.target_is_predicted ? tr("“%1” (the predicted class)").arg(target.toHtmlEscaped())
                                                 : tr("“%1”").arg(target.toHtmlEscaped());
-    QString html = tr("<b>For</b> %1: <span style=\"color:%2\">%3</span><br><b>Against</b> it: <span style=\"color:%4\">%5</span>")
-                       .arg(which, kAttributionFor.name(), list(topWords(e.words, kTopWords, true)),
-                            kAttributionAgainst.name(), list(topWords(e.words, kTopWords, false)));
+    // A multi-label model: one label's own probability, raised or lowered by the words.
+    const QString multiWhich = tr("<b>Words that raised %1</b>%2")
+                                   .arg(q(explainedQuantity(e)).toHtmlEscaped(),
+                                        e.target_is_predicted ? tr(" (in the predicted set)") : tr(" (not predicted)"));
+    QString html = (e.multi_label ? tr("%1: <span style=\"color:%2\">%3</span><br><b>Words that lowered it</b>: "
+                                       "<span style=\"color:%4\">%5</span>")
+                                  : tr("<b>For</b> %1: <span style=\"color:%2\">%3</span><br><b>Against</b> it: "
+                                       "<span style=\"color:%4\">%5</span>"))
+                       .arg(e.multi_label ? multiWhich : which, kAttributionFor.name(),
+                            list(topWords(e.words, kTopWords, true)), kAttributionAgainst.name(),
+                            list(topWords(e.words, kTopWords, false)));
     // What the model says about no words at all: the score every attribution is measured from.
     if (const std::string baseline = baselineScoreText(e); !baseline.empty())
         html += QStringLiteral("<br><span style=\"color:#505050\">%1 %2.</span>")

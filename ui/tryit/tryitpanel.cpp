@@ -216,7 +216,7 @@ void TryItPanel::applyOutcome(const JobOutcome<TryItOutcome> &outcome)
             break;
         case TryItOutcome::Kind::Loaded:
             showModel(o);
-            updateClassChoice(o.labels, o.regression);
+            updateClassChoice(o.labels, o.regression, o.multi_label);
             clearExplanation();
             showChips({});
             showBars(o.labels, nullptr, o.regression);
@@ -229,7 +229,7 @@ void TryItPanel::applyOutcome(const JobOutcome<TryItOutcome> &outcome)
             showModel(o);
             showChips(o.result.tokenized);
             showBars(o.labels, &o.result, o.regression);
-            updateClassChoice(o.labels, o.regression);
+            updateClassChoice(o.labels, o.regression, o.multi_label, &o.result);
             if (o.explanation)
                 showExplanation(o.result.tokenized, *o.explanation); // shades the chips just drawn
             else

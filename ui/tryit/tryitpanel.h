@@ -50,7 +50,9 @@ struct TryItOutcome;
 ///
 /// "Which words decided" (issue 25; off until ticked): the same job also computes token
 /// attributions (TextClassifier::explain: Integrated Gradients with m steps, or gradient ×
-/// input) for the predicted class or the class picked; the chips are shaded by them
+/// input) for the predicted class or the class picked (a multi-label model: the most probable
+/// label or the label picked, each label's own log-odds, headed "Words that raised P(urgent)");
+/// the chips are shaded by them
 /// (attributionColour: blue for, red against, white at 0, scaled by the text's max |a|; a
 /// legend), the top words for and against are listed with the completeness check, which
 /// says when m is too small. A new checkpoint recomputes them like the probabilities.
@@ -120,7 +122,11 @@ private:
     QHBoxLayout *buildModelRow();
     void buildAnswerArea();
     QWidget *buildExplainRow();
-    void updateClassChoice(const std::vector<std::string> &labels, bool regression);
+    /// The class box's items: "the predicted class" (multi-label: "the most probable label"),
+    /// then one per label; multi-label with a result `c`: the predicted labels first, marked
+    /// "(predicted)", then the others, each in id order.
+    void updateClassChoice(const std::vector<std::string> &labels, bool regression, bool multiLabel = false,
+                           const Classification *c = nullptr);
     void clearExplanation(const QString &why = QString());
     void chooseModel();
     void applyOutcome(const JobOutcome<TryItOutcome> &outcome);

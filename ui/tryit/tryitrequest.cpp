@@ -112,6 +112,7 @@ TryItOutcome runTryItRequest(const std::shared_ptr<TryItModelCache> &cache, TryI
         out.warnings.push_back(w);
     out.max_seq_length = c.maxSeqLength();
     out.regression = c.isRegression();
+    out.multi_label = c.isMultiLabel();
     out.kind = TryItOutcome::Kind::Loaded;
     if (!req.text.empty() && !control.isCancelled()) {
         if (req.explain) {

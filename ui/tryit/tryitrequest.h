@@ -34,6 +34,7 @@ struct TryItOutcome
     std::vector<std::string> notes; ///< where the files came from (TextClassifier::notes): the model line's detail
     int64_t max_seq_length = 0;
     bool regression = false;
+    bool multi_label = false; ///< the model is multi-label (TextClassifier::isMultiLabel)
     Classification result;
     std::optional<Explanation> explanation; ///< when asked for and computed
     std::string explain_error;              ///< why it could not be computed (e.g. a class the model lacks)
