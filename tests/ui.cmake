@@ -31,6 +31,9 @@ if(WB_BUILD_GUI)
   wb_add_test(tst_tryitpanel NAME ui.tryitpanel SOURCES ui/tst_tryitpanel.cpp LIBS wb_ui GUI TIMEOUT 300)
   # Issue 14: label names in the Evaluation tab, top losses and most-confused pairs.
   wb_add_test(tst_evaluationview NAME ui.evaluationview SOURCES ui/tst_evaluationview.cpp LIBS wb_ui GUI TIMEOUT 120)
+  # Issue 45: Top losses of a multi-label run, all labels or one label's binary cross-entropy.
+  wb_add_test(tst_toplossesmultilabel NAME ui.toplossesmultilabel SOURCES ui/tst_toplossesmultilabel.cpp LIBS wb_ui GUI
+              TIMEOUT 60)
   # Issue 21: the wheel changes only a focused field; a loaded value comes back bit-identical.
   wb_add_test(tst_configurationform NAME ui.configurationform SOURCES ui/tst_configurationform.cpp LIBS wb_ui GUI
               TIMEOUT 60)

@@ -148,13 +148,13 @@ void readSingleLabel(const nlohmann::json &j, const std::string &where, EvalExam
 {
     need(where, "true_label_id", j.contains("true_label_id") && j["true_label_id"].is_number_integer());
     need(where, "predicted_label_id", j.contains("predicted_label_id") && j["predicted_label_id"].is_number_integer());
+    e.probabilities = numbers(j, "probabilities", where);
     for (const char *key : {"true_label", "predicted_label"})
         need(where, key, !j.contains(key) || j[key].is_string());
     e.true_label_id = j["true_label_id"].get<int64_t>();
     e.predicted_label_id = j["predicted_label_id"].get<int64_t>();
     e.true_label = j.value("true_label", "label " + std::to_string(e.true_label_id));
     e.predicted_label = j.value("predicted_label", "label " + std::to_string(e.predicted_label_id));
-    e.probabilities = numbers(j, "probabilities", where);
 }
 
 } // namespace
@@ -175,19 +175,19 @@ std::vector<EvalExample> readEvalExamples(const std::string &path)
         const auto where = path + ":" + std::to_string(lineNo);
         need(where, "(object)", j.is_object());
         need(where, "index", j.contains("index") && j["index"].is_number_integer());
-        need(where, "loss", j.contains("loss") && j["loss"].is_number());
-        // The optional keys: absent, or of their type (json::value() would throw type_error).
-        need(where, "step", !j.contains("step") || j["step"].is_number_integer());
         need(where, "multi_label", !j.contains("multi_label") || j["multi_label"].is_boolean());
-        for (const char *key : {"text", "text_b"})
-            need(where, key, !j.contains(key) || j[key].is_string());
         EvalExample e;
-        e.index = j["index"].get<int64_t>();
-        e.step = j.value("step", int64_t(0));
         if (j.value("multi_label", false))
             readMultiLabel(j, where, e);
         else
             readSingleLabel(j, where, e);
+        need(where, "loss", j.contains("loss") && j["loss"].is_number());
+        // The optional keys: absent, or of their type (json::value() would throw type_error).
+        need(where, "step", !j.contains("step") || j["step"].is_number_integer());
+        for (const char *key : {"text", "text_b"})
+            need(where, key, !j.contains(key) || j[key].is_string());
+        e.index = j["index"].get<int64_t>();
+        e.step = j.value("step", int64_t(0));
         e.loss = j["loss"].get<double>();
         e.text = j.value("text", std::string());
         e.text_b = j.value("text_b", std::string());

@@ -3,6 +3,7 @@
 
 #include "core/formats/runend.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -11,6 +12,9 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <array>
 
 namespace wb {
 
@@ -53,11 +57,50 @@ QString oneLine(const std::string &text)
     return QString::fromStdString(text).simplified();
 }
 
+/// The text cell of `e`: one line, the whole text (cut at kTooltipChars) as its tooltip.
+QTableWidgetItem *textItem(const EvalExample &e)
+{
+    QString full = QString::fromStdString(e.text);
+    if (!e.text_b.empty())
+        full += QStringLiteral("\n\n") + QString::fromStdString(e.text_b);
+    QString line = oneLine(e.text);
+    if (!e.text_b.empty())
+        line += QStringLiteral("  ‖  ") + oneLine(e.text_b);
+    if (line.isEmpty())
+        line = TopLossesView::tr("(no text: the run had no vocabulary to detokenize with)");
+    auto *it = item(line, Qt::AlignLeft | Qt::AlignVCenter);
+    if (!full.isEmpty()) {
+        const int more = int(full.size()) - kTooltipChars;
+        if (more > 0)
+            full = full.left(kTooltipChars)
+                   + (more == 1 ? TopLossesView::tr("… (1 more character)")
+                                : TopLossesView::tr("… (%1 more characters)").arg(more));
+        // Rich text so that Qt wraps the tooltip to the screen.
+        it->setToolTip(QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(full.toHtmlEscaped()));
+    }
+    return it;
+}
+
+bool contains(const std::vector<int64_t> &ids, int64_t id)
+{
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+/// The label with the highest binary cross-entropy of a multi-label example (the lowest id on ties).
+int64_t worstLabel(const EvalExample &e)
+{
+    return e.label_losses.empty()
+               ? 0
+               : int64_t(std::max_element(e.label_losses.begin(), e.label_losses.end()) - e.label_losses.begin());
+}
+
 } // namespace
 
 TopLossesView::TopLossesView(QWidget *parent)
     : QWidget(parent), m_status(new QLabel(this)), m_filterLine(new QLabel(this)), m_showAll(new QPushButton(tr("Show all"), this)),
-      m_explain(new QPushButton(tr("Why? Open in Try it"), this)), m_table(new QTableWidget(this)), m_confused(new QLabel(this))
+      m_explain(new QPushButton(tr("Why? Open in Try it"), this)), m_table(new QTableWidget(this)), m_confused(new QLabel(this)),
+      m_confusedTitle(new QLabel(tr("<b>Most confused</b>"), this)),
+      m_labelChooserCaption(new QLabel(tr("Losses of:"), this)), m_labelChooser(new QComboBox(this))
 {
     m_status->setObjectName(QStringLiteral("topLossesStatus"));
     m_status->setWordWrap(true);
@@ -69,13 +112,12 @@ TopLossesView::TopLossesView(QWidget *parent)
     m_showAll->setToolTip(tr("List the examples of every confusion-matrix cell again"));
     connect(m_showAll, &QPushButton::clicked, this, &TopLossesView::clearFilter);
     m_table->setObjectName(QStringLiteral("topLossesTable"));
-    m_table->setColumnCount(ColumnCount);
-    m_table->setHorizontalHeaderLabels({tr("#"), tr("true label"), tr("predicted"), tr("p(predicted)"), tr("p(true)"),
-                                        tr("loss"), tr("text")});
-    m_table->horizontalHeaderItem(ColIndex)->setToolTip(tr("The example's position in the eval data (0-based)"));
-    m_table->horizontalHeaderItem(ColLoss)->setToolTip(tr("Cross-entropy of the example: −ln p(true label), in nats"));
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(ColText, QHeaderView::Stretch);
+    m_labelChooser->setObjectName(QStringLiteral("topLossesLabel"));
+    m_labelChooser->setToolTip(tr("Multi-label: list the examples by the mean binary cross-entropy of all labels, or "
+                                  "by one label's"));
+    m_labelChooser->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_labelChooser, &QComboBox::activated, this,
+            [this](int index) { setLabelChoice(m_labelChooser->itemData(index).toLongLong()); });
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -100,6 +142,8 @@ TopLossesView::TopLossesView(QWidget *parent)
     connect(m_table, &QTableWidget::itemSelectionChanged, this,
             [this] { m_explain->setEnabled(rowExample(m_table->currentRow()) != nullptr); });
     auto *filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_labelChooserCaption);
+    filterRow->addWidget(m_labelChooser);
     filterRow->addWidget(m_filterLine);
     filterRow->addWidget(m_showAll);
     filterRow->addStretch(1);
@@ -110,7 +154,7 @@ TopLossesView::TopLossesView(QWidget *parent)
     left->addLayout(filterRow);
     left->addWidget(m_table, 1);
     auto *right = new QVBoxLayout;
-    right->addWidget(new QLabel(tr("<b>Most confused</b>"), this));
+    right->addWidget(m_confusedTitle);
     right->addWidget(m_confused, 1);
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -212,6 +256,12 @@ void TopLossesView::setExamples(std::vector<EvalExample> examples)
     m_examples = std::move(examples); // the cell filter stays: the next evaluation's same cell
     m_fileNames.clear();
     for (const EvalExample &e : m_examples) {
+        for (size_t k = 0; k < e.true_label_ids.size() && k < e.true_labels.size(); ++k)
+            m_fileNames.emplace(e.true_label_ids[k], QString::fromStdString(e.true_labels[k]));
+        for (size_t k = 0; k < e.predicted_label_ids.size() && k < e.predicted_labels.size(); ++k)
+            m_fileNames.emplace(e.predicted_label_ids[k], QString::fromStdString(e.predicted_labels[k]));
+        if (e.multi_label)
+            continue;
         if (!e.true_label.empty())
             m_fileNames.emplace(e.true_label_id, QString::fromStdString(e.true_label));
         if (!e.predicted_label.empty())
@@ -239,10 +289,48 @@ void TopLossesView::clearFilter()
     Q_EMIT filterChanged();
 }
 
+bool TopLossesView::isMultiLabel() const { return !m_examples.empty() && m_examples.front().multi_label; }
+
+void TopLossesView::setLabelChoice(int64_t labelId)
+{
+    const int64_t labels = isMultiLabel() ? int64_t(m_examples.front().probabilities.size()) : 0;
+    m_labelChoice = labelId >= 0 && labelId < labels ? labelId : -1;
+    refresh();
+}
+
+QString TopLossesView::labelSet(const std::vector<int64_t> &ids) const
+{
+    QStringList names;
+    for (int64_t id : ids)
+        names << labelName(id);
+    return names.isEmpty() ? tr("(none)") : names.join(QStringLiteral(", "));
+}
+
+void TopLossesView::refillLabelChooser()
+{
+    const bool multi = isMultiLabel();
+    m_labelChooser->setVisible(multi);
+    m_labelChooserCaption->setVisible(multi);
+    const int64_t labels = multi ? int64_t(m_examples.front().probabilities.size()) : 0;
+    if (m_labelChoice >= labels)
+        m_labelChoice = -1;
+    QSignalBlocker block(m_labelChooser);
+    m_labelChooser->clear();
+    if (!multi)
+        return;
+    m_labelChooser->addItem(tr("All labels"), qlonglong(-1));
+    for (int64_t id = 0; id < labels; ++id)
+        m_labelChooser->addItem(labelName(id), qlonglong(id));
+    m_labelChooser->setCurrentIndex(int(m_labelChoice + 1));
+}
+
 void TopLossesView::refresh()
 {
+    refillLabelChooser();
     std::vector<EvalExample> shown;
-    if (m_filter)
+    if (isMultiLabel() && m_labelChoice >= 0)
+        shown = topLabelLosses(m_examples, m_labelChoice);
+    else if (m_filter)
         shown = topLosses(m_examples, 0, m_filter->first, m_filter->second);
     else
         shown = topLosses(m_examples, 0);
@@ -251,33 +339,58 @@ void TopLossesView::refresh()
         shown.resize(size_t(kMaxRows));
     m_shown = shown;
     m_explain->setEnabled(false);
-
-    if (!m_examples.empty()) {
-        int64_t mistakes = 0;
-        for (const EvalExample &e : m_examples)
-            mistakes += e.correct() ? 0 : 1;
-        // The run's end in the words of every other view (progress row, status bar, Evaluation).
-        const QString best = m_runEnd.isEmpty() ? tr("of the best checkpoint") : tr("of the best checkpoint (%1)").arg(m_runEnd);
-        QString status = (m_keptBest ? tr("%1 from the evaluation at step %2, %4, which the model "
-                                          "directory keeps (Try it and export use it), %3 of them wrong.")
-                                     : tr("%1 from the evaluation at step %2, %3 of them wrong."))
-                             .arg(examplesText(int64_t(m_examples.size()), tr("eval example"), tr("eval examples")))
-                             .arg(m_examples.front().step)
-                             .arg(mistakes);
-        if (m_keptBest)
-            status = status.arg(best);
-        if (total > shown.size())
-            status += QLatin1Char(' ') + tr("Listing the %1 highest losses.").arg(shown.size());
-        m_status->setText(status);
-    }
+    if (!m_examples.empty())
+        refreshStatus(total, shown.size());
     m_filterLine->setText(filterText());
     m_filterLine->setVisible(m_filter.has_value());
     m_showAll->setVisible(m_filter.has_value());
-
     m_table->setRowCount(0);
     m_table->setRowCount(int(shown.size()));
-    for (int r = 0; r < int(shown.size()); ++r) {
-        const EvalExample &e = shown[size_t(r)];
+    if (isMultiLabel())
+        fillMultiLabelRows();
+    else
+        fillSingleLabelRows();
+    refreshConfused();
+}
+
+void TopLossesView::refreshStatus(size_t total, size_t shown)
+{
+    int64_t mistakes = 0;
+    for (const EvalExample &e : m_examples)
+        mistakes += e.correct() ? 0 : 1;
+    // The run's end in the words of every other view (progress row, status bar, Evaluation).
+    const QString best = m_runEnd.isEmpty() ? tr("of the best checkpoint") : tr("of the best checkpoint (%1)").arg(m_runEnd);
+    const QString wrong = isMultiLabel() ? tr("%3 of them with a predicted label set (at 0.5) other than the true one")
+                                         : tr("%3 of them wrong");
+    QString status = (m_keptBest ? tr("%1 from the evaluation at step %2, %4, which the model "
+                                      "directory keeps (Try it and export use it), %5.")
+                                 : tr("%1 from the evaluation at step %2, %5."))
+                         .replace(QStringLiteral("%5"), wrong)
+                         .arg(examplesText(int64_t(m_examples.size()), tr("eval example"), tr("eval examples")))
+                         .arg(m_examples.front().step)
+                         .arg(mistakes);
+    if (m_keptBest)
+        status = status.arg(best);
+    if (total > shown)
+        status += QLatin1Char(' ') + tr("Listing the %1 highest losses.").arg(shown);
+    m_status->setText(status);
+}
+
+void TopLossesView::setColumns(const QStringList &headers)
+{
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+    m_table->horizontalHeaderItem(0)->setToolTip(tr("The example's position in the eval data (0-based)"));
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(int(headers.size()) - 1, QHeaderView::Stretch);
+}
+
+void TopLossesView::fillSingleLabelRows()
+{
+    setColumns({tr("#"), tr("true label"), tr("predicted"), tr("p(predicted)"), tr("p(true)"), tr("loss"), tr("text")});
+    m_table->horizontalHeaderItem(ColLoss)->setToolTip(tr("Cross-entropy of the example: −ln p(true label), in nats"));
+    for (int r = 0; r < int(m_shown.size()); ++r) {
+        const EvalExample &e = m_shown[size_t(r)];
         m_table->setItem(r, ColIndex, item(QString::number(e.index)));
         auto *trueItem = item(labelName(e.true_label_id), Qt::AlignLeft | Qt::AlignVCenter);
         auto *predItem = item(labelName(e.predicted_label_id), Qt::AlignLeft | Qt::AlignVCenter);
@@ -288,28 +401,71 @@ void TopLossesView::refresh()
         m_table->setItem(r, ColPPredicted, item(QString::number(probabilityOf(e, e.predicted_label_id), 'f', 4)));
         m_table->setItem(r, ColPTrue, item(QString::number(probabilityOf(e, e.true_label_id), 'f', 4)));
         m_table->setItem(r, ColLoss, item(QString::number(e.loss, 'f', 4)));
-        QString full = QString::fromStdString(e.text);
-        if (!e.text_b.empty())
-            full += QStringLiteral("\n\n") + QString::fromStdString(e.text_b);
-        QString line = oneLine(e.text);
-        if (!e.text_b.empty())
-            line += QStringLiteral("  ‖  ") + oneLine(e.text_b);
-        if (line.isEmpty())
-            line = tr("(no text: the run had no vocabulary to detokenize with)");
-        auto *textItem = item(line, Qt::AlignLeft | Qt::AlignVCenter);
-        if (!full.isEmpty()) {
-            const int more = int(full.size()) - kTooltipChars;
-            if (more > 0)
-                full = full.left(kTooltipChars) + (more == 1 ? tr("… (1 more character)") : tr("… (%1 more characters)").arg(more));
-            // Rich text so that Qt wraps the tooltip to the screen.
-            textItem->setToolTip(QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(full.toHtmlEscaped()));
-        }
-        m_table->setItem(r, ColText, textItem);
+        m_table->setItem(r, ColText, textItem(e));
     }
+}
 
+void TopLossesView::fillMultiLabelRows()
+{
+    const int64_t l = m_labelChoice;
+    const QString name = l >= 0 ? labelName(l) : QString();
+    if (l < 0)
+        setColumns({tr("#"), tr("true labels"), tr("predicted (p ≥ 0.5)"), tr("loss"), tr("text")});
+    else
+        setColumns({tr("#"), tr("true labels"), tr("predicted (p ≥ 0.5)"), tr("p(%1)").arg(name), tr("%1 true").arg(name),
+                    tr("%1 predicted").arg(name), tr("loss of %1").arg(name), tr("text")});
+    m_table->horizontalHeaderItem(l < 0 ? 3 : 6)
+        ->setToolTip(l < 0 ? tr("Mean over the labels of the binary cross-entropy −[y ln p + (1 − y) ln(1 − p)], in nats")
+                           : tr("Binary cross-entropy of %1: −ln p if the text carries it, else −ln(1 − p), in nats")
+                                 .arg(name));
+    for (int r = 0; r < int(m_shown.size()); ++r) {
+        const EvalExample &e = m_shown[size_t(r)];
+        int c = 0;
+        m_table->setItem(r, c++, item(QString::number(e.index)));
+        m_table->setItem(r, c++, item(labelSet(e.true_label_ids), Qt::AlignLeft | Qt::AlignVCenter));
+        auto *predItem = item(labelSet(e.predicted_label_ids), Qt::AlignLeft | Qt::AlignVCenter);
+        const bool wrong = l < 0 ? !e.correct() : contains(e.true_label_ids, l) != contains(e.predicted_label_ids, l);
+        if (wrong)
+            predItem->setForeground(QColor(190, 30, 30));
+        m_table->setItem(r, c++, predItem);
+        if (l >= 0) {
+            m_table->setItem(r, c++, item(QString::number(probabilityOf(e, l), 'f', 4)));
+            m_table->setItem(r, c++, item(contains(e.true_label_ids, l) ? tr("yes") : tr("no"), Qt::AlignCenter));
+            m_table->setItem(r, c++, item(contains(e.predicted_label_ids, l) ? tr("yes") : tr("no"), Qt::AlignCenter));
+        }
+        const double loss = l < 0 ? e.loss : e.label_losses[size_t(l)];
+        m_table->setItem(r, c++, item(QString::number(loss, 'f', 4)));
+        m_table->setItem(r, c, textItem(e));
+    }
+}
+
+void TopLossesView::refreshConfused()
+{
     QStringList confused;
-    for (const ConfusedPair &p : mostConfusedPairs(m_examples))
-        confused << tr("%1 → %2: %3").arg(labelName(p.true_label_id), labelName(p.predicted_label_id)).arg(p.count);
+    if (isMultiLabel()) {
+        m_confusedTitle->setText(tr("<b>Mistakes per label</b>"));
+        const size_t labels = m_examples.front().probabilities.size();
+        std::vector<std::array<int64_t, 2>> counts(labels, {0, 0}); // missed, extra
+        for (const EvalExample &e : m_examples)
+            for (size_t k = 0; k < labels; ++k) {
+                const bool truth = contains(e.true_label_ids, int64_t(k)), predicted = contains(e.predicted_label_ids, int64_t(k));
+                counts[k][0] += truth && !predicted;
+                counts[k][1] += predicted && !truth;
+            }
+        std::vector<size_t> order(labels);
+        for (size_t k = 0; k < labels; ++k)
+            order[k] = k;
+        std::stable_sort(order.begin(), order.end(), [&counts](size_t a, size_t b) {
+            return counts[a][0] + counts[a][1] > counts[b][0] + counts[b][1];
+        });
+        for (size_t k : order)
+            if (counts[k][0] + counts[k][1] > 0)
+                confused << tr("%1: %2 missed, %3 extra").arg(labelName(int64_t(k))).arg(counts[k][0]).arg(counts[k][1]);
+    } else {
+        m_confusedTitle->setText(tr("<b>Most confused</b>"));
+        for (const ConfusedPair &p : mostConfusedPairs(m_examples))
+            confused << tr("%1 → %2: %3").arg(labelName(p.true_label_id), labelName(p.predicted_label_id)).arg(p.count);
+    }
     m_confused->setText(confused.isEmpty() ? (m_examples.empty() ? QString() : tr("No mistakes."))
                                            : confused.join(QLatin1Char('\n')));
 }
@@ -324,8 +480,8 @@ void TopLossesView::explainRow(int row)
     const EvalExample *e = rowExample(row);
     if (!e || e->text.empty())
         return; // no text to explain (a run without a vocabulary to detokenize with)
-    Q_EMIT explainRequested(QString::fromStdString(e->text), QString::fromStdString(e->text_b),
-                            qlonglong(e->predicted_label_id));
+    const int64_t classId = !e->multi_label ? e->predicted_label_id : m_labelChoice >= 0 ? m_labelChoice : worstLabel(*e);
+    Q_EMIT explainRequested(QString::fromStdString(e->text), QString::fromStdString(e->text_b), qlonglong(classId));
 }
 
 QString TopLossesView::statusText() const { return m_status->text(); }

@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableWidget;
@@ -24,6 +25,15 @@ namespace wb {
 /// The file is read off the GUI thread (runBackgroundJob). A double-click on a row (or "Why?
 /// Open in Try it") asks for its token attributions: explainRequested, which the window
 /// turns into Try it showing the row's text explained for the class it predicted.
+///
+/// Multi-label runs (issue 45; eval_examples.jsonl's multi-label lines): a label chooser
+/// (labelChooser()) lists "All labels" — rows by the mean binary cross-entropy `loss`,
+/// columns #, true labels, predicted (p ≥ 0.5), loss, text — or one label L: rows by L's
+/// label_losses, columns #, true labels, predicted, p(L), "L true" (yes/no), "L predicted"
+/// (yes/no, at 0.5), loss of L, text. Label sets are joined by ", " ("(none)" when empty).
+/// The row's explanation is asked for L, or under "All labels" for the label with the
+/// highest binary cross-entropy of that row. "Most confused" lists each label's misses
+/// (true, not predicted) and extras (predicted, not true) at 0.5.
 /// GUI thread only.
 class TopLossesView : public QWidget
 {
@@ -64,6 +74,14 @@ public:
     std::optional<std::pair<int64_t, int64_t>> cellFilter() const { return m_filter; }
 
     const std::vector<EvalExample> &examples() const { return m_examples; }
+    /// The examples shown are multi-label (the label chooser is shown).
+    bool isMultiLabel() const;
+    /// Multi-label: lists the rows by label `labelId`'s binary cross-entropy; −1: "All labels"
+    /// (the mean). Ids outside the labels mean −1. No effect on single-label examples.
+    void setLabelChoice(int64_t labelId);
+    /// The label chosen (−1: "All labels").
+    int64_t labelChoice() const { return m_labelChoice; }
+    QComboBox *labelChooser() const { return m_labelChooser; }
     /// The line above the list: how many examples, or why there are none.
     QString statusText() const;
     /// The filter line ("true spam, predicted ham: 7 examples"), empty without a filter.
@@ -88,12 +106,21 @@ Q_SIGNALS:
 private:
     void showMissing(const QString &text);
     void refresh();
+    void refreshStatus(size_t total, size_t shown);
+    void setColumns(const QStringList &headers);
+    void fillSingleLabelRows();
+    void fillMultiLabelRows();
+    void refreshConfused();
+    void refillLabelChooser();
+    /// "billing, urgent" for `ids`, "(none)" for no id.
+    QString labelSet(const std::vector<int64_t> &ids) const;
 
     std::vector<std::string> m_labelNames;
     std::vector<EvalExample> m_examples;
     std::vector<EvalExample> m_shown; ///< the rows of the table, in order
     std::map<int64_t, QString> m_fileNames; ///< label names written in the file, by id
     std::optional<std::pair<int64_t, int64_t>> m_filter;
+    int64_t m_labelChoice = -1; ///< multi-label: the label chosen, −1 "All labels"
     bool m_keptBest = false; ///< the examples are the kept best checkpoint's (best/eval_examples.jsonl)
     QString m_runEnd;        ///< runEndPhrase of the run shown ("" unknown or still training)
     quint64 m_generation = 0;
@@ -104,6 +131,9 @@ private:
     QPushButton *m_explain;
     QTableWidget *m_table;
     QLabel *m_confused;
+    QLabel *m_confusedTitle;
+    QLabel *m_labelChooserCaption;
+    QComboBox *m_labelChooser;
 };
 
 } // namespace wb
