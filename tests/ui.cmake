@@ -34,6 +34,9 @@ if(WB_BUILD_GUI)
   # Issue 45: Top losses of a multi-label run, all labels or one label's binary cross-entropy.
   wb_add_test(tst_toplossesmultilabel NAME ui.toplossesmultilabel SOURCES ui/tst_toplossesmultilabel.cpp LIBS wb_ui GUI
               TIMEOUT 60)
+  # Issue 45: a multi-label run's label chooser, precision-recall curve with its two marks, per-label confusion at 0.5 and tuned.
+  wb_add_test(tst_multilabelview NAME ui.multilabelview SOURCES ui/tst_multilabelview.cpp
+              LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   # Issue 21: the wheel changes only a focused field; a loaded value comes back bit-identical.
   wb_add_test(tst_configurationform NAME ui.configurationform SOURCES ui/tst_configurationform.cpp LIBS wb_ui GUI
               TIMEOUT 60)

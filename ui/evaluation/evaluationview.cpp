@@ -2,6 +2,7 @@
 #include "ui/evaluation/evaluationview.h"
 
 #include "ui/evaluation/classmetrics.h"
+#include "ui/evaluation/multilabelview.h"
 #include "ui/evaluation/toplossesview.h"
 
 #include "core/formats/bestmodel.h"
@@ -87,7 +88,7 @@ void fitToContents(QTableWidget *t)
 
 EvaluationView::EvaluationView(QWidget *parent)
     : QWidget(parent), m_warning(new QLabel(this)), m_summary(new QLabel(this)), m_confusion(new QTableWidget(this)),
-      m_classes(new QTableWidget(this)), m_topLosses(new TopLossesView(this))
+      m_classes(new QTableWidget(this)), m_topLosses(new TopLossesView(this)), m_multiLabel(new MultiLabelView(this))
 {
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
@@ -119,7 +120,10 @@ EvaluationView::EvaluationView(QWidget *parent)
         if (!m_topLosses->hasFilter())
             m_confusion->clearSelection();
     });
-    connect(m_topLosses, &TopLossesView::examplesLoaded, this, &EvaluationView::fillMatrixFromExamples);
+    connect(m_topLosses, &TopLossesView::examplesLoaded, this, [this] {
+        m_multiLabel->setExamples(m_topLosses->examples());
+        fillMatrixFromExamples();
+    });
 
     auto *matrixColumn = new QVBoxLayout;
     matrixColumn->addWidget(new QLabel(tr("<b>Confusion matrix</b> (rows: true label, columns: predicted)"), this));
@@ -146,6 +150,7 @@ EvaluationView::EvaluationView(QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_warning);
     layout->addWidget(tablesBox, 0, Qt::AlignLeft);
+    layout->addWidget(m_multiLabel, 0, Qt::AlignLeft);
     layout->addWidget(m_topLosses, 1);
     m_scroll = new QScrollArea(this);
     m_scroll->setObjectName(QStringLiteral("evaluationScroll"));
@@ -174,12 +179,14 @@ void EvaluationView::clear()
     showMatrix();
     m_topLosses->clear();
     m_topLosses->show();
+    m_multiLabel->clear();
 }
 
 void EvaluationView::setLabelNames(const std::vector<std::string> &names)
 {
     m_labelNames = names;
     m_topLosses->setLabelNames(names);
+    m_multiLabel->setLabelNames(names);
     showMatrix();
     updateSummary();
 }
@@ -231,6 +238,8 @@ void EvaluationView::setEvaluation(const EvalMetrics &m, const QString &which)
     m_topLosses->setVisible(!m.regression); // eval_examples.jsonl is written for classification
     updateSummary();
     showMatrix();
+    m_multiLabel->setEvaluation(m);
+    m_multiLabel->setExamples(m_topLosses->examples());
     fillMatrixFromExamples();
 }
 
@@ -322,7 +331,7 @@ void EvaluationView::resizeEvent(QResizeEvent *event)
 void EvaluationView::fillMatrixFromExamples()
 {
     const std::vector<EvalExample> &examples = m_topLosses->examples();
-    if (!m_hasMetrics || m_metrics.regression || !m_metrics.confusion.empty() || examples.empty()
+    if (!m_hasMetrics || m_metrics.regression || m_metrics.multi_label || !m_metrics.confusion.empty() || examples.empty()
         || examples.front().step != m_metrics.step)
         return;
     int64_t n = 0;

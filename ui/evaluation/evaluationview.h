@@ -17,13 +17,16 @@ class QTableWidget;
 
 namespace wb {
 
+class MultiLabelView;
 class TopLossesView;
 
 /// Shows an evaluation (the latest, or a run's best: evaluationToShow): summary metrics
 /// (accuracy, macro-F1, binary F1 of the named positive class), the confusion matrix (rows: true label,
 /// columns: predicted) as a heat map, per-class precision, recall, F1 and support, and the
 /// evaluation's top losses and most-confused pairs (TopLossesView; a click on a matrix cell
-/// filters them to that cell, a second click clears the filter). Labels are shown by name
+/// filters them to that cell, a second click clears the filter). A multi-label evaluation shows
+/// MultiLabelView instead of the matrix and per-class table (a label chooser, its
+/// precision–recall curve, the per-label confusion at 0.5 and tuned). Labels are shown by name
 /// (setLabelNames); long names break into lines in the headers. The tab scrolls
 /// (object name "evaluationScroll"): the tables are always shown whole up to 900×420 pixels
 /// each, side by side when the tab is wide enough, else one above the other. GUI thread only.
@@ -91,6 +94,8 @@ public:
     QTableWidget *confusionTable() const { return m_confusion; }
     QTableWidget *classTable() const { return m_classes; }
     TopLossesView *topLosses() const { return m_topLosses; }
+    /// The per-label curve and confusion of a multi-label evaluation (hidden for others).
+    MultiLabelView *multiLabelView() const { return m_multiLabel; }
     /// The scroll area that holds the whole tab.
     QScrollArea *scrollArea() const { return m_scroll; }
 
@@ -119,6 +124,7 @@ private:
     QTableWidget *m_confusion;
     QTableWidget *m_classes;
     TopLossesView *m_topLosses;
+    MultiLabelView *m_multiLabel;
     QScrollArea *m_scroll = nullptr;
     QBoxLayout *m_tables = nullptr; ///< the matrix's and the per-class table's columns
 };
