@@ -13,16 +13,20 @@
 #include "core/infer/textclassifier.h"
 #include "core/launch/trainer.h"
 #include "core/util/error.h"
+#include "core/util/tcpport.h"
 #include "support/recordingobserver.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -71,8 +75,10 @@ void writeRecords(const std::string &path, int n, uint32_t seed)
 }
 
 /// Records as prepare writes them, [CLS] w… [SEP] then padding, with the signal of
-/// writeRecords; returns each record's label set (ascending ids), in file order.
-std::vector<std::vector<int64_t>> writeSentenceRecords(const std::string &path, int n, uint32_t seed)
+/// writeRecords; returns each record's label set (ascending ids), in file order, and puts each
+/// record's words ("w<id> …", as the test vocabulary detokenizes them) into `texts` when given.
+std::vector<std::vector<int64_t>> writeSentenceRecords(const std::string &path, int n, uint32_t seed,
+                                                       std::vector<std::string> *texts = nullptr)
 {
     std::mt19937 rng(seed);
     TFRecordWriter w(path);
@@ -95,10 +101,66 @@ std::vector<std::vector<int64_t>> writeSentenceRecords(const std::string &path, 
         for (int64_t k = 0; k < kLabels; ++k) // label k's word, twice, among the words
             for (int c = 0; c < 2 && r.label_set[size_t(k)]; ++c)
                 r.input_ids[size_t(1 + rng() % uint32_t(len - 2))] = 10 + k;
+        std::string text;
+        for (int64_t t = 1; t < len - 1; ++t)
+            text += (t > 1 ? " w" : "w") + std::to_string(r.input_ids[size_t(t)]);
+        if (texts)
+            texts->push_back(text);
         w.write(encodeClassifierRecord(r));
     }
     w.commit();
     return sets;
+}
+
+/// Line `j` of a multi-label eval_examples.jsonl is consistent: label_losses are the binary
+/// cross-entropies of its probabilities (1e-9) for its true set, loss their mean, the
+/// predicted set the labels with p ≥ 0.5. Returns "" or what is wrong.
+std::string inconsistency(const nlohmann::json &j)
+{
+    const auto truth = j["true_label_ids"].get<std::vector<int64_t>>();
+    const auto p = j["probabilities"].get<std::vector<double>>();
+    const auto losses = j["label_losses"].get<std::vector<double>>();
+    if (p.size() != size_t(kLabels) || losses.size() != p.size())
+        return "sizes";
+    std::vector<int64_t> predicted;
+    double sum = 0;
+    for (size_t k = 0; k < p.size(); ++k) {
+        const double y = std::count(truth.begin(), truth.end(), int64_t(k)) ? 1.0 : 0.0;
+        if (std::abs(losses[k] + (y * std::log(p[k]) + (1 - y) * std::log(1 - p[k]))) > 1e-9)
+            return "label_losses[" + std::to_string(k) + "]";
+        sum += losses[k];
+        if (p[k] >= 0.5)
+            predicted.push_back(int64_t(k));
+    }
+    if (std::abs(j["loss"].get<double>() - sum / double(p.size())) > 1e-12)
+        return "loss";
+    return j["predicted_label_ids"].get<std::vector<int64_t>>() == predicted ? "" : "predicted_label_ids";
+}
+
+/// labels.txt's names of `ids`.
+std::vector<std::string> namesOf(const std::vector<int64_t> &ids)
+{
+    const std::vector<std::string> names{"billing", "urgent", "refund"};
+    std::vector<std::string> out;
+    for (int64_t id : ids)
+        out.push_back(names[size_t(id)]);
+    return out;
+}
+
+/// "" when classify gives line `j`'s text the same input as its record (every word known,
+/// nothing cut, [CLS] words [SEP]) and each label's sigmoid within 1e-5 of the line's; else what differs.
+std::string differenceFromClassify(TextClassifier &classifier, const nlohmann::ordered_json &j)
+{
+    const std::string text = j["text"].get<std::string>();
+    const Classification c = classifier.classify(text);
+    if (c.tokenized.truncated || std::count(c.tokenized.unknown.begin(), c.tokenized.unknown.end(), true) > 0
+        || c.tokenized.tokens.size() != size_t(std::count(text.begin(), text.end(), ' ') + 3))
+        return "the tokens of '" + text + "'";
+    const auto p = j["probabilities"].get<std::vector<double>>();
+    for (size_t k = 0; k < p.size(); ++k)
+        if (k >= c.probabilities.size() || std::abs(p[k] - c.probabilities[k]) >= 1e-5)
+            return "probability " + std::to_string(k) + " of '" + text + "'";
+    return "";
 }
 
 /// The keys of eval_examples.jsonl's line `j`, in file order.
@@ -404,7 +466,6 @@ private Q_SLOTS:
         source.model_dir = s.model_dir;
         source.vocab_file = s.vocab_file;
         TextClassifier classifier(source);
-        const std::vector<std::string> names{"billing", "urgent", "refund"};
         const std::vector<std::string> keys{"index", "step", "multi_label", "true_labels", "true_label_ids",
                                             "predicted_labels", "predicted_label_ids", "probabilities",
                                             "label_losses", "loss", "text"};
@@ -418,40 +479,15 @@ private Q_SLOTS:
             QCOMPARE(j["step"].get<int64_t>(), int64_t(40));
             QCOMPARE(j["multi_label"].get<bool>(), true);
             const auto truth = j["true_label_ids"].get<std::vector<int64_t>>();
+            const auto predicted = j["predicted_label_ids"].get<std::vector<int64_t>>();
             QCOMPARE(truth, sets[size_t(row)]);
-            std::vector<std::string> truthNames;
-            for (int64_t id : truth)
-                truthNames.push_back(names[size_t(id)]);
-            QCOMPARE(j["true_labels"].get<std::vector<std::string>>(), truthNames);
-            const auto p = j["probabilities"].get<std::vector<double>>();
-            const auto losses = j["label_losses"].get<std::vector<double>>();
-            QCOMPARE(p.size(), size_t(kLabels));
-            QCOMPARE(losses.size(), size_t(kLabels));
-            const Classification c = classifier.classify(j["text"].get<std::string>());
-            // The same input as the record: every word known, nothing cut.
-            QVERIFY(!c.tokenized.truncated);
-            QCOMPARE(std::count(c.tokenized.unknown.begin(), c.tokenized.unknown.end(), true), long(0));
-            const std::string text = j["text"].get<std::string>();
-            QCOMPARE(c.tokenized.tokens.size(), size_t(std::count(text.begin(), text.end(), ' ') + 3)); // [CLS] w… [SEP]
-            std::vector<int64_t> predicted;
-            std::vector<std::string> predictedNames;
-            double sum = 0;
-            for (size_t k = 0; k < size_t(kLabels); ++k) {
-                QVERIFY2(std::abs(p[k] - c.probabilities[k]) < 1e-5, line.c_str());
-                const double y = std::count(truth.begin(), truth.end(), int64_t(k)) ? 1.0 : 0.0;
-                const double bce = -(y * std::log(p[k]) + (1 - y) * std::log(1 - p[k]));
-                QVERIFY2(std::abs(losses[k] - bce) < 1e-9, line.c_str());
-                sum += losses[k];
-                if (p[k] >= 0.5) {
-                    predicted.push_back(int64_t(k));
-                    predictedNames.push_back(names[k]);
-                }
-                wrongLabels += (p[k] >= 0.5) != (y == 1.0);
-            }
-            QVERIFY2(std::abs(j["loss"].get<double>() - sum / 3) < 1e-12, line.c_str());
-            QCOMPARE(j["predicted_label_ids"].get<std::vector<int64_t>>(), predicted);
-            QCOMPARE(j["predicted_labels"].get<std::vector<std::string>>(), predictedNames);
+            QCOMPARE(j["true_labels"].get<std::vector<std::string>>(), namesOf(truth));
+            QCOMPARE(j["predicted_labels"].get<std::vector<std::string>>(), namesOf(predicted));
+            QCOMPARE(inconsistency(j), std::string()); // BCE of the probabilities, their mean, p ≥ 0.5
+            QCOMPARE(differenceFromClassify(classifier, j), std::string());
             exact += predicted == truth;
+            for (int64_t k = 0; k < kLabels; ++k) // labels predicted wrongly (either way)
+                wrongLabels += std::count(truth.begin(), truth.end(), k) != std::count(predicted.begin(), predicted.end(), k);
             ++row;
         }
         QCOMPARE(row, int64_t(96));
@@ -475,6 +511,61 @@ private Q_SLOTS:
         QCOMPARE(e.example_index.back(), int64_t(95));
         QCOMPARE(e.label_ids, std::vector<int64_t>(96, -1));
         QCOMPARE(e.predictions, std::vector<int64_t>(96, -1));
+    }
+
+    // Two multi_worker_mirrored workers (threads on 127.0.0.1): the chief's eval_examples.jsonl
+    // holds every example, worker 0's shard (records 0, 2, 4, …) then worker 1's (1, 3, …),
+    // each line with its own record's label set and text, consistent, and agreeing with the
+    // chief's combined metrics; the embeddings hold all 96 rows.
+    void twoWorkersGatherEveryExampleInRankOrder()
+    {
+        std::vector<std::string> texts;
+        const std::vector<std::vector<int64_t>> sets =
+            writeSentenceRecords(m_data + "/eval_two.tf_record", 96, 7, &texts);
+        const int port = pickFreeTcpPort();
+        std::array<wbtest::RecordingObserver, 2> recs;
+        std::array<RunFinished, 2> results;
+        auto worker = [&](int rank) {
+            TrainingOptions s = spec("two");
+            s.eval_data_path = m_data + "/eval_two.tf_record";
+            s.vocab_file = m_data + "/vocab.txt";
+            s.num_train_epochs = 1;
+            s.num_threads = 1;
+            s.distribution_strategy = "multi_worker_mirrored";
+            s.worker_hosts = "127.0.0.1:" + std::to_string(port) + ",127.0.0.1:" + std::to_string(port + 1);
+            s.task_index = rank;
+            s.worker_timeout = 60;
+            StopToken never;
+            results[size_t(rank)] = Trainer().run(s, recs[size_t(rank)], never);
+        };
+        writeVocab();
+        std::thread t0(worker, 0), t1(worker, 1);
+        t0.join();
+        t1.join();
+        for (const RunFinished &r : results)
+            QVERIFY2(r.status == RunStatus::Completed, (r.field + ": " + r.message).c_str());
+        const EvalMetrics &last = recs[0].evals.back();
+        QCOMPARE(last.num_examples, int64_t(96));
+
+        const std::string dir = m_data + "/two";
+        std::ifstream in(dir + "/eval_examples.jsonl");
+        std::string line;
+        int64_t row = 0, exact = 0;
+        while (std::getline(in, line)) {
+            const auto j = nlohmann::json::parse(line);
+            const size_t record = row < 48 ? size_t(2 * row) : size_t(2 * (row - 48) + 1); // rank order
+            QCOMPARE(j["index"].get<int64_t>(), row);
+            QCOMPARE(j["true_label_ids"].get<std::vector<int64_t>>(), sets[record]);
+            QCOMPARE(j["text"].get<std::string>(), texts[record]);
+            QCOMPARE(inconsistency(j), std::string());
+            exact += j["predicted_label_ids"] == j["true_label_ids"];
+            ++row;
+        }
+        QCOMPARE(row, int64_t(96));
+        QCOMPARE(last.eval_accuracy, double(exact) / 96.0);
+        const EmbeddingSnapshot e = readEmbeddings(embeddingsPath(dir, last.step));
+        QCOMPARE(e.size(), int64_t(96));
+        QCOMPARE(e.example_index.back(), int64_t(95));
     }
 
     void posWeightBalancedAndBestMetricsOfTheTask()
