@@ -159,7 +159,9 @@ void printResults(const std::vector<Classification> &results, const std::vector<
 /// --explain: per token attributions. JSON lines: the classification's fields plus method,
 /// target, target_id, ig_steps, tokens, attributions, words and completeness. TSV: one row
 /// per wordpiece (text_index, token_index, token, attribution, target, predicted_label,
-/// logit_difference, completeness_gap), the text's index 0-based in input order.
+/// logit_difference, completeness_gap), the text's index 0-based in input order. Multi-label:
+/// the target is one label (its own log-odds), predicted_label the set joined by "|", and the
+/// JSON adds multi_label, target_in_predicted_set and completeness.threshold.
 void printExplanations(const std::vector<Classification> &results, const std::vector<Explanation> &explanations,
                        const std::vector<std::string> &names, bool pairs, const std::string &format, std::ostream &out)
 {
@@ -171,7 +173,7 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
         if (format == "tsv") {
             for (size_t k = 0; k < e.tokens.size(); ++k)
                 out << t << "\t" << k << "\t" << tsvCell(e.tokens[k]) << "\t" << tsvNumber(e.attributions[k]) << "\t"
-                    << tsvCell(e.target_label) << "\t" << tsvCell(c.predicted_label) << "\t"
+                    << tsvCell(e.target_label) << "\t" << answerCell(c) << "\t"
                     << tsvNumber(e.completeness.logit_difference) << "\t" << tsvNumber(e.completeness.gap) << "\n";
             continue;
         }
@@ -179,6 +181,10 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
         j["method"] = attributionMethodName(e.method);
         j["target"] = e.target_label;
         j["target_id"] = e.target_label_id;
+        if (e.multi_label) { // one label's own log-odds; "predicted" means in the label set
+            j["multi_label"] = true;
+            j["target_in_predicted_set"] = e.target_is_predicted;
+        }
         if (e.method == AttributionMethod::IntegratedGradients)
             j["ig_steps"] = e.steps;
         j["baseline"] = e.baseline;
@@ -202,6 +208,8 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
                              {"probability_input", finiteOrNull(m.probability_input)},
                              {"probability_baseline", finiteOrNull(m.probability_baseline)},
                              {"baseline_decides", m.baseline_decides}};
+        if (m.multi_label)
+            j["completeness"]["threshold"] = finiteOrNull(m.threshold);
         j["baseline_logits"] = e.baseline_logits;
         out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     }

@@ -245,7 +245,8 @@ std::vector<FlagRow> buildClassifyTable()
     t.push_back(ranged(value("ig_steps", "Integrated Gradients steps m, 1 to 1024 (with --explain)"), kIgStepsMinimum,
                        kIgStepsMaximum));
     t.push_back(value("explain_class", "the class to explain: a label name or a 0-based index (default: the predicted "
-                                       "class)"));
+                                       "class; a multi-label model: the label whose own probability is explained, "
+                                       "default the most probable label)"));
     return t;
 }
 

@@ -2,6 +2,7 @@
 // Issue 25: `classify --explain` writes per wordpiece attributions (JSON lines and TSV) equal
 // to TextClassifier::explain's, one per wordpiece, adding up to the logit difference.
 #include "clirun.h"
+#include "support/multilabelwordsrun.h"
 #include "support/spamwordsrun.h"
 
 #include <QTemporaryDir>
@@ -154,6 +155,47 @@ private Q_SLOTS:
         QCOMPARE(out, std::string());
         QVERIFY(wbtest::runCli(args({"--text=free", "--explain", "--explain_method=shap"}), out, err) != 0);
         QVERIFY2(err.find("explain_method") != std::string::npos, err.c_str());
+    }
+
+    /// Issue 45: a multi-label model is explained for the label --explain_class names (default
+    /// the most probable one), each label's own log-odds, with its sigmoid and threshold.
+    void multiLabelExplainsTheLabelNamed()
+    {
+        QTemporaryDir dir;
+        std::string error;
+        const TrainingOptions o = wbtest::trainMultiLabelWordsRun(dir.path().toStdString() + "/run", error);
+        QVERIFY2(error.empty(), error.c_str());
+        const TextClassifier ref(wbtest::multiLabelWordsSource(o));
+        const std::string text = "invoice w5 urgent asap w7 payment";
+        const std::vector<std::string> base{"classify", "--model_dir=" + o.model_dir, "--vocab_file=" + o.vocab_file,
+                                            "--text=" + text, "--explain", "--output_format=jsonl"};
+        const Classification c = ref.classify(text);
+        for (const std::string label : {"", "billing", "urgent", "2"}) {
+            std::vector<std::string> a = base;
+            if (!label.empty())
+                a.push_back("--explain_class=" + label);
+            std::string out, err;
+            QCOMPARE(wbtest::runCli(a, out, err), 0);
+            const auto j = nlohmann::json::parse(out.substr(0, out.find('\n')));
+            const int64_t id = label.empty() ? int64_t(std::max_element(c.probabilities.begin(), c.probabilities.end())
+                                                       - c.probabilities.begin())
+                                             : label == "2" ? 2 : resolveLabelChoice(label, ref.labelNames(), 3);
+            QCOMPARE(j["target_id"].get<int64_t>(), id);
+            QCOMPARE(j["target"].get<std::string>(), ref.labelName(id));
+            QCOMPARE(j["multi_label"].get<bool>(), true);
+            const double p = c.probabilities[size_t(id)];
+            QCOMPARE(j["target_in_predicted_set"].get<bool>(), p >= ref.thresholds()[size_t(id)]);
+            QCOMPARE(j["completeness"]["threshold"].get<double>(), ref.thresholds()[size_t(id)]);
+            QVERIFY(std::abs(j["completeness"]["probability_input"].get<double>() - p) < 1e-5);
+            QCOMPARE(j["predicted_labels"].get<std::vector<std::string>>(), c.predicted_labels);
+            ExplainOptions eo;
+            eo.target_label_id = id;
+            const Explanation e = ref.explain(text, {}, eo);
+            const auto got = j["attributions"].get<std::vector<double>>();
+            QCOMPARE(got.size(), e.attributions.size());
+            for (size_t k = 0; k < got.size(); ++k)
+                QVERIFY(std::abs(got[k] - e.attributions[k]) < 1e-6);
+        }
     }
 };
 
