@@ -8,6 +8,7 @@
 #include "ui/form/projectfile.h"
 #include "ui/form/configurationform.h"
 #include "ui/runs/runstable.h"
+#include "ui/plot/lossplot.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runqueue.h"
 #include "ui/window/runsession.h"
@@ -94,6 +95,10 @@ private Q_SLOTS:
         QVERIFY(menuEntry && menuEntry->isEnabled());
         const std::string lesson = m_dir.path().toStdString() + "/bert-workbench/pretraining-lesson";
         fs::remove_all(lesson + "/runs"); // the start page's run above: no question about continuing it
+        // What the example leaves on the plot: its bag-of-words line and its offline note.
+        auto *plot = w.findChild<LossPlot *>();
+        plot->setBagOfWordsBaseline(0.99);
+        plot->setNotice(QStringLiteral("The example trains BERT-Tiny from random weights: …"));
         QSignalSpy starting(w.runSession(), &RunSession::runStarting);
         menuEntry->trigger(); // the project is saved: no question first
         QTRY_VERIFY_WITH_TIMEOUT(starting.count() == 1, 120000);
@@ -102,6 +107,9 @@ private Q_SLOTS:
         QCOMPARE(run.options.model_dir, lesson + "/runs/pretrain");
         auto *form = w.findChild<ConfigurationForm *>();
         QCOMPARE(form->task(), FormTask::Pretrain);
+        // A masked LM has no bag-of-words yardstick, and the lesson's random start is on purpose.
+        QCOMPARE(plot->bagOfWordsBaselineLabel(), QString());
+        QCOMPARE(plot->notice(), QString());
         QCOMPARE(form->options().model_dir, lesson + "/runs/pretrain"); // the lesson's run, not the project's
         QVERIFY2(w.logText().contains(QStringLiteral("Lesson, run 1 of 7: pretrain")), qPrintable(w.logText()));
         QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QLabel *>(QStringLiteral("runStatus"))->text().startsWith(QStringLiteral("Training on ")),

@@ -127,7 +127,8 @@ void LossPlot::buildLegend()
     d->plot->legend->setBorderPen(Qt::NoPen);
     d->plot->legend->setFont(font());
     d->plot->legend->setIconSize(18, 10);
-    // Three entries a row, so the legend never sets the plot's minimum width (1024×700 screens).
+    // Three entries a row at first; fitLegendColumns then fits the columns to the widest entry,
+    // so the legend never sets the plot's minimum width nor cuts an entry (1024×700 screens).
     d->plot->legend->setWrap(3);
     d->plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     d->lossRect->insetLayout()->take(d->plot->legend);
@@ -142,6 +143,7 @@ void LossPlot::connectCanvas()
     d->replotTimer.setInterval(kReplotIntervalMs);
     connect(&d->replotTimer, &QTimer::timeout, this, [this] { d->replot(); });
     connect(d->plot, &QCustomPlot::afterReplot, this, [this] { ++d->replots; });
+    connect(d->plot, &QCustomPlot::beforeReplot, this, [this] { d->fitLegendColumns(); }); // also on resize
     connect(d->plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *) { d->follow = false; });
     connect(d->plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent *) { d->follow = false; });
     connect(d->plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *e) { d->showTooltip(e); });

@@ -228,6 +228,24 @@ struct LossPlot::Private
             replotTimer.start();
     }
 
+    /// As many legend columns (1–4) as the widest entry allows at the canvas' width: long run
+    /// names ("pretrain: train MLM loss (raw)") are never cut at 1024×700.
+    void fitLegendColumns()
+    {
+        QCPLegend *legend = plot->legend;
+        int widest = 0;
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem *item = legend->item(i))
+                widest = std::max(widest, item->minimumOuterSizeHint().width());
+        const QMargins m = legend->margins();
+        const int available = plot->width() - m.left() - m.right();
+        const int columns = widest <= 0 ? 3 : std::clamp((available + legend->columnSpacing()) / (widest + legend->columnSpacing()), 1, 4);
+        if (legend->wrap() != columns) {
+            legend->setWrap(columns);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+    }
+
     void replot()
     {
         if (follow)

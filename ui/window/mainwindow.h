@@ -244,8 +244,8 @@ private:
     /// Lists the runs next to `modelDir` in Compare runs (RunsTable::scanInBackground).
     void scanRuns(const QString &modelDir);
     /// The majority-class baseline of the eval data, before the first evaluation
-    /// (prepare_report.json beside the meta data).
-    void loadBaseline(const TrainingOptions &o);
+    /// (prepare_report.json beside the meta data) and its bag of words; neither for pretraining.
+    void loadBaseline(const TrainingOptions &o, bool pretraining);
     /// Label names of the form's meta data (labels.txt beside it) into the evaluation view.
     void updateLabelNames(const TrainingOptions &o);
     void showLearningCheck(const EvalMetrics &m);

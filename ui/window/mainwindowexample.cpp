@@ -68,7 +68,14 @@ void MainWindow::startLesson(const std::vector<PretrainingLessonRun> &runs)
         };
         queued.push_back(std::move(r));
     }
-    if (m_lesson->isActive() || !m_session->canTrain() || !m_lesson->setRuns(std::move(queued)) || !m_lesson->start())
+    if (m_lesson->isActive() || !m_session->canTrain() || !m_lesson->setRuns(std::move(queued))) {
+        appendLog(tr("The lesson cannot start while a run or a check is going."));
+        return;
+    }
+    // The lesson starts from random weights on purpose: the example's note on its weights is not the lesson's.
+    m_plot->setNotice({});
+    m_form->setStartFromMessage({});
+    if (!m_lesson->start())
         appendLog(tr("The lesson cannot start while a run or a check is going."));
 }
 

@@ -65,8 +65,15 @@ void MainWindow::clearRunViews()
     m_session->setResumableModelDir(QString());
 }
 
-void MainWindow::loadBaseline(const TrainingOptions &o)
+void MainWindow::loadBaseline(const TrainingOptions &o, bool pretraining)
 {
+    if (pretraining) { // a masked LM has no majority class, and the data's bag of words is no MLM yardstick
+        m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
+        m_plot->setBagOfWordsBaseline(std::numeric_limits<double>::quiet_NaN());
+        m_evalView->setBaseline(std::nullopt);
+        m_evalView->setBagOfWordsBaseline(std::nullopt);
+        return;
+    }
     QString reportError;
     const auto counts = evalLabelCountsFromPrepareReport(q(o.input_meta_data_path), &reportError);
     if (!reportError.isEmpty())
@@ -143,7 +150,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
 {
     clearRunViews(); // also makes a recorded run still being read stale
     m_shownModelDir = q(o.model_dir);
-    loadBaseline(o);
+    loadBaseline(o, m_form->task() == FormTask::Pretrain);
     m_embeddings->setModelDir(q(o.model_dir), o.save_embeddings); // the saved evaluations' vectors, read in the background
     if (o.model_dir.empty())
         return;

@@ -70,10 +70,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
     m_learningWarnings.clear();
     const bool pretraining = prepared.purpose == RunPurpose::Pretrain;
     m_plot->setPretraining(pretraining);
-    if (pretraining) // a masked LM has no majority class
-        m_plot->setAccuracyBaseline(std::numeric_limits<double>::quiet_NaN());
-    else
-        loadBaseline(o);
+    loadBaseline(o, pretraining);
     updateSchedule();
     m_runs->setLiveMetricsPath(q(o.metricsPath()));
     m_plot->setRunName(q(runDisplayName(o.model_dir))); // told apart from the overlaid runs ("sweep-1/run-002")
