@@ -3,6 +3,7 @@
 // logistic regression (liblinear 2.3, Debian's liblinear-dev; its README and linear.h
 // describe struct problem, parameter and the -B bias feature used here).
 #include "core/prepare/bagofwords.h"
+#include "core/prepare/liblinearrows.h"
 
 #include "core/config/diagnostics.h"
 #include "core/config/inputmetadata.h"
@@ -12,7 +13,6 @@
 #include "core/events/stoptoken.h"
 #include "core/util/error.h"
 
-#include <linear.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,7 +21,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 
 namespace wb {
@@ -102,50 +101,6 @@ SparseRow TfidfVectorizer::transform(const BagOfWordsDocument &doc) const
 
 namespace {
 
-void quietLiblinear(const char *) {}
-
-// liblinear prints its solver's progress to stdout unless told otherwise (one global setting).
-void silenceLiblinear()
-{
-    static std::once_flag once;
-    std::call_once(once, [] { set_print_string_function(&quietLiblinear); });
-}
-
-/// liblinear's rows: 1-based feature indices, the bias feature (index columns + 1, value 1)
-/// last, each row ended by index -1.
-struct LiblinearRows
-{
-    std::vector<std::vector<feature_node>> rows;
-    std::vector<feature_node *> pointers;
-
-    LiblinearRows(const TfidfVectorizer &tfidf, const std::vector<BagOfWordsDocument> &docs)
-    {
-        const int biasIndex = tfidf.numColumns() + 1;
-        rows.reserve(docs.size());
-        for (const BagOfWordsDocument &d : docs) {
-            const SparseRow sparse = tfidf.transform(d);
-            std::vector<feature_node> row;
-            row.reserve(sparse.size() + 2);
-            for (const auto &[column, value] : sparse)
-                row.push_back({column + 1, value});
-            row.push_back({biasIndex, 1.0});
-            row.push_back({-1, 0.0});
-            rows.push_back(std::move(row));
-        }
-        for (auto &r : rows)
-            pointers.push_back(r.data());
-    }
-};
-
-struct ModelDeleter
-{
-    void operator()(model *m) const { free_and_destroy_model(&m); }
-};
-
-} // namespace
-
-namespace {
-
 // Why no baseline can be fitted ("" when it can): fewer than two labels, a training set of one
 // label, no eval set. Throws wb::Error for a label id outside [0, numLabels) or a non-positive C
 // or eps.
@@ -178,7 +133,7 @@ std::string whyNoBaseline(const std::vector<BagOfWordsDocument> &train, const st
 // L2-regularised logistic regression (liblinear's L2R_LR, with a bias feature) on `trainRows`.
 // `rows` are the liblinear rows of `train` (LiblinearRows::pointers, or a subset of them in
 // the same order as `labels`).
-std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<int64_t> &labels,
+LiblinearModel fitLogisticRegression(const std::vector<int64_t> &labels,
                                                            std::vector<feature_node *> &rows, int numColumns,
                                                            double C, double eps)
 {
@@ -200,7 +155,7 @@ std::unique_ptr<model, ModelDeleter> fitLogisticRegression(const std::vector<int
     param.init_sol = nullptr;
     if (const char *bad = check_parameter(&prob, &param))
         throw Error("bag_of_words_baseline", std::string("liblinear refused its parameters: ") + bad);
-    std::unique_ptr<model, ModelDeleter> fitted(::train(&prob, &param));
+    LiblinearModel fitted(::train(&prob, &param));
     if (!fitted)
         throw Error("bag_of_words_baseline", "liblinear did not return a model");
     return fitted;
@@ -331,7 +286,7 @@ BagOfWordsBaseline fitBagOfWordsBaseline(const std::vector<BagOfWordsDocument> &
     labels.reserve(train.size());
     for (const BagOfWordsDocument &d : train)
         labels.push_back(d.label);
-    const std::unique_ptr<model, ModelDeleter> fitted =
+    const LiblinearModel fitted =
         fitLogisticRegression(labels, trainRows.pointers, tfidf.numColumns(), out.C, options.eps);
     throwIfStopped();
 

@@ -4,60 +4,24 @@
 // scikit-learn's OneVsRestClassifier), scored with scikit-learn's multi-label metrics
 // (f1_score average micro / macro / samples, hamming_loss, accuracy_score = subset accuracy).
 #include "core/prepare/bagofwords.h"
+#include "core/prepare/liblinearrows.h"
 
 #include "core/events/stoptoken.h"
 #include "core/util/error.h"
 
-#include <linear.h>
 
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
-#include <mutex>
 
 namespace wb {
 
 namespace {
 
-void quietLiblinearMulti(const char *) {}
-
-void silenceLiblinearMulti()
-{
-    static std::once_flag once;
-    std::call_once(once, [] { set_print_string_function(&quietLiblinearMulti); });
-}
-
-// liblinear's rows of `docs` (1-based columns, the bias feature last, ended by index -1).
-struct Rows
-{
-    std::vector<std::vector<feature_node>> rows;
-    std::vector<feature_node *> pointers;
-
-    Rows(const TfidfVectorizer &tfidf, const std::vector<BagOfWordsDocument> &docs)
-    {
-        for (const BagOfWordsDocument &d : docs) {
-            std::vector<feature_node> row;
-            for (const auto &[column, value] : tfidf.transform(d))
-                row.push_back({column + 1, value});
-            row.push_back({tfidf.numColumns() + 1, 1.0});
-            row.push_back({-1, 0.0});
-            rows.push_back(std::move(row));
-        }
-        for (auto &r : rows)
-            pointers.push_back(r.data());
-    }
-};
-
-struct FreeModel
-{
-    void operator()(model *m) const { free_and_destroy_model(&m); }
-};
-using ModelPtr = std::unique_ptr<model, FreeModel>;
-
 // One binary model of label `label` on the rows `which` of `x`; null when the label is constant
 // there (then `constant` is its value).
-ModelPtr fitLabel(const std::vector<BagOfWordsDocument> &docs, const std::vector<feature_node *> &x,
+LiblinearModel fitLabel(const std::vector<BagOfWordsDocument> &docs, const std::vector<feature_node *> &x,
                   const std::vector<size_t> &which, size_t label, int columns, double C, double eps, int &constant)
 {
     std::vector<double> y;
@@ -85,7 +49,7 @@ ModelPtr fitLabel(const std::vector<BagOfWordsDocument> &docs, const std::vector
     param.p = 0.1;
     if (const char *bad = check_parameter(&prob, &param))
         throw Error("bag_of_words_baseline", std::string("liblinear refused its parameters: ") + bad);
-    ModelPtr m(::train(&prob, &param));
+    LiblinearModel m(::train(&prob, &param));
     if (!m)
         throw Error("bag_of_words_baseline", "liblinear did not return a model");
     return m;
@@ -151,11 +115,11 @@ struct Tally
 };
 
 // The models of every label fitted on rows `which`; constants in `constant` (-1: fitted).
-std::vector<ModelPtr> fitAll(const std::vector<BagOfWordsDocument> &docs, const std::vector<feature_node *> &x,
+std::vector<LiblinearModel> fitAll(const std::vector<BagOfWordsDocument> &docs, const std::vector<feature_node *> &x,
                              const std::vector<size_t> &which, size_t numLabels, int columns, double C, double eps,
                              std::vector<int> &constant, const std::function<void()> &throwIfStopped)
 {
-    std::vector<ModelPtr> models;
+    std::vector<LiblinearModel> models;
     constant.assign(numLabels, -1);
     for (size_t l = 0; l < numLabels; ++l) {
         models.push_back(fitLabel(docs, x, which, l, columns, C, eps, constant[l]));
@@ -164,7 +128,7 @@ std::vector<ModelPtr> fitAll(const std::vector<BagOfWordsDocument> &docs, const 
     return models;
 }
 
-std::vector<int> predictSet(const std::vector<ModelPtr> &models, const std::vector<int> &constant,
+std::vector<int> predictSet(const std::vector<LiblinearModel> &models, const std::vector<int> &constant,
                             const feature_node *x, double threshold)
 {
     std::vector<int> out(models.size(), 0);
@@ -174,7 +138,7 @@ std::vector<int> predictSet(const std::vector<ModelPtr> &models, const std::vect
 }
 
 // One C for all labels: the grid's best mean micro-F1 over folds by position.
-void chooseMultiLabelC(const std::vector<BagOfWordsDocument> &train, const Rows &rows, size_t numLabels, int columns,
+void chooseMultiLabelC(const std::vector<BagOfWordsDocument> &train, const LiblinearRows &rows, size_t numLabels, int columns,
                        double eps, const std::function<void()> &throwIfStopped, BagOfWordsBaseline &out)
 {
     const size_t n = train.size(), used = std::min<size_t>(n, size_t(kBagOfWordsCvMaxExamples));
@@ -241,11 +205,11 @@ BagOfWordsBaseline fitMultiLabelBagOfWordsBaseline(const std::vector<BagOfWordsD
         return out;
     checkLabelSets(train, numLabels);
     checkLabelSets(eval, numLabels);
-    silenceLiblinearMulti();
+    silenceLiblinear();
     TfidfVectorizer tfidf;
     tfidf.fit(train);
     out.num_features = tfidf.numColumns();
-    const Rows trainRows(tfidf, train), evalRows(tfidf, eval);
+    const LiblinearRows trainRows(tfidf, train), evalRows(tfidf, eval);
     const size_t L = size_t(numLabels);
     if (options.C == 0)
         chooseMultiLabelC(train, trainRows, L, tfidf.numColumns(), options.eps, throwIfStopped, out);
