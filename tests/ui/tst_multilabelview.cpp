@@ -122,7 +122,8 @@ void tst_MultiLabelView::curveMarksAndTableOfARunFolder()
     QVERIFY(showRun(&view, dir));
     MultiLabelView *ml = view.multiLabelView();
     QVERIFY(!ml->isHidden());
-    QVERIFY(view.confusionTable()->isHidden()); // the single-label matrix is not shown
+    QVERIFY(view.confusionTable()->isHidden()); // the single-label matrix is not shown, nor its heading
+    QVERIFY(view.confusionTable()->parentWidget()->isHidden());
 
     // The chooser names the labels.
     QComboBox *chooser = ml->labelChooser();
@@ -185,6 +186,7 @@ void tst_MultiLabelView::curveMarksAndTableOfARunFolder()
     single.confusion = {{1, 0}, {0, 1}};
     view.setEvaluation(single);
     QVERIFY(ml->isHidden());
+    QVERIFY(!view.confusionTable()->parentWidget()->isHidden());
 }
 
 void tst_MultiLabelView::fitsTheWindowAt1024x700()
@@ -213,6 +215,24 @@ void tst_MultiLabelView::fitsTheWindowAt1024x700()
     scroll->ensureWidgetVisible(t, 0, 0);
     QCoreApplication::processEvents();
     QVERIFY(scroll->viewport()->rect().contains(QRect(t->mapTo(scroll->viewport(), QPoint(0, 0)), t->size())));
+    // Long label names: the names break into lines; a table wider than the tab scrolls inside
+    // itself, the tab only downwards, and every row stays visible.
+    eval->setLabelNames({"billing and invoices question", "technical problem with the installation urgent",
+                         "cancellation request and refund of the annual subscription"});
+    QCoreApplication::processEvents();
+    QCOMPARE(t->verticalHeaderItem(1)->text(), QStringLiteral("technical problem\nwith the\ninstallation\nurgent"));
+    QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    QVERIFY(t->width() <= scroll->viewport()->width());
+    QVERIFY2(t->viewport()->height() >= t->verticalHeader()->length(),
+             qPrintable(QStringLiteral("%1 < %2").arg(t->viewport()->height()).arg(t->verticalHeader()->length())));
+    // A narrower tab (the form beside it takes more room): still no sideways scrolling.
+    w.resize(800, 700);
+    QTest::qWait(50);
+    QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+             qPrintable(QStringLiteral("%1 wide tab scrolls %2 sideways; table %3, plot %4, view min %5")
+                            .arg(scroll->viewport()->width()).arg(scroll->horizontalScrollBar()->maximum())
+                            .arg(t->width()).arg(eval->multiLabelView()->plot()->width())
+                            .arg(eval->multiLabelView()->minimumSizeHint().width())));
     QCustomPlot *plot = eval->multiLabelView()->plot();
     QVERIFY(plot->isVisible());
     QVERIFY(plot->height() >= 300);

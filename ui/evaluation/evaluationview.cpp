@@ -150,7 +150,7 @@ EvaluationView::EvaluationView(QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_warning);
     layout->addWidget(tablesBox, 0, Qt::AlignLeft);
-    layout->addWidget(m_multiLabel, 0, Qt::AlignLeft);
+    layout->addWidget(m_multiLabel);
     layout->addWidget(m_topLosses, 1);
     m_scroll = new QScrollArea(this);
     m_scroll->setObjectName(QStringLiteral("evaluationScroll"));
@@ -249,6 +249,7 @@ void EvaluationView::showMatrix()
     const bool hadFilter = m_topLosses->hasFilter();
     m_confusion->clear();
     m_classes->clear();
+    m_tables->parentWidget()->setVisible(!m.multi_label); // MultiLabelView shows a multi-label evaluation
     if (!m_hasMetrics || m.regression || m.confusion.empty()) {
         m_confusion->setRowCount(0);
         m_confusion->setColumnCount(0);
@@ -318,6 +319,7 @@ void EvaluationView::arrangeTables()
     const int needed = m_confusion->maximumWidth() + kTableSpacing + m_classes->maximumWidth() + margins
                        + m_scroll->verticalScrollBar()->sizeHint().width();
     const auto direction = needed <= m_scroll->width() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    m_multiLabel->setAvailableWidth(m_scroll->width() - margins - m_scroll->verticalScrollBar()->sizeHint().width());
     if (m_tables->direction() != direction)
         m_tables->setDirection(direction);
 }

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -23,8 +24,10 @@ namespace wb {
 
 namespace {
 
-/// The precision–recall plot's size: readable, and beside nothing (the table goes under it).
+/// The precision–recall plot's largest and smallest size: it narrows with a narrow tab (the form
+/// beside it at 1024×700) instead of making the tab scroll sideways.
 const QSize kPlotSize(520, 330);
+constexpr int kPlotMinWidth = 280;
 /// Largest size of the per-label table (many labels scroll inside it).
 const QSize kMaxTableSize(980, 420);
 /// The tuned-threshold columns are shaded so that the two groups of equal headers read apart.
@@ -76,16 +79,19 @@ void setCountCells(QTableWidget *t, int row, int first, const std::array<int64_t
     t->setItem(row, first + 6, cell(QString::number(s.f1, 'f', 3), tuned));
 }
 
-/// Makes `t` exactly as large as its headers and cells, up to kMaxTableSize: a table squeezed
-/// by a layout showed no row at 1024×700 (issue 44, item 6); the tab scrolls instead.
-void fitToContents(QTableWidget *t)
+/// Makes `t` exactly as large as its headers and cells, up to kMaxTableSize and `maxWidth`
+/// (then with room for its own horizontal scroll bar): a table squeezed by a layout showed no
+/// row at 1024×700 (issue 44, item 6); the tab scrolls down instead, never sideways.
+void fitToContents(QTableWidget *t, int maxWidth)
 {
     t->resizeColumnsToContents();
     t->resizeRowsToContents();
     const int frame = 2 * t->frameWidth();
     const int w = t->verticalHeader()->sizeHint().width() + t->horizontalHeader()->length() + frame;
     const int h = t->horizontalHeader()->sizeHint().height() + t->verticalHeader()->length() + frame;
-    const QSize size(std::min(w, kMaxTableSize.width()), std::min(h, kMaxTableSize.height()));
+    const int width = std::min({w, kMaxTableSize.width(), std::max(maxWidth, 200)});
+    const int bar = width < w ? t->horizontalScrollBar()->sizeHint().height() : 0;
+    const QSize size(width, std::min(h + bar, kMaxTableSize.height()));
     t->setMinimumSize(size);
     t->setMaximumSize(size);
     t->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
@@ -102,7 +108,9 @@ MultiLabelView::MultiLabelView(QWidget *parent)
     m_chooser->setToolTip(tr("The label whose precision–recall curve is drawn"));
     m_title->setObjectName(QStringLiteral("precisionRecallTitle"));
     m_plot->setObjectName(QStringLiteral("precisionRecallCurve"));
-    m_plot->setFixedSize(kPlotSize);
+    m_plot->setMinimumSize(kPlotMinWidth, kPlotSize.height());
+    m_plot->setMaximumSize(kPlotSize);
+    m_plot->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_plot->xAxis->setLabel(tr("recall"));
     m_plot->yAxis->setLabel(tr("precision"));
     m_plot->xAxis->setRange(-0.02, 1.04);
@@ -144,7 +152,7 @@ MultiLabelView::MultiLabelView(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(chooserRow);
     layout->addWidget(m_title);
-    layout->addWidget(m_plot, 0, Qt::AlignLeft);
+    layout->addWidget(m_plot);
     layout->addWidget(m_note);
     layout->addWidget(m_tableNote);
     layout->addWidget(m_table, 0, Qt::AlignLeft);
@@ -159,6 +167,15 @@ void MultiLabelView::clear()
     fillChooser();
     fillTable();
     hide();
+}
+
+void MultiLabelView::setAvailableWidth(int width)
+{
+    if (width == m_availableWidth)
+        return;
+    m_availableWidth = width;
+    if (m_table->rowCount() > 0)
+        fitToContents(m_table, m_availableWidth);
 }
 
 void MultiLabelView::setLabelNames(const std::vector<std::string> &names)
@@ -376,7 +393,7 @@ void MultiLabelView::fillTable()
         tr("<b>Per-label confusion</b>: each label decided at 0.5 (the evaluation's counts), then at its tuned "
            "threshold (shaded, counted from eval_examples.jsonl).%1")
             .arg(usable ? QString() : QStringLiteral(" ") + examplesProblem(m_examples, m_metrics.step, false).toHtmlEscaped()));
-    fitToContents(m_table);
+    fitToContents(m_table, m_availableWidth);
 }
 
 void MultiLabelView::fillTableRow(int k)

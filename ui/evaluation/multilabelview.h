@@ -42,6 +42,9 @@ public:
     /// The per-example results (readEvalExamples): used when they are multi-label and of the
     /// evaluation's step; else the curve and the tuned columns say why they are missing.
     void setExamples(const std::vector<EvalExample> &examples);
+    /// The width the tab gives the view (pixels): a wider table gets its own horizontal
+    /// scroll bar instead of widening the tab. Called by EvaluationView on resize.
+    void setAvailableWidth(int width);
     /// Forgets the evaluation and the examples and hides the view.
     void clear();
 
@@ -90,6 +93,7 @@ private:
     QLabel *m_note;
     QLabel *m_tableNote;
     QTableWidget *m_table;
+    int m_availableWidth = 100000;
 };
 
 } // namespace wb
