@@ -24,6 +24,65 @@ namespace {
 /// One evaluation pass, in the steps evaluate() takes: forward each batch, collect its
 /// regression values or class predictions (and the requested per-example outputs), combine
 /// the shards of a multi-worker pass, compute the metrics.
+/// The gathered rows (worker 0's, then worker 1's, …) back in the order of the evaluation
+/// TFRecords: record r was read by worker r % W as its (r / W)-th example (ClassifierDataset's
+/// round-robin shards), so row r of the result is row offset[r % W] + r / W. Counts that are
+/// not a round-robin split leave the rows as they are.
+std::vector<size_t> recordOrder(const std::vector<int64_t> &counts)
+{
+    const size_t workers = counts.size();
+    int64_t total = 0;
+    std::vector<size_t> offset;
+    for (int64_t n : counts) {
+        offset.push_back(size_t(total));
+        total += n;
+    }
+    for (size_t w = 0; w < workers; ++w) // worker w holds ceil((total − w) / W) records
+        if (counts[w] != (total - int64_t(w) + int64_t(workers) - 1) / int64_t(workers))
+            return {};
+    std::vector<size_t> order(static_cast<size_t>(total));
+    for (size_t r = 0; r < order.size(); ++r)
+        order[r] = offset[r % workers] + r / workers;
+    return order;
+}
+
+template <typename Row>
+void permuteRows(std::vector<Row> &rows, const std::vector<size_t> &order)
+{
+    if (rows.size() != order.size())
+        return; // not kept (empty)
+    std::vector<Row> sorted;
+    sorted.reserve(rows.size());
+    for (size_t from : order)
+        sorted.push_back(std::move(rows[from]));
+    rows = std::move(sorted);
+}
+
+void putInRecordOrder(EvalExampleOutputs &e, const std::vector<int64_t> &counts)
+{
+    const std::vector<size_t> order = counts.size() > 1 ? recordOrder(counts) : std::vector<size_t>{};
+    if (order.empty())
+        return;
+    permuteRows(e.labels, order);
+    permuteRows(e.probabilities, order);
+    permuteRows(e.losses, order);
+    permuteRows(e.input_ids, order);
+    permuteRows(e.segment_ids, order);
+    permuteRows(e.label_sets, order);
+    permuteRows(e.label_probabilities, order);
+    permuteRows(e.label_losses, order);
+    if (e.pooled_width > 0 && e.pooled.size() == order.size() * size_t(e.pooled_width)) {
+        std::vector<std::vector<float>> pooled;
+        for (size_t k = 0; k < order.size(); ++k)
+            pooled.emplace_back(e.pooled.begin() + long(k * size_t(e.pooled_width)),
+                                e.pooled.begin() + long((k + 1) * size_t(e.pooled_width)));
+        permuteRows(pooled, order);
+        e.pooled.clear();
+        for (const auto &row : pooled)
+            e.pooled.insert(e.pooled.end(), row.begin(), row.end());
+    }
+}
+
 class EvalPass
 {
 public:
@@ -88,6 +147,8 @@ public:
     void combineExamples(Strategy &strategy)
     {
         EvalExampleOutputs &e = *m_examples;
+        std::vector<int64_t> counts{int64_t(e.losses.size())}; // each worker's examples, by rank
+        strategy.gatherAcrossWorkers(counts);
         strategy.gatherAcrossWorkers(e.labels);
         strategy.gatherAcrossWorkers(e.losses);
         const auto gatherRows = [&strategy](auto &rows, auto flat, size_t width) {
@@ -139,6 +200,7 @@ public:
             gatherRows(e.input_ids, std::vector<int64_t>{}, size_t(width));
             gatherRows(e.segment_ids, std::vector<int64_t>{}, size_t(width));
         }
+        putInRecordOrder(e, counts);
     }
 
     EvalMetrics metrics() const

@@ -44,8 +44,9 @@ std::map<std::string, torch::Tensor> readParameters(const std::string &checkpoin
 }
 
 /// The two-worker run's eval_examples.jsonl holds the one-worker run's examples (27: both
-/// shards, gathered): the same labels and predictions, losses within 1e-4, in any order; its
-/// confusion matrix is `expectedConfusion` (the chief's reported one). QTest failures return.
+/// shards, gathered, then put back in the order of the eval records): line by line the same
+/// index, text, label and prediction, losses within 1e-4; its confusion matrix is
+/// `expectedConfusion` (the chief's reported one). QTest failures return.
 void sameEvalExamples(const std::string &onePath, const std::string &twoPath,
                       const std::vector<std::vector<int64_t>> &expectedConfusion)
 {
@@ -53,17 +54,12 @@ void sameEvalExamples(const std::string &onePath, const std::string &twoPath,
     const auto exTwo = readEvalExamples(twoPath);
     QCOMPARE(int(exOne.size()), 27);
     QCOMPARE(int(exTwo.size()), 27);
-    std::vector<std::tuple<int64_t, int64_t, double>> rowsOne, rowsTwo; // (true, predicted, loss)
-    for (const auto &e : exOne)
-        rowsOne.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
-    for (const auto &e : exTwo)
-        rowsTwo.emplace_back(e.true_label_id, e.predicted_label_id, e.loss);
-    std::sort(rowsOne.begin(), rowsOne.end());
-    std::sort(rowsTwo.begin(), rowsTwo.end());
-    for (size_t i = 0; i < rowsOne.size(); ++i) {
-        QCOMPARE(std::get<0>(rowsTwo[i]), std::get<0>(rowsOne[i]));
-        QCOMPARE(std::get<1>(rowsTwo[i]), std::get<1>(rowsOne[i]));
-        QVERIFY2(std::abs(std::get<2>(rowsTwo[i]) - std::get<2>(rowsOne[i])) < 1e-4, qPrintable(QString::number(i)));
+    for (size_t i = 0; i < exOne.size(); ++i) {
+        QCOMPARE(exTwo[i].index, exOne[i].index);
+        QCOMPARE(exTwo[i].text, exOne[i].text);
+        QCOMPARE(exTwo[i].true_label_id, exOne[i].true_label_id);
+        QCOMPARE(exTwo[i].predicted_label_id, exOne[i].predicted_label_id);
+        QVERIFY2(std::abs(exTwo[i].loss - exOne[i].loss) < 1e-4, qPrintable(QString::number(i)));
     }
     std::vector<std::vector<int64_t>> confusion(2, std::vector<int64_t>(2, 0));
     for (const auto &e : exTwo)

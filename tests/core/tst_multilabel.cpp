@@ -514,10 +514,10 @@ private Q_SLOTS:
     }
 
     // Two multi_worker_mirrored workers (threads on 127.0.0.1): the chief's eval_examples.jsonl
-    // holds every example, worker 0's shard (records 0, 2, 4, …) then worker 1's (1, 3, …),
-    // each line with its own record's label set and text, consistent, and agreeing with the
-    // chief's combined metrics; the embeddings hold all 96 rows.
-    void twoWorkersGatherEveryExampleInRankOrder()
+    // holds every example in the order of the eval records (worker 0 read records 0, 2, 4, …,
+    // worker 1 records 1, 3, …), each line with its own record's label set and text, consistent,
+    // and agreeing with the chief's combined metrics; the embeddings hold all 96 rows.
+    void twoWorkersGatherEveryExampleInRecordOrder()
     {
         std::vector<std::string> texts;
         const std::vector<std::vector<int64_t>> sets =
@@ -553,7 +553,7 @@ private Q_SLOTS:
         int64_t row = 0, exact = 0;
         while (std::getline(in, line)) {
             const auto j = nlohmann::json::parse(line);
-            const size_t record = row < 48 ? size_t(2 * row) : size_t(2 * (row - 48) + 1); // rank order
+            const size_t record = size_t(row); // the eval records' order, not the workers'
             QCOMPARE(j["index"].get<int64_t>(), row);
             QCOMPARE(j["true_label_ids"].get<std::vector<int64_t>>(), sets[record]);
             QCOMPARE(j["text"].get<std::string>(), texts[record]);
