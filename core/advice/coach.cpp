@@ -418,7 +418,9 @@ void Coach::sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em)
                    {{"tuned", num(em.eval_macro_f1_tuned, "%.3f")},
                     {"half", num(em.eval_macro_f1, "%.3f")},
                     {"points", num(100 * std::abs(diff), "%.1f")},
-                    {"direction", diff > 0 ? "better" : "worse"}}),
+                    {"direction", diff > 0 ? "better" : "worse"},
+                    {"use", diff > 0 ? "classify and the export use the tuned thresholds"
+                                     : "so classify and the export keep 0.5 for every label"}}),
             diff > 0 ? "better" : "worse");
     else
         withdraw(out, gain.id, em.step);

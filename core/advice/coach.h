@@ -99,7 +99,7 @@ inline constexpr CoachRule kCoachRules[] = {
      "times. {advice}"},
     {"thresholds_gain", "info", 0.01, 0,
      "Per-label thresholds give macro-F1 {tuned} against {half} at 0.5 for every label ({points} points {direction}, "
-     "measured on eval texts the thresholds were not tuned on); classify and the export use the tuned thresholds."},
+     "measured on eval texts the thresholds were not tuned on); {use}."},
     {"few_steps", "warning", 50, 0,
      "the run has only {steps} training steps: too few to learn much; train more epochs or use a smaller batch"},
     {"warmup_too_long", "warning", 0, 0,

@@ -4,6 +4,8 @@
 #include "core/formats/checkpointstate.h"
 #include "core/io/metricsreader.h"
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -33,11 +35,25 @@ DecisionThresholds runThresholds(const std::string &modelDir, const std::string 
             chosen = &e;
     if (!chosen)
         return everyLabelAtHalf(numLabels);
+    const std::string which = chosen->step == step ? "the evaluation at step " + std::to_string(step)
+                                                   : "the last evaluation (step " + std::to_string(chosen->step)
+                                                         + "; none at the checkpoint's step)";
     DecisionThresholds t;
+    if (!(chosen->eval_macro_f1_tuned > chosen->eval_macro_f1)) {
+        // Tuned thresholds that did no better on texts they were not tuned on are not used.
+        t.values.assign(size_t(numLabels), 0.5);
+        t.tuned_not_better = true;
+        char f1[512];
+        if (std::isfinite(chosen->eval_macro_f1_tuned))
+            std::snprintf(f1, sizeof f1, " did no better on texts they were not tuned on (cross-fitted macro-F1 %.3f against %.3f at 0.5)",
+                          chosen->eval_macro_f1_tuned, chosen->eval_macro_f1);
+        else
+            std::snprintf(f1, sizeof f1, " could not be measured on texts they were not tuned on");
+        t.source = "0.5 for every label: the thresholds tuned by " + which + f1;
+        return t;
+    }
     t.values = chosen->thresholds;
-    t.source = chosen->step == step ? "tuned by the evaluation at step " + std::to_string(step)
-                                    : "tuned by the last evaluation (step " + std::to_string(chosen->step)
-                                          + "; none at the checkpoint's step)";
+    t.source = "tuned by " + which;
     return t;
 }
 

@@ -11,6 +11,7 @@
 #include "core/formats/evalexamples.h"
 #include "core/formats/thresholds.h"
 #include "core/infer/textclassifier.h"
+#include "core/io/runeventjson.h"
 #include "core/launch/trainer.h"
 #include "core/util/error.h"
 #include "core/util/tcpport.h"
@@ -333,8 +334,45 @@ private Q_SLOTS:
         computeMultiLabelMetrics(sixTexts(), plain);
         const std::vector<CoachNote> gain = Coach(setup).evaluation(plain);
         QVERIFY(std::any_of(gain.begin(), gain.end(), [](const CoachNote &n) {
-            return n.id == "thresholds_gain" && n.text.find("(14.4 points worse,") != std::string::npos;
+            return n.id == "thresholds_gain" && n.text.find("(14.4 points worse,") != std::string::npos
+                   && n.text.find("; so classify and the export keep 0.5 for every label.") != std::string::npos;
         }));
+    }
+
+    // runThresholds uses an evaluation's tuned thresholds only when their cross-fitted
+    // macro-F1 is above the macro-F1 at 0.5; else 0.5 for every label, saying why.
+    void tunedThresholdsAreUsedOnlyWhenTheyDoBetter()
+    {
+        const std::string dir = m_data + "/thresholds-used";
+        fs::create_directories(dir);
+        const auto writeEval = [&](double tuned, double half) {
+            EvalMetrics e;
+            computeMultiLabelMetrics(sixTexts(), e);
+            e.step = 40;
+            e.eval_macro_f1_tuned = tuned;
+            e.eval_macro_f1 = half;
+            nlohmann::json j = e;
+            j["kind"] = "eval";
+            std::ofstream(dir + "/metrics.jsonl") << j.dump() << "\n";
+            return e.thresholds;
+        };
+        const std::vector<double> tuned = writeEval(0.8, 0.7);
+        DecisionThresholds t = runThresholds(dir, dir + "/ckpt-40", kLabels);
+        QCOMPARE(t.values, tuned);
+        QCOMPARE(t.tuned_not_better, false);
+        QCOMPARE(t.source, std::string("tuned by the evaluation at step 40"));
+        writeEval(0.656, 0.695);
+        t = runThresholds(dir, dir + "/ckpt-40", kLabels);
+        QCOMPARE(t.values, std::vector<double>(kLabels, 0.5));
+        QVERIFY(t.tuned_not_better && !t.fallback);
+        QCOMPARE(t.source, std::string("0.5 for every label: the thresholds tuned by the evaluation at step 40 did no "
+                                       "better on texts they were not tuned on (cross-fitted macro-F1 0.656 against "
+                                       "0.695 at 0.5)"));
+        writeEval(std::numeric_limits<double>::quiet_NaN(), 0.695);
+        t = runThresholds(dir, dir + "/ckpt-40", kLabels);
+        QCOMPARE(t.values, std::vector<double>(kLabels, 0.5));
+        QCOMPARE(t.source, std::string("0.5 for every label: the thresholds tuned by the evaluation at step 40 could "
+                                       "not be measured on texts they were not tuned on"));
     }
 
     void multiHotRecordsRoundTripAndBadOnesAreNamed()
@@ -388,8 +426,16 @@ private Q_SLOTS:
         // metrics.jsonl keeps the multi-label block; the run's thresholds are the last evaluation's.
         const DecisionThresholds recorded = runThresholds(s.model_dir, s.model_dir + "/ckpt-400", kLabels);
         QVERIFY(!recorded.fallback);
-        QCOMPARE(recorded.values, last.thresholds);
-        QCOMPARE(recorded.source, std::string("tuned by the evaluation at step 400"));
+        // The tuned ones only when their cross-fitted macro-F1 is above 0.5's (a perfect 1 at
+        // both keeps 0.5): what predict, export and classify use below.
+        const bool tunedBetter = last.eval_macro_f1_tuned > last.eval_macro_f1;
+        const std::vector<double> used = tunedBetter ? last.thresholds : std::vector<double>(kLabels, 0.5);
+        QCOMPARE(recorded.values, used);
+        QCOMPARE(recorded.tuned_not_better, !tunedBetter);
+        QCOMPARE(recorded.source.rfind(tunedBetter ? "tuned by the evaluation at step 400"
+                                                   : "0.5 for every label: the thresholds tuned by the evaluation at step 400 ",
+                                       0),
+                 size_t(0));
 
         // predict: predictions.jsonl with label sets.
         TrainingOptions p = s;
@@ -419,7 +465,7 @@ private Q_SLOTS:
         QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
         const auto config = nlohmann::json::parse(std::ifstream(e.model_export_path + "/config.json"));
         QCOMPARE(config["problem_type"].get<std::string>(), std::string("multi_label_classification"));
-        QCOMPARE(config["thresholds"].get<std::vector<double>>(), last.thresholds);
+        QCOMPARE(config["thresholds"].get<std::vector<double>>(), used);
         QCOMPARE(config["id2label"]["1"].get<std::string>(), std::string("urgent"));
 
         // classify from the export and from the run: the same sigmoids and label sets.
@@ -431,14 +477,14 @@ private Q_SLOTS:
         fromExport.vocab_file = fromRun.vocab_file;
         TextClassifier a(fromExport), b(fromRun);
         QVERIFY(a.isMultiLabel() && b.isMultiLabel());
-        QCOMPARE(a.thresholds(), last.thresholds);
-        QCOMPARE(b.thresholds(), last.thresholds);
+        QCOMPARE(a.thresholds(), used);
+        QCOMPARE(b.thresholds(), used);
         const Classification ca = a.classify("w10 w12 w40 w41"), cb = b.classify("w10 w12 w40 w41");
         QVERIFY(ca.multi_label);
         QCOMPARE(ca.probabilities.size(), size_t(3));
         for (size_t k = 0; k < 3; ++k)
             QVERIFY(std::abs(ca.probabilities[k] - cb.probabilities[k]) < 1e-6);
-        QCOMPARE(ca.predicted_label_ids, labelsAtThresholds(ca.probabilities, last.thresholds));
+        QCOMPARE(ca.predicted_label_ids, labelsAtThresholds(ca.probabilities, used));
         QCOMPARE(ca.predicted_labels, cb.predicted_labels);
     }
 

@@ -518,6 +518,12 @@ void tst_WindowManners::baselineAndLearningWarnings()
         QCOMPARE(*counts, (std::vector<int64_t>{16, 24})); // in label id order ("labels")
         QCOMPARE(majorityBaseline(*counts)->majority_label, 1);
         QVERIFY(!evalLabelCountsFromPrepareReport(prep.filePath(QStringLiteral("elsewhere/meta.json"))));
+        // Multi-label counts are texts carrying each label: no majority class to always predict.
+        QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        report.write(R"({"labels": ["billing", "urgent"], "problem_type": "multi_label_classification",
+                         "eval_label_counts": {"billing": 37, "urgent": 24}})");
+        report.close();
+        QVERIFY(!evalLabelCountsFromPrepareReport(meta));
     }
 
     EvalMetrics oneClass;

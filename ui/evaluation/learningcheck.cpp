@@ -37,7 +37,7 @@ std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QStri
 {
     try {
         const auto report = readPrepareReport(inputMetaDataPath.toStdString()); // core/data: the writer's twin
-        if (!report)
+        if (!report || report->multi_label || report->problem_type == "multi_label_classification") // no one majority class
             return std::nullopt;
         std::vector<int64_t> counts = evalCountsByLabelId(*report);
         if (counts.empty())

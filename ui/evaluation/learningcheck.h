@@ -31,7 +31,8 @@ std::vector<int64_t> trueLabelCounts(const std::vector<std::vector<int64_t>> &co
 
 /// Returns the eval data's examples per label id from the prepare_report.json beside
 /// `inputMetaDataPath` (wb::readPrepareReport and wb::evalCountsByLabelId, core/prepare/preparereport.h).
-/// Nothing when there is no report, or it has no labels (regression); a report that cannot be
+/// Nothing when there is no report, it has no labels (regression) or its texts carry several
+/// labels (multi-label: no one majority class to always predict); a report that cannot be
 /// read also gives nothing, and `*error` names the file, the key and what is wrong. Never
 /// throws. Any thread.
 std::optional<std::vector<int64_t>> evalLabelCountsFromPrepareReport(const QString &inputMetaDataPath,
