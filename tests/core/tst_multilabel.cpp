@@ -192,6 +192,26 @@ ClassifierRecord shortRecord(std::vector<int64_t> labelSet)
     return r;
 }
 
+/// The thresholds runThresholds gives the run's ckpt at `last`'s step: the tuned ones only when
+/// their cross-fitted macro-F1 is above 0.5's (a perfect 1 at both keeps 0.5). Returns them
+/// (what predict, export and classify use); QTest failures are recorded.
+std::vector<double> checkRecordedThresholds(const std::string &modelDir, const EvalMetrics &last)
+{
+    const std::string step = std::to_string(last.step);
+    const DecisionThresholds recorded = runThresholds(modelDir, modelDir + "/ckpt-" + step, kLabels);
+    const bool tunedBetter = last.eval_macro_f1_tuned > last.eval_macro_f1;
+    const std::vector<double> used = tunedBetter ? last.thresholds : std::vector<double>(kLabels, 0.5);
+    [&] {
+        QVERIFY(!recorded.fallback);
+        QCOMPARE(recorded.values, used);
+        QCOMPARE(recorded.tuned_not_better, !tunedBetter);
+        const std::string start = tunedBetter ? "tuned by the evaluation at step " + step
+                                              : "0.5 for every label: the thresholds tuned by the evaluation at step " + step + " ";
+        QVERIFY2(recorded.source.rfind(start, 0) == 0, recorded.source.c_str());
+    }();
+    return used;
+}
+
 } // namespace
 
 class tst_MultiLabel : public QObject
@@ -424,18 +444,7 @@ private Q_SLOTS:
         QCOMPARE(last.label_names, (std::vector<std::string>{"billing", "urgent", "refund"}));
         QCOMPARE(rec.steps.empty(), false);
         // metrics.jsonl keeps the multi-label block; the run's thresholds are the last evaluation's.
-        const DecisionThresholds recorded = runThresholds(s.model_dir, s.model_dir + "/ckpt-400", kLabels);
-        QVERIFY(!recorded.fallback);
-        // The tuned ones only when their cross-fitted macro-F1 is above 0.5's (a perfect 1 at
-        // both keeps 0.5): what predict, export and classify use below.
-        const bool tunedBetter = last.eval_macro_f1_tuned > last.eval_macro_f1;
-        const std::vector<double> used = tunedBetter ? last.thresholds : std::vector<double>(kLabels, 0.5);
-        QCOMPARE(recorded.values, used);
-        QCOMPARE(recorded.tuned_not_better, !tunedBetter);
-        QCOMPARE(recorded.source.rfind(tunedBetter ? "tuned by the evaluation at step 400"
-                                                   : "0.5 for every label: the thresholds tuned by the evaluation at step 400 ",
-                                       0),
-                 size_t(0));
+        const std::vector<double> used = checkRecordedThresholds(s.model_dir, last);
 
         // predict: predictions.jsonl with label sets.
         TrainingOptions p = s;

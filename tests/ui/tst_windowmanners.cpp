@@ -100,6 +100,7 @@ private Q_SLOTS:
     void offlineExampleSaysSoInPlotAndForm();
     void projectOpensWithItsRunHistory();
     void staleScansAreDropped();
+    void baselineCountsFromThePrepareReport();
     void baselineAndLearningWarnings();
     void startPageUntilAProjectIsOpen();
     void smoothingPersists();
@@ -497,6 +498,28 @@ void tst_WindowManners::staleScansAreDropped()
     QCOMPARE(w.findChild<LossPlot *>()->pointCount(LossPlot::Series::TrainLoss), 7);
 }
 
+// The eval data's label counts from prepare_report.json, in label id order; none for multi-label data.
+void tst_WindowManners::baselineCountsFromThePrepareReport()
+{
+    QTemporaryDir prep;
+    const QString meta = prep.filePath(QStringLiteral("input_meta_data.json"));
+    QFile report(prep.filePath(QStringLiteral("prepare_report.json")));
+    QVERIFY(report.open(QIODevice::WriteOnly));
+    report.write(R"({"labels": ["spam", "ham"], "eval_label_counts": {"ham": 24, "spam": 16}})");
+    report.close();
+    const auto counts = evalLabelCountsFromPrepareReport(meta);
+    QVERIFY(counts);
+    QCOMPARE(*counts, (std::vector<int64_t>{16, 24})); // in label id order ("labels")
+    QCOMPARE(majorityBaseline(*counts)->majority_label, 1);
+    QVERIFY(!evalLabelCountsFromPrepareReport(prep.filePath(QStringLiteral("elsewhere/meta.json"))));
+    // Multi-label counts are texts carrying each label: no majority class to always predict.
+    QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    report.write(R"({"labels": ["billing", "urgent"], "problem_type": "multi_label_classification",
+                     "eval_label_counts": {"billing": 37, "urgent": 24}})");
+    report.close();
+    QVERIFY(!evalLabelCountsFromPrepareReport(meta));
+}
+
 void tst_WindowManners::baselineAndLearningWarnings()
 {
     const auto b = majorityBaseline({60, 40});
@@ -506,25 +529,6 @@ void tst_WindowManners::baselineAndLearningWarnings()
     QVERIFY(!majorityBaseline({}));
     QVERIFY(!majorityBaseline({0, 0}));
     QCOMPARE(trueLabelCounts({{50, 10}, {30, 10}}), (std::vector<int64_t>{60, 40}));
-    {
-        QTemporaryDir prep;
-        const QString meta = prep.filePath(QStringLiteral("input_meta_data.json"));
-        QFile report(prep.filePath(QStringLiteral("prepare_report.json")));
-        QVERIFY(report.open(QIODevice::WriteOnly));
-        report.write(R"({"labels": ["spam", "ham"], "eval_label_counts": {"ham": 24, "spam": 16}})");
-        report.close();
-        const auto counts = evalLabelCountsFromPrepareReport(meta);
-        QVERIFY(counts);
-        QCOMPARE(*counts, (std::vector<int64_t>{16, 24})); // in label id order ("labels")
-        QCOMPARE(majorityBaseline(*counts)->majority_label, 1);
-        QVERIFY(!evalLabelCountsFromPrepareReport(prep.filePath(QStringLiteral("elsewhere/meta.json"))));
-        // Multi-label counts are texts carrying each label: no majority class to always predict.
-        QVERIFY(report.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        report.write(R"({"labels": ["billing", "urgent"], "problem_type": "multi_label_classification",
-                         "eval_label_counts": {"billing": 37, "urgent": 24}})");
-        report.close();
-        QVERIFY(!evalLabelCountsFromPrepareReport(meta));
-    }
 
     EvalMetrics oneClass;
     oneClass.eval_accuracy = 0.6;
