@@ -143,6 +143,9 @@ void tst_MultiLabelView::curveMarksAndTableOfARunFolder()
              QStringLiteral("(1, 0.5) (1, 0.5) (1, 0.6) (1, 0.6) (1, 0.75) (0.666667, 0.75) (0.666667, 0.666667) "
                             "(0.333333, 0.666667) (0.333333, 1) (0, 1) (0, 1)"));
     QCOMPARE(ml->titleText(), QStringLiteral("<b>billing</b>: average precision 0.8056"));
+    QVERIFY2(ml->noteText().endsWith(QStringLiteral(" classify, Try it and the export use the tuned thresholds (cross-fitted "
+                                                    "macro-F1 0.550 against 0.444 at 0.5).")),
+             qPrintable(ml->noteText()));
     // The marks: at 0.5 texts 0, 1, 2 are predicted (tp 2, fp 1, fn 1); at 0.35 text 3 too.
     QCOMPARE(curveText(ml->markerCurve()), QStringLiteral("(0.666667, 0.666667) (1, 0.75)"));
     QCOMPARE(ml->markerText(0)->text(), QStringLiteral("threshold 0.5"));

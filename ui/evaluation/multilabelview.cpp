@@ -263,6 +263,17 @@ void MultiLabelView::fillChooser()
     drawCurve();
 }
 
+QString MultiLabelView::usedThresholdsNote() const
+{
+    // runThresholds' rule (core/formats/thresholds.h): tuned ones are used only when they did better.
+    if (m_metrics.eval_macro_f1_tuned > m_metrics.eval_macro_f1)
+        return tr(" classify, Try it and the export use the tuned thresholds (cross-fitted macro-F1 %1 against %2 at 0.5).")
+            .arg(m_metrics.eval_macro_f1_tuned, 0, 'f', 3)
+            .arg(m_metrics.eval_macro_f1, 0, 'f', 3);
+    return tr(" The tuned thresholds did no better on texts they were not tuned on, so classify, Try it and the "
+              "export keep 0.5 for every label.");
+}
+
 QString MultiLabelView::titleText() const { return m_title->text(); }
 QString MultiLabelView::noteText() const { return m_note->text(); }
 
@@ -336,7 +347,8 @@ void MultiLabelView::drawCurve()
                                "and %2's own threshold, tuned on this evaluation for the best F1.")
                                 .arg(scores.size())
                                 .arg(name)
-                                .arg(c.positives));
+                                .arg(c.positives)
+                            + usedThresholdsNote());
         }
     }
     m_plot->replot();

@@ -69,6 +69,8 @@ public:
     QTableWidget *labelTable() const { return m_table; }
 
 private:
+    /// Which thresholds classify and the export use, after this evaluation (one sentence).
+    QString usedThresholdsNote() const;
     QString labelName(int64_t id) const;
     int64_t labelCount() const;
     bool examplesUsable() const;
