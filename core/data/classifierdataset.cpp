@@ -17,6 +17,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <utility>
 
 namespace wb {
 
@@ -177,8 +178,9 @@ struct ClassifierDataset::Private
         newBatch();
     }
 
-    void emit(const ClassifierRecord &r)
+    void emit(const ClassifierRecord &r, int64_t index)
     {
+        current.record_indices.push_back(index);
         current.input_ids.insert(current.input_ids.end(), r.input_ids.begin(), r.input_ids.end());
         current.input_mask.insert(current.input_mask.end(), r.input_mask.begin(), r.input_mask.end());
         current.segment_ids.insert(current.segment_ids.end(), r.segment_ids.begin(), r.segment_ids.end());
@@ -194,7 +196,7 @@ struct ClassifierDataset::Private
             pushBatch();
     }
 
-    // Reads one pass over the files; calls sink for each record of this shard.
+    // Reads one pass over the files; calls sink(record, record index) for each record of this shard.
     template <typename Sink>
     int64_t readPass(Sink &&sink)
     {
@@ -218,7 +220,7 @@ struct ClassifierDataset::Private
                 if (!mine)
                     continue;
                 decodeClassifierRecordAt(reader, payload, spec, rec);
-                sink(rec);
+                sink(rec, global - 1);
                 ++emitted;
             }
         }
@@ -230,25 +232,25 @@ struct ClassifierDataset::Private
         try {
             newBatch();
             if (!o.training) {
-                readPass([&](const ClassifierRecord &r) { emit(r); });
+                readPass([&](const ClassifierRecord &r, int64_t i) { emit(r, i); });
                 if (current.size > 0)
                     pushBatch();
             } else {
                 std::mt19937_64 rng(o.seed);
-                std::vector<ClassifierRecord> buffer;
+                std::vector<std::pair<ClassifierRecord, int64_t>> buffer;
                 buffer.reserve(size_t(o.shuffle_buffer));
                 auto pick = [&]() -> size_t {
                     return std::uniform_int_distribution<size_t>(0, buffer.size() - 1)(rng);
                 };
                 while (true) {
-                    const int64_t n = readPass([&](const ClassifierRecord &r) {
+                    const int64_t n = readPass([&](const ClassifierRecord &r, int64_t i) {
                         if (int64_t(buffer.size()) < o.shuffle_buffer) {
-                            buffer.push_back(r);
+                            buffer.emplace_back(r, i);
                             return;
                         }
                         const size_t j = pick();
-                        emit(buffer[j]);
-                        buffer[j] = r;
+                        emit(buffer[j].first, buffer[j].second);
+                        buffer[j] = {r, i};
                     });
                     if (n == 0)
                         throw Error(o.pattern, "the training data holds no records for this worker",
@@ -257,7 +259,7 @@ struct ClassifierDataset::Private
                     // End of epoch: drain in random order (shuffle happens before repeat, as in TF).
                     while (!buffer.empty()) {
                         const size_t j = pick();
-                        emit(buffer[j]);
+                        emit(buffer[j].first, buffer[j].second);
                         buffer[j] = std::move(buffer.back());
                         buffer.pop_back();
                     }

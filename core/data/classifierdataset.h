@@ -27,6 +27,9 @@ struct ClassifierBatch
     std::vector<float> label_values;
     std::vector<float> label_sets;
     std::vector<float> weights;
+    /// Each row's record index: its 0-based position among all records of the files in
+    /// reading order (before sharding and shuffling; training dynamics, issue 46). [size].
+    std::vector<int64_t> record_indices;
 };
 
 /// How to read a classifier TFRecord set (official/legacy/bert/input_pipeline.py create_classifier_dataset).

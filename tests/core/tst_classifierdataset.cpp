@@ -94,6 +94,7 @@ private Q_SLOTS:
             QCOMPARE(b.input_ids.size(), size_t(b.size * kSeq));
             QCOMPARE(b.label_ids.size(), size_t(b.size));
             QCOMPARE(b.label_ids[0], v[0] % 3);
+            QCOMPARE(b.record_indices, v); // record i holds id 1000 + i
             QCOMPARE(b.input_mask[2], int64_t(1));
             QCOMPARE(b.input_mask[3], int64_t(0));
         }
@@ -119,6 +120,8 @@ private Q_SLOTS:
                     return {}; // training never ends and never yields a partial batch
 
                 const auto v = ids(b);
+                if (b.record_indices != v)
+                    return {}; // each row names its record, shuffled or not
                 seen.insert(seen.end(), v.begin(), v.end());
             }
             return seen;
@@ -152,6 +155,7 @@ private Q_SLOTS:
             ClassifierBatch b;
             QVERIFY(ds.next(b));
             QCOMPARE(ids(b), (std::vector<int64_t>{1, 4, 7}));
+            QCOMPARE(b.record_indices, (std::vector<int64_t>{1, 4, 7}));
         }
         o.num_shards = 1;
         o.shard_index = 0;
