@@ -5,6 +5,7 @@
 #include "core/util/asciitext.h"
 #include "core/util/error.h"
 
+#include <filesystem>
 #include <fstream>
 
 namespace wb {
@@ -37,6 +38,13 @@ Vocab Vocab::fromTokens(std::vector<std::string> tokens)
 
 Vocab Vocab::load(const std::string &path)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) { // an ifstream opens a folder and reads nothing
+        const bool inside = std::filesystem::is_regular_file(std::filesystem::path(path) / "vocab.txt", ec);
+        throw Error(path, "is a folder, not a vocab file",
+                    inside ? "Pass the vocab.txt inside it (" + optionName("vocab_file") + "=" + path + "/vocab.txt)."
+                           : "Pass the vocab.txt that belongs to the model (" + optionName("vocab_file") + ").");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(path, "cannot open the vocab file",

@@ -5,6 +5,7 @@
 
 #include "hex.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -147,6 +148,27 @@ private Q_SLOTS:
             QVERIFY(std::string(e.what()).find("cannot open") != std::string::npos);
         }
         QVERIFY_THROWS_EXCEPTION(Error, FullTokenizer(Vocab::fromTokens({"a", "b"}), true)); // no [UNK]
+    }
+
+    // A folder is named as a folder (not "empty"), with the vocab.txt inside it when there is one.
+    void vocabFolderIsNamed()
+    {
+        QTemporaryDir dir;
+        const std::string folder = dir.path().toStdString();
+        const auto errorOf = [&]() -> std::pair<std::string, std::string> {
+            try {
+                Vocab::load(folder);
+            } catch (const Error &e) {
+                return {e.what(), e.hint()};
+            }
+            return {};
+        };
+        auto [message, hint] = errorOf();
+        QCOMPARE(message, std::string("is a folder, not a vocab file"));
+        QVERIFY2(hint.find("that belongs to the model") != std::string::npos, hint.c_str());
+        std::ofstream(folder + "/vocab.txt") << "[UNK]\na\n";
+        std::tie(message, hint) = errorOf();
+        QVERIFY2(hint.find("=" + folder + "/vocab.txt") != std::string::npos, hint.c_str());
     }
 };
 
