@@ -112,6 +112,7 @@ private Q_SLOTS:
     void initTestCase() { wbtest::useTestSettings(); }
     void curveMarksAndTableOfARunFolder();
     void fitsTheWindowAt1024x700();
+    void tunedThresholdsNotBetterAreSaidToBeUnused();
 };
 
 void tst_MultiLabelView::curveMarksAndTableOfARunFolder()
@@ -239,6 +240,26 @@ void tst_MultiLabelView::fitsTheWindowAt1024x700()
     QCustomPlot *plot = eval->multiLabelView()->plot();
     QVERIFY(plot->isVisible());
     QVERIFY(plot->height() >= 300);
+}
+
+// runThresholds' rule in words: tuned thresholds whose cross-fitted macro-F1 is not above 0.5's
+// are not what classify, Try it and the export use.
+void tst_MultiLabelView::tunedThresholdsNotBetterAreSaidToBeUnused()
+{
+    QTemporaryDir dir;
+    QVERIFY(writeRun(dir));
+    EvaluationView view;
+    QVERIFY(showRun(&view, dir));
+    MultiLabelView *ml = view.multiLabelView();
+    const MetricsLog log = readMetricsFile(dir.filePath(QStringLiteral("metrics.jsonl")).toStdString());
+    QCOMPARE(log.eval.size(), size_t(1));
+    EvalMetrics worse = log.eval.front();
+    worse.eval_macro_f1_tuned = 0.40; // below 0.4444 at 0.5
+    ml->setEvaluation(worse);
+    QVERIFY2(ml->noteText().endsWith(QStringLiteral(" The tuned thresholds did no better on texts they were not tuned on, "
+                                                    "so classify, Try it and the export keep 0.5 for every label.")),
+             qPrintable(ml->noteText()));
+    QCOMPARE(ml->titleText(), QStringLiteral("<b>billing</b>: average precision 0.8056")); // the curve stays
 }
 
 QTEST_MAIN(tst_MultiLabelView)
