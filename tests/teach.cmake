@@ -8,3 +8,6 @@ wb_add_test(tst_cliclassifyinput NAME cli.classifyinput SOURCES cli/tst_cliclass
 # Issue 23 (kinds 2, 3): a run's casing recorded, inferred, exported and compared on resume;
 # classify reads .jsonl/.json records by key.
 wb_add_test(tst_clitextcasing NAME cli.textcasing SOURCES cli/tst_clitextcasing.cpp LIBS wb_cli torch TIMEOUT 120)
+# Issue 46: the suspects (probably mislabelled training examples), the corrections file, and the
+# relabel loop on the command line (suspects --accept, then prepare --corrections_file --split_file).
+wb_add_test(tst_suspects NAME core.suspects SOURCES core/tst_suspects.cpp LIBS wb_rundir)

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The suspects (issue 46, docs/data-map.md "Suspects and corrections"): training examples that
+// are probably mislabelled, found in a run's training dynamics (model_dir/training_dynamics.jsonl,
+// core/formats/trainingdynamics.h) and ranked. Torch-free and pure. This layer sits below
+// core/formats, so the rows come in as SuspectInput (the same arrays as TrainingDynamicsRow);
+// suspectInputs() in core/formats/runsuspects.h converts them.
+//
+// The rule. Dataset cartography (Swayamdipta et al. 2020, "Dataset Cartography: Mapping and
+// Diagnosing Datasets with Training Dynamics") finds, by flipping training labels, that the
+// hard-to-learn region — low confidence (the mean probability of the gold label over the
+// training passes) and low variability (its spread) — holds most of the mislabelled examples: the
+// model never believes the label and never wavers, while an example it wavers on (high
+// variability) is ambiguous rather than wrong. Low confidence alone also catches examples the
+// model simply has not learned yet; what sets a mislabelled one apart is that the model keeps
+// naming one *other* label. So an example is a suspect when
+//   confidence < SuspectRule::max_confidence (default 0.5: the gold label was, on average, less
+//     likely than not),
+//   variability < SuspectRule::max_variability (default 0.2: 40 % of the largest population
+//     standard deviation of probabilities in [0, 1], the data map's boundary of the ambiguous
+//     region, docs/data-map.md; a suspect is a point of the map's hard-to-learn region), and
+//   the label predicted most often (ties: the one predicted latest) is not the gold label and was
+//     predicted in more than SuspectRule::min_suggestion_share (default 0.5, a majority) of the
+//     observations: the predictions consistently name another label, which becomes the suggestion.
+// Suspects are ranked by confidence ascending (the most certain mistakes first), then by index.
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace wb {
+
+/// One training example's observations, as TrainingDynamicsRow holds them: `index` the record's
+/// 0-based position in the training TFRecords (file order), `label_id` its gold label, and per
+/// observation (same length, in step order) the gold label's probability in [0, 1] and the argmax
+/// label. A plain value.
+struct SuspectInput
+{
+    int64_t index = 0;
+    int64_t label_id = 0;
+    std::vector<double> gold_probabilities;
+    std::vector<int64_t> predicted_label_ids;
+};
+
+/// The thresholds of the rule (the header comment says why these defaults).
+struct SuspectRule
+{
+    double max_confidence = 0.5;       ///< confidence must be below this
+    double max_variability = 0.2;      ///< variability must be below this
+    double min_suggestion_share = 0.5; ///< the suggestion must be predicted in more than this share
+};
+
+/// A probably mislabelled training example and its evidence. A plain value.
+struct Suspect
+{
+    int64_t index = 0;              ///< the training record (SuspectInput::index)
+    int64_t label_id = 0;           ///< its label as given
+    int64_t suggested_label_id = 0; ///< the label predicted most often (ties: the latest)
+    double confidence = 0;          ///< mean gold-label probability, in [0, 1]
+    double variability = 0;         ///< population standard deviation of the gold-label probability
+    double correctness = 0;         ///< share of observations whose prediction was the gold label
+    int64_t suggestion_count = 0;   ///< observations that predicted the suggestion (n of m)
+    int64_t observations = 0;       ///< m, the observations
+    double last_gold_probability = 0; ///< the gold-label probability of the last observation
+};
+
+/// The label predicted most often in `predicted` and how often; among labels predicted equally
+/// often, the one whose last prediction came latest. {-1, 0} for no observation. Pure.
+std::pair<int64_t, int64_t> mostPredictedLabel(const std::vector<int64_t> &predicted);
+
+/// The suspects among `rows` by `rule`, ranked by confidence ascending, then index ascending.
+/// A row without observations is never a suspect. Throws std::invalid_argument naming the index
+/// when a row's two arrays differ in length. Pure; thread-safe.
+std::vector<Suspect> findSuspects(const std::vector<SuspectInput> &rows, const SuspectRule &rule = {});
+
+/// The first `k` of `ranked` (all of them when k is 0 or at least their number). Pure.
+std::vector<Suspect> topSuspects(const std::vector<Suspect> &ranked, size_t k);
+
+} // namespace wb
