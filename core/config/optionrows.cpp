@@ -561,6 +561,17 @@ void addTeachingOptions(OptionRows &rows)
                "directory small; the Embeddings tab is then empty. Eval sets over 10,000 examples are never saved.")
             .in(FormGroup::Hyperparameters).trueOrFalse(),
 
+        option("record_training_dynamics", {}, &O::record_training_dynamics, "",
+               "single-label classification: record each training example's gold-label probability every time "
+               "training sees it in <model_dir>/training_dynamics.jsonl, for the data map and the suspects "
+               "(true/false)",
+               "Record training dynamics (Data map)",
+               "Keeps, for every training text, how sure the model was of its label each time training saw it. "
+               "The Data map draws it (easy, ambiguous and hard-to-learn examples) and the suspects list comes "
+               "from it: texts that are probably mislabelled. It costs little (the probabilities come from the "
+               "training pass itself); turn it off to leave the model directory without the file.")
+            .in(FormGroup::Hyperparameters).trueOrFalse(),
+
         option("lr_find_steps", {}, &O::lr_find_steps, "steps", "lr_find: at most this many steps",
                "Range test steps", "Learning-rate range test: how many steps it takes at most.")
             .range(2, 100000),

@@ -109,6 +109,10 @@ struct TrainingOptions
     /// Write each evaluation's pooled [CLS] vectors to model_dir/embeddings/step-N.safetensors
     /// (the Embeddings tab; 4 bytes x hidden_size per eval example per evaluation). false: none.
     bool save_embeddings = true;
+    /// Single-label classification: record each training example's gold-label probability every
+    /// time the training forward pass sees it, in model_dir/training_dynamics.jsonl (the data map,
+    /// docs/data-map.md). false: none.
+    bool record_training_dynamics = true;
     int64_t lr_find_steps = 100;  ///< lr_find: at most this many steps
     double lr_find_start = 1e-7;  ///< lr_find: first learning rate
     double lr_find_end = 1.0;     ///< lr_find: last learning rate (rises exponentially)

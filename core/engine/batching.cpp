@@ -10,7 +10,8 @@ namespace wb {
 BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count)
 {
     const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, count) : x; };
-    return {cut(t.ids), cut(t.mask), cut(t.segments), cut(t.labels), cut(t.values), cut(t.weights), cut(t.targets)};
+    return {cut(t.ids),     cut(t.mask),    cut(t.segments), cut(t.labels),
+            cut(t.values),  cut(t.weights), cut(t.targets),  cut(t.indices)};
 }
 
 BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
@@ -45,6 +46,8 @@ BatchTensors toTensors(ClassifierBatch &b)
         t.values = torch::from_blob(b.label_values.data(), {b.size}, f32);
     if (!b.weights.empty())
         t.weights = torch::from_blob(b.weights.data(), {b.size}, f32);
+    if (int64_t(b.record_indices.size()) == b.size)
+        t.indices = torch::from_blob(b.record_indices.data(), {b.size}, i64);
     if (!b.label_sets.empty() && b.size > 0)
         t.targets = torch::from_blob(b.label_sets.data(), {b.size, int64_t(b.label_sets.size()) / b.size}, f32);
     return t;

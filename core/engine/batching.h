@@ -16,10 +16,11 @@ class Strategy;
 /// One batch as tensors: input_ids, input_mask, segment_ids int64 [batch, max_seq_length];
 /// label_ids int64 [batch] (classification), label values and sample weights float32
 /// [batch] when the data has them, multi-hot targets float32 [batch, num_labels] (multi-label);
-/// undefined tensors otherwise.
+/// undefined tensors otherwise; `indices` int64 [batch] each row's record index
+/// (ClassifierBatch::record_indices), always on the CPU.
 struct BatchTensors
 {
-    torch::Tensor ids, mask, segments, labels, values, weights, targets;
+    torch::Tensor ids, mask, segments, labels, values, weights, targets, indices;
 };
 
 /// Views `b` as tensors without copying: `b` must outlive the result.

@@ -7,12 +7,14 @@
 #include "core/io/summarywriter.h"
 #include "core/model/initcheckpoint.h"
 #include "core/engine/batching.h"
+#include "core/engine/dynamicsrecorder.h"
 #include "core/engine/evalpass.h"
 #include "core/engine/precision.h"
 #include "core/engine/run.h"
 #include "core/engine/trainingloop.h"
 #include "core/formats/trainingsummary.h"
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -79,6 +81,9 @@ public:
         m_evalData = std::make_unique<ClassifierDataset>(evalOptions);
         for (int64_t k = 0; k < start; ++k)
             m_trainData->next(m_batch);
+        if (m_problem == ProblemType::SingleLabel && m_spec.record_training_dynamics)
+            m_dynamics = std::make_unique<DynamicsRecorder>(
+                (std::filesystem::path(m_spec.model_dir) / "training_dynamics.jsonl").string(), start, parts.chief);
         if (m_problem == ProblemType::MultiLabel && m_spec.pos_weight == "balanced")
             m_posWeight = balancedPosWeight(datasetOptions(m_spec, m_cfg, m_meta, m_spec.train_data_path, false),
                                             m_spec.train_data_size)
@@ -102,7 +107,15 @@ public:
             AutocastGuard autocast(parts.format, parts.device);
             logits = m_model->forward(mt.ids, mt.mask, mt.segments);
         }
+        if (m_dynamics && mt.indices.defined())
+            m_dynamics->keep(parts.training_step + 1, logits, mt.labels, mt.indices);
         return lossFor(logits, mt, m_problem, m_posWeight);
+    }
+
+    void beforeCheckpoint(const LoopParts &parts, int64_t) override
+    {
+        if (m_dynamics)
+            m_dynamics->flush(*parts.strategy);
     }
 
     TaskEvaluation evaluate(const LoopParts &parts, EvalExtras &extras) override
@@ -141,6 +154,7 @@ private:
     std::unique_ptr<ClassifierDataset> m_trainData, m_evalData;
     ClassifierBatch m_batch;
     BatchTensors m_tensors; ///< this worker's rows of the current batch, on the device
+    std::unique_ptr<DynamicsRecorder> m_dynamics; ///< single-label with record_training_dynamics
     torch::Tensor m_posWeight; ///< multi-label with pos_weight balanced: float32 [num_labels], on the device
 };
 

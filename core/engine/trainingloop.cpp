@@ -308,6 +308,7 @@ void TrainingLoop::announce(State &s)
 bool TrainingLoop::trainStep(State &s, int64_t step)
 {
     s.lr = m_sched.learningRate(step, learningRate(m_spec), m_spec.end_lr);
+    s.training_step = step;
     const int64_t examples = s.task->nextBatch(s);
     // Gradient accumulation: N equal micro-batches, each loss divided by N, so the summed
     // gradients and losses are those of the whole batch (the loss is a mean over examples).
@@ -434,6 +435,7 @@ void TrainingLoop::evaluateAndCheckpoint(State &s)
 
 void TrainingLoop::saveCheckpointAt(State &s, int64_t step)
 {
+    s.task->beforeCheckpoint(s, step);
     if (!s.chief)
         return;
     // run_config.json first: a checkpoint never exists without the identity of its run.

@@ -40,6 +40,7 @@ struct LoopParts
     int64_t microBatches = 1;                    ///< --gradient_accumulation_steps
     std::unique_ptr<AdamW> opt;                  ///< over the model's named_parameters(), in their order
     int64_t evaluated_step = 0;                  ///< in TrainingTask::evaluate: the global step being evaluated
+    int64_t training_step = 0;                   ///< in nextBatch and microBatchLoss: the step being trained, 0-based
 };
 
 /// Sets libtorch's intra-op threads to --num_threads (0: keeps libtorch's own choice) and logs
@@ -105,7 +106,8 @@ struct TaskEvaluation
 /// A task is used by one loop on the loop's thread; the loop calls, in order: buildModel
 /// (inside setUpLoop), checkpointModel, initialWeights (a new run only), describe and
 /// announcement, openData, then per step nextBatch and microBatchLoss, reportFields at each
-/// report, evaluate at each epoch boundary, and finishSummary once at the end.
+/// report, evaluate at each epoch boundary, beforeCheckpoint before each checkpoint, and
+/// finishSummary once at the end.
 class TrainingTask
 {
 public:
@@ -147,6 +149,10 @@ public:
     /// What the task adds to training_summary.json and the log at the end (fine-tuning: the
     /// bag-of-words comparison). `chief`: only the chief logs.
     virtual void finishSummary(TrainingSummary &summary, bool chief, TrainingObserver &obs) {}
+    /// Called on every worker just before the chief writes the checkpoint of global step `step`
+    /// (a collective may be used): what the task keeps beside the checkpoint is written here,
+    /// so that a resume from that checkpoint finds it (fine-tuning: training_dynamics.jsonl).
+    virtual void beforeCheckpoint(const LoopParts &parts, int64_t step) {}
 };
 
 /// The training loop, written once for every task: threads, the strategy and a cluster's

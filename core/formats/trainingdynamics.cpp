@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace wb {
 
@@ -43,7 +45,39 @@ double TrainingDynamicsRow::correctness() const
     return double(n) / double(correct.size());
 }
 
-void TrainingDynamics::record(int64_t epoch, int64_t index, int64_t labelId, double goldProbability, bool correct)
+DataMapRegion dataMapRegion(double confidence, double variability)
+{
+    if (variability >= kAmbiguousVariability)
+        return DataMapRegion::Ambiguous;
+    return confidence >= kEasyConfidence ? DataMapRegion::EasyToLearn : DataMapRegion::HardToLearn;
+}
+
+const char *dataMapRegionName(DataMapRegion region)
+{
+    switch (region) {
+    case DataMapRegion::EasyToLearn: return "easy-to-learn";
+    case DataMapRegion::Ambiguous: return "ambiguous";
+    case DataMapRegion::HardToLearn: return "hard-to-learn";
+    }
+    return "";
+}
+
+TrainingDynamicsRow TrainingDynamicsRow::upTo(int64_t step) const
+{
+    TrainingDynamicsRow r;
+    r.index = index;
+    r.label_id = label_id;
+    for (size_t k = 0; k < steps.size() && steps[k] <= step; ++k) {
+        r.steps.push_back(steps[k]);
+        r.gold_probabilities.push_back(gold_probabilities[k]);
+        r.predicted_label_ids.push_back(predicted_label_ids[k]);
+        r.correct.push_back(correct[k]);
+    }
+    return r;
+}
+
+void TrainingDynamics::record(int64_t step, int64_t index, int64_t labelId, double goldProbability,
+                              int64_t predictedLabelId)
 {
     const std::string field = "training_dynamics: record " + std::to_string(index);
     auto [it, fresh] = m_rows.try_emplace(index);
@@ -56,27 +90,20 @@ void TrainingDynamics::record(int64_t epoch, int64_t index, int64_t labelId, dou
                     + std::to_string(row.label_id) + " before",
                     "a run's training records must not change while it runs or resumes");
     }
-    const auto have = int64_t(row.gold_probabilities.size());
-    if (epoch < 0 || epoch > have)
-        throw Error(field, "epoch " + std::to_string(epoch) + " recorded after " + std::to_string(have)
-                    + " epochs", "record epochs in order, each at most once");
-    if (epoch == have) {
-        row.gold_probabilities.push_back(goldProbability);
-        row.correct.push_back(correct);
-    } else {
-        row.gold_probabilities[size_t(epoch)] = goldProbability;
-        row.correct[size_t(epoch)] = correct;
-    }
+    if (!row.steps.empty() && step < row.steps.back())
+        throw Error(field, "step " + std::to_string(step) + " recorded after step " + std::to_string(row.steps.back()),
+                    "record the steps in order (a resumed run truncates to its checkpoint's step first)");
+    row.steps.push_back(step);
+    row.gold_probabilities.push_back(goldProbability);
+    row.predicted_label_ids.push_back(predictedLabelId);
+    row.correct.push_back(predictedLabelId == labelId);
 }
 
-void TrainingDynamics::truncate(int64_t epochs)
+void TrainingDynamics::truncate(int64_t step)
 {
-    const auto keep = size_t(std::max<int64_t>(epochs, 0));
-    for (auto &[index, row] : m_rows) {
-        if (row.gold_probabilities.size() > keep) {
-            row.gold_probabilities.resize(keep);
-            row.correct.resize(keep);
-        }
+    for (auto it = m_rows.begin(); it != m_rows.end();) {
+        it->second = it->second.upTo(step);
+        it = it->second.steps.empty() ? m_rows.erase(it) : std::next(it);
     }
 }
 
@@ -93,7 +120,9 @@ void writeTrainingDynamics(const std::string &path, const TrainingDynamics &d)
     for (const auto &[index, row] : d.rows()) {
         nlohmann::json line = {{"index", row.index},
                                {"label_id", row.label_id},
+                               {"steps", row.steps},
                                {"gold_probabilities", row.gold_probabilities},
+                               {"predicted_label_ids", row.predicted_label_ids},
                                {"correct", nlohmann::json::array()},
                                {"confidence", row.confidence()},
                                {"variability", row.variability()},
@@ -107,34 +136,43 @@ void writeTrainingDynamics(const std::string &path, const TrainingDynamics &d)
 
 namespace {
 
+template <class T, class Check>
+std::vector<T> arrayOf(const nlohmann::json &j, const char *key, const std::string &where, const char *expected,
+                       Check isOfType)
+{
+    if (!j.contains(key) || !j[key].is_array())
+        throw Error(where + ": " + key, "missing or of another type (expected an array)",
+                    "rewrite the file by running the training again");
+    std::vector<T> values;
+    for (const auto &v : j[key]) {
+        if (!isOfType(v))
+            throw Error(where + ": " + key, std::string("expected ") + expected, "rewrite the file by training again");
+        values.push_back(v.template get<T>());
+    }
+    return values;
+}
+
 TrainingDynamicsRow rowOf(const nlohmann::json &j, const std::string &where)
 {
-    auto need = [&](const char *key, bool ok) {
-        if (!j.contains(key) || !ok)
-            throw Error(where + ": " + key, std::string("missing or of another type (expected ")
-                        + (std::string(key) == "index" || std::string(key) == "label_id" ? "an integer" : "an array")
-                        + ")", "rewrite the file by running the training again");
-    };
-    need("index", j.contains("index") && j["index"].is_number_integer());
-    need("label_id", j.contains("label_id") && j["label_id"].is_number_integer());
-    need("gold_probabilities", j.contains("gold_probabilities") && j["gold_probabilities"].is_array());
-    need("correct", j.contains("correct") && j["correct"].is_array());
+    for (const char *key : {"index", "label_id"})
+        if (!j.contains(key) || !j[key].is_number_integer())
+            throw Error(where + ": " + key, "missing or of another type (expected an integer)",
+                        "rewrite the file by running the training again");
     TrainingDynamicsRow row;
     row.index = j["index"].get<int64_t>();
     row.label_id = j["label_id"].get<int64_t>();
-    for (const auto &p : j["gold_probabilities"]) {
-        if (!p.is_number())
-            throw Error(where + ": gold_probabilities", "expected numbers", "rewrite the file by training again");
-        row.gold_probabilities.push_back(p.get<double>());
-    }
-    for (const auto &c : j["correct"]) {
-        if (!c.is_boolean())
-            throw Error(where + ": correct", "expected true or false", "rewrite the file by training again");
-        row.correct.push_back(c.get<bool>());
-    }
-    if (row.correct.size() != row.gold_probabilities.size())
-        throw Error(where + ": correct", "has " + std::to_string(row.correct.size()) + " entries but gold_probabilities has "
-                    + std::to_string(row.gold_probabilities.size()), "rewrite the file by training again");
+    const auto isInteger = [](const nlohmann::json &v) { return v.is_number_integer(); };
+    row.steps = arrayOf<int64_t>(j, "steps", where, "integers", isInteger);
+    row.gold_probabilities = arrayOf<double>(j, "gold_probabilities", where, "numbers",
+                                             [](const nlohmann::json &v) { return v.is_number(); });
+    row.predicted_label_ids = arrayOf<int64_t>(j, "predicted_label_ids", where, "integers", isInteger);
+    row.correct = arrayOf<bool>(j, "correct", where, "true or false", [](const nlohmann::json &v) { return v.is_boolean(); });
+    for (const auto &[key, size] : {std::pair<const char *, size_t>{"gold_probabilities", row.gold_probabilities.size()},
+                                    {"predicted_label_ids", row.predicted_label_ids.size()},
+                                    {"correct", row.correct.size()}})
+        if (size != row.steps.size())
+            throw Error(where + ": " + key, "has " + std::to_string(size) + " entries but steps has "
+                        + std::to_string(row.steps.size()), "rewrite the file by training again");
     return row;
 }
 

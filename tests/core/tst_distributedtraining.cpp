@@ -8,6 +8,7 @@
 #include "core/model/bertmodel.h"
 #include "core/model/initcheckpoint.h"
 #include "core/formats/evalexamples.h"
+#include "core/formats/trainingdynamics.h"
 #include "core/launch/trainer.h"
 #include "support/recordingobserver.h"
 #include "support/tinyrun.h"
@@ -138,6 +139,9 @@ private Q_SLOTS:
         sameEvalExamples(m_dir.filePath(QStringLiteral("one/eval_examples.jsonl")).toStdString(),
                          m_dir.filePath(QStringLiteral("two/eval_examples.jsonl")).toStdString(),
                          recs[0].evals.back().confusion);
+        if (QTest::currentTestFailed())
+            return;
+        sameTrainingDynamics();
     }
 
 private:
@@ -217,6 +221,26 @@ private:
             return n;
         };
         QCOMPARE(lines(m2), lines(m1));
+    }
+
+    /// The chief's training_dynamics.jsonl holds every training record, gathered from both
+    /// workers (each trained half of every batch): the same steps, labels and predictions as the
+    /// one-worker run's, the probabilities within 1e-5 (docs/data-map.md).
+    void sameTrainingDynamics() const
+    {
+        const auto one = readTrainingDynamics(m_dir.filePath(QStringLiteral("one/training_dynamics.jsonl")).toStdString());
+        const auto two = readTrainingDynamics(m_dir.filePath(QStringLiteral("two/training_dynamics.jsonl")).toStdString());
+        QCOMPARE(int(one.size()), 40);
+        QCOMPARE(int(two.size()), 40);
+        for (size_t i = 0; i < one.size(); ++i) {
+            QCOMPARE(two[i].index, int64_t(i));
+            QCOMPARE(two[i].label_id, one[i].label_id);
+            QCOMPARE(two[i].steps, one[i].steps);
+            QCOMPARE(two[i].predicted_label_ids, one[i].predicted_label_ids);
+            QCOMPARE(two[i].gold_probabilities.size(), size_t(1));
+            QVERIFY2(std::abs(two[i].gold_probabilities[0] - one[i].gold_probabilities[0]) < 1e-5,
+                     qPrintable(QStringLiteral("record %1: %2 vs %3").arg(i).arg(two[i].gold_probabilities[0]).arg(one[i].gold_probabilities[0])));
+        }
     }
 
     TrainingOptions spec(const char *dir) const

@@ -524,6 +524,8 @@ private Q_SLOTS:
         const std::vector<std::string> keys{"index", "step", "multi_label", "true_labels", "true_label_ids",
                                             "predicted_labels", "predicted_label_ids", "probabilities",
                                             "label_losses", "loss", "text"};
+        // Training dynamics are single-label (docs/data-map.md): a multi-label run writes none.
+        QVERIFY(!std::filesystem::exists(s.model_dir + "/training_dynamics.jsonl"));
         std::ifstream in(s.model_dir + "/eval_examples.jsonl");
         std::string line;
         int64_t row = 0, exact = 0, wrongLabels = 0;

@@ -6,6 +6,7 @@
 //   built and classifying, the learning-rate range test, and code drawing from and seeding
 //   libtorch's default generator) is exactly the run trained alone.
 #include "core/engine/lrfind.h"
+#include "core/formats/trainingdynamics.h"
 #include "core/engine/preparedrun.h"
 #include "core/infer/textclassifier.h"
 #include "core/launch/trainer.h"
@@ -22,6 +23,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -33,6 +35,13 @@ namespace {
 /// The most a training step waits for the other jobs to make progress (a hang guard, not a
 /// timing assertion: the test fails with a message instead of hanging).
 constexpr auto kProgressWait = std::chrono::seconds(120);
+
+/// The whole of a file (empty when missing).
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 /// Every step's loss of a run reported with steps_per_loop 1, by step.
 std::map<int64_t, double> stepLosses(const wbtest::RecordingObserver &obs)
@@ -153,6 +162,10 @@ void tst_RunRandomness::resumeContinuesTheRandomStream()
     r = trainer.run(o, first, stop);
     QCOMPARE(int(r.status), int(RunStatus::Cancelled));
     QCOMPARE(r.last_step, int64_t(10));
+    // As if killed after writing training_dynamics.jsonl for a later checkpoint it never wrote:
+    // the resume keeps only the steps up to ckpt-10 (docs/data-map.md).
+    fs::copy_file(ref.model_dir + "/training_dynamics.jsonl", o.model_dir + "/training_dynamics.jsonl",
+                  fs::copy_options::overwrite_existing);
     stop.reset();
     r = trainer.run(o, second, stop);
     QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
@@ -166,6 +179,9 @@ void tst_RunRandomness::resumeContinuesTheRandomStream()
     QCOMPARE(resumed, expected); // every step's loss, bit for bit
     const std::string diff = wbtest::weightsDiffer(ref.model_dir + "/ckpt-20", o.model_dir + "/ckpt-20");
     QVERIFY2(diff.empty(), diff.c_str());
+    // The training dynamics of the resumed run are the uninterrupted run's, byte for byte.
+    QCOMPARE(readText(o.model_dir + "/training_dynamics.jsonl"), readText(ref.model_dir + "/training_dynamics.jsonl"));
+    QCOMPARE(readTrainingDynamics(o.model_dir + "/training_dynamics.jsonl").size(), size_t(80));
     // The stream matters: another seed gives other losses.
     TrainingOptions other = options("other_seed");
     other.seed = 12;
