@@ -11,3 +11,5 @@ wb_add_test(tst_clitextcasing NAME cli.textcasing SOURCES cli/tst_clitextcasing.
 # Issue 46: the suspects (probably mislabelled training examples), the corrections file, and the
 # relabel loop on the command line (suspects --accept, then prepare --corrections_file --split_file).
 wb_add_test(tst_suspects NAME core.suspects SOURCES core/tst_suspects.cpp LIBS wb_rundir)
+wb_add_test(tst_corrections NAME core.corrections SOURCES core/tst_corrections.cpp LIBS wb_data)
+wb_add_test(tst_clisuspects NAME cli.suspects SOURCES cli/tst_clisuspects.cpp LIBS wb_cli TIMEOUT 60)

@@ -76,6 +76,27 @@ void printMultiLabel(std::ostream &out, const PrepareReport &r)
     names("labels on every text", m.always_present);
 }
 
+// How many relabelled rows the terminal lists (prepare_report.json lists them all).
+constexpr size_t kListedCorrections = 20;
+
+// --corrections_file: how many rows were relabelled, and the first of them.
+void printCorrections(std::ostream &out, const PrepareReport &r)
+{
+    if (r.corrections_file.empty())
+        return;
+    out << "  corrections: " << r.corrections_file << ": " << r.corrected_rows.size() << " row(s) relabelled";
+    if (r.corrections_not_applied > 0)
+        out << "; " << r.corrections_not_applied << " line(s) relabel nothing (suggested, rejected or the same label)";
+    out << "\n";
+    for (size_t i = 0; i < r.corrected_rows.size() && i < kListedCorrections; ++i) {
+        const CorrectedRow &c = r.corrected_rows[i];
+        out << "    " << c.where << ": " << c.label << " -> " << c.corrected_label << " (" << c.decision << ", line "
+            << c.correction_line << ")\n";
+    }
+    if (r.corrected_rows.size() > kListedCorrections)
+        out << "    … " << (r.corrected_rows.size() - kListedCorrections) << " more in " << r.report_path << "\n";
+}
+
 // The first rows are listed on the terminal; prepare_report.json lists them all.
 constexpr size_t kListedSkippedRows = 100;
 
@@ -104,6 +125,7 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
     out << "  report: " << r.report_path << "\n";
     if (!r.split_path.empty())
         out << "  split: " << r.split_path << " (" << r.split_method << ")\n";
+    printCorrections(out, r);
     if (r.email_body_only || r.strip_quoted_replies)
         out << "  texts: " << (r.email_body_only ? "e-mail bodies" : "as written")
             << (r.strip_quoted_replies ? ", quoted replies removed" : "") << "\n";
@@ -168,6 +190,7 @@ void addPrepareFlags(CLI::App &app, PrepareFlags &f)
     addTableFlag(app, t, "strip_quoted_replies", o.strip_quoted_replies);
     addTableFlag(app, t, "stratify_split", o.stratify_split);
     addTableFlag(app, t, "split_file", o.split_file);
+    addTableFlag(app, t, "corrections_file", o.corrections_file);
     addTableFlag(app, t, "problem_type", o.problem_type);
     addTableFlag(app, t, "label_delimiter", o.label_delimiter);
     addTableFlag(app, t, "label_columns", o.label_columns);

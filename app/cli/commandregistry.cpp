@@ -31,6 +31,7 @@ const std::vector<CommandSpec> &commandRegistry()
         {"baseline", "the bag-of-words baseline of prepared data (TF-IDF + logistic regression)", cmdBaseline},
         {"embeddings", "2-D PCA points of an evaluation's pooled [CLS] vectors; TensorBoard projector files",
          cmdEmbeddings},
+        {"suspects", "probably mislabelled training examples of a run; writes corrections for prepare", cmdSuspects},
         {"prepare_pretraining", "unlabelled text -> pretraining TFRecords (create_pretraining_data.py)",
          cmdPreparePretraining},
         {"example", "download and prepare the example project (SpamAssassin, BERT-Tiny)", cmdExample},

@@ -45,6 +45,9 @@ int cmdBaseline(const std::vector<std::string> &args, std::ostream &out, std::os
 /// The embedding view's CLI (issue 25): 2-D PCA points of a saved evaluation's pooled [CLS]
 /// vectors, and TensorBoard projector files.
 int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// A run's suspects (issue 46, docs/data-map.md): probably mislabelled training examples from its
+/// training_dynamics.jsonl, printed, and written as corrections.jsonl lines for prepare.
+int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).

@@ -184,6 +184,13 @@ std::vector<FlagRow> buildPrepareTable()
                           "stratify_split: every label keeps its share in the eval set (recorded in split.jsonl); off: "
                           "one random cut"));
     t.push_back(value("split_file", "reuse the train/eval split of an earlier prepare of the same input (its split.jsonl)"));
+    t.push_back(withField(value("corrections_file", "relabel rows as a corrections.jsonl says (its accepted and changed "
+                                                    "lines; the input files stay as they are); with --split_file of the "
+                                                    "prepare before, the eval set stays the same"),
+                          "Corrections",
+                          "A corrections.jsonl (from the suspects: bert-workbench-cli suspects, or the window's Suspects "
+                          "table): the rows it accepts or changes get the corrected label in the prepared data; your files "
+                          "are not changed"));
     addMultiLabelPrepareRows(t);
     return t;
 }

@@ -17,6 +17,7 @@
 #include "core/tokenize/fulltokenizer.h"
 #include "core/prepare/labelintext.h"
 #include "core/data/parallelfor.h"
+#include "core/prepare/preparecorrections.h"
 #include "core/prepare/preparefeatures.h"
 #include "core/prepare/preparemultilabel.h"
 #include "core/prepare/preparesource.h"
@@ -514,6 +515,7 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     prep::throwBadRows(notes); // the rows' own problems first: the labels are decided from good rows
     prep::assignLabels(o, src, notes);
     prep::throwBadRows(notes);
+    prep::applyCorrections(o, src, rep); // in memory, before the split counts the labels
     throwIfStopped();
 
     std::vector<Job> jobs = makeJobs(o, src);

@@ -91,6 +91,13 @@ struct PrepareOptions
     /// input must be listed (by file and line); rows it lists that are not in the input are
     /// an error, as is a source with a dev set.
     std::string split_file;
+    /// A corrections.jsonl (docs/file-formats.md, "corrections.jsonl"; issue 46): its accepted
+    /// and changed lines relabel the matching train/eval rows (matched by file and line as
+    /// split_file matches them), in memory only; the input files are never changed. A line whose
+    /// row is not in the input, whose label is not the row's, or whose new label is not a label
+    /// of the data is an error naming the line. Single-label classification only. Combine with
+    /// split_file (the split.jsonl of the prepare before) to keep the same eval set.
+    std::string corrections_file;
     /// Single- or multi-label classification (docs/multi-label.md, "Data"): "" decides from
     /// the data (multi-label when the label column holds `label_delimiter` or JSON lists, when
     /// `label_columns` is given or the columns other than the text are all 0/1, or when a

@@ -80,6 +80,20 @@ nlohmann::ordered_json multiLabelJson(const MultiLabelReport &m)
     return j;
 }
 
+nlohmann::ordered_json correctionsJson(const PrepareReport &r)
+{
+    nlohmann::ordered_json c;
+    c["file"] = r.corrections_file;
+    c["corrected_rows"] = int64_t(r.corrected_rows.size());
+    c["not_applied"] = r.corrections_not_applied;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const CorrectedRow &row : r.corrected_rows)
+        rows.push_back({{"where", row.where}, {"label", row.label}, {"corrected_label", row.corrected_label},
+                        {"decision", row.decision}, {"correction_line", row.correction_line}});
+    c["rows"] = rows;
+    return c;
+}
+
 } // namespace
 
 std::string prepareReportJson(const PrepareReport &r)
@@ -151,6 +165,8 @@ std::string prepareReportJson(const PrepareReport &r)
     j["email_body_only"] = r.email_body_only;
     j["strip_quoted_replies"] = r.strip_quoted_replies;
     j["split_method"] = r.split_method;
+    if (!r.corrections_file.empty())
+        j["corrections"] = correctionsJson(r);
     if (r.bag_of_words)
         j["bag_of_words_baseline"] = bagOfWordsJson(*r.bag_of_words);
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
@@ -375,6 +391,20 @@ MultiLabelReport readMultiLabel(const JsonRecord &m)
     return out;
 }
 
+/// The "corrections" object (--corrections_file).
+void readCorrectionsObject(const JsonRecord &c, PrepareReport &r)
+{
+    readString(c, "file", r.corrections_file);
+    readInt(c, "not_applied", r.corrections_not_applied);
+    readObjects(c, "rows", r.corrected_rows, [](const JsonRecord &item, CorrectedRow &row) {
+        readString(item, "where", row.where);
+        readString(item, "label", row.label);
+        readString(item, "corrected_label", row.corrected_label);
+        readString(item, "decision", row.decision);
+        readInt(item, "correction_line", row.correction_line);
+    });
+}
+
 /// Fills `r` and `t` from the report `j` (keys as prepareReportJson writes them).
 void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
 {
@@ -388,6 +418,8 @@ void readReport(const JsonRecord &j, PrepareReport &r, PreparedTokenizer &t)
     readBool(j, "email_body_only", r.email_body_only);
     readBool(j, "strip_quoted_replies", r.strip_quoted_replies);
     readString(j, "split_method", r.split_method);
+    if (const auto c = j.object("corrections"))
+        readCorrectionsObject(*c, r);
     if (const auto b = j.object("bag_of_words_baseline"))
         r.bag_of_words = readBagOfWordsBaseline(*b);
 }

@@ -45,6 +45,16 @@ struct LabelInText
     std::vector<std::string> examples; ///< up to 3 "file:line" of the label's texts that hold it
 };
 
+/// A row whose label --corrections_file changed (docs/file-formats.md, "corrections.jsonl").
+struct CorrectedRow
+{
+    std::string where;           ///< "file:line" as split.jsonl names the row (a folder file: the file)
+    std::string label;           ///< the label as given in the input
+    std::string corrected_label; ///< the label prepare used
+    std::string decision;        ///< "accepted" or "changed"
+    int64_t correction_line = 0; ///< the line of the corrections file
+};
+
 /// Two labels on the same texts (multi-label), counted over train and eval.
 struct LabelPairCount
 {
@@ -124,6 +134,11 @@ struct PrepareReport
     /// "split_file" (--split_file) or "none" (no eval set).
     std::string split_method;
     std::string split_path;              ///< split.jsonl beside the meta data (not in the JSON)
+    /// --corrections_file (as given; "" when none) and what it did: the rows relabelled, in the
+    /// order of the file, and its lines that relabel nothing (decision suggested or rejected).
+    std::string corrections_file;
+    std::vector<CorrectedRow> corrected_rows;
+    int64_t corrections_not_applied = 0;
     /// The TF-IDF + logistic-regression baseline on the same train/eval split (bagofwords.h);
     /// unset when prepare was asked not to fit it (or a report of an older version).
     /// Not fitted (`error` set) for regression, one label, or no eval set.

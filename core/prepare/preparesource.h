@@ -29,6 +29,8 @@ struct RawExample
     std::string file;        ///< the source file (folders: the example's file)
     int64_t line = 0;        ///< 1-based line where the row starts; 0 for a folder file
     bool skip = false;       ///< a bad row dropped under skip_bad_rows
+    /// --corrections_file relabelled the row: its label as given (`label` is the new one).
+    std::string corrected_from;
     /// Multi-label: the label names read (trimmed, each once) and, set by assignLabels(), their
     /// ids in increasing order (the 1s of the multi-hot label_ids); empty: a text with no label.
     std::vector<std::string> label_names;

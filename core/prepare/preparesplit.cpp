@@ -291,8 +291,11 @@ std::string splitJsonl(const PrepareOptions &o, const SourceSplits &src, const S
                     for (const int64_t id : ex.label_ids)
                         names.push_back(src.labels[size_t(id)]);
                     j["labels"] = names;
-                } else
+                } else {
                     j["label"] = src.labels[size_t(ex.label_id)];
+                    if (!ex.corrected_from.empty()) // --corrections_file relabelled it
+                        j["label_as_given"] = ex.corrected_from;
+                }
             }
             dump(j);
         }

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// `bert-workbench-cli suspects` (issue 46; docs/data-map.md, "Suspects and corrections"): a run's
+// probably mislabelled training examples (core/formats/runsuspects.h), printed as a table, and
+// written as corrections.jsonl lines that `prepare --corrections_file` applies.
+#include "app/cli/commands.h"
+
+#include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
+#include "app/cli/runflags.h"
+#include "core/config/commandoptions.h"
+#include "core/formats/runsuspects.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace wb::cli {
+
+namespace {
+
+std::string fixed3(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+std::string padded(std::string s, size_t width)
+{
+    if (s.size() < width)
+        s.append(width - s.size(), ' ');
+    return s;
+}
+
+std::string rowName(const RunSuspect &s)
+{
+    if (!s.located)
+        return "-";
+    return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "");
+}
+
+// The table: rank, training record, input row, label -> suggestion, evidence.
+void printSuspects(std::ostream &out, const std::vector<RunSuspect> &shown)
+{
+    size_t rowWidth = 3, labelWidth = 18;
+    for (const RunSuspect &s : shown) {
+        rowWidth = std::max(rowWidth, rowName(s).size());
+        labelWidth = std::max(labelWidth, s.label.size() + s.suggested_label.size() + 4);
+    }
+    out << padded("rank", 6) << padded("index", 8) << padded("row", rowWidth + 2)
+        << padded("label -> suggested", labelWidth + 2) << "confidence  variability  correctness  predicted  last_p\n";
+    for (size_t i = 0; i < shown.size(); ++i) {
+        const RunSuspect &s = shown[i];
+        const Suspect &e = s.evidence;
+        out << padded(std::to_string(i + 1), 6) << padded(std::to_string(e.index), 8)
+            << padded(rowName(s), rowWidth + 2) << padded(s.label + " -> " + s.suggested_label, labelWidth + 2)
+            << padded(fixed3(e.confidence), 12) << padded(fixed3(e.variability), 13)
+            << padded(fixed3(e.correctness), 13)
+            << padded(std::to_string(e.suggestion_count) + " of " + std::to_string(e.observations), 11)
+            << fixed3(e.last_gold_probability) << "\n";
+    }
+}
+
+struct SuspectsFlags
+{
+    std::string modelDir, metaDataPath, correctionsFile;
+    int64_t topK = 0;
+    bool accept = false;
+    SuspectRule rule;
+};
+
+void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
+{
+    app.add_option("--model_dir", f.modelDir, "the run's folder (its training_dynamics.jsonl)")->required();
+    app.add_option("--top_k", f.topK, "list (and write) only the first k suspects; 0: all")->capture_default_str();
+    app.add_option("--corrections_file", f.correctionsFile,
+                   "write the suspects listed as corrections.jsonl lines here (decision \"suggested\", or "
+                   "\"accepted\" with --accept), for prepare --corrections_file");
+    app.add_flag("--accept", f.accept, "write the suggestions as accepted (prepare then relabels those rows)");
+    // labels.txt and split.jsonl are read beside it.
+    addRowFlag(app, trainingFlagRow("input_meta_data_path"), f.metaDataPath, "the run's (run_config.json)");
+    app.add_option("--max_confidence", f.rule.max_confidence, "a suspect's mean gold-label probability is below this")
+        ->capture_default_str();
+    app.add_option("--max_variability", f.rule.max_variability,
+                   "a suspect's gold-label probability varies (standard deviation) less than this")
+        ->capture_default_str();
+}
+
+} // namespace
+
+int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+{
+    CLI::App app("The suspects of a run: training examples that are probably mislabelled. From the run's\n"
+                 "training_dynamics.jsonl, the hard-to-learn examples (low confidence, low variability) whose\n"
+                 "predictions consistently name another label, most certain first, each with the suggested\n"
+                 "label and its evidence (docs/data-map.md). --corrections_file writes them as corrections\n"
+                 "that prepare --corrections_file applies (with --split_file=<the data's split.jsonl>, the\n"
+                 "eval set stays the same).",
+                 "bert-workbench-cli suspects");
+    SuspectsFlags f;
+    if (const auto done = parseCommandFlags(app, f, addSuspectsFlags, args, out, err))
+        return *done;
+    if (f.topK < 0)
+        return reportError(err, ErrorText{"top_k", "top_k is " + std::to_string(f.topK) + "; it must be 0 or more",
+                                          "0 lists every suspect"},
+                           kExitInvalid);
+    try {
+        const RunSuspects r = loadRunSuspects(f.modelDir, f.rule, f.metaDataPath);
+        for (const std::string &note : r.notes)
+            err << "note: " << note << "\n";
+        std::vector<RunSuspect> shown = r.suspects;
+        if (f.topK > 0 && size_t(f.topK) < shown.size())
+            shown.resize(size_t(f.topK));
+        out << r.suspects.size() << " suspect(s) among " << r.examples << " training examples"
+            << (shown.size() < r.suspects.size() ? ", the first " + std::to_string(shown.size()) + " listed" : "")
+            << " (confidence < " << f.rule.max_confidence << ", variability < " << f.rule.max_variability
+            << ", another label predicted in most observations)\n";
+        if (!shown.empty())
+            printSuspects(out, shown);
+        if (f.correctionsFile.empty())
+            return kExitOk;
+        if (r.split_path.empty())
+            throw Error("corrections_file",
+                        "no corrections were written: without split.jsonl the suspects cannot be tied to input rows",
+                        "Prepare the data with bert-workbench-cli prepare (it writes split.jsonl beside "
+                        "input_meta_data.json), train again, and list the suspects then.");
+        const std::vector<Correction> lines = suspectCorrections(shown, f.accept, correctionTimeNow());
+        writeCorrections(f.correctionsFile, lines);
+        out << "wrote " << lines.size() << " correction(s) (" << (f.accept ? "accepted" : "suggested") << ") to "
+            << f.correctionsFile << "\n";
+        if (lines.size() < shown.size())
+            err << "warning: " << (shown.size() - lines.size()) << " suspect(s) are not in " << r.split_path
+                << " and were left out\n";
+        out << "apply them: bert-workbench-cli prepare <the same flags> --split_file=" << r.split_path
+            << " --corrections_file=" << f.correctionsFile << " --output_dir=<a new folder>\n";
+        return kExitOk;
+    } catch (...) {
+        return reportCommandException(err, "suspects");
+    }
+}
+
+} // namespace wb::cli

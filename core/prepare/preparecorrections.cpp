@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/prepare/preparecorrections.h"
+
+#include "core/config/optionwords.h"
+#include "core/prepare/corrections.h"
+#include "core/prepare/preparesplit.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+namespace wb::prep {
+
+namespace {
+
+// How many problems an error names (all are counted).
+constexpr size_t kNamedProblems = 10;
+
+struct Problem
+{
+    std::string where, message, hint;
+};
+
+// The rows a correction can name: the train and eval rows that were not skipped, by splitKey.
+std::unordered_map<std::string, RawExample *> correctableRows(const PrepareOptions &o, SourceSplits &src)
+{
+    std::unordered_map<std::string, RawExample *> rows;
+    for (std::vector<RawExample> *v : {&src.train, &src.eval})
+        for (RawExample &ex : *v)
+            if (!ex.skip)
+                rows.emplace(splitKey(splitFileName(o, ex.file), ex.line), &ex);
+    return rows;
+}
+
+std::string labelList(const std::vector<std::string> &labels)
+{
+    std::string text;
+    for (const std::string &l : labels)
+        text += (text.empty() ? "" : ", ") + l;
+    return text;
+}
+
+// Relabels the row of the accepted or changed correction `c` (read from `where`), or returns
+// why it cannot.
+std::optional<Problem> relabel(const Correction &c, const std::string &where,
+                               const std::unordered_map<std::string, RawExample *> &rows, const SourceSplits &src,
+                               PrepareReport &rep)
+{
+    const std::string row = c.file + (c.line > 0 ? ":" + std::to_string(c.line) : "");
+    const auto it = rows.find(splitKey(c.file, c.line));
+    if (it == rows.end())
+        return Problem{where, "the row " + row + " is not among the input's training and evaluation rows",
+                       "Name the row by its file and line as this input's split.jsonl does (are these the corrections "
+                       "of another input, or of a row since removed or skipped?)."};
+    RawExample &ex = *it->second;
+    const std::string given = src.labels[size_t(ex.label_id)];
+    if (c.label != given)
+        return Problem{where + ": label",
+                       "the row " + row + " has the label '" + given + "' in the input, but the correction was made "
+                           "for the label '" + c.label + "'",
+                       "The data changed since the suspects were listed: list them again (bert-workbench-cli suspects), "
+                       "or write the row's label as \"label\"."};
+    const auto label = std::find(src.labels.begin(), src.labels.end(), c.corrected_label);
+    if (label == src.labels.end())
+        return Problem{where + ": corrected_label",
+                       "'" + c.corrected_label + "' is not a label of the data (" + labelList(src.labels) + ")",
+                       "Use one of the data's labels (labels.txt); a label of its own needs rows of it in the input."};
+    if (c.corrected_label == given) {
+        ++rep.corrections_not_applied;
+        return std::nullopt;
+    }
+    ex.corrected_from = given;
+    ex.label = c.corrected_label;
+    ex.label_id = int64_t(label - src.labels.begin());
+    rep.corrected_rows.push_back({row, given, c.corrected_label, correctionDecisionName(c.decision), c.source_line});
+    return std::nullopt;
+}
+
+[[noreturn]] void throwProblems(const std::vector<Problem> &problems)
+{
+    std::string message = problems.front().message;
+    if (problems.size() > 1) {
+        message += "; " + std::to_string(problems.size() - 1) + " more:";
+        for (size_t i = 1; i < problems.size() && i < kNamedProblems; ++i)
+            message += (i > 1 ? "; " : " ") + problems[i].where + ": " + problems[i].message;
+        if (problems.size() > kNamedProblems)
+            message += "; …";
+    }
+    throw Error(problems.front().where, message, problems.front().hint);
+}
+
+} // namespace
+
+void applyCorrections(const PrepareOptions &o, SourceSplits &src, PrepareReport &rep)
+{
+    if (o.corrections_file.empty())
+        return;
+    if (src.regression || src.multi_label)
+        throw Error("corrections_file",
+                    std::string("the data is ") + (src.regression ? "a regression" : "multi-label")
+                        + "; corrections relabel single-label classification rows",
+                    "Leave out " + optionName("corrections_file") + ".");
+    const std::vector<Correction> corrections = readCorrections(o.corrections_file);
+    const auto rows = correctableRows(o, src);
+    std::unordered_map<std::string, int64_t> seen; // splitKey → the line that named it first
+    std::vector<Problem> problems;
+    rep.corrections_file = o.corrections_file;
+    for (const Correction &c : corrections) {
+        const std::string where = o.corrections_file + ":" + std::to_string(c.source_line);
+        const auto [first, added] = seen.emplace(splitKey(c.file, c.line), c.source_line);
+        if (!added) {
+            problems.push_back({where, "the row " + c.file + (c.line > 0 ? ":" + std::to_string(c.line) : "")
+                                           + " has a correction on line " + std::to_string(first->second) + " already",
+                                "Keep one line per row (the last decision)."});
+            continue;
+        }
+        if (!c.relabels()) {
+            ++rep.corrections_not_applied;
+            continue;
+        }
+        if (auto p = relabel(c, where, rows, src, rep))
+            problems.push_back(std::move(*p));
+    }
+    if (!problems.empty())
+        throwProblems(problems);
+}
+
+} // namespace wb::prep

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 46: corrections.jsonl (core/prepare/corrections.h): the writer's exact lines, the reader
+// back, and the reader's errors naming the file, line and key.
+#include "core/prepare/corrections.h"
+#include "core/util/error.h"
+
+#include <QtTest>
+
+#include <regex>
+
+using namespace wb;
+
+class tst_Corrections : public QObject
+{
+    Q_OBJECT
+
+    // The error parseCorrections throws for `text`, as "field | message".
+    static std::string errorOf(const std::string &text)
+    {
+        try {
+            parseCorrections(text, "c.jsonl");
+        } catch (const Error &e) {
+            return e.field() + " | " + e.what();
+        }
+        return "no error";
+    }
+
+private Q_SLOTS:
+    void writtenLinesReadBack()
+    {
+        Correction a;
+        a.file = "reviews.csv";
+        a.line = 7;
+        a.index = 17;
+        a.label = "pos";
+        a.suggested_label = "neg";
+        a.decision = CorrectionDecision::Accepted;
+        a.corrected_label = "neg";
+        a.time = "2026-12-05T18:20:00Z";
+        Correction b;
+        b.file = "ham/0042.txt";
+        b.index = 3;
+        b.label = "ham";
+        b.suggested_label = "spam";
+        b.decision = CorrectionDecision::Rejected;
+        b.corrected_label = "ignored";
+        const std::string text = correctionsJsonl({a, b});
+        QCOMPARE(text, std::string("{\"file\":\"reviews.csv\",\"line\":7,\"index\":17,\"label\":\"pos\","
+                                   "\"suggested_label\":\"neg\",\"decision\":\"accepted\",\"corrected_label\":\"neg\","
+                                   "\"time\":\"2026-12-05T18:20:00Z\"}\n"
+                                   "{\"file\":\"ham/0042.txt\",\"index\":3,\"label\":\"ham\",\"suggested_label\":\"spam\","
+                                   "\"decision\":\"rejected\"}\n"));
+        const std::vector<Correction> back = parseCorrections("\n" + text, "c.jsonl");
+        QCOMPARE(back.size(), size_t(2));
+        QCOMPARE(back[0].source_line, int64_t(2));
+        QCOMPARE(back[0].line, int64_t(7));
+        QCOMPARE(back[0].corrected_label, std::string("neg"));
+        QVERIFY(back[0].relabels());
+        QCOMPARE(back[1].line, int64_t(0));
+        QCOMPARE(back[1].decision, CorrectionDecision::Rejected);
+        QCOMPARE(back[1].corrected_label, std::string());
+        QVERIFY(!back[1].relabels());
+        // An accepted line may leave corrected_label out: it is the suggestion.
+        const auto c = parseCorrections(R"({"file":"f","label":"a","suggested_label":"b","decision":"accepted"})",
+                                        "c.jsonl");
+        QCOMPARE(c[0].corrected_label, std::string("b"));
+        QVERIFY(std::regex_match(correctionTimeNow(), std::regex("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ")));
+    }
+
+    void errorsNameTheLineAndKey()
+    {
+        QCOMPARE(errorOf("{\"file\":\"f\"\n"), std::string("c.jsonl:1 | is not a JSON object"));
+        QCOMPARE(errorOf("\n{\"label\":\"a\",\"decision\":\"rejected\"}"),
+                 std::string("c.jsonl:2: file | is missing (expected a string)"));
+        QCOMPARE(errorOf(R"({"file":"f","line":0,"label":"a","decision":"rejected"})"),
+                 std::string("c.jsonl:1: line | is 0, expected an integer ≥ 1"));
+        QCOMPARE(errorOf(R"({"file":"f","label":3,"decision":"rejected"})"),
+                 std::string("c.jsonl:1: label | is number, expected a string"));
+        QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"maybe"})"),
+                 std::string("c.jsonl:1: decision | is 'maybe', expected suggested, accepted, rejected or changed"));
+        QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"accepted"})"),
+                 std::string("c.jsonl:1: suggested_label | an accepted correction has no suggested_label"));
+        QCOMPARE(errorOf(R"({"file":"f","label":"a","suggested_label":"b","decision":"accepted","corrected_label":"c"})"),
+                 std::string("c.jsonl:1: corrected_label | is 'c' but the accepted suggestion is 'b'"));
+        QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"changed"})"),
+                 std::string("c.jsonl:1: corrected_label | a changed correction has no corrected_label"));
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_Corrections)
+#include "tst_corrections.moc"
