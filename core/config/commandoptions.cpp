@@ -188,8 +188,8 @@ std::vector<FlagRow> buildPrepareTable()
                                                     "lines; the input files stay as they are); with --split_file of the "
                                                     "prepare before, the eval set stays the same"),
                           "Corrections",
-                          "A corrections.jsonl (from the suspects: bert-workbench-cli suspects, or the window's Suspects "
-                          "table): the rows it accepts or changes get the corrected label in the prepared data; your files "
+                          "A corrections.jsonl (the decisions on a run's suspects: bert-workbench-cli suspects "
+                          "--corrections_file): the rows it accepts or changes get the corrected label in the prepared data; your files "
                           "are not changed"));
     addMultiLabelPrepareRows(t);
     return t;
