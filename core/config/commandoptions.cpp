@@ -189,8 +189,8 @@ std::vector<FlagRow> buildPrepareTable()
                                                     "prepare before, the eval set stays the same"),
                           "Corrections",
                           "A corrections.jsonl (the decisions on a run's suspects: bert-workbench-cli suspects "
-                          "--corrections_file): the rows it accepts or changes get the corrected label in the prepared data; your files "
-                          "are not changed"));
+                          "--corrections_file): the rows it accepts or changes get the corrected label in the "
+                          "prepared data; your files are not changed"));
     addMultiLabelPrepareRows(t);
     return t;
 }
