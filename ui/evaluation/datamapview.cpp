@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <set>
 
@@ -216,35 +217,55 @@ void DataMapView::drawRegions()
     {
         Region region;
         double x0, y0, x1, y1; ///< variability and confidence
-        QColor shade;
+        QColor colour;
         double tx, ty;         ///< where its name stands
         Qt::Alignment align;
     };
+    // The names stand where few points fall: just inside the 0.5 line for the two left regions
+    // (the points of easy-to-learn crowd the top, those of hard-to-learn the bottom corner), and
+    // in the bottom right corner for ambiguous (a variability above 0.2 needs a confidence above
+    // about 0.05: the standard deviation of values in [0, 1] with mean c is at most √(c(1−c))).
+    const double midLeft = kAmbiguousVariability / 2;
     const Area areas[] = {
-        {Region::EasyToLearn, 0, kEasyConfidence, kAmbiguousVariability, 1, QColor(0, 158, 115, 28), 0.005, 0.99,
-         Qt::AlignLeft | Qt::AlignTop},
-        {Region::HardToLearn, 0, 0, kAmbiguousVariability, kEasyConfidence, QColor(213, 94, 0, 28), 0.005, 0.01,
-         Qt::AlignLeft | Qt::AlignBottom},
-        {Region::Ambiguous, kAmbiguousVariability, 0, kMaxVariability, 1, QColor(86, 180, 233, 28), 0.495, 0.01,
-         Qt::AlignRight | Qt::AlignBottom},
+        {Region::EasyToLearn, 0, kEasyConfidence, kAmbiguousVariability, 1, QColor(0, 120, 85), midLeft,
+         kEasyConfidence + 0.02, Qt::AlignHCenter | Qt::AlignBottom},
+        {Region::HardToLearn, 0, 0, kAmbiguousVariability, kEasyConfidence, QColor(180, 70, 0), midLeft,
+         kEasyConfidence - 0.02, Qt::AlignHCenter | Qt::AlignTop},
+        {Region::Ambiguous, kAmbiguousVariability, 0, kMaxVariability, 1, QColor(40, 110, 170),
+         kMaxVariability - 0.005, 0.01, Qt::AlignRight | Qt::AlignBottom},
     };
+    // The names on a layer above the points, so that none hides them.
+    m_plot->addLayer(QStringLiteral("regionNames"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     for (const Area &a : areas) {
         auto *rect = new QCPItemRect(m_plot);
         rect->setLayer(QStringLiteral("background"));
         rect->topLeft->setCoords(a.x0, a.y1);
         rect->bottomRight->setCoords(a.x1, a.y0);
-        rect->setPen(QPen(a.shade.darker(180), 1, Qt::DashLine));
-        rect->setBrush(a.shade);
+        QColor shade = a.colour;
+        shade.setAlpha(22);
+        rect->setPen(Qt::NoPen);
+        rect->setBrush(shade);
         auto *name = new QCPItemText(m_plot);
         name->setObjectName(QStringLiteral("region ") + regionName(a.region));
-        name->setLayer(QStringLiteral("background"));
+        name->setLayer(QStringLiteral("regionNames"));
         name->position->setCoords(a.tx, a.ty);
         name->setPositionAlignment(a.align);
         name->setText(regionName(a.region));
-        name->setColor(a.shade.darker(400));
+        name->setColor(a.colour);
+        name->setBrush(QColor(255, 255, 255, 200));
+        name->setPadding(QMargins(3, 1, 3, 1));
         QFont f = name->font();
         f.setBold(true);
         name->setFont(f);
+    }
+    // The boundaries as dashed lines across the whole plot.
+    for (const auto &[x0, y0, x1, y1] : {std::array<double, 4>{kAmbiguousVariability, -1, kAmbiguousVariability, 2},
+                                         std::array<double, 4>{0, kEasyConfidence, kAmbiguousVariability, kEasyConfidence}}) {
+        auto *line = new QCPItemLine(m_plot);
+        line->setLayer(QStringLiteral("background"));
+        line->start->setCoords(x0, y0);
+        line->end->setCoords(x1, y1);
+        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
     }
 }
 

@@ -10,6 +10,7 @@
 #include "core/util/error.h"
 #include "core/engine/preflight.h"
 #include "ui/form/configurationform.h"
+#include "ui/evaluation/datamapview.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/toplossesview.h"
@@ -202,6 +203,10 @@ void MainWindow::buildTabs()
         m_tryIt->setTexts(text);
         showTab(QStringLiteral("tryItTab"));
     });
+    // The training examples' confidence against variability (issue 46); a click explains one in Try it.
+    m_dataMap = new DataMapView;
+    m_dataMap->setObjectName(QStringLiteral("dataMapTab"));
+    m_tabs->addTab(m_dataMap, tr("Data map"));
     m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_fillMask, tr("Try it: fill in the blank"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), false); // the task Pretrain on text
@@ -266,6 +271,12 @@ void MainWindow::connectForm()
                 m_tabs->setCurrentWidget(m_tryIt); // followFormInTryIt: the form's model
                 m_tryIt->explainText(text, textB, classId);
             });
+    // A point of the data map: its training text in Try it, explained for its gold label.
+    connect(m_dataMap, &DataMapView::explainRequested, this,
+            [this](const QString &text, const QString &textB, qlonglong classId) {
+                m_tabs->setCurrentWidget(m_tryIt);
+                m_tryIt->explainText(text, textB, classId);
+            });
     connect(m_form, &ConfigurationForm::taskChanged, this, &MainWindow::applyFormTask);
     connectFormModelDir();
 }
@@ -276,6 +287,7 @@ void MainWindow::applyFormTask()
     QWidget *current = m_tabs->currentWidget();
     m_tabs->setTabVisible(m_tabs->indexOf(m_tryIt), !pretrain);
     m_tabs->setTabVisible(m_tabs->indexOf(m_evalView), !pretrain);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_dataMap), !pretrain);
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), pretrain);
     if (current == m_tryIt && pretrain)
         m_tabs->setCurrentWidget(m_fillMask);

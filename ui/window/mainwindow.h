@@ -22,6 +22,7 @@ class QTimer;
 namespace wb {
 
 class ConfigurationForm;
+class DataMapView;
 class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
@@ -272,6 +273,7 @@ private:
     TryItPanel *m_tryIt = nullptr;
     FillMaskPanel *m_fillMask = nullptr; ///< Try it of a pretraining run (the task Pretrain on text)
     EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
+    DataMapView *m_dataMap = nullptr; ///< the Data map tab (issue 46)
     RunsTable *m_runs = nullptr;
     RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
     SweepDialog *m_sweepDialog = nullptr;

@@ -11,6 +11,7 @@
 #include "core/io/metricsreader.h"
 #include "core/advice/coach.h"
 #include "core/formats/runend.h"
+#include "ui/evaluation/datamapview.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
@@ -152,6 +153,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
     m_shownModelDir = q(o.model_dir);
     loadBaseline(o, m_form->task() == FormTask::Pretrain);
     m_embeddings->setModelDir(q(o.model_dir), o.save_embeddings); // the saved evaluations' vectors, read in the background
+    m_dataMap->setRun(o); // training_dynamics.jsonl and the training texts, read in the background
     if (o.model_dir.empty())
         return;
     const quint64 generation = m_shownRunGeneration;

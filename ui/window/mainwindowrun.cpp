@@ -6,6 +6,7 @@
 #include "core/formats/runend.h"
 #include "ui/common/qtext.h"
 
+#include "ui/evaluation/datamapview.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
@@ -82,6 +83,7 @@ void MainWindow::handleRunStarted(const RunStarted &info)
 {
     const TrainingOptions &o = m_session->controller()->lastSpec();
     scanRuns(q(o.model_dir));
+    m_dataMap->setRun(o); // a resumed run's map so far; a new run's says "yet"
     if (info.start_step > 0 && m_plot->pointCount(LossPlot::Series::TrainLoss) == 0) {
         // Resumed in a new session: show the history that is already on disk (read off the
         // GUI thread; dropped when another run or project has been shown meanwhile).
@@ -104,6 +106,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     // The trainer writes eval_examples.jsonl after reporting an evaluation and before its checkpoint.
     m_evalView->loadExamples(modelDir);
     m_embeddings->setModelDir(modelDir, m_session->controller()->lastSpec().save_embeddings); // the evaluation's embeddings/step-N.safetensors
+    m_dataMap->setRun(m_session->controller()->lastSpec()); // training_dynamics.jsonl, written before the checkpoint
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
     m_fillMask->checkpointSaved(modelDir);
