@@ -9,10 +9,12 @@
 #include "app/cli/runflags.h"
 #include "core/config/commandoptions.h"
 #include "core/formats/runsuspects.h"
+#include "core/formats/trainingtexts.h"
 #include "core/util/error.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
 
 namespace wb::cli {
@@ -40,8 +42,56 @@ std::string rowName(const RunSuspect &s)
     return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "");
 }
 
-// The table: rank, training record, input row, label -> suggestion, evidence.
-void printSuspects(std::ostream &out, const std::vector<RunSuspect> &shown)
+// How many bytes of a text the table shows.
+constexpr size_t kTextWidth = 60;
+
+// `text` cut to kTextWidth bytes at a character boundary, "…" when cut.
+std::string shortText(const std::string &text)
+{
+    if (text.size() <= kTextWidth)
+        return text;
+    size_t end = kTextWidth;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+        --end; // not inside a UTF-8 sequence
+    return text.substr(0, end) + "…";
+}
+
+// The texts of the suspects' training records (the wordpieces joined back into words;
+// core/formats/trainingtexts.h), by record; none when the records or the vocabulary cannot be
+// found, with a note on `err` saying why.
+std::map<int64_t, std::string> suspectTexts(const std::string &modelDir, const std::string &metaDataPath,
+                                            const std::vector<RunSuspect> &shown, std::ostream &err)
+{
+    std::map<int64_t, std::string> texts;
+    if (shown.empty())
+        return texts;
+    int64_t last = 0;
+    for (const RunSuspect &s : shown)
+        last = std::max(last, s.evidence.index);
+    TrainingOptions o;
+    o.model_dir = modelDir;
+    o.input_meta_data_path = metaDataPath;
+    const TrainingTextSource source = trainingTextSource(o);
+    try {
+        if (source.train_data_path.empty() || source.vocab_file.empty())
+            throw Error("train_data_path", "the run's training records or vocabulary are not known");
+        const TrainingTexts read = readTrainingTexts(source, last + 1);
+        for (const RunSuspect &s : shown)
+            if (size_t(s.evidence.index) < read.texts.size()) {
+                const TrainingText &t = read.texts[size_t(s.evidence.index)];
+                texts[s.evidence.index] = shortText(t.text_b.empty() ? t.text : t.text + " [SEP] " + t.text_b);
+            }
+    } catch (const std::exception &e) {
+        const auto *error = dynamic_cast<const Error *>(&e);
+        err << "note: the texts are not shown: " << (error ? error->field() + ": " : std::string()) << e.what() << "\n";
+        for (const std::string &n : source.notes)
+            err << "note: " << n << "\n";
+    }
+    return texts;
+}
+
+// The table: rank, training record, input row, label -> suggestion, evidence, text.
+void printSuspects(std::ostream &out, const std::vector<RunSuspect> &shown, const std::map<int64_t, std::string> &texts)
 {
     size_t rowWidth = 3, labelWidth = 18;
     for (const RunSuspect &s : shown) {
@@ -49,7 +99,8 @@ void printSuspects(std::ostream &out, const std::vector<RunSuspect> &shown)
         labelWidth = std::max(labelWidth, s.label.size() + s.suggested_label.size() + 4);
     }
     out << padded("rank", 6) << padded("index", 8) << padded("row", rowWidth + 2)
-        << padded("label -> suggested", labelWidth + 2) << "confidence  variability  correctness  predicted  last_p\n";
+        << padded("label -> suggested", labelWidth + 2)
+        << "confidence  variability  correctness  predicted  last_p  text\n";
     for (size_t i = 0; i < shown.size(); ++i) {
         const RunSuspect &s = shown[i];
         const Suspect &e = s.evidence;
@@ -58,7 +109,9 @@ void printSuspects(std::ostream &out, const std::vector<RunSuspect> &shown)
             << padded(fixed3(e.confidence), 12) << padded(fixed3(e.variability), 13)
             << padded(fixed3(e.correctness), 13)
             << padded(std::to_string(e.suggestion_count) + " of " + std::to_string(e.observations), 11)
-            << fixed3(e.last_gold_probability) << "\n";
+            << padded(fixed3(e.last_gold_probability), 8);
+        const auto text = texts.find(e.index);
+        out << (text == texts.end() ? std::string("-") : text->second) << "\n";
     }
 }
 
@@ -117,7 +170,7 @@ int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::os
             << " (confidence < " << f.rule.max_confidence << ", variability < " << f.rule.max_variability
             << ", another label predicted in most observations)\n";
         if (!shown.empty())
-            printSuspects(out, shown);
+            printSuspects(out, shown, suspectTexts(f.modelDir, f.metaDataPath, shown, err));
         if (f.correctionsFile.empty())
             return kExitOk;
         if (r.split_path.empty())

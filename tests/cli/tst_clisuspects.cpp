@@ -75,7 +75,8 @@ class tst_CliSuspects : public QObject
     void writeRun(const std::vector<SplitRow> &split)
     {
         write("run/run_config.json", "{\"defining\": {}, \"informational\": {\"input_meta_data_path\": \""
-                                         + path("before/input_meta_data.json") + "\"}}\n");
+                                         + path("before/input_meta_data.json") + "\", \"train_data_path\": \""
+                                         + path("before/train.tf_record") + "\"}}\n");
         write("run/checkpoint", "model_checkpoint_path: \"ckpt-15\"\n");
         const std::map<std::string, int64_t> ids{{"ham", 0}, {"spam", 1}};
         TrainingDynamics d;
@@ -114,6 +115,9 @@ private Q_SLOTS:
     void acceptedSuspectsRelabelTheirRows();
     void badCorrectionsNameTheirLine();
     void runsWithoutWhatSuspectsNeedSaySo();
+
+private:
+    void checkReportAfter();
 };
 
 void tst_CliSuspects::acceptedSuspectsRelabelTheirRows()
@@ -135,8 +139,11 @@ void tst_CliSuspects::acceptedSuspectsRelabelTheirRows()
     QVERIFY2(text.find("2 suspect(s) among 16 training examples") == 0, text.c_str());
     const std::string ham = std::to_string(byLine.at(kFlippedHam).index);
     const std::string spam = std::to_string(byLine.at(kFlippedSpam).index);
-    QCOMPARE(lineWith(text, "data.csv:4"), "1 " + ham + " data.csv:4 ham -> spam 0.150 0.108 0.000 3 of 3 0.050");
-    QCOMPARE(lineWith(text, "data.csv:11"), "2 " + spam + " data.csv:11 spam -> ham 0.233 0.125 0.000 3 of 3 0.100");
+    // The texts are the records' wordpieces ("4" is not in the vocabulary).
+    QCOMPARE(lineWith(text, "data.csv:4"),
+             "1 " + ham + " data.csv:4 ham -> spam 0.150 0.108 0.000 3 of 3 0.050 win money [UNK]");
+    QCOMPARE(lineWith(text, "data.csv:11"),
+             "2 " + spam + " data.csv:11 spam -> ham 0.233 0.125 0.000 3 of 3 0.100 hello friend [UNK]");
     QVERIFY2(text.find("wrote 2 correction(s) (accepted) to " + path("corrections.jsonl")) != std::string::npos,
              text.c_str());
     QVERIFY(text.find("--split_file=" + path("before/split.jsonl")) != std::string::npos);
@@ -160,7 +167,8 @@ void tst_CliSuspects::acceptedSuspectsRelabelTheirRows()
     std::ostringstream out2, err2;
     QVERIFY2(runCli(args, out2, err2) == kExitOk, err2.str().c_str());
     const std::string report = out2.str();
-    QVERIFY2(report.find("  corrections: " + path("corrections.jsonl") + ": 2 row(s) relabelled\n") != std::string::npos,
+    QVERIFY2(report.find("  corrections: " + path("corrections.jsonl") + ": 2 row(s) relabelled\n")
+                 != std::string::npos,
              report.c_str());
     QVERIFY(report.find("    data.csv:4: ham -> spam (accepted, line 1)\n") != std::string::npos);
     QVERIFY(report.find("    data.csv:11: spam -> ham (accepted, line 2)\n") != std::string::npos);
@@ -180,6 +188,12 @@ void tst_CliSuspects::acceptedSuspectsRelabelTheirRows()
                            + ",\"label\":\"spam\",\"label_as_given\":\"ham\"}\n")
             != std::string::npos);
 
+    checkReportAfter();
+}
+
+// prepare_report.json of the prepare with the corrections: the rows relabelled, the counts.
+void tst_CliSuspects::checkReportAfter()
+{
     const PrepareReport r = parsePrepareReport(readText(path("after/prepare_report.json")), "prepare_report.json");
     QCOMPARE(r.split_method, std::string("split_file"));
     QCOMPARE(r.corrections_file, path("corrections.jsonl"));
@@ -189,6 +203,7 @@ void tst_CliSuspects::acceptedSuspectsRelabelTheirRows()
     QCOMPARE(r.corrected_rows[0].corrected_label, std::string("spam"));
     QCOMPARE(r.corrected_rows[0].decision, std::string("accepted"));
     QCOMPARE(r.corrected_rows[0].correction_line, int64_t(1));
+    QCOMPARE(r.corrected_rows[1].where, std::string("data.csv:11"));
     QCOMPARE(r.corrections_not_applied, int64_t(0));
     const PrepareReport b = parsePrepareReport(readText(path("before/prepare_report.json")), "prepare_report.json");
     QCOMPARE(r.train_label_counts, b.train_label_counts); // one row each way
