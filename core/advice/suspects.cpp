@@ -61,14 +61,40 @@ Suspect evidence(const SuspectInput &row)
 
 } // namespace
 
+LearnedCheck learnedCheck(const std::vector<SuspectInput> &rows)
+{
+    LearnedCheck c;
+    std::map<int64_t, int64_t> labels;
+    int64_t right = 0;
+    for (const SuspectInput &row : rows) {
+        if (row.predicted_label_ids.empty())
+            continue;
+        ++c.examples;
+        ++labels[row.label_id];
+        right += row.predicted_label_ids.back() == row.label_id ? 1 : 0;
+    }
+    if (c.examples == 0)
+        return c;
+    int64_t most = 0;
+    for (const auto &[label, count] : labels)
+        most = std::max(most, count);
+    c.last_accuracy = double(right) / double(c.examples);
+    c.majority_share = double(most) / double(c.examples);
+    c.learned = c.last_accuracy > c.majority_share;
+    return c;
+}
+
 std::vector<Suspect> findSuspects(const std::vector<SuspectInput> &rows, const SuspectRule &rule)
 {
     std::vector<Suspect> found;
-    for (const SuspectInput &row : rows) {
+    for (const SuspectInput &row : rows)
         if (row.gold_probabilities.size() != row.predicted_label_ids.size())
             throw std::invalid_argument("training example " + std::to_string(row.index) + ": "
                                         + std::to_string(row.gold_probabilities.size()) + " probabilities but "
                                         + std::to_string(row.predicted_label_ids.size()) + " predictions");
+    if (rule.require_learned && !learnedCheck(rows).learned)
+        return found;
+    for (const SuspectInput &row : rows) {
         if (row.gold_probabilities.empty())
             continue;
         const Suspect s = evidence(row);

@@ -24,6 +24,11 @@
 //     predicted in more than SuspectRule::min_suggestion_share (default 0.5, a majority) of the
 //     observations: the predictions consistently name another label, which becomes the suggestion.
 // Suspects are ranked by confidence ascending (the most certain mistakes first), then by index.
+// All of this presumes a model that learned the data: a model that predicts one label for every
+// text (not learning yet) puts every example of the other labels in the hard-to-learn region with
+// the same "suggestion". So when the share of examples whose last prediction was their label is
+// not above the most frequent label's share (the accuracy of always predicting it), no example is
+// a suspect (learnedCheck(); SuspectRule::require_learned).
 
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +55,21 @@ struct SuspectRule
     double max_confidence = 0.5;       ///< confidence must be below this
     double max_variability = 0.2;      ///< variability must be below this
     double min_suggestion_share = 0.5; ///< the suggestion must be predicted in more than this share
+    bool require_learned = true;       ///< no suspects unless learnedCheck() says the model learned
 };
+
+/// Whether the model learned the training data better than always predicting its most frequent
+/// label, at the last observation of each example (rows without observations are left out).
+struct LearnedCheck
+{
+    bool learned = false;       ///< last_accuracy > majority_share
+    double last_accuracy = 0;   ///< share of examples whose last prediction was their label
+    double majority_share = 0;  ///< share of the most frequent label
+    int64_t examples = 0;       ///< examples with observations
+};
+
+/// The check above. Pure.
+LearnedCheck learnedCheck(const std::vector<SuspectInput> &rows);
 
 /// A probably mislabelled training example and its evidence. A plain value.
 struct Suspect
@@ -71,7 +90,8 @@ struct Suspect
 std::pair<int64_t, int64_t> mostPredictedLabel(const std::vector<int64_t> &predicted);
 
 /// The suspects among `rows` by `rule`, ranked by confidence ascending, then index ascending.
-/// A row without observations is never a suspect. Throws std::invalid_argument naming the index
+/// A row without observations is never a suspect; with rule.require_learned, none is when
+/// learnedCheck(rows) says the model did not learn. Throws std::invalid_argument naming the index
 /// when a row's two arrays differ in length. Pure; thread-safe.
 std::vector<Suspect> findSuspects(const std::vector<SuspectInput> &rows, const SuspectRule &rule = {});
 

@@ -9,6 +9,7 @@
 #include "core/util/error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -102,6 +103,13 @@ bool recordedWithoutDynamics(const std::string &modelDir)
                 "Train a single-label classification run with " + optionName("record_training_dynamics") + "=true.");
 }
 
+std::string percent(double share)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
+    return buf;
+}
+
 // Ties each suspect to its input row through split.jsonl's train rows.
 void locate(RunSuspects &r)
 {
@@ -151,7 +159,13 @@ RunSuspects loadRunSuspects(const std::string &modelDir, const SuspectRule &rule
     const auto name = [&r](int64_t id) {
         return id >= 0 && size_t(id) < r.labels.size() ? r.labels[size_t(id)] : "label " + std::to_string(id);
     };
-    for (const Suspect &s : findSuspects(suspectInputs(rows), rule))
+    const std::vector<SuspectInput> inputs = suspectInputs(rows);
+    if (const LearnedCheck c = learnedCheck(inputs); rule.require_learned && c.examples > 0 && !c.learned)
+        r.notes.push_back("the model had not learned the training data: its last predictions were right for "
+                          + percent(c.last_accuracy) + " of the examples, no more than always predicting the most "
+                          "frequent label (" + percent(c.majority_share) + "), so no example is a suspect; train "
+                          "longer or with another learning rate");
+    for (const Suspect &s : findSuspects(inputs, rule))
         r.suspects.push_back({s, name(s.label_id), name(s.suggested_label_id), {}, 0, false});
     const fs::path split = r.meta_path.empty() ? fs::path() : fs::path(r.meta_path).parent_path() / "split.jsonl";
     if (!split.empty() && fs::exists(split)) {

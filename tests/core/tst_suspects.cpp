@@ -16,9 +16,18 @@ namespace {
 
 bool near(double a, double b) { return std::abs(a - b) < 1e-12; }
 
+// The rows below, and twelve easy ones (records 20–31, labels 0 and 1) so that the model learned
+// the data: last predictions right for 13 of 20, the most frequent label (1) 10 of 20.
+std::vector<SuspectInput> withEasyRows(std::vector<SuspectInput> rows)
+{
+    for (int64_t i = 20; i < 32; ++i)
+        rows.push_back({i, i % 2, {0.8, 0.9, 0.95}, {i % 2, i % 2, i % 2}});
+    return rows;
+}
+
 std::vector<SuspectInput> rows()
 {
-    return {
+    return withEasyRows({
         {0, 0, {0.5, 0.2, 0.1}, {0, 1, 1}},     // suspect: 1 in 2 of 3
         {1, 1, {0.4, 0.1, 0.05}, {0, 0, 0}},    // suspect: 0 in 3 of 3
         {2, 0, {0.9, 0.95, 0.99}, {0, 0, 0}},   // easy
@@ -28,7 +37,7 @@ std::vector<SuspectInput> rows()
         {6, 0, {}, {}},                         // never seen
         {7, 1, {0.45}, {0}},                    // suspect on one observation
         {8, 1, {0.1, 0.1}, {0, 0}},             // ties with 5 on confidence: after it by index
-    };
+    });
 }
 
 } // namespace
@@ -108,6 +117,27 @@ private Q_SLOTS:
         QCOMPARE(s.size(), size_t(2));
         QCOMPARE(s[0].index, int64_t(5));
         QCOMPARE(s[1].index, int64_t(8));
+    }
+
+    void aModelThatDidNotLearnHasNoSuspects()
+    {
+        const LearnedCheck learned = learnedCheck(rows());
+        QVERIFY(learned.learned);
+        QCOMPARE(learned.examples, int64_t(20));
+        QCOMPARE(learned.last_accuracy, 13.0 / 20.0);
+        QCOMPARE(learned.majority_share, 10.0 / 20.0);
+        // A constant classifier: "ham" (0) for everything, each spam example a perfect suspect.
+        std::vector<SuspectInput> constant;
+        for (int64_t i = 0; i < 10; ++i)
+            constant.push_back({i, i < 6 ? 0 : 1, {0.49, 0.5, 0.49}, {0, 0, 0}});
+        const LearnedCheck c = learnedCheck(constant);
+        QVERIFY(!c.learned);
+        QCOMPARE(c.last_accuracy, 0.6);
+        QCOMPARE(c.majority_share, 0.6);
+        QVERIFY(findSuspects(constant).empty());
+        SuspectRule anyway;
+        anyway.require_learned = false;
+        QCOMPARE(findSuspects(constant, anyway).size(), size_t(4));
     }
 
     void topKAndBadRows()
