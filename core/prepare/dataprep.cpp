@@ -525,6 +525,7 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
 
     Sorted sorted = sortConverted(o, src, jobs, notes, rep);
     prep::splitAndCount(o, src, sorted, rep);
+    prep::warnCorrectedEvalRows(sorted, rep);
     findDuplicates(sorted.train, sorted.eval, rep);
     prep::findLabelsInText(src, sorted, rep);
     prep::addWarnings(src, sorted, notes, rep);

@@ -126,4 +126,21 @@ void applyCorrections(const PrepareOptions &o, SourceSplits &src, PrepareReport 
         throwProblems(problems);
 }
 
+void warnCorrectedEvalRows(const Sorted &d, PrepareReport &rep)
+{
+    std::vector<std::string> rows;
+    for (const Job *j : d.eval)
+        if (!j->ex->corrected_from.empty())
+            rows.push_back(j->ex->where);
+    if (rows.empty())
+        return;
+    std::string named;
+    for (size_t i = 0; i < rows.size() && i < kNamedProblems; ++i)
+        named += (i ? ", " : "") + rows[i];
+    rep.warnings.push_back(std::to_string(rows.size()) + " relabelled row(s) are in the eval set (" + named
+                           + (rows.size() > kNamedProblems ? ", …" : "")
+                           + "): the eval set's labels changed, so a run before the corrections and one after are "
+                             "not scored on the same labels");
+}
+
 } // namespace wb::prep

@@ -3,6 +3,7 @@
 // prepare --corrections_file (issue 46): the accepted and changed lines of a corrections.jsonl
 // (core/prepare/corrections.h) relabel the rows read, in memory. Internal to prepare.
 
+#include "core/prepare/preparejobs.h"
 #include "core/prepare/preparesource.h"
 
 namespace wb::prep {
@@ -17,5 +18,10 @@ namespace wb::prep {
 /// given, a corrected label that is not a label of the data, or two lines for one row; and
 /// wb::Error("corrections_file", …) for regression or multi-label data.
 void applyCorrections(const PrepareOptions &o, SourceSplits &src, PrepareReport &rep);
+
+/// After the split: a warning in `rep` naming the relabelled rows that are in the eval set (their
+/// new labels are scored, so a run before the corrections and one after are not evaluated on the
+/// same labels).
+void warnCorrectedEvalRows(const Sorted &d, PrepareReport &rep);
 
 } // namespace wb::prep

@@ -115,6 +115,7 @@ private Q_SLOTS:
     void acceptedSuspectsRelabelTheirRows();
     void badCorrectionsNameTheirLine();
     void runsWithoutWhatSuspectsNeedSaySo();
+    void correctedEvalRowsAreWarnedAbout();
 
 private:
     void checkReportAfter();
@@ -273,6 +274,31 @@ void tst_CliSuspects::runsWithoutWhatSuspectsNeedSaySo()
     QVERIFY(lineWith(out2.str(), "ham -> spam").find("1 ") == 0);
     QVERIFY(lineWith(out2.str(), "ham -> spam").find(" - ham -> spam") != std::string::npos);
     QVERIFY(!QFileInfo::exists(QString::fromStdString(path("foreign/c.jsonl"))));
+}
+
+void tst_CliSuspects::correctedEvalRowsAreWarnedAbout()
+{
+    std::map<int64_t, SplitRow> byLine;
+    for (const SplitRow &r : readSplitRows(path("before/split.jsonl")))
+        byLine[r.line] = r;
+    QCOMPARE(byLine.at(3).split, std::string("eval"));
+    write("eval.jsonl", "{\"file\":\"data.csv\",\"line\":3,\"label\":\"ham\",\"decision\":\"changed\","
+                        "\"corrected_label\":\"spam\"}\n"
+                        "{\"file\":\"data.csv\",\"line\":5,\"label\":\"ham\",\"decision\":\"rejected\"}\n");
+    std::vector<std::string> args = prepareArgs("evalfix");
+    args.push_back("--split_file=" + path("before/split.jsonl"));
+    args.push_back("--corrections_file=" + path("eval.jsonl"));
+    std::ostringstream out, err;
+    QVERIFY2(runCli(args, out, err) == kExitOk, err.str().c_str());
+    QVERIFY2(out.str().find(": 1 row(s) relabelled; 1 line(s) relabel nothing (suggested, rejected or the same "
+                            "label)\n    data.csv:3: ham -> spam (changed, line 1)\n")
+                 != std::string::npos,
+             out.str().c_str());
+    QVERIFY2(err.str().find("warning: 1 relabelled row(s) are in the eval set (" + path("data.csv")
+                            + ":3): the eval set's labels changed, so a run before the corrections and one after "
+                              "are not scored on the same labels\n")
+                 != std::string::npos,
+             err.str().c_str());
 }
 
 QTEST_APPLESS_MAIN(tst_CliSuspects)
