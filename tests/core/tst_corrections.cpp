@@ -2,10 +2,12 @@
 // Issue 46: corrections.jsonl (core/prepare/corrections.h): the writer's exact lines, the reader
 // back, and the reader's errors naming the file, line and key.
 #include "core/prepare/corrections.h"
+#include "core/prepare/dataprep.h"
 #include "core/util/error.h"
 
 #include <QtTest>
 
+#include <fstream>
 #include <regex>
 
 using namespace wb;
@@ -84,6 +86,47 @@ private Q_SLOTS:
                  std::string("c.jsonl:1: corrected_label | is 'c' but the accepted suggestion is 'b'"));
         QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"changed"})"),
                  std::string("c.jsonl:1: corrected_label | a changed correction has no corrected_label"));
+    }
+
+    /// A folder-per-label input: a correction names the file (no line), through prepareData.
+    void foldersAreCorrectedByFile()
+    {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        auto write = [&root](const std::string &rel, const std::string &text) {
+            QDir().mkpath(QFileInfo(QString::fromStdString(root + "/" + rel)).absolutePath());
+            std::ofstream(root + "/" + rel, std::ios::binary) << text;
+        };
+        write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        for (int i = 0; i < 5; ++i) {
+            write("in/ham/" + std::to_string(i) + ".txt", "hello " + std::to_string(i));
+            write("in/spam/" + std::to_string(i) + ".txt", "spam " + std::to_string(i));
+        }
+        PrepareOptions o;
+        o.input_data_dir = root + "/in";
+        o.vocab_file = root + "/vocab.txt";
+        o.max_seq_length = 16;
+        o.eval_fraction = 0;
+        o.bag_of_words_baseline = false;
+        o.output_dir = root + "/before";
+        const PrepareReport before = prepareData(o);
+        write("c.jsonl", "{\"file\":\"spam/3.txt\",\"label\":\"spam\",\"decision\":\"changed\","
+                         "\"corrected_label\":\"ham\"}\n");
+        o.output_dir = root + "/after";
+        o.split_file = before.split_path;
+        o.corrections_file = root + "/c.jsonl";
+        const PrepareReport after = prepareData(o);
+        QCOMPARE(after.corrected_rows.size(), size_t(1));
+        QCOMPARE(after.corrected_rows[0].where, std::string("spam/3.txt"));
+        QCOMPARE(after.corrected_rows[0].decision, std::string("changed"));
+        QCOMPARE(after.corrected_rows[0].correction_line, int64_t(1));
+        QCOMPARE(after.train_label_counts.at("ham"), int64_t(6));
+        QCOMPARE(after.train_label_counts.at("spam"), int64_t(4));
+        std::ifstream split(after.split_path);
+        const std::string text((std::istreambuf_iterator<char>(split)), {});
+        QVERIFY2(std::regex_search(text, std::regex(R"(\{"file":"spam/3.txt","split":"train","index":\d+,"label":"ham",)"
+                                                    R"("label_as_given":"spam"\})")),
+                 text.c_str());
     }
 };
 
