@@ -24,6 +24,8 @@ the 1-based line where the row starts (docs/file-formats.md, "The eval split and
       the accepted corrections applied to CSV's rows (a stand-in for prepare --corrections_file)
   label_noise.py score CORRECTIONS FLIPPED
       prints JSON: listed, hits, precision (hits / listed), recall (hits / flipped)
+  label_noise.py oracle FLIPPED OUT_CORRECTIONS
+      every flipped row given back its true label, as accepted corrections (the loop's ceiling)
   label_noise.py table WORK_DIR SEEDS
       the results of bench/label_noise_spam.sh in WORK_DIR as a Markdown table (and results.json)
 """
@@ -280,6 +282,15 @@ def seed_result(work, s):
     r["noisy"], r["fixed"] = accuracy(work, f"noisy{s}"), accuracy(work, f"fixed{s}")
     lost = r["clean"] - r["noisy"]
     r["recovered"] = (r["fixed"] - r["noisy"]) / lost if lost > 0 else None
+    for how in ("cl", "oracle"):
+        try:
+            r[f"{how}_fixed"] = accuracy(work, f"{how}-fixed{s}")
+        except FileNotFoundError:
+            r[f"{how}_fixed"] = None
+    listed = r["ours"]["listed"]  # confident learning's precision at our list's length
+    flipped_lines = {x["line"] for x in read_jsonl(flipped)}
+    top = read_jsonl(f"{work}/lists/cl{s}.jsonl")[:listed]
+    r["cl"]["precision_at_ours"] = sum(c["line"] in flipped_lines for c in top) / len(top) if top else 0.0
     return r
 
 
@@ -289,6 +300,12 @@ def spread(values, fmt):
         return "-"
     mean = sum(values) / len(values)
     return f"{fmt.format(mean)} ({fmt.format(min(values))}–{fmt.format(max(values))})"
+
+
+def cmd_oracle(flipped_path, out):
+    write_jsonl(out, [{"file": r["file"], "line": r["line"], "index": r["index"], "label": r["noisy_label"],
+                       "suggested_label": r["label"], "decision": "accepted", "corrected_label": r["label"]}
+                      for r in read_jsonl(flipped_path)])
 
 
 def cmd_table(work, seeds):
@@ -309,11 +326,21 @@ def cmd_table(work, seeds):
           f"| {spread(col(lambda r: r['cl']['precision']), '{:.3f}')} | {res[0]['clean']:.4f} "
           f"| {spread(col(lambda r: r['noisy']), '{:.4f}')} | {spread(col(lambda r: r['fixed']), '{:.4f}')} "
           f"| {spread(col(lambda r: r['recovered']), '{:.2f}')} |")
+    print()
+    print("| noise seed | our hits / k | CL hits / k | CL precision at our list's length | eval acc. after "
+          "CL's top k accepted | after every flip undone (ceiling) |")
+    print("|---|---|---|---|---|---|")
+    fmt = lambda v: "-" if v is None else f"{v:.4f}"
+    for r in res:
+        o, c = r["ours"], r["cl"]
+        print(f"| {r['seed']} | {o['hits']} / {r['flipped']} = {o['hits'] / r['flipped']:.3f} "
+              f"| {c['hits']} / {r['flipped']} = {c['hits'] / r['flipped']:.3f} | {c['precision_at_ours']:.3f} "
+              f"| {fmt(r['cl_fixed'])} | {fmt(r['oracle_fixed'])} |")
 
 
 COMMANDS = {"flip": (cmd_flip, 6), "folds": (cmd_folds, 4), "oof": (cmd_oof, 5), "cl": (cmd_cl, 3),
             "dynamics": (cmd_dynamics, 4), "apply": (cmd_apply, 3), "score": (cmd_score, 2),
-            "table": (cmd_table, 2)}
+            "table": (cmd_table, 2), "oracle": (cmd_oracle, 2)}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS or len(sys.argv) - 2 != COMMANDS[sys.argv[1]][1]:

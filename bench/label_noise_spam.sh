@@ -111,5 +111,16 @@ for s in $seeds; do
     train "fixed$s" "fixed$s" --record_training_dynamics=false
 done
 
+# 4. Controls: the loop with confident learning's top K accepted instead, and with every flipped
+# row given back its true label (the ceiling: the clean labels, prepared through the noisy file).
+for s in $seeds; do
+    "${py[@]}" oracle "lists/flipped$s.jsonl" "lists/oracle$s.jsonl"
+    for how in cl oracle; do
+        prep "$how-fixed$s" "data/noisy$s/mail.csv" --split_file=prepared/clean/split.jsonl \
+            --corrections_file="lists/$how$s.jsonl"
+        train "$how-fixed$s" "$how-fixed$s" --record_training_dynamics=false
+    done
+done
+
 "${py[@]}" table . "$seeds" >results.md
 cat results.md
