@@ -12,9 +12,14 @@
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
 #include "core/io/metricswriter.h"
+#include "support/windowfixtures.h"
+#include "ui/form/projectfile.h"
+#include "ui/tryit/tryitpanel.h"
+#include "ui/window/mainwindow.h"
 
 #include <qcustomplot.h>
 
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -109,6 +114,8 @@ class tst_DataMapView : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { wbtest::useTestSettings(); }
+
     void trainingTextsAreTheRecordsDetokenized()
     {
         QTemporaryDir dir;
@@ -198,6 +205,31 @@ private Q_SLOTS:
         QCOMPARE(ham->data()->size(), 2);
     }
 
+    /// In the window: an opened project's run fills the Data map tab; a point opens Try it with
+    /// its text, explained for its gold label (as a Top losses row does).
+    void windowOpensAPointInTryIt()
+    {
+        QTemporaryDir dir;
+        const TrainingOptions o = writeRun(dir.path());
+        const QString project = dir.filePath(QStringLiteral("p.bwproj"));
+        ProjectFile::save(project, o);
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QString error;
+        QVERIFY2(w.openProject(project, &error), qPrintable(error));
+        w.showTab(QStringLiteral("dataMapTab"));
+        auto *map = w.findChild<DataMapView *>(QStringLiteral("dataMapTab"));
+        QVERIFY(map && map->isVisible());
+        QTRY_COMPARE(map->summaryText(), kStep4Summary);
+        map->openPoint(map->pointAt(pixelOf(*map, 0.1, 0.2)));
+        auto *tabs = w.findChild<QTabWidget *>();
+        TryItPanel *tryIt = w.findChild<TryItPanel *>();
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(tryIt));
+        QCOMPARE(tryIt->textEdit()->toPlainText(), QStringLiteral("freedom"));
+        QCOMPARE(tryIt->explainOptions().target_label_id, int64_t(1));
+    }
+
     /// The regions' boundaries, as docs/data-map.md states them.
     void regionBoundaries()
     {
@@ -217,13 +249,14 @@ private Q_SLOTS:
         v.setRun(o);
         QTRY_COMPARE(v.summaryText(),
                      QStringLiteral("No data map yet: training dynamics are recorded for single-label runs with "
-                                    "record_training_dynamics on, and written to training_dynamics.jsonl at each "
-                                    "checkpoint."));
+                                    "Record training dynamics on (under Hyperparameters), and written to "
+                                    "training_dynamics.jsonl at each checkpoint."));
         QVERIFY(!v.labelGraph(0));
         o.record_training_dynamics = false;
         v.setRun(o);
         QTRY_VERIFY2(v.summaryText().startsWith(QStringLiteral(
-                         "No data map: this run does not record training dynamics (Record training dynamics is off).")),
+                         "No data map: this run does not record training dynamics (Record training dynamics is off). "
+                         "Turn it on under Hyperparameters")),
                      qPrintable(v.summaryText()));
         QTemporaryDir multi;
         v.setRun(writeRun(multi.path(), "multi_label_classification"));

@@ -128,11 +128,11 @@ LoadedMap loadMap(const TrainingOptions &o, const QString &knownTextsKey, const 
     if (l.rows.empty()) {
         l.empty = o.record_training_dynamics
                       ? DataMapView::tr("No data map yet: training dynamics are recorded for single-label runs with "
-                                        "record_training_dynamics on, and written to training_dynamics.jsonl at "
-                                        "each checkpoint.")
+                                        "Record training dynamics on (under Hyperparameters), and written to "
+                                        "training_dynamics.jsonl at each checkpoint.")
                       : DataMapView::tr("No data map: this run does not record training dynamics (Record training "
-                                        "dynamics is off). They are recorded for single-label runs with "
-                                        "record_training_dynamics on; turn it on under Hyperparameters.");
+                                        "dynamics is off). Turn it on under Hyperparameters to see each training "
+                                        "example here from the next run's first checkpoint on.");
         return l;
     }
     const MetricsLog log = readMetricsFile(o.metricsPath());
@@ -202,7 +202,7 @@ DataMapView::DataMapView(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_slider);
     layout->addWidget(m_summary);
     showEmpty(tr("No data map yet: start or open a run. Training dynamics are recorded for single-label runs with "
-                 "record_training_dynamics on."));
+                 "Record training dynamics on."));
     connect(m_slider, &QSlider::valueChanged, this, [this](int i) {
         if (i >= 0 && size_t(i) < m_steps.size())
             showStep(m_steps[size_t(i)]);
@@ -299,7 +299,7 @@ void DataMapView::setRun(const TrainingOptions &o)
         m_texts.reset();
         m_textsKey.clear();
         showEmpty(tr("No data map yet: start or open a run. Training dynamics are recorded for single-label runs "
-                     "with record_training_dynamics on."));
+                     "with Record training dynamics on."));
         return;
     }
     const quint64 generation = ++m_generation;
