@@ -30,8 +30,9 @@ void DynamicsRecorder::keep(int64_t step, const torch::Tensor &logits, const tor
     const torch::Tensor scores = logits.detach().to(torch::kFloat);
     Pending p;
     p.step = step;
-    p.labels = labels;
-    p.indices = indices;
+    // Views of the batch's buffers on the CPU, which the next batch overwrites: copied.
+    p.labels = labels.clone();
+    p.indices = indices.clone();
     p.gold = torch::softmax(scores, -1).gather(1, labels.unsqueeze(1)).squeeze(1);
     p.predicted = scores.argmax(1);
     m_pending.push_back(std::move(p));
