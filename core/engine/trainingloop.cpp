@@ -184,6 +184,7 @@ struct TrainingLoop::State : LoopParts
     std::optional<CheckpointModel> model;
     int64_t start = 0;
     std::string lastCkpt;
+    int64_t lastSavedStep = -1; // on every worker (lastCkpt is the chief's path only)
     bool runConfigWritten = false;
 
     std::optional<MetricsWriter> metrics;
@@ -436,6 +437,7 @@ void TrainingLoop::evaluateAndCheckpoint(State &s)
 void TrainingLoop::saveCheckpointAt(State &s, int64_t step)
 {
     s.task->beforeCheckpoint(s, step);
+    s.lastSavedStep = step;
     if (!s.chief)
         return;
     // run_config.json first: a checkpoint never exists without the identity of its run.
@@ -505,7 +507,8 @@ RunFinished TrainingLoop::run(TrainingTask &task)
         // A stop requested during the evaluation or the checkpoint counts after this step too.
         const bool stopAfter = s.strategy->worldSize() > 1 ? s.stopVote : m_stop.stopRequested();
         if (stopAfter && s.global < total) {
-            if (checkpointStep(s.lastCkpt) != s.global)
+            // Every worker decides alike: the save runs collectives (the training dynamics' gather).
+            if (s.lastSavedStep != s.global)
                 saveCheckpointAt(s, s.global);
             m_progress.status = RunStatus::Cancelled;
             m_progress.message = "stopped by the user after step " + std::to_string(s.global) + "; checkpoint "
