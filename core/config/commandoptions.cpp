@@ -183,7 +183,12 @@ std::vector<FlagRow> buildPrepareTable()
                           "stratified by label",
                           "stratify_split: every label keeps its share in the eval set (recorded in split.jsonl); off: "
                           "one random cut"));
-    t.push_back(value("split_file", "reuse the train/eval split of an earlier prepare of the same input (its split.jsonl)"));
+    t.push_back(withField(value("split_file", "reuse the train/eval split of an earlier prepare of the same input (its "
+                                              "split.jsonl)"),
+                          "Same split as",
+                          "A split.jsonl written by an earlier prepare of the same input (beside its "
+                          "input_meta_data.json): every row keeps its side, so the eval set stays the same; empty: a "
+                          "new split"));
     t.push_back(withField(value("corrections_file", "relabel rows as a corrections.jsonl says (its accepted and changed "
                                                     "lines; the input files stay as they are); with --split_file of the "
                                                     "prepare before, the eval set stays the same"),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/dialogs/preparedatadialog.h"
+#include "ui/dialogs/preparedatacorrections.h"
 #include "ui/dialogs/preparedatamultilabel.h"
 #include "ui/dialogs/preparedatasteps.h"
 #include "ui/common/qtext.h"
@@ -207,6 +208,8 @@ void PrepareDataDialog::addInputRows(QFormLayout *form)
     form->addRow(QString(), m_skipBadRows);
     m_multiLabel = new preparedata::MultiLabelFields(this);
     m_multiLabel->addTo(form);
+    m_corrections = new preparedata::CorrectionsFields(this);
+    m_corrections->addTo(form);
     m_emailBodyOnly = new QCheckBox(tr("%1 (drop the header block)").arg(rowLabel("email_body_only")));
     m_emailBodyOnly->setObjectName(QStringLiteral("emailBodyOnly"));
     m_emailBodyOnly->setToolTip(rowHelp("email_body_only"));
@@ -375,6 +378,7 @@ PrepareOptions PrepareDataDialog::options() const
     o.strip_quoted_replies = m_stripQuotedReplies->isChecked();
     o.stratify_split = m_stratifySplit->isChecked();
     m_multiLabel->read(o);
+    m_corrections->read(o);
     return o;
 }
 
@@ -395,7 +399,20 @@ void PrepareDataDialog::setOptions(const PrepareOptions &o)
     m_stripQuotedReplies->setChecked(o.strip_quoted_replies);
     m_stratifySplit->setChecked(o.stratify_split);
     m_multiLabel->write(o);
+    m_corrections->write(o);
 }
+
+void PrepareDataDialog::useCorrections(const QString &metaDataPath, const QString &splitFile, const QString &correctionsFile)
+{
+    if (m_job.isRunning())
+        return;
+    setKind(Kind::Classification);
+    QString note;
+    setOptions(preparedata::correctionsPrepareOptions(options(), metaDataPath, splitFile, correctionsFile, &note));
+    m_corrections->setNote(note);
+}
+
+QString PrepareDataDialog::correctionsNote() const { return m_corrections->note(); }
 
 QString PrepareDataDialog::pretrainedModel() const { return modelPickerValue(m_model); }
 

@@ -29,6 +29,7 @@ namespace wb {
 
 class ConfigurationForm;
 namespace preparedata {
+class CorrectionsFields;
 class MultiLabelFields;
 }
 
@@ -99,6 +100,14 @@ public:
     /// form's task to Pretrain on text. Says in the dialog what it filled (noteFilledForm) and
     /// returns those fields' labels; nothing when there is no result yet. GUI thread.
     QStringList applyToForm(ConfigurationForm *form);
+    /// Fills the fields to prepare a run's data again with its corrections (issue 46; docs/data-map.md,
+    /// "The loop"): labelled texts, “Same split as” `splitFile`, “Corrections” `correctionsFile`,
+    /// the tokenization and output folder of preparedata::correctionsPrepareOptions (the run's
+    /// input_meta_data.json `metaDataPath`), the input as the fields hold it; the note under the
+    /// fields says what was filled in (correctionsNote()). No-op while running. GUI thread.
+    void useCorrections(const QString &metaDataPath, const QString &splitFile, const QString &correctionsFile);
+    /// The note under the Corrections field ("" when hidden).
+    QString correctionsNote() const;
 
 public Q_SLOTS:
     /// Starts preparing with the current options (no-op while running).
@@ -161,6 +170,7 @@ private:
     QLineEdit *m_textA, *m_textB, *m_labelColumn, *m_labelList;
     QCheckBox *m_skipBadRows;
     preparedata::MultiLabelFields *m_multiLabel = nullptr; ///< labels per text, delimiter, 0/1 columns
+    preparedata::CorrectionsFields *m_corrections = nullptr; ///< Same split as, Corrections (issue 46)
     QCheckBox *m_emailBodyOnly, *m_stripQuotedReplies, *m_stratifySplit;
     QProgressBar *m_progress;
     QLabel *m_stage;

@@ -67,6 +67,12 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
         lines << line;
     } else if (r.bag_of_words && !r.bag_of_words->fitted())
         lines << tr("No bag-of-words baseline: %1.").arg(q(r.bag_of_words->error));
+    if (!r.corrections_file.empty()) { // issue 46: what the corrections file relabelled
+        lines << tr("Corrections (%1): %n row(s) relabelled, the input files unchanged.", nullptr,
+                    int(r.corrected_rows.size())).arg(q(r.corrections_file));
+        for (const CorrectedRow &c : r.corrected_rows)
+            lines << tr("  %1: %2 → %3 (%4)").arg(q(c.where), q(c.label), q(c.corrected_label), q(c.decision));
+    }
     for (const SkippedRow &s : r.skipped)
         lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
     for (const std::string &w : r.warnings)

@@ -11,6 +11,7 @@
 #include "core/engine/preflight.h"
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/datamapview.h"
+#include "ui/evaluation/suspectstable.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/toplossesview.h"
@@ -207,6 +208,9 @@ void MainWindow::buildTabs()
     m_dataMap = new DataMapView;
     m_dataMap->setObjectName(QStringLiteral("dataMapTab"));
     m_tabs->addTab(m_dataMap, tr("Data map"));
+    m_suspects = new SuspectsTable; // its probably mislabelled examples, decided and prepared again
+    m_suspects->setObjectName(QStringLiteral("suspectsTab"));
+    m_tabs->addTab(m_suspects, tr("Suspects"));
     m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_fillMask, tr("Try it: fill in the blank"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), false); // the task Pretrain on text
@@ -277,6 +281,7 @@ void MainWindow::connectForm()
                 m_tabs->setCurrentWidget(m_tryIt);
                 m_tryIt->explainText(text, textB, classId);
             });
+    connectSuspects();
     connect(m_form, &ConfigurationForm::taskChanged, this, &MainWindow::applyFormTask);
     connectFormModelDir();
 }
@@ -288,6 +293,7 @@ void MainWindow::applyFormTask()
     m_tabs->setTabVisible(m_tabs->indexOf(m_tryIt), !pretrain);
     m_tabs->setTabVisible(m_tabs->indexOf(m_evalView), !pretrain);
     m_tabs->setTabVisible(m_tabs->indexOf(m_dataMap), !pretrain);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_suspects), !pretrain);
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), pretrain);
     if (current == m_tryIt && pretrain)
         m_tabs->setCurrentWidget(m_fillMask);

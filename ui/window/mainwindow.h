@@ -23,6 +23,7 @@ namespace wb {
 
 class ConfigurationForm;
 class DataMapView;
+class SuspectsTable;
 class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
@@ -188,6 +189,8 @@ private:
     void keepOnScreen();
     void connectForm();
     void connectRunsTable();
+    /// The Suspects tab: a row opens in Try it, “Prepare with corrections…” opens Prepare Data (issue 46).
+    void connectSuspects();
     void createExampleLoader();
     void buildMenus();
     // buildMenus' steps, one per menu, and the training toolbar.
@@ -274,6 +277,7 @@ private:
     FillMaskPanel *m_fillMask = nullptr; ///< Try it of a pretraining run (the task Pretrain on text)
     EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
     DataMapView *m_dataMap = nullptr; ///< the Data map tab (issue 46)
+    SuspectsTable *m_suspects = nullptr; ///< the Suspects tab (issue 46)
     RunsTable *m_runs = nullptr;
     RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
     SweepDialog *m_sweepDialog = nullptr;

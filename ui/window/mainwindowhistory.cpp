@@ -12,6 +12,7 @@
 #include "core/advice/coach.h"
 #include "core/formats/runend.h"
 #include "ui/evaluation/datamapview.h"
+#include "ui/evaluation/suspectstable.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
@@ -154,6 +155,7 @@ void MainWindow::showRecordedRun(const TrainingOptions &o)
     loadBaseline(o, m_form->task() == FormTask::Pretrain);
     m_embeddings->setModelDir(q(o.model_dir), o.save_embeddings); // the saved evaluations' vectors, read in the background
     m_dataMap->setRun(o); // training_dynamics.jsonl and the training texts, read in the background
+    m_suspects->setRun(o); // its suspects and corrections.jsonl, likewise
     if (o.model_dir.empty())
         return;
     const quint64 generation = m_shownRunGeneration;

@@ -7,6 +7,8 @@
 #include "ui/common/qtext.h"
 
 #include "ui/evaluation/datamapview.h"
+#include "ui/evaluation/suspectstable.h"
+#include "ui/dialogs/preparedatadialog.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
@@ -84,6 +86,7 @@ void MainWindow::handleRunStarted(const RunStarted &info)
     const TrainingOptions &o = m_session->controller()->lastSpec();
     scanRuns(q(o.model_dir));
     m_dataMap->setRun(o); // a resumed run's map so far; a new run's says "yet"
+    m_suspects->setRun(o);
     if (info.start_step > 0 && m_plot->pointCount(LossPlot::Series::TrainLoss) == 0) {
         // Resumed in a new session: show the history that is already on disk (read off the
         // GUI thread; dropped when another run or project has been shown meanwhile).
@@ -107,6 +110,7 @@ void MainWindow::handleCheckpoint(const CheckpointSaved &)
     m_evalView->loadExamples(modelDir);
     m_embeddings->setModelDir(modelDir, m_session->controller()->lastSpec().save_embeddings); // the evaluation's embeddings/step-N.safetensors
     m_dataMap->setRun(m_session->controller()->lastSpec()); // training_dynamics.jsonl, written before the checkpoint
+    m_suspects->setRun(m_session->controller()->lastSpec());
     updateSchedule(); // the checkpoints' disk use beside "Checkpoints kept"
     m_tryIt->checkpointSaved(modelDir);
     m_fillMask->checkpointSaved(modelDir);
@@ -140,6 +144,21 @@ void MainWindow::showRunEnd(const RunEnd &end, bool live)
     } else if (end.kind == RunEnd::Kind::StoppedEarly || end.best_step >= 0) {
         statusBar()->showMessage(q(RunEndPhrase(end)), 10000);
     }
+}
+
+void MainWindow::connectSuspects()
+{
+    // A suspect: its training text in Try it, explained for its label as given (as a data map point).
+    connect(m_suspects, &SuspectsTable::explainRequested, this,
+            [this](const QString &text, const QString &textB, qlonglong classId) {
+                m_tabs->setCurrentWidget(m_tryIt);
+                m_tryIt->explainText(text, textB, classId);
+            });
+    // The run's data again, with the same split and the decisions (docs/data-map.md, "The loop").
+    connect(m_suspects, &SuspectsTable::prepareWithCorrectionsRequested, this,
+            [this](const QString &meta, const QString &split, const QString &corrections) {
+                openPrepareData()->useCorrections(meta, split, corrections);
+            });
 }
 
 } // namespace wb

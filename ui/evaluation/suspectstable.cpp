@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/evaluation/suspectstable.h"
+
+#include "core/config/optiontable.h"
+#include "core/util/error.h"
+#include "core/util/errortext.h"
+#include "ui/common/backgroundjob.h"
+#include "ui/common/qtext.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace wb {
+
+namespace {
+
+constexpr int kExcerptChars = 120; ///< the Text column's excerpt; the tooltip holds all of it
+
+/// The key of a row in corrections.jsonl: its file and line, as prepare matches them.
+std::string rowKey(const std::string &file, int64_t line) { return file + "\n" + std::to_string(line); }
+
+/// The form's label of the option that records training dynamics.
+QString recordingField()
+{
+    const OptionSpec *spec = findOption("record_training_dynamics");
+    return spec && *spec->label ? SuspectsTable::tr(spec->label) : QStringLiteral("record_training_dynamics");
+}
+
+QString number(double v) { return QString::number(v, 'f', 3); }
+
+} // namespace
+
+/// What one background read of a run brings back.
+struct SuspectsTable::Loaded
+{
+    QString empty;                     ///< why there are no rows ("" when there are)
+    RunSuspects run;
+    std::vector<TrainingText> texts;   ///< by suspect ("" when unknown)
+    QString textsNote;                 ///< why the texts are not shown
+    std::vector<Correction> corrections;
+    QString correctionsError;          ///< corrections.jsonl exists but cannot be read
+    QString correctionsPath;
+};
+
+namespace {
+
+/// Reads the texts of the suspects' training records into `texts`, by suspect (any thread);
+/// `note` says why when they cannot be read.
+void readSuspectTexts(const TrainingOptions &o, const JobControl &job, std::vector<TrainingText> &texts,
+                      const std::vector<RunSuspect> &suspects, QString &note)
+{
+    texts.assign(suspects.size(), TrainingText{});
+    if (suspects.empty())
+        return;
+    int64_t last = 0;
+    for (const RunSuspect &s : suspects)
+        last = std::max(last, s.evidence.index);
+    const TrainingTextSource source = trainingTextSource(o);
+    if (source.train_data_path.empty() || source.vocab_file.empty()) {
+        note = source.notes.empty() ? SuspectsTable::tr("the run names no training data") : q(source.notes.front());
+        return;
+    }
+    try {
+        const TrainingTexts read = readTrainingTexts(source, last + 1, job.stopToken());
+        for (size_t i = 0; i < suspects.size(); ++i)
+            if (size_t(suspects[i].evidence.index) < read.texts.size())
+                texts[i] = read.texts[size_t(suspects[i].evidence.index)];
+    } catch (...) {
+        note = q(describeCurrentException("train_data_path").line());
+    }
+}
+
+} // namespace
+
+SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("suspectsSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table = new QTableWidget(0, ColumnCount, this);
+    m_table->setObjectName(QStringLiteral("suspectsTable"));
+    m_table->setHorizontalHeaderLabels({tr("#"), tr("Record"), tr("Text"), tr("Label"), tr("Suggested"),
+                                        tr("Confidence"), tr("Variability"), tr("Evidence"), tr("Decision")});
+    m_table->horizontalHeaderItem(Confidence)->setToolTip(tr("The mean probability of the label as given, over the "
+                                                             "times training saw the text"));
+    m_table->horizontalHeaderItem(Variability)->setToolTip(tr("The spread (standard deviation) of that probability"));
+    m_table->horizontalHeaderItem(Decision)->setToolTip(
+        tr("Saved at once to corrections.jsonl in the run's folder; “Prepare with corrections…” applies the accepted "
+           "and changed ones to a new copy of the prepared data (your files are not changed)"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setSectionResizeMode(Text, QHeaderView::Stretch);
+    m_open = new QPushButton(tr("Open in Try it"), this);
+    m_open->setObjectName(QStringLiteral("suspectsOpenInTryIt"));
+    m_open->setToolTip(tr("Shows the selected text in Try it, with the words that speak for and against its label"));
+    m_prepare = new QPushButton(tr("Prepare with corrections…"), this);
+    m_prepare->setObjectName(QStringLiteral("suspectsPrepare"));
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_open);
+    buttons->addStretch(1);
+    buttons->addWidget(m_prepare);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_table, 1);
+    layout->addLayout(buttons);
+    connect(m_open, &QPushButton::clicked, this, [this] { openRow(selectedRow()); });
+    connect(m_prepare, &QPushButton::clicked, this, &SuspectsTable::requestPrepare);
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { openRow(row); });
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, &SuspectsTable::updateButtons);
+    showEmpty(tr("No suspects yet: start or open a run. Suspects are found in the training dynamics of single-label "
+                 "runs with “%1” on.").arg(recordingField()));
+}
+
+void SuspectsTable::showEmpty(const QString &why)
+{
+    m_suspects.clear();
+    m_texts.clear();
+    m_corrections.clear();
+    m_order.clear();
+    m_table->setRowCount(0);
+    m_summaryBase = why;
+    m_summary->setText(why);
+    updateButtons();
+}
+
+void SuspectsTable::setRun(const TrainingOptions &o)
+{
+    const quint64 generation = ++m_generation;
+    m_loaded = false;
+    m_correctionsPath.clear();
+    m_metaPath.clear();
+    m_splitPath.clear();
+    if (o.model_dir.empty()) {
+        showEmpty(tr("No suspects yet: start or open a run. Suspects are found in the training dynamics of "
+                     "single-label runs with “%1” on.").arg(recordingField()));
+        m_loaded = true;
+        return;
+    }
+    runBackgroundJob<Loaded>(
+        this,
+        [o](const JobControl &job) {
+            Loaded l;
+            l.correctionsPath = q((std::filesystem::path(o.model_dir) / "corrections.jsonl").string());
+            try {
+                l.run = loadRunSuspects(o.model_dir, {}, o.input_meta_data_path);
+            } catch (const Error &e) {
+                if (e.field() != trainingDynamicsPath(o.model_dir))
+                    throw;
+                l.empty = SuspectsTable::tr("No suspects: %1 %2. Training dynamics are recorded for single-label classification runs "
+                             "with “%3” on (under Hyperparameters), and written at each checkpoint.")
+                              .arg(q(e.field()), q(e.what()), recordingField());
+                return l;
+            }
+            readSuspectTexts(o, job, l.texts, l.run.suspects, l.textsNote);
+            if (std::filesystem::exists(l.correctionsPath.toStdString())) {
+                try {
+                    l.corrections = readCorrections(l.correctionsPath.toStdString());
+                } catch (...) {
+                    l.correctionsError = q(describeCurrentException("corrections.jsonl").line());
+                }
+            }
+            return l;
+        },
+        [this, generation](JobOutcome<Loaded> out) {
+            if (generation != m_generation)
+                return; // another run was asked for meanwhile
+            m_loaded = true;
+            if (!out.ok()) {
+                showEmpty(tr("Cannot list the suspects: %1").arg(out.error.logLine()));
+                return;
+            }
+            showLoaded(*out.value);
+        });
+}
+
+void SuspectsTable::showLoaded(Loaded &l)
+{
+    if (!l.empty.isEmpty()) {
+        showEmpty(l.empty);
+        return;
+    }
+    m_correctionsPath = l.correctionsPath;
+    m_metaPath = q(l.run.meta_path);
+    m_splitPath = q(l.run.split_path);
+    m_suspects = std::move(l.run.suspects);
+    m_labels = std::move(l.run.labels);
+    m_texts = std::move(l.texts);
+    m_corrections.clear();
+    m_order.clear();
+    for (Correction &c : l.corrections) {
+        const std::string key = rowKey(c.file, c.line);
+        if (!m_corrections.count(key))
+            m_order.push_back(key);
+        m_corrections[key] = std::move(c);
+    }
+    QStringList notes;
+    for (const std::string &n : l.run.notes)
+        notes << q(n);
+    if (!l.textsNote.isEmpty())
+        notes << tr("the texts are not shown: %1").arg(l.textsNote);
+    if (!l.correctionsError.isEmpty())
+        notes << tr("decisions cannot be saved until corrections.jsonl is fixed or removed: %1").arg(l.correctionsError);
+    const QString rule = tr("confidence below 0.5, variability below 0.2, and one other label predicted in most of "
+                            "the times training saw the text");
+    QString summary;
+    // core's reason when the model had not learned (loadRunSuspects' note), else the rule.
+    const bool notLearned = std::any_of(l.run.notes.begin(), l.run.notes.end(), [](const std::string &n) {
+        return n.rfind("the model had not learned", 0) == 0;
+    });
+    if (m_suspects.empty() && notLearned)
+        summary = tr("No suspects among %n training example(s).", nullptr, int(l.run.examples));
+    else if (m_suspects.empty())
+        summary = tr("No suspects among %n training example(s): none has %1.", nullptr, int(l.run.examples)).arg(rule);
+    else
+        summary = tr("%1 suspect(s) among %2 training examples (%3), the most certain mistakes first. Decisions are "
+                     "saved to %4.")
+                      .arg(m_suspects.size()).arg(l.run.examples).arg(rule, m_correctionsPath);
+    if (!notes.isEmpty())
+        summary += QLatin1Char(' ') + tr("Note: %1.").arg(notes.join(QStringLiteral("; ")));
+    m_summaryBase = summary;
+    m_summary->setText(summary);
+    m_table->setRowCount(int(m_suspects.size()));
+    for (int row = 0; row < int(m_suspects.size()); ++row)
+        fillRow(row);
+    m_table->setEnabled(l.correctionsError.isEmpty() || !m_suspects.empty());
+    for (int row = 0; row < m_table->rowCount() && !l.correctionsError.isEmpty(); ++row)
+        decisionBox(row)->setEnabled(false);
+    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(Text, QHeaderView::Stretch);
+    updateButtons();
+}
+
+QString SuspectsTable::rowText(int row) const
+{
+    if (row < 0 || size_t(row) >= m_texts.size())
+        return {};
+    const TrainingText &t = m_texts[size_t(row)];
+    return t.text_b.empty() ? q(t.text) : q(t.text + " [SEP] " + t.text_b);
+}
+
+QString SuspectsTable::summaryText() const { return m_summary->text(); }
+
+void SuspectsTable::fillRow(int row)
+{
+    const RunSuspect &s = m_suspects[size_t(row)];
+    const Suspect &e = s.evidence;
+    const auto item = [this, row](int column, const QString &text, const QString &tip = {}) {
+        auto *it = new QTableWidgetItem(text);
+        it->setToolTip(tip.isEmpty() ? text : tip);
+        if (column == Rank || column == Record || column == Confidence || column == Variability)
+            it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, column, it);
+    };
+    const QString text = rowText(row);
+    item(Rank, QString::number(row + 1));
+    item(Record, QString::number(e.index),
+         s.located ? tr("training record %1: %2%3").arg(e.index).arg(q(s.file), s.line > 0 ? QStringLiteral(":%1").arg(s.line) : QString())
+                   : tr("training record %1 (not in split.jsonl)").arg(e.index));
+    item(Text, text.size() > kExcerptChars ? text.left(kExcerptChars) + QStringLiteral("…") : text, text);
+    item(Label, q(s.label));
+    item(Suggested, q(s.suggested_label));
+    item(Confidence, number(e.confidence));
+    item(Variability, number(e.variability));
+    item(Evidence, tr("predicted %1 in %2 of %3; right %4 of %3; last p(%5) %6")
+                       .arg(q(s.suggested_label))
+                       .arg(e.suggestion_count)
+                       .arg(e.observations)
+                       .arg(int64_t(e.correctness * double(e.observations) + 0.5))
+                       .arg(q(s.label), number(e.last_gold_probability)));
+    auto *box = new QComboBox;
+    box->setObjectName(QStringLiteral("decision%1").arg(row));
+    box->addItem(tr("Undecided"));
+    box->addItem(tr("Accept: %1").arg(q(s.suggested_label)));
+    box->addItem(tr("Reject: keep %1").arg(q(s.label)));
+    for (const std::string &l : m_labels)
+        if (l != s.label && l != s.suggested_label)
+            box->addItem(tr("Change to: %1").arg(q(l)), q(l));
+    box->setEnabled(s.located);
+    box->setToolTip(s.located ? tr("Accept the suggestion, keep the label, or give the text another label")
+                              : tr("This record is not in split.jsonl: its input row is unknown, so no correction "
+                                   "can be written (prepare the data with this program)."));
+    const auto c = m_corrections.find(rowKey(s.file, s.line));
+    if (s.located && c != m_corrections.end()) {
+        int index = Undecided;
+        if (c->second.decision == CorrectionDecision::Accepted)
+            index = Accept;
+        else if (c->second.decision == CorrectionDecision::Rejected)
+            index = Reject;
+        else if (c->second.decision == CorrectionDecision::Changed)
+            index = std::max(int(Undecided), box->findData(q(c->second.corrected_label)));
+        box->setCurrentIndex(index);
+    }
+    connect(box, &QComboBox::activated, this, [this, row](int index) { decisionChosen(row, index); });
+    m_table->setCellWidget(row, Decision, box);
+}
+
+QComboBox *SuspectsTable::decisionBox(int row) const
+{
+    return row < 0 || row >= m_table->rowCount() ? nullptr : qobject_cast<QComboBox *>(m_table->cellWidget(row, Decision));
+}
+
+void SuspectsTable::decisionChosen(int row, int item)
+{
+    if (item == Accept)
+        accept(row);
+    else if (item == Reject)
+        reject(row);
+    else if (item >= FirstChange)
+        changeTo(row, decisionBox(row)->itemData(item).toString());
+    else
+        decide(row, CorrectionDecision::Suggested, {});
+}
+
+bool SuspectsTable::accept(int row)
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return false;
+    return decide(row, CorrectionDecision::Accepted, m_suspects[size_t(row)].suggested_label);
+}
+
+bool SuspectsTable::reject(int row) { return decide(row, CorrectionDecision::Rejected, {}); }
+
+bool SuspectsTable::changeTo(int row, const QString &label)
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return false;
+    const std::string l = label.toStdString();
+    if (std::find(m_labels.begin(), m_labels.end(), l) == m_labels.end() || l == m_suspects[size_t(row)].label) {
+        m_summary->setText(m_summaryBase + QLatin1Char(' ')
+                           + tr("“%1” is not another label of this data; choose one of the labels listed.").arg(label));
+        return false;
+    }
+    if (l == m_suspects[size_t(row)].suggested_label)
+        return accept(row);
+    return decide(row, CorrectionDecision::Changed, l);
+}
+
+bool SuspectsTable::decide(int row, CorrectionDecision decision, const std::string &corrected)
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return false;
+    const RunSuspect &s = m_suspects[size_t(row)];
+    QComboBox *box = decisionBox(row);
+    if (!s.located || !box->isEnabled()) {
+        m_summary->setText(m_summaryBase + QLatin1Char(' ') + tr("Record %1 cannot be corrected: %2")
+                                                                  .arg(s.evidence.index).arg(box->toolTip()));
+        return false;
+    }
+    Correction c;
+    c.file = s.file;
+    c.line = s.line;
+    c.index = s.evidence.index;
+    c.label = s.label;
+    c.suggested_label = s.suggested_label;
+    c.decision = decision;
+    if (decision == CorrectionDecision::Accepted || decision == CorrectionDecision::Changed)
+        c.corrected_label = corrected;
+    c.time = correctionTimeNow();
+    const std::string key = rowKey(c.file, c.line);
+    std::map<std::string, Correction> next = m_corrections;
+    std::vector<std::string> order = m_order;
+    if (!next.count(key))
+        order.push_back(key);
+    next[key] = c;
+    std::vector<Correction> lines;
+    for (const std::string &k : order)
+        lines.push_back(next[k]);
+    try {
+        writeCorrections(m_correctionsPath.toStdString(), lines);
+    } catch (...) {
+        m_summary->setText(m_summaryBase + QLatin1Char(' ')
+                           + tr("The decision was not saved: %1").arg(q(describeCurrentException("corrections.jsonl").line())));
+        fillRow(row); // the combo shows what the file holds
+        return false;
+    }
+    m_corrections = std::move(next);
+    m_order = std::move(order);
+    const QSignalBlocker block(box);
+    box->setCurrentIndex(decision == CorrectionDecision::Accepted   ? int(Accept)
+                         : decision == CorrectionDecision::Rejected ? int(Reject)
+                         : decision == CorrectionDecision::Changed  ? std::max(0, box->findData(q(corrected)))
+                                                                    : int(Undecided));
+    m_summary->setText(m_summaryBase);
+    updateButtons();
+    return true;
+}
+
+CorrectionDecision SuspectsTable::decisionOf(int row) const
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return CorrectionDecision::Suggested;
+    const RunSuspect &s = m_suspects[size_t(row)];
+    const auto c = m_corrections.find(rowKey(s.file, s.line));
+    return c == m_corrections.end() ? CorrectionDecision::Suggested : c->second.decision;
+}
+
+int SuspectsTable::selectedRow() const
+{
+    const QList<QTableWidgetItem *> items = m_table->selectedItems();
+    return items.isEmpty() ? -1 : items.first()->row();
+}
+
+void SuspectsTable::updateButtons()
+{
+    m_open->setEnabled(selectedRow() >= 0);
+    const bool relabels = std::any_of(m_corrections.begin(), m_corrections.end(),
+                                      [](const auto &c) { return c.second.relabels(); });
+    m_prepare->setEnabled(!m_splitPath.isEmpty() && relabels);
+    m_prepare->setToolTip(
+        m_splitPath.isEmpty()
+            ? tr("The run's data has no split.jsonl (it was not prepared by this program), so corrections cannot be "
+                 "applied")
+        : !relabels ? tr("Accept or change a suspect first: prepare applies the accepted and changed ones")
+                    : tr("Opens Prepare Data with the same split (%1) and these corrections (%2), into a new folder; "
+                         "then train again with the same settings and seed, and compare the runs under Compare runs")
+                          .arg(m_splitPath, m_correctionsPath));
+}
+
+void SuspectsTable::openRow(int row)
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return;
+    const TrainingText &t = m_texts[size_t(row)];
+    if (t.text.empty() && t.text_b.empty()) {
+        m_summary->setText(m_summaryBase + QLatin1Char(' ')
+                           + tr("The text of record %1 is not known.").arg(m_suspects[size_t(row)].evidence.index));
+        return;
+    }
+    Q_EMIT explainRequested(q(t.text), q(t.text_b), qlonglong(m_suspects[size_t(row)].evidence.label_id));
+}
+
+void SuspectsTable::requestPrepare()
+{
+    if (m_splitPath.isEmpty())
+        return;
+    Q_EMIT prepareWithCorrectionsRequested(m_metaPath, m_splitPath, m_correctionsPath);
+}
+
+} // namespace wb
