@@ -5,14 +5,21 @@
 // prepare_report.json) listed with its texts, labels and evidence; accepting, changing and
 // rejecting write corrections.jsonl (read back with readCorrections), reopening shows the
 // decisions; in the window a row opens Try it and "Prepare with corrections…" fills Prepare Data;
-// the empty states say why.
+// the empty states say why. loopWithRealRuns: issue 46's done-when with two real tiny runs on
+// prepared noisy CSV data (map, suspect in Try it, accepted, prepared again, retrained, both runs
+// in Compare runs).
 #include "ui/evaluation/suspectstable.h"
 
 #include "core/config/inputmetadata.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
+#include "support/spamwordsrun.h"
 #include "support/windowfixtures.h"
 #include "ui/dialogs/preparedatadialog.h"
+#include "ui/evaluation/datamapview.h"
+#include "ui/runs/runstable.h"
+#include "ui/runs/trainingcontroller.h"
+#include "ui/window/runsession.h"
 #include "ui/form/projectfile.h"
 #include "ui/tryit/tryitpanel.h"
 #include "ui/window/mainwindow.h"
@@ -28,6 +35,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 
 using namespace wb;
@@ -100,6 +108,43 @@ TrainingOptions writeRun(const QString &root, bool learned = true)
 
 QString cell(SuspectsTable &t, int row, int column) { return t.table()->item(row, column)->text(); }
 
+/// `root`/mail.csv: 320 texts of 3…8 spam words (spam) or ham words (ham), alternating; every
+/// 16th from the 6th on (i % 16 == 5) carries the other label. Returns the CSV lines of those.
+std::set<int64_t> writeNoisyCsv(const std::string &root)
+{
+    const std::vector<std::string> vocab = wbtest::spamWordsVocab();
+    uint64_t lcg = 7;
+    const auto next = [&lcg](uint64_t n) {
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        return size_t((lcg >> 33) % n);
+    };
+    std::ofstream csv(root + "/mail.csv");
+    csv << "text,label\n";
+    std::set<int64_t> flipped;
+    for (int i = 0; i < 320; ++i) {
+        const bool spam = i % 2 == 1;
+        std::string text;
+        const size_t words = 3 + next(6);
+        for (size_t k = 0; k < words; ++k)
+            text += (k ? " " : "") + vocab[spam ? 51 + next(49) : 4 + next(46)];
+        const bool flip = i % 16 == 5;
+        if (flip)
+            flipped.insert(i + 2);
+        csv << text << "," << ((spam != flip) ? "spam" : "ham") << "\n";
+    }
+    return flipped;
+}
+
+/// Waits for the window's run to end (its pre-flight check, then the trainer).
+bool trainInWindow(MainWindow &w)
+{
+    QSignalSpy ended(w.runSession(), &RunSession::preflightFinished);
+    QSignalSpy finished(w.runSession()->controller(), &TrainingController::finished);
+    if (!w.train() || !ended.wait(60000))
+        return false;
+    return finished.count() > 0 || finished.wait(180000);
+}
+
 } // namespace
 
 class tst_SuspectsTable : public QObject
@@ -116,11 +161,14 @@ private Q_SLOTS:
         t.setRun(o);
         QTRY_VERIFY(t.isLoaded());
         const QString corrections = QString::fromStdString(o.model_dir + "/corrections.jsonl");
+        // core's default rule (SuspectRule) may or may not limit the variability
+        const QString rule = SuspectRule().max_variability < 0.5
+                                 ? QStringLiteral("confidence below 0.5, variability below 0.2, and one other label")
+                                 : QStringLiteral("confidence below 0.5 and one other label");
         QCOMPARE(t.summaryText(),
-                 QStringLiteral("2 suspect(s) among 6 training examples (confidence below 0.5, variability below 0.2, "
-                                "and one other label predicted in most of the times training saw the text), the most "
-                                "certain mistakes first. Decisions are saved to %1.")
-                     .arg(corrections));
+                 QStringLiteral("2 suspect(s) among 6 training examples (%1 predicted in most of the times training saw "
+                                "the text), the most certain mistakes first. Decisions are saved to %2.")
+                     .arg(rule, corrections));
         QCOMPARE(t.table()->rowCount(), 2);
         const QStringList row0 = QStringLiteral("1|2|freedom|spam|ham|0.117|0.024|predicted ham in 3 of 3; right 0 of "
                                                 "3; last p(spam) 0.100").split(QLatin1Char('|'));
@@ -266,6 +314,101 @@ private Q_SLOTS:
                  qPrintable(dialog->correctionsNote()));
     }
 
+    /// Issue 46's done-when in the window, with real runs: prepared noisy data, a run whose map is
+    /// drawn and whose first suspect is a flipped row, opened in Try it, accepted, prepared again
+    /// with the corrections and the same split, trained again, and both runs in Compare runs.
+    void loopWithRealRuns()
+    {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        const std::set<int64_t> flipped = writeNoisyCsv(root);
+        {
+            std::ofstream v(root + "/vocab.txt");
+            for (const std::string &t : wbtest::spamWordsVocab())
+                v << t << "\n";
+        }
+        PrepareOptions p;
+        p.input_data_dir = root + "/mail.csv";
+        p.classification_task_name = "csv";
+        p.vocab_file = root + "/vocab.txt";
+        p.max_seq_length = 16;
+        p.eval_fraction = 0.2;
+        p.output_dir = root + "/data";
+        p.bag_of_words_baseline = false;
+        prepareData(p);
+        wbtest::TinyRun tiny;
+        tiny.batch_size = 16;
+        tiny.num_train_epochs = 5;
+        tiny.learning_rate = 2e-3;
+        tiny.dropout_prob = 0;
+        TrainingOptions o = wbtest::writeTinyRun(root + "/tiny", tiny);
+        o.model_dir = root + "/runs/before";
+        o.train_data_path = root + "/data/train.tf_record";
+        o.eval_data_path = root + "/data/eval.tf_record";
+        o.input_meta_data_path = root + "/data/input_meta_data.json";
+        o.vocab_file = root + "/vocab.txt";
+        o.seed = 7;
+        MainWindow w;
+        w.resize(1024, 700);
+        w.setOptions(o);
+        w.show();
+        QVERIFY(trainInWindow(w));
+        // The map is drawn; the first suspect is a flipped row.
+        auto *map = w.findChild<DataMapView *>(QStringLiteral("dataMapTab"));
+        QTRY_VERIFY_WITH_TIMEOUT(map->summaryText().startsWith(QStringLiteral("Step ")), 30000);
+        auto *suspects = w.findChild<SuspectsTable *>(QStringLiteral("suspectsTab"));
+        w.showTab(QStringLiteral("suspectsTab"));
+        QTRY_VERIFY_WITH_TIMEOUT(suspects->isLoaded() && suspects->table()->rowCount() > 0, 30000);
+        const RunSuspect first = suspects->suspects().front();
+        QVERIFY2(first.located && first.file == "mail.csv" && flipped.count(first.line),
+                 qPrintable(suspects->summaryText()));
+        suspects->openRow(0);
+        TryItPanel *tryIt = w.findChild<TryItPanel *>();
+        QCOMPARE(tryIt->textEdit()->toPlainText(), suspects->rowText(0));
+        QVERIFY(suspects->accept(0));
+        // Prepare with corrections: the input as prepared before (the dialog's remembered field).
+        w.showTab(QStringLiteral("suspectsTab"));
+        suspects->prepareButton()->click();
+        auto *dialog = w.findChild<PrepareDataDialog *>();
+        QVERIFY(dialog);
+        dialog->findChild<QLineEdit *>(QStringLiteral("inputData"))->setText(QString::fromStdString(p.input_data_dir));
+        QSignalSpy prepared(dialog, &PrepareDataDialog::prepared);
+        dialog->start();
+        QVERIFY(prepared.wait(60000));
+        QCOMPARE(dialog->report().corrected_rows.size(), size_t(1));
+        QCOMPARE(dialog->report().corrected_rows[0].where, "mail.csv:" + std::to_string(first.line));
+        QCOMPARE(dialog->report().split_method, std::string("split_file"));
+        dialog->close();
+        // Train again, same settings and seed, on the corrected data (the form holds it now).
+        TrainingOptions after = w.options();
+        QCOMPARE(after.train_data_path, root + "/data-corrected/train.tf_record");
+        QCOMPARE(after.seed, int64_t(7));
+        after.model_dir = root + "/runs/after";
+        w.setOptions(after);
+        QVERIFY(trainInWindow(w));
+        // Compare runs lists both runs (next to each other) with their final eval accuracy, once
+        // the scan at the run's end has read the new run's last evaluation.
+        auto *runs = w.findChild<RunsTable *>();
+        const auto finalAccuracy = [runs](int row) {
+            for (int c = 0; c < runs->table()->columnCount(); ++c)
+                if (runs->table()->horizontalHeaderItem(c)->text() == QLatin1String("final eval accuracy"))
+                    return runs->table()->item(row, c) ? runs->table()->item(row, c)->text() : QString();
+            return QString();
+        };
+        const auto bothShown = [&] {
+            bool ok = runs->runCount() == 2;
+            for (int row = 0; ok && row < 2; ++row)
+                finalAccuracy(row).toDouble(&ok);
+            return ok;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(bothShown(), 30000);
+        QStringList names;
+        for (const RunHistory &r : runs->runs())
+            names << QFileInfo(r.sourcePath).dir().dirName();
+        names.sort();
+        QCOMPARE(names, (QStringList{QStringLiteral("after"), QStringLiteral("before")}));
+    }
+
     void emptyStatesSayWhy()
     {
         QTemporaryDir dir;
@@ -282,6 +425,14 @@ private Q_SLOTS:
                      .arg(QString::fromStdString(o.model_dir)));
         QCOMPARE(t.table()->rowCount(), 0);
         QVERIFY(!t.prepareButton()->isEnabled());
+        TrainingOptions off = o;
+        off.record_training_dynamics = false;
+        t.setRun(off);
+        QTRY_VERIFY(t.isLoaded());
+        QCOMPARE(t.summaryText(),
+                 QStringLiteral("No suspects: this run does not record training dynamics (“Record training dynamics "
+                                "(Data map)” is off). Turn it on under Hyperparameters and train again to list the "
+                                "suspects of the next run."));
 
         QTemporaryDir notLearned;
         t.setRun(writeRun(notLearned.path(), false));

@@ -49,6 +49,7 @@ struct SuspectsTable::Loaded
     std::vector<Correction> corrections;
     QString correctionsError;          ///< corrections.jsonl exists but cannot be read
     QString correctionsPath;
+    bool notLearned = false;           ///< no suspects because the model had not learned (learnedCheck)
 };
 
 namespace {
@@ -158,12 +159,23 @@ void SuspectsTable::setRun(const TrainingOptions &o)
             } catch (const Error &e) {
                 if (e.field() != trainingDynamicsPath(o.model_dir))
                     throw;
+                if (!o.record_training_dynamics) {
+                    l.empty = SuspectsTable::tr("No suspects: this run does not record training dynamics (“%1” is "
+                                                "off). Turn it on under Hyperparameters and train again to list the "
+                                                "suspects of the next run.")
+                                  .arg(recordingField());
+                    return l;
+                }
                 l.empty = SuspectsTable::tr("No suspects: %1 %2. Training dynamics are recorded for single-label classification runs "
                              "with “%3” on (under Hyperparameters), and written at each checkpoint.")
                               .arg(q(e.field()), q(e.what()), recordingField());
                 return l;
             }
             readSuspectTexts(o, job, l.texts, l.run.suspects, l.textsNote);
+            if (l.run.suspects.empty()) { // why: the rule found none, or the model had not learned (core's note)
+                const LearnedCheck c = learnedCheck(suspectInputs(readTrainingDynamics(l.run.dynamics_path)));
+                l.notLearned = c.examples > 0 && !c.learned;
+            }
             if (std::filesystem::exists(l.correctionsPath.toStdString())) {
                 try {
                     l.corrections = readCorrections(l.correctionsPath.toStdString());
@@ -212,14 +224,20 @@ void SuspectsTable::showLoaded(Loaded &l)
         notes << tr("the texts are not shown: %1").arg(l.textsNote);
     if (!l.correctionsError.isEmpty())
         notes << tr("decisions cannot be saved until corrections.jsonl is fixed or removed: %1").arg(l.correctionsError);
-    const QString rule = tr("confidence below 0.5, variability below 0.2, and one other label predicted in most of "
-                            "the times training saw the text");
+    // The rule's thresholds as core's defaults set them (SuspectRule, core/advice/suspects.h); a
+    // variability limit of 0.5 or more limits nothing (the largest spread of values in [0, 1]).
+    const SuspectRule defaults;
+    const QString rule = (defaults.max_variability < 0.5
+                              ? tr("confidence below %1, variability below %2, and one other label predicted in most of "
+                                   "the times training saw the text")
+                                    .arg(defaults.max_confidence)
+                                    .arg(defaults.max_variability)
+                              : tr("confidence below %1 and one other label predicted in most of the times training saw "
+                                   "the text")
+                                    .arg(defaults.max_confidence));
     QString summary;
-    // core's reason when the model had not learned (loadRunSuspects' note), else the rule.
-    const bool notLearned = std::any_of(l.run.notes.begin(), l.run.notes.end(), [](const std::string &n) {
-        return n.rfind("the model had not learned", 0) == 0;
-    });
-    if (m_suspects.empty() && notLearned)
+    // core's reason when the model had not learned (loadRunSuspects' note, shown below), else the rule.
+    if (m_suspects.empty() && l.notLearned)
         summary = tr("No suspects among %n training example(s).", nullptr, int(l.run.examples));
     else if (m_suspects.empty())
         summary = tr("No suspects among %n training example(s): none has %1.", nullptr, int(l.run.examples)).arg(rule);
