@@ -30,12 +30,13 @@ set(rank_io 5)        # event files, metrics, TensorBoard
 set(rank_corpus 6)    # raw text to pretraining records (prepare_pretraining), the pretraining lesson
 set(rank_model 6)     # BertModel, its heads, loading an init checkpoint into it
 set(rank_advice 6)    # RunFacts, the coach, lr_find's analysis
+set(rank_label 6)     # label to learn: the labels file, the queue of what to label next (issue 47)
 set(rank_formats 7)   # the files of a model_dir and of a sweep, the export folder
 set(rank_engine 8)    # the loop and its tasks, pre-flight, prepareRun, checkpoints, lr_find
 set(rank_export 9)    # the export folder's contents: weights, ONNX, model card, demo page
 set(rank_infer 10)    # TextClassifier, fill-mask, attributions
 set(rank_launch 11)   # Trainer, runPlanned, local workers, executors
-set(torch_free util events config tokenize hub weights data prepare corpus io advice formats launch)
+set(torch_free util events config tokenize hub weights data prepare corpus io advice label formats launch)
 
 file(GLOB_RECURSE files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h ${WB_SOURCE_DIR}/core/*.cpp)
 set(violations 0)
