@@ -13,3 +13,7 @@ wb_add_test(tst_clitextcasing NAME cli.textcasing SOURCES cli/tst_clitextcasing.
 wb_add_test(tst_suspects NAME core.suspects SOURCES core/tst_suspects.cpp LIBS wb_rundir)
 wb_add_test(tst_corrections NAME core.corrections SOURCES core/tst_corrections.cpp LIBS wb_data)
 wb_add_test(tst_clisuspects NAME cli.suspects SOURCES cli/tst_clisuspects.cpp LIBS wb_cli TIMEOUT 60)
+# Issue 47 (label to learn): the labels file (saved as made, surviving a kill; read by prepare) and the
+# queue of what to label next (margin sampling + greedy k-centre; the seeded random order).
+wb_add_test(tst_labelstore NAME core.labelstore SOURCES core/tst_labelstore.cpp LIBS wb_data)
+wb_add_test(tst_labelqueue NAME core.labelqueue SOURCES core/tst_labelqueue.cpp LIBS wb_data)
