@@ -18,7 +18,7 @@
     X(bertconfig) X(inputmetadata) X(tfconfig) X(tfrecord) X(example) X(safetensors) X(torchpickle) X(eventfile)   \
         X(csvtsv) X(vocab) X(projectfile) X(progressjsonl) X(evalexamples) X(bestrecord) X(runconfig) X(labelnames) \
             X(preparereport) X(metricsjsonl) X(lrfind) X(hubresponse) X(pretrainingtext) X(pretrainingrecord)     \
-                X(emailbody) X(splitfile) X(sweepfile) X(sweepevents) X(corrections)
+                X(emailbody) X(splitfile) X(sweepfile) X(sweepevents) X(corrections) X(labelstore)
 
 #define WB_DECLARE(name) extern "C" int fuzz_##name##_entry(const uint8_t *data, size_t size);
 WB_FUZZ_TARGETS(WB_DECLARE)

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
-ALL=(bertconfig inputmetadata tfconfig tfrecord example safetensors torchpickle eventfile csvtsv vocab projectfile progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind pretrainingtext pretrainingrecord emailbody splitfile sweepfile sweepevents corrections)
+ALL=(bertconfig inputmetadata tfconfig tfrecord example safetensors torchpickle eventfile csvtsv vocab projectfile progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind pretrainingtext pretrainingrecord emailbody splitfile sweepfile sweepevents corrections labelstore)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL[@]}")
 

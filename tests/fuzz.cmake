@@ -12,7 +12,7 @@ set(_wb_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 set(_wb_fuzz_sources "")
 foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpickle eventfile csvtsv vocab projectfile
           progressjsonl evalexamples bestrecord runconfig labelnames preparereport metricsjsonl lrfind hubresponse
-          pretrainingtext pretrainingrecord emailbody splitfile sweepfile sweepevents corrections)
+          pretrainingtext pretrainingrecord emailbody splitfile sweepfile sweepevents corrections labelstore)
   set_source_files_properties(${_wb_fuzz_dir}/fuzz_${t}.cpp PROPERTIES
                               COMPILE_DEFINITIONS LLVMFuzzerTestOneInput=fuzz_${t}_entry)
   list(APPEND _wb_fuzz_sources ${_wb_fuzz_dir}/fuzz_${t}.cpp)

@@ -4,21 +4,17 @@
 // the same fields from the same bytes.
 #include "core/label/labelstore.h"
 
-#include "core/config/jsonfile.h"
 #include "core/prepare/textrows.h"
 #include "core/tokenize/unicodetext.h"
 #include "core/util/error.h"
 
-#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utility>
 
 namespace wb {
@@ -84,14 +80,18 @@ std::string labelProblem(const PoolLabel &l, std::string &hint)
         return "the text holds a NUL byte or is not valid UTF-8 (prepare would read it differently)";
     if (l.label.empty())
         return "the label is empty";
-    if (isSpace(l.label.front()) || isSpace(l.label.back()) || l.label.find_first_of("\n\r|") != std::string::npos
+    if (isSpace(l.label.front()) || isSpace(l.label.back())
+        || l.label.find_first_of(std::string("\n\r|\0", 4)) != std::string::npos
         || !isValidUtf8(l.label)) {
         hint = "Name labels without surrounding white space, line breaks or '|' (prepare trims labels and reads '|' as "
                "several labels)";
-        return "the label '" + l.label + "' has surrounding white space, a line break or '|', or is not UTF-8";
+        return "the label '" + l.label + "' has surrounding white space, a line break, '|' or a NUL byte, or is not "
+                                         "UTF-8";
     }
-    if (l.suggested_label.find_first_of("\n\r") != std::string::npos || !isValidUtf8(l.suggested_label))
-        return "the suggested label holds a line break or is not UTF-8";
+    if (l.suggested_label.find_first_of(std::string("\n\r\0", 3)) != std::string::npos || !isValidUtf8(l.suggested_label))
+        return "the suggested label holds a line break or a NUL byte, or is not UTF-8";
+    if (l.file.find_first_of(std::string("\n\r\0", 3)) != std::string::npos || !isValidUtf8(l.file))
+        return "the file name holds a line break or a NUL byte, or is not UTF-8";
     if (l.line < 0 || (l.line > 0 && l.file.empty()))
         return "the line " + std::to_string(l.line) + " is given without a file (or is negative)";
     if (!isUtcTime(l.time)) {

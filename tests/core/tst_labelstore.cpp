@@ -267,8 +267,8 @@ private Q_SLOTS:
                              "suggested_label, time)"));
         QCOMPARE(errorOf(h + ok + "b,,f.txt,2,,2026-12-06T00:10:03Z\n" + ok), std::string("l.csv:3 | the label is empty"));
         QCOMPARE(errorOf(h + "b, spam,f.txt,2,,2026-12-06T00:10:03Z\n" + ok),
-                 std::string("l.csv:2 | the label ' spam' has surrounding white space, a line break or '|', or is "
-                             "not UTF-8"));
+                 std::string("l.csv:2 | the label ' spam' has surrounding white space, a line break, '|' or a NUL "
+                             "byte, or is not UTF-8"));
         QCOMPARE(errorOf(h + "b,spam,f.txt,x,,2026-12-06T00:10:03Z\n" + ok),
                  std::string("l.csv:2 | the line 'x' is not an integer >= 1"));
         QCOMPARE(errorOf(h + "b,spam,,4,,2026-12-06T00:10:03Z\n" + ok),
@@ -277,6 +277,8 @@ private Q_SLOTS:
                  std::string("l.csv:2 | the time 'yesterday' is not UTC ISO 8601 (YYYY-MM-DDTHH:MM:SS[.fff]Z)"));
         QCOMPARE(errorOf(h + ok + "\"b\"x,spam,f.txt,2,,2026-12-06T00:10:03Z\n" + ok),
                  std::string("l.csv:3 | text follows the closing quote of a quoted field"));
+        QCOMPARE(errorOf(h + std::string("b,spam,\0,2,,2026-12-06T00:10:03Z\n", 33)),
+                 std::string("l.csv:2 | the file name holds a line break or a NUL byte, or is not UTF-8"));
         QCOMPARE(errorOf(h + ok + "\n" + ok),
                  std::string("l.csv:4 | f.txt:1 already has a label (line 2)"));
         // A whole last record without its line end (an editor's save) is kept.
