@@ -35,6 +35,11 @@ void checkShapes(const PoolScores &s)
                     "expected n * dim = " + std::to_string(s.n * s.dim) + " values, got "
                         + std::to_string(s.embeddings.size()),
                     "Pass one embedding per pool text");
+    if (s.labelled_embeddings.size() % size_t(s.dim) != 0)
+        throw Error("pool scores: labelled_embeddings",
+                    "expected a multiple of dim = " + std::to_string(s.dim) + " values, got "
+                        + std::to_string(s.labelled_embeddings.size()),
+                    "Pass one embedding per labelled text");
 }
 
 double squaredDistance(const float *a, const float *b, int64_t dim)
@@ -47,15 +52,26 @@ double squaredDistance(const float *a, const float *b, int64_t dim)
     return d;
 }
 
-void checkEmbeddings(const PoolScores &s, const std::vector<int64_t> &rows)
+// Every value of `values` ([rows, dim]) is finite; else an error naming "<what> <row>".
+void checkFinite(const std::vector<float> &values, int64_t dim, const char *what)
 {
-    for (int64_t i : rows)
-        for (int64_t k = 0; k < s.dim; ++k)
-            if (!std::isfinite(s.embeddings[size_t(i * s.dim + k)]))
-                throw Error("pool text " + std::to_string(i),
-                            "embedding component " + std::to_string(k) + " is "
-                                + std::to_string(s.embeddings[size_t(i * s.dim + k)]),
-                            "Score the pool again; a model whose outputs are not finite needs a lower learning rate");
+    for (size_t v = 0; v < values.size(); ++v)
+        if (!std::isfinite(values[v]))
+            throw Error(std::string(what) + " " + std::to_string(int64_t(v) / dim),
+                        "embedding component " + std::to_string(int64_t(v) % dim) + " is " + std::to_string(values[v]),
+                        "Score the pool again; a model whose outputs are not finite needs a lower learning rate");
+}
+
+// Each candidate's squared distance to the nearest labelled text (infinity without any).
+std::vector<double> distanceToLabelled(const PoolScores &s, const std::vector<int64_t> &candidates)
+{
+    std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
+    const size_t l = s.labelled_embeddings.size() / size_t(s.dim);
+    for (size_t j = 0; j < candidates.size(); ++j)
+        for (size_t c = 0; c < l; ++c)
+            nearest[j] = std::min(nearest[j], squaredDistance(s.embeddings.data() + candidates[j] * s.dim,
+                                                              s.labelled_embeddings.data() + c * size_t(s.dim), s.dim));
+    return nearest;
 }
 
 } // namespace
@@ -101,11 +117,12 @@ std::vector<int64_t> pickUncertainDiverse(const PoolScores &s, int64_t b, const 
     std::stable_sort(order.begin(), order.end(),
                      [&margins](int64_t x, int64_t y) { return margins[size_t(x)] < margins[size_t(y)]; });
     const int64_t m = b > s.n / options.candidate_factor ? s.n : b * options.candidate_factor;
-    checkEmbeddings(s, order);
+    checkFinite(s.embeddings, s.dim, "pool text");
+    checkFinite(s.labelled_embeddings, s.dim, "labelled text");
     order.resize(size_t(m)); // the candidates, lowest margin first
 
     std::vector<int64_t> picks = {order[0]};
-    std::vector<double> nearest(size_t(m), std::numeric_limits<double>::infinity());
+    std::vector<double> nearest = distanceToLabelled(s, order);
     std::vector<bool> taken(size_t(m), false);
     taken[0] = true;
     size_t last = 0;

@@ -16,7 +16,9 @@
 //    candidate of lowest margin; each next pick is the candidate farthest (Euclidean distance of the
 //    embeddings) from every pick so far (ties: the candidate earlier in step 1's order, i.e. of
 //    lower margin, then lower index). Ten near-duplicates of one uncertain text thus yield one pick,
-//    not ten: a batch of b spans the uncertain region instead of one corner of it.
+//    not ten: a batch of b spans the uncertain region instead of one corner of it. Embeddings of
+//    the texts labelled so far, when given, count as picks made before (the core-set's labelled
+//    centres), except that the first pick is still the lowest margin.
 // Margins of the candidates only decide who is a candidate and the first pick; the distances are
 // computed in double precision, in a fixed order, so the picks are the same on every machine.
 //
@@ -38,6 +40,11 @@ struct PoolScores
     std::vector<float> probabilities;
     /// float32 [n, dim], row-major: each text's embedding (any units; distances are Euclidean).
     std::vector<float> embeddings;
+    /// float32 [l, dim], row-major, optional (l >= 0): the embeddings of the texts labelled so far.
+    /// They are centres from the start, as the labelled set is in the core-set rule: after the
+    /// first pick, a candidate's distance is to the nearest pick or labelled text, so a batch also
+    /// keeps away from what is labelled already.
+    std::vector<float> labelled_embeddings;
 };
 
 /// How pickUncertainDiverse() chooses.
@@ -56,8 +63,9 @@ std::vector<double> predictionMargins(const PoolScores &scores);
 /// The b texts to label next, as pool indices in pick order (0 <= index < n, no repeats;
 /// min(b, n) of them; none for an empty pool or b = 0), by the rule above.
 /// Throws wb::Error naming what is wrong: b < 0; num_labels < 2; dim < 1; a vector whose size is not
-/// n * num_labels or n * dim; candidate_factor < 1; a NaN or infinite probability or embedding
-/// value ("pool text <i>": the index of the text, and of the label or embedding component).
+/// n * num_labels or n * dim (labelled_embeddings: a multiple of dim); candidate_factor < 1; a NaN
+/// or infinite probability or embedding value ("pool text <i>", or "labelled text <i>": the index
+/// of the text, and of the label or embedding component). Cost: m * (b + l) * dim operations.
 std::vector<int64_t> pickUncertainDiverse(const PoolScores &scores, int64_t b, const QueueOptions &options = {});
 
 /// The texts 0..n-1 in a random order fixed by `seed`: a Fisher–Yates shuffle driven by

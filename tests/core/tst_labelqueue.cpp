@@ -64,6 +64,24 @@ private Q_SLOTS:
         QCOMPARE(pickUncertainDiverse(s, 3), (std::vector<int64_t>{1, 5, 2}));
     }
 
+    /// Texts labelled before are centres too: a candidate near them is not picked again.
+    void labelledTextsAreCentres()
+    {
+        //                       0: A      1: A       2: A       3: B         4: B          5: B        6: C
+        PoolScores s = pool({0.55f, 0.5f, 0.52f, 0.53f, 0.54f, 0.56f, 0.57f},
+                            {{0, 0}, {0.1f, 0}, {0, 0.3f}, {10, 10}, {10.1f, 10}, {10, 10.1f}, {0, 10}});
+        // From text 1, (0.1, 0): B's 5 is 200.02 away, C's 6 only 100.01.
+        QCOMPARE(pickUncertainDiverse(s, 2), (std::vector<int64_t>{1, 5}));
+        // A text at (10, 10) is labelled: B is then at most 0.02 from it, C 100 (and 100.01 from 1).
+        s.labelled_embeddings = {10, 10};
+        QCOMPARE(pickUncertainDiverse(s, 2), (std::vector<int64_t>{1, 6}));
+        s.labelled_embeddings = {10, 10, 0};
+        QCOMPARE(errorOf(s, 2),
+                 std::string("pool scores: labelled_embeddings | expected a multiple of dim = 2 values, got 3"));
+        s.labelled_embeddings = {10, 10, 0, std::numeric_limits<float>::quiet_NaN()};
+        QCOMPARE(errorOf(s, 2), std::string("labelled text 1 | embedding component 1 is nan"));
+    }
+
     /// Only the m = candidate_factor * b lowest margins are candidates: a sure text far away is
     /// never picked, however far.
     void onlyTheUncertainAreCandidates()
