@@ -122,7 +122,8 @@ public:
     /// The index in labels() of the label of `file`:`line`; -1 when it has none (or `file` is "").
     int64_t find(const std::string &file, int64_t line) const;
 
-    /// Appends `label` (its `time` set to labelTimeNow() when empty) as one line and fsyncs it.
+    /// Appends `label` (its `time` set to labelTimeNow() when empty) as one line and fsyncs it
+    /// (the first label creates the file, its header and any missing folders).
     /// Throws wb::Error (nothing changed, in memory or on disk) when the label breaks PoolLabel's
     /// rules, when its file and line already have a label (use relabel()), when the file's size is
     /// no longer what this store wrote (another program changed it: open it again), or when it

@@ -100,6 +100,9 @@ void LabelStore::append(PoolLabel label)
         bytes = labelsCsvHeader() + bytes;
     checkSize();
     const bool created = !fs::exists(m_path);
+    std::error_code ec;
+    if (created && fs::path(m_path).has_parent_path())
+        fs::create_directories(fs::path(m_path).parent_path(), ec); // a failure shows in open(2)
     const UniqueFd fd(::open(m_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
     if (!fd.valid())
         throw Error(m_path, systemError("cannot open the labels file"), "Check that the folder is writable");

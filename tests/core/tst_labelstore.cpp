@@ -214,7 +214,7 @@ private Q_SLOTS:
     void undoAndRelabelRewriteAtomically()
     {
         QTemporaryDir dir;
-        const std::string path = dir.path().toStdString() + "/labels.csv";
+        const std::string path = dir.path().toStdString() + "/session/labels.csv"; // the folder is made
         LabelStore store = LabelStore::open(path);
         for (int i = 0; i < 3; ++i)
             store.append(nth(i));
