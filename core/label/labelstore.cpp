@@ -81,12 +81,12 @@ std::string labelProblem(const PoolLabel &l, std::string &hint)
     if (l.label.empty())
         return "the label is empty";
     if (isSpace(l.label.front()) || isSpace(l.label.back())
-        || l.label.find_first_of(std::string("\n\r|\0", 4)) != std::string::npos
+        || l.label.find_first_of(std::string("\n\r|,;\0", 6)) != std::string::npos
         || !isValidUtf8(l.label)) {
-        hint = "Name labels without surrounding white space, line breaks or '|' (prepare trims labels and reads '|' as "
-               "several labels)";
-        return "the label '" + l.label + "' has surrounding white space, a line break, '|' or a NUL byte, or is not "
-                                         "UTF-8";
+        hint = "Name labels without surrounding white space, line breaks, '|', ',' or ';' (prepare trims labels, and "
+               "may read '|', ',' and ';' as separating several labels)";
+        return "the label '" + l.label + "' has surrounding white space, a line break, '|', ',', ';' or a NUL byte, "
+                                         "or is not UTF-8";
     }
     if (l.suggested_label.find_first_of(std::string("\n\r\0", 3)) != std::string::npos || !isValidUtf8(l.suggested_label))
         return "the suggested label holds a line break or a NUL byte, or is not UTF-8";

@@ -49,7 +49,10 @@ namespace wb {
 struct PoolLabel
 {
     std::string text;            ///< the pool text, whole (UTF-8, not empty, no NUL byte)
-    std::string label;           ///< the label's name (not empty, no surrounding white space, no line break, '|' or NUL)
+    /// The label's name: not empty, no surrounding white space, no line break, NUL, '|', ',' or ';'
+    /// (prepare trims labels, and reads '|', ',' or ';' as separating several labels when the pieces
+    /// recur, e.g. "a,b" beside "a").
+    std::string label;
     std::string file;            ///< the text's source file as split.jsonl names it (no line break or NUL); "" for none
     int64_t line = 0;            ///< its 1-based line; 0: the whole file (or no source)
     std::string time;            ///< UTC ISO 8601 ("2026-12-06T00:10:03.250Z"; fraction optional)
@@ -89,7 +92,7 @@ struct LabelsRead
 /// `cut_tail`. Pure; thread-safe.
 /// Throws wb::Error("<path>:<line>", what was expected, how to fix it) for: a header other than
 /// labelsCsvHeader()'s, a quote closed and followed by other text, a complete record with another
-/// field count than six, an empty text or label, a label with surrounding white space or '|', a
+/// field count than six, an empty text or label, a label with surrounding white space, '|', ',' or ';', a
 /// NUL byte or a line break where PoolLabel allows none, text that is not UTF-8, a
 /// `line` that is not an integer >= 1 (or is given without a file), a `time` that is not
 /// UTC ISO 8601 ("YYYY-MM-DDTHH:MM:SS[.fff]Z"), and a second label for the same file and line.

@@ -267,8 +267,11 @@ private Q_SLOTS:
                              "suggested_label, time)"));
         QCOMPARE(errorOf(h + ok + "b,,f.txt,2,,2026-12-06T00:10:03Z\n" + ok), std::string("l.csv:3 | the label is empty"));
         QCOMPARE(errorOf(h + "b, spam,f.txt,2,,2026-12-06T00:10:03Z\n" + ok),
-                 std::string("l.csv:2 | the label ' spam' has surrounding white space, a line break, '|' or a NUL "
-                             "byte, or is not UTF-8"));
+                 std::string("l.csv:2 | the label ' spam' has surrounding white space, a line break, '|', ',', ';' or "
+                             "a NUL byte, or is not UTF-8"));
+        QCOMPARE(errorOf(h + "b,\"x,y\",f.txt,2,,2026-12-06T00:10:03Z\n"),
+                 std::string("l.csv:2 | the label 'x,y' has surrounding white space, a line break, '|', ',', ';' or "
+                             "a NUL byte, or is not UTF-8"));
         QCOMPARE(errorOf(h + "b,spam,f.txt,x,,2026-12-06T00:10:03Z\n" + ok),
                  std::string("l.csv:2 | the line 'x' is not an integer >= 1"));
         QCOMPARE(errorOf(h + "b,spam,,4,,2026-12-06T00:10:03Z\n" + ok),
