@@ -170,14 +170,23 @@ private Q_SLOTS:
                                 "the text), the most certain mistakes first. Decisions are saved to %2.")
                      .arg(rule, corrections));
         QCOMPARE(t.table()->rowCount(), 2);
-        const QStringList row0 = QStringLiteral("1|2|freedom|spam|ham|0.117|0.024|predicted ham in 3 of 3; right 0 of "
-                                                "3; last p(spam) 0.100").split(QLatin1Char('|'));
-        const QStringList row1 = QStringLiteral("2|3|hello lunch|ham|spam|0.200|0.000|predicted spam in 3 of 3; right "
-                                                "0 of 3; last p(ham) 0.200").split(QLatin1Char('|'));
-        for (int c = 0; c < row0.size(); ++c) {
-            QCOMPARE(cell(t, 0, c), row0[c]);
-            QCOMPARE(cell(t, 1, c), row1[c]);
+        using C = SuspectsTable::Column;
+        const std::vector<int> columns{C::Rank, C::Label, C::Suggested, C::Confidence, C::Variability, C::Evidence,
+                                       C::Text, C::Record};
+        const QStringList row0 = QStringLiteral("1|spam|ham|0.117|0.024|3 of 3|freedom|2").split(QLatin1Char('|'));
+        const QStringList row1 = QStringLiteral("2|ham|spam|0.200|0.000|3 of 3|hello lunch|3").split(QLatin1Char('|'));
+        for (size_t c = 0; c < columns.size(); ++c) {
+            QCOMPARE(cell(t, 0, columns[c]), row0[int(c)]);
+            QCOMPARE(cell(t, 1, columns[c]), row1[int(c)]);
         }
+        QCOMPARE(t.table()->item(0, C::Evidence)->toolTip(),
+                 QStringLiteral("predicted ham in 3 of 3; right 0 of 3; last p(spam) 0.100"));
+        // The first row is selected; its input row, evidence and text under the table.
+        QCOMPARE(t.previewText(), QStringLiteral("Record 2 (mail.csv:4), spam → suggested ham: predicted ham in 3 of 3; "
+                                                 "right 0 of 3; last p(spam) 0.100.\nfreedom"));
+        t.table()->selectRow(1);
+        QCOMPARE(t.previewText(), QStringLiteral("Record 3 (mail.csv:5), ham → suggested spam: predicted spam in 3 of "
+                                                 "3; right 0 of 3; last p(ham) 0.200.\nhello lunch"));
         QComboBox *box = t.decisionBox(1);
         QCOMPARE(box->count(), 4);
         QCOMPARE(box->itemText(0), QStringLiteral("Undecided"));

@@ -91,8 +91,10 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("suspectsTable"));
-    m_table->setHorizontalHeaderLabels({tr("#"), tr("Record"), tr("Text"), tr("Label"), tr("Suggested"),
-                                        tr("Confidence"), tr("Variability"), tr("Evidence"), tr("Decision")});
+    m_table->setHorizontalHeaderLabels({tr("#"), tr("Label"), tr("Suggested"), tr("Decision"), tr("Confidence"),
+                                        tr("Variability"), tr("Evidence"), tr("Text"), tr("Record")});
+    m_table->horizontalHeaderItem(Evidence)->setToolTip(tr("How often training predicted the suggested label (the "
+                                                           "tooltip and the line under the table say more)"));
     m_table->horizontalHeaderItem(Confidence)->setToolTip(tr("The mean probability of the label as given, over the "
                                                              "times training saw the text"));
     m_table->horizontalHeaderItem(Variability)->setToolTip(tr("The spread (standard deviation) of that probability"));
@@ -103,7 +105,12 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setSectionResizeMode(Text, QHeaderView::Stretch);
+    m_preview = new QLabel(this);
+    m_preview->setObjectName(QStringLiteral("suspectsPreview"));
+    m_preview->setWordWrap(true);
+    m_preview->setTextFormat(Qt::PlainText);
+    m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_preview->setMaximumHeight(m_preview->fontMetrics().lineSpacing() * 5 + 4);
     m_open = new QPushButton(tr("Open in Try it"), this);
     m_open->setObjectName(QStringLiteral("suspectsOpenInTryIt"));
     m_open->setToolTip(tr("Shows the selected text in Try it, with the words that speak for and against its label"));
@@ -115,11 +122,13 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
     buttons->addWidget(m_prepare);
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_preview);
     layout->addLayout(buttons);
     connect(m_open, &QPushButton::clicked, this, [this] { openRow(selectedRow()); });
     connect(m_prepare, &QPushButton::clicked, this, &SuspectsTable::requestPrepare);
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { openRow(row); });
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &SuspectsTable::updateButtons);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, &SuspectsTable::showPreview);
     showEmpty(tr("No suspects yet: start or open a run. Suspects are found in the training dynamics of single-label "
                  "runs with “%1” on.").arg(recordingField()));
 }
@@ -133,6 +142,7 @@ void SuspectsTable::showEmpty(const QString &why)
     m_table->setRowCount(0);
     m_summaryBase = why;
     m_summary->setText(why);
+    m_preview->clear();
     updateButtons();
 }
 
@@ -256,7 +266,10 @@ void SuspectsTable::showLoaded(Loaded &l)
     for (int row = 0; row < m_table->rowCount() && !l.correctionsError.isEmpty(); ++row)
         decisionBox(row)->setEnabled(false);
     m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setSectionResizeMode(Text, QHeaderView::Stretch);
+    m_table->setColumnWidth(Text, std::min(m_table->columnWidth(Text), 480));
+    if (m_table->rowCount() > 0)
+        m_table->selectRow(0); // its text under the table; Open in Try it ready
+    showPreview();
     updateButtons();
 }
 
@@ -269,6 +282,37 @@ QString SuspectsTable::rowText(int row) const
 }
 
 QString SuspectsTable::summaryText() const { return m_summary->text(); }
+
+QString SuspectsTable::evidenceText(int row) const
+{
+    if (row < 0 || size_t(row) >= m_suspects.size())
+        return {};
+    const RunSuspect &s = m_suspects[size_t(row)];
+    const Suspect &e = s.evidence;
+    return tr("predicted %1 in %2 of %3; right %4 of %3; last p(%5) %6")
+        .arg(q(s.suggested_label))
+        .arg(e.suggestion_count)
+        .arg(e.observations)
+        .arg(int64_t(e.correctness * double(e.observations) + 0.5))
+        .arg(q(s.label), number(e.last_gold_probability));
+}
+
+QString SuspectsTable::previewText() const { return m_preview->text(); }
+
+void SuspectsTable::showPreview()
+{
+    const int row = selectedRow();
+    if (row < 0 || size_t(row) >= m_suspects.size()) {
+        m_preview->setText(m_suspects.empty() ? QString() : tr("Select a row to read its text here."));
+        return;
+    }
+    const RunSuspect &s = m_suspects[size_t(row)];
+    const QString where = s.located ? q(s.file) + (s.line > 0 ? QStringLiteral(":%1").arg(s.line) : QString())
+                                    : tr("not in split.jsonl");
+    m_preview->setText(tr("Record %1 (%2), %3 → suggested %4: %5.\n%6")
+                           .arg(s.evidence.index)
+                           .arg(where, q(s.label), q(s.suggested_label), evidenceText(row), rowText(row)));
+}
 
 void SuspectsTable::fillRow(int row)
 {
@@ -291,12 +335,7 @@ void SuspectsTable::fillRow(int row)
     item(Suggested, q(s.suggested_label));
     item(Confidence, number(e.confidence));
     item(Variability, number(e.variability));
-    item(Evidence, tr("predicted %1 in %2 of %3; right %4 of %3; last p(%5) %6")
-                       .arg(q(s.suggested_label))
-                       .arg(e.suggestion_count)
-                       .arg(e.observations)
-                       .arg(int64_t(e.correctness * double(e.observations) + 0.5))
-                       .arg(q(s.label), number(e.last_gold_probability)));
+    item(Evidence, tr("%1 of %2").arg(e.suggestion_count).arg(e.observations), evidenceText(row));
     auto *box = new QComboBox;
     box->setObjectName(QStringLiteral("decision%1").arg(row));
     box->addItem(tr("Undecided"));

@@ -39,8 +39,9 @@ class SuspectsTable : public QWidget
 {
     Q_OBJECT
 public:
-    /// The table's columns.
-    enum Column { Rank, Record, Text, Label, Suggested, Confidence, Variability, Evidence, Decision, ColumnCount };
+    /// The table's columns: what a decision needs first (at 1024×700 the text of the selected row
+    /// is also under the table, previewText()).
+    enum Column { Rank, Label, Suggested, Decision, Confidence, Variability, Evidence, Text, Record, ColumnCount };
     /// The decision combo's entries: 0 Undecided, 1 Accept, 2 Reject, 3… Change to labels().
     enum DecisionItem { Undecided = 0, Accept = 1, Reject = 2, FirstChange = 3 };
 
@@ -59,6 +60,11 @@ public:
     const std::vector<std::string> &labels() const { return m_labels; }
     /// The text shown for row `row` (the record's words, a pair as "a [SEP] b"; "" when unknown).
     QString rowText(int row) const;
+    /// The line under the table: the selected row's input row, evidence in words and whole text
+    /// ("" when no row is selected).
+    QString previewText() const;
+    /// The evidence of row `row` in words: "predicted ham in 3 of 3; right 0 of 3; last p(spam) 0.100".
+    QString evidenceText(int row) const;
     /// The line above the table: "2 suspects among 6 training examples …", or why there is none.
     QString summaryText() const;
     /// `<model_dir>/corrections.jsonl` of the run shown ("" when none).
@@ -103,7 +109,10 @@ private:
     void updateButtons();
     int selectedRow() const;
 
+    void showPreview();
+
     QLabel *m_summary;
+    QLabel *m_preview; ///< "suspectsPreview"
     QTableWidget *m_table;
     QPushButton *m_open, *m_prepare;
     std::vector<RunSuspect> m_suspects;
