@@ -135,6 +135,40 @@ std::set<int64_t> writeNoisyCsv(const std::string &root)
     return flipped;
 }
 
+/// Prepares writeNoisyCsv's data under `root` (`p`: the options used; `flipped`: the CSV lines
+/// whose label was flipped) and returns the options of a tiny run on it (seed 7, model_dir
+/// `root`/runs/before).
+TrainingOptions prepareNoisyRun(const std::string &root, std::set<int64_t> &flipped, PrepareOptions &p)
+{
+    flipped = writeNoisyCsv(root);
+    {
+        std::ofstream v(root + "/vocab.txt");
+        for (const std::string &t : wbtest::spamWordsVocab())
+            v << t << "\n";
+    }
+    p.input_data_dir = root + "/mail.csv";
+    p.classification_task_name = "csv";
+    p.vocab_file = root + "/vocab.txt";
+    p.max_seq_length = 16;
+    p.eval_fraction = 0.2;
+    p.output_dir = root + "/data";
+    p.bag_of_words_baseline = false;
+    prepareData(p);
+    wbtest::TinyRun tiny;
+    tiny.batch_size = 16;
+    tiny.num_train_epochs = 5;
+    tiny.learning_rate = 2e-3;
+    tiny.dropout_prob = 0;
+    TrainingOptions o = wbtest::writeTinyRun(root + "/tiny", tiny);
+    o.model_dir = root + "/runs/before";
+    o.train_data_path = root + "/data/train.tf_record";
+    o.eval_data_path = root + "/data/eval.tf_record";
+    o.input_meta_data_path = root + "/data/input_meta_data.json";
+    o.vocab_file = root + "/vocab.txt";
+    o.seed = 7;
+    return o;
+}
+
 /// Waits for the window's run to end (its pre-flight check, then the trainer).
 bool trainInWindow(MainWindow &w)
 {
@@ -153,7 +187,7 @@ class tst_SuspectsTable : public QObject
 private Q_SLOTS:
     void initTestCase() { wbtest::useTestSettings(); }
 
-    void rowsDecisionsAndReopening()
+    void rowsShown()
     {
         QTemporaryDir dir;
         const TrainingOptions o = writeRun(dir.path());
@@ -195,7 +229,17 @@ private Q_SLOTS:
         QCOMPARE(box->itemText(3), QStringLiteral("Change to: phish"));
         QVERIFY(!t.prepareButton()->isEnabled()); // nothing relabels yet
         QVERIFY(!QFileInfo::exists(corrections));
+    }
 
+    void decisionsSavedAndReopened()
+    {
+        QTemporaryDir dir;
+        const TrainingOptions o = writeRun(dir.path());
+        SuspectsTable t;
+        t.setRun(o);
+        QTRY_VERIFY(t.isLoaded());
+        const QString corrections = QString::fromStdString(o.model_dir + "/corrections.jsonl");
+        QComboBox *box = t.decisionBox(1);
         // Accept the first: exactly that line.
         QVERIFY(t.accept(0));
         std::vector<Correction> read = readCorrections(corrections.toStdString());
@@ -330,33 +374,9 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string root = dir.path().toStdString();
-        const std::set<int64_t> flipped = writeNoisyCsv(root);
-        {
-            std::ofstream v(root + "/vocab.txt");
-            for (const std::string &t : wbtest::spamWordsVocab())
-                v << t << "\n";
-        }
+        std::set<int64_t> flipped;
         PrepareOptions p;
-        p.input_data_dir = root + "/mail.csv";
-        p.classification_task_name = "csv";
-        p.vocab_file = root + "/vocab.txt";
-        p.max_seq_length = 16;
-        p.eval_fraction = 0.2;
-        p.output_dir = root + "/data";
-        p.bag_of_words_baseline = false;
-        prepareData(p);
-        wbtest::TinyRun tiny;
-        tiny.batch_size = 16;
-        tiny.num_train_epochs = 5;
-        tiny.learning_rate = 2e-3;
-        tiny.dropout_prob = 0;
-        TrainingOptions o = wbtest::writeTinyRun(root + "/tiny", tiny);
-        o.model_dir = root + "/runs/before";
-        o.train_data_path = root + "/data/train.tf_record";
-        o.eval_data_path = root + "/data/eval.tf_record";
-        o.input_meta_data_path = root + "/data/input_meta_data.json";
-        o.vocab_file = root + "/vocab.txt";
-        o.seed = 7;
+        const TrainingOptions o = prepareNoisyRun(root, flipped, p);
         MainWindow w;
         w.resize(1024, 700);
         w.setOptions(o);
