@@ -26,8 +26,10 @@ the 1-based line where the row starts (docs/file-formats.md, "The eval split and
       prints JSON: listed, hits, precision (hits / listed), recall (hits / flipped)
   label_noise.py oracle FLIPPED OUT_CORRECTIONS
       every flipped row given back its true label, as accepted corrections (the loop's ceiling)
-  label_noise.py table WORK_DIR SEEDS
-      the results of bench/label_noise_spam.sh in WORK_DIR as a Markdown table (and results.json)
+  label_noise.py table WORK_DIR SEEDS TRAIN_SEEDS
+      the results of bench/label_noise_spam.sh in WORK_DIR as Markdown tables (and results.json);
+      with several TRAIN_SEEDS (the first: the runs without a -t<seed> suffix) also the eval
+      accuracy per training seed and the recovered share of their means
 """
 import csv
 import io
@@ -199,7 +201,7 @@ def cmd_cl(oof_path, top_k, out):
                       "off_diagonal": len(issues), "listed": len(chosen)}))
 
 
-def suspect_rule(row, max_confidence=0.5, max_variability=0.2, min_share=0.5):
+def suspect_rule(row, max_confidence=0.5, max_variability=1.0, min_share=0.5):
     """core/advice/suspects.cpp's rule: (is a suspect, suggested label id, confidence)."""
     p, pred = row["gold_probabilities"], row["predicted_label_ids"]
     if not p:
@@ -308,7 +310,32 @@ def cmd_oracle(flipped_path, out):
                       for r in read_jsonl(flipped_path)])
 
 
-def cmd_table(work, seeds):
+def run_name(run, train_seed, first):
+    """The runs of the first training seed carry no suffix; the others end in -t<seed>."""
+    return run if train_seed == first else f"{run}-t{train_seed}"
+
+
+def recovery_table(work, seeds, train_seeds):
+    """Eval accuracy per training seed and the recovered share of the means."""
+    first = train_seeds[0]
+    mean = lambda run: sum(accuracy(work, run_name(run, t, first)) for t in train_seeds) / len(train_seeds)
+    accs = lambda run: ", ".join(f"{accuracy(work, run_name(run, t, first)):.4f}" for t in train_seeds)
+    print(f"| noise seed | eval acc. clean (training seeds {', '.join(train_seeds)}) | noisy | after our corrections "
+          "| after CL's top k | recovered, ours (of the means) | recovered, CL |")
+    print("|---|---|---|---|---|---|---|")
+    rec = {"ours": [], "cl": []}
+    clean = mean("clean")
+    for s in seeds:
+        noisy, ours, cl = mean(f"noisy{s}"), mean(f"fixed{s}"), mean(f"cl-fixed{s}")
+        rec["ours"].append((ours - noisy) / (clean - noisy))
+        rec["cl"].append((cl - noisy) / (clean - noisy))
+        print(f"| {s} | {accs('clean')} (mean {clean:.4f}) | {accs(f'noisy{s}')} (mean {noisy:.4f}) "
+              f"| {accs(f'fixed{s}')} (mean {ours:.4f}) | {accs(f'cl-fixed{s}')} (mean {cl:.4f}) "
+              f"| {100 * rec['ours'][-1]:.0f} % | {100 * rec['cl'][-1]:.0f} % |")
+    print(f"| mean (range) | | | | | {spread(rec['ours'], '{:.2f}')} | {spread(rec['cl'], '{:.2f}')} |")
+
+
+def cmd_table(work, seeds, train_seeds):
     res = [seed_result(work, s) for s in seeds.split()]
     with open(f"{work}/results.json", "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1)
@@ -336,11 +363,14 @@ def cmd_table(work, seeds):
         print(f"| {r['seed']} | {o['hits']} / {r['flipped']} = {o['hits'] / r['flipped']:.3f} "
               f"| {c['hits']} / {r['flipped']} = {c['hits'] / r['flipped']:.3f} | {c['precision_at_ours']:.3f} "
               f"| {fmt(r['cl_fixed'])} | {fmt(r['oracle_fixed'])} |")
+    if len(train_seeds.split()) > 1:
+        print()
+        recovery_table(work, seeds.split(), train_seeds.split())
 
 
 COMMANDS = {"flip": (cmd_flip, 6), "folds": (cmd_folds, 4), "oof": (cmd_oof, 5), "cl": (cmd_cl, 3),
             "dynamics": (cmd_dynamics, 4), "apply": (cmd_apply, 3), "score": (cmd_score, 2),
-            "table": (cmd_table, 2), "oracle": (cmd_oracle, 2)}
+            "table": (cmd_table, 3), "oracle": (cmd_oracle, 2)}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS or len(sys.argv) - 2 != COMMANDS[sys.argv[1]][1]:

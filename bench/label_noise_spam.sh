@@ -19,7 +19,9 @@
 # CORPUS_TAR_GZ: the SpamAssassin public corpus (spamassassin/{ham,spam}/ files). CLI defaults to
 # build/app/cli/bert-workbench-cli; it is copied into WORK_DIR first, so a rebuild meanwhile does
 # not change the program halfway. Environment: SEEDS ("1 2 3", the noise seeds), NFOLDS (4),
-# EPOCHS (3), LR (5e-4), THREADS (2), TRAIN_SEED (42). Steps whose output exists are skipped (a
+# EPOCHS (3), LR (5e-4), THREADS (2), TRAIN_SEED (42), EXTRA_TRAIN_SEEDS ("43 44": the clean, noisy
+# and corrected runs trained again with these seeds, so that the recovered accuracy is a mean
+# over training seeds, not one run's luck). Steps whose output exists are skipped (a
 # stopped run goes on where it was). Results: WORK_DIR/results.md (and results.json).
 set -euo pipefail
 
@@ -69,7 +71,7 @@ train() {
         --input_meta_data_path="prepared/$data/input_meta_data.json" \
         --train_data_path="prepared/$data/train.tf_record" --eval_data_path="prepared/$data/eval.tf_record" \
         --vocab_file="$vocab" --do_lower_case=true --model_dir="runs/$name" --train_batch_size=32 \
-        --learning_rate="$lr" --num_train_epochs="$epochs" --seed="$train_seed" \
+        --learning_rate="$lr" --num_train_epochs="$epochs" --seed="${TS:-$train_seed}" \
         --num_threads="$threads" --save_embeddings=false "$@" >"logs/train-$name.log" 2>&1
     echo "$name $(($(date +%s) - start))" >>logs/wall_s.txt
 }
@@ -122,5 +124,15 @@ for s in $seeds; do
     done
 done
 
-"${py[@]}" table . "$seeds" >results.md
+# 5. The same runs with other training seeds (the lists stay those of the seed-42 runs).
+for ts in ${EXTRA_TRAIN_SEEDS-43 44}; do
+    TS=$ts train "clean-t$ts" clean --record_training_dynamics=false
+    for s in $seeds; do
+        for d in "noisy$s" "fixed$s" "cl-fixed$s"; do
+            TS=$ts train "$d-t$ts" "$d" --record_training_dynamics=false
+        done
+    done
+done
+
+"${py[@]}" table . "$seeds" "$train_seed ${EXTRA_TRAIN_SEEDS-43 44}" >results.md
 cat results.md

@@ -253,3 +253,12 @@ if [ -x "$BI" ]; then
     done
   } | tee -a "$REPORT"
 fi
+
+# --- what recording the training dynamics costs (issue 46): the same run with and without, alternating ---
+CLI="$BUILD/app/cli/bert-workbench-cli"
+if [ -x "$CLI" ]; then
+  {
+    echo "== training dynamics: spam example, BERT-Tiny, 1 epoch, 1 thread, with and without recording (goal: <= +5%) =="
+    PAIRS=${WB_BENCH_PAIRS:-3} "$SRC/bench/dynamics_cost.sh" "$CLI"
+  } | tee -a "$REPORT"
+fi

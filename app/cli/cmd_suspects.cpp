@@ -136,7 +136,8 @@ void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
     app.add_option("--max_confidence", f.rule.max_confidence, "a suspect's mean gold-label probability is below this")
         ->capture_default_str();
     app.add_option("--max_variability", f.rule.max_variability,
-                   "a suspect's gold-label probability varies (standard deviation) less than this")
+                   "a suspect's gold-label probability varies (standard deviation) less than this; the default "
+                   "1 sets no limit, 0.2 keeps to the data map's hard-to-learn region")
         ->capture_default_str();
 }
 
@@ -145,7 +146,7 @@ void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
 int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
     CLI::App app("The suspects of a run: training examples that are probably mislabelled. From the run's\n"
-                 "training_dynamics.jsonl, the hard-to-learn examples (low confidence, low variability) whose\n"
+                 "training_dynamics.jsonl, the examples of low confidence (mean gold-label probability) whose\n"
                  "predictions consistently name another label, most certain first, each with the suggested\n"
                  "label and its evidence (docs/data-map.md). --corrections_file writes them as corrections\n"
                  "that prepare --corrections_file applies (with --split_file=<the data's split.jsonl>, the\n"
@@ -167,7 +168,8 @@ int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::os
             shown.resize(size_t(f.topK));
         out << r.suspects.size() << " suspect(s) among " << r.examples << " training examples"
             << (shown.size() < r.suspects.size() ? ", the first " + std::to_string(shown.size()) + " listed" : "")
-            << " (confidence < " << f.rule.max_confidence << ", variability < " << f.rule.max_variability
+            << " (confidence < " << f.rule.max_confidence
+            << (f.rule.max_variability < 0.5 ? ", variability < " + fixed3(f.rule.max_variability) : std::string())
             << ", another label predicted in most observations)\n";
         if (!shown.empty())
             printSuspects(out, shown, suspectTexts(f.modelDir, f.metaDataPath, shown, err));

@@ -426,6 +426,39 @@ void Coach::sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em)
         withdraw(out, gain.id, em.step);
 }
 
+void Coach::sayDataMap(std::vector<CoachNote> &out, const EvalMetrics &em)
+{
+    const CoachRule &rule = coachRule("data_map");
+    if (em.train_examples_mapped <= 0)
+        return;
+    // The best evaluation before this one (m_evals ends with this one).
+    std::optional<size_t> best;
+    for (size_t i = 0; i + 1 < m_evals.size(); ++i)
+        if (std::isfinite(m_evals[i].eval_accuracy) && (!best || m_evals[i].eval_accuracy > m_evals[*best].eval_accuracy))
+            best = i;
+    const double share = double(em.train_hard_to_learn) / double(em.train_examples_mapped);
+    const bool stalled = best && std::isfinite(em.eval_accuracy)
+                         && em.eval_accuracy <= m_evals[*best].eval_accuracy + rule.threshold2;
+    if (!stalled || share < rule.threshold) {
+        withdraw(out, rule.id, em.step);
+        return;
+    }
+    const std::string where = optionWording() == OptionWording::Window
+                                  ? "the Data map tab beside Embeddings"
+                                  : "bert-workbench-cli suspects --model_dir=<this run>";
+    say(out,
+        noteOf(rule, em.step,
+               {{"accuracy", num(em.eval_accuracy, "%.3f")},
+                {"step", std::to_string(em.step)},
+                {"best", num(m_evals[*best].eval_accuracy, "%.3f")},
+                {"best_step", std::to_string(m_evals[*best].step)},
+                {"hard", std::to_string(em.train_hard_to_learn)},
+                {"examples", std::to_string(em.train_examples_mapped)},
+                {"share", num(100 * share, "%.1f")},
+                {"where", where}}),
+        "stalled");
+}
+
 std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
 {
     std::vector<CoachNote> out;
@@ -437,7 +470,7 @@ std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
     m_intervalSum = 0;
     m_intervalCount = 0;
     m_intervalDiverged = false;
-    m_evals.push_back({em.step, em.eval_loss, trainLoss});
+    m_evals.push_back({em.step, em.eval_loss, trainLoss, em.eval_accuracy});
 
     sayOverfitting(out, em, trainLoss);
     if (em.multi_label)
@@ -452,6 +485,7 @@ std::vector<CoachNote> Coach::evaluation(const EvalMetrics &em)
         sayBagOfWords(out, em);
         // small_eval_set: once, at the first evaluation.
         saySmallEvalSet(out, em);
+        sayDataMap(out, em);
     }
     updateVerdict();
     return out;

@@ -58,12 +58,17 @@ inline constexpr const char *kWithdrawn = "withdrawn";
 ///    positive prediction at 0.5 in the latest evaluation, all named; {advice} names the rare-label weights;
 ///  * thresholds_gain (multi-label): the per-label thresholds' cross-fitted macro-F1 differs
 ///    from the macro-F1 at 0.5 by at least threshold (docs/multi-label.md);
+///  * data_map (single-label runs that record training dynamics): at an evaluation after the
+///    first, eval_accuracy is not above the best earlier one + threshold2 (it stalled) while the
+///    share of the mapped training examples in the data map's hard-to-learn region is at least
+///    threshold (docs/data-map.md: 0.2 % on the clean spam example, 7.8 to 8.4 % with 10 % of its
+///    labels flipped);
 ///  * few_steps: total_steps < threshold; warmup_too_long: warmup_steps ≥ total_steps;
 ///  * lr_pretrained / lr_own_pretraining / lr_scratch: learning_rate outside the far band of
 ///    its start's row of kLearningRateRanges.
 /// A note is withdrawn (kWithdrawn) when its condition no longer holds at a later evaluation:
 /// overfitting, divergence, plateau, constant_classifier, one_class, below_baseline,
-/// below_bag_of_words, the rate advice, label_never_predicted and thresholds_gain; the notes
+/// below_bag_of_words, the rate advice, label_never_predicted, thresholds_gain and data_map; the notes
 /// before the first step and small_eval_set stay.
 inline constexpr CoachRule kCoachRules[] = {
     {"overfitting", "warning", 3, 0,
@@ -100,6 +105,11 @@ inline constexpr CoachRule kCoachRules[] = {
     {"thresholds_gain", "info", 0.01, 0,
      "Per-label thresholds give macro-F1 {tuned} against {half} at 0.5 for every label ({points} points {direction}, "
      "measured on eval texts the thresholds were not tuned on); {use}."},
+    {"data_map", "info", 0.03, 0.005,
+     "Eval accuracy has stopped rising ({accuracy} at step {step}; {best} at step {best_step}) while {hard} of "
+     "{examples} training examples ({share} %) are hard to learn: the model has never believed their labels, and such "
+     "labels are often wrong. Review them on the Data map and in its suspects ({where}), correct what is wrong, "
+     "prepare the data again with the corrections and retrain."},
     {"few_steps", "warning", 50, 0,
      "the run has only {steps} training steps: too few to learn much; train more epochs or use a smaller batch"},
     {"warmup_too_long", "warning", 0, 0,
@@ -206,6 +216,8 @@ private:
     void saySmallEvalSet(std::vector<CoachNote> &out, const EvalMetrics &em);
     /// Multi-label: label_never_predicted and thresholds_gain.
     void sayMultiLabel(std::vector<CoachNote> &out, const EvalMetrics &em);
+    /// data_map, from the evaluation's data-map counts.
+    void sayDataMap(std::vector<CoachNote> &out, const EvalMetrics &em);
 
     CoachSetup m_setup;
     std::vector<CoachNote> m_notes;
@@ -216,7 +228,7 @@ private:
     double m_intervalSum = 0;                  ///< train losses logged since the last evaluation
     int64_t m_intervalCount = 0;
     bool m_intervalDiverged = false;           ///< a loss of the interval was not finite or far above the first
-    struct Eval { int64_t step; double eval_loss; double train_loss; };
+    struct Eval { int64_t step; double eval_loss; double train_loss; double eval_accuracy; };
     std::vector<Eval> m_evals;
     bool m_allConstant = true;
 };

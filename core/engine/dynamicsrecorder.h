@@ -39,7 +39,7 @@ public:
     /// atomically. Throws wb::Error naming the file when it cannot be written.
     void flush(Strategy &strategy);
 
-    /// What the chief holds (for tests).
+    /// What the chief holds (the evaluation's data-map counts, tests).
     const TrainingDynamics &dynamics() const { return m_dynamics; }
 
 private:

@@ -128,6 +128,12 @@ public:
         }
         EvalMetrics &em = ev.metrics;
         em.step = parts.evaluated_step; // the log line's "Step: [N]"
+        if (m_dynamics) { // every worker: the flush gathers; the chief counts its map for the coach
+            m_dynamics->flush(*parts.strategy);
+            const DataMapCounts counts = dataMapCounts(m_dynamics->dynamics().rows());
+            em.train_examples_mapped = counts.examples;
+            em.train_hard_to_learn = counts.hard_to_learn;
+        }
         if (m_problem != ProblemType::Regression) // names for the per-class metrics (CLI, metrics.jsonl, training_summary.json, the window)
             em.label_names = readLabelNames(m_spec.input_meta_data_path, m_meta.num_labels, m_cfg.labelNames()).names;
         ev.log_line = evalLine(em);

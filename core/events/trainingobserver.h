@@ -93,6 +93,13 @@ struct EvalMetrics
     /// half of the eval texts score the other half and the reverse (2-fold cross-fitting), so
     /// the gain over 0.5 is not measured on the texts it was tuned on.
     double eval_micro_f1_tuned = 0, eval_macro_f1_tuned = 0;
+
+    /// Single-label runs that record training dynamics (docs/data-map.md), the chief's: the
+    /// training examples observed so far and how many of them lie in the data map's
+    /// hard-to-learn region (confidence < 0.5, variability < 0.2) at this evaluation. 0 and 0
+    /// when nothing is recorded (then the eval line leaves both out).
+    int64_t train_examples_mapped = 0;
+    int64_t train_hard_to_learn = 0;
 };
 
 /// A checkpoint was written atomically.

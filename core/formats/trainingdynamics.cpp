@@ -62,6 +62,22 @@ const char *dataMapRegionName(DataMapRegion region)
     return "";
 }
 
+DataMapCounts dataMapCounts(const std::map<int64_t, TrainingDynamicsRow> &rows)
+{
+    DataMapCounts c;
+    for (const auto &[index, row] : rows) {
+        if (row.gold_probabilities.empty())
+            continue;
+        ++c.examples;
+        switch (dataMapRegion(row.confidence(), row.variability())) {
+        case DataMapRegion::EasyToLearn: ++c.easy_to_learn; break;
+        case DataMapRegion::Ambiguous: ++c.ambiguous; break;
+        case DataMapRegion::HardToLearn: ++c.hard_to_learn; break;
+        }
+    }
+    return c;
+}
+
 TrainingDynamicsRow TrainingDynamicsRow::upTo(int64_t step) const
 {
     TrainingDynamicsRow r;

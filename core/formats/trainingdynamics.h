@@ -50,6 +50,19 @@ DataMapRegion dataMapRegion(double confidence, double variability);
 /// "easy-to-learn", "ambiguous" or "hard-to-learn".
 const char *dataMapRegionName(DataMapRegion region);
 
+/// How many examples with at least one observation lie in each region. A plain value.
+struct DataMapCounts
+{
+    int64_t examples = 0;
+    int64_t easy_to_learn = 0;
+    int64_t ambiguous = 0;
+    int64_t hard_to_learn = 0;
+};
+
+/// The counts of `rows` (TrainingDynamics::rows()) by dataMapRegion of each row's confidence
+/// and variability; rows without observations are left out. Pure.
+DataMapCounts dataMapCounts(const std::map<int64_t, TrainingDynamicsRow> &rows);
+
 /// The record-keeper of a run's training dynamics, single-label classification only (a
 /// multi-label or regression run records nothing). Keyed by record index. Not thread-safe:
 /// one writer (the training loop of the chief).

@@ -234,6 +234,10 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
     j["num_examples"] = v.num_examples;
     j["regression"] = v.regression;
     j["binary"] = v.binary;
+    if (v.train_examples_mapped > 0) {
+        j["train_examples_mapped"] = v.train_examples_mapped;
+        j["train_hard_to_learn"] = v.train_hard_to_learn;
+    }
     if (v.next_sentence) {
         j["eval_nsp_loss"] = number<J>(v.eval_nsp_loss);
         j["eval_nsp_accuracy"] = number<J>(v.eval_nsp_accuracy);
@@ -285,6 +289,8 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     read(j, "wall_time", v.wall_time);
     read(j, "eval_loss", v.eval_loss);
     read(j, "num_examples", v.num_examples);
+    read(j, "train_examples_mapped", v.train_examples_mapped);
+    read(j, "train_hard_to_learn", v.train_hard_to_learn);
     v.regression = j.contains("eval_mse");
     read(j, "regression", v.regression);
     v.binary = j.contains("eval_f1");

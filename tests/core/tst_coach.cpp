@@ -4,6 +4,7 @@
 // progress stream and training_summary.json. Links only the torch-free wb_rundir.
 #include "core/io/metricsreader.h"
 #include "core/io/metricswriter.h"
+#include "core/io/runeventjson.h"
 #include "core/io/runevents.h"
 #include "core/config/optiontable.h"
 #include "core/config/optionwords.h"
@@ -108,6 +109,7 @@ private Q_SLOTS:
     void constantClassifierWithdrawnWhenTheRunLearns();
     void generatedRunsNeverContradict();
     void notesInMetricsJsonlStreamAndSummary();
+    void dataMapWhenAccuracyStallsWithManyHardExamples();
 };
 
 void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
@@ -118,7 +120,7 @@ void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
         QVERIFY(std::string(r.severity) == "info" || std::string(r.severity) == "warning");
     }
     QCOMPARE(ids.size(), size_t(std::size(kCoachRules)));
-    QCOMPARE(ids.size(), size_t(19)); // label_never_predicted and thresholds_gain: multi-label (issue 45)
+    QCOMPARE(ids.size(), size_t(20)); // label_never_predicted, thresholds_gain: multi-label (issue 45); data_map (46)
     QCOMPARE(coachRule("overfitting").threshold, 3.0);
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, coachRule("no_such_rule"));
     QCOMPARE(fillCoachText("a {x} b {y} {x}", {{"x", "1"}, {"y", "{x}"}}), std::string("a 1 b {x} 1"));
@@ -846,3 +848,59 @@ void tst_Coach::notesInMetricsJsonlStreamAndSummary()
 
 QTEST_GUILESS_MAIN(tst_Coach)
 #include "tst_coach.moc"
+
+/// data_map (issue 46): said when eval accuracy stalls while at least 3 % of the mapped training
+/// examples are hard to learn; withdrawn when either stops holding; the counts travel in the eval line.
+void tst_Coach::dataMapWhenAccuracyStallsWithManyHardExamples()
+{
+    const auto mapped = [](EvalMetrics e, int64_t hard) {
+        e.train_examples_mapped = 1000;
+        e.train_hard_to_learn = hard;
+        return e;
+    };
+    Coach coach(binarySetup());
+    coach.step(stepOf(100, 0.5));
+    QVERIFY(coach.evaluation(mapped(binaryEval(100, 0.5, kGood), 80)).empty()); // the first: nothing to stall against
+    coach.step(stepOf(200, 0.4));
+    QVERIFY(coach.evaluation(mapped(binaryEval(200, 0.4, {{550, 50}, {50, 350}}), 80)).empty()); // 0.900: rising
+    coach.step(stepOf(300, 0.35));
+    const auto stalled = coach.evaluation(mapped(binaryEval(300, 0.38, {{551, 49}, {48, 352}}), 80)); // 0.903
+    QCOMPARE(texts(stalled),
+             QStringLiteral("data_map@300: Eval accuracy has stopped rising (0.903 at step 300; 0.900 at step 200) "
+                            "while 80 of 1000 training examples (8.0 %) are hard to learn: the model has never "
+                            "believed their labels, and such labels are often wrong. Review them on the Data map and "
+                            "in its suspects (bert-workbench-cli suspects --model_dir=<this run>), correct what is "
+                            "wrong, prepare the data again with the corrections and retrain."));
+    coach.step(stepOf(400, 0.3));
+    const auto fewer = coach.evaluation(mapped(binaryEval(400, 0.37, {{551, 49}, {48, 352}}), 29)); // 2.9 %
+    QCOMPARE(fewer.size(), size_t(1));
+    QCOMPARE(fewer[0].severity, std::string(kWithdrawn));
+    QCOMPARE(fewer[0].id, std::string("data_map"));
+
+    // Rising by more than half a point, or a run that records nothing: no note.
+    Coach rising(binarySetup());
+    rising.evaluation(mapped(binaryEval(100, 0.5, kGood), 300));
+    QVERIFY(rising.evaluation(mapped(binaryEval(200, 0.4, {{503, 97}, {94, 306}}), 300)).empty()); // 0.809 > 0.805
+    Coach unmapped(binarySetup());
+    unmapped.evaluation(binaryEval(100, 0.5, kGood));
+    QVERIFY(unmapped.evaluation(binaryEval(200, 0.5, kGood)).empty());
+
+    // The window's words name the tab.
+    setOptionWording(OptionWording::Window);
+    Coach window(binarySetup());
+    window.evaluation(mapped(binaryEval(100, 0.5, kGood), 80));
+    const auto said = window.evaluation(mapped(binaryEval(200, 0.5, kGood), 80));
+    setOptionWording(OptionWording::CommandLine);
+    QCOMPARE(said.size(), size_t(1));
+    QVERIFY2(said[0].text.find("(the Data map tab beside Embeddings)") != std::string::npos, said[0].text.c_str());
+
+    // The eval line carries the counts, and leaves them out when nothing was mapped.
+    const nlohmann::json line = mapped(binaryEval(300, 0.38, kGood), 80);
+    QCOMPARE(line.at("train_examples_mapped").get<int64_t>(), int64_t(1000));
+    QCOMPARE(line.at("train_hard_to_learn").get<int64_t>(), int64_t(80));
+    const EvalMetrics back = line.get<EvalMetrics>();
+    QCOMPARE(back.train_examples_mapped, int64_t(1000));
+    QCOMPARE(back.train_hard_to_learn, int64_t(80));
+    const nlohmann::json plain = binaryEval(300, 0.38, kGood);
+    QVERIFY(!plain.contains("train_examples_mapped") && !plain.contains("train_hard_to_learn"));
+}

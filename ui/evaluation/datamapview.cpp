@@ -157,13 +157,6 @@ LoadedMap loadMap(const TrainingOptions &o, const QString &knownTextsKey, const 
 
 } // namespace
 
-DataMapView::Region DataMapView::regionOf(double confidence, double variability)
-{
-    if (variability >= kAmbiguousVariability)
-        return Region::Ambiguous;
-    return confidence >= kEasyConfidence ? Region::EasyToLearn : Region::HardToLearn;
-}
-
 QString DataMapView::regionName(Region r)
 {
     switch (r) {

@@ -41,13 +41,13 @@ class DataMapView : public QWidget
 {
     Q_OBJECT
 public:
-    static constexpr double kAmbiguousVariability = 0.2; ///< variability ≥ this: ambiguous
-    static constexpr double kEasyConfidence = 0.5;       ///< below 0.2 variability: easy from this confidence on
+    static constexpr double kAmbiguousVariability = wb::kAmbiguousVariability; ///< variability ≥ this: ambiguous
+    static constexpr double kEasyConfidence = wb::kEasyConfidence; ///< below it: easy from this confidence on
     static constexpr int64_t kMaxTexts = 200000;         ///< training records whose texts are read
 
-    /// A point's region (the boundaries above).
-    enum class Region { EasyToLearn, Ambiguous, HardToLearn };
-    static Region regionOf(double confidence, double variability);
+    /// A point's region: core's wb::dataMapRegion (core/formats/trainingdynamics.h), the one rule.
+    using Region = wb::DataMapRegion;
+    static Region regionOf(double confidence, double variability) { return wb::dataMapRegion(confidence, variability); }
     /// "easy-to-learn", "ambiguous", "hard-to-learn".
     static QString regionName(Region r);
 
