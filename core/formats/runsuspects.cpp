@@ -179,24 +179,29 @@ RunSuspects loadRunSuspects(const std::string &modelDir, const SuspectRule &rule
     return r;
 }
 
+Correction correctionOf(const RunSuspect &s, CorrectionDecision decision, const std::string &corrected,
+                        const std::string &time)
+{
+    Correction c;
+    c.file = s.file;
+    c.line = s.line;
+    c.index = s.evidence.index;
+    c.label = s.label;
+    c.suggested_label = s.suggested_label;
+    c.decision = decision;
+    if (decision == CorrectionDecision::Accepted || decision == CorrectionDecision::Changed)
+        c.corrected_label = corrected;
+    c.time = time;
+    return c;
+}
+
 std::vector<Correction> suspectCorrections(const std::vector<RunSuspect> &suspects, bool accept, const std::string &time)
 {
     std::vector<Correction> out;
-    for (const RunSuspect &s : suspects) {
-        if (!s.located)
-            continue;
-        Correction c;
-        c.file = s.file;
-        c.line = s.line;
-        c.index = s.evidence.index;
-        c.label = s.label;
-        c.suggested_label = s.suggested_label;
-        c.decision = accept ? CorrectionDecision::Accepted : CorrectionDecision::Suggested;
-        if (accept)
-            c.corrected_label = s.suggested_label;
-        c.time = time;
-        out.push_back(std::move(c));
-    }
+    for (const RunSuspect &s : suspects)
+        if (s.located)
+            out.push_back(correctionOf(s, accept ? CorrectionDecision::Accepted : CorrectionDecision::Suggested,
+                                       s.suggested_label, time));
     return out;
 }
 

@@ -56,6 +56,11 @@ std::string trainingDynamicsPath(const std::string &modelDir);
 RunSuspects loadRunSuspects(const std::string &modelDir, const SuspectRule &rule = {},
                             const std::string &metaDataPath = {});
 
+/// The corrections.jsonl line of suspect `s` (its row, record, label and suggestion) with
+/// `decision`; corrected_label is `corrected` for Accepted and Changed, else empty. Pure.
+Correction correctionOf(const RunSuspect &s, CorrectionDecision decision, const std::string &corrected,
+                        const std::string &time);
+
 /// The corrections.jsonl lines of located suspects (those not located are left out), in rank
 /// order: decision Accepted (corrected_label = the suggestion) when `accept`, else Suggested;
 /// `time` as Correction::time.

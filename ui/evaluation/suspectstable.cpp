@@ -415,16 +415,7 @@ bool SuspectsTable::decide(int row, CorrectionDecision decision, const std::stri
                                                                   .arg(s.evidence.index).arg(box->toolTip()));
         return false;
     }
-    Correction c;
-    c.file = s.file;
-    c.line = s.line;
-    c.index = s.evidence.index;
-    c.label = s.label;
-    c.suggested_label = s.suggested_label;
-    c.decision = decision;
-    if (decision == CorrectionDecision::Accepted || decision == CorrectionDecision::Changed)
-        c.corrected_label = corrected;
-    c.time = correctionTimeNow();
+    const Correction c = correctionOf(s, decision, corrected, correctionTimeNow());
     const std::string key = rowKey(c.file, c.line);
     std::map<std::string, Correction> next = m_corrections;
     std::vector<std::string> order = m_order;
