@@ -40,6 +40,10 @@ void DynamicsRecorder::keep(int64_t step, const torch::Tensor &logits, const tor
 
 void DynamicsRecorder::flush(Strategy &strategy)
 {
+    // Nothing kept since the last flush (the checkpoint right after an evaluation's flush): the
+    // file already holds everything. Every worker trains the same steps, so all skip alike.
+    if (m_pending.empty())
+        return;
     std::vector<double> items;
     for (const Pending &p : m_pending) {
         const torch::Tensor labels = p.labels.cpu().contiguous(), indices = p.indices.cpu().contiguous();

@@ -34,9 +34,10 @@ public:
     /// indices (CPU).
     void keep(int64_t step, const torch::Tensor &logits, const torch::Tensor &labels, const torch::Tensor &indices);
 
-    /// A collective on multi-worker runs (every worker calls it at the same checkpoint): gathers
+    /// A collective on multi-worker runs (every worker calls it at the same point): gathers
     /// the kept observations of every worker, then the chief records them and rewrites the file
-    /// atomically. Throws wb::Error naming the file when it cannot be written.
+    /// atomically; nothing (no gather, no write) when nothing was kept since the last flush.
+    /// Throws wb::Error naming the file when it cannot be written.
     void flush(Strategy &strategy);
 
     /// What the chief holds (the evaluation's data-map counts, tests).
