@@ -17,3 +17,7 @@ wb_add_test(tst_clisuspects NAME cli.suspects SOURCES cli/tst_clisuspects.cpp LI
 # queue of what to label next (margin sampling + greedy k-centre; the seeded random order).
 wb_add_test(tst_labelstore NAME core.labelstore SOURCES core/tst_labelstore.cpp LIBS wb_data)
 wb_add_test(tst_labelqueue NAME core.labelqueue SOURCES core/tst_labelqueue.cpp LIBS wb_data)
+# The pool (reading texts, ids, the held-out rule), label_session.json, curve.jsonl and the plan of
+# what is shown next; one cycle (prepare, train, rescore) and the simulated annotator on a tiny BERT.
+wb_add_test(tst_labelsession NAME core.labelsession SOURCES core/tst_labelsession.cpp LIBS wb_data)
+wb_add_test(tst_labelcycle NAME cli.labelcycle SOURCES cli/tst_labelcycle.cpp LIBS wb_cli TIMEOUT 300)

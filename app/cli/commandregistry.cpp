@@ -32,6 +32,8 @@ const std::vector<CommandSpec> &commandRegistry()
         {"embeddings", "2-D PCA points of an evaluation's pooled [CLS] vectors; TensorBoard projector files",
          cmdEmbeddings},
         {"suspects", "probably mislabelled training examples of a run; writes corrections for prepare", cmdSuspects},
+        {"label_simulate", "label to learn with a simulated annotator: accuracy against labels, by queue order",
+         cmdLabelSimulate},
         {"prepare_pretraining", "unlabelled text -> pretraining TFRecords (create_pretraining_data.py)",
          cmdPreparePretraining},
         {"example", "download and prepare the example project (SpamAssassin, BERT-Tiny)", cmdExample},

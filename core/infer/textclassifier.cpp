@@ -456,7 +456,8 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
 
 std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &input_ids,
                                                    const std::vector<int64_t> &attention_mask,
-                                                   const std::vector<int64_t> &token_type_ids, int64_t batch) const
+                                                   const std::vector<int64_t> &token_type_ids, int64_t batch,
+                                                   std::vector<float> *pooled) const
 {
     if (batch < 1 || input_ids.size() % size_t(batch) != 0 || attention_mask.size() != input_ids.size()
         || token_type_ids.size() != input_ids.size())
@@ -471,7 +472,17 @@ std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &i
     auto tIds = torch::from_blob(const_cast<int64_t *>(input_ids.data()), {batch, seq}, opts);
     auto tMask = torch::from_blob(const_cast<int64_t *>(attention_mask.data()), {batch, seq}, opts);
     auto tSegs = torch::from_blob(const_cast<int64_t *>(token_type_ids.data()), {batch, seq}, opts);
-    const torch::Tensor logits = d->model->forward(tIds, tMask, tSegs);
+    torch::Tensor logits;
+    if (pooled) { // forward() step by step, keeping the pooled vector (the model is in eval mode: no dropout)
+        auto &m = d->model;
+        const auto hidden = m->encoder->forward(m->embeddings->forward(tIds, tSegs), tMask);
+        const auto cls = torch::tanh(m->pooler->forward(hidden.select(1, 0)));
+        logits = m->classifier->forward(cls).to(torch::kFloat);
+        const auto rows = cls.to(torch::kFloat).contiguous();
+        pooled->assign(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+    } else {
+        logits = d->model->forward(tIds, tMask, tSegs);
+    }
     const torch::Tensor values = (d->meta.isRegression()   ? logits
                                   : d->meta.isMultiLabel() ? torch::sigmoid(logits)
                                                            : torch::softmax(logits, -1))

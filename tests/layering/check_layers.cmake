@@ -36,7 +36,8 @@ set(rank_engine 8)    # the loop and its tasks, pre-flight, prepareRun, checkpoi
 set(rank_export 9)    # the export folder's contents: weights, ONNX, model card, demo page
 set(rank_infer 10)    # TextClassifier, fill-mask, attributions
 set(rank_launch 11)   # Trainer, runPlanned, local workers, executors
-set(torch_free util events config tokenize hub weights data prepare corpus io advice label formats launch)
+set(rank_learn 12)    # label to learn's cycle (prepare, train, rescore) and the simulated annotator (issue 47)
+set(torch_free util events config tokenize hub weights data prepare corpus io advice label formats launch learn)
 
 file(GLOB_RECURSE files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h ${WB_SOURCE_DIR}/core/*.cpp)
 set(violations 0)
@@ -124,6 +125,7 @@ set(ui_rank_runs 2)
 set(ui_rank_evaluation 2)
 set(ui_rank_tryit 2)
 set(ui_rank_dialogs 2)
+set(ui_rank_label 2)   # the Label tab (issue 47): includes common and form
 set(ui_rank_plot 3)
 set(ui_rank_window 9)
 file(GLOB_RECURSE front_files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/ui/*.h ${WB_SOURCE_DIR}/ui/*.cpp
