@@ -17,6 +17,8 @@ wb_add_test(tst_clisuspects NAME cli.suspects SOURCES cli/tst_clisuspects.cpp LI
 # queue of what to label next (margin sampling + greedy k-centre; the seeded random order).
 wb_add_test(tst_labelstore NAME core.labelstore SOURCES core/tst_labelstore.cpp LIBS wb_data)
 wb_add_test(tst_labelqueue NAME core.labelqueue SOURCES core/tst_labelqueue.cpp LIBS wb_data)
+# The curve's drawn points and when more labels stopped helping (the Label tab's note).
+wb_add_test(tst_labelcurve NAME core.labelcurve SOURCES core/tst_labelcurve.cpp LIBS wb_data)
 # The pool (reading texts, ids, the held-out rule), label_session.json, curve.jsonl and the plan of
 # what is shown next; one cycle (prepare, train, rescore) and the simulated annotator on a tiny BERT.
 wb_add_test(tst_labelsession NAME core.labelsession SOURCES core/tst_labelsession.cpp LIBS wb_data)
