@@ -9,3 +9,5 @@ wb_add_test(tst_onnxexport NAME cli.onnxexport SOURCES cli/tst_onnxexport.cpp LI
 wb_add_test(tst_multilabelexport NAME cli.multilabelexport SOURCES cli/tst_multilabelexport.cpp LIBS wb_cli torch TIMEOUT 900)
 # export --demo: onnxruntime-web's files from a loopback npm registry serving the real tarball (npm pack).
 wb_add_test(tst_onnxruntimeweb NAME core.onnxruntimeweb SOURCES core/tst_onnxruntimeweb.cpp LIBS wb_core torch TIMEOUT 300)
+# --onnx_dtype int8 (issue 48): the graph's int8 initialisers against the documented rule, ONNX Runtime and classify against fp32.
+wb_add_test(tst_onnxint8 NAME cli.onnxint8 SOURCES cli/tst_onnxint8.cpp LIBS wb_cli torch onnx onnx_proto protobuf::libprotobuf TIMEOUT 600)

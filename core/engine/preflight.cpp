@@ -354,7 +354,7 @@ ValidationResult validateRun(const TrainingOptions &o, const ValidationScope &sc
     if (o.mode == "export_only" && (o.demo || !o.onnxruntime_web_dir.empty())) {
         if (o.onnx_dtype == "none")
             diag.error("demo", "the web demo runs onnx/model.onnx, which " + optionName("onnx_dtype") + " none leaves out",
-                       "export with " + optionName("onnx_dtype") + " fp32, or without " + optionName("demo"));
+                       "export with " + optionName("onnx_dtype") + " fp32 or int8, or without " + optionName("demo"));
         if (!o.onnxruntime_web_dir.empty()) {
             try {
                 onnxRuntimeWebFolder(o.onnxruntime_web_dir);

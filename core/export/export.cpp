@@ -38,6 +38,53 @@ std::string floatText(float v)
     return buf;
 }
 
+/// onnx/quantization.json of an int8 export (docs/file-formats.md): the file's size against
+/// the float32 weights' (parameters × 4 bytes), and how far the weights it holds (dequantized,
+/// what classify runs) move the outputs of `model`: the largest probability difference
+/// (softmax; sigmoid for multi-label; the value itself for regression) on 8 made-up sequences
+/// of up to 128 wordpieces (a fixed random stream, so every export draws the same).
+nlohmann::ordered_json int8Report(nn::BertForSequenceClassificationImpl &model, const std::string &onnxPath,
+                                  const InputMetaData &meta)
+{
+    torch::NoGradGuard noGrad;
+    const BertConfig &cfg = model.config();
+    nn::BertForSequenceClassification read(cfg, model.numLabels(), nn::makeGenerator(0));
+    read->eval();
+    loadOnnxWeights(onnxPath, *read);
+    const int64_t seq = std::min<int64_t>(128, cfg.max_position_embeddings), texts = 8;
+    auto gen = nn::makeGenerator(48);
+    torch::Tensor ids = torch::randint(std::min<int64_t>(1000, cfg.vocab_size / 2), cfg.vocab_size, {texts, seq}, gen,
+                                       torch::kLong);
+    const torch::Tensor mask = torch::ones_like(ids), types = torch::zeros_like(ids);
+    const bool wasTraining = model.is_training();
+    model.eval();
+    const auto outputs = [&](nn::BertForSequenceClassificationImpl &m) {
+        const torch::Tensor logits = m.forward(ids, mask, types);
+        return meta.isRegression() ? logits : meta.isMultiLabel() ? torch::sigmoid(logits) : torch::softmax(logits, -1);
+    };
+    const double difference = (outputs(model) - outputs(*read)).abs().max().item<double>();
+    model.train(wasTraining);
+    int64_t parameters = 0;
+    for (const auto &p : model.parameters())
+        parameters += p.numel();
+    const auto bytes = int64_t(fs::file_size(onnxPath));
+    nlohmann::ordered_json j;
+    j["onnx_dtype"] = "int8";
+    j["file_bytes"] = bytes;
+    j["fp32_weight_bytes"] = parameters * int64_t(sizeof(float));
+    j["size_ratio"] = double(bytes) / double(parameters * int64_t(sizeof(float)));
+    j["quantized"] = "int8 with a scale per output column: every encoder dense layer (query, key, value, attention "
+                     "output, intermediate, output) and the embedding projection; int8 with a scale per row: the "
+                     "word embeddings. float32: position and token type embeddings, LayerNorm, biases, pooler, "
+                     "classifier. Activations: DynamicQuantizeLinear (uint8, per tensor) in the graph";
+    j["agreement"] = {{"inputs", std::to_string(texts) + " made-up sequences of " + std::to_string(seq)
+                                     + " wordpieces (fixed random ids)"},
+                      {meta.isRegression() ? "max_output_difference" : "max_probability_difference", difference},
+                      {"runs", "the int8 file's weights in float32 (what classify computes) against the float32 "
+                               "model; ONNX Runtime also quantizes the activations (docs/benchmarks.md)"}};
+    return j;
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> huggingFaceTokenizerFiles(const std::string &vocabPath, bool lower,
@@ -126,12 +173,17 @@ ExportedModel exportedClassifier(nn::BertForSequenceClassification &model, const
         if (spec.onnx_dtype != "none") { // ONNX Runtime, transformers.js (onnx/model.onnx is where it looks)
             writeOnnxModel((d / "onnx" / "model.onnx").string(), *model, spec.onnx_dtype);
             written.push_back("onnx/model.onnx");
+            if (spec.onnx_dtype == "int8") { // its size against fp32 and how far it moves the outputs
+                writeFileAtomic((d / "onnx" / "quantization.json").string(),
+                                int8Report(*model, (d / "onnx" / "model.onnx").string(), meta).dump(2) + "\n");
+                written.push_back("onnx/quantization.json");
+            }
         }
         if (spec.demo || !spec.onnxruntime_web_dir.empty()) { // the page and the runtime it runs on, so that it works offline
             if (spec.onnx_dtype == "none")
                 throw Error("demo",
                             "the web demo runs onnx/model.onnx, which " + optionName("onnx_dtype") + " none leaves out",
-                            "export with " + optionName("onnx_dtype") + " fp32, or without " + optionName("demo"));
+                            "export with " + optionName("onnx_dtype") + " fp32 or int8, or without " + optionName("demo"));
             if (!withVocab)
                 throw Error("demo", "the web demo tokenizes with vocab.txt, which this export has none of",
                             "pass " + optionName("vocab_file") + " (the vocabulary the data was prepared with)");
@@ -250,6 +302,7 @@ ModelCardModel cardFacts(const ExportedModel &model, const BertConfig &cfg, cons
         return std::find(written.begin(), written.end(), name) != written.end();
     };
     c.onnx = has("onnx/model.onnx");
+    c.onnx_dtype = spec.onnx_dtype;
     c.demo_page = has("demo/index.html");
     c.tokenizer_files = has("tokenizer.json");
     if (c.masked_lm) {
@@ -282,6 +335,35 @@ ModelCardModel cardFacts(const ExportedModel &model, const BertConfig &cfg, cons
     return c;
 }
 
+/// One sentence on an int8 export from its onnx/quantization.json at `path` (int8Report); empty
+/// when there is none.
+std::string quantizationSentence(const std::string &path)
+{
+    if (!fs::exists(path))
+        return {};
+    Diagnostics ignored;
+    const std::optional<nlohmann::json> read = readJsonObjectFile(path, ignored);
+    if (!read)
+        return {};
+    const nlohmann::json &j = *read;
+    const auto mb = [](double bytes) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f MB", bytes / 1e6);
+        return std::string(buf);
+    };
+    const auto &a = j["agreement"];
+    const bool regression = a.contains("max_output_difference");
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "onnx/model.onnx int8: %s, %.1f %% of the float32 weights (%s); its weights move the %s by at most "
+                  "%.2g on %s.",
+                  mb(j["file_bytes"].get<double>()).c_str(), 100 * j["size_ratio"].get<double>(),
+                  mb(j["fp32_weight_bytes"].get<double>()).c_str(), regression ? "outputs" : "probabilities",
+                  a[regression ? "max_output_difference" : "max_probability_difference"].get<double>(),
+                  a["inputs"].get<std::string>().c_str());
+    return line;
+}
+
 } // namespace
 
 RunFinished writeExportFolder(const ExportedModel &model, const BertConfig &cfg, const InputMetaData &meta,
@@ -293,9 +375,9 @@ RunFinished writeExportFolder(const ExportedModel &model, const BertConfig &cfg,
     bool lower = true;
     std::vector<std::string> written = writeExportFiles(
         staging.path(), model, cfg, meta, spec, [&obs](const std::string &w) { obs.logMessage(w); }, trained, &lower);
-    writeFileAtomic((fs::path(staging.path()) / "README.md").string(),
-                    modelCardMarkdown(cardFacts(model, cfg, meta, spec, ckpt, checkpointNote, written, lower),
-                                      spec.model_dir));
+    ModelCardModel card = cardFacts(model, cfg, meta, spec, ckpt, checkpointNote, written, lower);
+    card.onnx_quantization = quantizationSentence((fs::path(staging.path()) / "onnx" / "quantization.json").string());
+    writeFileAtomic((fs::path(staging.path()) / "README.md").string(), modelCardMarkdown(card, spec.model_dir));
     written.push_back("README.md");
     const std::vector<std::string> files = describeExportFiles(staging.path(), written);
     staging.commit();
@@ -304,6 +386,8 @@ RunFinished writeExportFolder(const ExportedModel &model, const BertConfig &cfg,
         list += "\n" + f;
     obs.logMessage("Exported " + ckpt + " to " + spec.model_export_path
                    + (model.maskedLm() ? " as " + model.architecture : std::string()) + ":" + list);
+    if (!card.onnx_quantization.empty())
+        obs.logMessage(card.onnx_quantization);
     RunFinished r;
     r.status = RunStatus::Completed;
     r.last_checkpoint = ckpt;

@@ -600,6 +600,12 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
       << "bert-workbench-cli classify --model_export_path=path/to/" << m.name << " --text=\"a text to classify\"\n"
       << "```\n\n";
     if (m.onnx) {
+        o << (m.onnx_dtype == "int8"
+                  ? "onnx/model.onnx is int8 (--onnx_dtype int8): the encoder's dense weights and the word embeddings "
+                    "as int8 with a scale per column or row, activations quantized dynamically (DynamicQuantizeLinear, "
+                    "MatMulInteger); model.safetensors keeps the float32 weights. "
+                      + m.onnx_quantization + "\n\n"
+                  : std::string("onnx/model.onnx is float32 (--onnx_dtype fp32).\n\n"));
         o << "With ONNX Runtime (onnx/model.onnx: inputs input_ids, attention_mask and token_type_ids, int64 "
              "[batch, sequence]; output logits, float32 [batch, "
           << (m.regression ? std::size_t(1) : m.labels.size())

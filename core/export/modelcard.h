@@ -29,6 +29,10 @@ struct ModelCardModel
     std::string language;             ///< ISO 639-1 code ("en", "zh") or "multilingual"; empty: unknown
     std::string meta_data_path;       ///< input_meta_data.json (prepare_report.json is beside it)
     bool onnx = false;                ///< the export has onnx/model.onnx (the card says how to run it)
+    /// onnx/model.onnx's number format (--onnx_dtype: "fp32" or "int8") and, for int8, a sentence
+    /// on its size and agreement with float32 (from onnx/quantization.json; empty: none).
+    std::string onnx_dtype = "fp32";
+    std::string onnx_quantization;
     bool demo_page = false;           ///< the export has demo/index.html
     /// The export has vocab.txt and the tokenizer files (tokenizer.json, tokenizer_config.json,
     /// special_tokens_map.json); the card's file list names them only then.

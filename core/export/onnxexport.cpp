@@ -11,6 +11,8 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -45,6 +47,16 @@ public:
     }
     /// A dense layer's weight [out, in] stored as [in, out] for MatMul.
     std::string transposed(const std::string &name, const torch::Tensor &w) { return weight(name, w.t()); }
+    /// An int8 initialiser (raw bytes) from an int8 CPU tensor, `name` as given.
+    std::string int8Weight(const std::string &name, const torch::Tensor &t)
+    {
+        const torch::Tensor c = t.contiguous();
+        onnx::TensorProto *p = initializer(name, onnx::TensorProto::INT8);
+        for (int64_t d : c.sizes())
+            p->add_dims(d);
+        p->set_raw_data(std::string(static_cast<const char *>(c.data_ptr()), size_t(c.numel())));
+        return name;
+    }
 
     std::string floatScalar(float v)
     {
@@ -113,9 +125,12 @@ public:
         return out;
     }
 
-    /// x·Wᵀ + b for a Linear (weight [out, in]) named `prefix` (.weight, .bias).
+    /// x·Wᵀ + b for a Linear (weight [out, in]) named `prefix` (.weight, .bias); int8 (quantizedDense)
+    /// while setQuantizeDense(true).
     std::string dense(const std::string &x, const std::string &prefix, const nn::Linear &l)
     {
+        if (m_quantizeDense)
+            return quantizedDense(x, prefix, l);
         const std::string w = transposed(prefix + ".weight", l->weight);
         const std::string b = weight(prefix + ".bias", l->bias);
         return op("Add", {op("MatMul", {x, w}, "matmul"), b}, "dense");
@@ -134,6 +149,35 @@ public:
 
     std::string fresh(const std::string &hint) { return "/" + hint + "_" + std::to_string(m_next++); }
 
+    void setQuantizeDense(bool on) { m_quantizeDense = on; }
+
+    /// x·Wᵀ + b with W as int8 columns (quantizeInt8) and x quantized in the graph, once per value
+    /// (query, key and value share their input's): Cast(MatMulInteger(x_q, W_q, x_zp))·(x_s·W_s) + b.
+    std::string quantizedDense(const std::string &x, const std::string &prefix, const nn::Linear &l)
+    {
+        const Int8Tensor q = quantizeInt8(l->weight.detach().t(), 0); // [in, out], a scale per column
+        const std::string w = int8Weight(prefix + ".weight_quantized", q.values);
+        const std::string ws = weight(prefix + ".weight_scale", q.scales.reshape({-1}));
+        const std::string bias = weight(prefix + ".bias", l->bias);
+        auto it = m_quantized.find(x);
+        if (it == m_quantized.end()) {
+            const std::array<std::string, 3> out{fresh("x_quantized"), fresh("x_scale"), fresh("x_zero_point")};
+            onnx::NodeProto *n = m_g.add_node();
+            n->set_op_type("DynamicQuantizeLinear");
+            n->set_name(out[0] + "/DynamicQuantizeLinear");
+            n->add_input(x);
+            for (const auto &o : out)
+                n->add_output(o);
+            it = m_quantized.emplace(x, out).first;
+        }
+        const auto &[xq, xs, xzp] = it->second;
+        const std::string product = op("MatMulInteger", {xq, w, xzp}, "matmul_integer"); // int32
+        const std::string asFloat = opWith("Cast", {product},
+                                           [](onnx::NodeProto *n) { attr(n, "to", int64_t(onnx::TensorProto::FLOAT)); },
+                                           "matmul_float");
+        return op("Add", {op("Mul", {asFloat, op("Mul", {xs, ws}, "scales")}, "matmul"), bias}, "dense");
+    }
+
 private:
     /// A new initialiser of the graph named `name`, of element type `type` (no dims, no data yet).
     onnx::TensorProto *initializer(const std::string &name, onnx::TensorProto::DataType type)
@@ -146,6 +190,8 @@ private:
 
     onnx::GraphProto &m_g;
     int64_t m_next = 0;
+    bool m_quantizeDense = false;
+    std::map<std::string, std::array<std::string, 3>> m_quantized; // x → DynamicQuantizeLinear's outputs
 };
 
 void addInput(onnx::GraphProto &g, const std::string &name, int elemType, const std::vector<std::string> &dims)
@@ -221,12 +267,26 @@ void declareModel(onnx::ModelProto &m, int64_t numLabels)
 
 /// The embeddings: word + token type + position (the first `sequence` rows), LayerNorm, then the
 /// projection to hidden_size where the model has one. Returns the value [B,S,H].
-std::string embeddingsGraph(GraphBuilder &b, nn::BertForSequenceClassificationImpl &model)
+std::string embeddingsGraph(GraphBuilder &b, nn::BertForSequenceClassificationImpl &model, bool int8Words)
 {
     auto &e = *model.embeddings;
-    const std::string words =
-        b.op("Gather", {b.weight("bert.embeddings.word_embeddings.weight", e.word_embeddings->weight), "input_ids"},
-             "words");
+    const std::string table = "bert.embeddings.word_embeddings.weight";
+    std::string words;
+    if (int8Words) { // int8 rows times their scales: Cast(Gather(q, ids))·Gather(s, ids)
+        const Int8Tensor q = quantizeInt8(e.word_embeddings->weight.detach(), 1); // scales [V, 1]
+        const std::string rows = b.op("Gather", {b.int8Weight(table + "_quantized", q.values), "input_ids"}, "words_q");
+        const std::string scales = b.op("Gather", {b.weight(table + "_scale", q.scales), "input_ids"}, "words_s");
+        words = b.op("Mul",
+                     {b.opWith("Cast", {rows},
+                               [](onnx::NodeProto *n) {
+                                   GraphBuilder::attr(n, "to", int64_t(onnx::TensorProto::FLOAT));
+                               },
+                               "words_f"),
+                      scales},
+                     "words");
+    } else {
+        words = b.op("Gather", {b.weight(table, e.word_embeddings->weight), "input_ids"}, "words");
+    }
     const std::string types = b.op(
         "Gather", {b.weight("bert.embeddings.token_type_embeddings.weight", e.token_type_embeddings->weight),
                    "token_type_ids"},
@@ -324,13 +384,40 @@ std::string checkedModelBytes(const onnx::ModelProto &m)
     return bytes;
 }
 
+std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8);
+
 } // namespace
+
+Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim)
+{
+    torch::NoGradGuard noGrad;
+    const torch::Tensor f = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    const torch::Tensor amax = f.abs().amax({reduceDim}, /*keepdim=*/true);
+    const torch::Tensor scales = torch::where(amax > 0, amax / 127.0f, torch::ones_like(amax)).contiguous();
+    const torch::Tensor q = torch::round(f / scales).clamp(-127, 127).to(torch::kChar).contiguous();
+    return {q, scales};
+}
 
 std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const std::string &dtype)
 {
+    if (dtype == "int8")
+        return onnxInt8ModelBytes(model);
     if (dtype != "fp32")
         throw Error("onnx_dtype", "unsupported ONNX number format '" + dtype + "'",
-                    "use " + optionName("onnx_dtype") + " fp32, or none to leave the ONNX file out");
+                    "use " + optionName("onnx_dtype") + " fp32 or int8, or none to leave the ONNX file out");
+    return graphBytes(model, nullptr);
+}
+
+std::string onnxInt8ModelBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope &scope)
+{
+    return graphBytes(model, &scope);
+}
+
+namespace {
+
+/// The graph of `model`: fp32, or int8 as `int8` says (null: fp32).
+std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8)
+{
     torch::NoGradGuard noGrad;
     const BertConfig &c = model.config();
     const int64_t d = c.hidden_size / c.num_attention_heads;
@@ -339,7 +426,8 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
     declareModel(m, model.numLabels());
     GraphBuilder b(*m.mutable_graph());
 
-    std::string hidden = embeddingsGraph(b, model);
+    b.setQuantizeDense(int8 != nullptr);
+    std::string hidden = embeddingsGraph(b, model, int8 && int8->word_embeddings);
     const std::string maskBias = maskBiasGraph(b);
     const std::string scale = b.floatScalar(float(1.0 / std::sqrt(double(d))));
     const auto &layers = model.encoder->layers;
@@ -348,9 +436,12 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
         hidden = encoderLayerGraph(b, c, *layers[l], "bert.encoder.layer." + std::to_string(l) + ".", hidden, maskBias,
                                    scale, firstTokenOnly);
     }
+    b.setQuantizeDense(int8 && int8->head);
     classifierGraph(b, model, hidden);
     return checkedModelBytes(m);
 }
+
+} // namespace
 
 namespace {
 
@@ -368,6 +459,62 @@ std::string shapeText(const std::vector<int64_t> &dims)
     for (size_t k = 0; k < dims.size(); ++k)
         s += (k ? ", " : "") + std::to_string(dims[k]);
     return s + "]";
+}
+
+} // namespace
+
+namespace {
+
+const char *const kWhole = "pass the export folder whole (its config.json and onnx/model.onnx belong together)";
+
+/// Initialiser `t` as a float tensor of shape `want`; its type must be int8 (`int8`) or float32,
+/// raw or in the typed field. Throws wb::Error naming `where` otherwise.
+torch::Tensor readInitializer(const onnx::TensorProto &t, const std::string &where, const std::vector<int64_t> &want,
+                              bool int8)
+{
+    const int type = int8 ? onnx::TensorProto::INT8 : onnx::TensorProto::FLOAT;
+    const std::string typeName = int8 ? "int8" : "float32";
+    const std::vector<int64_t> got(t.dims().begin(), t.dims().end());
+    if (got != want || t.data_type() != type)
+        throw Error(where,
+                    "is " + shapeText(got) + (t.data_type() == type ? "" : " (not " + typeName + ")")
+                        + ", the model config.json describes needs " + typeName + " " + shapeText(want),
+                    kWhole);
+    size_t n = 1;
+    for (int64_t d : want)
+        n *= size_t(d);
+    const size_t width = int8 ? 1 : sizeof(float);
+    torch::Tensor values = torch::empty(want, int8 ? torch::kChar : torch::kFloat);
+    const size_t held = t.has_raw_data() ? t.raw_data().size() / width
+                                         : size_t(int8 ? t.int32_data_size() : t.float_data_size());
+    if (held != n || (t.has_raw_data() && t.raw_data().size() != n * width))
+        throw Error(where, "holds " + std::to_string(held) + " values, not " + std::to_string(n),
+                    "export the run again (the file is damaged)");
+    if (t.has_raw_data())
+        std::memcpy(values.data_ptr(), t.raw_data().data(), n * width);
+    else if (int8)
+        std::transform(t.int32_data().begin(), t.int32_data().end(), values.data_ptr<int8_t>(),
+                       [](int32_t v) { return int8_t(v); });
+    else
+        std::copy(t.float_data().begin(), t.float_data().end(), values.data_ptr<float>());
+    return values.to(torch::kFloat);
+}
+
+/// An int8 export's weight q·s from "<name>_quantized" (int8 [rows, cols]) and "<name>_scale"
+/// (float32 [cols] or [rows, 1]); `where` names the weight.
+torch::Tensor dequantized(const onnx::TensorProto &q, const onnx::TensorProto &s, const std::string &where,
+                          const std::vector<int64_t> &want)
+{
+    const torch::Tensor values = readInitializer(q, where + "_quantized", want, true);
+    const std::vector<int64_t> dims(s.dims().begin(), s.dims().end());
+    const bool perColumn = want.size() == 2 && dims == std::vector<int64_t>{want[1]};
+    const bool perRow = want.size() == 2 && dims == std::vector<int64_t>{want[0], 1};
+    if (!perColumn && !perRow)
+        throw Error(where + "_scale",
+                    "is " + shapeText(dims) + ", not a scale per column " + shapeText({want.size() == 2 ? want[1] : 0})
+                        + " or per row " + shapeText({want[0], 1}) + " of its int8 weight " + shapeText(want),
+                    kWhole);
+    return values * readInitializer(s, where + "_scale", dims, false);
 }
 
 } // namespace
@@ -404,36 +551,19 @@ void loadOnnxWeights(const std::string &path, nn::BertForSequenceClassificationI
     for (auto &p : model.named_parameters()) {
         const std::string &name = p.key();
         torch::Tensor param = p.value();
-        const auto it = byName.find(name);
         const std::string where = path + ": initializer " + name;
-        if (it == byName.end())
-            throw Error(where, "missing: the graph lacks a weight of the model config.json describes",
-                        "pass the export folder whole (its config.json and onnx/model.onnx belong together)");
-        const onnx::TensorProto &t = *it->second;
         const bool transposed = storedTransposed(name, param);
         std::vector<int64_t> want(param.sizes().begin(), param.sizes().end());
         if (transposed)
             std::swap(want[0], want[1]);
-        const std::vector<int64_t> got(t.dims().begin(), t.dims().end());
-        if (got != want || t.data_type() != onnx::TensorProto::FLOAT)
-            throw Error(where,
-                        "is " + shapeText(got) + (t.data_type() == onnx::TensorProto::FLOAT ? "" : " (not float32)")
-                            + ", the model config.json describes needs float32 " + shapeText(want),
-                        "pass the export folder whole (its config.json and onnx/model.onnx belong together)");
-        const size_t n = size_t(param.numel());
-        torch::Tensor values = torch::empty(want, torch::kFloat);
-        if (t.has_raw_data()) {
-            if (t.raw_data().size() != n * sizeof(float))
-                throw Error(where, "holds " + std::to_string(t.raw_data().size()) + " bytes, not "
-                                       + std::to_string(n * sizeof(float)),
-                            "export the run again (the file is damaged)");
-            std::memcpy(values.data_ptr<float>(), t.raw_data().data(), n * sizeof(float));
-        } else {
-            if (size_t(t.float_data_size()) != n)
-                throw Error(where, "holds " + std::to_string(t.float_data_size()) + " values, not " + std::to_string(n),
-                            "export the run again (the file is damaged)");
-            std::copy(t.float_data().begin(), t.float_data().end(), values.data_ptr<float>());
-        }
+        const auto it = byName.find(name), q = byName.find(name + "_quantized"), s = byName.find(name + "_scale");
+        torch::Tensor values;
+        if (it != byName.end())
+            values = readInitializer(*it->second, where, want, false);
+        else if (q != byName.end() && s != byName.end()) // --onnx_dtype int8
+            values = dequantized(*q->second, *s->second, where, want);
+        else
+            throw Error(where, "missing: the graph lacks a weight of the model config.json describes", kWhole);
         param.copy_(transposed ? values.t() : values);
     }
 }

@@ -25,11 +25,50 @@ constexpr int64_t kOnnxOpset = 17;
 /// LayerNormalization; the last block for the [CLS] position only (its query and residual,
 /// as the model's firstTokenOnly); pooler dense + Tanh on [CLS]; classifier dense. Weights
 /// are float32 initialisers (dense weights stored transposed, [in, out], for MatMul); names
-/// follow Hugging Face's state_dict keys. dtype "fp32" only (the value of --onnx_dtype).
+/// follow Hugging Face's state_dict keys. `dtype` is the value of --onnx_dtype: "fp32", or
+/// "int8" (onnxInt8ModelBytes with the default OnnxInt8Scope); another is refused (wb::Error
+/// naming "onnx_dtype").
 /// Throws wb::Error naming "onnx/model.onnx" when the checker rejects the graph or the
 /// model exceeds protobuf's 2 GiB limit. Thread rules: reads the model's parameters; any thread
 /// that owns the model.
 std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const std::string &dtype = "fp32");
+
+/// Symmetric int8 quantization of `t` (any float tensor) with one scale per slice along
+/// `reduceDim`'s complement: for each slice (the elements sharing every index but reduceDim's)
+///   s = max|t| / 127 (float32; 1 when the slice is all zeros),  q = clamp(round(t / s), −127, 127)
+/// with round half to even (torch::round), zero point 0, so t ≈ q·s. `values`: int8, t's shape;
+/// `scales`: float32, t's shape with reduceDim of size 1. E.g. a dense weight stored [in, out]
+/// with reduceDim 0: one scale per output column ([1, out]); an embedding table [V, E] with
+/// reduceDim 1: one per row ([V, 1]). Pure; thread-safe.
+struct Int8Tensor
+{
+    torch::Tensor values; ///< int8, the shape of the input
+    torch::Tensor scales; ///< float32, the input's shape with reduceDim of size 1
+};
+Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim);
+
+/// What `--onnx_dtype int8` quantizes (docs/file-formats.md "onnx/model.onnx, int8"). Every
+/// encoder Linear (query, key, value, attention output, intermediate, output dense, and the
+/// embedding projection) always; the rest as chosen here. The defaults are the export's.
+struct OnnxInt8Scope
+{
+    /// The word embedding table as int8 rows with a scale per row (Gather, Cast, Mul): the table
+    /// is most of a small BERT's file (BERT-Tiny: 90 % of its parameters).
+    bool word_embeddings = true;
+    /// The pooler and classifier dense layers too (they run on one position; default fp32).
+    bool head = false;
+};
+
+/// The int8 graph (weights quantized with quantizeInt8, dynamic uint8 quantization of the
+/// activations in the graph): each quantized Linear y = x·Wᵀ + b is
+///   (x_q, x_s, x_zp) = DynamicQuantizeLinear(x)                    uint8, per tensor
+///   y = Cast<float>(MatMulInteger(x_q, W_q, x_zp)) · (x_s · W_s) + b
+/// with W_q int8 [in, out] ("<name>.weight_quantized") and W_s float32 [out]
+/// ("<name>.weight_scale"), zero point 0; the word embeddings (scope.word_embeddings) as
+/// Gather of int8 rows ("bert.embeddings.word_embeddings.weight_quantized" [V, E]) times
+/// Gather of their scales ("…weight_scale" [V, 1]). Everything else as onnxModelBytes' fp32
+/// graph. Only operators of the default domain (opset kOnnxOpset). Throws as onnxModelBytes.
+std::string onnxInt8ModelBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope &scope = {});
 
 /// Writes onnxModelBytes(model, dtype) to `path` atomically (creating its folder). Throws
 /// wb::Error naming the file.
@@ -42,7 +81,9 @@ void writeOnnxModel(const std::string &path, nn::BertForSequenceClassificationIm
 /// producer_name "bert-workbench" with a producer_version, inputs input_ids, attention_mask,
 /// token_type_ids and output logits, and, for every parameter of `model` (Hugging Face names),
 /// a float32 initialiser of that name with its shape (a dense weight [out, in] stored as
-/// [in, out]: transposed back), raw or float_data. Throws wb::Error naming the file (and the
+/// [in, out]: transposed back), raw or float_data; or, in an int8 export, "<name>_quantized"
+/// (int8, that shape, raw or int32_data) and "<name>_scale" (float32, one per column [out] or
+/// per row [rows, 1]), read back as q·s (the weights classify then runs, in float32). Throws wb::Error naming the file (and the
 /// initialiser) otherwise: not an ONNX file, another producer, a missing or misshapen
 /// initialiser (e.g. a config.json of another model). Thread rules: writes the model's
 /// parameters; the thread that owns the model.
