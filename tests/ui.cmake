@@ -18,6 +18,8 @@ if(WB_BUILD_GUI)
               LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 60)
   # Issue 46: the Suspects tab (rows, accept/reject/change into corrections.jsonl, Try it, Prepare with corrections).
   wb_add_test(tst_suspectstable NAME ui.suspectstable SOURCES ui/tst_suspectstable.cpp LIBS wb_ui GUI TIMEOUT 300)
+  # Issue 47: the Label tab (20 texts labelled by key while the model retrains; a kill loses no label).
+  wb_add_test(tst_labeltab NAME ui.labeltab SOURCES ui/tst_labeltab.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_lossplot NAME ui.lossplot SOURCES ui/tst_lossplot.cpp LIBS wb_ui QCustomPlotQt6::QCustomPlotQt6 GUI TIMEOUT 120)
   wb_add_test(tst_mainwindow NAME ui.mainwindow SOURCES ui/tst_mainwindow.cpp LIBS wb_ui GUI TIMEOUT 180)
   # Issue 24: the task "Pretrain on text", its MLM curves and fill-in-the-blank Try it.

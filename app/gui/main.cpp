@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/evaluation/toplossesview.h"
+#include "ui/label/labeltab.h"
 #include "ui/tryit/tryitpanel.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/runsession.h"
@@ -48,6 +49,9 @@ struct Options
         scriptedOption("try-text", "Type this text into Try it with Which words decided ticked (screenshots).", "text");
     QCommandLineOption explainTopLoss =
         scriptedOption("explain-top-loss", "Open this Top losses row in Try it once the list is loaded (screenshots).", "row");
+    QCommandLineOption labelSession{QStringLiteral("label-session"),
+                                    QStringLiteral("Open this labelling session (a folder with label_session.json) in the Label tab."),
+                                    QStringLiteral("dir")};
     QCommandLineParser parser;
 
     void parse(const QApplication &app)
@@ -55,7 +59,8 @@ struct Options
         parser.setApplicationDescription(QStringLiteral("Fine-tune BERT text classifiers and watch them learn."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({example, train, lesson, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss});
+        parser.addOptions({example, train, lesson, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss,
+                           labelSession});
         parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
         parser.process(app);
     }
@@ -142,6 +147,11 @@ void scheduleScriptedViews(wb::MainWindow &window, const Options &opts)
                 tryIt->setTexts(text);
             }
         });
+    if (opts.isSet(opts.labelSession))
+        if (auto *label = window.findChild<wb::LabelTab *>()) {
+            label->openSession(opts.value(opts.labelSession));
+            window.showTab(QStringLiteral("labelTab"));
+        }
     if (opts.isSet(opts.explainTopLoss))
         if (auto *losses = window.findChild<wb::TopLossesView *>()) {
             const int row = opts.value(opts.explainTopLoss).toInt();

@@ -12,6 +12,7 @@
 #include "ui/form/configurationform.h"
 #include "ui/evaluation/datamapview.h"
 #include "ui/evaluation/suspectstable.h"
+#include "ui/label/labeltab.h"
 #include "ui/evaluation/embeddingview.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/toplossesview.h"
@@ -214,6 +215,17 @@ void MainWindow::buildTabs()
     m_tabs->addTab(m_tryIt, tr("Try it"));
     m_tabs->addTab(m_fillMask, tr("Try it: fill in the blank"));
     m_tabs->setTabVisible(m_tabs->indexOf(m_fillMask), false); // the task Pretrain on text
+    // Label to learn (issue 47): a new session's model starts from the form's; a project made
+    // from the labels fills the form.
+    m_label = new LabelTab;
+    m_label->setObjectName(QStringLiteral("labelTab"));
+    m_label->setFormOptions([this] { return options(); });
+    connect(m_label, &LabelTab::projectPrepared, this, [this](const PrepareReport &r) {
+        m_label->applyProjectToForm(m_form);
+        appendLog(tr("Made a project from the labels: %1 training, %2 evaluation examples → %3")
+                      .arg(r.train_examples).arg(r.eval_examples).arg(q(r.meta_path)));
+    });
+    m_tabs->addTab(m_label, tr("Label"));
     m_tabs->addTab(m_runs, tr("Compare runs"));
     m_tabs->addTab(m_log, tr("Log"));
 }

@@ -24,6 +24,7 @@ namespace wb {
 class ConfigurationForm;
 class DataMapView;
 class SuspectsTable;
+class LabelTab;
 class EmbeddingView;
 class EvaluationView;
 class FillMaskPanel;
@@ -278,6 +279,7 @@ private:
     EmbeddingView *m_embeddings = nullptr; ///< the Embeddings tab (issue 25)
     DataMapView *m_dataMap = nullptr; ///< the Data map tab (issue 46)
     SuspectsTable *m_suspects = nullptr; ///< the Suspects tab (issue 46)
+    LabelTab *m_label = nullptr; ///< the Label tab (issue 47)
     RunsTable *m_runs = nullptr;
     RunQueue *m_queue = nullptr; ///< Repeat with seeds and sweeps (ensureRunQueue)
     SweepDialog *m_sweepDialog = nullptr;
