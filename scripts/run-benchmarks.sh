@@ -254,6 +254,15 @@ if [ -x "$BI" ]; then
   } | tee -a "$REPORT"
 fi
 
+# --- export --onnx_dtype int8 vs fp32 (issue 48): size, eval accuracy, ONNX Runtime at batch 1 ---
+B8="$BUILD/bench/bench_int8"
+if [ -x "$B8" ] && [ -x "$BUILD/app/cli/bert-workbench-cli" ]; then
+  {
+    echo "== int8 export: BERT-Tiny and BERT-Mini on the spam example, onnxruntime-node, 1 thread, batch 1, seq 128 (goals: file <= 30%, accuracy within 0.5 points, >= 1.5x) =="
+    "$SRC/bench/int8_export.sh" "$BUILD/app/cli/bert-workbench-cli" "$B8"
+  } | tee -a "$REPORT"
+fi
+
 # --- what recording the training dynamics costs (issue 46): the same run with and without, alternating ---
 CLI="$BUILD/app/cli/bert-workbench-cli"
 if [ -x "$CLI" ]; then
