@@ -4,7 +4,8 @@
 // ONNX's checker, uses default-domain operators only, and holds int8 initialisers whose values
 // and scales are the documented rule's (recomputed here element by element from the model's
 // weights); ONNX Runtime (npm onnxruntime-node) runs it within 0.02 of the fp32 model's
-// probabilities; classify of an int8 export folder without model.safetensors (weights read back
+// probabilities, and so does onnxruntime-web in headless Chromium (the demo page opened from
+// disk); classify of an int8 export folder without model.safetensors (weights read back
 // as q·s) within 0.01 of the fp32 export's; a regression model exports as int8 too; the export
 // writes onnx/quantization.json.
 #include "clirun.h"
@@ -80,7 +81,7 @@ class tst_OnnxInt8 : public QObject
     /// A random BERT (2 layers, hidden 32, the bert-base-uncased vocabulary, initializer_range
     /// 0.3) with 3 labels (or one output: regression) exported to `dir` with `dtype`.
     nn::BertForSequenceClassification exportModel(const std::string &dir, const std::string &dtype,
-                                                  bool regression = false)
+                                                  bool regression = false, const std::string &onnxRuntimeWebDir = "")
     {
         Diagnostics diag;
         const nlohmann::json c{{"vocab_size", 30522},     {"hidden_size", 32},        {"num_hidden_layers", 2},
@@ -99,6 +100,8 @@ class tst_OnnxInt8 : public QObject
         spec.vocab_file = m_vocab;
         spec.input_meta_data_path = root() + "/no-such/input_meta_data.json";
         spec.onnx_dtype = dtype;
+        spec.demo = !onnxRuntimeWebDir.empty(); // export --demo --onnxruntime_web_dir=…
+        spec.onnxruntime_web_dir = onnxRuntimeWebDir;
         nn::BertForSequenceClassification model(cfg, meta.num_labels, nn::makeGenerator(7));
         model->eval();
         fs::create_directories(dir);
@@ -315,6 +318,42 @@ private Q_SLOTS:
                 worst = std::max(worst, std::abs(z[k] / sum - ours[i][k]));
         }
         qInfo("ONNX Runtime int8 vs our fp32 model: largest probability difference %.5f", worst);
+        QVERIFY2(worst <= 0.02, qPrintable(QString::number(worst)));
+    }
+
+    void demoPageRunsTheInt8ExportInHeadlessChromium()
+    {
+        if (m_modules.empty())
+            QSKIP(qPrintable(m_skip));
+        const QString chromium = QStandardPaths::findExecutable(QStringLiteral("chromium"));
+        if (chromium.isEmpty())
+            QSKIP("chromium is not installed (scripts/install-deps.sh installs Debian's chromium)");
+        // onnxruntime-web (WebAssembly, one thread) runs the int8 graph opened from disk.
+        const std::string dir = root() + "/demo-int8";
+        auto model = exportModel(dir, "int8", false, m_modules + "/onnxruntime-web");
+        const std::string textsPath = dir + "-texts.json", outPath = dir + "-page.json";
+        std::ofstream(textsPath) << nlohmann::json(std::vector<std::string>{kTexts[0], kTexts[3]}).dump();
+        QString output;
+        QVERIFY2(wbtest::runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/demo_page.cjs"),
+                                 {chromium, QString::fromStdString(dir), QString::fromStdString(textsPath),
+                                  QString::fromStdString(outPath), QStringLiteral("file")},
+                                 output),
+                 qPrintable(output));
+        const auto pages = nlohmann::json::parse(readAll(outPath));
+        QCOMPARE(pages.size(), size_t(2));
+        double worst = 0;
+        for (const auto &page : pages) {
+            QVERIFY2(!page.contains("error"), page.dump().c_str());
+            const auto ids = page["input_ids"].get<std::vector<int64_t>>();
+            const torch::Tensor t = torch::tensor(ids, torch::kLong).unsqueeze(0);
+            torch::NoGradGuard g;
+            const torch::Tensor p = torch::softmax(model->forward(t, torch::ones_like(t), torch::zeros_like(t)), -1);
+            const auto theirs = page["probabilities"].get<std::vector<double>>();
+            QCOMPARE(theirs.size(), size_t(3));
+            for (size_t k = 0; k < 3; ++k)
+                worst = std::max(worst, std::abs(theirs[k] - p[0][int64_t(k)].item<double>()));
+        }
+        qInfo("onnxruntime-web int8 vs our fp32 model: largest probability difference %.5f", worst);
         QVERIFY2(worst <= 0.02, qPrintable(QString::number(worst)));
     }
 
