@@ -193,6 +193,20 @@ class tst_CliExport : public QObject
         QVERIFY(card.find("const classify = await pipeline('text-classification', 'card');") != std::string::npos);
         QVERIFY(card.find("demo/index.html") == std::string::npos);
         QVERIFY(card.find("labels.txt, onnx/model.onnx.\n") != std::string::npos);
+        QVERIFY(card.find("onnx/model.onnx is float32 (--onnx_dtype fp32).\n") != std::string::npos);
+        // --onnx_dtype int8 (issue 48): the card, the log and onnx/quantization.json say so.
+        QCOMPARE(exportTo(m_exports + "/card-int8", out, err, {"--onnx_dtype=int8"}), 0);
+        const std::string int8 = readAll(m_exports + "/card-int8/README.md");
+        QVERIFY2(int8.find("onnx/model.onnx is int8 (--onnx_dtype int8): the encoder's dense weights and the word "
+                           "embeddings as int8")
+                     != std::string::npos,
+                 int8.c_str());
+        const auto report = nlohmann::json::parse(readAll(m_exports + "/card-int8/onnx/quantization.json"));
+        char sentence[200];
+        std::snprintf(sentence, sizeof sentence, "onnx/model.onnx int8: %.2f MB, %.1f %% of the float32 weights",
+                      report["file_bytes"].get<double>() / 1e6, 100 * report["size_ratio"].get<double>());
+        QVERIFY2(int8.find(sentence) != std::string::npos, sentence);
+        QVERIFY2((out + err).find(sentence) != std::string::npos, (out + err).c_str());
         QCOMPARE(exportTo(m_exports + "/card-no-onnx", out, err, {"--onnx_dtype=none"}), 0);
         const std::string noOnnx = readAll(m_exports + "/card-no-onnx/README.md");
         QVERIFY(noOnnx.find("InferenceSession") == std::string::npos);
