@@ -12,6 +12,7 @@
 #include <QDialog>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -49,6 +50,7 @@ struct Options
         scriptedOption("try-text", "Type this text into Try it with Which words decided ticked (screenshots).", "text");
     QCommandLineOption explainTopLoss =
         scriptedOption("explain-top-loss", "Open this Top losses row in Try it once the list is loaded (screenshots).", "row");
+    QCommandLineOption labelPage = scriptedOption("label-page", "With --label-session: the page shown (0 Label, 1 Labelled, 2 Curve).", "n");
     QCommandLineOption labelSession{QStringLiteral("label-session"),
                                     QStringLiteral("Open this labelling session (a folder with label_session.json) in the Label tab."),
                                     QStringLiteral("dir")};
@@ -60,7 +62,7 @@ struct Options
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOptions({example, train, lesson, screenshot, delay, tab, screenshotAtEnd, windowSize, tryText, explainTopLoss,
-                           labelSession});
+                           labelSession, labelPage});
         parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project file to open."), QStringLiteral("[project]"));
         parser.process(app);
     }
@@ -150,6 +152,7 @@ void scheduleScriptedViews(wb::MainWindow &window, const Options &opts)
     if (opts.isSet(opts.labelSession))
         if (auto *label = window.findChild<wb::LabelTab *>()) {
             label->openSession(opts.value(opts.labelSession));
+            label->pages()->setCurrentIndex(opts.value(opts.labelPage).toInt());
             window.showTab(QStringLiteral("labelTab"));
         }
     if (opts.isSet(opts.explainTopLoss))

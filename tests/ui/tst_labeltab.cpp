@@ -137,7 +137,8 @@ struct TickWatch
 
 /// Child mode (killedChildKeepsEveryLabel): opens the session in `dir`, labels texts by key and
 /// prints "labelled <n> <cycle running>" after each (flushed); never ends on its own (nor when
-/// every text is labelled). docs/label-to-learn.md's screenshot session was labelled by it too.
+/// every text is labelled). WB_CHILD_PAUSE_MS: the pause between labels (300 ms). The session of
+/// docs/screenshots/label-1024x700.png was labelled by it (every 700 ms).
 int runChild(const QString &dir)
 {
     LabelTab tab;
@@ -146,11 +147,14 @@ int runChild(const QString &dir)
     if (!QTest::qWaitFor([&tab] { return tab.isLoaded(); }, 20000))
         return 2;
     for (int n = 1;; ++n) {
+        const size_t before = tab.labels().size();
         if (tab.currentText() >= 0)
             labelByKey(tab);
-        std::printf("labelled %d %d\n", int(tab.labels().size()), tab.cycleRunning() ? 1 : 0);
+        if (tab.labels().size() == before && tab.currentText() >= 0)
+            tab.skipShown(); // a text the labels file cannot hold (the status line says why)
+        std::printf("labelled %d %d %s\n", int(tab.labels().size()), tab.cycleRunning() ? 1 : 0, qPrintable(tab.statusText()));
         std::fflush(stdout);
-        QTest::qWait(n < 5 ? 20 : 300);
+        QTest::qWait(n < 5 ? 20 : qEnvironmentVariableIntValue("WB_CHILD_PAUSE_MS") > 0 ? qEnvironmentVariableIntValue("WB_CHILD_PAUSE_MS") : 300);
     }
 }
 
@@ -163,6 +167,7 @@ class tst_LabelTab : public QObject
 private Q_SLOTS:
     void labelTwentyByKeyboard();
     void killedChildKeepsEveryLabel();
+    void curvePlotLinesAndNotes();
 };
 
 void tst_LabelTab::labelTwentyByKeyboard()
@@ -195,7 +200,7 @@ void tst_LabelTab::labelTwentyByKeyboard()
     const std::vector<int64_t> queueBefore = tab.queue();
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
     QCOMPARE(finished[0][1].toBool(), true);
-    QVERIFY2(tab.statusText().startsWith(QStringLiteral("Model 1 learned from 8 labels in ")), qPrintable(tab.statusText()));
+    QVERIFY2(tab.statusText().startsWith(QStringLiteral("Retrained on 8 labels in ")), qPrintable(tab.statusText()));
     QVERIFY2(ticks.statuses.count(QStringLiteral("Training on 8 labels… then scoring 60 texts")) == 1,
              qPrintable(QStringList(ticks.statuses.begin(), ticks.statuses.end()).join(QLatin1Char('|'))));
     QVERIFY2(tab.queue() != queueBefore, "the queue is planned again from the model's scores");
@@ -301,6 +306,38 @@ void tst_LabelTab::killedChildKeepsEveryLabel()
     for (const PoolLabel &l : tab.labels())
         QCOMPARE(l.label, std::string(isSpam(QString::fromStdString(l.text)) ? "spam" : "ham"));
     QVERIFY(!tab.shownText().isEmpty());
+}
+
+void tst_LabelTab::curvePlotLinesAndNotes()
+{
+    const auto point = [](int64_t labels, double accuracy, const std::string &strategy) {
+        CurvePoint p;
+        p.labels = labels;
+        p.accuracy = accuracy;
+        p.bag_of_words_accuracy = accuracy - 0.1;
+        p.eval_examples = labels / 5;
+        p.strategy = strategy;
+        return p;
+    };
+    LabelCurvePlot plot;
+    plot.setCurve({}, "uncertain_diverse", 1);
+    QCOMPARE(plot.note(), QStringLiteral("No point yet: the curve is measured on texts kept aside, and needs at least 2 of "
+                                         "them labelled (1 so far; one text in 5 shown is one)."));
+    QCOMPARE(plot.modelPoints(), 0);
+    // The session's order solid, the other order's points (the simulated annotator's) dashed.
+    plot.setCurve({point(10, 0.6, "uncertain_diverse"), point(20, 0.7, "uncertain_diverse"), point(10, 0.55, "random")},
+                  "uncertain_diverse", 4);
+    QCOMPARE(plot.modelPoints(), 2);
+    QCOMPARE(plot.baselinePoints(), 2);
+    QCOMPARE(plot.ghostPoints(), 1);
+    QCOMPARE(plot.note(), QStringLiteral("Accuracy on the 4 labelled texts kept aside, after each model; the grey line "
+                                         "is the bag-of-words baseline on the same texts."));
+    // More labels stopped helping: the coach's line.
+    plot.setCurve({point(40, 0.81, ""), point(50, 0.82, ""), point(60, 0.815, "")}, "random", 12);
+    QCOMPARE(plot.ghostPoints(), 0);
+    QVERIFY2(plot.note().startsWith(QStringLiteral("The last 20 labels did not raise accuracy: between 81 % and 82 % "
+                                                   "from 40 to 60 labels (3 models).")),
+             qPrintable(plot.note()));
 }
 
 int main(int argc, char **argv)

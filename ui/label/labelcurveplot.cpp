@@ -123,8 +123,6 @@ void LabelCurvePlot::setCurve(const std::vector<CurvePoint> &curve, const std::s
         note = tr("Accuracy on the %1 kept aside, after each model; the grey line is the bag-of-words baseline "
                   "on the same texts.")
                    .arg(counted(own.back().eval_examples, tr("labelled text"), tr("labelled texts")));
-    if (ghost.empty())
-        note += QLatin1Char(' ') + tr("The dashed ghost of the other order comes from the simulated annotator (label_simulate).");
     m_note->setText(note);
 }
 

@@ -286,6 +286,9 @@ void LabelTab::rebuildLabelButtons()
         b->setFocusPolicy(Qt::NoFocus);
         b->setCheckable(true);
         b->setMinimumHeight(36);
+        // The suggested label: checked, and marked so that it stands out in every style.
+        b->setStyleSheet(QStringLiteral("QPushButton:checked { font-weight: bold; border: 2px solid palette(highlight); "
+                                        "border-radius: 3px; background: palette(midlight); }"));
         connect(b, &QPushButton::clicked, this, [this, i] { labelShown(int(i)); });
         m_buttonRow->addWidget(b);
         m_labelButtons.push_back(b);
@@ -324,7 +327,8 @@ QString LabelTab::suggestionText() const
 void LabelTab::showCurrent()
 {
     const bool have = m_current >= 0;
-    m_text->setPlainText(have ? shownText()
+    // Shown without the blank lines around it (an e-mail body often starts with some); saved whole.
+    m_text->setPlainText(have ? shownText().trimmed()
                               : tr("Every text of the pool is labelled or skipped. Reopen the session to see the "
                                    "skipped ones again, or make a project from these labels."));
     m_heldOutNote->setVisible(currentIsHeldOut());

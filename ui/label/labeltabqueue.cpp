@@ -179,9 +179,7 @@ void LabelTab::cycleEnded(JobOutcome<CycleDone> &outcome, qlonglong labels)
     planQueue();
     showCurrent();
     const double seconds = r.seconds_prepare + r.seconds_train + r.seconds_score;
-    QString done = tr("Model %1 learned from %2 in %3 s")
-                       .arg(m_cyclesFinished)
-                       .arg(counted(r.train_texts), QLocale().toString(seconds, 'f', 1));
+    QString done = tr("Retrained on %1 in %2 s").arg(counted(r.train_texts), QLocale().toString(seconds, 'f', 1));
     if (std::isfinite(r.eval_accuracy))
         done += tr(": %1 % right on the %2 texts kept aside").arg(qRound(100 * r.eval_accuracy)).arg(r.eval_texts);
     setStatus(done + QLatin1Char('.'));
