@@ -271,3 +271,9 @@ if [ -x "$CLI" ]; then
     PAIRS=${WB_BENCH_PAIRS:-3} "$SRC/bench/dynamics_cost.sh" "$CLI"
   } | tee -a "$REPORT"
 fi
+if [ -x "$CLI" ] && [ -f "$CORPUS_TGZ" ] && [ -f "$VOCAB" ]; then
+  {
+    echo "== label to learn: one cycle (retrain + rescore a pool of 5,000 mails), BERT-Tiny (goal <= 30 s) =="
+    THREADS=${WB_BENCH_THREADS:-1} "$SRC/bench/label_cycle_time.sh" "$VOCAB" "$CORPUS_TGZ" "$CLI"
+  } | tee -a "$REPORT"
+fi

@@ -154,11 +154,12 @@ int cmdLabelSimulate(const std::vector<std::string> &args, std::ostream &out, st
             SimulationSettings s = f.sim;
             s.cycle.seed = seed;
             s.work_dir = (std::filesystem::path(f.outputDir) / (s.strategy + "-seed" + std::to_string(seed))).string();
-            out << "seed " << seed << ": labels  accuracy %  bag-of-words %  seconds\n";
+            out << "seed " << seed << ": labels  accuracy %  bag-of-words %  seconds (train, score)\n";
             simulateAnnotator(s, pool, eval, stop, [&out](const CurvePoint &p) {
-                char line[128];
-                std::snprintf(line, sizeof line, "  %12lld  %10s  %14s  %7.1f\n", static_cast<long long>(p.labels),
-                              percent(p.accuracy).c_str(), percent(p.bag_of_words_accuracy).c_str(), p.seconds);
+                char line[160];
+                std::snprintf(line, sizeof line, "  %12lld  %10s  %14s  %7.1f (%.1f, %.1f)\n",
+                              static_cast<long long>(p.labels), percent(p.accuracy).c_str(),
+                              percent(p.bag_of_words_accuracy).c_str(), p.seconds, p.seconds_train, p.seconds_score);
                 out << line << std::flush;
             });
             out << "  curve: " << labelSessionCurvePath(s.work_dir) << "\n";

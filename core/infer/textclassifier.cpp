@@ -410,33 +410,41 @@ Classification TextClassifier::classify(const std::string &a, const std::string 
 std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
                                                         int64_t batchSize) const
 {
-    std::vector<Classification> out;
-    out.reserve(pairs.size());
-    const int64_t L = d->maxSeqLength;
+    std::vector<Classification> out(pairs.size());
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        out[k].text = pairs[k].first;
+        out[k].text_b = pairs[k].second;
+        out[k].tokenized = tokenize(pairs[k].first, pairs[k].second);
+    }
+    // Texts of similar length batched together, each batch padded to its longest text only (the
+    // attention mask hides padding, so the length changes nothing but the work; issue 49).
+    std::vector<size_t> order(pairs.size());
+    for (size_t k = 0; k < order.size(); ++k)
+        order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&out](size_t a, size_t b) {
+        return out[a].tokenized.input_ids.size() < out[b].tokenized.input_ids.size();
+    });
     const int64_t numLabels = d->meta.num_labels;
     batchSize = std::max<int64_t>(1, batchSize);
-    for (size_t from = 0; from < pairs.size(); from += size_t(batchSize)) {
-        const size_t n = std::min(pairs.size() - from, size_t(batchSize));
-        std::vector<int64_t> ids(n * size_t(L), 0), mask(n * size_t(L), 0), segs(n * size_t(L), 0);
+    for (size_t from = 0; from < order.size(); from += size_t(batchSize)) {
+        const size_t n = std::min(order.size() - from, size_t(batchSize));
+        size_t L = 1;
+        for (size_t k = 0; k < n; ++k)
+            L = std::max(L, out[order[from + k]].tokenized.input_ids.size());
+        std::vector<int64_t> ids(n * L, 0), mask(n * L, 0), segs(n * L, 0);
         for (size_t k = 0; k < n; ++k) {
-            const auto &[a, b] = pairs[from + k];
-            Classification c;
-            c.text = a;
-            c.text_b = b;
-            c.tokenized = tokenize(a, b);
-            for (size_t i = 0; i < c.tokenized.input_ids.size(); ++i) {
-                ids[k * size_t(L) + i] = c.tokenized.input_ids[i];
-                mask[k * size_t(L) + i] = 1;
-                segs[k * size_t(L) + i] = c.tokenized.segment_ids[i];
+            const TokenizedText &t = out[order[from + k]].tokenized;
+            for (size_t i = 0; i < t.input_ids.size(); ++i) {
+                ids[k * L + i] = t.input_ids[i];
+                mask[k * L + i] = 1;
+                segs[k * L + i] = t.segment_ids[i];
             }
-            out.push_back(std::move(c));
         }
         const std::vector<float> values = probabilitiesOf(ids, mask, segs, int64_t(n));
         const float *p = values.data();
-        const int64_t width = numLabels;
         for (size_t k = 0; k < n; ++k) {
-            Classification &c = out[from + k];
-            c.probabilities.assign(p + int64_t(k) * width, p + int64_t(k + 1) * width);
+            Classification &c = out[order[from + k]];
+            c.probabilities.assign(p + int64_t(k) * numLabels, p + int64_t(k + 1) * numLabels);
             if (!d->meta.isRegression()) {
                 c.predicted_label_id = int64_t(std::max_element(c.probabilities.begin(), c.probabilities.end())
                                                - c.probabilities.begin());

@@ -67,7 +67,7 @@ struct Classification
 /// classifying texts one by one or in batches (CLI `classify`, the window's Try it).
 /// Features are built as `prepare` builds them (google-research/bert run_classifier.py's
 /// convert_single_example), so the probabilities equal `predict`'s test_results.tsv for the
-/// same texts. Facade over a pimpl: includes no Torch header. CPU inference.
+/// same texts, up to float rounding. Facade over a pimpl: includes no Torch header. CPU inference.
 ///
 /// Thread rules: construct and use from one thread at a time (a worker thread in a GUI:
 /// loading and classify() take milliseconds to seconds). Distinct objects are independent.
@@ -119,7 +119,10 @@ public:
     TokenizedText tokenize(const std::string &a, const std::string &b = {}) const;
     /// Classifies one text (pair).
     Classification classify(const std::string &a, const std::string &b = {}) const;
-    /// Classifies texts in batches of `batchSize`; `pairs[k].second` may be empty.
+    /// Classifies texts in batches of `batchSize`; `pairs[k].second` may be empty. Results are
+    /// in input order; texts of similar length are batched together and each batch is padded
+    /// to its longest text, not to max_seq_length (a short text costs what its wordpieces cost;
+    /// the probabilities differ from a max_seq_length-padded pass only by float rounding).
     std::vector<Classification> classifyAll(const std::vector<std::pair<std::string, std::string>> &pairs,
                                             int64_t batchSize = 32) const;
 

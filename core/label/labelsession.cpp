@@ -139,6 +139,8 @@ std::string curvePointJson(const CurvePoint &p)
                     {"strategy", p.strategy},
                     {"seed", p.seed},
                     {"seconds", p.seconds},
+                    {"seconds_train", p.seconds_train},
+                    {"seconds_score", p.seconds_score},
                     {"model_dir", p.model_dir}};
     return j.dump();
 }
@@ -163,6 +165,8 @@ CurvePoint parseCurvePoint(const std::string &line, const std::string &where)
     take(j, "strategy", p.strategy, where);
     take(j, "seed", p.seed, where);
     take(j, "seconds", p.seconds, where);
+    take(j, "seconds_train", p.seconds_train, where);
+    take(j, "seconds_score", p.seconds_score, where);
     take(j, "model_dir", p.model_dir, where);
     return p;
 }

@@ -77,7 +77,9 @@ struct CurvePoint
     double bag_of_words_accuracy = std::nan(""); ///< the TF-IDF + logistic regression baseline on the same texts
     std::string strategy;        ///< the queue's strategy the labels were chosen by
     int64_t seed = 0;
-    double seconds = 0;          ///< the cycle's wall time (prepare, train, rescore)
+    double seconds = 0;          ///< the cycle's wall time (prepare, train, baseline, rescore)
+    double seconds_train = 0;    ///< of it, the training run's
+    double seconds_score = 0;    ///< of it, classifying the pool and the eval texts
     std::string model_dir;       ///< the cycle's run folder ("" for none)
 };
 

@@ -8,6 +8,8 @@
 #include "core/infer/textclassifier.h"
 #include "core/label/labelstore.h"
 #include "core/launch/trainer.h"
+#include "core/data/examplecodec.h"
+#include "core/prepare/bagofwords.h"
 #include "core/prepare/dataprep.h"
 #include "core/prepare/preparefeatures.h"
 #include "core/prepare/preparereport.h"
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <unordered_map>
 
 namespace wb {
 
@@ -41,20 +44,20 @@ public:
         if (m_progress && m_total > 0)
             m_progress("training", std::min(1.0, double(m.step) / double(m_total)));
     }
-    void evaluationCompleted(const EvalMetrics &m) override { accuracy = m.eval_accuracy; }
-    double accuracy = std::nan("");
 
 private:
     const CycleProgress &m_progress;
     int64_t m_total;
 };
 
-void writeTexts(const fs::path &path, const std::vector<CycleText> &texts)
+/// The texts as a CSV prepare reads, each `copies` times.
+void writeTexts(const fs::path &path, const std::vector<CycleText> &texts, int64_t copies = 1)
 {
     std::vector<PoolLabel> rows;
-    rows.reserve(texts.size());
-    for (const CycleText &t : texts)
-        rows.push_back({t.text, t.label, "", 0, "2000-01-01T00:00:00Z", "", 0});
+    rows.reserve(texts.size() * size_t(copies));
+    for (int64_t c = 0; c < copies; ++c)
+        for (const CycleText &t : texts)
+            rows.push_back({t.text, t.label, "", 0, "2000-01-01T00:00:00Z", "", 0});
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << labelsCsv(rows);
     if (!out.flush())
@@ -71,17 +74,59 @@ std::string joined(const std::vector<std::string> &names)
 
 } // namespace
 
+/// A text's features as prepare builds them, without the padding.
+struct TextFeatures
+{
+    std::vector<int64_t> ids, segments;
+};
+
 struct LabelCycle::Private
 {
     LabelCycleSettings settings;
-    std::vector<std::vector<int64_t>> ids, segments; ///< each pool text's features without padding
+    std::unique_ptr<FullTokenizer> tokenizer;
+    int32_t cls = 0, sep = 0;
+    std::vector<TextFeatures> pool;
+    std::unordered_map<std::string, TextFeatures> seen; ///< eval and train texts, by text
 
+    TextFeatures features(const std::string &text) const;
+    const TextFeatures &cached(const std::string &text);
     void checkLabels(const std::vector<CycleText> &train) const;
-    PrepareReport prepare(const fs::path &dir, const std::vector<CycleText> &train,
-                          const std::vector<CycleText> &eval, const StopToken &stop) const;
+    int64_t labelId(const std::string &label) const;
+    PrepareReport prepare(const fs::path &dir, const std::vector<CycleText> &train, const StopToken &stop) const;
+    int64_t passes(int64_t trainTexts) const;
     TrainingOptions trainOptions(const fs::path &dir, int64_t trainTexts) const;
-    void score(const std::string &modelDir, CycleResult &r, const CycleProgress &progress) const;
+    void baseline(const std::vector<CycleText> &train, const std::vector<CycleText> &eval, CycleResult &r,
+                  const StopToken &stop);
+    std::vector<float> probabilities(const TextClassifier &classifier, const std::vector<const TextFeatures *> &texts,
+                                     std::vector<float> *pooled, const CycleProgress &progress) const;
+    void score(const std::string &modelDir, const std::vector<CycleText> &eval, CycleResult &r,
+               const CycleProgress &progress);
 };
+
+TextFeatures LabelCycle::Private::features(const std::string &text) const
+{
+    ExampleFeatures f;
+    buildExampleFeatures(*tokenizer, text, {}, false, settings.max_seq_length, cls, sep, size_t(settings.max_seq_length), f);
+    size_t len = 0;
+    while (len < f.input_mask.size() && f.input_mask[len] != 0)
+        ++len;
+    return {{f.input_ids.begin(), f.input_ids.begin() + long(len)},
+            {f.segment_ids.begin(), f.segment_ids.begin() + long(len)}};
+}
+
+const TextFeatures &LabelCycle::Private::cached(const std::string &text)
+{
+    auto it = seen.find(text);
+    if (it == seen.end())
+        it = seen.emplace(text, features(text)).first;
+    return it->second;
+}
+
+int64_t LabelCycle::Private::labelId(const std::string &label) const
+{
+    return int64_t(std::find(settings.label_names.begin(), settings.label_names.end(), label)
+                   - settings.label_names.begin());
+}
 
 LabelCycle::LabelCycle(const LabelCycleSettings &settings, std::vector<std::string> pool)
     : d(std::make_unique<Private>())
@@ -103,24 +148,17 @@ LabelCycle::LabelCycle(const LabelCycleSettings &settings, std::vector<std::stri
         throw Error("label cycle", "max_seq_length >= 2, batch sizes >= 1, min_epochs >= 1 and a positive "
                                    "learning_rate are needed",
                     "fix the session's settings");
-    const FullTokenizer tokenizer(s.vocab_file, s.do_lower_case);
-    const int32_t cls = tokenizer.vocab().id("[CLS]"), sep = tokenizer.vocab().id("[SEP]");
-    d->ids.reserve(pool.size());
-    d->segments.reserve(pool.size());
-    ExampleFeatures f;
-    for (const std::string &text : pool) {
-        buildExampleFeatures(tokenizer, text, {}, false, s.max_seq_length, cls, sep, size_t(s.max_seq_length), f);
-        size_t len = 0;
-        while (len < f.input_mask.size() && f.input_mask[len] != 0)
-            ++len;
-        d->ids.emplace_back(f.input_ids.begin(), f.input_ids.begin() + long(len));
-        d->segments.emplace_back(f.segment_ids.begin(), f.segment_ids.begin() + long(len));
-    }
+    d->tokenizer = std::make_unique<FullTokenizer>(s.vocab_file, s.do_lower_case);
+    d->cls = d->tokenizer->vocab().id("[CLS]");
+    d->sep = d->tokenizer->vocab().id("[SEP]");
+    d->pool.reserve(pool.size());
+    for (const std::string &text : pool)
+        d->pool.push_back(d->features(text));
 }
 
 LabelCycle::~LabelCycle() = default;
 
-int64_t LabelCycle::poolSize() const { return int64_t(d->ids.size()); }
+int64_t LabelCycle::poolSize() const { return int64_t(d->pool.size()); }
 
 void LabelCycle::Private::checkLabels(const std::vector<CycleText> &train) const
 {
@@ -139,12 +177,11 @@ void LabelCycle::Private::checkLabels(const std::vector<CycleText> &train) const
 }
 
 PrepareReport LabelCycle::Private::prepare(const fs::path &dir, const std::vector<CycleText> &train,
-                                           const std::vector<CycleText> &eval, const StopToken &stop) const
+                                           const StopToken &stop) const
 {
     fs::create_directories(dir / "data");
-    writeTexts(dir / "data" / "train.csv", train);
-    // Without eval texts the run evaluates on its training texts (the curve gets no point then).
-    writeTexts(dir / "data" / "dev.csv", eval.empty() ? train : eval);
+    writeTexts(dir / "data" / "train.csv", train, passes(int64_t(train.size())));
+    writeTexts(dir / "data" / "dev.csv", train); // the run evaluates on its own labels (see the header)
     PrepareOptions p;
     p.input_data_dir = (dir / "data").string();
     p.classification_task_name = "csv";
@@ -155,9 +192,36 @@ PrepareReport LabelCycle::Private::prepare(const fs::path &dir, const std::vecto
     p.seed = uint64_t(settings.seed);
     p.output_dir = (dir / "prepared").string();
     p.num_threads = 1;
-    p.bag_of_words_baseline = !eval.empty();
+    p.bag_of_words_baseline = false; // fitted below on the eval texts
     p.problem_type = "single_label_classification";
     return prepareData(p, {}, &stop);
+}
+
+void LabelCycle::Private::baseline(const std::vector<CycleText> &train, const std::vector<CycleText> &eval,
+                                   CycleResult &r, const StopToken &stop)
+{
+    auto docs = [this](const std::vector<CycleText> &texts) {
+        std::vector<BagOfWordsDocument> out;
+        for (const CycleText &t : texts) {
+            const TextFeatures &f = cached(t.text);
+            ClassifierRecord record;
+            record.input_ids = f.ids;
+            record.input_mask.assign(f.ids.size(), 1);
+            record.segment_ids = f.segments;
+            out.push_back({bagOfWordsTerms(record), labelId(t.label)});
+        }
+        return out;
+    };
+    const BagOfWordsBaseline b =
+        fitBagOfWordsBaseline(docs(train), docs(eval), int64_t(settings.label_names.size()), {}, &stop);
+    if (b.fitted())
+        r.bag_of_words_accuracy = b.eval_accuracy;
+}
+
+int64_t LabelCycle::Private::passes(int64_t trainTexts) const
+{
+    const int64_t batch = std::max<int64_t>(1, std::min(settings.train_batch_size, trainTexts));
+    return std::max(settings.min_epochs, (settings.min_steps * batch + trainTexts - 1) / std::max<int64_t>(trainTexts, 1));
 }
 
 TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t trainTexts) const
@@ -177,8 +241,7 @@ TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t t
     o.train_batch_size = std::max<int64_t>(1, std::min(s.train_batch_size, trainTexts));
     o.eval_batch_size = 64;
     o.learning_rate = s.learning_rate;
-    const int64_t epochsForSteps = (s.min_steps * o.train_batch_size + trainTexts - 1) / std::max<int64_t>(trainTexts, 1);
-    o.num_train_epochs = std::max(s.min_epochs, epochsForSteps);
+    o.num_train_epochs = 1; // of a train file holding passes(trainTexts) copies of each label
     o.num_eval_per_epoch = 1;
     o.seed = s.seed;
     o.num_threads = s.num_threads;
@@ -189,37 +252,65 @@ TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t t
     return o;
 }
 
-void LabelCycle::Private::score(const std::string &modelDir, CycleResult &r, const CycleProgress &progress) const
+std::vector<float> LabelCycle::Private::probabilities(const TextClassifier &classifier,
+                                                      const std::vector<const TextFeatures *> &texts,
+                                                      std::vector<float> *pooled, const CycleProgress &progress) const
 {
-    ClassifierSource src;
-    src.model_dir = modelDir;
-    const TextClassifier classifier(src);
-    const int64_t n = int64_t(ids.size()), L = classifier.numLabels();
-    r.scores.n = n;
-    r.scores.num_labels = L;
-    r.scores.probabilities.reserve(size_t(n * L));
-    const int64_t B = settings.score_batch_size;
+    std::vector<float> out;
+    const int64_t n = int64_t(texts.size()), B = settings.score_batch_size;
     for (int64_t from = 0; from < n; from += B) {
         const int64_t b = std::min(B, n - from);
         size_t width = 1; // padded to the batch's longest text: the attention mask hides the rest
         for (int64_t k = 0; k < b; ++k)
-            width = std::max(width, ids[size_t(from + k)].size());
+            width = std::max(width, texts[size_t(from + k)]->ids.size());
         std::vector<int64_t> tIds(size_t(b) * width, 0), tMask(tIds.size(), 0), tSegs(tIds.size(), 0);
         for (int64_t k = 0; k < b; ++k) {
-            const auto &row = ids[size_t(from + k)];
-            std::copy(row.begin(), row.end(), tIds.begin() + long(size_t(k) * width));
-            std::fill_n(tMask.begin() + long(size_t(k) * width), row.size(), 1);
-            const auto &seg = segments[size_t(from + k)];
-            std::copy(seg.begin(), seg.end(), tSegs.begin() + long(size_t(k) * width));
+            const TextFeatures &f = *texts[size_t(from + k)];
+            const long at = long(size_t(k) * width);
+            std::copy(f.ids.begin(), f.ids.end(), tIds.begin() + at);
+            std::fill_n(tMask.begin() + at, f.ids.size(), 1);
+            std::copy(f.segments.begin(), f.segments.end(), tSegs.begin() + at);
         }
-        std::vector<float> pooled;
-        const std::vector<float> probs = classifier.probabilitiesOf(tIds, tMask, tSegs, b, &pooled);
-        r.scores.probabilities.insert(r.scores.probabilities.end(), probs.begin(), probs.end());
-        r.scores.dim = int64_t(pooled.size()) / b;
-        r.scores.embeddings.insert(r.scores.embeddings.end(), pooled.begin(), pooled.end());
+        std::vector<float> rows;
+        const std::vector<float> probs = classifier.probabilitiesOf(tIds, tMask, tSegs, b, pooled ? &rows : nullptr);
+        out.insert(out.end(), probs.begin(), probs.end());
+        if (pooled)
+            pooled->insert(pooled->end(), rows.begin(), rows.end());
         if (progress)
             progress("scoring", double(from + b) / double(n));
     }
+    return out;
+}
+
+void LabelCycle::Private::score(const std::string &modelDir, const std::vector<CycleText> &eval, CycleResult &r,
+                                const CycleProgress &progress)
+{
+    ClassifierSource src;
+    src.model_dir = modelDir;
+    const TextClassifier classifier(src);
+    const int64_t L = classifier.numLabels();
+    if (!eval.empty()) {
+        std::vector<const TextFeatures *> texts;
+        for (const CycleText &t : eval)
+            texts.push_back(&cached(t.text));
+        const std::vector<float> probs = probabilities(classifier, texts, nullptr, {});
+        int64_t right = 0;
+        for (size_t i = 0; i < eval.size(); ++i) {
+            const float *p = probs.data() + int64_t(i) * L;
+            right += int64_t(std::max_element(p, p + L) - p) == labelId(eval[i].label) ? 1 : 0;
+        }
+        r.eval_accuracy = double(right) / double(eval.size());
+    }
+    if (!settings.rescore_pool)
+        return;
+    std::vector<const TextFeatures *> texts;
+    for (const TextFeatures &f : pool)
+        texts.push_back(&f);
+    const int64_t n = int64_t(pool.size());
+    r.scores.n = n;
+    r.scores.num_labels = L;
+    r.scores.probabilities = probabilities(classifier, texts, &r.scores.embeddings, progress);
+    r.scores.dim = n > 0 ? int64_t(r.scores.embeddings.size()) / n : 0;
     r.predicted.resize(size_t(n));
     for (int64_t i = 0; i < n; ++i) {
         const float *p = r.scores.probabilities.data() + i * L;
@@ -242,27 +333,26 @@ CycleResult LabelCycle::run(const std::string &cycle_dir, const std::vector<Cycl
     if (progress)
         progress("preparing", 0);
     auto t0 = std::chrono::steady_clock::now();
-    const PrepareReport report = d->prepare(dir, train, eval, stop);
-    if (!eval.empty() && report.bag_of_words && report.bag_of_words->error.empty())
-        r.bag_of_words_accuracy = report.bag_of_words->eval_accuracy;
+    d->prepare(dir, train, stop);
     r.seconds_prepare = secondsSince(t0);
 
     t0 = std::chrono::steady_clock::now();
     const TrainingOptions options = d->trainOptions(dir, r.train_texts);
-    const int64_t stepsPerEpoch = (r.train_texts + options.train_batch_size - 1) / options.train_batch_size;
-    CycleObserver observer(progress, stepsPerEpoch * options.num_train_epochs);
+    CycleObserver observer(progress, r.train_texts * d->passes(r.train_texts) / options.train_batch_size);
     const RunFinished end = Trainer().run(options, observer, stop);
     if (end.status == RunStatus::Cancelled || stop.stopRequested())
         throw Error("label cycle", "cancelled", "");
     if (end.status != RunStatus::Completed)
         throw Error(end.field.empty() ? r.model_dir : end.field, "the cycle's training failed: " + end.message, end.hint);
-    if (!eval.empty())
-        r.eval_accuracy = observer.accuracy;
     r.seconds_train = secondsSince(t0);
 
     t0 = std::chrono::steady_clock::now();
-    if (d->settings.rescore_pool)
-        d->score(r.model_dir, r, progress);
+    if (!eval.empty())
+        d->baseline(train, eval, r, stop);
+    r.seconds_baseline = secondsSince(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    d->score(r.model_dir, eval, r, progress);
     r.seconds_score = secondsSince(t0);
     return r;
 }

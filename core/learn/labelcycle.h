@@ -5,17 +5,23 @@
 // far become a model, and the model rescores the pool. A cycle is ordinary product work, in a
 // folder of its own:
 //
-//   <cycle_dir>/data/train.csv, dev.csv   the train labels and the eval texts (the labels file's
-//                                          columns text,label)
+//   <cycle_dir>/data/train.csv             the train labels (the labels file's columns text,label)
 //   <cycle_dir>/prepared/                  `prepare` of them (classification_task_name csv, the
 //                                          session's label names as label_list, vocab, casing,
-//                                          max_seq_length; its bag-of-words baseline on the eval texts)
+//                                          max_seq_length), with the train texts as its dev set too
 //   <cycle_dir>/run/                       a `train` run (one_device, the session's start: random
-//                                          weights or init_checkpoint), evaluated on the eval texts
+//                                          weights or init_checkpoint); its evaluations are on its
+//                                          own train labels (a few hundred texts at most: cheap)
 //
-// then every pool text is classified by the run's final model: class probabilities and the pooled
-// [CLS] vector (the embedding the queue's k-centre step measures distances in). The pool is
-// tokenized once, when the LabelCycle is made, and reused by every cycle.
+// then every pool text and every eval text is classified by the run's final model (TextClassifier,
+// the features `prepare` builds, so the probabilities are `classify`'s): the eval accuracy, and for
+// the pool the class probabilities and the pooled [CLS] vector (the embedding the queue's k-centre
+// step measures distances in). The eval texts are measured once, by the final model, rather than
+// by the run after every epoch: with a few labels a cycle takes tens of epochs, and evaluating 600
+// texts after each cost more than all the training (measured: docs/label-to-learn.md). The
+// bag-of-words baseline (core/prepare/bagofwords.h, prepare's) is fitted on the same train labels
+// and scored on the same eval texts. The pool is tokenized once, when the LabelCycle is made, and
+// eval texts the first time they are seen.
 //
 // Each cycle trains from the start (not from the last cycle's model): a model is a function of the
 // labels alone, so the curve's points are comparable, and a label the user changed leaves no trace.
@@ -49,8 +55,12 @@ struct LabelCycleSettings
     int64_t seed = 42;                ///< prepare's and train's --seed
     double learning_rate = 1e-4;
     int64_t train_batch_size = 16;
-    /// Epochs: max(min_epochs, ceil(min_steps · train_batch_size / train examples)), so that a
-    /// handful of labels still gets min_steps steps and a few hundred get min_epochs passes.
+    /// Passes over the labels: max(min_epochs, ceil(min_steps · train_batch_size / train texts)),
+    /// so that a handful of labels still gets min_steps steps and a few hundred get min_epochs
+    /// passes. The passes are one epoch of a train file that lists each label that many times
+    /// (shuffled together by prepare and the dataset), so that the run evaluates and writes a
+    /// checkpoint once, at its end, not after each of tens of passes (measured: a checkpoint of
+    /// BERT-Tiny with its optimizer state is 52 MB; 40 of them were most of a cycle's time).
     int64_t min_epochs = 10;
     int64_t min_steps = 40;
     int num_threads = 0;              ///< train's --num_threads (0: automatic)
@@ -72,14 +82,15 @@ struct CycleResult
 {
     std::string cycle_dir, model_dir;
     int64_t train_texts = 0, eval_texts = 0;
-    double eval_accuracy = std::nan("");         ///< the run's last evaluation; NaN without eval texts
-    double bag_of_words_accuracy = std::nan(""); ///< prepare's baseline on the same eval texts
+    double eval_accuracy = std::nan("");         ///< the final model's accuracy on the eval texts; NaN without
+    double bag_of_words_accuracy = std::nan(""); ///< the bag-of-words baseline's, same labels, same eval texts
     /// Every pool text (all of them, labelled or not), row i = pool text i: probabilities
     /// float32 [n, num_labels] (softmax) and embeddings float32 [n, hidden_size] (pooled [CLS]).
     /// labelled_embeddings is left empty (the caller knows which rows are labelled).
     PoolScores scores;
     std::vector<int64_t> predicted; ///< argmax of each row
-    double seconds_prepare = 0, seconds_train = 0, seconds_score = 0;
+    double seconds_prepare = 0, seconds_train = 0, seconds_score = 0; ///< score: the pool's and the eval texts'
+    double seconds_baseline = 0; ///< the bag-of-words baseline's fit (C chosen by cross-validation)
 };
 
 /// Progress of a cycle, for the window's status line: "preparing", "training", "scoring", and a
@@ -98,7 +109,8 @@ public:
     LabelCycle &operator=(const LabelCycle &) = delete;
 
     /// Runs one cycle in `cycle_dir` (created; a folder left by an earlier attempt is replaced):
-    /// prepare `train` (+ `eval`, which may be empty: no accuracy then), train, rescore the pool.
+    /// prepare `train`, train, rescore the pool and measure on `eval` (which may be empty: no
+    /// accuracy then).
     /// `train` needs at least one text of two different labels (else wb::Error "labels", with
     /// how many more are needed). Throws wb::Error for a failed prepare or run (its message),
     /// and wb::Error("label cycle", "cancelled") when `stop` is requested (the run's folder

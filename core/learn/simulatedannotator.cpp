@@ -119,6 +119,8 @@ std::vector<CurvePoint> simulateAnnotator(const SimulationSettings &s, const std
         p.strategy = s.strategy;
         p.seed = s.cycle.seed;
         p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        p.seconds_train = last.seconds_train;
+        p.seconds_score = last.seconds_score;
         p.model_dir = last.model_dir;
         appendCurvePoint(labelSessionCurvePath(s.work_dir), p);
         curve.push_back(p);
