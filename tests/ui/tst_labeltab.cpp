@@ -14,10 +14,14 @@
 #include "core/label/labelsession.h"
 #include "core/label/labelstore.h"
 #include "support/spamwordsrun.h"
+#include "ui/form/configurationform.h"
+#include "ui/form/formtask.h"
 #include "ui/label/labelcurveplot.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
@@ -158,6 +162,86 @@ int runChild(const QString &dir)
     }
 }
 
+/// labels.csv after labelTwentyByKeyboard: 20 rows, the right labels, and what the tab suggested
+/// when each was given.
+void checkSavedLabels(const QString &dir, const std::vector<Given> &given)
+{
+    const LabelsRead read = readLabelsCsv(labelSessionLabelsPath(dir.toStdString()));
+    QCOMPARE(int(read.labels.size()), 20);
+    int heldOut10 = 0, heldOut20 = 0;
+    for (size_t i = 0; i < 20; ++i) {
+        QCOMPARE(QString::fromStdString(read.labels[i].text), given[i].text);
+        QCOMPARE(QString::fromStdString(read.labels[i].label), isSpam(given[i].text) ? QStringLiteral("spam") : QStringLiteral("ham"));
+        QCOMPARE(QString::fromStdString(read.labels[i].suggested_label), given[i].suggested);
+        if (i < 10)
+            QCOMPARE(read.labels[i].suggested_label, std::string()); // no model yet
+        if (i >= 13) // after the first model: a suggestion, except on held-out texts
+            QCOMPARE(read.labels[i].suggested_label.empty(), given[i].heldOut);
+        heldOut10 += i < 10 && given[i].heldOut;
+        heldOut20 += given[i].heldOut;
+    }
+    QCOMPARE(heldOut10, 2); // every 5th text shown
+    QCOMPARE(heldOut20, 4);
+
+}
+
+/// curve.jsonl after labelTwentyByKeyboard: one point per model, measured on the held-out labels.
+void checkCurve(const LabelTab &tab, const QString &dir)
+{
+    const std::vector<CurvePoint> curve = readCurve(labelSessionCurvePath(dir.toStdString()));
+    QCOMPARE(int(curve.size()), 2);
+    QCOMPARE(curve[0].labels, int64_t(10));
+    QCOMPARE(curve[0].train_labels, int64_t(8));
+    QCOMPARE(curve[0].eval_examples, int64_t(2));
+    QCOMPARE(curve[1].labels, int64_t(20));
+    QCOMPARE(curve[1].train_labels, int64_t(16));
+    QCOMPARE(curve[1].eval_examples, int64_t(4));
+    QCOMPARE(curve[1].eval_source, std::string("held_out"));
+    QCOMPARE(curve[1].strategy, std::string("uncertain_diverse"));
+    QVERIFY(curve[1].accuracy >= 0 && curve[1].accuracy <= 1);
+    QCOMPARE(tab.curvePlot()->modelPoints(), 2);
+    QVERIFY(tab.curveNote().startsWith(QStringLiteral("Accuracy on the 4 labelled texts kept aside")));
+
+}
+
+/// Undo (Backspace, then Ctrl+Z: each takes the last label out of the file and shows its text),
+/// a label changed on the Labelled page, and Make a project… (labels.csv prepared, the form filled).
+void undoRelabelAndProject(LabelTab &tab, const QString &dir, const std::string &root, const std::vector<Given> &given)
+{
+    QTest::keyClick(&tab, Qt::Key_Backspace);
+    QCOMPARE(tab.shownText(), given[19].text);
+    QCOMPARE(int(readLabelsCsv(labelSessionLabelsPath(dir.toStdString())).labels.size()), 19);
+    QTest::keyClick(&tab, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(tab.shownText(), given[18].text);
+    const LabelsRead undone = readLabelsCsv(labelSessionLabelsPath(dir.toStdString()));
+    QCOMPARE(int(undone.labels.size()), 18);
+    QCOMPARE(QString::fromStdString(undone.labels.back().text), given[17].text);
+    QCOMPARE(tab.labelledTable()->rowCount(), 18);
+
+    // The Labelled page: a label changed there is saved.
+    const std::string other = undone.labels[0].label == "spam" ? "ham" : "spam";
+    tab.labelledTable()->item(0, 1)->setText(QString::fromStdString(other));
+    QCOMPARE(readLabelsCsv(labelSessionLabelsPath(dir.toStdString())).labels[0].label, other);
+
+
+    // Make a project…: labels.csv prepared, then the form trains on it.
+    QSignalSpy prepared(&tab, &LabelTab::projectPrepared);
+    tab.makeProject();
+    QTRY_COMPARE_WITH_TIMEOUT(prepared.size(), 1, 30000);
+    const auto report = prepared[0][0].value<PrepareReport>();
+    QCOMPARE(report.train_examples + report.eval_examples, int64_t(18));
+    QCOMPARE(QFileInfo(QString::fromStdString(report.meta_path)).absolutePath(), dir + QStringLiteral("/project-18-labels"));
+    ConfigurationForm form;
+    tab.applyProjectToForm(&form);
+    const TrainingOptions o = form.options();
+    QCOMPARE(form.task(), FormTask::Classify);
+    QCOMPARE(o.train_data_path, report.train_path);
+    QCOMPARE(o.input_meta_data_path, report.meta_path);
+    QCOMPARE(o.bert_config_file, root + "/bert_config.json");
+    QCOMPARE(o.vocab_file, root + "/vocab.txt");
+    QCOMPARE(QString::fromStdString(o.model_dir), dir + QStringLiteral("/project-18-labels/run"));
+}
+
 } // namespace
 
 class tst_LabelTab : public QObject
@@ -165,6 +249,7 @@ class tst_LabelTab : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void labelTwentyByKeyboard();
     void killedChildKeepsEveryLabel();
     void curvePlotLinesAndNotes();
@@ -215,54 +300,12 @@ void tst_LabelTab::labelTwentyByKeyboard()
     QVERIFY2(ticks.ticksInCycles > 10, "the event loop ran while the models trained");
     QVERIFY2(ticks.maxGap < 300, qPrintable(QStringLiteral("longest pause of the event loop: %1 ms").arg(ticks.maxGap)));
 
-    // labels.csv: 20 rows, the right labels, and what the tab suggested when each was given.
-    const LabelsRead read = readLabelsCsv(labelSessionLabelsPath(dir.toStdString()));
-    QCOMPARE(int(read.labels.size()), 20);
-    int heldOut10 = 0, heldOut20 = 0;
-    for (size_t i = 0; i < 20; ++i) {
-        QCOMPARE(QString::fromStdString(read.labels[i].text), given[i].text);
-        QCOMPARE(QString::fromStdString(read.labels[i].label), isSpam(given[i].text) ? QStringLiteral("spam") : QStringLiteral("ham"));
-        QCOMPARE(QString::fromStdString(read.labels[i].suggested_label), given[i].suggested);
-        if (i < 10)
-            QCOMPARE(read.labels[i].suggested_label, std::string()); // no model yet
-        if (i >= 13) // after the first model: a suggestion, except on held-out texts
-            QCOMPARE(read.labels[i].suggested_label.empty(), given[i].heldOut);
-        heldOut10 += i < 10 && given[i].heldOut;
-        heldOut20 += given[i].heldOut;
-    }
-    QCOMPARE(heldOut10, 2); // every 5th text shown
-    QCOMPARE(heldOut20, 4);
-
-    // curve.jsonl: one point per model, measured on the held-out labels.
-    const std::vector<CurvePoint> curve = readCurve(labelSessionCurvePath(dir.toStdString()));
-    QCOMPARE(int(curve.size()), 2);
-    QCOMPARE(curve[0].labels, int64_t(10));
-    QCOMPARE(curve[0].train_labels, int64_t(8));
-    QCOMPARE(curve[0].eval_examples, int64_t(2));
-    QCOMPARE(curve[1].labels, int64_t(20));
-    QCOMPARE(curve[1].train_labels, int64_t(16));
-    QCOMPARE(curve[1].eval_examples, int64_t(4));
-    QCOMPARE(curve[1].eval_source, std::string("held_out"));
-    QCOMPARE(curve[1].strategy, std::string("uncertain_diverse"));
-    QVERIFY(curve[1].accuracy >= 0 && curve[1].accuracy <= 1);
-    QCOMPARE(tab.curvePlot()->modelPoints(), 2);
-    QVERIFY(tab.curveNote().startsWith(QStringLiteral("Accuracy on the 4 labelled texts kept aside")));
-
-    // Undo: Backspace, then Ctrl+Z, each takes the last label out of the file and shows its text.
-    QTest::keyClick(&tab, Qt::Key_Backspace);
-    QCOMPARE(tab.shownText(), given[19].text);
-    QCOMPARE(int(readLabelsCsv(labelSessionLabelsPath(dir.toStdString())).labels.size()), 19);
-    QTest::keyClick(&tab, Qt::Key_Z, Qt::ControlModifier);
-    QCOMPARE(tab.shownText(), given[18].text);
-    const LabelsRead undone = readLabelsCsv(labelSessionLabelsPath(dir.toStdString()));
-    QCOMPARE(int(undone.labels.size()), 18);
-    QCOMPARE(QString::fromStdString(undone.labels.back().text), given[17].text);
-    QCOMPARE(tab.labelledTable()->rowCount(), 18);
-
-    // The Labelled page: a label changed there is saved.
-    const std::string other = undone.labels[0].label == "spam" ? "ham" : "spam";
-    tab.labelledTable()->item(0, 1)->setText(QString::fromStdString(other));
-    QCOMPARE(readLabelsCsv(labelSessionLabelsPath(dir.toStdString())).labels[0].label, other);
+    checkSavedLabels(dir, given);
+    if (QTest::currentTestFailed())
+        return;
+    checkCurve(tab, dir);
+    if (!QTest::currentTestFailed())
+        undoRelabelAndProject(tab, dir, root, given);
 }
 
 void tst_LabelTab::killedChildKeepsEveryLabel()

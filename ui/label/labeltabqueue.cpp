@@ -143,6 +143,8 @@ void LabelTab::startCycle()
         [this, generation, n](JobOutcome<CycleDone> outcome) {
             if (generation == m_generation)
                 cycleEnded(outcome, n);
+            else
+                maybeStartCycle(); // the cycle of a session closed since: the one open may be due
         },
         [this](int value, const QString &stage) { cycleProgress(value, stage); });
     Q_EMIT cycleStarted(n);
