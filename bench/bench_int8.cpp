@@ -6,6 +6,7 @@
 //   int8             --onnx_dtype int8 (the export's choice: encoder dense + word embeddings int8)
 //   int8_head        int8 and the pooler and classifier int8 too
 //   int8_fp32_words  int8 with the word embeddings left float32
+//   fp16             --onnx_dtype fp16: float16 weights, Cast to float32 in the graph
 // and runs each in ONNX Runtime (npm onnxruntime-node, bench/ort_int8.mjs: 1 thread, batch 1,
 // every eval record for accuracy; speed at seq 128 in alternating rounds), side by side in one
 // process. Then classify's path (TextClassifier) on an int8 export folder without
@@ -120,6 +121,31 @@ nlohmann::ordered_json classifyComparison(const fs::path &fp32Dir, const fs::pat
             {"predicted_label_differs", differ}};
 }
 
+/// One row per variant: its size against the first (fp32) and, when ONNX Runtime ran (`ort`:
+/// bench/ort_int8.mjs's output), its accuracy, agreement and speed against the first.
+nlohmann::ordered_json variantRows(const std::vector<std::pair<std::string, std::string>> &variants,
+                                   const nlohmann::json &ort)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (size_t k = 0; k < variants.size(); ++k) {
+        nlohmann::ordered_json r{{"variant", variants[k].first},
+                                 {"file_bytes", variants[k].second.size()},
+                                 {"size_ratio", double(variants[k].second.size()) / double(variants[0].second.size())}};
+        if (ort.is_object() && ort.contains("models")) {
+            const auto &m = ort["models"][k];
+            r["ort_accuracy"] = m["accuracy"];
+            r["accuracy_points_vs_fp32"] = 100 * (m["accuracy"].get<double>() - ort["models"][0]["accuracy"].get<double>());
+            r["agree_with_fp32"] = m["agree_with_first"];
+            r["max_probability_difference"] = m["max_probability_difference"];
+            r["ort_median_ms"] = m["median_ms"];
+            r["ort_round_ms"] = m["round_ms"];
+            r["speedup_vs_fp32"] = ort["models"][0]["median_ms"].get<double>() / m["median_ms"].get<double>();
+        }
+        rows.push_back(r);
+    }
+    return rows;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -154,7 +180,8 @@ int main(int argc, char **argv)
         {"fp32", onnxModelBytes(*model, "fp32")},
         {"int8", onnxInt8ModelBytes(*model, OnnxInt8Scope{})},
         {"int8_head", onnxInt8ModelBytes(*model, OnnxInt8Scope{true, true})},
-        {"int8_fp32_words", onnxInt8ModelBytes(*model, OnnxInt8Scope{false, false})}};
+        {"int8_fp32_words", onnxInt8ModelBytes(*model, OnnxInt8Scope{false, false})},
+        {"fp16", onnxModelBytes(*model, "fp16")}};
     std::string paths;
     for (const auto &[v, bytes] : variants) {
         std::ofstream((work / (v + ".onnx")).string(), std::ios::binary) << bytes;
@@ -181,24 +208,7 @@ int main(int argc, char **argv)
                                                + std::to_string(repeats) + " " + std::to_string(rounds) + paths
                                                + " 2>" + quoted((work / "ort.err").string())),
                                     nullptr, false);
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (size_t k = 0; k < variants.size(); ++k) {
-        nlohmann::ordered_json r{{"variant", variants[k].first},
-                                 {"file_bytes", variants[k].second.size()},
-                                 {"size_ratio", double(variants[k].second.size()) / double(variants[0].second.size())}};
-        if (ort.is_object() && ort.contains("models")) {
-            const auto &m = ort["models"][k];
-            r["ort_accuracy"] = m["accuracy"];
-            r["accuracy_points_vs_fp32"] = 100 * (m["accuracy"].get<double>() - ort["models"][0]["accuracy"].get<double>());
-            r["agree_with_fp32"] = m["agree_with_first"];
-            r["max_probability_difference"] = m["max_probability_difference"];
-            r["ort_median_ms"] = m["median_ms"];
-            r["ort_round_ms"] = m["round_ms"];
-            r["speedup_vs_fp32"] = ort["models"][0]["median_ms"].get<double>() / m["median_ms"].get<double>();
-        }
-        rows.push_back(r);
-    }
-    j["variants"] = rows;
+    j["variants"] = variantRows(variants, ort);
     if (!node)
         j["ort"] = "not run: node or onnxruntime-node (" + modules + ") is missing";
     else if (!ort.is_object() || !ort.contains("models")) {

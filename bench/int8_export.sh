@@ -47,7 +47,7 @@ if "ort_median_ms" in q:
     print("%s int8 vs fp32: file %.1f%% (goal <= 30%%), ONNX Runtime eval accuracy %.2f%% vs %.2f%% (%+.2f points, goal within 0.5), batch 1 %.3f ms vs %.3f ms = %.2fx (goal >= 1.5x); classify on the int8 folder: max probability difference %.4f, accuracy %.2f%%" % (
         j["model"], 100 * q["size_ratio"], 100 * q["ort_accuracy"], 100 * f["ort_accuracy"], q["accuracy_points_vs_fp32"],
         q["ort_median_ms"], f["ort_median_ms"], q["speedup_vs_fp32"], c["max_probability_difference"], 100 * c["int8_accuracy"]))
-    for name in ("int8_head", "int8_fp32_words"):
+    for name in ("int8_head", "int8_fp32_words", "fp16"):
         r = v[name]
         print("  %s: file %.1f%%, accuracy %+.2f points, max probability difference %.4f, %.2fx" % (
             name, 100 * r["size_ratio"], r["accuracy_points_vs_fp32"], r["max_probability_difference"], r["speedup_vs_fp32"]))

@@ -284,13 +284,14 @@ void addOutputOptions(OptionRows &rows)
 
         option("onnx_dtype", {}, &O::onnx_dtype, "",
                "export: the number format of onnx/model.onnx: fp32, int8 (dynamic quantization of the dense "
-               "layers' weights and the word embeddings), or none to leave the ONNX file out",
+               "layers' weights and the word embeddings), fp16 (float16 weights), or none to leave the ONNX file out",
                "ONNX number format",
                "export: the number format of the ONNX graph written to onnx/model.onnx (ONNX Runtime, "
                "transformers.js). fp32 keeps the model's float32 weights; int8 stores the encoder's dense "
                "weights and the word embeddings as int8 with a scale per column or row (about a quarter of "
-               "the size, faster in ONNX Runtime; docs/file-formats.md); none writes no ONNX file.")
-            .only({"fp32", "int8", "none"}),
+               "the size, faster in ONNX Runtime; docs/file-formats.md); fp16 stores every weight as float16 "
+               "(half the size, computed in float32: no faster); none writes no ONNX file.")
+            .only({"fp32", "int8", "fp16", "none"}),
 
         option("demo", {}, &O::demo, "",
                "export: write the web demo (demo/index.html and onnxruntime-web's files in demo/ort/, fetched once from "

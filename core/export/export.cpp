@@ -38,13 +38,13 @@ std::string floatText(float v)
     return buf;
 }
 
-/// onnx/quantization.json of an int8 export (docs/file-formats.md): the file's size against
+/// onnx/quantization.json of an int8 or fp16 export (docs/file-formats.md): the file's size against
 /// the float32 weights' (parameters × 4 bytes), and how far the weights it holds (dequantized,
 /// what classify runs) move the outputs of `model`: the largest probability difference
 /// (softmax; sigmoid for multi-label; the value itself for regression) on 8 made-up sequences
 /// of up to 128 wordpieces (a fixed random stream, so every export draws the same).
-nlohmann::ordered_json int8Report(nn::BertForSequenceClassificationImpl &model, const std::string &onnxPath,
-                                  const InputMetaData &meta)
+nlohmann::ordered_json quantizationReport(nn::BertForSequenceClassificationImpl &model, const std::string &onnxPath,
+                                          const InputMetaData &meta, const std::string &dtype)
 {
     torch::NoGradGuard noGrad;
     const BertConfig &cfg = model.config();
@@ -69,19 +69,24 @@ nlohmann::ordered_json int8Report(nn::BertForSequenceClassificationImpl &model, 
         parameters += p.numel();
     const auto bytes = int64_t(fs::file_size(onnxPath));
     nlohmann::ordered_json j;
-    j["onnx_dtype"] = "int8";
+    j["onnx_dtype"] = dtype;
     j["file_bytes"] = bytes;
     j["fp32_weight_bytes"] = parameters * int64_t(sizeof(float));
     j["size_ratio"] = double(bytes) / double(parameters * int64_t(sizeof(float)));
-    j["quantized"] = "int8 with a scale per output column: every encoder dense layer (query, key, value, attention "
-                     "output, intermediate, output) and the embedding projection; int8 with a scale per row: the "
-                     "word embeddings. float32: position and token type embeddings, LayerNorm, biases, pooler, "
-                     "classifier. Activations: DynamicQuantizeLinear (uint8, per tensor) in the graph";
+    j["quantized"] = dtype == "fp16"
+                         ? "float16: every weight, Cast to float32 in the graph (the computation stays float32)"
+                         : "int8 with a scale per output column: every encoder dense layer (query, key, value, "
+                           "attention output, intermediate, output) and the embedding projection; int8 with a scale "
+                           "per row: the word embeddings. float32: position and token type embeddings, LayerNorm, "
+                           "biases, pooler, classifier. Activations: DynamicQuantizeLinear (uint8, per tensor) in "
+                           "the graph";
     j["agreement"] = {{"inputs", std::to_string(texts) + " made-up sequences of " + std::to_string(seq)
                                      + " wordpieces (fixed random ids)"},
                       {meta.isRegression() ? "max_output_difference" : "max_probability_difference", difference},
-                      {"runs", "the int8 file's weights in float32 (what classify computes) against the float32 "
-                               "model; ONNX Runtime also quantizes the activations (docs/benchmarks.md)"}};
+                      {"runs", "the " + dtype + " file's weights in float32 (what classify computes) against the "
+                               "float32 model" + std::string(dtype == "int8" ? "; ONNX Runtime also quantizes the "
+                                                                               "activations (docs/benchmarks.md)"
+                                                                             : "")}};
     return j;
 }
 
@@ -173,9 +178,11 @@ ExportedModel exportedClassifier(nn::BertForSequenceClassification &model, const
         if (spec.onnx_dtype != "none") { // ONNX Runtime, transformers.js (onnx/model.onnx is where it looks)
             writeOnnxModel((d / "onnx" / "model.onnx").string(), *model, spec.onnx_dtype);
             written.push_back("onnx/model.onnx");
-            if (spec.onnx_dtype == "int8") { // its size against fp32 and how far it moves the outputs
+            if (spec.onnx_dtype == "int8" || spec.onnx_dtype == "fp16") { // its size against fp32, its agreement
                 writeFileAtomic((d / "onnx" / "quantization.json").string(),
-                                int8Report(*model, (d / "onnx" / "model.onnx").string(), meta).dump(2) + "\n");
+                                quantizationReport(*model, (d / "onnx" / "model.onnx").string(), meta, spec.onnx_dtype)
+                                        .dump(2)
+                                    + "\n");
                 written.push_back("onnx/quantization.json");
             }
         }
@@ -335,7 +342,7 @@ ModelCardModel cardFacts(const ExportedModel &model, const BertConfig &cfg, cons
     return c;
 }
 
-/// One sentence on an int8 export from its onnx/quantization.json at `path` (int8Report); empty
+/// One sentence on an int8 or fp16 export from its onnx/quantization.json at `path` (quantizationReport); empty
 /// when there is none.
 std::string quantizationSentence(const std::string &path)
 {
@@ -355,9 +362,9 @@ std::string quantizationSentence(const std::string &path)
     const bool regression = a.contains("max_output_difference");
     char line[400];
     std::snprintf(line, sizeof line,
-                  "onnx/model.onnx int8: %s, %.1f %% of the float32 weights (%s); its weights move the %s by at most "
+                  "onnx/model.onnx %s: %s, %.1f %% of the float32 weights (%s); its weights move the %s by at most "
                   "%.2g on %s.",
-                  mb(j["file_bytes"].get<double>()).c_str(), 100 * j["size_ratio"].get<double>(),
+                  j.value("onnx_dtype", std::string("int8")).c_str(), mb(j["file_bytes"].get<double>()).c_str(), 100 * j["size_ratio"].get<double>(),
                   mb(j["fp32_weight_bytes"].get<double>()).c_str(), regression ? "outputs" : "probabilities",
                   a[regression ? "max_output_difference" : "max_probability_difference"].get<double>(),
                   a["inputs"].get<std::string>().c_str());

@@ -605,6 +605,10 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
                     "as int8 with a scale per column or row, activations quantized dynamically (DynamicQuantizeLinear, "
                     "MatMulInteger); model.safetensors keeps the float32 weights. "
                       + m.onnx_quantization + "\n\n"
+                  : m.onnx_dtype == "fp16"
+                  ? "onnx/model.onnx has float16 weights (--onnx_dtype fp16), Cast to float32 in the graph: it "
+                    "computes in float32; model.safetensors keeps the float32 weights. "
+                      + m.onnx_quantization + "\n\n"
                   : std::string("onnx/model.onnx is float32 (--onnx_dtype fp32).\n\n"));
         o << "With ONNX Runtime (onnx/model.onnx: inputs input_ids, attention_mask and token_type_ids, int64 "
              "[batch, sequence]; output logits, float32 [batch, "

@@ -38,6 +38,15 @@ public:
     /// A float32 initialiser from a CPU tensor (contiguous copy), `name` as given.
     std::string weight(const std::string &name, const torch::Tensor &t)
     {
+        if (m_halfWeights) { // float16 initialiser, Cast to float32 in the graph (folded at load)
+            const torch::Tensor h = t.detach().to(torch::kCPU, torch::kHalf).contiguous();
+            onnx::TensorProto *p = initializer(name, onnx::TensorProto::FLOAT16);
+            for (int64_t d : h.sizes())
+                p->add_dims(d);
+            p->set_raw_data(std::string(static_cast<const char *>(h.data_ptr()), size_t(h.numel()) * 2));
+            return opWith("Cast", {name}, [](onnx::NodeProto *n) { attr(n, "to", int64_t(onnx::TensorProto::FLOAT)); },
+                          "weight_float");
+        }
         const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
         onnx::TensorProto *p = initializer(name, onnx::TensorProto::FLOAT);
         for (int64_t d : c.sizes())
@@ -150,6 +159,8 @@ public:
     std::string fresh(const std::string &hint) { return "/" + hint + "_" + std::to_string(m_next++); }
 
     void setQuantizeDense(bool on) { m_quantizeDense = on; }
+    /// --onnx_dtype fp16: every weight() a float16 initialiser followed by a Cast to float32.
+    void setHalfWeights(bool on) { m_halfWeights = on; }
 
     /// x·Wᵀ + b with W as int8 columns (quantizeInt8) and x quantized in the graph, once per value
     /// (query, key and value share their input's): Cast(MatMulInteger(x_q, W_q, x_zp))·(x_s·W_s) + b.
@@ -191,6 +202,7 @@ private:
     onnx::GraphProto &m_g;
     int64_t m_next = 0;
     bool m_quantizeDense = false;
+    bool m_halfWeights = false;
     std::map<std::string, std::array<std::string, 3>> m_quantized; // x → DynamicQuantizeLinear's outputs
 };
 
@@ -384,7 +396,7 @@ std::string checkedModelBytes(const onnx::ModelProto &m)
     return bytes;
 }
 
-std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8);
+std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8, bool halfWeights);
 
 } // namespace
 
@@ -402,21 +414,21 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
 {
     if (dtype == "int8")
         return onnxInt8ModelBytes(model);
-    if (dtype != "fp32")
+    if (dtype != "fp32" && dtype != "fp16")
         throw Error("onnx_dtype", "unsupported ONNX number format '" + dtype + "'",
-                    "use " + optionName("onnx_dtype") + " fp32 or int8, or none to leave the ONNX file out");
-    return graphBytes(model, nullptr);
+                    "use " + optionName("onnx_dtype") + " fp32 or int8 (or fp16), or none to leave the ONNX file out");
+    return graphBytes(model, nullptr, dtype == "fp16");
 }
 
 std::string onnxInt8ModelBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope &scope)
 {
-    return graphBytes(model, &scope);
+    return graphBytes(model, &scope, false);
 }
 
 namespace {
 
-/// The graph of `model`: fp32, or int8 as `int8` says (null: fp32).
-std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8)
+/// The graph of `model`: fp32, int8 as `int8` says (null: not int8), or float16 weights.
+std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxInt8Scope *int8, bool halfWeights)
 {
     torch::NoGradGuard noGrad;
     const BertConfig &c = model.config();
@@ -426,6 +438,7 @@ std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxI
     declareModel(m, model.numLabels());
     GraphBuilder b(*m.mutable_graph());
 
+    b.setHalfWeights(halfWeights);
     b.setQuantizeDense(int8 != nullptr);
     std::string hidden = embeddingsGraph(b, model, int8 && int8->word_embeddings);
     const std::string maskBias = maskBiasGraph(b);
@@ -472,7 +485,8 @@ const char *const kWhole = "pass the export folder whole (its config.json and on
 torch::Tensor readInitializer(const onnx::TensorProto &t, const std::string &where, const std::vector<int64_t> &want,
                               bool int8)
 {
-    const int type = int8 ? onnx::TensorProto::INT8 : onnx::TensorProto::FLOAT;
+    const bool half = !int8 && t.data_type() == onnx::TensorProto::FLOAT16; // --onnx_dtype fp16
+    const int type = int8 ? onnx::TensorProto::INT8 : half ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::FLOAT;
     const std::string typeName = int8 ? "int8" : "float32";
     const std::vector<int64_t> got(t.dims().begin(), t.dims().end());
     if (got != want || t.data_type() != type)
@@ -483,10 +497,10 @@ torch::Tensor readInitializer(const onnx::TensorProto &t, const std::string &whe
     size_t n = 1;
     for (int64_t d : want)
         n *= size_t(d);
-    const size_t width = int8 ? 1 : sizeof(float);
-    torch::Tensor values = torch::empty(want, int8 ? torch::kChar : torch::kFloat);
+    const size_t width = int8 ? 1 : half ? 2 : sizeof(float);
+    torch::Tensor values = torch::empty(want, int8 ? torch::kChar : half ? torch::kHalf : torch::kFloat);
     const size_t held = t.has_raw_data() ? t.raw_data().size() / width
-                                         : size_t(int8 ? t.int32_data_size() : t.float_data_size());
+                                         : size_t(int8 || half ? t.int32_data_size() : t.float_data_size());
     if (held != n || (t.has_raw_data() && t.raw_data().size() != n * width))
         throw Error(where, "holds " + std::to_string(held) + " values, not " + std::to_string(n),
                     "export the run again (the file is damaged)");
@@ -495,6 +509,9 @@ torch::Tensor readInitializer(const onnx::TensorProto &t, const std::string &whe
     else if (int8)
         std::transform(t.int32_data().begin(), t.int32_data().end(), values.data_ptr<int8_t>(),
                        [](int32_t v) { return int8_t(v); });
+    else if (half) // float16 bit patterns in int32_data
+        std::transform(t.int32_data().begin(), t.int32_data().end(), static_cast<uint16_t *>(values.data_ptr()),
+                       [](int32_t v) { return uint16_t(v); });
     else
         std::copy(t.float_data().begin(), t.float_data().end(), values.data_ptr<float>());
     return values.to(torch::kFloat);

@@ -7,7 +7,8 @@
 // probabilities, and so does onnxruntime-web in headless Chromium (the demo page opened from
 // disk); classify of an int8 export folder without model.safetensors (weights read back
 // as q·s) within 0.01 of the fp32 export's; a regression model exports as int8 too; the export
-// writes onnx/quantization.json.
+// writes onnx/quantization.json. --onnx_dtype fp16: float16 initialisers (half the file),
+// read back by classify within 2e-3.
 #include "clirun.h"
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -357,6 +358,42 @@ private Q_SLOTS:
         QVERIFY2(worst <= 0.02, qPrintable(QString::number(worst)));
     }
 
+    void fp16ExportHalvesTheFileAndClassifyReadsIt()
+    {
+        if (!fs::exists(m_vocab))
+            QSKIP(qPrintable(m_skip));
+        const std::string fp32 = root() + "/half-fp32", fp16 = root() + "/half-fp16";
+        exportModel(fp32, "fp32");
+        auto model = exportModel(fp16, "fp16");
+        const double ratio = double(fs::file_size(fp16 + "/onnx/model.onnx")) / double(fs::file_size(fp32 + "/onnx/model.onnx"));
+        QVERIFY2(ratio > 0.49 && ratio < 0.52, qPrintable(QString::number(ratio)));
+        // Every weight a float16 initialiser: the model's float32 values rounded to half (torch's kHalf).
+        const onnx::ModelProto m = readModel(fp16 + "/onnx/model.onnx");
+        onnx::checker::check_model(m);
+        const onnx::TensorProto *classifier = nullptr;
+        for (const auto &t : m.graph().initializer()) {
+            if (t.name() == "classifier.weight")
+                classifier = &t;
+            if (t.name().rfind("bert.", 0) == 0 || t.name().rfind("classifier.", 0) == 0)
+                QVERIFY2(t.data_type() == onnx::TensorProto::FLOAT16, t.name().c_str());
+        }
+        QVERIFY(classifier);
+        const torch::Tensor half = model->classifier->weight.detach().t().contiguous().to(torch::kHalf);
+        QCOMPARE(classifier->raw_data(), std::string(static_cast<const char *>(half.data_ptr()), size_t(half.numel()) * 2));
+        const auto report = nlohmann::json::parse(readAll(fp16 + "/onnx/quantization.json"));
+        QCOMPARE(report["onnx_dtype"].get<std::string>(), std::string("fp16"));
+        // classify reads the float16 weights back (no model.safetensors).
+        fs::remove(fp16 + "/model.safetensors");
+        const auto a = classify(fp32), b = classify(fp16);
+        QCOMPARE(b.size(), kTexts.size());
+        double worst = 0;
+        for (size_t i = 0; i < kTexts.size(); ++i)
+            for (const auto &l : kLabels)
+                worst = std::max(worst, std::abs(a[i]["probabilities"][l].get<double>() - b[i]["probabilities"][l].get<double>()));
+        qInfo("classify fp16 vs fp32: largest probability difference %.6f", worst);
+        QVERIFY2(worst > 0 && worst <= 2e-3, qPrintable(QString::number(worst)));
+    }
+
     void regressionExportsAsInt8AndUnknownIsRefused()
     {
         if (!fs::exists(m_vocab))
@@ -380,7 +417,7 @@ private Q_SLOTS:
         } catch (const Error &e) {
             QVERIFY2(std::string(e.what()).find("unsupported ONNX number format 'int4'") != std::string::npos, e.what());
             QCOMPARE(e.field(), std::string("onnx_dtype"));
-            QVERIFY2(e.hint().find("--onnx_dtype fp32 or int8") != std::string::npos, e.hint().c_str());
+            QVERIFY2(e.hint().find("--onnx_dtype fp32 or int8 (or fp16)") != std::string::npos, e.hint().c_str());
         }
     }
 };
