@@ -52,10 +52,12 @@ void addSimulateFlags(CLI::App &app, SimulateFlags &f)
     app.add_option("--do_lower_case", c.do_lower_case, "lower-case the texts (default true)");
     app.add_option("--init_checkpoint", c.init_checkpoint, "weights to start each model from (default: random)");
     app.add_option("--max_seq_length", c.max_seq_length, "wordpieces per text (default 128)");
-    app.add_option("--learning_rate", c.learning_rate, "each model's peak learning rate (default 1e-4)");
+    app.add_option("--learning_rate", c.learning_rate,
+                   "each model's peak learning rate (default: 1e-3 from random weights or a pretraining of this "
+                   "program, else 5e-5)");
     app.add_option("--train_batch_size", c.train_batch_size, "each model's batch size (default 16)");
     app.add_option("--min_epochs", c.min_epochs, "each model's passes over its labels, at least (default 10)");
-    app.add_option("--min_steps", c.min_steps, "each model's steps, at least (default 40)");
+    app.add_option("--min_steps", c.min_steps, "each model's steps, at least (default 100)");
     app.add_option("--num_threads", c.num_threads, "intra-op threads (0: automatic)");
     app.add_option("--strategy", f.sim.strategy, "uncertain_diverse (default) or random");
     app.add_option("--batch_size", f.sim.batch_size, "texts labelled between two models (default 10)");

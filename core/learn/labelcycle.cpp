@@ -2,6 +2,8 @@
 // One cycle of label to learn: prepare the labels, train, rescore the pool (labelcycle.h).
 #include "core/learn/labelcycle.h"
 
+#include "core/advice/runfacts.h"
+#include "core/config/learningrates.h"
 #include "core/config/trainingoptions.h"
 #include "core/events/stoptoken.h"
 #include "core/events/trainingobserver.h"
@@ -28,6 +30,10 @@ namespace wb {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The label loop's rate from random weights or one's own pretraining (docs/label-to-learn.md,
+/// "One cycle": BERT-Tiny, 100 steps at 1e-3, learned the spam mails from 10 labels on).
+constexpr double kLabelLoopLearningRate = 1e-3;
 
 double secondsSince(std::chrono::steady_clock::time_point t0)
 {
@@ -144,9 +150,9 @@ LabelCycle::LabelCycle(const LabelCycleSettings &settings, std::vector<std::stri
     for (const std::string &name : s.label_names) // the labels file's rule, so prepare reads them as given
         (void)labelCsvRecord({"x", name, "", 0, "2000-01-01T00:00:00Z", "", 0});
     if (s.max_seq_length < 2 || s.train_batch_size < 1 || s.score_batch_size < 1 || s.min_epochs < 1
-        || !(s.learning_rate > 0))
-        throw Error("label cycle", "max_seq_length >= 2, batch sizes >= 1, min_epochs >= 1 and a positive "
-                                   "learning_rate are needed",
+        || !(s.learning_rate >= 0))
+        throw Error("label cycle", "max_seq_length >= 2, batch sizes >= 1, min_epochs >= 1 and a learning_rate "
+                                   ">= 0 (0: by the start) are needed",
                     "fix the session's settings");
     d->tokenizer = std::make_unique<FullTokenizer>(s.vocab_file, s.do_lower_case);
     d->cls = d->tokenizer->vocab().id("[CLS]");
@@ -240,7 +246,13 @@ TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t t
     // A batch no larger than the labels (the engine needs at least one step per epoch).
     o.train_batch_size = std::max<int64_t>(1, std::min(s.train_batch_size, trainTexts));
     o.eval_batch_size = 64;
-    o.learning_rate = s.learning_rate;
+    if (s.learning_rate > 0) {
+        o.learning_rate = s.learning_rate;
+    } else {
+        const WeightsStart start = weightsStartOf(o);
+        o.learning_rate = start == WeightsStart::Random || start == WeightsStart::OwnPretraining ? kLabelLoopLearningRate
+                                                                                                 : kPretrainedLearningRate;
+    }
     o.num_train_epochs = 1; // of a train file holding passes(trainTexts) copies of each label
     o.num_eval_per_epoch = 1;
     o.seed = s.seed;

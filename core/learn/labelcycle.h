@@ -53,7 +53,10 @@ struct LabelCycleSettings
     int64_t max_seq_length = 128;
     std::vector<std::string> label_names; ///< >= 2, in id order (prepare's label_list)
     int64_t seed = 42;                ///< prepare's and train's --seed
-    double learning_rate = 1e-4;
+    /// The peak learning rate; 0 (the default): by the start, 1e-3 from random weights or a
+    /// pretraining of this program (what the label loop measured best for BERT-Tiny on the spam
+    /// mails, docs/label-to-learn.md), else kPretrainedLearningRate (5e-5, BERT's fine-tuning rate).
+    double learning_rate = 0;
     int64_t train_batch_size = 16;
     /// Passes over the labels: max(min_epochs, ceil(min_steps · train_batch_size / train texts)),
     /// so that a handful of labels still gets min_steps steps and a few hundred get min_epochs
@@ -62,7 +65,7 @@ struct LabelCycleSettings
     /// checkpoint once, at its end, not after each of tens of passes (measured: a checkpoint of
     /// BERT-Tiny with its optimizer state is 52 MB; 40 of them were most of a cycle's time).
     int64_t min_epochs = 10;
-    int64_t min_steps = 40;
+    int64_t min_steps = 100; ///< 40 (at 5e-4) left BERT-Tiny guessing the majority label at 100 labels
     int num_threads = 0;              ///< train's --num_threads (0: automatic)
     int64_t score_batch_size = 64;    ///< texts per forward pass when rescoring
     /// false: a cycle trains and measures but leaves CycleResult::scores and predicted empty

@@ -136,6 +136,20 @@ private Q_SLOTS:
         }
     }
 
+    void learningRateByTheStart()
+    {
+        LabelCycleSettings s = m_settings;
+        s.learning_rate = 0; // automatic: 1e-3 from random weights
+        s.min_steps = 2;
+        s.min_epochs = 1;
+        LabelCycle cycle(s, {});
+        StopToken stop;
+        cycle.run(m_root + "/auto", {{"w10 w11", "low"}, {"w60 w61", "high"}}, {}, stop);
+        std::ifstream in(m_root + "/auto/run/run_config.json");
+        const std::string config((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY2(config.find("\"learning_rate\": 0.001") != std::string::npos, config.c_str());
+    }
+
     void simulatedAnnotatorLabelsInBatches()
     {
         const auto pool = makeTexts(50, 3), eval = makeTexts(20, 4);
