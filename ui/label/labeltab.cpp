@@ -416,9 +416,13 @@ bool LabelTab::labelShown(int index)
     try {
         m_store->append(label);
     } catch (...) {
-        setStatus(tr("The label was not saved: %1").arg(currentErrorReport().logLine()));
+        setStatus(tr("The label was not saved: %1. Press S to skip this text.").arg(currentErrorReport().logLine()));
+        m_statusIsLabelError = true;
         return false;
     }
+    if (m_statusIsLabelError)
+        setStatus(QString());
+    m_statusIsLabelError = false;
     m_labelled[size_t(m_current)] = true;
     appendTableRow(m_store->labels().back());
     showNext();
@@ -440,6 +444,9 @@ void LabelTab::skipShown()
 {
     if (m_current < 0)
         return;
+    if (m_statusIsLabelError)
+        setStatus(QString());
+    m_statusIsLabelError = false;
     m_skipped[size_t(m_current)] = true;
     showNext();
 }
@@ -455,7 +462,7 @@ bool LabelTab::undoLast()
         setStatus(tr("Cannot undo: %1").arg(currentErrorReport().logLine()));
         return false;
     }
-    fillTable();
+    m_table->removeRow(m_table->rowCount() - 1); // the last label given is the last row
     const int64_t i = poolIndexOf(undone);
     if (i >= 0) {
         m_labelled[size_t(i)] = false;

@@ -178,6 +178,7 @@ private:
     qlonglong m_cycleLabels = 0, m_cycleTrain = 0;
     int m_cyclesFinished = 0;
     bool m_loaded = false, m_fillingTable = false;
+    bool m_statusIsLabelError = false; ///< the status line says why the last label was not saved
     quint64 m_generation = 0;
     JobHandle m_loadJob, m_cycleJob, m_projectJob;
     QString m_status, m_cycleNote, m_projectMeta;
