@@ -25,9 +25,10 @@ constexpr int64_t kOnnxOpset = 17;
 /// LayerNormalization; the last block for the [CLS] position only (its query and residual,
 /// as the model's firstTokenOnly); pooler dense + Tanh on [CLS]; classifier dense. Weights
 /// are float32 initialisers (dense weights stored transposed, [in, out], for MatMul); names
-/// follow Hugging Face's state_dict keys. `dtype` is the value of --onnx_dtype: "fp32", or
-/// "int8" (onnxInt8ModelBytes with the default OnnxInt8Scope); another is refused (wb::Error
-/// naming "onnx_dtype").
+/// follow Hugging Face's state_dict keys. `dtype` is the value of --onnx_dtype: "fp32";
+/// "int8" (onnxInt8ModelBytes with the default OnnxInt8Scope); or "fp16": every weight a
+/// float16 initialiser (same name and shape, IEEE half, round to nearest) followed by a Cast to
+/// float32, so the graph computes in float32. Another is refused (wb::Error naming "onnx_dtype").
 /// Throws wb::Error naming "onnx/model.onnx" when the checker rejects the graph or the
 /// model exceeds protobuf's 2 GiB limit. Thread rules: reads the model's parameters; any thread
 /// that owns the model.
@@ -83,7 +84,8 @@ void writeOnnxModel(const std::string &path, nn::BertForSequenceClassificationIm
 /// a float32 initialiser of that name with its shape (a dense weight [out, in] stored as
 /// [in, out]: transposed back), raw or float_data; or, in an int8 export, "<name>_quantized"
 /// (int8, that shape, raw or int32_data) and "<name>_scale" (float32, one per column [out] or
-/// per row [rows, 1]), read back as q·s (the weights classify then runs, in float32). Throws wb::Error naming the file (and the
+/// per row [rows, 1]), read back as q·s (the weights classify then runs, in float32); a float16
+/// initialiser (--onnx_dtype fp16) is read where a float32 one is expected. Throws wb::Error naming the file (and the
 /// initialiser) otherwise: not an ONNX file, another producer, a missing or misshapen
 /// initialiser (e.g. a config.json of another model). Thread rules: writes the model's
 /// parameters; the thread that owns the model.
