@@ -32,6 +32,7 @@ const std::vector<CommandSpec> &commandRegistry()
         {"embeddings", "2-D PCA points of an evaluation's pooled [CLS] vectors; TensorBoard projector files",
          cmdEmbeddings},
         {"suspects", "probably mislabelled training examples of a run; writes corrections for prepare", cmdSuspects},
+        {"label", "label your own texts in a terminal while a model learns from every k labels", cmdLabel},
         {"label_simulate", "label to learn with a simulated annotator: accuracy against labels, by queue order",
          cmdLabelSimulate},
         {"prepare_pretraining", "unlabelled text -> pretraining TFRecords (create_pretraining_data.py)",

@@ -48,6 +48,11 @@ int cmdEmbeddings(const std::vector<std::string> &args, std::ostream &out, std::
 /// A run's suspects (issue 46, docs/data-map.md): probably mislabelled training examples from its
 /// training_dynamics.jsonl, printed, and written as corrections.jsonl lines for prepare.
 int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+/// Label to learn in a terminal (issue 47, docs/label-to-learn.md): a session's texts one by one,
+/// each label saved at once, a model retrained every k labels. cmdLabelWithInput reads the
+/// answers from `in` (cmdLabel: standard input).
+int cmdLabel(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdLabelWithInput(const std::vector<std::string> &args, std::istream &in, std::ostream &out, std::ostream &err);
 /// Label to learn with a simulated annotator (issue 47, docs/label-to-learn.md): the labelling loop
 /// with gold labels hidden in a file, for several seeds; prints and writes the curve.
 int cmdLabelSimulate(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

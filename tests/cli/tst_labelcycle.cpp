@@ -178,6 +178,42 @@ private Q_SLOTS:
         QVERIFY(!labels[10].suggested_label.empty());
     }
 
+    void terminalLabellingSavesEveryAnswer()
+    {
+        const std::string dir = m_root + "/terminal";
+        {
+            std::ofstream pool(m_root + "/texts.txt");
+            for (const GoldText &g : makeTexts(40, 9))
+                pool << g.text << "\n";
+        }
+        const std::vector<std::string> args{"--label_dir=" + dir, "--pool=" + m_root + "/texts.txt",
+                                            "--label_list=low,high", "--bert_config_file=" + m_settings.bert_config_file,
+                                            "--vocab_file=" + m_settings.vocab_file, "--batch_size=5",
+                                            "--max_seq_length=16", "--num_threads=1"};
+        // 7 labels, a skip, a bad key, an undo, 2 more labels, quit.
+        std::istringstream in("1\n2\n1\n2\n1\ns\n2\n1\nx\nu\n2\n1\nq\n");
+        std::ostringstream out, err;
+        QVERIFY2(cli::cmdLabelWithInput(args, in, out, err) == cli::kExitOk, err.str().c_str());
+        const auto labels = readLabelsCsv(dir + "/labels.csv").labels;
+        const std::vector<std::string> expected{"low", "high", "low", "high", "low", "high", "high", "low"};
+        QCOMPARE(labels.size(), expected.size());
+        for (size_t k = 0; k < labels.size(); ++k)
+            QCOMPARE(labels[k].label, expected[k]);
+        QVERIFY2(out.str().find("'x' is not a key") != std::string::npos, out.str().c_str());
+        QVERIFY2(out.str().find("undone: low") != std::string::npos, out.str().c_str());
+        QVERIFY2(out.str().find("retraining on ") != std::string::npos, out.str().c_str());
+        QVERIFY(!labels[6].suggested_label.empty()); // given after the first model
+        QVERIFY(readCurve(dir + "/curve.jsonl").size() >= 1);
+        // Again: the session goes on where it was, from label_session.json alone.
+        std::istringstream quit("q\n");
+        std::ostringstream out2, err2;
+        QCOMPARE(cli::cmdLabelWithInput({"--label_dir=" + dir, "--num_threads=1"}, quit, out2, err2), int(cli::kExitOk));
+        QVERIFY2(out2.str().find("40 texts, 8 labelled so far") != std::string::npos, out2.str().c_str());
+        std::ostringstream out3, err3;
+        QCOMPARE(cli::cmdLabelWithInput({"--label_dir=" + m_root + "/none"}, quit, out3, err3), int(cli::kExitInvalid));
+        QVERIFY2(err3.str().find("this is a new session") != std::string::npos, err3.str().c_str());
+    }
+
     void cliRandomOrderAndErrors()
     {
         auto writeCsv = [&](const std::string &name, const std::vector<GoldText> &texts) {
