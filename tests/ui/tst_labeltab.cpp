@@ -17,6 +17,7 @@
 #include "ui/form/configurationform.h"
 #include "ui/form/formtask.h"
 #include "ui/label/labelcurveplot.h"
+#include "ui/label/labelsessiondialog.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -253,6 +254,7 @@ private Q_SLOTS:
     void labelTwentyByKeyboard();
     void killedChildKeepsEveryLabel();
     void curvePlotLinesAndNotes();
+    void sessionDialogChecksItsFields();
 };
 
 void tst_LabelTab::labelTwentyByKeyboard()
@@ -381,6 +383,41 @@ void tst_LabelTab::curvePlotLinesAndNotes()
     QVERIFY2(plot.note().startsWith(QStringLiteral("The last 20 labels did not raise accuracy: between 81 % and 82 % "
                                                    "from 40 to 60 labels (3 models).")),
              qPrintable(plot.note()));
+}
+
+void tst_LabelTab::sessionDialogChecksItsFields()
+{
+    QTemporaryDir tmp;
+    const std::string root = tmp.path().toStdString();
+    LabelSessionSettings defaults = writeFixture(root, 10);
+    defaults.label_names.clear();
+    LabelSessionDialog dialog(defaults);
+    QCOMPARE(dialog.problem(), QStringLiteral("Session folder: choose a folder for the session's files."));
+    dialog.setFolder(tmp.filePath(QStringLiteral("session")));
+    QCOMPARE(dialog.problem(), QStringLiteral("Texts to label: choose a text file (one text a line), a folder (one text a file) or a "
+                                              "CSV/JSONL file."));
+    dialog.setPool(tmp.filePath(QStringLiteral("nowhere.txt")));
+    QCOMPARE(dialog.problem(), QStringLiteral("Texts to label: “%1” does not exist; choose a text file, a folder or a CSV/JSONL file.")
+                                   .arg(tmp.filePath(QStringLiteral("nowhere.txt"))));
+    dialog.setPool(tmp.filePath(QStringLiteral("pool.txt")));
+    QCOMPARE(dialog.problem(), QStringLiteral("Labels: add at least two labels (Add label), e.g. spam and ham."));
+    dialog.setLabels({QStringLiteral("ham"), QStringLiteral("spam,eggs")});
+    QCOMPARE(dialog.problem(), QStringLiteral("Labels: the label “spam,eggs” holds “,”, which prepare reads as separating "
+                                              "labels: choose a name without ',', ';' or '|'."));
+    dialog.setLabels({QStringLiteral("ham"), QStringLiteral(" spam")});
+    QCOMPARE(dialog.problem(), QStringLiteral("Labels: the label “ spam” starts or ends with white space."));
+    dialog.setLabels({QStringLiteral("ham"), QStringLiteral("ham")});
+    QCOMPARE(dialog.problem(), QStringLiteral("Labels: “ham” is there twice; rename one."));
+    dialog.setLabels({QStringLiteral("ham"), QStringLiteral("spam"), QString()});
+    QCOMPARE(dialog.problem(), QString());
+    const LabelSessionSettings s = dialog.settings();
+    QCOMPARE(s.label_names, (std::vector<std::string>{"ham", "spam"}));
+    QCOMPARE(s.pool_path, root + "/pool.txt");
+    QCOMPARE(s.bert_config_file, root + "/bert_config.json");
+    QCOMPARE(s.vocab_file, root + "/vocab.txt");
+    QCOMPARE(s.init_checkpoint, std::string());
+    QCOMPARE(s.batch_size, int64_t(10));
+    QCOMPARE(s.strategy, std::string("uncertain_diverse"));
 }
 
 int main(int argc, char **argv)

@@ -184,7 +184,9 @@ QString LabelSessionDialog::problem() const
     const LabelSessionSettings s = settings();
     if (folder().isEmpty())
         return tr("Session folder: choose a folder for the session's files.");
-    if (s.pool_path.empty() || !QFileInfo::exists(q(s.pool_path)))
+    if (s.pool_path.empty())
+        return tr("Texts to label: choose a text file (one text a line), a folder (one text a file) or a CSV/JSONL file.");
+    if (!QFileInfo::exists(q(s.pool_path)))
         return tr("Texts to label: “%1” does not exist; choose a text file, a folder or a CSV/JSONL file.").arg(q(s.pool_path));
     if (s.label_names.size() < 2)
         return tr("Labels: add at least two labels (Add label), e.g. spam and ham.");
