@@ -39,6 +39,7 @@ LabelSessionDialog::LabelSessionDialog(const LabelSessionSettings &defaults, QWi
 {
     setWindowTitle(tr("New labelling session"));
     setObjectName(QStringLiteral("labelSessionDialog"));
+    setMinimumWidth(680); // room for the paths
     auto *layout = new QVBoxLayout(this);
     auto *form = new QFormLayout;
     layout->addLayout(form);
