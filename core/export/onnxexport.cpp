@@ -218,8 +218,8 @@ void addInput(onnx::GraphProto &g, const std::string &name, int elemType, const 
 
 std::string activation(GraphBuilder &b, const std::string &name, const std::string &x)
 {
-    if (name == "gelu") { // 0.5·x·(1 + erf(x/√2)), torch::gelu's exact form
-        const std::string e = b.op("Erf", {b.op("Mul", {x, b.floatScalar(float(1.0 / std::sqrt(2.0)))})});
+    if (name == "gelu") { // 0.5·x·(1 + erf(x/√2)), torch::gelu's exact form; Div: the form ONNX Runtime fuses to Gelu
+        const std::string e = b.op("Erf", {b.op("Div", {x, b.floatScalar(float(std::sqrt(2.0)))})});
         return b.op("Mul", {b.op("Mul", {x, b.op("Add", {e, b.floatScalar(1.0f)})}), b.floatScalar(0.5f)}, "gelu");
     }
     if (name == "gelu_new" || name == "gelu_fast" || name == "gelu_pytorch_tanh") {
