@@ -42,9 +42,9 @@ std::string poolForm(std::string text, const PoolReadOptions &o)
 {
     bool latin1 = false;
     text = prep::toUtf8(std::move(text), latin1);
+    if (o.email_body_only) // a decoded body (quoted-printable, base64) can hold any bytes again
+        text = prep::toUtf8(emailBody(text), latin1);
     std::replace(text.begin(), text.end(), '\0', ' ');
-    if (o.email_body_only)
-        text = emailBody(text);
     return text;
 }
 

@@ -74,6 +74,15 @@ private Q_SLOTS:
         QCOMPARE(poolTextKey(folder[1]), std::string("b/2.txt"));
         o.max_texts = 1;
         QCOMPARE(readLabelPool(root + "/folder", o).size(), size_t(1));
+        // A body in quoted-printable ISO-8859-1 decodes to bytes that are not UTF-8: read as
+        // Windows-1252 after decoding, as the labels file needs.
+        writeFile(root + "/qp/m.txt", "Content-Type: text/plain; charset=iso-8859-1\n"
+                                      "Content-Transfer-Encoding: quoted-printable\n\ncaf=E9\n");
+        o = {};
+        o.email_body_only = true;
+        const auto qp = readLabelPool(root + "/qp", o);
+        QCOMPARE(qp.size(), size_t(1));
+        QCOMPARE(qp[0].text.substr(0, 5), std::string("caf\xc3\xa9"));
     }
 
     void poolErrors()
