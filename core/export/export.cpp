@@ -342,8 +342,8 @@ ModelCardModel cardFacts(const ExportedModel &model, const BertConfig &cfg, cons
     return c;
 }
 
-/// One sentence on an int8 or fp16 export from its onnx/quantization.json at `path` (quantizationReport); empty
-/// when there is none.
+/// One sentence on an int8 or fp16 export from its onnx/quantization.json at `path`
+/// (quantizationReport); empty when there is none.
 std::string quantizationSentence(const std::string &path)
 {
     if (!fs::exists(path))
@@ -364,7 +364,8 @@ std::string quantizationSentence(const std::string &path)
     std::snprintf(line, sizeof line,
                   "onnx/model.onnx %s: %s, %.1f %% of the float32 weights (%s); its weights move the %s by at most "
                   "%.2g on %s.",
-                  j.value("onnx_dtype", std::string("int8")).c_str(), mb(j["file_bytes"].get<double>()).c_str(), 100 * j["size_ratio"].get<double>(),
+                  j.value("onnx_dtype", std::string("int8")).c_str(), mb(j["file_bytes"].get<double>()).c_str(),
+                  100 * j["size_ratio"].get<double>(),
                   mb(j["fp32_weight_bytes"].get<double>()).c_str(), regression ? "outputs" : "probabilities",
                   a[regression ? "max_output_difference" : "max_probability_difference"].get<double>(),
                   a["inputs"].get<std::string>().c_str());

@@ -218,7 +218,8 @@ void addInput(onnx::GraphProto &g, const std::string &name, int elemType, const 
 
 std::string activation(GraphBuilder &b, const std::string &name, const std::string &x)
 {
-    if (name == "gelu") { // 0.5·x·(1 + erf(x/√2)), torch::gelu's exact form; Div: the form ONNX Runtime fuses to Gelu
+    // 0.5·x·(1 + erf(x/√2)), torch::gelu's exact form; x/√2 as Div, the form ONNX Runtime fuses into Gelu.
+    if (name == "gelu") {
         const std::string e = b.op("Erf", {b.op("Div", {x, b.floatScalar(float(std::sqrt(2.0)))})});
         return b.op("Mul", {b.op("Mul", {x, b.op("Add", {e, b.floatScalar(1.0f)})}), b.floatScalar(0.5f)}, "gelu");
     }
