@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A multi-label export (issue 45; docs/multi-label.md "Export"): `classify`, ONNX Runtime,
 // transformers.js and the demo page in headless Chromium give each label's sigmoid within 1e-4
-// and, with config.json's thresholds, the same label sets, text by text.
+// and, with config.json's thresholds, the same label sets, text by text. The same model exported
+// with --onnx_dtype int8 (issue 48): ONNX Runtime's sigmoids within 0.02 of the model's.
 #include "clirun.h"
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -76,8 +77,9 @@ class tst_MultiLabelExport : public QObject
     std::string root() const { return m_tmp.path().toStdString(); }
 
     /// A random multi-label BERT (initializer_range 0.3: the probabilities differ from text to
-    /// text) exported with kThresholds as its recorded thresholds, with the demo page.
-    void exportModel()
+    /// text) exported to `dir` with kThresholds as its recorded thresholds; fp32 with the demo
+    /// page, or another --onnx_dtype without it.
+    void exportModel(const std::string &dir, const std::string &dtype = "fp32")
     {
         Diagnostics diag;
         const nlohmann::json c{{"vocab_size", 30522},     {"hidden_size", 32},       {"num_hidden_layers", 2},
@@ -93,15 +95,15 @@ class tst_MultiLabelExport : public QObject
         TrainingOptions spec;
         spec.vocab_file = m_vocab;
         spec.input_meta_data_path = root() + "/no-such/input_meta_data.json";
-        spec.demo = true;
-        spec.onnxruntime_web_dir = m_modules + "/onnxruntime-web";
+        spec.onnx_dtype = dtype;
+        spec.demo = dtype == "fp32";
+        spec.onnxruntime_web_dir = spec.demo ? m_modules + "/onnxruntime-web" : std::string();
         m_model = nn::BertForSequenceClassification(cfg, meta.num_labels, nn::makeGenerator(5));
         m_model->eval();
-        m_dir = root() + "/export";
-        fs::create_directories(m_dir);
+        fs::create_directories(dir);
         ExportedModel e = exportedClassifier(m_model, cfg, meta, spec);
         e.thresholds = kThresholds;
-        writeExportFiles(m_dir, e, cfg, meta, spec, {}, {});
+        writeExportFiles(dir, e, cfg, meta, spec, {}, {});
     }
 
     /// Each text's features and sigmoids by the model itself; the batches ort_logits.cjs reads.
@@ -154,7 +156,8 @@ private Q_SLOTS:
                    "ok",
                    "Your account statement for November is attached; the payment is due on the 15th.",
                    "I was billed for a plan I cancelled. Fix this today or I will dispute the charge with my bank."};
-        exportModel();
+        m_dir = root() + "/export";
+        exportModel(m_dir);
         const std::string textsPath = root() + "/texts.jsonl";
         {
             std::ofstream out(textsPath, std::ios::binary);
@@ -217,6 +220,34 @@ private Q_SLOTS:
             if (const auto set = setOf(p, 1e-4))
                 QCOMPARE(m_classified[i]["predicted_labels"].get<std::vector<std::string>>(), *set);
         }
+    }
+
+    void int8ExportGivesTheSigmoidsWithinTolerance()
+    {
+        // --onnx_dtype int8 (issue 48) of the same model: its report compares sigmoids, and ONNX
+        // Runtime's sigmoids are within 0.02 of the model's (the tolerance of cli.onnxint8).
+        const std::string dir = root() + "/export-int8";
+        exportModel(dir, "int8");
+        const auto report = nlohmann::json::parse(readAll(dir + "/onnx/quantization.json"));
+        const double reported = report["agreement"]["max_probability_difference"].get<double>();
+        QVERIFY2(reported > 0 && reported < 0.02, report.dump().c_str());
+        const nlohmann::json batches = oursAndBatches();
+        const std::string batchesPath = root() + "/batches-int8.json", outPath = root() + "/ort-int8.json";
+        std::ofstream(batchesPath) << batches.dump();
+        QString output;
+        QVERIFY2(wbtest::runNode(QStringLiteral(WB_TEST_DATA_DIR "/../support/ort_logits.cjs"),
+                                 {QString::fromStdString(m_modules), QString::fromStdString(dir + "/onnx/model.onnx"),
+                                  QString::fromStdString(batchesPath), QString::fromStdString(outPath)},
+                                 output),
+                 qPrintable(output));
+        const auto theirs = nlohmann::json::parse(readAll(outPath));
+        QCOMPARE(theirs.size(), m_texts.size());
+        double worst = 0;
+        for (size_t i = 0; i < m_texts.size(); ++i)
+            for (size_t k = 0; k < 3; ++k)
+                worst = std::max(worst, std::abs(sigmoid(theirs[i]["logits"][k].get<double>()) - m_ours[i][k]));
+        qInfo("ONNX Runtime int8 vs the model's sigmoids: largest difference %.5f", worst);
+        QVERIFY2(worst <= 0.02, qPrintable(QString::number(worst)));
     }
 
     void transformersJsScoresAndThresholdsGiveTheSameSets()
