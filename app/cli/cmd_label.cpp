@@ -6,7 +6,9 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/runflags.h"
+#include "core/config/commandoptions.h"
 #include "core/label/labelpool.h"
 #include "core/label/labelsession.h"
 #include "core/label/labelstore.h"
@@ -43,10 +45,11 @@ void addLabelFlags(CLI::App &app, LabelFlags &f)
     app.add_option("--label_list", f.labels, "new session: the labels, comma-separated (at least two)");
     app.add_option("--text_column", f.textColumn, "new session: the text column of a CSV/JSONL pool");
     app.add_flag("--email_body_only", f.emailBodyOnly, "new session: keep each text's e-mail body");
-    app.add_option("--bert_config_file", f.bertConfig, "new session: the model's config");
-    app.add_option("--vocab_file", f.vocab, "new session: the model's vocab.txt");
-    app.add_option("--init_checkpoint", f.init, "new session: weights to start from (default: random)");
-    app.add_option("--max_seq_length", f.maxSeqLength, "new session: wordpieces per text (default 128)");
+    // A new session's model (a session goes on with the one it recorded).
+    addRowFlag(app, trainingFlagRow("bert_config_file"), f.bertConfig);
+    addRowFlag(app, sharedFlagRow("vocab_file"), f.vocab);
+    addRowFlag(app, trainingFlagRow("init_checkpoint"), f.init, "random weights");
+    addRowFlag(app, sharedFlagRow("max_seq_length"), f.maxSeqLength);
     app.add_option("--strategy", f.strategy, "uncertain_diverse (default) or random");
     app.add_option("--batch_size", f.batchSize, "labels between two models (default 10)");
     app.add_option("--num_threads", f.threads, "intra-op threads of the retraining (0: automatic)");

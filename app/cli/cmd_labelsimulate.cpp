@@ -5,8 +5,10 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/errors.h"
+#include "app/cli/flagtable.h"
 #include "app/cli/interrupt.h"
 #include "app/cli/runflags.h"
+#include "core/config/commandoptions.h"
 #include "core/label/labelsession.h"
 #include "core/learn/simulatedannotator.h"
 #include "core/prepare/emailbody.h"
@@ -47,14 +49,14 @@ void addSimulateFlags(CLI::App &app, SimulateFlags &f)
     app.add_flag("--email_body_only", f.emailBodyOnly, "keep each text's e-mail body, as prepare --email_body_only");
     app.add_option("--label_list", f.labels, "comma-separated labels in id order (default: the pool's, sorted)");
     app.add_option("--max_pool", f.maxPool, "use only the first N pool texts (0: all)");
-    app.add_option("--bert_config_file", c.bert_config_file, "the model's config")->required();
-    app.add_option("--vocab_file", c.vocab_file, "the model's vocab.txt")->required();
-    app.add_option("--do_lower_case", c.do_lower_case, "lower-case the texts (default true)");
-    app.add_option("--init_checkpoint", c.init_checkpoint, "weights to start each model from (default: random)");
-    app.add_option("--max_seq_length", c.max_seq_length, "wordpieces per text (default 128)");
+    addRowFlag(app, trainingFlagRow("bert_config_file"), c.bert_config_file)->required();
+    addRowFlag(app, sharedFlagRow("vocab_file"), c.vocab_file)->required();
+    addRowFlag(app, sharedFlagRow("do_lower_case"), c.do_lower_case);
+    addRowFlag(app, trainingFlagRow("init_checkpoint"), c.init_checkpoint, "random weights");
+    addRowFlag(app, sharedFlagRow("max_seq_length"), c.max_seq_length);
     app.add_option("--learning_rate", c.learning_rate,
-                   "each model's peak learning rate (default: 1e-3 from random weights or a pretraining of this "
-                   "program, else 5e-5)");
+                   "each model's peak learning rate (default: 1e-3 from random weights, 5e-4 from a pretraining "
+                   "run of this program, else 5e-5)");
     app.add_option("--train_batch_size", c.train_batch_size, "each model's batch size (default 16)");
     app.add_option("--min_epochs", c.min_epochs, "each model's passes over its labels, at least (default 10)");
     app.add_option("--min_steps", c.min_steps, "each model's steps, at least (default 100)");

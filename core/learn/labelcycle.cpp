@@ -31,8 +31,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The label loop's rate from random weights or one's own pretraining (docs/label-to-learn.md,
-/// "One cycle": BERT-Tiny, 100 steps at 1e-3, learned the spam mails from 10 labels on).
+/// The label loop's rate from random weights (docs/label-to-learn.md, "One cycle": BERT-Tiny,
+/// 100 steps at 1e-3, learned the spam mails from 10 labels on, and no cycle failed).
 constexpr double kLabelLoopLearningRate = 1e-3;
 
 double secondsSince(std::chrono::steady_clock::time_point t0)
@@ -250,8 +250,9 @@ TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t t
         o.learning_rate = s.learning_rate;
     } else {
         const WeightsStart start = weightsStartOf(o);
-        o.learning_rate = start == WeightsStart::Random || start == WeightsStart::OwnPretraining ? kLabelLoopLearningRate
-                                                                                                 : kPretrainedLearningRate;
+        o.learning_rate = start == WeightsStart::Random            ? kLabelLoopLearningRate
+                          : start == WeightsStart::OwnPretraining ? learningRateRange(start)->suggest
+                                                                  : kPretrainedLearningRate;
     }
     o.num_train_epochs = 1; // of a train file holding passes(trainTexts) copies of each label
     o.num_eval_per_epoch = 1;

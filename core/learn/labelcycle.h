@@ -53,9 +53,10 @@ struct LabelCycleSettings
     int64_t max_seq_length = 128;
     std::vector<std::string> label_names; ///< >= 2, in id order (prepare's label_list)
     int64_t seed = 42;                ///< prepare's and train's --seed
-    /// The peak learning rate; 0 (the default): by the start, 1e-3 from random weights or a
-    /// pretraining of this program (what the label loop measured best for BERT-Tiny on the spam
-    /// mails, docs/label-to-learn.md), else kPretrainedLearningRate (5e-5, BERT's fine-tuning rate).
+    /// The peak learning rate; 0 (the default): by the start, 1e-3 from random weights (what the
+    /// label loop measured for BERT-Tiny on the spam mails, docs/label-to-learn.md), 5e-4 from a
+    /// pretraining run of this program (core/config/learningrates.h; at 1e-3 such a start's
+    /// cycles fell to the majority label, at 5e-4 none did), else kPretrainedLearningRate (5e-5).
     double learning_rate = 0;
     int64_t train_batch_size = 16;
     /// Passes over the labels: max(min_epochs, ceil(min_steps · train_batch_size / train texts)),
