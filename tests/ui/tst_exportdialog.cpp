@@ -137,6 +137,9 @@ private Q_SLOTS:
         QCOMPARE(checkpoint->currentData().toString(), QString()); // the best when kept, else the latest
         QCOMPARE(checkpoint->itemData(1).toString(), QStringLiteral("latest"));
         QVERIFY(d.findChild<QCheckBox *>(QStringLiteral("exportOnnx"))->isChecked());
+        const auto *dtype = d.findChild<QComboBox *>(QStringLiteral("exportOnnxDtype"));
+        QCOMPARE(dtype->currentData().toString(), QStringLiteral("fp32")); // the default, as the CLI's
+        QCOMPARE(dtype->itemData(1).toString(), QStringLiteral("int8"));
         const std::string target = root() + "/exports/with-onnx";
         d.setExportFolder(QString::fromStdString(target));
         QVERIFY2(exportWith(d), qPrintable(d.resultText()));
@@ -171,6 +174,26 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(target + "/demo"));
         QVERIFY(fs::exists(target + "/model.safetensors"));
         QVERIFY(!d.resultText().contains(QStringLiteral("onnx/model.onnx")));
+    }
+
+    /// The ONNX weights' number format is the CLI's --onnx_dtype: int8 writes the quantized graph
+    /// and its report; with ONNX off there is no format to choose.
+    void int8WeightsWhenChosen()
+    {
+        ExportDialog d(QString::fromStdString(m_modelDir));
+        auto *dtype = d.findChild<QComboBox *>(QStringLiteral("exportOnnxDtype"));
+        auto *onnx = d.findChild<QCheckBox *>(QStringLiteral("exportOnnx"));
+        onnx->setChecked(false);
+        QVERIFY(!dtype->isEnabled());
+        onnx->setChecked(true);
+        QVERIFY(dtype->isEnabled());
+        dtype->setCurrentIndex(1);
+        const std::string target = root() + "/exports/int8";
+        d.setExportFolder(QString::fromStdString(target));
+        QVERIFY2(exportWith(d), qPrintable(d.resultText()));
+        std::ifstream in(target + "/onnx/quantization.json");
+        const std::string report((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY2(report.find("\"int8\"") != std::string::npos, report.c_str());
     }
 
     void webDemoTakesOnnxRuntimeWebFromTheCache()

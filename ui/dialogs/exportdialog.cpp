@@ -116,12 +116,21 @@ ExportDialog::ExportDialog(const QString &modelDir, QWidget *parent) : QDialog(p
     m_onnx->setObjectName(QStringLiteral("exportOnnx"));
     m_onnx->setChecked(true);
     form->addRow(QString(), m_onnx);
+    m_onnxDtype = new QComboBox(this);
+    m_onnxDtype->setObjectName(QStringLiteral("exportOnnxDtype"));
+    m_onnxDtype->addItem(tr("float32 weights (the model as trained)"), QStringLiteral("fp32"));
+    m_onnxDtype->addItem(tr("int8 weights (about a quarter of the size, faster in ONNX Runtime)"), QStringLiteral("int8"));
+    m_onnxDtype->addItem(tr("float16 weights (half the size, no faster)"), QStringLiteral("fp16"));
+    m_onnxDtype->setToolTip(tr("The ONNX file's number format. int8 quantizes the weights of the linear layers "
+                               "(docs/file-formats.md); the export says how far its probabilities are from float32."));
+    form->addRow(tr("ONNX weights"), m_onnxDtype);
     m_demo = new QCheckBox(tr("Web demo (demo/index.html with onnxruntime-web in demo/ort/, works offline)"), this);
     m_demo->setObjectName(QStringLiteral("exportDemo"));
     m_demo->setToolTip(tr("A web page that classifies as you type, entirely in the browser. onnxruntime-web's "
                           "files (about 33 MB to download once) come from the npm registry and are cached."));
     form->addRow(QString(), m_demo);
     connect(m_onnx, &QCheckBox::toggled, m_demo, [this](bool on) {
+        m_onnxDtype->setEnabled(on);
         m_demo->setEnabled(on); // the page runs onnx/model.onnx
         if (!on)
             m_demo->setChecked(false);
@@ -186,7 +195,7 @@ bool ExportDialog::start()
     o.model_dir = modelDir.toStdString();
     o.model_export_path = folder.toStdString();
     o.predict_checkpoint_path = m_checkpoint->currentData().toString().toStdString();
-    o.onnx_dtype = m_onnx->isChecked() ? "fp32" : "none";
+    o.onnx_dtype = m_onnx->isChecked() ? m_onnxDtype->currentData().toString().toStdString() : "none";
     o.demo = m_onnx->isChecked() && m_demo->isChecked();
     o.overwrite_output_dir = m_overwrite->isChecked();
     m_run->setEnabled(false);

@@ -57,6 +57,7 @@ private:
     QLineEdit *m_folder = nullptr;
     QComboBox *m_checkpoint = nullptr;
     QCheckBox *m_onnx = nullptr;
+    QComboBox *m_onnxDtype = nullptr; ///< --onnx_dtype: fp32, int8 or fp16
     QCheckBox *m_demo = nullptr;
     QCheckBox *m_overwrite = nullptr;
     QPushButton *m_run = nullptr;
