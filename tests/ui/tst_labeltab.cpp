@@ -201,7 +201,9 @@ void checkCurve(const LabelTab &tab, const QString &dir)
     QCOMPARE(curve[1].strategy, std::string("uncertain_diverse"));
     QVERIFY(curve[1].accuracy >= 0 && curve[1].accuracy <= 1);
     QCOMPARE(tab.curvePlot()->modelPoints(), 2);
-    QVERIFY(tab.curveNote().startsWith(QStringLiteral("Accuracy on the 4 labelled texts kept aside")));
+    QVERIFY2(tab.curveNote().startsWith(QStringLiteral("Accuracy of each model on the labelled texts kept aside when "
+                                                       "it was trained (4 for the last one)")),
+             qPrintable(tab.curveNote()));
 
 }
 
@@ -375,8 +377,9 @@ void tst_LabelTab::curvePlotLinesAndNotes()
     QCOMPARE(plot.modelPoints(), 2);
     QCOMPARE(plot.baselinePoints(), 2);
     QCOMPARE(plot.ghostPoints(), 1);
-    QCOMPARE(plot.note(), QStringLiteral("Accuracy on the 4 labelled texts kept aside, after each model; the grey line "
-                                         "is the bag-of-words baseline on the same texts."));
+    QCOMPARE(plot.note(), QStringLiteral("Accuracy of each model on the labelled texts kept aside when it was trained "
+                                         "(4 for the last one); the grey line is the bag-of-words baseline on the "
+                                         "same texts."));
     // More labels stopped helping: the coach's line.
     plot.setCurve({point(40, 0.81, ""), point(50, 0.82, ""), point(60, 0.815, "")}, "random", 12);
     QCOMPARE(plot.ghostPoints(), 0);

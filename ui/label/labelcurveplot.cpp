@@ -120,9 +120,9 @@ void LabelCurvePlot::setCurve(const std::vector<CurvePoint> &curve, const std::s
     else if (const Plateau p = labelsStoppedHelping(own); p.reached)
         note = q(plateauNote(p, PlateauRule().points));
     else
-        note = tr("Accuracy on the %1 kept aside, after each model; the grey line is the bag-of-words baseline "
-                  "on the same texts.")
-                   .arg(counted(own.back().eval_examples, tr("labelled text"), tr("labelled texts")));
+        note = tr("Accuracy of each model on the labelled texts kept aside when it was trained (%1 for the last "
+                  "one); the grey line is the bag-of-words baseline on the same texts.")
+                   .arg(QLocale().toString(qlonglong(own.back().eval_examples)));
     m_note->setText(note);
 }
 
