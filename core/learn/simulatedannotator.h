@@ -31,7 +31,9 @@ struct SimulationSettings
     /// A curve point every this many labels (a multiple of batch_size; 0: every batch). The
     /// uncertain order trains a model after every batch whatever this says (it picks with it).
     int64_t measure_every = 0;
-    std::string work_dir;       ///< labels.csv, curve.jsonl and cycles/ are written here
+    /// labels.csv, curve.jsonl and cycles/ are written here; a labels.csv and curve.jsonl left by
+    /// an earlier simulation in it are replaced (a simulation always starts from no labels).
+    std::string work_dir;
 };
 
 /// A text with its gold label.
