@@ -61,6 +61,10 @@ if(WB_BUILD_GUI)
   # files `export` (wb_cli, in-process) writes of the same run.
   wb_add_test(tst_exportdialog NAME ui.exportdialog SOURCES ui/tst_exportdialog.cpp LIBS wb_ui wb_cli GUI
               TIMEOUT 300)
+  # Issue 48: File → Distil Model… distils a tiny finished run (the teacher's pass off the GUI thread,
+  # the form filled with the student's options, the student trained as Train trains).
+  wb_add_test(tst_distildialog NAME ui.distildialog SOURCES ui/tst_distildialog.cpp LIBS wb_ui wb_cli GUI
+              TIMEOUT 400)
   # One plan for every front-end: the CLI's train and the window's Train plan the same run (planRun).
   wb_add_test(tst_planrun NAME ui.planrun SOURCES ui/tst_planrun.cpp LIBS wb_ui wb_cli OpenSSL::Crypto Threads::Threads
               GUI TIMEOUT 180)

@@ -443,6 +443,8 @@ void MainWindow::updateActions()
     m_trainAction->setEnabled(m_session->canTrain() && !sweeping);
     m_stopAction->setEnabled(m_session->canStop() || sweeping);
     m_resumeAction->setEnabled(m_session->canResume());
+    if (m_distilAction)
+        m_distilAction->setEnabled(canDistil());
 }
 
 void MainWindow::rebuildRecentProjectsMenu()

@@ -31,6 +31,7 @@ class FillMaskPanel;
 class HelpBrowser;
 class ExampleLoader;
 class ExportDialog;
+class DistilDialog;
 class LossPlot;
 class LrFindDialog;
 class ProgressPanel;
@@ -133,6 +134,15 @@ public Q_SLOTS:
     LrFindDialog *openLrFinder();
     /// File → Export Model…: the export dialog for the form's model_dir (ExportDialog).
     ExportDialog *openExportDialog();
+    /// File → Distil Model… (issue 48; enabled while canDistil()): the distillation dialog
+    /// (DistilDialog) with the form's model_dir as the teacher. When its data is ready the form
+    /// holds the student's options; the student then trains as Train trains (live curves), or,
+    /// with "Train the student now" off, the status bar says to press Train.
+    DistilDialog *openDistilDialog();
+    /// Whether the form's model_dir holds a finished fine-tuning run (completed or stopped
+    /// early: what the window last read of it or saw end there) and nothing runs: the teacher a
+    /// distillation needs.
+    bool canDistil() const;
     /// File → Open TensorBoard Logs: reads the event files below `logdir` (asks for a folder
     /// when empty), lists each run in Compare runs and overlays it on the plot. Returns the
     /// number of runs added; on failure shows the reason in a window-modal box (object name
@@ -313,6 +323,17 @@ private:
     LrFindDialog *m_lrFindDialog = nullptr;
     HelpBrowser *m_help = nullptr;
     ExportDialog *m_exportDialog = nullptr;
+    DistilDialog *m_distilDialog = nullptr;
+    QAction *m_distilAction = nullptr; ///< File → Distil Model… (canDistil)
+    /// The model_dir of the finished fine-tuning run the window shows ("" none): set when a
+    /// recorded run is read (applyRecordedRun) or a run ends (handleFinished) completed or
+    /// stopped early, cleared with the run views (clearRunViews) and when a run starts.
+    QString m_finishedRunDir;
+    /// Notes whether `end` in `modelDir` is a finished fine-tuning run (m_finishedRunDir).
+    void noteRunEnd(const QString &modelDir, const RunEnd &end, bool pretraining);
+    /// The distillation dialog's student (DistilDialog::studentReady): the form's new options
+    /// shown as a project's, then Train when `train`, else a status line asking for it.
+    void useStudent(const TrainingOptions &student, bool train);
     ExampleLoader *m_example = nullptr;
     RunQueue *m_lesson = nullptr; ///< the pretraining lesson's runs, one after another (startLesson)
     /// The pretraining lesson's three runs through their own RunQueue, each shown in the form

@@ -65,6 +65,8 @@ void MainWindow::clearRunViews()
     m_learningWarnings.clear();
     ++m_shownRunGeneration;
     m_session->setResumableModelDir(QString());
+    m_finishedRunDir.clear(); // no teacher to distil until a finished run is shown again
+    updateActions();
 }
 
 void MainWindow::loadBaseline(const TrainingOptions &o, bool pretraining)
@@ -211,6 +213,7 @@ void MainWindow::applyRecordedRun(const TrainingOptions &o, const RecordedRun &r
     m_evalView->setCoachNotes(run.coach);
     m_learningWarnings = learningVerdictTexts(run.coach);
     showRunEnd(end, false); // the words the window said when the run ended here
+    noteRunEnd(q(o.model_dir), end, m_form->task() == FormTask::Pretrain); // a teacher for Distil Model…
     appendLog(tr("Opened the run in %1: step %2%3").arg(q(o.model_dir)).arg(end.last_step)
                   .arg(end.total_steps > 0 ? tr(" of %1").arg(end.total_steps) : QString()));
 }

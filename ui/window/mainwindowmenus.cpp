@@ -76,6 +76,10 @@ void MainWindow::buildFileMenu()
                           "labels, three seeds each (docs/tutorial.md, section 7)"));
     file->addAction(tr("&Prepare Data…"), this, &MainWindow::openPrepareData);
     file->addAction(tr("E&xport Model…"), this, &MainWindow::openExportDialog)->setObjectName(QStringLiteral("exportModelAction"));
+    m_distilAction = file->addAction(tr("&Distil Model…"), this, &MainWindow::openDistilDialog);
+    m_distilAction->setObjectName(QStringLiteral("distilModelAction"));
+    m_distilAction->setToolTip(tr("A finished run (the form's model directory) teaches a smaller model: it labels its "
+                                  "texts and any unlabelled ones once, and the student learns its probabilities"));
     QAction *openLogs = file->addAction(tr("Open &TensorBoard Logs…"), this, [this] { openTensorBoardLogs(); });
     openLogs->setToolTip(tr("Overlay the scalars of TensorBoard event files (run_classifier, Keras or ours) on the plot"));
     file->addSeparator();

@@ -66,6 +66,7 @@ void MainWindow::handleRunStarting(const PreparedRun &prepared)
 {
     const TrainingOptions &o = prepared.options;
     ++m_shownRunGeneration; // a recorded run still being read is not shown over this one
+    m_finishedRunDir.clear(); // training again: not a finished run (until it ends)
     m_shownModelDir = q(o.model_dir);
     m_plot->clear();
     m_evalView->clear();
@@ -125,6 +126,7 @@ void MainWindow::handleFinished(const RunFinished &r)
             appendLog(tr("warning: %1").arg(w));
     showRunEnd(runEndOf(r), true);
     const QString modelDir = q(m_session->controller()->lastSpec().model_dir);
+    noteRunEnd(modelDir, runEndOf(r), m_session->controller()->lastPurpose() == RunPurpose::Pretrain);
     scanRuns(modelDir);
     m_evalView->loadExamples(modelDir);
     if (m_closeAfterStop)
