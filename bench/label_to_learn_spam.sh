@@ -45,38 +45,7 @@ if [ ! -f data/split/split.jsonl ]; then
     ./cli prepare --classification_task_name=csv --input_data_dir=data/mail.csv --vocab_file="$vocab" \
         --do_lower_case=true --max_seq_length=128 --seed=42 --output_dir=data/split >logs/prepare.log 2>&1
 fi
-if [ ! -f data/pool.csv ]; then
-    python3 - data/mail.csv data/split/split.jsonl data <<'EOF'
-import csv, json, sys
-csv.field_size_limit(1 << 30)
-mail, split, out = sys.argv[1:4]
-side = {}
-for line in open(split):
-    r = json.loads(line)
-    side[r["line"]] = r["split"]
-rows = {"train": [], "eval": []}
-with open(mail, newline="") as f:
-    reader = csv.reader(f)
-    next(reader)
-    while True:
-        line = reader.line_num + 1  # the line the next record starts on
-        try:
-            rec = next(reader)
-        except StopIteration:
-            break
-        if side.get(line) in rows:
-            rows[side[line]].append(rec)
-for name, key in (("pool.csv", "train"), ("eval.csv", "eval")):
-    with open(f"{out}/{name}", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["text", "label"])
-        w.writerows(rows[key])
-    with open(f"{out}/{name[:-4]}_texts.txt", "w") as f:
-        for text, _ in rows[key]:
-            f.write(" ".join(text.split()) + "\n\n")
-print({k: len(v) for k, v in rows.items()})
-EOF
-fi
+[ -f data/pool.csv ] || python3 "$here/bench/split_mail_pool.py" data/mail.csv data/split/split.jsonl data
 
 # 2. The pretrained stand-in: BERT-Tiny pretrained on the pool's texts (no labels).
 if [[ " $starts " == *" pretrained "* ]] && [ ! -f pt_export/model.safetensors ]; then

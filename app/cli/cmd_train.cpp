@@ -254,10 +254,10 @@ int planCommand(const TrainingOptions &options, RunPurpose purpose, bool jsonl, 
 }
 
 int runMode(const std::string &command, RunPurpose purpose, const std::string &description,
-            const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
+            const std::vector<std::string> &args, std::ostream &out, std::ostream &err, const CommandHooks &hooks = {})
 {
     CommandPlan plan;
-    if (const int code = planCommandRun(command, purpose, description, args, out, err, plan); !plan.ready)
+    if (const int code = planCommandRun(command, purpose, description, args, out, err, plan, hooks); !plan.ready)
         return code;
     const PreparedRun &prepared = plan.run;
     const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO);
@@ -282,8 +282,16 @@ int runMode(const std::string &command, RunPurpose purpose, const std::string &d
 
 } // namespace
 
+int runTrainingCommand(const std::string &command, RunPurpose purpose, const std::string &description,
+                       const std::vector<std::string> &args, std::ostream &out, std::ostream &err,
+                       const CommandHooks &hooks)
+{
+    return runMode(command, purpose, description, args, out, err, hooks);
+}
+
 int planCommandRun(const std::string &command, RunPurpose purpose, const std::string &description,
-                   const std::vector<std::string> &args, std::ostream &out, std::ostream &err, CommandPlan &plan)
+                   const std::vector<std::string> &args, std::ostream &out, std::ostream &err, CommandPlan &plan,
+                   const CommandHooks &hooks)
 {
     plan = CommandPlan{};
     CLI::App app(description, "bert-workbench-cli " + command);
@@ -297,6 +305,8 @@ int planCommandRun(const std::string &command, RunPurpose purpose, const std::st
                    "text (progress bar or lines) or jsonl (one JSON event per line on stdout, for tools)")
         ->check(CLI::IsMember({"text", "jsonl"}))
         ->capture_default_str();
+    if (hooks.flags)
+        hooks.flags(app);
     int code = kExitOk;
     std::vector<std::string> given = args;
     if (purpose == RunPurpose::Pretrain) // absl reads "--do_train True" too
@@ -317,6 +327,9 @@ int planCommandRun(const std::string &command, RunPurpose purpose, const std::st
             return taken;
         }
     }
+    if (hooks.before)
+        if (const int taken = hooks.before(options, jsonl, out, err); taken != kExitOk)
+            return taken;
     // The core's one path, as the window's Export Model… and Train.
     if (const int planned = planCommand(options, purpose, jsonl, out, err, plan.run); planned != kExitOk)
         return planned;

@@ -19,6 +19,7 @@ const std::vector<CommandSpec> &commandRegistry()
     static const std::vector<CommandSpec> registry{
         {"train", "fine-tune and evaluate (run_classifier --mode=train_and_eval)", cmdTrain},
         {"pretrain", "masked-LM pretraining from random weights or a checkpoint (run_pretraining.py)", cmdPretrain},
+        {"distil", "train a smaller student on a finished run's outputs (soft labels) and unlabelled text", cmdDistil},
         {"predict", "write test_results.tsv (run_classifier --mode=predict)", cmdPredict},
         {"export", "write a stand-alone model folder, Hugging Face-loadable (run_classifier --mode=export_only)",
          cmdExport},

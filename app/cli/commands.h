@@ -56,6 +56,7 @@ int cmdLabelWithInput(const std::vector<std::string> &args, std::istream &in, st
 /// Label to learn with a simulated annotator (issue 47, docs/label-to-learn.md): the labelling loop
 /// with gold labels hidden in a file, for several seeds; prints and writes the curve.
 int cmdLabelSimulate(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+int cmdDistil(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Unlabelled text → pretraining TFRecords (google-research/bert create_pretraining_data.py; docs/pretraining.md).
 int cmdPreparePretraining(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
 /// Classifies texts with an export folder or a checkpoint (issue 14's Try it, on the command line).

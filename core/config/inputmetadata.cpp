@@ -107,7 +107,7 @@ namespace {
 // Keys every input_meta_data.json may have, classification, regression or pretraining.
 const std::set<std::string> kCommonKeys = {"processor_type", "task_type", "num_labels", "label_type",
                                            "problem_type", "max_seq_length", "train_data_size", "eval_data_size",
-                                           "has_sample_weights", "do_lower_case"};
+                                           "has_sample_weights", "has_teacher_logits", "do_lower_case"};
 
 void readCommonKeys(const nlohmann::json &j, const std::string &source, Diagnostics &diag, InputMetaData &m)
 {
@@ -123,6 +123,7 @@ void readCommonKeys(const nlohmann::json &j, const std::string &source, Diagnost
     if (detail::readInt(j, "eval_data_size", v, source, diag))
         m.eval_data_size = v;
     detail::readBool(j, "has_sample_weights", m.has_sample_weights, source, diag);
+    detail::readBool(j, "has_teacher_logits", m.has_teacher_logits, source, diag);
     bool lower = true;
     if (detail::readBool(j, "do_lower_case", lower, source, diag))
         m.do_lower_case = lower;
@@ -288,6 +289,8 @@ nlohmann::ordered_json InputMetaData::toJson() const
         j["problem_type"] = problem_type;
     if (has_sample_weights)
         j["has_sample_weights"] = true;
+    if (has_teacher_logits)
+        j["has_teacher_logits"] = true;
     if (eval_data_size)
         j["eval_data_size"] = *eval_data_size;
     if (do_lower_case)

@@ -42,6 +42,10 @@ struct InputMetaData
     std::optional<int64_t> train_data_size;   ///< training examples written (required for training)
     std::optional<int64_t> eval_data_size;    ///< evaluation examples written (required for training)
     bool has_sample_weights = false;          ///< records carry a float `weight` feature
+    /// Distillation (our key; docs/distillation.md): the records carry the teacher's logits
+    /// (`teacher_logits`, float × num_labels; regression: × 1) and `has_label` (0: a transfer
+    /// text). Written by `distil`; training then mixes the teacher's soft labels into the loss.
+    bool has_teacher_logits = false;
     std::map<std::string, int64_t> test_data_sizes; ///< "test_data_size" / "test_<lang>_data_size" keys
     /// task_type "bert_pretraining" (masked-LM records of `prepare_pretraining` or
     /// create_pretraining_data.py; docs/pretraining.md): num_labels is not used (0), and these
@@ -71,6 +75,8 @@ struct InputMetaData
     }
     /// Returns true for masked-LM pretraining data (task_type "bert_pretraining").
     bool isPretraining() const { return task_type == "bert_pretraining"; }
+    /// The values per record of `teacher_logits`: num_labels, 1 for regression; 0 without them.
+    int64_t teacherOutputs() const { return has_teacher_logits ? (isRegression() ? 1 : num_labels) : 0; }
 
     /// Builds the meta data from JSON; problems go to `diag` with `source` and the key as field.
     static InputMetaData fromJson(const nlohmann::json &j, const std::string &source, Diagnostics &diag);

@@ -105,6 +105,14 @@ struct TrainingOptions
     /// of the binary cross-entropy weighted by negatives / positives in the training records
     /// (PyTorch's BCEWithLogitsLoss pos_weight), clipped to [1, 100].
     std::string pos_weight = "none";
+    /// Distillation (data whose meta data has has_teacher_logits; docs/distillation.md): the
+    /// temperature T of the soft labels, softmax(z / T) of teacher and student (Hinton et al.
+    /// 2015); the soft term is scaled by T² so its gradients keep their size. > 0.
+    double distillation_temperature = 1.0;
+    /// Distillation: the share of the soft-label term in the loss, α·T²·KL(teacher ‖ student) +
+    /// (1 − α)·cross-entropy on the gold labels (transfer texts have none and add only the soft
+    /// term). 1: soft labels only (Turc et al. 2019's pre-trained distillation). In [0, 1].
+    double distillation_alpha = 1.0;
     int64_t early_stopping_patience = 0; ///< stop after N evaluations without improvement (0: never)
     /// Write each evaluation's pooled [CLS] vectors to model_dir/embeddings/step-N.safetensors
     /// (the Embeddings tab; 4 bytes x hidden_size per eval example per evaluation). false: none.

@@ -192,6 +192,10 @@ struct ClassifierDataset::Private
             current.label_ids.push_back(r.label_id);
         if (r.weight)
             current.weights.push_back(*r.weight);
+        if (o.teacher_outputs > 0) {
+            current.teacher_logits.insert(current.teacher_logits.end(), r.teacher_logits.begin(), r.teacher_logits.end());
+            current.has_label.push_back(float(r.has_label));
+        }
         if (++current.size == o.batch_size)
             pushBatch();
     }
@@ -297,6 +301,7 @@ ClassifierDataset::ClassifierDataset(DatasetOptions options) : d(std::make_uniqu
     d->spec.float_labels = o.float_labels;
     d->spec.multi_label = o.multi_label;
     d->spec.has_sample_weights = o.has_sample_weights;
+    d->spec.teacher_outputs = o.teacher_outputs;
     d->spec.vocab_size = o.vocab_size;
     d->spec.type_vocab_size = o.type_vocab_size;
     d->files = expandFilePattern(o.pattern);

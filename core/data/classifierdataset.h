@@ -27,6 +27,10 @@ struct ClassifierBatch
     std::vector<float> label_values;
     std::vector<float> label_sets;
     std::vector<float> weights;
+    /// Distillation (DatasetOptions::teacher_outputs > 0): the teacher's logits, [size × teacher_outputs]
+    /// float, and each row's has_label (1 gold label, 0 transfer text) as float [size]; else empty.
+    std::vector<float> teacher_logits;
+    std::vector<float> has_label;
     /// Each row's record index: its 0-based position among all records of the files in
     /// reading order (before sharding and shuffling; training dynamics, issue 46). [size].
     std::vector<int64_t> record_indices;
@@ -41,6 +45,7 @@ struct DatasetOptions
     bool float_labels = false;      ///< label_type float (regression)
     bool multi_label = false;       ///< problem_type multi_label_classification: multi-hot label_ids
     bool has_sample_weights = false;///< parse the float `weight` feature
+    int64_t teacher_outputs = 0;    ///< distillation: parse `teacher_logits` (this many floats) and `has_label`
     int64_t vocab_size = 0;         ///< input_ids must be < vocab_size (0: unchecked)
     int64_t type_vocab_size = 0;    ///< segment_ids must be < type_vocab_size (0: unchecked)
     int64_t batch_size = 32;        ///< per-replica batch

@@ -10,6 +10,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace wb {
@@ -138,6 +139,39 @@ void readLabel(const tensorflow::Example &ex, const RecordSpec &spec, Classifier
         readClassLabel(label, spec, r);
 }
 
+std::string distillationHint()
+{
+    return "Records with teacher outputs are written by " + commandName("distil")
+           + " (docs/distillation.md); distil again from the teacher run to get whole ones.";
+}
+
+// The distillation features: teacher_logits float[teacher_outputs], finite; has_label 0 or 1.
+void readDistillation(const tensorflow::Example &ex, const RecordSpec &spec, ClassifierRecord &r)
+{
+    r.teacher_logits.clear();
+    r.has_label = 1;
+    if (spec.teacher_outputs <= 0)
+        return;
+    const std::string what = "float_list[" + std::to_string(spec.teacher_outputs) + "]";
+    const tensorflow::Feature *t = &requireFeature(ex, "teacher_logits", what, distillationHint);
+    if (t->kind_case() != tensorflow::Feature::kFloatList || t->float_list().value_size() != spec.teacher_outputs)
+        throw Error({}, std::string("feature 'teacher_logits' is a ") + featureKindName(*t) + " of "
+                            + std::to_string(t->kind_case() == tensorflow::Feature::kFloatList ? t->float_list().value_size() : 0)
+                            + " values, expected " + what + " (one per label)",
+                    distillationHint());
+    for (float v : t->float_list().value()) {
+        if (!std::isfinite(v))
+            throw Error({}, "feature 'teacher_logits' holds a value that is not a finite number", distillationHint());
+        r.teacher_logits.push_back(v);
+    }
+    if (const tensorflow::Feature *h = findFeature(ex, "has_label")) {
+        if (h->kind_case() != tensorflow::Feature::kInt64List || h->int64_list().value_size() != 1
+            || (h->int64_list().value(0) != 0 && h->int64_list().value(0) != 1))
+            throw Error({}, "feature 'has_label' must be int64_list[1] holding 0 or 1", distillationHint());
+        r.has_label = h->int64_list().value(0);
+    }
+}
+
 } // namespace
 
 std::string encodeClassifierRecord(const ClassifierRecord &r)
@@ -158,6 +192,13 @@ std::string encodeClassifierRecord(const ClassifierRecord &r)
         setFloat(f, "weight", *r.weight);
     if (r.example_id)
         setInt64(f, "example_id", *r.example_id);
+    if (!r.teacher_logits.empty()) {
+        auto &list = *f.mutable_feature()->operator[]("teacher_logits").mutable_float_list();
+        for (float v : r.teacher_logits)
+            list.add_value(v);
+    }
+    if (!r.teacher_logits.empty() || r.has_label != 1)
+        setInt64(f, "has_label", r.has_label);
     // Deterministic: map entries sorted by key, so equal records give equal bytes.
     std::string out;
     {
@@ -291,6 +332,7 @@ void decodeClassifierRecord(std::string_view payload, const RecordSpec &spec, Cl
             throw Error({}, std::string("feature 'weight' is a ") + featureKindName(w) + ", expected float_list[1]");
         r.weight = w.float_list().value(0);
     }
+    readDistillation(ex, spec, r);
     r.example_id.reset();
     const auto &map = ex.features().feature();
     if (auto it = map.find("example_id"); it != map.end() && it->second.int64_list().value_size() == 1)

@@ -31,6 +31,13 @@ struct ClassifierRecord
     /// empty for single-label and regression records. Encoded as label_ids int64[num_labels].
     std::vector<int64_t> label_set;
     std::optional<float> weight;   ///< `weight` feature (has_sample_weights)
+    /// Distillation (docs/distillation.md): the teacher's logits for this text, float[num_labels]
+    /// (regression: its value, float[1]); empty: none (the feature is not written).
+    std::vector<float> teacher_logits;
+    /// Distillation: 1 when label_ids is a gold label, 0 for a transfer text, whose label_ids is
+    /// the teacher's prediction and which the hard-label term leaves out. Written as the int64[1]
+    /// feature `has_label` only when 0 or when teacher_logits is set; read as 1 when absent.
+    int64_t has_label = 1;
     int64_t is_real_example = 1;   ///< always written as [1]
     std::optional<int64_t> example_id; ///< written as [id] when set
 };
@@ -44,12 +51,16 @@ struct RecordSpec
     /// problem_type multi_label_classification: label_ids must be int64[num_labels], each 0 or 1
     bool multi_label = false;
     bool has_sample_weights = false; ///< the float `weight` feature must be present
+    /// Distillation: the float `teacher_logits` feature must be present with this many finite
+    /// values (num_labels; 1 for regression); 0: not read.
+    int64_t teacher_outputs = 0;
     int64_t vocab_size = 0;        ///< input_ids < vocab_size (0: unchecked)
     int64_t type_vocab_size = 0;   ///< segment_ids < type_vocab_size (0: unchecked)
 };
 
 /// Serializes `record` as a tf.train.Example with the features input_ids, input_mask,
-/// segment_ids, label_ids, is_real_example (+ weight, example_id when set).
+/// segment_ids, label_ids, is_real_example (+ weight, example_id, teacher_logits and has_label
+/// when set).
 std::string encodeClassifierRecord(const ClassifierRecord &record);
 
 /// Parses a serialized tf.train.Example into `record` and checks it against `spec`:

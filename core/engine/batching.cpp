@@ -10,8 +10,8 @@ namespace wb {
 BatchTensors rowsOf(const BatchTensors &t, int64_t from, int64_t count)
 {
     const auto cut = [&](const torch::Tensor &x) { return x.defined() ? x.narrow(0, from, count) : x; };
-    return {cut(t.ids),     cut(t.mask),    cut(t.segments), cut(t.labels),
-            cut(t.values),  cut(t.weights), cut(t.targets),  cut(t.indices)};
+    return {cut(t.ids),     cut(t.mask),    cut(t.segments), cut(t.labels),  cut(t.values),
+            cut(t.weights), cut(t.targets), cut(t.indices),  cut(t.teacher), cut(t.has_label)};
 }
 
 BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
@@ -26,7 +26,8 @@ BatchTensors onDevice(BatchTensors t, const c10::Device &device)
 {
     if (device.is_cpu())
         return t;
-    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights, &t.targets})
+    for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments, &t.labels, &t.values, &t.weights, &t.targets, &t.teacher,
+                            &t.has_label})
         if (x->defined())
             *x = x->to(device);
     return t;
@@ -48,6 +49,10 @@ BatchTensors toTensors(ClassifierBatch &b)
         t.weights = torch::from_blob(b.weights.data(), {b.size}, f32);
     if (int64_t(b.record_indices.size()) == b.size)
         t.indices = torch::from_blob(b.record_indices.data(), {b.size}, i64);
+    if (!b.teacher_logits.empty() && b.size > 0) {
+        t.teacher = torch::from_blob(b.teacher_logits.data(), {b.size, int64_t(b.teacher_logits.size()) / b.size}, f32);
+        t.has_label = torch::from_blob(b.has_label.data(), {b.size}, f32);
+    }
     if (!b.label_sets.empty() && b.size > 0)
         t.targets = torch::from_blob(b.label_sets.data(), {b.size, int64_t(b.label_sets.size()) / b.size}, f32);
     return t;
@@ -73,6 +78,48 @@ torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, Proble
     if (t.weights.defined())
         se = se * t.weights;
     return se.mean();
+}
+
+torch::Tensor distillationLossFor(const torch::Tensor &logits, const BatchTensors &t, ProblemType problem,
+                                  double temperature, double alpha, const torch::Tensor &posWeight)
+{
+    namespace F = torch::nn::functional;
+    const torch::Tensor z = logits.to(torch::kFloat);
+    const double T = temperature;
+    torch::Tensor soft; // per row, float32 [batch]
+    if (problem == ProblemType::SingleLabel) {
+        const torch::Tensor logP = torch::log_softmax(t.teacher / T, -1);
+        soft = (logP.exp() * (logP - torch::log_softmax(z / T, -1))).sum(-1) * (T * T);
+    } else if (problem == ProblemType::MultiLabel) {
+        soft = F::binary_cross_entropy_with_logits(
+                   z / T, torch::sigmoid(t.teacher / T),
+                   F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone))
+                   .mean(-1)
+            * (T * T);
+    } else {
+        soft = (z.squeeze(-1) - t.teacher.squeeze(-1)).pow(2);
+    }
+    const torch::Tensor rowWeight = t.weights.defined() ? t.weights : torch::ones_like(soft);
+    torch::Tensor loss = alpha * (soft * rowWeight).mean();
+    if (alpha < 1.0) {
+        // The hard term: lossFor's loss per row, over the labelled rows (weights applied by it).
+        torch::Tensor perRow;
+        if (problem == ProblemType::SingleLabel)
+            perRow = F::cross_entropy(z, t.labels, F::CrossEntropyFuncOptions().reduction(torch::kNone));
+        else if (problem == ProblemType::MultiLabel) {
+            auto options = F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone);
+            if (posWeight.defined())
+                options.pos_weight(posWeight);
+            perRow = F::binary_cross_entropy_with_logits(z, t.targets, options).mean(-1);
+        } else {
+            const torch::Tensor target = t.values.defined() ? t.values : t.labels.to(torch::kFloat);
+            perRow = (z.squeeze(-1) - target).pow(2);
+        }
+        const torch::Tensor labelled = t.has_label * rowWeight;
+        const torch::Tensor count = t.has_label.sum().clamp_min(1.0);
+        loss = loss + (1.0 - alpha) * (perRow * labelled).sum() / count;
+    }
+    return loss;
 }
 
 torch::Tensor balancedPosWeight(DatasetOptions o, std::optional<int64_t> take)
@@ -106,6 +153,7 @@ DatasetOptions datasetOptions(const TrainingOptions &spec, const BertConfig &cfg
     o.float_labels = meta.label_type == "float";
     o.multi_label = meta.isMultiLabel();
     o.has_sample_weights = meta.has_sample_weights;
+    o.teacher_outputs = meta.teacherOutputs();
     o.vocab_size = cfg.vocab_size;
     o.type_vocab_size = cfg.type_vocab_size;
     o.batch_size = training ? spec.train_batch_size : spec.eval_batch_size;

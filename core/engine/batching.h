@@ -17,10 +17,12 @@ class Strategy;
 /// label_ids int64 [batch] (classification), label values and sample weights float32
 /// [batch] when the data has them, multi-hot targets float32 [batch, num_labels] (multi-label);
 /// undefined tensors otherwise; `indices` int64 [batch] each row's record index
-/// (ClassifierBatch::record_indices), always on the CPU.
+/// (ClassifierBatch::record_indices), always on the CPU; distillation data: `teacher` float32
+/// [batch, num_labels] (regression [batch, 1]) the teacher's logits and `has_label` float32
+/// [batch] (1 gold label, 0 transfer text).
 struct BatchTensors
 {
-    torch::Tensor ids, mask, segments, labels, values, weights, targets, indices;
+    torch::Tensor ids, mask, segments, labels, values, weights, targets, indices, teacher, has_label;
 };
 
 /// Views `b` as tensors without copying: `b` must outlive the result.
@@ -58,6 +60,16 @@ BatchTensors onDevice(BatchTensors t, const c10::Device &device);
 /// Sample weights scale each row when the data has them. Returns a float32 scalar.
 torch::Tensor lossFor(const torch::Tensor &logits, const BatchTensors &t, ProblemType problem,
                       const torch::Tensor &posWeight = {});
+
+/// The loss of a distillation batch (t.teacher defined; docs/distillation.md): α·soft + (1 − α)·hard.
+/// soft, over every row: single-label T²·KL(softmax(teacher/T) ‖ softmax(logits/T)) averaged over
+/// rows (Hinton et al. 2015); multi-label T²·binary cross-entropy of σ(logits/T) against
+/// σ(teacher/T), averaged over rows × labels; regression (logits − teacher)², averaged.
+/// hard: lossFor's loss over the rows with has_label 1 only (0 when the batch has none).
+/// Sample weights scale each row of both terms. `temperature` > 0, `alpha` in [0, 1].
+/// Returns a float32 scalar.
+torch::Tensor distillationLossFor(const torch::Tensor &logits, const BatchTensors &t, ProblemType problem,
+                                  double temperature, double alpha, const torch::Tensor &posWeight = {});
 
 /// pos_weight "balanced" of a multi-label run: for each label, negatives / positives over the
 /// training records `o` names (the first `take` when set; every worker reads them all, so every

@@ -113,6 +113,8 @@ public:
         m_lossSum += lossFor(logits, t, m_problem).item<double>() * double(batch.size);
         logits = logits.cpu(); // no-op on the CPU
         m_count += batch.size;
+        if (!batch.teacher_logits.empty())
+            addAgreement(logits, batch);
         if (m_problem == ProblemType::MultiLabel)
             addMultiLabel(logits, batch);
         else if (m_regression)
@@ -124,10 +126,12 @@ public:
     /// Sharded evaluation: combine the shards, so that the metrics are computed as one worker would.
     void combine(Strategy &strategy)
     {
-        std::vector<double> sums{m_lossSum, double(m_count)};
+        std::vector<double> sums{m_lossSum, double(m_count), m_agreed, m_decisions};
         strategy.sumAcrossWorkers(sums);
         m_lossSum = sums[0];
         m_count = int64_t(sums[1]);
+        m_agreed = sums[2];
+        m_decisions = sums[3];
         strategy.gatherAcrossWorkers(m_labels);
         strategy.gatherAcrossWorkers(m_preds);
         strategy.gatherAcrossWorkers(m_targets);
@@ -213,10 +217,37 @@ public:
             computeRegressionMetrics(m_targets, m_values, m);
         else
             computeClassificationMetrics(m_labels, m_preds, m_numLabels, m);
+        if (m_decisions > 0) {
+            m.distilled = true;
+            m.eval_teacher_agreement = m_agreed / m_decisions;
+        }
         return m;
     }
 
 private:
+    /// Distillation data: how often the model decides as its teacher did — the same argmax
+    /// (single-label), the same side of 0.5 for each label (multi-label); regression has no
+    /// decision to agree on.
+    void addAgreement(const torch::Tensor &logits, const ClassifierBatch &batch)
+    {
+        const int64_t width = int64_t(batch.teacher_logits.size()) / std::max<int64_t>(batch.size, 1);
+        const auto z = logits.to(torch::kFloat).reshape({batch.size, -1}).contiguous();
+        const float *s = z.data_ptr<float>(), *t = batch.teacher_logits.data();
+        if (m_regression || z.size(1) != width)
+            return;
+        for (int64_t k = 0; k < batch.size; ++k) {
+            const float *sk = s + k * width, *tk = t + k * width;
+            if (m_problem == ProblemType::MultiLabel) {
+                for (int64_t j = 0; j < width; ++j)
+                    m_agreed += (sk[j] >= 0) == (tk[j] >= 0) ? 1.0 : 0.0;
+                m_decisions += double(width);
+            } else {
+                m_agreed += std::max_element(sk, sk + width) - sk == std::max_element(tk, tk + width) - tk ? 1.0 : 0.0;
+                m_decisions += 1.0;
+            }
+        }
+    }
+
     void addMultiLabel(const torch::Tensor &logits, const ClassifierBatch &batch)
     {
         auto prob = torch::sigmoid(logits.to(torch::kFloat)).contiguous();
@@ -326,6 +357,7 @@ private:
     EvalExampleOutputs *m_examples;
     double m_lossSum = 0;
     int64_t m_count = 0;
+    double m_agreed = 0, m_decisions = 0; ///< distillation: decisions the same as the teacher's, of all
     std::vector<int64_t> m_labels, m_preds;
     std::vector<double> m_targets, m_values;
     MultiLabelOutputs m_multi;
@@ -375,6 +407,8 @@ std::string evalLine(const EvalMetrics &m)
     if (m.multi_label) // the tuned thresholds' gain, measured on texts they were not tuned on
         s += " at threshold 0.5; with tuned thresholds (cross-fitted) micro_f1 = " + formatMetric(m.eval_micro_f1_tuned)
              + ", macro_f1 = " + formatMetric(m.eval_macro_f1_tuned);
+    if (m.distilled)
+        s += ", teacher_agreement = " + formatMetric(m.eval_teacher_agreement);
     s += " (" + std::to_string(m.num_examples) + " examples)";
     // Per class, one line each: "  spam: precision = 0.9, recall = 0.8, f1 = 0.85 (12 examples)".
     for (size_t k = 0; !m.regression && k < m.class_f1.size(); ++k)

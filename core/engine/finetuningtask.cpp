@@ -81,7 +81,8 @@ public:
         m_evalData = std::make_unique<ClassifierDataset>(evalOptions);
         for (int64_t k = 0; k < start; ++k)
             m_trainData->next(m_batch);
-        if (m_problem == ProblemType::SingleLabel && m_spec.record_training_dynamics)
+        // Not for distillation: a transfer text's label is the teacher's guess, no gold label to suspect.
+        if (m_problem == ProblemType::SingleLabel && m_spec.record_training_dynamics && !m_meta.has_teacher_logits)
             m_dynamics = std::make_unique<DynamicsRecorder>(
                 (std::filesystem::path(m_spec.model_dir) / "training_dynamics.jsonl").string(), start, parts.chief);
         if (m_problem == ProblemType::MultiLabel && m_spec.pos_weight == "balanced")
@@ -109,6 +110,9 @@ public:
         }
         if (m_dynamics && mt.indices.defined())
             m_dynamics->keep(parts.training_step + 1, logits, mt.labels, mt.indices);
+        if (mt.teacher.defined())
+            return distillationLossFor(logits, mt, m_problem, m_spec.distillation_temperature,
+                                       m_spec.distillation_alpha, m_posWeight);
         return lossFor(logits, mt, m_problem, m_posWeight);
     }
 

@@ -24,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -273,6 +274,17 @@ void checkTrainingInputs(const TrainingOptions &o, const ValidationScope &scope,
                            + problemTypeName(r.meta_data->problemType()) + " task",
                        "use " + optionSetting("pos_weight", "none") + ", or prepare the data with several labels per "
                            "text (problem_type multi_label_classification)");
+        if (r.meta_data && !r.meta_data->has_teacher_logits)
+            for (const auto &[flag, value, neutral] :
+                 {std::tuple{"distillation_temperature", o.distillation_temperature, 1.0},
+                  std::tuple{"distillation_alpha", o.distillation_alpha, 1.0}})
+                if (value != neutral) // a setting that would change nothing is refused, not ignored
+                    diag.error(flag,
+                               std::string(flag) + " weighs a teacher's soft labels, but the records of "
+                                   + o.input_meta_data_path + " carry no teacher outputs (has_teacher_logits)",
+                               "make the data with " + commandName("distil")
+                                   + " from the teacher's run (docs/distillation.md), or leave " + optionName(flag)
+                                   + " at 1");
         if (r.meta_data && r.meta_data->train_data_size && (r.meta_data->eval_data_size || !scope.require_eval_data)) {
             r.schedule = Schedule::compute(*r.meta_data->train_data_size, r.meta_data->eval_data_size.value_or(0),
                                            o.num_train_epochs, o.num_eval_per_epoch, o.train_batch_size,

@@ -100,6 +100,13 @@ struct EvalMetrics
     /// when nothing is recorded (then the eval line leaves both out).
     int64_t train_examples_mapped = 0;
     int64_t train_hard_to_learn = 0;
+
+    /// Distillation (eval records with the teacher's outputs; docs/distillation.md): the share
+    /// of decisions the model makes as its teacher did — eval texts with the same argmax
+    /// (single-label), (text, label) decisions on the same side of 0.5 (multi-label). Regression
+    /// and runs without a teacher: distilled false (then absent from the files and the line).
+    bool distilled = false;
+    double eval_teacher_agreement = 0;
 };
 
 /// A checkpoint was written atomically.

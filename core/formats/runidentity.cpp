@@ -324,7 +324,7 @@ std::string resolveLearningRate(TrainingOptions &o)
         + " not given)";
 }
 
-std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData)
+std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData, bool withEvalData)
 {
     std::vector<std::string> notes;
     if (o.model_dir.empty())
@@ -364,6 +364,8 @@ std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainD
     fillPath(o.vocab_file, "vocab_file", false);
     if (withTrainData)
         fillPath(o.train_data_path, "train_data_path", true);
+    if (withEvalData)
+        fillPath(o.eval_data_path, "eval_data_path", true);
     if (o.do_lower_case.empty()) {
         const std::string lower = recorded("do_lower_case");
         if (lower == "true" || lower == "false") {

@@ -103,8 +103,8 @@ struct RecordedRunOptions
 
 /// Fills the options a command that reads the run in `o.model_dir` needs and was not given,
 /// from what its run_config.json recorded ("informational"): bert_config_file,
-/// input_meta_data_path, vocab_file, do_lower_case, and train_data_path when
-/// `withTrainData` (lr_find on a run); pretrained_model only when no bert_config_file was
+/// input_meta_data_path, vocab_file, do_lower_case, train_data_path when `withTrainData`
+/// (lr_find on a run) and eval_data_path when `withEvalData` (distil's teacher); pretrained_model only when no bert_config_file was
 /// recorded. Every command that reads a run uses this (predict, export, lr_find, classify and
 /// the window's Try it through TextClassifier). A relative recorded path resolves against the
 /// recorded working_directory, else (runs written before it was recorded) the current
@@ -115,7 +115,7 @@ struct RecordedRunOptions
 /// option for a recorded bert_config_file or input_meta_data_path that exists nowhere (the
 /// message lists the places tried); a missing recorded vocab_file is left unset with a line
 /// saying so. Reads files; thread-safe.
-std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData = false);
+std::vector<std::string> fillFromRecordedRun(TrainingOptions &o, bool withTrainData = false, bool withEvalData = false);
 
 /// Sets an unset o.learning_rate as a run with `o` will use it: the rate the run already in
 /// o.model_dir recorded in its run_config.json (a resumed run goes on at its own rate), else

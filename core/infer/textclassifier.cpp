@@ -465,7 +465,7 @@ std::vector<Classification> TextClassifier::classifyAll(const std::vector<std::p
 std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &input_ids,
                                                    const std::vector<int64_t> &attention_mask,
                                                    const std::vector<int64_t> &token_type_ids, int64_t batch,
-                                                   std::vector<float> *pooled) const
+                                                   std::vector<float> *pooled, std::vector<float> *logitsOut) const
 {
     if (batch < 1 || input_ids.size() % size_t(batch) != 0 || attention_mask.size() != input_ids.size()
         || token_type_ids.size() != input_ids.size())
@@ -490,6 +490,10 @@ std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &i
         pooled->assign(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
     } else {
         logits = d->model->forward(tIds, tMask, tSegs);
+    }
+    if (logitsOut) {
+        const auto z = logits.to(torch::kFloat).contiguous();
+        logitsOut->assign(z.data_ptr<float>(), z.data_ptr<float>() + z.numel());
     }
     const torch::Tensor values = (d->meta.isRegression()   ? logits
                                   : d->meta.isMultiLabel() ? torch::sigmoid(logits)

@@ -134,12 +134,15 @@ public:
     /// With `pooled`, also the pooled [CLS] vectors (tanh of the pooler on the last layer's
     /// [CLS] state, what the classifier head reads) as row-major float32 [batch, hidden_size],
     /// from the same forward pass (label to learn's queue measures distances in them).
+    /// With `logits`, also the classifier's logits, row-major float32 [batch, num_labels]
+    /// (regression [batch, 1]) from the same pass (distillation's teacher outputs).
     /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`. For
     /// benchmarks and callers with their own tokenization; thread rules as classify().
     std::vector<float> probabilitiesOf(const std::vector<int64_t> &input_ids,
                                        const std::vector<int64_t> &attention_mask,
                                        const std::vector<int64_t> &token_type_ids, int64_t batch,
-                                       std::vector<float> *pooled = nullptr) const;
+                                       std::vector<float> *pooled = nullptr,
+                                       std::vector<float> *logits = nullptr) const;
 
     /// Which wordpieces decided (issue 25): the classification of `a` (and `b`) and the
     /// attribution of each of its wordpieces to the logit of options.target_label_id (−1: the

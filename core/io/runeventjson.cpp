@@ -238,6 +238,8 @@ void to_json(nlohmann::json &j, const EvalMetrics &v)
         j["train_examples_mapped"] = v.train_examples_mapped;
         j["train_hard_to_learn"] = v.train_hard_to_learn;
     }
+    if (v.distilled)
+        j["eval_teacher_agreement"] = number<J>(v.eval_teacher_agreement);
     if (v.next_sentence) {
         j["eval_nsp_loss"] = number<J>(v.eval_nsp_loss);
         j["eval_nsp_accuracy"] = number<J>(v.eval_nsp_accuracy);
@@ -291,6 +293,8 @@ void from_json(const nlohmann::json &j, EvalMetrics &v)
     read(j, "num_examples", v.num_examples);
     read(j, "train_examples_mapped", v.train_examples_mapped);
     read(j, "train_hard_to_learn", v.train_hard_to_learn);
+    v.distilled = j.contains("eval_teacher_agreement");
+    read(j, "eval_teacher_agreement", v.eval_teacher_agreement);
     v.regression = j.contains("eval_mse");
     read(j, "regression", v.regression);
     v.binary = j.contains("eval_f1");

@@ -48,6 +48,8 @@ std::vector<std::pair<std::string, double>> SummaryWriter::evalScalars(const Eva
         if (m.binary)
             s.insert(s.end(), {{"eval_f1", m.eval_f1}, {"eval_mcc", m.eval_mcc}});
     }
+    if (m.distilled)
+        s.emplace_back("eval_teacher_agreement", m.eval_teacher_agreement);
     return s;
 }
 

@@ -37,7 +37,8 @@ set(rank_export 9)    # the export folder's contents: weights, ONNX, model card,
 set(rank_infer 10)    # TextClassifier, fill-mask, attributions
 set(rank_launch 11)   # Trainer, runPlanned, local workers, executors
 set(rank_learn 12)    # label to learn's cycle (prepare, train, rescore) and the simulated annotator (issue 47)
-set(torch_free util events config tokenize hub weights data prepare corpus io advice label formats launch learn)
+set(rank_distil 12)   # distillation's data: the teacher's outputs on its records and the transfer texts (issue 48)
+set(torch_free util events config tokenize hub weights data prepare corpus io advice label formats launch learn distil)
 
 file(GLOB_RECURSE files RELATIVE ${WB_SOURCE_DIR} ${WB_SOURCE_DIR}/core/*.h ${WB_SOURCE_DIR}/core/*.cpp)
 set(violations 0)

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/distil/distillationdata.h"
+
+#include "core/config/jsonfile.h"
+#include "core/config/optionwords.h"
+#include "core/config/trainingoptions.h"
+#include "core/data/classifierdataset.h"
+#include "core/data/examplecodec.h"
+#include "core/data/tfrecordwriter.h"
+#include "core/events/stoptoken.h"
+#include "core/formats/runidentity.h"
+#include "core/infer/textclassifier.h"
+#include "core/label/labelpool.h"
+#include "core/prepare/preparereport.h"
+#include "core/util/digest.h"
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <unordered_set>
+
+namespace wb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kFormat = "bert-workbench distillation 1";
+
+/// The teacher's run: its options as recorded, its meta data and its model.
+struct Teacher
+{
+    TrainingOptions options;
+    InputMetaData meta;
+    std::vector<std::string> notes;
+};
+
+Teacher openTeacherRun(const DistillationRequest &r)
+{
+    if (r.teacher_dir.empty())
+        throw Error("teacher_dir", "no teacher run was named",
+                    "pass " + optionName("teacher_dir") + " with the model_dir of a finished fine-tuning run");
+    if (!fs::is_directory(r.teacher_dir))
+        throw Error("teacher_dir", "'" + r.teacher_dir + "' is not a folder",
+                    "pass the model_dir of a finished fine-tuning run");
+    if (!fs::exists(runConfigPath(r.teacher_dir)))
+        throw Error("teacher_dir", "'" + r.teacher_dir + "' holds no training run (no run_config.json)",
+                    "train the teacher first (" + commandName("train") + "), then distil from its model_dir");
+    Teacher t;
+    t.options.model_dir = r.teacher_dir;
+    t.notes = fillFromRecordedRun(t.options, true, true);
+    t.meta = loadRunMetaData(t.options.input_meta_data_path);
+    if (t.meta.isPretraining())
+        throw Error("teacher_dir", "'" + r.teacher_dir + "' is a pretraining run; a teacher must be a fine-tuned classifier",
+                    "fine-tune a classifier from it first and distil from that run");
+    return t;
+}
+
+/// The key of a teacher pass: everything its outputs depend on.
+std::string cacheKey(const Teacher &t, const TextClassifier &model, const std::vector<PoolText> &transfer,
+                     const DistillationRequest &r)
+{
+    Digest d(DigestKind::Sha256);
+    d.update(std::string(kFormat) + "\n");
+    d.update(sha256FileHex(model.weightsPath()) + "\n");
+    for (const std::string &pattern : {t.options.train_data_path, t.options.eval_data_path})
+        for (const std::string &file : expandFilePattern(pattern))
+            d.update(sha256FileHex(file) + "\n");
+    d.update(std::to_string(t.meta.max_seq_length) + " " + std::to_string(r.seed) + " "
+             + (model.doLowerCase() ? "lower" : "cased") + "\n");
+    for (const PoolText &p : transfer) {
+        d.update(p.text);
+        d.update(std::string(1, '\0'));
+    }
+    return d.finishHex();
+}
+
+bool cacheMatches(const std::string &dir, const std::string &key, DistillationData &out)
+{
+    try {
+        std::ifstream in(fs::path(dir) / "teacher.json");
+        if (!in)
+            return false;
+        const nlohmann::json j = nlohmann::json::parse(in);
+        if (j.value("format", "") != kFormat || j.value("key", "") != key)
+            return false;
+        for (const char *f : {"train.tf_record", "eval.tf_record", "input_meta_data.json"})
+            if (!fs::is_regular_file(fs::path(dir) / f))
+                return false;
+        const nlohmann::json &c = j.at("counts");
+        out.labelled = c.at("labelled").get<int64_t>();
+        out.transfer = c.at("transfer").get<int64_t>();
+        out.transfer_in_eval = c.at("transfer_in_eval").get<int64_t>();
+        out.transfer_duplicates = c.at("transfer_duplicates").get<int64_t>();
+        out.transfer_truncated = c.at("transfer_truncated").get<int64_t>();
+        out.eval = c.at("eval").get<int64_t>();
+        out.teacher_agreement_train = j.value("teacher_train_accuracy", 0.0);
+        return true;
+    } catch (const std::exception &) {
+        return false; // unreadable: computed again
+    }
+}
+
+std::string tokenKey(const int64_t *ids, int64_t n)
+{
+    return std::string(reinterpret_cast<const char *>(ids), size_t(n) * sizeof(int64_t));
+}
+
+/// Builds the records: runs the teacher, keeps its logits.
+class RecordBuilder
+{
+public:
+    RecordBuilder(const Teacher &t, const TextClassifier &model, const DistillationRequest &r, const StopToken &stop,
+                  const std::function<void(const std::string &)> &progress)
+        : m_t(t), m_model(model), m_r(r), m_stop(stop), m_progress(progress),
+          m_width(t.meta.isRegression() ? 1 : t.meta.num_labels), m_seq(t.meta.max_seq_length)
+    {
+    }
+
+    /// The teacher's records of `pattern` with its logits; their token keys go to `seen`.
+    std::vector<ClassifierRecord> labelled(const std::string &pattern, std::unordered_set<std::string> &seen,
+                                           double *accuracy)
+    {
+        DatasetOptions o;
+        o.pattern = pattern;
+        o.max_seq_length = m_seq;
+        o.num_labels = m_t.meta.num_labels;
+        o.float_labels = m_t.meta.label_type == "float";
+        o.multi_label = m_t.meta.isMultiLabel();
+        o.has_sample_weights = m_t.meta.has_sample_weights;
+        o.batch_size = m_r.batch_size;
+        o.training = false;
+        ClassifierDataset data(o);
+        std::vector<ClassifierRecord> out;
+        int64_t right = 0;
+        ClassifierBatch b;
+        while (data.next(b)) {
+            checkStop();
+            const size_t first = out.size();
+            for (int64_t k = 0; k < b.size; ++k) {
+                ClassifierRecord rec;
+                const size_t at = size_t(k * m_seq);
+                rec.input_ids.assign(b.input_ids.begin() + long(at), b.input_ids.begin() + long(at + size_t(m_seq)));
+                rec.input_mask.assign(b.input_mask.begin() + long(at), b.input_mask.begin() + long(at + size_t(m_seq)));
+                rec.segment_ids.assign(b.segment_ids.begin() + long(at), b.segment_ids.begin() + long(at + size_t(m_seq)));
+                if (o.float_labels) {
+                    rec.float_label = true;
+                    rec.label_value = b.label_values[size_t(k)];
+                } else if (o.multi_label) {
+                    for (int64_t j = 0; j < o.num_labels; ++j)
+                        rec.label_set.push_back(int64_t(b.label_sets[size_t(k * o.num_labels + j)]));
+                } else {
+                    rec.label_id = b.label_ids[size_t(k)];
+                }
+                if (!b.weights.empty())
+                    rec.weight = b.weights[size_t(k)];
+                const int64_t len = std::accumulate(rec.input_mask.begin(), rec.input_mask.end(), int64_t(0));
+                seen.insert(tokenKey(rec.input_ids.data(), len));
+                out.push_back(std::move(rec));
+            }
+            teach(out, first);
+            for (size_t k = first; k < out.size(); ++k)
+                if (!o.float_labels && !o.multi_label)
+                    right += argmax(out[k].teacher_logits) == out[k].label_id ? 1 : 0;
+            report(pattern, int64_t(out.size()));
+        }
+        if (accuracy)
+            *accuracy = out.empty() ? 0.0 : double(right) / double(out.size());
+        return out;
+    }
+
+    /// Transfer texts as records (the teacher's prediction as label, has_label 0).
+    std::vector<ClassifierRecord> transfer(const std::vector<PoolText> &texts, const std::unordered_set<std::string> &eval,
+                                           std::unordered_set<std::string> &seen, DistillationData &counts)
+    {
+        std::vector<ClassifierRecord> out;
+        for (const PoolText &p : texts) {
+            checkStop();
+            const TokenizedText tok = m_model.tokenize(p.text);
+            const std::string key = tokenKey(tok.input_ids.data(), int64_t(tok.input_ids.size()));
+            if (eval.count(key)) {
+                ++counts.transfer_in_eval;
+                continue;
+            }
+            if (!seen.insert(key).second) {
+                ++counts.transfer_duplicates;
+                continue;
+            }
+            counts.transfer_truncated += tok.truncated ? 1 : 0;
+            ClassifierRecord rec;
+            rec.input_ids = tok.input_ids;
+            rec.segment_ids = tok.segment_ids;
+            rec.input_mask.assign(tok.input_ids.size(), 1);
+            rec.input_ids.resize(size_t(m_seq), 0);
+            rec.segment_ids.resize(size_t(m_seq), 0);
+            rec.input_mask.resize(size_t(m_seq), 0);
+            rec.has_label = 0;
+            if (m_t.meta.has_sample_weights)
+                rec.weight = 1.0f;
+            out.push_back(std::move(rec));
+        }
+        // Batches of similar length: each is padded to its longest text only.
+        std::vector<size_t> order(out.size());
+        std::iota(order.begin(), order.end(), size_t(0));
+        const auto length = [&out](size_t k) {
+            return std::accumulate(out[k].input_mask.begin(), out[k].input_mask.end(), int64_t(0));
+        };
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return length(a) < length(b); });
+        std::vector<ClassifierRecord> sorted;
+        sorted.reserve(out.size());
+        for (size_t k : order)
+            sorted.push_back(std::move(out[k]));
+        for (size_t from = 0; from < sorted.size(); from += size_t(m_r.batch_size)) {
+            checkStop();
+            const size_t to = std::min(sorted.size(), from + size_t(m_r.batch_size));
+            std::vector<ClassifierRecord> batch(std::make_move_iterator(sorted.begin() + long(from)),
+                                                std::make_move_iterator(sorted.begin() + long(to)));
+            teach(batch, 0);
+            for (size_t k = 0; k < batch.size(); ++k) {
+                ClassifierRecord &rec = batch[k];
+                if (m_t.meta.isRegression()) {
+                    rec.float_label = m_t.meta.label_type == "float";
+                    rec.label_value = rec.teacher_logits[0];
+                    rec.label_id = int64_t(std::lround(rec.teacher_logits[0]));
+                } else if (m_t.meta.isMultiLabel()) {
+                    for (float z : rec.teacher_logits)
+                        rec.label_set.push_back(z >= 0 ? 1 : 0);
+                } else {
+                    rec.label_id = argmax(rec.teacher_logits);
+                }
+                sorted[from + k] = std::move(rec);
+            }
+            report("transfer texts", int64_t(to));
+        }
+        counts.transfer = int64_t(sorted.size());
+        return sorted;
+    }
+
+private:
+    static int64_t argmax(const std::vector<float> &v)
+    {
+        return int64_t(std::max_element(v.begin(), v.end()) - v.begin());
+    }
+
+    void checkStop() const
+    {
+        if (m_stop.stopRequested())
+            throw StoppedByUser("distil", "stopped before the teacher finished; nothing was written");
+    }
+
+    void report(const std::string &what, int64_t done)
+    {
+        if (m_progress && (done - m_lastReported >= 1000 || done < m_lastReported)) {
+            m_progress("teacher: " + std::to_string(done) + " of " + what);
+            m_lastReported = done;
+        }
+    }
+
+    /// The teacher's logits for records [first, end) of `recs`, in one forward pass padded to
+    /// the longest of them.
+    void teach(std::vector<ClassifierRecord> &recs, size_t first)
+    {
+        const size_t n = recs.size() - first;
+        if (n == 0)
+            return;
+        int64_t len = 1;
+        for (size_t k = first; k < recs.size(); ++k)
+            len = std::max(len, std::accumulate(recs[k].input_mask.begin(), recs[k].input_mask.end(), int64_t(0)));
+        std::vector<int64_t> ids, mask, segs;
+        for (size_t k = first; k < recs.size(); ++k) {
+            ids.insert(ids.end(), recs[k].input_ids.begin(), recs[k].input_ids.begin() + len);
+            mask.insert(mask.end(), recs[k].input_mask.begin(), recs[k].input_mask.begin() + len);
+            segs.insert(segs.end(), recs[k].segment_ids.begin(), recs[k].segment_ids.begin() + len);
+        }
+        std::vector<float> logits;
+        m_model.probabilitiesOf(ids, mask, segs, int64_t(n), nullptr, &logits);
+        for (size_t k = 0; k < n; ++k)
+            recs[first + k].teacher_logits.assign(logits.begin() + long(k * size_t(m_width)),
+                                                  logits.begin() + long((k + 1) * size_t(m_width)));
+    }
+
+    const Teacher &m_t;
+    const TextClassifier &m_model;
+    const DistillationRequest &m_r;
+    const StopToken &m_stop;
+    const std::function<void(const std::string &)> &m_progress;
+    const int64_t m_width, m_seq;
+    int64_t m_lastReported = 0;
+};
+
+void writeRecords(const std::string &path, const std::vector<ClassifierRecord> &records)
+{
+    TFRecordWriter w(path);
+    for (const ClassifierRecord &r : records)
+        w.write(encodeClassifierRecord(r));
+    w.commit();
+}
+
+void copyBeside(const std::string &metaPath, const char *name, const fs::path &dir)
+{
+    const fs::path from = fs::path(metaPath).parent_path() / name;
+    if (fs::is_regular_file(from))
+        fs::copy_file(from, dir / name, fs::copy_options::overwrite_existing);
+}
+
+} // namespace
+
+DistillationData prepareDistillationData(const DistillationRequest &r, const StopToken &stop,
+                                         const std::function<void(const std::string &)> &progress)
+{
+    if (r.output_dir.empty())
+        throw Error("model_dir", "distillation needs a folder for the student's data", "pass " + optionName("model_dir"));
+    if (r.batch_size < 1)
+        throw Error("batch_size", "must be positive, got " + std::to_string(r.batch_size));
+    Teacher t = openTeacherRun(r);
+    ClassifierSource source;
+    source.model_dir = r.teacher_dir;
+    source.checkpoint_path = r.teacher_checkpoint;
+    const TextClassifier model(source);
+    if (model.maxSeqLength() != t.meta.max_seq_length)
+        throw Error("teacher_dir", "the teacher reads " + std::to_string(model.maxSeqLength())
+                                       + " wordpieces but its records hold " + std::to_string(t.meta.max_seq_length));
+
+    DistillationData out;
+    out.notes = t.notes;
+    out.teacher_weights = model.weightsPath();
+    out.teacher_weights_label = model.weightsLabel();
+    out.teacher_do_lower_case = model.doLowerCase() ? "true" : "false";
+    out.teacher_vocab_file = t.options.vocab_file;
+    if (out.teacher_vocab_file.empty())
+        out.teacher_vocab_file = readPreparedTokenizer(t.options.input_meta_data_path).vocab_file;
+    const fs::path dir(r.output_dir);
+    out.input_meta_data_path = (dir / "input_meta_data.json").string();
+    out.train_data_path = (dir / "train.tf_record").string();
+    out.eval_data_path = (dir / "eval.tf_record").string();
+
+    std::vector<PoolText> texts;
+    if (!r.transfer_data.empty()) {
+        PoolReadOptions read;
+        read.text_column = r.transfer_column;
+        read.email_body_only = r.email_body_only;
+        read.max_texts = r.max_transfer_texts;
+        try {
+            texts = readLabelPool(r.transfer_data, read);
+        } catch (const Error &e) {
+            throw Error("transfer_data", e.field().empty() ? std::string(e.what()) : e.field() + ": " + e.what(), e.hint());
+        }
+    }
+    const std::string key = cacheKey(t, model, texts, r);
+    if (cacheMatches(r.output_dir, key, out)) {
+        out.cached = true;
+        return out;
+    }
+
+    const auto started = std::chrono::steady_clock::now();
+    RecordBuilder builder(t, model, r, stop, progress);
+    std::unordered_set<std::string> evalKeys, seen;
+    std::vector<ClassifierRecord> evalRecords = builder.labelled(t.options.eval_data_path, evalKeys, nullptr);
+    std::vector<ClassifierRecord> train = builder.labelled(t.options.train_data_path, seen, &out.teacher_agreement_train);
+    out.labelled = int64_t(train.size());
+    out.eval = int64_t(evalRecords.size());
+    std::vector<ClassifierRecord> moved = builder.transfer(texts, evalKeys, seen, out);
+    train.insert(train.end(), std::make_move_iterator(moved.begin()), std::make_move_iterator(moved.end()));
+    std::shuffle(train.begin(), train.end(), std::mt19937_64(r.seed));
+    out.teacher_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    const fs::path partial = dir.string() + ".partial";
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+    try {
+        writeRecords((partial / "train.tf_record").string(), train);
+        writeRecords((partial / "eval.tf_record").string(), evalRecords);
+        InputMetaData meta = t.meta;
+        meta.has_teacher_logits = true;
+        meta.train_data_size = int64_t(train.size());
+        meta.eval_data_size = int64_t(evalRecords.size());
+        meta.do_lower_case = model.doLowerCase();
+        writeFileAtomic((partial / "input_meta_data.json").string(), meta.toJson().dump(2) + "\n");
+        copyBeside(t.options.input_meta_data_path, "labels.txt", partial);
+        copyBeside(t.options.input_meta_data_path, "prepare_report.json", partial);
+        nlohmann::ordered_json j;
+        j["format"] = kFormat;
+        j["key"] = key;
+        j["teacher_dir"] = fs::absolute(r.teacher_dir).lexically_normal().string();
+        j["teacher_weights"] = out.teacher_weights;
+        j["teacher_weights_label"] = out.teacher_weights_label;
+        j["teacher_train_accuracy"] = out.teacher_agreement_train;
+        j["transfer_data"] = r.transfer_data;
+        j["transfer_column"] = r.transfer_column;
+        j["email_body_only"] = r.email_body_only;
+        j["seed"] = r.seed;
+        j["counts"] = {{"labelled", out.labelled},
+                       {"transfer", out.transfer},
+                       {"transfer_in_eval", out.transfer_in_eval},
+                       {"transfer_duplicates", out.transfer_duplicates},
+                       {"transfer_truncated", out.transfer_truncated},
+                       {"eval", out.eval}};
+        j["teacher_seconds"] = out.teacher_seconds;
+        writeFileAtomic((partial / "teacher.json").string(), j.dump(2) + "\n");
+        fs::remove_all(dir);
+        fs::rename(partial, dir);
+    } catch (...) {
+        std::error_code ignored;
+        fs::remove_all(partial, ignored);
+        throw;
+    }
+    if (out.transfer_in_eval > 0)
+        out.notes.push_back(std::to_string(out.transfer_in_eval)
+                            + " transfer texts were left out: their wordpieces are those of an evaluation text, and "
+                              "learning the teacher's answer for them would make the student's eval accuracy a "
+                              "measure of memory");
+    return out;
+}
+
+} // namespace wb

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 48 (distillation; docs/distillation.md): the records' teacher_logits and has_label
+// round-trip and are checked; the distillation loss equals its formula computed by hand; and
+// `distil` end to end on a tiny BERT: a teacher trained with `train` on `prepare`d texts labels
+// its training texts and a transfer file (a text equal to an eval text and a repeated one left
+// out), the student trains on them, reports its agreement with the teacher on the eval set and
+// agrees on nearly all of it; a second `distil` reuses the teacher's outputs; train refuses
+// distillation settings on data without a teacher, and distil refuses data flags of its own.
+#include "clirun.h"
+#include "core/config/inputmetadata.h"
+#include "core/data/examplecodec.h"
+#include "core/engine/batching.h"
+#include "core/util/error.h"
+#include "support/tinyrun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace wb;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// A text of class "low" draws its words from w10…w29, of class "high" from w60…w79.
+std::string makeText(std::mt19937 &rng, bool high)
+{
+    std::uniform_int_distribution<int> word(0, 19), length(4, 10);
+    std::string text;
+    for (int k = length(rng); k > 0; --k)
+        text += (text.empty() ? "w" : " w") + std::to_string((high ? 60 : 10) + word(rng));
+    return text;
+}
+
+nlohmann::json lastEval(const std::string &metricsPath)
+{
+    nlohmann::json last;
+    std::ifstream in(metricsPath);
+    for (std::string line; std::getline(in, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j.value("kind", "") == "eval")
+            last = j;
+    }
+    return last;
+}
+
+} // namespace
+
+class tst_Distil : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string m_root;
+
+    std::string path(const std::string &name) const { return m_root + "/" + name; }
+
+private Q_SLOTS:
+    void initTestCase() { m_root = m_dir.path().toStdString(); }
+
+    void teacherLogitsRoundTrip()
+    {
+        ClassifierRecord r;
+        r.input_ids = {2, 10, 11, 3};
+        r.input_mask = {1, 1, 1, 1};
+        r.segment_ids = {0, 0, 0, 0};
+        r.label_id = 1;
+        r.teacher_logits = {-1.25f, 2.5f, 0.125f};
+        r.has_label = 0;
+        RecordSpec spec;
+        spec.max_seq_length = 4;
+        spec.num_labels = 3;
+        spec.teacher_outputs = 3;
+        ClassifierRecord back;
+        decodeClassifierRecord(encodeClassifierRecord(r), spec, back);
+        QCOMPARE(back.teacher_logits, r.teacher_logits);
+        QCOMPARE(back.has_label, int64_t(0));
+        QCOMPARE(back.label_id, int64_t(1));
+
+        // Without teacher outputs in the spec, the features are ignored; with them, required.
+        spec.teacher_outputs = 0;
+        decodeClassifierRecord(encodeClassifierRecord(r), spec, back);
+        QVERIFY(back.teacher_logits.empty());
+        QCOMPARE(back.has_label, int64_t(1));
+        spec.teacher_outputs = 3;
+        ClassifierRecord plain = r;
+        plain.teacher_logits.clear();
+        plain.has_label = 1;
+        try {
+            decodeClassifierRecord(encodeClassifierRecord(plain), spec, back);
+            QFAIL("a record without teacher_logits passed");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("'teacher_logits' is missing") != std::string::npos, e.what());
+            QVERIFY2(e.hint().find("distil") != std::string::npos, e.hint().c_str());
+        }
+        spec.teacher_outputs = 2;
+        try {
+            decodeClassifierRecord(encodeClassifierRecord(r), spec, back);
+            QFAIL("teacher_logits of 3 values passed for 2 labels");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("of 3 values, expected float_list[2]") != std::string::npos, e.what());
+        }
+        spec.teacher_outputs = 3;
+        ClassifierRecord bad = r;
+        bad.teacher_logits[1] = std::nanf("");
+        QVERIFY_THROWS_EXCEPTION(Error, decodeClassifierRecord(encodeClassifierRecord(bad), spec, back));
+    }
+
+    /// α·T²·KL(softmax(t/T) ‖ softmax(s/T)) averaged over rows + (1 − α)·CE over the labelled rows.
+    void distillationLossIsItsFormula()
+    {
+        const std::vector<std::vector<double>> s{{0.5, -1.0, 2.0}, {1.5, 0.25, -0.5}, {-2.0, 1.0, 0.0}};
+        const std::vector<std::vector<double>> t{{1.0, 0.0, 3.0}, {-1.0, 2.0, 0.5}, {0.0, 0.0, 4.0}};
+        const std::vector<int64_t> labels{2, 0, 1};
+        const std::vector<double> hasLabel{1, 0, 1};
+        const double T = 2.0, alpha = 0.7;
+        const auto logSoftmax = [](const std::vector<double> &z, double temp) {
+            double m = -1e300, sum = 0;
+            for (double v : z)
+                m = std::max(m, v / temp);
+            for (double v : z)
+                sum += std::exp(v / temp - m);
+            std::vector<double> out;
+            for (double v : z)
+                out.push_back(v / temp - m - std::log(sum));
+            return out;
+        };
+        double soft = 0, hard = 0;
+        for (size_t i = 0; i < 3; ++i) {
+            const auto lt = logSoftmax(t[i], T), ls = logSoftmax(s[i], T), l1 = logSoftmax(s[i], 1.0);
+            for (size_t j = 0; j < 3; ++j)
+                soft += std::exp(lt[j]) * (lt[j] - ls[j]);
+            hard += hasLabel[i] * -l1[size_t(labels[i])];
+        }
+        const double expected = alpha * T * T * soft / 3.0 + (1 - alpha) * hard / 2.0;
+
+        BatchTensors b;
+        const auto rows = [](const std::vector<std::vector<double>> &v) {
+            std::vector<float> flat;
+            for (const auto &r : v)
+                flat.insert(flat.end(), r.begin(), r.end());
+            return torch::tensor(flat).reshape({3, 3});
+        };
+        b.labels = torch::tensor(labels);
+        b.teacher = rows(t);
+        b.has_label = torch::tensor(std::vector<float>{1, 0, 1});
+        const double got = distillationLossFor(rows(s), b, ProblemType::SingleLabel, T, alpha).item<double>();
+        QVERIFY2(std::abs(got - expected) < 1e-5, (std::to_string(got) + " vs " + std::to_string(expected)).c_str());
+        // α = 1: the soft term alone; regression: the squared difference to the teacher.
+        const double softOnly = distillationLossFor(rows(s), b, ProblemType::SingleLabel, T, 1.0).item<double>();
+        QVERIFY(std::abs(softOnly - T * T * soft / 3.0) < 1e-5);
+        BatchTensors r;
+        r.teacher = torch::tensor(std::vector<float>{1.0f, -2.0f}).reshape({2, 1});
+        r.has_label = torch::tensor(std::vector<float>{0, 0});
+        r.values = torch::tensor(std::vector<float>{0.0f, 0.0f});
+        const double mse = distillationLossFor(torch::tensor(std::vector<float>{0.5f, 0.0f}).reshape({2, 1}), r,
+                                               ProblemType::Regression, 3.0, 1.0)
+                               .item<double>();
+        QVERIFY(std::abs(mse - (0.25 + 4.0) / 2.0) < 1e-6);
+    }
+
+    void distilEndToEnd()
+    {
+        wbtest::writeTinyVocab(path("vocab.txt"));
+        std::ofstream(path("bert_config.json"))
+            << "{\"vocab_size\": 100, \"hidden_size\": 32, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
+               "\"intermediate_size\": 64, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
+               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
+               "\"initializer_range\": 0.02}";
+        std::ofstream(path("student_config.json"))
+            << "{\"vocab_size\": 100, \"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+               "\"intermediate_size\": 32, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
+               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
+               "\"initializer_range\": 0.02}";
+        std::mt19937 rng(7);
+        std::string csv = "text,label\n";
+        for (int i = 0; i < 60; ++i) {
+            const bool high = i % 3 == 0;
+            csv += makeText(rng, high) + "," + (high ? "high" : "low") + "\n";
+        }
+        std::ofstream(path("data.csv")) << csv;
+        std::string out, err;
+        QCOMPARE(wbtest::runCli({"prepare", "--input_data_dir=" + path("data.csv"), "--classification_task_name=csv",
+                                 "--vocab_file=" + path("vocab.txt"), "--max_seq_length=16", "--eval_fraction=0.25",
+                                 "--bag_of_words_baseline=false", "--output_dir=" + path("data")},
+                                out, err),
+                 0);
+        const std::vector<std::string> common{"--distribution_strategy=one_device", "--train_batch_size=8",
+                                              "--eval_batch_size=8", "--num_threads=1", "--log_steps=0"};
+        std::vector<std::string> teach{"train", "--bert_config_file=" + path("bert_config.json"),
+                                       "--input_meta_data_path=" + path("data/input_meta_data.json"),
+                                       "--train_data_path=" + path("data/train.tf_record"),
+                                       "--eval_data_path=" + path("data/eval.tf_record"),
+                                       "--model_dir=" + path("teacher"), "--num_train_epochs=20",
+                                       "--learning_rate=3e-3"};
+        teach.insert(teach.end(), common.begin(), common.end());
+        QVERIFY2(wbtest::runCli(teach, out, err) == 0, err.c_str());
+        QVERIFY2(lastEval(path("teacher/metrics.jsonl")).value("eval_accuracy", 0.0) >= 0.9, out.c_str());
+        QVERIFY(!lastEval(path("teacher/metrics.jsonl")).contains("eval_teacher_agreement"));
+
+        // Transfer texts: 200 new ones, a repeat, and the text of an eval row.
+        std::string transfer;
+        std::string repeated;
+        for (int i = 0; i < 200; ++i) {
+            const std::string t = makeText(rng, i % 2 == 0);
+            transfer += t + "\n";
+            if (i == 0)
+                repeated = t;
+        }
+        transfer += repeated + "\n";
+        std::string evalText; // the first eval row of split.jsonl's data.csv rows
+        {
+            std::ifstream split(path("data/split.jsonl"));
+            std::vector<std::string> rows;
+            std::istringstream lines(csv);
+            for (std::string line; std::getline(lines, line);)
+                rows.push_back(line);
+            for (std::string line; std::getline(split, line) && evalText.empty();) {
+                const auto j = nlohmann::json::parse(line);
+                if (j.value("split", "") == "eval") {
+                    const std::string row = rows.at(size_t(j.at("line").get<int64_t>() - 1));
+                    evalText = row.substr(0, row.find(','));
+                }
+            }
+        }
+        QVERIFY2(!evalText.empty(), readAll(path("data/split.jsonl")).c_str());
+        transfer += evalText + "\n";
+        std::ofstream(path("transfer.txt")) << transfer;
+
+        std::vector<std::string> distil{"distil", "--teacher_dir=" + path("teacher"),
+                                        "--transfer_data=" + path("transfer.txt"),
+                                        "--bert_config_file=" + path("student_config.json"),
+                                        "--model_dir=" + path("student"), "--num_train_epochs=6",
+                                        "--learning_rate=3e-3", "--distillation_temperature=2"};
+        distil.insert(distil.end(), common.begin(), common.end());
+        QVERIFY2(wbtest::runCli(distil, out, err) == 0, err.c_str());
+        QVERIFY2(err.find("teacher's outputs: computed in") != std::string::npos, err.c_str());
+        const auto teacherJson = nlohmann::json::parse(readAll(path("student/distillation/teacher.json")));
+        const auto counts = teacherJson.at("counts");
+        QCOMPARE(counts.at("labelled").get<int64_t>(), int64_t(45));
+        QCOMPARE(counts.at("eval").get<int64_t>(), int64_t(15));
+        QCOMPARE(counts.at("transfer_in_eval").get<int64_t>(), int64_t(1));
+        QVERIFY(counts.at("transfer_duplicates").get<int64_t>() >= 1);
+        QCOMPARE(counts.at("transfer").get<int64_t>() + counts.at("transfer_duplicates").get<int64_t>(), int64_t(201));
+        const auto meta = nlohmann::json::parse(readAll(path("student/distillation/input_meta_data.json")));
+        QCOMPARE(meta.at("has_teacher_logits").get<bool>(), true);
+        QCOMPARE(meta.at("train_data_size").get<int64_t>(), 45 + counts.at("transfer").get<int64_t>());
+        const nlohmann::json last = lastEval(path("student/metrics.jsonl"));
+        QVERIFY2(last.contains("eval_teacher_agreement"), last.dump().c_str());
+        QVERIFY2(last.at("eval_teacher_agreement").get<double>() >= 0.9, last.dump().c_str());
+        QVERIFY2(out.find("teacher_agreement = ") != std::string::npos, out.c_str());
+        // The student's run records the teacher's vocabulary (export and classify read it).
+        QVERIFY(readAll(path("student/run_config.json")).find(path("vocab.txt")) != std::string::npos);
+
+        // Again: the teacher's outputs are reused (the finished run is not trained again).
+        QVERIFY2(wbtest::runCli(distil, out, err) == 0, err.c_str());
+        QVERIFY2(err.find("teacher's outputs: reused from") != std::string::npos, err.c_str());
+    }
+
+    void refusesWhatWouldChangeNothing()
+    {
+        std::string out, err;
+        std::vector<std::string> train{"train", "--bert_config_file=" + path("bert_config.json"),
+                                       "--input_meta_data_path=" + path("data/input_meta_data.json"),
+                                       "--train_data_path=" + path("data/train.tf_record"),
+                                       "--eval_data_path=" + path("data/eval.tf_record"),
+                                       "--model_dir=" + path("plain"), "--distribution_strategy=one_device",
+                                       "--distillation_alpha=0.5"};
+        QCOMPARE(wbtest::runCli(train, out, err), 2);
+        QVERIFY2(err.find("distillation_alpha weighs a teacher's soft labels") != std::string::npos, err.c_str());
+        QVERIFY(!fs::exists(path("plain/metrics.jsonl")));
+
+        QCOMPARE(wbtest::runCli({"distil", "--teacher_dir=" + path("teacher"), "--model_dir=" + path("s2"),
+                                 "--train_data_path=" + path("data/train.tf_record")},
+                                out, err),
+                 2);
+        QVERIFY2(err.find("train_data_path: distil makes the student's data") != std::string::npos, err.c_str());
+        QCOMPARE(wbtest::runCli({"distil", "--teacher_dir=" + path("nowhere"), "--model_dir=" + path("s3")}, out, err), 2);
+        QVERIFY2(err.find("is not a folder") != std::string::npos, err.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Distil)
+#include "tst_distil.moc"
