@@ -11,7 +11,9 @@
 // every eval record for accuracy; speed at seq 128 in alternating rounds), side by side in one
 // process. Then classify's path (TextClassifier) on an int8 export folder without
 // model.safetensors (the weights dequantized from the ONNX file) against the fp32 folder on the
-// same records. Prints one JSON object.
+// same records. Where Chromium and node_modules/onnxruntime-web are there, fp32 and int8 are
+// also timed in onnxruntime-web (WebAssembly, one thread, batch 1; bench/ort_web_int8.cjs).
+// Prints one JSON object.
 // Usage: bench_int8 NAME FP32_EXPORT_DIR EVAL.tf_record [node_modules] [repeats=50] [rounds=5]
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -223,6 +225,28 @@ int main(int argc, char **argv)
         std::ifstream err(work / "ort.err");
         j["ort"] = "failed: " + std::string(std::istreambuf_iterator<char>(err), {});
     }
+    // onnxruntime-web (WebAssembly, one thread) in headless Chromium: fp32 against int8, batch 1.
+    const fs::path web = fs::path(modules) / "onnxruntime-web" / "dist";
+    const std::string chromium = runCapture("command -v chromium");
+    if (node && !chromium.empty() && fs::exists(web)) {
+        const auto webJson = nlohmann::json::parse(
+            runCapture("node " + quoted(WB_SOURCE_DIR "/bench/ort_web_int8.cjs") + " "
+                       + quoted(chromium.substr(0, chromium.find_last_not_of("\n") + 1)) + " " + quoted(web.string()) + " "
+                       + std::to_string(repeats) + " " + std::to_string(rounds) + " "
+                       + quoted((work / "fp32.onnx").string()) + " " + quoted((work / "int8.onnx").string()) + " 2>"
+                       + quoted((work / "web.err").string())),
+            nullptr, false);
+        if (webJson.is_object() && webJson.contains("speedup_vs_first"))
+            j["ort_web"] = {{"fp32_median_ms", webJson["models"][0]["median_ms"]},
+                            {"int8_median_ms", webJson["models"][1]["median_ms"]},
+                            {"speedup_int8_vs_fp32", webJson["speedup_vs_first"][1]},
+                            {"user_agent", webJson["user_agent"]}};
+        else {
+            std::ifstream err(work / "web.err");
+            j["ort_web"] = "failed: " + std::string(std::istreambuf_iterator<char>(err), {});
+        }
+    } else
+        j["ort_web"] = "not run: chromium or " + web.string() + " is missing";
     j["classify_int8_export"] = classifyComparison(exportDir, work / "int8.onnx", work, records);
     std::cout << j.dump() << std::endl;
     std::error_code ec;

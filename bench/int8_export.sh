@@ -54,5 +54,11 @@ if "ort_median_ms" in q:
             r["speedup_best_rounds"]))
 else:
     print("%s int8: file %.1f%% of fp32; ONNX Runtime %s" % (j["model"], 100 * q["size_ratio"], j.get("ort", "")))
+w = j.get("ort_web")
+if isinstance(w, dict):
+    print("  onnxruntime-web (headless Chromium, 1 thread, batch 1): %.2f ms vs %.2f ms = %.2fx" % (
+        w["int8_median_ms"], w["fp32_median_ms"], w["speedup_int8_vs_fp32"]))
+else:
+    print("  onnxruntime-web: %s" % w)
 ' "$out"
 done

@@ -45,20 +45,10 @@ if [ ! -f data/split/split.jsonl ]; then
     ./cli prepare --classification_task_name=csv --input_data_dir=data/mail.csv --vocab_file="$vocab" \
         --do_lower_case=true --max_seq_length=128 --seed=42 --output_dir=data/split >logs/prepare.log 2>&1
 fi
-[ -f data/pool.csv ] || python3 "$here/bench/split_mail_pool.py" data/mail.csv data/split/split.jsonl data
+[ -f data/pool.csv ] || python3 "$here/bench/split_pool.py" data/mail.csv data/split/split.jsonl data
 
 # 2. The pretrained stand-in: BERT-Tiny pretrained on the pool's texts (no labels).
-if [[ " $starts " == *" pretrained "* ]] && [ ! -f pt_export/model.safetensors ]; then
-    ./cli prepare_pretraining --input_file=data/pool_texts.txt --vocab_file="$vocab" --do_lower_case=true \
-        --max_seq_length=128 --output_dir=pt_data --random_seed=42 >logs/prepare_pretraining.log 2>&1
-    rm -rf runs/pretrain
-    ./cli pretrain --distribution_strategy=one_device --bert_config_file=bert_config.json \
-        --input_meta_data_path=pt_data/input_meta_data.json --train_data_path=pt_data/train.tf_record \
-        --eval_data_path=pt_data/eval.tf_record --vocab_file="$vocab" --do_lower_case=true \
-        --model_dir=runs/pretrain --train_batch_size=32 --num_train_steps="$pt_steps" \
-        --learning_rate=5e-4 --seed=42 --num_threads="$threads" >logs/pretrain.log 2>&1
-    ./cli export --model_dir=runs/pretrain --model_export_path=pt_export >logs/pt_export.log 2>&1
-fi
+[[ " $starts " == *" pretrained "* ]] && "$here/bench/pretrain_standin.sh" "$vocab" data/pool_texts.txt "$pt_steps" "$threads"
 
 # 3. The simulations: each start, each order, each seed.
 for start in $starts; do

@@ -25,3 +25,4 @@ wb_add_test(tst_labelsession NAME core.labelsession SOURCES core/tst_labelsessio
 wb_add_test(tst_labelcycle NAME cli.labelcycle SOURCES cli/tst_labelcycle.cpp LIBS wb_cli TIMEOUT 300)
 # Distillation (issue 48): teacher_logits records, the loss formula, `distil` end to end on a tiny BERT.
 wb_add_test(tst_distil NAME cli.distil SOURCES cli/tst_distil.cpp LIBS wb_cli torch TIMEOUT 300)
+add_dependencies(tst_distil bert-workbench-cli)

@@ -10,50 +10,13 @@
 
 #include "core/config/optionwords.h"
 #include "core/distil/distillationdata.h"
-#include "core/util/digest.h"
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <filesystem>
 #include <ostream>
 
 namespace wb::cli {
-
-namespace {
-
-std::string withCommas(int64_t n)
-{
-    std::string s = std::to_string(n);
-    for (int at = int(s.size()) - 3; at > (n < 0 ? 1 : 0); at -= 3)
-        s.insert(size_t(at), ",");
-    return s;
-}
-
-/// The lines that say what the student learns from.
-void describe(const DistillationData &d, const std::string &dir, std::ostream &err)
-{
-    for (const std::string &note : d.notes)
-        err << "note: " << note << "\n";
-    char accuracy[64] = "";
-    if (d.teacher_agreement_train > 0)
-        std::snprintf(accuracy, sizeof accuracy, " (the teacher gets %.1f %% of them right)",
-                      100.0 * d.teacher_agreement_train);
-    err << "teacher: " << d.teacher_weights << (d.teacher_weights_label.empty() ? "" : " (" + d.teacher_weights_label + ")")
-        << "\n"
-        << "student's data: " << withCommas(d.labelled) << " labelled texts" << accuracy << ", "
-        << withCommas(d.transfer) << " transfer texts labelled by the teacher";
-    if (d.transfer_in_eval + d.transfer_duplicates > 0)
-        err << " (left out: " << withCommas(d.transfer_in_eval) << " in the eval set, "
-            << withCommas(d.transfer_duplicates) << " repeated)";
-    err << "; evaluated on the teacher's " << withCommas(d.eval) << " eval texts\n";
-    if (d.cached)
-        err << "teacher's outputs: reused from " << dir << " (teacher.json matches the teacher and the texts)\n";
-    else
-        err << "teacher's outputs: computed in " << d.teacher_seconds << " s, kept in " << dir << "\n";
-}
-
-} // namespace
 
 int cmdDistil(const std::vector<std::string> &args, std::ostream &out, std::ostream &err)
 {
@@ -99,18 +62,9 @@ int cmdDistil(const std::vector<std::string> &args, std::ostream &out, std::ostr
                 InterruptGuard guard(stop, "\nstopping the teacher (Ctrl+C again to quit at once)...\n");
                 data = prepareDistillationData(request, stop, [&e](const std::string &line) { e << line << "\n"; });
             }
-            describe(data, dir, e);
-            o.train_data_path = data.train_data_path;
-            o.eval_data_path = data.eval_data_path;
-            o.input_meta_data_path = data.input_meta_data_path;
-            if (o.vocab_file.empty())
-                o.vocab_file = data.teacher_vocab_file;
-            else if (!data.teacher_vocab_file.empty() && sha256FileHex(o.vocab_file) != sha256FileHex(data.teacher_vocab_file))
-                throw Error("vocab_file", "the student's vocabulary '" + o.vocab_file + "' is not the teacher's ('"
-                                              + data.teacher_vocab_file + "'): the records hold the teacher's wordpiece ids",
-                            "leave " + optionName("vocab_file") + " out, or distil into a student of the same vocabulary");
-            if (o.do_lower_case.empty())
-                o.do_lower_case = data.teacher_do_lower_case;
+            for (const std::string &line : distillationSummary(data, dir))
+                e << line << "\n";
+            o = studentOptions(o, data);
             return kExitOk;
         } catch (...) {
             return reportCommandException(e, "distil");

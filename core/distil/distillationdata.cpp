@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -416,6 +417,55 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
                               "learning the teacher's answer for them would make the student's eval accuracy a "
                               "measure of memory");
     return out;
+}
+
+TrainingOptions studentOptions(TrainingOptions o, const DistillationData &d)
+{
+    o.train_data_path = d.train_data_path;
+    o.eval_data_path = d.eval_data_path;
+    o.input_meta_data_path = d.input_meta_data_path;
+    if (o.vocab_file.empty())
+        o.vocab_file = d.teacher_vocab_file;
+    else if (!d.teacher_vocab_file.empty() && sha256FileHex(o.vocab_file) != sha256FileHex(d.teacher_vocab_file))
+        throw Error("vocab_file",
+                    "the student's vocabulary '" + o.vocab_file + "' is not the teacher's ('" + d.teacher_vocab_file
+                        + "'): the records hold the teacher's wordpiece ids",
+                    "leave " + optionName("vocab_file") + " empty (the teacher's is used), or distil into a student "
+                    "of the same vocabulary");
+    if (o.do_lower_case.empty())
+        o.do_lower_case = d.teacher_do_lower_case;
+    return o;
+}
+
+std::vector<std::string> distillationSummary(const DistillationData &d, const std::string &dataDir)
+{
+    const auto withCommas = [](int64_t n) {
+        std::string s = std::to_string(n);
+        for (int at = int(s.size()) - 3; at > (n < 0 ? 1 : 0); at -= 3)
+            s.insert(size_t(at), ",");
+        return s;
+    };
+    const auto fixed1 = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f", v);
+        return std::string(text);
+    };
+    std::vector<std::string> lines;
+    for (const std::string &note : d.notes)
+        lines.push_back("note: " + note);
+    lines.push_back("teacher: " + d.teacher_weights
+                    + (d.teacher_weights_label.empty() ? "" : " (" + d.teacher_weights_label + ")"));
+    std::string data = "student's data: " + withCommas(d.labelled) + " labelled texts";
+    if (d.teacher_agreement_train > 0)
+        data += " (the teacher gets " + fixed1(100.0 * d.teacher_agreement_train) + " % of them right)";
+    data += ", " + withCommas(d.transfer) + " transfer texts labelled by the teacher";
+    if (d.transfer_in_eval + d.transfer_duplicates > 0)
+        data += " (left out: " + withCommas(d.transfer_in_eval) + " in the eval set, "
+                + withCommas(d.transfer_duplicates) + " repeated)";
+    lines.push_back(data + "; evaluated on the teacher's " + withCommas(d.eval) + " eval texts");
+    lines.push_back(d.cached ? "teacher's outputs: reused from " + dataDir + " (teacher.json matches the teacher and the texts)"
+                             : "teacher's outputs: computed in " + fixed1(d.teacher_seconds) + " s, kept in " + dataDir);
+    return lines;
 }
 
 } // namespace wb

@@ -32,6 +32,7 @@
 namespace wb {
 
 class StopToken;
+struct TrainingOptions;
 
 /// What the student will learn from.
 struct DistillationRequest
@@ -80,5 +81,18 @@ struct DistillationData
 /// folder is removed, an earlier complete one kept). Reads and writes files; see thread rules.
 DistillationData prepareDistillationData(const DistillationRequest &request, const StopToken &stop,
                                          const std::function<void(const std::string &)> &progress = {});
+
+/// The student's options once its data is made, as `distil` and the window's dialog set them:
+/// `student` with the three data paths of `data`, and vocab_file / do_lower_case the teacher's
+/// where it has none. Throws wb::Error on vocab_file when the student's vocabulary is another
+/// file than the teacher's (SHA-256): the records hold the teacher's wordpiece ids. Reads the two
+/// vocabulary files; any thread.
+TrainingOptions studentOptions(TrainingOptions student, const DistillationData &data);
+
+/// The lines that say what the student learns from, as `distil` prints them and the window's
+/// Distil Model dialog shows them: each note ("note: …"), the teacher's checkpoint, the counts
+/// ("student's data: 200 labelled texts …"), and where the teacher's outputs are
+/// (`dataDir`, computed in how many seconds or reused). Pure; any thread.
+std::vector<std::string> distillationSummary(const DistillationData &data, const std::string &dataDir);
 
 } // namespace wb

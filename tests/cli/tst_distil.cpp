@@ -5,7 +5,9 @@
 // its training texts and a transfer file (a text equal to an eval text and a repeated one left
 // out), the student trains on them, reports its agreement with the teacher on the eval set and
 // agrees on nearly all of it; a second `distil` reuses the teacher's outputs; train refuses
-// distillation settings on data without a teacher, and distil refuses data flags of its own.
+// distillation settings on data without a teacher, and distil refuses data flags of its own;
+// distil killed (kill -9) during the teacher's pass and at seeded steps, then run again, trains
+// the student to the very losses of a run never killed.
 #include "clirun.h"
 #include "core/config/inputmetadata.h"
 #include "core/data/examplecodec.h"
@@ -15,14 +17,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
+
+#include <signal.h>
 
 using namespace wb;
 namespace fs = std::filesystem;
@@ -37,14 +44,22 @@ std::string readAll(const std::string &path)
     return s.str();
 }
 
-/// A text of class "low" draws its words from w10…w29, of class "high" from w60…w79.
-std::string makeText(std::mt19937 &rng, bool high)
+/// The train lines of metrics.jsonl as step → loss (a last line cut by a kill is skipped);
+/// `duplicates` counts repeated steps.
+std::map<int64_t, double> trainLosses(const std::string &path, int *duplicates = nullptr)
 {
-    std::uniform_int_distribution<int> word(0, 19), length(4, 10);
-    std::string text;
-    for (int k = length(rng); k > 0; --k)
-        text += (text.empty() ? "w" : " w") + std::to_string((high ? 60 : 10) + word(rng));
-    return text;
+    std::map<int64_t, double> out;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        const auto j = nlohmann::json::parse(line, nullptr, !in.eof());
+        if (j.is_discarded() || j.value("kind", "") != "train")
+            continue;
+        const int64_t step = j.at("step").get<int64_t>();
+        if (out.count(step) && duplicates)
+            ++*duplicates;
+        out[step] = j.at("loss").get<double>();
+    }
+    return out;
 }
 
 nlohmann::json lastEval(const std::string &metricsPath)
@@ -176,24 +191,9 @@ private Q_SLOTS:
 
     void distilEndToEnd()
     {
-        wbtest::writeTinyVocab(path("vocab.txt"));
-        std::ofstream(path("bert_config.json"))
-            << "{\"vocab_size\": 100, \"hidden_size\": 32, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
-               "\"intermediate_size\": 64, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
-               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
-               "\"initializer_range\": 0.02}";
-        std::ofstream(path("student_config.json"))
-            << "{\"vocab_size\": 100, \"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
-               "\"intermediate_size\": 32, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
-               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
-               "\"initializer_range\": 0.02}";
-        std::mt19937 rng(7);
-        std::string csv = "text,label\n";
-        for (int i = 0; i < 60; ++i) {
-            const bool high = i % 3 == 0;
-            csv += makeText(rng, high) + "," + (high ? "high" : "low") + "\n";
-        }
-        std::ofstream(path("data.csv")) << csv;
+        wbtest::writeTeacherStudentProject(m_root);
+        const std::string csv = readAll(path("data.csv"));
+        std::mt19937 rng(11);
         std::string out, err;
         QCOMPARE(wbtest::runCli({"prepare", "--input_data_dir=" + path("data.csv"), "--classification_task_name=csv",
                                  "--vocab_file=" + path("vocab.txt"), "--max_seq_length=16", "--eval_fraction=0.25",
@@ -217,7 +217,7 @@ private Q_SLOTS:
         std::string transfer;
         std::string repeated;
         for (int i = 0; i < 200; ++i) {
-            const std::string t = makeText(rng, i % 2 == 0);
+            const std::string t = wbtest::twoClassText(rng, i % 2 == 0);
             transfer += t + "\n";
             if (i == 0)
                 repeated = t;
@@ -270,6 +270,72 @@ private Q_SLOTS:
         // Again: the teacher's outputs are reused (the finished run is not trained again).
         QVERIFY2(wbtest::runCli(distil, out, err) == 0, err.c_str());
         QVERIFY2(err.find("teacher's outputs: reused from") != std::string::npos, err.c_str());
+    }
+
+    void killNineAndResumeRepeatsTheStudent()
+    {
+        // The teacher and transfer.txt of distilEndToEnd; a checkpoint every 3 steps.
+        const auto flags = [&](const std::string &modelDir) {
+            return std::vector<std::string>{
+                "distil", "--teacher_dir=" + path("teacher"), "--transfer_data=" + path("transfer.txt"),
+                "--bert_config_file=" + path("student_config.json"), "--model_dir=" + modelDir,
+                "--num_train_epochs=2", "--learning_rate=3e-3", "--distillation_temperature=2",
+                "--distribution_strategy=one_device", "--train_batch_size=8", "--eval_batch_size=8",
+                "--num_threads=1", "--log_steps=0", "--steps_per_loop=1", "--save_checkpoints_steps=3"};
+        };
+        std::string out, err;
+        QVERIFY2(wbtest::runCli(flags(path("ref")), out, err) == 0, err.c_str());
+        const auto reference = trainLosses(path("ref/metrics.jsonl"));
+        const int64_t steps = int64_t(reference.size());
+        QVERIFY(steps > 40);
+
+        QStringList args;
+        for (const auto &a : flags(path("killed")))
+            args << QString::fromStdString(a);
+        const QString cli = QStringLiteral(WB_BINARY_DIR "/app/cli/bert-workbench-cli");
+        std::mt19937 rng(48);
+        int killed = 0, killedInTeacherPass = 0;
+        for (int round = 0; round < 10; ++round) {
+            const int64_t done = int64_t(trainLosses(path("killed/metrics.jsonl")).size());
+            if (done >= steps - 1)
+                break;
+            // Round 0 kills during the teacher's pass (its folder still .partial) if it sees it,
+            // else at a seeded step, as every later round does.
+            const int64_t target = done + 1 + int64_t(rng() % uint32_t(std::min<int64_t>(12, steps - 1 - done)));
+            QProcess proc;
+            proc.start(cli, args);
+            QVERIFY(proc.waitForStarted());
+            while (proc.state() == QProcess::Running) {
+                const bool inPass = round == 0 && fs::exists(path("killed/distillation.partial"));
+                if (inPass || int64_t(trainLosses(path("killed/metrics.jsonl")).size()) >= target) {
+                    ::kill(pid_t(proc.processId()), SIGKILL);
+                    ++killed;
+                    killedInTeacherPass += inPass ? 1 : 0;
+                    break;
+                }
+                QThread::usleep(200);
+            }
+            proc.waitForFinished(60000);
+        }
+        QVERIFY(killed >= 1);
+        QProcess last;
+        last.start(cli, args);
+        QVERIFY(last.waitForFinished(120000));
+        QVERIFY2(last.exitCode() == 0, last.readAllStandardError().constData());
+
+        int duplicates = 0;
+        const auto losses = trainLosses(path("killed/metrics.jsonl"), &duplicates);
+        QCOMPARE(duplicates, 0);
+        QCOMPARE(int64_t(losses.size()), steps);
+        for (const auto &[step, loss] : losses) // the same data, order and steps as the run never killed
+            QVERIFY2(loss == reference.at(step), qPrintable(QStringLiteral("step %1: %2 vs %3")
+                                                                .arg(step)
+                                                                .arg(loss, 0, 'g', 17)
+                                                                .arg(reference.at(step), 0, 'g', 17)));
+        QVERIFY(!fs::exists(path("killed/distillation.partial")));
+        QCOMPARE(nlohmann::json::parse(readAll(path("killed/distillation/teacher.json"))).at("counts"),
+                 nlohmann::json::parse(readAll(path("ref/distillation/teacher.json"))).at("counts"));
+        qInfo("killed %d times, %d in the teacher's pass", killed, killedInTeacherPass);
     }
 
     void refusesWhatWouldChangeNothing()

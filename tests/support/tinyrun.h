@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -102,6 +103,43 @@ inline void writeTinyVocab(const std::string &path)
     vocab << "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
     for (int k = 5; k < 100; ++k)
         vocab << "w" << k << "\n";
+}
+
+/// A text of the two-class tiny corpus: 4 to 10 words, class "low" from w10 … w29, class "high"
+/// from w60 … w79 (ids of writeTinyVocab's vocabulary), drawn from `rng`.
+inline std::string twoClassText(std::mt19937 &rng, bool high)
+{
+    std::uniform_int_distribution<int> word(0, 19), length(4, 10);
+    std::string text;
+    for (int k = length(rng); k > 0; --k)
+        text += (text.empty() ? "w" : " w") + std::to_string((high ? 60 : 10) + word(rng));
+    return text;
+}
+
+/// Writes a teacher-and-student project into the folder `root` (distillation's tests):
+/// vocab.txt (writeTinyVocab), bert_config.json (the teacher: hidden 32, 2 layers),
+/// student_config.json (hidden 16, 1 layer) and data.csv (60 rows "text,label" of
+/// twoClassText, every third "high", the rest "low"; seed 7).
+inline void writeTeacherStudentProject(const std::string &root)
+{
+    writeTinyVocab(root + "/vocab.txt");
+    const auto config = [](int hidden, int layers, int intermediate) {
+        return "{\"vocab_size\": 100, \"hidden_size\": " + std::to_string(hidden) +
+               ", \"num_hidden_layers\": " + std::to_string(layers) +
+               ", \"num_attention_heads\": 2, \"intermediate_size\": " + std::to_string(intermediate) +
+               ", \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
+               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, "
+               "\"type_vocab_size\": 2, \"initializer_range\": 0.02}";
+    };
+    std::ofstream(root + "/bert_config.json") << config(32, 2, 64);
+    std::ofstream(root + "/student_config.json") << config(16, 1, 32);
+    std::mt19937 rng(7);
+    std::string csv = "text,label\n";
+    for (int i = 0; i < 60; ++i) {
+        const bool high = i % 3 == 0;
+        csv += twoClassText(rng, high) + "," + (high ? "high" : "low") + "\n";
+    }
+    std::ofstream(root + "/data.csv") << csv;
 }
 
 } // namespace wbtest

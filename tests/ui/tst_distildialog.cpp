@@ -38,16 +38,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A text of class "low" draws its words from w10…w29, of class "high" from w60…w79.
-std::string makeText(std::mt19937 &rng, bool high)
-{
-    std::uniform_int_distribution<int> word(0, 19), length(4, 10);
-    std::string text;
-    for (int k = length(rng); k > 0; --k)
-        text += (text.empty() ? "w" : " w") + std::to_string((high ? 60 : 10) + word(rng));
-    return text;
-}
-
 std::string readAll(const std::string &path)
 {
     std::ifstream in(path);
@@ -93,27 +83,11 @@ private Q_SLOTS:
         wbtest::useTestSettings();
         QVERIFY(m_dir.isValid());
         m_root = m_dir.path().toStdString();
-        wbtest::writeTinyVocab(path("vocab.txt"));
-        std::ofstream(path("bert_config.json"))
-            << "{\"vocab_size\": 100, \"hidden_size\": 32, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
-               "\"intermediate_size\": 64, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
-               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
-               "\"initializer_range\": 0.02}";
-        std::ofstream(path("student_config.json"))
-            << "{\"vocab_size\": 100, \"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
-               "\"intermediate_size\": 32, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1, "
-               "\"attention_probs_dropout_prob\": 0.1, \"max_position_embeddings\": 64, \"type_vocab_size\": 2, "
-               "\"initializer_range\": 0.02}";
-        std::mt19937 rng(7);
-        std::string csv = "text,label\n";
-        for (int i = 0; i < 60; ++i) {
-            const bool high = i % 3 == 0;
-            csv += makeText(rng, high) + "," + (high ? "high" : "low") + "\n";
-        }
-        std::ofstream(path("data.csv")) << csv;
+        wbtest::writeTeacherStudentProject(m_root);
+        std::mt19937 rng(11);
         std::string transfer;
         for (int i = 0; i < 40; ++i)
-            transfer += makeText(rng, i % 2 == 0) + "\n";
+            transfer += wbtest::twoClassText(rng, i % 2 == 0) + "\n";
         std::ofstream(path("transfer.txt")) << transfer;
         std::string out, err;
         QCOMPARE(wbtest::runCli({"prepare", "--input_data_dir=" + path("data.csv"), "--classification_task_name=csv",

@@ -6,7 +6,6 @@
 #include "core/config/optiontable.h"
 #include "core/distil/distillationdata.h"
 #include "core/events/stoptoken.h"
-#include "core/util/digest.h"
 #include "core/util/error.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/fieldhelp.h"
@@ -44,14 +43,6 @@ namespace wb {
 
 namespace {
 
-QString withCommas(int64_t n)
-{
-    QString s = QString::number(n);
-    for (int at = int(s.size()) - 3; at > (n < 0 ? 1 : 0); at -= 3)
-        s.insert(at, QLatin1Char(','));
-    return s;
-}
-
 /// What the dialog's job returns: the data and the student's options.
 struct DistilResult
 {
@@ -67,9 +58,9 @@ struct DistilPlan
     TrainingOptions student; ///< the form's options with the student's folder, start and loss
 };
 
-/// The job: the teacher's pass (or its cache), then the options the CLI's distil sets before it
-/// trains (cmd_distil.cpp: the data paths, the teacher's vocabulary and casing where none is
-/// given, a different vocabulary refused). Any thread; captures nothing of the dialog.
+/// The job: the teacher's pass (or its cache), then the student's options and the summary lines
+/// (studentOptions, distillationSummary: what the CLI's distil prints and sets). Any thread;
+/// captures nothing of the dialog.
 DistilResult runDistillation(const DistilPlan &plan, const JobControl &job)
 {
     auto reports = std::make_shared<std::atomic<int>>(0);
@@ -77,21 +68,11 @@ DistilResult runDistillation(const DistilPlan &plan, const JobControl &job)
     r.data = prepareDistillationData(plan.request, *job.stopToken(), [&job, reports](const std::string &line) {
         job.setProgress(std::min(++*reports, kJobProgressMax), q(line)); // values must grow for a new text
     });
-    TrainingOptions &o = r.student;
-    o = plan.student;
-    o.train_data_path = r.data.train_data_path;
-    o.eval_data_path = r.data.eval_data_path;
-    o.input_meta_data_path = r.data.input_meta_data_path;
-    if (o.vocab_file.empty())
-        o.vocab_file = r.data.teacher_vocab_file;
-    else if (!r.data.teacher_vocab_file.empty() && sha256FileHex(o.vocab_file) != sha256FileHex(r.data.teacher_vocab_file))
-        throw Error("vocab_file",
-                    "the student's vocabulary '" + o.vocab_file + "' is not the teacher's ('" + r.data.teacher_vocab_file
-                        + "'): the records hold the teacher's wordpiece ids",
-                    "empty Vocabulary in the form, or distil into a student of the same vocabulary");
-    if (o.do_lower_case.empty())
-        o.do_lower_case = r.data.teacher_do_lower_case;
-    r.summary = distillationSummary(r.data, q(plan.request.output_dir));
+    r.student = studentOptions(plan.student, r.data);
+    QStringList lines;
+    for (const std::string &line : distillationSummary(r.data, plan.request.output_dir))
+        lines << q(line);
+    r.summary = lines.join(QLatin1Char('\n'));
     return r;
 }
 
@@ -111,29 +92,6 @@ QDoubleSpinBox *optionSpinBox(const char *flag, double step)
 }
 
 } // namespace
-
-QString distillationSummary(const DistillationData &d, const QString &dir)
-{
-    QStringList lines;
-    for (const std::string &note : d.notes)
-        lines << QStringLiteral("note: %1").arg(q(note));
-    lines << QStringLiteral("teacher: %1%2")
-                 .arg(q(d.teacher_weights),
-                      d.teacher_weights_label.empty() ? QString() : QStringLiteral(" (%1)").arg(q(d.teacher_weights_label)));
-    QString data = QStringLiteral("student's data: %1 labelled texts").arg(withCommas(d.labelled));
-    if (d.teacher_agreement_train > 0)
-        data += QStringLiteral(" (the teacher gets %1 % of them right)").arg(100.0 * d.teacher_agreement_train, 0, 'f', 1);
-    data += QStringLiteral(", %1 transfer texts labelled by the teacher").arg(withCommas(d.transfer));
-    if (d.transfer_in_eval + d.transfer_duplicates > 0)
-        data += QStringLiteral(" (left out: %1 in the eval set, %2 repeated)")
-                    .arg(withCommas(d.transfer_in_eval), withCommas(d.transfer_duplicates));
-    lines << data + QStringLiteral("; evaluated on the teacher's %1 eval texts").arg(withCommas(d.eval));
-    if (d.cached)
-        lines << QStringLiteral("teacher's outputs: reused from %1 (teacher.json matches the teacher and the texts)").arg(dir);
-    else
-        lines << QStringLiteral("teacher's outputs: computed in %1 s, kept in %2").arg(d.teacher_seconds, 0, 'f', 1).arg(dir);
-    return lines.join(QLatin1Char('\n'));
-}
 
 DistilDialog::DistilDialog(ConfigurationForm *form, QWidget *parent) : QDialog(parent), m_form(form)
 {

@@ -22,12 +22,6 @@ namespace wb {
 class ConfigurationForm;
 struct DistillationData;
 
-/// The lines that say what the student learns from, in the words of `bert-workbench-cli distil`
-/// (app/cli/cmd_distil.cpp): the notes, "teacher: <weights> (<label>)", "student's data: N
-/// labelled texts …, M transfer texts labelled by the teacher …; evaluated on the teacher's E
-/// eval texts" and "teacher's outputs: computed in S s, kept in <dir>" (or "reused from <dir>"
-/// when teacher.json matched). Pure; any thread.
-QString distillationSummary(const DistillationData &d, const QString &dir);
 
 /// File → Distil Model… (issue 48; docs/distillation.md "In the window"): a finished run (the
 /// form's model_dir, the teacher) teaches a smaller student, as `bert-workbench-cli distil` does.
@@ -40,10 +34,10 @@ QString distillationSummary(const DistillationData &d, const QString &dir);
 ///
 /// Distil runs prepareDistillationData (core/distil/distillationdata.h) into
 /// `<student>/distillation` off the GUI thread (runBackgroundJob; progress text, Cancel through
-/// the StopToken), then shows distillationSummary() and fills the form as the CLI fills its
-/// options: model_dir, the three data paths, the start, the two distillation options, and
-/// vocab_file / do_lower_case the teacher's where the form has none (a vocabulary other than the
-/// teacher's is an error: the records hold the teacher's wordpiece ids). studentReady() follows;
+/// the StopToken), then shows distillationSummary()'s lines (core/distil, the CLI's words) and
+/// fills the form with studentOptions() as the CLI does: model_dir, the three data paths, the
+/// start, the two distillation options, and vocab_file / do_lower_case the teacher's where the
+/// form has none (a vocabulary other than the teacher's is an error). studentReady() follows;
 /// the window trains the student then when asked. A problem (a field left empty, a missing
 /// transfer file, the core's error) is shown in the dialog ("distilResult") and leaves the form
 /// as it was.

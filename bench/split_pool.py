@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Splits the mail corpus CSV by the split.jsonl of a `prepare` of it: OUT/pool.csv (the train
-side) and OUT/eval.csv (the eval side), columns text,label, and OUT/pool_texts.txt /
+"""Splits a CSV of texts and labels (the mail corpus, the debtags set) by the split.jsonl of a
+`prepare` of it: OUT/pool.csv (the train side) and OUT/eval.csv (the eval side), with the input's
+header (text,label or text,labels), and OUT/pool_texts.txt /
 OUT/eval_texts.txt (each text on one line, blank-line separated: prepare_pretraining's input).
 
-  split_mail_pool.py MAIL.csv SPLIT.jsonl OUT_DIR
+  split_pool.py DATA.csv SPLIT.jsonl OUT_DIR
 """
 import csv
 import json
@@ -24,7 +25,7 @@ def main(argv):
     rows = {"train": [], "eval": []}
     with open(mail, newline="") as f:
         reader = csv.reader(f)
-        next(reader)
+        header = next(reader)
         while True:
             line = reader.line_num + 1  # the line the next record starts on
             try:
@@ -36,7 +37,7 @@ def main(argv):
     for name, key in (("pool.csv", "train"), ("eval.csv", "eval")):
         with open(f"{out}/{name}", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["text", "label"])
+            w.writerow(header)
             w.writerows(rows[key])
         with open(f"{out}/{name[:-4]}_texts.txt", "w") as f:
             for text, _ in rows[key]:
