@@ -3,12 +3,14 @@
 // (the float32 one first) timed in headless Chromium with onnxruntime-web's WebAssembly backend
 // (one thread, as the demo page runs without cross-origin isolation; all graph optimisations),
 // batch 1 × seq 128 (input_ids: [CLS], 126 ids 2000 + k, [SEP]; attention_mask all 1), the models
-// in alternating rounds (ROUNDS rounds of REPEATS runs each, after 3 warm-up runs per model), the
-// median of each round. The page and the files come from a static server on loopback; the page
+// in alternating rounds (ROUNDS rounds of REPEATS runs each, after warm-up runs per model, 20 and 3 s at
+// least: the browser compiles WebAssembly again, optimised, once it is hot), the mean of each round (the
+// page's clock is coarse), and the median over the rounds. The page and the files come from a static server on loopback; the page
 // posts its figures back, and Chromium is then stopped.
 // Usage: node ort_web_int8.cjs CHROMIUM ORT_WEB_DIST REPEATS ROUNDS MODEL.onnx [MODEL.onnx ...]
 // Prints one JSON line: {"user_agent", "models": [{"path", "bytes", "median_ms", "round_ms": [...]}],
-//                        "speedup_vs_first": [...]} (the first model's median over each one's).
+//                        "speedup_vs_first": [...] (the first model's median over each one's),
+//                        "speedup_paired": [...] (the median of the rounds' ratios)}.
 const fs = require("fs");
 const http = require("http");
 const os = require("os");
@@ -43,20 +45,16 @@ try {
   for (let i = 0; i < count; ++i) {
     const s = await ort.InferenceSession.create("/model/" + i + ".onnx",
                                                { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
-    for (let w = 0; w < 3; ++w) await s.run(feeds);
+    const warm = performance.now(); // past WebAssembly's tier-up: 20 runs and 3 s at least
+    for (let w = 0; w < 20 || performance.now() - warm < 3000; ++w) await s.run(feeds);
     sessions.push(s);
   }
   const roundMs = sessions.map(() => []);
   for (let r = 0; r < rounds; ++r) {
     for (let i = 0; i < count; ++i) {
-      const times = [];
-      for (let k = 0; k < repeats; ++k) {
-        const t0 = performance.now();
-        await sessions[i].run(feeds);
-        times.push(performance.now() - t0);
-      }
-      times.sort((a, b) => a - b);
-      roundMs[i].push(times[Math.floor(times.length / 2)]);
+      const t0 = performance.now();
+      for (let k = 0; k < repeats; ++k) await sessions[i].run(feeds);
+      roundMs[i].push((performance.now() - t0) / repeats);
     }
   }
   await post({ user_agent: navigator.userAgent, round_ms: roundMs });
@@ -117,6 +115,9 @@ function finish(result) {
                                     round_ms: result.round_ms[i] })),
   };
   out.speedup_vs_first = out.models.map((m) => out.models[0].median_ms / m.median_ms);
+  // Pair by pair: the median over the rounds of each round's ratio (the rounds alternate, so a
+  // slower stretch of the machine slows both sides of a pair).
+  out.speedup_paired = out.models.map((m) => median(m.round_ms.map((ms, r) => out.models[0].round_ms[r] / ms)));
   process.stdout.write(JSON.stringify(out) + "\n");
   process.exit(0);
 }
