@@ -10,6 +10,7 @@
 #include "cli/clirun.h"
 #include "support/tinyrun.h"
 #include "support/windowfixtures.h"
+#include "ui/evaluation/evaluationview.h"
 #include "ui/form/configurationform.h"
 #include "ui/form/projectfile.h"
 #include "ui/runs/trainingcontroller.h"
@@ -21,6 +22,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -37,6 +39,19 @@ using namespace wb;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// eval_teacher_agreement of the last evaluation line of a metrics.jsonl.
+double lastEvalAgreement(const std::string &metricsPath)
+{
+    double last = -1;
+    std::ifstream in(metricsPath);
+    for (std::string line; std::getline(in, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j.value("kind", "") == "eval")
+            last = j.value("eval_teacher_agreement", -1.0);
+    }
+    return last;
+}
 
 std::string readAll(const std::string &path)
 {
@@ -200,6 +215,12 @@ private Q_SLOTS:
         const std::string metrics = readAll(student + "/metrics.jsonl");
         QVERIFY2(metrics.find("eval_teacher_agreement") != std::string::npos, metrics.c_str());
         QTRY_VERIFY(!w.runSession()->isRunning());
+        // The evaluation tab says it too, with the last evaluation's figure.
+        const double agreement = lastEvalAgreement(student + "/metrics.jsonl");
+        const QString summary = w.findChild<EvaluationView *>()->summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("Agreement with the teacher: %1 % of the eval texts get the teacher's label")
+                                      .arg(QLocale().toString(100.0 * agreement, 'f', 1))),
+                 qPrintable(summary));
 
         // Again, without training: the teacher's outputs are reused.
         fill(*d, student, false);

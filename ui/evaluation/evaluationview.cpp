@@ -11,6 +11,7 @@
 #include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QResizeEvent>
 #include <QScrollArea>
@@ -463,6 +464,10 @@ void EvaluationView::updateSummary()
             if (!m.class_f1.empty() || !m.confusion.empty())
                 text += tr(", macro-F1 %1").arg(macro, 0, 'f', 4);
         }
+        if (m.distilled) // docs/distillation.md, "Agreement with the teacher"
+            text += tr("<br>Agreement with the teacher: %1 of the eval texts get the teacher's label%2")
+                        .arg(QLocale().toString(100.0 * m.eval_teacher_agreement, 'f', 1) + QStringLiteral(" %"),
+                             m.multi_label ? tr(" (each label's decision at 0.5)") : QString());
     }
     if (m_baseline) {
         QStringList counts;
