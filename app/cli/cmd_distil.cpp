@@ -56,6 +56,9 @@ int cmdDistil(const std::vector<std::string> &args, std::ostream &out, std::ostr
             request.output_dir = dir;
             request.seed = uint64_t(o.seed);
             request.batch_size = o.eval_batch_size;
+            // A wrong flag is reported before the teacher's pass, not after it.
+            if (const Diagnostics early = checkStudentOptions(o, request); early.hasErrors())
+                return reportInvalidConfiguration(e, early);
             StopToken stop;
             DistillationData data;
             {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/distil/distillationdata.h"
 
+#include "core/config/fieldproblem.h"
 #include "core/config/jsonfile.h"
 #include "core/config/optionwords.h"
 #include "core/config/trainingoptions.h"
 #include "core/data/classifierdataset.h"
 #include "core/data/examplecodec.h"
 #include "core/data/tfrecordwriter.h"
+#include "core/engine/preflight.h"
 #include "core/events/stoptoken.h"
 #include "core/formats/runidentity.h"
 #include "core/infer/textclassifier.h"
@@ -39,7 +41,6 @@ struct Teacher
 {
     TrainingOptions options;
     InputMetaData meta;
-    std::vector<std::string> notes;
 };
 
 Teacher openTeacherRun(const DistillationRequest &r)
@@ -55,7 +56,7 @@ Teacher openTeacherRun(const DistillationRequest &r)
                     "train the teacher first (" + commandName("train") + "), then distil from its model_dir");
     Teacher t;
     t.options.model_dir = r.teacher_dir;
-    t.notes = fillFromRecordedRun(t.options, true, true);
+    fillFromRecordedRun(t.options, true, true); // its lines speak of flags; the summary names the teacher
     t.meta = loadRunMetaData(t.options.input_meta_data_path);
     if (t.meta.isPretraining())
         throw Error("teacher_dir", "'" + r.teacher_dir + "' is a pretraining run; a teacher must be a fine-tuned classifier",
@@ -329,7 +330,6 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
                                        + " wordpieces but its records hold " + std::to_string(t.meta.max_seq_length));
 
     DistillationData out;
-    out.notes = t.notes;
     out.teacher_weights = model.weightsPath();
     out.teacher_weights_label = model.weightsLabel();
     out.teacher_do_lower_case = model.doLowerCase() ? "true" : "false";
@@ -349,6 +349,18 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
         read.max_texts = r.max_transfer_texts;
         try {
             texts = readLabelPool(r.transfer_data, read);
+        } catch (const FieldError &e) {
+            // prepare's column options are distil's --transfer_column; a pair's second column has none.
+            FieldProblem p = e.problem();
+            std::vector<OptionFix> fixes;
+            for (OptionFix fix : p.fixes)
+                if (fix.option == "text_a_column") {
+                    fix.option = "transfer_column";
+                    fixes.push_back(fix);
+                }
+            p.fixes = fixes;
+            p.message = (e.field().empty() ? "" : e.field() + ": ") + p.message;
+            throw FieldError("transfer_data", p);
         } catch (const Error &e) {
             throw Error("transfer_data", e.field().empty() ? std::string(e.what()) : e.field() + ": " + e.what(), e.hint());
         }
@@ -417,6 +429,63 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
                               "learning the teacher's answer for them would make the student's eval accuracy a "
                               "measure of memory");
     return out;
+}
+
+Diagnostics checkStudentOptions(const TrainingOptions &student, const DistillationRequest &request)
+{
+    Diagnostics diag;
+    checkOptionValues(student, diag); // the ranges, distillation_alpha and _temperature among them
+    Teacher t;
+    try {
+        t = openTeacherRun(request);
+    } catch (const Error &e) {
+        diag.error(e.field(), e.what(), e.hint());
+        return diag;
+    }
+    // The student against the teacher's records: the records the teacher's pass writes have
+    // their shapes, labels and wordpiece ids, so the strategy, the config and its vocab_size,
+    // max_seq_length and the rest are checked now rather than after the pass.
+    TrainingOptions proxy = student;
+    proxy.train_data_path = t.options.train_data_path;
+    proxy.eval_data_path = t.options.eval_data_path;
+    proxy.input_meta_data_path = t.options.input_meta_data_path;
+    proxy.distillation_alpha = 1; // the teacher's records carry no teacher outputs
+    proxy.distillation_temperature = 1;
+    DistillationData teacherFiles;
+    teacherFiles.teacher_vocab_file = t.options.vocab_file;
+    teacherFiles.teacher_do_lower_case = t.options.do_lower_case;
+    try {
+        const TrainingOptions withVocab = studentOptions(proxy, teacherFiles);
+        proxy.vocab_file = withVocab.vocab_file;
+        proxy.do_lower_case = withVocab.do_lower_case;
+    } catch (const Error &e) {
+        diag.error(e.field(), e.what(), e.hint());
+    }
+    // A pretrained student (--pretrained_model) is fetched and filled in by the run's plan,
+    // after this: its config is checked then.
+    if (!student.pretrained_model.empty())
+        return diag;
+    ValidationScope scope;
+    scope.check_model_dir_run = false; // the student's own run is compared when it starts
+    const ValidationResult checked = validateRun(proxy, scope);
+    for (Diagnostic d : checked.diagnostics.items()) {
+        if (d.severity != Severity::Error)
+            continue;
+        for (const std::string dataFlag : {"train_data_path", "eval_data_path", "input_meta_data_path"})
+            if (d.field == dataFlag || d.field.rfind(dataFlag + ": ", 0) == 0) {
+                // Not the user's flags: distil takes them from the teacher. "train_data_path: <file>"
+                // keeps the file.
+                const std::string file = d.field.size() > dataFlag.size() ? d.field.substr(dataFlag.size() + 2) + ": " : "";
+                d.message = "the teacher's records (" + file + d.message + ")";
+                d.field = "teacher_dir";
+            }
+        const bool repeat = std::any_of(diag.items().begin(), diag.items().end(), [&d](const Diagnostic &x) {
+            return x.field == d.field && x.message == d.message;
+        });
+        if (!repeat)
+            diag.add(d);
+    }
+    return diag;
 }
 
 TrainingOptions studentOptions(TrainingOptions o, const DistillationData &d)

@@ -24,6 +24,8 @@
 // Header torch-free (the window includes it); the implementation is wb_core's.
 // Thread rules: one call per output_dir at a time; it runs the teacher on the calling thread.
 
+#include "core/config/diagnostics.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -81,6 +83,15 @@ struct DistillationData
 /// folder is removed, an earlier complete one kept). Reads and writes files; see thread rules.
 DistillationData prepareDistillationData(const DistillationRequest &request, const StopToken &stop,
                                          const std::function<void(const std::string &)> &progress = {});
+
+/// Everything about the student that can be known before the teacher's pass, so that a wrong
+/// flag costs no pass: every option's range (distillation_alpha, distillation_temperature among
+/// them), the teacher run (teacher_dir), a vocabulary other than the teacher's, and the
+/// pre-flight check (validateRun: the strategy, the BERT config, vocab_size against the
+/// wordpiece ids, max_seq_length …) of the student against the teacher's own records, whose
+/// shapes the student's records keep (a finding on those files is named as the teacher's; not
+/// for a --pretrained_model student, whose config the run's plan fetches later). Only errors. Reads the teacher's run_config.json, its records and the vocabularies; any thread.
+Diagnostics checkStudentOptions(const TrainingOptions &student, const DistillationRequest &request);
 
 /// The student's options once its data is made, as `distil` and the window's dialog set them:
 /// `student` with the three data paths of `data`, and vocab_file / do_lower_case the teacher's

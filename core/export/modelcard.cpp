@@ -317,6 +317,33 @@ void writeLabels(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
 }
 
 /// "## Training": the start, text, data, hyperparameters, time.
+/// A distilled run (docs/distillation.md): the teacher, what the student learned from and the
+/// loss's settings, from teacher.json beside the run's input_meta_data.json and run_config.json.
+void writeDistillation(std::ostream &o, const nlohmann::ordered_json &runJson)
+{
+    const auto *temperature = member(runJson, "defining", "distillation_temperature");
+    const auto *metaPath = member(runJson, "informational", "input_meta_data_path");
+    if (!temperature || !metaPath || !metaPath->is_string())
+        return;
+    std::filesystem::path meta = metaPath->get<std::string>();
+    if (const auto *cwd = member(runJson, "informational", "working_directory"); meta.is_relative() && cwd && cwd->is_string())
+        meta = std::filesystem::path(cwd->get<std::string>()) / meta; // recorded as given (core/formats/runidentity.h)
+    std::ifstream in(meta.parent_path() / "teacher.json");
+    const auto teacher = nlohmann::ordered_json::parse(in, nullptr, false);
+    o << "- Distillation: a student trained on a teacher's soft labels (temperature " << jsonText(temperature)
+      << ", soft-label share " << jsonText(member(runJson, "defining", "distillation_alpha")) << ")";
+    if (teacher.is_object() && teacher.contains("counts") && teacher["counts"].is_object()) {
+        const auto count = [&](const char *k) {
+            const auto &c = teacher["counts"];
+            return c.contains(k) && c[k].is_number_integer() ? grouped(c[k].get<int64_t>()) : std::string("?");
+        };
+        o << ": the teacher " << jsonText(teacher.contains("teacher_weights") ? &teacher["teacher_weights"] : nullptr)
+          << " labelled its " << count("labelled") << " training texts and " << count("transfer")
+          << " unlabelled transfer texts; the evaluation is the teacher's own eval set";
+    }
+    o << "\n";
+}
+
 void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &in)
 {
     const auto &run = in.run;
@@ -349,6 +376,7 @@ void writeTraining(std::ostream &o, const ModelCardModel &m, const CardInputs &i
     if (report)
         o << "- Data: " << report->train_examples << " training and " << report->eval_examples
           << " evaluation examples (" << report->processor_type << ")\n";
+    writeDistillation(o, runJson);
     if (run) {
         const auto d = [&](const char *k) { return jsonText(member(runJson, "defining", k)); };
         const auto i = [&](const char *k) { return jsonText(member(runJson, "informational", k)); };

@@ -148,6 +148,10 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     for (const OptionSpec &spec : optionTable()) // the table marks what defines a run
         if (spec.defines_run)
             d[spec.flag] = spec.toJson(o);
+    if (meta.has_teacher_logits) { // a distillation's loss (only there: older runs keep their identity)
+        d["distillation_temperature"] = o.distillation_temperature;
+        d["distillation_alpha"] = o.distillation_alpha;
+    }
     d["learning_rate"] = learningRate(o); // the rate used, also when it followed the start
     d["train_data_size"] = schedule.train_data_size; // the effective size, not the --train_data_size cap
     d["steps_per_epoch"] = schedule.steps_per_epoch;

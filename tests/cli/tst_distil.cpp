@@ -267,9 +267,28 @@ private Q_SLOTS:
         // The student's run records the teacher's vocabulary (export and classify read it).
         QVERIFY(readAll(path("student/run_config.json")).find(path("vocab.txt")) != std::string::npos);
 
+        // The student's model card says what it learned from.
+        QVERIFY2(wbtest::runCli({"export", "--model_dir=" + path("student"), "--model_export_path=" + path("student-export")},
+                                out, err) == 0,
+                 err.c_str());
+        const std::string card = readAll(path("student-export/README.md"));
+        QVERIFY2(card.find("- Distillation: a student trained on a teacher's soft labels (temperature 2.0, soft-label "
+                           "share 1.0): the teacher ")
+                     != std::string::npos,
+                 card.c_str());
+        QVERIFY2(card.find(" labelled its 45 training texts and " + std::to_string(counts.at("transfer").get<int64_t>())
+                           + " unlabelled transfer texts")
+                     != std::string::npos,
+                 card.c_str());
+
         // Again: the teacher's outputs are reused (the finished run is not trained again).
         QVERIFY2(wbtest::runCli(distil, out, err) == 0, err.c_str());
         QVERIFY2(err.find("teacher's outputs: reused from") != std::string::npos, err.c_str());
+        // The temperature and the share define the student's run: another T does not resume it.
+        std::vector<std::string> hotter = distil;
+        hotter.push_back("--distillation_temperature=3");
+        QCOMPARE(wbtest::runCli(hotter, out, err), 2);
+        QVERIFY2(err.find("distillation_temperature: 2.0 → 3.0") != std::string::npos, err.c_str());
     }
 
     void killNineAndResumeRepeatsTheStudent()
@@ -356,6 +375,36 @@ private Q_SLOTS:
                                 out, err),
                  2);
         QVERIFY2(err.find("train_data_path: distil makes the student's data") != std::string::npos, err.c_str());
+        // Wrong flags are reported before the teacher's pass: no distillation folder is made.
+        const std::vector<std::string> student{"distil", "--teacher_dir=" + path("teacher"),
+                                               "--bert_config_file=" + path("student_config.json"),
+                                               "--distribution_strategy=one_device", "--model_dir=" + path("s4")};
+        std::vector<std::string> bad = student;
+        bad.push_back("--distillation_alpha=2");
+        QCOMPARE(wbtest::runCli(bad, out, err), 2);
+        QVERIFY2(err.find("error: distillation_alpha:") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("teacher's outputs") == std::string::npos, err.c_str());
+        bad = {student.begin(), student.end() - 2};
+        bad.push_back("--model_dir=" + path("s4"));
+        QCOMPARE(wbtest::runCli(bad, out, err), 2); // no strategy
+        QVERIFY2(err.find("Distribution strategy has not been specified.") != std::string::npos, err.c_str());
+        std::ofstream(path("tiny_vocab_config.json"))
+            << "{\"vocab_size\": 20, \"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+               "\"intermediate_size\": 32, \"max_position_embeddings\": 64, \"type_vocab_size\": 2}";
+        bad = student;
+        bad.push_back("--bert_config_file=" + path("tiny_vocab_config.json"));
+        QCOMPARE(wbtest::runCli(bad, out, err), 2); // the teacher's wordpiece ids do not fit vocab_size 20
+        QVERIFY2(err.find("error: teacher_dir: the teacher's records (") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("vocab_size") != std::string::npos, err.c_str());
+        QVERIFY(!fs::exists(path("s4/distillation")));
+        // A table without a text column: the hint names distil's own flag.
+        std::ofstream(path("bodies.csv")) << "body,label\nw10 w11,low\n";
+        bad = student;
+        bad.push_back("--transfer_data=" + path("bodies.csv"));
+        QCOMPARE(wbtest::runCli(bad, out, err), 2);
+        QVERIFY2(err.find("--transfer_column=NAME") != std::string::npos, err.c_str());
+        QVERIFY2(err.find("text_a_column") == std::string::npos, err.c_str());
+
         QCOMPARE(wbtest::runCli({"distil", "--teacher_dir=" + path("nowhere"), "--model_dir=" + path("s3")}, out, err), 2);
         QVERIFY2(err.find("is not a folder") != std::string::npos, err.c_str());
     }

@@ -58,11 +58,20 @@ struct DistilPlan
     TrainingOptions student; ///< the form's options with the student's folder, start and loss
 };
 
-/// The job: the teacher's pass (or its cache), then the student's options and the summary lines
+/// The job: the checks that need no pass (checkStudentOptions; the first error thrown), the
+/// teacher's pass (or its cache), then the student's options and the summary lines
 /// (studentOptions, distillationSummary: what the CLI's distil prints and sets). Any thread;
 /// captures nothing of the dialog.
 DistilResult runDistillation(const DistilPlan &plan, const JobControl &job)
 {
+    // What can be known before the teacher's pass is reported before it (the CLI's order).
+    if (const Diagnostics early = checkStudentOptions(plan.student, plan.request); early.hasErrors()) {
+        const auto first = std::find_if(early.items().begin(), early.items().end(),
+                                        [](const Diagnostic &d) { return d.severity == Severity::Error; });
+        const int more = early.errorCount() - 1;
+        throw Error(first->field, first->message + (more > 0 ? " (and " + std::to_string(more) + " more)" : ""),
+                    first->hint);
+    }
     auto reports = std::make_shared<std::atomic<int>>(0);
     DistilResult r;
     r.data = prepareDistillationData(plan.request, *job.stopToken(), [&job, reports](const std::string &line) {
