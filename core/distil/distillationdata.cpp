@@ -170,7 +170,7 @@ public:
             for (size_t k = first; k < out.size(); ++k)
                 if (!o.float_labels && !o.multi_label)
                     right += argmax(out[k].teacher_logits) == out[k].label_id ? 1 : 0;
-            report(pattern, int64_t(out.size()));
+            report("records of " + pattern, int64_t(out.size()), 0);
         }
         if (accuracy)
             *accuracy = out.empty() ? 0.0 : double(right) / double(out.size());
@@ -238,7 +238,7 @@ public:
                 }
                 sorted[from + k] = std::move(rec);
             }
-            report("transfer texts", int64_t(to));
+            report("transfer texts labelled", int64_t(to), int64_t(sorted.size()));
         }
         counts.transfer = int64_t(sorted.size());
         return sorted;
@@ -256,10 +256,12 @@ private:
             throw StoppedByUser("distil", "stopped before the teacher finished; nothing was written");
     }
 
-    void report(const std::string &what, int64_t done)
+    /// "teacher: 2000 of 4724 transfer texts labelled" (`total` 0: "teacher: 2000 records of <file>").
+    void report(const std::string &what, int64_t done, int64_t total)
     {
         if (m_progress && (done - m_lastReported >= 1000 || done < m_lastReported)) {
-            m_progress("teacher: " + std::to_string(done) + " of " + what);
+            m_progress("teacher: " + std::to_string(done) + (total > 0 ? " of " + std::to_string(total) : std::string())
+                       + " " + what);
             m_lastReported = done;
         }
     }
@@ -324,7 +326,18 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
     ClassifierSource source;
     source.model_dir = r.teacher_dir;
     source.checkpoint_path = r.teacher_checkpoint;
-    const TextClassifier model(source);
+    const TextClassifier model = [&] {
+        if (r.teacher_checkpoint.empty())
+            return TextClassifier(source);
+        try { // classify's words name its own flag; here the checkpoint is the teacher's
+            return TextClassifier(source);
+        } catch (const Error &e) {
+            throw Error("teacher_checkpoint", "'" + r.teacher_checkpoint + "' of the teacher run '" + r.teacher_dir
+                                                  + "': " + e.what(),
+                        "leave " + optionName("teacher_checkpoint") + " out (the teacher's best model, else its "
+                        "latest checkpoint), or name best, latest or one of its ckpt-N");
+        }
+    }();
     if (model.maxSeqLength() != t.meta.max_seq_length)
         throw Error("teacher_dir", "the teacher reads " + std::to_string(model.maxSeqLength())
                                        + " wordpieces but its records hold " + std::to_string(t.meta.max_seq_length));

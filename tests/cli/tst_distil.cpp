@@ -405,6 +405,11 @@ private Q_SLOTS:
         QVERIFY2(err.find("--transfer_column=NAME") != std::string::npos, err.c_str());
         QVERIFY2(err.find("text_a_column") == std::string::npos, err.c_str());
 
+        bad = student;
+        bad.push_back("--teacher_checkpoint=ckpt-999");
+        QCOMPARE(wbtest::runCli(bad, out, err), 2);
+        QVERIFY2(err.find("error: teacher_checkpoint: 'ckpt-999' of the teacher run") != std::string::npos, err.c_str());
+
         QCOMPARE(wbtest::runCli({"distil", "--teacher_dir=" + path("nowhere"), "--model_dir=" + path("s3")}, out, err), 2);
         QVERIFY2(err.find("is not a folder") != std::string::npos, err.c_str());
     }
