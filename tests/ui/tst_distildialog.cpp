@@ -221,6 +221,14 @@ private Q_SLOTS:
         QVERIFY2(summary.contains(QStringLiteral("Agreement with the teacher: %1 % of the eval texts get the teacher's label")
                                       .arg(QLocale().toString(100.0 * agreement, 'f', 1))),
                  qPrintable(summary));
+        // docs/screenshots/distil-evaluation.png: WB_DISTIL_EVAL_SCREENSHOT=<png> takes it here.
+        if (const QByteArray shot = qgetenv("WB_DISTIL_EVAL_SCREENSHOT"); !shot.isEmpty()) {
+            w.resize(1200, 800);
+            w.show();
+            w.showTab(QStringLiteral("evaluationTab"));
+            QTest::qWait(200);
+            QVERIFY(w.grab().save(QString::fromLocal8Bit(shot)));
+        }
 
         // Again, without training: the teacher's outputs are reused.
         fill(*d, student, false);
