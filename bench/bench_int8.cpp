@@ -158,6 +158,31 @@ nlohmann::ordered_json variantRows(const std::vector<std::pair<std::string, std:
 
 } // namespace
 
+/// onnxruntime-web (WebAssembly, one thread) in headless Chromium: fp32.onnx against int8.onnx in
+/// `work`, batch 1 (bench/ort_web_int8.cjs). A sentence when Chromium or the package is missing.
+nlohmann::json webTimings(const std::string &modules, const fs::path &work, bool node, int repeats, int rounds)
+{
+    const fs::path web = fs::path(modules) / "onnxruntime-web" / "dist";
+    const std::string found = runCapture("command -v chromium");
+    const std::string chromium = found.substr(0, found.find_last_not_of("\n") + 1);
+    if (!node || chromium.empty() || !fs::exists(web))
+        return "not run: chromium or " + web.string() + " is missing";
+    const auto timed = nlohmann::json::parse(
+        runCapture("node " + quoted(WB_SOURCE_DIR "/bench/ort_web_int8.cjs") + " " + quoted(chromium) + " "
+                   + quoted(web.string()) + " " + std::to_string(repeats) + " " + std::to_string(rounds) + " "
+                   + quoted((work / "fp32.onnx").string()) + " " + quoted((work / "int8.onnx").string()) + " 2>"
+                   + quoted((work / "web.err").string())),
+        nullptr, false);
+    if (!timed.is_object() || !timed.contains("speedup_paired")) {
+        std::ifstream err(work / "web.err");
+        return "failed: " + std::string(std::istreambuf_iterator<char>(err), {});
+    }
+    return {{"fp32_median_ms", timed["models"][0]["median_ms"]},
+            {"int8_median_ms", timed["models"][1]["median_ms"]},
+            {"speedup_int8_vs_fp32", timed["speedup_paired"][1]},
+            {"user_agent", timed["user_agent"]}};
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -225,28 +250,7 @@ int main(int argc, char **argv)
         std::ifstream err(work / "ort.err");
         j["ort"] = "failed: " + std::string(std::istreambuf_iterator<char>(err), {});
     }
-    // onnxruntime-web (WebAssembly, one thread) in headless Chromium: fp32 against int8, batch 1.
-    const fs::path web = fs::path(modules) / "onnxruntime-web" / "dist";
-    const std::string chromium = runCapture("command -v chromium");
-    if (node && !chromium.empty() && fs::exists(web)) {
-        const auto webJson = nlohmann::json::parse(
-            runCapture("node " + quoted(WB_SOURCE_DIR "/bench/ort_web_int8.cjs") + " "
-                       + quoted(chromium.substr(0, chromium.find_last_not_of("\n") + 1)) + " " + quoted(web.string()) + " "
-                       + std::to_string(repeats) + " " + std::to_string(rounds) + " "
-                       + quoted((work / "fp32.onnx").string()) + " " + quoted((work / "int8.onnx").string()) + " 2>"
-                       + quoted((work / "web.err").string())),
-            nullptr, false);
-        if (webJson.is_object() && webJson.contains("speedup_vs_first"))
-            j["ort_web"] = {{"fp32_median_ms", webJson["models"][0]["median_ms"]},
-                            {"int8_median_ms", webJson["models"][1]["median_ms"]},
-                            {"speedup_int8_vs_fp32", webJson["speedup_vs_first"][1]},
-                            {"user_agent", webJson["user_agent"]}};
-        else {
-            std::ifstream err(work / "web.err");
-            j["ort_web"] = "failed: " + std::string(std::istreambuf_iterator<char>(err), {});
-        }
-    } else
-        j["ort_web"] = "not run: chromium or " + web.string() + " is missing";
+    j["ort_web"] = webTimings(modules, work, node, repeats, rounds);
     j["classify_int8_export"] = classifyComparison(exportDir, work / "int8.onnx", work, records);
     std::cout << j.dump() << std::endl;
     std::error_code ec;

@@ -520,7 +520,31 @@ void addHyperparameterOptions(OptionRows &rows)
     addComputeOptions(rows);
 }
 
-/// Teaching: best model, early stopping, learning-rate range test (issue 14).
+/// Distillation (issue 48, docs/distillation.md): the soft-label term of a student's loss.
+void addDistillationOptions(OptionRows &rows)
+{
+    rows.append({
+        option("distillation_temperature", {}, &O::distillation_temperature, "",
+               "distillation (records from 'distil'): the temperature T of the teacher's and the student's "
+               "softmax in the soft-label term, which is scaled by T^2 (Hinton et al. 2015)",
+               "Distillation temperature",
+               "Only for data made by Distil (the records carry a teacher's outputs). Above 1, the teacher's "
+               "probabilities are softened, so the student also learns which wrong labels the teacher found "
+               "nearly right. 1 takes the teacher's probabilities as they are.")
+            .in(FormGroup::Hyperparameters).range(0.01, 100),
+
+        option("distillation_alpha", {}, &O::distillation_alpha, "",
+               "distillation: the share of the teacher's soft labels in the loss; the rest is cross-entropy on "
+               "the gold labels (texts without a gold label add only the soft term)",
+               "Soft-label share",
+               "Only for data made by Distil. 1 learns from the teacher's probabilities alone; 0.5 mixes them "
+               "half and half with the labelled texts' own labels; 0 ignores the teacher (the texts without a "
+               "label then teach nothing).")
+            .in(FormGroup::Hyperparameters).range(0, 1),
+    });
+}
+
+/// Teaching: best model, early stopping, the multi-label loss (issue 14).
 void addTeachingOptions(OptionRows &rows)
 {
     rows.append({
@@ -555,24 +579,13 @@ void addTeachingOptions(OptionRows &rows)
                "the model does not learn to never predict it. none: every label counts the same.")
             .in(FormGroup::Hyperparameters).only({"none", "balanced"}),
 
-        option("distillation_temperature", {}, &O::distillation_temperature, "",
-               "distillation (records from 'distil'): the temperature T of the teacher's and the student's "
-               "softmax in the soft-label term, which is scaled by T^2 (Hinton et al. 2015)",
-               "Distillation temperature",
-               "Only for data made by Distil (the records carry a teacher's outputs). Above 1, the teacher's "
-               "probabilities are softened, so the student also learns which wrong labels the teacher found "
-               "nearly right. 1 takes the teacher's probabilities as they are.")
-            .in(FormGroup::Hyperparameters).range(0.01, 100),
+    });
+}
 
-        option("distillation_alpha", {}, &O::distillation_alpha, "",
-               "distillation: the share of the teacher's soft labels in the loss; the rest is cross-entropy on "
-               "the gold labels (texts without a gold label add only the soft term)",
-               "Soft-label share",
-               "Only for data made by Distil. 1 learns from the teacher's probabilities alone; 0.5 mixes them "
-               "half and half with the labelled texts' own labels; 0 ignores the teacher (the texts without a "
-               "label then teach nothing).")
-            .in(FormGroup::Hyperparameters).range(0, 1),
-
+/// What a run records for the views, and the learning-rate range test (issue 14).
+void addViewAndRangeTestOptions(OptionRows &rows)
+{
+    rows.append({
         option("save_embeddings", {}, &O::save_embeddings, "",
                "write each evaluation's pooled [CLS] vectors to <model_dir>/embeddings/ for the Embeddings tab "
                "(true/false; 4 bytes x hidden_size per eval example per evaluation)",
@@ -634,6 +647,8 @@ std::vector<OptionSpec> buildOptionTable()
     addModelAndDataOptions(rows);
     addHyperparameterOptions(rows);
     addTeachingOptions(rows);
+    addDistillationOptions(rows);
+    addViewAndRangeTestOptions(rows);
     addTokenizerOptions(rows);
     return std::move(rows.t);
 }

@@ -16,6 +16,7 @@
 #include "core/prepare/preparereport.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
+#include "core/util/numbertext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -313,6 +314,105 @@ void copyBeside(const std::string &metaPath, const char *name, const fs::path &d
         fs::copy_file(from, dir / name, fs::copy_options::overwrite_existing);
 }
 
+/// The teacher's model: its best (else latest) checkpoint, or the one --teacher_checkpoint names.
+TextClassifier openTeacherModel(const DistillationRequest &r)
+{
+    ClassifierSource source;
+    source.model_dir = r.teacher_dir;
+    source.checkpoint_path = r.teacher_checkpoint;
+    if (r.teacher_checkpoint.empty())
+        return TextClassifier(source);
+    try { // classify's words name its own flag; here the checkpoint is the teacher's
+        return TextClassifier(source);
+    } catch (const Error &e) {
+        throw Error("teacher_checkpoint", "'" + r.teacher_checkpoint + "' of the teacher run '" + r.teacher_dir + "': " + e.what(),
+                    "leave " + optionName("teacher_checkpoint") + " out (the teacher's best model, else its "
+                    "latest checkpoint), or name best, latest or one of its ckpt-N");
+    }
+}
+
+/// The transfer texts, read as prepare reads text; problems named on --transfer_data.
+std::vector<PoolText> readTransferTexts(const DistillationRequest &r)
+{
+    if (r.transfer_data.empty())
+        return {};
+    PoolReadOptions read;
+    read.text_column = r.transfer_column;
+    read.email_body_only = r.email_body_only;
+    read.max_texts = r.max_transfer_texts;
+    try {
+        return readLabelPool(r.transfer_data, read);
+    } catch (const FieldError &e) {
+        // prepare's column options are distil's --transfer_column; a pair's second column has none.
+        FieldProblem p = e.problem();
+        std::vector<OptionFix> fixes;
+        for (OptionFix fix : p.fixes)
+            if (fix.option == "text_a_column") {
+                fix.option = "transfer_column";
+                fixes.push_back(fix);
+            }
+        p.fixes = fixes;
+        p.message = (e.field().empty() ? "" : e.field() + ": ") + p.message;
+        throw FieldError("transfer_data", p);
+    } catch (const Error &e) {
+        throw Error("transfer_data", e.field().empty() ? std::string(e.what()) : e.field() + ": " + e.what(), e.hint());
+    }
+}
+
+/// teacher.json: the cache key, where the outputs came from and the counts (docs/file-formats.md).
+nlohmann::ordered_json teacherJson(const DistillationRequest &r, const DistillationData &out, const std::string &key)
+{
+    nlohmann::ordered_json j;
+    j["format"] = kFormat;
+    j["key"] = key;
+    j["teacher_dir"] = fs::absolute(r.teacher_dir).lexically_normal().string();
+    j["teacher_weights"] = out.teacher_weights;
+    j["teacher_weights_label"] = out.teacher_weights_label;
+    j["teacher_train_accuracy"] = out.teacher_agreement_train;
+    j["transfer_data"] = r.transfer_data;
+    j["transfer_column"] = r.transfer_column;
+    j["email_body_only"] = r.email_body_only;
+    j["seed"] = r.seed;
+    j["counts"] = {{"labelled", out.labelled},
+                   {"transfer", out.transfer},
+                   {"transfer_in_eval", out.transfer_in_eval},
+                   {"transfer_duplicates", out.transfer_duplicates},
+                   {"transfer_truncated", out.transfer_truncated},
+                   {"eval", out.eval}};
+    j["teacher_seconds"] = out.teacher_seconds;
+    return j;
+}
+
+/// Writes the student's folder `dir` whole or not at all: built in "<dir>.partial", teacher.json
+/// last, then renamed over any earlier one.
+void writeStudentFolder(const fs::path &dir, const Teacher &t, bool doLowerCase,
+                        const std::vector<ClassifierRecord> &train, const std::vector<ClassifierRecord> &evalRecords,
+                        const nlohmann::ordered_json &teacher)
+{
+    const fs::path partial = dir.string() + ".partial";
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+    try {
+        writeRecords((partial / "train.tf_record").string(), train);
+        writeRecords((partial / "eval.tf_record").string(), evalRecords);
+        InputMetaData meta = t.meta;
+        meta.has_teacher_logits = true;
+        meta.train_data_size = int64_t(train.size());
+        meta.eval_data_size = int64_t(evalRecords.size());
+        meta.do_lower_case = doLowerCase;
+        writeFileAtomic((partial / "input_meta_data.json").string(), meta.toJson().dump(2) + "\n");
+        copyBeside(t.options.input_meta_data_path, "labels.txt", partial);
+        copyBeside(t.options.input_meta_data_path, "prepare_report.json", partial);
+        writeFileAtomic((partial / "teacher.json").string(), teacher.dump(2) + "\n");
+        fs::remove_all(dir);
+        fs::rename(partial, dir);
+    } catch (...) {
+        std::error_code ignored;
+        fs::remove_all(partial, ignored);
+        throw;
+    }
+}
+
 } // namespace
 
 DistillationData prepareDistillationData(const DistillationRequest &r, const StopToken &stop,
@@ -322,22 +422,8 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
         throw Error("model_dir", "distillation needs a folder for the student's data", "pass " + optionName("model_dir"));
     if (r.batch_size < 1)
         throw Error("batch_size", "must be positive, got " + std::to_string(r.batch_size));
-    Teacher t = openTeacherRun(r);
-    ClassifierSource source;
-    source.model_dir = r.teacher_dir;
-    source.checkpoint_path = r.teacher_checkpoint;
-    const TextClassifier model = [&] {
-        if (r.teacher_checkpoint.empty())
-            return TextClassifier(source);
-        try { // classify's words name its own flag; here the checkpoint is the teacher's
-            return TextClassifier(source);
-        } catch (const Error &e) {
-            throw Error("teacher_checkpoint", "'" + r.teacher_checkpoint + "' of the teacher run '" + r.teacher_dir
-                                                  + "': " + e.what(),
-                        "leave " + optionName("teacher_checkpoint") + " out (the teacher's best model, else its "
-                        "latest checkpoint), or name best, latest or one of its ckpt-N");
-        }
-    }();
+    const Teacher t = openTeacherRun(r);
+    const TextClassifier model = openTeacherModel(r);
     if (model.maxSeqLength() != t.meta.max_seq_length)
         throw Error("teacher_dir", "the teacher reads " + std::to_string(model.maxSeqLength())
                                        + " wordpieces but its records hold " + std::to_string(t.meta.max_seq_length));
@@ -354,30 +440,7 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
     out.train_data_path = (dir / "train.tf_record").string();
     out.eval_data_path = (dir / "eval.tf_record").string();
 
-    std::vector<PoolText> texts;
-    if (!r.transfer_data.empty()) {
-        PoolReadOptions read;
-        read.text_column = r.transfer_column;
-        read.email_body_only = r.email_body_only;
-        read.max_texts = r.max_transfer_texts;
-        try {
-            texts = readLabelPool(r.transfer_data, read);
-        } catch (const FieldError &e) {
-            // prepare's column options are distil's --transfer_column; a pair's second column has none.
-            FieldProblem p = e.problem();
-            std::vector<OptionFix> fixes;
-            for (OptionFix fix : p.fixes)
-                if (fix.option == "text_a_column") {
-                    fix.option = "transfer_column";
-                    fixes.push_back(fix);
-                }
-            p.fixes = fixes;
-            p.message = (e.field().empty() ? "" : e.field() + ": ") + p.message;
-            throw FieldError("transfer_data", p);
-        } catch (const Error &e) {
-            throw Error("transfer_data", e.field().empty() ? std::string(e.what()) : e.field() + ": " + e.what(), e.hint());
-        }
-    }
+    const std::vector<PoolText> texts = readTransferTexts(r);
     const std::string key = cacheKey(t, model, texts, r);
     if (cacheMatches(r.output_dir, key, out)) {
         out.cached = true;
@@ -396,46 +459,7 @@ DistillationData prepareDistillationData(const DistillationRequest &r, const Sto
     std::shuffle(train.begin(), train.end(), std::mt19937_64(r.seed));
     out.teacher_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-    const fs::path partial = dir.string() + ".partial";
-    fs::remove_all(partial);
-    fs::create_directories(partial);
-    try {
-        writeRecords((partial / "train.tf_record").string(), train);
-        writeRecords((partial / "eval.tf_record").string(), evalRecords);
-        InputMetaData meta = t.meta;
-        meta.has_teacher_logits = true;
-        meta.train_data_size = int64_t(train.size());
-        meta.eval_data_size = int64_t(evalRecords.size());
-        meta.do_lower_case = model.doLowerCase();
-        writeFileAtomic((partial / "input_meta_data.json").string(), meta.toJson().dump(2) + "\n");
-        copyBeside(t.options.input_meta_data_path, "labels.txt", partial);
-        copyBeside(t.options.input_meta_data_path, "prepare_report.json", partial);
-        nlohmann::ordered_json j;
-        j["format"] = kFormat;
-        j["key"] = key;
-        j["teacher_dir"] = fs::absolute(r.teacher_dir).lexically_normal().string();
-        j["teacher_weights"] = out.teacher_weights;
-        j["teacher_weights_label"] = out.teacher_weights_label;
-        j["teacher_train_accuracy"] = out.teacher_agreement_train;
-        j["transfer_data"] = r.transfer_data;
-        j["transfer_column"] = r.transfer_column;
-        j["email_body_only"] = r.email_body_only;
-        j["seed"] = r.seed;
-        j["counts"] = {{"labelled", out.labelled},
-                       {"transfer", out.transfer},
-                       {"transfer_in_eval", out.transfer_in_eval},
-                       {"transfer_duplicates", out.transfer_duplicates},
-                       {"transfer_truncated", out.transfer_truncated},
-                       {"eval", out.eval}};
-        j["teacher_seconds"] = out.teacher_seconds;
-        writeFileAtomic((partial / "teacher.json").string(), j.dump(2) + "\n");
-        fs::remove_all(dir);
-        fs::rename(partial, dir);
-    } catch (...) {
-        std::error_code ignored;
-        fs::remove_all(partial, ignored);
-        throw;
-    }
+    writeStudentFolder(dir, t, model.doLowerCase(), train, evalRecords, teacherJson(r, out, key));
     if (out.transfer_in_eval > 0)
         out.notes.push_back(std::to_string(out.transfer_in_eval)
                             + " transfer texts were left out: their wordpieces are those of an evaluation text, and "
@@ -521,12 +545,6 @@ TrainingOptions studentOptions(TrainingOptions o, const DistillationData &d)
 
 std::vector<std::string> distillationSummary(const DistillationData &d, const std::string &dataDir)
 {
-    const auto withCommas = [](int64_t n) {
-        std::string s = std::to_string(n);
-        for (int at = int(s.size()) - 3; at > (n < 0 ? 1 : 0); at -= 3)
-            s.insert(size_t(at), ",");
-        return s;
-    };
     const auto fixed1 = [](double v) {
         char text[32];
         std::snprintf(text, sizeof text, "%.1f", v);
@@ -537,14 +555,14 @@ std::vector<std::string> distillationSummary(const DistillationData &d, const st
         lines.push_back("note: " + note);
     lines.push_back("teacher: " + d.teacher_weights
                     + (d.teacher_weights_label.empty() ? "" : " (" + d.teacher_weights_label + ")"));
-    std::string data = "student's data: " + withCommas(d.labelled) + " labelled texts";
+    std::string data = "student's data: " + groupedDigits(d.labelled) + " labelled texts";
     if (d.teacher_agreement_train > 0)
         data += " (the teacher gets " + fixed1(100.0 * d.teacher_agreement_train) + " % of them right)";
-    data += ", " + withCommas(d.transfer) + " transfer texts labelled by the teacher";
+    data += ", " + groupedDigits(d.transfer) + " transfer texts labelled by the teacher";
     if (d.transfer_in_eval + d.transfer_duplicates > 0)
-        data += " (left out: " + withCommas(d.transfer_in_eval) + " in the eval set, "
-                + withCommas(d.transfer_duplicates) + " repeated)";
-    lines.push_back(data + "; evaluated on the teacher's " + withCommas(d.eval) + " eval texts");
+        data += " (left out: " + groupedDigits(d.transfer_in_eval) + " in the eval set, "
+                + groupedDigits(d.transfer_duplicates) + " repeated)";
+    lines.push_back(data + "; evaluated on the teacher's " + groupedDigits(d.eval) + " eval texts");
     lines.push_back(d.cached ? "teacher's outputs: reused from " + dataDir + " (teacher.json matches the teacher and the texts)"
                              : "teacher's outputs: computed in " + fixed1(d.teacher_seconds) + " s, kept in " + dataDir);
     return lines;

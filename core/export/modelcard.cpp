@@ -12,6 +12,7 @@
 #include "core/advice/runfacts.h"
 #include "core/formats/runidentity.h"
 #include "core/formats/trainingsummary.h"
+#include "core/util/numbertext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,18 +43,6 @@ std::string fixed(double v, int digits = 4)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
-}
-
-/// 988480 → "988,480".
-std::string grouped(int64_t n)
-{
-    std::string digits = std::to_string(n < 0 ? -n : n), out;
-    for (size_t k = 0; k < digits.size(); ++k) {
-        if (k && (digits.size() - k) % 3 == 0)
-            out += ',';
-        out += digits[k];
-    }
-    return (n < 0 ? "-" : "") + out;
 }
 
 /// A YAML double-quoted scalar (JSON's string syntax is YAML's).
@@ -267,12 +256,12 @@ void writeSummary(std::ostream &o, const ModelCardModel &m)
     if (m.masked_lm) {
         o << "A BERT masked language model (" << m.num_hidden_layers << (m.num_hidden_layers == 1 ? " layer" : " layers")
           << ", hidden size " << m.hidden_size << ", " << m.num_attention_heads << " attention heads, "
-          << grouped(m.parameters) << " parameters without the heads) pretrained with BERT Workbench: it predicts "
+          << groupedDigits(m.parameters) << " parameters without the heads) pretrained with BERT Workbench: it predicts "
              "the tokens hidden behind [MASK], and a classifier can be fine-tuned from it";
     } else {
         o << "A BERT " << (m.regression ? "regression model" : "text classifier") << " (" << m.num_hidden_layers
           << (m.num_hidden_layers == 1 ? " layer" : " layers") << ", hidden size " << m.hidden_size << ", "
-          << m.num_attention_heads << " attention heads, " << grouped(m.parameters)
+          << m.num_attention_heads << " attention heads, " << groupedDigits(m.parameters)
           << " parameters without the classifier) fine-tuned with BERT Workbench";
         if (!m.regression && !m.labels.empty()) {
             o << " to sort texts into " << m.labels.size() << " labels: ";
@@ -335,7 +324,7 @@ void writeDistillation(std::ostream &o, const nlohmann::ordered_json &runJson)
     if (teacher.is_object() && teacher.contains("counts") && teacher["counts"].is_object()) {
         const auto count = [&](const char *k) {
             const auto &c = teacher["counts"];
-            return c.contains(k) && c[k].is_number_integer() ? grouped(c[k].get<int64_t>()) : std::string("?");
+            return c.contains(k) && c[k].is_number_integer() ? groupedDigits(c[k].get<int64_t>()) : std::string("?");
         };
         o << ": the teacher " << jsonText(teacher.contains("teacher_weights") ? &teacher["teacher_weights"] : nullptr)
           << " labelled its " << count("labelled") << " training texts and " << count("transfer")

@@ -34,4 +34,16 @@ std::optional<int> readWholeInt(const std::string &text)
     return readWhole<int>(text, [](const std::string &t, size_t *used) { return std::stoi(t, used); });
 }
 
+std::string groupedDigits(int64_t n)
+{
+    const std::string digits = n < 0 ? std::to_string(n).substr(1) : std::to_string(n);
+    std::string out;
+    for (size_t k = 0; k < digits.size(); ++k) {
+        if (k && (digits.size() - k) % 3 == 0)
+            out += ',';
+        out += digits[k];
+    }
+    return (n < 0 ? "-" : "") + out;
+}
+
 } // namespace wb

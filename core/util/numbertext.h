@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,5 +16,9 @@ std::optional<double> readWholeDouble(const std::string &text);
 /// it): std::nullopt when it holds no integer, characters follow it, or it is out of int's range.
 /// Thread-safe.
 std::optional<int> readWholeInt(const std::string &text);
+
+/// `n` with a comma between groups of three digits, as messages and the model card write counts:
+/// 988480 → "988,480", -1200 → "-1,200". Pure.
+std::string groupedDigits(int64_t n);
 
 } // namespace wb

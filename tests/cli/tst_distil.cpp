@@ -11,6 +11,7 @@
 #include "clirun.h"
 #include "core/config/inputmetadata.h"
 #include "core/data/examplecodec.h"
+#include "core/distil/distillationdata.h"
 #include "core/engine/batching.h"
 #include "core/util/error.h"
 #include "support/tinyrun.h"
@@ -84,6 +85,37 @@ class tst_Distil : public QObject
     std::string m_root;
 
     std::string path(const std::string &name) const { return m_root + "/" + name; }
+
+    /// transfer.txt: 200 new texts (seed 11), a repeat of the first, and the text of the first eval
+    /// row of data.csv (split.jsonl of data/).
+    void writeTransferTexts(const std::string &csv)
+    {
+        std::mt19937 rng(11);
+        std::string transfer;
+        std::string repeated;
+        for (int i = 0; i < 200; ++i) {
+            const std::string t = wbtest::twoClassText(rng, i % 2 == 0);
+            transfer += t + "\n";
+            if (i == 0)
+                repeated = t;
+        }
+        transfer += repeated + "\n";
+        std::vector<std::string> rows;
+        std::istringstream lines(csv);
+        for (std::string line; std::getline(lines, line);)
+            rows.push_back(line);
+        std::string evalText;
+        std::ifstream split(path("data/split.jsonl"));
+        for (std::string line; std::getline(split, line) && evalText.empty();) {
+            const auto j = nlohmann::json::parse(line);
+            if (j.value("split", "") == "eval") {
+                const std::string row = rows.at(size_t(j.at("line").get<int64_t>() - 1));
+                evalText = row.substr(0, row.find(','));
+            }
+        }
+        QVERIFY2(!evalText.empty(), readAll(path("data/split.jsonl")).c_str());
+        std::ofstream(path("transfer.txt")) << transfer << evalText << "\n";
+    }
 
 private Q_SLOTS:
     void initTestCase() { m_root = m_dir.path().toStdString(); }
@@ -189,11 +221,35 @@ private Q_SLOTS:
         QVERIFY(std::abs(mse - (0.25 + 4.0) / 2.0) < 1e-6);
     }
 
+    void summarySaysWhatTheStudentLearnsFrom()
+    {
+        DistillationData d;
+        d.teacher_weights = "runs/t/ckpt-60";
+        d.teacher_weights_label = "latest, step 60";
+        d.labelled = 200;
+        d.teacher_agreement_train = 0.995;
+        d.transfer = 1234567;
+        d.transfer_in_eval = 3;
+        d.transfer_duplicates = 1200;
+        d.eval = 605;
+        d.teacher_seconds = 41.25;
+        d.notes = {"a note"};
+        const std::vector<std::string> want{
+            "note: a note", "teacher: runs/t/ckpt-60 (latest, step 60)",
+            "student's data: 200 labelled texts (the teacher gets 99.5 % of them right), 1,234,567 transfer texts "
+            "labelled by the teacher (left out: 3 in the eval set, 1,200 repeated); evaluated on the teacher's 605 "
+            "eval texts",
+            "teacher's outputs: computed in 41.2 s, kept in out/distillation"};
+        QCOMPARE(distillationSummary(d, "out/distillation"), want);
+        d.cached = true;
+        QCOMPARE(distillationSummary(d, "out/distillation").back(),
+                 std::string("teacher's outputs: reused from out/distillation (teacher.json matches the teacher and the texts)"));
+    }
+
     void distilEndToEnd()
     {
         wbtest::writeTeacherStudentProject(m_root);
         const std::string csv = readAll(path("data.csv"));
-        std::mt19937 rng(11);
         std::string out, err;
         QCOMPARE(wbtest::runCli({"prepare", "--input_data_dir=" + path("data.csv"), "--classification_task_name=csv",
                                  "--vocab_file=" + path("vocab.txt"), "--max_seq_length=16", "--eval_fraction=0.25",
@@ -213,34 +269,8 @@ private Q_SLOTS:
         QVERIFY2(lastEval(path("teacher/metrics.jsonl")).value("eval_accuracy", 0.0) >= 0.9, out.c_str());
         QVERIFY(!lastEval(path("teacher/metrics.jsonl")).contains("eval_teacher_agreement"));
 
-        // Transfer texts: 200 new ones, a repeat, and the text of an eval row.
-        std::string transfer;
-        std::string repeated;
-        for (int i = 0; i < 200; ++i) {
-            const std::string t = wbtest::twoClassText(rng, i % 2 == 0);
-            transfer += t + "\n";
-            if (i == 0)
-                repeated = t;
-        }
-        transfer += repeated + "\n";
-        std::string evalText; // the first eval row of split.jsonl's data.csv rows
-        {
-            std::ifstream split(path("data/split.jsonl"));
-            std::vector<std::string> rows;
-            std::istringstream lines(csv);
-            for (std::string line; std::getline(lines, line);)
-                rows.push_back(line);
-            for (std::string line; std::getline(split, line) && evalText.empty();) {
-                const auto j = nlohmann::json::parse(line);
-                if (j.value("split", "") == "eval") {
-                    const std::string row = rows.at(size_t(j.at("line").get<int64_t>() - 1));
-                    evalText = row.substr(0, row.find(','));
-                }
-            }
-        }
-        QVERIFY2(!evalText.empty(), readAll(path("data/split.jsonl")).c_str());
-        transfer += evalText + "\n";
-        std::ofstream(path("transfer.txt")) << transfer;
+        writeTransferTexts(csv);
+        QVERIFY(!QTest::currentTestFailed());
 
         std::vector<std::string> distil{"distil", "--teacher_dir=" + path("teacher"),
                                         "--transfer_data=" + path("transfer.txt"),
