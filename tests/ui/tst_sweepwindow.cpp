@@ -31,6 +31,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -350,15 +351,20 @@ void tst_SweepWindow::twoAtOnceIsFollowedLive()
         countedTwo = countedTwo || s.status.contains(QLatin1String(" of 4 run(s) done, 2 training"));
         otherOverlaid = otherOverlaid || (s.status.contains(QLatin1String(", 2 training")) && s.overlays == 1);
         QVERIFY(s.overlays <= 1); // the one other run training, never the followed one twice
-        countedDone = countedDone || s.status.contains(QLatin1String("Sweep: 1 of 4 run(s) done"))
-                      || s.status.contains(QLatin1String("Sweep: 2 of 4 run(s) done"));
+        // A finished run is counted while a later one is followed (how many have finished by the
+        // followed run's steps depends on the machine's load: 1, 2 or 3).
+        countedDone = countedDone || s.status.contains(QRegularExpression(QStringLiteral("^Sweep: [123] of 4 run\\(s\\) done")));
         QCOMPARE(s.maximum, 8); // 32 examples / batch 4: the followed run's steps, not 336
         QVERIFY(s.value >= 1 && s.value <= 8);
         QVERIFY(s.points >= 1);
     }
     QVERIFY(countedTwo);
     QVERIFY(otherOverlaid); // the other run training is drawn beside the followed one
-    QVERIFY(countedDone);
+    QStringList statuses; // for the message: the progress rows seen, each once
+    for (const Seen &s : seen)
+        if (!statuses.contains(s.status))
+            statuses << s.status;
+    QVERIFY2(countedDone, qPrintable(statuses.join(QLatin1Char('\n'))));
     QVERIFY2(shown.size() >= 2, qPrintable(QStringList(shown.values()).join(QLatin1Char(' ')))); // it moved on
     QVERIFY(shown.contains(QStringLiteral("sweep-1/run-001")));
     QCOMPARE(progress->statusText(), QStringLiteral("Sweep completed"));
