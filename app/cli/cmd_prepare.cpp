@@ -86,7 +86,7 @@ void printCorrections(std::ostream &out, const PrepareReport &r)
         return;
     out << "  corrections: " << r.corrections_file << ": " << r.corrected_rows.size() << " row(s) relabelled";
     if (r.corrections_not_applied > 0)
-        out << "; " << r.corrections_not_applied << " line(s) relabel nothing (suggested, rejected or the same label)";
+        out << "; " << r.corrections_not_applied << " line(s) change nothing (suggested, rejected or the same label)";
     out << "\n";
     for (size_t i = 0; i < r.corrected_rows.size() && i < kListedCorrections; ++i) {
         const CorrectedRow &c = r.corrected_rows[i];
@@ -95,6 +95,14 @@ void printCorrections(std::ostream &out, const PrepareReport &r)
     }
     if (r.corrected_rows.size() > kListedCorrections)
         out << "    … " << (r.corrected_rows.size() - kListedCorrections) << " more in " << r.report_path << "\n";
+    if (r.removed_rows.empty())
+        return;
+    out << "  corrections: " << r.removed_rows.size() << " row(s) removed (left out of the prepared data)\n";
+    for (size_t i = 0; i < r.removed_rows.size() && i < kListedCorrections; ++i)
+        out << "    " << r.removed_rows[i].where << ": " << r.removed_rows[i].label << " removed (line "
+            << r.removed_rows[i].correction_line << ")\n";
+    if (r.removed_rows.size() > kListedCorrections)
+        out << "    … " << (r.removed_rows.size() - kListedCorrections) << " more in " << r.report_path << "\n";
 }
 
 // The first rows are listed on the terminal; prepare_report.json lists them all.

@@ -119,7 +119,7 @@ struct SuspectsFlags
 {
     std::string modelDir, metaDataPath, correctionsFile;
     int64_t topK = 0;
-    bool accept = false;
+    bool accept = false, remove = false;
     SuspectRule rule;
 };
 
@@ -128,9 +128,13 @@ void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
     app.add_option("--model_dir", f.modelDir, "the run's folder (its training_dynamics.jsonl)")->required();
     app.add_option("--top_k", f.topK, "list (and write) only the first k suspects; 0: all")->capture_default_str();
     app.add_option("--corrections_file", f.correctionsFile,
-                   "write the suspects listed as corrections.jsonl lines here (decision \"suggested\", or "
-                   "\"accepted\" with --accept), for prepare --corrections_file");
-    app.add_flag("--accept", f.accept, "write the suggestions as accepted (prepare then relabels those rows)");
+                   "write the suspects listed as corrections.jsonl lines here (decision \"suggested\", "
+                   "\"accepted\" with --accept, \"removed\" with --remove), for prepare --corrections_file");
+    auto *accept = app.add_flag("--accept", f.accept,
+                                "write the suggestions as accepted (prepare then relabels those rows)");
+    app.add_flag("--remove", f.remove,
+                 "write the suspects as removed (prepare then leaves those rows out, as cleanlab's pruning does)")
+        ->excludes(accept);
     // labels.txt and split.jsonl are read beside it.
     addRowFlag(app, trainingFlagRow("input_meta_data_path"), f.metaDataPath, "the run's (run_config.json)");
     app.add_option("--max_confidence", f.rule.max_confidence, "a suspect's mean gold-label probability is below this")
@@ -180,9 +184,12 @@ int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::os
                         "no corrections were written: without split.jsonl the suspects cannot be tied to input rows",
                         "Prepare the data with bert-workbench-cli prepare (it writes split.jsonl beside "
                         "input_meta_data.json), train again, and list the suspects then.");
-        const std::vector<Correction> lines = suspectCorrections(shown, f.accept, correctionTimeNow());
+        const CorrectionDecision decision = f.accept   ? CorrectionDecision::Accepted
+                                            : f.remove ? CorrectionDecision::Removed
+                                                       : CorrectionDecision::Suggested;
+        const std::vector<Correction> lines = suspectCorrections(shown, decision, correctionTimeNow());
         writeCorrections(f.correctionsFile, lines);
-        out << "wrote " << lines.size() << " correction(s) (" << (f.accept ? "accepted" : "suggested") << ") to "
+        out << "wrote " << lines.size() << " correction(s) (" << correctionDecisionName(decision) << ") to "
             << f.correctionsFile << "\n";
         if (lines.size() < shown.size())
             err << "warning: " << (shown.size() - lines.size()) << " suspect(s) are not in " << r.split_path

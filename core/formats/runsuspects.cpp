@@ -195,13 +195,15 @@ Correction correctionOf(const RunSuspect &s, CorrectionDecision decision, const 
     return c;
 }
 
-std::vector<Correction> suspectCorrections(const std::vector<RunSuspect> &suspects, bool accept, const std::string &time)
+std::vector<Correction> suspectCorrections(const std::vector<RunSuspect> &suspects, CorrectionDecision decision,
+                                           const std::string &time)
 {
+    if (decision == CorrectionDecision::Changed)
+        decision = CorrectionDecision::Accepted;
     std::vector<Correction> out;
     for (const RunSuspect &s : suspects)
         if (s.located)
-            out.push_back(correctionOf(s, accept ? CorrectionDecision::Accepted : CorrectionDecision::Suggested,
-                                       s.suggested_label, time));
+            out.push_back(correctionOf(s, decision, s.suggested_label, time));
     return out;
 }
 

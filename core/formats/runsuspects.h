@@ -62,9 +62,10 @@ Correction correctionOf(const RunSuspect &s, CorrectionDecision decision, const 
                         const std::string &time);
 
 /// The corrections.jsonl lines of located suspects (those not located are left out), in rank
-/// order: decision Accepted (corrected_label = the suggestion) when `accept`, else Suggested;
-/// `time` as Correction::time.
-std::vector<Correction> suspectCorrections(const std::vector<RunSuspect> &suspects, bool accept,
+/// order, each with `decision`: Suggested, Accepted (corrected_label = the suggestion), Rejected
+/// or Removed (Changed is Accepted here: a list has no label of the user's); `time` as
+/// Correction::time.
+std::vector<Correction> suspectCorrections(const std::vector<RunSuspect> &suspects, CorrectionDecision decision,
                                            const std::string &time);
 
 } // namespace wb

@@ -27,7 +27,8 @@ struct DecisionName
 constexpr DecisionName kDecisions[] = {{CorrectionDecision::Suggested, "suggested"},
                                        {CorrectionDecision::Accepted, "accepted"},
                                        {CorrectionDecision::Rejected, "rejected"},
-                                       {CorrectionDecision::Changed, "changed"}};
+                                       {CorrectionDecision::Changed, "changed"},
+                                       {CorrectionDecision::Removed, "removed"}};
 
 // Calls `each(lineNumber, json)` for every non-blank line of `text`; a line that is not a JSON
 // object throws wb::Error("<source>:<line>", …).
@@ -84,8 +85,9 @@ CorrectionDecision decisionOf(const std::string &name, const std::string &where)
     for (const DecisionName &d : kDecisions)
         if (name == d.name)
             return d.decision;
-    throw Error(where + ": decision", "is '" + name + "', expected suggested, accepted, rejected or changed",
-                "accepted takes suggested_label, changed takes corrected_label; suggested and rejected change nothing.");
+    throw Error(where + ": decision", "is '" + name + "', expected suggested, accepted, rejected, changed or removed",
+                "accepted takes suggested_label, changed takes corrected_label, removed leaves the row out; suggested "
+                "and rejected change nothing.");
 }
 
 // The corrected label of an accepted or changed line, checked.
@@ -104,6 +106,10 @@ void checkCorrectedLabel(Correction &c, const std::string &where)
     } else if (c.decision == CorrectionDecision::Changed && c.corrected_label.empty()) {
         throw Error(where + ": corrected_label", "a changed correction has no corrected_label",
                     "Write the label to take as \"corrected_label\".");
+    } else if (c.decision == CorrectionDecision::Removed && !c.corrected_label.empty()) {
+        throw Error(where + ": corrected_label",
+                    "a removed row takes no corrected_label ('" + c.corrected_label + "')",
+                    "Use \"decision\":\"changed\" to relabel the row, or leave corrected_label out to remove it.");
     } else if (!c.relabels()) {
         c.corrected_label.clear();
     }

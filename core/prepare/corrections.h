@@ -20,9 +20,10 @@ enum class CorrectionDecision
     Accepted,  ///< the suggested label is taken
     Rejected,  ///< the label as given stays: prepare ignores it
     Changed,   ///< the user's own label (corrected_label) is taken
+    Removed,   ///< the row is left out of the prepared data (skipped, as cleanlab's pruning does)
 };
 
-/// The name of `d` in the file: "suggested", "accepted", "rejected", "changed".
+/// The name of `d` in the file: "suggested", "accepted", "rejected", "changed", "removed".
 const char *correctionDecisionName(CorrectionDecision d);
 
 /// One line of corrections.jsonl. A plain value.
@@ -34,7 +35,7 @@ struct Correction
     std::string label;           ///< the row's label as given
     std::string suggested_label; ///< the suspects' suggestion ("" when the line was written by hand without one)
     CorrectionDecision decision = CorrectionDecision::Suggested;
-    std::string corrected_label; ///< accepted: the suggestion; changed: the user's; otherwise ""
+    std::string corrected_label; ///< accepted: the suggestion; changed: the user's; otherwise "" (removed too)
     std::string time;            ///< when it was decided, UTC ISO 8601 ("2026-12-05T18:20:00Z"); may be ""
     int64_t source_line = 0;     ///< the line of the file it was read from (parseCorrections); not written
 
@@ -43,6 +44,8 @@ struct Correction
     {
         return decision == CorrectionDecision::Accepted || decision == CorrectionDecision::Changed;
     }
+    /// Whether prepare leaves the row out (removed).
+    bool removes() const { return decision == CorrectionDecision::Removed; }
 };
 
 /// The text of corrections.jsonl: one object a line, keys in the documented order ("line" only
@@ -57,7 +60,7 @@ void writeCorrections(const std::string &path, const std::vector<Correction> &co
 /// Parses corrections.jsonl text; `source` names it in errors. Blank lines are skipped. Throws
 /// wb::Error("<source>:<line>: <key>", what was expected, how to fix it) for a line that is not a
 /// JSON object, a missing or mistyped key ("file", "label", "decision" strings; "line" an integer
-/// ≥ 1; "index" an integer ≥ 0), a decision that is none of the four, an accepted line without a
+/// ≥ 1; "index" an integer ≥ 0), a decision that is none of the five, an accepted line without a
 /// suggestion (or whose corrected_label is not it), a changed line without corrected_label.
 /// An accepted line without corrected_label takes suggested_label.
 std::vector<Correction> parseCorrections(const std::string &text, const std::string &source);

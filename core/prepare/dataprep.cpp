@@ -515,7 +515,7 @@ PrepareReport run(const PrepareOptions &o, const PrepareProgress &progress, cons
     prep::throwBadRows(notes); // the rows' own problems first: the labels are decided from good rows
     prep::assignLabels(o, src, notes);
     prep::throwBadRows(notes);
-    prep::applyCorrections(o, src, rep); // in memory, before the split counts the labels
+    prep::applyCorrections(o, src, notes, rep); // in memory, before the split counts the labels
     throwIfStopped();
 
     std::vector<Job> jobs = makeJobs(o, src);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <variant>
 
 namespace wb::prep {
 
@@ -41,11 +42,11 @@ std::string labelList(const std::vector<std::string> &labels)
     return text;
 }
 
-// Relabels the row of the accepted or changed correction `c` (read from `where`), or returns
-// why it cannot.
-std::optional<Problem> relabel(const Correction &c, const std::string &where,
-                               const std::unordered_map<std::string, RawExample *> &rows, const SourceSplits &src,
-                               PrepareReport &rep)
+// The row correction `c` (read from `where`) names, checked against the input: found among
+// the train/eval rows, with the label the correction was made for. Otherwise the problem.
+std::variant<RawExample *, Problem> correctedRow(const Correction &c, const std::string &where,
+                                                 const std::unordered_map<std::string, RawExample *> &rows,
+                                                 const SourceSplits &src)
 {
     const std::string row = c.file + (c.line > 0 ? ":" + std::to_string(c.line) : "");
     const auto it = rows.find(splitKey(c.file, c.line));
@@ -53,14 +54,22 @@ std::optional<Problem> relabel(const Correction &c, const std::string &where,
         return Problem{where, "the row " + row + " is not among the input's training and evaluation rows",
                        "Name the row by its file and line as this input's split.jsonl does (are these the corrections "
                        "of another input, or of a row since removed or skipped?)."};
-    RawExample &ex = *it->second;
-    const std::string given = src.labels[size_t(ex.label_id)];
+    const std::string given = src.labels[size_t(it->second->label_id)];
     if (c.label != given)
         return Problem{where + ": label",
                        "the row " + row + " has the label '" + given + "' in the input, but the correction was made "
                            "for the label '" + c.label + "'",
                        "The data changed since the suspects were listed: list them again (bert-workbench-cli suspects), "
                        "or write the row's label as \"label\"."};
+    return it->second;
+}
+
+// Relabels `ex`, the row of the accepted or changed correction `c`, or returns why it cannot.
+std::optional<Problem> relabel(const Correction &c, const std::string &where, RawExample &ex, const SourceSplits &src,
+                               PrepareReport &rep)
+{
+    const std::string row = c.file + (c.line > 0 ? ":" + std::to_string(c.line) : "");
+    const std::string given = src.labels[size_t(ex.label_id)];
     const auto label = std::find(src.labels.begin(), src.labels.end(), c.corrected_label);
     if (label == src.labels.end())
         return Problem{where + ": corrected_label",
@@ -75,6 +84,44 @@ std::optional<Problem> relabel(const Correction &c, const std::string &where,
     ex.label_id = int64_t(label - src.labels.begin());
     rep.corrected_rows.push_back({row, given, c.corrected_label, correctionDecisionName(c.decision), c.source_line});
     return std::nullopt;
+}
+
+// Leaves `ex`, the row of the removed correction `c` read from `where`, out of the prepared data:
+// skipped, as a bad row under skip_bad_rows is, so split.jsonl lists it with the reason.
+void removeRow(const Correction &c, const std::string &where, RawExample &ex, const SourceSplits &src,
+               ReadNotes &notes, PrepareReport &rep)
+{
+    ex.skip = true;
+    notes.skipped.push_back({ex.where, "removed by " + where});
+    rep.removed_rows.push_back({c.file + (c.line > 0 ? ":" + std::to_string(c.line) : ""),
+                                src.labels[size_t(ex.label_id)], "", correctionDecisionName(c.decision), c.source_line});
+}
+
+// With --split_file: a warning naming the removed rows that file puts in the eval set (the eval
+// set is then smaller than before, so runs before and after are not scored on the same rows).
+void warnRemovedEvalRows(const PrepareOptions &o, PrepareReport &rep)
+{
+    if (o.split_file.empty() || rep.removed_rows.empty())
+        return;
+    const auto sides = readSplitFile(o.split_file);
+    std::vector<std::string> rows;
+    for (const CorrectedRow &r : rep.removed_rows) {
+        const size_t colon = r.where.rfind(':');
+        const bool hasLine = colon != std::string::npos && r.where.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+        const auto it = sides.find(hasLine ? splitKey(r.where.substr(0, colon), std::stoll(r.where.substr(colon + 1)))
+                                           : splitKey(r.where, 0));
+        if (it != sides.end() && it->second)
+            rows.push_back(r.where);
+    }
+    if (rows.empty())
+        return;
+    std::string named;
+    for (size_t i = 0; i < rows.size() && i < kNamedProblems; ++i)
+        named += (i ? ", " : "") + rows[i];
+    rep.warnings.push_back(std::to_string(rows.size()) + " removed row(s) are in the eval set of " + o.split_file + " ("
+                           + named + (rows.size() > kNamedProblems ? ", …" : "")
+                           + "): the eval set lost them, so a run before the corrections and one after are not "
+                             "scored on the same rows");
 }
 
 [[noreturn]] void throwProblems(const std::vector<Problem> &problems)
@@ -92,7 +139,7 @@ std::optional<Problem> relabel(const Correction &c, const std::string &where,
 
 } // namespace
 
-void applyCorrections(const PrepareOptions &o, SourceSplits &src, PrepareReport &rep)
+void applyCorrections(const PrepareOptions &o, SourceSplits &src, ReadNotes &notes, PrepareReport &rep)
 {
     if (o.corrections_file.empty())
         return;
@@ -115,15 +162,24 @@ void applyCorrections(const PrepareOptions &o, SourceSplits &src, PrepareReport 
                                 "Keep one line per row (the last decision)."});
             continue;
         }
-        if (!c.relabels()) {
+        if (!c.relabels() && !c.removes()) {
             ++rep.corrections_not_applied;
             continue;
         }
-        if (auto p = relabel(c, where, rows, src, rep))
+        auto row = correctedRow(c, where, rows, src);
+        if (auto *p = std::get_if<Problem>(&row)) {
+            problems.push_back(std::move(*p));
+            continue;
+        }
+        RawExample &ex = *std::get<RawExample *>(row);
+        if (c.removes())
+            removeRow(c, where, ex, src, notes, rep);
+        else if (auto p = relabel(c, where, ex, src, rep))
             problems.push_back(std::move(*p));
     }
     if (!problems.empty())
         throwProblems(problems);
+    warnRemovedEvalRows(o, rep);
 }
 
 void warnCorrectedEvalRows(const Sorted &d, PrepareReport &rep)

@@ -91,6 +91,11 @@ nlohmann::ordered_json correctionsJson(const PrepareReport &r)
         rows.push_back({{"where", row.where}, {"label", row.label}, {"corrected_label", row.corrected_label},
                         {"decision", row.decision}, {"correction_line", row.correction_line}});
     c["rows"] = rows;
+    c["removed_rows"] = int64_t(r.removed_rows.size());
+    nlohmann::ordered_json removed = nlohmann::ordered_json::array();
+    for (const CorrectedRow &row : r.removed_rows)
+        removed.push_back({{"where", row.where}, {"label", row.label}, {"correction_line", row.correction_line}});
+    c["removed"] = removed;
     return c;
 }
 
@@ -402,6 +407,12 @@ void readCorrectionsObject(const JsonRecord &c, PrepareReport &r)
         readString(item, "corrected_label", row.corrected_label);
         readString(item, "decision", row.decision);
         readInt(item, "correction_line", row.correction_line);
+    });
+    readObjects(c, "removed", r.removed_rows, [](const JsonRecord &item, CorrectedRow &row) {
+        readString(item, "where", row.where);
+        readString(item, "label", row.label);
+        readInt(item, "correction_line", row.correction_line);
+        row.decision = "removed";
     });
 }
 

@@ -45,13 +45,14 @@ struct LabelInText
     std::vector<std::string> examples; ///< up to 3 "file:line" of the label's texts that hold it
 };
 
-/// A row whose label --corrections_file changed (docs/file-formats.md, "corrections.jsonl").
+/// A row whose label --corrections_file changed, or that it removed (docs/file-formats.md,
+/// "corrections.jsonl").
 struct CorrectedRow
 {
     std::string where;           ///< "file:line" as split.jsonl names the row (a folder file: the file)
     std::string label;           ///< the label as given in the input
-    std::string corrected_label; ///< the label prepare used
-    std::string decision;        ///< "accepted" or "changed"
+    std::string corrected_label; ///< the label prepare used; "" for a removed row
+    std::string decision;        ///< "accepted" or "changed"; "removed" in PrepareReport::removed_rows
     int64_t correction_line = 0; ///< the line of the corrections file
 };
 
@@ -138,6 +139,7 @@ struct PrepareReport
     /// order of the file, and its lines that relabel nothing (decision suggested or rejected).
     std::string corrections_file;
     std::vector<CorrectedRow> corrected_rows;
+    std::vector<CorrectedRow> removed_rows; ///< the rows its "removed" lines left out, in the file's order
     int64_t corrections_not_applied = 0;
     /// The TF-IDF + logistic-regression baseline on the same train/eval split (bagofwords.h);
     /// unset when prepare was asked not to fit it (or a report of an older version).

@@ -11,6 +11,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -116,6 +117,7 @@ private Q_SLOTS:
     void badCorrectionsNameTheirLine();
     void runsWithoutWhatSuspectsNeedSaySo();
     void correctedEvalRowsAreWarnedAbout();
+    void removedSuspectsAreLeftOut();
 
 private:
     void checkReportAfter();
@@ -290,7 +292,7 @@ void tst_CliSuspects::correctedEvalRowsAreWarnedAbout()
     args.push_back("--corrections_file=" + path("eval.jsonl"));
     std::ostringstream out, err;
     QVERIFY2(runCli(args, out, err) == kExitOk, err.str().c_str());
-    QVERIFY2(out.str().find(": 1 row(s) relabelled; 1 line(s) relabel nothing (suggested, rejected or the same "
+    QVERIFY2(out.str().find(": 1 row(s) relabelled; 1 line(s) change nothing (suggested, rejected or the same "
                             "label)\n    data.csv:3: ham -> spam (changed, line 1)\n")
                  != std::string::npos,
              out.str().c_str());
@@ -299,6 +301,66 @@ void tst_CliSuspects::correctedEvalRowsAreWarnedAbout()
                               "are not scored on the same labels\n")
                  != std::string::npos,
              err.str().c_str());
+}
+
+// suspects --remove: the same suspects written as removed; prepare leaves those rows out (the
+// other rows keep their sides and labels) and says so; --accept and --remove together are refused.
+void tst_CliSuspects::removedSuspectsAreLeftOut()
+{
+    const std::vector<SplitRow> before = readSplitRows(path("before/split.jsonl"));
+    writeRun(before);
+    std::ostringstream out, err;
+    const int rc = runCli({"suspects", "--model_dir=" + path("run"), "--remove",
+                           "--corrections_file=" + path("removed.jsonl")},
+                          out, err);
+    QVERIFY2(rc == kExitOk, err.str().c_str());
+    QVERIFY2(out.str().find("wrote 2 correction(s) (removed) to " + path("removed.jsonl")) != std::string::npos,
+             out.str().c_str());
+    const std::vector<Correction> c = readCorrections(path("removed.jsonl"));
+    QCOMPARE(c.size(), size_t(2));
+    QCOMPARE(c[0].line, kFlippedHam);
+    QCOMPARE(c[0].decision, CorrectionDecision::Removed);
+    QCOMPARE(c[0].corrected_label, std::string());
+    QCOMPARE(c[1].line, kFlippedSpam);
+
+    std::vector<std::string> args = prepareArgs("pruned");
+    args.push_back("--split_file=" + path("before/split.jsonl"));
+    args.push_back("--corrections_file=" + path("removed.jsonl"));
+    std::ostringstream out2, err2;
+    QVERIFY2(runCli(args, out2, err2) == kExitOk, err2.str().c_str());
+    const std::string report = out2.str();
+    QVERIFY2(report.find("  corrections: 2 row(s) removed (left out of the prepared data)\n"
+                         "    data.csv:4: ham removed (line 1)\n    data.csv:11: spam removed (line 2)\n")
+                 != std::string::npos,
+             report.c_str());
+    const std::vector<SplitRow> after = readSplitRows(path("pruned/split.jsonl"));
+    QCOMPARE(after.size(), before.size());
+    size_t trainBefore = 0, trainAfter = 0;
+    for (const SplitRow &r : before)
+        trainBefore += r.split == "train";
+    for (const SplitRow &r : after) {
+        trainAfter += r.split == "train";
+        const bool removed = r.line == kFlippedHam || r.line == kFlippedSpam;
+        QCOMPARE(r.split == "skipped", removed);
+        if (!removed) // the others: the side and label they had
+            QVERIFY(std::any_of(before.begin(), before.end(), [&r](const SplitRow &b) {
+                return b.line == r.line && b.split == r.split && b.label == r.label;
+            }));
+    }
+    QCOMPARE(trainAfter, trainBefore - 2);
+    const PrepareReport p = parsePrepareReport(readText(path("pruned/prepare_report.json")), "prepare_report.json");
+    QCOMPARE(p.removed_rows.size(), size_t(2));
+    QCOMPARE(p.removed_rows[1].where, std::string("data.csv:11"));
+    QCOMPARE(p.removed_rows[1].label, std::string("spam"));
+    QCOMPARE(p.corrected_rows.size(), size_t(0));
+
+    std::ostringstream out3, err3;
+    QCOMPARE(runCli({"suspects", "--model_dir=" + path("run"), "--remove", "--accept",
+                     "--corrections_file=" + path("both.jsonl")},
+                    out3, err3),
+             int(kExitInvalid));
+    QVERIFY2(err3.str().find("--accept excludes --remove") != std::string::npos, err3.str().c_str());
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(path("both.jsonl"))));
 }
 
 QTEST_APPLESS_MAIN(tst_CliSuspects)

@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
@@ -79,13 +80,34 @@ private Q_SLOTS:
         QCOMPARE(errorOf(R"({"file":"f","label":3,"decision":"rejected"})"),
                  std::string("c.jsonl:1: label | is number, expected a string"));
         QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"maybe"})"),
-                 std::string("c.jsonl:1: decision | is 'maybe', expected suggested, accepted, rejected or changed"));
+                 std::string("c.jsonl:1: decision | is 'maybe', expected suggested, accepted, rejected, changed or removed"));
         QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"accepted"})"),
                  std::string("c.jsonl:1: suggested_label | an accepted correction has no suggested_label"));
         QCOMPARE(errorOf(R"({"file":"f","label":"a","suggested_label":"b","decision":"accepted","corrected_label":"c"})"),
                  std::string("c.jsonl:1: corrected_label | is 'c' but the accepted suggestion is 'b'"));
         QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"changed"})"),
                  std::string("c.jsonl:1: corrected_label | a changed correction has no corrected_label"));
+        QCOMPARE(errorOf(R"({"file":"f","label":"a","decision":"removed","corrected_label":"b"})"),
+                 std::string("c.jsonl:1: corrected_label | a removed row takes no corrected_label ('b')"));
+    }
+
+    /// A removed line: written without corrected_label, read back as Removed (neither relabels).
+    void removedLinesReadBack()
+    {
+        Correction r;
+        r.file = "mail.csv";
+        r.line = 12;
+        r.label = "ham";
+        r.suggested_label = "spam";
+        r.decision = CorrectionDecision::Removed;
+        const std::string text = correctionsJsonl({r});
+        QCOMPARE(text, std::string("{\"file\":\"mail.csv\",\"line\":12,\"label\":\"ham\",\"suggested_label\":\"spam\","
+                                   "\"decision\":\"removed\"}\n"));
+        const auto back = parseCorrections(text, "c.jsonl");
+        QCOMPARE(back[0].decision, CorrectionDecision::Removed);
+        QVERIFY(back[0].removes());
+        QVERIFY(!back[0].relabels());
+        QCOMPARE(back[0].corrected_label, std::string());
     }
 
     /// A folder-per-label input: a correction names the file (no line), through prepareData.
@@ -127,6 +149,75 @@ private Q_SLOTS:
         QVERIFY2(std::regex_search(text, std::regex(R"(\{"file":"spam/3.txt","split":"train","index":\d+,"label":"ham",)"
                                                     R"("label_as_given":"spam"\})")),
                  text.c_str());
+    }
+
+    /// Removed rows are left out of the records, listed as skipped in split.jsonl with the line
+    /// that removed them, counted in the report (read back from prepare_report.json), and a
+    /// removed eval row of the split file is warned about.
+    void removedRowsAreLeftOut()
+    {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        auto write = [&root](const std::string &rel, const std::string &text) {
+            QDir().mkpath(QFileInfo(QString::fromStdString(root + "/" + rel)).absolutePath());
+            std::ofstream(root + "/" + rel, std::ios::binary) << text;
+        };
+        write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        std::string csv = "text,label\n";
+        for (int i = 0; i < 10; ++i)
+            csv += "hello " + std::to_string(i) + ",ham\nspam " + std::to_string(i) + ",spam\n";
+        write("in.csv", csv);
+        PrepareOptions o;
+        o.classification_task_name = "csv";
+        o.input_data_dir = root + "/in.csv";
+        o.vocab_file = root + "/vocab.txt";
+        o.max_seq_length = 16;
+        o.eval_fraction = 0.2;
+        o.bag_of_words_baseline = false;
+        o.output_dir = root + "/before";
+        const PrepareReport before = prepareData(o);
+        // One train and one eval row of the split, by their lines.
+        int64_t trainLine = 0, evalLine = 0;
+        std::string trainLabel, evalLabel;
+        for (const SplitRow &r : readSplitRows(before.split_path)) {
+            if (r.split == "train" && !trainLine)
+                trainLine = r.line, trainLabel = r.label;
+            if (r.split == "eval" && !evalLine)
+                evalLine = r.line, evalLabel = r.label;
+        }
+        QVERIFY(trainLine && evalLine);
+        write("c.jsonl", "{\"file\":\"in.csv\",\"line\":" + std::to_string(trainLine) + ",\"label\":\"" + trainLabel
+                             + "\",\"decision\":\"removed\"}\n{\"file\":\"in.csv\",\"line\":" + std::to_string(evalLine)
+                             + ",\"label\":\"" + evalLabel + "\",\"decision\":\"removed\"}\n");
+        o.output_dir = root + "/after";
+        o.split_file = before.split_path;
+        o.corrections_file = root + "/c.jsonl";
+        const PrepareReport after = prepareData(o);
+        QCOMPARE(after.removed_rows.size(), size_t(2));
+        QCOMPARE(after.removed_rows[0].where, "in.csv:" + std::to_string(trainLine));
+        QCOMPARE(after.removed_rows[0].label, trainLabel);
+        QCOMPARE(after.removed_rows[1].correction_line, int64_t(2));
+        QCOMPARE(after.corrected_rows.size(), size_t(0));
+        QCOMPARE(after.train_examples, before.train_examples - 1);
+        QCOMPARE(after.eval_examples, before.eval_examples - 1);
+        QCOMPARE(after.train_label_counts.at(trainLabel), before.train_label_counts.at(trainLabel) - 1);
+        std::ifstream split(after.split_path);
+        const std::string text((std::istreambuf_iterator<char>(split)), {});
+        const std::string skipped = "{\"file\":\"in.csv\",\"line\":" + std::to_string(trainLine)
+            + ",\"split\":\"skipped\",\"reason\":\"removed by " + root + "/c.jsonl:1\"}";
+        QVERIFY2(text.find(skipped) != std::string::npos, text.c_str());
+        const auto warned = std::find_if(after.warnings.begin(), after.warnings.end(), [](const std::string &w) {
+            return w.find("removed row(s) are in the eval set") != std::string::npos;
+        });
+        QVERIFY(warned != after.warnings.end());
+        QCOMPARE(*warned, "1 removed row(s) are in the eval set of " + before.split_path + " (in.csv:"
+                              + std::to_string(evalLine) + "): the eval set lost them, so a run before the corrections "
+                              "and one after are not scored on the same rows");
+        const std::optional<PrepareReport> read = readPrepareReport(after.meta_path);
+        QVERIFY(read);
+        QCOMPARE(read->removed_rows.size(), size_t(2));
+        QCOMPARE(read->removed_rows[1].where, "in.csv:" + std::to_string(evalLine));
+        QCOMPARE(read->removed_rows[1].decision, std::string("removed"));
     }
 };
 

@@ -222,11 +222,12 @@ private Q_SLOTS:
         QCOMPARE(t.previewText(), QStringLiteral("Record 3 (mail.csv:5), ham → suggested spam: predicted spam in 3 of "
                                                  "3; right 0 of 3; last p(ham) 0.200.\nhello lunch"));
         QComboBox *box = t.decisionBox(1);
-        QCOMPARE(box->count(), 4);
+        QCOMPARE(box->count(), 5);
         QCOMPARE(box->itemText(0), QStringLiteral("Undecided"));
         QCOMPARE(box->itemText(1), QStringLiteral("Accept: spam"));
         QCOMPARE(box->itemText(2), QStringLiteral("Reject: keep ham"));
-        QCOMPARE(box->itemText(3), QStringLiteral("Change to: phish"));
+        QCOMPARE(box->itemText(3), QStringLiteral("Remove from training"));
+        QCOMPARE(box->itemText(4), QStringLiteral("Change to: phish"));
         QVERIFY(!t.prepareButton()->isEnabled()); // nothing relabels yet
         QVERIFY(!QFileInfo::exists(corrections));
     }
@@ -287,6 +288,19 @@ private Q_SLOTS:
         third.setRun(o);
         QTRY_VERIFY(third.isLoaded());
         QCOMPARE(third.decisionBox(1)->currentText(), QStringLiteral("Change to: phish"));
+        // Removed, through the combo as a user picks it: written without a label, read back as such.
+        QComboBox *thirdBox = third.decisionBox(1);
+        thirdBox->setCurrentIndex(SuspectsTable::Remove);
+        Q_EMIT thirdBox->activated(SuspectsTable::Remove);
+        read = readCorrections(corrections.toStdString());
+        QCOMPARE(read.size(), size_t(2));
+        QCOMPARE(read[1].decision, CorrectionDecision::Removed);
+        QCOMPARE(read[1].corrected_label, std::string());
+        SuspectsTable fourth;
+        fourth.setRun(o);
+        QTRY_VERIFY(fourth.isLoaded());
+        QCOMPARE(fourth.decisionOf(1), CorrectionDecision::Removed);
+        QCOMPARE(fourth.decisionBox(1)->currentText(), QStringLiteral("Remove from training"));
 
         // Open in Try it: the row's text, for its label as given.
         QSignalSpy asked(&t, &SuspectsTable::explainRequested);
@@ -395,6 +409,9 @@ private Q_SLOTS:
         TryItPanel *tryIt = w.findChild<TryItPanel *>();
         QCOMPARE(tryIt->textEdit()->toPlainText(), suspects->rowText(0));
         QVERIFY(suspects->accept(0));
+        QVERIFY2(suspects->table()->rowCount() > 1, qPrintable(suspects->summaryText()));
+        const RunSuspect second = suspects->suspects()[1]; // left out of training
+        QVERIFY(suspects->remove(1));
         // Prepare with corrections: the input as prepared before (the dialog's remembered field).
         w.showTab(QStringLiteral("suspectsTab"));
         suspects->prepareButton()->click();
@@ -407,6 +424,12 @@ private Q_SLOTS:
         QCOMPARE(dialog->report().corrected_rows.size(), size_t(1));
         QCOMPARE(dialog->report().corrected_rows[0].where, "mail.csv:" + std::to_string(first.line));
         QCOMPARE(dialog->report().split_method, std::string("split_file"));
+        QCOMPARE(dialog->report().removed_rows.size(), size_t(1));
+        QCOMPARE(dialog->report().removed_rows[0].where, "mail.csv:" + std::to_string(second.line));
+        const QString shown = dialog->findChild<QPlainTextEdit *>(QStringLiteral("prepareWarnings"))->toPlainText();
+        QVERIFY2(shown.contains(QStringLiteral("Corrections: 1 row(s) removed (left out of the prepared data).\n  mail.csv:%1: %2 removed")
+                                    .arg(second.line).arg(QString::fromStdString(second.label))),
+                 qPrintable(shown));
         dialog->close();
         // Train again, same settings and seed, on the corrected data (the form holds it now).
         TrainingOptions after = w.options();

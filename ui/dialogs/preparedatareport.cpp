@@ -72,9 +72,15 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
                     int(r.corrected_rows.size())).arg(q(r.corrections_file));
         for (const CorrectedRow &c : r.corrected_rows)
             lines << tr("  %1: %2 → %3 (%4)").arg(q(c.where), q(c.label), q(c.corrected_label), q(c.decision));
+        if (!r.removed_rows.empty())
+            lines << tr("Corrections: %n row(s) removed (left out of the prepared data).", nullptr,
+                        int(r.removed_rows.size()));
+        for (const CorrectedRow &c : r.removed_rows)
+            lines << tr("  %1: %2 removed").arg(q(c.where), q(c.label));
     }
     for (const SkippedRow &s : r.skipped)
-        lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
+        if (s.reason.rfind("removed by ", 0) != 0) // listed above
+            lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
     for (const std::string &w : r.warnings)
         lines << tr("warning: %1").arg(q(w));
     lines << tr("Full report: %1").arg(q(r.report_path));

@@ -341,11 +341,13 @@ void SuspectsTable::fillRow(int row)
     box->addItem(tr("Undecided"));
     box->addItem(tr("Accept: %1").arg(q(s.suggested_label)));
     box->addItem(tr("Reject: keep %1").arg(q(s.label)));
+    box->addItem(tr("Remove from training"));
     for (const std::string &l : m_labels)
         if (l != s.label && l != s.suggested_label)
             box->addItem(tr("Change to: %1").arg(q(l)), q(l));
     box->setEnabled(s.located);
-    box->setToolTip(s.located ? tr("Accept the suggestion, keep the label, or give the text another label")
+    box->setToolTip(s.located ? tr("Accept the suggestion, keep the label, leave the text out of training, or give it "
+                                   "another label")
                               : tr("This record is not in split.jsonl: its input row is unknown, so no correction "
                                    "can be written (prepare the data with this program)."));
     const auto c = m_corrections.find(rowKey(s.file, s.line));
@@ -355,6 +357,8 @@ void SuspectsTable::fillRow(int row)
             index = Accept;
         else if (c->second.decision == CorrectionDecision::Rejected)
             index = Reject;
+        else if (c->second.decision == CorrectionDecision::Removed)
+            index = Remove;
         else if (c->second.decision == CorrectionDecision::Changed)
             index = std::max(int(Undecided), box->findData(q(c->second.corrected_label)));
         box->setCurrentIndex(index);
@@ -374,6 +378,8 @@ void SuspectsTable::decisionChosen(int row, int item)
         accept(row);
     else if (item == Reject)
         reject(row);
+    else if (item == Remove)
+        remove(row);
     else if (item >= FirstChange)
         changeTo(row, decisionBox(row)->itemData(item).toString());
     else
@@ -388,6 +394,8 @@ bool SuspectsTable::accept(int row)
 }
 
 bool SuspectsTable::reject(int row) { return decide(row, CorrectionDecision::Rejected, {}); }
+
+bool SuspectsTable::remove(int row) { return decide(row, CorrectionDecision::Removed, {}); }
 
 bool SuspectsTable::changeTo(int row, const QString &label)
 {
@@ -438,6 +446,7 @@ bool SuspectsTable::decide(int row, CorrectionDecision decision, const std::stri
     const QSignalBlocker block(box);
     box->setCurrentIndex(decision == CorrectionDecision::Accepted   ? int(Accept)
                          : decision == CorrectionDecision::Rejected ? int(Reject)
+                         : decision == CorrectionDecision::Removed  ? int(Remove)
                          : decision == CorrectionDecision::Changed  ? std::max(0, box->findData(q(corrected)))
                                                                     : int(Undecided));
     m_summary->setText(m_summaryBase);
@@ -463,14 +472,15 @@ int SuspectsTable::selectedRow() const
 void SuspectsTable::updateButtons()
 {
     m_open->setEnabled(selectedRow() >= 0);
-    const bool relabels = std::any_of(m_corrections.begin(), m_corrections.end(),
-                                      [](const auto &c) { return c.second.relabels(); });
+    const bool relabels = std::any_of(m_corrections.begin(), m_corrections.end(), [](const auto &c) {
+        return c.second.relabels() || c.second.removes();
+    });
     m_prepare->setEnabled(!m_splitPath.isEmpty() && relabels);
     m_prepare->setToolTip(
         m_splitPath.isEmpty()
             ? tr("The run's data has no split.jsonl (it was not prepared by this program), so corrections cannot be "
                  "applied")
-        : !relabels ? tr("Accept or change a suspect first: prepare applies the accepted and changed ones")
+        : !relabels ? tr("Accept, change or remove a suspect first: prepare applies those decisions")
                     : tr("Opens Prepare Data with the same split (%1) and these corrections (%2), into a new folder; "
                          "then train again with the same settings and seed, and compare the runs under Compare runs")
                           .arg(m_splitPath, m_correctionsPath));

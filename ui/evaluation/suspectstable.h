@@ -24,7 +24,7 @@ namespace wb {
 /// the rule of core/advice/suspects.h), one row each in rank order: rank, record, text excerpt,
 /// label as given, suggested label, confidence, variability, evidence and the decision. The
 /// decision of a row is a combo box: Undecided, Accept (the suggestion), Reject (keep the label),
-/// or Change to each other label. Every decision is written at once to
+/// Remove (leave the row out of training), or Change to each other label. Every decision is written at once to
 /// `<model_dir>/corrections.jsonl` (writeCorrections: atomic, a few hundred bytes per line, on the
 /// GUI thread), keeping the lines of rows that are not listed now (written by the CLI or by hand);
 /// reopening the run shows the decisions found there. "Open in Try it" (or a double click) asks
@@ -42,8 +42,8 @@ public:
     /// The table's columns: what a decision needs first (at 1024×700 the text of the selected row
     /// is also under the table, previewText()).
     enum Column { Rank, Label, Suggested, Decision, Confidence, Variability, Evidence, Text, Record, ColumnCount };
-    /// The decision combo's entries: 0 Undecided, 1 Accept, 2 Reject, 3… Change to labels().
-    enum DecisionItem { Undecided = 0, Accept = 1, Reject = 2, FirstChange = 3 };
+    /// The decision combo's entries: 0 Undecided, 1 Accept, 2 Reject, 3 Remove, 4… Change to labels().
+    enum DecisionItem { Undecided = 0, Accept = 1, Reject = 2, Remove = 3, FirstChange = 4 };
 
     explicit SuspectsTable(QWidget *parent = nullptr);
 
@@ -74,12 +74,14 @@ public:
     QComboBox *decisionBox(int row) const;
     QPushButton *prepareButton() const { return m_prepare; }
 
-    /// Accepts the suggestion of row `row` / keeps its label / gives it `label` (a label name
-    /// other than its given one), as the row's combo does, and writes corrections.jsonl.
+    /// Accepts the suggestion of row `row` / keeps its label / leaves it out of training / gives
+    /// it `label` (a label name other than its given one), as the row's combo does, and writes
+    /// corrections.jsonl.
     /// Returns false (saying why in the summary line) when the row is not located in split.jsonl,
     /// `label` is not one of the labels, or the file cannot be written.
     bool accept(int row);
     bool reject(int row);
+    bool remove(int row);
     bool changeTo(int row, const QString &label);
     /// The decision of row `row` as written (Suggested when undecided).
     CorrectionDecision decisionOf(int row) const;
