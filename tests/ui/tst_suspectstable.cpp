@@ -24,14 +24,17 @@
 #include "ui/tryit/tryitpanel.h"
 #include "ui/window/mainwindow.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include <filesystem>
@@ -308,6 +311,33 @@ private Q_SLOTS:
         QCOMPARE(asked.count(), 1);
         QCOMPARE(asked.first().at(0).toString(), QStringLiteral("hello lunch"));
         QCOMPARE(asked.first().at(2).toLongLong(), 0LL);
+    }
+
+    /// "Decide the undecided": every undecided row gets the decision in one write; decided rows
+    /// keep theirs; the menu's actions are what the button offers.
+    void undecidedDecidedAtOnce()
+    {
+        QTemporaryDir dir;
+        const TrainingOptions o = writeRun(dir.path());
+        SuspectsTable t;
+        t.setRun(o);
+        QTRY_VERIFY(t.isLoaded());
+        QVERIFY(t.decideUndecidedButton()->isEnabled());
+        const QList<QAction *> actions = t.decideUndecidedButton()->menu()->actions();
+        QCOMPARE(actions.size(), 2);
+        QCOMPARE(actions[0]->text(), QStringLiteral("Accept every suggestion"));
+        QCOMPARE(actions[1]->text(), QStringLiteral("Remove every suspect from training"));
+        QVERIFY(t.reject(0));
+        actions[1]->trigger(); // only row 1 was undecided
+        const std::vector<Correction> read = readCorrections(o.model_dir + "/corrections.jsonl");
+        QCOMPARE(read.size(), size_t(2));
+        QCOMPARE(read[0].decision, CorrectionDecision::Rejected);
+        QCOMPARE(read[1].decision, CorrectionDecision::Removed);
+        QCOMPARE(read[1].line, int64_t(5));
+        QCOMPARE(t.decisionBox(1)->currentText(), QStringLiteral("Remove from training"));
+        QVERIFY(!t.decideUndecidedButton()->isEnabled()); // nothing left undecided
+        QVERIFY(t.prepareButton()->isEnabled());
+        QCOMPARE(t.decideUndecided(CorrectionDecision::Accepted), 0);
     }
 
     /// Lines of rows not listed (the CLI's, a hand-written one) stay in the file, first.

@@ -11,9 +11,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -99,8 +101,8 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
                                                              "times training saw the text"));
     m_table->horizontalHeaderItem(Variability)->setToolTip(tr("The spread (standard deviation) of that probability"));
     m_table->horizontalHeaderItem(Decision)->setToolTip(
-        tr("Saved at once to corrections.jsonl in the run's folder; “Prepare with corrections…” applies the accepted "
-           "and changed ones to a new copy of the prepared data (your files are not changed)"));
+        tr("Saved at once to corrections.jsonl in the run's folder; “Prepare with corrections…” applies the accepted, "
+           "changed and removed ones to a new copy of the prepared data (your files are not changed)"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -116,8 +118,19 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
     m_open->setToolTip(tr("Shows the selected text in Try it, with the words that speak for and against its label"));
     m_prepare = new QPushButton(tr("Prepare with corrections…"), this);
     m_prepare->setObjectName(QStringLiteral("suspectsPrepare"));
+    m_decideRest = new QToolButton(this);
+    m_decideRest->setObjectName(QStringLiteral("suspectsDecideRest"));
+    m_decideRest->setText(tr("Decide the undecided"));
+    m_decideRest->setPopupMode(QToolButton::InstantPopup);
+    m_decideRest->setToolTip(tr("Gives every suspect not decided yet the same decision, in one step"));
+    auto *rest = new QMenu(m_decideRest);
+    rest->addAction(tr("Accept every suggestion"), this, [this] { decideUndecided(CorrectionDecision::Accepted); });
+    rest->addAction(tr("Remove every suspect from training"), this,
+                    [this] { decideUndecided(CorrectionDecision::Removed); });
+    m_decideRest->setMenu(rest);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_open);
+    buttons->addWidget(m_decideRest);
     buttons->addStretch(1);
     buttons->addWidget(m_prepare);
     layout->addWidget(m_summary);
@@ -430,19 +443,10 @@ bool SuspectsTable::decide(int row, CorrectionDecision decision, const std::stri
     if (!next.count(key))
         order.push_back(key);
     next[key] = c;
-    std::vector<Correction> lines;
-    for (const std::string &k : order)
-        lines.push_back(next[k]);
-    try {
-        writeCorrections(m_correctionsPath.toStdString(), lines);
-    } catch (...) {
-        m_summary->setText(m_summaryBase + QLatin1Char(' ')
-                           + tr("The decision was not saved: %1").arg(q(describeCurrentException("corrections.jsonl").line())));
+    if (!save(std::move(next), std::move(order))) {
         fillRow(row); // the combo shows what the file holds
         return false;
     }
-    m_corrections = std::move(next);
-    m_order = std::move(order);
     const QSignalBlocker block(box);
     box->setCurrentIndex(decision == CorrectionDecision::Accepted   ? int(Accept)
                          : decision == CorrectionDecision::Rejected ? int(Reject)
@@ -452,6 +456,54 @@ bool SuspectsTable::decide(int row, CorrectionDecision decision, const std::stri
     m_summary->setText(m_summaryBase);
     updateButtons();
     return true;
+}
+
+bool SuspectsTable::save(std::map<std::string, Correction> next, std::vector<std::string> order)
+{
+    std::vector<Correction> lines;
+    for (const std::string &k : order)
+        lines.push_back(next[k]);
+    try {
+        writeCorrections(m_correctionsPath.toStdString(), lines);
+    } catch (...) {
+        m_summary->setText(m_summaryBase + QLatin1Char(' ')
+                           + tr("The decision was not saved: %1").arg(q(describeCurrentException("corrections.jsonl").line())));
+        return false;
+    }
+    m_corrections = std::move(next);
+    m_order = std::move(order);
+    return true;
+}
+
+int SuspectsTable::decideUndecided(CorrectionDecision decision)
+{
+    if (decision != CorrectionDecision::Accepted && decision != CorrectionDecision::Removed)
+        return 0;
+    std::map<std::string, Correction> next = m_corrections;
+    std::vector<std::string> order = m_order;
+    std::vector<int> decided;
+    const std::string now = correctionTimeNow();
+    for (size_t row = 0; row < m_suspects.size(); ++row) {
+        const RunSuspect &s = m_suspects[row];
+        const std::string key = rowKey(s.file, s.line);
+        const auto c = next.find(key);
+        if (!s.located || (c != next.end() && c->second.decision != CorrectionDecision::Suggested))
+            continue;
+        if (c == next.end())
+            order.push_back(key);
+        next[key] = correctionOf(s, decision, s.suggested_label, now);
+        decided.push_back(int(row));
+    }
+    if (decided.empty() || !save(std::move(next), std::move(order)))
+        return 0;
+    for (const int row : decided) {
+        QComboBox *box = decisionBox(row);
+        const QSignalBlocker block(box);
+        box->setCurrentIndex(decision == CorrectionDecision::Accepted ? int(Accept) : int(Remove));
+    }
+    m_summary->setText(m_summaryBase);
+    updateButtons();
+    return int(decided.size());
 }
 
 CorrectionDecision SuspectsTable::decisionOf(int row) const
@@ -472,6 +524,10 @@ int SuspectsTable::selectedRow() const
 void SuspectsTable::updateButtons()
 {
     m_open->setEnabled(selectedRow() >= 0);
+    m_decideRest->setEnabled(std::any_of(m_suspects.begin(), m_suspects.end(), [this](const RunSuspect &s) {
+        const auto c = m_corrections.find(rowKey(s.file, s.line));
+        return s.located && (c == m_corrections.end() || c->second.decision == CorrectionDecision::Suggested);
+    }));
     const bool relabels = std::any_of(m_corrections.begin(), m_corrections.end(), [](const auto &c) {
         return c.second.relabels() || c.second.removes();
     });

@@ -15,6 +15,7 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 class QTableWidget;
 
 namespace wb {
@@ -73,6 +74,7 @@ public:
     /// The decision combo of row `row` (nullptr outside the rows).
     QComboBox *decisionBox(int row) const;
     QPushButton *prepareButton() const { return m_prepare; }
+    QToolButton *decideUndecidedButton() const { return m_decideRest; }
 
     /// Accepts the suggestion of row `row` / keeps its label / leaves it out of training / gives
     /// it `label` (a label name other than its given one), as the row's combo does, and writes
@@ -83,6 +85,10 @@ public:
     bool reject(int row);
     bool remove(int row);
     bool changeTo(int row, const QString &label);
+    /// Gives every undecided row that can be decided `decision` (Accepted: its suggestion;
+    /// Removed) in one write of corrections.jsonl, as "Decide the undecided" does. Returns how
+    /// many rows it decided (0, saying why in the summary line, when the file cannot be written).
+    int decideUndecided(CorrectionDecision decision);
     /// The decision of row `row` as written (Suggested when undecided).
     CorrectionDecision decisionOf(int row) const;
 
@@ -108,6 +114,8 @@ private:
     void fillRow(int row);
     void decisionChosen(int row, int item);
     bool decide(int row, CorrectionDecision decision, const std::string &corrected);
+    /// Writes m_corrections with `next` (keys in `order`) put in; on success takes them over.
+    bool save(std::map<std::string, Correction> next, std::vector<std::string> order);
     void updateButtons();
     int selectedRow() const;
 
@@ -117,6 +125,7 @@ private:
     QLabel *m_preview; ///< "suspectsPreview"
     QTableWidget *m_table;
     QPushButton *m_open, *m_prepare;
+    QToolButton *m_decideRest;
     std::vector<RunSuspect> m_suspects;
     std::vector<std::string> m_labels;
     std::vector<TrainingText> m_texts; ///< by row ("" when unknown)
