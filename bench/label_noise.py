@@ -320,19 +320,21 @@ def recovery_table(work, seeds, train_seeds):
     first = train_seeds[0]
     mean = lambda run: sum(accuracy(work, run_name(run, t, first)) for t in train_seeds) / len(train_seeds)
     accs = lambda run: ", ".join(f"{accuracy(work, run_name(run, t, first)):.4f}" for t in train_seeds)
-    print(f"| noise seed | eval acc. clean (training seeds {', '.join(train_seeds)}) | noisy | after our corrections "
-          "| after CL's top k | recovered, ours (of the means) | recovered, CL |")
-    print("|---|---|---|---|---|---|---|")
-    rec = {"ours": [], "cl": []}
+    print(f"| noise seed | eval acc. clean (training seeds {', '.join(train_seeds)}) | noisy | our top k relabelled "
+          "| our top k removed | CL's top k relabelled | recovered: ours relabelled | ours removed | CL relabelled |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rec = {"ours": [], "pruned": [], "cl": []}
     clean = mean("clean")
     for s in seeds:
-        noisy, ours, cl = mean(f"noisy{s}"), mean(f"fixed{s}"), mean(f"cl-fixed{s}")
-        rec["ours"].append((ours - noisy) / (clean - noisy))
-        rec["cl"].append((cl - noisy) / (clean - noisy))
+        noisy, ours, pruned, cl = mean(f"noisy{s}"), mean(f"fixed{s}"), mean(f"pruned{s}"), mean(f"cl-fixed{s}")
+        for key, value in (("ours", ours), ("pruned", pruned), ("cl", cl)):
+            rec[key].append((value - noisy) / (clean - noisy))
         print(f"| {s} | {accs('clean')} (mean {clean:.4f}) | {accs(f'noisy{s}')} (mean {noisy:.4f}) "
-              f"| {accs(f'fixed{s}')} (mean {ours:.4f}) | {accs(f'cl-fixed{s}')} (mean {cl:.4f}) "
-              f"| {100 * rec['ours'][-1]:.0f} % | {100 * rec['cl'][-1]:.0f} % |")
-    print(f"| mean (range) | | | | | {spread(rec['ours'], '{:.2f}')} | {spread(rec['cl'], '{:.2f}')} |")
+              f"| {accs(f'fixed{s}')} (mean {ours:.4f}) | {accs(f'pruned{s}')} (mean {pruned:.4f}) "
+              f"| {accs(f'cl-fixed{s}')} (mean {cl:.4f}) "
+              f"| {100 * rec['ours'][-1]:.0f} % | {100 * rec['pruned'][-1]:.0f} % | {100 * rec['cl'][-1]:.0f} % |")
+    print(f"| mean (range) | | | | | | {spread(rec['ours'], '{:.2f}')} | {spread(rec['pruned'], '{:.2f}')} "
+          f"| {spread(rec['cl'], '{:.2f}')} |")
 
 
 def cmd_table(work, seeds, train_seeds):

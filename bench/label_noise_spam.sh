@@ -12,7 +12,8 @@
 #     the eval side through a split file) with the same settings; its top K the same way;
 #   - the loop: the K suspects accepted (`suspects --accept --corrections_file`), `prepare
 #     --corrections_file --split_file`, the same training again; recovered = (fixed - noisy) /
-#     (clean - noisy) eval accuracy, all on the same clean eval rows.
+#     (clean - noisy) eval accuracy, all on the same clean eval rows; and the same K suspects
+#     removed instead (`suspects --remove`: prepare leaves those rows out).
 #
 #   bench/label_noise_spam.sh WORK_DIR VOCAB_TXT CORPUS_TAR_GZ [CLI]
 #
@@ -111,6 +112,14 @@ for s in $seeds; do
     prep "fixed$s" "data/noisy$s/mail.csv" --split_file=prepared/clean/split.jsonl \
         --corrections_file="lists/suspects$s.jsonl"
     train "fixed$s" "fixed$s" --record_training_dynamics=false
+    # The same top K removed instead of relabelled (suspects --remove: prepare leaves them out).
+    if [ ! -f "lists/removed$s.jsonl" ]; then
+        ./cli suspects --model_dir="runs/noisy$s" --top_k="$(wc -l <"lists/flipped$s.jsonl")" \
+            --corrections_file="lists/removed$s.jsonl" --remove >/dev/null 2>&1
+    fi
+    prep "pruned$s" "data/noisy$s/mail.csv" --split_file=prepared/clean/split.jsonl \
+        --corrections_file="lists/removed$s.jsonl"
+    train "pruned$s" "pruned$s" --record_training_dynamics=false
 done
 
 # 4. Controls: the loop with confident learning's top K accepted instead, and with every flipped
@@ -128,7 +137,7 @@ done
 for ts in ${EXTRA_TRAIN_SEEDS-43 44}; do
     TS=$ts train "clean-t$ts" clean --record_training_dynamics=false
     for s in $seeds; do
-        for d in "noisy$s" "fixed$s" "cl-fixed$s"; do
+        for d in "noisy$s" "fixed$s" "pruned$s" "cl-fixed$s"; do
             TS=$ts train "$d-t$ts" "$d" --record_training_dynamics=false
         done
     done

@@ -248,6 +248,7 @@ void addClassifyFlags(CLI::App &app, ClassifyFlags &f)
     addTableFlag(app, t, "text_b_column", f.textBColumn);
     addTableFlag(app, t, "output_format", f.format);
     addTableFlag(app, t, "batch_size", f.batchSize);
+    addTableFlag(app, t, "num_threads", src.num_threads);
     addTableFlag(app, t, "explain", f.explain);
     addTableFlag(app, t, "explain_method", f.explainMethod);
     addTableFlag(app, t, "ig_steps", f.igSteps);
@@ -261,7 +262,8 @@ int checkClassifyFlags(const ClassifyFlags &f, std::ostream &err)
     Diagnostics ranges;
     const std::vector<FlagRow> &t = classifyFlagTable();
     checkNumericRanges({numericOption(flagRow(t, "max_seq_length"), double(f.src.max_seq_length), "0"),
-                        numericOption(flagRow(t, "batch_size"), double(f.batchSize), "32")},
+                        numericOption(flagRow(t, "batch_size"), double(f.batchSize), "32"),
+                        numericOption(flagRow(t, "num_threads"), double(f.src.num_threads), "0")},
                        ranges);
     checkNumericRanges(explainOptionRows(double(f.igSteps)), ranges);
     if (ranges.hasErrors())

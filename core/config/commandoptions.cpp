@@ -256,6 +256,7 @@ std::vector<FlagRow> buildClassifyTable()
                        {"integrated_gradients", "gradient_x_input"}));
     t.push_back(ranged(value("ig_steps", "Integrated Gradients steps m, 1 to 1024 (with --explain)"), kIgStepsMinimum,
                        kIgStepsMaximum));
+    t.push_back(ranged(value("num_threads", "intra-op threads (0: libtorch's own choice)"), 0, 4096));
     t.push_back(value("explain_class", "the class to explain: a label name or a 0-based index (default: the predicted "
                                        "class; a multi-label model: the label whose own probability is explained, "
                                        "default the most probable label)"));

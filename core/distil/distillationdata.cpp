@@ -366,7 +366,8 @@ nlohmann::ordered_json teacherJson(const DistillationRequest &r, const Distillat
     j["format"] = kFormat;
     j["key"] = key;
     j["teacher_dir"] = fs::absolute(r.teacher_dir).lexically_normal().string();
-    j["teacher_weights"] = out.teacher_weights;
+    j["teacher_weights"] = // absolute, as teacher_dir: the file is read from other working folders
+        out.teacher_weights.empty() ? std::string() : fs::absolute(out.teacher_weights).lexically_normal().string();
     j["teacher_weights_label"] = out.teacher_weights_label;
     j["teacher_train_accuracy"] = out.teacher_agreement_train;
     j["transfer_data"] = r.transfer_data;

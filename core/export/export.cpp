@@ -236,7 +236,12 @@ std::vector<std::string> writeExportFiles(const std::string &dir, const Exported
                                .dump(2)
                                + "\n");
     put("bert_config.json", cfg.toJson().dump(2) + "\n");
-    put("input_meta_data.json", meta.toJson().dump(2) + "\n");
+    // The model's inputs, not the run's records: the export has no records, so the keys that
+    // describe extra record features (sample weights, a teacher's outputs) are left out.
+    InputMetaData exportedMeta = meta;
+    exportedMeta.has_sample_weights = false;
+    exportedMeta.has_teacher_logits = false;
+    put("input_meta_data.json", exportedMeta.toJson().dump(2) + "\n");
     if (!model.maskedLm() && !model.regression) {
         std::string labels;
         for (const auto &n : model.labels)

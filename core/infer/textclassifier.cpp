@@ -318,6 +318,8 @@ TextClassifier::TextClassifier(const ClassifierSource &src) : d(std::make_unique
     // product): reused from pass to pass, not mapped afresh and page-faulted in each time, which
     // cost 2/3 of a batch's time (docs/benchmarks.md, "Inference"; core/util/trainingallocator.h).
     keepFreedMemoryForTraining();
+    if (src.num_threads > 0)
+        torch::set_num_threads(int(src.num_threads));
     ClassifierFiles f;
     f.cfgPath = src.bert_config_file;
     f.metaPath = src.input_meta_data_path;

@@ -33,6 +33,9 @@ struct ClassifierSource
     /// else inferred from the vocab (a vocab with capital-letter pieces is cased; a warning says so).
     std::optional<bool> do_lower_case;
     int64_t max_seq_length = 0;          ///< 0: the meta data's (or tokenizer_config.json's)
+    /// libtorch's intra-op threads, set when the classifier is opened (torch::set_num_threads:
+    /// process-wide); 0 keeps libtorch's own choice.
+    int64_t num_threads = 0;
 };
 
 /// One text after WordPiece tokenization, as the model sees it.

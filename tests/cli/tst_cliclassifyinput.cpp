@@ -94,6 +94,7 @@ private Q_SLOTS:
                                     "max_seq_length\n"},
             {"--batch_size=0", "error: batch_size: batch_size is 0; it must be between 1 and 65536\n"},
             {"--batch_size=100000000000", "error: batch_size: batch_size is 100000000000; it must be between 1 and 65536\n"},
+            {"--num_threads=-2", "error: num_threads: num_threads is -2; it must be between 0 and 4096\n"},
         };
         for (const auto &[flag, expected] : cases) {
             std::string out, err;

@@ -301,6 +301,10 @@ private Q_SLOTS:
         QVERIFY2(wbtest::runCli({"export", "--model_dir=" + path("student"), "--model_export_path=" + path("student-export")},
                                 out, err) == 0,
                  err.c_str());
+        // The export's input_meta_data.json describes the model's inputs, not the records.
+        const auto exportedMeta = nlohmann::json::parse(readAll(path("student-export/input_meta_data.json")));
+        QVERIFY2(!exportedMeta.contains("has_teacher_logits"), exportedMeta.dump().c_str());
+        QCOMPARE(exportedMeta.at("num_labels").get<int64_t>(), meta.at("num_labels").get<int64_t>());
         const std::string card = readAll(path("student-export/README.md"));
         QVERIFY2(card.find("- Distillation: a student trained on a teacher's soft labels (temperature 2.0, soft-label "
                            "share 1.0): the teacher ")

@@ -325,10 +325,10 @@ private Q_SLOTS:
         QVERIFY(t.decideUndecidedButton()->isEnabled());
         const QList<QAction *> actions = t.decideUndecidedButton()->menu()->actions();
         QCOMPARE(actions.size(), 2);
-        QCOMPARE(actions[0]->text(), QStringLiteral("Accept every suggestion"));
-        QCOMPARE(actions[1]->text(), QStringLiteral("Remove every suspect from training"));
+        QCOMPARE(actions[0]->text(), QStringLiteral("Remove every suspect from training"));
+        QCOMPARE(actions[1]->text(), QStringLiteral("Accept every suggestion"));
         QVERIFY(t.reject(0));
-        actions[1]->trigger(); // only row 1 was undecided
+        actions[0]->trigger(); // only row 1 was undecided
         const std::vector<Correction> read = readCorrections(o.model_dir + "/corrections.jsonl");
         QCOMPARE(read.size(), size_t(2));
         QCOMPARE(read[0].decision, CorrectionDecision::Rejected);

@@ -122,11 +122,14 @@ SuspectsTable::SuspectsTable(QWidget *parent) : QWidget(parent)
     m_decideRest->setObjectName(QStringLiteral("suspectsDecideRest"));
     m_decideRest->setText(tr("Decide the undecided"));
     m_decideRest->setPopupMode(QToolButton::InstantPopup);
-    m_decideRest->setToolTip(tr("Gives every suspect not decided yet the same decision, in one step"));
+    m_decideRest->setToolTip(tr("Gives every suspect not decided yet the same decision, in one step. Removing "
+                                "suspects costs less when a few are right after all: on the spam example with 10 % "
+                                "of its labels flipped, removing the suspects gave back more of the lost accuracy "
+                                "than relabelling them (docs/benchmarks.md)"));
     auto *rest = new QMenu(m_decideRest);
-    rest->addAction(tr("Accept every suggestion"), this, [this] { decideUndecided(CorrectionDecision::Accepted); });
     rest->addAction(tr("Remove every suspect from training"), this,
                     [this] { decideUndecided(CorrectionDecision::Removed); });
+    rest->addAction(tr("Accept every suggestion"), this, [this] { decideUndecided(CorrectionDecision::Accepted); });
     m_decideRest->setMenu(rest);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_open);
