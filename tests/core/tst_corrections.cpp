@@ -17,6 +17,28 @@ class tst_Corrections : public QObject
 {
     Q_OBJECT
 
+    static constexpr const char *kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n";
+
+    // Writes `text` to root/rel, creating its folder.
+    static void writeFile(const std::string &root, const std::string &rel, const std::string &text)
+    {
+        QDir().mkpath(QFileInfo(QString::fromStdString(root + "/" + rel)).absolutePath());
+        std::ofstream(root + "/" + rel, std::ios::binary) << text;
+    }
+
+    // prepare's options for the small inputs here: root/vocab.txt, 16 tokens, no baseline.
+    static PrepareOptions smallOptions(const std::string &root, const std::string &input, double evalFraction)
+    {
+        PrepareOptions o;
+        o.input_data_dir = root + "/" + input;
+        o.vocab_file = root + "/vocab.txt";
+        o.max_seq_length = 16;
+        o.eval_fraction = evalFraction;
+        o.bag_of_words_baseline = false;
+        o.output_dir = root + "/before";
+        return o;
+    }
+
     // The error parseCorrections throws for `text`, as "field | message".
     static std::string errorOf(const std::string &text)
     {
@@ -115,22 +137,13 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string root = dir.path().toStdString();
-        auto write = [&root](const std::string &rel, const std::string &text) {
-            QDir().mkpath(QFileInfo(QString::fromStdString(root + "/" + rel)).absolutePath());
-            std::ofstream(root + "/" + rel, std::ios::binary) << text;
-        };
-        write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        auto write = [&root](const std::string &rel, const std::string &text) { writeFile(root, rel, text); };
+        write("vocab.txt", kVocab);
         for (int i = 0; i < 5; ++i) {
             write("in/ham/" + std::to_string(i) + ".txt", "hello " + std::to_string(i));
             write("in/spam/" + std::to_string(i) + ".txt", "spam " + std::to_string(i));
         }
-        PrepareOptions o;
-        o.input_data_dir = root + "/in";
-        o.vocab_file = root + "/vocab.txt";
-        o.max_seq_length = 16;
-        o.eval_fraction = 0;
-        o.bag_of_words_baseline = false;
-        o.output_dir = root + "/before";
+        PrepareOptions o = smallOptions(root, "in", 0);
         const PrepareReport before = prepareData(o);
         write("c.jsonl", "{\"file\":\"spam/3.txt\",\"label\":\"spam\",\"decision\":\"changed\","
                          "\"corrected_label\":\"ham\"}\n");
@@ -158,23 +171,14 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string root = dir.path().toStdString();
-        auto write = [&root](const std::string &rel, const std::string &text) {
-            QDir().mkpath(QFileInfo(QString::fromStdString(root + "/" + rel)).absolutePath());
-            std::ofstream(root + "/" + rel, std::ios::binary) << text;
-        };
-        write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nspam\n");
+        auto write = [&root](const std::string &rel, const std::string &text) { writeFile(root, rel, text); };
+        write("vocab.txt", kVocab);
         std::string csv = "text,label\n";
         for (int i = 0; i < 10; ++i)
             csv += "hello " + std::to_string(i) + ",ham\nspam " + std::to_string(i) + ",spam\n";
         write("in.csv", csv);
-        PrepareOptions o;
+        PrepareOptions o = smallOptions(root, "in.csv", 0.2);
         o.classification_task_name = "csv";
-        o.input_data_dir = root + "/in.csv";
-        o.vocab_file = root + "/vocab.txt";
-        o.max_seq_length = 16;
-        o.eval_fraction = 0.2;
-        o.bag_of_words_baseline = false;
-        o.output_dir = root + "/before";
         const PrepareReport before = prepareData(o);
         // One train and one eval row of the split, by their lines.
         int64_t trainLine = 0, evalLine = 0;
