@@ -46,12 +46,12 @@ void addWarnings(const prep::SourceSplits &src, const Sorted &d, prep::ReadNotes
                                                        "order)"));
     rep.skipped = std::move(notes.skipped);
     rep.skipped_rows = int64_t(rep.skipped.size());
-    if (rep.skipped_rows) {
-        std::vector<std::string> where;
-        for (const auto &s : rep.skipped)
+    std::vector<std::string> where; // the corrections' removed rows are listed with the corrections
+    for (const auto &s : rep.skipped)
+        if (!s.removed_by_correction)
             where.push_back(s.where + " (" + s.reason + ")");
+    if (!where.empty())
         rep.warnings.push_back(namedCount(where, "row(s) skipped"));
-    }
 }
 
 } // namespace wb::prep

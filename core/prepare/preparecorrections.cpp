@@ -92,7 +92,7 @@ void removeRow(const Correction &c, const std::string &where, RawExample &ex, co
                ReadNotes &notes, PrepareReport &rep)
 {
     ex.skip = true;
-    notes.skipped.push_back({ex.where, "removed by " + where});
+    notes.skipped.push_back({ex.where, "removed by " + where, true});
     rep.removed_rows.push_back({c.file + (c.line > 0 ? ":" + std::to_string(c.line) : ""),
                                 src.labels[size_t(ex.label_id)], "", correctionDecisionName(c.decision), c.source_line});
 }

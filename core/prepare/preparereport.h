@@ -19,6 +19,9 @@ struct SkippedRow
 {
     std::string where;   ///< "file:line" (folders: the file)
     std::string reason;  ///< e.g. "the label is empty"
+    /// A "removed" line of --corrections_file left it out (listed with the corrections, not
+    /// warned about); not in the JSON (its reason says so there: "removed by <file>:<line>").
+    bool removed_by_correction = false;
 };
 
 /// Two rows with the same text as the tokenizer reads it (text_a and text_b after

@@ -214,6 +214,9 @@ private Q_SLOTS:
             return w.find("removed row(s) are in the eval set") != std::string::npos;
         });
         QVERIFY(warned != after.warnings.end());
+        for (const std::string &w : after.warnings) // listed with the corrections, not as skipped rows
+            QVERIFY2(w.find("row(s) skipped") == std::string::npos, w.c_str());
+        QCOMPARE(after.skipped_rows, int64_t(2));
         QCOMPARE(*warned, "1 removed row(s) are in the eval set of " + before.split_path + " (in.csv:"
                               + std::to_string(evalLine) + "): the eval set lost them, so a run before the corrections "
                               "and one after are not scored on the same rows");

@@ -79,7 +79,7 @@ void PrepareDataDialog::showReport(const PrepareReport &r)
             lines << tr("  %1: %2 removed").arg(q(c.where), q(c.label));
     }
     for (const SkippedRow &s : r.skipped)
-        if (s.reason.rfind("removed by ", 0) != 0) // listed above
+        if (!s.removed_by_correction) // listed with the corrections above
             lines << tr("skipped %1: %2").arg(q(s.where), q(s.reason));
     for (const std::string &w : r.warnings)
         lines << tr("warning: %1").arg(q(w));
