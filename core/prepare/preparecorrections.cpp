@@ -97,22 +97,19 @@ void removeRow(const Correction &c, const std::string &where, RawExample &ex, co
                                 src.labels[size_t(ex.label_id)], "", correctionDecisionName(c.decision), c.source_line});
 }
 
-// With --split_file: a warning naming the removed rows that file puts in the eval set (the eval
-// set is then smaller than before, so runs before and after are not scored on the same rows).
-void warnRemovedEvalRows(const PrepareOptions &o, PrepareReport &rep)
+// With --split_file: a warning naming the removed rows (splitKey → "file:line") that file puts
+// in the eval set (the eval set is then smaller than before, so runs before and after are not
+// scored on the same rows).
+void warnRemovedEvalRows(const PrepareOptions &o, const std::vector<std::pair<std::string, std::string>> &removed,
+                         PrepareReport &rep)
 {
-    if (o.split_file.empty() || rep.removed_rows.empty())
+    if (o.split_file.empty() || removed.empty())
         return;
     const auto sides = readSplitFile(o.split_file);
     std::vector<std::string> rows;
-    for (const CorrectedRow &r : rep.removed_rows) {
-        const size_t colon = r.where.rfind(':');
-        const bool hasLine = colon != std::string::npos && r.where.find_first_not_of("0123456789", colon + 1) == std::string::npos;
-        const auto it = sides.find(hasLine ? splitKey(r.where.substr(0, colon), std::stoll(r.where.substr(colon + 1)))
-                                           : splitKey(r.where, 0));
-        if (it != sides.end() && it->second)
-            rows.push_back(r.where);
-    }
+    for (const auto &[key, where] : removed)
+        if (const auto it = sides.find(key); it != sides.end() && it->second)
+            rows.push_back(where);
     if (rows.empty())
         return;
     std::string named;
@@ -152,6 +149,7 @@ void applyCorrections(const PrepareOptions &o, SourceSplits &src, ReadNotes &not
     const auto rows = correctableRows(o, src);
     std::unordered_map<std::string, int64_t> seen; // splitKey → the line that named it first
     std::vector<Problem> problems;
+    std::vector<std::pair<std::string, std::string>> removed; // splitKey → "file:line"
     rep.corrections_file = o.corrections_file;
     for (const Correction &c : corrections) {
         const std::string where = o.corrections_file + ":" + std::to_string(c.source_line);
@@ -172,14 +170,15 @@ void applyCorrections(const PrepareOptions &o, SourceSplits &src, ReadNotes &not
             continue;
         }
         RawExample &ex = *std::get<RawExample *>(row);
-        if (c.removes())
+        if (c.removes()) {
             removeRow(c, where, ex, src, notes, rep);
-        else if (auto p = relabel(c, where, ex, src, rep))
+            removed.emplace_back(splitKey(c.file, c.line), rep.removed_rows.back().where);
+        } else if (auto p = relabel(c, where, ex, src, rep))
             problems.push_back(std::move(*p));
     }
     if (!problems.empty())
         throwProblems(problems);
-    warnRemovedEvalRows(o, rep);
+    warnRemovedEvalRows(o, removed, rep);
 }
 
 void warnCorrectedEvalRows(const Sorted &d, PrepareReport &rep)
