@@ -152,10 +152,14 @@ void printPrepareReport(const PrepareReport &r, std::ostream &out, std::ostream 
         << "; texts in both train and eval: " << r.train_eval_overlap << "\n";
     if (r.bag_of_words)
         out << "  " << bagOfWordsLine(*r.bag_of_words) << "\n";
-    for (size_t i = 0; i < r.skipped.size() && i < kListedSkippedRows; ++i)
-        err << "warning: " << r.skipped[i].where << ": skipped: " << r.skipped[i].reason << "\n";
-    if (r.skipped.size() > kListedSkippedRows)
-        err << "warning: " << (r.skipped.size() - kListedSkippedRows) << " more skipped rows are listed in "
+    std::vector<const SkippedRow *> skipped; // the corrections' removed rows are listed with them
+    for (const SkippedRow &s : r.skipped)
+        if (!s.removed_by_correction)
+            skipped.push_back(&s);
+    for (size_t i = 0; i < skipped.size() && i < kListedSkippedRows; ++i)
+        err << "warning: " << skipped[i]->where << ": skipped: " << skipped[i]->reason << "\n";
+    if (skipped.size() > kListedSkippedRows)
+        err << "warning: " << (skipped.size() - kListedSkippedRows) << " more skipped rows are listed in "
             << r.report_path << "\n";
     for (const auto &w : r.warnings)
         err << "warning: " << w << "\n";

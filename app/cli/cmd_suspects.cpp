@@ -14,8 +14,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <ostream>
+#include <set>
 
 namespace wb::cli {
 
@@ -123,18 +125,63 @@ struct SuspectsFlags
     SuspectRule rule;
 };
 
+/// The corrections file after a suspects listing: its lines as they were, in their order, with
+/// the listed rows' lines put in: a row already decided there (accepted, rejected, changed,
+/// removed) keeps its decision; an undecided ("suggested") or new row takes the listing's.
+struct MergedCorrections
+{
+    std::vector<Correction> lines;
+    size_t written = 0;      ///< listed rows written (new, or replacing "suggested")
+    size_t kept_decided = 0; ///< listed rows whose earlier decision was kept
+    size_t kept_other = 0;   ///< lines of rows not listed
+};
+
+MergedCorrections mergeCorrections(const std::string &path, const std::vector<Correction> &listed)
+{
+    MergedCorrections m;
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec))
+        m.lines = readCorrections(path); // throws naming the line when it is not a corrections file
+    auto key = [](const Correction &c) { return c.file + "\n" + std::to_string(c.line); };
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < m.lines.size(); ++i)
+        at.emplace(key(m.lines[i]), i);
+    std::set<std::string> listedKeys;
+    for (const Correction &c : listed) {
+        listedKeys.insert(key(c));
+        const auto it = at.find(key(c));
+        if (it == at.end()) {
+            at.emplace(key(c), m.lines.size());
+            m.lines.push_back(c);
+            ++m.written;
+        } else if (m.lines[it->second].decision == CorrectionDecision::Suggested) {
+            m.lines[it->second] = c;
+            ++m.written;
+        } else {
+            ++m.kept_decided;
+        }
+    }
+    for (const Correction &c : m.lines)
+        m.kept_other += listedKeys.count(key(c)) ? 0 : 1;
+    return m;
+}
+
 void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
 {
     app.add_option("--model_dir", f.modelDir, "the run's folder (its training_dynamics.jsonl)")->required();
     app.add_option("--top_k", f.topK, "list (and write) only the first k suspects; 0: all")->capture_default_str();
-    app.add_option("--corrections_file", f.correctionsFile,
-                   "write the suspects listed as corrections.jsonl lines here (decision \"suggested\", "
-                   "\"accepted\" with --accept, \"removed\" with --remove), for prepare --corrections_file");
+    auto *file = app.add_option("--corrections_file", f.correctionsFile,
+                                "write the suspects listed as corrections.jsonl lines here (decision \"suggested\", "
+                                "\"accepted\" with --accept, \"removed\" with --remove), for prepare "
+                                "--corrections_file; the decisions already in the file (other rows, and rows decided "
+                                "before) are kept");
     auto *accept = app.add_flag("--accept", f.accept,
-                                "write the suggestions as accepted (prepare then relabels those rows)");
+                                "write the suggestions as accepted (prepare then relabels those rows)")
+                       ->needs(file);
     app.add_flag("--remove", f.remove,
                  "write the suspects as removed (prepare then leaves those rows out, as cleanlab's pruning does)")
-        ->excludes(accept);
+        ->excludes(accept)
+        ->needs(file);
     // labels.txt and split.jsonl are read beside it.
     addRowFlag(app, trainingFlagRow("input_meta_data_path"), f.metaDataPath, "the run's (run_config.json)");
     app.add_option("--max_confidence", f.rule.max_confidence, "a suspect's mean gold-label probability is below this")
@@ -188,9 +235,13 @@ int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::os
                                             : f.remove ? CorrectionDecision::Removed
                                                        : CorrectionDecision::Suggested;
         const std::vector<Correction> lines = suspectCorrections(shown, decision, correctionTimeNow());
-        writeCorrections(f.correctionsFile, lines);
-        out << "wrote " << lines.size() << " correction(s) (" << correctionDecisionName(decision) << ") to "
+        const MergedCorrections merged = mergeCorrections(f.correctionsFile, lines);
+        writeCorrections(f.correctionsFile, merged.lines);
+        out << "wrote " << merged.written << " correction(s) (" << correctionDecisionName(decision) << ") to "
             << f.correctionsFile << "\n";
+        if (merged.kept_decided > 0 || merged.kept_other > 0)
+            out << "kept " << merged.kept_decided << " decision(s) already made on listed rows and "
+                << merged.kept_other << " line(s) of other rows from the file\n";
         if (lines.size() < shown.size())
             err << "warning: " << (shown.size() - lines.size()) << " suspect(s) are not in " << r.split_path
                 << " and were left out\n";

@@ -189,13 +189,14 @@ std::vector<FlagRow> buildPrepareTable()
                           "A split.jsonl written by an earlier prepare of the same input (beside its "
                           "input_meta_data.json): every row keeps its side, so the eval set stays the same; empty: a "
                           "new split"));
-    t.push_back(withField(value("corrections_file", "relabel rows as a corrections.jsonl says (its accepted and changed "
-                                                    "lines; the input files stay as they are); with --split_file of the "
+    t.push_back(withField(value("corrections_file", "relabel or leave out rows as a corrections.jsonl says (its "
+                                                    "accepted and changed lines relabel, its removed lines leave out; "
+                                                    "the input files stay as they are); with --split_file of the "
                                                     "prepare before, the eval set stays the same"),
                           "Corrections",
                           "A corrections.jsonl (the decisions on a run's suspects: bert-workbench-cli suspects "
                           "--corrections_file): the rows it accepts or changes get the corrected label in the "
-                          "prepared data; your files are not changed"));
+                          "prepared data, the rows it removes are left out; your files are not changed"));
     addMultiLabelPrepareRows(t);
     return t;
 }

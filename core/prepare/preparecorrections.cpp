@@ -92,6 +92,7 @@ void removeRow(const Correction &c, const std::string &where, RawExample &ex, co
                ReadNotes &notes, PrepareReport &rep)
 {
     ex.skip = true;
+    ex.removed = true;
     notes.skipped.push_back({ex.where, "removed by " + where, true});
     rep.removed_rows.push_back({c.file + (c.line > 0 ? ":" + std::to_string(c.line) : ""),
                                 src.labels[size_t(ex.label_id)], "", correctionDecisionName(c.decision), c.source_line});
@@ -179,6 +180,11 @@ void applyCorrections(const PrepareOptions &o, SourceSplits &src, ReadNotes &not
     if (!problems.empty())
         throwProblems(problems);
     warnRemovedEvalRows(o, removed, rep);
+    if (o.split_file.empty() && (!rep.corrected_rows.empty() || !removed.empty()))
+        rep.warnings.push_back("the corrections change the rows, and without " + optionName("split_file")
+                               + " the eval set is drawn afresh: a run before the corrections and one after are not "
+                                 "scored on the same rows (pass " + optionName("split_file")
+                               + "=<the first prepare's split.jsonl> to keep it)");
 }
 
 void warnCorrectedEvalRows(const Sorted &d, PrepareReport &rep)

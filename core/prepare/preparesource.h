@@ -31,6 +31,9 @@ struct RawExample
     bool skip = false;       ///< a bad row dropped under skip_bad_rows
     /// --corrections_file relabelled the row: its label as given (`label` is the new one).
     std::string corrected_from;
+    /// A "removed" line of --corrections_file left the row out (`skip` is set too); it keeps its
+    /// place in the training order's shuffle (splitAndCount).
+    bool removed = false;
     /// Multi-label: the label names read (trimmed, each once) and, set by assignLabels(), their
     /// ids in increasing order (the 1s of the multi-hot label_ids); empty: a text with no label.
     std::vector<std::string> label_names;

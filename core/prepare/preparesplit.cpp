@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
+#include <unordered_map>
 
 namespace wb::prep {
 
@@ -243,9 +245,41 @@ void countSplits(const PrepareOptions &o, const SourceSplits &src, const Sorted 
 
 } // namespace
 
+namespace {
+
+// The training order, shuffled with `seed`, as if the rows a --corrections_file removed were
+// still there: they keep their slots in the shuffle, which are then dropped. So the other rows
+// keep the order they have without the corrections: with --split_file the eval records come in
+// the same order, and each training record moves up only by the removed rows before it.
+void shuffleKeepingRemovedSlots(const SourceSplits &src, std::vector<Job *> &train, uint64_t seed)
+{
+    std::unordered_map<const RawExample *, Job *> byRow;
+    for (Job *j : train)
+        byRow.emplace(j->ex, j);
+    std::vector<Job *> slots; // src.train's order, as makeJobs keeps it: nullptr for a removed row
+    size_t found = 0;
+    for (const RawExample &ex : src.train) {
+        if (ex.removed) {
+            slots.push_back(nullptr);
+        } else if (const auto it = byRow.find(&ex); it != byRow.end()) {
+            slots.push_back(it->second);
+            ++found;
+        }
+    }
+    if (found != train.size() || slots.size() == train.size()) { // nothing removed (or not in that order)
+        shuffleSeeded(train, seed);
+        return;
+    }
+    shuffleSeeded(slots, seed);
+    slots.erase(std::remove(slots.begin(), slots.end(), nullptr), slots.end());
+    train = std::move(slots);
+}
+
+} // namespace
+
 void splitAndCount(const PrepareOptions &o, const SourceSplits &src, Sorted &d, PrepareReport &rep)
 {
-    shuffleSeeded(d.train, o.seed);
+    shuffleKeepingRemovedSlots(src, d.train, o.seed);
     rep.split_method = src.hasEval ? "dev" : "none";
     if (!o.split_file.empty() && src.hasEval)
         throw Error("split_file", "the input has a dev file, which is the eval set; a split file cannot choose it",

@@ -118,6 +118,7 @@ private Q_SLOTS:
     void runsWithoutWhatSuspectsNeedSaySo();
     void correctedEvalRowsAreWarnedAbout();
     void removedSuspectsAreLeftOut();
+    void existingDecisionsAreKept();
 
 private:
     void checkReportAfter();
@@ -348,6 +349,20 @@ void tst_CliSuspects::removedSuspectsAreLeftOut()
             }));
     }
     QCOMPARE(trainAfter, trainBefore - 2);
+    // The order without the two rows: eval records where they were, each training record moved
+    // up by the removed rows before it.
+    std::map<int64_t, SplitRow> was;
+    for (const SplitRow &b : before)
+        was[b.line] = b;
+    const int64_t removedIndex[] = {was.at(kFlippedHam).index, was.at(kFlippedSpam).index};
+    for (const SplitRow &r : after) {
+        if (r.split == "eval")
+            QCOMPARE(r.index, was.at(r.line).index);
+        if (r.split != "train")
+            continue;
+        const int64_t shift = (removedIndex[0] < was.at(r.line).index) + (removedIndex[1] < was.at(r.line).index);
+        QCOMPARE(r.index, was.at(r.line).index - shift);
+    }
     const PrepareReport p = parsePrepareReport(readText(path("pruned/prepare_report.json")), "prepare_report.json");
     QCOMPARE(p.removed_rows.size(), size_t(2));
     QCOMPARE(p.removed_rows[1].where, std::string("data.csv:11"));
@@ -361,6 +376,38 @@ void tst_CliSuspects::removedSuspectsAreLeftOut()
              int(kExitInvalid));
     QVERIFY2(err3.str().find("--accept excludes --remove") != std::string::npos, err3.str().c_str());
     QVERIFY(!QFileInfo::exists(QString::fromStdString(path("both.jsonl"))));
+    // --remove (or --accept) without a file to write to is refused, not silently ignored.
+    std::ostringstream out4, err4;
+    QCOMPARE(runCli({"suspects", "--model_dir=" + path("run"), "--remove"}, out4, err4), int(kExitInvalid));
+    QVERIFY2(err4.str().find("--remove requires --corrections_file") != std::string::npos, err4.str().c_str());
+}
+
+// A corrections file that exists keeps its decisions: a row decided before keeps its decision,
+// other rows' lines stay, and only undecided or new rows take the listing's decision.
+void tst_CliSuspects::existingDecisionsAreKept()
+{
+    writeRun(readSplitRows(path("before/split.jsonl")));
+    write("kept.jsonl", "{\"file\":\"data.csv\",\"line\":3,\"label\":\"ham\",\"decision\":\"rejected\"}\n"
+                        "{\"file\":\"data.csv\",\"line\":" + std::to_string(kFlippedHam)
+                            + ",\"label\":\"ham\",\"suggested_label\":\"spam\",\"decision\":\"rejected\"}\n"
+                        "{\"file\":\"data.csv\",\"line\":" + std::to_string(kFlippedSpam)
+                            + ",\"label\":\"spam\",\"suggested_label\":\"ham\",\"decision\":\"suggested\"}\n");
+    std::ostringstream out, err;
+    QVERIFY2(runCli({"suspects", "--model_dir=" + path("run"), "--remove", "--corrections_file=" + path("kept.jsonl")},
+                    out, err) == kExitOk,
+             err.str().c_str());
+    QVERIFY2(out.str().find("wrote 1 correction(s) (removed) to " + path("kept.jsonl") + "\nkept 1 decision(s) already "
+                            "made on listed rows and 1 line(s) of other rows from the file\n")
+                 != std::string::npos,
+             out.str().c_str());
+    const std::vector<Correction> c = readCorrections(path("kept.jsonl"));
+    QCOMPARE(c.size(), size_t(3));
+    QCOMPARE(c[0].line, int64_t(3));
+    QCOMPARE(c[0].decision, CorrectionDecision::Rejected);
+    QCOMPARE(c[1].line, kFlippedHam);
+    QCOMPARE(c[1].decision, CorrectionDecision::Rejected); // decided before: kept
+    QCOMPARE(c[2].line, kFlippedSpam);
+    QCOMPARE(c[2].decision, CorrectionDecision::Removed); // undecided: now removed
 }
 
 QTEST_APPLESS_MAIN(tst_CliSuspects)
