@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
-#include <set>
 
 namespace wb::cli {
 
@@ -125,47 +124,6 @@ struct SuspectsFlags
     SuspectRule rule;
 };
 
-/// The corrections file after a suspects listing: its lines as they were, in their order, with
-/// the listed rows' lines put in: a row already decided there (accepted, rejected, changed,
-/// removed) keeps its decision; an undecided ("suggested") or new row takes the listing's.
-struct MergedCorrections
-{
-    std::vector<Correction> lines;
-    size_t written = 0;      ///< listed rows written (new, or replacing "suggested")
-    size_t kept_decided = 0; ///< listed rows whose earlier decision was kept
-    size_t kept_other = 0;   ///< lines of rows not listed
-};
-
-MergedCorrections mergeCorrections(const std::string &path, const std::vector<Correction> &listed)
-{
-    MergedCorrections m;
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec))
-        m.lines = readCorrections(path); // throws naming the line when it is not a corrections file
-    auto key = [](const Correction &c) { return c.file + "\n" + std::to_string(c.line); };
-    std::map<std::string, size_t> at;
-    for (size_t i = 0; i < m.lines.size(); ++i)
-        at.emplace(key(m.lines[i]), i);
-    std::set<std::string> listedKeys;
-    for (const Correction &c : listed) {
-        listedKeys.insert(key(c));
-        const auto it = at.find(key(c));
-        if (it == at.end()) {
-            at.emplace(key(c), m.lines.size());
-            m.lines.push_back(c);
-            ++m.written;
-        } else if (m.lines[it->second].decision == CorrectionDecision::Suggested) {
-            m.lines[it->second] = c;
-            ++m.written;
-        } else {
-            ++m.kept_decided;
-        }
-    }
-    for (const Correction &c : m.lines)
-        m.kept_other += listedKeys.count(key(c)) ? 0 : 1;
-    return m;
-}
-
 void addSuspectsFlags(CLI::App &app, SuspectsFlags &f)
 {
     app.add_option("--model_dir", f.modelDir, "the run's folder (its training_dynamics.jsonl)")->required();
@@ -235,7 +193,10 @@ int cmdSuspects(const std::vector<std::string> &args, std::ostream &out, std::os
                                             : f.remove ? CorrectionDecision::Removed
                                                        : CorrectionDecision::Suggested;
         const std::vector<Correction> lines = suspectCorrections(shown, decision, correctionTimeNow());
-        const MergedCorrections merged = mergeCorrections(f.correctionsFile, lines);
+        std::error_code ec;
+        const MergedCorrections merged = mergeCorrections(
+            std::filesystem::exists(f.correctionsFile, ec) ? readCorrections(f.correctionsFile) : std::vector<Correction>{},
+            lines);
         writeCorrections(f.correctionsFile, merged.lines);
         out << "wrote " << merged.written << " correction(s) (" << correctionDecisionName(decision) << ") to "
             << f.correctionsFile << "\n";

@@ -17,8 +17,6 @@
 #include "core/util/digest.h"
 #include "core/util/error.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <map>
+#include <set>
 
 namespace wb {
 
@@ -173,6 +175,34 @@ std::vector<Correction> parseCorrections(const std::string &text, const std::str
         out.push_back(std::move(c));
     });
     return out;
+}
+
+MergedCorrections mergeCorrections(std::vector<Correction> existing, const std::vector<Correction> &listed)
+{
+    MergedCorrections m;
+    m.lines = std::move(existing);
+    auto key = [](const Correction &c) { return c.file + "\n" + std::to_string(c.line); };
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < m.lines.size(); ++i)
+        at.emplace(key(m.lines[i]), i);
+    std::set<std::string> listedKeys;
+    for (const Correction &c : listed) {
+        listedKeys.insert(key(c));
+        const auto it = at.find(key(c));
+        if (it == at.end()) {
+            at.emplace(key(c), m.lines.size());
+            m.lines.push_back(c);
+            ++m.written;
+        } else if (m.lines[it->second].decision == CorrectionDecision::Suggested) {
+            m.lines[it->second] = c;
+            ++m.written;
+        } else {
+            ++m.kept_decided;
+        }
+    }
+    for (const Correction &c : m.lines)
+        m.kept_other += listedKeys.count(key(c)) ? 0 : 1;
+    return m;
 }
 
 std::vector<Correction> readCorrections(const std::string &path)

@@ -7,6 +7,7 @@
 // touched). Also the reader of split.jsonl's rows that ties a training record to its input row.
 // Torch-free; every function is pure or reads/writes only the files it names; thread-safe.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -64,6 +65,22 @@ void writeCorrections(const std::string &path, const std::vector<Correction> &co
 /// suggestion (or whose corrected_label is not it), a changed line without corrected_label.
 /// An accepted line without corrected_label takes suggested_label.
 std::vector<Correction> parseCorrections(const std::string &text, const std::string &source);
+
+/// A corrections file with a listing's lines put in (mergeCorrections).
+struct MergedCorrections
+{
+    std::vector<Correction> lines; ///< the file's lines in their order, then the new rows' in theirs
+    size_t written = 0;            ///< listed rows that took the listing's line (new, or "suggested" before)
+    size_t kept_decided = 0;       ///< listed rows whose earlier decision was kept
+    size_t kept_other = 0;         ///< lines of rows that were not listed
+};
+
+/// `existing` (a corrections file's lines) with `listed` put in, rows matched by file and line:
+/// a row already decided there (accepted, rejected, changed, removed: by the user, the window or
+/// an earlier listing) keeps its line; an undecided ("suggested") row takes the listed line in
+/// place, a new row is appended. What `suspects --corrections_file` writes to a file that exists.
+/// Pure.
+MergedCorrections mergeCorrections(std::vector<Correction> existing, const std::vector<Correction> &listed);
 
 /// Reads the corrections file at `path` (parseCorrections). Throws wb::Error naming the path when
 /// it cannot be read.

@@ -113,6 +113,34 @@ private Q_SLOTS:
                  std::string("c.jsonl:1: corrected_label | a removed row takes no corrected_label ('b')"));
     }
 
+    /// mergeCorrections: decided rows keep their lines, undecided ones take the listing's in
+    /// place, new rows come last, other rows stay; the counts say so.
+    void mergeKeepsDecisions()
+    {
+        auto line = [](int64_t n, CorrectionDecision d) {
+            Correction c;
+            c.file = "mail.csv";
+            c.line = n;
+            c.label = "ham";
+            c.suggested_label = "spam";
+            c.decision = d;
+            return c;
+        };
+        using D = CorrectionDecision;
+        const MergedCorrections m = mergeCorrections({line(3, D::Rejected), line(5, D::Suggested), line(9, D::Accepted)},
+                                                     {line(5, D::Removed), line(9, D::Removed), line(12, D::Removed)});
+        QCOMPARE(m.lines.size(), size_t(4));
+        QCOMPARE(m.lines[0].line, int64_t(3));
+        QCOMPARE(m.lines[0].decision, D::Rejected);
+        QCOMPARE(m.lines[1].line, int64_t(5));
+        QCOMPARE(m.lines[1].decision, D::Removed);
+        QCOMPARE(m.lines[2].decision, D::Accepted); // decided before: kept
+        QCOMPARE(m.lines[3].line, int64_t(12));
+        QCOMPARE(m.written, size_t(2));
+        QCOMPARE(m.kept_decided, size_t(1));
+        QCOMPARE(m.kept_other, size_t(1));
+    }
+
     /// A removed line: written without corrected_label, read back as Removed (neither relabels).
     void removedLinesReadBack()
     {
