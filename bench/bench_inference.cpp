@@ -7,9 +7,10 @@
 // weights, 2 labels, seq 128 (no padding). Goal: classify ≥ 0.8× ONNX Runtime at batch 32.
 // After the timed rounds, three forward passes run under an operator timer (RecordFunction
 // self times) to say where our time goes: GEMMs, attention softmax, layer norm, GELU, other.
-// Prints one JSON object. Usage:
-//   bench_inference tiny|mini [batch=32] [repeats=10] [rounds=3] [node_modules]
-// node_modules: where onnxruntime-node is (default $XDG_CACHE_HOME/bert-workbench/npm-onnx/node_modules,
+// Also the CPU model, the forward pass's GEMM FLOPs and our share of the same process's oneDNN
+// sgemm peak at the same thread count. Prints one JSON object. Usage:
+//   bench_inference tiny|mini [batch=32] [repeats=10] [rounds=3] [node_modules] [threads=1]
+// node_modules: where onnxruntime-node is ("" or left out: the default, $XDG_CACHE_HOME/bert-workbench/npm-onnx/node_modules,
 // the cache the ONNX tests install it into); without node or the package, ours alone is timed.
 #include "core/config/bertconfig.h"
 #include "core/config/inputmetadata.h"
@@ -19,6 +20,7 @@
 #include "core/engine/blascheck.h"
 #include "core/export/export.h"
 #include "core/infer/textclassifier.h"
+#include "bench/benchpeak.h"
 
 #include <ATen/record_function.h>
 #include <nlohmann/json.hpp>
@@ -120,6 +122,30 @@ std::string runCapture(const std::string &command)
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
+/// /proc/cpuinfo's first "model name", or "unknown".
+std::string cpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return line.substr(line.find(':') + 2);
+    return "unknown";
+}
+
+/// The best oneDNN sgemm rate (GFLOP/s, wall) over the forward pass's product shapes at this
+/// batch, on the calling thread's intra-op threads: the peak our forward pass is judged against.
+double forwardGemmPeak(const BertConfig &c, int64_t rows)
+{
+    at::internal::lazy_init_num_threads();
+    double best = 0;
+    const int64_t h = c.hidden_size, i = c.intermediate_size;
+    for (const auto &[k, n] : std::vector<std::pair<int64_t, int64_t>>{{h, h}, {h, i}, {i, h}})
+        for (int round = 0; round < 3; ++round)
+            best = std::max(best, dnnlGemmRate(rows, k, n, 20).wall);
+    return best;
+}
+
 /// An export folder of a randomly initialised model of `cfg` in `dir` (created): what classify
 /// reads (model.safetensors, onnx/model.onnx, a vocabulary of vocab_size made-up wordpieces).
 void writeExportFolder(const fs::path &dir, const BertConfig &cfg, int64_t seq)
@@ -171,11 +197,16 @@ nlohmann::ordered_json operatorProfile(const TextClassifier &classifier, const s
     OpTimer::on = false;
     std::map<std::string, double> byCategory;
     std::vector<std::pair<double, std::string>> topOther;
+    double inside = 0;
     for (const auto &[op, t] : OpTimer::self) {
         byCategory[category(op)] += t;
+        inside += t;
         if (category(op) == "other")
             topOther.emplace_back(t, op);
     }
+    // The pass's time in no recorded operator (its own loops between them).
+    byCategory["other"] += std::max(0.0, profiled - inside);
+    topOther.emplace_back(std::max(0.0, profiled - inside), "(outside any operator)");
     std::sort(topOther.rbegin(), topOther.rend());
     nlohmann::ordered_json shares = nlohmann::ordered_json::object();
     for (const char *c : {"gemm", "softmax", "layer_norm", "gelu", "other"})
@@ -207,9 +238,10 @@ int main(int argc, char **argv)
     const int64_t batch = argc > 2 ? std::max(1, std::atoi(argv[2])) : 32;
     const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 10;
     const int rounds = argc > 4 ? std::max(1, std::atoi(argv[4])) : 3;
-    const std::string modules = argc > 5 ? argv[5] : defaultExampleCacheDir() + "/npm-onnx/node_modules";
+    const std::string modules = argc > 5 && *argv[5] ? argv[5] : defaultExampleCacheDir() + "/npm-onnx/node_modules";
+    const int threads = argc > 6 ? std::max(1, std::atoi(argv[6])) : 1;
     const int64_t seq = 128;
-    torch::set_num_threads(1);
+    torch::set_num_threads(threads);
 
     // The export folder classify reads (model.safetensors, onnx/model.onnx, a vocab of vocab_size).
     const BertConfig cfg = configFor(which);
@@ -243,9 +275,10 @@ int main(int argc, char **argv)
         oursMs.push_back(median(times));
         nlohmann::ordered_json rj{{"ours_ms", oursMs.back()}};
         if (ort) {
-            const std::string out = runCapture("OMP_NUM_THREADS=1 node " + quoted(WB_SOURCE_DIR "/bench/ort_inference.mjs")
+            const std::string out = runCapture("OMP_NUM_THREADS=" + std::to_string(threads) + " node " + quoted(WB_SOURCE_DIR "/bench/ort_inference.mjs")
                                                + " " + quoted(modules) + " " + quoted((dir / "onnx" / "model.onnx").string())
-                                               + " " + quoted(inputs.string()) + " " + std::to_string(repeats));
+                                               + " " + quoted(inputs.string()) + " " + std::to_string(repeats) + " "
+                                               + std::to_string(threads));
             ortLast = nlohmann::json::parse(out, nullptr, false);
             if (ortLast.is_object() && ortLast.contains("median_ms")) {
                 ortMs.push_back(ortLast["median_ms"].get<double>());
@@ -262,8 +295,15 @@ int main(int argc, char **argv)
     j["batch"] = batch;
     j["seq"] = seq;
     j["threads"] = torch::get_num_threads();
+    j["cpu"] = cpuModel();
     j["blas"] = loadedBlas();
     j["ours_median_ms"] = median(oursMs);
+    // The forward pass's GEMM FLOPs: a third of gemmFlopsPerExample's forward and backward.
+    const double flops = double(batch) * gemmFlopsPerExample(cfg, seq, 2) / 3.0;
+    const double peak = forwardGemmPeak(cfg, batch * seq);
+    j["gemm_gflop_per_pass"] = flops / 1e9;
+    j["gemm_peak_gflops"] = peak;
+    j["ours_share_of_peak"] = flops / (median(oursMs) * 1e-3) / 1e9 / peak;
     j["ours_examples_per_second"] = 1e3 * double(batch) / median(oursMs);
     if (!ortMs.empty())
         addOrtComparison(j, oursMs, ortMs, ortLast["logits"].get<std::vector<double>>(), probs, batch);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // ONNX Runtime's side of bench_inference: runs an exported onnx/model.onnx with npm
-// `onnxruntime-node` (CPU execution provider, 1 intra-op and 1 inter-op thread, sequential,
+// `onnxruntime-node` (CPU execution provider, THREADS intra-op threads (default 1) and 1 inter-op thread, sequential,
 // all graph optimisations) on the inputs bench_inference wrote, and prints one JSON line:
 // {"median_ms", "min_ms", "repeats", "logits": first row}.
-// Usage: node ort_inference.mjs NODE_MODULES MODEL.onnx INPUTS.json REPEATS
+// Usage: node ort_inference.mjs NODE_MODULES MODEL.onnx INPUTS.json REPEATS [THREADS]
 // INPUTS.json: {"batch", "seq", "input_ids": [...row-major...], "attention_mask": [...], "token_type_ids": [...]}
 import fs from "fs";
 import path from "path";
 import { createRequire } from "module";
 
-const [modules, modelPath, inputsPath, repeatsText] = process.argv.slice(2);
+const [modules, modelPath, inputsPath, repeatsText, threadsText] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
 const ort = require(path.join(modules, "onnxruntime-node"));
 const repeats = Math.max(1, parseInt(repeatsText || "10", 10));
@@ -19,7 +19,7 @@ const feeds = {};
 for (const name of ["input_ids", "attention_mask", "token_type_ids"])
   feeds[name] = new ort.Tensor("int64", BigInt64Array.from(j[name], (v) => BigInt(v)), shape);
 const session = await ort.InferenceSession.create(modelPath, {
-  intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" });
+  intraOpNumThreads: Math.max(1, parseInt(threadsText || "1", 10)), interOpNumThreads: 1, executionMode: "sequential", graphOptimizationLevel: "all" });
 let result;
 for (let i = 0; i < 2; ++i) result = await session.run(feeds); // warm-up
 const times = [];

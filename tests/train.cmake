@@ -5,6 +5,8 @@ wb_add_test(tst_adamw NAME core.adamw SOURCES core/tst_adamw.cpp LIBS wb_core to
 # Fused kernels of the training step (issue 28) against their plain formulas.
 wb_add_test(tst_fusedops NAME core.fusedops SOURCES core/tst_fusedops.cpp LIBS wb_core torch)
 wb_add_test(tst_fusedrows NAME core.fusedrows SOURCES core/tst_fusedrows.cpp LIBS wb_core torch)
+# The inference forward pass on raw buffers gives the module's logits bit for bit (issue 49).
+wb_add_test(tst_classifierinference NAME core.classifierinference SOURCES core/tst_classifierinference.cpp LIBS wb_core torch)
 # Every instruction-set variant of the own vector loops gives the baseline's bits (any x86-64).
 wb_add_test(tst_cpuvariants NAME core.cpuvariants SOURCES core/tst_cpuvariants.cpp LIBS wb_core torch)
 wb_add_test(tst_evaluation NAME core.evaluation SOURCES core/tst_evaluation.cpp LIBS wb_core torch)

@@ -11,6 +11,7 @@
 #include "core/tokenize/fulltokenizer.h"
 #include "core/prepare/preparefeatures.h"
 #include "core/tokenize/tokenizercasing.h"
+#include "core/model/classifierinference.h"
 #include "core/model/initcheckpoint.h"
 #include "core/infer/attributiontorch.h"
 #include "core/formats/bestmodel.h"
@@ -79,6 +80,8 @@ struct TextClassifier::Private
     std::string casingSource;
     double trainingMeanTokens = std::numeric_limits<double>::quiet_NaN();
     DecisionThresholds thresholds; ///< multi-label only
+    /// The model's eval forward pass on buffers of its own (made on the first pass it covers).
+    std::unique_ptr<nn::ClassifierInference> inference;
 
     void resolveExportFolder(const ClassifierSource &src, const std::string &folder, ClassifierFiles &f);
     void resolveRunCheckpoint(const ClassifierSource &src, ClassifierFiles &f);
@@ -477,21 +480,32 @@ std::vector<float> TextClassifier::probabilitiesOf(const std::vector<int64_t> &i
                                      + " and " + std::to_string(token_type_ids.size()));
     torch::NoGradGuard guard;
     const int64_t seq = int64_t(input_ids.size()) / batch;
-    const auto opts = torch::TensorOptions().dtype(torch::kInt64);
-    // from_blob only reads: forward never writes its inputs.
-    auto tIds = torch::from_blob(const_cast<int64_t *>(input_ids.data()), {batch, seq}, opts);
-    auto tMask = torch::from_blob(const_cast<int64_t *>(attention_mask.data()), {batch, seq}, opts);
-    auto tSegs = torch::from_blob(const_cast<int64_t *>(token_type_ids.data()), {batch, seq}, opts);
     torch::Tensor logits;
-    if (pooled) { // forward() step by step, keeping the pooled vector (the model is in eval mode: no dropout)
-        auto &m = d->model;
-        const auto hidden = m->encoder->forward(m->embeddings->forward(tIds, tSegs), tMask);
-        const auto cls = torch::tanh(m->pooler->forward(hidden.select(1, 0)));
-        logits = m->classifier->forward(cls).to(torch::kFloat);
-        const auto rows = cls.to(torch::kFloat).contiguous();
-        pooled->assign(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+    if (nn::ClassifierInference::applies(d->model)) {
+        // The same logits, bit for bit, without an operator per step (nn::ClassifierInference).
+        if (!d->inference)
+            d->inference = std::make_unique<nn::ClassifierInference>(d->model);
+        torch::Tensor cls;
+        logits = d->inference->forward(input_ids.data(), attention_mask.data(), token_type_ids.data(), batch, seq,
+                                       pooled ? &cls : nullptr);
+        if (pooled)
+            pooled->assign(cls.data_ptr<float>(), cls.data_ptr<float>() + cls.numel());
     } else {
-        logits = d->model->forward(tIds, tMask, tSegs);
+        const auto opts = torch::TensorOptions().dtype(torch::kInt64);
+        // from_blob only reads: forward never writes its inputs.
+        auto tIds = torch::from_blob(const_cast<int64_t *>(input_ids.data()), {batch, seq}, opts);
+        auto tMask = torch::from_blob(const_cast<int64_t *>(attention_mask.data()), {batch, seq}, opts);
+        auto tSegs = torch::from_blob(const_cast<int64_t *>(token_type_ids.data()), {batch, seq}, opts);
+        if (pooled) { // forward() step by step, keeping the pooled vector (the model is in eval mode: no dropout)
+            auto &m = d->model;
+            const auto hidden = m->encoder->forward(m->embeddings->forward(tIds, tSegs), tMask);
+            const auto cls = torch::tanh(m->pooler->forward(hidden.select(1, 0)));
+            logits = m->classifier->forward(cls).to(torch::kFloat);
+            const auto rows = cls.to(torch::kFloat).contiguous();
+            pooled->assign(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+        } else {
+            logits = d->model->forward(tIds, tMask, tSegs);
+        }
     }
     if (logitsOut) {
         const auto z = logits.to(torch::kFloat).contiguous();

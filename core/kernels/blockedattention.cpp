@@ -4,6 +4,7 @@
 #include "core/kernels/dnnlmatmul.h"
 #include "core/kernels/fusedcommon.h"
 #include "core/kernels/fusedops.h"
+#include "core/kernels/rawforward.h"
 #include "core/kernels/rowkernels.h"
 
 #include <ATen/Parallel.h>
@@ -19,28 +20,17 @@ namespace wb::nn {
 namespace {
 
 constexpr int64_t kMaxKeys = 2048;          // the longest row of scores (one dropoutScales call)
-constexpr int64_t kBlockFloats = 64 * 1024; // a block's score matrices: at most 256 KB, or one head
 
 using detail::Keep;
 using detail::emptyLaidOutAs;
 using detail::isCpuFloat;
-
-/// How many heads one block holds: the largest divisor of `heads` whose score matrices
-/// ([heads, sq, s] floats) fit kBlockFloats, at least one.
-int64_t headsPerBlock(int64_t heads, int64_t sq, int64_t s)
-{
-    for (int64_t g = heads; g > 1; --g)
-        if (heads % g == 0 && g * sq * s <= kBlockFloats)
-            return g;
-    return 1;
-}
 
 /// The shapes of one call: q [B, A, Sq, D], k [B, A, S, D], v [B, A, S, Dv]; blocks of G heads.
 struct Dims
 {
     explicit Dims(const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v)
         : batch(q.size(0)), heads(q.size(1)), sq(q.size(2)), d(q.size(3)), s(k.size(2)), dv(v.size(3)),
-          group(headsPerBlock(heads, sq, s)), blocks(batch * (heads / group))
+          group(kernels::attentionHeadsPerBlock(heads, sq, s)), blocks(batch * (heads / group))
     {
     }
     int64_t batch, heads, sq, d, s, dv, group, blocks;
@@ -94,40 +84,25 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
         const torch::Tensor q = unitLastStride(q0), k = unitLastStride(k0), v = unitLastStride(v0);
         const torch::Tensor bias = maskBias.contiguous();
         const Dims n(q, k, v);
-        const Keep keep(p);
         torch::Tensor probs = torch::empty({n.batch, n.heads, n.sq, n.s}, q.options());
         // [B, A, Sq, Dv] stored as [B, Sq, A, Dv]: the heads' outputs side by side.
         torch::Tensor context =
             at::empty_strided({n.batch, n.heads, n.sq, n.dv}, {n.sq * n.heads * n.dv, n.dv, n.heads * n.dv, 1}, q.options());
-        const float *pq = q.data_ptr<float>(), *pk = k.data_ptr<float>(), *pv = v.data_ptr<float>(),
-                    *pb = bias.data_ptr<float>();
-        float *pp = probs.data_ptr<float>(), *pc = context.data_ptr<float>();
-        at::internal::lazy_init_num_threads(); // the run's intra-op threads (as fastLinear)
-        at::parallel_for(0, n.blocks, 1, [&](int64_t from, int64_t to) {
-            oneThreadPerProductInParallelRegion();
-            const int64_t g = n.group;
-            const MatmulPlan scores = matmulPlan(heads(q, g), heads(k, g, true), scratch(g, n.sq, n.s), float(scale), 0.0f);
-            const MatmulPlan product = matmulPlan(scratch(g, n.sq, n.s), heads(v, g), heads(context, g), 1.0f, 0.0f);
-            std::vector<float> block(size_t(g * n.sq * n.s));
-            float mask[kMaxKeys];
-            for (int64_t i = from; i < to; ++i) {
-                runProduct(scores, pq + n.offset(q, i), pk + n.offset(k, i), block.data());
-                const int64_t row0 = n.firstRow(i);
-                float *blockProbs = pp + row0 * n.s;
-                const float *rowBias = pb + n.batchOf(i) * n.s;
-                for (int64_t r = 0; r < g * n.sq; ++r) {
-                    float *row = block.data() + r * n.s, *prow = blockProbs + r * n.s;
-                    kernels::softmaxRow(row, rowBias, prow, n.s);
-                    if (keep.drop) { // the mask of element (row0 + r)·S + j, as fusedAttentionSoftmax draws it
-                        const int64_t first = (row0 + r) * n.s;
-                        kernels::dropoutScales(mask, uint64_t(seed), first, first + n.s, keep.threshold, keep.scale);
-                        for (int64_t j = 0; j < n.s; ++j)
-                            row[j] = prow[j] * mask[j];
-                    }
-                }
-                runProduct(product, keep.drop ? block.data() : blockProbs, pv + n.offset(v, i), pc + n.offset(context, i));
-            }
-        });
+        kernels::AttentionGeometry geometry;
+        geometry.batch = n.batch;
+        geometry.heads = n.heads;
+        geometry.sq = n.sq;
+        geometry.s = n.s;
+        geometry.d = n.d;
+        geometry.dv = n.dv;
+        for (int i = 0; i < 3; ++i) {
+            geometry.qStride[i] = q.stride(i);
+            geometry.kStride[i] = k.stride(i);
+            geometry.vStride[i] = v.stride(i);
+        }
+        kernels::blockedAttentionForward(geometry, q.data_ptr<float>(), k.data_ptr<float>(), v.data_ptr<float>(),
+                                         bias.data_ptr<float>(), float(scale), p, uint64_t(seed),
+                                         probs.data_ptr<float>(), context.data_ptr<float>());
         ctx->save_for_backward({q, k, v, probs});
         ctx->saved_data["scale"] = scale;
         ctx->saved_data["p"] = p;

@@ -3,6 +3,7 @@
 
 #include "core/kernels/dnnlmatmul.h"
 #include "core/kernels/fusedcommon.h"
+#include "core/kernels/rawforward.h"
 #include "core/kernels/rowblocks.h"
 #include "core/kernels/rowkernels.h"
 #include "core/util/blaslibrary.h"
@@ -26,18 +27,10 @@ namespace wb::nn {
 
 namespace {
 
-/// Row-major C[m,n] = alpha·op(A)·op(B) + beta·C with oneDNN (op = 'N' or 'T'), contiguous operands.
+/// Row-major C[m,n] = op(A)·op(B) + beta·C with oneDNN (kernels::dnnlGemm).
 void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float *a, const float *b, float beta, float *c)
 {
-    RECORD_FUNCTION("wb::dnnl_sgemm", std::vector<c10::IValue>());
-    // oneDNN takes its thread count from this thread's OpenMP setting, which libtorch sets only
-    // at the thread's first parallel ATen op: before that it is OpenMP's default (every CPU),
-    // not torch::get_num_threads(). Settle it first, so the products always run on the intra-op
-    // threads the run asked for, whatever ran before on this thread.
-    at::internal::lazy_init_num_threads();
-    const int64_t lda = ta == 'N' ? k : m, ldb = tb == 'N' ? n : k;
-    const dnnl_status_t st = dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, n);
-    TORCH_CHECK(st == dnnl_success, "oneDNN sgemm failed (status ", int(st), ") for ", m, "x", k, "x", n);
+    kernels::dnnlGemm(ta, tb, m, n, k, a, b, beta, c);
 }
 
 /// The bias gradient Σ_rows dy: dy contiguous float32 [rows, cols] → [cols]. One sweep over dy
@@ -55,30 +48,15 @@ torch::Tensor columnSums(const torch::Tensor &dy)
     });
 }
 
-/// From this many rows on, fastLinear's forward product reads a transposed copy of the weight.
-constexpr int64_t kTransposeWeightRows = 256;
-
-/// x2·Wᵀ + b for x2 [rows, in] contiguous, W [out, in], b [out]: y [rows, out].
+/// x2·Wᵀ + b for x2 [rows, in] contiguous, W [out, in], b [out] (or undefined: none): y [rows, out]
+/// (kernels::linearRows, the inference forward pass's too).
 torch::Tensor linearRows(const torch::Tensor &x2, const torch::Tensor &weight, const torch::Tensor &bias)
 {
     const int64_t in = weight.size(1), out = weight.size(0), rows = x2.size(0);
-    // y starts as the bias in every row; the GEMM adds x·Wᵀ onto it (beta = 1). A fresh
-    // tensor: for one row, expand(...).contiguous() would be the bias itself, and the GEMM
-    // would add into the parameter. Without a bias the GEMM writes y (beta = 0).
     torch::Tensor y = torch::empty({rows, out}, x2.options());
-    const float beta = bias.defined() ? 1.0f : 0.0f;
-    if (bias.defined())
-        y.copy_(bias.unsqueeze(0).expand({rows, out}));
-    else if (in == 0)
-        y.zero_();
-    if (rows >= kTransposeWeightRows && in > 0) {
-        // x·Wᵀ as x·(Wᵀ stored): oneDNN runs NN 5–10 % faster than NT on the model's shapes
-        // (docs/benchmarks.md, "GEMM shapes"); the copy of W is a small fraction of the product.
-        const torch::Tensor wt = weight.t().contiguous();
-        sgemm('N', 'N', rows, out, in, x2.data_ptr<float>(), wt.data_ptr<float>(), beta, y.data_ptr<float>());
-    } else if (rows > 0 && in > 0) {
-        sgemm('N', 'T', rows, out, in, x2.data_ptr<float>(), weight.data_ptr<float>(), beta, y.data_ptr<float>());
-    }
+    const torch::Tensor b = bias.defined() ? bias.contiguous() : bias;
+    kernels::linearRows(x2.data_ptr<float>(), rows, in, weight.data_ptr<float>(), nullptr,
+                        b.defined() ? b.data_ptr<float>() : nullptr, out, y.data_ptr<float>());
     return y;
 }
 

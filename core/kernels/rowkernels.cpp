@@ -95,6 +95,18 @@ WB_VECTOR_VARIANTS(void, biasGeluRow,
                     int64_t n),
                    (x, bias, y, g, n))
 
+WB_VECTOR_BODY void biasGeluRowValuesBody(const float *__restrict x, const float *__restrict bias, float *__restrict y,
+                                          int64_t n)
+{
+    for (int64_t j = 0; j < n; ++j) {
+        float unused; // the derivative: computed by the shared body, dropped by the compiler
+        geluPair(x[j] + bias[j], y[j], unused);
+    }
+}
+WB_VECTOR_VARIANTS(void, biasGeluRowValues,
+                   (const float *__restrict x, const float *__restrict bias, float *__restrict y, int64_t n),
+                   (x, bias, y, n))
+
 WB_VECTOR_BODY void addRowToBody(const float *__restrict row, float *__restrict sums, int64_t n)
 {
     for (int64_t j = 0; j < n; ++j)

@@ -15,6 +15,8 @@ void geluWithDerivative(const float *x, float *y, float *g, int64_t n);
 /// before the GELU, added here instead of in the product: nn::fusedGelu with a bias).
 void biasGeluRow(const float *x, const float *bias, float *y, float *g, int64_t n);
 
+/// biasGeluRow's y alone (the inference forward pass: no derivative is kept), the same bits.
+void biasGeluRowValues(const float *x, const float *bias, float *y, int64_t n);
 /// sums[j] += row[j] for j < n (a bias gradient's column sums, a row at a time).
 void addRowTo(const float *row, float *sums, int64_t n);
 

@@ -96,6 +96,9 @@ std::vector<float> allKernels(int64_t n)
     keep(y), keep(g);
     k::biasGeluRow(x.data(), bias.data(), y.data(), g.data(), n);
     keep(y), keep(g);
+    std::vector<float> values(m);
+    k::biasGeluRowValues(x.data(), bias.data(), values.data(), n);
+    keep(values);
     k::addRowTo(x.data(), sums.data(), n);
     k::mulRowAddTo(x.data(), dy.data(), y.data(), sums.data(), n);
     keep(y), keep(sums);
