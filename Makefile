@@ -17,8 +17,10 @@ build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 # Opens the GUI with the spam-detection example (without a display: trains the example
-# through the CLI and writes the loss plot as PNG).
-run: build
+# through the CLI and writes the loss plot as PNG). Builds only what that runs: the window and
+# the CLI (not the tests and benchmarks, which `make test` and `make bench` build).
+run: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target bert-workbench bert-workbench-cli
 	@./scripts/run-example.sh $(BUILD_DIR)
 
 test: build
