@@ -8,6 +8,7 @@
 #include "core/model/bertmodel.h"
 #include "core/infer/attributiontorch.h"
 #include "core/engine/blascheck.h"
+#include "bench/benchpeak.h"
 
 #include <algorithm>
 #include <chrono>
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
         j["ig_steps"] = method == AttributionMethod::IntegratedGradients ? steps : 1;
         j["interpolation_batch"] = interpolationBatch(o.interpolation_batch, seq, c.hidden_size, c.num_hidden_layers);
         j["threads"] = torch::get_num_threads();
+        j["cpu"] = benchCpuModel();
         j["blas"] = loadedBlas();
         j["median_ms"] = 1000.0 * times[times.size() / 2];
         j["min_ms"] = 1000.0 * times.front();

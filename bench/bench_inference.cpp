@@ -122,17 +122,6 @@ std::string runCapture(const std::string &command)
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
-/// /proc/cpuinfo's first "model name", or "unknown".
-std::string cpuModel()
-{
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-            return line.substr(line.find(':') + 2);
-    return "unknown";
-}
-
 /// The best oneDNN sgemm rate (GFLOP/s, wall) over the forward pass's product shapes at this
 /// batch, on the calling thread's intra-op threads: the peak our forward pass is judged against.
 double forwardGemmPeak(const BertConfig &c, int64_t rows)
@@ -295,7 +284,7 @@ int main(int argc, char **argv)
     j["batch"] = batch;
     j["seq"] = seq;
     j["threads"] = torch::get_num_threads();
-    j["cpu"] = cpuModel();
+    j["cpu"] = benchCpuModel();
     j["blas"] = loadedBlas();
     j["ours_median_ms"] = median(oursMs);
     // The forward pass's GEMM FLOPs: a third of gemmFlopsPerExample's forward and backward.

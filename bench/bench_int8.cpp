@@ -24,6 +24,7 @@
 #include "core/infer/textclassifier.h"
 #include "core/model/bertmodel.h"
 #include "core/prepare/exampledata.h"
+#include "bench/benchpeak.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -232,6 +233,7 @@ int main(int argc, char **argv)
     j["hidden"] = cfg.hidden_size;
     j["eval_examples"] = records.size();
     j["threads"] = 1;
+    j["cpu"] = benchCpuModel();
     j["batch"] = 1;
     j["seq"] = meta.max_seq_length;
     j["blas"] = loadedBlas();

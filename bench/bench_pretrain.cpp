@@ -12,6 +12,7 @@
 #include "core/engine/adamw.h"
 #include "core/engine/blascheck.h"
 #include "core/util/trainingallocator.h"
+#include "bench/benchpeak.h"
 
 #include <algorithm>
 #include <chrono>
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
         j["task"] = "pretrain";
         j["config"] = name;
         j["threads"] = torch::get_num_threads();
+        j["cpu"] = benchCpuModel();
         j["blas"] = loadedBlas();
         j["batch"] = batch;
         j["seq"] = seq;

@@ -203,6 +203,7 @@ int main(int argc, char **argv)
         j["weight_gradients"] = weightGradientsName(kernels);
         j["blas"] = loadedBlas();
         j["threads"] = threads;
+        j["cpu"] = benchCpuModel();
         j["steps"] = t.size();
         j["min_step_s"] = t.front();
         j["q1_step_s"] = t[t.size() / 4];

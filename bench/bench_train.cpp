@@ -345,6 +345,7 @@ int main(int argc, char **argv)
         j["activation_checkpointing"] = checkpointing;
         j["kernels"] = kernels;
         j["threads"] = torch::get_num_threads();
+        j["cpu"] = benchCpuModel();
         // The instruction set each part runs at: ours (WB_CPU_CAPABILITY), ATen's element-wise
         // kernels (ATEN_CPU_CAPABILITY) and oneDNN's (ONEDNN_MAX_CPU_ISA); unset = the CPU's best.
         j["cpu_capability"] = cpuCapabilityName(cpuCapability());

@@ -12,8 +12,22 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <string>
 
 namespace wb {
+
+/// /proc/cpuinfo's first "model name" (what every benchmark line records: the same program
+/// runs at different shares of the peak on different CPUs), or "unknown".
+inline std::string benchCpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+            return line.substr(line.find(':') + 2);
+    return "unknown";
+}
 
 /// This thread's CPU time in seconds (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of a step).
 inline double threadCpu()

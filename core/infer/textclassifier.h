@@ -73,7 +73,9 @@ struct Classification
 /// same texts, up to float rounding. Facade over a pimpl: includes no Torch header. CPU inference.
 ///
 /// Thread rules: construct and use from one thread at a time (a worker thread in a GUI:
-/// loading and classify() take milliseconds to seconds). Distinct objects are independent.
+/// loading and classify() take milliseconds to seconds); the const methods too, since the
+/// forward pass keeps its buffers in the object (nn::ClassifierInference). Distinct objects are
+/// independent.
 class TextClassifier
 {
 public:
@@ -139,8 +141,12 @@ public:
     /// from the same forward pass (label to learn's queue measures distances in them).
     /// With `logits`, also the classifier's logits, row-major float32 [batch, num_labels]
     /// (regression [batch, 1]) from the same pass (distillation's teacher outputs).
-    /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`. For
-    /// benchmarks and callers with their own tokenization; thread rules as classify().
+    /// Throws wb::Error ("input_ids") when the three sizes do not match `batch`, or an id lies
+    /// outside the vocabulary or the sequence is longer than the model's positions
+    /// ("token_type_ids" for a token type outside type_vocab_size). The pass: the module's eval
+    /// logits bit for bit, on buffers kept in the object (core/model/classifierinference.h;
+    /// docs/benchmarks.md, "One text faster than ONNX Runtime"). For benchmarks and callers
+    /// with their own tokenization; thread rules as classify().
     std::vector<float> probabilitiesOf(const std::vector<int64_t> &input_ids,
                                        const std::vector<int64_t> &attention_mask,
                                        const std::vector<int64_t> &token_type_ids, int64_t batch,
