@@ -17,16 +17,27 @@
 
 namespace wb {
 
-/// /proc/cpuinfo's first "model name" (what every benchmark line records: the same program
-/// runs at different shares of the peak on different CPUs), or "unknown".
+/// /proc/cpuinfo's first "model name" with its "cpu family" and "model" numbers, e.g. "AMD EPYC
+/// (family 26, model 2)" (what every benchmark line records: the same program runs at different
+/// shares of the peak on different CPUs, and a virtual machine's name may not tell Zen 4, family
+/// 25, from Zen 5, family 26), or "unknown".
 inline std::string benchCpuModel()
 {
     std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-            return line.substr(line.find(':') + 2);
-    return "unknown";
+    std::string line, name, family, model;
+    const auto value = [&line] { return line.substr(line.find(':') + 2); };
+    while (std::getline(in, line) && line.find(':') != std::string::npos) {
+        const std::string key = line.substr(0, line.find_first_of("\t:"));
+        if (key == "model name" && name.empty())
+            name = value();
+        else if (key == "cpu family" && family.empty())
+            family = value();
+        else if (key == "model" && model.empty())
+            model = value();
+    }
+    if (name.empty())
+        return "unknown";
+    return family.empty() ? name : name + " (family " + family + ", model " + model + ")";
 }
 
 /// This thread's CPU time in seconds (1 intra-op thread, OPENBLAS_NUM_THREADS=1: all of a step).
