@@ -218,7 +218,14 @@ void ConfigurationForm::applyTask()
                     item->setEnabled(!pretrain);
 }
 
-ConfigurationForm::~ConfigurationForm() = default;
+ConfigurationForm::~ConfigurationForm()
+{
+    // ~QWidget deletes the children after this object's members are gone; a child's signal
+    // emitted then (the model field's editingFinished when it loses focus) must not reach this
+    // form's slots, which read those members (found by UBSan in ui.startfrom).
+    for (QObject *child : findChildren<QObject *>())
+        child->disconnect(this);
+}
 
 QWidget *ConfigurationForm::createEditor(const OptionSpec &spec, Binding &b, size_t index)
 {
