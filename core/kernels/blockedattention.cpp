@@ -19,7 +19,6 @@ namespace wb::nn {
 
 namespace {
 
-constexpr int64_t kMaxKeys = 2048;          // the longest row of scores (one dropoutScales call)
 
 using detail::Keep;
 using detail::emptyLaidOutAs;
@@ -142,7 +141,7 @@ struct BlockedAttentionFunction : public torch::autograd::Function<BlockedAttent
             // ds: dOut, then dS in place (with dropout); out: the dropped-out probabilities, or
             // dS (without dropout, where Out = P is read from probs).
             std::vector<float> ds(size_t(g * n.sq * n.s)), out(ds.size());
-            float dp[kMaxKeys];
+            float dp[kernels::kMaxAttentionKeys];
             for (int64_t i = from; i < to; ++i) {
                 runProduct(gradOut, pdc + n.offset(dc, i), pv + n.offset(v, i), ds.data());
                 const int64_t row0 = n.firstRow(i);
@@ -186,7 +185,7 @@ bool blockedAttentionApplies(const torch::Tensor &q, const torch::Tensor &k, con
         return false;
     const int64_t b = q.size(0), a = q.size(1), s = k.size(2);
     return k.size(0) == b && v.size(0) == b && k.size(1) == a && v.size(1) == a && v.size(2) == s &&
-           k.size(3) == q.size(3) && q.size(2) >= 1 && q.size(3) >= 1 && v.size(3) >= 1 && s >= 1 && s <= kMaxKeys &&
+           k.size(3) == q.size(3) && q.size(2) >= 1 && q.size(3) >= 1 && v.size(3) >= 1 && s >= 1 && s <= kernels::kMaxAttentionKeys &&
            maskBias.size(0) == b && maskBias.size(1) == 1 && maskBias.size(2) == 1 && maskBias.size(3) == s;
 }
 

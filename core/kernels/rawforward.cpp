@@ -18,7 +18,6 @@ namespace wb::nn::kernels {
 
 namespace {
 
-constexpr int64_t kMaxKeys = 2048;          // the longest row of scores (one dropoutScales call)
 constexpr int64_t kBlockFloats = 64 * 1024; // a block's score matrices: at most 256 KB, or one head
 
 /// One of the block's products (plan.run), marked as a product for profilers: the benchmark's
@@ -106,7 +105,7 @@ void blockedAttentionForward(const AttentionGeometry &n, const float *q, const f
         const MatmulPlan product =
             matmulPlan(scratch, heads(n.vStride, n.s, n.dv, false), heads(cStride, n.sq, n.dv, false), 1.0f, 0.0f);
         std::vector<float> block(size_t(g * n.sq * n.s)), own(probs ? 0 : block.size());
-        float mask[kMaxKeys];
+        float mask[kMaxAttentionKeys];
         for (int64_t i = from; i < to; ++i) {
             runProduct(scores, q + offset(n.qStride, i), k + offset(n.kStride, i), block.data());
             const int64_t row0 = i * g * n.sq;

@@ -39,6 +39,10 @@ struct AttentionGeometry
     int64_t qStride[3] = {}, kStride[3] = {}, vStride[3] = {};
 };
 
+/// The longest row of attention scores the blocked attention takes (keys per query: one
+/// dropoutScales call, a row buffer on the stack).
+constexpr int64_t kMaxAttentionKeys = 2048;
+
 /// The largest number of heads whose [heads, sq, s] score matrices fit 256 KB and divide `heads`
 /// (at least one): a block of blockedAttentionForward.
 int64_t attentionHeadsPerBlock(int64_t heads, int64_t sq, int64_t s);

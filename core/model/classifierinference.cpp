@@ -19,7 +19,6 @@ namespace wb::nn {
 namespace {
 
 constexpr int64_t kGrain = 32768;      // elements a row pass's task covers at least (as the fused passes)
-constexpr int64_t kMaxKeys = 2048;     // the blocked attention's longest row
 constexpr float kMaskedLogit = -10000; // BertEncoderImpl's additive mask for padding
 
 int64_t rowGrain(int64_t cols)
@@ -176,7 +175,7 @@ ClassifierInference::~ClassifierInference() = default;
 void ClassifierInference::Private::checkInputs(const int64_t *ids, const int64_t *types, int64_t batch,
                                                int64_t seq) const
 {
-    const int64_t positions = std::min<int64_t>(config.max_position_embeddings, kMaxKeys);
+    const int64_t positions = std::min<int64_t>(config.max_position_embeddings, kernels::kMaxAttentionKeys);
     if (batch < 1 || seq < 1 || seq > positions)
         throw Error("input_ids", "a batch of " + std::to_string(batch) + " sequences of " + std::to_string(seq)
                                      + " tokens; expected at least one of 1 to " + std::to_string(positions));
