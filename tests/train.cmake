@@ -41,6 +41,7 @@ wb_add_test(tst_rundirformats NAME core.rundirformats SOURCES core/tst_rundirfor
 # Training dynamics (issue 46): the record-keeper and model_dir/training_dynamics.jsonl.
 wb_add_test(tst_trainingdynamics NAME core.trainingdynamics SOURCES core/tst_trainingdynamics.cpp LIBS wb_rundir)
 wb_add_test(tst_dynamicsrecording NAME core.dynamicsrecording SOURCES core/tst_dynamicsrecording.cpp LIBS wb_core torch TIMEOUT 240)
+wb_add_test(tst_padding NAME core.padding SOURCES core/tst_padding.cpp LIBS wb_core torch TIMEOUT 240)
 # The coach (issue 25 §3): each rule on a crafted metric stream, the note event's formats.
 wb_add_test(tst_coach NAME core.coach SOURCES core/tst_coach.cpp LIBS wb_rundir)
 # The learning-rate finder must not mislead (issue 25 §3): valley, min/10, flat/noisy curves.

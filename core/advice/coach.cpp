@@ -117,6 +117,13 @@ std::vector<CoachNote> scheduleNotes(const CoachSetup &setup)
                               {"steps", std::to_string(setup.total_steps)},
                               {"lr", num(setup.learning_rate, "%g")},
                               {"warmup_proportion", optionName("warmup_proportion")}}));
+    const CoachRule &shortTexts = coachRule("short_texts");
+    if (setup.padding == "max_length" && setup.mean_tokens > 0 && setup.max_seq_length > 0
+        && setup.mean_tokens < shortTexts.threshold * double(setup.max_seq_length))
+        out.push_back(noteOf(shortTexts, 0,
+                             {{"mean", num(setup.mean_tokens, "%.0f")},
+                              {"max", std::to_string(setup.max_seq_length)},
+                              {"setting", optionSetting("padding", "longest")}}));
     if (const LearningRateRange *r = learningRateRange(setup.start);
         r && !(setup.learning_rate >= r->far_below && setup.learning_rate <= r->far_above))
         out.push_back(noteOf(coachRule(farRule(setup.start)), 0,

@@ -64,6 +64,8 @@ inline constexpr const char *kWithdrawn = "withdrawn";
 ///    threshold (docs/data-map.md: 0.2 % on the clean spam example, 7.8 to 8.4 % with 10 % of its
 ///    labels flipped);
 ///  * few_steps: total_steps < threshold; warmup_too_long: warmup_steps ≥ total_steps;
+///  * short_texts: padding max_length while the training texts average fewer than threshold ×
+///    max_seq_length wordpieces (prepare_report.json's mean_tokens);
 ///  * lr_pretrained / lr_own_pretraining / lr_scratch: learning_rate outside the far band of
 ///    its start's row of kLearningRateRanges.
 /// A note is withdrawn (kWithdrawn) when its condition no longer holds at a later evaluation:
@@ -115,6 +117,10 @@ inline constexpr CoachRule kCoachRules[] = {
     {"warmup_too_long", "warning", 0, 0,
      "the warmup ({warmup} steps) is not shorter than the run ({steps} steps): the learning rate never reaches "
      "{lr}; lower {warmup_proportion}"},
+    {"short_texts", "info", 0.5, 0,
+     "the training texts average {mean} wordpieces of max_seq_length {max}, so most of every batch is padding; "
+     "{setting} makes each batch only as long as its longest text: the same model up to float rounding, in less "
+     "time"},
     {"lr_pretrained", "warning", 0, 0,
      "learning_rate {lr} is far {direction} the usual range for {words} ({low} to {high}); try {suggest} or Find "
      "Learning Rate"},

@@ -100,6 +100,8 @@ void readBaselines(RunFacts &f, const std::string &metaDataPath)
         }
         if (total > 0)
             f.majority = std::make_pair(label, double(best) / double(total));
+        f.mean_tokens = report->mean_tokens;
+        f.max_seq_length = report->max_seq_length;
         if (report->bag_of_words && report->bag_of_words->fitted())
             f.bag_of_words_accuracy = report->bag_of_words->eval_accuracy;
     } catch (...) {
@@ -174,6 +176,7 @@ RunFacts runFactsFor(const TrainingOptions &o, const Schedule &sched)
     f.total_steps = sched.total_steps;
     f.warmup_steps = sched.warmup_steps;
     f.early_stopping_patience = o.early_stopping_patience;
+    f.padding = o.padding;
     readBaselines(f, o.input_meta_data_path);
     return f;
 }
@@ -191,6 +194,7 @@ RunFacts recordedRunFacts(const std::string &modelDir, const TrainingOptions *fa
         f.start_name = !fallback->pretrained_model.empty() ? fallback->pretrained_model : fallback->init_checkpoint;
         f.learning_rate = defaultLearningRate(*fallback);
         f.early_stopping_patience = fallback->early_stopping_patience;
+        f.padding = fallback->padding;
         readBaselines(f, fallback->input_meta_data_path);
         return f;
     }
@@ -219,6 +223,9 @@ RunFacts recordedRunFacts(const std::string &modelDir, const TrainingOptions *fa
         f.early_stopping_patience = int64_t(*patience);
     else if (fallback)
         f.early_stopping_patience = fallback->early_stopping_patience;
+    // Recorded since --padding exists; an older run padded every batch to max_seq_length.
+    if (const std::string padding = stringMember(*j, "informational", "padding"); !padding.empty())
+        f.padding = padding;
     std::string meta = recordedPath(*j, stringMember(*j, "informational", "input_meta_data_path"));
     if (meta.empty() && fallback)
         meta = fallback->input_meta_data_path;

@@ -58,6 +58,11 @@ struct RunFacts
     std::optional<std::pair<int, double>> majority;
     /// The bag-of-words baseline's eval accuracy (prepare_report.json); nothing: none fitted.
     std::optional<double> bag_of_words_accuracy;
+    /// The training texts' mean wordpieces and max_seq_length (prepare_report.json; 0: unknown),
+    /// and the run's --padding: the short_texts note.
+    double mean_tokens = 0;
+    int64_t max_seq_length = 0;
+    std::string padding = "max_length";
     RunVerdict verdict = RunVerdict::NotEvaluated; ///< kept current by the coach (Coach::facts())
 };
 

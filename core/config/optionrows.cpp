@@ -579,6 +579,16 @@ void addTeachingOptions(OptionRows &rows)
                "the model does not learn to never predict it. none: every label counts the same.")
             .in(FormGroup::Hyperparameters).only({"none", "balanced"}),
 
+        option("padding", {}, &O::padding, "",
+               "max_length (every batch as long as the records: max_seq_length positions) or longest (each batch "
+               "cut to its longest text: short texts train faster; results differ by float rounding only)",
+               "Padding",
+               "longest: each batch is only as long as its longest text, so short texts (a sentence, a product "
+               "title) train and evaluate several times faster; the model learns the same, though the numbers "
+               "differ in the last digits. max_length: every batch has all max_seq_length positions, as "
+               "run_classifier.py trains.")
+            .in(FormGroup::Hyperparameters).only({"max_length", "longest"}),
+
     });
 }
 

@@ -113,6 +113,12 @@ struct TrainingOptions
     /// (1 − α)·cross-entropy on the gold labels (transfer texts have none and add only the soft
     /// term). 1: soft labels only (Turc et al. 2019's pre-trained distillation). In [0, 1].
     double distillation_alpha = 1.0;
+    /// How a batch's rows are padded (Hugging Face tokenizers' terms): "max_length", every batch
+    /// as the records have it (max_seq_length positions); "longest", each batch cut to its
+    /// longest text (training, evaluation, pretraining and the range test): short texts cost what their
+    /// wordpieces cost; the results move by float rounding and dropout draws only
+    /// (trimmedToLongest, core/engine/batching.h).
+    std::string padding = "max_length";
     int64_t early_stopping_patience = 0; ///< stop after N evaluations without improvement (0: never)
     /// Write each evaluation's pooled [CLS] vectors to model_dir/embeddings/step-N.safetensors
     /// (the Embeddings tab; 4 bytes x hidden_size per eval example per evaluation). false: none.

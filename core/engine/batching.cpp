@@ -22,6 +22,40 @@ BatchTensors workerSlice(const BatchTensors &t, const Strategy &s)
     return rowsOf(t, b * s.rank(), b);
 }
 
+int64_t longestMarkedRow(const torch::Tensor &mask)
+{
+    const torch::Tensor m = mask.contiguous();
+    const int64_t rows = m.size(0), width = m.size(1);
+    const int64_t *p = m.data_ptr<int64_t>();
+    int64_t longest = 1;
+    for (int64_t r = 0; r < rows && longest < width; ++r)
+        for (int64_t c = width - 1; c >= longest; --c)
+            if (p[r * width + c] != 0) {
+                longest = c + 1;
+                break;
+            }
+    return longest;
+}
+
+BatchTensors trimmedToLongest(const BatchTensors &t)
+{
+    if (!t.mask.defined() || t.mask.dim() != 2 || t.mask.size(1) <= 1)
+        return t;
+    const int64_t longest = longestMarkedRow(t.mask);
+    if (longest == t.mask.size(1))
+        return t;
+    BatchTensors cut = t;
+    for (torch::Tensor *x : {&cut.ids, &cut.mask, &cut.segments})
+        *x = x->narrow(1, 0, longest).contiguous();
+    return cut;
+}
+
+BatchTensors toTensors(ClassifierBatch &b, const std::string &padding)
+{
+    BatchTensors t = toTensors(b);
+    return padding == "longest" ? trimmedToLongest(t) : t;
+}
+
 BatchTensors onDevice(BatchTensors t, const c10::Device &device)
 {
     if (device.is_cpu())

@@ -28,6 +28,23 @@ struct BatchTensors
 /// Views `b` as tensors without copying: `b` must outlive the result.
 BatchTensors toTensors(ClassifierBatch &b);
 
+/// `t` with the columns after its longest row cut off (padding "longest", as Hugging Face's
+/// DataCollatorWithPadding pads a batch; TrainingOptions::padding): L = 1 + the last position
+/// any row's input_mask marks (at least 1), and ids, mask and segments become their first L
+/// columns, int64 [rows, L], contiguous copies; every other tensor stays as it is. The dropped
+/// positions are padding in every row: attention gives them probability 0, so no real token's
+/// output changes except by float rounding (sums over fewer zeros; dropout masks drawn for the
+/// narrower shape). Returns `t` itself when nothing can go. CPU tensors only (call before
+/// onDevice); any thread.
+BatchTensors trimmedToLongest(const BatchTensors &t);
+
+/// 1 + the last column any row of `mask` (int64 [rows, width], CPU) marks non-zero; at least 1.
+/// trimmedToLongest's L, also for the pretraining batch.
+int64_t longestMarkedRow(const torch::Tensor &mask);
+
+/// toTensors(b), trimmed to its longest row when `padding` is "longest".
+BatchTensors toTensors(ClassifierBatch &b, const std::string &padding);
+
 /// This worker's rows of a global batch: [rank·b, (rank+1)·b) with b = size / workers.
 /// Every worker reads the same global batches, so N workers train on exactly the data
 /// order of one worker, each on its own share of every batch.

@@ -94,9 +94,10 @@ public:
         m_multi.num_labels = numLabels;
     }
 
-    void add(nn::BertForSequenceClassification &model, ClassifierBatch &batch, const c10::Device &device)
+    void add(nn::BertForSequenceClassification &model, ClassifierBatch &batch, const c10::Device &device,
+             const std::string &padding)
     {
-        BatchTensors t = onDevice(toTensors(batch), device);
+        BatchTensors t = onDevice(toTensors(batch, padding), device);
         torch::Tensor logits;
         if (m_examples && m_examples->keep_pooled && !m_regression) {
             // The model's forward in eval mode (no dropout), keeping the pooled [CLS] vector.
@@ -367,7 +368,7 @@ private:
 
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, ProblemType problem,
                      int64_t numLabels, std::vector<std::vector<float>> *outputs, Strategy *strategy,
-                     EvalExampleOutputs *examples)
+                     EvalExampleOutputs *examples, const std::string &padding)
 {
     torch::NoGradGuard guard;
     model->eval();
@@ -377,7 +378,7 @@ EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset
     ClassifierBatch batch;
     while (data.next(batch))
         if (batch.size > 0)
-            pass.add(model, batch, device);
+            pass.add(model, batch, device, padding);
     model->train();
     if (strategy && strategy->worldSize() > 1)
         pass.combine(*strategy);

@@ -54,11 +54,13 @@ struct EvalExampleOutputs
 /// Multi-label: `outputs` rows are each label's sigmoid; the metrics are computeMultiLabelMetrics'
 /// (thresholds included); `examples` gets label_sets, probabilities, label_probabilities,
 /// label_losses, losses (their mean), tokens and pooled (gathered across workers like single-label's).
-/// Leaves the model in train mode. Throws what
-/// the data reader throws (wb::Error).
+/// `padding` "longest" cuts each batch to its longest row (trimmedToLongest: the metrics move by
+/// float rounding only). Leaves the model in train mode. Throws what the data reader throws
+/// (wb::Error).
 EvalMetrics evaluate(nn::BertForSequenceClassification &model, ClassifierDataset &data, ProblemType problem,
                      int64_t numLabels, std::vector<std::vector<float>> *outputs = nullptr,
-                     Strategy *strategy = nullptr, EvalExampleOutputs *examples = nullptr);
+                     Strategy *strategy = nullptr, EvalExampleOutputs *examples = nullptr,
+                     const std::string &padding = "max_length");
 
 /// run_classifier's log line "Step: [<step>] eval_loss = …, eval_accuracy = … (N examples)",
 /// with the binary eval_f1 naming its positive class ("eval_f1 = 0.8 (positive class: spam)"),

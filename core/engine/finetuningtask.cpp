@@ -96,7 +96,10 @@ public:
     int64_t nextBatch(const LoopParts &parts) override
     {
         m_trainData->next(m_batch);
-        m_tensors = onDevice(workerSlice(toTensors(m_batch), *parts.strategy), parts.device);
+        m_tensors = workerSlice(toTensors(m_batch), *parts.strategy);
+        if (m_spec.padding == "longest")
+            m_tensors = trimmedToLongest(m_tensors); // this worker's rows: its own longest
+        m_tensors = onDevice(m_tensors, parts.device);
         return m_batch.size;
     }
 
@@ -128,7 +131,7 @@ public:
         {
             AutocastGuard autocast(parts.format, parts.device);
             ev.metrics = wb::evaluate(m_model, *m_evalData, m_problem, m_meta.num_labels, nullptr,
-                                      parts.strategy.get(), extras.sink());
+                                      parts.strategy.get(), extras.sink(), m_spec.padding);
         }
         EvalMetrics &em = ev.metrics;
         em.step = parts.evaluated_step; // the log line's "Step: [N]"

@@ -60,7 +60,7 @@ void runRangeSteps(const TrainingOptions &spec, nn::BertForSequenceClassificatio
     for (int64_t k = 0; k < steps && !stop.stopRequested(); ++k) {
         const double lr = lrFindLearningRate(k, steps, spec.lr_find_start, spec.lr_find_end);
         data.next(batch);
-        BatchTensors t = onDevice(toTensors(batch), device);
+        BatchTensors t = onDevice(toTensors(batch, spec.padding), device);
         auto loss = lossFor(model->forward(t.ids, t.mask, t.segments), t, problem);
         loss.backward();
         const double value = loss.item<double>();

@@ -51,6 +51,19 @@ PretrainTensors rowsOf(const PretrainTensors &t, int64_t from, int64_t count)
             t.nsp.narrow(0, from, count)};
 }
 
+/// `t` cut after its longest row when `padding` is "longest" (trimmedToLongest's rule; the
+/// masked_lm_positions lie in the marked positions, so none is cut off).
+PretrainTensors trimmed(PretrainTensors t, const std::string &padding)
+{
+    if (padding != "longest" || t.mask.size(1) <= 1)
+        return t;
+    const int64_t longest = longestMarkedRow(t.mask);
+    if (longest < t.mask.size(1))
+        for (torch::Tensor *x : {&t.ids, &t.mask, &t.segments})
+            *x = x->narrow(1, 0, longest).contiguous();
+    return t;
+}
+
 PretrainTensors onDevice(PretrainTensors t, const c10::Device &d)
 {
     if (d.is_cpu())
@@ -101,7 +114,7 @@ struct PretrainEval
 };
 
 PretrainEval evaluatePretraining(nn::BertForPreTraining &model, PretrainingBatchSource &data, Strategy &strategy,
-                                 const c10::Device &device, NumberFormat format)
+                                 const c10::Device &device, NumberFormat format, const std::string &padding)
 {
     torch::NoGradGuard guard;
     model->eval();
@@ -110,7 +123,7 @@ PretrainEval evaluatePretraining(nn::BertForPreTraining &model, PretrainingBatch
     PretrainingBatch batch;
     int64_t examples = 0;
     while (data.next(batch)) {
-        const PretrainTensors t = onDevice(toTensors(batch), device);
+        const PretrainTensors t = onDevice(trimmed(toTensors(batch), padding), device);
         nn::PretrainingOutput out;
         {
             AutocastGuard autocast(format, device);
@@ -238,7 +251,8 @@ public:
         m_trainData->next(m_batch);
         PretrainTensors all = toTensors(m_batch);
         const int64_t perWorker = m_batch.size / parts.strategy->worldSize();
-        m_tensors = onDevice(rowsOf(all, parts.strategy->rank() * perWorker, perWorker), parts.device);
+        m_tensors = onDevice(trimmed(rowsOf(all, parts.strategy->rank() * perWorker, perWorker), m_spec.padding),
+                             parts.device);
         return m_batch.size;
     }
 
@@ -267,7 +281,8 @@ public:
 
     TaskEvaluation evaluate(const LoopParts &parts, EvalExtras &) override
     {
-        const PretrainEval e = evaluatePretraining(m_model, *m_evalData, *parts.strategy, parts.device, parts.format);
+        const PretrainEval e = evaluatePretraining(m_model, *m_evalData, *parts.strategy, parts.device, parts.format,
+                                                  m_spec.padding);
         TaskEvaluation ev;
         ev.metrics = e.metrics;
         ev.log_line = "Eval: mlm_loss = " + fmt(e.mlm_loss) + "  mlm_accuracy = " + fmt(e.mlm_accuracy)

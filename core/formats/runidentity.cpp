@@ -188,6 +188,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
     // with the same train_batch_size keeps the schedule and the mathematics of each step.
     info["dtype"] = o.dtype;
     info["gradient_accumulation_steps"] = o.gradient_accumulation_steps;
+    info["padding"] = o.padding; // a batch cut to its longest text: the same mathematics, other rounding
     info["version"] = WB_VERSION;
     j["tokenizer"] = tokenizerJson(dataTokenizer(o, meta));
     return id;

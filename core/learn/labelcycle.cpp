@@ -262,6 +262,7 @@ TrainingOptions LabelCycle::Private::trainOptions(const fs::path &dir, int64_t t
     o.log_steps = 0;
     o.save_embeddings = false;
     o.record_training_dynamics = false;
+    o.padding = "longest"; // a cycle's wait is the user's: short texts train at their own length
     return o;
 }
 

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void tableHasUniqueIdsAndFilledTemplates();
     void scheduleThatCannotLearn();
     void scheduleThatCanLearnSaysNothing();
+    void shortTextsSuggestPaddingToTheLongest();
     void overfitting();
     void overfittingWithPatience();
     void noOverfittingWhileTrainLossRises();
@@ -120,7 +121,8 @@ void tst_Coach::tableHasUniqueIdsAndFilledTemplates()
         QVERIFY(std::string(r.severity) == "info" || std::string(r.severity) == "warning");
     }
     QCOMPARE(ids.size(), size_t(std::size(kCoachRules)));
-    QCOMPARE(ids.size(), size_t(20)); // label_never_predicted, thresholds_gain: multi-label (issue 45); data_map (46)
+    QCOMPARE(ids.size(), size_t(21)); // label_never_predicted, thresholds_gain: multi-label (issue 45); data_map (46);
+                                       // short_texts (49)
     QCOMPARE(coachRule("overfitting").threshold, 3.0);
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, coachRule("no_such_rule"));
     QCOMPARE(fillCoachText("a {x} b {y} {x}", {{"x", "1"}, {"y", "{x}"}}), std::string("a 1 b {x} 1"));
@@ -172,6 +174,29 @@ void tst_Coach::scheduleThatCanLearnSaysNothing()
     QVERIFY(scheduleNotes(s).empty());
     s.total_steps = 50; // the threshold itself is enough
     s.warmup_steps = 49;
+    QVERIFY(scheduleNotes(s).empty());
+}
+
+void tst_Coach::shortTextsSuggestPaddingToTheLongest()
+{
+    CoachSetup s = binarySetup();
+    s.start = WeightsStart::Random;
+    s.learning_rate = 1e-3;
+    s.max_seq_length = 128;
+    s.mean_tokens = 11.27; // one-line texts
+    QCOMPARE(texts(scheduleNotes(s)),
+             QStringLiteral("short_texts@0: the training texts average 11 wordpieces of max_seq_length 128, so most "
+                            "of every batch is padding; --padding=longest makes each batch only as long as its "
+                            "longest text: the same model up to float rounding, in less time"));
+    QCOMPARE(scheduleNotes(s)[0].severity, std::string("info"));
+    s.padding = "longest"; // already so: nothing to say
+    QVERIFY(scheduleNotes(s).empty());
+    s.padding = "max_length";
+    s.mean_tokens = 64; // half of max_seq_length is not short
+    QVERIFY(scheduleNotes(s).empty());
+    s.mean_tokens = 63.9;
+    QCOMPARE(scheduleNotes(s).size(), size_t(1));
+    s.mean_tokens = 0; // no prepare report: unknown, nothing said
     QVERIFY(scheduleNotes(s).empty());
 }
 
