@@ -26,6 +26,12 @@ the 1-based line where the row starts (docs/file-formats.md, "The eval split and
       prints JSON: listed, hits, precision (hits / listed), recall (hits / flipped)
   label_noise.py oracle FLIPPED OUT_CORRECTIONS
       every flipped row given back its true label, as accepted corrections (the loop's ceiling)
+  label_noise.py review_texts CSV REMOVED OUT_JSONL
+      the texts of the rows a corrections file removes, one {"text": ...} a line in its order, for
+      `classify --input_file=OUT_JSONL --output_format=jsonl` with the run trained without them
+  label_noise.py review CLASSIFIED REMOVED MIN_P FLIPPED OUT_CORRECTIONS
+      the removed rows that run assigns to their suggested label with p >= MIN_P relabelled
+      (accepted), the rest still removed; prints how many of each were flipped (FLIPPED)
   label_noise.py table WORK_DIR SEEDS TRAIN_SEEDS
       the results of bench/label_noise_spam.sh in WORK_DIR as Markdown tables (and results.json);
       with several TRAIN_SEEDS (the first: the runs without a -t<seed> suffix) also the eval
@@ -310,6 +316,29 @@ def cmd_oracle(flipped_path, out):
                       for r in read_jsonl(flipped_path)])
 
 
+def cmd_review_texts(csv_path, removed, out):
+    header, rows = csv_rows(csv_path)
+    by_line, text_col = dict(rows), header.index("text")
+    write_jsonl(out, [{"text": by_line[r["line"]][text_col]} for r in read_jsonl(removed)])
+
+
+def cmd_review(classified, removed, min_p, flipped_path, out):
+    flips = {r["line"] for r in read_jsonl(flipped_path)}
+    results, lines = read_jsonl(classified), read_jsonl(removed)
+    if len(results) != len(lines):
+        raise SystemExit(f"{classified}: {len(results)} results for the {len(lines)} lines of {removed}")
+    decided, counts = [], {"relabelled": 0, "relabelled_flipped": 0, "removed": 0, "removed_flipped": 0}
+    for c, r in zip(results, lines):
+        relabel = c["predicted_label"] == r["suggested_label"] and c["probabilities"][r["suggested_label"]] >= float(min_p)
+        kind = "relabelled" if relabel else "removed"
+        counts[kind] += 1
+        counts[kind + "_flipped"] += r["line"] in flips
+        decided.append(dict(r, decision="accepted", corrected_label=r["suggested_label"]) if relabel
+                       else dict(r, decision="removed"))
+    write_jsonl(out, decided)
+    print(json.dumps(counts))
+
+
 def run_name(run, train_seed, first):
     """The runs of the first training seed carry no suffix; the others end in -t<seed>."""
     return run if train_seed == first else f"{run}-t{train_seed}"
@@ -372,7 +401,8 @@ def cmd_table(work, seeds, train_seeds):
 
 COMMANDS = {"flip": (cmd_flip, 6), "folds": (cmd_folds, 4), "oof": (cmd_oof, 5), "cl": (cmd_cl, 3),
             "dynamics": (cmd_dynamics, 4), "apply": (cmd_apply, 3), "score": (cmd_score, 2),
-            "table": (cmd_table, 3), "oracle": (cmd_oracle, 2)}
+            "table": (cmd_table, 3), "oracle": (cmd_oracle, 2), "review_texts": (cmd_review_texts, 3),
+            "review": (cmd_review, 5)}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS or len(sys.argv) - 2 != COMMANDS[sys.argv[1]][1]:
