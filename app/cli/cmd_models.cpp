@@ -28,9 +28,6 @@ namespace wb::cli {
 
 namespace {
 
-// Plain (non-TTY) progress lines are printed at most this often, in seconds.
-constexpr double kPlainProgressInterval = 5.0;
-
 void printModelsUsage(std::ostream &out)
 {
     out << "Usage: bert-workbench-cli models <list|info|download> [flags]\n\n"

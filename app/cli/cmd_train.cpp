@@ -29,9 +29,6 @@ namespace wb::cli {
 
 namespace {
 
-// Plain (non-TTY) progress lines are printed at most this often, in seconds.
-constexpr double kPlainProgressInterval = 5.0;
-
 double seconds()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

@@ -29,6 +29,10 @@ enum ExitCode : int {
     kExitStopped = 130, ///< stopped by the user (checkpoint written)
 };
 
+/// When standard error is not a terminal, progress lines (train's steps, models' downloads) are
+/// printed at most this often, in seconds.
+inline constexpr double kPlainProgressInterval = 5.0;
+
 /// Each command parses its own flags from `args` (without the program and command names),
 /// writes results to `out` and diagnostics to `err`, and returns an exit code. In-process
 /// testable; never calls exit().

@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char *kFormat = "bert-workbench-embeddings";
-constexpr const char *kHint = "the next evaluation writes it again; delete the file to drop it";
+constexpr const char *kEmbeddingsFormat = "bert-workbench-embeddings";
+constexpr const char *kEmbeddingsHint = "the next evaluation writes it again; delete the file to drop it";
 
 template <typename T>
 void appendBytes(std::string &out, const std::vector<T> &v)
@@ -86,7 +86,7 @@ void writeEmbeddings(const std::string &path, const EmbeddingSnapshot &s)
                                              {"label_ids", "I64", {int64_t(n)}, 0, 0},
                                              {"predictions", "I64", {int64_t(n)}, 0, 0}};
     std::string bytes = buildSafetensorsHeader(
-        entries, {{"format", kFormat}, {"version", "1"}, {"step", std::to_string(s.step)}});
+        entries, {{"format", kEmbeddingsFormat}, {"version", "1"}, {"step", std::to_string(s.step)}});
     appendBytes(bytes, s.pooled);
     appendBytes(bytes, s.example_index);
     appendBytes(bytes, s.label_ids);
@@ -99,21 +99,21 @@ EmbeddingSnapshot readEmbeddings(const std::string &path)
     const SafetensorsHeader header = readSafetensorsHeader(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw Error(path, "cannot be opened", kHint);
+        throw Error(path, "cannot be opened", kEmbeddingsHint);
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     const auto meta = header.metadata.find("format");
-    if (meta == header.metadata.end() || meta->second != kFormat)
-        throw Error(path, "is not an embeddings file of the workbench (no __metadata__ format \"" + std::string(kFormat)
+    if (meta == header.metadata.end() || meta->second != kEmbeddingsFormat)
+        throw Error(path, "is not an embeddings file of the workbench (no __metadata__ format \"" + std::string(kEmbeddingsFormat)
                               + "\")",
-                    kHint);
+                    kEmbeddingsHint);
     auto tensor = [&](const char *name, const char *dtype, size_t rank) -> const SafetensorsEntry & {
         const SafetensorsEntry *e = header.find(name);
         if (!e)
-            throw Error(path + ": " + name, "the tensor is missing", kHint);
+            throw Error(path + ": " + name, "the tensor is missing", kEmbeddingsHint);
         if (e->dtype != dtype || e->shape.size() != rank)
             throw Error(path + ": " + name, "expected " + std::string(dtype) + " of rank " + std::to_string(rank)
                                                 + ", got " + e->dtype + " of rank " + std::to_string(e->shape.size()),
-                        kHint);
+                        kEmbeddingsHint);
         return *e;
     };
     EmbeddingSnapshot s;
@@ -121,7 +121,7 @@ EmbeddingSnapshot readEmbeddings(const std::string &path)
     try {
         s.step = step == header.metadata.end() ? 0 : std::stoll(step->second);
     } catch (...) {
-        throw Error(path + ": __metadata__: step", "is '" + step->second + "', not a whole number", kHint);
+        throw Error(path + ": __metadata__: step", "is '" + step->second + "', not a whole number", kEmbeddingsHint);
     }
     const SafetensorsEntry &pooled = tensor("pooled", "F32", 2);
     const auto n = pooled.shape[0];
@@ -140,7 +140,7 @@ EmbeddingSnapshot readEmbeddings(const std::string &path)
         if (e.shape[0] != n)
             throw Error(path + ": " + name, "has " + std::to_string(e.shape[0]) + " values for " + std::to_string(n)
                                                 + " vectors",
-                        kHint);
+                        kEmbeddingsHint);
         copy(e, *out);
     }
     return s;

@@ -20,7 +20,7 @@ namespace wb {
 
 namespace {
 
-constexpr const char *kFormat = "bert-workbench run_config 1";
+constexpr const char *kRunConfigFormat = "bert-workbench run_config 1";
 
 std::string valueText(const nlohmann::ordered_json &v)
 {
@@ -138,7 +138,7 @@ RunIdentity RunIdentity::of(const TrainingOptions &o, const BertConfig &config, 
 {
     RunIdentity id;
     auto &j = id.json;
-    j["format"] = kFormat;
+    j["format"] = kRunConfigFormat;
     const nlohmann::ordered_json cfg = config.toJson();
     auto &d = j["defining"];
     d["bert_config"] = cfg;

@@ -25,8 +25,8 @@ namespace wb {
 
 namespace {
 
-constexpr const char *kFormat = "bert-workbench sweep 1";
-constexpr const char *kHint = "delete sweep.json to plan the sweep again (finished runs keep their folders)";
+constexpr const char *kSweepFormat = "bert-workbench sweep 1";
+constexpr const char *kSweepHint = "delete sweep.json to plan the sweep again (finished runs keep their folders)";
 constexpr int64_t kMaxRuns = 10000;
 
 bool isIntegerOption(const std::string &name)
@@ -109,7 +109,7 @@ std::string runName(size_t index, size_t count)
     return buf;
 }
 
-nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json jsonNumberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 } // namespace
 
@@ -271,7 +271,7 @@ std::string sweepRunDir(const std::string &sweepDir, const SweepRun &run) { retu
 void writeSweepFile(const std::string &sweepDir, const SweepFile &file)
 {
     nlohmann::ordered_json j;
-    j["format"] = kFormat;
+    j["format"] = kSweepFormat;
     j["method"] = file.spec.method;
     if (file.spec.method == "random") {
         j["num_runs"] = file.spec.num_runs;
@@ -308,7 +308,7 @@ void writeSweepFile(const std::string &sweepDir, const SweepFile &file)
         if (!r.final_metrics.empty()) {
             auto &m = e["final_metrics"] = nlohmann::ordered_json::object();
             for (const auto &[k, v] : r.final_metrics)
-                m[k] = numberOrNull(v);
+                m[k] = jsonNumberOrNull(v);
         }
         runs.push_back(e);
     }
@@ -320,11 +320,11 @@ void writeSweepFile(const std::string &sweepDir, const SweepFile &file)
 std::optional<SweepFile> readSweepFile(const std::string &sweepDir)
 {
     const std::string path = sweepFilePath(sweepDir);
-    const std::optional<JsonRecord> rec = JsonRecord::readFile(path, kHint);
+    const std::optional<JsonRecord> rec = JsonRecord::readFile(path, kSweepHint);
     if (!rec)
         return std::nullopt;
-    if (rec->string("format").value_or("") != kFormat)
-        rec->fail("format", std::string("expected \"") + kFormat + "\"");
+    if (rec->string("format").value_or("") != kSweepFormat)
+        rec->fail("format", std::string("expected \"") + kSweepFormat + "\"");
     SweepFile f;
     f.spec.method = rec->string("method").value_or("grid");
     f.spec.num_runs = rec->integer("num_runs").value_or(0);

@@ -43,7 +43,7 @@ std::vector<ParameterSpec> expectedParameters(const BertConfig &c, int64_t numLa
     return p;
 }
 
-static bool endsWith(const std::string &s, const std::string &suffix)
+static bool hasSuffix(const std::string &s, const std::string &suffix)
 {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -58,9 +58,9 @@ std::string canonicalParameterName(const std::string &name)
             n = n.substr(std::strlen(scope));
             break;
         }
-    if (endsWith(n, "LayerNorm.gamma"))
+    if (hasSuffix(n, "LayerNorm.gamma"))
         n = n.substr(0, n.size() - 5) + "weight";
-    else if (endsWith(n, "LayerNorm.beta"))
+    else if (hasSuffix(n, "LayerNorm.beta"))
         n = n.substr(0, n.size() - 4) + "bias";
     const bool known = n.rfind("embeddings.", 0) == 0 || n.rfind("encoder.", 0) == 0 || n.rfind("pooler.", 0) == 0;
     if (known)
