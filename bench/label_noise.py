@@ -319,7 +319,12 @@ def cmd_oracle(flipped_path, out):
 def cmd_review_texts(csv_path, removed, out):
     header, rows = csv_rows(csv_path)
     by_line, text_col = dict(rows), header.index("text")
-    write_jsonl(out, [{"text": by_line[r["line"]][text_col]} for r in read_jsonl(removed)])
+    removed_rows = read_jsonl(removed)
+    missing = [r["line"] for r in removed_rows if r["line"] not in by_line]
+    if missing:
+        raise SystemExit(f"{removed}: line {missing[0]} is not a data line of {csv_path} "
+                         f"({len(missing)} such lines); the corrections must come from a run prepared from this CSV")
+    write_jsonl(out, [{"text": by_line[r["line"]][text_col]} for r in removed_rows])
 
 
 def cmd_review(classified, removed, min_p, flipped_path, out):

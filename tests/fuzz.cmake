@@ -7,7 +7,9 @@ wb_add_test(tst_fuzzregressions NAME core.fuzzregressions
 
 # fuzz.replay: every seed and fixed crasher through every fuzz target, built with the ordinary
 # compiler and no libFuzzer (well under a second). The targets' entry points are renamed so
-# that all of them fit in one executable.
+# that all of them fit in one executable. The Hub's parsers come with wb_rundir (which links
+# wb_hub), not as sources of their own here: wb_hub is a unity build, and a second copy of one of
+# its files would define its functions twice.
 set(_wb_fuzz_dir ${PROJECT_SOURCE_DIR}/fuzz)
 set(_wb_fuzz_sources "")
 foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpickle eventfile csvtsv vocab projectfile
@@ -19,9 +21,7 @@ foreach(t bertconfig inputmetadata tfconfig tfrecord example safetensors torchpi
 endforeach()
 add_executable(wb_fuzzreplay ${_wb_fuzz_dir}/replay.cpp ${_wb_fuzz_sources}
                ${PROJECT_SOURCE_DIR}/ui/form/projectfile.cpp
-               ${PROJECT_SOURCE_DIR}/ui/evaluation/classmetrics.cpp
-               ${PROJECT_SOURCE_DIR}/core/hub/hubparse.cpp
-               ${PROJECT_SOURCE_DIR}/core/hub/hubid.cpp)
+               ${PROJECT_SOURCE_DIR}/ui/evaluation/classmetrics.cpp)
 target_include_directories(wb_fuzzreplay PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(wb_fuzzreplay PRIVATE ${WB_QT_DEFINES})
 target_link_libraries(wb_fuzzreplay PRIVATE wb_rundir wb_launch Qt6::Core ZLIB::ZLIB PkgConfig::UTF8PROC

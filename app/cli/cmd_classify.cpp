@@ -9,6 +9,7 @@
 #include "core/prepare/textinput.h"
 #include "core/infer/textclassifier.h"
 #include "core/util/error.h"
+#include "core/util/jsonnumber.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,12 +25,6 @@
 namespace wb::cli {
 
 namespace {
-
-/// A number as JSON, null when it is not finite (regression has no probability).
-nlohmann::ordered_json finiteOrNull(double v)
-{
-    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
 
 const char *kInputFileKinds = "pass a text file: one text per line (.txt), or a .tsv/.csv with a header row, or a "
                               ".jsonl/.json with one record (object) per text";
@@ -200,16 +195,15 @@ void printExplanations(const std::vector<Classification> &results, const std::ve
                              {"logit_baseline", m.logit_baseline},
                              {"logit_difference", m.logit_difference},
                              {"gap", m.gap},
-                             {"relative_gap", std::isfinite(m.relative_gap) ? nlohmann::ordered_json(m.relative_gap)
-                                                                            : nlohmann::ordered_json(nullptr)},
+                             {"relative_gap", numberOrNull<nlohmann::ordered_json>(m.relative_gap)},
                              {"tolerance", m.tolerance},
                              {"applies", m.applies},
                              {"steps_too_small", m.steps_too_small},
-                             {"probability_input", finiteOrNull(m.probability_input)},
-                             {"probability_baseline", finiteOrNull(m.probability_baseline)},
+                             {"probability_input", numberOrNull<nlohmann::ordered_json>(m.probability_input)},
+                             {"probability_baseline", numberOrNull<nlohmann::ordered_json>(m.probability_baseline)},
                              {"baseline_decides", m.baseline_decides}};
         if (m.multi_label)
-            j["completeness"]["threshold"] = finiteOrNull(m.threshold);
+            j["completeness"]["threshold"] = numberOrNull<nlohmann::ordered_json>(m.threshold);
         j["baseline_logits"] = e.baseline_logits;
         out << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     }

@@ -7,6 +7,7 @@
 #include "core/config/jsonrecord.h"
 #include "core/config/optionwords.h"
 #include "core/advice/runfacts.h"
+#include "core/util/jsonnumber.h"
 
 #include <nlohmann/json.hpp>
 
@@ -301,7 +302,7 @@ std::string lrFindJson(const LrFindResult &r)
     const auto finite = [](const std::vector<double> &v) {
         nlohmann::ordered_json a = nlohmann::ordered_json::array();
         for (double x : v)
-            a.push_back(std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json());
+            a.push_back(numberOrNull<nlohmann::ordered_json>(x));
         return a;
     };
     j["steps"] = r.steps;

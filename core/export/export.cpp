@@ -10,6 +10,7 @@
 #include "core/prepare/preparereport.h"
 #include "core/tokenize/vocab.h"
 #include "core/util/error.h"
+#include "core/util/jsonnumber.h"
 #include "core/model/initcheckpoint.h"
 #include "core/hub/catalogue.h"
 #include "core/engine/checkpointio.h"
@@ -423,11 +424,6 @@ std::string writePredictions(const std::string &modelDir, const std::vector<std:
 
 namespace {
 
-nlohmann::ordered_json finiteOrNull(double v)
-{
-    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
-}
-
 } // namespace
 
 std::string writeLabelledPredictions(const std::string &modelDir, const std::vector<std::vector<float>> &outputs,
@@ -443,15 +439,16 @@ std::string writeLabelledPredictions(const std::string &modelDir, const std::vec
         nlohmann::ordered_json j;
         j["index"] = int64_t(i);
         if (regression) {
-            j["prediction"] = row.empty() ? nlohmann::ordered_json() : finiteOrNull(double(row[0])); // none: null, not 0
+            // none: null, not 0
+            j["prediction"] = row.empty() ? nlohmann::ordered_json() : numberOrNull<nlohmann::ordered_json>(double(row[0]));
             if (i < targets.size())
-                j["label"] = finiteOrNull(targets[i]);
+                j["label"] = numberOrNull<nlohmann::ordered_json>(targets[i]);
         } else {
             const auto best = std::max_element(row.begin(), row.end()) - row.begin();
             j["predicted_label"] = nameOf(int64_t(best));
             nlohmann::ordered_json probs = nlohmann::ordered_json::object();
             for (size_t k = 0; k < row.size(); ++k)
-                probs[nameOf(int64_t(k))] = finiteOrNull(double(row[k]));
+                probs[nameOf(int64_t(k))] = numberOrNull<nlohmann::ordered_json>(double(row[k]));
             j["probabilities"] = probs;
             if (i < labels.size())
                 j["label"] = nameOf(labels[i]);
@@ -485,7 +482,7 @@ std::string writeMultiLabelPredictions(const std::string &modelDir, const std::v
         j["predicted_labels"] = names(labelsAtThresholds(row, thresholds));
         nlohmann::ordered_json probs = nlohmann::ordered_json::object();
         for (size_t k = 0; k < row.size(); ++k)
-            probs[nameOf(int64_t(k))] = finiteOrNull(row[k]);
+            probs[nameOf(int64_t(k))] = numberOrNull<nlohmann::ordered_json>(row[k]);
         j["probabilities"] = probs;
         if (i < labelSets.size())
             j["labels"] = names(labelSets[i]);

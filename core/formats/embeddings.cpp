@@ -78,7 +78,8 @@ void writeEmbeddings(const std::string &path, const EmbeddingSnapshot &s)
     const auto n = size_t(s.size());
     if (s.hidden < 0 || s.pooled.size() != n * size_t(s.hidden) || s.label_ids.size() != n || s.predictions.size() != n)
         throw Error(path, "the embeddings of step " + std::to_string(s.step) + " do not fit together: "
-                              + std::to_string(n) + " examples, " + std::to_string(s.pooled.size()) + " values of width "
+                              + std::to_string(n) + " examples, " + std::to_string(s.pooled.size())
+                              + " values of width "
                               + std::to_string(s.hidden) + ", " + std::to_string(s.label_ids.size()) + " labels, "
                               + std::to_string(s.predictions.size()) + " predictions");
     std::vector<SafetensorsEntry> entries = {{"pooled", "F32", {int64_t(n), s.hidden}, 0, 0},
@@ -103,8 +104,9 @@ EmbeddingSnapshot readEmbeddings(const std::string &path)
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     const auto meta = header.metadata.find("format");
     if (meta == header.metadata.end() || meta->second != kEmbeddingsFormat)
-        throw Error(path, "is not an embeddings file of the workbench (no __metadata__ format \"" + std::string(kEmbeddingsFormat)
-                              + "\")",
+        throw Error(path,
+                    "is not an embeddings file of the workbench (no __metadata__ format \""
+                        + std::string(kEmbeddingsFormat) + "\")",
                     kEmbeddingsHint);
     auto tensor = [&](const char *name, const char *dtype, size_t rank) -> const SafetensorsEntry & {
         const SafetensorsEntry *e = header.find(name);

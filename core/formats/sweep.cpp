@@ -10,6 +10,7 @@
 #include "core/io/metricsreader.h"
 #include "core/formats/trainingsummary.h"
 #include "core/util/error.h"
+#include "core/util/jsonnumber.h"
 #include "core/util/numbertext.h"
 
 #include <algorithm>
@@ -108,8 +109,6 @@ std::string runName(size_t index, size_t count)
     std::snprintf(buf, sizeof buf, "run-%0*zu", std::min(digits, 12), index + 1);
     return buf;
 }
-
-nlohmann::json jsonNumberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 } // namespace
 
@@ -308,7 +307,7 @@ void writeSweepFile(const std::string &sweepDir, const SweepFile &file)
         if (!r.final_metrics.empty()) {
             auto &m = e["final_metrics"] = nlohmann::ordered_json::object();
             for (const auto &[k, v] : r.final_metrics)
-                m[k] = jsonNumberOrNull(v);
+                m[k] = numberOrNull(v);
         }
         runs.push_back(e);
     }

@@ -2,6 +2,7 @@
 #include "core/formats/sweepevents.h"
 
 #include "core/io/runeventjson.h"
+#include "core/util/jsonnumber.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,8 +13,6 @@ namespace wb {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-ojson numberOrNull(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 
 ojson stringOrNull(const std::string &s) { return s.empty() ? ojson(nullptr) : ojson(s); }
 
@@ -74,8 +73,9 @@ std::string sweepEventLine(const SweepEvent &e)
         j["runs"] = e.runs;
         auto &values = j["values"] = ojson::object();
         for (const auto &[k, v] : e.values)
-            values[k] = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0 ? ojson(int64_t(v))
-                                                                                                   : numberOrNull(v);
+            values[k] = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0
+                            ? ojson(int64_t(v))
+                            : numberOrNull<ojson>(v);
         j["model_dir"] = e.model_dir;
         break;
     }
@@ -99,10 +99,10 @@ std::string sweepEventLine(const SweepEvent &e)
         j["status"] = e.status;
         j["exit_code"] = e.exit_code;
         j["metric"] = e.metric;
-        j["value"] = numberOrNull(e.value);
+        j["value"] = numberOrNull<ojson>(e.value);
         auto &m = j["final_metrics"] = ojson::object();
         for (const auto &[k, v] : e.final_metrics)
-            m[k] = numberOrNull(v);
+            m[k] = numberOrNull<ojson>(v);
         break;
     }
     case SweepEventKind::SweepFinished:

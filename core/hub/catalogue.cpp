@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hub/catalogue.h"
+#include "core/util/asciitext.h"
 
 #include "core/config/bertconfig.h"
 
@@ -81,12 +82,6 @@ std::vector<CatalogueEntry> build()
     return out;
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 std::string oneDecimal(double v, const char *unit)
 {
     char buf[32];
@@ -120,14 +115,14 @@ const std::vector<CatalogueEntry> &pretrainedCatalogue()
 
 const CatalogueEntry *findCatalogueEntry(const std::string &nameOrId)
 {
-    std::string key = lower(nameOrId);
+    std::string key = lowerAscii(nameOrId);
     if (const auto at = key.find('@'); at != std::string::npos)
         key.resize(at);
     for (const auto &e : pretrainedCatalogue()) {
-        const std::string id = lower(e.hub_id);
+        const std::string id = lowerAscii(e.hub_id);
         const std::string bare = id.substr(id.find('/') + 1);
         if (key == id || (key == bare && e.hub_id.rfind("google-bert/", 0) == 0)
-            || (!e.short_name.empty() && key == lower(e.short_name)))
+            || (!e.short_name.empty() && key == lowerAscii(e.short_name)))
             return &e;
     }
     return nullptr;

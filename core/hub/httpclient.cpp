@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hub/httpclient.h"
+#include "core/util/asciitext.h"
 
 #include <curl/curl.h>
 
@@ -65,12 +66,6 @@ int onProgress(void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
     return 0;
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 /// Returns "scheme://host:port" of an absolute URL, or "" when it does not parse.
 std::string originOf(const std::string &url)
 {
@@ -82,7 +77,7 @@ std::string originOf(const std::string &url)
         if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK
             && curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK
             && curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
-            out = lower(scheme) + "://" + lower(host) + ":" + port;
+            out = lowerAscii(scheme) + "://" + lowerAscii(host) + ":" + port;
         curl_free(scheme);
         curl_free(host);
         curl_free(port);

@@ -4,6 +4,7 @@
 #include "core/config/shardindex.h"
 #include "core/hub/huberror.h"
 #include "core/hub/hubid.h"
+#include "core/util/asciitext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,18 +15,6 @@
 namespace wb {
 
 namespace {
-
-std::string trim(const std::string &s)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 nlohmann::json parseObject(const std::string &json, const std::string &source, HubErrorKind kind,
                            const std::string &what)
@@ -62,16 +51,16 @@ void parseHeaderLine(const std::string &line, HttpHeaders &headers, long &status
     const auto colon = line.find(':');
     if (colon == std::string::npos || colon == 0)
         return;
-    std::string name = trim(line.substr(0, colon));
+    std::string name = trimmed(line.substr(0, colon));
     if (name.empty())
         return;
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    headers[name] = trim(line.substr(colon + 1));
+    headers[name] = trimmed(line.substr(colon + 1));
 }
 
 std::string normalizeEtag(const std::string &etag)
 {
-    std::string e = trim(etag);
+    std::string e = trimmed(etag);
     if (e.rfind("W/", 0) == 0)
         e.erase(0, 2);
     if (e.size() >= 2 && e.front() == '"' && e.back() == '"')
@@ -101,7 +90,7 @@ RepoInfo parseRepoInfo(const std::string &json, const std::string &source)
 
 std::string parseRefFile(const std::string &content)
 {
-    const std::string c = trim(content);
+    const std::string c = trimmed(content);
     return isCommitHash(c) ? c : std::string();
 }
 

@@ -2,6 +2,7 @@
 #include "core/hub/npmpackage.h"
 
 #include "core/hub/httpclient.h"
+#include "core/hub/hubsettings.h"
 #include "core/util/digest.h"
 #include "core/util/error.h"
 #include "core/util/tarball.h"
@@ -26,19 +27,6 @@ namespace fs = std::filesystem;
 namespace wb {
 
 namespace {
-
-std::string env(const char *name)
-{
-    const char *v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-bool truthy(std::string v)
-{
-    for (auto &c : v)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return v == "1" || v == "on" || v == "yes" || v == "true";
-}
 
 /// Finishes a SHA-512 as npm's integrity string, "sha512-<base64>" (ssri's Subresource
 /// Integrity form; base64 with padding, OpenSSL's EVP_EncodeBlock).
@@ -209,18 +197,20 @@ bool hasAll(const std::string &dir, const std::vector<std::string> &files)
 NpmSettings NpmSettings::fromEnvironment()
 {
     NpmSettings s;
-    std::string r = env("npm_config_registry");
+    std::string r = environmentValue("npm_config_registry");
     if (r.empty())
-        r = env("NPM_CONFIG_REGISTRY");
+        r = environmentValue("NPM_CONFIG_REGISTRY");
     while (!r.empty() && (r.back() == '/' || r.back() == ' '))
         r.pop_back();
     if (!r.empty())
         s.registry = r;
-    const std::string xdg = env("XDG_CACHE_HOME");
-    const std::string home = env("HOME");
+    const std::string xdg = environmentValue("XDG_CACHE_HOME");
+    const std::string home = environmentValue("HOME");
     const fs::path base = !xdg.empty() ? fs::path(xdg) : fs::path(home.empty() ? "/tmp" : home) / ".cache";
     s.cache_dir = (base / "bert-workbench" / "npm-packages").string();
-    s.offline = truthy(env("npm_config_offline")) || truthy(env("NPM_CONFIG_OFFLINE")) || truthy(env("HF_HUB_OFFLINE"));
+    s.offline = isTruthyEnvValue(environmentValue("npm_config_offline"))
+                || isTruthyEnvValue(environmentValue("NPM_CONFIG_OFFLINE"))
+                || isTruthyEnvValue(environmentValue("HF_HUB_OFFLINE"));
     return s;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hub/pretrainedmodel.h"
+#include "core/util/asciitext.h"
 
 #include "core/config/optionwords.h"
 #include "core/hub/catalogue.h"
@@ -37,12 +38,6 @@ std::string readText(const std::string &path)
     if (out.size() > kMaxSmallJson)
         out.resize(kMaxSmallJson);
     return out;
-}
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
 }
 
 std::string joinList(const std::vector<std::string> &files, size_t max = 12)
@@ -87,7 +82,7 @@ void setLowerCase(PretrainedModel &m, const std::string &idText)
         m.do_lower_case_source = "catalogue";
         return;
     }
-    const std::string name = lower(m.repo_id.empty() ? fs::path(idText).filename().string() : m.repo_id);
+    const std::string name = lowerAscii(m.repo_id.empty() ? fs::path(idText).filename().string() : m.repo_id);
     if (name.find("uncased") != std::string::npos) {
         m.do_lower_case = true;
         m.do_lower_case_source = "model id";
@@ -195,8 +190,8 @@ HubId hubIdFor(const std::string &text, std::optional<HubId> *legacy)
         name = text.substr(0, at);
         revision = text.substr(at);
     }
-    if (const CatalogueEntry *e = findCatalogueEntry(name); e && lower(e->hub_id) != lower(name)) {
-        if (legacy && name.find('/') == std::string::npos && lower(name) != lower(e->short_name))
+    if (const CatalogueEntry *e = findCatalogueEntry(name); e && lowerAscii(e->hub_id) != lowerAscii(name)) {
+        if (legacy && name.find('/') == std::string::npos && lowerAscii(name) != lowerAscii(e->short_name))
             *legacy = parseHubId(text);
         return parseHubId(e->hub_id + revision);
     }

@@ -20,6 +20,7 @@
 #include "core/export/onnxexport.h"
 #include "core/formats/runidentity.h"
 #include "core/util/error.h"
+#include "core/util/asciitext.h"
 #include "core/util/trainingallocator.h"
 
 #include <torch/torch.h>
@@ -38,11 +39,6 @@ namespace {
 
 // Tokens counted past max_seq_length to say how long a cut text was (as prepare does).
 constexpr size_t kTokenCountFactor = 4;
-
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 } // namespace
 

@@ -4,6 +4,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/util/error.h"
+#include "core/util/jsonnumber.h"
 #include "core/util/uniquefd.h"
 
 #include <nlohmann/json.hpp>
@@ -76,8 +77,6 @@ double numberOrNaN(const json &j, const char *key, const std::string &where)
         throw Error(where + ": " + key, "is not a number or null", "the file was not written by the workbench");
     return j.at(key).get<double>();
 }
-
-json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 } // namespace
 

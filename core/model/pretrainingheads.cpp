@@ -3,6 +3,7 @@
 
 #include "core/kernels/fusedops.h"
 #include "core/model/initcheckpoint.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 
 #include <cstring>
@@ -20,12 +21,6 @@ std::shared_ptr<torch::nn::Module> container(torch::nn::Module &parent, const st
 }
 
 } // namespace
-
-static bool endsWith(const std::string &s, const char *suffix)
-{
-    const size_t n = std::strlen(suffix);
-    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 
 BertForPreTrainingImpl::BertForPreTrainingImpl(const BertConfig &c, bool nextSentence, at::Generator generator)
     : BertBackboneImpl(c, std::move(generator), /*tiedDecoder=*/true), m_nextSentence(nextSentence)
@@ -138,9 +133,6 @@ std::vector<ParameterSpec> pretrainingParameters(const BertConfig &c, bool nextS
 }
 
 namespace {
-
-bool startsWith(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
-using nn::endsWith;
 
 std::optional<HeadNameMapping> mapTfHead(std::string n)
 {
@@ -366,8 +358,6 @@ CheckpointMatch loadPretrainingCheckpoint(nn::BertForPreTraining &model, const s
 }
 
 namespace {
-
-using nn::endsWith;
 
 /// HF name of an encoder tensor → its google-research TF1 name, and whether it is a kernel.
 std::pair<std::string, bool> tf1NameOf(const std::string &hf)

@@ -5,6 +5,7 @@
 
 #include "core/config/jsonfile.h"
 #include "core/config/jsonrecord.h"
+#include "core/util/jsonnumber.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,16 +22,11 @@ constexpr const char *kBagOfWordsFeatures = "wordpieces";
 constexpr const char *kBagOfWordsWeighting = "tfidf: sublinear tf, smooth idf (train only), l2-normalised rows";
 constexpr const char *kBagOfWordsModel = "liblinear L2R_LR (L2-regularised logistic regression), one-vs-rest";
 
-nlohmann::ordered_json finiteOrNull(double v)
-{
-    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
-}
-
 nlohmann::ordered_json bagOfWordsJson(const BagOfWordsBaseline &b)
 {
     nlohmann::ordered_json j;
-    j["eval_accuracy"] = finiteOrNull(b.eval_accuracy);
-    j["eval_macro_f1"] = finiteOrNull(b.eval_macro_f1);
+    j["eval_accuracy"] = numberOrNull<nlohmann::ordered_json>(b.eval_accuracy);
+    j["eval_macro_f1"] = numberOrNull<nlohmann::ordered_json>(b.eval_macro_f1);
     if (!b.fitted())
         j["error"] = b.error;
     j["train_examples"] = b.train_examples;
@@ -49,10 +45,10 @@ nlohmann::ordered_json bagOfWordsJson(const BagOfWordsBaseline &b)
     if (b.multi_label) { // eval_accuracy is the subset accuracy then
         j["multi_label"] = true;
         j["threshold"] = b.threshold;
-        j["eval_subset_accuracy"] = finiteOrNull(b.eval_accuracy);
-        j["eval_micro_f1"] = finiteOrNull(b.eval_micro_f1);
-        j["eval_samples_f1"] = finiteOrNull(b.eval_samples_f1);
-        j["eval_hamming_loss"] = finiteOrNull(b.eval_hamming_loss);
+        j["eval_subset_accuracy"] = numberOrNull<nlohmann::ordered_json>(b.eval_accuracy);
+        j["eval_micro_f1"] = numberOrNull<nlohmann::ordered_json>(b.eval_micro_f1);
+        j["eval_samples_f1"] = numberOrNull<nlohmann::ordered_json>(b.eval_samples_f1);
+        j["eval_hamming_loss"] = numberOrNull<nlohmann::ordered_json>(b.eval_hamming_loss);
         j["constant_labels"] = b.constant_labels;
     }
     return j;
@@ -63,9 +59,9 @@ nlohmann::ordered_json multiLabelJson(const MultiLabelReport &m)
     nlohmann::ordered_json j;
     j["reading"] = m.reading;
     j["delimiter"] = m.delimiter.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(m.delimiter);
-    j["label_cardinality"] = finiteOrNull(m.label_cardinality);
-    j["train_label_cardinality"] = finiteOrNull(m.train_label_cardinality);
-    j["eval_label_cardinality"] = finiteOrNull(m.eval_label_cardinality);
+    j["label_cardinality"] = numberOrNull<nlohmann::ordered_json>(m.label_cardinality);
+    j["train_label_cardinality"] = numberOrNull<nlohmann::ordered_json>(m.train_label_cardinality);
+    j["eval_label_cardinality"] = numberOrNull<nlohmann::ordered_json>(m.eval_label_cardinality);
     j["distinct_label_sets"] = m.distinct_label_sets;
     j["no_label_texts"] = m.no_label_texts;
     j["train_no_label_texts"] = m.train_no_label_texts;

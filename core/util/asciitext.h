@@ -17,4 +17,17 @@ std::string trimmed(std::string_view s, std::string_view whitespace = kAsciiWhit
 /// A-Z change (UTF-8 bytes are kept). Thread-safe.
 std::string lowerAscii(std::string s);
 
+/// True when `s` begins with `prefix`, byte for byte (case-sensitive; "" begins every string).
+/// Pure.
+inline bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+/// True when `s` ends with `suffix`, byte for byte (case-sensitive; "" ends every string). Pure.
+inline bool endsWith(std::string_view s, std::string_view suffix)
+{
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
 } // namespace wb

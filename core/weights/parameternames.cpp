@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/weights/parameternames.h"
 
+#include "core/util/asciitext.h"
 #include <cstring>
 
 namespace wb {
@@ -43,11 +44,6 @@ std::vector<ParameterSpec> expectedParameters(const BertConfig &c, int64_t numLa
     return p;
 }
 
-static bool hasSuffix(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string canonicalParameterName(const std::string &name)
 {
     std::string n = name;
@@ -58,9 +54,9 @@ std::string canonicalParameterName(const std::string &name)
             n = n.substr(std::strlen(scope));
             break;
         }
-    if (hasSuffix(n, "LayerNorm.gamma"))
+    if (endsWith(n, "LayerNorm.gamma"))
         n = n.substr(0, n.size() - 5) + "weight";
-    else if (hasSuffix(n, "LayerNorm.beta"))
+    else if (endsWith(n, "LayerNorm.beta"))
         n = n.substr(0, n.size() - 4) + "bias";
     const bool known = n.rfind("embeddings.", 0) == 0 || n.rfind("encoder.", 0) == 0 || n.rfind("pooler.", 0) == 0;
     if (known)

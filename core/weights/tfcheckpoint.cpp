@@ -3,6 +3,7 @@
 
 #include "core/config/optionwords.h"
 #include "core/util/crc32c.h"
+#include "core/util/asciitext.h"
 #include "core/util/error.h"
 #include "weights/tensorbundle.pb.h"
 
@@ -191,16 +192,6 @@ int64_t productOf(const std::vector<int64_t> &shape, size_t from, size_t to)
         n *= shape[k];
     }
     return n;
-}
-
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool startsWith(const std::string &s, const std::string &prefix)
-{
-    return s.compare(0, prefix.size(), prefix) == 0;
 }
 
 } // namespace
