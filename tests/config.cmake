@@ -5,6 +5,7 @@ wb_add_test(tst_distributionstrategy NAME core.distributionstrategy SOURCES core
 wb_add_test(tst_schedule NAME core.schedule SOURCES core/tst_schedule.cpp LIBS wb_config)
 # The core names options in the words of the front-end that shows its messages (issue 42).
 wb_add_test(tst_optionwords NAME core.optionwords SOURCES core/tst_optionwords.cpp LIBS wb_config)
+wb_add_test(tst_asciitext NAME core.asciitext SOURCES core/tst_asciitext.cpp LIBS wb_config)
 wb_add_test(tst_trainingallocator NAME core.trainingallocator SOURCES core/tst_trainingallocator.cpp LIBS wb_config)
 # One helper per job in core/util (issue 42): SHA-1/256/512 and git blob ids, hex encode/decode.
 wb_add_test(tst_digest NAME core.digest SOURCES core/tst_digest.cpp LIBS wb_config)

@@ -439,10 +439,10 @@ std::string writeLabelledPredictions(const std::string &modelDir, const std::vec
         nlohmann::ordered_json j;
         j["index"] = int64_t(i);
         if (regression) {
-            // none: null, not 0
-            j["prediction"] = row.empty() ? nlohmann::ordered_json() : numberOrNull<nlohmann::ordered_json>(double(row[0]));
+            using Json = nlohmann::ordered_json;
+            j["prediction"] = row.empty() ? Json() : numberOrNull<Json>(double(row[0])); // none: null, not 0
             if (i < targets.size())
-                j["label"] = numberOrNull<nlohmann::ordered_json>(targets[i]);
+                j["label"] = numberOrNull<Json>(targets[i]);
         } else {
             const auto best = std::max_element(row.begin(), row.end()) - row.begin();
             j["predicted_label"] = nameOf(int64_t(best));

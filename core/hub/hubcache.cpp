@@ -3,6 +3,7 @@
 
 #include "core/hub/huberror.h"
 #include "core/hub/hubparse.h"
+#include "core/util/asciitext.h"
 #include "core/util/digest.h"
 #include "core/util/hex.h"
 
@@ -56,8 +57,7 @@ bool isHexOf(const std::string &s, size_t n)
 
 std::string lowerHex(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
+    return lowerAscii(std::move(s));
 }
 
 } // namespace

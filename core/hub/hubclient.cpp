@@ -4,12 +4,12 @@
 #include "core/hub/httpclient.h"
 #include "core/hub/backgroundsha256.h"
 #include "core/hub/huberror.h"
+#include "core/util/asciitext.h"
 #include "core/util/digest.h"
 
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -333,8 +333,7 @@ std::optional<HubFileMetadata> HubClient::fileMetadata(const HubId &id, const st
                                "the Hub's X-Linked-Etag for " + u + " is not a sha256: '" + m.etag + "'",
                                "Check HF_ENDPOINT (" + m_settings.endpoint + ").");
             if (blobNameKind(m.etag) != BlobNameKind::Opaque) // a digest names its blob in lower case
-                std::transform(m.etag.begin(), m.etag.end(), m.etag.begin(),
-                               [](unsigned char c) { return char(std::tolower(c)); });
+                m.etag = lowerAscii(std::move(m.etag));
             return m;
         }
         if (allowMissing && r.status == 404 && header(r, "x-error-code") == "EntryNotFound")

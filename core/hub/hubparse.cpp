@@ -51,10 +51,9 @@ void parseHeaderLine(const std::string &line, HttpHeaders &headers, long &status
     const auto colon = line.find(':');
     if (colon == std::string::npos || colon == 0)
         return;
-    std::string name = trimmed(line.substr(0, colon));
+    const std::string name = lowerAscii(trimmed(line.substr(0, colon)));
     if (name.empty())
         return;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     headers[name] = trimmed(line.substr(colon + 1));
 }
 

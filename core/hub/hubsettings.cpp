@@ -2,10 +2,8 @@
 #include "core/hub/hubsettings.h"
 
 #include "core/util/asciitext.h"
+#include "core/util/environment.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <fstream>
 
 namespace wb {
@@ -33,17 +31,10 @@ std::string firstLineOf(const std::string &path)
 
 } // namespace
 
-std::string environmentValue(const char *name)
-{
-    const char *v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
 bool isTruthyEnvValue(const std::string &value)
 {
-    std::string v = trimmed(value);
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-    return v == "1" || v == "ON" || v == "YES" || v == "TRUE";
+    const std::string v = lowerAscii(trimmed(value));
+    return v == "1" || v == "on" || v == "yes" || v == "true";
 }
 
 HubSettings HubSettings::fromEnvironment()

@@ -51,8 +51,4 @@ struct HubSettings
 /// Leading and trailing whitespace is ignored. Pure.
 bool isTruthyEnvValue(const std::string &value);
 
-/// The value of the environment variable `name`, or "" when it is unset. Thread-safe as long
-/// as nobody changes the environment meanwhile.
-std::string environmentValue(const char *name);
-
 } // namespace wb

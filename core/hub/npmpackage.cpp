@@ -4,6 +4,7 @@
 #include "core/hub/httpclient.h"
 #include "core/hub/hubsettings.h"
 #include "core/util/digest.h"
+#include "core/util/environment.h"
 #include "core/util/error.h"
 #include "core/util/tarball.h"
 

@@ -14,6 +14,7 @@
 #include "core/formats/runidentity.h"
 #include "support/windowfixtures.h"
 #include "tinyrun.h"
+#include "ui/common/backgroundjob.h"
 #include "ui/evaluation/evaluationview.h"
 #include "ui/evaluation/learningcheck.h"
 #include "core/advice/coach.h"
@@ -29,6 +30,7 @@
 #include <QAction>
 #include <QDialog>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -39,6 +41,7 @@
 #include <QToolButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QThread>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -100,6 +103,7 @@ private Q_SLOTS:
     void offlineExampleSaysSoInPlotAndForm();
     void projectOpensWithItsRunHistory();
     void staleScansAreDropped();
+    void exitStopsBackgroundJobs();
     void baselineCountsFromThePrepareReport();
     void baselineAndLearningWarnings();
     void startPageUntilAProjectIsOpen();
@@ -450,6 +454,36 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
 
 // Issue 21 §7: model_dir and sibling-run scans run off the GUI thread; a result that comes
 // back for a path the user has left meanwhile is dropped, never shown over the current one.
+void tst_WindowManners::exitStopsBackgroundJobs()
+{
+    // At exit (the application's post routine) every job still running is asked to stop and
+    // waited for, so none reads static objects while exit destroys them.
+    auto sawCancel = std::make_shared<std::atomic<bool>>(false);
+    auto started = std::make_shared<std::atomic<bool>>(false);
+    QObject context;
+    bool doneCalled = false;
+    runBackgroundJob<int>(
+        &context,
+        [sawCancel, started](const JobControl &control) {
+            started->store(true);
+            QElapsedTimer waited;
+            waited.start();
+            while (!control.isCancelled() && waited.elapsed() < 60000) // never forever, even if broken
+                QThread::msleep(5);
+            sawCancel->store(control.isCancelled());
+            return 1;
+        },
+        [&doneCalled](JobOutcome<int>) { doneCalled = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(started->load(), 30000);
+    QElapsedTimer finishing;
+    finishing.start();
+    finishBackgroundJobs();
+    QVERIFY(sawCancel->load());                              // stopped, not run out
+    QVERIFY(finishing.elapsed() < 30000);
+    QCOMPARE(backgroundJobPool()->activeThreadCount(), 0);   // nothing left running
+    QTRY_VERIFY_WITH_TIMEOUT(doneCalled, 30000);             // its end still reaches the window
+}
+
 void tst_WindowManners::staleScansAreDropped()
 {
     QTemporaryDir first, second; // unrelated folders: neither scan finds the other's run

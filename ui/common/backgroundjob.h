@@ -83,6 +83,20 @@ private:
 /// pre-flight check, a model_dir scan) wait behind it. Created on first use; thread-safe.
 QThreadPool *backgroundJobPool();
 
+/// Asks every background job that is still running to stop (JobControl::isCancelled()) and
+/// waits until the pool is idle. Called by itself when the QCoreApplication is destroyed (a
+/// post routine added with the pool), so that no job is left reading static objects — the
+/// model catalogue, Qt's globals — while exit destroys them. A job that never polls its
+/// cancel flag is waited for to its end. Call from the GUI thread; starting jobs during or
+/// after the call is the caller's race.
+void finishBackgroundJobs();
+
+namespace detail {
+/// Enters `cancel` in the list finishBackgroundJobs() stops (kept as a weak reference, so a
+/// finished job's token is dropped with it). Thread-safe.
+void registerBackgroundJob(const std::shared_ptr<StopToken> &cancel);
+} // namespace detail
+
 /// Runs `work(const JobControl &) -> T` on backgroundJobPool() (QtConcurrent::run
 /// with a QPromise) and calls `done(JobOutcome<T>)` on `context`'s thread when it has ended;
 /// `progress(value, text)`, when given, receives JobControl::setProgress reports there too.
@@ -95,6 +109,7 @@ JobHandle runBackgroundJob(QObject *context, Work work, Done done,
                            std::function<void(int, const QString &)> progress = {})
 {
     auto cancel = std::make_shared<StopToken>();
+    detail::registerBackgroundJob(cancel);
     auto *watcher = new QFutureWatcher<JobOutcome<T>>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, done = std::move(done)]() mutable {
         QFuture<JobOutcome<T>> future = watcher->future();
