@@ -6,7 +6,7 @@
 # The student is BERT-Tiny cut to its first layer (L=1, H=128) and started from the stand-in's
 # embeddings and first layer (--init_checkpoint=pt_export: the second layer's tensors are
 # "unexpected" and left out, as DistilBERT starts its student from a share of the teacher's
-# layers). Per seed: that student on the labels alone (its "labels alone"), and distilled from the
+# layers; --allow_partial_init=true). Per seed: that student on the labels alone (its "labels alone"), and distilled from the
 # stand-in teacher on the subset's transfer texts; with BIG_TRANSFER (a text file, one text a
 # line, none an eval text) both students — the one-layer one and the two-layer stand-in — are
 # distilled again on those texts too. Every run is measured on the same eval texts.
@@ -49,13 +49,16 @@ for seed in $seeds; do
     data=(--input_meta_data_path="$sub/prepared/input_meta_data.json" --train_data_path="$sub/prepared/train.tf_record"
           --eval_data_path="$sub/prepared/eval.tf_record")
     [ -f "runs/labels-standin1-$seed/training_summary.json" ] ||
-        ./cli train "${common[@]}" "${data[@]}" --init_checkpoint=pt_export --bert_config_file=bert_config_l1.json \
+        ./cli train "${common[@]}" "${data[@]}" --init_checkpoint=pt_export --allow_partial_init=true \
+            --bert_config_file=bert_config_l1.json \
             --model_dir="runs/labels-standin1-$seed" --learning_rate="$lr" --num_train_epochs="$teacher_epochs" \
             --seed="$seed" >"logs/labels-standin1-$seed.log" 2>&1
     distil() { # run-name config transfer epochs
         [ -f "runs/$1/training_summary.json" ] && return 0
+        local partial=()
+        [ "$2" = bert_config_l1.json ] && partial=(--allow_partial_init=true) # the second layer left out on purpose
         ./cli distil "${common[@]}" --teacher_dir="$teacher" --transfer_data="$3" --bert_config_file="$2" \
-            --init_checkpoint=pt_export --learning_rate="$lr" --model_dir="runs/$1" --num_train_epochs="$4" \
+            --init_checkpoint=pt_export "${partial[@]}" --learning_rate="$lr" --model_dir="runs/$1" --num_train_epochs="$4" \
             --distillation_temperature="$temperature" --seed="$seed" >"logs/$1.log" 2>&1
     }
     distil "distil-standin1-from-standin-$seed" bert_config_l1.json "$sub/transfer.csv" "$student_epochs"
