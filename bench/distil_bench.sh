@@ -110,29 +110,11 @@ PY
 done
 
 # 5. Results: the last evaluation's metric of each run, by seed, mean and spread.
-python3 - runs "$seeds" "$labels" "$teachers" >results.md <<'PY'
-import json, statistics, sys
-root, seeds, labels, teachers = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4].split()
-def last_eval(run):
-    last = None
-    for line in open(f"{root}/{run}/metrics.jsonl"):
-        j = json.loads(line)
-        if j.get("kind") == "eval":
-            last = j
-    return last
-metric = "eval_micro_f1" if "eval_micro_f1" in last_eval(f"labels-random-{seeds[0]}") else "eval_accuracy"
-names = {"standin": "pretrained stand-in", "random": "random weights"}
-rows = [(f"labels-{s}", f"{names[s]} on the {labels} labels alone") for s in ("standin", "random")]
-rows += [(f"distil-{s}-from-{t}", f"{names[s]} student, distilled from the {names[t]} teacher")
-         for t in teachers for s in ("standin", "random")]
-print(f"| run | {metric} by seed ({', '.join(seeds)}) | mean ± sd | agreement with the teacher |")
-print("|---|---|---|---|")
-for name, label in rows:
-    evals = [last_eval(f"{name}-{s}") for s in seeds]
-    acc = [e[metric] for e in evals]
-    agree = [e["eval_teacher_agreement"] for e in evals if "eval_teacher_agreement" in e]
-    sd = f" ± {statistics.stdev(acc) * 100:.1f}" if len(acc) > 1 else ""
-    print(f"| {label} | {' / '.join(f'{a * 100:.1f}' for a in acc)} | **{statistics.mean(acc) * 100:.1f}{sd}** | "
-          + (f"{statistics.mean(agree) * 100:.1f}" if agree else "-") + " |")
-PY
+declare -A names=([standin]="pretrained stand-in" [random]="random weights")
+rows=()
+for s in standin random; do rows+=("labels-$s=${names[$s]} on the $labels labels alone"); done
+for t in $teachers; do
+    for s in standin random; do rows+=("distil-$s-from-$t=${names[$s]} student, distilled from the ${names[$t]} teacher"); done
+done
+python3 "$here/bench/distil_table.py" runs "$seeds" auto "${rows[@]}" >results.md
 cat results.md

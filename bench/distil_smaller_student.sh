@@ -29,6 +29,7 @@ big_epochs=${BIG_EPOCHS:-1}
 lr=${LR:-5e-4}
 temperature=${T:-2}
 big=${BIG_TRANSFER:+$(realpath "$BIG_TRANSFER")}
+here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$work"
 for need in cli pt_export/model.safetensors bert_config.json; do
     [ -e "$need" ] || { echo "distil_smaller_student.sh: $work/$need is missing: run bench/distil_bench.sh first" >&2; exit 2; }
@@ -68,30 +69,10 @@ for seed in $seeds; do
     fi
 done
 
-python3 - runs "$seeds" "${big:+big}" >results-smaller.md <<'PY'
-import json, os, statistics, sys
-root, seeds, big = sys.argv[1], sys.argv[2].split(), sys.argv[3] == "big"
-def last_eval(run):
-    last = None
-    for line in open(f"{root}/{run}/metrics.jsonl"):
-        j = json.loads(line)
-        if j.get("kind") == "eval":
-            last = j
-    return last
-rows = [("labels-standin", "the stand-in teacher (L=2) on the 200 labels alone"),
-        ("labels-standin1", "the one-layer stand-in student on the 200 labels alone"),
-        ("distil-standin1-from-standin", "the one-layer student, distilled on the subset's transfer texts")]
-if big:
-    rows += [("distil-standin1-big-from-standin", "the one-layer student, distilled on BIG_TRANSFER"),
-             ("distil-standin-big-from-standin", "the two-layer stand-in student, distilled on BIG_TRANSFER")]
-print(f"| run | eval_accuracy by seed ({', '.join(seeds)}) | mean ± sd | agreement with the teacher |")
-print("|---|---|---|---|")
-for name, label in rows:
-    evals = [last_eval(f"{name}-{s}") for s in seeds]
-    acc = [e["eval_accuracy"] for e in evals]
-    agree = [e["eval_teacher_agreement"] for e in evals if "eval_teacher_agreement" in e]
-    sd = f" ± {statistics.stdev(acc) * 100:.1f}" if len(acc) > 1 else ""
-    print(f"| {label} | {' / '.join(f'{a * 100:.1f}' for a in acc)} | **{statistics.mean(acc) * 100:.1f}{sd}** | "
-          + (f"{statistics.mean(agree) * 100:.1f}" if agree else "-") + " |")
-PY
+rows=("labels-standin=the stand-in teacher (L=2) on the 200 labels alone"
+      "labels-standin1=the one-layer stand-in student on the 200 labels alone"
+      "distil-standin1-from-standin=the one-layer student, distilled on the subset's transfer texts")
+[ -n "$big" ] && rows+=("distil-standin1-big-from-standin=the one-layer student, distilled on BIG_TRANSFER"
+                        "distil-standin-big-from-standin=the two-layer stand-in student, distilled on BIG_TRANSFER")
+python3 "$here/bench/distil_table.py" runs "$seeds" eval_accuracy "${rows[@]}" >results-smaller.md
 cat results-smaller.md
