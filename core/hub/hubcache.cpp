@@ -55,11 +55,6 @@ bool isHexOf(const std::string &s, size_t n)
     return s.size() == n && isHex(s);
 }
 
-std::string lowerHex(std::string s)
-{
-    return lowerAscii(std::move(s));
-}
-
 } // namespace
 
 BlobNameKind blobNameKind(const std::string &etag)
@@ -245,7 +240,7 @@ std::string HubCache::blobDamage(const HubId &id, const std::string &etag, int64
     if (!hash || kind == BlobNameKind::Opaque)
         return {};
     const std::string got = fileDigest(blob, kind);
-    if (got != lowerHex(etag))
+    if (got != lowerAscii(etag))
         return std::string(kind == BlobNameKind::Sha256 ? "its sha256 is " : "its git blob sha1 is ") + got
                + ", not its name";
     return {};

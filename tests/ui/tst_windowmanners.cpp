@@ -452,8 +452,6 @@ void tst_WindowManners::projectOpensWithItsRunHistory()
     QCOMPARE(w.findChild<LossPlot *>()->comparisonRunCount(), 0);
 }
 
-// Issue 21 §7: model_dir and sibling-run scans run off the GUI thread; a result that comes
-// back for a path the user has left meanwhile is dropped, never shown over the current one.
 void tst_WindowManners::exitStopsBackgroundJobs()
 {
     // At exit (the application's post routine) every job still running is asked to stop and
@@ -484,6 +482,8 @@ void tst_WindowManners::exitStopsBackgroundJobs()
     QTRY_VERIFY_WITH_TIMEOUT(doneCalled, 30000);             // its end still reaches the window
 }
 
+// Issue 21 §7: model_dir and sibling-run scans run off the GUI thread; a result that comes
+// back for a path the user has left meanwhile is dropped, never shown over the current one.
 void tst_WindowManners::staleScansAreDropped()
 {
     QTemporaryDir first, second; // unrelated folders: neither scan finds the other's run
