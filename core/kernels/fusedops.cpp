@@ -72,19 +72,46 @@ void inputGradient(const torch::Tensor &dy, const torch::Tensor &weight, float b
 
 bool weightGradientsOnBlas();
 
+/// dW = dyᵀ·x2 [out, in] on libtorch's BLAS, its rows split over the run's intra-op threads, each
+/// part a one-thread BLAS call (OpenBLAS is held to one thread of its own). OpenBLAS's own thread
+/// pool beside libtorch's OpenMP threads ran BERT-Mini's weight gradients no faster on two threads
+/// than on one (240.7 and 231.1 ms a step on an AVX2 EPYC, docs/benchmarks.md, "Two threads on
+/// another CPU"). The parts are fixed by the thread count, so a thread count gives the same bits
+/// run after run; OpenBLAS's sums depend on the row count it is given (as they did on its own
+/// threads), so another thread count gives other last bits (tst_fusedrows
+/// weightGradientsOnSeveralThreads).
+torch::Tensor weightGradientOnBlas(const torch::Tensor &dy, const torch::Tensor &x2)
+{
+    constexpr int64_t kRowAlign = 16; // parts start on whole vectors of the BLAS kernels' rows
+    const int64_t in = x2.size(1), out = dy.size(1);
+    setOpenBlasThreads(1);
+    torch::Tensor dw = torch::empty({out, in}, dy.options());
+    const int64_t threads = at::in_parallel_region() ? 1 : at::get_num_threads();
+    const int64_t part = (out + threads - 1) / threads;
+    const int64_t rows = std::max(kRowAlign, (part + kRowAlign - 1) / kRowAlign * kRowAlign);
+    if (threads <= 1 || rows >= out) {
+        torch::mm_out(dw, dy.t(), x2);
+        return dw;
+    }
+    at::parallel_for(0, (out + rows - 1) / rows, 1, [&](int64_t from, int64_t to) {
+        const at::NoGradGuard noGrad; // grad mode is per thread: the pool's threads have it on
+        for (int64_t i = from; i < to; ++i) {
+            const int64_t r0 = i * rows, n = std::min(rows, out - r0);
+            torch::Tensor rowsOfDw = dw.narrow(0, r0, n);
+            torch::mm_out(rowsOfDw, dy.narrow(1, r0, n).t(), x2);
+        }
+    });
+    return dw;
+}
+
 /// dW = dyᵀ·x2 [out, in] for dy [rows, out] and x2 [rows, in], both contiguous.
 torch::Tensor weightGradient(const torch::Tensor &dy, const torch::Tensor &x2)
 {
     const int64_t in = x2.size(1), out = dy.size(1), rows = dy.size(0);
     if (rows == 0)
         return torch::zeros({out, in}, dy.options());
-    if (weightGradientsOnBlas()) {
-        // OpenBLAS keeps a thread count of its own (every CPU): the run's intra-op threads instead.
-        setOpenBlasThreads(at::get_num_threads());
-        torch::Tensor dw = torch::empty({out, in}, dy.options());
-        torch::mm_out(dw, dy.t(), x2);
-        return dw;
-    }
+    if (weightGradientsOnBlas())
+        return weightGradientOnBlas(dy, x2);
     if (out <= in) { // dW = dyᵀ·x straight into [out, in]
         torch::Tensor dw = torch::empty({out, in}, dy.options());
         sgemm('T', 'N', out, in, rows, dy.data_ptr<float>(), x2.data_ptr<float>(), 0.0f, dw.data_ptr<float>());

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void linearWithoutBias();
     void weightGradientsOnEitherLibrary();
     void weightGradientLibraryRule();
+    void weightGradientsOnSeveralThreads();
     void sumsDoNotDependOnThreads();
 };
 
@@ -283,6 +284,50 @@ void tst_FusedRows::weightGradientLibraryRule()
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx2, "unknown"), L::OneDnn);
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_sse41, "openblas"), L::OneDnn);
     QCOMPARE(nn::weightGradientLibraryFor(dnnl_cpu_isa_avx, "openblas"), L::OneDnn);
+}
+
+/// The weight gradients on one, two and three intra-op threads, on either library: the exact
+/// product within 1e-5, and the same bits run after run at each thread count. The BLAS path splits
+/// dW's rows over the threads (one-thread BLAS calls, parts of 16 rows or more: with 40 rows, 32 + 8
+/// on two threads and 16 + 16 + 8 on three), so a part that was lost, written twice or raced would
+/// show here. Neither library promises the same last bits across thread counts (OpenBLAS's sums
+/// depend on the row count it is given; oneDNN splits [24, 40]·300 otherwise on three threads).
+void tst_FusedRows::weightGradientsOnSeveralThreads()
+{
+    torch::manual_seed(37);
+    const nn::FastKernels before = nn::fastKernels();
+    const int threadsBefore = at::get_num_threads();
+    const auto restore = qScopeGuard([before, threadsBefore] {
+        nn::setFastKernels(before);
+        at::set_num_threads(threadsBefore);
+    });
+    for (const auto library : {nn::WeightGradientLibrary::OneDnn, nn::WeightGradientLibrary::Blas}) {
+        nn::FastKernels k;
+        k.weightGradients = library;
+        nn::setFastKernels(k);
+        for (const auto &[out, in] : {std::pair<int64_t, int64_t>{40, 24}, {24, 40}, {100, 64}}) {
+            const torch::Tensor x0 = torch::randn({300, in}), w0 = torch::randn({out, in}), b0 = torch::randn({out});
+            const torch::Tensor dy = torch::randn({300, out});
+            const torch::Tensor exact = torch::matmul(dy.to(torch::kDouble).t(), x0.to(torch::kDouble));
+            const auto gradient = [&](int threads) {
+                at::set_num_threads(threads);
+                auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
+                auto b = b0.clone().requires_grad_(true);
+                nn::fastLinear(x, w, b).backward(dy);
+                return w.grad();
+            };
+            for (const int threads : {1, 2, 3}) {
+                const torch::Tensor first = gradient(threads), again = gradient(threads);
+                const QString where = QStringLiteral("library %1, [%2, %3], %4 threads")
+                                          .arg(int(library))
+                                          .arg(out)
+                                          .arg(in)
+                                          .arg(threads);
+                QVERIFY2(torch::equal(first, again), qPrintable(where));
+                QVERIFY2(relativeError(first, exact) < 1e-5, qPrintable(where));
+            }
+        }
+    }
 }
 
 /// The bias and LayerNorm parameter gradients are summed in fixed 64-row blocks: the same bits
