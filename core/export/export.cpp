@@ -76,9 +76,10 @@ nlohmann::ordered_json quantizationReport(nn::BertForSequenceClassificationImpl 
     j["size_ratio"] = double(bytes) / double(parameters * int64_t(sizeof(float)));
     j["quantized"] = dtype == "fp16"
                          ? "float16: every weight, Cast to float32 in the graph (the computation stays float32)"
-                         : "int8 with a scale per output column: every encoder dense layer (query, key, value, "
-                           "attention output, intermediate, output) and the embedding projection; int8 with a scale "
-                           "per row: the word embeddings. float32: position and token type embeddings, LayerNorm, "
+                         : "int8 in 7 bits (-63 to 63, for ONNX Runtime's kernels on CPUs without VNNI) with a "
+                           "scale per output column: every encoder dense layer (query, key, value, attention output, "
+                           "intermediate, output) and the embedding projection; int8 with a scale per row: the word "
+                           "embeddings. float32: position and token type embeddings, LayerNorm, "
                            "biases, pooler, classifier. Activations: DynamicQuantizeLinear (uint8, per tensor) in "
                            "the graph";
     j["agreement"] = {{"inputs", std::to_string(texts) + " made-up sequences of " + std::to_string(seq)

@@ -619,7 +619,8 @@ void writeHowToUse(std::ostream &o, const ModelCardModel &m)
     if (m.onnx) {
         o << (m.onnx_dtype == "int8"
                   ? "onnx/model.onnx is int8 (--onnx_dtype int8): the encoder's dense weights and the word embeddings "
-                    "as int8 with a scale per column or row, activations quantized dynamically (DynamicQuantizeLinear, "
+                    "as int8 with a scale per column or row (the dense weights in 7 bits), activations quantized "
+                    "dynamically (DynamicQuantizeLinear, "
                     "MatMulInteger); model.safetensors keeps the float32 weights. "
                       + m.onnx_quantization + "\n\n"
                   : m.onnx_dtype == "fp16"

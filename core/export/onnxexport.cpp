@@ -166,7 +166,8 @@ public:
     /// (query, key and value share their input's): Cast(MatMulInteger(x_q, W_q, x_zp))·(x_s·W_s) + b.
     std::string quantizedDense(const std::string &x, const std::string &prefix, const nn::Linear &l)
     {
-        const Int8Tensor q = quantizeInt8(l->weight.detach().t(), 0); // [in, out], a scale per column
+        // [in, out], a scale per column, 7 bits (kMatMulIntegerWeightLevels)
+        const Int8Tensor q = quantizeInt8(l->weight.detach().t(), 0, kMatMulIntegerWeightLevels);
         const std::string w = int8Weight(prefix + ".weight_quantized", q.values);
         const std::string ws = weight(prefix + ".weight_scale", q.scales.reshape({-1}));
         const std::string bias = weight(prefix + ".bias", l->bias);
@@ -401,13 +402,13 @@ std::string graphBytes(nn::BertForSequenceClassificationImpl &model, const OnnxI
 
 } // namespace
 
-Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim)
+Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim, int levels)
 {
     torch::NoGradGuard noGrad;
     const torch::Tensor f = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
     const torch::Tensor amax = f.abs().amax({reduceDim}, /*keepdim=*/true);
-    const torch::Tensor scales = torch::where(amax > 0, amax / 127.0f, torch::ones_like(amax)).contiguous();
-    const torch::Tensor q = torch::round(f / scales).clamp(-127, 127).to(torch::kChar).contiguous();
+    const torch::Tensor scales = torch::where(amax > 0, amax / float(levels), torch::ones_like(amax)).contiguous();
+    const torch::Tensor q = torch::round(f / scales).clamp(-levels, levels).to(torch::kChar).contiguous();
     return {q, scales};
 }
 

@@ -46,7 +46,17 @@ struct Int8Tensor
     torch::Tensor values; ///< int8, the shape of the input
     torch::Tensor scales; ///< float32, the input's shape with reduceDim of size 1
 };
-Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim);
+/// `levels`: the largest |q| (127, or kMatMulIntegerWeightLevels), s = max |t| / levels.
+Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim, int levels = 127);
+
+/// The largest |q| of the weights MatMulInteger multiplies (7 bits, ±63; ONNX Runtime's
+/// quantize_dynamic calls it reduce_range). ONNX Runtime's uint8 × int8 kernels on x86 CPUs
+/// without VNNI (AVX2, AVX-512 before VNNI) add two products in 16 bits and saturate there:
+/// 255·127·2 = 64,770 does not fit, 255·63·2 = 32,130 does. With ±127 an export on an AVX2 EPYC
+/// (Zen 3) gave probabilities up to 0.2 away from the float32 model's, and exact agreement on
+/// AVX-512 VNNI (docs/file-formats.md, "onnx/model.onnx, int8"). The word embeddings, which are
+/// dequantized by a Mul and never reach MatMulInteger, keep ±127.
+constexpr int kMatMulIntegerWeightLevels = 63;
 
 /// What `--onnx_dtype int8` quantizes (docs/file-formats.md "onnx/model.onnx, int8"). Every
 /// encoder Linear (query, key, value, attention output, intermediate, output dense, and the

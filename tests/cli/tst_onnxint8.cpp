@@ -133,7 +133,8 @@ class tst_OnnxInt8 : public QObject
     }
 
     /// `initializer`'s int8 values and per-column scales are the rule's for `weight` ([out, in],
-    /// stored transposed): s_j = max_i |W[j][i]| / 127 in float32, q = round half to even (w / s_j).
+    /// stored transposed): s_j = max_i |W[j][i]| / 63 in float32 (kMatMulIntegerWeightLevels), q =
+    /// round half to even (w / s_j).
     static void checkQuantizedDense(const onnx::TensorProto &q, const onnx::TensorProto &s, const torch::Tensor &weight)
     {
         const torch::Tensor w = weight.detach().contiguous();
@@ -151,15 +152,16 @@ class tst_OnnxInt8 : public QObject
             float amax = 0;
             for (int64_t i = 0; i < in; ++i)
                 amax = std::max(amax, std::abs(wp[j * in + i]));
-            const float scale = amax / 127.0f;
+            const float scale = amax / float(kMatMulIntegerWeightLevels);
             QCOMPARE(scales[j], scale);
             for (int64_t i = 0; i < in; ++i) {
                 const int8_t v = values[i * out + j];
                 QCOMPARE(int(v), int(std::nearbyint(wp[j * in + i] / scale)));
-                extremes += std::abs(int(v)) == 127;
+                QVERIFY(std::abs(int(v)) <= kMatMulIntegerWeightLevels);
+                extremes += std::abs(int(v)) == kMatMulIntegerWeightLevels;
             }
         }
-        QVERIFY(extremes >= out); // every column reaches ±127
+        QVERIFY(extremes >= out); // every column reaches ±63
     }
 
 private Q_SLOTS:
@@ -269,7 +271,9 @@ private Q_SLOTS:
                 spread = std::max(spread, std::abs(x - a[0]["probabilities"][l].get<double>()));
             }
         qInfo("classify int8 vs fp32: largest probability difference %.5f (spread between texts %.3f)", worst, spread);
-        QVERIFY2(worst <= 0.01, qPrintable(QString::number(worst)));
+        // 7-bit dense weights (kMatMulIntegerWeightLevels): 0.0199 on 2026-12-07, against 0.0082
+        // with the ±127 weights before.
+        QVERIFY2(worst <= 0.025, qPrintable(QString::number(worst)));
         QVERIFY2(worst > 0, "the int8 weights gave the fp32 probabilities exactly: not read from the int8 file?");
         QVERIFY(spread > 1e-2);
     }
