@@ -36,7 +36,7 @@ std::string onnxModelBytes(nn::BertForSequenceClassificationImpl &model, const s
 
 /// Symmetric int8 quantization of `t` (any float tensor) with one scale per slice along
 /// `reduceDim`'s complement: for each slice (the elements sharing every index but reduceDim's)
-///   s = max|t| / 127 (float32; 1 when the slice is all zeros),  q = clamp(round(t / s), −127, 127)
+///   s = max|t| / levels (float32; 1 when the slice is all zeros),  q = clamp(round(t / s), −levels, levels)
 /// with round half to even (torch::round), zero point 0, so t ≈ q·s. `values`: int8, t's shape;
 /// `scales`: float32, t's shape with reduceDim of size 1. E.g. a dense weight stored [in, out]
 /// with reduceDim 0: one scale per output column ([1, out]); an embedding table [V, E] with
@@ -46,7 +46,7 @@ struct Int8Tensor
     torch::Tensor values; ///< int8, the shape of the input
     torch::Tensor scales; ///< float32, the input's shape with reduceDim of size 1
 };
-/// `levels`: the largest |q| (127, or kMatMulIntegerWeightLevels), s = max |t| / levels.
+/// `levels`: the largest |q|, 127 or kMatMulIntegerWeightLevels.
 Int8Tensor quantizeInt8(const torch::Tensor &t, int64_t reduceDim, int levels = 127);
 
 /// The largest |q| of the weights MatMulInteger multiplies (7 bits, ±63; ONNX Runtime's
