@@ -79,7 +79,7 @@ bool weightGradientsOnBlas();
 /// another CPU"). The parts are fixed by the thread count, so a thread count gives the same bits
 /// run after run; OpenBLAS's sums depend on the row count it is given (as they did on its own
 /// threads), so another thread count gives other last bits (tst_fusedrows
-/// weightGradientsOnSeveralThreads).
+/// weightGradientsOnEitherLibrary).
 torch::Tensor weightGradientOnBlas(const torch::Tensor &dy, const torch::Tensor &x2)
 {
     constexpr int64_t kRowAlign = 16; // parts start on whole vectors of the BLAS kernels' rows
