@@ -137,21 +137,12 @@ void tst_SweepWindow::sweepNamesSitBesideRuns()
     QCOMPARE(runDisplayName(runs + "/lr-sweep/run-001"), std::string("lr-sweep/run-001"));
 }
 
-void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
+namespace {
+
+/// sweepViewAfterASweepShowsThatSweep's first step: run-1 … run-3 listed in Compare runs beside the
+/// sweep to come (run-1 and run-2 differ in seed only, run-3 in warmup_fraction too).
+void addNeighbourRuns(MainWindow &w, const QTemporaryDir &dir, const TrainingOptions &base)
 {
-    QTemporaryDir dir;
-    TrainingOptions base = wbtest::writeTinyRun(dir);
-    base.learning_rate = 3e-4;
-    MainWindow w;
-    w.setOptions(base);
-    const bool screenshots = !qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR");
-    if (screenshots) {
-        w.resize(QGuiApplication::primaryScreen()->availableSize());
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-    }
-    // Neighbours already listed in Compare runs: run-1 and run-2 differ in seed only, run-3 in
-    // warmup_fraction too.
     auto *runsTable = w.findChild<RunsTable *>();
     QVERIFY(runsTable);
     const double neighbourAcc[] = {0.7, 0.74, 0.6};
@@ -165,6 +156,12 @@ void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
         ProjectFile::save(d + QStringLiteral("/bert_workbench_project.json"), o);
         QVERIFY(runsTable->addRun(d + QStringLiteral("/metrics.jsonl"), false));
     }
+}
+
+/// Its second: a 3 × 2 grid (learning_rate × seed) run through the window's sweep dialog with a
+/// stand-in training run; the progress row names the sweep's run.
+void runSixRunSweep(MainWindow &w, const QTemporaryDir &dir)
+{
     w.runSession()->controller()->setRunFunction([](const PreparedRun &p, TrainingObserver &obs, const StopToken &) {
         writeMetrics(QString::fromStdString(p.options.model_dir), accuracyOf(*p.options.learning_rate, p.options.seed));
         RunStarted info;
@@ -181,7 +178,7 @@ void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
     SweepDialog *d = w.openSweepDialog();
     // The progress row says which of the sweep's runs trains (read after the window's own slots).
     QStringList rows;
-    connect(w.runSession()->controller(), &TrainingController::runStarted, &w,
+    QObject::connect(w.runSession()->controller(), &TrainingController::runStarted, &w,
             [&] { rows << w.findChild<ProgressPanel *>()->statusText(); });
     const QString folder = d->findChild<QLineEdit *>(QStringLiteral("sweepFolder"))->text();
     QCOMPARE(folder, dir.filePath(QStringLiteral("sweep-1"))); // beside model and run-1 … run-3
@@ -194,6 +191,12 @@ void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
     QCOMPARE(rows.size(), 6);
     QCOMPARE(rows.value(1), QStringLiteral("Training on cpu · sweep-1: run 2 of 6"));
 
+}
+
+/// Its third: the sweep view opens on exactly the sweep's six runs, not its neighbours, with one
+/// axis per swept option and the metric, best first.
+void checkTheSweepView(MainWindow &w, bool screenshots)
+{
     // The view opens on exactly the sweep's six runs, not its neighbours.
     SweepView *view = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((view = w.findChild<SweepView *>()) && view->isVisible(), 30000);
@@ -241,6 +244,35 @@ void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
     }
     view->close();
 
+}
+
+} // namespace
+
+void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
+{
+    QTemporaryDir dir;
+    TrainingOptions base = wbtest::writeTinyRun(dir);
+    base.learning_rate = 3e-4;
+    MainWindow w;
+    w.setOptions(base);
+    const bool screenshots = !qEnvironmentVariableIsEmpty("WB_SCREENSHOT_DIR");
+    if (screenshots) {
+        w.resize(QGuiApplication::primaryScreen()->availableSize());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+    }
+    addNeighbourRuns(w, dir, base);
+    if (QTest::currentTestFailed())
+        return;
+    runSixRunSweep(w, dir);
+    if (QTest::currentTestFailed())
+        return;
+    checkTheSweepView(w, screenshots);
+    if (QTest::currentTestFailed())
+        return;
+    auto *runsTable = w.findChild<RunsTable *>();
+    auto *view = w.findChild<SweepView *>();
+
     // Compare runs' own Sweep view button with the six selected: the same sweep.
     runsTable->table()->clearSelection();
     runsTable->table()->setSelectionMode(QAbstractItemView::MultiSelection);
@@ -252,6 +284,7 @@ void tst_SweepWindow::sweepViewAfterASweepShowsThatSweep()
     QCOMPARE(view->runs().size(), size_t(6));
     QCOMPARE(view->plot()->axes().size(), 3);
     view->close();
+
 
     // Group seeds: the sweep's runs of one learning rate, and run-1 with run-2 (no sweep).
     runsTable->setGroupSeeds(true);
